@@ -1,0 +1,139 @@
+package gemm
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// parallelMinWork is the smallest m·n·k for which more than one goroutine is
+// used; below it the call runs on the calling goroutine.
+const parallelMinWork = 64 * 64 * 64
+
+var (
+	maxThreads atomic.Int64
+	portable   atomic.Bool
+
+	poolS = sync.Pool{New: func() any { return new(workspace[float32]) }}
+	poolD = sync.Pool{New: func() any { return new(workspace[float64]) }}
+)
+
+func init() {
+	maxThreads.Store(int64(runtime.GOMAXPROCS(0)))
+}
+
+// SetThreads sets the maximum number of goroutines a single Sgemm or Dgemm
+// call may use and returns the previous value. n < 1 restores the default,
+// runtime.GOMAXPROCS(0) at package initialisation. It is safe for concurrent
+// use.
+func SetThreads(n int) int {
+	if n < 1 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return int(maxThreads.Swap(int64(n)))
+}
+
+// UsePortable forces the pure-Go micro-kernel when on is true (the assembly
+// kernel is otherwise used when the CPU supports it) and returns the previous
+// setting. It is meant for tests and benchmarks and is safe for concurrent use.
+func UsePortable(on bool) bool {
+	return portable.Swap(on)
+}
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
+// matrices, where op(X) is X or Xᵀ as selected by transA and transB. op(A) is
+// m×k, op(B) is k×n and C is m×n; lda, ldb and ldc are the row strides of the
+// stored A, B and C. When beta == 0, C is overwritten without being read. It
+// panics with a message starting with "gemm: " on invalid arguments.
+func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	p := portableParamsS
+	if hasAsm && !portable.Load() {
+		p = asmParamsS
+	}
+	jb := job[float32]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
+	execute(&jb, &poolS, m, n, int(maxThreads.Load()))
+}
+
+// Dgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float64
+// matrices, where op(X) is X or Xᵀ as selected by transA and transB. op(A) is
+// m×k, op(B) is k×n and C is m×n; lda, ldb and ldc are the row strides of the
+// stored A, B and C. When beta == 0, C is overwritten without being read. It
+// panics with a message starting with "gemm: " on invalid arguments.
+func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	p := portableParamsD
+	if hasAsm && !portable.Load() {
+		p = asmParamsD
+	}
+	jb := job[float64]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
+	execute(&jb, &poolD, m, n, int(maxThreads.Load()))
+}
+
+// scaleC sets C = beta·C, writing zeros without reading C when beta == 0.
+func scaleC[T float](m, n int, beta T, c []T, ldc int) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		switch beta {
+		case 0:
+			clear(row)
+		case 1:
+		default:
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+}
+
+// checkArgs validates dimensions, leading dimensions and slice lengths.
+func checkArgs(transA, transB bool, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int) {
+	if m < 0 {
+		panic(fmt.Sprintf("gemm: negative dimension m=%d", m))
+	}
+	if n < 0 {
+		panic(fmt.Sprintf("gemm: negative dimension n=%d", n))
+	}
+	if k < 0 {
+		panic(fmt.Sprintf("gemm: negative dimension k=%d", k))
+	}
+	// Stored shapes (rows × cols) of A and B.
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	checkMat("a", "lda", ar, ac, lenA, lda)
+	checkMat("b", "ldb", br, bc, lenB, ldb)
+	checkMat("c", "ldc", m, n, lenC, ldc)
+}
+
+func checkMat(name, ldName string, rows, cols, length, ld int) {
+	if ld < max(1, cols) {
+		panic(fmt.Sprintf("gemm: %s=%d too small for %d columns of %s (need %s >= %d)", ldName, ld, cols, name, ldName, max(1, cols)))
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	if need := (rows-1)*ld + cols; length < need {
+		panic(fmt.Sprintf("gemm: len(%s)=%d too short for %d×%d matrix with %s=%d (need %d)", name, length, rows, cols, ldName, ld, need))
+	}
+}

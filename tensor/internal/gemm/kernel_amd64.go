@@ -1,0 +1,37 @@
+//go:build amd64
+
+package gemm
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// sgemmKernel6x16 computes the 6×16 tile C = alpha·Ã·B̃ + beta·C from a packed
+// A micro-panel (k steps of 6 values) and a packed B micro-panel (k steps of 16
+// values). When beta == 0, C is not read. ldc is in elements.
+//
+//go:noescape
+func sgemmKernel6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// dgemmKernel6x8 is the float64 counterpart of sgemmKernel6x16 for a 6×8 tile.
+//
+//go:noescape
+func dgemmKernel6x8(k int, a, b, c *float64, ldc int, alpha, beta float64)
+
+// hasAsm reports whether the AVX2+FMA micro-kernels can run on this CPU.
+var hasAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+func asmKernelS(k int, a, b, c []float32, ldc int, alpha, beta float32) {
+	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+}
+
+func asmKernelD(k int, a, b, c []float64, ldc int, alpha, beta float64) {
+	dgemmKernel6x8(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+}
+
+var (
+	asmParamsS = &params[float32]{mr: 6, nr: 16, mc: 144, kc: 256, nc: 4096, kern: asmKernelS}
+	asmParamsD = &params[float64]{mr: 6, nr: 8, mc: 96, kc: 256, nc: 2048, kern: asmKernelD}
+)

@@ -1,0 +1,11 @@
+//go:build !amd64
+
+package gemm
+
+// hasAsm is false on architectures without an assembly micro-kernel.
+var hasAsm = false
+
+var (
+	asmParamsS = portableParamsS
+	asmParamsD = portableParamsD
+)

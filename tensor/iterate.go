@@ -1,0 +1,208 @@
+package tensor
+
+// maxOperands is the most operands walk iterates over together.
+const maxOperands = 4
+
+// walk visits an n-d loop over shape in row-major order, one innermost run
+// at a time. Operand j starts at offs[j] and moves by strides[j][d] along
+// dimension d. fn receives each run's starting offsets, its length and the
+// operands' strides along it. Dimensions of size 1 are dropped and adjacent
+// dimensions that are laid out contiguously for every operand are merged,
+// so a contiguous tensor is one long run.
+func walk(shape []int, k int, offs [maxOperands]int, strides [maxOperands][]int, fn func(o [maxOperands]int, n int, s [maxOperands]int)) {
+	// Collapse into at most len(shape) dims, innermost last.
+	var dimsBuf [8]int
+	var strBuf [maxOperands][8]int
+	dims := dimsBuf[:0]
+	var str [maxOperands][]int
+	for j := 0; j < k; j++ {
+		str[j] = strBuf[j][:0]
+	}
+	for d := 0; d < len(shape); d++ {
+		if shape[d] == 0 {
+			return
+		}
+		if shape[d] == 1 {
+			continue
+		}
+		last := len(dims) - 1
+		merge := last >= 0
+		for j := 0; j < k && merge; j++ {
+			merge = str[j][last] == strides[j][d]*shape[d]
+		}
+		if merge {
+			dims[last] *= shape[d]
+			for j := 0; j < k; j++ {
+				str[j][last] = strides[j][d]
+			}
+			continue
+		}
+		dims = append(dims, shape[d])
+		for j := 0; j < k; j++ {
+			str[j] = append(str[j], strides[j][d])
+		}
+	}
+	var inner [maxOperands]int
+	if len(dims) == 0 { // a single element
+		fn(offs, 1, inner)
+		return
+	}
+	nd := len(dims)
+	n := dims[nd-1]
+	for j := 0; j < k; j++ {
+		inner[j] = str[j][nd-1]
+	}
+	if nd == 1 {
+		fn(offs, n, inner)
+		return
+	}
+	var idxBuf [8]int
+	idx := idxBuf[:nd-1]
+	if nd-1 > len(idxBuf) {
+		idx = make([]int, nd-1)
+	}
+	cur := offs
+	for {
+		fn(cur, n, inner)
+		// Odometer increment over the outer dims.
+		d := nd - 2
+		for ; d >= 0; d-- {
+			idx[d]++
+			for j := 0; j < k; j++ {
+				cur[j] += str[j][d]
+			}
+			if idx[d] < dims[d] {
+				break
+			}
+			for j := 0; j < k; j++ {
+				cur[j] -= str[j][d] * dims[d]
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+// forEachRow1 calls fn for each innermost run of t with the backing slice,
+// the run's offset, stride and length.
+func forEachRow1[T Float](t *Tensor, fn func(d []T, off, stride, n int)) {
+	d := storage[T](t)
+	walk(t.shape, 1, [maxOperands]int{t.offset}, [maxOperands][]int{t.strides}, func(o [maxOperands]int, n int, s [maxOperands]int) {
+		fn(d, o[0], s[0], n)
+	})
+}
+
+// unaryApply sets dst[i] = f(a[i]) where a already has dst's shape (it may
+// be a broadcast view). contig handles runs where both are unit-stride.
+func unaryApply[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T) {
+	D, A := storage[T](dst), storage[T](a)
+	walk(dst.shape, 2, [maxOperands]int{dst.offset, a.offset}, [maxOperands][]int{dst.strides, a.strides},
+		func(o [maxOperands]int, n int, s [maxOperands]int) {
+			if s[0] == 1 && s[1] == 1 {
+				contig(D[o[0]:o[0]+n], A[o[1]:o[1]+n])
+				return
+			}
+			di, ai := o[0], o[1]
+			for i := 0; i < n; i++ {
+				D[di] = f(A[ai])
+				di += s[0]
+				ai += s[1]
+			}
+		})
+}
+
+// binaryApply sets dst[i] = f(a[i], b[i]) where a and b already have dst's
+// shape (either may be a broadcast view). contig handles runs where all
+// three are unit-stride.
+func binaryApply[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func(x, y T) T) {
+	D, A, B := storage[T](dst), storage[T](a), storage[T](b)
+	walk(dst.shape, 3, [maxOperands]int{dst.offset, a.offset, b.offset}, [maxOperands][]int{dst.strides, a.strides, b.strides},
+		func(o [maxOperands]int, n int, s [maxOperands]int) {
+			if s[0] == 1 && s[1] == 1 && s[2] == 1 {
+				contig(D[o[0]:o[0]+n], A[o[1]:o[1]+n], B[o[2]:o[2]+n])
+				return
+			}
+			di, ai, bi := o[0], o[1], o[2]
+			for i := 0; i < n; i++ {
+				D[di] = f(A[ai], B[bi])
+				di += s[0]
+				ai += s[1]
+				bi += s[2]
+			}
+		})
+}
+
+// BroadcastShapes returns the NumPy broadcast of the given shapes, or
+// panics with a *Error for op naming every shape when they don't broadcast.
+func BroadcastShapes(op string, shapes ...[]int) []int {
+	nd := 0
+	for _, s := range shapes {
+		nd = max(nd, len(s))
+	}
+	out := make([]int, nd)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		for i, d := range s {
+			j := nd - len(s) + i
+			switch {
+			case out[j] == d || d == 1:
+			case out[j] == 1:
+				out[j] = d
+			default:
+				parts := make([]any, len(shapes))
+				for k, sh := range shapes {
+					parts[k] = fmtShape(sh)
+				}
+				Fail(op, "shapes %v do not broadcast (dimension %d: %d vs %d)", parts, j-nd, out[j], d)
+			}
+		}
+	}
+	return out
+}
+
+// broadcastTo returns a view of t with the given shape, using stride 0
+// along broadcast dimensions. It panics for op if t's shape does not
+// broadcast to shape.
+func (t *Tensor) broadcastTo(op string, shape []int) *Tensor {
+	if equalInts(t.shape, shape) {
+		return t
+	}
+	if len(t.shape) > len(shape) {
+		Fail(op, "cannot broadcast shape %v to %v", fmtShape(t.shape), fmtShape(shape))
+	}
+	strides := make([]int, len(shape))
+	lead := len(shape) - len(t.shape)
+	for i := range shape {
+		if i < lead {
+			continue
+		}
+		d := t.shape[i-lead]
+		switch {
+		case d == shape[i]:
+			strides[i] = t.strides[i-lead]
+		case d == 1:
+		default:
+			Fail(op, "cannot broadcast shape %v to %v", fmtShape(t.shape), fmtShape(shape))
+		}
+	}
+	v := *t
+	v.shape = cloneInts(shape)
+	v.strides = strides
+	return &v
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
