@@ -128,17 +128,20 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 // packA packs rows [i0,i0+mb) and depth [p0,p0+kb) of op(A) into mr-row
 // micro-panels: dst[(ir/mr)*mr*kb + p*mr + i]. Rows past mb are zero.
 func packA[T float](dst, a []T, lda int, trans bool, i0, mb, p0, kb, mr int) {
+	var z T
+	es := int(unsafe.Sizeof(z))
 	for ir := 0; ir < mb; ir += mr {
 		rows := min(mr, mb-ir)
 		d := dst[ir*kb : (ir+mr)*kb]
 		if trans {
 			// op(A)[i][p] = a[p*lda+i]: each depth step is a contiguous run.
 			base := p0*lda + i0 + ir
-			if rows == 6 && mr == 6 {
-				for p := 0; p < kb; p++ {
-					s := a[base+p*lda : base+p*lda+6 : base+p*lda+6]
-					dd := d[p*6 : p*6+6 : p*6+6]
-					dd[0], dd[1], dd[2], dd[3], dd[4], dd[5] = s[0], s[1], s[2], s[3], s[4], s[5]
+			if rows == 6 && mr == 6 { // assembly kernels only
+				_ = a[base+(kb-1)*lda+5]
+				if es == 4 {
+					packCopy24(kb, unsafe.Pointer(&a[base]), lda*4, unsafe.Pointer(&d[0]))
+				} else {
+					packCopy48(kb, unsafe.Pointer(&a[base]), lda*8, unsafe.Pointer(&d[0]))
 				}
 				continue
 			}
@@ -151,39 +154,26 @@ func packA[T float](dst, a []T, lda int, trans bool, i0, mb, p0, kb, mr int) {
 		}
 		// op(A)[i][p] = a[i*lda+p]: gather mr rows.
 		base := (i0+ir)*lda + p0
-		if rows == 6 && mr == 6 {
-			r0 := a[base : base+kb]
-			r1 := a[base+lda : base+lda+kb]
-			r2 := a[base+2*lda : base+2*lda+kb]
-			r3 := a[base+3*lda : base+3*lda+kb]
-			r4 := a[base+4*lda : base+4*lda+kb]
-			r5 := a[base+5*lda : base+5*lda+kb]
-			for p := range r0 {
-				dd := d[p*6 : p*6+6 : p*6+6]
-				dd[0], dd[1], dd[2], dd[3], dd[4], dd[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+		p := 0
+		if rows == 6 && mr == 6 { // assembly kernels only
+			_ = a[base+5*lda+kb-1]
+			n4 := kb / 4
+			if es == 4 {
+				packA6S(n4, unsafe.Pointer(&a[base]), lda*4, unsafe.Pointer(&d[0]))
+			} else {
+				packA6D(n4, unsafe.Pointer(&a[base]), lda*8, unsafe.Pointer(&d[0]))
 			}
-			continue
-		}
-		if rows == 4 && mr == 4 {
-			r0 := a[base : base+kb]
-			r1 := a[base+lda : base+lda+kb]
-			r2 := a[base+2*lda : base+2*lda+kb]
-			r3 := a[base+3*lda : base+3*lda+kb]
-			for p := range r0 {
-				dd := d[p*4 : p*4+4 : p*4+4]
-				dd[0], dd[1], dd[2], dd[3] = r0[p], r1[p], r2[p], r3[p]
-			}
-			continue
+			p = 4 * n4
 		}
 		for i := 0; i < rows; i++ {
 			src := a[base+i*lda : base+i*lda+kb]
-			for p, v := range src {
-				d[p*mr+i] = v
+			for q := p; q < kb; q++ {
+				d[q*mr+i] = src[q]
 			}
 		}
 		for i := rows; i < mr; i++ {
-			for p := 0; p < kb; p++ {
-				d[p*mr+i] = 0
+			for q := p; q < kb; q++ {
+				d[q*mr+i] = 0
 			}
 		}
 	}
@@ -192,30 +182,20 @@ func packA[T float](dst, a []T, lda int, trans bool, i0, mb, p0, kb, mr int) {
 // packB packs depth [p0,p0+kb) and columns [j0,j0+nb) of op(B) into nr-column
 // micro-panels: dst[(jr/nr)*nr*kb + p*nr + j]. Columns past nb are zero.
 func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
+	var z T
+	es := int(unsafe.Sizeof(z))
+	// The assembly kernels use 64-byte B rows: nr=16 float32 or nr=8 float64.
+	fast := nr*es == 64 && hasAsm
 	for jr := 0; jr < nb; jr += nr {
 		cols := min(nr, nb-jr)
 		d := dst[jr*kb : (jr+nr)*kb]
 		if !trans {
 			// op(B)[p][j] = b[p*ldb+j]: each depth step is a contiguous run.
 			base := p0*ldb + j0 + jr
-			if cols == nr {
-				switch nr {
-				case 16:
-					for p := 0; p < kb; p++ {
-						*(*[16]T)(d[p*16:]) = *(*[16]T)(b[base+p*ldb:])
-					}
-					continue
-				case 8:
-					for p := 0; p < kb; p++ {
-						*(*[8]T)(d[p*8:]) = *(*[8]T)(b[base+p*ldb:])
-					}
-					continue
-				case 4:
-					for p := 0; p < kb; p++ {
-						*(*[4]T)(d[p*4:]) = *(*[4]T)(b[base+p*ldb:])
-					}
-					continue
-				}
+			if cols == nr && fast {
+				_ = b[base+(kb-1)*ldb+nr-1]
+				packCopy64(kb, unsafe.Pointer(&b[base]), ldb*es, unsafe.Pointer(&d[0]))
+				continue
 			}
 			for p := 0; p < kb; p++ {
 				dd := d[p*nr : p*nr+nr]
@@ -226,45 +206,44 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 		}
 		// op(B)[p][j] = b[j*ldb+p]: gather nr rows of the stored matrix.
 		base := (j0+jr)*ldb + p0
-		j := 0
-		for ; j+4 <= cols; j += 4 {
-			s0 := b[base+j*ldb : base+j*ldb+kb]
-			s1 := b[base+(j+1)*ldb : base+(j+1)*ldb+kb]
-			s2 := b[base+(j+2)*ldb : base+(j+2)*ldb+kb]
-			s3 := b[base+(j+3)*ldb : base+(j+3)*ldb+kb]
-			for p := range s0 {
-				dd := d[p*nr+j : p*nr+j+4 : p*nr+j+4]
-				dd[0], dd[1], dd[2], dd[3] = s0[p], s1[p], s2[p], s3[p]
+		p := 0
+		if cols == nr && fast {
+			_ = b[base+(nr-1)*ldb+kb-1]
+			n4 := kb / 4
+			if es == 4 {
+				packBT16S(n4, unsafe.Pointer(&b[base]), ldb*4, unsafe.Pointer(&d[0]))
+			} else {
+				packBT8D(n4, unsafe.Pointer(&b[base]), ldb*8, unsafe.Pointer(&d[0]))
 			}
+			p = 4 * n4
 		}
-		for ; j < cols; j++ {
+		for j := 0; j < cols; j++ {
 			s := b[base+j*ldb : base+j*ldb+kb]
-			for p, v := range s {
-				d[p*nr+j] = v
+			for q := p; q < kb; q++ {
+				d[q*nr+j] = s[q]
 			}
 		}
-		for ; j < nr; j++ {
-			for p := 0; p < kb; p++ {
-				d[p*nr+j] = 0
+		for j := cols; j < nr; j++ {
+			for q := p; q < kb; q++ {
+				d[q*nr+j] = 0
 			}
 		}
 	}
 }
 
 // execute runs the job over an m×n result, splitting it over up to threads
-// goroutines by a fixed partition of the larger dimension.
-func execute[T float](jb *job[T], pool *sync.Pool, m, n, threads int) {
-	p := jb.p
+// goroutines by a fixed partition of the larger dimension. jb is passed by
+// value so that the single-goroutine path does not allocate.
+func execute[T float](jb job[T], pool *sync.Pool, m, n, threads int) {
 	if threads > 1 && float64(m)*float64(n)*float64(jb.k) < parallelMinWork {
 		threads = 1
 	}
 	splitN := n >= m
-	var tiles, unit int
+	unit := jb.p.mr
 	if splitN {
-		tiles, unit = (n+p.nr-1)/p.nr, p.nr
-	} else {
-		tiles, unit = (m+p.mr-1)/p.mr, p.mr
+		unit = jb.p.nr
 	}
+	tiles := (max(m, n) + unit - 1) / unit
 	threads = min(threads, tiles)
 	if threads <= 1 {
 		ws := pool.Get().(*workspace[T])
@@ -272,25 +251,27 @@ func execute[T float](jb *job[T], pool *sync.Pool, m, n, threads int) {
 		pool.Put(ws)
 		return
 	}
-	var wg sync.WaitGroup
-	chunk := func(t int) (int, int) {
+	pj := new(job[T])
+	*pj = jb
+	executeParallel(pj, pool, m, n, threads, tiles, unit, splitN)
+}
+
+// executeParallel runs chunk 0 on the calling goroutine and chunks
+// 1..threads-1 on new goroutines. Chunk t covers tiles
+// [tiles·t/threads, tiles·(t+1)/threads) of the split dimension.
+func executeParallel[T float](jb *job[T], pool *sync.Pool, m, n, threads, tiles, unit int, splitN bool) {
+	work := func(t int) {
 		lo := tiles * t / threads * unit
 		hi := tiles * (t + 1) / threads * unit
-		if splitN {
-			return lo, min(hi, n)
-		}
-		return lo, min(hi, m)
-	}
-	work := func(t int) {
-		lo, hi := chunk(t)
 		ws := pool.Get().(*workspace[T])
 		if splitN {
-			jb.run(ws, 0, m, lo, hi)
+			jb.run(ws, 0, m, lo, min(hi, n))
 		} else {
-			jb.run(ws, lo, hi, 0, n)
+			jb.run(ws, lo, min(hi, m), 0, n)
 		}
 		pool.Put(ws)
 	}
+	var wg sync.WaitGroup
 	wg.Add(threads - 1)
 	for t := 1; t < threads; t++ {
 		go func() {

@@ -60,7 +60,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		p = asmParamsS
 	}
 	jb := job[float32]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
-	execute(&jb, &poolS, m, n, int(maxThreads.Load()))
+	execute(jb, &poolS, m, n, int(maxThreads.Load()))
 }
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float64
@@ -82,7 +82,7 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 		p = asmParamsD
 	}
 	jb := job[float64]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
-	execute(&jb, &poolD, m, n, int(maxThreads.Load()))
+	execute(jb, &poolD, m, n, int(maxThreads.Load()))
 }
 
 // scaleC sets C = beta·C, writing zeros without reading C when beta == 0.

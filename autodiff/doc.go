@@ -1,0 +1,32 @@
+// Package autodiff differentiates graphs built with package graph: reverse
+// mode (Grad, ValueAndGrad, VJP), forward mode (JVP), their compositions
+// (HVP, Hessian), full Jacobians (Jacobian, JacobianFwd) and a checker for
+// derivative rules (GradCheck).
+//
+// Every derivative is itself a graph of ordinary nodes, built from the ops'
+// VJP and JVP rules, so it can be differentiated again: Grad of Grad gives
+// second derivatives, and JVP of Grad gives Hessian-vector products
+// (forward-over-reverse) at the cost of a few gradient evaluations.
+//
+//	g := graph.New()
+//	x := g.Var(tensor.FromFloat64s([]float64{1, 2, 3}, 3))
+//	y := graph.Sum(graph.Mul(x, x), nil, false) // Σ x²
+//	dx := autodiff.Grad(y, x)[0]                // 2x = (2, 4, 6)
+//	hv := autodiff.HVP(y, []*graph.Node{x}, []*graph.Node{g.Const(v)})
+//
+// Which nodes are differentiated: any node may be an x (a Var, a Const or
+// an intermediate result). A gradient flows along every path from the xs
+// to the output except through graph.StopGradient, which passes its value
+// through and blocks derivatives; Consts, being leaves, simply never
+// receive one unless asked for. An x the output does not depend on gets a
+// zero tensor of its shape, never nil.
+//
+// The sweeps are loops over the graph's creation order (a topological
+// order), not recursions, so chains of any length differentiate without
+// deepening the stack. The nodes they create live in the same graph, and
+// graph.Reset recycles them along with the rest of a training step.
+//
+// Errors follow the graph package: misuse (an output of the wrong size, a
+// node from another graph, mismatched shapes) panics with a *tensor.Error
+// naming the function and the caller's file:line; GradCheck returns errors.
+package autodiff

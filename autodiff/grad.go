@@ -1,0 +1,213 @@
+package autodiff
+
+import (
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Grad returns the gradient of the scalar y with respect to each x, as
+// nodes of y's graph. Each gradient has its x's shape and dtype, and since
+// it is an ordinary node it can be differentiated again (Grad of Grad, or
+// JVP of Grad as in HVP).
+//
+// y must have exactly one element (any shape, e.g. () or (1, 1)). Any node
+// of y's graph may be an x: a Var, a Const, or an intermediate result, in
+// which case the gradient is the total derivative of y with respect to that
+// node's value (paths through other xs included). An x that y does not
+// depend on gets a zero tensor of its own shape, never nil. Use
+// graph.StopGradient to cut a path on purpose.
+//
+// Grad panics with a *tensor.Error if y does not have size 1, or if an x is
+// nil or belongs to another graph.
+func Grad(y *graph.Node, xs ...*graph.Node) []*graph.Node {
+	checkNode("Grad", "y", y)
+	if y.Size() != 1 {
+		tensor.Fail("Grad", "y must have size 1, got shape %v %v (use VJP for non-scalar outputs)", y.Shape(), y.DType())
+	}
+	checkXs("Grad", y.Graph(), xs)
+	return backward("Grad", []*graph.Node{y}, []*graph.Node{onesLike(y)}, xs)
+}
+
+// ValueAndGrad returns y's value and Grad(y, xs...).
+func ValueAndGrad(y *graph.Node, xs ...*graph.Node) (float64, []*graph.Node) {
+	grads := Grad(y, xs...)
+	return y.Item(), grads
+}
+
+// VJP returns the vector-Jacobian products ctᵀ·∂y/∂x for each x: the
+// gradient of ⟨ct, y⟩ with respect to x, for a y of any shape. ct must
+// have y's shape and dtype and belong to y's graph (usually a Const). The
+// results are nodes, shaped like the xs, and can be differentiated again;
+// xs that y does not depend on get zeros.
+//
+// VJP panics with a *tensor.Error if ct does not match y, or if an x is nil
+// or belongs to another graph.
+func VJP(y, ct *graph.Node, xs ...*graph.Node) []*graph.Node {
+	checkNode("VJP", "y", y)
+	checkNode("VJP", "cotangent", ct)
+	if ct.Graph() != y.Graph() {
+		tensor.Fail("VJP", "cotangent %v belongs to another graph than y %v", ct, y)
+	}
+	if !sameShape(ct.Shape(), y.Shape()) || ct.DType() != y.DType() {
+		tensor.Fail("VJP", "cotangent %v %v does not match y %v %v", ct.Shape(), ct.DType(), y.Shape(), y.DType())
+	}
+	checkXs("VJP", y.Graph(), xs)
+	return backward("VJP", []*graph.Node{y}, []*graph.Node{ct}, xs)
+}
+
+// mark flags used by the sweeps.
+const (
+	fromX  = 1 << iota // the node depends on some x (or is one)
+	needed             // some y depends on the node
+)
+
+// backward is the reverse sweep: seed the ys with their cotangents, then
+// walk the nodes between the xs and the ys in reverse creation order (a
+// topological order), calling each op's VJP and summing the cotangents
+// that reach each input. It is a loop, not a recursion, so chains of any
+// length fit on the stack. Only nodes that depend on an x and that a y
+// depends on are visited; everything else would contribute nothing.
+func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
+	g := ys[0].Graph()
+	nodes := g.Nodes()
+	lo, hi := len(nodes), -1
+	for _, x := range xs {
+		lo = min(lo, x.ID())
+	}
+	for _, y := range ys {
+		hi = max(hi, y.ID())
+	}
+	out := make([]*graph.Node, len(xs))
+	if lo <= hi {
+		// One allocation for the per-node bookkeeping of the sweep.
+		type slot struct {
+			ct    *graph.Node
+			flags uint8
+		}
+		slots := make([]slot, hi-lo+1)
+		for _, x := range xs {
+			if x.ID() <= hi {
+				slots[x.ID()-lo].flags |= fromX
+			}
+		}
+		for i := lo; i <= hi; i++ {
+			n := nodes[i]
+			if slots[i-lo].flags&fromX != 0 {
+				continue
+			}
+			for _, in := range n.Inputs() {
+				if in.ID() >= lo && slots[in.ID()-lo].flags&fromX != 0 {
+					slots[i-lo].flags |= fromX
+					break
+				}
+			}
+		}
+		for k, y := range ys {
+			s := &slots[y.ID()-lo]
+			s.flags |= needed
+			s.ct = accumulate(s.ct, seeds[k])
+		}
+		for i := hi; i >= lo; i-- {
+			s := &slots[i-lo]
+			if s.flags&(fromX|needed) != fromX|needed || s.ct == nil {
+				continue
+			}
+			n := g.Nodes()[i]
+			if n.Op() == nil {
+				continue
+			}
+			ins := n.Inputs()
+			var cts []*graph.Node
+			for _, in := range ins {
+				if in.ID() >= lo && slots[in.ID()-lo].flags&fromX != 0 {
+					cts = n.Op().VJP(n, s.ct)
+					break
+				}
+			}
+			if cts == nil {
+				continue
+			}
+			if len(cts) != len(ins) {
+				tensor.Fail(op, "VJP of %s returned %d cotangents for %d inputs", n.Op().Name(), len(cts), len(ins))
+			}
+			for j, in := range ins {
+				c := cts[j]
+				if c == nil || in.ID() < lo {
+					continue
+				}
+				is := &slots[in.ID()-lo]
+				if is.flags&fromX == 0 {
+					continue
+				}
+				if !sameShape(c.Shape(), in.Shape()) || c.DType() != in.DType() {
+					tensor.Fail(op, "VJP of %s returned a cotangent %v %v for input %d of shape %v %v",
+						n.Op().Name(), c.Shape(), c.DType(), j, in.Shape(), in.DType())
+				}
+				is.flags |= needed
+				is.ct = accumulate(is.ct, c)
+			}
+		}
+		for k, x := range xs {
+			if x.ID() <= hi {
+				out[k] = slots[x.ID()-lo].ct
+			}
+		}
+	}
+	for k, x := range xs {
+		if out[k] == nil {
+			out[k] = zerosLike(x)
+		}
+	}
+	return out
+}
+
+func accumulate(sum, c *graph.Node) *graph.Node {
+	if sum == nil {
+		return c
+	}
+	return graph.Add(sum, c)
+}
+
+// zerosLike returns a constant zero node with n's shape and dtype, in
+// memory the graph recycles on Reset.
+func zerosLike(n *graph.Node) *graph.Node {
+	g := n.Graph()
+	return g.Const(g.Alloc(n.DType(), n.Shape()...))
+}
+
+func onesLike(n *graph.Node) *graph.Node {
+	g := n.Graph()
+	t := g.AllocUninit(n.DType(), n.Shape()...)
+	t.Fill(1)
+	return g.Const(t)
+}
+
+func checkNode(op, what string, n *graph.Node) {
+	if n == nil {
+		tensor.Fail(op, "%s is nil", what)
+	}
+}
+
+// checkXs panics unless every x is a node of g.
+func checkXs(op string, g *graph.Graph, xs []*graph.Node) {
+	for i, x := range xs {
+		if x == nil {
+			tensor.Fail(op, "x %d is nil", i)
+		}
+		if x.Graph() != g {
+			tensor.Fail(op, "x %d (%v) belongs to another graph than the output; build every node of one computation on one graph", i, x)
+		}
+	}
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

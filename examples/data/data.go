@@ -1,0 +1,114 @@
+// Package data loads the small real data sets that ship inside Gradus
+// (embedded with go:embed, so examples run with no download) and reads
+// the same formats from files a user names.
+//
+// Embedded sets: the scikit-learn toy sets "sklearn/iris.csv",
+// "sklearn/digits.csv", "sklearn/breast_cancer.csv", "sklearn/diabetes.csv",
+// "sklearn/diabetes_raw.csv", Mauna Loa "co2.csv", and the MNIST 10k subset
+// under "mnist10k/". files/SOURCES.md gives their sources and licences.
+package data
+
+import (
+	"embed"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+//go:embed files
+var files embed.FS
+
+// Open opens an embedded file by its name, e.g. "sklearn/iris.csv".
+func Open(name string) (fs.File, error) {
+	f, err := files.Open("files/" + name)
+	if err != nil {
+		return nil, fmt.Errorf("data: no embedded file %q", name)
+	}
+	return f, nil
+}
+
+// Table is a numeric table read from a CSV file with a header row.
+type Table struct {
+	Columns []string    // column names from the header
+	Rows    [][]float64 // one slice per data row, len(Columns) values each
+}
+
+// Column returns the index of the named column, or -1.
+func (t *Table) Column(name string) int {
+	for i, c := range t.Columns {
+		if c == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Split returns the rows' values without the named column (features) and
+// the named column itself (target). It errors if the column is missing.
+func (t *Table) Split(target string) (x [][]float64, y []float64, err error) {
+	j := t.Column(target)
+	if j < 0 {
+		return nil, nil, fmt.Errorf("data: no column %q (have %v)", target, t.Columns)
+	}
+	x = make([][]float64, len(t.Rows))
+	y = make([]float64, len(t.Rows))
+	for i, r := range t.Rows {
+		row := make([]float64, 0, len(r)-1)
+		row = append(row, r[:j]...)
+		x[i] = append(row, r[j+1:]...)
+		y[i] = r[j]
+	}
+	return x, y, nil
+}
+
+// ReadCSV reads a numeric CSV with a header row. name is used in errors.
+// Every field must parse as a float; an error names the file, line and
+// column of the first one that does not.
+func ReadCSV(r io.Reader, name string) (*Table, error) {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: reading header: %w", name, err)
+	}
+	t := &Table{Columns: header}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("data: %s: %w", name, err)
+		}
+		row := make([]float64, len(rec))
+		for j, s := range rec {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return nil, fmt.Errorf("data: %s:%d: column %q: %q is not a number", name, line, header[j], s)
+			}
+			row[j] = v
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, nil
+}
+
+// LoadCSV reads an embedded CSV by name (e.g. "sklearn/iris.csv") or, if
+// no such embedded file exists, a CSV file at that path.
+func LoadCSV(name string) (*Table, error) {
+	var r io.ReadCloser
+	if f, err := Open(name); err == nil {
+		r = f
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("data: %q is neither an embedded set nor a readable file: %w", name, err)
+		}
+		r = f
+	}
+	defer r.Close()
+	return ReadCSV(r, name)
+}

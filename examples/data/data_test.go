@@ -1,0 +1,59 @@
+package data
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEmbeddedCSVShapes(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		rows, cols int
+	}{
+		{"sklearn/iris.csv", 150, 5},
+		{"sklearn/breast_cancer.csv", 569, 31},
+		{"sklearn/digits.csv", 1797, 65},
+		{"sklearn/diabetes.csv", 442, 11},
+		{"co2.csv", 468, 2},
+	} {
+		tab, err := LoadCSV(c.name)
+		require.NoError(t, err, c.name)
+		assert.Len(t, tab.Rows, c.rows, c.name)
+		assert.Len(t, tab.Columns, c.cols, c.name)
+	}
+}
+
+func TestIrisClassCounts(t *testing.T) {
+	tab, err := LoadCSV("sklearn/iris.csv")
+	require.NoError(t, err)
+	_, y, err := tab.Split("target")
+	require.NoError(t, err)
+	counts := map[float64]int{}
+	for _, v := range y {
+		counts[v]++
+	}
+	// The data README: 50 of each species.
+	assert.Equal(t, map[float64]int{0: 50, 1: 50, 2: 50}, counts)
+}
+
+func TestReadCSVErrorNamesLineAndColumn(t *testing.T) {
+	_, err := ReadCSV(strings.NewReader("a,b\n1,2\n3,x\n"), "bad.csv")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.csv:3")
+	assert.Contains(t, err.Error(), `column "b"`)
+}
+
+func TestLoadCSVMissing(t *testing.T) {
+	_, err := LoadCSV("no/such/file.csv")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no/such/file.csv")
+}
+
+func TestSplitMissingColumn(t *testing.T) {
+	tab := &Table{Columns: []string{"a"}, Rows: [][]float64{{1}}}
+	_, _, err := tab.Split("target")
+	require.Error(t, err)
+}

@@ -1,0 +1,418 @@
+package graph
+
+import "github.com/gradus-ml/gradus/tensor"
+
+// This file shows the pattern every op follows: an unexported op type with
+// Forward, VJP and JVP side by side, registered at init, and an exported
+// constructor that checks its operands and calls Apply.
+
+func init() {
+	Register(OpInfo{Name: "add", Arity: 2})
+	Register(OpInfo{Name: "exp", Arity: 1})
+}
+
+type addOp struct{}
+
+func (addOp) Name() string { return "add" }
+
+func (addOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	shape := tensor.BroadcastShapes("add", in[0].Shape(), in[1].Shape())
+	return tensor.AddTo(g.AllocUninit(in[0].DType(), shape...), in[0], in[1])
+}
+
+func (addOp) VJP(out, ct *Node) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	return []*Node{SumTo(ct, a.Shape()...), SumTo(ct, b.Shape()...)}
+}
+
+func (addOp) JVP(out *Node, t []*Node) *Node {
+	return addTangents(out, t[0], t[1])
+}
+
+// Add returns a + b with NumPy broadcasting.
+func Add(a, b *Node) *Node {
+	checkBinary("add", a, b)
+	return Apply(addOp{}, a, b)
+}
+
+type expOp struct{}
+
+func (expOp) Name() string { return "exp" }
+
+func (expOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.ExpTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+}
+
+// d exp(x) = exp(x) dx: both rules reuse the output node.
+func (expOp) VJP(out, ct *Node) []*Node { return []*Node{Mul(ct, out)} }
+
+func (expOp) JVP(out *Node, t []*Node) *Node { return Mul(t[0], out) }
+
+// Exp returns eˣ elementwise.
+func Exp(x *Node) *Node { return Apply(expOp{}, x) }
+
+// addTangents returns ta + tb broadcast to out's shape, treating nil as a
+// symbolic zero.
+func addTangents(out, ta, tb *Node) *Node {
+	switch {
+	case ta == nil && tb == nil:
+		return nil
+	case tb == nil:
+		return BroadcastTo(ta, out.Shape()...)
+	case ta == nil:
+		return BroadcastTo(tb, out.Shape()...)
+	}
+	return Add(ta, tb)
+}
+
+// checkBinary panics with a *tensor.Error naming op and both operands when
+// their dtypes differ or their shapes do not broadcast.
+func checkBinary(op string, a, b *Node) {
+	if a.g != b.g {
+		tensor.Fail(op, "operands %s belong to different graphs", describeNodes(a, b))
+	}
+	if a.DType() != b.DType() {
+		tensor.Fail(op, "mixed dtypes: %s", describeNodes(a, b))
+	}
+	tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+}
+
+func init() {
+	for _, name := range []string{"sub", "mul", "div", "neg", "pow", "maximum", "minimum",
+		"add_scalar", "mul_scalar", "pow_scalar"} {
+		arity := 2
+		switch name {
+		case "neg", "add_scalar", "mul_scalar", "pow_scalar":
+			arity = 1
+		}
+		Register(OpInfo{Name: name, Arity: arity})
+	}
+}
+
+type subOp struct{}
+
+func (subOp) Name() string { return "sub" }
+
+func (subOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.SubTo(g.AllocUninit(in[0].DType(), broadcastShape("sub", in[0], in[1])...), in[0], in[1])
+}
+
+func (subOp) VJP(out, ct *Node) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	return []*Node{SumTo(ct, a.Shape()...), SumTo(Neg(ct), b.Shape()...)}
+}
+
+func (subOp) JVP(out *Node, t []*Node) *Node {
+	switch {
+	case t[1] == nil:
+		return BroadcastTo(t[0], out.Shape()...)
+	case t[0] == nil:
+		return BroadcastTo(Neg(t[1]), out.Shape()...)
+	}
+	return Sub(t[0], t[1])
+}
+
+// Sub returns a − b with NumPy broadcasting.
+func Sub(a, b *Node) *Node {
+	checkBinary("sub", a, b)
+	return Apply(subOp{}, a, b)
+}
+
+type mulOp struct{}
+
+func (mulOp) Name() string { return "mul" }
+
+func (mulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.MulTo(g.AllocUninit(in[0].DType(), broadcastShape("mul", in[0], in[1])...), in[0], in[1])
+}
+
+// Constant operands (masks, data) get no cotangent, saving a product.
+func (mulOp) VJP(out, ct *Node) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	res := make([]*Node, 2)
+	if !a.IsConst() {
+		res[0] = SumTo(Mul(ct, b), a.Shape()...)
+	}
+	if !b.IsConst() {
+		res[1] = SumTo(Mul(ct, a), b.Shape()...)
+	}
+	return res
+}
+
+func (mulOp) JVP(out *Node, t []*Node) *Node {
+	a, b := out.inputs[0], out.inputs[1]
+	var ta, tb *Node
+	if t[0] != nil {
+		ta = Mul(t[0], b)
+	}
+	if t[1] != nil {
+		tb = Mul(a, t[1])
+	}
+	return addTangents(out, ta, tb)
+}
+
+// Mul returns the elementwise product a·b with NumPy broadcasting.
+func Mul(a, b *Node) *Node {
+	checkBinary("mul", a, b)
+	return Apply(mulOp{}, a, b)
+}
+
+type divOp struct{}
+
+func (divOp) Name() string { return "div" }
+
+func (divOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.DivTo(g.AllocUninit(in[0].DType(), broadcastShape("div", in[0], in[1])...), in[0], in[1])
+}
+
+// With q = a/b: dq = da/b − q·db/b, so both rules reuse the output.
+func (divOp) VJP(out, ct *Node) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	cb := Div(ct, b)
+	res := []*Node{SumTo(cb, a.Shape()...), nil}
+	if !b.IsConst() {
+		res[1] = SumTo(Neg(Mul(cb, out)), b.Shape()...)
+	}
+	return res
+}
+
+func (divOp) JVP(out *Node, t []*Node) *Node {
+	b := out.inputs[1]
+	switch {
+	case t[1] == nil:
+		return BroadcastTo(Div(t[0], b), out.Shape()...)
+	case t[0] == nil:
+		return Neg(Div(Mul(t[1], out), b))
+	}
+	return Div(Sub(t[0], Mul(t[1], out)), b)
+}
+
+// Div returns a / b with NumPy broadcasting (IEEE semantics for b = 0).
+func Div(a, b *Node) *Node {
+	checkBinary("div", a, b)
+	return Apply(divOp{}, a, b)
+}
+
+type negOp struct{}
+
+func (negOp) Name() string { return "neg" }
+
+func (negOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.NegTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+}
+
+func (negOp) VJP(out, ct *Node) []*Node { return []*Node{Neg(ct)} }
+
+func (negOp) JVP(out *Node, t []*Node) *Node { return Neg(t[0]) }
+
+// Neg returns −x elementwise.
+func Neg(x *Node) *Node { return Apply(negOp{}, x) }
+
+type powOp struct{}
+
+func (powOp) Name() string { return "pow" }
+
+func (powOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.PowTo(g.AllocUninit(in[0].DType(), broadcastShape("pow", in[0], in[1])...), in[0], in[1])
+}
+
+// powPartials returns ∂(aᵇ)/∂a = b·aᵇ⁻¹ and ∂(aᵇ)/∂b = aᵇ·log a, each only
+// when wanted. The exponent form of ∂a stays finite at a = 0 for b ≥ 1.
+func powPartials(out *Node, wantA, wantB bool) (da, db *Node) {
+	a, b := out.inputs[0], out.inputs[1]
+	if wantA {
+		da = Mul(b, Pow(a, AddScalar(b, -1)))
+	}
+	if wantB {
+		db = Mul(out, Log(a))
+	}
+	return da, db
+}
+
+// Constant operands get no cotangent: skipping them avoids computing
+// log a for the common x^const case, where a may be 0.
+func (powOp) VJP(out, ct *Node) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	da, db := powPartials(out, !a.IsConst(), !b.IsConst())
+	res := make([]*Node, 2)
+	if da != nil {
+		res[0] = SumTo(Mul(ct, da), a.Shape()...)
+	}
+	if db != nil {
+		res[1] = SumTo(Mul(ct, db), b.Shape()...)
+	}
+	return res
+}
+
+func (powOp) JVP(out *Node, t []*Node) *Node {
+	da, db := powPartials(out, t[0] != nil, t[1] != nil)
+	var ta, tb *Node
+	if da != nil {
+		ta = Mul(t[0], da)
+	}
+	if db != nil {
+		tb = Mul(t[1], db)
+	}
+	return addTangents(out, ta, tb)
+}
+
+// Pow returns aᵇ elementwise with NumPy broadcasting. Its derivative with
+// respect to b involves log a, so differentiate through b only for a > 0.
+func Pow(a, b *Node) *Node {
+	checkBinary("pow", a, b)
+	return Apply(powOp{}, a, b)
+}
+
+// extremumOp is Maximum (max true) or Minimum. Where a = b the derivative
+// is split evenly between the operands, as for Max and Min reductions.
+type extremumOp struct{ max bool }
+
+func (o extremumOp) Name() string {
+	if o.max {
+		return "maximum"
+	}
+	return "minimum"
+}
+
+func (o extremumOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	dst := g.AllocUninit(in[0].DType(), broadcastShape(o.Name(), in[0], in[1])...)
+	if o.max {
+		return tensor.MaximumTo(dst, in[0], in[1])
+	}
+	return tensor.MinimumTo(dst, in[0], in[1])
+}
+
+// weights returns the share of the derivative that goes to a and to b:
+// 1 to the selected operand, ½ each on ties (comparisons are constants to
+// autodiff, so these weights have zero derivative).
+func (o extremumOp) weights(out *Node) (wa, wb *Node) {
+	a, b := out.inputs[0], out.inputs[1]
+	if o.max {
+		wa = MulScalar(Add(Greater(a, b), GreaterEqual(a, b)), 0.5)
+		wb = MulScalar(Add(Less(a, b), LessEqual(a, b)), 0.5)
+	} else {
+		wa = MulScalar(Add(Less(a, b), LessEqual(a, b)), 0.5)
+		wb = MulScalar(Add(Greater(a, b), GreaterEqual(a, b)), 0.5)
+	}
+	return wa, wb
+}
+
+func (o extremumOp) VJP(out, ct *Node) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	wa, wb := o.weights(out)
+	return []*Node{SumTo(Mul(ct, wa), a.Shape()...), SumTo(Mul(ct, wb), b.Shape()...)}
+}
+
+func (o extremumOp) JVP(out *Node, t []*Node) *Node {
+	wa, wb := o.weights(out)
+	var ta, tb *Node
+	if t[0] != nil {
+		ta = Mul(t[0], wa)
+	}
+	if t[1] != nil {
+		tb = Mul(t[1], wb)
+	}
+	return addTangents(out, ta, tb)
+}
+
+// Maximum returns the elementwise maximum of a and b with broadcasting.
+// Where a = b each operand receives half of the derivative.
+func Maximum(a, b *Node) *Node {
+	checkBinary("maximum", a, b)
+	return Apply(extremumOp{max: true}, a, b)
+}
+
+// Minimum returns the elementwise minimum of a and b with broadcasting.
+// Where a = b each operand receives half of the derivative.
+func Minimum(a, b *Node) *Node {
+	checkBinary("minimum", a, b)
+	return Apply(extremumOp{max: false}, a, b)
+}
+
+type addScalarOp struct{ s float64 }
+
+func (addScalarOp) Name() string { return "add_scalar" }
+
+func (o addScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.AddScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
+}
+
+func (addScalarOp) VJP(out, ct *Node) []*Node { return []*Node{ct} }
+
+func (addScalarOp) JVP(out *Node, t []*Node) *Node { return t[0] }
+
+// AddScalar returns x + s elementwise.
+func AddScalar(x *Node, s float64) *Node { return Apply(addScalarOp{s}, x) }
+
+type mulScalarOp struct{ s float64 }
+
+func (mulScalarOp) Name() string { return "mul_scalar" }
+
+func (o mulScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.MulScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
+}
+
+func (o mulScalarOp) VJP(out, ct *Node) []*Node { return []*Node{MulScalar(ct, o.s)} }
+
+func (o mulScalarOp) JVP(out *Node, t []*Node) *Node { return MulScalar(t[0], o.s) }
+
+// MulScalar returns s·x elementwise.
+func MulScalar(x *Node, s float64) *Node { return Apply(mulScalarOp{s}, x) }
+
+type powScalarOp struct{ p float64 }
+
+func (powScalarOp) Name() string { return "pow_scalar" }
+
+func (o powScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.PowScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.p)
+}
+
+// deriv returns v·p·x^(p−1), or nil (zero) for p = 0.
+func (o powScalarOp) deriv(out, v *Node) *Node {
+	x := out.inputs[0]
+	switch o.p {
+	case 0:
+		return nil
+	case 1:
+		return v
+	case 2:
+		return Mul(v, MulScalar(x, 2))
+	}
+	return Mul(v, MulScalar(PowScalar(x, o.p-1), o.p))
+}
+
+func (o powScalarOp) VJP(out, ct *Node) []*Node { return []*Node{o.deriv(out, ct)} }
+
+func (o powScalarOp) JVP(out *Node, t []*Node) *Node { return o.deriv(out, t[0]) }
+
+// PowScalar returns xᵖ elementwise.
+func PowScalar(x *Node, p float64) *Node { return Apply(powScalarOp{p}, x) }
+
+// broadcastShape returns the broadcast shape of two operand values,
+// avoiding the computation when they already agree.
+func broadcastShape(op string, a, b *tensor.Tensor) []int {
+	if sameShape(a.Shape(), b.Shape()) {
+		return a.Shape()
+	}
+	return tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// constLike returns a constant 0-d node holding v in x's graph and dtype,
+// for use as a broadcasting operand.
+func constLike(x *Node, v float64) *Node {
+	t := x.g.AllocUninit(x.DType())
+	t.Fill(v)
+	return x.g.Const(t)
+}

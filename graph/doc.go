@@ -1,0 +1,57 @@
+// Package graph records computations on tensors as graphs of nodes whose
+// ops know their derivatives. Execution is define-by-run: calling an op
+// (Add, MatMul, ...) computes its value at once, so values are at hand
+// while debugging and ordinary Go control flow builds the graph. Package
+// autodiff walks the recorded graph to differentiate it.
+//
+//	g := graph.New()
+//	w := g.Var(tensor.FromFloat64s([]float64{0.5, -1}, 2))
+//	x := g.Const(tensor.FromFloat64s([]float64{3, 4}, 2))
+//	y := graph.Exp(graph.Mul(w, x)) // computed now: (e^1.5, e^-4)
+//	fmt.Println(y.Value())
+//
+// # Ops
+//
+// An Op provides Forward (the value), VJP (input cotangents from the output
+// cotangent) and JVP (output tangent from the input tangents). VJP and JVP
+// are written with graph ops, so derivatives are graphs and can be
+// differentiated again. Every built-in op is listed in the registry
+// (Registered), and a test checks every entry to second order with
+// autodiff.GradCheck. Users add ops by implementing Op and calling Apply.
+//
+// # Memory
+//
+// A Graph owns what it allocates: node structs, the slices Apply needs, and
+// the output buffers ops obtain from Alloc. Reset takes all of it back for
+// the next step, so a training loop that builds the same graph each step
+// allocates almost nothing after the first. Nodes and values from before a
+// Reset must not be used after it; copy out what must survive (Clone).
+// Tensors passed to Var and Const stay the caller's.
+//
+// # Concurrency
+//
+// A Graph is not safe for concurrent use. Separate graphs may be built and
+// differentiated from separate goroutines; the package has no mutable
+// global state (the op registry is written at init only).
+//
+// # Errors
+//
+// Gradus uses one policy everywhere:
+//
+//   - Misuse is a programmer error and panics with a *tensor.Error built by
+//     tensor.Fail. It names the op, the shapes and dtypes of the operands,
+//     and the file:line of the first caller outside Gradus, e.g.
+//     "tensor.matmul: shapes (2, 3) float32 and (4, 5) float32 do not fit
+//     (called at train.go:42)". Mixing graphs, mixed dtypes, shapes that do
+//     not broadcast, axes out of range and nil nodes are misuse.
+//   - Failures that depend on the data (a matrix that is not positive
+//     definite, a singular system) are returned as errors by the tensor
+//     functions and surface through the graph ops that can meet them.
+//   - Entry points that train, fit or check (optimisers' loops, model
+//     fitting, autodiff.GradCheck) return errors: they defer tensor.Recover,
+//     which converts a *tensor.Error panic into an error and lets every
+//     other panic through.
+//
+// So building a graph never needs an `if err != nil` after each op, and no
+// index-out-of-range panic escapes from a kernel.
+package graph

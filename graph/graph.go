@@ -1,0 +1,385 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Op is a differentiable primitive. Forward, VJP and JVP live next to each
+// other, and VJP and JVP are written with graph operations, so derivatives
+// are graphs too and can be differentiated again.
+type Op interface {
+	// Name identifies the op in errors and in the registry, e.g. "add".
+	Name() string
+	// Forward computes the output value from the input values. It should
+	// allocate its result with g.Alloc so the graph can recycle it.
+	Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor
+	// VJP returns one cotangent per input given the output cotangent ct
+	// (shaped like out). A nil entry is a symbolic zero: that input gets
+	// no contribution.
+	VJP(out, ct *Node) []*Node
+	// JVP returns the output tangent given one tangent per input (nil for a
+	// symbolic zero; at least one is non-nil). It returns nil when the
+	// output tangent is zero. The tangents slice is only valid during the
+	// call: the forward sweep reuses it.
+	JVP(out *Node, tangents []*Node) *Node
+}
+
+// Node is a value in a graph: a leaf (variable or constant) or the result
+// of an Op applied to input nodes. Its value is computed when the node is
+// created (define-by-run).
+type Node struct {
+	g      *Graph
+	id     int
+	op     Op // nil for leaves
+	inputs []*Node
+	value  *tensor.Tensor
+	name   string
+	leaf   leafKind
+}
+
+type leafKind uint8
+
+const (
+	notLeaf leafKind = iota
+	variable
+	constant
+)
+
+// Graph records the nodes of a computation in creation order, which is a
+// topological order. A Graph is not safe for concurrent use; separate graphs
+// can be used from separate goroutines.
+//
+// A Graph keeps what a step allocates (node structs, input slices, the
+// buffers ops get from Alloc) and hands it out again after Reset, so a
+// training loop that rebuilds the same graph every step allocates almost
+// nothing once warmed up.
+type Graph struct {
+	nodes []*Node
+	pool  bufferPool
+	// Arenas for Node structs and the small slices Apply needs; Reset
+	// rewinds them. Nodes of a Reset graph must not be used: their memory
+	// is reused by the next nodes.
+	nodeArena arena[Node]
+	inArena   arena[*Node]
+	valArena  arena[*tensor.Tensor]
+}
+
+// New returns an empty graph.
+func New() *Graph { return &Graph{} }
+
+// Var adds a leaf that can be differentiated with respect to. The graph
+// does not copy t; it must not be changed while the graph is in use.
+func (g *Graph) Var(t *tensor.Tensor) *Node { return g.leafNode(t, variable, "") }
+
+// NamedVar is Var with a name shown in errors and in debugging output.
+func (g *Graph) NamedVar(name string, t *tensor.Tensor) *Node { return g.leafNode(t, variable, name) }
+
+// Const adds a leaf that is never differentiated (its gradient is zero).
+func (g *Graph) Const(t *tensor.Tensor) *Node { return g.leafNode(t, constant, "") }
+
+// Scalar adds a constant 0-d leaf of the given dtype.
+func (g *Graph) Scalar(dt tensor.DType, v float64) *Node {
+	return g.Const(tensor.Scalar(dt, v))
+}
+
+func (g *Graph) leafNode(t *tensor.Tensor, kind leafKind, name string) *Node {
+	if t == nil {
+		tensor.Fail("Var", "nil tensor")
+	}
+	n := g.newNode()
+	n.value, n.leaf, n.name = t, kind, name
+	g.nodes = append(g.nodes, n)
+	return n
+}
+
+// Apply adds a node computing op on the inputs and computes its value now.
+// All inputs must belong to one graph. Op implementations call it from
+// their constructor functions (Add, MatMul, ...); users call it for their
+// own ops.
+func Apply(op Op, inputs ...*Node) *Node {
+	if len(inputs) == 0 {
+		tensor.Fail(op.Name(), "no inputs")
+	}
+	if inputs[0] == nil {
+		tensor.Fail(op.Name(), "input 0 is nil")
+	}
+	g := inputs[0].g
+	for i, in := range inputs {
+		if in == nil {
+			tensor.Fail(op.Name(), "input %d is nil", i)
+		}
+		if in.g != g {
+			tensor.Fail(op.Name(), "inputs belong to different graphs")
+		}
+	}
+	// Copy the inputs into the graph's arena rather than keeping the
+	// caller's variadic slice, so that slice can live on the caller's stack.
+	ins := g.inArena.take(len(inputs))
+	copy(ins, inputs)
+	vals := g.valArena.take(len(inputs))
+	for i, in := range inputs {
+		vals[i] = in.value
+	}
+	value := op.Forward(g, vals)
+	if value == nil {
+		tensor.Fail(op.Name(), "Forward returned nil for inputs %s", describeNodes(inputs...))
+	}
+	n := g.newNode()
+	n.op, n.inputs, n.value = op, ins, value
+	g.nodes = append(g.nodes, n)
+	return n
+}
+
+// newNode returns a zeroed node from the arena with the next ID.
+func (g *Graph) newNode() *Node {
+	n := &g.nodeArena.take(1)[0]
+	n.g, n.id = g, len(g.nodes)
+	return n
+}
+
+// Graph returns the graph the node belongs to.
+func (n *Node) Graph() *Graph { return n.g }
+
+// Op returns the node's op, or nil for a leaf.
+func (n *Node) Op() Op { return n.op }
+
+// Inputs returns the node's inputs. The slice must not be modified.
+func (n *Node) Inputs() []*Node { return n.inputs }
+
+// Value returns the node's value. It stays valid until the graph is Reset.
+func (n *Node) Value() *tensor.Tensor { return n.value }
+
+// Shape returns the shape of the node's value.
+func (n *Node) Shape() []int { return n.value.Shape() }
+
+// DType returns the dtype of the node's value.
+func (n *Node) DType() tensor.DType { return n.value.DType() }
+
+// Dim returns the number of dimensions of the node's value.
+func (n *Node) Dim() int { return n.value.Dim() }
+
+// Size returns the number of elements of the node's value.
+func (n *Node) Size() int { return n.value.Size() }
+
+// ID returns the node's position in its graph's creation order.
+func (n *Node) ID() int { return n.id }
+
+// IsVar reports whether the node is a differentiable leaf made by Var.
+func (n *Node) IsVar() bool { return n.leaf == variable }
+
+// IsConst reports whether the node is a constant leaf.
+func (n *Node) IsConst() bool { return n.leaf == constant }
+
+// Item returns the single element of a node of size 1.
+func (n *Node) Item() float64 { return n.value.Item() }
+
+// String describes the node: its op or leaf kind, shape and dtype.
+func (n *Node) String() string {
+	what := "var"
+	switch {
+	case n.op != nil:
+		what = n.op.Name()
+	case n.leaf == constant:
+		what = "const"
+	}
+	if n.name != "" {
+		what += " " + n.name
+	}
+	return fmt.Sprintf("%s%v %v", what, n.value.Shape(), n.value.DType())
+}
+
+// Nodes returns the graph's nodes in creation (topological) order. The
+// slice must not be modified.
+func (g *Graph) Nodes() []*Node { return g.nodes }
+
+// Len returns the number of nodes in the graph.
+func (g *Graph) Len() int { return len(g.nodes) }
+
+// Reset forgets every node and recycles what the graph allocated: the
+// buffers ops got from Alloc, the Node structs and their input slices. The
+// next step's graph reuses them, so a loop that builds the same graph each
+// step stops allocating after the first step. Nodes made before Reset, and
+// their values, must not be used after it: their memory now belongs to new
+// nodes. Tensors given to Var and Const are the caller's and are never
+// recycled.
+func (g *Graph) Reset() {
+	clear(g.nodes)
+	g.nodes = g.nodes[:0]
+	g.nodeArena.reset()
+	g.inArena.reset()
+	g.valArena.reset()
+	g.pool.recycle()
+}
+
+// Alloc returns a zero-filled contiguous tensor owned by the graph; Reset
+// recycles it. Ops use it for their outputs.
+func (g *Graph) Alloc(dt tensor.DType, shape ...int) *tensor.Tensor {
+	return g.pool.get(dt, shape, true)
+}
+
+// AllocUninit is Alloc without zeroing, for ops that overwrite every
+// element.
+func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {
+	return g.pool.get(dt, shape, false)
+}
+
+// bufferPool hands out tensors keyed by dtype and size and takes them all
+// back on recycle. A recycled tensor is handed out again under its old
+// shape when a request matches it, which saves the small allocation of a
+// reshaped view; recycle pushes buffers so that a step that repeats the
+// previous step's requests gets each one back in the same order.
+type bufferPool struct {
+	free  map[uint64][]*tensor.Tensor // by poolKey
+	inUse []*tensor.Tensor
+}
+
+// poolKey packs dtype and size into one integer, which Go maps hash
+// faster than a struct.
+func poolKey(dt tensor.DType, size int) uint64 { return uint64(size)<<8 | uint64(dt) }
+
+// shapeScan bounds the search for a free buffer of the exact shape.
+const shapeScan = 8
+
+func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor {
+	size := 1
+	for _, d := range shape {
+		size *= d
+	}
+	k := poolKey(dt, size)
+	var t *tensor.Tensor
+	if list := p.free[k]; len(list) > 0 {
+		last := len(list) - 1
+		pick := last
+		for i := last; i >= 0 && i > last-shapeScan; i-- {
+			if equalShape(list[i].Shape(), shape) {
+				pick = i
+				break
+			}
+		}
+		t = list[pick]
+		list[pick] = list[last]
+		list[last] = nil
+		p.free[k] = list[:last]
+		if !equalShape(t.Shape(), shape) {
+			t = tensor.Reshape(t, shape...)
+		}
+		if zero {
+			t.Fill(0)
+		}
+	} else {
+		t = tensor.New(dt, shape...)
+	}
+	p.inUse = append(p.inUse, t)
+	return t
+}
+
+func (p *bufferPool) recycle() {
+	if p.free == nil {
+		p.free = map[uint64][]*tensor.Tensor{}
+	}
+	// Push in reverse so the first buffer handed out last step is on top.
+	for i := len(p.inUse) - 1; i >= 0; i-- {
+		t := p.inUse[i]
+		k := poolKey(t.DType(), t.Size())
+		p.free[k] = append(p.free[k], t)
+		p.inUse[i] = nil
+	}
+	p.inUse = p.inUse[:0]
+}
+
+func equalShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// arena hands out slices carved from large chunks and takes them all back
+// on reset, keeping the chunks for the next step.
+type arena[T any] struct {
+	chunks [][]T
+	c, off int // current chunk and the next free offset in it
+}
+
+const arenaChunk = 256
+
+// take returns a zeroed slice of length and capacity n.
+func (a *arena[T]) take(n int) []T {
+	for {
+		if a.c < len(a.chunks) {
+			ch := a.chunks[a.c]
+			if a.off+n <= len(ch) {
+				s := ch[a.off : a.off+n : a.off+n]
+				a.off += n
+				return s
+			}
+			a.c++
+			a.off = 0
+			continue
+		}
+		a.chunks = append(a.chunks, make([]T, max(arenaChunk, n)))
+	}
+}
+
+// reset zeroes the used chunks, so they hold no stale pointers, and rewinds.
+func (a *arena[T]) reset() {
+	for i := 0; i <= a.c && i < len(a.chunks); i++ {
+		clear(a.chunks[i])
+	}
+	a.c, a.off = 0, 0
+}
+
+// OpInfo describes a registered op for audits and gradient-check tables.
+type OpInfo struct {
+	Name  string
+	Arity int // number of inputs; -1 for variadic
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]OpInfo{}
+)
+
+// Register records an op in the registry. Every built-in op registers
+// itself at init so a test can walk the table and check that each has a
+// VJP, a JVP and a gradient-check case. Users may register their own ops.
+// Registering a name twice panics.
+func Register(info OpInfo) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[info.Name]; dup {
+		panic("graph: op " + info.Name + " registered twice")
+	}
+	registry[info.Name] = info
+}
+
+// Registered returns the registered ops sorted by name.
+func Registered() []OpInfo {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]OpInfo, 0, len(registry))
+	for _, info := range registry {
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// describeNodes formats operands as "[2 3] float32, [3] float64" for errors.
+func describeNodes(ns ...*Node) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprintf("%v %v", n.value.Shape(), n.value.DType())
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,153 @@
+package graph
+
+import (
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// The matmul op multiplies operands of at least two dimensions, either of
+// which may be read transposed (op(x) swaps the last two axes without a
+// copy). With the flags in the op, every VJP and JVP is again one matmul of
+// the stored operands: no transpose is ever materialised. 1-D operands are
+// handled by the constructors with reshapes.
+
+func init() { Register(OpInfo{Name: "matmul", Arity: 2}) }
+
+type matmulOp struct{ transA, transB bool }
+
+func (matmulOp) Name() string { return "matmul" }
+
+func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	a, b := in[0], in[1]
+	shape := matmulShape(a.Shape(), b.Shape(), o.transA, o.transB)
+	return tensor.MatMulTTo(g.AllocUninit(a.DType(), shape...), a, b, o.transA, o.transB)
+}
+
+// For C = op(A)·op(B): dop(A) = dC·op(B)ᵀ and dop(B) = op(A)ᵀ·dC, folded
+// back through the transposes. SumTo removes broadcast batch dimensions.
+// Constant operands get no cotangent, which saves a GEMM per constant.
+func (o matmulOp) VJP(out, ct *Node) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	res := make([]*Node, 2)
+	if !a.IsConst() {
+		var da *Node
+		if o.transA {
+			da = matmulT(b, ct, o.transB, true)
+		} else {
+			da = matmulT(ct, b, false, !o.transB)
+		}
+		res[0] = SumTo(da, a.Shape()...)
+	}
+	if !b.IsConst() {
+		var db *Node
+		if o.transB {
+			db = matmulT(ct, a, true, o.transA)
+		} else {
+			db = matmulT(a, ct, !o.transA, false)
+		}
+		res[1] = SumTo(db, b.Shape()...)
+	}
+	return res
+}
+
+func (o matmulOp) JVP(out *Node, t []*Node) *Node {
+	a, b := out.inputs[0], out.inputs[1]
+	var ta, tb *Node
+	if t[0] != nil {
+		ta = matmulT(t[0], b, o.transA, o.transB)
+	}
+	if t[1] != nil {
+		tb = matmulT(a, t[1], o.transA, o.transB)
+	}
+	return addTangents(out, ta, tb)
+}
+
+// matmulShape returns the shape of op(a)·op(b) for operands of at least two
+// dimensions, panicking when they do not fit.
+func matmulShape(a, b []int, transA, transB bool) []int {
+	na, nb := len(a), len(b)
+	m, k := a[na-2], a[na-1]
+	if transA {
+		m, k = k, m
+	}
+	k2, n := b[nb-2], b[nb-1]
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 {
+		tensor.Fail("matmul", "inner dimensions differ: %v (transposed %v) and %v (transposed %v)", a, transA, b, transB)
+	}
+	batch := tensor.BroadcastShapes("matmul", a[:na-2], b[:nb-2])
+	return append(batch, m, n)
+}
+
+func matmulT(a, b *Node, transA, transB bool) *Node {
+	return Apply(matmulOp{transA, transB}, a, b)
+}
+
+// MatMul returns the matrix product of a and b with NumPy matmul
+// semantics: leading (batch) dimensions broadcast, a 1-D a is a row vector
+// and a 1-D b a column vector, the added axis being dropped from the
+// result. It panics for 0-d operands, mixed dtypes, different inner
+// dimensions or batch dimensions that do not broadcast.
+func MatMul(a, b *Node) *Node { return MatMulT(a, b, false, false) }
+
+// MatMulT returns op(a)·op(b), where op swaps the last two axes of an
+// operand when its flag is set, without copying it; 1-D operands are never
+// transposed. Otherwise it behaves as MatMul.
+func MatMulT(a, b *Node, transA, transB bool) *Node {
+	checkMatMul(a, b)
+	vecA, vecB := a.Dim() == 1, b.Dim() == 1
+	if vecA {
+		a, transA = Reshape(a, 1, a.Shape()[0]), false
+	}
+	if vecB {
+		b, transB = Reshape(b, b.Shape()[0], 1), false
+	}
+	matmulShape(a.Shape(), b.Shape(), transA, transB) // check before computing
+	out := matmulT(a, b, transA, transB)
+	if !vecA && !vecB {
+		return out
+	}
+	shape := out.Shape()
+	nd := len(shape)
+	switch {
+	case vecA && vecB:
+		shape = shape[:nd-2]
+	case vecA:
+		shape = append(append([]int(nil), shape[:nd-2]...), shape[nd-1])
+	default:
+		shape = shape[:nd-1]
+	}
+	return Reshape(out, shape...)
+}
+
+func checkMatMul(a, b *Node) {
+	if a.g != b.g {
+		tensor.Fail("matmul", "operands %s belong to different graphs", describeNodes(a, b))
+	}
+	if a.DType() != b.DType() {
+		tensor.Fail("matmul", "mixed dtypes: %s", describeNodes(a, b))
+	}
+	if a.Dim() == 0 || b.Dim() == 0 {
+		tensor.Fail("matmul", "scalar operand: %s", describeNodes(a, b))
+	}
+}
+
+// Dot returns the inner product of two 1-D nodes of equal length as a 0-d
+// node.
+func Dot(a, b *Node) *Node {
+	if a.Dim() != 1 || b.Dim() != 1 || a.Shape()[0] != b.Shape()[0] {
+		tensor.Fail("dot", "operands must be 1-D of equal length: %s", describeNodes(a, b))
+	}
+	return MatMul(a, b)
+}
+
+// Outer returns the outer product of the 1-D nodes a (m) and b (n), an m×n
+// matrix with entries a[i]·b[j].
+func Outer(a, b *Node) *Node {
+	if a.Dim() != 1 || b.Dim() != 1 {
+		tensor.Fail("outer", "operands must be 1-D: %s", describeNodes(a, b))
+	}
+	checkMatMul(a, b)
+	return matmulT(Reshape(a, a.Shape()[0], 1), Reshape(b, 1, b.Shape()[0]), false, false)
+}

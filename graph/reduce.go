@@ -1,0 +1,264 @@
+package graph
+
+import (
+	"sort"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Reductions take (x, axes, keepdims) like package tensor: nil or empty
+// axes reduce over every axis, negative axes count from the end. The rules
+// first restore the reduced axes as size 1 ("unreduce") and then rely on
+// broadcasting.
+
+type reduceKind uint8
+
+const (
+	redSum reduceKind = iota
+	redMean
+	redMax
+	redMin
+	redProd
+	redLSE
+	redVar
+)
+
+var reduceNames = [...]string{"sum", "mean", "max", "min", "prod", "logsumexp", "variance"}
+
+func init() {
+	for _, name := range reduceNames {
+		Register(OpInfo{Name: name, Arity: 1})
+	}
+	Register(OpInfo{Name: "softmax", Arity: 1})
+	Register(OpInfo{Name: "log_softmax", Arity: 1})
+}
+
+type reduceOp struct {
+	kind reduceKind
+	axes []int // normalised: sorted, distinct, non-negative
+	keep bool
+	ddof int // variance only
+	n    int // number of elements reduced into each output
+}
+
+func (o *reduceOp) Name() string { return reduceNames[o.kind] }
+
+func (o *reduceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	x := in[0]
+	switch o.kind {
+	case redSum:
+		return tensor.SumInto(g.AllocUninit(x.DType(), reducedShape(x.Shape(), o.axes, o.keep)...), x, o.axes, o.keep)
+	case redMean:
+		return tensor.MeanInto(g.AllocUninit(x.DType(), reducedShape(x.Shape(), o.axes, o.keep)...), x, o.axes, o.keep)
+	case redMax:
+		return tensor.Max(x, o.axes, o.keep)
+	case redMin:
+		return tensor.Min(x, o.axes, o.keep)
+	case redProd:
+		return tensor.Prod(x, o.axes, o.keep)
+	case redLSE:
+		return tensor.LogSumExp(x, o.axes, o.keep)
+	default:
+		return tensor.Variance(x, o.axes, o.keep, o.ddof)
+	}
+}
+
+// unreduce reshapes a reduced value v to the keepdims shape so that it
+// broadcasts against the input.
+func (o *reduceOp) unreduce(x, v *Node) *Node {
+	if o.keep {
+		return v
+	}
+	return Reshape(v, reducedShape(x.Shape(), o.axes, true)...)
+}
+
+// weights returns w with ∂out/∂x = w (elementwise, before broadcasting of
+// the output) for the kinds whose derivative is a weighting of x.
+func (o *reduceOp) weights(out *Node) *Node {
+	x := out.inputs[0]
+	switch o.kind {
+	case redMax, redMin:
+		// Ties share the derivative evenly.
+		mask := Equal(x, o.unreduce(x, out))
+		return Div(mask, Sum(mask, o.axes, true))
+	case redLSE:
+		return Exp(Sub(x, o.unreduce(x, out)))
+	case redVar:
+		return MulScalar(Sub(x, Mean(x, o.axes, true)), 2/float64(o.n-o.ddof))
+	}
+	panic("unreachable")
+}
+
+func (o *reduceOp) VJP(out, ct *Node) []*Node {
+	x := out.inputs[0]
+	c := o.unreduce(x, ct)
+	switch o.kind {
+	case redSum:
+		return []*Node{BroadcastTo(c, x.Shape()...)}
+	case redMean:
+		return []*Node{BroadcastTo(MulScalar(c, 1/float64(o.n)), x.Shape()...)}
+	case redProd:
+		// ∂Πx/∂xᵢ = Πx/xᵢ: defined for non-zero x only.
+		return []*Node{Div(Mul(c, o.unreduce(x, out)), x)}
+	}
+	return []*Node{Mul(c, o.weights(out))}
+}
+
+func (o *reduceOp) JVP(out *Node, t []*Node) *Node {
+	x := out.inputs[0]
+	switch o.kind {
+	case redSum:
+		return Sum(t[0], o.axes, o.keep)
+	case redMean:
+		return Mean(t[0], o.axes, o.keep)
+	case redProd:
+		return Mul(out, Sum(Div(t[0], x), o.axes, o.keep))
+	}
+	return Sum(Mul(t[0], o.weights(out)), o.axes, o.keep)
+}
+
+func reduceNode(kind reduceKind, x *Node, axes []int, keepdims bool, ddof int) *Node {
+	ax := normAxes(reduceNames[kind], x, axes)
+	n := 1
+	for _, a := range ax {
+		n *= x.Shape()[a]
+	}
+	if (kind == redMax || kind == redMin) && n == 0 {
+		tensor.Fail(reduceNames[kind], "reduction over a size-0 axis of %s (axes %v)", describeNodes(x), axes)
+	}
+	return Apply(&reduceOp{kind: kind, axes: ax, keep: keepdims, ddof: ddof, n: n}, x)
+}
+
+// Sum returns the sum of x over axes (nil: all); with keepdims the reduced
+// axes stay with size 1. It panics if an axis is out of range or repeated.
+func Sum(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redSum, x, axes, keepdims, 0) }
+
+// Mean returns the mean of x over axes (see Sum).
+func Mean(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redMean, x, axes, keepdims, 0) }
+
+// Max returns the maximum of x over axes (see Sum). The derivative goes to
+// the positions of the maximum, split evenly between ties.
+func Max(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redMax, x, axes, keepdims, 0) }
+
+// Min returns the minimum of x over axes (see Sum), with Max's derivative
+// convention.
+func Min(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redMin, x, axes, keepdims, 0) }
+
+// Prod returns the product of x over axes (see Sum). Its derivative is
+// computed as Πx/xᵢ, so it is only defined where x ≠ 0.
+func Prod(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redProd, x, axes, keepdims, 0) }
+
+// LogSumExp returns log Σ exp(x) over axes (see Sum), computed stably.
+func LogSumExp(x *Node, axes []int, keepdims bool) *Node {
+	return reduceNode(redLSE, x, axes, keepdims, 0)
+}
+
+// Variance returns Σ(x − mean)²/(n − ddof) over axes (see Sum), where n is
+// the number of elements reduced.
+func Variance(x *Node, axes []int, keepdims bool, ddof int) *Node {
+	return reduceNode(redVar, x, axes, keepdims, ddof)
+}
+
+type softmaxOp struct {
+	axis int
+	log  bool
+}
+
+func (o softmaxOp) Name() string {
+	if o.log {
+		return "log_softmax"
+	}
+	return "softmax"
+}
+
+func (o softmaxOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	dst := g.AllocUninit(in[0].DType(), in[0].Shape()...)
+	if o.log {
+		return tensor.LogSoftmaxInto(dst, in[0], o.axis)
+	}
+	return tensor.SoftmaxInto(dst, in[0], o.axis)
+}
+
+// lin applies the Jacobian, which is symmetric for softmax (s ⊙ (v − Σ v s))
+// and for log-softmax transposes to v − s·Σv (reverse) or v − Σ(s v)
+// (forward), with s = softmax(x) recovered from the output.
+func (o softmaxOp) VJP(out, ct *Node) []*Node {
+	ax := []int{o.axis}
+	if o.log {
+		return []*Node{Sub(ct, Mul(Exp(out), Sum(ct, ax, true)))}
+	}
+	return []*Node{Mul(out, Sub(ct, Sum(Mul(ct, out), ax, true)))}
+}
+
+func (o softmaxOp) JVP(out *Node, t []*Node) *Node {
+	ax := []int{o.axis}
+	if o.log {
+		return Sub(t[0], Sum(Mul(Exp(out), t[0]), ax, true))
+	}
+	return Mul(out, Sub(t[0], Sum(Mul(t[0], out), ax, true)))
+}
+
+// Softmax returns exp(x)/Σexp(x) along axis, computed stably.
+func Softmax(x *Node, axis int) *Node {
+	return Apply(softmaxOp{axis: normAxis("softmax", x, axis)}, x)
+}
+
+// LogSoftmax returns x − LogSumExp(x) along axis, computed stably.
+func LogSoftmax(x *Node, axis int) *Node {
+	return Apply(softmaxOp{axis: normAxis("log_softmax", x, axis), log: true}, x)
+}
+
+// normAxis resolves a possibly negative axis of x, panicking for op when it
+// is out of range.
+func normAxis(op string, x *Node, axis int) int {
+	a := axis
+	if a < 0 {
+		a += x.Dim()
+	}
+	if a < 0 || a >= x.Dim() {
+		tensor.Fail(op, "axis %d out of range for operand %s", axis, describeNodes(x))
+	}
+	return a
+}
+
+// normAxes resolves axes of x (nil or empty: all) to a sorted list of
+// distinct non-negative axes, panicking for op on a bad or repeated axis.
+func normAxes(op string, x *Node, axes []int) []int {
+	nd := x.Dim()
+	if len(axes) == 0 {
+		all := make([]int, nd)
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	out := make([]int, len(axes))
+	for i, a := range axes {
+		out[i] = normAxis(op, x, a)
+	}
+	sort.Ints(out)
+	for i := 1; i < len(out); i++ {
+		if out[i] == out[i-1] {
+			tensor.Fail(op, "axis %d repeated in %v for operand %s", out[i], axes, describeNodes(x))
+		}
+	}
+	return out
+}
+
+// reducedShape returns shape with the (normalised) axes removed, or set to
+// 1 with keepdims.
+func reducedShape(shape, axes []int, keepdims bool) []int {
+	out := make([]int, 0, len(shape))
+	j := 0
+	for i, d := range shape {
+		if j < len(axes) && axes[j] == i {
+			j++
+			if keepdims {
+				out = append(out, 1)
+			}
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}

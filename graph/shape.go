@@ -1,0 +1,556 @@
+package graph
+
+import (
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Shape ops. Reshape, Permute, BroadcastTo and Slice return views sharing
+// their input's storage (graph values are never written after creation);
+// the others copy into graph-owned buffers. Each op's derivative is another
+// shape op: broadcast_to ↔ sum_to, slice ↔ scatter_slice, index_select ↔
+// scatter_add, pad → slice.
+
+func init() {
+	for _, name := range []string{"reshape", "permute", "broadcast_to", "sum_to", "slice", "scatter_slice",
+		"index_select", "scatter_add", "pad"} {
+		Register(OpInfo{Name: name, Arity: 1})
+	}
+	Register(OpInfo{Name: "concat", Arity: -1})
+}
+
+type reshapeOp struct{ shape []int }
+
+func (reshapeOp) Name() string { return "reshape" }
+
+func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	if in[0].IsContiguous() {
+		return tensor.Reshape(in[0], o.shape...)
+	}
+	// A strided input may need a copy; make it into a graph buffer.
+	dst := g.AllocUninit(in[0].DType(), in[0].Shape()...)
+	tensor.CopyInto(dst, in[0])
+	return tensor.Reshape(dst, o.shape...)
+}
+
+func (reshapeOp) VJP(out, ct *Node) []*Node { return []*Node{Reshape(ct, out.inputs[0].Shape()...)} }
+
+func (o reshapeOp) JVP(out *Node, t []*Node) *Node { return Reshape(t[0], o.shape...) }
+
+// Reshape returns x with the given shape and the same elements in row-major
+// order; one dimension may be -1 and is inferred. It returns x itself when
+// the shape is unchanged, and panics if the sizes differ.
+func Reshape(x *Node, shape ...int) *Node {
+	shape = resolveShape(x, shape)
+	if sameShape(shape, x.Shape()) {
+		return x
+	}
+	return Apply(reshapeOp{shape}, x)
+}
+
+func resolveShape(x *Node, shape []int) []int {
+	out := append([]int(nil), shape...)
+	infer, known := -1, 1
+	for i, d := range out {
+		switch {
+		case d == -1 && infer < 0:
+			infer = i
+		case d < 0:
+			tensor.Fail("reshape", "invalid shape %v for operand %s", shape, describeNodes(x))
+		default:
+			known *= d
+		}
+	}
+	if infer >= 0 {
+		if known == 0 || x.Size()%known != 0 {
+			tensor.Fail("reshape", "cannot reshape operand %s to %v", describeNodes(x), shape)
+		}
+		out[infer] = x.Size() / known
+	}
+	if shapeSize(out) != x.Size() {
+		tensor.Fail("reshape", "cannot reshape operand %s (size %d) to %v", describeNodes(x), x.Size(), shape)
+	}
+	return out
+}
+
+func shapeSize(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// Squeeze removes the given size-1 axes of x (all size-1 axes when none are
+// given). It panics if an axis is out of range or not of size 1.
+func Squeeze(x *Node, axes ...int) *Node {
+	drop := make([]bool, x.Dim())
+	if len(axes) == 0 {
+		for i, d := range x.Shape() {
+			drop[i] = d == 1
+		}
+	} else {
+		for _, a := range normAxes("squeeze", x, axes) {
+			if x.Shape()[a] != 1 {
+				tensor.Fail("squeeze", "axis %d has size %d, not 1, in operand %s", a, x.Shape()[a], describeNodes(x))
+			}
+			drop[a] = true
+		}
+	}
+	shape := make([]int, 0, x.Dim())
+	for i, d := range x.Shape() {
+		if !drop[i] {
+			shape = append(shape, d)
+		}
+	}
+	return Reshape(x, shape...)
+}
+
+// Unsqueeze inserts a size-1 axis at position axis of the result (-1
+// appends one). It panics unless -x.Dim()-1 <= axis <= x.Dim().
+func Unsqueeze(x *Node, axis int) *Node {
+	nd := x.Dim()
+	a := axis
+	if a < 0 {
+		a += nd + 1
+	}
+	if a < 0 || a > nd {
+		tensor.Fail("unsqueeze", "axis %d out of range for operand %s", axis, describeNodes(x))
+	}
+	shape := make([]int, 0, nd+1)
+	shape = append(append(append(shape, x.Shape()[:a]...), 1), x.Shape()[a:]...)
+	return Reshape(x, shape...)
+}
+
+type permuteOp struct{ perm []int }
+
+func (permuteOp) Name() string { return "permute" }
+
+func (o permuteOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.Permute(in[0], o.perm...)
+}
+
+func (o permuteOp) VJP(out, ct *Node) []*Node {
+	inv := make([]int, len(o.perm))
+	for i, p := range o.perm {
+		inv[p] = i
+	}
+	return []*Node{Permute(ct, inv...)}
+}
+
+func (o permuteOp) JVP(out *Node, t []*Node) *Node { return Permute(t[0], o.perm...) }
+
+// Permute reorders the axes of x: axis i of the result is axis perm[i] of
+// x (negative entries count from the end). The identity permutation
+// returns x. It panics unless perm is a permutation of x's axes.
+func Permute(x *Node, perm ...int) *Node {
+	nd := x.Dim()
+	if len(perm) != nd {
+		tensor.Fail("permute", "permutation %v for operand %s", perm, describeNodes(x))
+	}
+	p := make([]int, nd)
+	seen := make([]bool, nd)
+	identity := true
+	for i, a := range perm {
+		if a < 0 {
+			a += nd
+		}
+		if a < 0 || a >= nd || seen[a] {
+			tensor.Fail("permute", "%v is not a permutation of the axes of operand %s", perm, describeNodes(x))
+		}
+		seen[a] = true
+		p[i] = a
+		identity = identity && a == i
+	}
+	if identity {
+		return x
+	}
+	return Apply(permuteOp{p}, x)
+}
+
+// Transpose swaps the last two axes of x (the batched matrix transpose).
+// It panics for fewer than two axes.
+func Transpose(x *Node) *Node {
+	nd := x.Dim()
+	if nd < 2 {
+		tensor.Fail("transpose", "operand %s has fewer than 2 axes", describeNodes(x))
+	}
+	perm := make([]int, nd)
+	for i := range perm {
+		perm[i] = i
+	}
+	perm[nd-2], perm[nd-1] = nd-1, nd-2
+	return Permute(x, perm...)
+}
+
+type broadcastToOp struct{ shape []int }
+
+func (broadcastToOp) Name() string { return "broadcast_to" }
+
+func (o broadcastToOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.Expand(in[0], o.shape...)
+}
+
+func (broadcastToOp) VJP(out, ct *Node) []*Node { return []*Node{SumTo(ct, out.inputs[0].Shape()...)} }
+
+func (o broadcastToOp) JVP(out *Node, t []*Node) *Node { return BroadcastTo(t[0], o.shape...) }
+
+// BroadcastTo returns x broadcast to shape (NumPy broadcast_to, tensor's
+// Expand) as a view; its VJP is SumTo. It returns x itself when the shape
+// is unchanged and panics if x's shape does not broadcast to shape.
+func BroadcastTo(x *Node, shape ...int) *Node {
+	if sameShape(shape, x.Shape()) {
+		return x
+	}
+	if !sameShape(tensor.BroadcastShapes("broadcast_to", x.Shape(), shape), shape) {
+		tensor.Fail("broadcast_to", "cannot broadcast operand %s to %v", describeNodes(x), shape)
+	}
+	return Apply(broadcastToOp{append([]int(nil), shape...)}, x)
+}
+
+type sumToOp struct{ shape []int }
+
+func (sumToOp) Name() string { return "sum_to" }
+
+func (o sumToOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.SumToInto(g.AllocUninit(in[0].DType(), o.shape...), in[0])
+}
+
+func (sumToOp) VJP(out, ct *Node) []*Node { return []*Node{BroadcastTo(ct, out.inputs[0].Shape()...)} }
+
+func (o sumToOp) JVP(out *Node, t []*Node) *Node { return SumTo(t[0], o.shape...) }
+
+// SumTo sums x down to shape, which must broadcast to x's shape: it is the
+// VJP of broadcasting. It returns x itself when the shape is unchanged.
+func SumTo(x *Node, shape ...int) *Node {
+	if sameShape(shape, x.Shape()) {
+		return x
+	}
+	if !sameShape(tensor.BroadcastShapes("sum_to", shape, x.Shape()), x.Shape()) {
+		tensor.Fail("sum_to", "shape %v does not broadcast to operand %s", shape, describeNodes(x))
+	}
+	return Apply(sumToOp{append([]int(nil), shape...)}, x)
+}
+
+// sliceSpec is a Python slice start:stop:step along one axis.
+type sliceSpec struct{ axis, start, stop, step int }
+
+type sliceOp struct{ sliceSpec }
+
+func (sliceOp) Name() string { return "slice" }
+
+func (o sliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.Slice(in[0], o.axis, o.start, o.stop, o.step)
+}
+
+func (o sliceOp) VJP(out, ct *Node) []*Node {
+	return []*Node{scatterSlice(ct, out.inputs[0].Shape(), o.sliceSpec)}
+}
+
+func (o sliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
+
+// Slice restricts x along axis to start, start+step, … before stop with
+// Python semantics (negative indices count from the end, bounds are
+// clamped, a negative step walks backwards; use math.MaxInt/math.MinInt for
+// open ends). The result is a view. It panics if axis is out of range or
+// step is 0.
+func Slice(x *Node, axis, start, stop, step int) *Node {
+	ax := normAxis("slice", x, axis)
+	if step == 0 {
+		tensor.Fail("slice", "step is 0 (axis %d of operand %s)", axis, describeNodes(x))
+	}
+	n := x.Shape()[ax]
+	if step == 1 && start == 0 && stop >= n {
+		return x
+	}
+	return Apply(sliceOp{sliceSpec{ax, start, stop, step}}, x)
+}
+
+type scatterSliceOp struct {
+	sliceSpec
+	shape []int
+}
+
+func (scatterSliceOp) Name() string { return "scatter_slice" }
+
+func (o scatterSliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	dst := g.Alloc(in[0].DType(), o.shape...)
+	tensor.CopyInto(tensor.Slice(dst, o.axis, o.start, o.stop, o.step), in[0])
+	return dst
+}
+
+func (o scatterSliceOp) VJP(out, ct *Node) []*Node {
+	return []*Node{Apply(sliceOp{o.sliceSpec}, ct)}
+}
+
+func (o scatterSliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
+
+// ScatterSlice returns a zero tensor of the given shape with src written
+// into the slice start:stop:step along axis (the transpose of Slice). src
+// must have the slice's shape.
+func ScatterSlice(src *Node, shape []int, axis, start, stop, step int) *Node {
+	if len(shape) != src.Dim() || axis < -len(shape) || axis >= len(shape) || step == 0 {
+		tensor.Fail("scatter_slice", "cannot scatter operand %s into shape %v along axis %d with step %d", describeNodes(src), shape, axis, step)
+	}
+	if axis < 0 {
+		axis += len(shape)
+	}
+	want := tensor.Slice(tensor.Expand(tensor.Scalar(src.DType(), 0), shape...), axis, start, stop, step).Shape()
+	if !sameShape(want, src.Shape()) {
+		tensor.Fail("scatter_slice", "operand %s does not match slice %d:%d:%d of axis %d of shape %v (shape %v)",
+			describeNodes(src), start, stop, step, axis, shape, want)
+	}
+	return scatterSlice(src, shape, sliceSpec{axis, start, stop, step})
+}
+
+func scatterSlice(src *Node, shape []int, s sliceSpec) *Node {
+	return Apply(scatterSliceOp{s, append([]int(nil), shape...)}, src)
+}
+
+type concatOp struct{ axis int }
+
+func (concatOp) Name() string { return "concat" }
+
+func (o concatOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	shape := append([]int(nil), in[0].Shape()...)
+	shape[o.axis] = 0
+	for _, t := range in {
+		shape[o.axis] += t.Shape()[o.axis]
+	}
+	dst := g.AllocUninit(in[0].DType(), shape...)
+	off := 0
+	for _, t := range in {
+		n := t.Shape()[o.axis]
+		tensor.CopyInto(tensor.Slice(dst, o.axis, off, off+n, 1), t)
+		off += n
+	}
+	return dst
+}
+
+func (o concatOp) VJP(out, ct *Node) []*Node {
+	res := make([]*Node, len(out.inputs))
+	off := 0
+	for i, x := range out.inputs {
+		n := x.Shape()[o.axis]
+		res[i] = Slice(ct, o.axis, off, off+n, 1)
+		off += n
+	}
+	return res
+}
+
+func (o concatOp) JVP(out *Node, t []*Node) *Node {
+	ts := make([]*Node, len(t))
+	zero := true
+	for i, ti := range t {
+		if ti == nil {
+			x := out.inputs[i]
+			ti = out.g.Const(out.g.Alloc(x.DType(), x.Shape()...))
+		} else {
+			zero = false
+		}
+		ts[i] = ti
+	}
+	if zero {
+		return nil
+	}
+	return Apply(o, ts...)
+}
+
+// Concat joins xs along axis; all other dimensions and the dtypes must
+// agree. A single operand is returned as is.
+func Concat(axis int, xs ...*Node) *Node {
+	if len(xs) == 0 {
+		tensor.Fail("concat", "no operands")
+	}
+	ax := normAxis("concat", xs[0], axis)
+	for _, x := range xs[1:] {
+		ok := x.g == xs[0].g && x.DType() == xs[0].DType() && x.Dim() == xs[0].Dim()
+		for d := 0; ok && d < x.Dim(); d++ {
+			ok = d == ax || x.Shape()[d] == xs[0].Shape()[d]
+		}
+		if !ok {
+			tensor.Fail("concat", "operands %s do not match along axes other than %d (or differ in dtype or graph)", describeNodes(xs...), axis)
+		}
+	}
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return Apply(concatOp{ax}, xs...)
+}
+
+// Stack joins xs, which must have equal shapes and dtypes, along a new axis
+// at position axis of the result.
+func Stack(axis int, xs ...*Node) *Node {
+	if len(xs) == 0 {
+		tensor.Fail("stack", "no operands")
+	}
+	for _, x := range xs[1:] {
+		if !sameShape(x.Shape(), xs[0].Shape()) {
+			tensor.Fail("stack", "operands %s differ in shape", describeNodes(xs...))
+		}
+	}
+	us := make([]*Node, len(xs))
+	for i, x := range xs {
+		us[i] = Unsqueeze(x, axis)
+	}
+	ax := axis
+	if ax < 0 {
+		ax += xs[0].Dim() + 1
+	}
+	if len(us) == 1 {
+		return us[0]
+	}
+	return Apply(concatOp{ax}, us...)
+}
+
+// Split cuts x along axis into consecutive pieces of the given sizes, which
+// must add up to the axis' length. The pieces are views (Slices).
+func Split(x *Node, axis int, sizes ...int) []*Node {
+	ax := normAxis("split", x, axis)
+	total := 0
+	for _, s := range sizes {
+		if s < 0 {
+			tensor.Fail("split", "negative size in %v for operand %s", sizes, describeNodes(x))
+		}
+		total += s
+	}
+	if total != x.Shape()[ax] {
+		tensor.Fail("split", "sizes %v do not add up to axis %d of operand %s", sizes, axis, describeNodes(x))
+	}
+	out := make([]*Node, len(sizes))
+	off := 0
+	for i, s := range sizes {
+		out[i] = Slice(x, ax, off, off+s, 1)
+		off += s
+	}
+	return out
+}
+
+type indexSelectOp struct {
+	axis int
+	idx  []int
+}
+
+func (indexSelectOp) Name() string { return "index_select" }
+
+func (o indexSelectOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.IndexSelect(in[0], o.axis, o.idx)
+}
+
+func (o indexSelectOp) VJP(out, ct *Node) []*Node {
+	n := out.inputs[0].Shape()[o.axis]
+	return []*Node{Apply(scatterAddOp{o.axis, o.idx, n}, ct)}
+}
+
+func (o indexSelectOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
+
+// IndexSelect gathers the entries idx along axis of x: the result's axis
+// has len(idx) entries, entry i being x's entry idx[i]. Indices may repeat.
+// It panics if an index is out of range.
+func IndexSelect(x *Node, axis int, idx []int) *Node {
+	ax := normAxis("index_select", x, axis)
+	checkIndices("index_select", x, ax, idx, x.Shape()[ax])
+	return Apply(indexSelectOp{ax, append([]int(nil), idx...)}, x)
+}
+
+type scatterAddOp struct {
+	axis int
+	idx  []int
+	size int
+}
+
+func (scatterAddOp) Name() string { return "scatter_add" }
+
+func (o scatterAddOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	shape := append([]int(nil), in[0].Shape()...)
+	shape[o.axis] = o.size
+	return tensor.ScatterAddTo(g.Alloc(in[0].DType(), shape...), in[0], o.axis, o.idx)
+}
+
+func (o scatterAddOp) VJP(out, ct *Node) []*Node {
+	return []*Node{Apply(indexSelectOp{o.axis, o.idx}, ct)}
+}
+
+func (o scatterAddOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
+
+// ScatterAdd is the transpose of IndexSelect: it returns a zero tensor
+// with size entries along axis and src's other dimensions, adding entry i
+// of src along axis into entry idx[i] (repeated indices accumulate). src
+// must have len(idx) entries along axis.
+func ScatterAdd(src *Node, axis int, idx []int, size int) *Node {
+	ax := normAxis("scatter_add", src, axis)
+	if src.Shape()[ax] != len(idx) {
+		tensor.Fail("scatter_add", "operand %s has %d entries along axis %d but %d indices are given", describeNodes(src), src.Shape()[ax], axis, len(idx))
+	}
+	checkIndices("scatter_add", src, ax, idx, size)
+	return Apply(scatterAddOp{ax, append([]int(nil), idx...), size}, src)
+}
+
+func checkIndices(op string, x *Node, axis int, idx []int, n int) {
+	for _, i := range idx {
+		if i < 0 || i >= n {
+			tensor.Fail(op, "index %d out of range [0, %d) along axis %d (operand %s)", i, n, axis, describeNodes(x))
+		}
+	}
+}
+
+// OneHot returns a constant node of shape (len(labels), classes) with a 1
+// in column labels[i] of row i. It panics if a label is out of range.
+func OneHot(g *Graph, dt tensor.DType, labels []int, classes int) *Node {
+	return g.Const(tensor.OneHot(dt, labels, classes))
+}
+
+type padOp struct {
+	pads  [][2]int
+	value float64
+}
+
+func (padOp) Name() string { return "pad" }
+
+func (o padOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	x := in[0]
+	shape := make([]int, x.Dim())
+	for i, d := range x.Shape() {
+		shape[i] = d + o.pads[i][0] + o.pads[i][1]
+	}
+	dst := g.AllocUninit(x.DType(), shape...)
+	dst.Fill(o.value)
+	inner := dst
+	for i, p := range o.pads {
+		if p != [2]int{} {
+			inner = tensor.Slice(inner, i, p[0], p[0]+x.Shape()[i], 1)
+		}
+	}
+	tensor.CopyInto(inner, x)
+	return dst
+}
+
+func (o padOp) VJP(out, ct *Node) []*Node {
+	x := out.inputs[0]
+	for i, p := range o.pads {
+		if p != [2]int{} {
+			ct = Slice(ct, i, p[0], p[0]+x.Shape()[i], 1)
+		}
+	}
+	return []*Node{ct}
+}
+
+func (o padOp) JVP(out *Node, t []*Node) *Node { return Apply(padOp{o.pads, 0}, t[0]) }
+
+// Pad surrounds x with value: pads[i] = {before, after} elements along
+// axis i. It panics unless there is one non-negative pair per axis.
+func Pad(x *Node, pads [][2]int, value float64) *Node {
+	if len(pads) != x.Dim() {
+		tensor.Fail("pad", "%d pad pairs for operand %s", len(pads), describeNodes(x))
+	}
+	zero := true
+	for _, p := range pads {
+		if p[0] < 0 || p[1] < 0 {
+			tensor.Fail("pad", "negative padding %v for operand %s", pads, describeNodes(x))
+		}
+		zero = zero && p == [2]int{}
+	}
+	if zero {
+		return x
+	}
+	return Apply(padOp{append([][2]int(nil), pads...), value}, x)
+}

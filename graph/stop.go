@@ -1,0 +1,21 @@
+package graph
+
+import "github.com/gradus-ml/gradus/tensor"
+
+func init() { Register(OpInfo{Name: "stop_gradient", Arity: 1}) }
+
+type stopGradientOp struct{}
+
+func (stopGradientOp) Name() string { return "stop_gradient" }
+
+// Forward shares the input's value: graph values are never modified.
+func (stopGradientOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor { return in[0] }
+
+func (stopGradientOp) VJP(out, ct *Node) []*Node { return []*Node{nil} }
+
+func (stopGradientOp) JVP(out *Node, t []*Node) *Node { return nil }
+
+// StopGradient returns x's value as a node that derivatives do not flow
+// through: it is treated as a constant by VJP and JVP (e.g. for targets
+// computed from parameters, or the straight-through trick).
+func StopGradient(x *Node) *Node { return Apply(stopGradientOp{}, x) }

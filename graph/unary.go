@@ -1,0 +1,308 @@
+package graph
+
+import (
+	"math"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// This file holds the elementwise unary ops, Where and the comparisons.
+// Most unary ops are values of unaryOp: a tensor kernel plus a rule lin
+// giving v·f'(x) for a tangent or cotangent v. An elementwise derivative
+// is diagonal, so the same rule serves as VJP and JVP.
+
+// unaryOp is an elementwise op y = f(x) with derivative rule lin.
+type unaryOp struct {
+	name string
+	fwd  func(dst, a *tensor.Tensor) *tensor.Tensor
+	// lin returns v·f'(x) given the input x, the output y and v (x's
+	// shape); nil means f' is zero almost everywhere.
+	lin func(x, y, v *Node) *Node
+}
+
+func (o *unaryOp) Name() string { return o.name }
+
+func (o *unaryOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return o.fwd(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+}
+
+func (o *unaryOp) VJP(out, ct *Node) []*Node {
+	if o.lin == nil {
+		return []*Node{nil}
+	}
+	return []*Node{o.lin(out.inputs[0], out, ct)}
+}
+
+func (o *unaryOp) JVP(out *Node, t []*Node) *Node {
+	if o.lin == nil || t[0] == nil {
+		return nil
+	}
+	return o.lin(out.inputs[0], out, t[0])
+}
+
+// The ops are assigned in init because several rules refer to each other
+// (sin ↔ cos), which package-level initializers may not.
+var (
+	logOp, log1pOp, expm1Op, sqrtOp, squareOp, reciprocalOp, absOp, signOp *unaryOp
+	sinOp, cosOp, tanhOp, sigmoidOp, softplusOp, reluOp, geluOp, erfOp     *unaryOp
+	lgammaOp, digammaOp                                                    *unaryOp
+)
+
+func init() {
+	const (
+		invSqrt2   = 1 / math.Sqrt2
+		invSqrt2Pi = 0.3989422804014327 // 1/√(2π)
+		twoSqrtPi  = 1.1283791670955126 // 2/√π
+	)
+	logOp = &unaryOp{"log", tensor.LogTo, func(x, y, v *Node) *Node { return Div(v, x) }}
+	log1pOp = &unaryOp{"log1p", tensor.Log1pTo, func(x, y, v *Node) *Node { return Div(v, AddScalar(x, 1)) }}
+	expm1Op = &unaryOp{"expm1", tensor.Expm1To, func(x, y, v *Node) *Node { return Mul(v, AddScalar(y, 1)) }}
+	sqrtOp = &unaryOp{"sqrt", tensor.SqrtTo, func(x, y, v *Node) *Node { return Div(MulScalar(v, 0.5), y) }}
+	squareOp = &unaryOp{"square", tensor.SquareTo, func(x, y, v *Node) *Node { return Mul(v, MulScalar(x, 2)) }}
+	reciprocalOp = &unaryOp{"reciprocal", tensor.ReciprocalTo, func(x, y, v *Node) *Node { return Neg(Mul(v, Square(y))) }}
+	absOp = &unaryOp{"abs", tensor.AbsTo, func(x, y, v *Node) *Node { return Mul(v, Sign(x)) }}
+	signOp = &unaryOp{"sign", tensor.SignTo, nil}
+	sinOp = &unaryOp{"sin", tensor.SinTo, func(x, y, v *Node) *Node { return Mul(v, Cos(x)) }}
+	cosOp = &unaryOp{"cos", tensor.CosTo, func(x, y, v *Node) *Node { return Neg(Mul(v, Sin(x))) }}
+	tanhOp = &unaryOp{"tanh", tensor.TanhTo, func(x, y, v *Node) *Node { return Mul(v, AddScalar(Neg(Square(y)), 1)) }}
+	// σ'(x) = σ(x)·σ(−x): exact even where 1 − σ(x) would round to 0.
+	sigmoidOp = &unaryOp{"sigmoid", tensor.SigmoidTo, func(x, y, v *Node) *Node { return Mul(v, Mul(y, Sigmoid(Neg(x)))) }}
+	softplusOp = &unaryOp{"softplus", tensor.SoftplusTo, func(x, y, v *Node) *Node { return Mul(v, Sigmoid(x)) }}
+	// relu(x) > 0 exactly where x > 0, so sign(y) is the step function.
+	reluOp = &unaryOp{"relu", tensor.ReluTo, func(x, y, v *Node) *Node { return Mul(v, Sign(y)) }}
+	// gelu(x) = x·Φ(x), gelu'(x) = Φ(x) + x·φ(x).
+	geluOp = &unaryOp{"gelu", tensor.GeluTo, func(x, y, v *Node) *Node {
+		cdf := MulScalar(AddScalar(Erf(MulScalar(x, invSqrt2)), 1), 0.5)
+		pdf := MulScalar(Exp(MulScalar(Square(x), -0.5)), invSqrt2Pi)
+		return Mul(v, Add(cdf, Mul(x, pdf)))
+	}}
+	erfOp = &unaryOp{"erf", tensor.ErfTo, func(x, y, v *Node) *Node {
+		return Mul(v, MulScalar(Exp(Neg(Square(x))), twoSqrtPi))
+	}}
+	lgammaOp = &unaryOp{"lgamma", tensor.LgammaTo, func(x, y, v *Node) *Node { return Mul(v, Digamma(x)) }}
+	digammaOp = &unaryOp{"digamma", tensor.DigammaTo, func(x, y, v *Node) *Node { return Mul(v, Polygamma(1, x)) }}
+
+	for _, op := range []*unaryOp{logOp, log1pOp, expm1Op, sqrtOp, squareOp, reciprocalOp, absOp, signOp,
+		sinOp, cosOp, tanhOp, sigmoidOp, softplusOp, reluOp, geluOp, erfOp, lgammaOp, digammaOp} {
+		Register(OpInfo{Name: op.name, Arity: 1})
+	}
+	for _, name := range []string{"leaky_relu", "elu", "clamp"} {
+		Register(OpInfo{Name: name, Arity: 1})
+	}
+	Register(OpInfo{Name: "where", Arity: 3})
+	for _, op := range compareOps {
+		Register(OpInfo{Name: op.name, Arity: 2})
+	}
+}
+
+// Log returns the natural logarithm elementwise.
+func Log(x *Node) *Node { return Apply(logOp, x) }
+
+// Log1p returns log(1 + x), accurate for small x.
+func Log1p(x *Node) *Node { return Apply(log1pOp, x) }
+
+// Expm1 returns eˣ − 1, accurate for small x.
+func Expm1(x *Node) *Node { return Apply(expm1Op, x) }
+
+// Sqrt returns the square root elementwise.
+func Sqrt(x *Node) *Node { return Apply(sqrtOp, x) }
+
+// Square returns x² elementwise.
+func Square(x *Node) *Node { return Apply(squareOp, x) }
+
+// Reciprocal returns 1/x elementwise.
+func Reciprocal(x *Node) *Node { return Apply(reciprocalOp, x) }
+
+// Abs returns |x|; its derivative at 0 is taken as 0.
+func Abs(x *Node) *Node { return Apply(absOp, x) }
+
+// Sign returns −1, 0 or 1 elementwise. Its derivative is zero.
+func Sign(x *Node) *Node { return Apply(signOp, x) }
+
+// Sin returns sin x elementwise.
+func Sin(x *Node) *Node { return Apply(sinOp, x) }
+
+// Cos returns cos x elementwise.
+func Cos(x *Node) *Node { return Apply(cosOp, x) }
+
+// Tanh returns tanh x elementwise.
+func Tanh(x *Node) *Node { return Apply(tanhOp, x) }
+
+// Sigmoid returns 1/(1 + e⁻ˣ) elementwise, computed stably.
+func Sigmoid(x *Node) *Node { return Apply(sigmoidOp, x) }
+
+// Softplus returns log(1 + eˣ) elementwise, computed stably.
+func Softplus(x *Node) *Node { return Apply(softplusOp, x) }
+
+// Relu returns max(x, 0); its derivative at 0 is taken as 0.
+func Relu(x *Node) *Node { return Apply(reluOp, x) }
+
+// Gelu returns x·Φ(x) with Φ the standard normal CDF (the exact erf form).
+func Gelu(x *Node) *Node { return Apply(geluOp, x) }
+
+// Erf returns the error function elementwise.
+func Erf(x *Node) *Node { return Apply(erfOp, x) }
+
+// Lgamma returns log|Γ(x)| elementwise.
+func Lgamma(x *Node) *Node { return Apply(lgammaOp, x) }
+
+// Digamma returns ψ(x) = d/dx log Γ(x) elementwise.
+func Digamma(x *Node) *Node { return Apply(digammaOp, x) }
+
+type leakyReluOp struct{ slope float64 }
+
+func (leakyReluOp) Name() string { return "leaky_relu" }
+
+func (o leakyReluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.LeakyReluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.slope)
+}
+
+func (o leakyReluOp) lin(out, v *Node) *Node {
+	x := out.inputs[0]
+	return Where(Greater(x, constLike(x, 0)), v, MulScalar(v, o.slope))
+}
+
+func (o leakyReluOp) VJP(out, ct *Node) []*Node { return []*Node{o.lin(out, ct)} }
+
+func (o leakyReluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
+
+// LeakyRelu returns x where x > 0 and slope·x elsewhere.
+func LeakyRelu(x *Node, slope float64) *Node { return Apply(leakyReluOp{slope}, x) }
+
+type eluOp struct{ alpha float64 }
+
+func (eluOp) Name() string { return "elu" }
+
+func (o eluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.EluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.alpha)
+}
+
+// For x ≤ 0, y = α(eˣ − 1) so y' = y + α.
+func (o eluOp) lin(out, v *Node) *Node {
+	x := out.inputs[0]
+	return Where(Greater(x, constLike(x, 0)), v, Mul(v, AddScalar(out, o.alpha)))
+}
+
+func (o eluOp) VJP(out, ct *Node) []*Node { return []*Node{o.lin(out, ct)} }
+
+func (o eluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
+
+// Elu returns x where x > 0 and alpha·(eˣ − 1) elsewhere.
+func Elu(x *Node, alpha float64) *Node { return Apply(eluOp{alpha}, x) }
+
+type clampOp struct{ lo, hi float64 }
+
+func (clampOp) Name() string { return "clamp" }
+
+func (o clampOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.ClampTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.lo, o.hi)
+}
+
+// The derivative is 1 where the value passed through unchanged.
+func (clampOp) lin(out, v *Node) *Node { return Mul(v, Equal(out, out.inputs[0])) }
+
+func (o clampOp) VJP(out, ct *Node) []*Node { return []*Node{o.lin(out, ct)} }
+
+func (o clampOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
+
+// Clamp limits x to [lo, hi] (either may be infinite). The derivative is 1
+// inside the interval and 0 where x was clipped. It panics if lo > hi.
+func Clamp(x *Node, lo, hi float64) *Node {
+	if lo > hi {
+		tensor.Fail("clamp", "lower bound %g exceeds upper bound %g (operand %s)", lo, hi, describeNodes(x))
+	}
+	return Apply(clampOp{lo, hi}, x)
+}
+
+type whereOp struct{}
+
+func (whereOp) Name() string { return "where" }
+
+func (whereOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	c, a, b := in[0], in[1], in[2]
+	shape := c.Shape()
+	if !sameShape(shape, a.Shape()) || !sameShape(shape, b.Shape()) {
+		shape = tensor.BroadcastShapes("where", c.Shape(), a.Shape(), b.Shape())
+	}
+	return tensor.WhereTo(g.AllocUninit(a.DType(), shape...), c, a, b)
+}
+
+func (whereOp) VJP(out, ct *Node) []*Node {
+	c, a, b := out.inputs[0], out.inputs[1], out.inputs[2]
+	zero := constLike(ct, 0)
+	return []*Node{nil, SumTo(Where(c, ct, zero), a.Shape()...), SumTo(Where(c, zero, ct), b.Shape()...)}
+}
+
+func (whereOp) JVP(out *Node, t []*Node) *Node {
+	ta, tb := t[1], t[2]
+	if ta == nil && tb == nil {
+		return nil
+	}
+	if ta == nil {
+		ta = constLike(out, 0)
+	}
+	if tb == nil {
+		tb = constLike(out, 0)
+	}
+	return BroadcastTo(Where(out.inputs[0], ta, tb), out.Shape()...)
+}
+
+// Where returns a where cond ≠ 0 and b elsewhere; the three broadcast
+// together. cond receives no gradient.
+func Where(cond, a, b *Node) *Node {
+	if cond.g != a.g || a.g != b.g {
+		tensor.Fail("where", "operands %s belong to different graphs", describeNodes(cond, a, b))
+	}
+	if cond.DType() != a.DType() || a.DType() != b.DType() {
+		tensor.Fail("where", "mixed dtypes: %s", describeNodes(cond, a, b))
+	}
+	tensor.BroadcastShapes("where", cond.Shape(), a.Shape(), b.Shape())
+	return Apply(whereOp{}, cond, a, b)
+}
+
+// compareOp is an elementwise comparison giving 0 or 1 in the operands'
+// dtype. It is piecewise constant, so both derivative rules are zero.
+type compareOp struct {
+	name string
+	fwd  func(dst, a, b *tensor.Tensor) *tensor.Tensor
+}
+
+var compareOps = []*compareOp{
+	{"equal", tensor.EqualTo}, {"not_equal", tensor.NotEqualTo},
+	{"less", tensor.LessTo}, {"less_equal", tensor.LessEqualTo},
+	{"greater", tensor.GreaterTo}, {"greater_equal", tensor.GreaterEqualTo},
+}
+
+func (o *compareOp) Name() string { return o.name }
+
+func (o *compareOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return o.fwd(g.AllocUninit(in[0].DType(), broadcastShape(o.name, in[0], in[1])...), in[0], in[1])
+}
+
+func (*compareOp) VJP(out, ct *Node) []*Node { return []*Node{nil, nil} }
+
+func (*compareOp) JVP(out *Node, t []*Node) *Node { return nil }
+
+func compare(op *compareOp, a, b *Node) *Node {
+	checkBinary(op.name, a, b)
+	return Apply(op, a, b)
+}
+
+// Equal returns 1 where a = b and 0 elsewhere (broadcasting). It has zero
+// derivative, as have the other comparisons.
+func Equal(a, b *Node) *Node { return compare(compareOps[0], a, b) }
+
+// NotEqual returns 1 where a ≠ b and 0 elsewhere.
+func NotEqual(a, b *Node) *Node { return compare(compareOps[1], a, b) }
+
+// Less returns 1 where a < b and 0 elsewhere.
+func Less(a, b *Node) *Node { return compare(compareOps[2], a, b) }
+
+// LessEqual returns 1 where a ≤ b and 0 elsewhere.
+func LessEqual(a, b *Node) *Node { return compare(compareOps[3], a, b) }
+
+// Greater returns 1 where a > b and 0 elsewhere.
+func Greater(a, b *Node) *Node { return compare(compareOps[4], a, b) }
+
+// GreaterEqual returns 1 where a ≥ b and 0 elsewhere.
+func GreaterEqual(a, b *Node) *Node { return compare(compareOps[5], a, b) }

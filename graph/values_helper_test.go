@@ -1,0 +1,127 @@
+package graph_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+var vtDTypes = []tensor.DType{tensor.Float32, tensor.Float64}
+
+// vtCase is a forward-value check: f applied to constant-free Var inputs
+// must give want (row-major) with the given shape.
+type vtCase struct {
+	name   string
+	inputs [][]float64
+	shapes [][]int
+	f      func(xs []*graph.Node) *graph.Node
+	want   []float64
+	shape  []int
+}
+
+// vtTol is the tolerance relative to max(1, |want|) for values in dt.
+func vtTol(dt tensor.DType) float64 {
+	if dt == tensor.Float32 {
+		return 1e-5
+	}
+	return 1e-12
+}
+
+// vtClose asserts got ≈ want elementwise, relative to max(1, max|want|).
+func vtClose(t *testing.T, want []float64, got *tensor.Tensor, dt tensor.DType, msgAndArgs ...any) {
+	t.Helper()
+	g := got.Values()
+	require.Len(t, g, len(want), msgAndArgs...)
+	scale := 1.0
+	for _, v := range want {
+		if !math.IsInf(v, 0) {
+			scale = math.Max(scale, math.Abs(v))
+		}
+	}
+	for i := range want {
+		if math.IsInf(want[i], 0) || math.IsNaN(want[i]) {
+			assert.Equal(t, want[i], g[i], msgAndArgs...)
+			continue
+		}
+		assert.InDelta(t, want[i], g[i], vtTol(dt)*scale, "element %d %v", i, msgAndArgs)
+	}
+}
+
+// vtVars adds one Var per input to g.
+func vtVars(g *graph.Graph, dt tensor.DType, inputs [][]float64, shapes [][]int) []*graph.Node {
+	xs := make([]*graph.Node, len(inputs))
+	for i, in := range inputs {
+		xs[i] = g.Var(tensor.FromValues(dt, in, shapes[i]...))
+	}
+	return xs
+}
+
+func vtRun(t *testing.T, cases []vtCase) {
+	t.Helper()
+	for _, c := range cases {
+		for _, dt := range vtDTypes {
+			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
+				g := graph.New()
+				y := c.f(vtVars(g, dt, c.inputs, c.shapes))
+				assert.Equal(t, dt, y.DType())
+				assert.Equal(t, c.shape, y.Shape())
+				vtClose(t, c.want, y.Value(), dt)
+			})
+		}
+	}
+}
+
+// vjpCase is a hand-worked derivative: the cotangents that op.VJP of f's
+// output node gives its inputs for cotangent ct.
+type vjpCase struct {
+	name   string
+	inputs [][]float64
+	shapes [][]int
+	f      func(xs []*graph.Node) *graph.Node
+	ct     []float64
+	want   [][]float64 // per input; nil for a symbolic zero
+}
+
+func vjpRun(t *testing.T, cases []vjpCase) {
+	t.Helper()
+	for _, c := range cases {
+		for _, dt := range vtDTypes {
+			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
+				g := graph.New()
+				xs := vtVars(g, dt, c.inputs, c.shapes)
+				y := c.f(xs)
+				require.NotNil(t, y.Op())
+				ct := g.Const(tensor.FromValues(dt, c.ct, y.Shape()...))
+				got := y.Op().VJP(y, ct)
+				require.Len(t, got, len(c.want))
+				for i, w := range c.want {
+					if w == nil {
+						assert.Nil(t, got[i], "input %d", i)
+						continue
+					}
+					require.NotNil(t, got[i], "input %d", i)
+					assert.Equal(t, y.Inputs()[i].Shape(), got[i].Shape(), "input %d", i)
+					vtClose(t, w, got[i].Value(), dt, "input %d", i)
+				}
+			})
+		}
+	}
+}
+
+// vtTensor returns a float64 tensor of the given shape holding 1, 2, 3, ….
+func vtTensor(shape ...int) *tensor.Tensor {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i + 1)
+	}
+	return tensor.FromValues(tensor.Float64, v, shape...)
+}

@@ -1,0 +1,161 @@
+package tensor
+
+import (
+	"math"
+
+	"github.com/chewxy/math32"
+)
+
+// cholBlock is the order below which the Cholesky factorisation is done
+// unblocked; syrkBlock the order below which a symmetric rank-k update is
+// one square GEMM (computing the block's upper half needlessly is cheaper
+// than more, smaller GEMM calls).
+const (
+	cholBlock = 64
+	syrkBlock = 128
+)
+
+// Cholesky returns the lower triangular L with L·Lᵀ = A for a symmetric
+// positive definite a of shape (..., n, n), factoring each matrix of a
+// batch. Only the lower triangle of a is read. The factorisation recurses
+// on halves of the matrix so that nearly all of its work is done by GEMM.
+//
+// When a pivot is not positive (or is NaN or infinite) it returns a
+// *NotPositiveDefiniteError naming the matrix of the batch, the pivot and
+// its value; errors.Is(err, ErrNotPositiveDefinite) holds. It panics with a
+// *Error when a is not a square matrix or batch of them.
+func Cholesky(a *Tensor) (*Tensor, error) {
+	n := checkSquare("Cholesky", a)
+	out := New(a.dtype, a.shape...)
+	if out.Size() == 0 {
+		return out, nil
+	}
+	offs := matrixOffsets(a, a.shape[:len(a.shape)-2])
+	var err *NotPositiveDefiniteError
+	if a.dtype == Float32 {
+		err = choleskyBatch[float32](a, offs, out, n)
+	} else {
+		err = choleskyBatch[float64](a, offs, out, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func choleskyBatch[T Float](a *Tensor, offs []int, out *Tensor, n int) *NotPositiveDefiniteError {
+	A, O := storage[T](a), storage[T](out)
+	sr, sc := a.strides[len(a.strides)-2], a.strides[len(a.strides)-1]
+	for bi, off := range offs {
+		l := O[bi*n*n : (bi+1)*n*n]
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				l[i*n+j] = A[off+i*sr+j*sc]
+			}
+		}
+		if p, v, ok := potrf(n, l, n); !ok {
+			return &NotPositiveDefiniteError{Op: "Cholesky", Pivot: p, Value: float64(v), Batch: bi}
+		}
+		// The recursion's square updates leave values above the diagonal.
+		for i := 0; i < n; i++ {
+			clear(l[i*n+i+1 : i*n+n])
+		}
+	}
+	return nil
+}
+
+// potrf factors the lower triangle of the n×n matrix a in place as L·Lᵀ.
+// On failure it returns the pivot's index and value and ok false. Entries
+// above the diagonal are neither read nor preserved.
+func potrf[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
+	if n <= cholBlock {
+		return potf2(n, a, lda)
+	}
+	n1 := n / 2
+	n2 := n - n1
+	if p, v, ok := potrf(n1, a, lda); !ok {
+		return p, v, false
+	}
+	a21 := a[n1*lda:]
+	trsmRightLowerT(n2, n1, a, lda, a21, lda) // L21 = A21·L11⁻ᵀ
+	syrkLower(n2, n1, a21, lda, a[n1*lda+n1:], lda)
+	if p, v, ok := potrf(n2, a[n1*lda+n1:], lda); !ok {
+		return p + n1, v, false
+	}
+	return 0, 0, true
+}
+
+// potf2 is the unblocked Cholesky–Crout factorisation; row-major storage
+// makes each entry a dot product of two contiguous row prefixes.
+func potf2[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
+	for j := 0; j < n; j++ {
+		rj := a[j*lda : j*lda+j]
+		d := a[j*lda+j] - dotContig(rj, rj)
+		if !(d > 0) || d > maxFinite[T]() {
+			return j, d, false
+		}
+		ljj := sqrtT(d)
+		a[j*lda+j] = ljj
+		for i := j + 1; i < n; i++ {
+			ri := a[i*lda : i*lda+j+1]
+			ri[j] = (ri[j] - dotContig(ri[:j], rj)) / ljj
+		}
+	}
+	return 0, 0, true
+}
+
+// syrkLower updates the lower triangle of the n×n matrix c by c −= a·aᵀ for
+// the n×k matrix a.
+func syrkLower[T Float](n, k int, a []T, lda int, c []T, ldc int) {
+	if n == 0 || k == 0 {
+		return
+	}
+	if n <= syrkBlock {
+		gemmT(false, true, n, n, k, -1, a, lda, a, lda, 1, c, ldc)
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	syrkLower(n1, k, a, lda, c, ldc)
+	gemmT(false, true, n2, n1, k, -1, a[n1*lda:], lda, a, lda, 1, c[n1*ldc:], ldc)
+	syrkLower(n2, k, a[n1*lda:], lda, c[n1*ldc+n1:], ldc)
+}
+
+// maxFinite returns the largest finite value of T.
+func maxFinite[T Float]() T {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return T(math32.MaxFloat32)
+	}
+	big := math.MaxFloat64
+	return T(big)
+}
+
+// LogDetChol returns log det A = 2·Σ log Lᵢᵢ given the Cholesky factor l of
+// A, with shape (..., n, n); the result has the batch shape (a scalar for
+// one matrix). Only the diagonal of l is read. It panics with a *Error when
+// l is not square.
+func LogDetChol(l *Tensor) *Tensor {
+	n := checkSquare("LogDetChol", l)
+	batch := l.shape[:len(l.shape)-2]
+	out := New(l.dtype, batch...)
+	offs := matrixOffsets(l, batch)
+	step := l.strides[len(l.strides)-2] + l.strides[len(l.strides)-1]
+	if l.dtype == Float32 {
+		logDetDiag[float32](l, offs, step, n, out)
+	} else {
+		logDetDiag[float64](l, offs, step, n, out)
+	}
+	return out
+}
+
+func logDetDiag[T Float](l *Tensor, offs []int, step, n int, out *Tensor) {
+	L, O := storage[T](l), storage[T](out)
+	for bi, off := range offs {
+		var s T
+		for i := 0; i < n; i++ {
+			s += logT(L[off+i*step])
+		}
+		O[bi] = 2 * s
+	}
+}

@@ -1,0 +1,260 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gradus-ml/gradus/tensor/internal/gemm"
+)
+
+// Parallelism: the forward pass and the input gradient are independent per
+// image, so images are spread over goroutines, each with its own im2col
+// buffer that stays in cache between im2col and the GEMM that consumes it.
+// The weight gradient sums over images, so there a chunk of images is
+// unfolded into one wide column matrix and a single GEMM with a long inner
+// dimension does the sum; the GEMM parallelises itself. Buffers are reused
+// across images and chunks, and across calls through a pool.
+
+// convColBudget bounds the elements of the weight gradient's column buffer;
+// a chunk holds as many images as fit (at least one).
+var convColBudget = 1 << 18
+
+// chunk returns the number of images the weight gradient unfolds together.
+func (g *convGeom) chunk() int {
+	per := max(1, g.c*g.kh*g.kw*g.howo)
+	return max(1, min(g.n, convColBudget/per))
+}
+
+// convForward computes y = conv(x, w) for contiguous x (N, C, H, W),
+// w (O, C/groups, kh, kw) and y (N, O, Ho, Wo).
+func convForward[T Float](g *convGeom, x, w, y []T) {
+	colLen := g.c * g.kh * g.kw * g.howo
+	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
+		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col, g.howo)
+		yn := y[n*g.o*g.howo : (n+1)*g.o*g.howo]
+		for gi := 0; gi < g.groups; gi++ {
+			convGemm(false, false, g.og, g.howo, g.kdim,
+				1, w[gi*g.og*g.kdim:], g.kdim,
+				col[gi*g.kdim*g.howo:], g.howo,
+				0, yn[gi*g.og*g.howo:], g.howo)
+		}
+	})
+}
+
+// convInputGrad computes dx, the adjoint of the convolution in x: per
+// image dcol = wᵀ·dy for each group, then col2im adds the columns back
+// onto the image.
+func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
+	colLen := g.c * g.kh * g.kw * g.howo
+	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
+		dyn := dy[n*g.o*g.howo : (n+1)*g.o*g.howo]
+		for gi := 0; gi < g.groups; gi++ {
+			convGemm(true, false, g.kdim, g.howo, g.og,
+				1, w[gi*g.og*g.kdim:], g.kdim,
+				dyn[gi*g.og*g.howo:], g.howo,
+				0, col[gi*g.kdim*g.howo:], g.howo)
+		}
+		col2im(g, col, g.howo, dx[n*g.c*g.hw:(n+1)*g.c*g.hw])
+	})
+}
+
+// packDy gathers dy (m, O, Ho·Wo) of images n0.. into dst (O, m·Ho·Wo) with
+// row stride ld, the layout the weight-gradient GEMM consumes.
+func packDy[T Float](g *convGeom, dy []T, n0, m int, dst []T, ld int) {
+	for o := 0; o < g.o; o++ {
+		for i := 0; i < m; i++ {
+			copy(dst[o*ld+i*g.howo:o*ld+(i+1)*g.howo], dy[((n0+i)*g.o+o)*g.howo:])
+		}
+	}
+}
+
+// convWeightGrad computes dw, the adjoint of the convolution in w:
+// dw = Σ dy·colᵀ per group, accumulated over chunks by the GEMM (beta = 1
+// after the first chunk).
+func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
+	if g.n == 0 {
+		clear(dw)
+		return
+	}
+	nb := g.chunk()
+	ld := nb * g.howo
+	col := getBuf[T](g.c * g.kh * g.kw * ld)
+	dyp := getBuf[T](g.o * ld)
+	defer putBuf(col)
+	defer putBuf(dyp)
+	for n0 := 0; n0 < g.n; n0 += nb {
+		m := min(nb, g.n-n0)
+		forEachImage(m, 0, m*len(col)/nb, func(i int, _ []T) {
+			im2col(g, x[(n0+i)*g.c*g.hw:(n0+i+1)*g.c*g.hw], col[i*g.howo:], ld)
+		})
+		packDy(g, dy, n0, m, dyp, ld)
+		var beta T
+		if n0 > 0 {
+			beta = 1
+		}
+		for gi := 0; gi < g.groups; gi++ {
+			convGemm(false, true, g.og, g.kdim, m*g.howo,
+				1, dyp[gi*g.og*ld:], ld,
+				col[gi*g.kdim*ld:], ld,
+				beta, dw[gi*g.og*g.kdim:], g.kdim)
+		}
+	}
+}
+
+// validRange returns the output positions [lo, hi) among 0..nOut-1 whose
+// input coordinate o·stride + off falls inside 0..size-1.
+func validRange(nOut, size, stride, off int) (lo, hi int) {
+	if off < 0 {
+		lo = (-off + stride - 1) / stride
+	}
+	if last := size - 1 - off; last >= 0 {
+		hi = last/stride + 1
+	}
+	hi = min(hi, nOut)
+	lo = min(lo, hi)
+	return lo, hi
+}
+
+// im2col writes the column matrix of one image x (C, H, W): row (c, i, j),
+// at col[r·ld:], holds for every output position the input value under
+// kernel tap (i, j) of channel c, or 0 in the padding.
+func im2col[T Float](g *convGeom, x, col []T, ld int) {
+	r := 0
+	for c := 0; c < g.c; c++ {
+		plane := x[c*g.hw : (c+1)*g.hw]
+		for i := 0; i < g.kh; i++ {
+			hoff := i*g.dh - g.ph
+			ohLo, ohHi := validRange(g.ho, g.h, g.sh, hoff)
+			for j := 0; j < g.kw; j++ {
+				woff := j*g.dw - g.pw
+				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
+				row := col[r*ld : r*ld+g.howo]
+				r++
+				clear(row[:ohLo*g.wo])
+				clear(row[ohHi*g.wo:])
+				for oh := ohLo; oh < ohHi; oh++ {
+					dst := row[oh*g.wo : (oh+1)*g.wo]
+					src := plane[(oh*g.sh+hoff)*g.w : (oh*g.sh+hoff+1)*g.w]
+					clear(dst[:owLo])
+					clear(dst[owHi:])
+					if g.sw == 1 {
+						copy(dst[owLo:owHi], src[owLo+woff:])
+						continue
+					}
+					for ow := owLo; ow < owHi; ow++ {
+						dst[ow] = src[ow*g.sw+woff]
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2im is the adjoint of im2col: it overwrites x (C, H, W) with, for
+// each pixel, the sum of the column entries im2col would have copied from
+// it.
+func col2im[T Float](g *convGeom, col []T, ld int, x []T) {
+	clear(x)
+	r := 0
+	for c := 0; c < g.c; c++ {
+		plane := x[c*g.hw : (c+1)*g.hw]
+		for i := 0; i < g.kh; i++ {
+			hoff := i*g.dh - g.ph
+			ohLo, ohHi := validRange(g.ho, g.h, g.sh, hoff)
+			for j := 0; j < g.kw; j++ {
+				woff := j*g.dw - g.pw
+				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
+				row := col[r*ld : r*ld+g.howo]
+				r++
+				for oh := ohLo; oh < ohHi; oh++ {
+					src := row[oh*g.wo : (oh+1)*g.wo]
+					dst := plane[(oh*g.sh+hoff)*g.w : (oh*g.sh+hoff+1)*g.w]
+					if g.sw == 1 {
+						d := dst[owLo+woff : owHi+woff]
+						s := src[owLo:owHi]
+						for k := range d {
+							d[k] += s[k]
+						}
+						continue
+					}
+					for ow := owLo; ow < owHi; ow++ {
+						dst[ow*g.sw+woff] += src[ow]
+					}
+				}
+			}
+		}
+	}
+}
+
+// convGemm dispatches a row-major GEMM to the float32 or float64 kernel.
+func convGemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	switch a := any(a).(type) {
+	case []float32:
+		gemm.Sgemm(transA, transB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		gemm.Dgemm(transA, transB, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+// parallelMinElems is the least work (elements touched) worth spreading
+// over goroutines.
+const parallelMinElems = 1 << 15
+
+// forEachImage calls fn(i, buf) for i in [0, n), on up to GOMAXPROCS
+// goroutines when work (elements touched in total) is large enough to pay
+// for them. Each goroutine owns a scratch buffer of bufLen elements, passed
+// as buf. fn must be safe to run concurrently for different i.
+func forEachImage[T Float](n, bufLen, work int, fn func(i int, buf []T)) {
+	p := min(runtime.GOMAXPROCS(0), n)
+	if p <= 1 || work < parallelMinElems {
+		buf := getBuf[T](bufLen)
+		for i := 0; i < n; i++ {
+			fn(i, buf)
+		}
+		putBuf(buf)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(p)
+	for range p {
+		go func() {
+			defer wg.Done()
+			buf := getBuf[T](bufLen)
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i, buf)
+			}
+			putBuf(buf)
+		}()
+	}
+	wg.Wait()
+}
+
+// Scratch buffers (im2col columns) are recycled across calls so a steady
+// training loop does not allocate them every step.
+var bufPool32, bufPool64 sync.Pool
+
+// getBuf returns a scratch slice of n elements with unspecified contents.
+func getBuf[T Float](n int) []T {
+	pool := &bufPool64
+	if dtypeOf[T]() == Float32 {
+		pool = &bufPool32
+	}
+	if p, ok := pool.Get().(*[]T); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]T, n)
+}
+
+// putBuf returns a slice obtained from getBuf to the pool.
+func putBuf[T Float](b []T) {
+	if cap(b) == 0 {
+		return
+	}
+	pool := &bufPool64
+	if dtypeOf[T]() == Float32 {
+		pool = &bufPool32
+	}
+	pool.Put(&b)
+}

@@ -1,0 +1,259 @@
+package tensor
+
+import (
+	"fmt"
+	"sort"
+)
+
+// eighMaxIter bounds the implicit QL sweeps spent on one eigenvalue; the
+// iteration converges cubically, so a handful is normal and running out
+// means the input was not a finite symmetric matrix.
+const eighMaxIter = 60
+
+// Eigh returns the eigendecomposition A = V·diag(w)·Vᵀ of each symmetric
+// matrix of a (..., n, n): w (..., n) holds the eigenvalues in ascending
+// order and the columns of v (..., n, n) the corresponding orthonormal
+// eigenvectors. Only the lower triangle of a is read, so a non-symmetric a
+// is treated as the symmetric matrix with the same lower triangle.
+//
+// Each matrix is reduced to tridiagonal form by Householder reflections and
+// the tridiagonal matrix diagonalised by the implicit QL method with Wilkinson
+// shifts. Eigh returns an error wrapping ErrNotFinite when the lower
+// triangle holds a NaN or infinity, and an error if the iteration does not
+// converge. It panics with a *Error when a is not square.
+func Eigh(a *Tensor) (w, v *Tensor, err error) {
+	n := checkSquare("Eigh", a)
+	batch := a.shape[:len(a.shape)-2]
+	w = New(a.dtype, append(cloneInts(batch), n)...)
+	v = New(a.dtype, a.shape...)
+	offs := matrixOffsets(a, batch)
+	if a.dtype == Float32 {
+		err = eighBatch[float32](a, offs, n, w, v)
+	} else {
+		err = eighBatch[float64](a, offs, n, w, v)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, v, nil
+}
+
+func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
+	A, W, V := storage[T](a), storage[T](w), storage[T](v)
+	sr, sc := a.strides[len(a.strides)-2], a.strides[len(a.strides)-1]
+	z := make([]T, n*n)
+	zt := make([]T, n*n)
+	e := make([]T, n)
+	big := maxFinite[T]()
+	for bi, off := range offs {
+		clear(z)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				x := A[off+i*sr+j*sc]
+				if !(x >= -big && x <= big) {
+					return fmt.Errorf("tensor.Eigh: matrix %d: %w", bi, ErrNotFinite)
+				}
+				z[i*n+j] = x
+			}
+		}
+		d := W[bi*n : (bi+1)*n]
+		tred2(n, z, d, e)
+		// The QL rotations combine pairs of eigenvectors; keeping them as
+		// rows makes each rotation touch two contiguous rows.
+		for i := 0; i < n; i++ {
+			for k := 0; k < n; k++ {
+				zt[i*n+k] = z[k*n+i]
+			}
+		}
+		if !tqli(n, d, e, zt) {
+			return fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
+		}
+		perm := make([]int, n)
+		for i := range perm {
+			perm[i] = i
+		}
+		sort.SliceStable(perm, func(x, y int) bool { return d[perm[x]] < d[perm[y]] })
+		vb := V[bi*n*n : (bi+1)*n*n]
+		sorted := make([]T, n)
+		for j, p := range perm {
+			sorted[j] = d[p]
+			for k := 0; k < n; k++ {
+				vb[k*n+j] = zt[p*n+k]
+			}
+		}
+		copy(d, sorted)
+	}
+	return nil
+}
+
+// tred2 reduces the symmetric n×n matrix held in the lower triangle of a to
+// tridiagonal form Qᵀ·A·Q = T by Householder reflections, the last row
+// first. On return a holds Q, d the diagonal of T and e[1:] its
+// subdiagonal (e[0] = 0). The loops are arranged so that every inner loop
+// runs along a row.
+func tred2[T Float](n int, a, d, e []T) {
+	for i := n - 1; i > 0; i-- {
+		l := i - 1
+		var h T
+		ri := a[i*n : i*n+i] // row i left of the diagonal
+		if l > 0 {
+			var scale T
+			for _, x := range ri {
+				scale += absT(x)
+			}
+			if scale == 0 {
+				e[i] = ri[l]
+			} else {
+				for k := range ri {
+					ri[k] /= scale
+					h += ri[k] * ri[k]
+				}
+				f := ri[l]
+				g := sqrtT(h)
+				if f >= 0 {
+					g = -g
+				}
+				e[i] = scale * g
+				h -= f * g
+				ri[l] = f - g
+				// p = A·u/h over the leading i×i block, u = ri; e[:i] is
+				// free until its final value is set, so it holds p.
+				p := e[:i]
+				clear(p)
+				for j := 0; j <= l; j++ {
+					a[j*n+i] = ri[j] / h // keep u/h for accumulating Q
+					rj := a[j*n : j*n+j]
+					p[j] += dotContig(rj, ri[:j]) + a[j*n+j]*ri[j]
+					axpy(ri[j], rj, p[:j])
+				}
+				var fp T
+				for j := 0; j <= l; j++ {
+					p[j] /= h
+					fp += p[j] * ri[j]
+				}
+				hh := fp / (h + h)
+				// A −= u·qᵀ + q·uᵀ with q = p − hh·u, lower triangle only.
+				for j := 0; j <= l; j++ {
+					fj := ri[j]
+					gj := p[j] - hh*fj
+					p[j] = gj
+					rj := a[j*n : j*n+j+1]
+					for k := range rj {
+						rj[k] -= fj*p[k] + gj*ri[k]
+					}
+				}
+			}
+		} else {
+			e[i] = ri[l]
+		}
+		d[i] = h
+	}
+	if n == 0 {
+		return
+	}
+	d[0], e[0] = 0, 0
+	g := make([]T, n)
+	for i := 0; i < n; i++ {
+		if d[i] != 0 {
+			// Apply reflection i to the accumulated Q in the leading block:
+			// Q −= (Q·u/h)·uᵀ column by column, computed row-wise.
+			ri := a[i*n : i*n+i]
+			gg := g[:i]
+			clear(gg)
+			for k := 0; k < i; k++ {
+				axpy(ri[k], a[k*n:k*n+i], gg)
+			}
+			for k := 0; k < i; k++ {
+				axpy(-a[k*n+i], gg, a[k*n:k*n+i])
+			}
+		}
+		d[i] = a[i*n+i]
+		a[i*n+i] = 1
+		for j := 0; j < i; j++ {
+			a[j*n+i], a[i*n+j] = 0, 0
+		}
+	}
+}
+
+// tqli diagonalises the symmetric tridiagonal matrix with diagonal d and
+// subdiagonal e[1:] by the implicit QL method with shifts, overwriting d
+// with the (unsorted) eigenvalues. Each rotation is also applied to rows i
+// and i+1 of zt, so if zt holds Qᵀ from tred2 its row j ends as the
+// eigenvector of d[j]. It reports false if an eigenvalue fails to converge.
+func tqli[T Float](n int, d, e, zt []T) bool {
+	if n == 0 {
+		return true
+	}
+	for i := 1; i < n; i++ {
+		e[i-1] = e[i]
+	}
+	e[n-1] = 0
+	eps := epsT[T]()
+	for l := 0; l < n; l++ {
+		for iter := 0; ; iter++ {
+			m := l
+			for ; m < n-1; m++ {
+				dd := absT(d[m]) + absT(d[m+1])
+				if absT(e[m]) <= eps*dd {
+					break
+				}
+			}
+			if m == l {
+				break
+			}
+			if iter == eighMaxIter {
+				return false
+			}
+			// Wilkinson-style shift from the leading 2×2 block.
+			g := (d[l+1] - d[l]) / (2 * e[l])
+			r := hypotT(g, 1)
+			if g < 0 {
+				r = -r
+			}
+			g = d[m] - d[l] + e[l]/(g+r)
+			s, c, p := T(1), T(1), T(0)
+			deflated := false
+			for i := m - 1; i >= l; i-- {
+				f := s * e[i]
+				b := c * e[i]
+				r = hypotT(f, g)
+				e[i+1] = r
+				if r == 0 { // underflow: the matrix splits here
+					d[i+1] -= p
+					e[m] = 0
+					deflated = true
+					break
+				}
+				s = f / r
+				c = g / r
+				g = d[i+1] - p
+				r = (d[i]-g)*s + 2*c*b
+				p = s * r
+				d[i+1] = g + p
+				g = c*r - b
+				zi, zj := zt[i*n:i*n+n], zt[(i+1)*n:(i+1)*n+n]
+				for k := range zi {
+					f := zj[k]
+					zj[k] = s*zi[k] + c*f
+					zi[k] = c*zi[k] - s*f
+				}
+			}
+			if deflated {
+				continue
+			}
+			d[l] -= p
+			e[l] = g
+			e[m] = 0
+		}
+	}
+	return true
+}
+
+// epsT returns the machine epsilon of T.
+func epsT[T Float]() T {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return T(1.0 / (1 << 23))
+	}
+	return T(1.0 / (1 << 52))
+}

@@ -1,0 +1,82 @@
+package tensor
+
+import (
+	"fmt"
+	"testing"
+)
+
+// laReportGFLOPS reports the rate of b.N operations of flops each.
+func laReportGFLOPS(b *testing.B, flops float64) {
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+func BenchmarkMatMul(b *testing.B) {
+	shapes := []struct {
+		name    string
+		m, k, n int
+	}{
+		{"128x784x512", 128, 784, 512},
+		{"1024", 1024, 1024, 1024},
+	}
+	for _, dt := range laDTypes {
+		for _, s := range shapes {
+			b.Run(laDTypeName(dt)+"/"+s.name, func(b *testing.B) {
+				x, y := laRandom(dt, 1, s.m, s.k), laRandom(dt, 2, s.k, s.n)
+				dst := New(dt, s.m, s.n)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					MatMulTo(dst, x, y)
+				}
+				laReportGFLOPS(b, 2*float64(s.m)*float64(s.k)*float64(s.n))
+			})
+		}
+	}
+}
+
+func BenchmarkCholesky(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000} {
+		b.Run(fmt.Sprintf("f64/n%d", n), func(b *testing.B) {
+			a := laBenchSPD(n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Cholesky(a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			laReportGFLOPS(b, float64(n)*float64(n)*float64(n)/3)
+		})
+	}
+}
+
+func BenchmarkTriSolve(b *testing.B) {
+	const n, k = 1000, 1000
+	b.Run(fmt.Sprintf("f64/n%dx%d", n, k), func(b *testing.B) {
+		l, err := Cholesky(laBenchSPD(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rhs := laRandom(Float64, 2, n, k)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			TriSolve(l, rhs, true, false)
+		}
+		laReportGFLOPS(b, float64(n)*float64(n)*float64(k))
+	})
+}
+
+func laDTypeName(dt DType) string {
+	if dt == Float32 {
+		return "f32"
+	}
+	return "f64"
+}
+
+// laBenchSPD returns MᵀM + nI for a random n×n M, built with MatMulT since
+// the naive reference product is far too slow at benchmark sizes.
+func laBenchSPD(n int) *Tensor {
+	m := laRandom(Float64, 1, n, n)
+	return Add(MatMulT(m, m, true, false), laScale(Eye(Float64, n), float64(n)))
+}

@@ -1,0 +1,603 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// laMat is a row-major float64 matrix for the reference computations.
+type laMat struct {
+	r, c int
+	v    []float64
+}
+
+func laMatOf(t *Tensor) laMat {
+	s := t.Shape()
+	return laMat{s[len(s)-2], s[len(s)-1], t.Values()}
+}
+
+func (m laMat) at(i, j int) float64 { return m.v[i*m.c+j] }
+
+// laMul is the naive product of two laMats (i-p-j loop order so the
+// innermost loop runs along rows).
+func laMul(a, b laMat) laMat {
+	out := laMat{a.r, b.c, make([]float64, a.r*b.c)}
+	for i := 0; i < a.r; i++ {
+		row := out.v[i*b.c : (i+1)*b.c]
+		for p := 0; p < a.c; p++ {
+			x := a.at(i, p)
+			brow := b.v[p*b.c : (p+1)*b.c]
+			for j := range row {
+				row[j] += x * brow[j]
+			}
+		}
+	}
+	return out
+}
+
+func laT(a laMat) laMat {
+	out := laMat{a.c, a.r, make([]float64, len(a.v))}
+	for i := 0; i < a.r; i++ {
+		for j := 0; j < a.c; j++ {
+			out.v[j*a.r+i] = a.at(i, j)
+		}
+	}
+	return out
+}
+
+// laMaxDiff is the largest absolute entrywise difference.
+func laMaxDiff(a, b laMat) float64 {
+	d := 0.0
+	for i := range a.v {
+		d = math.Max(d, math.Abs(a.v[i]-b.v[i]))
+	}
+	return d
+}
+
+// laSPD returns the SPD matrix MᵀM + nI for a random n×n M, computed in
+// float64 and stored in dt.
+func laSPD(dt DType, seed uint64, n int) *Tensor {
+	m := laMatOf(laRandom(Float64, seed, n, n))
+	a := laMul(laT(m), m)
+	for i := 0; i < n; i++ {
+		a.v[i*n+i] += float64(n)
+	}
+	return FromValues(dt, a.v, n, n)
+}
+
+// laBadUpper returns a copy of the square matrix t with NaN above the
+// diagonal, to check that only the lower triangle is read.
+func laBadUpper(t *Tensor) *Tensor {
+	c := t.Clone()
+	n := c.Shape()[0]
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			c.SetAt(math.NaN(), i, j)
+		}
+	}
+	return c
+}
+
+// laRelTol is the tolerance for a residual relative to the data's scale.
+func laRelTol(dt DType, n int) float64 {
+	if dt == Float32 {
+		return 1e-5 * float64(n+4)
+	}
+	return 1e-13 * float64(n+4)
+}
+
+func TestCholeskyReconstructs(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 64, 65, 200, 300} {
+		for _, dt := range laDTypes {
+			t.Run(dt.String()+"/n"+fmt.Sprint(n), func(t *testing.T) {
+				a := laSPD(dt, uint64(n), n)
+				l, err := Cholesky(laBadUpper(a))
+				require.NoError(t, err)
+				require.Equal(t, []int{n, n}, l.Shape())
+				lm := laMatOf(l)
+				for i := 0; i < n; i++ {
+					require.Greater(t, lm.at(i, i), 0.0)
+					for j := i + 1; j < n; j++ {
+						require.Zero(t, lm.at(i, j), "upper entry (%d, %d)", i, j)
+					}
+				}
+				am := laMatOf(a)
+				scale := float64(2 * n) // the diagonal of A is about 1.3n
+				assert.Less(t, laMaxDiff(laMul(lm, laT(lm)), am)/scale, laRelTol(dt, n))
+			})
+		}
+	}
+}
+
+func TestCholeskyHandWorked(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			l, err := Cholesky(FromValues(dt, []float64{4, 2, 2, 3}, 2, 2))
+			require.NoError(t, err)
+			laAssertClose(t, []float64{2, 0, 1, math.Sqrt2}, l, laTol(dt, 2))
+			// log det [[4,2],[2,3]] = log 8.
+			assert.InDelta(t, math.Log(8), LogDetChol(l).Item(), laTol(dt, 2))
+		})
+	}
+}
+
+func TestCholeskyBatched(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			const n = 70
+			mats := []*Tensor{laSPD(dt, 1, n), laSPD(dt, 2, n), laSPD(dt, 3, n), laSPD(dt, 4, n)}
+			vals := []float64{}
+			for _, m := range mats {
+				vals = append(vals, m.Values()...)
+			}
+			a := FromValues(dt, vals, 2, 2, n, n)
+			l, err := Cholesky(a)
+			require.NoError(t, err)
+			require.Equal(t, []int{2, 2, n, n}, l.Shape())
+			lv := l.Values()
+			for b, m := range mats {
+				lb := laMat{n, n, lv[b*n*n : (b+1)*n*n]}
+				assert.Less(t, laMaxDiff(laMul(lb, laT(lb)), laMatOf(m))/(2*n), laRelTol(dt, n), "matrix %d", b)
+			}
+			ld := LogDetChol(l)
+			require.Equal(t, []int{2, 2}, ld.Shape())
+			for b, m := range mats {
+				// log det from the reference LU-free route: Σ log of L's diagonal
+				// equals half of log det A, checked against SlogDet.
+				_, la, err := SlogDet(m)
+				require.NoError(t, err)
+				assert.InDelta(t, la.Item(), ld.Values()[b], 1e-3*math.Abs(la.Item()), "matrix %d", b)
+			}
+
+			// The third matrix fails: its error names it and its pivot.
+			vals2 := append([]float64{}, vals...)
+			vals2[2*n*n+3*n+3] = -1e6
+			_, err = Cholesky(FromValues(dt, vals2, 4, n, n))
+			var npd *NotPositiveDefiniteError
+			require.ErrorAs(t, err, &npd)
+			assert.Equal(t, 2, npd.Batch)
+			assert.Equal(t, 3, npd.Pivot)
+		})
+	}
+}
+
+func TestCholeskyNotPositiveDefinite(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		name  string
+		a     []float64
+		n     int
+		pivot int
+		value float64 // NaN: check IsNaN
+	}{
+		{"indefinite", []float64{1, 2, 2, 1}, 2, 1, -3},
+		{"negative first", []float64{-1, 0, 0, 1}, 2, 0, -1},
+		{"zero pivot", []float64{1, 1, 1, 1}, 2, 1, 0},
+		{"NaN diagonal", []float64{nan, 0, 0, 1}, 2, 0, nan},
+		{"NaN below", []float64{4, 0, 0, nan, 4, 0, 1, 1, 4}, 3, 1, nan},
+		{"infinite", []float64{math.Inf(1), 0, 0, 1}, 2, 0, math.Inf(1)},
+	}
+	for _, tc := range cases {
+		for _, dt := range laDTypes {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				l, err := Cholesky(FromValues(dt, tc.a, tc.n, tc.n))
+				require.Nil(t, l)
+				require.ErrorIs(t, err, ErrNotPositiveDefinite)
+				var npd *NotPositiveDefiniteError
+				require.ErrorAs(t, err, &npd)
+				assert.Equal(t, "Cholesky", npd.Op)
+				assert.Equal(t, tc.pivot, npd.Pivot)
+				assert.Equal(t, 0, npd.Batch)
+				if math.IsNaN(tc.value) {
+					assert.True(t, math.IsNaN(npd.Value))
+				} else {
+					assert.Equal(t, tc.value, npd.Value)
+				}
+			})
+		}
+	}
+	// A failure deep inside the blocked recursion (pivot 150 of 200).
+	for _, dt := range laDTypes {
+		a := laSPD(dt, 9, 200)
+		a.SetAt(-1e9, 150, 150)
+		_, err := Cholesky(a)
+		var npd *NotPositiveDefiniteError
+		require.ErrorAs(t, err, &npd)
+		assert.Equal(t, 150, npd.Pivot)
+	}
+}
+
+func TestCholeskyMisuse(t *testing.T) {
+	for _, dt := range laDTypes {
+		laRequireOpError(t, "Cholesky", func() { _, _ = Cholesky(New(dt, 2, 3)) }, "(2, 3)")
+		laRequireOpError(t, "Cholesky", func() { _, _ = Cholesky(New(dt, 3)) }, "(3,)")
+		laRequireOpError(t, "LogDetChol", func() { LogDetChol(New(dt, 2, 3)) }, "(2, 3)")
+	}
+}
+
+// laTriangular returns a well-conditioned n×n triangular matrix (diagonal in
+// [2, 3], small off-diagonal entries) with NaN in the other triangle, so a
+// solve that reads it fails.
+func laTriangular(dt DType, seed uint64, n int, lower bool) *Tensor {
+	r := laRandom(Float64, seed, n, n).Values()
+	v := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			switch {
+			case i == j:
+				v[i*n+j] = 2.5 + r[i*n+j]/2
+			case (j < i) == lower:
+				v[i*n+j] = r[i*n+j] / float64(n)
+			default:
+				v[i*n+j] = math.NaN()
+			}
+		}
+	}
+	return FromValues(dt, v, n, n)
+}
+
+// laClean replaces NaN with 0 in a copy of m.
+func laClean(m laMat) laMat {
+	out := laMat{m.r, m.c, append([]float64{}, m.v...)}
+	for i, x := range out.v {
+		if math.IsNaN(x) {
+			out.v[i] = 0
+		}
+	}
+	return out
+}
+
+func TestTriSolveResiduals(t *testing.T) {
+	// n = 150 crosses the recursion's block size; k = 4000 makes the
+	// substitution split its columns over goroutines.
+	sizes := [][2]int{{1, 1}, {5, 1}, {5, 7}, {150, 1}, {150, 7}, {70, 4000}}
+	for _, nk := range sizes {
+		for _, flags := range [][2]bool{{true, false}, {true, true}, {false, false}, {false, true}} {
+			for _, dt := range laDTypes {
+				n, k, lower, trans := nk[0], nk[1], flags[0], flags[1]
+				name := fmt.Sprintf("%v/n%dk%d/lower=%v/trans=%v", dt, n, k, lower, trans)
+				t.Run(name, func(t *testing.T) {
+					a := laTriangular(dt, uint64(n+k), n, lower)
+					b := laRandom(dt, 11, n, k)
+					x := TriSolve(a, b, lower, trans)
+					require.Equal(t, []int{n, k}, x.Shape())
+					op := laClean(laMatOf(a))
+					if trans {
+						op = laT(op)
+					}
+					res := laMaxDiff(laMul(op, laMatOf(x)), laMatOf(b))
+					assert.Less(t, res, laRelTol(dt, n))
+				})
+			}
+		}
+	}
+}
+
+func TestTriSolveShapes(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			// [[2,0],[1,4]]·x = [2, 9] → x = [1, 2]; only the lower triangle is read.
+			a := FromValues(dt, []float64{2, math.NaN(), 1, 4}, 2, 2)
+			x := TriSolve(a, FromValues(dt, []float64{2, 9}), true, false)
+			require.Equal(t, []int{2}, x.Shape())
+			assert.Equal(t, []float64{1, 2}, x.Values())
+
+			// Batched a broadcasting against one b, and the reverse.
+			a1, a2 := laTriangular(dt, 1, 4, true), laTriangular(dt, 2, 4, true)
+			ab := FromValues(dt, append(a1.Values(), a2.Values()...), 2, 4, 4)
+			b := laRandom(dt, 3, 4, 3)
+			x = TriSolve(ab, b, true, false)
+			require.Equal(t, []int{2, 4, 3}, x.Shape())
+			xv := x.Values()
+			for i, ai := range []*Tensor{a1, a2} {
+				xi := laMat{4, 3, xv[i*12 : (i+1)*12]}
+				assert.Less(t, laMaxDiff(laMul(laClean(laMatOf(ai)), xi), laMatOf(b)), laRelTol(dt, 4))
+			}
+			bb := laRandom(dt, 4, 3, 4, 2)
+			x = TriSolve(a1, bb, true, false)
+			require.Equal(t, []int{3, 4, 2}, x.Shape())
+
+			laRequireOpError(t, "TriSolve", func() { TriSolve(New(dt, 3, 3), New(dt, 4, 2), true, false) }, "(3, 3)", "(4, 2)")
+			laRequireOpError(t, "TriSolve", func() { TriSolve(New(dt, 3, 2), New(dt, 3, 2), true, false) }, "(3, 2)")
+			laRequireOpError(t, "TriSolve", func() { TriSolve(New(dt, 2, 3, 3), New(dt, 4, 3, 1), true, false) }, "(2,)", "(4,)")
+		})
+	}
+}
+
+func TestCholeskySolve(t *testing.T) {
+	for _, n := range []int{3, 130} {
+		for _, dt := range laDTypes {
+			t.Run(dt.String()+"/n"+fmt.Sprint(n), func(t *testing.T) {
+				a := laSPD(dt, 5, n)
+				l, err := Cholesky(a)
+				require.NoError(t, err)
+				b := laRandom(dt, 6, n, 4)
+				x := CholeskySolve(l, b)
+				require.Equal(t, []int{n, 4}, x.Shape())
+				res := laMaxDiff(laMul(laMatOf(a), laMatOf(x)), laMatOf(b))
+				assert.Less(t, res, laRelTol(dt, n))
+			})
+		}
+	}
+}
+
+// laBackwardErr is the residual of A·X = B relative to ‖A‖∞·‖X‖max, the
+// quantity a backward-stable solver keeps at a small multiple of n·eps.
+func laBackwardErr(a, x, b laMat) float64 {
+	normA, normX := 0.0, 0.0
+	for i := 0; i < a.r; i++ {
+		s := 0.0
+		for j := 0; j < a.c; j++ {
+			s += math.Abs(a.at(i, j))
+		}
+		normA = math.Max(normA, s)
+	}
+	for _, v := range x.v {
+		normX = math.Max(normX, math.Abs(v))
+	}
+	return laMaxDiff(laMul(a, x), b) / (normA * normX)
+}
+
+func TestSolveResiduals(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 100, 150} {
+		for _, dt := range laDTypes {
+			t.Run(dt.String()+"/n"+fmt.Sprint(n), func(t *testing.T) {
+				// A random matrix needs pivoting; the shift keeps it from
+				// being nearly singular.
+				a := Add(laRandom(dt, uint64(n), n, n), laScale(Eye(dt, n), 3))
+				b := laRandom(dt, 2, n, 3)
+				x, err := Solve(a, b)
+				require.NoError(t, err)
+				require.Equal(t, []int{n, 3}, x.Shape())
+				assert.Less(t, laBackwardErr(laMatOf(a), laMatOf(x), laMatOf(b)), laRelTol(dt, n)/10)
+
+				// One right-hand side as a vector.
+				v := laRandom(dt, 3, n)
+				xv, err := Solve(a, v)
+				require.NoError(t, err)
+				require.Equal(t, []int{n}, xv.Shape())
+				assert.Less(t, laBackwardErr(laMatOf(a), laMat{n, 1, xv.Values()}, laMat{n, 1, v.Values()}), laRelTol(dt, n)/10)
+			})
+		}
+	}
+}
+
+// laScale scales t by s (a local helper so these tests do not depend on
+// the elementwise work in progress).
+func laScale(t *Tensor, s float64) *Tensor {
+	return Mul(t, Full(t.DType(), s))
+}
+
+func TestSolvePivotingAndBatch(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			// [[0,1],[1,0]]·x = [2,3] needs a row interchange: x = [3,2].
+			x, err := Solve(FromValues(dt, []float64{0, 1, 1, 0}, 2, 2), FromValues(dt, []float64{2, 3}))
+			require.NoError(t, err)
+			assert.Equal(t, []float64{3, 2}, x.Values())
+
+			// A batch of two systems with one shared right-hand side.
+			a := FromValues(dt, []float64{2, 0, 0, 4, 1, 1, 0, 1}, 2, 2, 2)
+			x, err = Solve(a, FromValues(dt, []float64{2, 4, 3, 1}, 2, 2))
+			require.NoError(t, err)
+			require.Equal(t, []int{2, 2, 2}, x.Shape())
+			// diag(2,4)⁻¹·[[2,4],[3,1]] = [[1,2],[0.75,0.25]];
+			// [[1,1],[0,1]]⁻¹·[[2,4],[3,1]] = [[-1,3],[3,1]].
+			assert.Equal(t, []float64{1, 2, 0.75, 0.25, -1, 3, 3, 1}, x.Values())
+		})
+	}
+}
+
+func TestSolveSingular(t *testing.T) {
+	cases := []struct {
+		name  string
+		a     []float64
+		n     int
+		pivot string
+	}{
+		{"rank one", []float64{1, 2, 2, 4}, 2, "pivot 1"},
+		{"zero", []float64{0, 0, 0, 0}, 2, "pivot 0"},
+		{"dependent rows", []float64{1, 2, 3, 2, 4, 6, 1, 0, 1}, 3, "pivot 2"},
+	}
+	for _, tc := range cases {
+		for _, dt := range laDTypes {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				a := FromValues(dt, tc.a, tc.n, tc.n)
+				x, err := Solve(a, Ones(dt, tc.n))
+				require.Nil(t, x)
+				require.ErrorIs(t, err, ErrSingular)
+				assert.Contains(t, err.Error(), tc.pivot)
+				_, err = Inverse(a)
+				require.ErrorIs(t, err, ErrSingular)
+				d, err := Det(a)
+				require.NoError(t, err)
+				assert.Equal(t, 0.0, d.Item())
+				s, la, err := SlogDet(a)
+				require.NoError(t, err)
+				assert.Equal(t, 0.0, s.Item())
+				assert.True(t, math.IsInf(la.Item(), -1))
+			})
+		}
+	}
+	for _, dt := range laDTypes {
+		_, err := Solve(FromValues(dt, []float64{1, math.NaN(), 0, 1}, 2, 2), Ones(dt, 2))
+		require.ErrorIs(t, err, ErrNotFinite)
+		_, err = Det(FromValues(dt, []float64{1, math.Inf(1), 0, 1}, 2, 2))
+		require.ErrorIs(t, err, ErrNotFinite)
+		laRequireOpError(t, "Solve", func() { _, _ = Solve(New(dt, 3, 3), New(dt, 2)) }, "(3, 3)", "(2,)")
+		laRequireOpError(t, "Solve", func() { _, _ = Solve(New(dt, 3, 3), New(Float32+Float64-dt, 3)) }, "float32", "float64")
+		laRequireOpError(t, "Det", func() { _, _ = Det(New(dt, 2, 3)) }, "(2, 3)")
+		laRequireOpError(t, "Inverse", func() { _, _ = Inverse(New(dt, 4)) }, "(4,)")
+	}
+}
+
+func TestInverse(t *testing.T) {
+	for _, n := range []int{1, 4, 70} {
+		for _, dt := range laDTypes {
+			t.Run(dt.String()+"/n"+fmt.Sprint(n), func(t *testing.T) {
+				a := Add(laRandom(dt, uint64(n), n, n), laScale(Eye(dt, n), 3))
+				inv, err := Inverse(a)
+				require.NoError(t, err)
+				id := laMatOf(Eye(Float64, n))
+				assert.Less(t, laMaxDiff(laMul(laMatOf(a), laMatOf(inv)), id), laRelTol(dt, n))
+				assert.Less(t, laMaxDiff(laMul(laMatOf(inv), laMatOf(a)), id), laRelTol(dt, n))
+			})
+		}
+	}
+	for _, dt := range laDTypes {
+		// [[1,2],[3,4]]⁻¹ = [[-2,1],[1.5,-0.5]], batched with 2I.
+		inv, err := Inverse(FromValues(dt, []float64{1, 2, 3, 4, 2, 0, 0, 2}, 2, 2, 2))
+		require.NoError(t, err)
+		laAssertClose(t, []float64{-2, 1, 1.5, -0.5, 0.5, 0, 0, 0.5}, inv, laTol(dt, 2))
+	}
+}
+
+func TestDetAndSlogDet(t *testing.T) {
+	cases := []struct {
+		name  string
+		a     []float64
+		n     int
+		det   float64
+		sign  float64
+		logAb float64
+	}{
+		{"2x2", []float64{1, 2, 3, 4}, 2, -2, -1, math.Log(2)},
+		{"1x1", []float64{-5}, 1, -5, -1, math.Log(5)},
+		{"tridiagonal", []float64{2, -1, 0, -1, 2, -1, 0, -1, 2}, 3, 4, 1, math.Log(4)},
+		{"permutation", []float64{0, 1, 0, 0, 0, 1, 1, 0, 0}, 3, 1, 1, 0},
+		{"swap", []float64{0, 1, 1, 0}, 2, -1, -1, 0},
+		{"empty", nil, 0, 1, 1, 0},
+	}
+	for _, tc := range cases {
+		for _, dt := range laDTypes {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				a := FromValues(dt, tc.a, tc.n, tc.n)
+				d, err := Det(a)
+				require.NoError(t, err)
+				require.Equal(t, []int{}, d.Shape())
+				assert.InDelta(t, tc.det, d.Item(), laTol(dt, tc.n)*10)
+				s, la, err := SlogDet(a)
+				require.NoError(t, err)
+				assert.Equal(t, tc.sign, s.Item())
+				assert.InDelta(t, tc.logAb, la.Item(), laTol(dt, tc.n)*10)
+			})
+		}
+	}
+	for _, dt := range laDTypes {
+		// A batch, and a determinant (10^400) that overflows Det but not SlogDet.
+		d, err := Det(FromValues(dt, []float64{1, 2, 3, 4, 2, 0, 0, 3}, 2, 2, 2))
+		require.NoError(t, err)
+		laAssertClose(t, []float64{-2, 6}, d, laTol(dt, 2)*10)
+		const n = 200
+		big := laScale(Eye(dt, n), 100)
+		s, la, err := SlogDet(big)
+		require.NoError(t, err)
+		assert.Equal(t, 1.0, s.Item())
+		assert.InDelta(t, n*math.Log(100), la.Item(), 1e-3*n)
+	}
+}
+
+func TestEighHandWorked(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			// [[2,1],[1,2]]: eigenvalues 1 and 3, eigenvectors (1,−1)/√2 and
+			// (1,1)/√2 up to sign. The upper triangle is ignored.
+			w, v, err := Eigh(FromValues(dt, []float64{2, math.NaN(), 1, 2}, 2, 2))
+			require.NoError(t, err)
+			laAssertClose(t, []float64{1, 3}, w, laTol(dt, 2))
+			h := 1 / math.Sqrt2
+			vm := laMatOf(v)
+			assert.InDelta(t, 0, vm.at(0, 0)+vm.at(1, 0), laTol(dt, 2))
+			assert.InDelta(t, h, math.Abs(vm.at(0, 0)), laTol(dt, 2))
+			assert.InDelta(t, 0, vm.at(0, 1)-vm.at(1, 1), laTol(dt, 2))
+			assert.InDelta(t, h, math.Abs(vm.at(0, 1)), laTol(dt, 2))
+
+			// Diagonal input with a repeated eigenvalue, and 1×1, and 0×0.
+			w, _, err = Eigh(FromValues(dt, []float64{3, 0, 0, 0, -1, 0, 0, 0, 3}, 3, 3))
+			require.NoError(t, err)
+			assert.Equal(t, []float64{-1, 3, 3}, w.Values())
+			w, v, err = Eigh(FromValues(dt, []float64{7}, 1, 1))
+			require.NoError(t, err)
+			assert.Equal(t, []float64{7}, w.Values())
+			assert.Equal(t, []float64{1}, v.Values())
+			w, v, err = Eigh(New(dt, 0, 0))
+			require.NoError(t, err)
+			assert.Equal(t, []int{0}, w.Shape())
+			assert.Equal(t, []int{0, 0}, v.Shape())
+		})
+	}
+}
+
+// laSymmetric returns a random symmetric n×n matrix.
+func laSymmetric(dt DType, seed uint64, n int) *Tensor {
+	m := laRandom(Float64, seed, n, n).Values()
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			m[j*n+i] = m[i*n+j]
+		}
+	}
+	return FromValues(dt, m, n, n)
+}
+
+// laCheckEigh verifies V·diag(w)·Vᵀ = A, VᵀV = I and ascending w.
+func laCheckEigh(t *testing.T, dt DType, a laMat, w []float64, v laMat) {
+	t.Helper()
+	n := a.r
+	for i := 1; i < n; i++ {
+		require.LessOrEqual(t, w[i-1], w[i], "eigenvalues not ascending")
+	}
+	vd := laMat{n, n, append([]float64{}, v.v...)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			vd.v[i*n+j] *= w[j]
+		}
+	}
+	scale := math.Max(math.Abs(w[0]), math.Abs(w[n-1]))
+	assert.Less(t, laMaxDiff(laMul(vd, laT(v)), a)/scale, laRelTol(dt, n), "reconstruction")
+	assert.Less(t, laMaxDiff(laMul(laT(v), v), laMatOf(Eye(Float64, n))), laRelTol(dt, n), "orthonormality")
+}
+
+func TestEighRandomSymmetric(t *testing.T) {
+	for _, n := range []int{3, 50, 120} {
+		for _, dt := range laDTypes {
+			t.Run(dt.String()+"/n"+fmt.Sprint(n), func(t *testing.T) {
+				a := laSymmetric(dt, uint64(n), n)
+				w, v, err := Eigh(a)
+				require.NoError(t, err)
+				require.Equal(t, []int{n}, w.Shape())
+				require.Equal(t, []int{n, n}, v.Shape())
+				laCheckEigh(t, dt, laMatOf(a), w.Values(), laMatOf(v))
+			})
+		}
+	}
+}
+
+func TestEighBatchedAndErrors(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			const n = 6
+			a1, a2 := laSymmetric(dt, 1, n), laSPD(dt, 2, n)
+			a := FromValues(dt, append(a1.Values(), a2.Values()...), 2, n, n)
+			w, v, err := Eigh(a)
+			require.NoError(t, err)
+			require.Equal(t, []int{2, n}, w.Shape())
+			require.Equal(t, []int{2, n, n}, v.Shape())
+			wv, vv := w.Values(), v.Values()
+			for i, ai := range []*Tensor{a1, a2} {
+				laCheckEigh(t, dt, laMatOf(ai), wv[i*n:(i+1)*n], laMat{n, n, vv[i*n*n : (i+1)*n*n]})
+			}
+			// A transposed view is read through its strides.
+			w2, _, err := Eigh(transposeLast(a1))
+			require.NoError(t, err)
+			laAssertClose(t, wv[:n], w2, laTol(dt, n)*10)
+
+			_, _, err = Eigh(FromValues(dt, []float64{1, 0, math.NaN(), 1}, 2, 2))
+			require.ErrorIs(t, err, ErrNotFinite)
+			laRequireOpError(t, "Eigh", func() { _, _, _ = Eigh(New(dt, 2, 3)) }, "(2, 3)")
+		})
+	}
+}

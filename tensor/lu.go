@@ -1,0 +1,258 @@
+package tensor
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrNotFinite is returned (wrapped) when a factorisation is given a matrix
+// with NaN or infinite entries, whose result would be meaningless.
+var ErrNotFinite = errors.New("matrix has NaN or infinite entries")
+
+// luBlock is the panel width of the blocked LU factorisation.
+const luBlock = 64
+
+// luFactor holds the LU factorisations P·A = L·U of a batch of n×n
+// matrices, stored contiguously; piv[b][i] is the row swapped with row i at
+// step i, zero[b] the first exactly zero pivot of matrix b or -1.
+type luFactor struct {
+	lu   *Tensor
+	n    int
+	piv  [][]int
+	zero []int
+}
+
+// factorLU copies and factors every matrix of a (..., n, n). It returns an
+// error wrapping ErrNotFinite when an entry is NaN or infinite.
+func factorLU(op string, a *Tensor) (*luFactor, error) {
+	n := checkSquare(op, a)
+	lu := a.Clone()
+	nb := shapeSize(a.shape[:len(a.shape)-2])
+	f := &luFactor{lu: lu, n: n, piv: make([][]int, nb), zero: make([]int, nb)}
+	var bad int
+	if a.dtype == Float32 {
+		bad = factorLUBatch[float32](f)
+	} else {
+		bad = factorLUBatch[float64](f)
+	}
+	if bad >= 0 {
+		return nil, fmt.Errorf("tensor.%s: matrix %d: %w", op, bad, ErrNotFinite)
+	}
+	return f, nil
+}
+
+// factorLUBatch factors each matrix in place and returns the index of the
+// first matrix with a non-finite entry (left unfactored), or -1.
+func factorLUBatch[T Float](f *luFactor) int {
+	n := f.n
+	A := storage[T](f.lu)
+	big := maxFinite[T]()
+	for bi := range f.piv {
+		m := A[bi*n*n : (bi+1)*n*n]
+		for _, v := range m {
+			if !(v >= -big && v <= big) {
+				return bi
+			}
+		}
+		f.piv[bi] = make([]int, n)
+		f.zero[bi] = getrf(n, m, n, f.piv[bi])
+	}
+	return -1
+}
+
+// getrf factors the n×n matrix a in place as P·A = L·U with partial
+// pivoting (L unit lower, U upper, both stored in a), recording in piv[i]
+// the row swapped with row i. Panels of luBlock columns are factored
+// unblocked; the trailing matrix is updated by GEMM. It returns the index of
+// the first exactly zero pivot, or -1; the factorisation still completes.
+func getrf[T Float](n int, a []T, lda int, piv []int) int {
+	zero := -1
+	for j := 0; j < n; j += luBlock {
+		jb := min(luBlock, n-j)
+		for jj := j; jj < j+jb; jj++ {
+			p, best := jj, absT(a[jj*lda+jj])
+			for i := jj + 1; i < n; i++ {
+				if v := absT(a[i*lda+jj]); v > best {
+					p, best = i, v
+				}
+			}
+			piv[jj] = p
+			if p != jj {
+				// Swapping whole rows applies the interchange to L on the left
+				// and to the not yet factored columns on the right at once.
+				rp, rj := a[p*lda:p*lda+n], a[jj*lda:jj*lda+n]
+				for c := range rj {
+					rp[c], rj[c] = rj[c], rp[c]
+				}
+			}
+			d := a[jj*lda+jj]
+			if d == 0 {
+				if zero < 0 {
+					zero = jj
+				}
+				continue
+			}
+			urow := a[jj*lda+jj+1 : jj*lda+j+jb]
+			for i := jj + 1; i < n; i++ {
+				row := a[i*lda+jj : i*lda+j+jb]
+				l := row[0] / d
+				row[0] = l
+				if l != 0 {
+					axpy(-l, urow, row[1:])
+				}
+			}
+		}
+		if r := n - j - jb; r > 0 {
+			// U12 = L11⁻¹·A12, then A22 −= L21·U12.
+			trsmLeft(true, false, true, jb, r, a[j*lda+j:], lda, a[j*lda+j+jb:], lda)
+			gemmT(false, false, r, r, jb, -1, a[(j+jb)*lda+j:], lda, a[j*lda+j+jb:], lda, 1, a[(j+jb)*lda+j+jb:], lda)
+		}
+	}
+	return zero
+}
+
+// Solve returns the solution X of A·X = B for a square a of shape
+// (..., n, n) and b of shape (..., n, k) (or 1-D of length n), by LU
+// factorisation with partial pivoting; batch dimensions broadcast. When a
+// matrix is exactly singular (a pivot is exactly zero) it returns an error
+// wrapping ErrSingular that names the pivot; a matrix with NaN or infinite
+// entries gives an error wrapping ErrNotFinite. Nearly singular matrices
+// give inaccurate results without an error. Shape or dtype misuse panics
+// with a *Error.
+func Solve(a, b *Tensor) (*Tensor, error) {
+	return solve("Solve", a, b)
+}
+
+func solve(op string, a, b *Tensor) (*Tensor, error) {
+	x, n, k, batch := solveSetup(op, a, b)
+	f, err := factorLU(op, a)
+	if err != nil {
+		return nil, err
+	}
+	for bi, z := range f.zero {
+		if z >= 0 {
+			return nil, fmt.Errorf("tensor.%s: matrix %d: %w: pivot %d is zero", op, bi, ErrSingular, z)
+		}
+	}
+	if x.Size() == 0 {
+		return x, nil
+	}
+	// Offsets of each batch entry's factors; a's batch may be broadcast.
+	lu := f.lu
+	offs := matrixOffsets(lu, batch)
+	if a.dtype == Float32 {
+		luSolveBatch[float32](f, offs, x, n, k)
+	} else {
+		luSolveBatch[float64](f, offs, x, n, k)
+	}
+	return x, nil
+}
+
+func luSolveBatch[T Float](f *luFactor, offs []int, x *Tensor, n, k int) {
+	A, X := storage[T](f.lu), storage[T](x)
+	for bi, off := range offs {
+		xb := X[bi*n*k : (bi+1)*n*k]
+		piv := f.piv[off/(n*n)]
+		for i, p := range piv {
+			if p != i {
+				ri, rp := xb[i*k:i*k+k], xb[p*k:p*k+k]
+				for c := range ri {
+					ri[c], rp[c] = rp[c], ri[c]
+				}
+			}
+		}
+		trsmLeft(true, false, true, n, k, A[off:], n, xb, k)
+		trsmLeft(false, false, false, n, k, A[off:], n, xb, k)
+	}
+}
+
+// Inverse returns A⁻¹ for a square a of shape (..., n, n), computed by
+// Solve with the identity. Errors and panics are Solve's.
+func Inverse(a *Tensor) (*Tensor, error) {
+	n := checkSquare("Inverse", a)
+	return solve("Inverse", a, Eye(a.dtype, n))
+}
+
+// Det returns the determinant of each matrix of a (..., n, n), with the
+// batch shape (a scalar for one matrix), from its LU factorisation. A
+// singular matrix has determinant 0 without an error; the product may
+// overflow for large matrices, where SlogDet does not. It returns an error
+// wrapping ErrNotFinite when a has NaN or infinite entries and panics with
+// a *Error when a is not square.
+func Det(a *Tensor) (*Tensor, error) {
+	f, err := factorLU("Det", a)
+	if err != nil {
+		return nil, err
+	}
+	det := New(a.dtype, a.shape[:len(a.shape)-2]...)
+	if a.dtype == Float32 {
+		detBatch[float32](f, det)
+	} else {
+		detBatch[float64](f, det)
+	}
+	return det, nil
+}
+
+// detBatch multiplies out U's diagonal, which is exact for small integer
+// matrices where sign·exp(logAbs) would not be.
+func detBatch[T Float](f *luFactor, det *Tensor) {
+	A, D := storage[T](f.lu), storage[T](det)
+	n := f.n
+	for bi, piv := range f.piv {
+		d := T(1)
+		for i := 0; i < n; i++ {
+			d *= A[bi*n*n+i*n+i]
+			if piv[i] != i {
+				d = -d
+			}
+		}
+		D[bi] = d
+	}
+}
+
+// SlogDet returns the sign (−1, 0 or +1) and the natural logarithm of the
+// absolute value of the determinant of each matrix of a (..., n, n), each
+// with the batch shape; unlike Det it does not overflow. A singular matrix
+// has sign 0 and logAbs −Inf. Errors and panics are as for Det.
+func SlogDet(a *Tensor) (sign, logAbs *Tensor, err error) {
+	return slogDet("SlogDet", a)
+}
+
+func slogDet(op string, a *Tensor) (sign, logAbs *Tensor, err error) {
+	f, err := factorLU(op, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	batch := a.shape[:len(a.shape)-2]
+	sign, logAbs = New(a.dtype, batch...), New(a.dtype, batch...)
+	if a.dtype == Float32 {
+		slogDetBatch[float32](f, sign, logAbs)
+	} else {
+		slogDetBatch[float64](f, sign, logAbs)
+	}
+	return sign, logAbs, nil
+}
+
+func slogDetBatch[T Float](f *luFactor, sign, logAbs *Tensor) {
+	A, S, L := storage[T](f.lu), storage[T](sign), storage[T](logAbs)
+	n := f.n
+	for bi, piv := range f.piv {
+		if f.zero[bi] >= 0 {
+			S[bi], L[bi] = 0, T(math.Inf(-1))
+			continue
+		}
+		s, l := T(1), T(0)
+		for i := 0; i < n; i++ {
+			u := A[bi*n*n+i*n+i]
+			if u < 0 {
+				s = -s
+			}
+			if piv[i] != i {
+				s = -s
+			}
+			l += logT(absT(u))
+		}
+		S[bi], L[bi] = s, l
+	}
+}

@@ -1,0 +1,379 @@
+package tensor
+
+import (
+	"math"
+
+	"github.com/chewxy/math32"
+	"github.com/gradus-ml/gradus/tensor/internal/gemm"
+)
+
+// gemmT dispatches C = alpha·op(A)·op(B) + beta·C to the dtype's GEMM. All
+// matrix products in this package go through it.
+func gemmT[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	switch a := any(a).(type) {
+	case []float32:
+		gemm.Sgemm(transA, transB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		gemm.Dgemm(transA, transB, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+// MatMul returns the matrix product of a and b with NumPy matmul semantics:
+// a 1-D a is treated as a row vector (1, k) and a 1-D b as a column vector
+// (k, 1), the added dimension being removed from the result; the leading
+// (batch) dimensions of both operands broadcast, so (b, m, k)@(k, n) gives
+// (b, m, n) and (2, 1, m, k)@(3, k, n) gives (2, 3, m, n). It panics with a
+// *Error when the inner dimensions differ, the batch dimensions do not
+// broadcast, an operand is a scalar or the dtypes differ.
+func MatMul(a, b *Tensor) *Tensor { return matmul("MatMul", nil, a, b, false, false) }
+
+// MatMulTo stores MatMul(a, b) in dst (nil allocates) and returns it. dst
+// must have the result's shape and dtype; it may share memory with a or b
+// (the product is then computed in a temporary first).
+func MatMulTo(dst, a, b *Tensor) *Tensor { return matmul("MatMulTo", dst, a, b, false, false) }
+
+// MatMulT returns op(a)·op(b), where op transposes the last two axes of an
+// operand when its flag is set, without copying it (the transposition is
+// folded into the GEMM). A 1-D operand is left as it is, as NumPy's .T
+// leaves a vector; otherwise the semantics are MatMul's. Backward passes use
+// it for dA = dC·Bᵀ and dB = Aᵀ·dC.
+func MatMulT(a, b *Tensor, transA, transB bool) *Tensor {
+	return matmul("MatMulT", nil, a, b, transA, transB)
+}
+
+// MatMulTTo is MatMulT writing into dst (nil allocates).
+func MatMulTTo(dst, a, b *Tensor, transA, transB bool) *Tensor {
+	return matmul("MatMulTTo", dst, a, b, transA, transB)
+}
+
+// matOperand describes how one operand's matrices are handed to GEMM.
+type matOperand struct {
+	t     *Tensor // the (possibly copied) tensor, at least 2-D
+	trans bool    // pass to GEMM transposed
+	ld    int     // leading dimension of the stored matrix
+	bstr  []int   // strides over the broadcast batch dimensions (0 where broadcast)
+}
+
+// layoutOf reports how the trailing r×c matrix with strides (sr, sc) can be
+// read by GEMM: as row-major (trans false) or as the transpose of a
+// row-major matrix (trans true), with its leading dimension. ok is false
+// when neither fits and the operand must be copied.
+func layoutOf(r, c, sr, sc int) (trans bool, ld int, ok bool) {
+	if (sc == 1 || c == 1) && (r == 1 || sr >= max(1, c)) {
+		if r == 1 {
+			return false, max(1, c), true
+		}
+		return false, sr, true
+	}
+	if (sr == 1 || r == 1) && (c == 1 || sc >= max(1, r)) {
+		if c == 1 {
+			return true, max(1, r), true
+		}
+		return true, sc, true
+	}
+	return false, 0, false
+}
+
+func prepOperand(t *Tensor, batch []int) matOperand {
+	nd := len(t.shape)
+	r, c := t.shape[nd-2], t.shape[nd-1]
+	tr, ld, ok := layoutOf(r, c, t.strides[nd-2], t.strides[nd-1])
+	if !ok {
+		t = t.Clone()
+		tr, ld = false, max(1, c)
+	}
+	// Strides over the output batch dims; missing or size-1 dims broadcast.
+	bstr := make([]int, len(batch))
+	lead := len(batch) - (nd - 2)
+	for i := range batch {
+		if j := i - lead; j >= 0 && t.shape[j] != 1 {
+			bstr[i] = t.strides[j]
+		}
+	}
+	return matOperand{t: t, trans: tr, ld: ld, bstr: bstr}
+}
+
+// transposeLast returns a view of t with its last two axes swapped.
+func transposeLast(t *Tensor) *Tensor {
+	nd := len(t.shape)
+	v := *t
+	v.shape = cloneInts(t.shape)
+	v.strides = cloneInts(t.strides)
+	v.shape[nd-2], v.shape[nd-1] = v.shape[nd-1], v.shape[nd-2]
+	v.strides[nd-2], v.strides[nd-1] = v.strides[nd-1], v.strides[nd-2]
+	return &v
+}
+
+// vectorView returns a 1-D t as a 2-D view: a row (1, k) or column (k, 1).
+func vectorView(t *Tensor, row bool) *Tensor {
+	v := *t
+	if row {
+		v.shape = []int{1, t.shape[0]}
+		v.strides = []int{0, t.strides[0]}
+	} else {
+		v.shape = []int{t.shape[0], 1}
+		v.strides = []int{t.strides[0], 0}
+	}
+	return &v
+}
+
+func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
+	sameDType(op, a, b)
+	if len(a.shape) == 0 || len(b.shape) == 0 {
+		Fail(op, "operands must have at least 1 dimension: %s", describe(a, b))
+	}
+	av, bv := a, b
+	if len(a.shape) == 1 {
+		av = vectorView(a, true)
+	} else if transA {
+		av = transposeLast(a)
+	}
+	if len(b.shape) == 1 {
+		bv = vectorView(b, false)
+	} else if transB {
+		bv = transposeLast(b)
+	}
+	na, nb := len(av.shape), len(bv.shape)
+	m, k := av.shape[na-2], av.shape[na-1]
+	k2, n := bv.shape[nb-2], bv.shape[nb-1]
+	if k != k2 {
+		Fail(op, "inner dimensions differ: %s (transA=%v, transB=%v): %d vs %d", describe(a, b), transA, transB, k, k2)
+	}
+	batch := BroadcastShapes(op, av.shape[:na-2], bv.shape[:nb-2])
+	outShape := cloneInts(batch)
+	if len(a.shape) > 1 {
+		outShape = append(outShape, m)
+	}
+	if len(b.shape) > 1 {
+		outShape = append(outShape, n)
+	}
+	dst = prepareDst(op, dst, a.dtype, outShape, a, b)
+	if dst.Size() == 0 {
+		return dst
+	}
+	out := dst
+	if !dst.IsContiguous() || sharesStorage(dst, a) || sharesStorage(dst, b) {
+		out = New(a.dtype, outShape...)
+	}
+	oa, ob := prepOperand(av, batch), prepOperand(bv, batch)
+	if a.dtype == Float32 {
+		batchedGemm[float32](out, oa, ob, batch, m, n, k)
+	} else {
+		batchedGemm[float64](out, oa, ob, batch, m, n, k)
+	}
+	if out != dst {
+		CopyInto(dst, out)
+	}
+	return dst
+}
+
+// sharesStorage reports whether x and y are views of the same backing array.
+func sharesStorage(x, y *Tensor) bool {
+	if x.dtype == Float32 {
+		return sameArray(x.f32, y.f32)
+	}
+	return sameArray(x.f64, y.f64)
+}
+
+func sameArray[T Float](x, y []T) bool {
+	if cap(x) == 0 || cap(y) == 0 {
+		return false
+	}
+	// Two slices of one array share its last element.
+	return &x[:cap(x)][cap(x)-1] == &y[:cap(y)][cap(y)-1]
+}
+
+// batchedGemm computes out[batch] = A[batch]·B[batch] for a contiguous out.
+func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k int) {
+	c := storage[T](out)[out.offset:]
+	A, B := storage[T](oa.t), storage[T](ob.t)
+	nb := shapeSize(batch)
+	if k == 0 {
+		clear(c[:nb*m*n])
+		return
+	}
+	// Fold the batch into the rows of one GEMM when B is shared by every
+	// batch entry and A's matrices are stacked contiguously: (b, m, k)@(k, n).
+	if nb > 1 && !oa.trans && allZero(ob.bstr) && stacked(oa, batch, m) {
+		gemmT(false, ob.trans, nb*m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, 0, c, n)
+		return
+	}
+	var idxBuf [8]int
+	idx := idxBuf[:0]
+	for range batch {
+		idx = append(idx, 0)
+	}
+	offA, offB := oa.t.offset, ob.t.offset
+	for bi := 0; bi < nb; bi++ {
+		gemmT(oa.trans, ob.trans, m, n, k, 1, A[offA:], oa.ld, B[offB:], ob.ld, 0, c[bi*m*n:], n)
+		for d := len(batch) - 1; d >= 0; d-- {
+			idx[d]++
+			offA += oa.bstr[d]
+			offB += ob.bstr[d]
+			if idx[d] < batch[d] {
+				break
+			}
+			offA -= oa.bstr[d] * batch[d]
+			offB -= ob.bstr[d] * batch[d]
+			idx[d] = 0
+		}
+	}
+}
+
+func allZero(s []int) bool {
+	for _, v := range s {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// stacked reports whether the operand's batch of row-major m-row matrices
+// forms one tall matrix: consecutive batch entries m·ld elements apart.
+func stacked(o matOperand, batch []int, m int) bool {
+	want := m * o.ld
+	for d := len(batch) - 1; d >= 0; d-- {
+		if batch[d] == 1 {
+			continue
+		}
+		if o.bstr[d] != want {
+			return false
+		}
+		want *= batch[d]
+	}
+	return true
+}
+
+// Outer returns the outer product of the 1-D tensors a (m) and b (n), an
+// m×n matrix with entries a[i]·b[j]. It panics with a *Error for operands
+// that are not 1-D or differ in dtype.
+func Outer(a, b *Tensor) *Tensor {
+	sameDType("Outer", a, b)
+	if len(a.shape) != 1 || len(b.shape) != 1 {
+		Fail("Outer", "operands must be 1-D: %s", describe(a, b))
+	}
+	out := New(a.dtype, a.shape[0], b.shape[0])
+	if a.dtype == Float32 {
+		outerT[float32](out, a, b)
+	} else {
+		outerT[float64](out, a, b)
+	}
+	return out
+}
+
+func outerT[T Float](out, a, b *Tensor) {
+	A, B, O := storage[T](a), storage[T](b), storage[T](out)
+	m, n := a.shape[0], b.shape[0]
+	bc := B[b.offset:]
+	if b.strides[0] != 1 {
+		bc = storage[T](b.Clone())
+	}
+	bc = bc[:n]
+	for i := 0; i < m; i++ {
+		x := A[a.offset+i*a.strides[0]]
+		row := O[i*n : i*n+n]
+		for j, y := range bc {
+			row[j] = x * y
+		}
+	}
+}
+
+// Dot returns the inner product Σ a[i]·b[i] of two 1-D tensors of equal
+// length as a 0-dimensional tensor. Float32 accumulates in float32, in
+// blocks with several partial sums to limit rounding error. It panics with a
+// *Error for operands that are not 1-D, differ in length or in dtype.
+func Dot(a, b *Tensor) *Tensor {
+	sameDType("Dot", a, b)
+	if len(a.shape) != 1 || len(b.shape) != 1 || a.shape[0] != b.shape[0] {
+		Fail("Dot", "operands must be 1-D of equal length: %s", describe(a, b))
+	}
+	n := a.shape[0]
+	if a.dtype == Float32 {
+		s := dotStrided(storage[float32](a), a.offset, a.strides[0], storage[float32](b), b.offset, b.strides[0], n)
+		return FromFloat32s([]float32{s}, []int{}...)
+	}
+	s := dotStrided(storage[float64](a), a.offset, a.strides[0], storage[float64](b), b.offset, b.strides[0], n)
+	return FromFloat64s([]float64{s}, []int{}...)
+}
+
+// dotBlock is the length of the runs summed directly (with four partial
+// sums); longer dot products are split in halves recursively, so the
+// rounding error of a float32 sum grows with log n rather than n.
+const dotBlock = 256
+
+func dotStrided[T Float](x []T, ox, sx int, y []T, oy, sy, n int) T {
+	if n == 0 {
+		return 0
+	}
+	if sx == 1 && sy == 1 {
+		return dotContig(x[ox:ox+n], y[oy:oy+n])
+	}
+	if n > dotBlock {
+		h := n / 2
+		return dotStrided(x, ox, sx, y, oy, sy, h) + dotStrided(x, ox+h*sx, sx, y, oy+h*sy, sy, n-h)
+	}
+	var s T
+	for i := 0; i < n; i++ {
+		s += x[ox+i*sx] * y[oy+i*sy]
+	}
+	return s
+}
+
+// dotContig is the pairwise-blocked inner product of two equal-length
+// slices.
+func dotContig[T Float](x, y []T) T {
+	if len(x) > dotBlock {
+		h := len(x) / 2
+		return dotContig(x[:h], y[:h]) + dotContig(x[h:], y[h:len(x)])
+	}
+	y = y[:len(x)]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// Generic scalar maths: float32 goes through math32, never via float64.
+
+func sqrtT[T Float](x T) T {
+	switch v := any(x).(type) {
+	case float32:
+		return T(math32.Sqrt(v))
+	default:
+		return T(math.Sqrt(float64(x)))
+	}
+}
+
+func absT[T Float](x T) T {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func logT[T Float](x T) T {
+	switch v := any(x).(type) {
+	case float32:
+		return T(math32.Log(v))
+	default:
+		return T(math.Log(float64(x)))
+	}
+}
+
+func hypotT[T Float](x, y T) T {
+	switch v := any(x).(type) {
+	case float32:
+		return T(math32.Hypot(v, float32(y)))
+	default:
+		return T(math.Hypot(float64(x), float64(y)))
+	}
+}

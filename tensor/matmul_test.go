@@ -1,0 +1,344 @@
+package tensor
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var laDTypes = []DType{Float32, Float64}
+
+// laRandom returns a tensor of the given shape with uniform values in
+// [-1, 1) from a fixed seed.
+func laRandom(dt DType, seed uint64, shape ...int) *Tensor {
+	r := rand.New(rand.NewPCG(seed, 7))
+	vals := make([]float64, shapeSize(shape))
+	for i := range vals {
+		vals[i] = 2*r.Float64() - 1
+	}
+	return FromValues(dt, vals, shape...)
+}
+
+// laTol is the absolute tolerance for values of order one computed with
+// sums of about n terms.
+func laTol(dt DType, n int) float64 {
+	if dt == Float32 {
+		return 2e-6 * float64(n+10)
+	}
+	return 1e-13 * float64(n+10)
+}
+
+// laNaiveMatMul is the textbook definition of NumPy's matmul on row-major
+// float64 data: promote 1-D operands, broadcast the batch dimensions, triple
+// loop, drop the promoted dimensions.
+func laNaiveMatMul(a []float64, as []int, b []float64, bs []int) ([]float64, []int) {
+	as, bs = append([]int{}, as...), append([]int{}, bs...)
+	aVec, bVec := len(as) == 1, len(bs) == 1
+	if aVec {
+		as = []int{1, as[0]}
+	}
+	if bVec {
+		bs = []int{bs[0], 1}
+	}
+	m, k, n := as[len(as)-2], as[len(as)-1], bs[len(bs)-1]
+	ab, bb := as[:len(as)-2], bs[:len(bs)-2]
+	nd := max(len(ab), len(bb))
+	batch := make([]int, nd)
+	pad := func(s []int) []int {
+		out := make([]int, nd)
+		for i := range out {
+			out[i] = 1
+		}
+		copy(out[nd-len(s):], s)
+		return out
+	}
+	pa, pb := pad(ab), pad(bb)
+	for i := range batch {
+		batch[i] = pa[i]
+		if pa[i] == 1 {
+			batch[i] = pb[i]
+		}
+	}
+	nb := 1
+	for _, d := range batch {
+		nb *= d
+	}
+	out := make([]float64, nb*m*n)
+	idx := make([]int, nd)
+	for bi := 0; bi < nb; bi++ {
+		rem := bi
+		for d := nd - 1; d >= 0; d-- {
+			idx[d] = rem % batch[d]
+			rem /= batch[d]
+		}
+		ia, ib := 0, 0
+		for d := 0; d < nd; d++ {
+			ia = ia*pa[d] + min(idx[d], pa[d]-1)
+			ib = ib*pb[d] + min(idx[d], pb[d]-1)
+		}
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				var s float64
+				for p := 0; p < k; p++ {
+					s += a[ia*m*k+i*k+p] * b[ib*k*n+p*n+j]
+				}
+				out[bi*m*n+i*n+j] = s
+			}
+		}
+	}
+	shape := append([]int{}, batch...)
+	if !aVec {
+		shape = append(shape, m)
+	}
+	if !bVec {
+		shape = append(shape, n)
+	}
+	return out, shape
+}
+
+// laTransposed returns a view with the last two axes swapped of a fresh
+// contiguous tensor, so that the view holds the given logical shape.
+func laTransposed(dt DType, seed uint64, shape ...int) *Tensor {
+	s := append([]int{}, shape...)
+	nd := len(s)
+	s[nd-2], s[nd-1] = s[nd-1], s[nd-2]
+	return transposeLast(laRandom(dt, seed, s...))
+}
+
+// laEveryOther returns a view of the given logical shape whose last axis
+// has stride 2, which no GEMM layout can express.
+func laEveryOther(dt DType, seed uint64, shape ...int) *Tensor {
+	s := append([]int{}, shape...)
+	s[len(s)-1] *= 2
+	t := laRandom(dt, seed, s...)
+	v := *t
+	v.shape = append([]int{}, shape...)
+	v.strides = append([]int{}, t.strides...)
+	v.strides[len(s)-1] = 2
+	return &v
+}
+
+func laAssertClose(t *testing.T, want []float64, got *Tensor, tol float64, msgAndArgs ...any) {
+	t.Helper()
+	g := got.Values()
+	require.Equal(t, len(want), len(g), msgAndArgs...)
+	for i := range want {
+		if !(math.Abs(want[i]-g[i]) <= tol) {
+			require.Failf(t, "values differ", "element %d: want %v, got %v (tol %g) %v", i, want[i], g[i], tol, msgAndArgs)
+		}
+	}
+}
+
+// laRequireOpError runs f and checks that it panics with a *Error for op
+// whose message contains every fragment.
+func laRequireOpError(t *testing.T, op string, f func(), fragments ...string) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		r := recover()
+		require.NotNil(t, r, "expected a panic")
+		err, ok := r.(error)
+		require.True(t, ok, "panic value %v is not an error", r)
+		var e *Error
+		require.True(t, errors.As(err, &e), "panic %v is not a *Error", r)
+		assert.Equal(t, op, e.Op)
+		for _, f := range fragments {
+			assert.Contains(t, e.Error(), f)
+		}
+	}()
+	f()
+}
+
+func TestMatMulAgainstNaive(t *testing.T) {
+	type mk func(dt DType, seed uint64, shape ...int) *Tensor
+	cases := []struct {
+		name   string
+		as, bs []int
+		ma, mb mk
+	}{
+		{"vec·vec", []int{5}, []int{5}, laRandom, laRandom},
+		{"vec·mat", []int{3}, []int{3, 4}, laRandom, laRandom},
+		{"mat·vec", []int{2, 3}, []int{3}, laRandom, laRandom},
+		{"mat·mat", []int{7, 5}, []int{5, 9}, laRandom, laRandom},
+		{"1x1", []int{1, 1}, []int{1, 1}, laRandom, laRandom},
+		{"row·col", []int{1, 6}, []int{6, 1}, laRandom, laRandom},
+		{"col·row", []int{6, 1}, []int{1, 6}, laRandom, laRandom},
+		{"batch·mat folded", []int{4, 3, 5}, []int{5, 6}, laRandom, laRandom},
+		{"mat·batch", []int{3, 5}, []int{4, 5, 6}, laRandom, laRandom},
+		{"batch·batch", []int{3, 2, 4}, []int{3, 4, 5}, laRandom, laRandom},
+		{"broadcast batch", []int{2, 1, 3, 4}, []int{3, 4, 5}, laRandom, laRandom},
+		{"broadcast both", []int{2, 1, 3, 4}, []int{1, 3, 4, 2}, laRandom, laRandom},
+		{"batch·vec", []int{2, 3, 4}, []int{4}, laRandom, laRandom},
+		{"vec·batch", []int{3}, []int{2, 3, 4}, laRandom, laRandom},
+		{"empty m", []int{0, 3}, []int{3, 4}, laRandom, laRandom},
+		{"empty k", []int{2, 0}, []int{0, 3}, laRandom, laRandom},
+		{"empty batch", []int{0, 2, 3}, []int{3, 4}, laRandom, laRandom},
+		{"large", []int{70, 130}, []int{130, 90}, laRandom, laRandom},
+		{"transposed a", []int{6, 4}, []int{4, 5}, laTransposed, laRandom},
+		{"transposed b", []int{6, 4}, []int{4, 5}, laRandom, laTransposed},
+		{"transposed both batched", []int{3, 6, 4}, []int{3, 4, 5}, laTransposed, laTransposed},
+		{"transposed large", []int{65, 100}, []int{100, 33}, laTransposed, laTransposed},
+		{"strided a copied", []int{3, 4}, []int{4, 5}, laEveryOther, laRandom},
+		{"strided b copied", []int{2, 3, 4}, []int{4, 5}, laRandom, laEveryOther},
+	}
+	for _, tc := range cases {
+		for _, dt := range laDTypes {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				a, b := tc.ma(dt, 1, tc.as...), tc.mb(dt, 2, tc.bs...)
+				want, shape := laNaiveMatMul(a.Values(), tc.as, b.Values(), tc.bs)
+				got := MatMul(a, b)
+				require.Equal(t, shape, got.Shape())
+				require.Equal(t, dt, got.DType())
+				laAssertClose(t, want, got, laTol(dt, tc.as[len(tc.as)-1]))
+			})
+		}
+	}
+}
+
+func TestMatMulHandWorked(t *testing.T) {
+	cases := []struct {
+		name       string
+		a, b, want []float64
+		as, bs, ws []int
+	}{
+		{"2x2", []float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}, []float64{19, 22, 43, 50}, []int{2, 2}, []int{2, 2}, []int{2, 2}},
+		{"2x3·3x1", []float64{1, 0, -1, 2, 1, 0}, []float64{3, 4, 5}, []float64{-2, 10}, []int{2, 3}, []int{3, 1}, []int{2, 1}},
+		{"vec·vec", []float64{1, 2, 3}, []float64{4, 5, 6}, []float64{32}, []int{3}, []int{3}, []int{}},
+		{"vec·2x2", []float64{1, 1}, []float64{1, 2, 3, 4}, []float64{4, 6}, []int{2}, []int{2, 2}, []int{2}},
+	}
+	for _, tc := range cases {
+		for _, dt := range laDTypes {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				got := MatMul(FromValues(dt, tc.a, tc.as...), FromValues(dt, tc.b, tc.bs...))
+				require.Equal(t, tc.ws, got.Shape())
+				assert.Equal(t, tc.want, got.Values())
+			})
+		}
+	}
+}
+
+func TestMatMulT(t *testing.T) {
+	cases := []struct {
+		name           string
+		as, bs         []int // stored shapes
+		transA, transB bool
+	}{
+		{"NN", []int{4, 3}, []int{3, 5}, false, false},
+		{"TN", []int{3, 4}, []int{3, 5}, true, false},
+		{"NT", []int{4, 3}, []int{5, 3}, false, true},
+		{"TT", []int{3, 4}, []int{5, 3}, true, true},
+		{"batched TN", []int{2, 3, 4}, []int{2, 3, 5}, true, false},
+		{"broadcast NT", []int{2, 1, 4, 3}, []int{3, 5, 3}, false, true},
+		{"large TT", []int{90, 70}, []int{80, 90}, true, true},
+		{"vector ignores flag", []int{3}, []int{5, 3}, true, true},
+	}
+	for _, tc := range cases {
+		for _, dt := range laDTypes {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				a, b := laRandom(dt, 3, tc.as...), laRandom(dt, 4, tc.bs...)
+				// Reference: materialise the transposes, then multiply.
+				ra, rb := a, b
+				if tc.transA && a.Dim() > 1 {
+					ra = transposeLast(a).Clone()
+				}
+				if tc.transB && b.Dim() > 1 {
+					rb = transposeLast(b).Clone()
+				}
+				want, shape := laNaiveMatMul(ra.Values(), ra.Shape(), rb.Values(), rb.Shape())
+				got := MatMulT(a, b, tc.transA, tc.transB)
+				require.Equal(t, shape, got.Shape())
+				laAssertClose(t, want, got, laTol(dt, 100))
+			})
+		}
+	}
+}
+
+func TestMatMulTo(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			a, b := laRandom(dt, 5, 4, 4), laRandom(dt, 6, 4, 4)
+			want, _ := laNaiveMatMul(a.Values(), a.Shape(), b.Values(), b.Shape())
+
+			dst := Full(dt, 99, 4, 4)
+			got := MatMulTo(dst, a, b)
+			require.Same(t, dst, got)
+			laAssertClose(t, want, dst, laTol(dt, 4))
+
+			// dst aliasing an operand: the product must use the old values.
+			a2 := a.Clone()
+			MatMulTo(a2, a2, b)
+			laAssertClose(t, want, a2, laTol(dt, 4), "aliased dst")
+
+			// A non-contiguous destination (a transposed view).
+			base := New(dt, 4, 4)
+			MatMulTo(transposeLast(base), a, b)
+			laAssertClose(t, want, transposeLast(base), laTol(dt, 4), "transposed dst")
+
+			laRequireOpError(t, "MatMulTo", func() { MatMulTo(New(dt, 4, 5), a, b) }, "(4, 5)", "(4, 4)")
+		})
+	}
+}
+
+func TestMatMulMisuse(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			laRequireOpError(t, "MatMul", func() { MatMul(New(dt, 2, 3), New(dt, 4, 5)) }, "(2, 3)", "(4, 5)", "3 vs 4")
+			laRequireOpError(t, "MatMul", func() { MatMul(New(dt, 3), New(dt, 4)) }, "(3,)", "(4,)")
+			laRequireOpError(t, "MatMul", func() { MatMul(New(dt, 2, 2, 3), New(dt, 3, 3, 4)) }, "(2,)", "(3,)")
+			laRequireOpError(t, "MatMul", func() { MatMul(Scalar(dt, 1), New(dt, 2)) }, "()")
+			laRequireOpError(t, "MatMulT", func() { MatMulT(New(dt, 2, 3), New(dt, 2, 3), false, false) }, "(2, 3)", "transB=false")
+		})
+	}
+	laRequireOpError(t, "MatMul", func() { MatMul(New(Float32, 2, 2), New(Float64, 2, 2)) }, "float32", "float64")
+}
+
+func TestOuter(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			got := Outer(FromValues(dt, []float64{1, 2}), FromValues(dt, []float64{3, 4, 5}))
+			require.Equal(t, []int{2, 3}, got.Shape())
+			assert.Equal(t, []float64{3, 4, 5, 6, 8, 10}, got.Values())
+
+			// A strided b (a column of a matrix) and an empty a.
+			m := FromValues(dt, []float64{1, 2, 3, 4}, 2, 2)
+			col := transposeLast(m)
+			v := *col
+			v.shape, v.strides = []int{2}, []int{col.strides[1]}
+			got = Outer(FromValues(dt, []float64{1, -1}), &v) // b = (1, 3)
+			assert.Equal(t, []float64{1, 3, -1, -3}, got.Values())
+			assert.Equal(t, []int{0, 2}, Outer(New(dt, 0), New(dt, 2)).Shape())
+
+			laRequireOpError(t, "Outer", func() { Outer(New(dt, 2, 2), New(dt, 2)) }, "(2, 2)", "(2,)")
+		})
+	}
+}
+
+func TestDot(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			got := Dot(FromValues(dt, []float64{1, 2, 3}), FromValues(dt, []float64{4, 5, 6}))
+			require.Equal(t, []int{}, got.Shape())
+			assert.Equal(t, 32.0, got.Item())
+			assert.Equal(t, 0.0, Dot(New(dt, 0), New(dt, 0)).Item())
+
+			// Strided operands: the main diagonal of [[1,2],[3,4]] with itself.
+			m := FromValues(dt, []float64{1, 2, 3, 4}, 2, 2)
+			d := *m
+			d.shape, d.strides = []int{2}, []int{3}
+			assert.Equal(t, 17.0, Dot(&d, &d).Item())
+
+			laRequireOpError(t, "Dot", func() { Dot(New(dt, 3), New(dt, 4)) }, "(3,)", "(4,)")
+		})
+	}
+	// A million float32 terms of 0.1: one running float32 sum drifts by
+	// about 1%; the blocked sum must stay within float32 rounding.
+	const n = 1_000_000
+	x := Full(Float32, 0.1, n)
+	want := float64(float32(0.1)) * n
+	got := Dot(x, Ones(Float32, n)).Item()
+	assert.InDelta(t, want, got, want*1e-5)
+}

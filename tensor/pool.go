@@ -1,0 +1,216 @@
+package tensor
+
+// PoolParams configures 2-D max and average pooling over NCHW tensors.
+// Index 0 is the height axis and index 1 the width axis.
+type PoolParams struct {
+	Kernel  [2]int // window size; both entries must be >= 1
+	Stride  [2]int // step between windows; 0 means the kernel size
+	Padding [2]int // implicit padding on both sides, at most half the kernel
+}
+
+// poolGeom is a resolved pooling: every size the kernels need.
+type poolGeom struct {
+	n, c, h, w int
+	kh, kw     int
+	sh, sw     int
+	ph, pw     int
+	ho, wo     int
+}
+
+// poolGeometry validates xShape against p for op and resolves the sizes.
+// Padding is limited to half the kernel (as in PyTorch) so every window
+// holds at least one real input element and max pooling is well defined.
+func poolGeometry(op string, xShape []int, dt DType, p PoolParams) poolGeom {
+	if len(xShape) != 4 {
+		Fail(op, "input %v %v must be 4-D (N, C, H, W)", fmtShape(xShape), dt)
+	}
+	g := poolGeom{n: xShape[0], c: xShape[1], h: xShape[2], w: xShape[3],
+		kh: p.Kernel[0], kw: p.Kernel[1], sh: p.Stride[0], sw: p.Stride[1], ph: p.Padding[0], pw: p.Padding[1]}
+	if g.sh == 0 {
+		g.sh = g.kh
+	}
+	if g.sw == 0 {
+		g.sw = g.kw
+	}
+	if g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.ph < 0 || g.pw < 0 || 2*g.ph > g.kh || 2*g.pw > g.kw {
+		Fail(op, "invalid parameters %+v for input %v %v: kernel and stride must be >= 1 (stride 0 means the kernel), padding between 0 and half the kernel", p, fmtShape(xShape), dt)
+	}
+	if g.h+2*g.ph < g.kh || g.w+2*g.pw < g.kw {
+		Fail(op, "input %v %v padded by (%d, %d) is smaller than the %d×%d window", fmtShape(xShape), dt, g.ph, g.pw, g.kh, g.kw)
+	}
+	g.ho = (g.h+2*g.ph-g.kh)/g.sh + 1
+	g.wo = (g.w+2*g.pw-g.kw)/g.sw + 1
+	return g
+}
+
+func (g *poolGeom) outShape() []int { return []int{g.n, g.c, g.ho, g.wo} }
+
+// window returns the input rows [h0, h1) and columns [w0, w1) that output
+// position (oh, ow) covers, clipped to the image.
+func (g *poolGeom) window(oh, ow int) (h0, h1, w0, w1 int) {
+	h0 = oh*g.sh - g.ph
+	w0 = ow*g.sw - g.pw
+	h1 = min(h0+g.kh, g.h)
+	w1 = min(w0+g.kw, g.w)
+	return max(h0, 0), h1, max(w0, 0), w1
+}
+
+// Pool2DShape returns the output shape (N, C, Ho, Wo) of MaxPool2D and
+// AvgPool2D for an input of shape xShape, with
+// Ho = (H + 2·pad − kernel)/stride + 1 and likewise Wo. It panics if the
+// shape or the parameters are invalid.
+func Pool2DShape(xShape []int, p PoolParams) []int {
+	g := poolGeometry("Pool2DShape", xShape, Float32, p)
+	return g.outShape()
+}
+
+// MaxPool2D returns the maximum of every pooling window of x (N, C, H, W)
+// and, for each output element in row-major order, argmax: the flat
+// row-major index into x of the element that was chosen (the first maximum
+// in the window; a NaN wins over numbers). Padding never wins. It panics if
+// x is not 4-D or the parameters are invalid.
+func MaxPool2D(x *Tensor, p PoolParams) (y *Tensor, argmax []int) {
+	g := poolGeometry("MaxPool2D", x.shape, x.dtype, p)
+	y = New(x.dtype, g.outShape()...)
+	argmax = make([]int, y.Size())
+	if x.dtype == Float32 {
+		maxPool(&g, contigData[float32](x), y.f32, argmax)
+	} else {
+		maxPool(&g, contigData[float64](x), y.f64, argmax)
+	}
+	return y, argmax
+}
+
+func maxPool[T Float](g *poolGeom, x, y []T, argmax []int) {
+	hw := g.h * g.w
+	i := 0
+	for nc := 0; nc < g.n*g.c; nc++ {
+		base := nc * hw
+		for oh := 0; oh < g.ho; oh++ {
+			for ow := 0; ow < g.wo; ow++ {
+				h0, h1, w0, w1 := g.window(oh, ow)
+				best, at := x[base+h0*g.w+w0], base+h0*g.w+w0
+				for ih := h0; ih < h1; ih++ {
+					row := base + ih*g.w
+					for iw := w0; iw < w1; iw++ {
+						// best == best is false only for NaN, which then sticks.
+						if v := x[row+iw]; v > best || (v != v && best == best) {
+							best, at = v, row+iw
+						}
+					}
+				}
+				y[i], argmax[i] = best, at
+				i++
+			}
+		}
+	}
+}
+
+// MaxPool2DGrad returns the gradient of MaxPool2D with respect to an input
+// of shape xShape: each element of dy is added at the input position
+// argmax records for it. It panics if argmax does not have one entry per
+// element of dy or holds an index outside xShape.
+func MaxPool2DGrad(dy *Tensor, argmax []int, xShape []int) *Tensor {
+	const op = "MaxPool2DGrad"
+	if len(argmax) != dy.Size() {
+		Fail(op, "%d argmax indices for output gradient %v %v with %d elements", len(argmax), fmtShape(dy.shape), dy.dtype, dy.Size())
+	}
+	dx := New(dy.dtype, xShape...)
+	size := dx.Size()
+	for _, a := range argmax {
+		if a < 0 || a >= size {
+			Fail(op, "argmax index %d out of range for input shape %v (output gradient %v %v)", a, fmtShape(xShape), fmtShape(dy.shape), dy.dtype)
+		}
+	}
+	if dy.dtype == Float32 {
+		scatterAddFlat(contigData[float32](dy), argmax, dx.f32)
+	} else {
+		scatterAddFlat(contigData[float64](dy), argmax, dx.f64)
+	}
+	return dx
+}
+
+func scatterAddFlat[T Float](src []T, idx []int, dst []T) {
+	for i, v := range src {
+		dst[idx[i]] += v
+	}
+}
+
+// AvgPool2D returns the mean of every pooling window of x (N, C, H, W).
+// Padding counts as zeros in the mean, so every window is divided by
+// kh·kw (PyTorch's count_include_pad=True). It panics if x is not 4-D or
+// the parameters are invalid.
+func AvgPool2D(x *Tensor, p PoolParams) *Tensor {
+	g := poolGeometry("AvgPool2D", x.shape, x.dtype, p)
+	y := New(x.dtype, g.outShape()...)
+	if x.dtype == Float32 {
+		avgPool(&g, contigData[float32](x), y.f32)
+	} else {
+		avgPool(&g, contigData[float64](x), y.f64)
+	}
+	return y
+}
+
+func avgPool[T Float](g *poolGeom, x, y []T) {
+	hw := g.h * g.w
+	inv := 1 / T(g.kh*g.kw)
+	i := 0
+	for nc := 0; nc < g.n*g.c; nc++ {
+		base := nc * hw
+		for oh := 0; oh < g.ho; oh++ {
+			for ow := 0; ow < g.wo; ow++ {
+				h0, h1, w0, w1 := g.window(oh, ow)
+				var s T
+				for ih := h0; ih < h1; ih++ {
+					row := x[base+ih*g.w+w0 : base+ih*g.w+w1]
+					for _, v := range row {
+						s += v
+					}
+				}
+				y[i] = s * inv
+				i++
+			}
+		}
+	}
+}
+
+// AvgPool2DGrad returns the gradient of AvgPool2D with respect to an input
+// of shape xShape: each element of dy, divided by kh·kw, is added to every
+// real input element of its window. It panics if dy's shape is not the
+// pooling output shape for xShape and p.
+func AvgPool2DGrad(dy *Tensor, xShape []int, p PoolParams) *Tensor {
+	const op = "AvgPool2DGrad"
+	g := poolGeometry(op, xShape, dy.dtype, p)
+	if !equalInts(dy.shape, g.outShape()) {
+		Fail(op, "output gradient %v %v does not match the output %v of input %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(xShape))
+	}
+	dx := New(dy.dtype, xShape...)
+	if dy.dtype == Float32 {
+		avgPoolGrad(&g, contigData[float32](dy), dx.f32)
+	} else {
+		avgPoolGrad(&g, contigData[float64](dy), dx.f64)
+	}
+	return dx
+}
+
+func avgPoolGrad[T Float](g *poolGeom, dy, dx []T) {
+	hw := g.h * g.w
+	inv := 1 / T(g.kh*g.kw)
+	i := 0
+	for nc := 0; nc < g.n*g.c; nc++ {
+		base := nc * hw
+		for oh := 0; oh < g.ho; oh++ {
+			for ow := 0; ow < g.wo; ow++ {
+				h0, h1, w0, w1 := g.window(oh, ow)
+				v := dy[i] * inv
+				i++
+				for ih := h0; ih < h1; ih++ {
+					row := dx[base+ih*g.w+w0 : base+ih*g.w+w1]
+					for k := range row {
+						row[k] += v
+					}
+				}
+			}
+		}
+	}
+}

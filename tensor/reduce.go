@@ -1,0 +1,788 @@
+package tensor
+
+import (
+	"math"
+
+	"github.com/chewxy/math32"
+)
+
+// Reductions. Every reduction goes through one driver (reduceInto) that
+// picks between two layouts:
+//
+//   - a contiguous input whose reduced axes form one block, seen as
+//     (outer, R, inner): with inner == 1 each output is one contiguous run
+//     (the last-axis case); otherwise each output row is a sum of R
+//     contiguous rows (the axis-0 / bias-gradient case). Both are straight
+//     loops.
+//   - anything else (transposed, sliced, expanded inputs, scattered axes):
+//     walk over the input with the reduced axes innermost, so the runs for
+//     one output arrive together.
+//
+// Sums are accumulated in the input's dtype but pairwise (blocks of
+// pairBlock elements, combined in a balanced tree), so the rounding error
+// grows like log n rather than n: the float32 sum of 10⁶ ones is exactly 10⁶.
+
+// pairBlock is the run length below which sums are accumulated directly.
+const pairBlock = 128
+
+// redKind selects a reduction.
+type redKind int
+
+const (
+	redSum redKind = iota
+	redMean
+	redMax
+	redMin
+	redProd
+	redLSE
+	redVar
+)
+
+var redNames = [...]string{"Sum", "Mean", "Max", "Min", "Prod", "LogSumExp", "Variance"}
+
+// fmath holds the transcendental functions of one dtype so generic kernels
+// stay in that dtype (float32 never round-trips through float64).
+type fmath[T Float] struct {
+	exp, log func(T) T
+	nan, inf T
+}
+
+var (
+	fmath32 = fmath[float32]{exp: math32.Exp, log: math32.Log, nan: math32.NaN(), inf: math32.Inf(1)}
+	fmath64 = fmath[float64]{exp: math.Exp, log: math.Log, nan: math.NaN(), inf: math.Inf(1)}
+)
+
+// Sum returns the sum over axes (nil: all axes; negative axes count from the
+// end). With keepdims the reduced axes stay with size 1. Summing over a
+// size-0 axis gives 0. It panics if an axis is out of range or repeated.
+func Sum(a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redSum, nil, a, axes, keepdims, 0)
+}
+
+// SumInto is Sum writing into dst, which must have the result's shape and
+// a's dtype (nil allocates) and must not overlap a. It returns dst.
+func SumInto(dst, a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redSum, dst, a, axes, keepdims, 0)
+}
+
+// Mean returns the arithmetic mean over axes (see Sum). The mean over a
+// size-0 axis is NaN.
+func Mean(a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redMean, nil, a, axes, keepdims, 0)
+}
+
+// MeanInto is Mean writing into dst (see SumInto).
+func MeanInto(dst, a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redMean, dst, a, axes, keepdims, 0)
+}
+
+// Max returns the maximum over axes (see Sum); NaN propagates. It panics
+// when a reduced axis has size 0.
+func Max(a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redMax, nil, a, axes, keepdims, 0)
+}
+
+// Min returns the minimum over axes (see Sum); NaN propagates. It panics
+// when a reduced axis has size 0.
+func Min(a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redMin, nil, a, axes, keepdims, 0)
+}
+
+// Prod returns the product over axes (see Sum). The product over a size-0
+// axis is 1.
+func Prod(a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redProd, nil, a, axes, keepdims, 0)
+}
+
+// LogSumExp returns log Σ exp(a) over axes (see Sum), computed stably by
+// shifting by the maximum: large inputs do not overflow and a slice of
+// all −Inf gives −Inf (not NaN). Over a size-0 axis it is −Inf.
+func LogSumExp(a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redLSE, nil, a, axes, keepdims, 0)
+}
+
+// Variance returns Σ(a − mean)² / (n − ddof) over axes (see Sum), where n is
+// the number of elements reduced: ddof 0 is the population variance, ddof 1
+// the unbiased sample variance. It is computed in two passes (mean first)
+// for accuracy. When n − ddof <= 0 the result is NaN.
+func Variance(a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
+	return reduce(redVar, nil, a, axes, keepdims, ddof)
+}
+
+// reducePlan describes a reduction of a tensor over a set of axes.
+type reducePlan struct {
+	reduced  []bool // per input axis
+	shape    []int  // result shape (respecting keepdims)
+	keepDims []int  // result shape with keepdims, the layout of out/aux
+	R, O     int    // elements per output, number of outputs
+}
+
+func planReduce(op string, a *Tensor, axes []int, keepdims bool) reducePlan {
+	ax := normAxes(op, axes, a.shape)
+	p := reducePlan{reduced: make([]bool, a.Dim()), R: 1, O: 1}
+	for _, i := range ax {
+		p.reduced[i] = true
+	}
+	for i, d := range a.shape {
+		if p.reduced[i] {
+			p.R *= d
+			p.keepDims = append(p.keepDims, 1)
+			if keepdims {
+				p.shape = append(p.shape, 1)
+			}
+		} else {
+			p.O *= d
+			p.keepDims = append(p.keepDims, d)
+			p.shape = append(p.shape, d)
+		}
+	}
+	if p.shape == nil {
+		p.shape = []int{}
+	}
+	return p
+}
+
+// reduce validates, allocates or checks dst, and dispatches on dtype.
+func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
+	op := redNames[kind]
+	p := planReduce(op, a, axes, keepdims)
+	if p.R == 0 && (kind == redMax || kind == redMin) {
+		Fail(op, "reduction over a size-0 axis (axes %v, shape %v) has no identity", axes, fmtShape(a.shape))
+	}
+	dst = prepareDst(op, dst, a.dtype, p.shape, a)
+	out := dst
+	if !dst.IsContiguous() {
+		out = New(a.dtype, p.shape...)
+	}
+	if a.dtype == Float32 {
+		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, &p, ddof, &fmath32)
+	} else {
+		reduceT(kind, storage[float64](out)[out.offset:out.offset+out.Size()], a, &p, ddof, &fmath64)
+	}
+	if out != dst {
+		CopyInto(dst, out)
+	}
+	return dst
+}
+
+// reduceT computes reduction kind of a into out (contiguous, p.O elements).
+func reduceT[T Float](kind redKind, out []T, a *Tensor, p *reducePlan, ddof int, fm *fmath[T]) {
+	switch kind {
+	case redSum:
+		reduceInto(out, a, p, sumKernel[T](), nil)
+	case redMean:
+		reduceInto(out, a, p, sumKernel[T](), nil)
+		scaleBy(out, T(1)/T(p.R)) // 1/0 = +Inf times 0 = NaN for an empty mean
+	case redMax:
+		reduceInto(out, a, p, maxKernel[T](fm.inf), nil)
+	case redMin:
+		reduceInto(out, a, p, minKernel[T](fm.inf), nil)
+	case redProd:
+		reduceInto(out, a, p, prodKernel[T](), nil)
+	case redLSE:
+		if p.R == 0 {
+			fillT1(out, -fm.inf)
+			return
+		}
+		shift := make([]T, len(out))
+		reduceInto(shift, a, p, maxKernel[T](fm.inf), nil)
+		for i, m := range shift {
+			if m-m != 0 && m == m { // ±Inf: shifting would make Inf−Inf = NaN
+				shift[i] = 0
+			}
+		}
+		reduceInto(out, a, p, expKernel(fm.exp), shift)
+		for i, s := range out {
+			out[i] = shift[i] + fm.log(s)
+		}
+	case redVar:
+		mean := make([]T, len(out))
+		reduceInto(mean, a, p, sumKernel[T](), nil)
+		scaleBy(mean, T(1)/T(p.R))
+		reduceInto(out, a, p, sqDevKernel[T](), mean)
+		n := p.R - ddof
+		if n <= 0 {
+			fillT1(out, fm.nan)
+			return
+		}
+		scaleBy(out, T(1)/T(n))
+	}
+}
+
+func scaleBy[T Float](x []T, s T) {
+	for i := range x {
+		x[i] *= s
+	}
+}
+
+func fillT1[T Float](x []T, v T) {
+	for i := range x {
+		x[i] = v
+	}
+}
+
+// redKernel is one reduction for one dtype. aux is an optional per-output
+// value (the shift of LogSumExp, the mean of Variance); kernels that do not
+// use it get 0 or nil.
+type redKernel[T Float] struct {
+	identity T
+	// run reduces the strided run x[off], x[off+stride], ... (n elements).
+	run func(x []T, off, n, stride int, aux T) T
+	// rows folds one contiguous row into dst elementwise.
+	rows func(dst, row, aux []T)
+	// merge combines partial results of runs for one output.
+	merge func(parts []T) T
+	// additive kernels combine partials by + and use pairwise row sums.
+	additive bool
+}
+
+// reduceInto computes the reduction of a described by p into out, laid out
+// as the keepdims shape p.keepDims in row-major order.
+func reduceInto[T Float](out []T, a *Tensor, p *reducePlan, k *redKernel[T], aux []T) {
+	if p.O == 0 {
+		return
+	}
+	if p.R == 0 {
+		fillT1(out, k.identity)
+		return
+	}
+	if outer, inner, ok := blockLayout(a, p); ok {
+		x := storage[T](a)[a.offset : a.offset+a.Size()]
+		R := p.R
+		if inner == 1 {
+			var z T
+			for o := 0; o < outer; o++ {
+				if aux != nil {
+					z = aux[o]
+				}
+				out[o] = k.run(x, o*R, R, 1, z)
+			}
+			return
+		}
+		var scratch []T
+		if k.additive {
+			scratch = make([]T, inner*pairDepth(R))
+		}
+		for o := 0; o < outer; o++ {
+			var auxRow []T
+			if aux != nil {
+				auxRow = aux[o*inner : (o+1)*inner]
+			}
+			colReduce(out[o*inner:(o+1)*inner], x[o*R*inner:(o+1)*R*inner], R, auxRow, k, scratch)
+		}
+		return
+	}
+	reduceWalk(out, a, p, k, aux)
+}
+
+// blockLayout reports whether a is contiguous with its reduced axes (of
+// size > 1) forming one block, and the sizes before and after that block.
+func blockLayout(a *Tensor, p *reducePlan) (outer, inner int, ok bool) {
+	if !a.IsContiguous() {
+		return 0, 0, false
+	}
+	outer, inner = 1, 1
+	state := 0 // 0 before the block, 1 inside, 2 after
+	for i, d := range a.shape {
+		if d == 1 {
+			continue
+		}
+		switch {
+		case p.reduced[i] && state == 2:
+			return 0, 0, false
+		case p.reduced[i]:
+			state = 1
+		case state == 0:
+			outer *= d
+		default:
+			state = 2
+			inner *= d
+		}
+	}
+	return outer, inner, true
+}
+
+// pairDepth is the number of scratch rows colReduce needs for r rows.
+func pairDepth(r int) int {
+	d := 0
+	for r > pairBlock {
+		r = (r + 1) / 2
+		d++
+	}
+	return d
+}
+
+// colReduce folds the r contiguous rows of x (each len(dst) long) into dst.
+// Additive kernels split the rows in halves recursively, each half summed
+// into its own scratch row, so the error grows like log r.
+func colReduce[T Float](dst, x []T, r int, aux []T, k *redKernel[T], scratch []T) {
+	n := len(dst)
+	if !k.additive || r <= pairBlock {
+		fillT1(dst, k.identity)
+		for i := 0; i < r; i++ {
+			k.rows(dst, x[i*n:(i+1)*n], aux)
+		}
+		return
+	}
+	h := r / 2
+	colReduce(dst, x[:h*n], h, aux, k, scratch)
+	tmp, rest := scratch[:n], scratch[n:]
+	colReduce(tmp, x[h*n:], r-h, aux, k, rest)
+	for j := range dst {
+		dst[j] += tmp[j]
+	}
+}
+
+// reduceWalk handles arbitrary strides: it walks a with kept axes outermost
+// and reduced axes innermost, so each output's runs arrive consecutively.
+func reduceWalk[T Float](out []T, a *Tensor, p *reducePlan, k *redKernel[T], aux []T) {
+	nd := a.Dim()
+	shape := make([]int, 0, nd)
+	aStr := make([]int, 0, nd)
+	oStr := make([]int, 0, nd)
+	outStrides := rowMajorStrides(p.keepDims)
+	for pass := 0; pass < 2; pass++ {
+		for i := 0; i < nd; i++ {
+			if p.reduced[i] == (pass == 1) {
+				shape = append(shape, a.shape[i])
+				aStr = append(aStr, a.strides[i])
+				if p.reduced[i] {
+					oStr = append(oStr, 0)
+				} else {
+					oStr = append(oStr, outStrides[i])
+				}
+			}
+		}
+	}
+	x := storage[T](a)
+	cur := -1
+	parts := make([]T, 0, 16)
+	flush := func() {
+		if cur >= 0 {
+			out[cur] = k.merge(parts)
+			parts = parts[:0]
+		}
+	}
+	var z T
+	walk(shape, 2, [maxOperands]int{0, a.offset}, [maxOperands][]int{oStr, aStr}, func(o [maxOperands]int, n int, s [maxOperands]int) {
+		if s[0] != 0 { // every reduced axis has size 1: one element per output
+			for i := 0; i < n; i++ {
+				oi := o[0] + i*s[0]
+				if aux != nil {
+					z = aux[oi]
+				}
+				out[oi] = k.run(x, o[1]+i*s[1], 1, 1, z)
+			}
+			return
+		}
+		if o[0] != cur {
+			flush()
+			cur = o[0]
+		}
+		if aux != nil {
+			z = aux[cur]
+		}
+		parts = append(parts, k.run(x, o[1], n, s[1], z))
+	})
+	flush()
+}
+
+// pairwise reduces the strided run with leaf on blocks of at most pairBlock
+// elements, adding the block results in a balanced tree.
+func pairwise[T Float](x []T, off, n, stride int, aux T, leaf func(x []T, off, n, stride int, aux T) T) T {
+	if n <= pairBlock {
+		return leaf(x, off, n, stride, aux)
+	}
+	h := n / 2
+	return pairwise(x, off, h, stride, aux, leaf) + pairwise(x, off+h*stride, n-h, stride, aux, leaf)
+}
+
+// sumLeaf adds up to pairBlock elements with four accumulators.
+func sumLeaf[T Float](x []T, off, n, stride int, _ T) T {
+	if stride == 1 {
+		v := x[off : off+n]
+		var s0, s1, s2, s3 T
+		i := 0
+		for ; i+4 <= len(v); i += 4 {
+			s0 += v[i]
+			s1 += v[i+1]
+			s2 += v[i+2]
+			s3 += v[i+3]
+		}
+		for ; i < len(v); i++ {
+			s0 += v[i]
+		}
+		return (s0 + s1) + (s2 + s3)
+	}
+	var s T
+	for i := 0; i < n; i++ {
+		s += x[off+i*stride]
+	}
+	return s
+}
+
+func sqDevLeaf[T Float](x []T, off, n, stride int, m T) T {
+	var s T
+	for i := 0; i < n; i++ {
+		d := x[off+i*stride] - m
+		s += d * d
+	}
+	return s
+}
+
+func sumParts[T Float](parts []T) T { return pairwise(parts, 0, len(parts), 1, 0, sumLeaf[T]) }
+
+func sumKernel[T Float]() *redKernel[T] {
+	return &redKernel[T]{
+		run: func(x []T, off, n, stride int, aux T) T { return pairwise(x, off, n, stride, aux, sumLeaf[T]) },
+		rows: func(dst, row, _ []T) {
+			row = row[:len(dst)]
+			for j := range dst {
+				dst[j] += row[j]
+			}
+		},
+		merge:    sumParts[T],
+		additive: true,
+	}
+}
+
+func sqDevKernel[T Float]() *redKernel[T] {
+	return &redKernel[T]{
+		run: func(x []T, off, n, stride int, m T) T { return pairwise(x, off, n, stride, m, sqDevLeaf[T]) },
+		rows: func(dst, row, m []T) {
+			row, m = row[:len(dst)], m[:len(dst)]
+			for j := range dst {
+				d := row[j] - m[j]
+				dst[j] += d * d
+			}
+		},
+		merge:    sumParts[T],
+		additive: true,
+	}
+}
+
+func expKernel[T Float](exp func(T) T) *redKernel[T] {
+	leaf := func(x []T, off, n, stride int, m T) T {
+		var s T
+		for i := 0; i < n; i++ {
+			s += exp(x[off+i*stride] - m)
+		}
+		return s
+	}
+	return &redKernel[T]{
+		run: func(x []T, off, n, stride int, m T) T { return pairwise(x, off, n, stride, m, leaf) },
+		rows: func(dst, row, m []T) {
+			row, m = row[:len(dst)], m[:len(dst)]
+			for j := range dst {
+				dst[j] += exp(row[j] - m[j])
+			}
+		},
+		merge:    sumParts[T],
+		additive: true,
+	}
+}
+
+// maxRun is NaN-propagating: once m is NaN no comparison replaces it.
+func maxRun[T Float](x []T, off, n, stride int, _ T) T {
+	m := x[off]
+	for i := 1; i < n; i++ {
+		v := x[off+i*stride]
+		if v > m || v != v {
+			m = v
+		}
+	}
+	return m
+}
+
+func minRun[T Float](x []T, off, n, stride int, _ T) T {
+	m := x[off]
+	for i := 1; i < n; i++ {
+		v := x[off+i*stride]
+		if v < m || v != v {
+			m = v
+		}
+	}
+	return m
+}
+
+func maxKernel[T Float](inf T) *redKernel[T] {
+	return &redKernel[T]{
+		identity: -inf,
+		run:      maxRun[T],
+		rows: func(dst, row, _ []T) {
+			row = row[:len(dst)]
+			for j, v := range row {
+				if v > dst[j] || v != v {
+					dst[j] = v
+				}
+			}
+		},
+		merge: func(p []T) T { return maxRun(p, 0, len(p), 1, 0) },
+	}
+}
+
+func minKernel[T Float](inf T) *redKernel[T] {
+	return &redKernel[T]{
+		identity: inf,
+		run:      minRun[T],
+		rows: func(dst, row, _ []T) {
+			row = row[:len(dst)]
+			for j, v := range row {
+				if v < dst[j] || v != v {
+					dst[j] = v
+				}
+			}
+		},
+		merge: func(p []T) T { return minRun(p, 0, len(p), 1, 0) },
+	}
+}
+
+func prodRun[T Float](x []T, off, n, stride int, _ T) T {
+	var p T = 1
+	for i := 0; i < n; i++ {
+		p *= x[off+i*stride]
+	}
+	return p
+}
+
+func prodKernel[T Float]() *redKernel[T] {
+	return &redKernel[T]{
+		identity: 1,
+		run:      prodRun[T],
+		rows: func(dst, row, _ []T) {
+			row = row[:len(dst)]
+			for j := range dst {
+				dst[j] *= row[j]
+			}
+		},
+		merge: func(p []T) T { return prodRun(p, 0, len(p), 1, 0) },
+	}
+}
+
+// ArgMax returns, for every position of the other axes in row-major order,
+// the index along axis of the largest element (the first one on ties; the
+// first NaN if there is one, as NumPy does). It panics if axis is out of
+// range or has size 0.
+func ArgMax(a *Tensor, axis int) []int { return argReduce("ArgMax", a, axis, true) }
+
+// ArgMin is ArgMax for the smallest element.
+func ArgMin(a *Tensor, axis int) []int { return argReduce("ArgMin", a, axis, false) }
+
+func argReduce(op string, a *Tensor, axis int, isMax bool) []int {
+	ax := normAxis(op, axis, a.shape)
+	if a.shape[ax] == 0 {
+		Fail(op, "axis %d of shape %v has size 0", axis, fmtShape(a.shape))
+	}
+	if a.dtype == Float32 {
+		return argReduceT[float32](a, ax, isMax)
+	}
+	return argReduceT[float64](a, ax, isMax)
+}
+
+func argReduceT[T Float](a *Tensor, ax int, isMax bool) []int {
+	n, st := a.shape[ax], a.strides[ax]
+	shape := append(cloneInts(a.shape[:ax]), a.shape[ax+1:]...)
+	strides := append(cloneInts(a.strides[:ax]), a.strides[ax+1:]...)
+	res := make([]int, 0, shapeSize(shape))
+	x := storage[T](a)
+	if shapeSize(shape) == 0 {
+		return res
+	}
+	walk(shape, 1, [maxOperands]int{a.offset}, [maxOperands][]int{strides}, func(o [maxOperands]int, m int, s [maxOperands]int) {
+		for r := 0; r < m; r++ {
+			off := o[0] + r*s[0]
+			best, bi := x[off], 0
+			if best == best {
+				for i := 1; i < n; i++ {
+					v := x[off+i*st]
+					if v != v {
+						bi = i
+						break
+					}
+					if (isMax && v > best) || (!isMax && v < best) {
+						best, bi = v, i
+					}
+				}
+			}
+			res = append(res, bi)
+		}
+	})
+	return res
+}
+
+// Softmax returns exp(a) / Σ exp(a) along axis, computed stably by
+// subtracting the maximum along the axis first. A slice that is all −Inf
+// has no distribution and gives NaN. It panics if axis is out of range.
+func Softmax(a *Tensor, axis int) *Tensor { return softmax("Softmax", nil, a, axis, false) }
+
+// SoftmaxInto is Softmax writing into dst (nil allocates), which must have
+// a's shape and dtype; dst may be a itself. It returns dst.
+func SoftmaxInto(dst, a *Tensor, axis int) *Tensor { return softmax("Softmax", dst, a, axis, false) }
+
+// LogSoftmax returns a − LogSumExp(a) along axis, computed stably. It
+// panics if axis is out of range.
+func LogSoftmax(a *Tensor, axis int) *Tensor { return softmax("LogSoftmax", nil, a, axis, true) }
+
+// LogSoftmaxInto is LogSoftmax writing into dst (see SoftmaxInto).
+func LogSoftmaxInto(dst, a *Tensor, axis int) *Tensor {
+	return softmax("LogSoftmax", dst, a, axis, true)
+}
+
+func softmax(op string, dst, a *Tensor, axis int, logOut bool) *Tensor {
+	ax := normAxis(op, axis, a.shape)
+	dst = prepareDst(op, dst, a.dtype, a.shape, a)
+	out := dst
+	if !dst.IsContiguous() {
+		out = New(a.dtype, a.shape...)
+	}
+	src := a
+	if !a.IsContiguous() {
+		// Copy into the output and work in place: the kernel reads each
+		// element before it writes it.
+		CopyInto(out, a)
+		src = out
+	}
+	outer := shapeSize(a.shape[:ax])
+	r := a.shape[ax]
+	inner := shapeSize(a.shape[ax+1:])
+	if a.Size() > 0 {
+		if a.dtype == Float32 {
+			softmaxT(storage[float32](out)[out.offset:out.offset+out.Size()], storage[float32](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, &fmath32)
+		} else {
+			softmaxT(storage[float64](out)[out.offset:out.offset+out.Size()], storage[float64](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, &fmath64)
+		}
+	}
+	if out != dst {
+		CopyInto(dst, out)
+	}
+	return dst
+}
+
+// softmaxT computes softmax of x laid out as (outer, r, inner) into dst
+// (same layout; dst may be x).
+func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T]) {
+	if inner == 1 {
+		for o := 0; o < outer; o++ {
+			row, d := x[o*r:(o+1)*r], dst[o*r:(o+1)*r]
+			m := maxRun(row, 0, r, 1, 0)
+			var s T
+			if logOut {
+				for _, v := range row {
+					s += fm.exp(v - m)
+				}
+				// (v − m) is exact for nearby values; folding m into the
+				// log term first would lose digits for large inputs.
+				ls := fm.log(s)
+				for i, v := range row {
+					d[i] = (v - m) - ls
+				}
+				continue
+			}
+			for i, v := range row {
+				e := fm.exp(v - m)
+				d[i] = e
+				s += e
+			}
+			inv := 1 / s
+			for i := range d {
+				d[i] *= inv
+			}
+		}
+		return
+	}
+	m := make([]T, inner)
+	s := make([]T, inner)
+	for o := 0; o < outer; o++ {
+		xb, db := x[o*r*inner:(o+1)*r*inner], dst[o*r*inner:(o+1)*r*inner]
+		copy(m, xb[:inner])
+		for i := 1; i < r; i++ {
+			for j, v := range xb[i*inner : (i+1)*inner] {
+				if v > m[j] || v != v {
+					m[j] = v
+				}
+			}
+		}
+		fillT1(s, 0)
+		for i := 0; i < r; i++ {
+			xr, dr := xb[i*inner:(i+1)*inner], db[i*inner:(i+1)*inner]
+			for j, v := range xr {
+				e := fm.exp(v - m[j])
+				s[j] += e
+				if !logOut {
+					dr[j] = e
+				}
+			}
+		}
+		for j := range s {
+			if logOut {
+				s[j] = fm.log(s[j])
+			} else {
+				s[j] = 1 / s[j]
+			}
+		}
+		for i := 0; i < r; i++ {
+			xr, dr := xb[i*inner:(i+1)*inner], db[i*inner:(i+1)*inner]
+			for j := range dr {
+				if logOut {
+					dr[j] = (xr[j] - m[j]) - s[j]
+				} else {
+					dr[j] *= s[j]
+				}
+			}
+		}
+	}
+}
+
+// SumTo sums a down to shape, which must broadcast to a's shape: leading
+// axes that shape lacks are summed away and axes where shape has size 1 are
+// summed with keepdims. It is the vector-Jacobian product of broadcasting
+// (Expand) and always returns a new tensor. It panics if shape does not
+// broadcast to a's shape.
+func SumTo(a *Tensor, shape ...int) *Tensor {
+	return sumTo(nil, a, shape)
+}
+
+// SumToInto is SumTo with the target shape taken from dst, writing into dst
+// (which must have a's dtype and not overlap a). It returns dst.
+func SumToInto(dst, a *Tensor) *Tensor {
+	return sumTo(dst, a, dst.shape)
+}
+
+func sumTo(dst, a *Tensor, shape []int) *Tensor {
+	lead := a.Dim() - len(shape)
+	ok := lead >= 0
+	var axes []int
+	for i := 0; ok && i < a.Dim(); i++ {
+		switch {
+		case i < lead:
+			axes = append(axes, i)
+		case shape[i-lead] == a.shape[i]:
+		case shape[i-lead] == 1:
+			axes = append(axes, i)
+		default:
+			ok = false
+		}
+	}
+	if !ok {
+		Fail("SumTo", "shape %v does not broadcast to %v", fmtShape(shape), fmtShape(a.shape))
+	}
+	if axes == nil {
+		axes = []int{} // nil would mean all axes
+	}
+	if dst == nil {
+		dst = New(a.dtype, shape...)
+	} else if dst.dtype != a.dtype {
+		Fail("SumTo", "destination %s does not match source %s", describe(dst), describe(a))
+	}
+	// The keepdims result minus its leading axes has shape's row-major
+	// layout, so reduce into a view of dst with the keepdims shape.
+	keep := planReduce("SumTo", a, axes, true).keepDims
+	if strides, ok := reshapeStrides(dst.shape, dst.strides, keep); ok {
+		v := *dst
+		v.shape, v.strides = keep, strides
+		reduce(redSum, &v, a, axes, true, 0)
+		return dst
+	}
+	CopyInto(dst, Reshape(reduce(redSum, nil, a, axes, true, 0), shape...))
+	return dst
+}

@@ -1,0 +1,206 @@
+package tensor
+
+// Scalar special functions behind the elementwise ops, one per dtype so
+// float32 work stays in float32. Where math32 is inaccurate or wrong at an
+// edge (Exp loses ~20 ulp, Expm1 returns NaN just above the overflow
+// threshold, Pow treats ±0.5 and huge exponents differently from math.Pow),
+// the float32 version here fixes it.
+
+import (
+	"math"
+
+	"github.com/chewxy/math32"
+)
+
+// exp32 is eˣ in float32, within about 1 ulp (Cephes expf), including
+// gradual underflow to subnormals and overflow to +Inf.
+func exp32(x float32) float32 {
+	if x != x {
+		return x
+	}
+	if x > 89 {
+		return float32(math.Inf(1))
+	}
+	if x < -104 { // below half the smallest subnormal
+		return 0
+	}
+	return exp32Core(x)
+}
+
+// exp32Core is exp32 for finite x in [-104, 89]; hot loops inline its
+// common path and call exp32 only for the rare out-of-range values.
+func exp32Core(x float32) float32 {
+	const (
+		log2e = 1.44269504088896341
+		c1    = 0.693359375 // ln 2 = c1 + c2 with c1 exact in 9 bits
+		c2    = -2.12194440e-4
+		round = 12582912 // 1.5·2²³: adding then subtracting it rounds to an integer
+	)
+	k := x*log2e + round
+	k -= round
+	r := x - k*c1
+	r -= k * c2
+	y := (((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r+5.0000001201e-1)*r*r + r + 1
+	n := int32(k)
+	switch {
+	case n > 127: // the result may still be finite: scale in two steps
+		return y * 2 * pow2f32(n-1)
+	case n < -126: // subnormal result: round once, at the last multiply
+		return y * pow2f32(n+64) * 0x1p-64
+	}
+	return y * pow2f32(n)
+}
+
+// pow2f32 is 2ⁿ for n in the normal exponent range [-126, 127].
+func pow2f32(n int32) float32 { return math.Float32frombits(uint32(n+127) << 23) }
+
+// expm1f32 is eˣ−1 in float32; math32.Expm1 returns NaN for x just above
+// the float32 overflow threshold. Beyond 20 the −1 is below half an ulp of
+// eˣ, so exp32 is exact enough and overflows correctly.
+func expm1f32(x float32) float32 {
+	if x > 20 {
+		return exp32(x)
+	}
+	return math32.Expm1(x)
+}
+
+// tanh32 is Cephes tanhf on top of exp32.
+func tanh32(x float32) float32 {
+	z := math32.Abs(x)
+	if z >= 0.625 {
+		t := 1 - 2/(exp32(z+z)+1)
+		if x < 0 {
+			return -t
+		}
+		return t
+	}
+	s := x * x
+	return ((((-5.70498872745e-3*s+2.06390887954e-2)*s-5.37397155531e-2)*s+1.33314422036e-1)*s-3.33332819422e-1)*s*x + x
+}
+
+// sigmoid32 is 1/(1+e⁻ˣ), evaluated from e^-|x| so it never overflows:
+// sigmoid(±1000) is exactly 1 and 0.
+func sigmoid32(x float32) float32 {
+	e := exp32(-math32.Abs(x))
+	if x >= 0 {
+		return 1 / (1 + e)
+	}
+	return e / (1 + e)
+}
+
+func sigmoid64(x float64) float64 {
+	e := math.Exp(-math.Abs(x))
+	if x >= 0 {
+		return 1 / (1 + e)
+	}
+	return e / (1 + e)
+}
+
+// softplus is log(1+eˣ) = max(x, 0) + log1p(e^-|x|), which neither
+// overflows for large x nor loses the tiny value for very negative x.
+func softplus32(x float32) float32 {
+	return max(x, 0) + math32.Log1p(exp32(-math32.Abs(x)))
+}
+
+func softplus64(x float64) float64 {
+	return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
+}
+
+// gelu is x·Φ(x) = 0.5·x·(1+erf(x/√2)), written as 0.5·x·erfc(−x/√2):
+// the same function, but accurate for negative x where 1+erf cancels.
+func gelu32(x float32) float32 {
+	if math32.IsInf(x, -1) {
+		return 0
+	}
+	return 0.5 * x * math32.Erfc(-x*math32.Sqrt2/2)
+}
+
+func gelu64(x float64) float64 {
+	if math.IsInf(x, -1) {
+		return 0
+	}
+	return 0.5 * x * math.Erfc(-x*math.Sqrt2/2)
+}
+
+// lgamma is log|Γ(x)| (the sign of Γ is dropped).
+func lgamma32(x float32) float32 {
+	v, _ := math32.Lgamma(x)
+	return v
+}
+
+func lgamma64(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// digamma64 is ψ(x) = d/dx log Γ(x). Positive x: the recurrence
+// ψ(x) = ψ(x+1) − 1/x raises x to at least 10, where the asymptotic series
+// through x⁻¹⁴ is accurate to about 1e-17 (at 6 its truncation error would
+// be about 1e-13). Negative x: the reflection ψ(x) = ψ(1−x) − π·cot(πx).
+// ψ(±0) = ∓Inf, NaN at the negative integers and −Inf.
+func digamma64(x float64) float64 {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, -1):
+		return math.NaN()
+	case x == 0:
+		return math.Copysign(math.Inf(1), -x)
+	case x < 0:
+		fl := math.Floor(x)
+		if x == fl {
+			return math.NaN()
+		}
+		// cot(πx) = tan(π(½ − r)) with r = x − ⌊x⌋: reducing first keeps
+		// πx accurate for large |x| and makes cot exactly 0 at half-integers.
+		return digamma64(1-x) - math.Pi*math.Tan(math.Pi*(0.5-(x-fl)))
+	}
+	var acc float64
+	for x < 10 {
+		acc -= 1 / x
+		x++
+	}
+	z := 1 / (x * x)
+	s := z * (1.0/12 - z*(1.0/120-z*(1.0/252-z*(1.0/240-z*(1.0/132-z*(691.0/32760-z/12))))))
+	return acc + math.Log(x) - 0.5/x - s
+}
+
+// digamma32 is digamma64 in float32: recurrence to x ≥ 6, where the series
+// through x⁻⁸ is accurate to about 1e-10.
+func digamma32(x float32) float32 {
+	switch {
+	case math32.IsNaN(x) || math32.IsInf(x, -1):
+		return math32.NaN()
+	case x == 0:
+		return math32.Copysign(math32.Inf(1), -x)
+	case x < 0:
+		fl := math32.Floor(x)
+		if x == fl {
+			return math32.NaN()
+		}
+		return digamma32(1-x) - math32.Pi*math32.Tan(math32.Pi*(0.5-(x-fl)))
+	}
+	var acc float32
+	for x < 6 {
+		acc -= 1 / x
+		x++
+	}
+	z := 1 / (x * x)
+	s := z * (1.0/12 - z*(1.0/120-z*(1.0/252-z/240)))
+	return acc + math32.Log(x) - 0.5/x - s
+}
+
+// pow32 is xʸ in float32 with math.Pow's special cases. math32.Pow maps
+// y = ±0.5 to Sqrt (wrong for ±0 and −Inf), and for |y| ≥ 2³¹ it returns
+// NaN for negative x and garbage from math32.Exp's huge argument.
+func pow32(x, y float32) float32 {
+	switch {
+	case (y == 0.5 || y == -0.5) && (x == 0 || math32.IsInf(x, -1)):
+		if (y > 0) == (x == 0) {
+			return 0
+		}
+		return math32.Inf(1)
+	case math32.Abs(y) >= 1<<31 && !math32.IsInf(y, 0) && x != 0 && !math32.IsInf(x, 0) && !math32.IsNaN(x):
+		// Such a y is an even integer, so the sign of x does not matter.
+		return exp32(y * math32.Log(math32.Abs(x)))
+	}
+	return math32.Pow(x, y)
+}

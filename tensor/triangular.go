@@ -1,0 +1,261 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Triangular solves. The kernels work on row-major matrices given as a
+// slice starting at element (0, 0) and a leading dimension, and recurse by
+// halving the triangle so that almost all of the work is done by GEMM; only
+// blocks of at most triBlock rows fall back to substitution.
+
+// triBlock is the order below which triangular solves use substitution.
+const triBlock = 64
+
+// TriSolve solves op(A)·X = B for X, where A is triangular (lower or upper
+// as the flag says) and op(A) is A or Aᵀ as trans says. a has shape
+// (..., n, n); b has shape (..., n, k) for k right-hand sides, or is 1-D of
+// length n for one. The leading (batch) dimensions of a and b broadcast.
+// Only the selected triangle of A is read, the rest is ignored. A zero on
+// the diagonal gives infinities or NaNs in the result rather than an error.
+// TriSolve panics with a *Error when a is not square, the shapes do not
+// fit or the dtypes differ.
+func TriSolve(a, b *Tensor, lower, trans bool) *Tensor {
+	return triSolveSteps("TriSolve", a, b, triStep{lower: lower, trans: trans})
+}
+
+// CholeskySolve returns A⁻¹·B given the lower Cholesky factor l of A
+// (A = L·Lᵀ), by the two triangular solves L·Y = B and Lᵀ·X = Y. Shapes and
+// panics are as for TriSolve.
+func CholeskySolve(l, b *Tensor) *Tensor {
+	return triSolveSteps("CholeskySolve", l, b, triStep{lower: true}, triStep{lower: true, trans: true})
+}
+
+// triStep is one triangular solve applied in place to the right-hand sides.
+type triStep struct{ lower, trans bool }
+
+func triSolveSteps(op string, a, b *Tensor, steps ...triStep) *Tensor {
+	x, n, k, batch := solveSetup(op, a, b)
+	if x.Size() == 0 {
+		return x
+	}
+	ac := a.Contiguous()
+	offs := matrixOffsets(ac, batch)
+	if a.dtype == Float32 {
+		triSolveBatch[float32](ac, offs, x, n, k, steps)
+	} else {
+		triSolveBatch[float64](ac, offs, x, n, k, steps)
+	}
+	return x
+}
+
+func triSolveBatch[T Float](a *Tensor, offs []int, x *Tensor, n, k int, steps []triStep) {
+	A, X := storage[T](a), storage[T](x)
+	for bi, off := range offs {
+		xb := X[bi*n*k : (bi+1)*n*k]
+		for _, s := range steps {
+			trsmLeft(s.lower, s.trans, false, n, k, A[off:], n, xb, k)
+		}
+	}
+}
+
+// solveSetup checks the operands of a solve with a square (..., n, n) and b
+// (..., n, k) or (n,), and returns a fresh contiguous copy of b broadcast
+// to the batch (with the result's shape), n, k and the batch shape.
+func solveSetup(op string, a, b *Tensor) (x *Tensor, n, k int, batch []int) {
+	sameDType(op, a, b)
+	n = checkSquare(op, a)
+	abatch := a.shape[:len(a.shape)-2]
+	if len(b.shape) == 0 || (len(b.shape) == 1 && b.shape[0] != n) || (len(b.shape) >= 2 && b.shape[len(b.shape)-2] != n) {
+		Fail(op, "right-hand side does not fit the matrix: %s (want (..., %d, k) or (%d,))", describe(a, b), n, n)
+	}
+	if len(b.shape) == 1 {
+		batch = cloneInts(abatch)
+		k = 1
+		x = New(a.dtype, append(cloneInts(batch), n)...)
+		CopyInto(x, b)
+		return x, n, k, batch
+	}
+	k = b.shape[len(b.shape)-1]
+	batch = BroadcastShapes(op, abatch, b.shape[:len(b.shape)-2])
+	x = New(a.dtype, append(cloneInts(batch), n, k)...)
+	CopyInto(x, b)
+	return x, n, k, batch
+}
+
+// checkSquare panics unless t has at least 2 dimensions and its last two
+// are equal; it returns their size.
+func checkSquare(op string, t *Tensor) int {
+	nd := len(t.shape)
+	if nd < 2 || t.shape[nd-1] != t.shape[nd-2] {
+		Fail(op, "need a square matrix or a batch of them (..., n, n), got %s", describe(t))
+	}
+	return t.shape[nd-1]
+}
+
+// matrixOffsets returns the storage offset of the trailing matrix of t for
+// each index of batch, in row-major order; t's leading dimensions broadcast
+// to batch.
+func matrixOffsets(t *Tensor, batch []int) []int {
+	nb := shapeSize(batch)
+	offs := make([]int, nb)
+	if nb == 0 {
+		return offs
+	}
+	tb := len(t.shape) - 2
+	lead := len(batch) - tb
+	str := make([]int, len(batch))
+	for i := range batch {
+		if j := i - lead; j >= 0 && t.shape[j] != 1 {
+			str[i] = t.strides[j]
+		}
+	}
+	idx := make([]int, len(batch))
+	off := t.offset
+	for bi := range offs {
+		offs[bi] = off
+		for d := len(batch) - 1; d >= 0; d-- {
+			idx[d]++
+			off += str[d]
+			if idx[d] < batch[d] {
+				break
+			}
+			off -= str[d] * batch[d]
+			idx[d] = 0
+		}
+	}
+	return offs
+}
+
+// trsmLeft overwrites the n×k matrix B with the solution X of op(A)·X = B,
+// where A is n×n lower or upper triangular and op(A) is A or Aᵀ. With unit
+// set the diagonal of A is taken to be 1 and not read.
+func trsmLeft[T Float](lower, trans, unit bool, n, k int, a []T, lda int, b []T, ldb int) {
+	if n == 0 || k == 0 {
+		return
+	}
+	if n <= triBlock {
+		// Columns of X are independent: split wide right-hand sides so the
+		// substitution does not leave the other cores idle between GEMMs.
+		linalgParallel(k, triSplitWork/n, func(j0, j1 int) {
+			trsmLeftSmall(lower, trans, unit, n, j1-j0, a, lda, b[j0:], ldb)
+		})
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	a22 := a[n1*lda+n1:]
+	b2 := b[n1*ldb:]
+	if lower != trans { // op(A) is lower triangular: forward
+		trsmLeft(lower, trans, unit, n1, k, a, lda, b, ldb)
+		if !trans { // op(A)21 = A21
+			gemmT(false, false, n2, k, n1, -1, a[n1*lda:], lda, b, ldb, 1, b2, ldb)
+		} else { // op(A)21 = A12ᵀ
+			gemmT(true, false, n2, k, n1, -1, a[n1:], lda, b, ldb, 1, b2, ldb)
+		}
+		trsmLeft(lower, trans, unit, n2, k, a22, lda, b2, ldb)
+		return
+	}
+	// op(A) is upper triangular: backward.
+	trsmLeft(lower, trans, unit, n2, k, a22, lda, b2, ldb)
+	if !trans { // op(A)12 = A12
+		gemmT(false, false, n1, k, n2, -1, a[n1:], lda, b2, ldb, 1, b, ldb)
+	} else { // op(A)12 = A21ᵀ
+		gemmT(true, false, n1, k, n2, -1, a[n1*lda:], lda, b2, ldb, 1, b, ldb)
+	}
+	trsmLeft(lower, trans, unit, n1, k, a, lda, b, ldb)
+}
+
+// trsmLeftSmall is trsmLeft by row-oriented substitution: each row of X is
+// its row of B minus multiples of the rows already solved.
+func trsmLeftSmall[T Float](lower, trans, unit bool, n, k int, a []T, lda int, b []T, ldb int) {
+	at := func(i, j int) T {
+		if trans {
+			return a[j*lda+i]
+		}
+		return a[i*lda+j]
+	}
+	solveRow := func(i, p0, p1 int) {
+		xi := b[i*ldb : i*ldb+k]
+		for p := p0; p < p1; p++ {
+			if m := at(i, p); m != 0 {
+				axpy(-m, b[p*ldb:p*ldb+k], xi)
+			}
+		}
+		if !unit {
+			d := at(i, i)
+			for j := range xi {
+				xi[j] /= d
+			}
+		}
+	}
+	if lower != trans {
+		for i := 0; i < n; i++ {
+			solveRow(i, 0, i)
+		}
+		return
+	}
+	for i := n - 1; i >= 0; i-- {
+		solveRow(i, i+1, n)
+	}
+}
+
+// axpy sets y += alpha·x for equal-length x and y.
+func axpy[T Float](alpha T, x, y []T) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += alpha * x[i]
+	}
+}
+
+// trsmRightLowerT overwrites the m×n matrix B with X solving X·Lᵀ = B for
+// the n×n lower triangular L (the panel solve of a Cholesky factorisation:
+// L21 = A21·L11⁻ᵀ).
+func trsmRightLowerT[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if n <= triBlock {
+		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
+			for r := r0; r < r1; r++ {
+				x := b[r*ldb : r*ldb+n]
+				for j := 0; j < n; j++ {
+					x[j] = (x[j] - dotContig(l[j*ldl:j*ldl+j], x[:j])) / l[j*ldl+j]
+				}
+			}
+		})
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	trsmRightLowerT(m, n1, l, ldl, b, ldb)
+	// X2·L22ᵀ = B2 − X1·L21ᵀ
+	gemmT(false, true, m, n2, n1, -1, b, ldb, l[n1*ldl:], ldl, 1, b[n1:], ldb)
+	trsmRightLowerT(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
+}
+
+// triSplitWork is roughly the number of multiply-adds below which splitting
+// a substitution over goroutines costs more than it saves.
+const triSplitWork = 1 << 16
+
+// linalgParallel calls fn on contiguous chunks covering [0, n), in
+// parallel over up to GOMAXPROCS goroutines when n is at least twice
+// minChunk, else once on the calling goroutine.
+func linalgParallel(n, minChunk int, fn func(lo, hi int)) {
+	p := min(runtime.GOMAXPROCS(0), n/max(1, minChunk))
+	if p < 2 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < p; i++ {
+		lo, hi := i*n/p, (i+1)*n/p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,488 @@
+package tensor
+
+// This file holds the elementwise unary operations. Each has an allocating
+// form and an XTo(dst, a) form; dst must have a's shape and dtype and may be
+// a itself. The hot kernels have a run: a plain loop over a contiguous run
+// with no call through a function value per element.
+
+import (
+	"math"
+
+	"github.com/chewxy/math32"
+)
+
+var negOp = &unaryOp{name: "Neg",
+	f32: unaryKernel[float32]{elem: func(x float32) float32 { return -x }, run: negRun[float32]},
+	f64: unaryKernel[float64]{elem: func(x float64) float64 { return -x }, run: negRun[float64]},
+}
+
+var absOp = &unaryOp{name: "Abs",
+	f32: unaryKernel[float32]{elem: math32.Abs},
+	f64: unaryKernel[float64]{elem: math.Abs},
+}
+
+var signOp = &unaryOp{name: "Sign",
+	f32: unaryKernel[float32]{elem: sign[float32]},
+	f64: unaryKernel[float64]{elem: sign[float64]},
+}
+
+var expOp = &unaryOp{name: "Exp",
+	f32: unaryKernel[float32]{elem: exp32, run: expRun32},
+	f64: unaryKernel[float64]{elem: math.Exp, run: expRun64},
+}
+
+var expm1Op = &unaryOp{name: "Expm1",
+	f32: unaryKernel[float32]{elem: expm1f32},
+	f64: unaryKernel[float64]{elem: math.Expm1},
+}
+
+var logOp = &unaryOp{name: "Log",
+	f32: unaryKernel[float32]{elem: math32.Log},
+	f64: unaryKernel[float64]{elem: math.Log},
+}
+
+var log1pOp = &unaryOp{name: "Log1p",
+	f32: unaryKernel[float32]{elem: math32.Log1p},
+	f64: unaryKernel[float64]{elem: math.Log1p},
+}
+
+var sqrtOp = &unaryOp{name: "Sqrt",
+	f32: unaryKernel[float32]{elem: math32.Sqrt},
+	f64: unaryKernel[float64]{elem: math.Sqrt},
+}
+
+var squareOp = &unaryOp{name: "Square",
+	f32: unaryKernel[float32]{elem: func(x float32) float32 { return x * x }, run: squareRun[float32]},
+	f64: unaryKernel[float64]{elem: func(x float64) float64 { return x * x }, run: squareRun[float64]},
+}
+
+var reciprocalOp = &unaryOp{name: "Reciprocal",
+	f32: unaryKernel[float32]{elem: func(x float32) float32 { return 1 / x }},
+	f64: unaryKernel[float64]{elem: func(x float64) float64 { return 1 / x }},
+}
+
+var sinOp = &unaryOp{name: "Sin",
+	f32: unaryKernel[float32]{elem: math32.Sin},
+	f64: unaryKernel[float64]{elem: math.Sin},
+}
+
+var cosOp = &unaryOp{name: "Cos",
+	f32: unaryKernel[float32]{elem: math32.Cos},
+	f64: unaryKernel[float64]{elem: math.Cos},
+}
+
+var tanhOp = &unaryOp{name: "Tanh",
+	f32: unaryKernel[float32]{elem: tanh32, run: tanhRun32},
+	f64: unaryKernel[float64]{elem: math.Tanh, run: tanhRun64},
+}
+
+var sigmoidOp = &unaryOp{name: "Sigmoid",
+	f32: unaryKernel[float32]{elem: sigmoid32, run: sigmoidRun32},
+	f64: unaryKernel[float64]{elem: sigmoid64, run: sigmoidRun64},
+}
+
+var softplusOp = &unaryOp{name: "Softplus",
+	f32: unaryKernel[float32]{elem: softplus32},
+	f64: unaryKernel[float64]{elem: softplus64},
+}
+
+var reluOp = &unaryOp{name: "Relu",
+	f32: unaryKernel[float32]{elem: relu[float32], run: reluRun[float32]},
+	f64: unaryKernel[float64]{elem: relu[float64], run: reluRun[float64]},
+}
+
+var erfOp = &unaryOp{name: "Erf",
+	f32: unaryKernel[float32]{elem: math32.Erf},
+	f64: unaryKernel[float64]{elem: math.Erf},
+}
+
+var lgammaOp = &unaryOp{name: "Lgamma",
+	f32: unaryKernel[float32]{elem: lgamma32},
+	f64: unaryKernel[float64]{elem: lgamma64},
+}
+
+var digammaOp = &unaryOp{name: "Digamma",
+	f32: unaryKernel[float32]{elem: digamma32},
+	f64: unaryKernel[float64]{elem: digamma64},
+}
+
+var geluOp = &unaryOp{name: "Gelu",
+	f32: unaryKernel[float32]{elem: gelu32},
+	f64: unaryKernel[float64]{elem: gelu64},
+}
+
+func sign[T Float](x T) T {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x // ±0 and NaN
+}
+
+// relu keeps NaN (the builtin max propagates it) so bad values are not
+// silently hidden. max is also branch-free, which matters on data whose
+// signs are random.
+func relu[T Float](x T) T { return max(x, 0) }
+
+func negRun[T Float](d, x []T) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = -x[i]
+	}
+}
+
+func squareRun[T Float](d, x []T) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = x[i] * x[i]
+	}
+}
+
+func reluRun[T Float](d, x []T) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = max(x[i], 0)
+	}
+}
+
+// expRun32 inlines exp32's common path; only arguments outside the range
+// where eˣ is a normal float32 take the call.
+func expRun32(d, x []float32) {
+	x = x[:len(d)]
+	for i := range d {
+		v := x[i]
+		if v >= -87 && v <= 88 {
+			d[i] = exp32Core(v)
+		} else {
+			d[i] = exp32(v)
+		}
+	}
+}
+
+func expRun64(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = math.Exp(x[i])
+	}
+}
+
+func tanhRun32(d, x []float32) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = tanh32(x[i])
+	}
+}
+
+func tanhRun64(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = math.Tanh(x[i])
+	}
+}
+
+// sigmoidRun32 is sigmoid32 with the numerator (1 for x ≥ 0, e^-|x| for
+// x < 0) picked by the sign bit instead of a branch, which mispredicts
+// half the time on typical activations.
+func sigmoidRun32(d, x []float32) {
+	x = x[:len(d)]
+	for i := range d {
+		v := x[i]
+		var e float32
+		if a := math32.Abs(v); a <= 87 {
+			e = exp32Core(-a)
+		} else {
+			e = exp32(-a)
+		}
+		neg := uint32(int32(math.Float32bits(v)) >> 31) // all ones when v < 0
+		num := math.Float32frombits(math.Float32bits(e)&neg | math.Float32bits(1)&^neg)
+		d[i] = num / (1 + e)
+	}
+}
+
+func sigmoidRun64(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		v := x[i]
+		e := math.Exp(-math.Abs(v))
+		neg := uint64(int64(math.Float64bits(v)) >> 63)
+		num := math.Float64frombits(math.Float64bits(e)&neg | math.Float64bits(1)&^neg)
+		d[i] = num / (1 + e)
+	}
+}
+
+// Neg returns −a.
+func Neg(a *Tensor) *Tensor { return negOp.apply(nil, a) }
+
+// NegTo stores −a in dst (nil allocates) and returns it.
+func NegTo(dst, a *Tensor) *Tensor { return negOp.apply(dst, a) }
+
+// Abs returns |a|.
+func Abs(a *Tensor) *Tensor { return absOp.apply(nil, a) }
+
+// AbsTo stores |a| in dst (nil allocates) and returns it.
+func AbsTo(dst, a *Tensor) *Tensor { return absOp.apply(dst, a) }
+
+// Sign returns 1 where a > 0, −1 where a < 0 and a itself where a is ±0 or
+// NaN.
+func Sign(a *Tensor) *Tensor { return signOp.apply(nil, a) }
+
+// SignTo stores Sign(a) in dst (nil allocates) and returns it.
+func SignTo(dst, a *Tensor) *Tensor { return signOp.apply(dst, a) }
+
+// Exp returns eᵃ.
+func Exp(a *Tensor) *Tensor { return expOp.apply(nil, a) }
+
+// ExpTo stores eᵃ in dst (nil allocates) and returns it.
+func ExpTo(dst, a *Tensor) *Tensor { return expOp.apply(dst, a) }
+
+// Expm1 returns eᵃ − 1, accurate for small a.
+func Expm1(a *Tensor) *Tensor { return expm1Op.apply(nil, a) }
+
+// Expm1To stores eᵃ − 1 in dst (nil allocates) and returns it.
+func Expm1To(dst, a *Tensor) *Tensor { return expm1Op.apply(dst, a) }
+
+// Log returns the natural logarithm (NaN for negative values, −Inf at 0).
+func Log(a *Tensor) *Tensor { return logOp.apply(nil, a) }
+
+// LogTo stores log(a) in dst (nil allocates) and returns it.
+func LogTo(dst, a *Tensor) *Tensor { return logOp.apply(dst, a) }
+
+// Log1p returns log(1 + a), accurate for small a.
+func Log1p(a *Tensor) *Tensor { return log1pOp.apply(nil, a) }
+
+// Log1pTo stores log(1 + a) in dst (nil allocates) and returns it.
+func Log1pTo(dst, a *Tensor) *Tensor { return log1pOp.apply(dst, a) }
+
+// Sqrt returns √a (NaN for negative values).
+func Sqrt(a *Tensor) *Tensor { return sqrtOp.apply(nil, a) }
+
+// SqrtTo stores √a in dst (nil allocates) and returns it.
+func SqrtTo(dst, a *Tensor) *Tensor { return sqrtOp.apply(dst, a) }
+
+// Square returns a².
+func Square(a *Tensor) *Tensor { return squareOp.apply(nil, a) }
+
+// SquareTo stores a² in dst (nil allocates) and returns it.
+func SquareTo(dst, a *Tensor) *Tensor { return squareOp.apply(dst, a) }
+
+// Reciprocal returns 1/a (±Inf at ±0).
+func Reciprocal(a *Tensor) *Tensor { return reciprocalOp.apply(nil, a) }
+
+// ReciprocalTo stores 1/a in dst (nil allocates) and returns it.
+func ReciprocalTo(dst, a *Tensor) *Tensor { return reciprocalOp.apply(dst, a) }
+
+// Sin returns sin(a).
+func Sin(a *Tensor) *Tensor { return sinOp.apply(nil, a) }
+
+// SinTo stores sin(a) in dst (nil allocates) and returns it.
+func SinTo(dst, a *Tensor) *Tensor { return sinOp.apply(dst, a) }
+
+// Cos returns cos(a).
+func Cos(a *Tensor) *Tensor { return cosOp.apply(nil, a) }
+
+// CosTo stores cos(a) in dst (nil allocates) and returns it.
+func CosTo(dst, a *Tensor) *Tensor { return cosOp.apply(dst, a) }
+
+// Tanh returns tanh(a).
+func Tanh(a *Tensor) *Tensor { return tanhOp.apply(nil, a) }
+
+// TanhTo stores tanh(a) in dst (nil allocates) and returns it.
+func TanhTo(dst, a *Tensor) *Tensor { return tanhOp.apply(dst, a) }
+
+// Sigmoid returns 1/(1 + e⁻ᵃ), computed without overflow: Sigmoid of ±1000
+// is exactly 1 and 0.
+func Sigmoid(a *Tensor) *Tensor { return sigmoidOp.apply(nil, a) }
+
+// SigmoidTo stores Sigmoid(a) in dst (nil allocates) and returns it.
+func SigmoidTo(dst, a *Tensor) *Tensor { return sigmoidOp.apply(dst, a) }
+
+// Softplus returns log(1 + eᵃ), computed as max(a, 0) + log1p(e^−|a|) so it
+// neither overflows for large a nor underflows badly for very negative a.
+func Softplus(a *Tensor) *Tensor { return softplusOp.apply(nil, a) }
+
+// SoftplusTo stores Softplus(a) in dst (nil allocates) and returns it.
+func SoftplusTo(dst, a *Tensor) *Tensor { return softplusOp.apply(dst, a) }
+
+// Relu returns max(a, 0); NaN stays NaN.
+func Relu(a *Tensor) *Tensor { return reluOp.apply(nil, a) }
+
+// ReluTo stores Relu(a) in dst (nil allocates) and returns it.
+func ReluTo(dst, a *Tensor) *Tensor { return reluOp.apply(dst, a) }
+
+// Erf returns the error function of a.
+func Erf(a *Tensor) *Tensor { return erfOp.apply(nil, a) }
+
+// ErfTo stores erf(a) in dst (nil allocates) and returns it.
+func ErfTo(dst, a *Tensor) *Tensor { return erfOp.apply(dst, a) }
+
+// Lgamma returns log|Γ(a)| (the sign of Γ is not returned; +Inf at the
+// poles 0, −1, −2, ...).
+func Lgamma(a *Tensor) *Tensor { return lgammaOp.apply(nil, a) }
+
+// LgammaTo stores log|Γ(a)| in dst (nil allocates) and returns it.
+func LgammaTo(dst, a *Tensor) *Tensor { return lgammaOp.apply(dst, a) }
+
+// Digamma returns ψ(a) = d/da log Γ(a): −Inf at +0, +Inf at −0, NaN at the
+// negative integers.
+func Digamma(a *Tensor) *Tensor { return digammaOp.apply(nil, a) }
+
+// DigammaTo stores ψ(a) in dst (nil allocates) and returns it.
+func DigammaTo(dst, a *Tensor) *Tensor { return digammaOp.apply(dst, a) }
+
+// Gelu returns the exact GELU a·Φ(a) = 0.5·a·(1 + erf(a/√2)), the Gaussian
+// CDF form (not the tanh approximation). It is evaluated through erfc so
+// it stays accurate for negative a.
+func Gelu(a *Tensor) *Tensor { return geluOp.apply(nil, a) }
+
+// GeluTo stores Gelu(a) in dst (nil allocates) and returns it.
+func GeluTo(dst, a *Tensor) *Tensor { return geluOp.apply(dst, a) }
+
+// paramKernel is one dtype's implementation of a unary op with up to two
+// scalar parameters p and q (converted once to the dtype).
+type paramKernel[T Float] struct {
+	elem func(x, p, q T) T
+	run  func(d, x []T, p, q T) // optional
+}
+
+// paramOp is a unary op with scalar parameters, such as AddScalar or Clamp.
+type paramOp struct {
+	name string
+	f32  paramKernel[float32]
+	f64  paramKernel[float64]
+}
+
+// apply computes op(a; p, q) into dst (allocated when nil; it must have
+// a's shape and dtype otherwise, and may be a itself).
+func (op *paramOp) apply(dst, a *Tensor, p, q float64) *Tensor {
+	dst = prepareDst(op.name, dst, a.dtype, a.shape, a)
+	if a.dtype == Float32 {
+		runParam(dst, a, float32(p), float32(q), op.f32)
+	} else {
+		runParam(dst, a, p, q, op.f64)
+	}
+	return dst
+}
+
+func runParam[T Float](dst, a *Tensor, p, q T, k paramKernel[T]) {
+	elem, run := k.elem, k.run
+	f := func(x T) T { return elem(x, p, q) }
+	if run == nil {
+		unaryApply(dst, a, func(d, x []T) {
+			for i := range d {
+				d[i] = elem(x[i], p, q)
+			}
+		}, f)
+		return
+	}
+	unaryApply(dst, a, func(d, x []T) { run(d, x, p, q) }, f)
+}
+
+var leakyReluOp = &paramOp{name: "LeakyRelu",
+	f32: paramKernel[float32]{elem: leakyRelu[float32]},
+	f64: paramKernel[float64]{elem: leakyRelu[float64]},
+}
+
+var eluOp = &paramOp{name: "Elu",
+	f32: paramKernel[float32]{elem: func(x, alpha, _ float32) float32 {
+		if x > 0 {
+			return x
+		}
+		return alpha * expm1f32(x)
+	}},
+	f64: paramKernel[float64]{elem: func(x, alpha, _ float64) float64 {
+		if x > 0 {
+			return x
+		}
+		return alpha * math.Expm1(x)
+	}},
+}
+
+var clampOp = &paramOp{name: "Clamp",
+	f32: paramKernel[float32]{elem: clamp[float32]},
+	f64: paramKernel[float64]{elem: clamp[float64]},
+}
+
+var addScalarOp = &paramOp{name: "AddScalar",
+	f32: paramKernel[float32]{elem: func(x, s, _ float32) float32 { return x + s }, run: addScalarRun[float32]},
+	f64: paramKernel[float64]{elem: func(x, s, _ float64) float64 { return x + s }, run: addScalarRun[float64]},
+}
+
+var mulScalarOp = &paramOp{name: "MulScalar",
+	f32: paramKernel[float32]{elem: func(x, s, _ float32) float32 { return x * s }, run: mulScalarRun[float32]},
+	f64: paramKernel[float64]{elem: func(x, s, _ float64) float64 { return x * s }, run: mulScalarRun[float64]},
+}
+
+var powScalarOp = &paramOp{name: "PowScalar",
+	f32: paramKernel[float32]{elem: func(x, p, _ float32) float32 { return pow32(x, p) }},
+	f64: paramKernel[float64]{elem: func(x, p, _ float64) float64 { return math.Pow(x, p) }},
+}
+
+func leakyRelu[T Float](x, slope, _ T) T {
+	if x > 0 {
+		return x
+	}
+	return slope * x
+}
+
+func clamp[T Float](x, lo, hi T) T { return min(max(x, lo), hi) }
+
+func addScalarRun[T Float](d, x []T, s, _ T) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = x[i] + s
+	}
+}
+
+func mulScalarRun[T Float](d, x []T, s, _ T) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = x[i] * s
+	}
+}
+
+// LeakyRelu returns a where a > 0 and slope·a elsewhere.
+func LeakyRelu(a *Tensor, slope float64) *Tensor { return leakyReluOp.apply(nil, a, slope, 0) }
+
+// LeakyReluTo stores LeakyRelu(a, slope) in dst (nil allocates) and returns it.
+func LeakyReluTo(dst, a *Tensor, slope float64) *Tensor {
+	return leakyReluOp.apply(dst, a, slope, 0)
+}
+
+// Elu returns a where a > 0 and alpha·(eᵃ − 1) elsewhere.
+func Elu(a *Tensor, alpha float64) *Tensor { return eluOp.apply(nil, a, alpha, 0) }
+
+// EluTo stores Elu(a, alpha) in dst (nil allocates) and returns it.
+func EluTo(dst, a *Tensor, alpha float64) *Tensor { return eluOp.apply(dst, a, alpha, 0) }
+
+// Clamp limits a to [lo, hi]; NaN stays NaN. Either bound may be infinite.
+// It panics if lo > hi.
+func Clamp(a *Tensor, lo, hi float64) *Tensor { return ClampTo(nil, a, lo, hi) }
+
+// ClampTo stores Clamp(a, lo, hi) in dst (nil allocates) and returns it.
+func ClampTo(dst, a *Tensor, lo, hi float64) *Tensor {
+	if lo > hi {
+		Fail("Clamp", "lower bound %g exceeds upper bound %g (tensor %s)", lo, hi, describe(a))
+	}
+	return clampOp.apply(dst, a, lo, hi)
+}
+
+// AddScalar returns a + s.
+func AddScalar(a *Tensor, s float64) *Tensor { return addScalarOp.apply(nil, a, s, 0) }
+
+// AddScalarTo stores a + s in dst (nil allocates) and returns it.
+func AddScalarTo(dst, a *Tensor, s float64) *Tensor { return addScalarOp.apply(dst, a, s, 0) }
+
+// MulScalar returns a·s.
+func MulScalar(a *Tensor, s float64) *Tensor { return mulScalarOp.apply(nil, a, s, 0) }
+
+// MulScalarTo stores a·s in dst (nil allocates) and returns it.
+func MulScalarTo(dst, a *Tensor, s float64) *Tensor { return mulScalarOp.apply(dst, a, s, 0) }
+
+// PowScalar returns aᵖ with math.Pow's special cases (NaN for a negative
+// base and a non-integer p).
+func PowScalar(a *Tensor, p float64) *Tensor { return powScalarOp.apply(nil, a, p, 0) }
+
+// PowScalarTo stores aᵖ in dst (nil allocates) and returns it.
+func PowScalarTo(dst, a *Tensor, p float64) *Tensor { return powScalarOp.apply(dst, a, p, 0) }
