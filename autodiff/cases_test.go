@@ -8,7 +8,10 @@ import (
 // opCase is one gradient-check case for a registered op: inputs sampled
 // from the op's valid domain (float64) and a function applying the op.
 // TestGradCheckAllOps checks every case in every mode and fails for any
-// registered op without a case.
+// registered op without a case. TestGradCheckAllOpsFloat32 runs the same
+// cases with the inputs cast to float32, so f must build any constants in
+// its inputs' dtype (xs[0].DType()), and every input is differentiated:
+// indices, masks and other fixed arguments belong in f's closure.
 type opCase struct {
 	name   string // optional label when an op has several cases
 	inputs func(rng *tensor.RNG) []*tensor.Tensor

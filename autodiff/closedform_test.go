@@ -210,9 +210,21 @@ func TestGradWithRespectToIntermediate(t *testing.T) {
 			grads := autodiff.Grad(y, m, x)
 			assertClose(t, []float64{12}, grads[0].Value(), d.tol, "dy/dm")
 			assertClose(t, []float64{24}, grads[1].Value(), d.tol, "dy/dx")
+			// Forward mode agrees: with y = m²·x, m = 2x, at x = 3:
+			// dy/dm = 2mx = 36 and dy/dx = m² + 2mx·2 = 108, so
+			// perturbing x by 1 and m by 1 moves y by 144.
+			y2 := graph.Mul(y, x)
+			one := g.Const(tensor.Scalar(d.dt, 1))
+			jv := autodiff.JVP([]*graph.Node{y2}, []*graph.Node{x, m}, []*graph.Node{one, one})
+			assertClose(t, []float64{144}, jv[0].Value(), d.tol, "JVP with an intermediate x")
+			grads = autodiff.Grad(y2, x, m)
+			assertClose(t, []float64{108}, grads[0].Value(), d.tol, "dy/dx with an intermediate x")
+			assertClose(t, []float64{36}, grads[1].Value(), d.tol, "dy/dm with an intermediate x")
 			c := g.Const(tensor.Scalar(d.dt, 5))
 			z := graph.Mul(c, x)
-			assertClose(t, []float64{3}, autodiff.Grad(z, c)[0].Value(), d.tol, "a Const may be an x")
+			assertClose(t, []float64{0}, autodiff.Grad(z, c)[0].Value(), 0, "a Const gets no gradient")
+			jv = autodiff.JVP([]*graph.Node{z}, []*graph.Node{c}, []*graph.Node{one})
+			assertClose(t, []float64{0}, jv[0].Value(), 0, "nor a tangent")
 		})
 	}
 }
@@ -350,6 +362,47 @@ func TestResetRecyclesAndRebuilds(t *testing.T) {
 				assert.Equal(t, 0, x.ID())
 				assertClose(t, []float64{3, 5, 7}, autodiff.Grad(y, x)[0].Value(), d.tol, "after Reset")
 			}
+		})
+	}
+}
+
+// countOp is the identity with counters, to see which rules a sweep calls.
+type countOp struct{ vjps, jvps int }
+
+func (o *countOp) Name() string { return "count" }
+
+func (o *countOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor { return in[0] }
+
+func (o *countOp) VJP(out, ct *graph.Node) []*graph.Node {
+	o.vjps++
+	return []*graph.Node{ct}
+}
+
+func (o *countOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node {
+	o.jvps++
+	return t[0]
+}
+
+func TestSweepsVisitOnlyNodesBetweenXsAndY(t *testing.T) {
+	for _, d := range dtypes {
+		t.Run(d.dt.String(), func(t *testing.T) {
+			g := graph.New()
+			x := g.Var(vals(d.dt, []float64{1, 2}, 2))
+			c := g.Const(vals(d.dt, []float64{3, 4}, 2))
+			onConst, onX, unused, after := &countOp{}, &countOp{}, &countOp{}, &countOp{}
+			a := graph.Apply(onConst, c) // y depends on it, but it does not depend on x
+			b := graph.Apply(onX, x)
+			graph.Apply(unused, x) // depends on x, but y does not depend on it
+			y := graph.Sum(graph.Mul(a, b), nil, false)
+			graph.Apply(after, y) // made after y
+			assertClose(t, []float64{3, 4}, autodiff.Grad(y, x)[0].Value(), d.tol, "gradient")
+			one := g.Const(tensor.Ones(d.dt, 2))
+			assertClose(t, []float64{7}, autodiff.JVP([]*graph.Node{y}, []*graph.Node{x}, []*graph.Node{one})[0].Value(), d.tol, "JVP")
+			assert.Equal(t, 1, onX.vjps)
+			assert.Equal(t, 1, onX.jvps)
+			assert.Zero(t, onConst.vjps+onConst.jvps, "no path from x")
+			assert.Zero(t, unused.vjps, "no path to y")
+			assert.Zero(t, after.vjps+after.jvps, "after y")
 		})
 	}
 }

@@ -12,13 +12,16 @@
 //	x := g.Var(tensor.FromFloat64s([]float64{1, 2, 3}, 3))
 //	y := graph.Sum(graph.Mul(x, x), nil, false) // Σ x²
 //	dx := autodiff.Grad(y, x)[0]                // 2x = (2, 4, 6)
-//	hv := autodiff.HVP(y, []*graph.Node{x}, []*graph.Node{g.Const(v)})
+//	d2 := autodiff.Grad(graph.Sum(dx, nil, false), x)[0] // (2, 2, 2)
+//	v := g.Const(tensor.FromFloat64s([]float64{1, 0, 0}, 3))
+//	hv := autodiff.HVP(y, []*graph.Node{x}, []*graph.Node{v})[0] // H·v = (2, 0, 0)
+//	fmt.Println(dx.Value(), d2.Value(), hv.Value())
 //
-// Which nodes are differentiated: any node may be an x (a Var, a Const or
-// an intermediate result). A gradient flows along every path from the xs
-// to the output except through graph.StopGradient, which passes its value
-// through and blocks derivatives; Consts, being leaves, simply never
-// receive one unless asked for. An x the output does not depend on gets a
+// Which nodes are differentiated: an x may be a Var or any intermediate
+// result. A gradient flows along every path from the xs to the output
+// except through graph.StopGradient, which passes its value through and
+// blocks derivatives. Constants never receive gradients (ops skip them, so
+// a Const asked for gets zeros). An x the output does not depend on gets a
 // zero tensor of its shape, never nil.
 //
 // The sweeps are loops over the graph's creation order (a topological

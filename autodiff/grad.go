@@ -10,12 +10,14 @@ import (
 // it is an ordinary node it can be differentiated again (Grad of Grad, or
 // JVP of Grad as in HVP).
 //
-// y must have exactly one element (any shape, e.g. () or (1, 1)). Any node
-// of y's graph may be an x: a Var, a Const, or an intermediate result, in
-// which case the gradient is the total derivative of y with respect to that
-// node's value (paths through other xs included). An x that y does not
-// depend on gets a zero tensor of its own shape, never nil. Use
-// graph.StopGradient to cut a path on purpose.
+// y must have exactly one element (any shape, e.g. () or (1, 1)). An x
+// may be a Var or an intermediate result, in which case the gradient is the
+// total derivative of y with respect to that node's value (paths through
+// other xs included). Constants never receive gradients (ops skip them), so
+// a Const among the xs gets zeros: make a value a Var to differentiate
+// with respect to it. An x that y does not depend on also gets a zero
+// tensor of its own shape, never nil. Use graph.StopGradient to cut a path
+// on purpose.
 //
 // Grad panics with a *tensor.Error if y does not have size 1, or if an x is
 // nil or belongs to another graph.
@@ -55,12 +57,6 @@ func VJP(y, ct *graph.Node, xs ...*graph.Node) []*graph.Node {
 	return backward("VJP", []*graph.Node{y}, []*graph.Node{ct}, xs)
 }
 
-// mark flags used by the sweeps.
-const (
-	fromX  = 1 << iota // the node depends on some x (or is one)
-	needed             // some y depends on the node
-)
-
 // backward is the reverse sweep: seed the ys with their cotangents, then
 // walk the nodes between the xs and the ys in reverse creation order (a
 // topological order), calling each op's VJP and summing the cotangents
@@ -72,44 +68,48 @@ func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 	nodes := g.Nodes()
 	lo, hi := len(nodes), -1
 	for _, x := range xs {
-		lo = min(lo, x.ID())
+		if !x.IsConst() {
+			lo = min(lo, x.ID())
+		}
 	}
 	for _, y := range ys {
 		hi = max(hi, y.ID())
 	}
 	out := make([]*graph.Node, len(xs))
 	if lo <= hi {
-		// One allocation for the per-node bookkeeping of the sweep.
+		// One allocation for the per-node bookkeeping of the sweep: the
+		// cotangent summed so far (nil: none reached the node yet) and
+		// whether the node depends on some x.
 		type slot struct {
 			ct    *graph.Node
-			flags uint8
+			fromX bool
 		}
 		slots := make([]slot, hi-lo+1)
 		for _, x := range xs {
-			if x.ID() <= hi {
-				slots[x.ID()-lo].flags |= fromX
+			if x.ID() <= hi && !x.IsConst() {
+				slots[x.ID()-lo].fromX = true
 			}
 		}
 		for i := lo; i <= hi; i++ {
-			n := nodes[i]
-			if slots[i-lo].flags&fromX != 0 {
+			if slots[i-lo].fromX {
 				continue
 			}
-			for _, in := range n.Inputs() {
-				if in.ID() >= lo && slots[in.ID()-lo].flags&fromX != 0 {
-					slots[i-lo].flags |= fromX
+			for _, in := range nodes[i].Inputs() {
+				if in.ID() >= lo && slots[in.ID()-lo].fromX {
+					slots[i-lo].fromX = true
 					break
 				}
 			}
 		}
 		for k, y := range ys {
-			s := &slots[y.ID()-lo]
-			s.flags |= needed
-			s.ct = accumulate(s.ct, seeds[k])
+			if y.ID() >= lo && slots[y.ID()-lo].fromX {
+				s := &slots[y.ID()-lo]
+				s.ct = accumulate(s.ct, seeds[k])
+			}
 		}
 		for i := hi; i >= lo; i-- {
 			s := &slots[i-lo]
-			if s.flags&(fromX|needed) != fromX|needed || s.ct == nil {
+			if !s.fromX || s.ct == nil {
 				continue
 			}
 			n := g.Nodes()[i]
@@ -119,7 +119,7 @@ func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 			ins := n.Inputs()
 			var cts []*graph.Node
 			for _, in := range ins {
-				if in.ID() >= lo && slots[in.ID()-lo].flags&fromX != 0 {
+				if in.ID() >= lo && slots[in.ID()-lo].fromX {
 					cts = n.Op().VJP(n, s.ct)
 					break
 				}
@@ -136,19 +136,18 @@ func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 					continue
 				}
 				is := &slots[in.ID()-lo]
-				if is.flags&fromX == 0 {
+				if !is.fromX {
 					continue
 				}
 				if !sameShape(c.Shape(), in.Shape()) || c.DType() != in.DType() {
 					tensor.Fail(op, "VJP of %s returned a cotangent %v %v for input %d of shape %v %v",
 						n.Op().Name(), c.Shape(), c.DType(), j, in.Shape(), in.DType())
 				}
-				is.flags |= needed
 				is.ct = accumulate(is.ct, c)
 			}
 		}
 		for k, x := range xs {
-			if x.ID() <= hi {
+			if x.ID() <= hi && !x.IsConst() {
 				out[k] = slots[x.ID()-lo].ct
 			}
 		}
@@ -193,6 +192,9 @@ func checkXs(op string, g *graph.Graph, xs []*graph.Node) {
 	for i, x := range xs {
 		if x == nil {
 			tensor.Fail(op, "x %d is nil", i)
+		}
+		if x.Graph() == nil {
+			tensor.Fail(op, "x %d is a node from before its graph was Reset", i)
 		}
 		if x.Graph() != g {
 			tensor.Fail(op, "x %d (%v) belongs to another graph than the output; build every node of one computation on one graph", i, x)

@@ -95,7 +95,14 @@ func (r GradCheckReport) MaxRelErr(mode string) float64 {
 // the op, the mode, the input and the worst element. A *tensor.Error panic
 // from f (or from a derivative rule) is returned as an error too.
 func GradCheck(f func(xs []*graph.Node) *graph.Node, inputs []*tensor.Tensor, opt GradCheckOptions) (rep GradCheckReport, err error) {
+	done := false
+	defer func() {
+		if err != nil && !done { // a *tensor.Error panic, recovered below
+			err = fmt.Errorf("autodiff.GradCheck %s: %w", rep.Name, err)
+		}
+	}()
 	defer tensor.Recover(&err)
+	rep.Name = opt.Name
 	if f == nil {
 		tensor.Fail("GradCheck", "f is nil")
 	}
@@ -110,7 +117,6 @@ func GradCheck(f func(xs []*graph.Node) *graph.Node, inputs []*tensor.Tensor, op
 		c.xs = append(c.xs, in.Clone())
 	}
 	y, _ := c.eval()
-	rep.Name = opt.Name
 	if rep.Name == "" {
 		rep.Name = "(leaf)"
 		if y.Op() != nil {
@@ -147,6 +153,7 @@ func GradCheck(f func(xs []*graph.Node) *graph.Node, inputs []*tensor.Tensor, op
 	}
 	c.g.Reset()
 
+	done = true
 	rep.Passed = true
 	for _, r := range rep.Results {
 		if !r.Passed && rep.Passed {

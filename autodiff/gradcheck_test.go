@@ -95,6 +95,13 @@ func TestGradCheckOptionsAndErrors(t *testing.T) {
 			}
 			assert.Equal(t, []float64{1, 2, 3}, a.Values(), "inputs are not modified")
 
+			// f may return one of its inputs, ignoring the others.
+			rep, err = autodiff.GradCheck(func(xs []*graph.Node) *graph.Node { return xs[1] },
+				[]*tensor.Tensor{a, b}, autodiff.GradCheckOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, "(leaf)", rep.Name)
+			assert.Len(t, rep.Results, 8)
+
 			// A misuse panic inside f comes back as a *tensor.Error.
 			_, err = autodiff.GradCheck(func(xs []*graph.Node) *graph.Node {
 				return graph.Add(xs[0], xs[1])

@@ -12,11 +12,12 @@ import (
 // number of outputs.
 //
 // tangents[i] must have the shape and dtype of xs[i] and belong to the same
-// graph; a nil tangent is a zero. When an x is itself computed from another
-// x, its tangent is added to the one propagated to it, so JVP and VJP
-// agree: ⟨u, JVP⟩ = Σᵢ ⟨VJPᵢ(u), tᵢ⟩. A y that does not depend on any x
-// gets a zero tensor of its shape, never nil. The results are nodes and can
-// be differentiated again.
+// graph; a nil tangent is a zero, and so is the tangent of a Const (as in
+// Grad, constants are never differentiated). When an x is itself computed
+// from another x, its tangent is added to the one propagated to it, so JVP
+// and VJP agree: ⟨u, JVP⟩ = Σᵢ ⟨VJPᵢ(u), tᵢ⟩. A y that does not depend on
+// any x gets a zero tensor of its shape, never nil. The results are nodes
+// and can be differentiated again.
 //
 // JVP panics with a *tensor.Error if the lengths of xs and tangents differ,
 // or if a node is nil, mismatched or from another graph.
@@ -60,7 +61,7 @@ func forward(op string, ys, xs, tangents []*graph.Node) []*graph.Node {
 	g := ys[0].Graph()
 	lo, hi := g.Len(), -1
 	for i, x := range xs {
-		if tangents[i] != nil {
+		if tangents[i] != nil && !x.IsConst() {
 			lo = min(lo, x.ID())
 		}
 	}
@@ -72,7 +73,7 @@ func forward(op string, ys, xs, tangents []*graph.Node) []*graph.Node {
 		tans := make([]*graph.Node, hi-lo+1)
 		given := make([]*graph.Node, hi-lo+1)
 		for i, x := range xs {
-			if tangents[i] != nil && x.ID() <= hi {
+			if tangents[i] != nil && x.ID() <= hi && !x.IsConst() {
 				given[x.ID()-lo] = accumulate(given[x.ID()-lo], tangents[i])
 			}
 		}

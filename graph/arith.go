@@ -126,17 +126,9 @@ func (mulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.MulTo(g.AllocUninit(in[0].DType(), broadcastShape("mul", in[0], in[1])...), in[0], in[1])
 }
 
-// Constant operands (masks, data) get no cotangent, saving a product.
 func (mulOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
-	res := make([]*Node, 2)
-	if !a.IsConst() {
-		res[0] = SumTo(Mul(ct, b), a.Shape()...)
-	}
-	if !b.IsConst() {
-		res[1] = SumTo(Mul(ct, a), b.Shape()...)
-	}
-	return res
+	return []*Node{SumTo(Mul(ct, b), a.Shape()...), SumTo(Mul(ct, a), b.Shape()...)}
 }
 
 func (mulOp) JVP(out *Node, t []*Node) *Node {
@@ -169,11 +161,7 @@ func (divOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (divOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	cb := Div(ct, b)
-	res := []*Node{SumTo(cb, a.Shape()...), nil}
-	if !b.IsConst() {
-		res[1] = SumTo(Neg(Mul(cb, out)), b.Shape()...)
-	}
-	return res
+	return []*Node{SumTo(cb, a.Shape()...), SumTo(Neg(Mul(cb, out)), b.Shape()...)}
 }
 
 func (divOp) JVP(out *Node, t []*Node) *Node {
@@ -229,19 +217,12 @@ func powPartials(out *Node, wantA, wantB bool) (da, db *Node) {
 	return da, db
 }
 
-// Constant operands get no cotangent: skipping them avoids computing
-// log a for the common x^const case, where a may be 0.
+// For a constant exponent prefer PowScalar: Pow's cotangent for b involves
+// log a, which is NaN for a ≤ 0 (harmless when b's cotangent is unused).
 func (powOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
-	da, db := powPartials(out, !a.IsConst(), !b.IsConst())
-	res := make([]*Node, 2)
-	if da != nil {
-		res[0] = SumTo(Mul(ct, da), a.Shape()...)
-	}
-	if db != nil {
-		res[1] = SumTo(Mul(ct, db), b.Shape()...)
-	}
-	return res
+	da, db := powPartials(out, true, true)
+	return []*Node{SumTo(Mul(ct, da), a.Shape()...), SumTo(Mul(ct, db), b.Shape()...)}
 }
 
 func (powOp) JVP(out *Node, t []*Node) *Node {

@@ -32,7 +32,8 @@
 //
 // A Graph is not safe for concurrent use. Separate graphs may be built and
 // differentiated from separate goroutines; the package has no mutable
-// global state (the op registry is written at init only).
+// global state apart from the op registry, which ops fill at init and a
+// lock guards.
 //
 // # Errors
 //
@@ -46,7 +47,12 @@
 //     not broadcast, axes out of range and nil nodes are misuse.
 //   - Failures that depend on the data (a matrix that is not positive
 //     definite, a singular system) are returned as errors by the tensor
-//     functions and surface through the graph ops that can meet them.
+//     functions. A graph op cannot return one without breaking chaining, so
+//     an op that meets one panics with a *DataError; it unwraps both to a
+//     *tensor.Error (tensor.Recover returns it) and to the kernel's error,
+//     so errors.Is(err, tensor.ErrNotPositiveDefinite) and errors.As work.
+//     Code that expects such failures (a Gaussian process retrying with
+//     more jitter) recovers them at its boundary.
 //   - Entry points that train, fit or check (optimisers' loops, model
 //     fitting, autodiff.GradCheck) return errors: they defer tensor.Recover,
 //     which converts a *tensor.Error panic into an error and lets every

@@ -176,15 +176,3 @@ func vtCatch(f func()) (err error) {
 	f()
 	return nil
 }
-
-func TestVJPSkipsConstants(t *testing.T) {
-	g := graph.New()
-	a := g.Var(tensor.Scalar(tensor.Float64, 2))
-	c := g.Const(tensor.Scalar(tensor.Float64, 3))
-	ct := g.Scalar(tensor.Float64, 1)
-	for _, y := range []*graph.Node{graph.Mul(a, c), graph.Div(a, c), graph.Pow(a, c), graph.MatMul(graph.Reshape(a, 1, 1), graph.Reshape(c, 1, 1))} {
-		got := y.Op().VJP(y, graph.Reshape(ct, y.Shape()...))
-		assert.NotNil(t, got[0], y.Op().Name())
-		assert.Nil(t, got[1], y.Op().Name())
-	}
-}

@@ -105,16 +105,18 @@ func Apply(op Op, inputs ...*Node) *Node {
 	if len(inputs) == 0 {
 		tensor.Fail(op.Name(), "no inputs")
 	}
-	if inputs[0] == nil {
-		tensor.Fail(op.Name(), "input 0 is nil")
-	}
-	g := inputs[0].g
 	for i, in := range inputs {
 		if in == nil {
 			tensor.Fail(op.Name(), "input %d is nil", i)
 		}
+		if in.g == nil {
+			tensor.Fail(op.Name(), "input %d: %s", i, staleMsg)
+		}
+	}
+	g := inputs[0].g
+	for _, in := range inputs {
 		if in.g != g {
-			tensor.Fail(op.Name(), "inputs belong to different graphs")
+			tensor.Fail(op.Name(), "inputs %s belong to different graphs", describeNodes(inputs...))
 		}
 	}
 	// Copy the inputs into the graph's arena rather than keeping the
@@ -152,19 +154,30 @@ func (n *Node) Op() Op { return n.op }
 func (n *Node) Inputs() []*Node { return n.inputs }
 
 // Value returns the node's value. It stays valid until the graph is Reset.
-func (n *Node) Value() *tensor.Tensor { return n.value }
+func (n *Node) Value() *tensor.Tensor { return n.val() }
 
 // Shape returns the shape of the node's value.
-func (n *Node) Shape() []int { return n.value.Shape() }
+func (n *Node) Shape() []int { return n.val().Shape() }
 
 // DType returns the dtype of the node's value.
-func (n *Node) DType() tensor.DType { return n.value.DType() }
+func (n *Node) DType() tensor.DType { return n.val().DType() }
 
 // Dim returns the number of dimensions of the node's value.
-func (n *Node) Dim() int { return n.value.Dim() }
+func (n *Node) Dim() int { return n.val().Dim() }
 
 // Size returns the number of elements of the node's value.
-func (n *Node) Size() int { return n.value.Size() }
+func (n *Node) Size() int { return n.val().Size() }
+
+const staleMsg = "node used after its graph was Reset (or a zero Node); build the step's nodes again after Reset"
+
+// val returns the value, failing clearly for a node that Reset cleared
+// (one whose slot has not been reused yet; a reused slot is a new node).
+func (n *Node) val() *tensor.Tensor {
+	if n.value == nil {
+		tensor.Fail("Node", staleMsg)
+	}
+	return n.value
+}
 
 // ID returns the node's position in its graph's creation order.
 func (n *Node) ID() int { return n.id }
@@ -176,7 +189,7 @@ func (n *Node) IsVar() bool { return n.leaf == variable }
 func (n *Node) IsConst() bool { return n.leaf == constant }
 
 // Item returns the single element of a node of size 1.
-func (n *Node) Item() float64 { return n.value.Item() }
+func (n *Node) Item() float64 { return n.val().Item() }
 
 // String describes the node: its op or leaf kind, shape and dtype.
 func (n *Node) String() string {
@@ -189,6 +202,9 @@ func (n *Node) String() string {
 	}
 	if n.name != "" {
 		what += " " + n.name
+	}
+	if n.value == nil {
+		return "stale node"
 	}
 	return fmt.Sprintf("%s%v %v", what, n.value.Shape(), n.value.DType())
 }
@@ -228,68 +244,94 @@ func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {
 	return g.pool.get(dt, shape, false)
 }
 
-// bufferPool hands out tensors keyed by dtype and size and takes them all
-// back on recycle. A recycled tensor is handed out again under its old
-// shape when a request matches it, which saves the small allocation of a
-// reshaped view; recycle pushes buffers so that a step that repeats the
-// previous step's requests gets each one back in the same order.
+// bufferPool hands out tensors and takes them all back on recycle.
+//
+// A training loop makes the same requests in the same order every step, so
+// the pool first tries to replay the previous step: the i-th request gets
+// the buffer that served the i-th request last time, when its dtype and
+// shape match, at the cost of one comparison. When the sequence diverges,
+// the rest of last step's buffers go to free lists keyed by dtype and size,
+// where any request of that size can take one (as a reshaped view if the
+// shape differs).
 type bufferPool struct {
-	free  map[uint64][]*tensor.Tensor // by poolKey
-	inUse []*tensor.Tensor
+	prev  []*tensor.Tensor // last step's buffers in request order
+	next  int              // the next entry of prev to replay
+	inUse []*tensor.Tensor // this step's buffers in request order
+	free  map[uint64][]*tensor.Tensor
 }
 
 // poolKey packs dtype and size into one integer, which Go maps hash
 // faster than a struct.
 func poolKey(dt tensor.DType, size int) uint64 { return uint64(size)<<8 | uint64(dt) }
 
-// shapeScan bounds the search for a free buffer of the exact shape.
-const shapeScan = 8
-
 func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor {
-	size := 1
-	for _, d := range shape {
-		size *= d
-	}
-	k := poolKey(dt, size)
 	var t *tensor.Tensor
-	if list := p.free[k]; len(list) > 0 {
-		last := len(list) - 1
-		pick := last
-		for i := last; i >= 0 && i > last-shapeScan; i-- {
-			if equalShape(list[i].Shape(), shape) {
-				pick = i
-				break
-			}
+	if p.next < len(p.prev) {
+		if c := p.prev[p.next]; c.DType() == dt && equalShape(c.Shape(), shape) {
+			t = c
+			p.prev[p.next] = nil
+			p.next++
+		} else {
+			p.spill()
 		}
-		t = list[pick]
-		list[pick] = list[last]
-		list[last] = nil
-		p.free[k] = list[:last]
-		if !equalShape(t.Shape(), shape) {
-			t = tensor.Reshape(t, shape...)
-		}
-		if zero {
-			t.Fill(0)
-		}
-	} else {
+	}
+	if t == nil {
+		t = p.fromFree(dt, shape)
+	}
+	if t == nil {
 		t = tensor.New(dt, shape...)
+	} else if zero {
+		t.Fill(0)
 	}
 	p.inUse = append(p.inUse, t)
 	return t
 }
 
-func (p *bufferPool) recycle() {
+// fromFree takes a buffer of the right dtype and size from the free lists,
+// or returns nil.
+func (p *bufferPool) fromFree(dt tensor.DType, shape []int) *tensor.Tensor {
+	size := 1
+	for _, d := range shape {
+		size *= d
+	}
+	k := poolKey(dt, size)
+	list := p.free[k]
+	if len(list) == 0 {
+		return nil
+	}
+	t := list[len(list)-1]
+	list[len(list)-1] = nil
+	p.free[k] = list[:len(list)-1]
+	if !equalShape(t.Shape(), shape) {
+		t = tensor.Reshape(t, shape...)
+	}
+	return t
+}
+
+// spill moves the buffers of last step that were not replayed to the free
+// lists.
+func (p *bufferPool) spill() {
+	if p.next >= len(p.prev) {
+		return
+	}
 	if p.free == nil {
 		p.free = map[uint64][]*tensor.Tensor{}
 	}
-	// Push in reverse so the first buffer handed out last step is on top.
-	for i := len(p.inUse) - 1; i >= 0; i-- {
-		t := p.inUse[i]
+	for i := len(p.prev) - 1; i >= p.next; i-- {
+		t := p.prev[i]
 		k := poolKey(t.DType(), t.Size())
 		p.free[k] = append(p.free[k], t)
-		p.inUse[i] = nil
+		p.prev[i] = nil
 	}
-	p.inUse = p.inUse[:0]
+	p.next = len(p.prev)
+}
+
+// recycle makes this step's buffers the next step's replay list.
+func (p *bufferPool) recycle() {
+	p.spill()
+	clear(p.prev)
+	p.prev, p.inUse = p.inUse, p.prev[:0]
+	p.next = 0
 }
 
 func equalShape(a, b []int) bool {
@@ -379,7 +421,14 @@ func Registered() []OpInfo {
 func describeNodes(ns ...*Node) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
-		parts[i] = fmt.Sprintf("%v %v", n.value.Shape(), n.value.DType())
+		switch {
+		case n == nil:
+			parts[i] = "nil"
+		case n.value == nil:
+			parts[i] = "stale node"
+		default:
+			parts[i] = fmt.Sprintf("%v %v", n.value.Shape(), n.value.DType())
+		}
 	}
 	return strings.Join(parts, ", ")
 }

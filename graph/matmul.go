@@ -24,29 +24,20 @@ func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 // For C = op(A)·op(B): dop(A) = dC·op(B)ᵀ and dop(B) = op(A)ᵀ·dC, folded
 // back through the transposes. SumTo removes broadcast batch dimensions.
-// Constant operands get no cotangent, which saves a GEMM per constant.
 func (o matmulOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
-	res := make([]*Node, 2)
-	if !a.IsConst() {
-		var da *Node
-		if o.transA {
-			da = matmulT(b, ct, o.transB, true)
-		} else {
-			da = matmulT(ct, b, false, !o.transB)
-		}
-		res[0] = SumTo(da, a.Shape()...)
+	var da, db *Node
+	if o.transA {
+		da = matmulT(b, ct, o.transB, true)
+	} else {
+		da = matmulT(ct, b, false, !o.transB)
 	}
-	if !b.IsConst() {
-		var db *Node
-		if o.transB {
-			db = matmulT(ct, a, true, o.transA)
-		} else {
-			db = matmulT(a, ct, !o.transA, false)
-		}
-		res[1] = SumTo(db, b.Shape()...)
+	if o.transB {
+		db = matmulT(ct, a, true, o.transA)
+	} else {
+		db = matmulT(a, ct, !o.transA, false)
 	}
-	return res
+	return []*Node{SumTo(da, a.Shape()...), SumTo(db, b.Shape()...)}
 }
 
 func (o matmulOp) JVP(out *Node, t []*Node) *Node {

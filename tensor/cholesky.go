@@ -46,19 +46,32 @@ func Cholesky(a *Tensor) (*Tensor, error) {
 func choleskyBatch[T Float](a *Tensor, offs []int, out *Tensor, n int) *NotPositiveDefiniteError {
 	A, O := storage[T](a), storage[T](out)
 	sr, sc := a.strides[len(a.strides)-2], a.strides[len(a.strides)-1]
-	for bi, off := range offs {
-		l := O[bi*n*n : (bi+1)*n*n]
-		for i := 0; i < n; i++ {
-			for j := 0; j <= i; j++ {
-				l[i*n+j] = A[off+i*sr+j*sc]
+	// Small matrices are factored in parallel over the batch; a large one
+	// is parallel inside GEMM. Each chunk stops at its first failure and
+	// the lowest failing index is reported.
+	fails := make([]*NotPositiveDefiniteError, len(offs))
+	linalgParallel(len(offs), max(1, gemmParallelWork/(n*n*n)), func(b0, b1 int) {
+		for bi := b0; bi < b1; bi++ {
+			off := offs[bi]
+			l := O[bi*n*n : (bi+1)*n*n]
+			for i := 0; i < n; i++ {
+				if sc == 1 {
+					copy(l[i*n:i*n+i+1], A[off+i*sr:off+i*sr+i+1])
+					continue
+				}
+				for j := 0; j <= i; j++ {
+					l[i*n+j] = A[off+i*sr+j*sc]
+				}
+			}
+			if p, v, ok := potrf(n, l, n); !ok {
+				fails[bi] = &NotPositiveDefiniteError{Op: "Cholesky", Pivot: p, Value: float64(v), Batch: bi}
+				return
 			}
 		}
-		if p, v, ok := potrf(n, l, n); !ok {
-			return &NotPositiveDefiniteError{Op: "Cholesky", Pivot: p, Value: float64(v), Batch: bi}
-		}
-		// The recursion's square updates leave values above the diagonal.
-		for i := 0; i < n; i++ {
-			clear(l[i*n+i+1 : i*n+n])
+	})
+	for _, f := range fails {
+		if f != nil {
+			return f
 		}
 	}
 	return nil
@@ -66,7 +79,7 @@ func choleskyBatch[T Float](a *Tensor, offs []int, out *Tensor, n int) *NotPosit
 
 // potrf factors the lower triangle of the n×n matrix a in place as L·Lᵀ.
 // On failure it returns the pivot's index and value and ok false. Entries
-// above the diagonal are neither read nor preserved.
+// above the diagonal are not read, and zeros there stay zero.
 func potrf[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
 	if n <= cholBlock {
 		return potf2(n, a, lda)
@@ -105,13 +118,18 @@ func potf2[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
 }
 
 // syrkLower updates the lower triangle of the n×n matrix c by c −= a·aᵀ for
-// the n×k matrix a.
+// the n×k matrix a, leaving zeros above the diagonal.
 func syrkLower[T Float](n, k int, a []T, lda int, c []T, ldc int) {
 	if n == 0 || k == 0 {
 		return
 	}
 	if n <= syrkBlock {
 		gemmT(false, true, n, n, k, -1, a, lda, a, lda, 1, c, ldc)
+		// Restore the zeros above the diagonal that the square update
+		// overwrote; nothing else writes there.
+		for i := 0; i < n-1; i++ {
+			clear(c[i*ldc+i+1 : i*ldc+n])
+		}
 		return
 	}
 	n1 := n / 2

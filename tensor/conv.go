@@ -47,25 +47,25 @@ func orOne(v int) int {
 // returns the resolved geometry. It panics for op with both shapes named.
 func convGeometry(op string, xShape, wShape []int, dt DType, p ConvParams) convGeom {
 	if len(xShape) != 4 || len(wShape) != 4 {
-		Fail(op, "input %v %v and weight %v must both be 4-D (N, C, H, W) and (O, C/groups, kh, kw)", fmtShape(xShape), dt, fmtShape(wShape))
+		Fail(op, "input %v and weight %v must both be 4-D (N, C, H, W) and (O, C/groups, kh, kw)", convDesc(xShape, dt), fmtShape(wShape))
 	}
 	var g convGeom
 	g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups = p.resolve(op)
 	g.n, g.c, g.h, g.w = xShape[0], xShape[1], xShape[2], xShape[3]
 	g.o, g.kh, g.kw = wShape[0], wShape[2], wShape[3]
 	if wShape[1]*g.groups != g.c {
-		Fail(op, "input %v %v has %d channels, weight %v expects %d×groups %d", fmtShape(xShape), dt, g.c, fmtShape(wShape), wShape[1], g.groups)
+		Fail(op, "input %v has %d channels, weight %v expects %d×groups %d", convDesc(xShape, dt), g.c, fmtShape(wShape), wShape[1], g.groups)
 	}
 	if g.o%g.groups != 0 {
-		Fail(op, "weight %v has %d output channels, not divisible by groups %d (input %v %v)", fmtShape(wShape), g.o, g.groups, fmtShape(xShape), dt)
+		Fail(op, "weight %v has %d output channels, not divisible by groups %d (input %v)", fmtShape(wShape), g.o, g.groups, convDesc(xShape, dt))
 	}
 	if g.kh < 1 || g.kw < 1 {
-		Fail(op, "weight %v has an empty kernel (input %v %v)", fmtShape(wShape), fmtShape(xShape), dt)
+		Fail(op, "weight %v has an empty kernel (input %v)", fmtShape(wShape), convDesc(xShape, dt))
 	}
 	effH := g.dh*(g.kh-1) + 1
 	effW := g.dw*(g.kw-1) + 1
 	if g.h+2*g.ph < effH || g.w+2*g.pw < effW {
-		Fail(op, "input %v %v padded by (%d, %d) is smaller than weight %v's kernel dilated by (%d, %d)", fmtShape(xShape), dt, g.ph, g.pw, fmtShape(wShape), g.dh, g.dw)
+		Fail(op, "input %v padded by (%d, %d) is smaller than weight %v's kernel dilated by (%d, %d)", convDesc(xShape, dt), g.ph, g.pw, fmtShape(wShape), g.dh, g.dw)
 	}
 	g.ho = (g.h+2*g.ph-effH)/g.sh + 1
 	g.wo = (g.w+2*g.pw-effW)/g.sw + 1
@@ -75,6 +75,15 @@ func convGeometry(op string, xShape, wShape []int, dt DType, p ConvParams) convG
 	return g
 }
 
+// convDesc formats an operand given by shape as "(2, 3, 5, 5) float32", or
+// as the shape alone when dt is 0 (no tensor involved).
+func convDesc(shape []int, dt DType) string {
+	if dt == 0 {
+		return fmtShape(shape)
+	}
+	return fmtShape(shape) + " " + dt.String()
+}
+
 func (g *convGeom) outShape() []int { return []int{g.n, g.o, g.ho, g.wo} }
 
 // Conv2DShape returns the output shape (N, O, Ho, Wo) of Conv2D for an input
@@ -82,7 +91,7 @@ func (g *convGeom) outShape() []int { return []int{g.n, g.o, g.ho, g.wo} }
 // Ho = (H + 2·pad − dilation·(kh − 1) − 1)/stride + 1 and likewise Wo. It
 // panics if the shapes do not fit together.
 func Conv2DShape(xShape, wShape []int, p ConvParams) []int {
-	g := convGeometry("Conv2DShape", xShape, wShape, Float32, p)
+	g := convGeometry("Conv2DShape", xShape, wShape, 0, p)
 	return g.outShape()
 }
 

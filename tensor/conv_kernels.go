@@ -8,30 +8,20 @@ import (
 	"github.com/gradus-ml/gradus/tensor/internal/gemm"
 )
 
-// Parallelism: the forward pass and the input gradient are independent per
-// image, so images are spread over goroutines, each with its own im2col
-// buffer that stays in cache between im2col and the GEMM that consumes it.
-// The weight gradient sums over images, so there a chunk of images is
-// unfolded into one wide column matrix and a single GEMM with a long inner
-// dimension does the sum; the GEMM parallelises itself. Buffers are reused
-// across images and chunks, and across calls through a pool.
-
-// convColBudget bounds the elements of the weight gradient's column buffer;
-// a chunk holds as many images as fit (at least one).
-var convColBudget = 1 << 18
-
-// chunk returns the number of images the weight gradient unfolds together.
-func (g *convGeom) chunk() int {
-	per := max(1, g.c*g.kh*g.kw*g.howo)
-	return max(1, min(g.n, convColBudget/per))
-}
+// Parallelism: images are spread over goroutines, each with its own im2col
+// buffer, which stays in cache between im2col and the GEMM that consumes it
+// (unfolding a whole batch into one wide column matrix measured slower: it
+// streams the columns through memory). The weight gradient sums over
+// images, so each goroutine accumulates its range of images into its own
+// partial sum and the partial sums are added at the end. Buffers are reused
+// across images and, through a pool, across calls.
 
 // convForward computes y = conv(x, w) for contiguous x (N, C, H, W),
 // w (O, C/groups, kh, kw) and y (N, O, Ho, Wo).
 func convForward[T Float](g *convGeom, x, w, y []T) {
 	colLen := g.c * g.kh * g.kw * g.howo
 	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
-		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col, g.howo)
+		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col)
 		yn := y[n*g.o*g.howo : (n+1)*g.o*g.howo]
 		for gi := 0; gi < g.groups; gi++ {
 			convGemm(false, false, g.og, g.howo, g.kdim,
@@ -55,48 +45,68 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 				dyn[gi*g.og*g.howo:], g.howo,
 				0, col[gi*g.kdim*g.howo:], g.howo)
 		}
-		col2im(g, col, g.howo, dx[n*g.c*g.hw:(n+1)*g.c*g.hw])
+		col2im(g, col, dx[n*g.c*g.hw:(n+1)*g.c*g.hw])
 	})
 }
 
-// packDy gathers dy (m, O, Ho·Wo) of images n0.. into dst (O, m·Ho·Wo) with
-// row stride ld, the layout the weight-gradient GEMM consumes.
-func packDy[T Float](g *convGeom, dy []T, n0, m int, dst []T, ld int) {
-	for o := 0; o < g.o; o++ {
-		for i := 0; i < m; i++ {
-			copy(dst[o*ld+i*g.howo:o*ld+(i+1)*g.howo], dy[((n0+i)*g.o+o)*g.howo:])
+// convWeightGrad computes dw, the adjoint of the convolution in w:
+// dw = Σ dy·colᵀ per group. The batch is split into one contiguous range of
+// images per goroutine, since the sum's long inner dimension is what the
+// GEMM cannot split; each range accumulates into its own partial sum, and
+// the partial sums are added at the end.
+func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
+	p := min(runtime.GOMAXPROCS(0), g.n)
+	if work := g.n * (g.c*g.kh*g.kw + g.o) * g.howo; work < parallelMinElems {
+		p = 1
+	}
+	if p <= 1 {
+		weightGradImages(g, x, dy, 0, g.n, dw)
+		return
+	}
+	partial := make([][]T, p)
+	var wg sync.WaitGroup
+	wg.Add(p)
+	for k := range p {
+		go func() {
+			defer wg.Done()
+			acc := dw
+			if k > 0 {
+				acc = getBuf[T](len(dw))
+				partial[k] = acc
+			}
+			weightGradImages(g, x, dy, k*g.n/p, (k+1)*g.n/p, acc)
+		}()
+	}
+	wg.Wait()
+	for _, acc := range partial[1:] {
+		for i, v := range acc {
+			dw[i] += v
 		}
+		putBuf(acc)
 	}
 }
 
-// convWeightGrad computes dw, the adjoint of the convolution in w:
-// dw = Σ dy·colᵀ per group, accumulated over chunks by the GEMM (beta = 1
-// after the first chunk).
-func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
-	if g.n == 0 {
+// weightGradImages sets dw to the weight gradient of images [n0, n1):
+// Σₙ dyₙ·colₙᵀ per group, accumulated by the GEMM (beta = 1 after the
+// first image). Unfolding one image at a time keeps its columns in cache.
+func weightGradImages[T Float](g *convGeom, x, dy []T, n0, n1 int, dw []T) {
+	if n0 == n1 {
 		clear(dw)
 		return
 	}
-	nb := g.chunk()
-	ld := nb * g.howo
-	col := getBuf[T](g.c * g.kh * g.kw * ld)
-	dyp := getBuf[T](g.o * ld)
+	col := getBuf[T](g.c * g.kh * g.kw * g.howo)
 	defer putBuf(col)
-	defer putBuf(dyp)
-	for n0 := 0; n0 < g.n; n0 += nb {
-		m := min(nb, g.n-n0)
-		forEachImage(m, 0, m*len(col)/nb, func(i int, _ []T) {
-			im2col(g, x[(n0+i)*g.c*g.hw:(n0+i+1)*g.c*g.hw], col[i*g.howo:], ld)
-		})
-		packDy(g, dy, n0, m, dyp, ld)
+	for n := n0; n < n1; n++ {
+		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col)
 		var beta T
-		if n0 > 0 {
+		if n > n0 {
 			beta = 1
 		}
+		dyn := dy[n*g.o*g.howo : (n+1)*g.o*g.howo]
 		for gi := 0; gi < g.groups; gi++ {
-			convGemm(false, true, g.og, g.kdim, m*g.howo,
-				1, dyp[gi*g.og*ld:], ld,
-				col[gi*g.kdim*ld:], ld,
+			convGemm(false, true, g.og, g.kdim, g.howo,
+				1, dyn[gi*g.og*g.howo:], g.howo,
+				col[gi*g.kdim*g.howo:], g.howo,
 				beta, dw[gi*g.og*g.kdim:], g.kdim)
 		}
 	}
@@ -116,10 +126,10 @@ func validRange(nOut, size, stride, off int) (lo, hi int) {
 	return lo, hi
 }
 
-// im2col writes the column matrix of one image x (C, H, W): row (c, i, j),
-// at col[r·ld:], holds for every output position the input value under
-// kernel tap (i, j) of channel c, or 0 in the padding.
-func im2col[T Float](g *convGeom, x, col []T, ld int) {
+// im2col writes the (C·kh·kw, Ho·Wo) column matrix of one image x
+// (C, H, W): row (c, i, j) holds, for every output position, the input
+// value under kernel tap (i, j) of channel c, or 0 in the padding.
+func im2col[T Float](g *convGeom, x, col []T) {
 	r := 0
 	for c := 0; c < g.c; c++ {
 		plane := x[c*g.hw : (c+1)*g.hw]
@@ -129,7 +139,7 @@ func im2col[T Float](g *convGeom, x, col []T, ld int) {
 			for j := 0; j < g.kw; j++ {
 				woff := j*g.dw - g.pw
 				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
-				row := col[r*ld : r*ld+g.howo]
+				row := col[r*g.howo : (r+1)*g.howo]
 				r++
 				clear(row[:ohLo*g.wo])
 				clear(row[ohHi*g.wo:])
@@ -154,7 +164,7 @@ func im2col[T Float](g *convGeom, x, col []T, ld int) {
 // col2im is the adjoint of im2col: it overwrites x (C, H, W) with, for
 // each pixel, the sum of the column entries im2col would have copied from
 // it.
-func col2im[T Float](g *convGeom, col []T, ld int, x []T) {
+func col2im[T Float](g *convGeom, col, x []T) {
 	clear(x)
 	r := 0
 	for c := 0; c < g.c; c++ {
@@ -165,7 +175,7 @@ func col2im[T Float](g *convGeom, col []T, ld int, x []T) {
 			for j := 0; j < g.kw; j++ {
 				woff := j*g.dw - g.pw
 				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
-				row := col[r*ld : r*ld+g.howo]
+				row := col[r*g.howo : (r+1)*g.howo]
 				r++
 				for oh := ohLo; oh < ohHi; oh++ {
 					src := row[oh*g.wo : (oh+1)*g.wo]

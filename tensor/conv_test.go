@@ -269,6 +269,8 @@ func TestConv2DErrors(t *testing.T) {
 			"tensor.Conv2D: mixed dtypes: (2, 3, 5, 5) float32 and (4, 3, 3, 3) float64"},
 		{"too small", func() { Conv2D(x, New(Float32, 4, 3, 3, 3), ConvParams{Dilation: [2]int{3, 3}}) },
 			"tensor.Conv2D: input (2, 3, 5, 5) float32 padded by (0, 0) is smaller than weight (4, 3, 3, 3)'s kernel dilated by (3, 3)"},
+		{"shape only", func() { Conv2DShape([]int{2, 3, 5, 5}, []int{4, 2, 3, 3}, ConvParams{}) },
+			"tensor.Conv2DShape: input (2, 3, 5, 5) has 3 channels, weight (4, 2, 3, 3) expects 2×groups 1"},
 		{"negative stride", func() { Conv2D(x, New(Float32, 4, 3, 3, 3), ConvParams{Stride: [2]int{-1, 1}}) },
 			"tensor.Conv2D: invalid parameters"},
 		{"dy shape", func() {
@@ -290,33 +292,29 @@ func TestConv2DErrors(t *testing.T) {
 	}
 }
 
-// TestConv2DLargeBatches covers the paths small cases skip: images spread
-// over goroutines, and weight gradients unfolded in several chunks (the
-// last one partial).
+// TestConv2DLargeBatches covers the path small cases skip: images spread
+// over goroutines, with the weight gradient's partial sums (one per
+// goroutine, over uneven ranges of images) added at the end.
 func TestConv2DLargeBatches(t *testing.T) {
-	defer func(b int) { convColBudget = b }(convColBudget)
 	rng := NewRNG(14)
 	xs, ws := []int{5, 8, 20, 20}, []int{6, 4, 3, 3}
 	p := ConvParams{Padding: [2]int{1, 1}, Groups: 2}
 	for _, dt := range cvDTypes {
-		for _, budget := range []int{1 << 18, 2 * 8 * 9 * 400} { // one chunk; chunks of 2 images
-			t.Run(fmt.Sprintf("%v/%d", dt, budget), func(t *testing.T) {
-				convColBudget = budget
-				x := rng.Normal(dt, 0, 1, xs...)
-				w := rng.Normal(dt, 0, 1, ws...)
-				want, shape := naiveConv2D(x.Values(), xs, w.Values(), ws, p)
-				y := Conv2D(x, w, p)
-				require.Equal(t, shape, y.Shape())
-				cvAssertClose(t, want, y)
+		t.Run(dt.String(), func(t *testing.T) {
+			x := rng.Normal(dt, 0, 1, xs...)
+			w := rng.Normal(dt, 0, 1, ws...)
+			want, shape := naiveConv2D(x.Values(), xs, w.Values(), ws, p)
+			y := Conv2D(x, w, p)
+			require.Equal(t, shape, y.Shape())
+			cvAssertClose(t, want, y)
 
-				dy := rng.Normal(dt, 0, 1, shape...)
-				dx := Conv2DInputGrad(dy, w, xs, p)
-				dw := Conv2DWeightGrad(x, dy, ws, p)
-				lhs := cvDot(y, dy)
-				scale := math.Sqrt(float64(y.Size())) * 6
-				assert.InDelta(t, lhs, cvDot(x, dx), cvTol(dt)*scale, "input adjoint")
-				assert.InDelta(t, lhs, cvDot(w, dw), cvTol(dt)*scale, "weight adjoint")
-			})
-		}
+			dy := rng.Normal(dt, 0, 1, shape...)
+			dx := Conv2DInputGrad(dy, w, xs, p)
+			dw := Conv2DWeightGrad(x, dy, ws, p)
+			lhs := cvDot(y, dy)
+			scale := math.Sqrt(float64(y.Size())) * 6
+			assert.InDelta(t, lhs, cvDot(x, dx), cvTol(dt)*scale, "input adjoint")
+			assert.InDelta(t, lhs, cvDot(w, dw), cvTol(dt)*scale, "weight adjoint")
+		})
 	}
 }

@@ -10,6 +10,10 @@ import (
 // means the input was not a finite symmetric matrix.
 const eighMaxIter = 60
 
+// eighSplitWork is roughly the n³ summed over a chunk of a batch below which
+// spreading the chunk over goroutines costs more than it saves.
+const eighSplitWork = 1 << 14
+
 // Eigh returns the eigendecomposition A = V·diag(w)·Vᵀ of each symmetric
 // matrix of a (..., n, n): w (..., n) holds the eigenvalues in ascending
 // order and the columns of v (..., n, n) the corresponding orthonormal
@@ -41,47 +45,60 @@ func Eigh(a *Tensor) (w, v *Tensor, err error) {
 func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 	A, W, V := storage[T](a), storage[T](w), storage[T](v)
 	sr, sc := a.strides[len(a.strides)-2], a.strides[len(a.strides)-1]
-	z := make([]T, n*n)
-	zt := make([]T, n*n)
-	e := make([]T, n)
 	big := maxFinite[T]()
-	for bi, off := range offs {
-		clear(z)
-		for i := 0; i < n; i++ {
-			for j := 0; j <= i; j++ {
-				x := A[off+i*sr+j*sc]
-				if !(x >= -big && x <= big) {
-					return fmt.Errorf("tensor.Eigh: matrix %d: %w", bi, ErrNotFinite)
-				}
-				z[i*n+j] = x
-			}
-		}
-		d := W[bi*n : (bi+1)*n]
-		tred2(n, z, d, e)
-		// The QL rotations combine pairs of eigenvectors; keeping them as
-		// rows makes each rotation touch two contiguous rows.
-		for i := 0; i < n; i++ {
-			for k := 0; k < n; k++ {
-				zt[i*n+k] = z[k*n+i]
-			}
-		}
-		if !tqli(n, d, e, zt) {
-			return fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
-		}
+	errs := make([]error, len(offs))
+	// Matrices are independent: a batch of small ones is spread over the
+	// cores, each chunk with its own scratch space.
+	linalgParallel(len(offs), max(1, eighSplitWork/(n*n*n+16)), func(b0, b1 int) {
+		z := make([]T, n*n)
+		zt := make([]T, n*n)
+		e := make([]T, n)
 		perm := make([]int, n)
-		for i := range perm {
-			perm[i] = i
-		}
-		sort.SliceStable(perm, func(x, y int) bool { return d[perm[x]] < d[perm[y]] })
-		vb := V[bi*n*n : (bi+1)*n*n]
 		sorted := make([]T, n)
-		for j, p := range perm {
-			sorted[j] = d[p]
-			for k := 0; k < n; k++ {
-				vb[k*n+j] = zt[p*n+k]
+		for bi := b0; bi < b1; bi++ {
+			off := offs[bi]
+			clear(z)
+			for i := 0; i < n; i++ {
+				for j := 0; j <= i; j++ {
+					x := A[off+i*sr+j*sc]
+					if !(x >= -big && x <= big) {
+						errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: %w", bi, ErrNotFinite)
+						return
+					}
+					z[i*n+j] = x
+				}
 			}
+			d := W[bi*n : (bi+1)*n]
+			tred2(n, z, d, e)
+			// The QL rotations combine pairs of eigenvectors; keeping them
+			// as rows makes each rotation touch two contiguous rows.
+			for i := 0; i < n; i++ {
+				for k := 0; k < n; k++ {
+					zt[i*n+k] = z[k*n+i]
+				}
+			}
+			if !tqli(n, d, e, zt) {
+				errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
+				return
+			}
+			for i := range perm {
+				perm[i] = i
+			}
+			sort.SliceStable(perm, func(x, y int) bool { return d[perm[x]] < d[perm[y]] })
+			vb := V[bi*n*n : (bi+1)*n*n]
+			for j, p := range perm {
+				sorted[j] = d[p]
+				for k := 0; k < n; k++ {
+					vb[k*n+j] = zt[p*n+k]
+				}
+			}
+			copy(d, sorted)
 		}
-		copy(d, sorted)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func laRelTol(dt DType, n int) float64 {
 }
 
 func TestCholeskyReconstructs(t *testing.T) {
-	for _, n := range []int{1, 2, 5, 64, 65, 200, 300} {
+	for _, n := range []int{1, 2, 5, 64, 65, 200, 260} {
 		for _, dt := range laDTypes {
 			t.Run(dt.String()+"/n"+fmt.Sprint(n), func(t *testing.T) {
 				a := laSPD(dt, uint64(n), n)
@@ -388,6 +388,28 @@ func TestSolvePivotingAndBatch(t *testing.T) {
 			// diag(2,4)⁻¹·[[2,4],[3,1]] = [[1,2],[0.75,0.25]];
 			// [[1,1],[0,1]]⁻¹·[[2,4],[3,1]] = [[-1,3],[3,1]].
 			assert.Equal(t, []float64{1, 2, 0.75, 0.25, -1, 3, 3, 1}, x.Values())
+
+			// A batch large enough to be factored and solved in parallel,
+			// with triangular solves on its factors' lower triangles too.
+			const nb, n = 130, 16
+			ab := Add(laRandom(dt, 7, nb, n, n), laScale(Eye(dt, n), 3))
+			bb := laRandom(dt, 8, nb, n, n)
+			x, err = Solve(ab, bb)
+			require.NoError(t, err)
+			tx := TriSolve(ab, bb, true, false)
+			av, bv, xv, tv := ab.Values(), bb.Values(), x.Values(), tx.Values()
+			for i := 0; i < nb; i++ {
+				ai := laMat{n, n, av[i*n*n : (i+1)*n*n]}
+				bi := laMat{n, n, bv[i*n*n : (i+1)*n*n]}
+				assert.Less(t, laBackwardErr(ai, laMat{n, n, xv[i*n*n : (i+1)*n*n]}, bi), laRelTol(dt, n)/10, "Solve %d", i)
+				li := laMat{n, n, append([]float64{}, ai.v...)}
+				for r := 0; r < n; r++ {
+					for c := r + 1; c < n; c++ {
+						li.v[r*n+c] = 0
+					}
+				}
+				assert.Less(t, laMaxDiff(laMul(li, laMat{n, n, tv[i*n*n : (i+1)*n*n]}), bi), laRelTol(dt, n)*10, "TriSolve %d", i)
+			}
 		})
 	}
 }
@@ -590,6 +612,21 @@ func TestEighBatchedAndErrors(t *testing.T) {
 			for i, ai := range []*Tensor{a1, a2} {
 				laCheckEigh(t, dt, laMatOf(ai), wv[i*n:(i+1)*n], laMat{n, n, vv[i*n*n : (i+1)*n*n]})
 			}
+			// A batch large enough to be spread over goroutines.
+			const nb = 150
+			vals := []float64{}
+			mats := make([]*Tensor, nb)
+			for i := range mats {
+				mats[i] = laSymmetric(dt, uint64(100+i), n)
+				vals = append(vals, mats[i].Values()...)
+			}
+			w3, v3, err := Eigh(FromValues(dt, vals, nb, n, n))
+			require.NoError(t, err)
+			wv3, vv3 := w3.Values(), v3.Values()
+			for i, ai := range mats {
+				laCheckEigh(t, dt, laMatOf(ai), wv3[i*n:(i+1)*n], laMat{n, n, vv3[i*n*n : (i+1)*n*n]})
+			}
+
 			// A transposed view is read through its strides.
 			w2, _, err := Eigh(transposeLast(a1))
 			require.NoError(t, err)

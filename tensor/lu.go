@@ -49,15 +49,18 @@ func factorLUBatch[T Float](f *luFactor) int {
 	A := storage[T](f.lu)
 	big := maxFinite[T]()
 	for bi := range f.piv {
-		m := A[bi*n*n : (bi+1)*n*n]
-		for _, v := range m {
+		for _, v := range A[bi*n*n : (bi+1)*n*n] {
 			if !(v >= -big && v <= big) {
 				return bi
 			}
 		}
-		f.piv[bi] = make([]int, n)
-		f.zero[bi] = getrf(n, m, n, f.piv[bi])
 	}
+	linalgParallel(len(f.piv), max(1, gemmParallelWork/max(1, n*n*n)), func(b0, b1 int) {
+		for bi := b0; bi < b1; bi++ {
+			f.piv[bi] = make([]int, n)
+			f.zero[bi] = getrf(n, A[bi*n*n:(bi+1)*n*n], n, f.piv[bi])
+		}
+	})
 	return -1
 }
 
@@ -151,20 +154,25 @@ func solve(op string, a, b *Tensor) (*Tensor, error) {
 
 func luSolveBatch[T Float](f *luFactor, offs []int, x *Tensor, n, k int) {
 	A, X := storage[T](f.lu), storage[T](x)
-	for bi, off := range offs {
-		xb := X[bi*n*k : (bi+1)*n*k]
-		piv := f.piv[off/(n*n)]
-		for i, p := range piv {
-			if p != i {
-				ri, rp := xb[i*k:i*k+k], xb[p*k:p*k+k]
-				for c := range ri {
-					ri[c], rp[c] = rp[c], ri[c]
-				}
+	linalgParallel(len(offs), max(1, triSplitWork/(n*n*k)), func(b0, b1 int) {
+		for bi := b0; bi < b1; bi++ {
+			luSolveOne(A, f.piv[offs[bi]/(n*n)], offs[bi], X[bi*n*k:(bi+1)*n*k], n, k)
+		}
+	})
+}
+
+// luSolveOne solves one system in place given its factors at off.
+func luSolveOne[T Float](A []T, piv []int, off int, xb []T, n, k int) {
+	for i, p := range piv {
+		if p != i {
+			ri, rp := xb[i*k:i*k+k], xb[p*k:p*k+k]
+			for c := range ri {
+				ri[c], rp[c] = rp[c], ri[c]
 			}
 		}
-		trsmLeft(true, false, true, n, k, A[off:], n, xb, k)
-		trsmLeft(false, false, false, n, k, A[off:], n, xb, k)
 	}
+	trsmLeft(true, false, true, n, k, A[off:], n, xb, k)
+	trsmLeft(false, false, false, n, k, A[off:], n, xb, k)
 }
 
 // Inverse returns A⁻¹ for a square a of shape (..., n, n), computed by

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/chewxy/math32"
@@ -137,7 +138,11 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	m, k := av.shape[na-2], av.shape[na-1]
 	k2, n := bv.shape[nb-2], bv.shape[nb-1]
 	if k != k2 {
-		Fail(op, "inner dimensions differ: %s (transA=%v, transB=%v): %d vs %d", describe(a, b), transA, transB, k, k2)
+		flags := ""
+		if transA || transB {
+			flags = fmt.Sprintf(" (transA=%v, transB=%v)", transA, transB)
+		}
+		Fail(op, "inner dimensions differ: %s%s: %d vs %d", describe(a, b), flags, k, k2)
 	}
 	batch := BroadcastShapes(op, av.shape[:na-2], bv.shape[:nb-2])
 	outShape := cloneInts(batch)
@@ -198,26 +203,45 @@ func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k i
 		gemmT(false, ob.trans, nb*m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, 0, c, n)
 		return
 	}
-	var idxBuf [8]int
-	idx := idxBuf[:0]
-	for range batch {
-		idx = append(idx, 0)
+	offA, offB := batchOffsets(oa, batch), batchOffsets(ob, batch)
+	run := func(b0, b1 int) {
+		for bi := b0; bi < b1; bi++ {
+			gemmT(oa.trans, ob.trans, m, n, k, 1, A[offA[bi]:], oa.ld, B[offB[bi]:], ob.ld, 0, c[bi*m*n:], n)
+		}
 	}
-	offA, offB := oa.t.offset, ob.t.offset
-	for bi := 0; bi < nb; bi++ {
-		gemmT(oa.trans, ob.trans, m, n, k, 1, A[offA:], oa.ld, B[offB:], ob.ld, 0, c[bi*m*n:], n)
+	// GEMM spreads a large product over the cores itself; a batch of small
+	// ones is spread here instead.
+	if work := m * n * k; work < gemmParallelWork {
+		linalgParallel(nb, max(1, gemmParallelWork/max(1, work)), run)
+	} else {
+		run(0, nb)
+	}
+}
+
+// gemmParallelWork is about the m·n·k below which one GEMM call runs on a
+// single goroutine (gemm's own threshold).
+const gemmParallelWork = 64 * 64 * 64
+
+// batchOffsets lists the storage offset of the operand's matrix for each
+// index of batch, in row-major order.
+func batchOffsets(o matOperand, batch []int) []int {
+	nb := shapeSize(batch)
+	offs := make([]int, nb)
+	idx := make([]int, len(batch))
+	off := o.t.offset
+	for bi := range offs {
+		offs[bi] = off
 		for d := len(batch) - 1; d >= 0; d-- {
 			idx[d]++
-			offA += oa.bstr[d]
-			offB += ob.bstr[d]
+			off += o.bstr[d]
 			if idx[d] < batch[d] {
 				break
 			}
-			offA -= oa.bstr[d] * batch[d]
-			offB -= ob.bstr[d] * batch[d]
+			off -= o.bstr[d] * batch[d]
 			idx[d] = 0
 		}
 	}
+	return offs
 }
 
 func allZero(s []int) bool {

@@ -174,6 +174,7 @@ func TestMatMulAgainstNaive(t *testing.T) {
 		{"broadcast both", []int{2, 1, 3, 4}, []int{1, 3, 4, 2}, laRandom, laRandom},
 		{"batch·vec", []int{2, 3, 4}, []int{4}, laRandom, laRandom},
 		{"vec·batch", []int{3}, []int{2, 3, 4}, laRandom, laRandom},
+		{"many small batched", []int{300, 16, 16}, []int{300, 16, 16}, laRandom, laRandom},
 		{"empty m", []int{0, 3}, []int{3, 4}, laRandom, laRandom},
 		{"empty k", []int{2, 0}, []int{0, 3}, laRandom, laRandom},
 		{"empty batch", []int{0, 2, 3}, []int{3, 4}, laRandom, laRandom},
@@ -283,6 +284,34 @@ func TestMatMulTo(t *testing.T) {
 	}
 }
 
+func TestMatMulTransposedViewsAreNotCopied(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			x := laRandom(dt, 1, 3, 6, 4)
+			cases := []struct {
+				name  string
+				v     *Tensor
+				copy  bool
+				trans bool
+				ld    int
+			}{
+				{"contiguous", x, false, false, 4},
+				{"transposed", transposeLast(x), false, true, 4},
+				{"row vector", vectorView(New(dt, 5), true), false, false, 5},
+				{"column vector", vectorView(New(dt, 5), false), false, false, 1},
+				{"strided", laEveryOther(dt, 2, 3, 4), true, false, 4},
+			}
+			for _, tc := range cases {
+				op := prepOperand(tc.v, tc.v.Shape()[:tc.v.Dim()-2])
+				assert.Equal(t, tc.copy, op.t != tc.v, tc.name)
+				assert.True(t, sharesStorage(op.t, tc.v) != tc.copy, tc.name)
+				assert.Equal(t, tc.trans, op.trans, tc.name)
+				assert.Equal(t, tc.ld, op.ld, tc.name)
+			}
+		})
+	}
+}
+
 func TestMatMulMisuse(t *testing.T) {
 	for _, dt := range laDTypes {
 		t.Run(dt.String(), func(t *testing.T) {
@@ -290,7 +319,7 @@ func TestMatMulMisuse(t *testing.T) {
 			laRequireOpError(t, "MatMul", func() { MatMul(New(dt, 3), New(dt, 4)) }, "(3,)", "(4,)")
 			laRequireOpError(t, "MatMul", func() { MatMul(New(dt, 2, 2, 3), New(dt, 3, 3, 4)) }, "(2,)", "(3,)")
 			laRequireOpError(t, "MatMul", func() { MatMul(Scalar(dt, 1), New(dt, 2)) }, "()")
-			laRequireOpError(t, "MatMulT", func() { MatMulT(New(dt, 2, 3), New(dt, 2, 3), false, false) }, "(2, 3)", "transB=false")
+			laRequireOpError(t, "MatMulT", func() { MatMulT(New(dt, 2, 3), New(dt, 2, 3), true, true) }, "(2, 3)", "transA=true", "2 vs 3")
 		})
 	}
 	laRequireOpError(t, "MatMul", func() { MatMul(New(Float32, 2, 2), New(Float64, 2, 2)) }, "float32", "float64")

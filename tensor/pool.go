@@ -22,7 +22,7 @@ type poolGeom struct {
 // holds at least one real input element and max pooling is well defined.
 func poolGeometry(op string, xShape []int, dt DType, p PoolParams) poolGeom {
 	if len(xShape) != 4 {
-		Fail(op, "input %v %v must be 4-D (N, C, H, W)", fmtShape(xShape), dt)
+		Fail(op, "input %v must be 4-D (N, C, H, W)", convDesc(xShape, dt))
 	}
 	g := poolGeom{n: xShape[0], c: xShape[1], h: xShape[2], w: xShape[3],
 		kh: p.Kernel[0], kw: p.Kernel[1], sh: p.Stride[0], sw: p.Stride[1], ph: p.Padding[0], pw: p.Padding[1]}
@@ -33,10 +33,10 @@ func poolGeometry(op string, xShape []int, dt DType, p PoolParams) poolGeom {
 		g.sw = g.kw
 	}
 	if g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.ph < 0 || g.pw < 0 || 2*g.ph > g.kh || 2*g.pw > g.kw {
-		Fail(op, "invalid parameters %+v for input %v %v: kernel and stride must be >= 1 (stride 0 means the kernel), padding between 0 and half the kernel", p, fmtShape(xShape), dt)
+		Fail(op, "invalid parameters %+v for input %v: kernel and stride must be >= 1 (stride 0 means the kernel), padding between 0 and half the kernel", p, convDesc(xShape, dt))
 	}
 	if g.h+2*g.ph < g.kh || g.w+2*g.pw < g.kw {
-		Fail(op, "input %v %v padded by (%d, %d) is smaller than the %d×%d window", fmtShape(xShape), dt, g.ph, g.pw, g.kh, g.kw)
+		Fail(op, "input %v padded by (%d, %d) is smaller than the %d×%d window", convDesc(xShape, dt), g.ph, g.pw, g.kh, g.kw)
 	}
 	g.ho = (g.h+2*g.ph-g.kh)/g.sh + 1
 	g.wo = (g.w+2*g.pw-g.kw)/g.sw + 1
@@ -60,7 +60,7 @@ func (g *poolGeom) window(oh, ow int) (h0, h1, w0, w1 int) {
 // Ho = (H + 2·pad − kernel)/stride + 1 and likewise Wo. It panics if the
 // shape or the parameters are invalid.
 func Pool2DShape(xShape []int, p PoolParams) []int {
-	g := poolGeometry("Pool2DShape", xShape, Float32, p)
+	g := poolGeometry("Pool2DShape", xShape, 0, p)
 	return g.outShape()
 }
 
@@ -82,10 +82,10 @@ func MaxPool2D(x *Tensor, p PoolParams) (y *Tensor, argmax []int) {
 }
 
 func maxPool[T Float](g *poolGeom, x, y []T, argmax []int) {
-	hw := g.h * g.w
-	i := 0
-	for nc := 0; nc < g.n*g.c; nc++ {
+	hw, howo := g.h*g.w, g.ho*g.wo
+	forEachImage(g.n*g.c, 0, g.n*g.c*(hw+howo), func(nc int, _ []T) {
 		base := nc * hw
+		i := nc * howo
 		for oh := 0; oh < g.ho; oh++ {
 			for ow := 0; ow < g.wo; ow++ {
 				h0, h1, w0, w1 := g.window(oh, ow)
@@ -103,7 +103,7 @@ func maxPool[T Float](g *poolGeom, x, y []T, argmax []int) {
 				i++
 			}
 		}
-	}
+	})
 }
 
 // MaxPool2DGrad returns the gradient of MaxPool2D with respect to an input
@@ -152,18 +152,17 @@ func AvgPool2D(x *Tensor, p PoolParams) *Tensor {
 }
 
 func avgPool[T Float](g *poolGeom, x, y []T) {
-	hw := g.h * g.w
+	hw, howo := g.h*g.w, g.ho*g.wo
 	inv := 1 / T(g.kh*g.kw)
-	i := 0
-	for nc := 0; nc < g.n*g.c; nc++ {
+	forEachImage(g.n*g.c, 0, g.n*g.c*(hw+howo), func(nc int, _ []T) {
 		base := nc * hw
+		i := nc * howo
 		for oh := 0; oh < g.ho; oh++ {
 			for ow := 0; ow < g.wo; ow++ {
 				h0, h1, w0, w1 := g.window(oh, ow)
 				var s T
 				for ih := h0; ih < h1; ih++ {
-					row := x[base+ih*g.w+w0 : base+ih*g.w+w1]
-					for _, v := range row {
+					for _, v := range x[base+ih*g.w+w0 : base+ih*g.w+w1] {
 						s += v
 					}
 				}
@@ -171,7 +170,7 @@ func avgPool[T Float](g *poolGeom, x, y []T) {
 				i++
 			}
 		}
-	}
+	})
 }
 
 // AvgPool2DGrad returns the gradient of AvgPool2D with respect to an input
@@ -194,11 +193,11 @@ func AvgPool2DGrad(dy *Tensor, xShape []int, p PoolParams) *Tensor {
 }
 
 func avgPoolGrad[T Float](g *poolGeom, dy, dx []T) {
-	hw := g.h * g.w
+	hw, howo := g.h*g.w, g.ho*g.wo
 	inv := 1 / T(g.kh*g.kw)
-	i := 0
-	for nc := 0; nc < g.n*g.c; nc++ {
+	forEachImage(g.n*g.c, 0, g.n*g.c*(hw+howo), func(nc int, _ []T) {
 		base := nc * hw
+		i := nc * howo
 		for oh := 0; oh < g.ho; oh++ {
 			for ow := 0; ow < g.wo; ow++ {
 				h0, h1, w0, w1 := g.window(oh, ow)
@@ -212,5 +211,5 @@ func avgPoolGrad[T Float](g *poolGeom, dy, dx []T) {
 				}
 			}
 		}
-	}
+	})
 }

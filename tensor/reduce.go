@@ -40,16 +40,25 @@ const (
 
 var redNames = [...]string{"Sum", "Mean", "Max", "Min", "Prod", "LogSumExp", "Variance"}
 
-// fmath holds the transcendental functions of one dtype so generic kernels
-// stay in that dtype (float32 never round-trips through float64).
+// fmath holds the transcendental functions and reduction kernels of one
+// dtype, built once, so generic code stays in that dtype (float32 never
+// round-trips through float64).
 type fmath[T Float] struct {
-	exp, log func(T) T
-	nan, inf T
+	exp, log                        func(T) T
+	nan, inf                        T
+	sum, sqDev, lse, max, min, prod *redKernel[T]
+}
+
+func newFmath[T Float](exp, log func(T) T) *fmath[T] {
+	inf := T(math.Inf(1))
+	return &fmath[T]{exp: exp, log: log, nan: T(math.NaN()), inf: inf,
+		sum: sumKernel[T](), sqDev: sqDevKernel[T](), lse: expKernel(exp),
+		max: maxKernel(inf), min: minKernel(inf), prod: prodKernel[T]()}
 }
 
 var (
-	fmath32 = fmath[float32]{exp: math32.Exp, log: math32.Log, nan: math32.NaN(), inf: math32.Inf(1)}
-	fmath64 = fmath[float64]{exp: math.Exp, log: math.Log, nan: math.NaN(), inf: math.Inf(1)}
+	fmath32 = newFmath[float32](math32.Exp, math32.Log)
+	fmath64 = newFmath[float64](math.Exp, math.Log)
 )
 
 // Sum returns the sum over axes (nil: all axes; negative axes count from the
@@ -82,16 +91,31 @@ func Max(a *Tensor, axes []int, keepdims bool) *Tensor {
 	return reduce(redMax, nil, a, axes, keepdims, 0)
 }
 
+// MaxInto is Max writing into dst (see SumInto).
+func MaxInto(dst, a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redMax, dst, a, axes, keepdims, 0)
+}
+
 // Min returns the minimum over axes (see Sum); NaN propagates. It panics
 // when a reduced axis has size 0.
 func Min(a *Tensor, axes []int, keepdims bool) *Tensor {
 	return reduce(redMin, nil, a, axes, keepdims, 0)
 }
 
+// MinInto is Min writing into dst (see SumInto).
+func MinInto(dst, a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redMin, dst, a, axes, keepdims, 0)
+}
+
 // Prod returns the product over axes (see Sum). The product over a size-0
 // axis is 1.
 func Prod(a *Tensor, axes []int, keepdims bool) *Tensor {
 	return reduce(redProd, nil, a, axes, keepdims, 0)
+}
+
+// ProdInto is Prod writing into dst (see SumInto).
+func ProdInto(dst, a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redProd, dst, a, axes, keepdims, 0)
 }
 
 // LogSumExp returns log Σ exp(a) over axes (see Sum), computed stably by
@@ -101,12 +125,22 @@ func LogSumExp(a *Tensor, axes []int, keepdims bool) *Tensor {
 	return reduce(redLSE, nil, a, axes, keepdims, 0)
 }
 
+// LogSumExpInto is LogSumExp writing into dst (see SumInto).
+func LogSumExpInto(dst, a *Tensor, axes []int, keepdims bool) *Tensor {
+	return reduce(redLSE, dst, a, axes, keepdims, 0)
+}
+
 // Variance returns Σ(a − mean)² / (n − ddof) over axes (see Sum), where n is
 // the number of elements reduced: ddof 0 is the population variance, ddof 1
 // the unbiased sample variance. It is computed in two passes (mean first)
 // for accuracy. When n − ddof <= 0 the result is NaN.
 func Variance(a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
 	return reduce(redVar, nil, a, axes, keepdims, ddof)
+}
+
+// VarianceInto is Variance writing into dst (see SumInto).
+func VarianceInto(dst, a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
+	return reduce(redVar, dst, a, axes, keepdims, ddof)
 }
 
 // reducePlan describes a reduction of a tensor over a set of axes.
@@ -155,9 +189,9 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 		out = New(a.dtype, p.shape...)
 	}
 	if a.dtype == Float32 {
-		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, &p, ddof, &fmath32)
+		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, &p, ddof, fmath32)
 	} else {
-		reduceT(kind, storage[float64](out)[out.offset:out.offset+out.Size()], a, &p, ddof, &fmath64)
+		reduceT(kind, storage[float64](out)[out.offset:out.offset+out.Size()], a, &p, ddof, fmath64)
 	}
 	if out != dst {
 		CopyInto(dst, out)
@@ -169,49 +203,50 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 func reduceT[T Float](kind redKind, out []T, a *Tensor, p *reducePlan, ddof int, fm *fmath[T]) {
 	switch kind {
 	case redSum:
-		reduceInto(out, a, p, sumKernel[T](), nil)
+		reduceInto(out, a, p, fm.sum, nil)
 	case redMean:
-		reduceInto(out, a, p, sumKernel[T](), nil)
-		scaleBy(out, T(1)/T(p.R)) // 1/0 = +Inf times 0 = NaN for an empty mean
+		reduceInto(out, a, p, fm.sum, nil)
+		divBy(out, T(p.R)) // 0/0 = NaN for an empty mean
 	case redMax:
-		reduceInto(out, a, p, maxKernel[T](fm.inf), nil)
+		reduceInto(out, a, p, fm.max, nil)
 	case redMin:
-		reduceInto(out, a, p, minKernel[T](fm.inf), nil)
+		reduceInto(out, a, p, fm.min, nil)
 	case redProd:
-		reduceInto(out, a, p, prodKernel[T](), nil)
+		reduceInto(out, a, p, fm.prod, nil)
 	case redLSE:
 		if p.R == 0 {
 			fillT1(out, -fm.inf)
 			return
 		}
 		shift := make([]T, len(out))
-		reduceInto(shift, a, p, maxKernel[T](fm.inf), nil)
+		reduceInto(shift, a, p, fm.max, nil)
 		for i, m := range shift {
 			if m-m != 0 && m == m { // ±Inf: shifting would make Inf−Inf = NaN
 				shift[i] = 0
 			}
 		}
-		reduceInto(out, a, p, expKernel(fm.exp), shift)
+		reduceInto(out, a, p, fm.lse, shift)
 		for i, s := range out {
 			out[i] = shift[i] + fm.log(s)
 		}
 	case redVar:
 		mean := make([]T, len(out))
-		reduceInto(mean, a, p, sumKernel[T](), nil)
-		scaleBy(mean, T(1)/T(p.R))
-		reduceInto(out, a, p, sqDevKernel[T](), mean)
+		reduceInto(mean, a, p, fm.sum, nil)
+		divBy(mean, T(p.R))
+		reduceInto(out, a, p, fm.sqDev, mean)
 		n := p.R - ddof
 		if n <= 0 {
 			fillT1(out, fm.nan)
 			return
 		}
-		scaleBy(out, T(1)/T(n))
+		divBy(out, T(n))
 	}
 }
 
-func scaleBy[T Float](x []T, s T) {
+// divBy divides rather than multiplying by 1/d: one rounding, not two.
+func divBy[T Float](x []T, d T) {
 	for i := range x {
-		x[i] *= s
+		x[i] /= d
 	}
 }
 
@@ -387,178 +422,6 @@ func reduceWalk[T Float](out []T, a *Tensor, p *reducePlan, k *redKernel[T], aux
 	flush()
 }
 
-// pairwise reduces the strided run with leaf on blocks of at most pairBlock
-// elements, adding the block results in a balanced tree.
-func pairwise[T Float](x []T, off, n, stride int, aux T, leaf func(x []T, off, n, stride int, aux T) T) T {
-	if n <= pairBlock {
-		return leaf(x, off, n, stride, aux)
-	}
-	h := n / 2
-	return pairwise(x, off, h, stride, aux, leaf) + pairwise(x, off+h*stride, n-h, stride, aux, leaf)
-}
-
-// sumLeaf adds up to pairBlock elements with four accumulators.
-func sumLeaf[T Float](x []T, off, n, stride int, _ T) T {
-	if stride == 1 {
-		v := x[off : off+n]
-		var s0, s1, s2, s3 T
-		i := 0
-		for ; i+4 <= len(v); i += 4 {
-			s0 += v[i]
-			s1 += v[i+1]
-			s2 += v[i+2]
-			s3 += v[i+3]
-		}
-		for ; i < len(v); i++ {
-			s0 += v[i]
-		}
-		return (s0 + s1) + (s2 + s3)
-	}
-	var s T
-	for i := 0; i < n; i++ {
-		s += x[off+i*stride]
-	}
-	return s
-}
-
-func sqDevLeaf[T Float](x []T, off, n, stride int, m T) T {
-	var s T
-	for i := 0; i < n; i++ {
-		d := x[off+i*stride] - m
-		s += d * d
-	}
-	return s
-}
-
-func sumParts[T Float](parts []T) T { return pairwise(parts, 0, len(parts), 1, 0, sumLeaf[T]) }
-
-func sumKernel[T Float]() *redKernel[T] {
-	return &redKernel[T]{
-		run: func(x []T, off, n, stride int, aux T) T { return pairwise(x, off, n, stride, aux, sumLeaf[T]) },
-		rows: func(dst, row, _ []T) {
-			row = row[:len(dst)]
-			for j := range dst {
-				dst[j] += row[j]
-			}
-		},
-		merge:    sumParts[T],
-		additive: true,
-	}
-}
-
-func sqDevKernel[T Float]() *redKernel[T] {
-	return &redKernel[T]{
-		run: func(x []T, off, n, stride int, m T) T { return pairwise(x, off, n, stride, m, sqDevLeaf[T]) },
-		rows: func(dst, row, m []T) {
-			row, m = row[:len(dst)], m[:len(dst)]
-			for j := range dst {
-				d := row[j] - m[j]
-				dst[j] += d * d
-			}
-		},
-		merge:    sumParts[T],
-		additive: true,
-	}
-}
-
-func expKernel[T Float](exp func(T) T) *redKernel[T] {
-	leaf := func(x []T, off, n, stride int, m T) T {
-		var s T
-		for i := 0; i < n; i++ {
-			s += exp(x[off+i*stride] - m)
-		}
-		return s
-	}
-	return &redKernel[T]{
-		run: func(x []T, off, n, stride int, m T) T { return pairwise(x, off, n, stride, m, leaf) },
-		rows: func(dst, row, m []T) {
-			row, m = row[:len(dst)], m[:len(dst)]
-			for j := range dst {
-				dst[j] += exp(row[j] - m[j])
-			}
-		},
-		merge:    sumParts[T],
-		additive: true,
-	}
-}
-
-// maxRun is NaN-propagating: once m is NaN no comparison replaces it.
-func maxRun[T Float](x []T, off, n, stride int, _ T) T {
-	m := x[off]
-	for i := 1; i < n; i++ {
-		v := x[off+i*stride]
-		if v > m || v != v {
-			m = v
-		}
-	}
-	return m
-}
-
-func minRun[T Float](x []T, off, n, stride int, _ T) T {
-	m := x[off]
-	for i := 1; i < n; i++ {
-		v := x[off+i*stride]
-		if v < m || v != v {
-			m = v
-		}
-	}
-	return m
-}
-
-func maxKernel[T Float](inf T) *redKernel[T] {
-	return &redKernel[T]{
-		identity: -inf,
-		run:      maxRun[T],
-		rows: func(dst, row, _ []T) {
-			row = row[:len(dst)]
-			for j, v := range row {
-				if v > dst[j] || v != v {
-					dst[j] = v
-				}
-			}
-		},
-		merge: func(p []T) T { return maxRun(p, 0, len(p), 1, 0) },
-	}
-}
-
-func minKernel[T Float](inf T) *redKernel[T] {
-	return &redKernel[T]{
-		identity: inf,
-		run:      minRun[T],
-		rows: func(dst, row, _ []T) {
-			row = row[:len(dst)]
-			for j, v := range row {
-				if v < dst[j] || v != v {
-					dst[j] = v
-				}
-			}
-		},
-		merge: func(p []T) T { return minRun(p, 0, len(p), 1, 0) },
-	}
-}
-
-func prodRun[T Float](x []T, off, n, stride int, _ T) T {
-	var p T = 1
-	for i := 0; i < n; i++ {
-		p *= x[off+i*stride]
-	}
-	return p
-}
-
-func prodKernel[T Float]() *redKernel[T] {
-	return &redKernel[T]{
-		identity: 1,
-		run:      prodRun[T],
-		rows: func(dst, row, _ []T) {
-			row = row[:len(dst)]
-			for j := range dst {
-				dst[j] *= row[j]
-			}
-		},
-		merge: func(p []T) T { return prodRun(p, 0, len(p), 1, 0) },
-	}
-}
-
 // ArgMax returns, for every position of the other axes in row-major order,
 // the index along axis of the largest element (the first one on ties; the
 // first NaN if there is one, as NumPy does). It panics if axis is out of
@@ -610,129 +473,6 @@ func argReduceT[T Float](a *Tensor, ax int, isMax bool) []int {
 	return res
 }
 
-// Softmax returns exp(a) / Σ exp(a) along axis, computed stably by
-// subtracting the maximum along the axis first. A slice that is all −Inf
-// has no distribution and gives NaN. It panics if axis is out of range.
-func Softmax(a *Tensor, axis int) *Tensor { return softmax("Softmax", nil, a, axis, false) }
-
-// SoftmaxInto is Softmax writing into dst (nil allocates), which must have
-// a's shape and dtype; dst may be a itself. It returns dst.
-func SoftmaxInto(dst, a *Tensor, axis int) *Tensor { return softmax("Softmax", dst, a, axis, false) }
-
-// LogSoftmax returns a − LogSumExp(a) along axis, computed stably. It
-// panics if axis is out of range.
-func LogSoftmax(a *Tensor, axis int) *Tensor { return softmax("LogSoftmax", nil, a, axis, true) }
-
-// LogSoftmaxInto is LogSoftmax writing into dst (see SoftmaxInto).
-func LogSoftmaxInto(dst, a *Tensor, axis int) *Tensor {
-	return softmax("LogSoftmax", dst, a, axis, true)
-}
-
-func softmax(op string, dst, a *Tensor, axis int, logOut bool) *Tensor {
-	ax := normAxis(op, axis, a.shape)
-	dst = prepareDst(op, dst, a.dtype, a.shape, a)
-	out := dst
-	if !dst.IsContiguous() {
-		out = New(a.dtype, a.shape...)
-	}
-	src := a
-	if !a.IsContiguous() {
-		// Copy into the output and work in place: the kernel reads each
-		// element before it writes it.
-		CopyInto(out, a)
-		src = out
-	}
-	outer := shapeSize(a.shape[:ax])
-	r := a.shape[ax]
-	inner := shapeSize(a.shape[ax+1:])
-	if a.Size() > 0 {
-		if a.dtype == Float32 {
-			softmaxT(storage[float32](out)[out.offset:out.offset+out.Size()], storage[float32](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, &fmath32)
-		} else {
-			softmaxT(storage[float64](out)[out.offset:out.offset+out.Size()], storage[float64](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, &fmath64)
-		}
-	}
-	if out != dst {
-		CopyInto(dst, out)
-	}
-	return dst
-}
-
-// softmaxT computes softmax of x laid out as (outer, r, inner) into dst
-// (same layout; dst may be x).
-func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T]) {
-	if inner == 1 {
-		for o := 0; o < outer; o++ {
-			row, d := x[o*r:(o+1)*r], dst[o*r:(o+1)*r]
-			m := maxRun(row, 0, r, 1, 0)
-			var s T
-			if logOut {
-				for _, v := range row {
-					s += fm.exp(v - m)
-				}
-				// (v − m) is exact for nearby values; folding m into the
-				// log term first would lose digits for large inputs.
-				ls := fm.log(s)
-				for i, v := range row {
-					d[i] = (v - m) - ls
-				}
-				continue
-			}
-			for i, v := range row {
-				e := fm.exp(v - m)
-				d[i] = e
-				s += e
-			}
-			inv := 1 / s
-			for i := range d {
-				d[i] *= inv
-			}
-		}
-		return
-	}
-	m := make([]T, inner)
-	s := make([]T, inner)
-	for o := 0; o < outer; o++ {
-		xb, db := x[o*r*inner:(o+1)*r*inner], dst[o*r*inner:(o+1)*r*inner]
-		copy(m, xb[:inner])
-		for i := 1; i < r; i++ {
-			for j, v := range xb[i*inner : (i+1)*inner] {
-				if v > m[j] || v != v {
-					m[j] = v
-				}
-			}
-		}
-		fillT1(s, 0)
-		for i := 0; i < r; i++ {
-			xr, dr := xb[i*inner:(i+1)*inner], db[i*inner:(i+1)*inner]
-			for j, v := range xr {
-				e := fm.exp(v - m[j])
-				s[j] += e
-				if !logOut {
-					dr[j] = e
-				}
-			}
-		}
-		for j := range s {
-			if logOut {
-				s[j] = fm.log(s[j])
-			} else {
-				s[j] = 1 / s[j]
-			}
-		}
-		for i := 0; i < r; i++ {
-			xr, dr := xb[i*inner:(i+1)*inner], db[i*inner:(i+1)*inner]
-			for j := range dr {
-				if logOut {
-					dr[j] = (xr[j] - m[j]) - s[j]
-				} else {
-					dr[j] *= s[j]
-				}
-			}
-		}
-	}
-}
-
 // SumTo sums a down to shape, which must broadcast to a's shape: leading
 // axes that shape lacks are summed away and axes where shape has size 1 are
 // summed with keepdims. It is the vector-Jacobian product of broadcasting
@@ -774,15 +514,14 @@ func sumTo(dst, a *Tensor, shape []int) *Tensor {
 	} else if dst.dtype != a.dtype {
 		Fail("SumTo", "destination %s does not match source %s", describe(dst), describe(a))
 	}
-	// The keepdims result minus its leading axes has shape's row-major
-	// layout, so reduce into a view of dst with the keepdims shape.
-	keep := planReduce("SumTo", a, axes, true).keepDims
-	if strides, ok := reshapeStrides(dst.shape, dst.strides, keep); ok {
-		v := *dst
-		v.shape, v.strides = keep, strides
-		reduce(redSum, &v, a, axes, true, 0)
-		return dst
+	// The keepdims result is shape with lead leading 1s, so reduce into a
+	// view of dst with those axes prepended (any stride suits a size-1 axis).
+	v := *dst
+	v.shape = append(make([]int, lead), shape...)
+	v.strides = append(make([]int, lead), dst.strides...)
+	for i := 0; i < lead; i++ {
+		v.shape[i] = 1
 	}
-	CopyInto(dst, Reshape(reduce(redSum, nil, a, axes, true, 0), shape...))
+	reduce(redSum, &v, a, axes, true, 0)
 	return dst
 }

@@ -353,6 +353,24 @@ func TestReduceInto(t *testing.T) {
 		require.False(t, col.IsContiguous())
 		SumInto(col, m, []int{0}, true)
 		shAssertValues(t, []float64{-1, 5, -1, 7, -1, 9}, big, 0)
+		// The other Into forms, each on m = [[1,2,3],[4,5,6]] along axis 1.
+		into := []struct {
+			name string
+			f    func(dst *Tensor) *Tensor
+			want []float64
+		}{
+			{"MaxInto", func(d *Tensor) *Tensor { return MaxInto(d, m, []int{1}, false) }, []float64{3, 6}},
+			{"MinInto", func(d *Tensor) *Tensor { return MinInto(d, m, []int{1}, false) }, []float64{1, 4}},
+			{"ProdInto", func(d *Tensor) *Tensor { return ProdInto(d, m, []int{1}, false) }, []float64{6, 120}},
+			{"LogSumExpInto", func(d *Tensor) *Tensor { return LogSumExpInto(d, m, []int{-1}, false) },
+				[]float64{3 + math.Log(1+math.Exp(-1)+math.Exp(-2)), 6 + math.Log(1+math.Exp(-1)+math.Exp(-2))}},
+			{"VarianceInto", func(d *Tensor) *Tensor { return VarianceInto(d, m, []int{1}, false, 1) }, []float64{1, 1}},
+		}
+		for _, c := range into {
+			d := Full(dt, 99, 2)
+			assert.Same(t, d, c.f(d), c.name)
+			shAssertValues(t, c.want, d, shTol(dt), dt, c.name)
+		}
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 // triBlock is the order below which triangular solves use substitution.
 const triBlock = 64
 
+// rightBlock is the same for the right-sided solve inside Cholesky.
+var rightBlock = 32
+
 // TriSolve solves op(A)·X = B for X, where A is triangular (lower or upper
 // as the flag says) and op(A) is A or Aᵀ as trans says. a has shape
 // (..., n, n); b has shape (..., n, k) for k right-hand sides, or is 1-D of
@@ -52,12 +55,14 @@ func triSolveSteps(op string, a, b *Tensor, steps ...triStep) *Tensor {
 
 func triSolveBatch[T Float](a *Tensor, offs []int, x *Tensor, n, k int, steps []triStep) {
 	A, X := storage[T](a), storage[T](x)
-	for bi, off := range offs {
-		xb := X[bi*n*k : (bi+1)*n*k]
-		for _, s := range steps {
-			trsmLeft(s.lower, s.trans, false, n, k, A[off:], n, xb, k)
+	linalgParallel(len(offs), max(1, triSplitWork/(n*n*k)), func(b0, b1 int) {
+		for bi := b0; bi < b1; bi++ {
+			xb := X[bi*n*k : (bi+1)*n*k]
+			for _, s := range steps {
+				trsmLeft(s.lower, s.trans, false, n, k, A[offs[bi]:], n, xb, k)
+			}
 		}
-	}
+	})
 }
 
 // solveSetup checks the operands of a solve with a square (..., n, n) and b
@@ -216,14 +221,9 @@ func trsmRightLowerT[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if n <= triBlock {
+	if n <= rightBlock {
 		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
-			for r := r0; r < r1; r++ {
-				x := b[r*ldb : r*ldb+n]
-				for j := 0; j < n; j++ {
-					x[j] = (x[j] - dotContig(l[j*ldl:j*ldl+j], x[:j])) / l[j*ldl+j]
-				}
-			}
+			trsmRightLowerTSmall(r1-r0, n, l, ldl, b[r0*ldb:], ldb)
 		})
 		return
 	}
@@ -233,6 +233,38 @@ func trsmRightLowerT[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	// X2·L22ᵀ = B2 − X1·L21ᵀ
 	gemmT(false, true, m, n2, n1, -1, b, ldb, l[n1*ldl:], ldl, 1, b[n1:], ldb)
 	trsmRightLowerT(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
+}
+
+// trsmRightLowerTSmall is trsmRightLowerT by substitution along each row,
+// four rows at a time so that every entry of L loaded serves four
+// independent sums.
+func trsmRightLowerTSmall[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
+	r := 0
+	for ; r+4 <= m; r += 4 {
+		x0 := b[r*ldb : r*ldb+n]
+		x1 := b[(r+1)*ldb : (r+1)*ldb+n]
+		x2 := b[(r+2)*ldb : (r+2)*ldb+n]
+		x3 := b[(r+3)*ldb : (r+3)*ldb+n]
+		for j := 0; j < n; j++ {
+			lj := l[j*ldl : j*ldl+j]
+			a0, a1, a2, a3 := x0[:len(lj)], x1[:len(lj)], x2[:len(lj)], x3[:len(lj)]
+			s0, s1, s2, s3 := x0[j], x1[j], x2[j], x3[j]
+			for p, v := range lj {
+				s0 -= v * a0[p]
+				s1 -= v * a1[p]
+				s2 -= v * a2[p]
+				s3 -= v * a3[p]
+			}
+			d := l[j*ldl+j]
+			x0[j], x1[j], x2[j], x3[j] = s0/d, s1/d, s2/d, s3/d
+		}
+	}
+	for ; r < m; r++ {
+		x := b[r*ldb : r*ldb+n]
+		for j := 0; j < n; j++ {
+			x[j] = (x[j] - dotContig(l[j*ldl:j*ldl+j], x[:j])) / l[j*ldl+j]
+		}
+	}
 }
 
 // triSplitWork is roughly the number of multiply-adds below which splitting

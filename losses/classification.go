@@ -1,0 +1,230 @@
+package losses
+
+import (
+	"math"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// CrossEntropyOptions configures CrossEntropy and NLL. The zero value is
+// the plain mean cross-entropy.
+type CrossEntropyOptions struct {
+	// LabelSmoothing ε ∈ [0, 1] mixes the one-hot target with the uniform
+	// distribution: the loss becomes (1 − ε)·nll + ε·(mean over classes of
+	// −log p), as in PyTorch.
+	LabelSmoothing float64
+	// Weights, if not nil, holds one weight per class (PyTorch's weight).
+	// Sample i's loss is scaled by Weights[labels[i]] (and the smoothing
+	// term's class c by Weights[c]), and Mean divides by the sum of the
+	// targets' weights instead of the number of samples.
+	Weights []float64
+	// Reduction combines the per-sample losses; the zero value is Mean.
+	Reduction Reduction
+}
+
+// CrossEntropy returns the cross-entropy of the rows of logits (N, C)
+// against the class labels (N values in [0, C)), combined as opts says
+// (torch.nn.CrossEntropyLoss, without ignore_index). For sample i with
+// label y and log-probabilities log pᵢ = logsoftmax(logitsᵢ):
+//
+//	lᵢ = (1 − ε)·w_y·(−log pᵢ[y]) + (ε/C)·Σ_c w_c·(−log pᵢ[c])
+//
+// with ε = opts.LabelSmoothing and w = opts.Weights (all ones if nil).
+// Mean returns Σᵢ lᵢ / Σᵢ w_{yᵢ}, Sum returns Σᵢ lᵢ and None the N values
+// lᵢ. Log-softmax is computed stably, so large logits do not overflow. The
+// gradient with respect to the logits is softmax minus the (smoothed,
+// weighted) target.
+//
+// At most one options value may be given. CrossEntropy panics with a
+// *tensor.Error naming the shapes and the offending label if logits is not
+// (N, C), len(labels) ≠ N, a label is outside [0, C), there are not C
+// weights, or ε is outside [0, 1].
+func CrossEntropy(logits *graph.Node, labels []int, opts ...CrossEntropyOptions) *graph.Node {
+	const op = "losses.CrossEntropy"
+	o := checkClassification(op, logits, labels, opts)
+	return nllFromLogProbs(graph.LogSoftmax(logits, 1), labels, o)
+}
+
+// NLL returns the negative log-likelihood of class labels given
+// log-probabilities logProbs (N, C) (torch.nn.NLLLoss, without
+// ignore_index): −logProbs[i, labels[i]], weighted, smoothed and reduced
+// exactly as in CrossEntropy, so CrossEntropy(x, y, o) equals
+// NLL(LogSoftmax(x, 1), y, o). The rows are not checked to be normalised.
+// It panics as CrossEntropy does.
+func NLL(logProbs *graph.Node, labels []int, opts ...CrossEntropyOptions) *graph.Node {
+	const op = "losses.NLL"
+	o := checkClassification(op, logProbs, labels, opts)
+	return nllFromLogProbs(logProbs, labels, o)
+}
+
+// checkClassification validates the operands of CrossEntropy and NLL and
+// returns the options in effect.
+func checkClassification(op string, x *graph.Node, labels []int, opts []CrossEntropyOptions) CrossEntropyOptions {
+	if x == nil {
+		tensor.Fail(op, "input is nil")
+	}
+	var o CrossEntropyOptions
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		tensor.Fail(op, "got %d options values, want at most one", len(opts))
+	}
+	checkReduction(op, o.Reduction)
+	checkLabels(op, x, labels)
+	c := x.Shape()[1]
+	if o.Weights != nil && len(o.Weights) != c {
+		tensor.Fail(op, "%d class weights for input %s with %d classes", len(o.Weights), describe(x), c)
+	}
+	if !(o.LabelSmoothing >= 0 && o.LabelSmoothing <= 1) {
+		tensor.Fail(op, "label smoothing %v is not in [0, 1]", o.LabelSmoothing)
+	}
+	return o
+}
+
+// checkLabels panics naming op unless x is (N, C) and labels holds N
+// classes in [0, C).
+func checkLabels(op string, x *graph.Node, labels []int) {
+	s := x.Shape()
+	if len(s) != 2 {
+		tensor.Fail(op, "input %s is not (N, C)", describe(x))
+	}
+	if len(labels) != s[0] {
+		tensor.Fail(op, "%d labels for input %s with %d rows", len(labels), describe(x), s[0])
+	}
+	for i, y := range labels {
+		if y < 0 || y >= s[1] {
+			tensor.Fail(op, "label %d at position %d is out of range [0, %d) for input %s", y, i, s[1], describe(x))
+		}
+	}
+}
+
+// nllFromLogProbs returns the loss as −Σ T⊙logp with a constant target
+// matrix T that carries the one-hot labels, the smoothing, the weights and,
+// for Mean and Sum, the normaliser. One elementwise product and one sum run
+// each step; it benchmarked faster than gathering each row's entry with
+// IndexSelect on the flattened log-probabilities, whose gradient scatters
+// into a zero matrix of the same size anyway (BenchmarkCrossEntropy).
+func nllFromLogProbs(logp *graph.Node, labels []int, o CrossEntropyOptions) *graph.Node {
+	g := logp.Graph()
+	n, c := logp.Shape()[0], logp.Shape()[1]
+	eps := o.LabelSmoothing
+	denom := float64(n) // Mean: Σᵢ w_{yᵢ}
+	if o.Weights != nil {
+		denom = 0
+		for _, y := range labels {
+			denom += o.Weights[y]
+		}
+	}
+	scale := -1.0
+	if o.Reduction == Mean {
+		scale = -1 / denom
+	}
+	foldable := !math.IsInf(scale, 0) && !math.IsNaN(scale)
+	if !foldable {
+		// No samples, or zero total weight: keep the 0/0 of PyTorch, which
+		// folding an infinite scale into T would turn into 0·∞ per entry.
+		scale = -1
+	}
+	t := g.Alloc(logp.DType(), n, c)
+	fillTargets(t, labels, o.Weights, eps, scale)
+	prod := graph.Mul(g.Const(t), logp)
+	if o.Reduction == None {
+		return graph.Sum(prod, []int{1}, false)
+	}
+	loss := graph.Sum(prod, nil, false)
+	if !foldable {
+		loss = graph.MulScalar(loss, 1/denom)
+	}
+	return loss
+}
+
+// fillTargets writes scale·((1 − ε)·w_{yᵢ}·[c = yᵢ] + (ε/C)·w_c) into the
+// zeroed (N, C) tensor t.
+func fillTargets(t *tensor.Tensor, labels []int, w []float64, eps, scale float64) {
+	c := t.Shape()[1]
+	weight := func(k int) float64 {
+		if w == nil {
+			return 1
+		}
+		return w[k]
+	}
+	switch t.DType() {
+	case tensor.Float32:
+		fillTargetsT(t.Float32s(), c, labels, weight, eps, scale)
+	default:
+		fillTargetsT(t.Float64s(), c, labels, weight, eps, scale)
+	}
+}
+
+func fillTargetsT[T tensor.Float](d []T, c int, labels []int, weight func(int) float64, eps, scale float64) {
+	if eps != 0 && len(labels) > 0 {
+		for k := range c {
+			d[k] = T(scale * eps / float64(c) * weight(k))
+		}
+		for i := 1; i < len(labels); i++ {
+			copy(d[i*c:(i+1)*c], d[:c])
+		}
+	}
+	for i, y := range labels {
+		d[i*c+y] += T(scale * (1 - eps) * weight(y))
+	}
+}
+
+// MultiMarginHinge returns the multi-class hinge loss of scores (N, C)
+// against labels, reduced by red over the samples (torch.nn.MultiMarginLoss
+// with p = 1 and no weights): for sample i with label y
+//
+//	lᵢ = Σ_{j≠y} max(0, margin − sᵢ[y] + sᵢ[j]) / C
+//
+// Derivatives at the kinks are taken as 0. It panics as CrossEntropy does
+// for bad shapes or labels.
+func MultiMarginHinge(scores *graph.Node, labels []int, margin float64, red Reduction) *graph.Node {
+	const op = "losses.MultiMarginHinge"
+	if scores == nil {
+		tensor.Fail(op, "scores is nil")
+	}
+	checkReduction(op, red)
+	checkLabels(op, scores, labels)
+	g, dt := scores.Graph(), scores.DType()
+	n, c := scores.Shape()[0], scores.Shape()[1]
+	oneHot := g.Alloc(dt, n, c)
+	addAtLabels(oneHot, labels, 1)
+	// The masked, scaled sum: −1/C on the label's column drops j = y.
+	mask := g.Alloc(dt, n, c)
+	scale := 1 / float64(c)
+	if red == Mean && n > 0 {
+		scale /= float64(n)
+	}
+	mask.Fill(scale)
+	addAtLabels(mask, labels, -scale)
+	sy := graph.Sum(graph.Mul(scores, g.Const(oneHot)), []int{1}, true)
+	m := graph.Relu(graph.AddScalar(graph.Sub(scores, sy), margin))
+	prod := graph.Mul(m, g.Const(mask))
+	switch {
+	case red == None:
+		return graph.Sum(prod, []int{1}, false)
+	case red == Mean && n == 0:
+		return graph.Mean(graph.Sum(prod, []int{1}, false), nil, false) // NaN, as PyTorch
+	}
+	return graph.Sum(prod, nil, false)
+}
+
+// addAtLabels adds v at column labels[i] of row i of t (N, C).
+func addAtLabels(t *tensor.Tensor, labels []int, v float64) {
+	c := t.Shape()[1]
+	switch t.DType() {
+	case tensor.Float32:
+		d := t.Float32s()
+		for i, y := range labels {
+			d[i*c+y] += float32(v)
+		}
+	default:
+		d := t.Float64s()
+		for i, y := range labels {
+			d[i*c+y] += v
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package losses
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Reduction says how a loss combines its per-element (or per-sample)
+// values.
+type Reduction int
+
+const (
+	// Mean averages the losses. It is the zero value, so the default.
+	Mean Reduction = iota
+	// Sum adds the losses up.
+	Sum
+	// None returns the unreduced losses.
+	None
+)
+
+// String returns "mean", "sum" or "none".
+func (r Reduction) String() string {
+	switch r {
+	case Mean:
+		return "mean"
+	case Sum:
+		return "sum"
+	case None:
+		return "none"
+	}
+	return fmt.Sprintf("Reduction(%d)", int(r))
+}
+
+// checkReduction panics naming op unless r is one of the three reductions.
+func checkReduction(op string, r Reduction) {
+	if r != Mean && r != Sum && r != None {
+		tensor.Fail(op, "unknown reduction %v", r)
+	}
+}
+
+// reduce applies r to the losses x.
+func reduce(x *graph.Node, r Reduction) *graph.Node {
+	switch r {
+	case Sum:
+		return graph.Sum(x, nil, false)
+	case None:
+		return x
+	}
+	return graph.Mean(x, nil, false)
+}
+
+// describe lists the nodes' shapes and dtypes for error messages, e.g.
+// "(2, 3) float32, (2,) float32".
+func describe(ns ...*graph.Node) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		if n == nil {
+			parts[i] = "nil"
+			continue
+		}
+		parts[i] = fmtShape(n.Shape()) + " " + n.DType().String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtShape(s []int) string {
+	if len(s) == 1 {
+		return fmt.Sprintf("(%d,)", s[0])
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// checkNodes panics naming op if a node is nil or the nodes do not share a
+// graph and a dtype.
+func checkNodes(op string, ns ...*graph.Node) {
+	for i, n := range ns {
+		if n == nil {
+			tensor.Fail(op, "operand %d is nil (operands %s)", i, describe(ns...))
+		}
+	}
+	for _, n := range ns[1:] {
+		if n.Graph() != ns[0].Graph() {
+			tensor.Fail(op, "operands %s belong to different graphs", describe(ns...))
+		}
+		if n.DType() != ns[0].DType() {
+			tensor.Fail(op, "mixed dtypes: %s", describe(ns...))
+		}
+	}
+}
+
+// checkSameShape is checkNodes plus equal shapes, which elementwise losses
+// require (PyTorch only warns when prediction and target broadcast; a
+// silently broadcast target is almost always a bug).
+func checkSameShape(op string, ns ...*graph.Node) {
+	checkNodes(op, ns...)
+	for _, n := range ns[1:] {
+		if !sameInts(n.Shape(), ns[0].Shape()) {
+			tensor.Fail(op, "shapes differ: %s", describe(ns...))
+		}
+	}
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

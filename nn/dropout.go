@@ -1,0 +1,73 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Dropout zeroes each element of its input with probability P in training
+// mode and scales the rest by 1/(1−P), so the expected output equals the
+// input (inverted dropout, as PyTorch's nn.Dropout). In evaluation mode it
+// is the identity. Masks come from the layer's own seeded RNG, so a run is
+// reproducible.
+type Dropout struct {
+	mode
+	P   float64
+	rng *tensor.RNG
+}
+
+// NewDropout returns a dropout layer with probability p drawing its masks
+// from rng. It panics unless 0 ≤ p ≤ 1.
+func NewDropout(rng *tensor.RNG, p float64) *Dropout {
+	checkRNG("nn.NewDropout", rng)
+	if !(p >= 0 && p <= 1) {
+		tensor.Fail("nn.NewDropout", "probability %v is not in [0, 1]", p)
+	}
+	return &Dropout{P: p, rng: rng}
+}
+
+// String names the layer, e.g. "Dropout(p=0.5)".
+func (d *Dropout) String() string { return fmt.Sprintf("Dropout(p=%g)", d.P) }
+
+// Params returns nil: dropout has no parameters.
+func (d *Dropout) Params() []NamedParam { return nil }
+
+// Forward applies dropout to x in training mode and returns x itself in
+// evaluation mode or when P is 0.
+func (d *Dropout) Forward(x *graph.Node) *graph.Node {
+	if x == nil {
+		tensor.Fail(d.String(), "nil input")
+	}
+	if d.eval || d.P == 0 {
+		return x
+	}
+	g := x.Graph()
+	// The mask lives in the graph's pool, so a training loop does not
+	// allocate one per step; it is a constant: no gradient flows to it.
+	mask := g.AllocUninit(x.DType(), x.Shape()...)
+	keep, scale := 1-d.P, 0.0
+	if keep > 0 {
+		scale = 1 / keep
+	}
+	switch x.DType() {
+	case tensor.Float32:
+		m := mask.Float32s()
+		for i := range m {
+			m[i] = 0
+			if d.rng.Float64() < keep {
+				m[i] = float32(scale)
+			}
+		}
+	default:
+		m := mask.Float64s()
+		for i := range m {
+			m[i] = 0
+			if d.rng.Float64() < keep {
+				m[i] = scale
+			}
+		}
+	}
+	return graph.Mul(x, g.Const(mask))
+}

@@ -1,0 +1,198 @@
+package nn
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gradus-ml/gradus/autodiff"
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Param is a trainable tensor. Its Value is updated in place by optimisers
+// and read by the graph each step through Node, so the same Param serves
+// every step of a training loop.
+type Param struct {
+	// Value holds the parameter. Replace it only between steps.
+	Value *tensor.Tensor
+
+	node *graph.Node // the Var bound to Value in the graph of the current step
+}
+
+// NewParam wraps t as a parameter (without copying it).
+func NewParam(t *tensor.Tensor) *Param { return &Param{Value: t} }
+
+// Node returns the graph Var bound to p in g, creating it on first use in
+// a step. Calling Node twice in one step returns the same node, so a
+// parameter used in several places (weight tying, an RNN's time steps) has
+// one gradient that sums every use. After g.Reset the next call creates a
+// new Var. A Param binds to one graph at a time: using it in another graph
+// rebinds it there.
+func (p *Param) Node(g *graph.Graph) *graph.Node {
+	if n := p.bound(g); n != nil {
+		return n
+	}
+	p.node = g.Var(p.Value)
+	return p.node
+}
+
+// bound returns p's node in g if it is still valid, else nil. Graphs recycle
+// Node structs on Reset, so the node must still sit at its position in g
+// and still be a Var of p.Value: exactly "bound in this step".
+func (p *Param) bound(g *graph.Graph) *graph.Node {
+	n := p.node
+	if n == nil || g == nil || n.Graph() != g || n.ID() >= g.Len() {
+		return nil
+	}
+	if g.Nodes()[n.ID()] != n || !n.IsVar() || n.Value() != p.Value {
+		return nil
+	}
+	return n
+}
+
+// NamedParam is a parameter with its dotted path inside a module, such as
+// "fc1.weight" (PyTorch's state_dict keys).
+type NamedParam struct {
+	Name string
+	*Param
+}
+
+// Module is anything that owns parameters. Params lists them in a stable
+// order with names relative to the module; composites prefix their
+// children's names (Prefix). SetTraining switches between training mode
+// (the default, as in PyTorch) and evaluation mode, which changes what
+// Dropout and BatchNorm do; composites pass it on to their children.
+type Module interface {
+	Params() []NamedParam
+	SetTraining(training bool)
+}
+
+// Layer is a Module with one input and one output, the kind Sequential
+// chains.
+type Layer interface {
+	Module
+	Forward(x *graph.Node) *graph.Node
+}
+
+// Buffered is implemented by modules with state that is saved with the
+// parameters but not trained, such as BatchNorm's running statistics
+// (PyTorch's buffers). Buffers are updated in place.
+type Buffered interface {
+	Buffers() []NamedParam
+}
+
+// Buffers returns m's buffers, or nil if it has none.
+func Buffers(m Module) []NamedParam {
+	if b, ok := m.(Buffered); ok {
+		return b.Buffers()
+	}
+	return nil
+}
+
+// Values returns the parameters' tensors in order, the form optimisers take.
+func Values(ps []NamedParam) []*tensor.Tensor {
+	out := make([]*tensor.Tensor, len(ps))
+	for i, p := range ps {
+		out[i] = p.Value
+	}
+	return out
+}
+
+// Gradients returns the gradient of the scalar loss with respect to each
+// parameter, in order: the values of autodiff.Grad at the nodes the
+// parameters are bound to in loss's graph. A parameter the loss does not
+// use in this step gets a zero tensor. The gradients belong to the graph
+// and are valid until it is Reset, which is long enough for an optimiser
+// step.
+func Gradients(loss *graph.Node, ps []NamedParam) []*tensor.Tensor {
+	if loss == nil {
+		tensor.Fail("nn.Gradients", "nil loss")
+	}
+	g := loss.Graph()
+	out := make([]*tensor.Tensor, len(ps))
+	nodes := make([]*graph.Node, 0, len(ps))
+	where := make([]int, 0, len(ps))
+	for i, p := range ps {
+		if p.Param == nil {
+			tensor.Fail("nn.Gradients", "parameter %d (%q) is nil", i, p.Name)
+		}
+		if n := p.bound(g); n != nil {
+			nodes = append(nodes, n)
+			where = append(where, i)
+		} else {
+			out[i] = tensor.ZerosLike(p.Value)
+		}
+	}
+	if len(nodes) > 0 {
+		for k, gr := range autodiff.Grad(loss, nodes...) {
+			out[where[k]] = gr.Value()
+		}
+	}
+	return out
+}
+
+// NumParams returns the number of scalars in m's parameters (buffers not
+// included).
+func NumParams(m Module) int {
+	n := 0
+	for _, p := range m.Params() {
+		n += p.Value.Size()
+	}
+	return n
+}
+
+// Prefix returns ps with "name." put before every name, for composites
+// that list their children's parameters. An empty name leaves them as
+// they are.
+func Prefix(name string, ps []NamedParam) []NamedParam {
+	if name == "" {
+		return ps
+	}
+	out := make([]NamedParam, len(ps))
+	for i, p := range ps {
+		out[i] = NamedParam{Name: name + "." + p.Name, Param: p.Param}
+	}
+	return out
+}
+
+// mode is embedded by modules whose behaviour depends on training mode.
+// Its zero value is training mode, PyTorch's default.
+type mode struct{ eval bool }
+
+// SetTraining switches between training (true) and evaluation mode.
+func (m *mode) SetTraining(training bool) { m.eval = !training }
+
+// Training reports whether the module is in training mode.
+func (m *mode) Training() bool { return !m.eval }
+
+// noParams is embedded by parameter-free, mode-independent layers.
+type noParams struct{}
+
+// Params returns nil: the layer has no parameters.
+func (noParams) Params() []NamedParam { return nil }
+
+// SetTraining does nothing: the layer behaves the same in both modes.
+func (noParams) SetTraining(bool) {}
+
+// fmtShape formats a shape as NumPy does: (2, 3), (3,), ().
+func fmtShape(s []int) string {
+	if len(s) == 1 {
+		return fmt.Sprintf("(%d,)", s[0])
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// checkInput panics, naming the layer, if x is nil or its dtype differs
+// from the layer's.
+func checkInput(layer string, x *graph.Node, dt tensor.DType) {
+	if x == nil {
+		tensor.Fail(layer, "nil input")
+	}
+	if x.DType() != dt {
+		tensor.Fail(layer, "input %s %v has dtype %v, the layer's parameters are %v", fmtShape(x.Shape()), x.DType(), x.DType(), dt)
+	}
+}

@@ -1,0 +1,409 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Recurrent layers follow PyTorch's layouts so weights can be ported:
+// gates are stacked along the first axis of weight_ih (gates·h, in) and
+// weight_hh (gates·h, h), in the order i, f, g, o for the LSTM and r, z, n
+// for the GRU, with separate biases bias_ih and bias_hh. Every weight and
+// bias is initialised from U(−1/√h, 1/√h), as PyTorch does.
+
+// rnnCell holds the parameters shared by LSTMCell and GRUCell.
+type rnnCell struct {
+	WeightIH *Param // (gates·Hidden, In)
+	WeightHH *Param // (gates·Hidden, Hidden)
+	BiasIH   *Param // (gates·Hidden), nil without biases
+	BiasHH   *Param // (gates·Hidden), nil without biases
+	In       int
+	Hidden   int
+}
+
+func newRNNCell(op string, rng *tensor.RNG, in, hidden, gates int, bias bool, dt tensor.DType) rnnCell {
+	if in <= 0 || hidden <= 0 {
+		tensor.Fail(op, "sizes must be positive, got in=%d hidden=%d", in, hidden)
+	}
+	checkRNG(op, rng)
+	k := 1 / math.Sqrt(float64(hidden))
+	u := func(shape ...int) *Param { return NewParam(Uniform(rng, tensor.Zeros(dt, shape...), -k, k)) }
+	c := rnnCell{In: in, Hidden: hidden}
+	c.WeightIH = u(gates*hidden, in)
+	c.WeightHH = u(gates*hidden, hidden)
+	if bias {
+		c.BiasIH = u(gates * hidden)
+		c.BiasHH = u(gates * hidden)
+	}
+	return c
+}
+
+// Params returns "weight_ih", "weight_hh", "bias_ih", "bias_hh" (PyTorch's
+// cell names), the biases only if present.
+func (c *rnnCell) Params() []NamedParam { return c.params("") }
+
+// params names the parameters with suffix, "_l0" in a multi-layer module.
+func (c *rnnCell) params(suffix string) []NamedParam {
+	ps := []NamedParam{{"weight_ih" + suffix, c.WeightIH}, {"weight_hh" + suffix, c.WeightHH}}
+	if c.BiasIH != nil {
+		ps = append(ps, NamedParam{"bias_ih" + suffix, c.BiasIH}, NamedParam{"bias_hh" + suffix, c.BiasHH})
+	}
+	return ps
+}
+
+// SetTraining does nothing: a recurrent cell is the same in both modes.
+func (c *rnnCell) SetTraining(bool) {}
+
+// inputProj returns x·W_ihᵀ + b_ih for x (..., In): all gates of all the
+// rows of x in one matrix product.
+func (c *rnnCell) inputProj(x *graph.Node) *graph.Node {
+	g := x.Graph()
+	y := graph.MatMulT(x, c.WeightIH.Node(g), false, true)
+	if c.BiasIH != nil {
+		y = graph.Add(y, c.BiasIH.Node(g))
+	}
+	return y
+}
+
+// hiddenProj returns h·W_hhᵀ + b_hh, all gates in one matrix product.
+func (c *rnnCell) hiddenProj(h *graph.Node) *graph.Node {
+	g := h.Graph()
+	y := graph.MatMulT(h, c.WeightHH.Node(g), false, true)
+	if c.BiasHH != nil {
+		y = graph.Add(y, c.BiasHH.Node(g))
+	}
+	return y
+}
+
+// checkStep panics, naming the cell, unless x is (B, In) or (In) and each
+// state is nil or shaped (B, Hidden) or (Hidden) accordingly. It returns the
+// state shape.
+func (c *rnnCell) checkStep(name string, x *graph.Node, states ...*graph.Node) []int {
+	checkInput(name, x, c.WeightIH.Value.DType())
+	s := x.Shape()
+	if (len(s) != 1 && len(s) != 2) || s[len(s)-1] != c.In {
+		tensor.Fail(name, "input shape %s does not fit: want (B, %d) or (%d,)", fmtShape(s), c.In, c.In)
+	}
+	want := []int{c.Hidden}
+	if len(s) == 2 {
+		want = []int{s[0], c.Hidden}
+	}
+	for _, st := range states {
+		if st == nil {
+			continue
+		}
+		checkInput(name, st, c.WeightIH.Value.DType())
+		if !equalInts(st.Shape(), want) {
+			tensor.Fail(name, "state shape %s does not fit input %s: want %s", fmtShape(st.Shape()), fmtShape(s), fmtShape(want))
+		}
+	}
+	return want
+}
+
+// LSTMCell is one step of a long short-term memory (Hochreiter and
+// Schmidhuber 1997), as PyTorch's nn.LSTMCell:
+//
+//	i, f, g, o = σ(·), σ(·), tanh(·), σ(·) of x·W_ihᵀ + b_ih + h·W_hhᵀ + b_hh
+//	c' = f∘c + i∘g,  h' = o∘tanh(c')
+//
+// Its fields are WeightIH (4·Hidden, In), WeightHH (4·Hidden, Hidden),
+// BiasIH and BiasHH (4·Hidden, nil without biases), In and Hidden.
+type LSTMCell struct{ rnnCell }
+
+// NewLSTMCell returns an LSTM cell from in features to hidden units in
+// dtype dt, with or without biases, initialised as PyTorch does.
+func NewLSTMCell(rng *tensor.RNG, in, hidden int, bias bool, dt tensor.DType) *LSTMCell {
+	return &LSTMCell{newRNNCell("nn.NewLSTMCell", rng, in, hidden, 4, bias, dt)}
+}
+
+// String names the cell as its errors do, e.g. "LSTMCell(28→128)".
+func (c *LSTMCell) String() string { return fmt.Sprintf("LSTMCell(%d→%d)", c.In, c.Hidden) }
+
+// Forward runs one step from the state (h, c) on the input x (B, In) (or
+// (In) for one sequence) and returns the new state (h', c'), each shaped
+// (B, Hidden). A nil h or c is a zero state. It panics, naming the cell, if
+// the shapes do not fit.
+func (c *LSTMCell) Forward(x, h, cs *graph.Node) (h2, c2 *graph.Node) {
+	c.checkStep(c.String(), x, h, cs)
+	return c.step(c.inputProj(x), h, cs)
+}
+
+// step finishes a step given the input projection xp (..., 4·Hidden).
+func (c *LSTMCell) step(xp, h, cs *graph.Node) (h2, c2 *graph.Node) {
+	gates := xp
+	if h != nil {
+		gates = graph.Add(gates, c.hiddenProj(h))
+	} else if c.BiasHH != nil {
+		gates = graph.Add(gates, c.BiasHH.Node(xp.Graph()))
+	}
+	n := c.Hidden
+	parts := graph.Split(gates, -1, n, n, n, n)
+	i, f, gg, o := graph.Sigmoid(parts[0]), graph.Sigmoid(parts[1]), graph.Tanh(parts[2]), graph.Sigmoid(parts[3])
+	c2 = graph.Mul(i, gg)
+	if cs != nil {
+		c2 = graph.Add(graph.Mul(f, cs), c2)
+	}
+	h2 = graph.Mul(o, graph.Tanh(c2))
+	return h2, c2
+}
+
+// GRUCell is one step of a gated recurrent unit (Cho et al. 2014), as
+// PyTorch's nn.GRUCell:
+//
+//	r = σ(W_ir x + b_ir + W_hr h + b_hr),  z = σ(W_iz x + b_iz + W_hz h + b_hz)
+//	n = tanh(W_in x + b_in + r∘(W_hn h + b_hn)),  h' = (1 − z)∘n + z∘h
+//
+// Its fields are WeightIH (3·Hidden, In), WeightHH (3·Hidden, Hidden),
+// BiasIH and BiasHH (3·Hidden, nil without biases), In and Hidden.
+type GRUCell struct{ rnnCell }
+
+// NewGRUCell returns a GRU cell from in features to hidden units in dtype
+// dt, with or without biases, initialised as PyTorch does.
+func NewGRUCell(rng *tensor.RNG, in, hidden int, bias bool, dt tensor.DType) *GRUCell {
+	return &GRUCell{newRNNCell("nn.NewGRUCell", rng, in, hidden, 3, bias, dt)}
+}
+
+// String names the cell as its errors do, e.g. "GRUCell(28→128)".
+func (c *GRUCell) String() string { return fmt.Sprintf("GRUCell(%d→%d)", c.In, c.Hidden) }
+
+// Forward runs one step from the state h on the input x (B, In) (or (In))
+// and returns the new state h' (B, Hidden). A nil h is a zero state. It
+// panics, naming the cell, if the shapes do not fit.
+func (c *GRUCell) Forward(x, h *graph.Node) *graph.Node {
+	want := c.checkStep(c.String(), x, h)
+	if h == nil {
+		h = x.Graph().Const(x.Graph().Alloc(x.DType(), want...))
+	}
+	return c.step(c.inputProj(x), h)
+}
+
+// step finishes a step given the input projection xp (..., 3·Hidden) and
+// a non-nil state h.
+func (c *GRUCell) step(xp, h *graph.Node) *graph.Node {
+	n := c.Hidden
+	xi := graph.Split(xp, -1, n, n, n)
+	hh := graph.Split(c.hiddenProj(h), -1, n, n, n)
+	r := graph.Sigmoid(graph.Add(xi[0], hh[0]))
+	z := graph.Sigmoid(graph.Add(xi[1], hh[1]))
+	nn := graph.Tanh(graph.Add(xi[2], graph.Mul(r, hh[2])))
+	// h' = (1 − z)∘n + z∘h = n + z∘(h − n)
+	return graph.Add(nn, graph.Mul(z, graph.Sub(h, nn)))
+}
+
+// rnnStack holds what LSTM and GRU share: the layout of the sequence and
+// the per-layer checks.
+type rnnStack struct {
+	In, Hidden, Layers int
+	BatchFirst         bool // inputs and outputs are (B, T, ·) instead of (T, B, ·)
+}
+
+// checkSeq panics, naming the module, unless x is a (T, B, In) sequence
+// (or (B, T, In) with BatchFirst) and each state is nil or (Layers, B,
+// Hidden). It returns T and B.
+func (r *rnnStack) checkSeq(name string, dt tensor.DType, x *graph.Node, states ...*graph.Node) (steps, batch int) {
+	checkInput(name, x, dt)
+	s := x.Shape()
+	layout := "(T, B, %d)"
+	if r.BatchFirst {
+		layout = "(B, T, %d)"
+	}
+	if len(s) != 3 || s[2] != r.In {
+		tensor.Fail(name, "input shape %s does not fit: want "+layout, fmtShape(s), r.In)
+	}
+	steps, batch = s[0], s[1]
+	if r.BatchFirst {
+		steps, batch = batch, steps
+	}
+	if steps == 0 {
+		tensor.Fail(name, "input shape %s has no time steps", fmtShape(s))
+	}
+	want := []int{r.Layers, batch, r.Hidden}
+	for _, st := range states {
+		if st == nil {
+			continue
+		}
+		checkInput(name, st, dt)
+		if !equalInts(st.Shape(), want) {
+			tensor.Fail(name, "initial state shape %s does not fit input %s: want %s", fmtShape(st.Shape()), fmtShape(s), fmtShape(want))
+		}
+	}
+	return steps, batch
+}
+
+// timeAxis is the axis of time steps in inputs and outputs.
+func (r *rnnStack) timeAxis() int {
+	if r.BatchFirst {
+		return 1
+	}
+	return 0
+}
+
+// layerState returns layer l's (B, Hidden) slice of a (Layers, B, Hidden)
+// state, or nil.
+func layerState(st *graph.Node, l int) *graph.Node {
+	if st == nil {
+		return nil
+	}
+	return graph.Squeeze(graph.Slice(st, 0, l, l+1, 1), 0)
+}
+
+// LSTM is a stack of LSTM layers run over sequences, as PyTorch's nn.LSTM
+// (unidirectional, no dropout between layers, no projections). Layer l's
+// parameters are named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l},
+// bias_hh_l{l}, as in PyTorch. Its fields In, Hidden, Layers and
+// BatchFirst describe the stack.
+type LSTM struct {
+	rnnStack
+	Cells []*LSTMCell // one per layer; layer 0 reads In features, the others Hidden
+}
+
+// NewLSTM returns a stack of layers LSTM layers from in features to hidden
+// units, with biases, in dtype dt, initialised as PyTorch does.
+func NewLSTM(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor.DType) *LSTM {
+	if layers <= 0 {
+		tensor.Fail("nn.NewLSTM", "number of layers must be positive, got %d", layers)
+	}
+	m := &LSTM{rnnStack: rnnStack{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
+	for l := range layers {
+		inl := in
+		if l > 0 {
+			inl = hidden
+		}
+		m.Cells = append(m.Cells, &LSTMCell{newRNNCell("nn.NewLSTM", rng, inl, hidden, 4, true, dt)})
+	}
+	return m
+}
+
+// String names the module as its errors do, e.g. "LSTM(28→128, 2 layers)".
+func (m *LSTM) String() string {
+	return fmt.Sprintf("LSTM(%d→%d, %d layers)", m.In, m.Hidden, m.Layers)
+}
+
+// Params returns each layer's weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}
+// and bias_hh_l{l}, layer by layer.
+func (m *LSTM) Params() []NamedParam {
+	var ps []NamedParam
+	for l, c := range m.Cells {
+		ps = append(ps, c.params("_l"+strconv.Itoa(l))...)
+	}
+	return ps
+}
+
+// SetTraining does nothing: the LSTM is the same in both modes.
+func (m *LSTM) SetTraining(bool) {}
+
+// Forward runs the stack over the sequence x, (T, B, In) or with
+// BatchFirst (B, T, In), from the initial states h0 and c0 (Layers, B,
+// Hidden); nil states are zeros. It returns the last layer's hidden state
+// at every step, out (T, B, Hidden) or (B, T, Hidden), and the final
+// states hN and cN (Layers, B, Hidden). Each layer projects the whole
+// input sequence in one matrix product and then does one product per step
+// for the hidden state. It panics, naming the module, if the shapes do not
+// fit.
+func (m *LSTM) Forward(x, h0, c0 *graph.Node) (out, hN, cN *graph.Node) {
+	steps, _ := m.checkSeq(m.String(), m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
+	ax := m.timeAxis()
+	hs := make([]*graph.Node, steps)
+	hLast := make([]*graph.Node, m.Layers)
+	cLast := make([]*graph.Node, m.Layers)
+	seq := x
+	for l, cell := range m.Cells {
+		xp := cell.inputProj(seq) // (T, B, 4h) or (B, T, 4h)
+		h, c := layerState(h0, l), layerState(c0, l)
+		for t := range steps {
+			h, c = cell.step(graph.Squeeze(graph.Slice(xp, ax, t, t+1, 1), ax), h, c)
+			hs[t] = h
+		}
+		hLast[l], cLast[l] = h, c
+		seq = graph.Stack(ax, hs...)
+	}
+	return seq, graph.Stack(0, hLast...), graph.Stack(0, cLast...)
+}
+
+// GRU is a stack of GRU layers run over sequences, as PyTorch's nn.GRU
+// (unidirectional, no dropout between layers). Layer l's parameters are
+// named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}, bias_hh_l{l}. Its
+// fields In, Hidden, Layers and BatchFirst describe the stack.
+type GRU struct {
+	rnnStack
+	Cells []*GRUCell // one per layer
+}
+
+// NewGRU returns a stack of layers GRU layers from in features to hidden
+// units, with biases, in dtype dt, initialised as PyTorch does.
+func NewGRU(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor.DType) *GRU {
+	if layers <= 0 {
+		tensor.Fail("nn.NewGRU", "number of layers must be positive, got %d", layers)
+	}
+	m := &GRU{rnnStack: rnnStack{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
+	for l := range layers {
+		inl := in
+		if l > 0 {
+			inl = hidden
+		}
+		m.Cells = append(m.Cells, &GRUCell{newRNNCell("nn.NewGRU", rng, inl, hidden, 3, true, dt)})
+	}
+	return m
+}
+
+// String names the module as its errors do, e.g. "GRU(28→128, 1 layers)".
+func (m *GRU) String() string {
+	return fmt.Sprintf("GRU(%d→%d, %d layers)", m.In, m.Hidden, m.Layers)
+}
+
+// Params returns each layer's weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}
+// and bias_hh_l{l}, layer by layer.
+func (m *GRU) Params() []NamedParam {
+	var ps []NamedParam
+	for l, c := range m.Cells {
+		ps = append(ps, c.params("_l"+strconv.Itoa(l))...)
+	}
+	return ps
+}
+
+// SetTraining does nothing: the GRU is the same in both modes.
+func (m *GRU) SetTraining(bool) {}
+
+// Forward runs the stack over the sequence x, (T, B, In) or with
+// BatchFirst (B, T, In), from the initial state h0 (Layers, B, Hidden); nil
+// is zeros. It returns the last layer's hidden state at every step, out
+// (T, B, Hidden) or (B, T, Hidden), and the final state hN (Layers, B,
+// Hidden). It panics, naming the module, if the shapes do not fit.
+func (m *GRU) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
+	steps, batch := m.checkSeq(m.String(), m.Cells[0].WeightIH.Value.DType(), x, h0)
+	ax := m.timeAxis()
+	g := x.Graph()
+	hs := make([]*graph.Node, steps)
+	hLast := make([]*graph.Node, m.Layers)
+	seq := x
+	for l, cell := range m.Cells {
+		xp := cell.inputProj(seq)
+		h := layerState(h0, l)
+		if h == nil {
+			h = g.Const(g.Alloc(x.DType(), batch, m.Hidden))
+		}
+		for t := range steps {
+			h = cell.step(graph.Squeeze(graph.Slice(xp, ax, t, t+1, 1), ax), h)
+			hs[t] = h
+		}
+		hLast[l] = h
+		seq = graph.Stack(ax, hs...)
+	}
+	return seq, graph.Stack(0, hLast...)
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,213 @@
+package nn_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+func sigmoid(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+
+func TestLSTMCellStepByHand(t *testing.T) {
+	// A 1-unit cell, gates stacked i, f, g, o, with x = 1, h = 0.5, c = 2:
+	//   i: 0.5·1 +  1·0.5 + 0    + 0.5   = 1.5  → σ(1.5)
+	//   f:  −1·1 +  2·0.5 + 0.5  − 0.5   = 0    → σ(0) = 0.5
+	//   g:   1·1 +  0·0.5 + 0    + 0.5   = 1.5  → tanh(1.5)
+	//   o:   2·1 + −2·0.5 + 0.25 − 0.25  = 1    → σ(1)
+	//   c' = 0.5·2 + σ(1.5)·tanh(1.5) = 1.7400261
+	//   h' = σ(1)·tanh(c')           = 0.6873630
+	c2 := 1 + sigmoid(1.5)*math.Tanh(1.5)
+	h2 := sigmoid(1) * math.Tanh(c2)
+	require.InDelta(t, 1.740026109351293, c2, 1e-12)
+	require.InDelta(t, 0.6873629649083425, h2, 1e-12)
+	for _, dt := range dtypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			cell := nn.NewLSTMCell(tensor.NewRNG(1), 1, 1, true, dt)
+			set(cell.WeightIH, 0.5, -1, 1, 2)
+			set(cell.WeightHH, 1, 2, 0, -2)
+			set(cell.BiasIH, 0, 0.5, 0, 0.25)
+			set(cell.BiasHH, 0.5, -0.5, 0.5, -0.25)
+			g := graph.New()
+			x := g.Const(tensor.FromValues(dt, []float64{1}, 1, 1))
+			h := g.Const(tensor.FromValues(dt, []float64{0.5}, 1, 1))
+			c := g.Const(tensor.FromValues(dt, []float64{2}, 1, 1))
+			hn, cn := cell.Forward(x, h, c)
+			require.Equal(t, []int{1, 1}, hn.Shape())
+			assert.InDelta(t, c2, cn.Item(), tol(dt)*10)
+			assert.InDelta(t, h2, hn.Item(), tol(dt)*10)
+
+			// Zero state: c' = σ(i)·tanh(g) with i = 0.5 + 0.5 = 1, g = 1 + 0.5;
+			// o = 2 + 0 = 2 → h' = σ(2)·tanh(c').
+			hz, cz := cell.Forward(x, nil, nil)
+			wantC := sigmoid(1) * math.Tanh(1.5)
+			assert.InDelta(t, wantC, cz.Item(), tol(dt)*10)
+			assert.InDelta(t, sigmoid(2)*math.Tanh(wantC), hz.Item(), tol(dt)*10)
+		})
+	}
+}
+
+func TestGRUCellStepByHand(t *testing.T) {
+	// A 1-unit cell, gates stacked r, z, n, with x = 1, h = 0.5:
+	//   r = σ(1·1 + 0 + 2·0.5 − 1)          = σ(1)
+	//   z = σ(−1·1 + 0.5 + 2·0.5 + 0)       = σ(0.5)
+	//   n = tanh(0.5·1 + 0.25 + r·(1·0.5 + 0.5)) = tanh(0.75 + σ(1))
+	//   h' = (1 − z)·n + z·0.5              = 0.6516453
+	r, z := sigmoid(1), sigmoid(0.5)
+	n := math.Tanh(0.75 + r)
+	want := (1-z)*n + z*0.5
+	require.InDelta(t, 0.6516452990404605, want, 1e-12)
+	for _, dt := range dtypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			cell := nn.NewGRUCell(tensor.NewRNG(1), 1, 1, true, dt)
+			set(cell.WeightIH, 1, -1, 0.5)
+			set(cell.WeightHH, 2, 2, 1)
+			set(cell.BiasIH, 0, 0.5, 0.25)
+			set(cell.BiasHH, -1, 0, 0.5)
+			g := graph.New()
+			x := g.Const(tensor.FromValues(dt, []float64{1}, 1))
+			h := g.Const(tensor.FromValues(dt, []float64{0.5}, 1))
+			hn := cell.Forward(x, h)
+			require.Equal(t, []int{1}, hn.Shape())
+			assert.InDelta(t, want, hn.Item(), tol(dt)*10)
+
+			// Zero state: r = σ(1 − 1) = 0.5, z = σ(−1 + 0.5) = σ(−0.5),
+			// n = tanh(0.75 + 0.5·0.5), h' = (1 − z)·n.
+			hz := cell.Forward(x, nil)
+			assert.InDelta(t, (1-sigmoid(-0.5))*math.Tanh(1), hz.Item(), tol(dt)*10)
+		})
+	}
+}
+
+func paramNames(m nn.Module) []string {
+	var names []string
+	for _, p := range m.Params() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+func TestRNNParamNamesShapesAndCounts(t *testing.T) {
+	rng := tensor.NewRNG(1)
+	lstm := nn.NewLSTM(rng, 28, 128, 1, false, tensor.Float32)
+	assert.Equal(t, 4*128*(28+128)+8*128, nn.NumParams(lstm))
+	assert.Equal(t, 80896, nn.NumParams(lstm))
+
+	lstm2 := nn.NewLSTM(rng, 10, 20, 2, true, tensor.Float64)
+	assert.Equal(t, []string{
+		"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
+		"weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1",
+	}, paramNames(lstm2))
+	shapes := [][]int{{80, 10}, {80, 20}, {80}, {80}, {80, 20}, {80, 20}, {80}, {80}}
+	for i, p := range lstm2.Params() {
+		assert.Equal(t, shapes[i], p.Value.Shape(), p.Name)
+	}
+
+	assert.Equal(t, []string{"weight_ih", "weight_hh", "bias_ih", "bias_hh"}, paramNames(nn.NewLSTMCell(rng, 3, 4, true, tensor.Float32)))
+	assert.Equal(t, []string{"weight_ih", "weight_hh"}, paramNames(nn.NewGRUCell(rng, 3, 4, false, tensor.Float32)))
+	gru := nn.NewGRU(rng, 28, 128, 1, false, tensor.Float32)
+	assert.Equal(t, 3*128*(28+128)+6*128, nn.NumParams(gru))
+	assert.Equal(t, []int{384, 28}, gru.Params()[0].Value.Shape())
+
+	// PyTorch's init: everything in U(−1/√h, 1/√h), h = 20.
+	k := 1 / math.Sqrt(20)
+	for _, p := range lstm2.Params() {
+		for _, v := range p.Value.Values() {
+			require.LessOrEqual(t, math.Abs(v), k, p.Name)
+		}
+	}
+}
+
+// manualLSTM runs the cells of m step by step, the definition that Forward
+// must reproduce, and returns the last layer's outputs per step.
+func manualLSTM(m *nn.LSTM, xs []*graph.Node) (outs, hs, cs []*graph.Node) {
+	hs = make([]*graph.Node, m.Layers)
+	cs = make([]*graph.Node, m.Layers)
+	for _, x := range xs {
+		in := x
+		for l, cell := range m.Cells {
+			hs[l], cs[l] = cell.Forward(in, hs[l], cs[l])
+			in = hs[l]
+		}
+		outs = append(outs, in)
+	}
+	return outs, hs, cs
+}
+
+func TestLSTMMatchesCellLoop(t *testing.T) {
+	for _, dt := range dtypes {
+		for _, batchFirst := range []bool{false, true} {
+			t.Run(dt.String(), func(t *testing.T) {
+				const T, B, in, h = 3, 2, 4, 5
+				rng := tensor.NewRNG(11)
+				m := nn.NewLSTM(rng, in, h, 2, batchFirst, dt)
+				g := graph.New()
+				xt := rng.Normal(dt, 0, 1, T, B, in)
+				var xs []*graph.Node
+				for s := range T {
+					xs = append(xs, g.Const(tensor.Squeeze(tensor.Slice(xt, 0, s, s+1, 1), 0)))
+				}
+				x := g.Const(xt)
+				if batchFirst {
+					x = g.Const(tensor.Permute(xt, 1, 0, 2))
+				}
+				out, hN, cN := m.Forward(x, nil, nil)
+				if batchFirst {
+					require.Equal(t, []int{B, T, h}, out.Shape())
+					out = graph.Permute(out, 1, 0, 2)
+				} else {
+					require.Equal(t, []int{T, B, h}, out.Shape())
+				}
+				require.Equal(t, []int{2, B, h}, hN.Shape())
+				require.Equal(t, []int{2, B, h}, cN.Shape())
+				outs, hs, cs := manualLSTM(m, xs)
+				d := tol(dt) * 100
+				assert.InDeltaSlice(t, graph.Stack(0, outs...).Value().Values(), out.Value().Values(), d)
+				assert.InDeltaSlice(t, graph.Stack(0, hs...).Value().Values(), hN.Value().Values(), d)
+				assert.InDeltaSlice(t, graph.Stack(0, cs...).Value().Values(), cN.Value().Values(), d)
+				// The last output is the last layer's final state.
+				assert.InDeltaSlice(t, hs[1].Value().Values(), graph.Slice(out, 0, T-1, T, 1).Value().Values(), d)
+
+				// Given initial states are used: starting from the final state of
+				// this run equals running the sequence twice.
+				out2, _, _ := m.Forward(x, hN, cN)
+				outs2, _, _ := manualLSTM(m, append(append([]*graph.Node{}, xs...), xs...))
+				if batchFirst {
+					out2 = graph.Permute(out2, 1, 0, 2)
+				}
+				assert.InDeltaSlice(t, graph.Stack(0, outs2[T:]...).Value().Values(), out2.Value().Values(), d)
+			})
+		}
+	}
+}
+
+func TestGRUMatchesCellLoop(t *testing.T) {
+	for _, dt := range dtypes {
+		const T, B, in, h = 3, 2, 4, 5
+		rng := tensor.NewRNG(12)
+		m := nn.NewGRU(rng, in, h, 2, false, dt)
+		g := graph.New()
+		xt := rng.Normal(dt, 0, 1, T, B, in)
+		out, hN := m.Forward(g.Const(xt), nil)
+		require.Equal(t, []int{T, B, h}, out.Shape())
+		require.Equal(t, []int{2, B, h}, hN.Shape())
+		hs := make([]*graph.Node, 2)
+		var outs []*graph.Node
+		for s := range T {
+			x := g.Const(tensor.Squeeze(tensor.Slice(xt, 0, s, s+1, 1), 0))
+			for l, cell := range m.Cells {
+				hs[l] = cell.Forward(x, hs[l])
+				x = hs[l]
+			}
+			outs = append(outs, x)
+		}
+		d := tol(dt) * 100
+		assert.InDeltaSlice(t, graph.Stack(0, outs...).Value().Values(), out.Value().Values(), d)
+		assert.InDeltaSlice(t, graph.Stack(0, hs...).Value().Values(), hN.Value().Values(), d)
+	}
+}

@@ -1,0 +1,319 @@
+package optim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/chewxy/math32"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Optimizer updates a fixed list of parameters in place from their
+// gradients. The parameter list is given once, to the constructor; Step
+// takes the gradients in the same order.
+type Optimizer interface {
+	// Step applies one update. It returns an error, and changes neither
+	// the parameters nor the optimiser's state, when the gradients do not
+	// match the parameters or contain NaN or Inf.
+	Step(grads []*tensor.Tensor) error
+	// Params returns the parameters the optimiser updates, in order.
+	Params() []*tensor.Tensor
+	// LR returns the current learning rate.
+	LR() float64
+	// SetLR sets the learning rate used by the following steps; schedules
+	// call it.
+	SetLR(lr float64)
+	// State returns a copy of the optimiser's state as named tensors, for
+	// checkpoints.
+	State() map[string]*tensor.Tensor
+	// LoadState restores a state returned by State. It validates every
+	// name, shape and dtype first and changes nothing on error.
+	LoadState(state map[string]*tensor.Tensor) error
+}
+
+// ErrMismatch is wrapped by the errors of Step and LoadState when a tensor
+// does not fit: wrong count, shape, dtype or name.
+var ErrMismatch = errors.New("tensor does not fit")
+
+// ErrNonFinite is wrapped by the error of Step when a gradient holds NaN or
+// Inf.
+var ErrNonFinite = errors.New("NaN/Inf")
+
+// Error is the error returned by Step and LoadState. Whatever it reports,
+// the parameters and the optimiser's state were left unchanged.
+type Error struct {
+	Op    string // e.g. "Adam.Step"
+	Param int    // index of the offending parameter, -1 if none in particular
+	Msg   string // what was wrong
+	Err   error  // ErrMismatch or ErrNonFinite
+}
+
+func (e *Error) Error() string { return "optim." + e.Op + ": " + e.Msg }
+
+// Unwrap lets errors.Is match ErrMismatch or ErrNonFinite.
+func (e *Error) Unwrap() error { return e.Err }
+
+// slot is one named state buffer, e.g. "0.exp_avg" for parameter 0.
+type slot struct {
+	name string
+	t    *tensor.Tensor
+}
+
+// base holds what every first-order optimiser shares: the parameters, the
+// learning rate, the step count and the named state buffers. The concrete
+// optimisers embed it and add Step.
+type base struct {
+	name   string // "SGD", "Adam", ...
+	params []*tensor.Tensor
+	lr     float64
+	step   int
+	slots  []slot
+}
+
+func newBase(name string, params []*tensor.Tensor, lr float64) base {
+	op := "New" + name
+	if len(params) == 0 {
+		tensor.Fail(op, "no parameters")
+	}
+	for i, p := range params {
+		if p == nil {
+			tensor.Fail(op, "parameter %d is nil", i)
+		}
+		if p.DType() != tensor.Float32 && p.DType() != tensor.Float64 {
+			tensor.Fail(op, "parameter %d has unsupported dtype %v", i, p.DType())
+		}
+		if !p.IsContiguous() {
+			tensor.Fail(op, "parameter %d of shape %s is not contiguous; optimisers update parameters in place and need their storage (pass the original tensor, not a view)", i, fmtShape(p.Shape()))
+		}
+	}
+	checkLR(op, lr)
+	return base{name: name, params: append([]*tensor.Tensor(nil), params...), lr: lr}
+}
+
+// addSlots allocates one zero buffer per parameter named "i.suffix".
+func (b *base) addSlots(suffix string) []*tensor.Tensor {
+	ts := make([]*tensor.Tensor, len(b.params))
+	for i, p := range b.params {
+		ts[i] = tensor.ZerosLike(p)
+		b.slots = append(b.slots, slot{fmt.Sprintf("%d.%s", i, suffix), ts[i]})
+	}
+	return ts
+}
+
+func checkLR(op string, lr float64) {
+	if !(lr >= 0) || math.IsInf(lr, 0) {
+		tensor.Fail(op, "learning rate %g must be finite and >= 0", lr)
+	}
+}
+
+// Params returns the parameters, in the order given to the constructor.
+func (b *base) Params() []*tensor.Tensor { return b.params }
+
+// LR returns the current learning rate.
+func (b *base) LR() float64 { return b.lr }
+
+// SetLR sets the learning rate for the following steps. It panics with a
+// *tensor.Error if lr is negative, NaN or infinite.
+func (b *base) SetLR(lr float64) {
+	checkLR(b.name+".SetLR", lr)
+	b.lr = lr
+}
+
+// Steps returns how many steps have been applied (restored by LoadState).
+func (b *base) Steps() int { return b.step }
+
+// check validates the gradients before anything is touched, so a refused
+// step leaves parameters and state as they were.
+func (b *base) check(grads []*tensor.Tensor) error {
+	op := b.name + ".Step"
+	if len(grads) != len(b.params) {
+		return &Error{Op: op, Param: -1, Err: ErrMismatch,
+			Msg: fmt.Sprintf("got %d gradients for %d parameters", len(grads), len(b.params))}
+	}
+	for i, g := range grads {
+		p := b.params[i]
+		if g == nil {
+			return &Error{Op: op, Param: i, Err: ErrMismatch, Msg: fmt.Sprintf("gradient of parameter %d is nil", i)}
+		}
+		if g.DType() != p.DType() || !sameShape(g.Shape(), p.Shape()) {
+			return &Error{Op: op, Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
+				"gradient of parameter %d has shape %s %v, the parameter has shape %s %v",
+				i, fmtShape(g.Shape()), g.DType(), fmtShape(p.Shape()), p.DType())}
+		}
+		if !g.IsContiguous() {
+			return &Error{Op: op, Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
+				"gradient of parameter %d (shape %s) is not contiguous", i, fmtShape(g.Shape()))}
+		}
+	}
+	for i, g := range grads {
+		var at int
+		var v float64
+		var bad bool
+		if g.DType() == tensor.Float32 {
+			at, v, bad = firstNonFinite(g.Float32s())
+		} else {
+			at, v, bad = firstNonFinite(g.Float64s())
+		}
+		if bad {
+			return &Error{Op: op, Param: i, Err: ErrNonFinite, Msg: fmt.Sprintf(
+				"gradient of parameter %d (shape %s) is NaN/Inf (%g at element %d); parameters and state unchanged",
+				i, fmtShape(g.Shape()), v, at)}
+		}
+	}
+	return nil
+}
+
+func firstNonFinite[T tensor.Float](xs []T) (int, float64, bool) {
+	for i, x := range xs {
+		// x-x is 0 for finite x and NaN for NaN or ±Inf.
+		if x-x != 0 {
+			return i, float64(x), true
+		}
+	}
+	return 0, 0, false
+}
+
+// State returns a copy of the state: "step" (the number of steps taken)
+// and "lr" (the current learning rate) as float64 scalars, and the
+// per-parameter buffers named "<index>.<buffer>" with the parameter's
+// shape and dtype, e.g. "0.exp_avg". The copies do not change when the
+// optimiser steps again.
+func (b *base) State() map[string]*tensor.Tensor {
+	m := make(map[string]*tensor.Tensor, len(b.slots)+2)
+	m["step"] = tensor.Scalar(tensor.Float64, float64(b.step))
+	m["lr"] = tensor.Scalar(tensor.Float64, b.lr)
+	for _, s := range b.slots {
+		m[s.name] = s.t.Clone()
+	}
+	return m
+}
+
+// LoadState restores a state saved by State from an optimiser of the same
+// kind, configuration and parameter shapes. It requires exactly the names
+// State produces, each with the right shape and dtype, a non-negative
+// integer "step" and a valid "lr"; otherwise it returns an error wrapping
+// ErrMismatch and changes nothing. The tensors are copied.
+func (b *base) LoadState(state map[string]*tensor.Tensor) error {
+	op := b.name + ".LoadState"
+	fail := func(format string, args ...any) error {
+		return &Error{Op: op, Param: -1, Err: ErrMismatch, Msg: fmt.Sprintf(format, args...)}
+	}
+	want := map[string]bool{"step": true, "lr": true}
+	for _, s := range b.slots {
+		want[s.name] = true
+	}
+	var unknown []string
+	for name := range state {
+		if !want[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fail("unknown state entries %s (this %s expects %d entries)", strings.Join(unknown, ", "), b.name, len(want))
+	}
+	scalar := func(name string) (float64, error) {
+		t, ok := state[name]
+		if !ok || t == nil {
+			return 0, fail("missing %q", name)
+		}
+		if t.DType() != tensor.Float64 || t.Size() != 1 {
+			return 0, fail("%q must be a float64 scalar, got shape %s %v", name, fmtShape(t.Shape()), t.DType())
+		}
+		return t.Values()[0], nil
+	}
+	step, err := scalar("step")
+	if err != nil {
+		return err
+	}
+	if !(step >= 0) || step != math.Trunc(step) || step > 1<<53 {
+		return fail("\"step\" is %g, want a non-negative integer", step)
+	}
+	lr, err := scalar("lr")
+	if err != nil {
+		return err
+	}
+	if !(lr >= 0) || math.IsInf(lr, 0) {
+		return fail("\"lr\" is %g, want finite and >= 0", lr)
+	}
+	for _, s := range b.slots {
+		t, ok := state[s.name]
+		if !ok || t == nil {
+			return fail("missing %q", s.name)
+		}
+		if t.DType() != s.t.DType() || !sameShape(t.Shape(), s.t.Shape()) {
+			return fail("%q has shape %s %v, want %s %v", s.name, fmtShape(t.Shape()), t.DType(), fmtShape(s.t.Shape()), s.t.DType())
+		}
+	}
+	for _, s := range b.slots {
+		tensor.CopyInto(s.t, state[s.name])
+	}
+	b.step = int(step)
+	b.lr = lr
+	return nil
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func fmtShape(s []int) string {
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// is32 reports whether T is float32; it is a constant per instantiation.
+func is32[T tensor.Float]() bool {
+	var z T
+	return unsafe.Sizeof(z) == 4
+}
+
+// sqrt is math.Sqrt for float64 and math32.Sqrt for float32, so float32
+// kernels never round-trip through float64.
+func sqrt[T tensor.Float](x T) T {
+	if is32[T]() {
+		return T(math32.Sqrt(float32(x)))
+	}
+	return T(math.Sqrt(float64(x)))
+}
+
+// lerp is torch.lerp: a + w·(b − a), evaluated from the nearer end as
+// PyTorch's CPU kernel does so the moving averages round the same way.
+func lerp[T tensor.Float](a, b, w T) T {
+	if w < 0.5 {
+		return a + w*(b-a)
+	}
+	return b - (b-a)*(1-w)
+}
+
+// f32 and f64 return the storage of a contiguous tensor, nil for a nil
+// tensor (a buffer the configuration does not use).
+func f32(t *tensor.Tensor) []float32 {
+	if t == nil {
+		return nil
+	}
+	return t.Float32s()
+}
+
+func f64(t *tensor.Tensor) []float64 {
+	if t == nil {
+		return nil
+	}
+	return t.Float64s()
+}

@@ -1,0 +1,129 @@
+package tensor
+
+// Softmax and LogSoftmax along one axis, computed stably by subtracting the
+// maximum along the axis. The kernels see the input as (outer, r, inner):
+// inner == 1 is the common last-axis case, one contiguous row at a time;
+// otherwise a row of running maxima and sums of length inner is kept.
+
+// Softmax returns exp(a) / Σ exp(a) along axis, computed stably by
+// subtracting the maximum along the axis first. A slice that is all −Inf
+// has no distribution and gives NaN. It panics if axis is out of range.
+func Softmax(a *Tensor, axis int) *Tensor { return softmax("Softmax", nil, a, axis, false) }
+
+// SoftmaxInto is Softmax writing into dst (nil allocates), which must have
+// a's shape and dtype; dst may be a itself. It returns dst.
+func SoftmaxInto(dst, a *Tensor, axis int) *Tensor { return softmax("Softmax", dst, a, axis, false) }
+
+// LogSoftmax returns a − LogSumExp(a) along axis, computed stably. It
+// panics if axis is out of range.
+func LogSoftmax(a *Tensor, axis int) *Tensor { return softmax("LogSoftmax", nil, a, axis, true) }
+
+// LogSoftmaxInto is LogSoftmax writing into dst (see SoftmaxInto).
+func LogSoftmaxInto(dst, a *Tensor, axis int) *Tensor {
+	return softmax("LogSoftmax", dst, a, axis, true)
+}
+
+func softmax(op string, dst, a *Tensor, axis int, logOut bool) *Tensor {
+	ax := normAxis(op, axis, a.shape)
+	dst = prepareDst(op, dst, a.dtype, a.shape, a)
+	out := dst
+	if !dst.IsContiguous() {
+		out = New(a.dtype, a.shape...)
+	}
+	src := a
+	if !a.IsContiguous() {
+		// Copy into the output and work in place: the kernel reads each
+		// element before it writes it.
+		CopyInto(out, a)
+		src = out
+	}
+	outer := shapeSize(a.shape[:ax])
+	r := a.shape[ax]
+	inner := shapeSize(a.shape[ax+1:])
+	if a.Size() > 0 {
+		if a.dtype == Float32 {
+			softmaxT(storage[float32](out)[out.offset:out.offset+out.Size()], storage[float32](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, fmath32)
+		} else {
+			softmaxT(storage[float64](out)[out.offset:out.offset+out.Size()], storage[float64](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, fmath64)
+		}
+	}
+	if out != dst {
+		CopyInto(dst, out)
+	}
+	return dst
+}
+
+// softmaxT computes softmax of x laid out as (outer, r, inner) into dst
+// (same layout; dst may be x).
+func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T]) {
+	if inner == 1 {
+		for o := 0; o < outer; o++ {
+			row, d := x[o*r:(o+1)*r], dst[o*r:(o+1)*r]
+			m := maxRun(row, 0, r, 1, 0)
+			var s T
+			if logOut {
+				for _, v := range row {
+					s += fm.exp(v - m)
+				}
+				// (v − m) is exact for nearby values; folding m into the
+				// log term first would lose digits for large inputs.
+				ls := fm.log(s)
+				for i, v := range row {
+					d[i] = (v - m) - ls
+				}
+				continue
+			}
+			for i, v := range row {
+				e := fm.exp(v - m)
+				d[i] = e
+				s += e
+			}
+			inv := 1 / s
+			for i := range d {
+				d[i] *= inv
+			}
+		}
+		return
+	}
+	m := make([]T, inner)
+	s := make([]T, inner)
+	for o := 0; o < outer; o++ {
+		xb, db := x[o*r*inner:(o+1)*r*inner], dst[o*r*inner:(o+1)*r*inner]
+		copy(m, xb[:inner])
+		for i := 1; i < r; i++ {
+			for j, v := range xb[i*inner : (i+1)*inner] {
+				if v > m[j] || v != v {
+					m[j] = v
+				}
+			}
+		}
+		fillT1(s, 0)
+		for i := 0; i < r; i++ {
+			xr, dr := xb[i*inner:(i+1)*inner], db[i*inner:(i+1)*inner]
+			for j, v := range xr {
+				e := fm.exp(v - m[j])
+				s[j] += e
+				if !logOut {
+					dr[j] = e
+				}
+			}
+		}
+		for j := range s {
+			if logOut {
+				s[j] = fm.log(s[j])
+			} else {
+				s[j] = 1 / s[j]
+			}
+		}
+		for i := 0; i < r; i++ {
+			xr, dr := xb[i*inner:(i+1)*inner], db[i*inner:(i+1)*inner]
+			for j := range dr {
+				if logOut {
+					dr[j] = (xr[j] - m[j]) - s[j]
+				} else {
+					dr[j] *= s[j]
+				}
+			}
+		}
+	}
+}
