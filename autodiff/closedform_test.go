@@ -66,6 +66,21 @@ func TestGradLogAbsDetIsInverseTranspose(t *testing.T) {
 			y := graph.LogAbsDet(a)
 			assert.InDelta(t, math.Log(10), y.Item(), d.tol)
 			assertClose(t, []float64{0.3, -0.2, -0.1, 0.4}, autodiff.Grad(y, a)[0].Value(), d.tol, "A⁻ᵀ")
+			// ∂²/∂A_ij∂A_kl log|det A| = −(A⁻¹)_jk (A⁻¹)_li.
+			inv := [2][2]float64{{0.3, -0.1}, {-0.2, 0.4}}
+			var want []float64
+			for i := 0; i < 2; i++ {
+				for j := 0; j < 2; j++ {
+					for k := 0; k < 2; k++ {
+						for l := 0; l < 2; l++ {
+							want = append(want, -inv[j][k]*inv[l][i])
+						}
+					}
+				}
+			}
+			h := autodiff.Hessian(y, a)
+			assert.Equal(t, []int{2, 2, 2, 2}, h.Shape())
+			assertClose(t, want, h, d.tol, "Hessian of log|det A|")
 		})
 	}
 }
@@ -401,7 +416,7 @@ func TestSweepsVisitOnlyNodesBetweenXsAndY(t *testing.T) {
 			assert.Equal(t, 1, onX.vjps)
 			assert.Equal(t, 1, onX.jvps)
 			assert.Zero(t, onConst.vjps+onConst.jvps, "no path from x")
-			assert.Zero(t, unused.vjps, "no path to y")
+			assert.Zero(t, unused.vjps+unused.jvps, "no path to y")
 			assert.Zero(t, after.vjps+after.jvps, "after y")
 		})
 	}

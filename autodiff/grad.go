@@ -120,7 +120,15 @@ func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 			var cts []*graph.Node
 			for _, in := range ins {
 				if in.ID() >= lo && slots[in.ID()-lo].fromX {
+					// Tell the rule which inputs need a cotangent so it
+					// can skip the others (e.g. the data side of a MatMul).
+					for _, in := range ins {
+						graph.SetNeedsGrad(in, in.ID() >= lo && slots[in.ID()-lo].fromX)
+					}
 					cts = n.Op().VJP(n, s.ct)
+					for _, in := range ins {
+						graph.SetNeedsGrad(in, true)
+					}
 					break
 				}
 			}

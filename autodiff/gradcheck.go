@@ -38,6 +38,10 @@ type GradCheckOptions struct {
 	// Directions is the number of random directions per input for the
 	// forward-mode checks. Zero means 2.
 	Directions int
+	// MaxElements, when positive, limits the element-by-element checks
+	// (vjp, vjp2) to that many elements per input, chosen at random; each
+	// element costs two evaluations of f. Zero checks every element.
+	MaxElements int
 }
 
 // GradCheckResult is the outcome of one mode for one input.
@@ -264,6 +268,19 @@ func (c *checker) centralDiff(i, k int, eps float64, fn func() float64) float64 
 	return (fp - fm) / (xp - xm)
 }
 
+// elements returns the indices of the elements to check among n: all of
+// them, or limit distinct ones at random.
+func (c *checker) elements(n, limit int) []int {
+	if limit <= 0 || limit >= n {
+		idx := make([]int, n)
+		for k := range idx {
+			idx[k] = k
+		}
+		return idx
+	}
+	return c.rng.Perm(n)[:limit]
+}
+
 // elem returns element k of a contiguous tensor.
 func elem(t *tensor.Tensor, k int) float64 {
 	if t.DType() == tensor.Float32 {
@@ -313,7 +330,7 @@ func (c *checker) checkVJP(i int, opt GradCheckOptions, tol float64) GradCheckRe
 	ad := gs[i].Value().Values()
 	e := newErrTracker(ModeVJP, i, tol)
 	eps := epsFor(opt.Eps, c.xs[i].DType())
-	for k := range ad {
+	for _, k := range c.elements(len(ad), opt.MaxElements) {
 		e.add(ad[k], c.centralDiff(i, k, eps, c.objective), "element %d", k)
 	}
 	return e.result()
@@ -350,7 +367,7 @@ func (c *checker) checkVJP2(i int, opt GradCheckOptions, tol float64) GradCheckR
 	ad := backward("GradCheck", gs, seeds, vars[i:i+1])[0].Value().Values()
 	e := newErrTracker(ModeVJP2, i, tol)
 	eps := epsFor(opt.Eps, c.xs[i].DType())
-	for k := range ad {
+	for _, k := range c.elements(len(ad), opt.MaxElements) {
 		e.add(ad[k], c.centralDiff(i, k, eps, c.gradObjective), "element %d", k)
 	}
 	return e.result()

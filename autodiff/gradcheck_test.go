@@ -95,6 +95,13 @@ func TestGradCheckOptionsAndErrors(t *testing.T) {
 			}
 			assert.Equal(t, []float64{1, 2, 3}, a.Values(), "inputs are not modified")
 
+			// A sample of elements is enough for large inputs.
+			big := tensor.FromValues(d.dt, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 8)
+			rep, err = autodiff.GradCheck(func(xs []*graph.Node) *graph.Node { return graph.Mul(xs[0], xs[0]) },
+				[]*tensor.Tensor{big}, autodiff.GradCheckOptions{MaxElements: 3})
+			require.NoError(t, err)
+			assert.True(t, rep.Passed)
+
 			// f may return one of its inputs, ignoring the others.
 			rep, err = autodiff.GradCheck(func(xs []*graph.Node) *graph.Node { return xs[1] },
 				[]*tensor.Tensor{a, b}, autodiff.GradCheckOptions{})

@@ -55,8 +55,9 @@ func JVP(ys, xs, tangents []*graph.Node) []*graph.Node {
 	return forward("JVP", ys, xs, tangents)
 }
 
-// forward is the forward sweep. Nodes that the rules create get IDs above
-// every y, so the sweep never visits them.
+// forward is the forward sweep over the nodes between the xs and the ys,
+// in creation order. Nodes that the rules create get IDs above every y, so
+// the sweep never visits them.
 func forward(op string, ys, xs, tangents []*graph.Node) []*graph.Node {
 	g := ys[0].Graph()
 	lo, hi := g.Len(), -1
@@ -72,6 +73,22 @@ func forward(op string, ys, xs, tangents []*graph.Node) []*graph.Node {
 	if lo <= hi {
 		tans := make([]*graph.Node, hi-lo+1)
 		given := make([]*graph.Node, hi-lo+1)
+		// Skip the nodes no y depends on: their tangents would be wasted.
+		needed := make([]bool, hi-lo+1)
+		for _, y := range ys {
+			if y.ID() >= lo {
+				needed[y.ID()-lo] = true
+			}
+		}
+		for i := hi; i >= lo; i-- {
+			if needed[i-lo] {
+				for _, in := range g.Nodes()[i].Inputs() {
+					if in.ID() >= lo {
+						needed[in.ID()-lo] = true
+					}
+				}
+			}
+		}
 		for i, x := range xs {
 			if tangents[i] != nil && x.ID() <= hi && !x.IsConst() {
 				given[x.ID()-lo] = accumulate(given[x.ID()-lo], tangents[i])
@@ -79,6 +96,9 @@ func forward(op string, ys, xs, tangents []*graph.Node) []*graph.Node {
 		}
 		var in []*graph.Node // reused: rules must not keep the slice
 		for i := lo; i <= hi; i++ {
+			if !needed[i-lo] {
+				continue
+			}
 			n := g.Nodes()[i]
 			var t *graph.Node
 			if n.Op() != nil {

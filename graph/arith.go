@@ -128,7 +128,14 @@ func (mulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 func (mulOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
-	return []*Node{SumTo(Mul(ct, b), a.Shape()...), SumTo(Mul(ct, a), b.Shape()...)}
+	var da, db *Node
+	if a.NeedsGrad() {
+		da = SumTo(Mul(ct, b), a.Shape()...)
+	}
+	if b.NeedsGrad() {
+		db = SumTo(Mul(ct, a), b.Shape()...)
+	}
+	return []*Node{da, db}
 }
 
 func (mulOp) JVP(out *Node, t []*Node) *Node {

@@ -36,10 +36,14 @@ func (op conv2dOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 func (op conv2dOp) VJP(out, ct *Node) []*Node {
 	x, w := out.inputs[0], out.inputs[1]
-	return []*Node{
-		Conv2DInputGrad(ct, w, x.Shape(), op.p),
-		Conv2DWeightGrad(x, ct, w.Shape(), op.p),
+	var dx, dw *Node
+	if x.NeedsGrad() { // the first layer's input usually does not
+		dx = Conv2DInputGrad(ct, w, x.Shape(), op.p)
 	}
+	if w.NeedsGrad() {
+		dw = Conv2DWeightGrad(x, ct, w.Shape(), op.p)
+	}
+	return []*Node{dx, dw}
 }
 
 // Bilinear: d conv(x, w) = conv(dx, w) + conv(x, dw).

@@ -40,7 +40,22 @@ type Node struct {
 	value  *tensor.Tensor
 	name   string
 	leaf   leafKind
+	// noGrad is set by a reverse sweep on inputs that lie on no path from
+	// the inputs being differentiated, so rules can skip their cotangents.
+	noGrad bool
 }
+
+// NeedsGrad reports whether a VJP rule must compute this input's
+// cotangent. During a reverse sweep (autodiff.Grad, VJP) it is false for
+// inputs that do not depend on any differentiated input, such as the data
+// fed to the first layer; a rule may return nil for them and skip the
+// work (MatMul and Conv2D do). Outside a sweep it is true.
+func (n *Node) NeedsGrad() bool { return !n.noGrad }
+
+// SetNeedsGrad marks whether rules must compute n's cotangent. It is for
+// reverse-mode drivers such as autodiff, which set it on a node's inputs
+// before calling the node's VJP and restore it afterwards.
+func SetNeedsGrad(n *Node, need bool) { n.noGrad = !need }
 
 type leafKind uint8
 
@@ -73,23 +88,31 @@ type Graph struct {
 func New() *Graph { return &Graph{} }
 
 // Var adds a leaf that can be differentiated with respect to. The graph
-// does not copy t; it must not be changed while the graph is in use.
-func (g *Graph) Var(t *tensor.Tensor) *Node { return g.leafNode(t, variable, "") }
+// does not copy t, and values computed from it may be views of it, so t
+// must not change while they are needed; updating a parameter in place
+// once the step's gradients are computed is the intended use.
+func (g *Graph) Var(t *tensor.Tensor) *Node { return g.leafNode("Var", t, variable, "") }
 
 // NamedVar is Var with a name shown in errors and in debugging output.
-func (g *Graph) NamedVar(name string, t *tensor.Tensor) *Node { return g.leafNode(t, variable, name) }
-
-// Const adds a leaf that is never differentiated (its gradient is zero).
-func (g *Graph) Const(t *tensor.Tensor) *Node { return g.leafNode(t, constant, "") }
-
-// Scalar adds a constant 0-d leaf of the given dtype.
-func (g *Graph) Scalar(dt tensor.DType, v float64) *Node {
-	return g.Const(tensor.Scalar(dt, v))
+func (g *Graph) NamedVar(name string, t *tensor.Tensor) *Node {
+	return g.leafNode("NamedVar", t, variable, name)
 }
 
-func (g *Graph) leafNode(t *tensor.Tensor, kind leafKind, name string) *Node {
+// Const adds a leaf that is never differentiated (its gradient is zero).
+// Like Var, it does not copy t.
+func (g *Graph) Const(t *tensor.Tensor) *Node { return g.leafNode("Const", t, constant, "") }
+
+// Scalar adds a constant 0-d leaf of the given dtype, held in a buffer the
+// graph recycles on Reset.
+func (g *Graph) Scalar(dt tensor.DType, v float64) *Node {
+	t := g.AllocUninit(dt)
+	t.Fill(v)
+	return g.Const(t)
+}
+
+func (g *Graph) leafNode(op string, t *tensor.Tensor, kind leafKind, name string) *Node {
 	if t == nil {
-		tensor.Fail("Var", "nil tensor")
+		tensor.Fail(op, "nil tensor")
 	}
 	n := g.newNode()
 	n.value, n.leaf, n.name = t, kind, name

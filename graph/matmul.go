@@ -27,17 +27,23 @@ func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (o matmulOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	var da, db *Node
-	if o.transA {
-		da = matmulT(b, ct, o.transB, true)
-	} else {
-		da = matmulT(ct, b, false, !o.transB)
+	if a.NeedsGrad() {
+		if o.transA {
+			da = matmulT(b, ct, o.transB, true)
+		} else {
+			da = matmulT(ct, b, false, !o.transB)
+		}
+		da = SumTo(da, a.Shape()...)
 	}
-	if o.transB {
-		db = matmulT(ct, a, true, o.transA)
-	} else {
-		db = matmulT(a, ct, !o.transA, false)
+	if b.NeedsGrad() {
+		if o.transB {
+			db = matmulT(ct, a, true, o.transA)
+		} else {
+			db = matmulT(a, ct, !o.transA, false)
+		}
+		db = SumTo(db, b.Shape()...)
 	}
-	return []*Node{SumTo(da, a.Shape()...), SumTo(db, b.Shape()...)}
+	return []*Node{da, db}
 }
 
 func (o matmulOp) JVP(out *Node, t []*Node) *Node {

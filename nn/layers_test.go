@@ -214,7 +214,7 @@ func TestEmbeddingInitIsStandardNormal(t *testing.T) {
 func TestDropout(t *testing.T) {
 	const n = 20000
 	for _, dt := range dtypes {
-		for _, p := range []float64{0.1, 0.5, 0.8} {
+		for _, p := range []float64{0, 0.1, 0.5, 0.8, 1} {
 			t.Run(fmt.Sprintf("%v/p=%v", dt, p), func(t *testing.T) {
 				g := graph.New()
 				x := g.Const(tensor.Ones(dt, 100, n/100))

@@ -89,6 +89,12 @@ func Buffers(m Module) []NamedParam {
 	return nil
 }
 
+// State returns everything a checkpoint of m saves, PyTorch's state_dict:
+// its parameters followed by its buffers, under their dotted names.
+func State(m Module) []NamedParam {
+	return append(append([]NamedParam(nil), m.Params()...), Buffers(m)...)
+}
+
 // Values returns the parameters' tensors in order, the form optimisers take.
 func Values(ps []NamedParam) []*tensor.Tensor {
 	out := make([]*tensor.Tensor, len(ps))
@@ -193,6 +199,6 @@ func checkInput(layer string, x *graph.Node, dt tensor.DType) {
 		tensor.Fail(layer, "nil input")
 	}
 	if x.DType() != dt {
-		tensor.Fail(layer, "input %s %v has dtype %v, the layer's parameters are %v", fmtShape(x.Shape()), x.DType(), x.DType(), dt)
+		tensor.Fail(layer, "input %s has dtype %v, the layer's parameters are %v", fmtShape(x.Shape()), x.DType(), dt)
 	}
 }

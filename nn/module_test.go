@@ -94,6 +94,12 @@ func TestSequentialNamesAndModes(t *testing.T) {
 	}
 	assert.Equal(t, []string{"0.bn.running_mean", "0.bn.running_var", "0.bn.num_batches_tracked"}, bufs)
 	assert.Nil(t, nn.Buffers(nn.ReLU{}))
+	var state []string
+	for _, p := range nn.State(outer) {
+		state = append(state, p.Name)
+	}
+	assert.Equal(t, []string{"0.fc.weight", "0.bn.weight", "0.bn.bias",
+		"0.bn.running_mean", "0.bn.running_var", "0.bn.num_batches_tracked"}, state)
 
 	assert.True(t, bn.Training(), "modules start in training mode")
 	outer.SetTraining(false)

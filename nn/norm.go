@@ -111,25 +111,27 @@ func (b *BatchNorm) Forward(x *graph.Node) *graph.Node {
 	}
 	bshape[1] = b.Features
 	g := x.Graph()
+	w := graph.Reshape(b.Weight.Node(g), bshape...)
+	bias := graph.Reshape(b.Bias.Node(g), bshape...)
 
-	var xhat *graph.Node
+	// y = x·s + (bias − mean·s) with s = weight/√(var + eps): the per-channel
+	// work is done on (1, C, 1, ...) nodes, leaving two elementwise passes
+	// over x (plus the two reductions in training).
+	var mean, v *graph.Node
 	if b.eval {
-		mean := g.Const(tensor.Reshape(b.RunningMean.Value, bshape...))
-		std := tensor.Sqrt(tensor.AddScalar(tensor.Reshape(b.RunningVar.Value, bshape...), b.Eps))
-		xhat = graph.Div(graph.Sub(x, mean), g.Const(std))
+		mean = g.Const(tensor.Reshape(b.RunningMean.Value, bshape...))
+		v = g.Const(tensor.Reshape(b.RunningVar.Value, bshape...))
 	} else {
 		n := x.Size() / b.Features
 		if n <= 1 {
 			tensor.Fail(b.String(), "input shape %s has one value per channel; training needs more", fmtShape(s))
 		}
-		mean := graph.Mean(x, axes, true)
-		diff := graph.Sub(x, mean)
-		v := graph.Mean(graph.Square(diff), axes, true) // biased, as the normalisation uses
-		xhat = graph.Div(diff, graph.Sqrt(graph.AddScalar(v, b.Eps)))
+		mean = graph.Mean(x, axes, true)
+		v = graph.Variance(x, axes, true, 0) // biased, as the normalisation uses
 		b.track(mean.Value(), v.Value(), n)
 	}
-	return graph.Add(graph.Mul(xhat, graph.Reshape(b.Weight.Node(g), bshape...)),
-		graph.Reshape(b.Bias.Node(g), bshape...))
+	scale := graph.Div(w, graph.Sqrt(graph.AddScalar(v, b.Eps)))
+	return graph.Add(graph.Mul(x, scale), graph.Sub(bias, graph.Mul(mean, scale)))
 }
 
 // track folds one batch's mean and biased variance into the running
@@ -212,9 +214,8 @@ func (l *LayerNorm) Forward(x *graph.Node) *graph.Node {
 		axes[i] = len(s) - k + i
 	}
 	mean := graph.Mean(x, axes, true)
-	diff := graph.Sub(x, mean)
-	v := graph.Mean(graph.Square(diff), axes, true)
-	y := graph.Div(diff, graph.Sqrt(graph.AddScalar(v, l.Eps)))
+	v := graph.Variance(x, axes, true, 0)
+	y := graph.Div(graph.Sub(x, mean), graph.Sqrt(graph.AddScalar(v, l.Eps)))
 	if l.Weight != nil {
 		g := x.Graph()
 		y = graph.Add(graph.Mul(y, l.Weight.Node(g)), l.Bias.Node(g))

@@ -15,8 +15,9 @@ import (
 // for the GRU, with separate biases bias_ih and bias_hh. Every weight and
 // bias is initialised from U(−1/√h, 1/√h), as PyTorch does.
 
-// rnnCell holds the parameters shared by LSTMCell and GRUCell.
-type rnnCell struct {
+// RNNCellBase holds the parameters and sizes LSTMCell and GRUCell share
+// (PyTorch's RNNCellBase); gates is 4 for the LSTM and 3 for the GRU.
+type RNNCellBase struct {
 	WeightIH *Param // (gates·Hidden, In)
 	WeightHH *Param // (gates·Hidden, Hidden)
 	BiasIH   *Param // (gates·Hidden), nil without biases
@@ -25,14 +26,14 @@ type rnnCell struct {
 	Hidden   int
 }
 
-func newRNNCell(op string, rng *tensor.RNG, in, hidden, gates int, bias bool, dt tensor.DType) rnnCell {
+func newRNNCell(op string, rng *tensor.RNG, in, hidden, gates int, bias bool, dt tensor.DType) RNNCellBase {
 	if in <= 0 || hidden <= 0 {
 		tensor.Fail(op, "sizes must be positive, got in=%d hidden=%d", in, hidden)
 	}
 	checkRNG(op, rng)
 	k := 1 / math.Sqrt(float64(hidden))
 	u := func(shape ...int) *Param { return NewParam(Uniform(rng, tensor.Zeros(dt, shape...), -k, k)) }
-	c := rnnCell{In: in, Hidden: hidden}
+	c := RNNCellBase{In: in, Hidden: hidden}
 	c.WeightIH = u(gates*hidden, in)
 	c.WeightHH = u(gates*hidden, hidden)
 	if bias {
@@ -44,10 +45,10 @@ func newRNNCell(op string, rng *tensor.RNG, in, hidden, gates int, bias bool, dt
 
 // Params returns "weight_ih", "weight_hh", "bias_ih", "bias_hh" (PyTorch's
 // cell names), the biases only if present.
-func (c *rnnCell) Params() []NamedParam { return c.params("") }
+func (c *RNNCellBase) Params() []NamedParam { return c.params("") }
 
 // params names the parameters with suffix, "_l0" in a multi-layer module.
-func (c *rnnCell) params(suffix string) []NamedParam {
+func (c *RNNCellBase) params(suffix string) []NamedParam {
 	ps := []NamedParam{{"weight_ih" + suffix, c.WeightIH}, {"weight_hh" + suffix, c.WeightHH}}
 	if c.BiasIH != nil {
 		ps = append(ps, NamedParam{"bias_ih" + suffix, c.BiasIH}, NamedParam{"bias_hh" + suffix, c.BiasHH})
@@ -56,11 +57,11 @@ func (c *rnnCell) params(suffix string) []NamedParam {
 }
 
 // SetTraining does nothing: a recurrent cell is the same in both modes.
-func (c *rnnCell) SetTraining(bool) {}
+func (c *RNNCellBase) SetTraining(bool) {}
 
 // inputProj returns x·W_ihᵀ + b_ih for x (..., In): all gates of all the
 // rows of x in one matrix product.
-func (c *rnnCell) inputProj(x *graph.Node) *graph.Node {
+func (c *RNNCellBase) inputProj(x *graph.Node) *graph.Node {
 	g := x.Graph()
 	y := graph.MatMulT(x, c.WeightIH.Node(g), false, true)
 	if c.BiasIH != nil {
@@ -70,7 +71,7 @@ func (c *rnnCell) inputProj(x *graph.Node) *graph.Node {
 }
 
 // hiddenProj returns h·W_hhᵀ + b_hh, all gates in one matrix product.
-func (c *rnnCell) hiddenProj(h *graph.Node) *graph.Node {
+func (c *RNNCellBase) hiddenProj(h *graph.Node) *graph.Node {
 	g := h.Graph()
 	y := graph.MatMulT(h, c.WeightHH.Node(g), false, true)
 	if c.BiasHH != nil {
@@ -82,7 +83,7 @@ func (c *rnnCell) hiddenProj(h *graph.Node) *graph.Node {
 // checkStep panics, naming the cell, unless x is (B, In) or (In) and each
 // state is nil or shaped (B, Hidden) or (Hidden) accordingly. It returns the
 // state shape.
-func (c *rnnCell) checkStep(name string, x *graph.Node, states ...*graph.Node) []int {
+func (c *RNNCellBase) checkStep(name string, x *graph.Node, states ...*graph.Node) []int {
 	checkInput(name, x, c.WeightIH.Value.DType())
 	s := x.Shape()
 	if (len(s) != 1 && len(s) != 2) || s[len(s)-1] != c.In {
@@ -109,10 +110,7 @@ func (c *rnnCell) checkStep(name string, x *graph.Node, states ...*graph.Node) [
 //
 //	i, f, g, o = σ(·), σ(·), tanh(·), σ(·) of x·W_ihᵀ + b_ih + h·W_hhᵀ + b_hh
 //	c' = f∘c + i∘g,  h' = o∘tanh(c')
-//
-// Its fields are WeightIH (4·Hidden, In), WeightHH (4·Hidden, Hidden),
-// BiasIH and BiasHH (4·Hidden, nil without biases), In and Hidden.
-type LSTMCell struct{ rnnCell }
+type LSTMCell struct{ RNNCellBase }
 
 // NewLSTMCell returns an LSTM cell from in features to hidden units in
 // dtype dt, with or without biases, initialised as PyTorch does.
@@ -156,10 +154,7 @@ func (c *LSTMCell) step(xp, h, cs *graph.Node) (h2, c2 *graph.Node) {
 //
 //	r = σ(W_ir x + b_ir + W_hr h + b_hr),  z = σ(W_iz x + b_iz + W_hz h + b_hz)
 //	n = tanh(W_in x + b_in + r∘(W_hn h + b_hn)),  h' = (1 − z)∘n + z∘h
-//
-// Its fields are WeightIH (3·Hidden, In), WeightHH (3·Hidden, Hidden),
-// BiasIH and BiasHH (3·Hidden, nil without biases), In and Hidden.
-type GRUCell struct{ rnnCell }
+type GRUCell struct{ RNNCellBase }
 
 // NewGRUCell returns a GRU cell from in features to hidden units in dtype
 // dt, with or without biases, initialised as PyTorch does.
@@ -194,9 +189,9 @@ func (c *GRUCell) step(xp, h *graph.Node) *graph.Node {
 	return graph.Add(nn, graph.Mul(z, graph.Sub(h, nn)))
 }
 
-// rnnStack holds what LSTM and GRU share: the layout of the sequence and
-// the per-layer checks.
-type rnnStack struct {
+// RNNBase holds the sizes and layout LSTM and GRU share (PyTorch's
+// RNNBase).
+type RNNBase struct {
 	In, Hidden, Layers int
 	BatchFirst         bool // inputs and outputs are (B, T, ·) instead of (T, B, ·)
 }
@@ -204,7 +199,7 @@ type rnnStack struct {
 // checkSeq panics, naming the module, unless x is a (T, B, In) sequence
 // (or (B, T, In) with BatchFirst) and each state is nil or (Layers, B,
 // Hidden). It returns T and B.
-func (r *rnnStack) checkSeq(name string, dt tensor.DType, x *graph.Node, states ...*graph.Node) (steps, batch int) {
+func (r *RNNBase) checkSeq(name string, dt tensor.DType, x *graph.Node, states ...*graph.Node) (steps, batch int) {
 	checkInput(name, x, dt)
 	s := x.Shape()
 	layout := "(T, B, %d)"
@@ -235,7 +230,7 @@ func (r *rnnStack) checkSeq(name string, dt tensor.DType, x *graph.Node, states 
 }
 
 // timeAxis is the axis of time steps in inputs and outputs.
-func (r *rnnStack) timeAxis() int {
+func (r *RNNBase) timeAxis() int {
 	if r.BatchFirst {
 		return 1
 	}
@@ -254,10 +249,9 @@ func layerState(st *graph.Node, l int) *graph.Node {
 // LSTM is a stack of LSTM layers run over sequences, as PyTorch's nn.LSTM
 // (unidirectional, no dropout between layers, no projections). Layer l's
 // parameters are named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l},
-// bias_hh_l{l}, as in PyTorch. Its fields In, Hidden, Layers and
-// BatchFirst describe the stack.
+// bias_hh_l{l}, as in PyTorch.
 type LSTM struct {
-	rnnStack
+	RNNBase
 	Cells []*LSTMCell // one per layer; layer 0 reads In features, the others Hidden
 }
 
@@ -267,7 +261,7 @@ func NewLSTM(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor
 	if layers <= 0 {
 		tensor.Fail("nn.NewLSTM", "number of layers must be positive, got %d", layers)
 	}
-	m := &LSTM{rnnStack: rnnStack{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
+	m := &LSTM{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
 	for l := range layers {
 		inl := in
 		if l > 0 {
@@ -300,36 +294,45 @@ func (m *LSTM) SetTraining(bool) {}
 // BatchFirst (B, T, In), from the initial states h0 and c0 (Layers, B,
 // Hidden); nil states are zeros. It returns the last layer's hidden state
 // at every step, out (T, B, Hidden) or (B, T, Hidden), and the final
-// states hN and cN (Layers, B, Hidden). Each layer projects the whole
-// input sequence in one matrix product and then does one product per step
-// for the hidden state. It panics, naming the module, if the shapes do not
-// fit.
+// states hN and cN (Layers, B, Hidden). Each step takes one matrix
+// product for the input and one for the hidden state, all four gates at
+// once. It panics, naming the module, if the shapes do not fit.
 func (m *LSTM) Forward(x, h0, c0 *graph.Node) (out, hN, cN *graph.Node) {
 	steps, _ := m.checkSeq(m.String(), m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
 	ax := m.timeAxis()
-	hs := make([]*graph.Node, steps)
+	seq := unstack(x, ax, steps)
 	hLast := make([]*graph.Node, m.Layers)
 	cLast := make([]*graph.Node, m.Layers)
-	seq := x
 	for l, cell := range m.Cells {
-		xp := cell.inputProj(seq) // (T, B, 4h) or (B, T, 4h)
 		h, c := layerState(h0, l), layerState(c0, l)
-		for t := range steps {
-			h, c = cell.step(graph.Squeeze(graph.Slice(xp, ax, t, t+1, 1), ax), h, c)
-			hs[t] = h
+		for t, xt := range seq {
+			h, c = cell.step(cell.inputProj(xt), h, c)
+			seq[t] = h // the next layer's input
 		}
 		hLast[l], cLast[l] = h, c
-		seq = graph.Stack(ax, hs...)
 	}
-	return seq, graph.Stack(0, hLast...), graph.Stack(0, cLast...)
+	return graph.Stack(ax, seq...), graph.Stack(0, hLast...), graph.Stack(0, cLast...)
+}
+
+// unstack returns the steps of x along its time axis. The layers run step
+// by step on these pieces rather than projecting the whole sequence at once
+// and slicing the result: the gradient of each slice is a scatter into a
+// tensor of the whole sequence's size, so slicing the (usually constant)
+// input is far cheaper than slicing its 4·Hidden-wide projection, and later
+// layers take the previous layer's step outputs without any slicing.
+func unstack(x *graph.Node, ax, steps int) []*graph.Node {
+	seq := make([]*graph.Node, steps)
+	for t := range seq {
+		seq[t] = graph.Squeeze(graph.Slice(x, ax, t, t+1, 1), ax)
+	}
+	return seq
 }
 
 // GRU is a stack of GRU layers run over sequences, as PyTorch's nn.GRU
 // (unidirectional, no dropout between layers). Layer l's parameters are
-// named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}, bias_hh_l{l}. Its
-// fields In, Hidden, Layers and BatchFirst describe the stack.
+// named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}, bias_hh_l{l}.
 type GRU struct {
-	rnnStack
+	RNNBase
 	Cells []*GRUCell // one per layer
 }
 
@@ -339,7 +342,7 @@ func NewGRU(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor.
 	if layers <= 0 {
 		tensor.Fail("nn.NewGRU", "number of layers must be positive, got %d", layers)
 	}
-	m := &GRU{rnnStack: rnnStack{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
+	m := &GRU{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
 	for l := range layers {
 		inl := in
 		if l > 0 {
@@ -377,23 +380,20 @@ func (m *GRU) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
 	steps, batch := m.checkSeq(m.String(), m.Cells[0].WeightIH.Value.DType(), x, h0)
 	ax := m.timeAxis()
 	g := x.Graph()
-	hs := make([]*graph.Node, steps)
+	seq := unstack(x, ax, steps)
 	hLast := make([]*graph.Node, m.Layers)
-	seq := x
 	for l, cell := range m.Cells {
-		xp := cell.inputProj(seq)
 		h := layerState(h0, l)
 		if h == nil {
 			h = g.Const(g.Alloc(x.DType(), batch, m.Hidden))
 		}
-		for t := range steps {
-			h = cell.step(graph.Squeeze(graph.Slice(xp, ax, t, t+1, 1), ax), h)
-			hs[t] = h
+		for t, xt := range seq {
+			h = cell.step(cell.inputProj(xt), h)
+			seq[t] = h
 		}
 		hLast[l] = h
-		seq = graph.Stack(ax, hs...)
 	}
-	return seq, graph.Stack(0, hLast...)
+	return graph.Stack(ax, seq...), graph.Stack(0, hLast...)
 }
 
 func equalInts(a, b []int) bool {

@@ -1,0 +1,106 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// OptimPrefix is prepended to the names of optimiser state tensors in files
+// written by SaveParams, keeping them apart from parameter names.
+const OptimPrefix = "optim."
+
+// ErrMismatch is wrapped by the errors LoadInto returns when a checkpoint
+// does not fit the parameters: a missing or unexpected tensor, or a
+// different shape or dtype.
+var ErrMismatch = errors.New("checkpoint does not match the parameters")
+
+// SaveParams writes params (by name, e.g. nn's dotted paths) and the
+// optimiser state optState (optim's State(), may be nil), stored under
+// names prefixed with "optim.", with the metadata meta (may be nil) to path
+// atomically (see WriteFile). It returns an error if a parameter name
+// starts with "optim.", which LoadInto would take for optimiser state.
+func SaveParams(path string, params, optState map[string]*tensor.Tensor, meta map[string]string) error {
+	all := make(map[string]*tensor.Tensor, len(params)+len(optState))
+	for name, t := range params {
+		if strings.HasPrefix(name, OptimPrefix) {
+			return fmt.Errorf("checkpoint: parameter name %q starts with %q, which is reserved for optimiser state (writing %s)", name, OptimPrefix, path)
+		}
+		all[name] = t
+	}
+	for name, t := range optState {
+		all[OptimPrefix+name] = t
+	}
+	return WriteFile(path, all, meta)
+}
+
+// LoadInto reads the checkpoint at path and copies its tensors into params,
+// matching by name, and returns the optimiser state stored with them (the
+// "optim." tensors, with the prefix removed; empty if there is none).
+//
+// It checks everything before copying anything: every name in params must
+// be in the file with the same shape and dtype, and the file must have no
+// other tensors apart from optimiser state. On any error, which then names
+// every offending tensor with both shapes and wraps ErrMismatch (or is a
+// *FormatError or an I/O error), no parameter has been modified.
+func LoadInto(path string, params map[string]*tensor.Tensor) (optState map[string]*tensor.Tensor, err error) {
+	ts, _, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, name := range sortedKeys(params) {
+		dst, src := params[name], ts[name]
+		switch {
+		case dst == nil:
+			problems = append(problems, fmt.Sprintf("parameter %q is nil", name))
+		case src == nil:
+			problems = append(problems, fmt.Sprintf("tensor %q %s %s is missing from the file", name, fmtShape(dst.Shape()), dst.DType()))
+		case src.DType() != dst.DType() || !slices.Equal(src.Shape(), dst.Shape()):
+			problems = append(problems, fmt.Sprintf("tensor %q is %s %s in the file but %s %s in the parameters",
+				name, fmtShape(src.Shape()), src.DType(), fmtShape(dst.Shape()), dst.DType()))
+		}
+	}
+	optState = map[string]*tensor.Tensor{}
+	for _, name := range sortedKeys(ts) {
+		if rest, ok := strings.CutPrefix(name, OptimPrefix); ok {
+			optState[rest] = ts[name]
+			continue
+		}
+		if _, ok := params[name]; !ok {
+			t := ts[name]
+			problems = append(problems, fmt.Sprintf("unexpected tensor %q %s %s in the file", name, fmtShape(t.Shape()), t.DType()))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("checkpoint: %s: %w: %s", path, ErrMismatch, strings.Join(problems, "; "))
+	}
+	for name, dst := range params {
+		tensor.CopyInto(dst, ts[name])
+	}
+	return optState, nil
+}
+
+func sortedKeys(m map[string]*tensor.Tensor) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// fmtShape formats a shape as Gradus's errors do: (2, 3), (2,), ().
+func fmtShape(s []int) string {
+	if len(s) == 1 {
+		return fmt.Sprintf("(%d,)", s[0])
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}

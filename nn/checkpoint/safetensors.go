@@ -1,0 +1,486 @@
+// Package checkpoint saves and loads tensors in the safetensors format
+// (https://github.com/huggingface/safetensors), so weights move between
+// Gradus, PyTorch and JAX. A file is
+//
+//	8 bytes   N, the header length, as a little-endian uint64
+//	N bytes   a UTF-8 JSON object, padded with spaces to a multiple of 8:
+//	          {"__metadata__": {"k": "v", ...},
+//	           "name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [b, e]}, ...}
+//	the rest  the tensors' bytes, row-major and little-endian; tensor
+//	          "name" occupies bytes [b, e) of this section
+//
+// Write and WriteFile store tensors sorted by name, contiguously, with the
+// metadata first in the header, so the same tensors always give the same
+// bytes. Read and ReadFile check everything a corrupt or truncated file
+// could get wrong and return a *FormatError naming the file and the tensor.
+// WriteFile is atomic: a crash or an error leaves either the old file or the
+// new one, never a mixture.
+//
+// SaveParams and LoadInto are the training-loop helpers: they store a
+// model's named parameters with the optimiser's state, and load them back
+// only if every parameter is present with its shape and dtype.
+//
+//	err := checkpoint.SaveParams("model.safetensors", params, opt.State(), map[string]string{"epoch": "3"})
+//	...
+//	optState, err := checkpoint.LoadInto("model.safetensors", params) // params unchanged on error
+//	if err == nil {
+//		err = opt.LoadState(optState)
+//	}
+//
+// Only the dtypes Gradus has, F32 and F64, are supported; a file with
+// others (F16, BF16, integers) is reported as an error naming the tensor.
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// metadataKey is the header entry that holds the string→string metadata.
+const metadataKey = "__metadata__"
+
+// maxHeader bounds the header length a reader accepts, as the reference
+// implementation does (100 MB), so a corrupt length cannot make it
+// allocate without bound.
+const maxHeader = 100_000_000
+
+// ErrFormat is wrapped by every *FormatError: errors.Is(err, ErrFormat)
+// tells a malformed file from an I/O failure.
+var ErrFormat = errors.New("invalid safetensors data")
+
+// FormatError describes malformed safetensors data: a truncated file, a
+// corrupt header, an unsupported dtype, offsets that overlap or do not fit
+// the shape.
+type FormatError struct {
+	File   string // the file, when read with ReadFile or LoadInto
+	Tensor string // the tensor concerned, if any
+	Msg    string
+}
+
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	b.WriteString("checkpoint: ")
+	if e.File != "" {
+		b.WriteString(e.File + ": ")
+	}
+	if e.Tensor != "" {
+		fmt.Fprintf(&b, "tensor %q: ", e.Tensor)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap returns ErrFormat.
+func (e *FormatError) Unwrap() error { return ErrFormat }
+
+func formatErr(tensorName, format string, args ...any) *FormatError {
+	return &FormatError{Tensor: tensorName, Msg: fmt.Sprintf(format, args...)}
+}
+
+// dtypeNames maps Gradus dtypes to safetensors' names.
+var dtypeNames = map[tensor.DType]string{tensor.Float32: "F32", tensor.Float64: "F64"}
+
+// knownDTypes are the other dtypes of the format, reported as unsupported
+// rather than unknown.
+var knownDTypes = []string{"BOOL", "U8", "I8", "F8_E5M2", "F8_E4M3", "I16", "U16", "F16", "BF16", "I32", "U32", "I64", "U64", "C64"}
+
+func parseDType(name string) (tensor.DType, bool) {
+	for dt, n := range dtypeNames {
+		if n == name {
+			return dt, true
+		}
+	}
+	return 0, false
+}
+
+// Write writes tensors and metadata (which may be nil) to w in safetensors
+// format. Tensors are stored sorted by name; views need not be
+// contiguous. It returns an error for a nil tensor, for a name that is
+// empty, not UTF-8 or "__metadata__", or if w fails.
+func Write(w io.Writer, tensors map[string]*tensor.Tensor, metadata map[string]string) error {
+	names, header, err := encodeHeader(tensors, metadata)
+	if err != nil {
+		return err
+	}
+	if err := write(w, names, header, tensors); err != nil {
+		return fmt.Errorf("checkpoint: write: %w", err)
+	}
+	return nil
+}
+
+// write writes the header length, the header and the tensors' data.
+func write(w io.Writer, names []string, header []byte, tensors map[string]*tensor.Tensor) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(len(header)))
+	bw.Write(buf[:])
+	bw.Write(header)
+	for _, name := range names {
+		t := tensors[name].Contiguous()
+		if t.Size() == 0 {
+			continue
+		}
+		switch t.DType() {
+		case tensor.Float32:
+			for _, v := range t.Float32s() {
+				binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(v))
+				bw.Write(buf[:4])
+			}
+		case tensor.Float64:
+			for _, v := range t.Float64s() {
+				binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+				bw.Write(buf[:])
+			}
+		}
+	}
+	// bufio.Writer keeps its first error and reports it here.
+	return bw.Flush()
+}
+
+// encodeHeader validates the tensors and returns their names in storage
+// order and the padded JSON header.
+func encodeHeader(tensors map[string]*tensor.Tensor, metadata map[string]string) ([]string, []byte, error) {
+	names := make([]string, 0, len(tensors))
+	for name, t := range tensors {
+		switch {
+		case t == nil:
+			return nil, nil, fmt.Errorf("checkpoint: tensor %q is nil", name)
+		case name == "" || name == metadataKey || !utf8.ValidString(name):
+			return nil, nil, fmt.Errorf("checkpoint: invalid tensor name %q", name)
+		}
+		if _, ok := dtypeNames[t.DType()]; !ok {
+			return nil, nil, fmt.Errorf("checkpoint: tensor %q has unsupported dtype %v", name, t.DType())
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for k, v := range metadata {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return nil, nil, fmt.Errorf("checkpoint: metadata %q: %q is not valid UTF-8", k, v)
+		}
+	}
+
+	var h bytes.Buffer
+	h.WriteByte('{')
+	sep := func() {
+		if h.Len() > 1 {
+			h.WriteByte(',')
+		}
+	}
+	if len(metadata) > 0 {
+		keys := make([]string, 0, len(metadata))
+		for k := range metadata {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		writeJSONString(&h, metadataKey)
+		h.WriteString(":{")
+		for i, k := range keys {
+			if i > 0 {
+				h.WriteByte(',')
+			}
+			writeJSONString(&h, k)
+			h.WriteByte(':')
+			writeJSONString(&h, metadata[k])
+		}
+		h.WriteByte('}')
+	}
+	var off int64
+	for _, name := range names {
+		t := tensors[name]
+		size := int64(t.Size()) * int64(t.DType().Size())
+		sep()
+		writeJSONString(&h, name)
+		fmt.Fprintf(&h, `:{"dtype":"%s","shape":[`, dtypeNames[t.DType()])
+		for i, d := range t.Shape() {
+			if i > 0 {
+				h.WriteByte(',')
+			}
+			fmt.Fprint(&h, d)
+		}
+		fmt.Fprintf(&h, `],"data_offsets":[%d,%d]}`, off, off+size)
+		off += size
+	}
+	h.WriteByte('}')
+	for h.Len()%8 != 0 {
+		h.WriteByte(' ')
+	}
+	return names, h.Bytes(), nil
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping, so
+// names such as "a<b" read the same in every implementation's output.
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)           // cannot fail for a string
+	b.Truncate(b.Len() - 1) // Encode appends a newline
+}
+
+// Read reads safetensors data from r, which must hold exactly one file's
+// bytes: trailing bytes after the last tensor are an error, as is data that
+// ends early. Malformed data gives a *FormatError naming the tensor
+// concerned; I/O failures are returned wrapped.
+func Read(r io.Reader) (map[string]*tensor.Tensor, map[string]string, error) {
+	return read(r, -1)
+}
+
+// read parses safetensors data; size is the total length if known (a
+// file), else -1.
+func read(r io.Reader, size int64) (map[string]*tensor.Tensor, map[string]string, error) {
+	var nb [8]byte
+	if _, err := io.ReadFull(r, nb[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, nil, formatErr("", "truncated: %s", "the 8-byte header length is missing")
+		}
+		return nil, nil, fmt.Errorf("checkpoint: read: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(nb[:])
+	if size >= 0 && n > uint64(size-8) {
+		return nil, nil, formatErr("", "truncated: header length %d but only %d bytes follow", n, size-8)
+	}
+	if n > maxHeader {
+		return nil, nil, formatErr("", "header length %d exceeds the limit of %d bytes", n, maxHeader)
+	}
+	header := make([]byte, n)
+	if got, err := io.ReadFull(r, header); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, nil, formatErr("", "truncated: header length %d but only %d bytes follow", n, got)
+		}
+		return nil, nil, fmt.Errorf("checkpoint: read: %w", err)
+	}
+	entries, metadata, err := parseHeader(header)
+	if err != nil {
+		return nil, nil, err
+	}
+	var dataLen int64
+	for _, e := range entries {
+		dataLen = max(dataLen, e.end)
+	}
+	if size >= 0 && size-8-int64(n) != dataLen {
+		return nil, nil, dataLenErr(entries, size-8-int64(n), dataLen)
+	}
+	data, err := readData(r, entries, dataLen)
+	if err != nil {
+		return nil, nil, err
+	}
+	tensors := make(map[string]*tensor.Tensor, len(entries))
+	for _, e := range entries {
+		tensors[e.name] = decode(e, data[e.begin:e.end])
+	}
+	return tensors, metadata, nil
+}
+
+// dataLenErr reports a data section of have bytes where the tensors need
+// want: a truncated file, naming the first tensor that does not fit, or
+// trailing garbage.
+func dataLenErr(entries []entry, have, want int64) error {
+	if have > want {
+		return formatErr("", "%d bytes of trailing data after the last tensor (the tensors need %d)", have-want, want)
+	}
+	var bad entry
+	for _, e := range entries {
+		if e.end > have && (bad.name == "" || e.begin < bad.begin) {
+			bad = e
+		}
+	}
+	return formatErr(bad.name, "truncated: data_offsets [%d, %d] extend past the end of the data section (%d bytes; the tensors need %d)",
+		bad.begin, bad.end, have, want)
+}
+
+// readData reads exactly n bytes and checks that r ends there. It grows the
+// buffer as data arrives, so a corrupt header claiming a huge tensor fails
+// at the end of the input instead of allocating what it claims.
+func readData(r io.Reader, entries []entry, n int64) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(int(min(n, 1<<26)) + 1)
+	got, err := b.ReadFrom(io.LimitReader(r, n+1))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read: %w", err)
+	}
+	if got > n {
+		// Count the trailing bytes for the message.
+		rest, err := io.Copy(io.Discard, r)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: read: %w", err)
+		}
+		got += rest
+	}
+	if got != n {
+		return nil, dataLenErr(entries, got, n)
+	}
+	return b.Bytes(), nil
+}
+
+// entry is one tensor's header record, validated.
+type entry struct {
+	name       string
+	dtype      tensor.DType
+	shape      []int
+	begin, end int64
+}
+
+// parseHeader decodes and validates the JSON header: every tensor has a
+// supported dtype, a shape whose byte size matches its offsets, and the
+// offsets tile the data section without gaps or overlaps.
+func parseHeader(header []byte) ([]entry, map[string]string, error) {
+	if !utf8.Valid(header) {
+		return nil, nil, formatErr("", "header is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(header))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil, formatErr("", "header is not a JSON object: %s", headerSnippet(header))
+	}
+	var entries []entry
+	var metadata map[string]string
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, formatErr("", "corrupt JSON header: %v", err)
+		}
+		name := tok.(string) // object keys are strings
+		if seen[name] {
+			return nil, nil, formatErr(name, "appears twice in the header")
+		}
+		seen[name] = true
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, nil, formatErr(name, "corrupt JSON header: %v", err)
+		}
+		if name == metadataKey {
+			if err := json.Unmarshal(raw, &metadata); err != nil {
+				return nil, nil, formatErr("", "__metadata__ is not an object of strings: %v", err)
+			}
+			continue
+		}
+		e, err := parseEntry(name, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, e)
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, nil, formatErr("", "corrupt JSON header: unterminated object")
+	}
+	if rest := bytes.TrimRight(header[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, nil, formatErr("", "corrupt JSON header: %d bytes after the object", len(rest))
+	}
+	if err := checkTiling(entries); err != nil {
+		return nil, nil, err
+	}
+	return entries, metadata, nil
+}
+
+func headerSnippet(h []byte) string {
+	if len(h) > 40 {
+		return fmt.Sprintf("%q...", h[:40])
+	}
+	return fmt.Sprintf("%q", h)
+}
+
+// parseEntry validates one tensor's record.
+func parseEntry(name string, raw json.RawMessage) (entry, error) {
+	var rec struct {
+		DType       *string   `json:"dtype"`
+		Shape       *[]int64  `json:"shape"`
+		DataOffsets *[2]int64 `json:"data_offsets"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&rec); err != nil {
+		return entry{}, formatErr(name, "corrupt header record %s: %v", raw, err)
+	}
+	switch {
+	case rec.DType == nil:
+		return entry{}, formatErr(name, "header record %s has no dtype", raw)
+	case rec.Shape == nil:
+		return entry{}, formatErr(name, "header record %s has no shape", raw)
+	case rec.DataOffsets == nil:
+		return entry{}, formatErr(name, "header record %s has no data_offsets", raw)
+	}
+	dt, ok := parseDType(*rec.DType)
+	if !ok {
+		if slices.Contains(knownDTypes, *rec.DType) {
+			return entry{}, formatErr(name, "unsupported dtype %q (Gradus reads F32 and F64)", *rec.DType)
+		}
+		return entry{}, formatErr(name, "unknown dtype %q", *rec.DType)
+	}
+	e := entry{name: name, dtype: dt, begin: rec.DataOffsets[0], end: rec.DataOffsets[1]}
+	numel := int64(1)
+	for _, d := range *rec.Shape {
+		if d < 0 {
+			return entry{}, formatErr(name, "negative dimension in shape %v", *rec.Shape)
+		}
+		if d != 0 && numel > math.MaxInt64/8/d {
+			return entry{}, formatErr(name, "shape %v is too large", *rec.Shape)
+		}
+		numel *= d
+		e.shape = append(e.shape, int(d))
+	}
+	if e.begin < 0 || e.end < e.begin {
+		return entry{}, formatErr(name, "invalid data_offsets [%d, %d]", e.begin, e.end)
+	}
+	if want := numel * int64(dt.Size()); e.end-e.begin != want {
+		return entry{}, formatErr(name, "shape %v %s needs %d bytes but data_offsets [%d, %d] span %d",
+			*rec.Shape, *rec.DType, want, e.begin, e.end, e.end-e.begin)
+	}
+	return e, nil
+}
+
+// checkTiling checks that the tensors' byte ranges, in order, start at 0
+// and follow each other without gaps or overlaps, as the format requires.
+// Zero-size tensors sit anywhere within the covered range.
+func checkTiling(entries []entry) error {
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.end, b.end))
+	})
+	var end int64
+	prev := ""
+	for _, e := range sorted {
+		switch {
+		case e.begin == e.end && e.begin <= end:
+			continue
+		case e.begin < end:
+			return formatErr(e.name, "data_offsets [%d, %d] overlap tensor %q, which ends at %d", e.begin, e.end, prev, end)
+		case e.begin > end:
+			return formatErr(e.name, "data_offsets [%d, %d] leave a gap after byte %d", e.begin, e.end, end)
+		}
+		end, prev = e.end, e.name
+	}
+	return nil
+}
+
+// decode builds a tensor from its little-endian bytes.
+func decode(e entry, b []byte) *tensor.Tensor {
+	t := tensor.New(e.dtype, e.shape...)
+	if t.Size() == 0 {
+		return t
+	}
+	switch e.dtype {
+	case tensor.Float32:
+		d := t.Float32s()
+		for i := range d {
+			d[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	case tensor.Float64:
+		d := t.Float64s()
+		for i := range d {
+			d[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+	}
+	return t
+}
