@@ -1,7 +1,6 @@
 package optim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -29,7 +28,8 @@ type LBFGSConfig struct {
 	Lower, Upper []*tensor.Tensor
 
 	// Callback, if set, is called after every iteration with the iteration
-	// number (from 1), the objective and the gradient's max-norm.
+	// number (from 1), the objective and the gradient's max-norm
+	// (projected, with bounds).
 	Callback func(iter int, f, gnorm float64)
 }
 
@@ -49,20 +49,17 @@ type LBFGSResult struct {
 // marks x as outside the function's domain.
 type Objective func(x, grad []*tensor.Tensor) (float64, error)
 
-// ErrNotFinite is wrapped by Minimize's error when the objective or its
-// gradient is NaN or infinite at the starting point.
-var ErrNotFinite = errors.New("objective is not finite")
-
-// Minimize minimises f with L-BFGS (Nocedal & Wright, Algorithm 7.4 with
-// the two-loop recursion 7.5) and a line search satisfying the strong Wolfe
+// Minimize minimises f with L-BFGS (Nocedal & Wright, Algorithm 7.5, with
+// the two-loop recursion of Algorithm 7.4) and a line search satisfying the strong Wolfe
 // conditions (Algorithms 3.5 and 3.6, cubic interpolation). x holds the
 // starting point and is updated in place to the best point found; x may
 // mix float32 and float64 tensors (the method's vectors are float64, and f
 // always sees and is judged at the point rounded to x's dtypes).
 //
-// If f fails at the start (error, NaN or Inf), Minimize returns the error
-// with x unchanged. A failure during a line search counts as +Inf, so the
-// step shrinks and the search goes on; x is never left at a failed point.
+// If f fails at the start, Minimize returns its error (or one wrapping
+// ErrNonFinite for a NaN or infinite value or gradient) with x unchanged.
+// A failure during a line search counts as +Inf, so the step shrinks and
+// the search goes on; x is never left at a failed point.
 // When a line search finds no acceptable step, the history is dropped and
 // a steepest-descent step tried; if that fails too, Minimize stops with
 // Converged false and x at the last good point. Misuse (non-contiguous x,
@@ -123,7 +120,7 @@ func Minimize(f Objective, x []*tensor.Tensor, cfg LBFGSConfig) (res LBFGSResult
 		if ferr != nil {
 			return res, fmt.Errorf("optim.Minimize: objective failed at the starting point: %w", ferr)
 		}
-		return res, fmt.Errorf("optim.Minimize: %w at the starting point (f = %g or a gradient element is NaN/Inf)", ErrNotFinite, fk)
+		return res, fmt.Errorf("optim.Minimize: objective or gradient is %w at the starting point (f = %g)", ErrNonFinite, fk)
 	}
 	good = xk
 	res.F = fk

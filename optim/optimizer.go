@@ -6,9 +6,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unsafe"
-
-	"github.com/chewxy/math32"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -41,7 +38,7 @@ type Optimizer interface {
 var ErrMismatch = errors.New("tensor does not fit")
 
 // ErrNonFinite is wrapped by the error of Step when a gradient holds NaN or
-// Inf.
+// Inf, and by Minimize's when the objective is not finite at the start.
 var ErrNonFinite = errors.New("NaN/Inf")
 
 // Error is the error returned by Step and LoadState. Whatever it reports,
@@ -53,10 +50,19 @@ type Error struct {
 	Err   error  // ErrMismatch or ErrNonFinite
 }
 
+// Error formats the error as "optim.<Op>: <Msg>".
 func (e *Error) Error() string { return "optim." + e.Op + ": " + e.Msg }
 
 // Unwrap lets errors.Is match ErrMismatch or ErrNonFinite.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Every optimiser satisfies Optimizer.
+var (
+	_ Optimizer = (*SGD)(nil)
+	_ Optimizer = (*Adam)(nil)
+	_ Optimizer = (*RMSProp)(nil)
+	_ Optimizer = (*Adagrad)(nil)
+)
 
 // slot is one named state buffer, e.g. "0.exp_avg" for parameter 0.
 type slot struct {
@@ -130,23 +136,24 @@ func (b *base) Steps() int { return b.step }
 // check validates the gradients before anything is touched, so a refused
 // step leaves parameters and state as they were.
 func (b *base) check(grads []*tensor.Tensor) error {
-	op := b.name + ".Step"
+	// The op name is built only on failure: a concatenation up front would
+	// allocate on every step.
 	if len(grads) != len(b.params) {
-		return &Error{Op: op, Param: -1, Err: ErrMismatch,
+		return &Error{Op: b.name + ".Step", Param: -1, Err: ErrMismatch,
 			Msg: fmt.Sprintf("got %d gradients for %d parameters", len(grads), len(b.params))}
 	}
 	for i, g := range grads {
 		p := b.params[i]
 		if g == nil {
-			return &Error{Op: op, Param: i, Err: ErrMismatch, Msg: fmt.Sprintf("gradient of parameter %d is nil", i)}
+			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf("gradient of parameter %d is nil", i)}
 		}
 		if g.DType() != p.DType() || !sameShape(g.Shape(), p.Shape()) {
-			return &Error{Op: op, Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
+			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
 				"gradient of parameter %d has shape %s %v, the parameter has shape %s %v",
 				i, fmtShape(g.Shape()), g.DType(), fmtShape(p.Shape()), p.DType())}
 		}
 		if !g.IsContiguous() {
-			return &Error{Op: op, Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
+			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
 				"gradient of parameter %d (shape %s) is not contiguous", i, fmtShape(g.Shape()))}
 		}
 	}
@@ -160,7 +167,7 @@ func (b *base) check(grads []*tensor.Tensor) error {
 			at, v, bad = firstNonFinite(g.Float64s())
 		}
 		if bad {
-			return &Error{Op: op, Param: i, Err: ErrNonFinite, Msg: fmt.Sprintf(
+			return &Error{Op: b.name + ".Step", Param: i, Err: ErrNonFinite, Msg: fmt.Sprintf(
 				"gradient of parameter %d (shape %s) is NaN/Inf (%g at element %d); parameters and state unchanged",
 				i, fmtShape(g.Shape()), v, at)}
 		}
@@ -278,18 +285,13 @@ func fmtShape(s []int) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// is32 reports whether T is float32; it is a constant per instantiation.
-func is32[T tensor.Float]() bool {
-	var z T
-	return unsafe.Sizeof(z) == 4
-}
-
-// sqrt is math.Sqrt for float64 and math32.Sqrt for float32, so float32
-// kernels never round-trip through float64.
+// sqrt is the IEEE square root in T's precision. For float32 it goes
+// through math.Sqrt, which the compiler turns into one instruction: the
+// float64 root of a float32 rounded back to float32 is exactly the
+// correctly rounded float32 root (53 ≥ 2·24 + 2 bits), the result
+// math32.Sqrt gives, but inlined (math32.Sqrt is an assembly call and
+// costs more than the rest of an Adam update).
 func sqrt[T tensor.Float](x T) T {
-	if is32[T]() {
-		return T(math32.Sqrt(float32(x)))
-	}
 	return T(math.Sqrt(float64(x)))
 }
 
