@@ -33,8 +33,10 @@ func L1(pred, target *graph.Node, red Reduction) *graph.Node {
 //	delta·(|d| − ½delta)  otherwise
 //
 // quadratic near zero and linear in the tails, so outliers pull with a
-// bounded gradient ±delta. It is computed as ½q² + delta·(|d| − q) with
-// q = min(|d|, delta). It panics unless delta > 0.
+// bounded gradient ±delta. It is computed as ½·clamp(d, ±delta)² +
+// delta·max(|d| − delta, 0): no cancellation for large |d|, and the second
+// derivative stays 1 at d = 0 (a form built on |d| would lose it to the
+// kink of |d| there). It panics unless 0 < delta < ∞.
 func Huber(pred, target *graph.Node, delta float64, red Reduction) *graph.Node {
 	const op = "losses.Huber"
 	checkSameShape(op, pred, target)
@@ -42,10 +44,9 @@ func Huber(pred, target *graph.Node, delta float64, red Reduction) *graph.Node {
 	if !(delta > 0) || math.IsInf(delta, 1) {
 		tensor.Fail(op, "delta %v must be positive and finite", delta)
 	}
-	a := graph.Abs(graph.Sub(pred, target))
-	q := graph.Clamp(a, 0, delta)
-	quad := graph.MulScalar(graph.Square(q), 0.5)
-	lin := graph.MulScalar(graph.Sub(a, q), delta)
+	d := graph.Sub(pred, target)
+	quad := graph.MulScalar(graph.Square(graph.Clamp(d, -delta, delta)), 0.5)
+	lin := graph.MulScalar(graph.Relu(graph.AddScalar(graph.Abs(d), -delta)), delta)
 	return reduce(graph.Add(quad, lin), red)
 }
 

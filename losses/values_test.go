@@ -83,12 +83,19 @@ func TestRegressionValues(t *testing.T) {
 		{"huber/delta1/mean", hub, s3, func(x []*graph.Node) *graph.Node { return losses.Huber(x[0], x[1], 1, losses.Mean) }, []float64{4.125 / 3}, []int{}},
 		// delta 2: |−2| = delta sits on the boundary, where both branches give 2.
 		{"huber/delta2/sum", hub, s3, func(x []*graph.Node) *graph.Node { return losses.Huber(x[0], x[1], 2, losses.Sum) }, []float64{0.125 + 2 + 4}, []int{}},
+		// Far in the tail: 1·(10⁴ − ½), exact in float32 too (no cancellation).
+		{"huber/tail", [][]float64{{1e4}, {0}}, [][]int{{1}, {1}}, func(x []*graph.Node) *graph.Node { return losses.Huber(x[0], x[1], 1, losses.Sum) },
+			[]float64{9999.5}, []int{}},
 		// ½(log 1 + 1²/1) = ½ and ½(log 4 + 0) = log 2.
 		{"gaussiannll/none", [][]float64{{1, 0}, {1, 4}, {2, 0}}, [][]int{{2}, {2}, {2}},
-			func(x []*graph.Node) *graph.Node { return losses.GaussianNLL(x[0], x[1], x[2], false, 1e-6, losses.None) },
+			func(x []*graph.Node) *graph.Node {
+				return losses.GaussianNLL(x[0], x[1], x[2], false, 1e-6, losses.None)
+			},
 			[]float64{0.5, math.Ln2}, []int{2}},
 		{"gaussiannll/full/mean", [][]float64{{1, 0}, {1, 4}, {2, 0}}, [][]int{{2}, {2}, {2}},
-			func(x []*graph.Node) *graph.Node { return losses.GaussianNLL(x[0], x[1], x[2], true, 1e-6, losses.Mean) },
+			func(x []*graph.Node) *graph.Node {
+				return losses.GaussianNLL(x[0], x[1], x[2], true, 1e-6, losses.Mean)
+			},
 			[]float64{(0.5+math.Ln2)/2 + 0.5*math.Log(2*math.Pi)}, []int{}},
 		// variance 0.1 clamped to eps 0.5: ½(log 0.5 + 1/0.5).
 		{"gaussiannll/eps", [][]float64{{0}, {0.1}, {1}}, [][]int{{1}, {1}, {1}},
@@ -96,11 +103,15 @@ func TestRegressionValues(t *testing.T) {
 			[]float64{0.5 * (math.Log(0.5) + 2)}, []int{}},
 		// One variance per row (2, 2) mean with (2,) variance: rows use 1 and 4.
 		{"gaussiannll/per-row", [][]float64{{0, 0, 0, 0}, {1, 4}, {1, 1, 2, 0}}, [][]int{{2, 2}, {2}, {2, 2}},
-			func(x []*graph.Node) *graph.Node { return losses.GaussianNLL(x[0], x[1], x[2], false, 1e-6, losses.None) },
+			func(x []*graph.Node) *graph.Node {
+				return losses.GaussianNLL(x[0], x[1], x[2], false, 1e-6, losses.None)
+			},
 			[]float64{0.5, 0.5, 0.5 * (math.Log(4) + 1), math.Ln2}, []int{2, 2}},
 		// Last axis of size 1 broadcasts.
 		{"gaussiannll/last-axis-1", [][]float64{{0, 0, 0, 0}, {1, 4}, {1, 1, 2, 0}}, [][]int{{2, 2}, {2, 1}, {2, 2}},
-			func(x []*graph.Node) *graph.Node { return losses.GaussianNLL(x[0], x[1], x[2], false, 1e-6, losses.Sum) },
+			func(x []*graph.Node) *graph.Node {
+				return losses.GaussianNLL(x[0], x[1], x[2], false, 1e-6, losses.Sum)
+			},
 			[]float64{0.5 + 0.5 + 0.5*(math.Log(4)+1) + math.Ln2}, []int{}},
 	})
 }
@@ -249,4 +260,35 @@ func TestKLValues(t *testing.T) {
 			func(x []*graph.Node) *graph.Node { return losses.KLDiagGaussians(x[0], x[1], x[2], x[3], losses.None) },
 			[]float64{0.5 * (math.Ln2 - 0.25), 0}, []int{2}},
 	})
+}
+
+func TestBCEGradientFiniteAtSaturation(t *testing.T) {
+	// At p = 0 and p = 1 the clamped logarithms have zero derivative; the
+	// other term contributes −(1 − t)·d log(1 − p)/dp = 1/(1 − p) at p = 0
+	// (t = 0.5: 0.5) and t·d(−log p)/dp = −1/p at p = 1 (t = 0.5: −0.5).
+	for _, dt := range dtypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			g := graph.New()
+			xs := vars(g, dt, [][]float64{{0, 1}, {0.5, 0.5}}, [][]int{{2}, {2}})
+			l := losses.BCE(xs[0], xs[1], losses.Sum)
+			assertClose(t, dt, []float64{100}, l.Value()) // −(½·(−100) + ½·log 1), twice
+			assertClose(t, dt, []float64{0.5, -0.5}, gradValue(l, xs[0]))
+		})
+	}
+}
+
+func TestGaussianNLLClampIsStraightThrough(t *testing.T) {
+	// variance 0.1 is clamped to eps 0.5; the gradient is that of
+	// ½(log v + d²/v) at v = 0.5, d = 1: ½(1/v − d²/v²) = ½(2 − 4) = −1,
+	// passed to the variance unchanged, as in PyTorch.
+	for _, dt := range dtypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			g := graph.New()
+			xs := vars(g, dt, [][]float64{{0}, {0.1}, {1}}, [][]int{{1}, {1}, {1}})
+			l := losses.GaussianNLL(xs[0], xs[1], xs[2], false, 0.5, losses.Sum)
+			assertClose(t, dt, []float64{-1}, gradValue(l, xs[1]))
+			// d/dμ = −(t − μ)/v = −2.
+			assertClose(t, dt, []float64{-2}, gradValue(l, xs[0]))
+		})
+	}
 }

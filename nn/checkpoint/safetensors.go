@@ -69,6 +69,8 @@ type FormatError struct {
 	Msg    string
 }
 
+// Error describes the problem, e.g. `checkpoint: m.safetensors: tensor
+// "fc.weight": unknown dtype "F17"`.
 func (e *FormatError) Error() string {
 	var b strings.Builder
 	b.WriteString("checkpoint: ")
@@ -123,10 +125,16 @@ func Write(w io.Writer, tensors map[string]*tensor.Tensor, metadata map[string]s
 // write writes the header length, the header and the tensors' data.
 func write(w io.Writer, names []string, header []byte, tensors map[string]*tensor.Tensor) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], uint64(len(header)))
-	bw.Write(buf[:])
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(header)))
+	bw.Write(n[:])
 	bw.Write(header)
+	// Encode through a scratch buffer: one Write per 8 KB, not per element.
+	buf := make([]byte, 0, 8<<10)
+	flush := func() {
+		bw.Write(buf)
+		buf = buf[:0]
+	}
 	for _, name := range names {
 		t := tensors[name].Contiguous()
 		if t.Size() == 0 {
@@ -135,16 +143,21 @@ func write(w io.Writer, names []string, header []byte, tensors map[string]*tenso
 		switch t.DType() {
 		case tensor.Float32:
 			for _, v := range t.Float32s() {
-				binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(v))
-				bw.Write(buf[:4])
+				if len(buf)+4 > cap(buf) {
+					flush()
+				}
+				buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
 			}
 		case tensor.Float64:
 			for _, v := range t.Float64s() {
-				binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
-				bw.Write(buf[:])
+				if len(buf)+8 > cap(buf) {
+					flush()
+				}
+				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
 			}
 		}
 	}
+	flush()
 	// bufio.Writer keeps its first error and reports it here.
 	return bw.Flush()
 }
@@ -272,7 +285,16 @@ func read(r io.Reader, size int64) (map[string]*tensor.Tensor, map[string]string
 	if size >= 0 && size-8-int64(n) != dataLen {
 		return nil, nil, dataLenErr(entries, size-8-int64(n), dataLen)
 	}
-	data, err := readData(r, entries, dataLen)
+	var data []byte
+	if size >= 0 {
+		// The length was checked against the file's size above.
+		data = make([]byte, dataLen)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return nil, nil, fmt.Errorf("checkpoint: read: %w", err)
+		}
+	} else {
+		data, err = readData(r, entries, dataLen)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -305,7 +327,7 @@ func dataLenErr(entries []entry, have, want int64) error {
 // at the end of the input instead of allocating what it claims.
 func readData(r io.Reader, entries []entry, n int64) ([]byte, error) {
 	var b bytes.Buffer
-	b.Grow(int(min(n, 1<<26)) + 1)
+	b.Grow(int(min(n, 1<<20)) + 1)
 	got, err := b.ReadFrom(io.LimitReader(r, n+1))
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: read: %w", err)

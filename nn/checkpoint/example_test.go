@@ -1,0 +1,64 @@
+package checkpoint_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gradus-ml/gradus/nn/checkpoint"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+func Example() {
+	var buf bytes.Buffer
+	err := checkpoint.Write(&buf, map[string]*tensor.Tensor{
+		"a": tensor.FromFloat32s([]float32{1, 2}, 2),
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	b := buf.Bytes()
+	fmt.Printf("%d-byte header |%s|\n", b[0], b[8:8+b[0]]) // padded with spaces
+	fmt.Printf("data % x\n", b[8+b[0]:])
+
+	ts, _, err := checkpoint.Read(&buf)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ts["a"].Values())
+	// Output:
+	// 56-byte header |{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}  |
+	// data 00 00 80 3f 00 00 00 40
+	// [1 2]
+}
+
+func ExampleLoadInto() {
+	dir, err := os.MkdirTemp("", "checkpoint-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "model.safetensors")
+
+	trained := map[string]*tensor.Tensor{"fc.weight": tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2)}
+	adam := map[string]*tensor.Tensor{"step": tensor.Scalar(tensor.Float64, 100)}
+	if err := checkpoint.SaveParams(path, trained, adam, map[string]string{"epoch": "7"}); err != nil {
+		panic(err)
+	}
+
+	fresh := map[string]*tensor.Tensor{"fc.weight": tensor.New(tensor.Float64, 2, 2)}
+	state, err := checkpoint.LoadInto(path, fresh)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(fresh["fc.weight"].Values(), state["step"].Item())
+
+	// A model of another shape is refused and left untouched.
+	wrong := map[string]*tensor.Tensor{"fc.weight": tensor.New(tensor.Float64, 3, 2)}
+	_, err = checkpoint.LoadInto(path, wrong)
+	fmt.Println(err != nil, wrong["fc.weight"].Values())
+	// Output:
+	// [1 2 3 4] 100
+	// true [0 0 0 0 0 0]
+}
