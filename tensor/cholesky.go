@@ -11,7 +11,7 @@ import (
 // one square GEMM (computing the block's upper half needlessly is cheaper
 // than more, smaller GEMM calls).
 const (
-	cholBlock = 64
+	cholBlock = 32
 	syrkBlock = 128
 )
 
@@ -25,26 +25,49 @@ const (
 // its value; errors.Is(err, ErrNotPositiveDefinite) holds. It panics with a
 // *Error when a is not a square matrix or batch of them.
 func Cholesky(a *Tensor) (*Tensor, error) {
-	n := checkSquare("Cholesky", a)
-	out := New(a.dtype, a.shape...)
-	if out.Size() == 0 {
-		return out, nil
+	return cholesky("Cholesky", nil, a)
+}
+
+// CholeskyTo is Cholesky writing L into dst (nil allocates), so that loops
+// refactoring a matrix of fixed size need not allocate. dst must be
+// contiguous with a's shape and dtype; it may be a itself, which is then
+// overwritten. On error dst holds partial results.
+func CholeskyTo(dst, a *Tensor) (*Tensor, error) {
+	return cholesky("CholeskyTo", dst, a)
+}
+
+func cholesky(op string, dst, a *Tensor) (*Tensor, error) {
+	n := checkSquare(op, a)
+	fresh := dst == nil
+	dst = prepareDst(op, dst, a.dtype, a.shape, a)
+	if !dst.IsContiguous() {
+		Fail(op, "destination %s is not contiguous", describe(dst))
 	}
-	offs := matrixOffsets(a, a.shape[:len(a.shape)-2])
+	if dst.Size() == 0 {
+		return dst, nil
+	}
+	src := a
+	if !fresh && sharesStorage(dst, a) && (dst.offset != a.offset || !a.IsContiguous()) {
+		src = a.Clone() // overlapping but not the same matrix: read a copy
+	}
+	offs := matrixOffsets(src, src.shape[:len(src.shape)-2])
 	var err *NotPositiveDefiniteError
 	if a.dtype == Float32 {
-		err = choleskyBatch[float32](a, offs, out, n)
+		err = choleskyBatch[float32](op, src, offs, dst, n, !fresh)
 	} else {
-		err = choleskyBatch[float64](a, offs, out, n)
+		err = choleskyBatch[float64](op, src, offs, dst, n, !fresh)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return dst, nil
 }
 
-func choleskyBatch[T Float](a *Tensor, offs []int, out *Tensor, n int) *NotPositiveDefiniteError {
-	A, O := storage[T](a), storage[T](out)
+// choleskyBatch factors each matrix of a (at offs) into out. The strict
+// upper triangle of out is zeroed when zeroUpper is set (a fresh out is
+// already zero there).
+func choleskyBatch[T Float](op string, a *Tensor, offs []int, out *Tensor, n int, zeroUpper bool) *NotPositiveDefiniteError {
+	A, O := storage[T](a), storage[T](out)[out.offset:]
 	sr, sc := a.strides[len(a.strides)-2], a.strides[len(a.strides)-1]
 	// Small matrices are factored in parallel over the batch; a large one
 	// is parallel inside GEMM. Each chunk stops at its first failure and
@@ -55,16 +78,20 @@ func choleskyBatch[T Float](a *Tensor, offs []int, out *Tensor, n int) *NotPosit
 			off := offs[bi]
 			l := O[bi*n*n : (bi+1)*n*n]
 			for i := 0; i < n; i++ {
+				row := l[i*n : i*n+n]
 				if sc == 1 {
-					copy(l[i*n:i*n+i+1], A[off+i*sr:off+i*sr+i+1])
-					continue
+					copy(row[:i+1], A[off+i*sr:off+i*sr+i+1])
+				} else {
+					for j := 0; j <= i; j++ {
+						row[j] = A[off+i*sr+j*sc]
+					}
 				}
-				for j := 0; j <= i; j++ {
-					l[i*n+j] = A[off+i*sr+j*sc]
+				if zeroUpper {
+					clear(row[i+1:])
 				}
 			}
 			if p, v, ok := potrf(n, l, n); !ok {
-				fails[bi] = &NotPositiveDefiniteError{Op: "Cholesky", Pivot: p, Value: float64(v), Batch: bi}
+				fails[bi] = &NotPositiveDefiniteError{Op: op, Pivot: p, Value: float64(v), Batch: bi}
 				return
 			}
 		}

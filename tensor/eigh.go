@@ -206,6 +206,7 @@ func tqli[T Float](n int, d, e, zt []T) bool {
 	}
 	e[n-1] = 0
 	eps := epsT[T]()
+	cs, ss := make([]T, n), make([]T, n)
 	for l := 0; l < n; l++ {
 		for iter := 0; ; iter++ {
 			m := l
@@ -230,6 +231,7 @@ func tqli[T Float](n int, d, e, zt []T) bool {
 			g = d[m] - d[l] + e[l]/(g+r)
 			s, c, p := T(1), T(1), T(0)
 			deflated := false
+			last := m // lowest index of a rotation recorded in this sweep
 			for i := m - 1; i >= l; i-- {
 				f := s * e[i]
 				b := c * e[i]
@@ -248,13 +250,9 @@ func tqli[T Float](n int, d, e, zt []T) bool {
 				p = s * r
 				d[i+1] = g + p
 				g = c*r - b
-				zi, zj := zt[i*n:i*n+n], zt[(i+1)*n:(i+1)*n+n]
-				for k := range zi {
-					f := zj[k]
-					zj[k] = s*zi[k] + c*f
-					zi[k] = c*zi[k] - s*f
-				}
+				cs[i], ss[i], last = c, s, i
 			}
+			rotateRows(n, zt, cs, ss, last, m)
 			if deflated {
 				continue
 			}
@@ -264,6 +262,30 @@ func tqli[T Float](n int, d, e, zt []T) bool {
 		}
 	}
 	return true
+}
+
+// rotateRows applies the rotations of one QL sweep, (cs[i], ss[i]) acting
+// on rows i and i+1 of the n×n zt for i from m−1 down to last, in that
+// order. Columns are independent, so wide matrices are split over
+// goroutines; deferring the rotations to the end of the sweep leaves the
+// results bit for bit unchanged.
+func rotateRows[T Float](n int, zt, cs, ss []T, last, m int) {
+	if last >= m {
+		return
+	}
+	linalgParallel(n, max(64, eighSplitWork/(m-last)), func(k0, k1 int) {
+		for i := m - 1; i >= last; i-- {
+			c, s := cs[i], ss[i]
+			zi := zt[i*n+k0 : i*n+k1]
+			zj := zt[(i+1)*n+k0 : (i+1)*n+k1]
+			zj = zj[:len(zi)]
+			for k := range zi {
+				f := zj[k]
+				zj[k] = s*zi[k] + c*f
+				zi[k] = c*zi[k] - s*f
+			}
+		}
+	})
 }
 
 // epsT returns the machine epsilon of T.

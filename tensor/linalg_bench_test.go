@@ -47,6 +47,20 @@ func BenchmarkCholesky(b *testing.B) {
 			}
 			laReportGFLOPS(b, float64(n)*float64(n)*float64(n)/3)
 		})
+		// CholeskyTo into a reused destination: the factorisation alone,
+		// without allocating and faulting in a fresh n×n result.
+		b.Run(fmt.Sprintf("f64/n%d/To", n), func(b *testing.B) {
+			a := laBenchSPD(n)
+			dst := New(Float64, n, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := CholeskyTo(dst, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			laReportGFLOPS(b, float64(n)*float64(n)*float64(n)/3)
+		})
 	}
 }
 

@@ -125,6 +125,46 @@ func TestCholeskyHandWorked(t *testing.T) {
 	}
 }
 
+func TestCholeskyTo(t *testing.T) {
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			const n = 70
+			a := laSPD(dt, 3, n)
+			am := laMatOf(a)
+			check := func(l *Tensor, msg string) {
+				t.Helper()
+				lm := laMatOf(l)
+				for i := 0; i < n; i++ {
+					for j := i + 1; j < n; j++ {
+						require.Zero(t, lm.at(i, j), "%s: upper entry (%d, %d)", msg, i, j)
+					}
+				}
+				assert.Less(t, laMaxDiff(laMul(lm, laT(lm)), am)/(2*n), laRelTol(dt, n), msg)
+			}
+			dst := Full(dt, 99, n, n)
+			l, err := CholeskyTo(dst, a)
+			require.NoError(t, err)
+			require.Same(t, dst, l)
+			check(dst, "garbage dst")
+
+			inPlace := a.Clone()
+			_, err = CholeskyTo(inPlace, inPlace)
+			require.NoError(t, err)
+			check(inPlace, "in place")
+
+			// a is the transpose of the destination's storage (same values,
+			// A being symmetric), so it must be read before being overwritten.
+			shared := a.Clone()
+			_, err = CholeskyTo(shared, laTransposeLast(shared))
+			require.NoError(t, err)
+			check(shared, "transposed alias")
+
+			laRequireOpError(t, "CholeskyTo", func() { _, _ = CholeskyTo(New(dt, n, n+1), a) }, "(70, 71)", "(70, 70)")
+			laRequireOpError(t, "CholeskyTo", func() { _, _ = CholeskyTo(laTransposeLast(New(dt, n, n)), a) }, "not contiguous")
+		})
+	}
+}
+
 func TestCholeskyBatched(t *testing.T) {
 	for _, dt := range laDTypes {
 		t.Run(dt.String(), func(t *testing.T) {
@@ -252,9 +292,9 @@ func laClean(m laMat) laMat {
 }
 
 func TestTriSolveResiduals(t *testing.T) {
-	// n = 150 crosses the recursion's block size; k = 4000 makes the
-	// substitution split its columns over goroutines.
-	sizes := [][2]int{{1, 1}, {5, 1}, {5, 7}, {150, 1}, {150, 7}, {70, 4000}}
+	// n > 16 recurses around GEMM; k = 2000 makes the substitution split
+	// its columns over goroutines.
+	sizes := [][2]int{{1, 1}, {5, 1}, {5, 7}, {70, 7}, {150, 1}, {150, 7}, {20, 2000}}
 	for _, nk := range sizes {
 		for _, flags := range [][2]bool{{true, false}, {true, true}, {false, false}, {false, true}} {
 			for _, dt := range laDTypes {
@@ -300,6 +340,46 @@ func TestTriSolveShapes(t *testing.T) {
 			bb := laRandom(dt, 4, 3, 4, 2)
 			x = TriSolve(a1, bb, true, false)
 			require.Equal(t, []int{3, 4, 2}, x.Shape())
+
+			// Views: a transposed matrix (solved through its storage), a
+			// strided one (copied), and a row-padded one (read with its stride).
+			for _, lower := range []bool{true, false} {
+				for _, trans := range []bool{false, true} {
+					src := laTriangular(dt, 5, 70, !lower)
+					view := laTransposeLast(src) // lower when src is upper
+					want := laClean(laMatOf(view.Clone()))
+					if trans {
+						want = laT(want)
+					}
+					rhs := laRandom(dt, 6, 70, 3)
+					x := TriSolve(view, rhs, lower, trans)
+					assert.Less(t, laMaxDiff(laMul(want, laMatOf(x)), laMatOf(rhs)), laRelTol(dt, 70), "transposed view lower=%v trans=%v", lower, trans)
+				}
+			}
+			strided := laEveryOther(dt, 7, 5, 5)
+			for i := 0; i < 5; i++ {
+				strided.SetAt(3, i, i)
+			}
+			rhs := laRandom(dt, 8, 5, 2)
+			x = TriSolve(strided, rhs, true, false)
+			sm := laMatOf(strided.Clone())
+			for i := 0; i < 5; i++ {
+				for j := i + 1; j < 5; j++ {
+					sm.v[i*5+j] = 0
+				}
+			}
+			assert.Less(t, laMaxDiff(laMul(sm, laMatOf(x)), laMatOf(rhs)), laRelTol(dt, 5), "strided")
+			wide := laTriangular(dt, 9, 6, true)
+			padded := New(dt, 5, 6)
+			for i := 0; i < 5; i++ {
+				for j := 0; j < 6; j++ {
+					padded.SetAt(wide.At(i, j), i, j)
+				}
+			}
+			pv := *padded
+			pv.shape = []int{5, 5}
+			x = TriSolve(&pv, rhs, true, false)
+			assert.Less(t, laMaxDiff(laMul(laClean(laMatOf(pv.Clone())), laMatOf(x)), laMatOf(rhs)), laRelTol(dt, 5), "padded rows")
 
 			laRequireOpError(t, "TriSolve", func() { TriSolve(New(dt, 3, 3), New(dt, 4, 2), true, false) }, "(3, 3)", "(4, 2)")
 			laRequireOpError(t, "TriSolve", func() { TriSolve(New(dt, 3, 2), New(dt, 3, 2), true, false) }, "(3, 2)")
@@ -546,10 +626,57 @@ func TestEighHandWorked(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, []float64{7}, w.Values())
 			assert.Equal(t, []float64{1}, v.Values())
+			// Scaling must not overflow or underflow intermediate sums.
+			for _, scale := range []float64{1e30, 1e-30} {
+				w, _, err = Eigh(FromValues(dt, []float64{2 * scale, 0, scale, 2 * scale}, 2, 2))
+				require.NoError(t, err)
+				assert.InDelta(t, 1, w.Values()[0]/scale, laTol(dt, 2))
+				assert.InDelta(t, 3, w.Values()[1]/scale, laTol(dt, 2))
+			}
+
+			// The zero matrix: every eigenvalue 0, any orthonormal basis.
+			w, v, err = Eigh(New(dt, 3, 3))
+			require.NoError(t, err)
+			assert.Equal(t, []float64{0, 0, 0}, w.Values())
+			assert.Less(t, laMaxDiff(laMul(laT(laMatOf(v)), laMatOf(v)), laMatOf(Eye(Float64, 3))), laTol(dt, 3))
 			w, v, err = Eigh(New(dt, 0, 0))
 			require.NoError(t, err)
 			assert.Equal(t, []int{0}, w.Shape())
 			assert.Equal(t, []int{0, 0}, v.Shape())
+		})
+	}
+}
+
+// laSecondDifference returns the n×n matrix tridiag(−1, 2, −1), whose
+// eigenvalues are 2 − 2·cos(kπ/(n+1)), k = 1..n, and determinant n+1.
+func laSecondDifference(dt DType, n int) *Tensor {
+	t := New(dt, n, n)
+	for i := 0; i < n; i++ {
+		t.SetAt(2, i, i)
+		if i > 0 {
+			t.SetAt(-1, i, i-1)
+			t.SetAt(-1, i-1, i)
+		}
+	}
+	return t
+}
+
+func TestEighKnownSpectrum(t *testing.T) {
+	const n = 40
+	want := make([]float64, n)
+	for k := 1; k <= n; k++ {
+		want[k-1] = 2 - 2*math.Cos(float64(k)*math.Pi/(n+1))
+	}
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			a := laSecondDifference(dt, n)
+			w, v, err := Eigh(a)
+			require.NoError(t, err)
+			laAssertClose(t, want, w, laTol(dt, n))
+			laCheckEigh(t, dt, laMatOf(a), w.Values(), laMatOf(v))
+			d, err := Det(a)
+			require.NoError(t, err)
+			assert.InDelta(t, n+1, d.Item(), laTol(dt, n)*(n+1))
 		})
 	}
 }
@@ -628,7 +755,7 @@ func TestEighBatchedAndErrors(t *testing.T) {
 			}
 
 			// A transposed view is read through its strides.
-			w2, _, err := Eigh(transposeLast(a1))
+			w2, _, err := Eigh(laTransposeLast(a1))
 			require.NoError(t, err)
 			laAssertClose(t, wv[:n], w2, laTol(dt, n)*10)
 
@@ -637,4 +764,40 @@ func TestEighBatchedAndErrors(t *testing.T) {
 			laRequireOpError(t, "Eigh", func() { _, _, _ = Eigh(New(dt, 2, 3)) }, "(2, 3)")
 		})
 	}
+}
+
+func ExampleCholesky() {
+	a := FromFloat64s([]float64{4, 2, 2, 3}, 2, 2)
+	l, err := Cholesky(a)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(l)
+	// Solve A·x = b with the factor: 4x + 2y = 8, 2x + 3y = 7.
+	fmt.Println(CholeskySolve(l, FromFloat64s([]float64{8, 7})))
+	// log det A = log 8.
+	fmt.Printf("%.4f\n", LogDetChol(l).Item())
+
+	_, err = Cholesky(FromFloat64s([]float64{1, 2, 2, 1}, 2, 2))
+	fmt.Println(err)
+	// Output:
+	// [[2, 0], [1, 1.41421]]
+	// [1.25, 1.5]
+	// 2.0794
+	// tensor.Cholesky: matrix 0 is not positive definite: pivot 1 is -3
+}
+
+func ExampleMatMul() {
+	a := FromFloat64s([]float64{1, 2, 3, 4}, 2, 2)
+	b := FromFloat64s([]float64{5, 6, 7, 8}, 2, 2)
+	fmt.Println(MatMul(a, b))
+	// Batch dimensions broadcast: (2, 1, 3, 4)@(5, 4, 2) → (2, 5, 3, 2).
+	fmt.Println(MatMul(Ones(Float32, 2, 1, 3, 4), Ones(Float32, 5, 4, 2)).Shape())
+	// A vector operand loses its added dimension: (2, 2)@(2,) → (2,).
+	fmt.Println(MatMul(a, FromFloat64s([]float64{1, 1})))
+	// Output:
+	// [[19, 22], [43, 50]]
+	// [2 5 3 2]
+	// [3, 7]
 }

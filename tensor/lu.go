@@ -10,9 +10,6 @@ import (
 // with NaN or infinite entries, whose result would be meaningless.
 var ErrNotFinite = errors.New("matrix has NaN or infinite entries")
 
-// luBlock is the panel width of the blocked LU factorisation.
-const luBlock = 64
-
 // luFactor holds the LU factorisations P·A = L·U of a batch of n×n
 // matrices, stored contiguously; piv[b][i] is the row swapped with row i at
 // step i, zero[b] the first exactly zero pivot of matrix b or -1.
@@ -66,50 +63,74 @@ func factorLUBatch[T Float](f *luFactor) int {
 
 // getrf factors the n×n matrix a in place as P·A = L·U with partial
 // pivoting (L unit lower, U upper, both stored in a), recording in piv[i]
-// the row swapped with row i. Panels of luBlock columns are factored
-// unblocked; the trailing matrix is updated by GEMM. It returns the index of
-// the first exactly zero pivot, or -1; the factorisation still completes.
+// the row swapped with row i. It returns the index of the first exactly
+// zero pivot, or -1; the factorisation still completes.
 func getrf[T Float](n int, a []T, lda int, piv []int) int {
+	return luRec(n, a, lda, 0, n, piv)
+}
+
+// luLeaf is the panel width below which LU columns are eliminated one by
+// one.
+const luLeaf = 16
+
+// luRec factors the columns [c, c+w) of rows [c, n), to the left of which
+// the matrix is already factored, by halving the columns: the left half is
+// factored, the right half updated by a triangular solve and a GEMM, then
+// factored (Toledo's recursive LU, which keeps almost all the work in
+// large GEMM calls). Row interchanges are applied to whole rows at once:
+// in row-major storage that is cheap, and it permutes both L to the left
+// and the columns still to be updated to the right, as LAPACK's deferred
+// swaps would. It returns the first exactly zero pivot, or -1.
+func luRec[T Float](n int, a []T, lda int, c, w int, piv []int) int {
+	if w <= luLeaf {
+		return luPanel(n, a, lda, c, w, piv)
+	}
+	w1 := w / 2
+	w2 := w - w1
+	zero := luRec(n, a, lda, c, w1, piv)
+	// U12 = L11⁻¹·A12, then A22 −= L21·U12.
+	trsmLeft(true, false, true, w1, w2, a[c*lda+c:], lda, a[c*lda+c+w1:], lda)
+	if r := n - c - w1; r > 0 {
+		gemmT(false, false, r, w2, w1, -1, a[(c+w1)*lda+c:], lda, a[c*lda+c+w1:], lda, 1, a[(c+w1)*lda+c+w1:], lda)
+	}
+	if z := luRec(n, a, lda, c+w1, w2, piv); zero < 0 {
+		zero = z
+	}
+	return zero
+}
+
+// luPanel eliminates the columns [c, c+w) of rows [c, n) one at a time.
+func luPanel[T Float](n int, a []T, lda int, c, w int, piv []int) int {
 	zero := -1
-	for j := 0; j < n; j += luBlock {
-		jb := min(luBlock, n-j)
-		for jj := j; jj < j+jb; jj++ {
-			p, best := jj, absT(a[jj*lda+jj])
-			for i := jj + 1; i < n; i++ {
-				if v := absT(a[i*lda+jj]); v > best {
-					p, best = i, v
-				}
-			}
-			piv[jj] = p
-			if p != jj {
-				// Swapping whole rows applies the interchange to L on the left
-				// and to the not yet factored columns on the right at once.
-				rp, rj := a[p*lda:p*lda+n], a[jj*lda:jj*lda+n]
-				for c := range rj {
-					rp[c], rj[c] = rj[c], rp[c]
-				}
-			}
-			d := a[jj*lda+jj]
-			if d == 0 {
-				if zero < 0 {
-					zero = jj
-				}
-				continue
-			}
-			urow := a[jj*lda+jj+1 : jj*lda+j+jb]
-			for i := jj + 1; i < n; i++ {
-				row := a[i*lda+jj : i*lda+j+jb]
-				l := row[0] / d
-				row[0] = l
-				if l != 0 {
-					axpy(-l, urow, row[1:])
-				}
+	for jj := c; jj < c+w; jj++ {
+		p, best := jj, absT(a[jj*lda+jj])
+		for i := jj + 1; i < n; i++ {
+			if v := absT(a[i*lda+jj]); v > best {
+				p, best = i, v
 			}
 		}
-		if r := n - j - jb; r > 0 {
-			// U12 = L11⁻¹·A12, then A22 −= L21·U12.
-			trsmLeft(true, false, true, jb, r, a[j*lda+j:], lda, a[j*lda+j+jb:], lda)
-			gemmT(false, false, r, r, jb, -1, a[(j+jb)*lda+j:], lda, a[j*lda+j+jb:], lda, 1, a[(j+jb)*lda+j+jb:], lda)
+		piv[jj] = p
+		if p != jj {
+			rp, rj := a[p*lda:p*lda+n], a[jj*lda:jj*lda+n]
+			for k := range rj {
+				rp[k], rj[k] = rj[k], rp[k]
+			}
+		}
+		d := a[jj*lda+jj]
+		if d == 0 {
+			if zero < 0 {
+				zero = jj
+			}
+			continue
+		}
+		urow := a[jj*lda+jj+1 : jj*lda+c+w]
+		for i := jj + 1; i < n; i++ {
+			row := a[i*lda+jj : i*lda+c+w]
+			l := row[0] / d
+			row[0] = l
+			if l != 0 {
+				axpy(-l, urow, row[1:])
+			}
 		}
 	}
 	return zero

@@ -49,16 +49,41 @@ func MatMulTTo(dst, a, b *Tensor, transA, transB bool) *Tensor {
 
 // matOperand describes how one operand's matrices are handed to GEMM.
 type matOperand struct {
-	t     *Tensor // the (possibly copied) tensor, at least 2-D
+	t     *Tensor // the operand, or a contiguous copy of it
 	trans bool    // pass to GEMM transposed
 	ld    int     // leading dimension of the stored matrix
 	bstr  []int   // strides over the broadcast batch dimensions (0 where broadcast)
 }
 
-// layoutOf reports how the trailing r×c matrix with strides (sr, sc) can be
-// read by GEMM: as row-major (trans false) or as the transpose of a
-// row-major matrix (trans true), with its leading dimension. ok is false
-// when neither fits and the operand must be copied.
+// How matmul reads an operand: a matrix (or batch of them), or a 1-D
+// operand promoted to a row (1, k) or a column (k, 1).
+const (
+	asMatrix = iota
+	asRow
+	asColumn
+)
+
+// logicalMatrix returns the shape and strides of the matrix matmul reads
+// from t, after the optional transposition of its last two axes.
+func logicalMatrix(t *Tensor, kind int, trans bool) (r, c, sr, sc int) {
+	switch kind {
+	case asRow:
+		return 1, t.shape[0], 0, t.strides[0]
+	case asColumn:
+		return t.shape[0], 1, t.strides[0], 0
+	}
+	nd := len(t.shape)
+	r, c, sr, sc = t.shape[nd-2], t.shape[nd-1], t.strides[nd-2], t.strides[nd-1]
+	if trans {
+		return c, r, sc, sr
+	}
+	return r, c, sr, sc
+}
+
+// layoutOf reports how the r×c matrix with strides (sr, sc) can be read by
+// GEMM: as row-major (trans false) or as the transpose of a row-major
+// matrix (trans true), with its leading dimension. ok is false when neither
+// fits and the operand must be copied.
 func layoutOf(r, c, sr, sc int) (trans bool, ld int, ok bool) {
 	if (sc == 1 || c == 1) && (r == 1 || sr >= max(1, c)) {
 		if r == 1 {
@@ -75,68 +100,54 @@ func layoutOf(r, c, sr, sc int) (trans bool, ld int, ok bool) {
 	return false, 0, false
 }
 
-func prepOperand(t *Tensor, batch []int) matOperand {
-	nd := len(t.shape)
-	r, c := t.shape[nd-2], t.shape[nd-1]
-	tr, ld, ok := layoutOf(r, c, t.strides[nd-2], t.strides[nd-1])
+// prepOperand decides how GEMM reads t: in place when its matrices are
+// row-major or transposed row-major with any row stride, else from a
+// contiguous copy (which always fits). batch is the broadcast batch shape.
+func prepOperand(t *Tensor, kind int, trans bool, batch []int) matOperand {
+	tr, ld, ok := layoutOf(logicalMatrix(t, kind, trans))
 	if !ok {
 		t = t.Clone()
-		tr, ld = false, max(1, c)
+		tr, ld, _ = layoutOf(logicalMatrix(t, kind, trans))
 	}
-	// Strides over the output batch dims; missing or size-1 dims broadcast.
-	bstr := make([]int, len(batch))
-	lead := len(batch) - (nd - 2)
-	for i := range batch {
-		if j := i - lead; j >= 0 && t.shape[j] != 1 {
-			bstr[i] = t.strides[j]
+	o := matOperand{t: t, trans: tr, ld: ld}
+	if len(batch) > 0 {
+		// Strides over the output batch dims; missing or size-1 dims
+		// broadcast. A promoted vector has no batch dims.
+		o.bstr = make([]int, len(batch))
+		tb := 0
+		if kind == asMatrix {
+			tb = len(t.shape) - 2
+		}
+		lead := len(batch) - tb
+		for i := range batch {
+			if j := i - lead; j >= 0 && t.shape[j] != 1 {
+				o.bstr[i] = t.strides[j]
+			}
 		}
 	}
-	return matOperand{t: t, trans: tr, ld: ld, bstr: bstr}
-}
-
-// transposeLast returns a view of t with its last two axes swapped.
-func transposeLast(t *Tensor) *Tensor {
-	nd := len(t.shape)
-	v := *t
-	v.shape = cloneInts(t.shape)
-	v.strides = cloneInts(t.strides)
-	v.shape[nd-2], v.shape[nd-1] = v.shape[nd-1], v.shape[nd-2]
-	v.strides[nd-2], v.strides[nd-1] = v.strides[nd-1], v.strides[nd-2]
-	return &v
-}
-
-// vectorView returns a 1-D t as a 2-D view: a row (1, k) or column (k, 1).
-func vectorView(t *Tensor, row bool) *Tensor {
-	v := *t
-	if row {
-		v.shape = []int{1, t.shape[0]}
-		v.strides = []int{0, t.strides[0]}
-	} else {
-		v.shape = []int{t.shape[0], 1}
-		v.strides = []int{t.strides[0], 0}
-	}
-	return &v
+	return o
 }
 
 func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	sameDType(op, a, b)
-	if len(a.shape) == 0 || len(b.shape) == 0 {
+	na, nb := len(a.shape), len(b.shape)
+	if na == 0 || nb == 0 {
 		Fail(op, "operands must have at least 1 dimension: %s", describe(a, b))
 	}
-	av, bv := a, b
-	if len(a.shape) == 1 {
-		av = vectorView(a, true)
-	} else if transA {
-		av = transposeLast(a)
+	ka, kb := asMatrix, asMatrix
+	var abatch, bbatch []int
+	if na == 1 {
+		ka = asRow
+	} else {
+		abatch = a.shape[:na-2]
 	}
-	if len(b.shape) == 1 {
-		bv = vectorView(b, false)
-	} else if transB {
-		bv = transposeLast(b)
+	if nb == 1 {
+		kb = asColumn
+	} else {
+		bbatch = b.shape[:nb-2]
 	}
-	na, nb := len(av.shape), len(bv.shape)
-	m, k := av.shape[na-2], av.shape[na-1]
-	k2, n := bv.shape[nb-2], bv.shape[nb-1]
+	m, k, _, _ := logicalMatrix(a, ka, transA)
+	k2, n, _, _ := logicalMatrix(b, kb, transB)
 	if k != k2 {
 		flags := ""
 		if transA || transB {
@@ -144,12 +155,16 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 		}
 		Fail(op, "inner dimensions differ: %s%s: %d vs %d", describe(a, b), flags, k, k2)
 	}
-	batch := BroadcastShapes(op, av.shape[:na-2], bv.shape[:nb-2])
-	outShape := cloneInts(batch)
-	if len(a.shape) > 1 {
+	var batch []int
+	if len(abatch) > 0 || len(bbatch) > 0 {
+		batch = BroadcastShapes(op, abatch, bbatch)
+	}
+	var shapeBuf [8]int
+	outShape := append(shapeBuf[:0], batch...)
+	if na > 1 {
 		outShape = append(outShape, m)
 	}
-	if len(b.shape) > 1 {
+	if nb > 1 {
 		outShape = append(outShape, n)
 	}
 	dst = prepareDst(op, dst, a.dtype, outShape, a, b)
@@ -160,7 +175,7 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	if !dst.IsContiguous() || sharesStorage(dst, a) || sharesStorage(dst, b) {
 		out = New(a.dtype, outShape...)
 	}
-	oa, ob := prepOperand(av, batch), prepOperand(bv, batch)
+	oa, ob := prepOperand(a, ka, transA, batch), prepOperand(b, kb, transB, batch)
 	if a.dtype == Float32 {
 		batchedGemm[float32](out, oa, ob, batch, m, n, k)
 	} else {
@@ -172,12 +187,44 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	return dst
 }
 
-// sharesStorage reports whether x and y are views of the same backing array.
+// sharesStorage reports whether x and y may overlap in memory: they view
+// the same backing array and the spans of elements they can reach meet.
 func sharesStorage(x, y *Tensor) bool {
-	if x.dtype == Float32 {
-		return sameArray(x.f32, y.f32)
+	if x.dtype != y.dtype || x.Size() == 0 || y.Size() == 0 {
+		return false
 	}
-	return sameArray(x.f64, y.f64)
+	var cx, cy int
+	if x.dtype == Float32 {
+		if !sameArray(x.f32, y.f32) {
+			return false
+		}
+		cx, cy = cap(x.f32), cap(y.f32)
+	} else {
+		if !sameArray(x.f64, y.f64) {
+			return false
+		}
+		cx, cy = cap(x.f64), cap(y.f64)
+	}
+	// Positions are counted from the shared end of the array, since the two
+	// slices may start at different elements of it.
+	xlo, xhi := span(x)
+	ylo, yhi := span(y)
+	xlo, xhi = xlo-cx, xhi-cx
+	ylo, yhi = ylo-cy, yhi-cy
+	return xlo <= yhi && ylo <= xhi
+}
+
+// span returns the lowest and highest storage index t can reach.
+func span(t *Tensor) (lo, hi int) {
+	lo, hi = t.offset, t.offset
+	for i, d := range t.shape {
+		if s := (d - 1) * t.strides[i]; s < 0 {
+			lo += s
+		} else {
+			hi += s
+		}
+	}
+	return lo, hi
 }
 
 func sameArray[T Float](x, y []T) bool {
@@ -195,6 +242,10 @@ func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k i
 	nb := shapeSize(batch)
 	if k == 0 {
 		clear(c[:nb*m*n])
+		return
+	}
+	if nb == 1 {
+		gemmT(oa.trans, ob.trans, m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, 0, c, n)
 		return
 	}
 	// Fold the batch into the rows of one GEMM when B is shared by every

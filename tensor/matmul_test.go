@@ -106,7 +106,7 @@ func laTransposed(dt DType, seed uint64, shape ...int) *Tensor {
 	s := append([]int{}, shape...)
 	nd := len(s)
 	s[nd-2], s[nd-1] = s[nd-1], s[nd-2]
-	return transposeLast(laRandom(dt, seed, s...))
+	return laTransposeLast(laRandom(dt, seed, s...))
 }
 
 // laEveryOther returns a view of the given logical shape whose last axis
@@ -244,10 +244,10 @@ func TestMatMulT(t *testing.T) {
 				// Reference: materialise the transposes, then multiply.
 				ra, rb := a, b
 				if tc.transA && a.Dim() > 1 {
-					ra = transposeLast(a).Clone()
+					ra = laTransposeLast(a).Clone()
 				}
 				if tc.transB && b.Dim() > 1 {
-					rb = transposeLast(b).Clone()
+					rb = laTransposeLast(b).Clone()
 				}
 				want, shape := laNaiveMatMul(ra.Values(), ra.Shape(), rb.Values(), rb.Shape())
 				got := MatMulT(a, b, tc.transA, tc.transB)
@@ -274,10 +274,29 @@ func TestMatMulTo(t *testing.T) {
 			MatMulTo(a2, a2, b)
 			laAssertClose(t, want, a2, laTol(dt, 4), "aliased dst")
 
+			// Disjoint halves of one array do not overlap; halves of one
+			// array's rows do.
+			buf := New(dt, 2, 4, 4)
+			lo, hi := *buf, *buf
+			lo.shape, hi.shape = []int{4, 4}, []int{4, 4}
+			lo.strides, hi.strides = []int{4, 1}, []int{4, 1}
+			hi.offset = 16
+			assert.False(t, sharesStorage(&lo, &hi))
+			assert.True(t, sharesStorage(&lo, laTransposeLast(&lo)))
+			CopyInto(&hi, a)
+			MatMulTo(&lo, &hi, b)
+			laAssertClose(t, want, &lo, laTol(dt, 4), "dst in the same array")
+			over := hi
+			over.offset = 12
+			CopyInto(&over, a)
+			assert.True(t, sharesStorage(&lo, &over))
+			MatMulTo(&lo, &over, b)
+			laAssertClose(t, want, &lo, laTol(dt, 4), "overlapping dst")
+
 			// A non-contiguous destination (a transposed view).
 			base := New(dt, 4, 4)
-			MatMulTo(transposeLast(base), a, b)
-			laAssertClose(t, want, transposeLast(base), laTol(dt, 4), "transposed dst")
+			MatMulTo(laTransposeLast(base), a, b)
+			laAssertClose(t, want, laTransposeLast(base), laTol(dt, 4), "transposed dst")
 
 			laRequireOpError(t, "MatMulTo", func() { MatMulTo(New(dt, 4, 5), a, b) }, "(4, 5)", "(4, 4)")
 		})
@@ -289,20 +308,26 @@ func TestMatMulTransposedViewsAreNotCopied(t *testing.T) {
 		t.Run(dt.String(), func(t *testing.T) {
 			x := laRandom(dt, 1, 3, 6, 4)
 			cases := []struct {
-				name  string
-				v     *Tensor
-				copy  bool
-				trans bool
-				ld    int
+				name      string
+				v         *Tensor
+				kind      int
+				transpose bool // the matmul flag
+				copy      bool
+				trans     bool // what GEMM is told
+				ld        int
 			}{
-				{"contiguous", x, false, false, 4},
-				{"transposed", transposeLast(x), false, true, 4},
-				{"row vector", vectorView(New(dt, 5), true), false, false, 5},
-				{"column vector", vectorView(New(dt, 5), false), false, false, 1},
-				{"strided", laEveryOther(dt, 2, 3, 4), true, false, 4},
+				{"contiguous", x, asMatrix, false, false, false, 4},
+				{"flag", x, asMatrix, true, false, true, 4},
+				{"transposed view", laTransposeLast(x), asMatrix, false, false, true, 4},
+				{"transposed view and flag", laTransposeLast(x), asMatrix, true, false, false, 4},
+				{"row vector", New(dt, 5), asRow, false, false, false, 5},
+				{"column vector", New(dt, 5), asColumn, false, false, false, 1},
+				{"strided vector", laEveryOther(dt, 2, 5), asRow, false, false, true, 2},
+				{"strided", laEveryOther(dt, 2, 3, 4), asMatrix, false, true, false, 4},
+				{"strided with flag", laEveryOther(dt, 2, 3, 4), asMatrix, true, true, true, 4},
 			}
 			for _, tc := range cases {
-				op := prepOperand(tc.v, tc.v.Shape()[:tc.v.Dim()-2])
+				op := prepOperand(tc.v, tc.kind, tc.transpose, nil)
 				assert.Equal(t, tc.copy, op.t != tc.v, tc.name)
 				assert.True(t, sharesStorage(op.t, tc.v) != tc.copy, tc.name)
 				assert.Equal(t, tc.trans, op.trans, tc.name)
@@ -334,7 +359,7 @@ func TestOuter(t *testing.T) {
 
 			// A strided b (a column of a matrix) and an empty a.
 			m := FromValues(dt, []float64{1, 2, 3, 4}, 2, 2)
-			col := transposeLast(m)
+			col := laTransposeLast(m)
 			v := *col
 			v.shape, v.strides = []int{2}, []int{col.strides[1]}
 			got = Outer(FromValues(dt, []float64{1, -1}), &v) // b = (1, 3)
@@ -370,4 +395,15 @@ func TestDot(t *testing.T) {
 	want := float64(float32(0.1)) * n
 	got := Dot(x, Ones(Float32, n)).Item()
 	assert.InDelta(t, want, got, want*1e-5)
+}
+
+// laTransposeLast returns a view of t with its last two axes swapped.
+func laTransposeLast(t *Tensor) *Tensor {
+	nd := len(t.shape)
+	v := *t
+	v.shape = cloneInts(t.shape)
+	v.strides = cloneInts(t.strides)
+	v.shape[nd-2], v.shape[nd-1] = v.shape[nd-1], v.shape[nd-2]
+	v.strides[nd-2], v.strides[nd-1] = v.strides[nd-1], v.strides[nd-2]
+	return &v
 }

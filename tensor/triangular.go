@@ -11,10 +11,9 @@ import (
 // blocks of at most triBlock rows fall back to substitution.
 
 // triBlock is the order below which triangular solves use substitution.
-const triBlock = 64
-
-// rightBlock is the same for the right-sided solve inside Cholesky.
-var rightBlock = 32
+// Substitution runs at a fraction of GEMM's speed, so the blocks are kept
+// small; below about 16 the overhead of GEMM calls wins instead.
+const triBlock = 16
 
 // TriSolve solves op(A)·X = B for X, where A is triangular (lower or upper
 // as the flag says) and op(A) is A or Aᵀ as trans says. a has shape
@@ -43,23 +42,37 @@ func triSolveSteps(op string, a, b *Tensor, steps ...triStep) *Tensor {
 	if x.Size() == 0 {
 		return x
 	}
-	ac := a.Contiguous()
-	offs := matrixOffsets(ac, batch)
+	// A transposed view (such as Transpose(l)) is solved in place as its
+	// storage's transpose: the lower triangle of Mᵀ is the upper one of M.
+	nd := len(a.shape)
+	tr, ld, ok := layoutOf(n, n, a.strides[nd-2], a.strides[nd-1])
+	if !ok {
+		a = a.Clone()
+		tr, ld = false, n
+	}
+	if tr {
+		flipped := make([]triStep, len(steps))
+		for i, s := range steps {
+			flipped[i] = triStep{lower: !s.lower, trans: !s.trans}
+		}
+		steps = flipped
+	}
+	offs := matrixOffsets(a, batch)
 	if a.dtype == Float32 {
-		triSolveBatch[float32](ac, offs, x, n, k, steps)
+		triSolveBatch[float32](a, offs, ld, x, n, k, steps)
 	} else {
-		triSolveBatch[float64](ac, offs, x, n, k, steps)
+		triSolveBatch[float64](a, offs, ld, x, n, k, steps)
 	}
 	return x
 }
 
-func triSolveBatch[T Float](a *Tensor, offs []int, x *Tensor, n, k int, steps []triStep) {
+func triSolveBatch[T Float](a *Tensor, offs []int, lda int, x *Tensor, n, k int, steps []triStep) {
 	A, X := storage[T](a), storage[T](x)
 	linalgParallel(len(offs), max(1, triSplitWork/(n*n*k)), func(b0, b1 int) {
 		for bi := b0; bi < b1; bi++ {
 			xb := X[bi*n*k : (bi+1)*n*k]
 			for _, s := range steps {
-				trsmLeft(s.lower, s.trans, false, n, k, A[offs[bi]:], n, xb, k)
+				trsmLeft(s.lower, s.trans, false, n, k, A[offs[bi]:], lda, xb, k)
 			}
 		}
 	})
@@ -209,7 +222,15 @@ func trsmLeftSmall[T Float](lower, trans, unit bool, n, k int, a []T, lda int, b
 // axpy sets y += alpha·x for equal-length x and y.
 func axpy[T Float](alpha T, x, y []T) {
 	x = x[:len(y)]
-	for i := range y {
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y4, x4 := y[i:i+4:i+4], x[i:i+4:i+4]
+		y4[0] += alpha * x4[0]
+		y4[1] += alpha * x4[1]
+		y4[2] += alpha * x4[2]
+		y4[3] += alpha * x4[3]
+	}
+	for ; i < len(y); i++ {
 		y[i] += alpha * x[i]
 	}
 }
@@ -221,7 +242,7 @@ func trsmRightLowerT[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if n <= rightBlock {
+	if n <= triBlock {
 		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
 			trsmRightLowerTSmall(r1-r0, n, l, ldl, b[r0*ldb:], ldb)
 		})
