@@ -111,12 +111,12 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 		w1:       1 - c.Beta1,
 		b2:       c.Beta2,
 		w2:       1 - c.Beta2,
-		stepSize: -c.LR / (1 - math.Pow(c.Beta1, t)),
+		stepSize: -o.lr / (1 - math.Pow(c.Beta1, t)),
 		bc2sqrt:  math.Sqrt(1 - math.Pow(c.Beta2, t)),
 		eps:      c.Eps,
 	}
 	if o.decoupled {
-		h.decay = 1 - c.LR*c.WeightDecay
+		h.decay = 1 - o.lr*c.WeightDecay
 	} else {
 		h.l2 = c.WeightDecay
 	}

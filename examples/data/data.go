@@ -6,6 +6,19 @@
 // "sklearn/digits.csv", "sklearn/breast_cancer.csv", "sklearn/diabetes.csv",
 // "sklearn/diabetes_raw.csv", Mauna Loa "co2.csv", and the MNIST 10k subset
 // under "mnist10k/". files/SOURCES.md gives their sources and licences.
+//
+// MNIST and MNISTFromDir load digits (IDX files, read by ReadIDXImages and
+// ReadIDXLabels); Batcher, Gatherer and GatherLabels deal shuffled
+// mini-batches without allocating per batch; TrainTestSplit and
+// Standardise prepare tabular data:
+//
+//	x, labels, err := data.MNIST("train") // (8000, 784) float32 in [0, 1]
+//	b := data.NewBatcher(len(labels), 128, data.BatchOptions{Seed: 1})
+//	rows := data.NewGatherer(x)
+//	for idx := range b.Epoch() {
+//		xb := rows.Gather(idx) // (len(idx), 784), a reused buffer
+//		...
+//	}
 package data
 
 import (

@@ -37,9 +37,9 @@ func main() {
 
 // result holds the figures the program reports.
 type result struct {
-	GDLoss     float64 `json:"gd_mse"`      // mean squared error after gradient descent
-	NewtonLoss float64 `json:"newton_mse"`  // after one Newton step from zero
-	ExactLoss  float64 `json:"exact_mse"`   // of the normal-equations solution
+	GDLoss     float64 `json:"gd_mse"`       // mean squared error after gradient descent
+	NewtonLoss float64 `json:"newton_mse"`   // after one Newton step from zero
+	ExactLoss  float64 `json:"exact_mse"`    // of the normal-equations solution
 	MaxCoefGap float64 `json:"max_coef_gap"` // max |w_newton − w_exact|
 }
 

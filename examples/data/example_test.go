@@ -1,0 +1,43 @@
+package data_test
+
+import (
+	"fmt"
+
+	"github.com/gradus-ml/gradus/examples/data"
+)
+
+func ExampleMNIST() {
+	x, labels, err := data.MNIST("train")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(x.Shape(), len(labels), "first label:", labels[0])
+	// Output: [8000 784] 8000 first label: 9
+}
+
+func ExampleBatcher() {
+	b := data.NewBatcher(5, 2, data.BatchOptions{NoShuffle: true})
+	for idx := range b.Epoch() {
+		fmt.Print(idx)
+	}
+	fmt.Println()
+	b = data.NewBatcher(5, 2, data.BatchOptions{Seed: 1, DropLast: true})
+	n := 0
+	for idx := range b.Epoch() {
+		n += len(idx)
+	}
+	fmt.Println(b.NumBatches(), "batches,", n, "indices")
+	// Output:
+	// [0 1][2 3][4]
+	// 2 batches, 4 indices
+}
+
+func ExampleStandardise() {
+	x, _, err := data.MNIST("test")
+	if err != nil {
+		panic(err)
+	}
+	st := data.Standardise(x) // pixel statistics; the always-blank corners stay 0
+	fmt.Printf("corner pixel: mean %.0f, std %.0f\n", st.Mean[0], st.Std[0])
+	// Output: corner pixel: mean 0, std 0
+}

@@ -1,0 +1,54 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/nn/checkpoint"
+	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// namedTensors maps a module's parameter and buffer names to their values.
+func namedTensors(m nn.Module) map[string]*tensor.Tensor {
+	out := map[string]*tensor.Tensor{}
+	for _, p := range append(m.Params(), nn.Buffers(m)...) {
+		out[p.Name] = p.Value
+	}
+	return out
+}
+
+// CheckpointRoundTrip saves model's parameters, with the optimiser state
+// optState (may be nil) and meta, to path in the safetensors format, loads
+// them into fresh (a model of the same architecture with other weights),
+// restores the optimiser state into a new Adam over fresh's parameters, and
+// reports whether the two models now predict the same classes; preds
+// returns both models' predictions. A difference is an error naming the
+// first digit that differs.
+func CheckpointRoundTrip(path string, model, fresh nn.Module, optState map[string]*tensor.Tensor,
+	meta map[string]string, preds func() (trained, reloaded []int)) (bool, error) {
+	if err := checkpoint.SaveParams(path, namedTensors(model), optState, meta); err != nil {
+		return false, err
+	}
+	state, err := checkpoint.LoadInto(path, namedTensors(fresh))
+	if err != nil {
+		return false, err
+	}
+	if optState != nil {
+		// Training could go on from here exactly where it stopped.
+		opt := optim.NewAdam(nn.Values(fresh.Params()), optim.AdamConfig{})
+		if err := opt.LoadState(state); err != nil {
+			return false, fmt.Errorf("checkpoint %s: optimiser state: %w", path, err)
+		}
+	}
+	a, b := preds()
+	if len(a) != len(b) {
+		return false, fmt.Errorf("checkpoint %s: %d predictions from the trained model, %d from the reloaded one", path, len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false, fmt.Errorf("checkpoint %s: the reloaded model predicts %d for test digit %d, the trained one %d", path, b[i], i, a[i])
+		}
+	}
+	return true, nil
+}

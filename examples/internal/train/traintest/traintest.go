@@ -1,0 +1,84 @@
+// Package traintest holds the check the training examples' tests share,
+// kept apart from package train so the example programs do not link
+// package testing.
+package traintest
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// CheckQuickRun is the shared body of the examples' tests: it trains c on
+// a small slice of the embedded MNIST for a few steps with JSON output, and
+// checks that the training loss falls (the mean of the last three step
+// losses is below dropTo times that of the first three) and that the JSON
+// object has the documented keys. The training curves and the checkpoint
+// go to a temporary directory, and the reloaded checkpoint must predict as
+// the trained model does.
+func CheckQuickRun(t *testing.T, c train.Classifier, o train.Options, dropTo float64) train.Result {
+	t.Helper()
+	o.JSON = true
+	o.OutDir = t.TempDir()
+	var out bytes.Buffer
+	res, err := train.RunMNIST(c, o, &out, nil)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(res.StepLoss), 6)
+	first := mean(res.StepLoss[:3])
+	last := mean(res.StepLoss[len(res.StepLoss)-3:])
+	t.Logf("%s: mean loss of the first three steps %.3f, of the last three %.3f", c.Name, first, last)
+	assert.Less(t, last, dropTo*first, "training loss should fall: first steps %.3f, last steps %.3f", first, last)
+
+	assert.FileExists(t, res.Plot)
+	assert.FileExists(t, res.Checkpoint)
+	assert.True(t, res.CheckpointMatch != nil && *res.CheckpointMatch, "the reloaded checkpoint must predict the same classes")
+
+	var obj map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &obj), out.String())
+	for _, key := range []string{"test_accuracy", "train_loss_per_epoch", "seconds", "checkpoint_match"} {
+		assert.Contains(t, obj, key)
+	}
+	acc, ok := obj["test_accuracy"].(float64)
+	assert.True(t, ok && acc >= 0 && acc <= 1, "test_accuracy %v must be a fraction", obj["test_accuracy"])
+	losses, ok := obj["train_loss_per_epoch"].([]any)
+	assert.True(t, ok && len(losses) == len(res.TrainLossPerEpoch) && len(losses) >= 1, "train_loss_per_epoch %v", obj["train_loss_per_epoch"])
+	secs, ok := obj["seconds"].(float64)
+	assert.True(t, ok && secs > 0, "seconds %v", obj["seconds"])
+	return res
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// BenchmarkStep measures one training step of c on a fixed batch of the
+// first batch embedded training digits, reporting allocations: what a step
+// costs beyond the memory its graph recycles.
+func BenchmarkStep(b *testing.B, c train.Classifier, batch int) {
+	x, y, _, _, err := train.LoadMNIST("", c.Input, batch, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	model, forward := c.Build(tensor.NewRNG(1))
+	tr := train.NewTrainer(model, forward, x, y, 1e-3)
+	idx := make([]int, batch)
+	for i := range idx {
+		idx[i] = i
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tr.Step(idx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

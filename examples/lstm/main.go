@@ -1,0 +1,103 @@
+// Command lstm trains long short-term memory networks (nn.LSTM) on two
+// tasks.
+//
+// -task mnist (the default) reads each MNIST digit as a sequence of its 28
+// rows of 28 pixels: LSTM(28→128, one layer), then Linear(128→10) on the
+// last hidden state, trained with Adam (learning rate 1e-3, batches of 128)
+// on the cross-entropy. It uses the embedded 8,000/2,000 subset unless -data
+// names a directory of the full data set's IDX files, writes the training
+// curves and a checkpoint to -out, and reloads the checkpoint into a fresh
+// model to check it predicts the same classes. Ten epochs reach about 93 %
+// test accuracy on the subset.
+//
+// -task sine forecasts a noisy sine wave, the next value from the previous
+// 20, and reports the mean squared error on the held-out last fifth of the
+// series next to the noise floor (the noise variance: the error of a
+// forecaster that knows the clean sine exactly).
+//
+//	go run ./examples/lstm [-task mnist|sine] [-epochs 10] [-seed 1] [-data dir] [-out out/lstm] [-json]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// seqModel is an LSTM followed by a linear read-out of its last hidden
+// state.
+type seqModel struct {
+	lstm *nn.LSTM
+	head *nn.Linear
+}
+
+// newSeqModel returns LSTM(in→hidden, one layer, batch first) and
+// Linear(hidden→out), initialised as PyTorch does.
+func newSeqModel(rng *tensor.RNG, in, hidden, out int) *seqModel {
+	return &seqModel{
+		lstm: nn.NewLSTM(rng, in, hidden, 1, true, tensor.Float32),
+		head: nn.NewLinear(rng, hidden, out, true, tensor.Float32),
+	}
+}
+
+// Params lists "lstm.weight_ih_l0", ..., "head.weight", "head.bias".
+func (m *seqModel) Params() []nn.NamedParam {
+	return append(nn.Prefix("lstm", m.lstm.Params()), nn.Prefix("head", m.head.Params())...)
+}
+
+// SetTraining does nothing: neither layer depends on the mode.
+func (m *seqModel) SetTraining(bool) {}
+
+// Forward maps sequences x (B, T, in) to outputs (B, out).
+func (m *seqModel) Forward(x *graph.Node) *graph.Node {
+	_, hN, _ := m.lstm.Forward(x, nil, nil) // hN (1, B, hidden)
+	return m.head.Forward(graph.Squeeze(hN, 0))
+}
+
+// classifier reads a digit as 28 time steps of 28 pixels.
+var classifier = train.Classifier{
+	Name:  "lstm",
+	Input: []int{28, 28},
+	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
+		m := newSeqModel(rng, 28, 128, 10)
+		return m, func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return m.Forward(g.Const(xb)) }
+	},
+}
+
+func main() {
+	o := train.RegisterFlags(flag.CommandLine, classifier.Name)
+	task := flag.String("task", "mnist", "mnist (digits as sequences of rows) or sine (noisy sine forecast)")
+	flag.Parse()
+	var log io.Writer = os.Stdout
+	if o.JSON {
+		log = os.Stderr
+	}
+	var err error
+	switch *task {
+	case "mnist":
+		_, err = train.RunMNIST(classifier, *o, os.Stdout, log)
+	case "sine":
+		c := defaultSine(*o)
+		flag.Visit(func(f *flag.Flag) { // -lr and -batch given explicitly override the task's own
+			switch f.Name {
+			case "lr":
+				c.LR = o.LR
+			case "batch":
+				c.Batch = o.Batch
+			}
+		})
+		_, err = runSine(c, os.Stdout, log)
+	default:
+		err = fmt.Errorf("unknown -task %q: want mnist or sine", *task)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lstm:", err)
+		os.Exit(1)
+	}
+}

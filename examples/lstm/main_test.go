@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/examples/internal/train/traintest"
+)
+
+// A few Adam steps on 512 digits read row by row must lower the
+// cross-entropy from its starting value near ln 10 ≈ 2.3.
+func TestMNISTTrainingLossFalls(t *testing.T) {
+	o := train.Options{Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, TrainN: 1024, TestN: 100, MaxSteps: 30}
+	res := traintest.CheckQuickRun(t, classifier, o, 0.9)
+	// LSTM: 4·128·28 + 4·128·128 + 2·4·128; head 128·10 + 10.
+	if want := 14336 + 65536 + 1024 + 1290; res.Params != want {
+		t.Errorf("parameters: got %d, want %d", res.Params, want)
+	}
+}
+
+// The sine forecaster's training loss falls within a few steps, and the
+// JSON object has the documented keys.
+func TestSineTrainingLossFalls(t *testing.T) {
+	c := sineConfig{Points: 600, Period: 25, Noise: 0.1, Window: 20, Hidden: 16,
+		Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, JSON: true, MaxStep: 12}
+	var out bytes.Buffer
+	res, err := runSine(c, &out, nil)
+	require.NoError(t, err)
+	require.Len(t, res.StepLoss, 12)
+	first := (res.StepLoss[0] + res.StepLoss[1] + res.StepLoss[2]) / 3
+	last := (res.StepLoss[9] + res.StepLoss[10] + res.StepLoss[11]) / 3
+	assert.Less(t, last, 0.8*first)
+
+	var obj map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &obj))
+	for _, key := range []string{"heldout_mse", "noise_floor", "persistence_mse", "train_loss_per_epoch", "seconds"} {
+		assert.Contains(t, obj, key)
+	}
+	// The noise floor is the mean square of N(0, 0.1²) draws over 116
+	// held-out targets: 0.01 give or take a few tenths.
+	assert.InDelta(t, 0.01, res.NoiseFloor, 0.004)
+}
+
+// BenchmarkTrainStep measures a training step on 128 digits.
+func BenchmarkTrainStep(b *testing.B) { traintest.BenchmarkStep(b, classifier, 128) }
