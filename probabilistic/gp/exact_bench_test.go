@@ -1,0 +1,51 @@
+package gp
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gradus-ml/gradus/autodiff"
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// BenchmarkLMLGrad evaluates the log marginal likelihood of an RBF + noise
+// model (d = 3, float64) and its gradient with respect to the three
+// log-hyperparameters (lengthscale, variance, noise): one
+// objective evaluation of a fit. ms/eval is reported for comparison with
+// the peers' GP workload.
+func BenchmarkLMLGrad(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000} {
+		b.Run(fmt.Sprintf("n%d", n), func(b *testing.B) {
+			rng := tensor.NewRNG(1)
+			x := rng.Normal(tensor.Float64, 0, 1, n, 3)
+			y := rng.Normal(tensor.Float64, 0, 1, n)
+			m, err := NewExact(NewScale(NewRBF(1), 1), x, y, ExactOptions{Noise: 0.1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ps := m.Params()
+			for _, p := range ps {
+				p.SetBijector(probabilistic.Exp{}) // log-hyperparameters, as the peers' workload
+			}
+			g := graph.New()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				g.Reset()
+				lml, err := m.LogMarginalLikelihood(g)
+				if err != nil {
+					b.Fatal(err)
+				}
+				xs := make([]*graph.Node, len(ps))
+				for j, p := range ps {
+					xs[j] = p.RawNode(g)
+				}
+				autodiff.Grad(lml, xs...)
+			}
+			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/eval")
+		})
+	}
+}

@@ -1,0 +1,411 @@
+package gp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gradus-ml/gradus/autodiff"
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// FitOptions configures Fit. The zero value runs L-BFGS once from the
+// current hyperparameters.
+type FitOptions struct {
+	// Optimizer is "lbfgs" (the default: L-BFGS with a strong Wolfe line
+	// search, optim.Minimize) or "adam" (optim.NewAdam).
+	Optimizer string
+	// Restarts is the number of extra starts from random points, after the
+	// start from the current hyperparameters; the best result is kept.
+	Restarts int
+	// Seed seeds the sampler of the restarts' starting points.
+	Seed uint64
+	// MaxIter is the number of iterations per start: L-BFGS iterations
+	// (default 100) or Adam steps (default 300).
+	MaxIter int
+	// LR is Adam's learning rate on the unconstrained values (default 0.05).
+	LR float64
+	// Bounds limits hyperparameters, by name, to [lo, hi] in the
+	// constrained space (either side may be infinite). Restarts sample
+	// bounded hyperparameters log-uniformly (uniformly if lo ≤ 0) between
+	// finite bounds.
+	Bounds map[string][2]float64
+	// Progress, if set, receives every iteration and every jitter
+	// escalation.
+	Progress func(FitEvent)
+}
+
+// FitEvent reports progress of Fit: an iteration (Jitter == 0) or a
+// jitter escalation after a failed Cholesky factorisation (Jitter > 0).
+type FitEvent struct {
+	Restart   int     // 0 for the start from the current hyperparameters
+	Iteration int     // iteration within the restart, from 1 (0 for jitter events)
+	Objective float64 // LML plus log prior at the iterate
+	Jitter    float64 // the jitter about to be tried, for escalations
+	Err       error   // the failure that caused an escalation
+}
+
+// String formats the event as one log line.
+func (e FitEvent) String() string {
+	if e.Jitter > 0 {
+		return fmt.Sprintf("restart %d: Cholesky failed (%v); retrying with jitter %g", e.Restart, e.Err, e.Jitter)
+	}
+	return fmt.Sprintf("restart %d iter %d: objective %.6f", e.Restart, e.Iteration, e.Objective)
+}
+
+// RestartResult is the outcome of one start.
+type RestartResult struct {
+	Objective  float64 // best LML + log prior reached (NaN if the start failed)
+	LML        float64 // the LML there
+	Iterations int     // optimiser iterations
+	Converged  bool    // L-BFGS met a tolerance
+	Err        error   // why the start failed, if it did
+}
+
+// FitResult is the outcome of Fit.
+type FitResult struct {
+	LML        float64         // log marginal likelihood at the chosen hyperparameters
+	Objective  float64         // LML plus log prior there (what Fit maximises)
+	Best       int             // index of the chosen start
+	Restarts   []RestartResult // one per start, the first from the initial hyperparameters
+	Iterations int             // iterations over all starts
+}
+
+// Fit maximises the log marginal likelihood plus the log priors over the
+// unconstrained values of the hyperparameters that are not fixed, with
+// gradients by automatic differentiation, from the current hyperparameters
+// and opts.Restarts random starts; it keeps the best. Covariances that are
+// not positive definite are retried with jitter (each escalation reported
+// through opts.Progress); a start where even that fails is recorded in its
+// RestartResult and skipped.
+//
+// If every start fails, or ctx is cancelled, or the options are invalid,
+// Fit returns an error and leaves the hyperparameters as they were.
+func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var free []*Param
+	for _, p := range m.params {
+		if !p.fixed {
+			free = append(free, p)
+		}
+	}
+	saved := make([]*tensor.Tensor, len(m.params))
+	for i, p := range m.params {
+		saved[i] = p.Raw().Clone()
+	}
+	defer func() {
+		m.hook = nil
+		if err != nil {
+			for i, p := range m.params {
+				tensor.CopyInto(p.Raw(), saved[i])
+			}
+			res = nil
+		}
+	}()
+	defer tensor.Recover(&err)
+
+	f, err := m.newFitter(ctx, free, opts)
+	if err != nil {
+		return nil, err
+	}
+	rng := tensor.NewRNG(opts.Seed)
+	init := make([][]float64, len(free))
+	for i, p := range free {
+		init[i] = p.Get()
+	}
+	res = &FitResult{Best: -1, Objective: math.Inf(-1)}
+	var best []*tensor.Tensor
+	var lastErr error
+	for r := 0; r <= opts.Restarts; r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for i, p := range free {
+			v := init[i]
+			if r > 0 {
+				v = f.sampleStart(p, init[i], rng)
+			}
+			if err := p.Set(v...); err != nil {
+				return nil, err
+			}
+		}
+		f.restart = r
+		rr := f.run()
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		res.Restarts = append(res.Restarts, rr)
+		res.Iterations += rr.Iterations
+		if rr.Err != nil {
+			lastErr = rr.Err
+			continue
+		}
+		if rr.Objective > res.Objective {
+			res.Objective, res.LML, res.Best = rr.Objective, rr.LML, r
+			best = best[:0]
+			for _, p := range free {
+				best = append(best, p.Raw().Clone())
+			}
+		}
+	}
+	if res.Best < 0 {
+		return nil, fmt.Errorf("gp: fit failed from every start: %w", lastErr)
+	}
+	for i, p := range free {
+		tensor.CopyInto(p.Raw(), best[i])
+	}
+	return res, nil
+}
+
+// fitter holds what one Fit needs across starts.
+type fitter struct {
+	m            *Exact
+	ctx          context.Context
+	free         []*Param
+	opts         FitOptions
+	lower, upper []*tensor.Tensor // raw bounds, nil without bounds
+	bounded      bool
+	g            *graph.Graph
+	restart      int
+}
+
+func (m *Exact) newFitter(ctx context.Context, free []*Param, opts FitOptions) (*fitter, error) {
+	switch opts.Optimizer {
+	case "":
+		opts.Optimizer = "lbfgs"
+	case "lbfgs", "adam":
+	default:
+		return nil, fmt.Errorf("gp.Fit: unknown optimizer %q (want \"lbfgs\" or \"adam\")", opts.Optimizer)
+	}
+	if opts.Restarts < 0 || opts.MaxIter < 0 || opts.LR < 0 {
+		return nil, fmt.Errorf("gp.Fit: negative Restarts, MaxIter or LR")
+	}
+	if opts.MaxIter == 0 {
+		opts.MaxIter = 100
+		if opts.Optimizer == "adam" {
+			opts.MaxIter = 300
+		}
+	}
+	if opts.LR == 0 {
+		opts.LR = 0.05
+	}
+	f := &fitter{m: m, ctx: ctx, free: free, opts: opts, g: graph.New()}
+	for name := range opts.Bounds {
+		p := m.Param(name)
+		if p == nil {
+			return nil, fmt.Errorf("gp.Fit: bounds for unknown hyperparameter %q", name)
+		}
+	}
+	f.lower = make([]*tensor.Tensor, len(free))
+	f.upper = make([]*tensor.Tensor, len(free))
+	for i, p := range free {
+		b, ok := opts.Bounds[p.Name()]
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if ok {
+			if !(b[0] < b[1]) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
+				return nil, fmt.Errorf("gp.Fit: bounds %v of %s are not an interval", b, p.Name())
+			}
+			f.bounded = true
+			lo, hi = p.rawOf(b[0]), p.rawOf(b[1])
+			if math.IsNaN(hi) || hi == math.Inf(-1) {
+				return nil, fmt.Errorf("gp.Fit: bounds %v of %s lie outside its domain (floor %g)", b, p.Name(), p.floor)
+			}
+		}
+		dt := p.Raw().DType()
+		f.lower[i] = tensor.Full(dt, lo, p.Raw().Shape()...)
+		f.upper[i] = tensor.Full(dt, hi, p.Raw().Shape()...)
+	}
+	m.hook = func(jitter float64, cause error) {
+		if opts.Progress != nil {
+			opts.Progress(FitEvent{Restart: f.restart, Jitter: jitter, Err: cause})
+		}
+	}
+	return f, nil
+}
+
+// rawOf maps a constrained value to the unconstrained space, giving −Inf
+// for values at or below the floor and +Inf for +Inf.
+func (p *Param) rawOf(v float64) float64 {
+	if math.IsInf(v, 1) {
+		return v
+	}
+	if !(v > p.floor) && p.bij != (Identity{}) {
+		return math.Inf(-1)
+	}
+	g := graph.New()
+	return p.bij.Inverse(g.Scalar(tensor.Float64, v-p.floor)).Item()
+}
+
+// sampleStart draws a starting point for p: within its bounds, from its
+// prior, or by scaling the initial value by a log-uniform factor in
+// [1/10, 10] (adding a standard normal for real-valued parameters).
+func (f *fitter) sampleStart(p *Param, init []float64, rng *tensor.RNG) []float64 {
+	v := make([]float64, len(init))
+	b, bounded := f.opts.Bounds[p.Name()]
+	var prior []float64
+	if p.prior != nil && !bounded {
+		prior = p.prior(graph.New(), tensor.Float64).Sample(rng, len(init)).Values()
+	}
+	for i, x := range init {
+		switch {
+		case bounded && b[0] > 0 && !math.IsInf(b[1], 1):
+			v[i] = math.Exp(math.Log(b[0]) + rng.Float64()*(math.Log(b[1])-math.Log(b[0])))
+		case bounded && !math.IsInf(b[0], -1) && !math.IsInf(b[1], 1):
+			v[i] = b[0] + rng.Float64()*(b[1]-b[0])
+		case prior != nil && prior[i] > p.floor && !math.IsInf(prior[i], 0):
+			v[i] = prior[i]
+		case p.bij == (Identity{}):
+			v[i] = x + rng.NormFloat64()
+		default:
+			v[i] = p.floor + (x-p.floor)*math.Exp(math.Log(10)*(2*rng.Float64()-1))
+		}
+		if bounded {
+			v[i] = math.Min(math.Max(v[i], b[0]), b[1])
+			if v[i] <= p.floor {
+				v[i] = x
+			}
+		}
+	}
+	return v
+}
+
+// eval computes the objective (LML + log prior) and its gradient with
+// respect to the free raw values at the current hyperparameters.
+func (f *fitter) eval() (obj, lml float64, grads []*tensor.Tensor, err error) {
+	defer tensor.Recover(&err)
+	if err := f.ctx.Err(); err != nil {
+		return 0, 0, nil, err
+	}
+	g := f.g
+	g.Reset()
+	l, err := f.m.LogMarginalLikelihood(g)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	o := l
+	if lp := f.m.LogPrior(g); lp != nil {
+		o = graph.Add(o, lp)
+	}
+	xs := make([]*graph.Node, len(f.free))
+	for i, p := range f.free {
+		xs[i] = p.RawNode(g)
+	}
+	gs := autodiff.Grad(o, xs...)
+	grads = make([]*tensor.Tensor, len(gs))
+	for i, gn := range gs {
+		grads[i] = gn.Value()
+	}
+	obj, lml = o.Item(), l.Item()
+	if math.IsNaN(obj) || math.IsInf(obj, 0) {
+		return obj, lml, nil, errors.New("gp: objective is not finite")
+	}
+	return obj, lml, grads, nil
+}
+
+// run optimises from the current hyperparameters and leaves them at the
+// best point found.
+func (f *fitter) run() RestartResult {
+	if len(f.free) == 0 {
+		obj, lml, _, err := f.eval()
+		return RestartResult{Objective: obj, LML: lml, Err: err, Converged: err == nil}
+	}
+	if f.opts.Optimizer == "adam" {
+		return f.runAdam()
+	}
+	return f.runLBFGS()
+}
+
+func (f *fitter) runLBFGS() RestartResult {
+	x := make([]*tensor.Tensor, len(f.free))
+	for i, p := range f.free {
+		x[i] = p.Raw().Clone()
+	}
+	objective := func(xs, grad []*tensor.Tensor) (float64, error) {
+		for i, p := range f.free {
+			tensor.CopyInto(p.Raw(), xs[i])
+		}
+		obj, _, gs, err := f.eval()
+		if err != nil {
+			return 0, err
+		}
+		for i := range grad {
+			tensor.CopyInto(grad[i], tensor.Neg(gs[i]))
+		}
+		return -obj, nil
+	}
+	cfg := optim.LBFGSConfig{MaxIter: f.opts.MaxIter}
+	if f.bounded {
+		cfg.Lower, cfg.Upper = f.lower, f.upper
+	}
+	restart := f.restart
+	cfg.Callback = func(iter int, fv, gnorm float64) {
+		if f.opts.Progress != nil {
+			f.opts.Progress(FitEvent{Restart: restart, Iteration: iter, Objective: -fv})
+		}
+	}
+	res, err := optim.Minimize(objective, x, cfg)
+	for i, p := range f.free {
+		tensor.CopyInto(p.Raw(), x[i])
+	}
+	if err != nil {
+		return RestartResult{Objective: math.NaN(), LML: math.NaN(), Iterations: res.Iterations, Err: err}
+	}
+	obj, lml, _, err := f.eval()
+	if err != nil {
+		return RestartResult{Objective: math.NaN(), LML: math.NaN(), Iterations: res.Iterations, Err: err}
+	}
+	return RestartResult{Objective: obj, LML: lml, Iterations: res.Iterations, Converged: res.Converged}
+}
+
+func (f *fitter) runAdam() RestartResult {
+	raws := make([]*tensor.Tensor, len(f.free))
+	for i, p := range f.free {
+		raws[i] = p.Raw()
+	}
+	opt := optim.NewAdam(raws, optim.AdamConfig{LR: f.opts.LR})
+	best := RestartResult{Objective: math.Inf(-1)}
+	bestRaw := make([]*tensor.Tensor, len(raws))
+	var lastErr error
+	for it := 1; it <= f.opts.MaxIter; it++ {
+		obj, lml, gs, err := f.eval()
+		if err != nil {
+			lastErr = err
+			break
+		}
+		if obj > best.Objective {
+			best.Objective, best.LML = obj, lml
+			for i, r := range raws {
+				bestRaw[i] = r.Clone()
+			}
+		}
+		if f.opts.Progress != nil {
+			f.opts.Progress(FitEvent{Restart: f.restart, Iteration: it, Objective: obj})
+		}
+		for i := range gs {
+			gs[i] = tensor.Neg(gs[i])
+		}
+		if err := opt.Step(gs); err != nil {
+			lastErr = err
+			break
+		}
+		best.Iterations = it
+		if f.bounded {
+			for i, r := range raws {
+				tensor.MaximumTo(r, r, f.lower[i])
+				tensor.MinimumTo(r, r, f.upper[i])
+			}
+		}
+	}
+	if math.IsInf(best.Objective, -1) {
+		return RestartResult{Objective: math.NaN(), LML: math.NaN(), Err: lastErr}
+	}
+	for i, r := range raws {
+		tensor.CopyInto(r, bestRaw[i])
+	}
+	return best
+}

@@ -1,0 +1,331 @@
+package gp
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Param is a hyperparameter (of a kernel, a likelihood or a mean function).
+// It is stored unconstrained, as a tensor that optimisers update in place,
+// and mapped onto its constrained domain by a bijector plus an optional
+// floor: value = floor + bijector(raw). Positive hyperparameters use
+// probabilistic.Softplus by default, as GPyTorch does.
+//
+// A Param holds one value (shape ()) or several (shape (k), e.g. one ARD
+// lengthscale per input dimension).
+type Param struct {
+	kernel string // prefix of the dotted name, e.g. "rbf"; "" for none
+	local  string // the parameter's own name, e.g. "lengthscale"
+	raw    *nn.Param
+	bij    probabilistic.Bijector
+	floor  float64
+	prior  Prior
+	fixed  bool
+	bound  *graph.Node // replaces the Var of raw in bound's graph (Bind)
+}
+
+// NewParam returns a positive hyperparameter named name (dotted, e.g.
+// "rbf.lengthscale") holding values (one value gives shape (), several give
+// shape (k)), stored through the softplus bijector in float64. It panics
+// with a *tensor.Error if there are no values or one is not positive and
+// finite.
+func NewParam(name string, values ...float64) *Param {
+	if len(values) == 0 {
+		tensor.Fail("gp.NewParam", "%s: no values", name)
+	}
+	p := &Param{bij: probabilistic.Softplus{}}
+	p.setName(name)
+	shape := []int{}
+	if len(values) > 1 {
+		shape = []int{len(values)}
+	}
+	p.raw = nn.NewParam(tensor.Zeros(tensor.Float64, shape...))
+	if err := p.Set(values...); err != nil {
+		tensor.Fail("gp.NewParam", "%v", err)
+	}
+	return p
+}
+
+// NewUnconstrainedParam returns a real-valued hyperparameter (such as a
+// constant mean) stored through the Identity bijector.
+func NewUnconstrainedParam(name string, values ...float64) *Param {
+	if len(values) == 0 {
+		tensor.Fail("gp.NewUnconstrainedParam", "%s: no values", name)
+	}
+	p := &Param{bij: Identity{}, floor: 0}
+	p.setName(name)
+	shape := []int{}
+	if len(values) > 1 {
+		shape = []int{len(values)}
+	}
+	p.raw = nn.NewParam(tensor.FromValues(tensor.Float64, values, shape...))
+	return p
+}
+
+func (p *Param) setName(name string) {
+	for i := len(name) - 1; i >= 0; i-- {
+		if name[i] == '.' {
+			p.kernel, p.local = name[:i], name[i+1:]
+			return
+		}
+	}
+	p.kernel, p.local = "", name
+}
+
+// Name returns the dotted name, e.g. "rbf.lengthscale".
+func (p *Param) Name() string {
+	if p.kernel == "" {
+		return p.local
+	}
+	return p.kernel + "." + p.local
+}
+
+// SetName renames the hyperparameter (a dotted name such as
+// "seasonal.variance") and returns it. Combining kernels afterwards keeps
+// names unique.
+func (p *Param) SetName(name string) *Param { p.setName(name); return p }
+
+// Size returns the number of values.
+func (p *Param) Size() int { return p.raw.Value.Size() }
+
+// Raw returns the unconstrained tensor. Optimisers update it in place;
+// replace values only between evaluations.
+func (p *Param) Raw() *tensor.Tensor { return p.raw.Value }
+
+// RawNode returns the graph Var bound to the unconstrained tensor in g (the
+// same node for every use in one step), to differentiate with respect to.
+func (p *Param) RawNode(g *graph.Graph) *graph.Node {
+	if p.bound != nil && p.bound.Graph() == g {
+		return p.bound
+	}
+	return p.raw.Node(g)
+}
+
+// Bind makes the hyperparameter read its unconstrained value from the node
+// n, instead of a Var of Raw, in n's graph: to evaluate a kernel at
+// unconstrained values that are themselves computed or checked
+// (autodiff.GradCheck, hyperparameters sampled by a variational model).
+// n must have Raw's shape and dtype. Bind(nil) undoes it.
+func (p *Param) Bind(n *graph.Node) {
+	if n != nil && (n.DType() != p.raw.Value.DType() || !sameShape(n.Shape(), p.raw.Value.Shape())) {
+		tensor.Fail("gp.Param.Bind", "%s is %v %v, node is %v %v", p.Name(), p.raw.Value.Shape(), p.raw.Value.DType(), n.Shape(), n.DType())
+	}
+	p.bound = n
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Node returns the constrained value as a node of g, differentiable with
+// respect to RawNode(g).
+func (p *Param) Node(g *graph.Graph) *graph.Node {
+	v := p.bij.Forward(p.RawNode(g))
+	if p.floor != 0 {
+		v = graph.AddScalar(v, p.floor)
+	}
+	return v
+}
+
+// Get returns the constrained values.
+func (p *Param) Get() []float64 {
+	g := graph.New()
+	v := p.bij.Forward(g.Const(p.raw.Value)).Value().Values()
+	for i := range v {
+		v[i] += p.floor
+	}
+	return v
+}
+
+// Value returns the first constrained value: the value of a scalar
+// hyperparameter.
+func (p *Param) Value() float64 { return p.Get()[0] }
+
+// Set sets the constrained values; a single value is used for every
+// element. It returns an error, and changes nothing, if the count is wrong
+// or a value is not finite or lies outside the domain (at or below the
+// floor for positive hyperparameters).
+func (p *Param) Set(values ...float64) error {
+	n := p.Size()
+	if len(values) == 1 && n > 1 {
+		v := values[0]
+		values = make([]float64, n)
+		for i := range values {
+			values[i] = v
+		}
+	}
+	if len(values) != n {
+		return fmt.Errorf("gp: %s has %d values, got %d", p.Name(), n, len(values))
+	}
+	shifted := make([]float64, n)
+	for i, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("gp: %s: value %g is not finite", p.Name(), v)
+		}
+		shifted[i] = v - p.floor
+	}
+	g := graph.New()
+	raw := p.bij.Inverse(g.Const(tensor.FromValues(p.raw.Value.DType(), shifted, p.raw.Value.Shape()...))).Value()
+	for i, r := range raw.Values() {
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return fmt.Errorf("gp: %s: value %g is outside the domain (floor %g)", p.Name(), values[i], p.floor)
+		}
+	}
+	tensor.CopyInto(p.raw.Value, raw)
+	return nil
+}
+
+// Bijector returns the map from the unconstrained to the constrained space.
+func (p *Param) Bijector() probabilistic.Bijector { return p.bij }
+
+// SetBijector changes the map to the unconstrained space (e.g. to
+// probabilistic.Exp), keeping the constrained values. It returns p, and
+// panics with a *tensor.Error if the current values cannot be represented.
+func (p *Param) SetBijector(b probabilistic.Bijector) *Param {
+	v := p.Get()
+	old := p.bij
+	p.bij = b
+	if err := p.Set(v...); err != nil {
+		p.bij = old
+		tensor.Fail("gp.Param.SetBijector", "%v", err)
+	}
+	return p
+}
+
+// Floor returns the lower bound added to the bijector's output.
+func (p *Param) Floor() float64 { return p.floor }
+
+// SetFloor sets the lower bound (value = floor + bijector(raw)), keeping
+// the constrained values; values at or below the new floor are raised just
+// above it. It returns p.
+func (p *Param) SetFloor(floor float64) *Param {
+	v := p.Get()
+	p.floor = floor
+	for i := range v {
+		if v[i] <= floor {
+			v[i] = floor + math.Max(1e-6, math.Abs(floor)*1e-3)
+		}
+	}
+	if err := p.Set(v...); err != nil {
+		tensor.Fail("gp.Param.SetFloor", "%v", err)
+	}
+	return p
+}
+
+// Prior returns the prior, or nil.
+func (p *Param) Prior() Prior { return p.prior }
+
+// SetPrior sets a prior on the constrained value (nil removes it); its log
+// density is added to the objective that fitting maximises. It returns p.
+func (p *Param) SetPrior(prior Prior) *Param { p.prior = prior; return p }
+
+// Fixed reports whether fitting leaves the parameter alone.
+func (p *Param) Fixed() bool { return p.fixed }
+
+// SetFixed excludes the parameter from fitting (or includes it again). It
+// returns p.
+func (p *Param) SetFixed(fixed bool) *Param { p.fixed = fixed; return p }
+
+// LogPrior returns the log prior density of the constrained value, summed
+// over its elements, as a scalar node of g, or nil without a prior. The
+// density is that of the constrained value, without the Jacobian of the
+// bijector (GPyTorch's convention): maximising LML + LogPrior is MAP
+// estimation of the constrained hyperparameters.
+func (p *Param) LogPrior(g *graph.Graph) *graph.Node {
+	if p.prior == nil {
+		return nil
+	}
+	d := p.prior(g, p.raw.Value.DType())
+	return graph.Sum(d.LogProb(p.Node(g)), nil, false)
+}
+
+// SetDType converts the stored values to dt (float32 or float64). Models
+// call it so that hyperparameters match their data's dtype.
+func (p *Param) SetDType(dt tensor.DType) {
+	if p.raw.Value.DType() != dt {
+		p.raw.Value = p.raw.Value.Cast(dt)
+	}
+}
+
+// Prior builds, in graph g and dtype dt, the prior distribution of a
+// hyperparameter's constrained value. Distributions are graph objects, so
+// a prior is a constructor that each evaluation calls in its own graph.
+type Prior func(g *graph.Graph, dt tensor.DType) probabilistic.Distribution
+
+// GammaPrior returns the Gamma(concentration, rate) prior (mean
+// concentration/rate), the usual prior on lengthscales and variances.
+func GammaPrior(concentration, rate float64) Prior {
+	return func(g *graph.Graph, dt tensor.DType) probabilistic.Distribution {
+		return probabilistic.NewGamma(g.Scalar(dt, concentration), g.Scalar(dt, rate))
+	}
+}
+
+// NormalPrior returns the Normal(loc, scale) prior, e.g. for a constant
+// mean.
+func NormalPrior(loc, scale float64) Prior {
+	return func(g *graph.Graph, dt tensor.DType) probabilistic.Distribution {
+		return probabilistic.NewNormal(g.Scalar(dt, loc), g.Scalar(dt, scale))
+	}
+}
+
+// Identity is the bijector of real-valued hyperparameters: it leaves values
+// unchanged.
+type Identity struct{}
+
+// Forward returns x.
+func (Identity) Forward(x *graph.Node) *graph.Node { return x }
+
+// Inverse returns y.
+func (Identity) Inverse(y *graph.Node) *graph.Node { return y }
+
+// LogDetJacobian returns zeros shaped like x.
+func (Identity) LogDetJacobian(x *graph.Node) *graph.Node { return graph.MulScalar(x, 0) }
+
+// uniqueParams returns ps without repeated pointers (a kernel used twice
+// shares its hyperparameters) and renames hyperparameters whose names
+// collide by suffixing their prefix: the second "rbf.lengthscale" becomes
+// "rbf_2.lengthscale".
+func uniqueParams(ps []*Param) []*Param {
+	seenPtr := make(map[*Param]bool, len(ps))
+	seenName := make(map[string]bool, len(ps))
+	out := make([]*Param, 0, len(ps))
+	for _, p := range ps {
+		if seenPtr[p] {
+			continue
+		}
+		seenPtr[p] = true
+		if seenName[p.Name()] {
+			base := p.kernel
+			for k := 2; ; k++ {
+				p.kernel = base + "_" + strconv.Itoa(k)
+				if base == "" {
+					p.kernel = ""
+					p.local = p.local + "_" + strconv.Itoa(k)
+				}
+				if !seenName[p.Name()] {
+					break
+				}
+				if base == "" {
+					p.local = p.local[:len(p.local)-len(strconv.Itoa(k))-1]
+				}
+			}
+		}
+		seenName[p.Name()] = true
+		out = append(out, p)
+	}
+	return out
+}
