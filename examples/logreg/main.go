@@ -1,0 +1,360 @@
+// Command logreg fits logistic regression to the scikit-learn breast-cancer
+// (binary) or digits (10 classes) data shipped with Gradus, by maximum
+// likelihood, MAP, or Bayesian inference with the Laplace approximation, and
+// draws a reliability (calibration) diagram of the predictions.
+//
+//	go run ./examples/logreg [-data breast_cancer|digits|file.csv] [-l2 1]
+//	    [-solver lbfgs|newton|irls] [-link logit|probit] [-bayes [-fit-alpha]]
+//	    [-out ./out/logreg] [-json]
+//
+// Features are standardised by their mean and population standard deviation
+// over the whole set; the figures are on the training set. With -bayes the
+// prior is θ ~ N(0, α⁻¹I) with α = -l2 (or the evidence maximiser with
+// -fit-alpha), and the reported log loss and accuracy are those of the
+// Bayesian predictive (probit approximation).
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/probabilistic/logreg"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// options are the command-line settings.
+type options struct {
+	Data     string
+	L2       float64
+	Solver   string
+	Link     string
+	Bayes    bool
+	FitAlpha bool
+	Out      string
+	MCSeed   uint64
+	Holdout  float64 // fraction held out for the diagram and test figures (0: none)
+}
+
+// result is what -json prints. Coef and Intercept are a list and a number
+// for binary models, a list of rows and a list for multiclass ones.
+type result struct {
+	Coef         any      `json:"coef"`
+	Intercept    any      `json:"intercept"`
+	MeanLogLoss  float64  `json:"mean_log_loss"`
+	Accuracy     float64  `json:"accuracy"`
+	LogEvidence  *float64 `json:"log_evidence,omitempty"`
+	Alpha        *float64 `json:"alpha,omitempty"`
+	MAPLogLoss   *float64 `json:"map_mean_log_loss,omitempty"`
+	MAPAccuracy  *float64 `json:"map_accuracy,omitempty"`
+	MCLogLoss    *float64 `json:"mc_mean_log_loss,omitempty"`
+	Iterations   int      `json:"iterations"`
+	Calibration  string   `json:"calibration_png,omitempty"`
+	NumSamples   int      `json:"n"`
+	NumFeatures  int      `json:"d"`
+	NumClasses   int      `json:"classes"`
+	SolverReport string   `json:"solver"`
+	// Test holds the held-out figures with -holdout.
+	Test map[string]float64 `json:"test,omitempty"`
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.Data, "data", "breast_cancer", "breast_cancer, digits, or the path of a CSV with a \"target\" column")
+	flag.Float64Var(&o.L2, "l2", 1, "λ of the penalty (λ/2)‖w‖² (0: maximum likelihood); with -bayes the prior precision α")
+	flag.StringVar(&o.Solver, "solver", logreg.LBFGS, "lbfgs, newton or irls")
+	flag.StringVar(&o.Link, "link", "logit", "logit or probit (binary data only)")
+	flag.BoolVar(&o.Bayes, "bayes", false, "Bayesian logistic regression by the Laplace approximation")
+	flag.BoolVar(&o.FitAlpha, "fit-alpha", false, "with -bayes: choose α by maximising the evidence")
+	flag.StringVar(&o.Out, "out", "./out/logreg", "directory for the calibration PNG")
+	flag.Uint64Var(&o.MCSeed, "seed", 1, "seed of the Monte Carlo predictive and the -holdout split")
+	flag.Float64Var(&o.Holdout, "holdout", 0, "fraction of the samples held out for test figures and the reliability diagram")
+	asJSON := flag.Bool("json", false, "print one JSON object with the results")
+	flag.Parse()
+	var log io.Writer = os.Stdout
+	if *asJSON {
+		log = io.Discard
+	}
+	res, err := run(o, log)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "logreg:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		json.NewEncoder(os.Stdout).Encode(res)
+	}
+}
+
+// load reads the data set, standardises its features and returns them
+// with integer labels.
+func load(name string) (*tensor.Tensor, []int, error) {
+	path := name
+	switch name {
+	case "breast_cancer", "digits", "iris":
+		path = "sklearn/" + name + ".csv"
+	}
+	tab, err := data.LoadCSV(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, target, err := tab.Split("target")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("%s: no rows", path)
+	}
+	n, d := len(rows), len(rows[0])
+	flat := make([]float64, 0, n*d)
+	for _, r := range rows {
+		flat = append(flat, r...)
+	}
+	x := tensor.FromFloat64s(flat, n, d)
+	data.Standardise(x)
+	y := make([]int, n)
+	for i, v := range target {
+		if v != math.Trunc(v) || v < 0 {
+			return nil, nil, fmt.Errorf("%s: target %v in row %d is not a class label (0, 1, 2, …)", path, v, i+1)
+		}
+		y[i] = int(v)
+	}
+	return x, y, nil
+}
+
+// run fits the model and writes the calibration diagram.
+func run(o options, log io.Writer) (res result, err error) {
+	x, y, err := load(o.Data)
+	if err != nil {
+		return res, err
+	}
+	classes := 0
+	for _, v := range y {
+		classes = max(classes, v+1)
+	}
+	link := logreg.Logit
+	switch {
+	case classes > 2:
+		if o.Link == "probit" {
+			return res, fmt.Errorf("-link probit needs binary labels; %s has %d classes", o.Data, classes)
+		}
+		link = logreg.Softmax
+	case o.Link == "probit":
+		link = logreg.Probit
+	case o.Link != "logit":
+		return res, fmt.Errorf("unknown -link %q (want logit or probit)", o.Link)
+	}
+	classes = max(classes, 2)
+	n, d := x.Shape()[0], x.Shape()[1]
+	res.NumSamples, res.NumFeatures, res.NumClasses = n, d, classes
+	fmt.Fprintf(log, "%s: %d samples, %d features, %d classes (%s link, %s solver)\n", o.Data, n, d, classes, link, o.Solver)
+
+	// With -holdout, fit on a random part and keep the rest for the
+	// held-out figures and the reliability diagram.
+	xTest, yTest := (*tensor.Tensor)(nil), []int(nil)
+	if o.Holdout > 0 {
+		trainIdx, testIdx := data.TrainTestSplit(n, o.Holdout, o.MCSeed)
+		xTest, yTest = tensor.IndexSelect(x, 0, testIdx), gather(y, testIdx)
+		x, y = tensor.IndexSelect(x, 0, trainIdx), gather(y, trainIdx)
+		fmt.Fprintf(log, "held out %d samples; fitting on %d\n", len(testIdx), len(trainIdx))
+	}
+	var (
+		m    *logreg.Model
+		post *logreg.Posterior
+	)
+	if o.Bayes {
+		alpha := o.L2
+		if o.FitAlpha {
+			alpha = 0
+		} else if alpha <= 0 {
+			return res, fmt.Errorf("-bayes needs a prior precision -l2 > 0 (or -fit-alpha)")
+		}
+		post, err = logreg.FitLaplace(x, y, logreg.BayesConfig{Alpha: alpha, Link: link, Classes: classes, Solver: o.Solver})
+		if err != nil {
+			return res, err
+		}
+		m = post.Model
+		ev, a := post.LogEvidence, post.Alpha
+		res.LogEvidence, res.Alpha = &ev, &a
+		fmt.Fprintf(log, "Laplace: α = %.4g, log evidence = %.4f\n", a, ev)
+	} else {
+		m, err = logreg.Fit(x, y, logreg.Config{L2: o.L2, Link: link, Classes: classes, Solver: o.Solver})
+		if err != nil {
+			if errors.Is(err, logreg.ErrSeparable) || errors.Is(err, logreg.ErrNotConverged) {
+				return res, fmt.Errorf("%w\n(the maximum-likelihood fit of standardised %s does not exist or did not converge; try -l2 1)", err, o.Data)
+			}
+			return res, err
+		}
+	}
+	// predict returns the plug-in, probit-approximation and Monte Carlo
+	// predictive probabilities (the last two nil without -bayes).
+	predict := func(x *tensor.Tensor) (mapP, bayesP, mcP [][]float64) {
+		mapP = m.PredictProba(x)
+		if post != nil {
+			bayesP = post.PredictProbit(x)
+			mcP = post.PredictMC(x, tensor.NewRNG(o.MCSeed), 200)
+		}
+		return mapP, bayesP, mcP
+	}
+	res.Iterations = m.Iterations
+	res.SolverReport = m.Reason
+	if classes == 2 {
+		res.Coef, res.Intercept = m.Coef[0], m.Intercept[0]
+	} else {
+		res.Coef, res.Intercept = m.Coef, m.Intercept
+	}
+	mapP, bayesP, mcP := predict(x)
+	res.MeanLogLoss, res.Accuracy = logreg.LogLoss(mapP, y), logreg.Accuracy(mapP, y)
+	fmt.Fprintf(log, "training set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f (%d iterations, %s)\n",
+		res.MeanLogLoss, res.Accuracy, m.Iterations, m.Reason)
+	if o.Bayes {
+		ml, ma, mc := res.MeanLogLoss, res.Accuracy, logreg.LogLoss(mcP, y)
+		res.MAPLogLoss, res.MAPAccuracy, res.MCLogLoss = &ml, &ma, &mc
+		res.MeanLogLoss, res.Accuracy = logreg.LogLoss(bayesP, y), logreg.Accuracy(bayesP, y)
+		fmt.Fprintf(log, "training set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f\n", res.MeanLogLoss, res.Accuracy)
+		fmt.Fprintf(log, "training set, Bayesian predictive (Monte Carlo, 200 draws): mean log loss %.4f\n", mc)
+	}
+	where := "training set"
+	if xTest != nil {
+		where = "held-out set"
+		mapP, bayesP, mcP = predict(xTest)
+		y = yTest
+		res.Test = map[string]float64{"map_mean_log_loss": logreg.LogLoss(mapP, y), "map_accuracy": logreg.Accuracy(mapP, y)}
+		fmt.Fprintf(log, "held-out set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f\n", res.Test["map_mean_log_loss"], res.Test["map_accuracy"])
+		if o.Bayes {
+			res.Test["bayes_mean_log_loss"], res.Test["bayes_accuracy"] = logreg.LogLoss(bayesP, y), logreg.Accuracy(bayesP, y)
+			res.Test["mc_mean_log_loss"] = logreg.LogLoss(mcP, y)
+			fmt.Fprintf(log, "held-out set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f; Monte Carlo: %.4f\n",
+				res.Test["bayes_mean_log_loss"], res.Test["bayes_accuracy"], res.Test["mc_mean_log_loss"])
+		}
+	}
+
+	base := strings.TrimSuffix(filepath.Base(o.Data), filepath.Ext(o.Data))
+	path := filepath.Join(o.Out, "calibration_"+base+".png")
+	series := []calSeries{{"MAP plug-in", mapP}}
+	if o.Bayes {
+		series = append(series, calSeries{"Bayes (probit approx.)", bayesP}, calSeries{"Bayes (Monte Carlo)", mcP})
+	}
+	if err := writeCalibration(path, o.Data+", "+where, series, y); err != nil {
+		return res, err
+	}
+	res.Calibration = path
+	fmt.Fprintf(log, "reliability diagram: %s\n", path)
+	return res, nil
+}
+
+// gather returns y[idx[k]] for each k.
+func gather(y, idx []int) []int {
+	out := make([]int, len(idx))
+	for k, i := range idx {
+		out[k] = y[i]
+	}
+	return out
+}
+
+// calSeries is one set of predicted probabilities for the diagram.
+type calSeries struct {
+	name string
+	p    [][]float64
+}
+
+// reliability bins predictions by confidence into bins equal-width bins
+// and returns, for each non-empty bin, the mean confidence, the observed
+// frequency and the count. For two classes the confidence is P(y = 1) and
+// the frequency that of y = 1; for more, the confidence is the largest
+// class probability and the frequency the accuracy.
+func reliability(p [][]float64, y []int, bins int) (conf, freq []float64, count []int) {
+	sumC := make([]float64, bins)
+	sumF := make([]float64, bins)
+	cnt := make([]int, bins)
+	for i, row := range p {
+		var c, f float64
+		if len(row) == 2 {
+			c = row[1]
+			if y[i] == 1 {
+				f = 1
+			}
+		} else {
+			k := logreg.Argmax([][]float64{row})[0]
+			c = row[k]
+			if k == y[i] {
+				f = 1
+			}
+		}
+		b := min(int(c*float64(bins)), bins-1)
+		sumC[b] += c
+		sumF[b] += f
+		cnt[b]++
+	}
+	for b := range bins {
+		if cnt[b] > 0 {
+			conf = append(conf, sumC[b]/float64(cnt[b]))
+			freq = append(freq, sumF[b]/float64(cnt[b]))
+			count = append(count, cnt[b])
+		}
+	}
+	return conf, freq, count
+}
+
+// writeCalibration draws the reliability diagram of each series against
+// the diagonal of perfect calibration.
+func writeCalibration(path, title string, series []calSeries, y []int) error {
+	p := plot.New()
+	p.Title.Text = "Reliability diagram: " + title
+	p.X.Label.Text = "predicted probability"
+	p.Y.Label.Text = "observed frequency"
+	if len(series[0].p[0]) > 2 {
+		p.X.Label.Text = "confidence (largest class probability)"
+		p.Y.Label.Text = "accuracy"
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.Add(plotter.NewGrid())
+	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		return err
+	}
+	diag.Color = color.Gray{Y: 120}
+	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(diag)
+	p.Legend.Add("perfect calibration", diag)
+	colors := []color.Color{color.RGBA{0, 114, 178, 255}, color.RGBA{213, 94, 0, 255}, color.RGBA{0, 158, 115, 255}}
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}}
+	for k, s := range series {
+		conf, freq, _ := reliability(s.p, y, 10)
+		xy := make(plotter.XYs, len(conf))
+		for i := range conf {
+			xy[i].X, xy[i].Y = conf[i], freq[i]
+		}
+		l, pts, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = colors[k%len(colors)]
+		pts.Color = colors[k%len(colors)]
+		pts.Shape = shapes[k%len(shapes)]
+		pts.Radius = vg.Points(3)
+		p.Add(l, pts)
+		p.Legend.Add(s.name, l, pts)
+	}
+	// Lower right: the curves of a classifier that is any good pass near
+	// the top left and bottom right corners' opposite.
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(8)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return p.Save(6*vg.Inch, 5*vg.Inch, path)
+}
