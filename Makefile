@@ -14,7 +14,7 @@ bench:
 
 # The main demo on the embedded data.
 demo:
-	$(GO) run ./examples/linreg
+	$(GO) run ./examples/vae -demo
 
 # gofmt must have nothing to say, and vet must pass.
 lint:

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// f(x) = x/15 − x²/50 − sin(x)/x peaks where f'(x) = 1/15 − x/25 −
+// (x cos x − sin x)/x² = 0 on [−5, 5]: x ≈ 4.0796, f ≈ 0.1368.
+const trueMaxX = 4.0796
+
+func TestObjectiveByHand(t *testing.T) {
+	assert.Equal(t, -1.0, objective(0))
+	// f(π) = π/15 − π²/50 − 0.
+	assert.InDelta(t, math.Pi/15-math.Pi*math.Pi/50, objective(math.Pi), 1e-15)
+	// The stated maximiser: f' changes sign across it and f there is 0.1368.
+	d := func(x float64) float64 { return 1.0/15 - x/25 - (x*math.Cos(x)-math.Sin(x))/(x*x) }
+	assert.Greater(t, d(trueMaxX-1e-3), 0.0)
+	assert.Less(t, d(trueMaxX+1e-3), 0.0)
+	assert.InDelta(t, 0.1368, objective(trueMaxX), 5e-5)
+}
+
+// Within 20 evaluations (3 random, 17 by expected improvement) the
+// posterior-mean maximiser is within 0.1 of the true maximiser, for
+// several seeds of the initial points and the noise.
+func TestFindsMaximum(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		res, err := run(config{seed: seed, acq: "ei", evals: 20})
+		require.NoError(t, err)
+		assert.Equal(t, 20, res.Evaluations, "seed %d", seed)
+		assert.InDelta(t, trueMaxX, res.BestX, 0.1, "seed %d", seed)
+		assert.InDelta(t, 0.1368, res.BestY, 0.01, "seed %d: posterior mean at the maximiser", seed)
+		assert.InDelta(t, trueMaxX, res.BestObservedX, 0.3, "seed %d", seed)
+	}
+}
+
+// The other acquisitions work too, and the plot is a PNG of the stated size.
+func TestOtherAcquisitionsAndPlot(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bo", "step.png")
+	res, err := run(config{seed: 2, acq: "ucb", evals: 20, out: out})
+	require.NoError(t, err)
+	assert.InDelta(t, trueMaxX, res.BestX, 0.1)
+	assert.Equal(t, "ucb", res.Acquisition)
+	f, err := os.Open(out)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	assert.Equal(t, 7*96, img.Bounds().Dx())
+
+	res, err = run(config{seed: 2, acq: "pi", evals: 20})
+	require.NoError(t, err)
+	assert.InDelta(t, trueMaxX, res.BestX, 0.1)
+
+	_, err = run(config{seed: 1, acq: "nope", evals: 20})
+	assert.ErrorContains(t, err, "unknown acquisition")
+	_, err = run(config{seed: 1, acq: "ei", evals: 3})
+	assert.Error(t, err)
+}

@@ -1,0 +1,39 @@
+package gp_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Maximise a function on [0, 2] with the ask/tell loop.
+func ExampleNewBayesOpt() {
+	f := func(x []float64) float64 { return -(x[0] - 1.3) * (x[0] - 1.3) }
+	bo := gp.NewBayesOpt([][2]float64{{0, 2}}, gp.BayesOptOptions{Seed: 1})
+	for i := 0; i < 10; i++ {
+		x := bo.Ask()
+		if err := bo.Tell(x, f(x)); err != nil {
+			panic(err)
+		}
+	}
+	x, _, err := bo.Recommend()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("argmax ≈ %.2f after %d evaluations\n", x[0], bo.Len())
+	// Output: argmax ≈ 1.30 after 10 evaluations
+}
+
+// Expected improvement is a graph: at mean 0, standard deviation 1 and
+// incumbent 0 it is 1/√(2π).
+func ExampleExpectedImprovement() {
+	g := graph.New()
+	mean := g.Const(tensor.FromFloat64s([]float64{0}, 1))
+	std := g.Const(tensor.FromFloat64s([]float64{1}, 1))
+	ei := gp.ExpectedImprovement(mean, std, 0, 0)
+	fmt.Printf("%.6f %.6f\n", ei.Item(), 1/math.Sqrt(2*math.Pi))
+	// Output: 0.398942 0.398942
+}

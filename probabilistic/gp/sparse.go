@@ -1,0 +1,244 @@
+package gp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// SparseOptions configures NewSparse. The zero value gives a learnable
+// noise variance starting at 0.1, learnable inducing inputs and a jitter of
+// 1e-6 on K(z, z).
+type SparseOptions struct {
+	// Noise is the initial noise variance σ² ("noise"); zero means 0.1.
+	Noise float64
+	// NoiseFloor is the lower bound of σ²; zero means 1e-6.
+	NoiseFloor float64
+	// FixNoise keeps σ² at Noise during fitting.
+	FixNoise bool
+	// FixInducing keeps the inducing inputs where they are during fitting.
+	FixInducing bool
+	// Jitter is added to the diagonal of K(z, z) (inducing inputs may
+	// coincide, making it singular); zero means 1e-6.
+	Jitter float64
+}
+
+// Sparse is sparse GP regression with m inducing inputs z and Titsias'
+// (2009) collapsed variational bound, O(nm²) instead of O(n³). The
+// inducing inputs are graph variables, so fitting moves them along with
+// the hyperparameters. It works in float64 with a zero prior mean.
+type Sparse struct {
+	kernel Kernel
+	x, y   *tensor.Tensor // (n, d), (n, 1) float64
+	z      *nn.Param      // (m, d) inducing inputs
+	noise  *Param
+	params []*Param
+	jitter float64
+	fixZ   bool
+}
+
+// NewSparse returns a sparse GP regression model of y (n) or (n, 1) on x
+// (n, d) with inducing inputs starting at z (m, d) (copied). It returns an
+// error for bad shapes or non-finite data.
+func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Sparse, err error) {
+	defer tensor.Recover(&err)
+	var o SparseOptions
+	if len(opts) > 1 {
+		return nil, errors.New("gp.NewSparse: at most one SparseOptions")
+	}
+	if len(opts) == 1 {
+		o = opts[0]
+	}
+	if k == nil || x == nil || y == nil || z == nil {
+		return nil, errors.New("gp.NewSparse: nil kernel, x, y or z")
+	}
+	if x.Dim() != 2 || x.Shape()[0] == 0 {
+		return nil, fmt.Errorf("gp.NewSparse: x must be a non-empty (n, d) matrix, got shape %v", x.Shape())
+	}
+	n, d := x.Shape()[0], x.Shape()[1]
+	if !(y.Dim() == 1 || (y.Dim() == 2 && y.Shape()[1] == 1)) || y.Shape()[0] != n {
+		return nil, fmt.Errorf("gp.NewSparse: y must have shape (%d) or (%d, 1), got %v", n, n, y.Shape())
+	}
+	if z.Dim() != 2 || z.Shape()[0] == 0 || z.Shape()[1] != d {
+		return nil, fmt.Errorf("gp.NewSparse: z must be a non-empty (m, %d) matrix, got shape %v", d, z.Shape())
+	}
+	for name, t := range map[string]*tensor.Tensor{"x": x, "y": y, "z": z} {
+		if nonFiniteAt(t.Values()) >= 0 {
+			return nil, fmt.Errorf("gp.NewSparse: %s holds a non-finite value", name)
+		}
+	}
+	noise, floor := o.Noise, o.NoiseFloor
+	if noise == 0 {
+		noise = 0.1
+	}
+	if floor == 0 {
+		floor = 1e-6
+	}
+	if !(noise > floor) {
+		return nil, fmt.Errorf("gp.NewSparse: noise %g must exceed its floor %g", noise, floor)
+	}
+	s = &Sparse{
+		kernel: k,
+		x:      tensor.FromFloat64s(x.Values(), n, d),
+		y:      tensor.FromFloat64s(y.Values(), n, 1),
+		z:      nn.NewParam(tensor.FromFloat64s(z.Values(), z.Shape()...)),
+		jitter: o.Jitter,
+		fixZ:   o.FixInducing,
+	}
+	if s.jitter == 0 {
+		s.jitter = 1e-6
+	}
+	s.noise = NewParam("noise", noise).SetFloor(floor)
+	if err := s.noise.Set(noise); err != nil {
+		return nil, err
+	}
+	s.noise.SetFixed(o.FixNoise)
+	s.params = uniqueParams(append(append([]*Param(nil), k.Params()...), s.noise))
+	for _, p := range s.params {
+		p.SetDType(tensor.Float64)
+	}
+	return s, nil
+}
+
+// Params returns the kernel's hyperparameters followed by "noise".
+func (s *Sparse) Params() []*Param { return s.params }
+
+// Param returns the hyperparameter with the given name, or nil.
+func (s *Sparse) Param(name string) *Param {
+	for _, p := range s.params {
+		if p.Name() == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Noise returns the noise-variance hyperparameter.
+func (s *Sparse) Noise() *Param { return s.noise }
+
+// Inducing returns the inducing inputs (m, d); fitting updates them in
+// place.
+func (s *Sparse) Inducing() *tensor.Tensor { return s.z.Value }
+
+// InducingNode returns the graph variable bound to the inducing inputs in
+// g, to differentiate with respect to.
+func (s *Sparse) InducingNode(g *graph.Graph) *graph.Node { return s.z.Node(g) }
+
+// ELBO returns Titsias' collapsed bound on the log marginal likelihood as
+// a scalar node of g, differentiable with respect to the hyperparameters'
+// RawNode(g) and InducingNode(g) (see TitsiasBound).
+func (s *Sparse) ELBO(g *graph.Graph) (elbo *graph.Node, err error) {
+	defer tensor.Recover(&err)
+	return TitsiasBound(s.kernel, g.Const(s.x), g.Const(s.y), s.z.Node(g), s.noise.Node(g), s.jitter), nil
+}
+
+// TitsiasBound returns the collapsed variational lower bound of Titsias
+// (2009) on log p(y) for inputs x (n, d), targets y (n, 1), inducing
+// inputs z (m, d) and noise variance noise (a scalar node):
+//
+//	ELBO = log N(y | 0, Qnn + σ²I) − tr(Knn − Qnn)/(2σ²),  Qnn = Knm Kmm⁻¹ Kmn,
+//
+// computed as GPflow's SGPR does, with Cholesky factors only of m×m
+// matrices: L = chol(Kmm + jitter·I), A = L⁻¹Kmn/σ, LB = chol(I + AAᵀ),
+// c = LB⁻¹Ay/σ, and
+//
+//	ELBO = −(n/2) log 2πσ² − Σ log LBᵢᵢ − yᵀy/(2σ²) + cᵀc/2 − tr Knn/(2σ²) + tr(AAᵀ)/2.
+//
+// It panics with a *tensor.Error on mismatched shapes, and with a
+// *graph.DataError if Kmm + jitter·I is not positive definite.
+func TitsiasBound(k Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.Node {
+	g, dt := x.Graph(), x.DType()
+	n, m := x.Shape()[0], z.Shape()[0]
+	if y.Dim() != 2 || y.Shape()[0] != n || y.Shape()[1] != 1 || noise.Size() != 1 {
+		tensor.Fail("gp.TitsiasBound", "want y (%d, 1) and a scalar noise, got %v and %v", n, y.Shape(), noise.Shape())
+	}
+	noise = graph.Reshape(noise)
+	sigma := graph.Sqrt(noise)
+	kmm := k.K(z, z)
+	if jitter > 0 {
+		kmm = graph.Add(kmm, graph.MulScalar(eyeConst(g, dt, m), jitter))
+	}
+	l := graph.Cholesky(kmm)
+	a := graph.Div(graph.TriSolve(l, k.K(z, x), true, false), sigma) // (m, n)
+	aat := graph.MatMulT(a, a, false, true)
+	lb := graph.Cholesky(graph.Add(eyeConst(g, dt, m), aat))
+	c := graph.Div(graph.TriSolve(lb, graph.MatMul(a, y), true, false), sigma) // (m, 1)
+	sumSq := func(v *graph.Node) *graph.Node { return graph.Sum(graph.Square(v), nil, false) }
+	half := func(v *graph.Node) *graph.Node { return graph.MulScalar(v, 0.5) }
+	bound := graph.MulScalar(graph.Log(noise), -0.5*float64(n))
+	bound = graph.AddScalar(bound, -0.5*float64(n)*math.Log(2*math.Pi))
+	bound = graph.Sub(bound, half(graph.LogDetChol(lb)))
+	bound = graph.Sub(bound, half(graph.Div(sumSq(y), noise)))
+	bound = graph.Add(bound, half(sumSq(c)))
+	bound = graph.Sub(bound, half(graph.Div(graph.Sum(k.Diag(x), nil, false), noise)))
+	return graph.Add(bound, half(sumSq(a))) // tr(AAᵀ) = ‖A‖²_F
+}
+
+// Fit maximises the bound plus the log priors over the free
+// hyperparameters and (unless FixInducing) the inducing inputs by L-BFGS,
+// as Classifier.Fit does; restarts draw new hyperparameters and start the
+// inducing inputs from where they were.
+func (s *Sparse) Fit(ctx context.Context, opts FitOptions) (*FitResult, error) {
+	var slots []fitSlot
+	for _, p := range s.params {
+		if !p.Fixed() {
+			slots = append(slots, paramSlot(p))
+		}
+	}
+	if !s.fixZ {
+		slots = append(slots, fitSlot{value: s.z.Value, node: s.z.Node})
+	}
+	build := func(g *graph.Graph) (*graph.Node, float64, error) {
+		elbo, err := s.ELBO(g)
+		if err != nil {
+			return nil, 0, err
+		}
+		obj := elbo
+		if lp := logPrior(g, s.params); lp != nil {
+			obj = graph.Add(obj, lp)
+		}
+		return obj, elbo.Item(), nil
+	}
+	return fitApprox(ctx, "gp.Sparse.Fit", s.params, slots, build, opts)
+}
+
+// Predict returns the approximate posterior predictive mean and variances
+// at xs (m, d) (Titsias 2009; GPflow's SGPR.predict_f):
+//
+//	mean = tmp2ᵀc,  var = diag Kss − Σ tmp1² + Σ tmp2²,
+//	tmp1 = L⁻¹Kzs, tmp2 = LB⁻¹tmp1.
+//
+// It returns an error for inputs of the wrong shape, or if a
+// factorisation fails.
+func (s *Sparse) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
+	defer tensor.Recover(&err)
+	d := s.x.Shape()[1]
+	if xs == nil || xs.Dim() != 2 || xs.Shape()[1] != d {
+		return nil, fmt.Errorf("gp.Sparse.Predict: inputs must be an (m, %d) matrix", d)
+	}
+	g := graph.New()
+	x, y, z := g.Const(s.x), g.Const(s.y), g.Const(s.z.Value)
+	xt := g.Const(tensor.FromFloat64s(xs.Values(), xs.Shape()...))
+	m := z.Shape()[0]
+	noise := s.noise.Node(g)
+	sigma := graph.Sqrt(noise)
+	kmm := graph.Add(s.kernel.K(z, z), graph.MulScalar(eyeConst(g, tensor.Float64, m), s.jitter))
+	l := graph.Cholesky(kmm)
+	a := graph.Div(graph.TriSolve(l, s.kernel.K(z, x), true, false), sigma)
+	lb := graph.Cholesky(graph.Add(eyeConst(g, tensor.Float64, m), graph.MatMulT(a, a, false, true)))
+	c := graph.Div(graph.TriSolve(lb, graph.MatMul(a, y), true, false), sigma)
+	tmp1 := graph.TriSolve(l, s.kernel.K(z, xt), true, false)
+	tmp2 := graph.TriSolve(lb, tmp1, true, false)
+	ms := xs.Shape()[0]
+	mean := graph.Reshape(graph.MatMulT(tmp2, c, true, false), ms)
+	v := graph.Add(graph.Sub(s.kernel.Diag(xt), graph.Sum(graph.Square(tmp1), []int{0}, false)), graph.Sum(graph.Square(tmp2), []int{0}, false))
+	v = graph.Clamp(v, 0, math.Inf(1))
+	pred = &Prediction{Mean: mean.Value().Clone(), Var: v.Value().Clone()}
+	pred.NoisyVar = tensor.AddScalar(pred.Var, s.noise.Value())
+	return pred, nil
+}
