@@ -206,4 +206,22 @@ func init() {
 	addCase("stop_gradient", opCase{inputs: ewAwayInputs(0.1, 2, ewS34), f: func(xs []*graph.Node) *graph.Node {
 		return graph.Mul(xs[0], graph.StopGradient(graph.Sign(xs[0])))
 	}})
+
+	// relu_grad(v, y) = v·sign(y): linear in v, locally constant in y away
+	// from 0. The broadcast cases exercise the sum back to v's shape.
+	reluGradInputs := func(sv, sy []int) func(*tensor.RNG) []*tensor.Tensor {
+		return func(rng *tensor.RNG) []*tensor.Tensor {
+			return []*tensor.Tensor{rng.Normal(ewF64, 0, 1, sv...), ewAway(rng, 0.1, 2, sy...)}
+		}
+	}
+	addCase("relu_grad", opCase{name: "same shape", inputs: reluGradInputs(ewS34, ewS34), f: ewBinary(graph.ReluGrad)})
+	addCase("relu_grad", opCase{name: "broadcast v", inputs: reluGradInputs(ewS4, ewS34), f: ewBinary(graph.ReluGrad)})
+	addCase("relu_grad", opCase{name: "broadcast y", inputs: reluGradInputs(ewS34, ewS31), f: ewBinary(graph.ReluGrad)})
+
+	// The fused sigmoid and tanh derivative rules are smooth in both
+	// operands; tanh_grad's y is a tanh output, so in (−1, 1).
+	addCase("sigmoid_grad", opCase{name: "same shape", inputs: ewNormal(1.5, ewS34, ewS34), f: ewBinary(graph.SigmoidGrad)})
+	addCase("sigmoid_grad", opCase{name: "broadcast", inputs: ewNormal(1.5, ewS4, ewS31), f: ewBinary(graph.SigmoidGrad)})
+	addCase("tanh_grad", opCase{name: "same shape", inputs: ewUniform(-0.9, 0.9, ewS34, ewS34), f: ewBinary(graph.TanhGrad)})
+	addCase("tanh_grad", opCase{name: "broadcast", inputs: ewUniform(-0.9, 0.9, ewS31, ewS4), f: ewBinary(graph.TanhGrad)})
 }

@@ -52,15 +52,15 @@ type GradCheckResult struct {
 	// the compared numbers; NaN anywhere counts as +Inf.
 	MaxRelErr float64
 	Tol       float64 // the tolerance it was held to
-	Passed    bool
-	Worst     string // where the worst error occurred, with both values
+	Passed    bool    // MaxRelErr <= Tol
+	Worst     string  // where the worst error occurred, with both values
 }
 
 // GradCheckReport collects the results of GradCheck.
 type GradCheckReport struct {
-	Name    string
-	Results []GradCheckResult
-	Passed  bool // every result passed
+	Name    string            // the check's label: GradCheckOptions.Name or the output op's name
+	Results []GradCheckResult // one per mode and input, in the order run
+	Passed  bool              // every result passed
 }
 
 // MaxRelErr returns the worst relative error of a mode over all inputs,

@@ -16,13 +16,12 @@ type addOp struct{}
 func (addOp) Name() string { return "add" }
 
 func (addOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	shape := tensor.BroadcastShapes("add", in[0].Shape(), in[1].Shape())
-	return tensor.AddTo(g.AllocUninit(in[0].DType(), shape...), in[0], in[1])
+	return tensor.AddTo(g.AllocUninit(in[0].DType(), broadcastShape("add", in[0], in[1])...), in[0], in[1])
 }
 
 func (addOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
-	return []*Node{SumTo(ct, a.Shape()...), SumTo(ct, b.Shape()...)}
+	return cotangents(out, SumTo(ct, a.Shape()...), SumTo(ct, b.Shape()...))
 }
 
 func (addOp) JVP(out *Node, t []*Node) *Node {
@@ -68,13 +67,16 @@ func addTangents(out, ta, tb *Node) *Node {
 // checkBinary panics with a *tensor.Error naming op and both operands when
 // their dtypes differ or their shapes do not broadcast.
 func checkBinary(op string, a, b *Node) {
+	checkNodes(op, a, b)
 	if a.g != b.g {
 		tensor.Fail(op, "operands %s belong to different graphs", describeNodes(a, b))
 	}
 	if a.DType() != b.DType() {
 		tensor.Fail(op, "mixed dtypes: %s", describeNodes(a, b))
 	}
-	tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+	if !sameShape(a.Shape(), b.Shape()) {
+		tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+	}
 }
 
 func init() {
@@ -99,7 +101,7 @@ func (subOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 func (subOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
-	return []*Node{SumTo(ct, a.Shape()...), SumTo(Neg(ct), b.Shape()...)}
+	return cotangents(out, SumTo(ct, a.Shape()...), SumTo(Neg(ct), b.Shape()...))
 }
 
 func (subOp) JVP(out *Node, t []*Node) *Node {
@@ -135,7 +137,7 @@ func (mulOp) VJP(out, ct *Node) []*Node {
 	if b.NeedsGrad() {
 		db = SumTo(Mul(ct, a), b.Shape()...)
 	}
-	return []*Node{da, db}
+	return cotangents(out, da, db)
 }
 
 func (mulOp) JVP(out *Node, t []*Node) *Node {
@@ -168,7 +170,7 @@ func (divOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (divOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	cb := Div(ct, b)
-	return []*Node{SumTo(cb, a.Shape()...), SumTo(Neg(Mul(cb, out)), b.Shape()...)}
+	return cotangents(out, SumTo(cb, a.Shape()...), SumTo(Neg(Mul(cb, out)), b.Shape()...))
 }
 
 func (divOp) JVP(out *Node, t []*Node) *Node {
@@ -212,24 +214,39 @@ func (powOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 // powPartials returns ∂(aᵇ)/∂a = b·aᵇ⁻¹ and ∂(aᵇ)/∂b = aᵇ·log a, each only
-// when wanted. The exponent form of ∂a stays finite at a = 0 for b ≥ 1.
+// when wanted, with the conventions of PyTorch and JAX where these formulas
+// give 0·∞ or log 0 at a = 0:
+//   - ∂a is 0 where b = 0 (0⁰ = 1 is constant in a);
+//   - ∂b is 0 where a = 0 and b ≥ 0 (0ᵇ is 0, or 1 at b = 0, for all such b).
+//
+// The masked entries are evaluated at a safe base of 1 instead of being
+// selected away afterwards (the "double where" idiom), so derivatives of
+// these partials stay finite there as well. Elsewhere the plain formulas
+// apply: ∂b is NaN for a < 0, and both are infinite at a = 0 with b < 0.
 func powPartials(out *Node, wantA, wantB bool) (da, db *Node) {
 	a, b := out.inputs[0], out.inputs[1]
+	zero, one := constLike(a, 0), constLike(a, 1)
+	aZero := Equal(a, zero)
 	if wantA {
-		da = Mul(b, Pow(a, AddScalar(b, -1)))
+		// b·aᵇ⁻¹ is already 0 where b = 0 and a ≠ 0, with the right mixed
+		// derivative 1/a; only a = b = 0 (0·∞) is masked, so that second
+		// derivatives stay exact (and symmetric) for a ≠ 0.
+		m := Mul(aZero, Equal(b, zero))
+		da = Where(m, zero, Mul(b, Pow(Where(m, one, a), AddScalar(b, -1))))
 	}
 	if wantB {
-		db = Mul(out, Log(a))
+		// log 1 = 0 where a = 0 and b ≥ 0, and aᵇ is finite there.
+		db = Mul(out, Log(Where(Mul(aZero, GreaterEqual(b, zero)), one, a)))
 	}
 	return da, db
 }
 
 // For a constant exponent prefer PowScalar: Pow's cotangent for b involves
-// log a, which is NaN for a ≤ 0 (harmless when b's cotangent is unused).
+// log a, which is NaN for a < 0 (harmless when b's cotangent is unused).
 func (powOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	da, db := powPartials(out, true, true)
-	return []*Node{SumTo(Mul(ct, da), a.Shape()...), SumTo(Mul(ct, db), b.Shape()...)}
+	return cotangents(out, SumTo(Mul(ct, da), a.Shape()...), SumTo(Mul(ct, db), b.Shape()...))
 }
 
 func (powOp) JVP(out *Node, t []*Node) *Node {
@@ -245,7 +262,9 @@ func (powOp) JVP(out *Node, t []*Node) *Node {
 }
 
 // Pow returns aᵇ elementwise with NumPy broadcasting. Its derivative with
-// respect to b involves log a, so differentiate through b only for a > 0.
+// respect to b involves log a, so differentiate through b only for a ≥ 0.
+// At a = 0 the derivatives follow PyTorch and JAX: ∂/∂a is 0 where b = 0,
+// and ∂/∂b is 0 where b ≥ 0 (see powPartials).
 func Pow(a, b *Node) *Node {
 	checkBinary("pow", a, b)
 	return Apply(powOp{}, a, b)
@@ -288,7 +307,7 @@ func (o extremumOp) weights(out *Node) (wa, wb *Node) {
 func (o extremumOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	wa, wb := o.weights(out)
-	return []*Node{SumTo(Mul(ct, wa), a.Shape()...), SumTo(Mul(ct, wb), b.Shape()...)}
+	return cotangents(out, SumTo(Mul(ct, wa), a.Shape()...), SumTo(Mul(ct, wb), b.Shape()...))
 }
 
 func (o extremumOp) JVP(out *Node, t []*Node) *Node {

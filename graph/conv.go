@@ -43,7 +43,7 @@ func (op conv2dOp) VJP(out, ct *Node) []*Node {
 	if w.NeedsGrad() {
 		dw = Conv2DWeightGrad(x, ct, w.Shape(), op.p)
 	}
-	return []*Node{dx, dw}
+	return cotangents(out, dx, dw)
 }
 
 // Bilinear: d conv(x, w) = conv(dx, w) + conv(x, dw).
@@ -65,6 +65,7 @@ func (op conv2dOp) JVP(out *Node, t []*Node) *Node {
 // It panics with a *tensor.Error when the ranks, channels, groups or dtypes
 // do not fit or the dilated kernel is larger than the padded input.
 func Conv2D(x, w *Node, p tensor.ConvParams) *Node {
+	checkNodes("conv2d", x, w)
 	checkConv("conv2d", x, w, x.Shape(), w.Shape(), p)
 	return Apply(conv2dOp{p}, x, w)
 }
@@ -110,6 +111,7 @@ func (op conv2dInputGradOp) JVP(out *Node, t []*Node) *Node {
 // panics with a *tensor.Error when dy is not shaped like that convolution's
 // output or the shapes, channels or dtypes do not fit.
 func Conv2DInputGrad(dy, w *Node, xShape []int, p tensor.ConvParams) *Node {
+	checkNodes("conv2d_input_grad", dy, w)
 	checkConvAdjoint("conv2d_input_grad", dy, w, xShape, w.Shape(), p)
 	return Apply(conv2dInputGradOp{slices.Clone(xShape), p}, dy, w)
 }
@@ -155,6 +157,7 @@ func (op conv2dWeightGradOp) JVP(out *Node, t []*Node) *Node {
 // shaped like that convolution's output or the shapes, channels or dtypes
 // do not fit.
 func Conv2DWeightGrad(x, dy *Node, wShape []int, p tensor.ConvParams) *Node {
+	checkNodes("conv2d_weight_grad", x, dy)
 	checkConvAdjoint("conv2d_weight_grad", dy, x, x.Shape(), wShape, p)
 	return Apply(conv2dWeightGradOp{slices.Clone(wShape), p}, x, dy)
 }
@@ -214,13 +217,15 @@ type maxPool2DOp struct {
 func (*maxPool2DOp) Name() string { return "maxpool2d" }
 
 func (op *maxPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	y, argmax := tensor.MaxPool2D(in[0], op.p)
+	x := in[0]
+	dst := g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...)
+	y, argmax := tensor.MaxPool2DTo(dst, g.AllocInts(dst.Size()), x, op.p)
 	op.argmax = argmax
 	return y
 }
 
 func (op *maxPool2DOp) VJP(out, ct *Node) []*Node {
-	return []*Node{MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape())}
+	return cotangents(out, MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape()))
 }
 
 func (op *maxPool2DOp) JVP(out *Node, t []*Node) *Node {
@@ -232,6 +237,7 @@ func (op *maxPool2DOp) JVP(out *Node, t []*Node) *Node {
 // first maximum of each window. It panics with a *tensor.Error when x is
 // not 4-D or the parameters are invalid.
 func MaxPool2D(x *Node, p tensor.PoolParams) *Node {
+	checkNodes("maxpool2d", x)
 	checkPool("maxpool2d", x, x.Shape(), p)
 	return Apply(&maxPool2DOp{p: p}, x)
 }
@@ -247,11 +253,11 @@ type maxPoolGradOp struct {
 func (maxPoolGradOp) Name() string { return "maxpool2d_grad" }
 
 func (op maxPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.MaxPool2DGrad(in[0], op.argmax, op.xShape)
+	return tensor.MaxPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.argmax, op.xShape)
 }
 
 func (op maxPoolGradOp) VJP(out, ct *Node) []*Node {
-	return []*Node{MaxPool2DGather(ct, op.argmax, out.inputs[0].Shape())}
+	return cotangents(out, MaxPool2DGather(ct, op.argmax, out.inputs[0].Shape()))
 }
 
 func (op maxPoolGradOp) JVP(out *Node, t []*Node) *Node {
@@ -265,6 +271,7 @@ func (op maxPoolGradOp) JVP(out *Node, t []*Node) *Node {
 // differentiable in dy. It panics with a *tensor.Error when argmax does not
 // have one index per element of dy or an index is outside xShape.
 func MaxPool2DGrad(dy *Node, argmax []int, xShape []int) *Node {
+	checkNodes("maxpool2d_grad", dy)
 	checkArgmax("maxpool2d_grad", dy.Size(), argmax, xShape, dy)
 	return Apply(maxPoolGradOp{argmax, slices.Clone(xShape)}, dy)
 }
@@ -288,7 +295,7 @@ func (op maxPoolGatherOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor 
 }
 
 func (op maxPoolGatherOp) VJP(out, ct *Node) []*Node {
-	return []*Node{MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape())}
+	return cotangents(out, MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape()))
 }
 
 func (op maxPoolGatherOp) JVP(out *Node, t []*Node) *Node {
@@ -298,6 +305,7 @@ func (op maxPoolGatherOp) JVP(out *Node, t []*Node) *Node {
 // maxPoolGather returns x's elements at the flat indices argmax, shaped
 // yShape: the forward derivative of a max pooling.
 func MaxPool2DGather(x *Node, argmax []int, yShape []int) *Node {
+	checkNodes("maxpool2d_gather", x)
 	n := 1
 	for _, d := range yShape {
 		n *= d
@@ -335,11 +343,12 @@ type avgPool2DOp struct{ p tensor.PoolParams }
 func (avgPool2DOp) Name() string { return "avgpool2d" }
 
 func (op avgPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AvgPool2D(in[0], op.p)
+	x := in[0]
+	return tensor.AvgPool2DTo(g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...), x, op.p)
 }
 
 func (op avgPool2DOp) VJP(out, ct *Node) []*Node {
-	return []*Node{AvgPool2DGrad(ct, out.inputs[0].Shape(), op.p)}
+	return cotangents(out, AvgPool2DGrad(ct, out.inputs[0].Shape(), op.p))
 }
 
 func (op avgPool2DOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
@@ -349,6 +358,7 @@ func (op avgPool2DOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 // tensor.AvgPool2D). It panics with a *tensor.Error when x is not 4-D or
 // the parameters are invalid.
 func AvgPool2D(x *Node, p tensor.PoolParams) *Node {
+	checkNodes("avgpool2d", x)
 	checkPool("avgpool2d", x, x.Shape(), p)
 	return Apply(avgPool2DOp{p}, x)
 }
@@ -361,11 +371,11 @@ type avgPoolGradOp struct {
 func (avgPoolGradOp) Name() string { return "avgpool2d_grad" }
 
 func (op avgPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AvgPool2DGrad(in[0], op.xShape, op.p)
+	return tensor.AvgPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.xShape, op.p)
 }
 
 func (op avgPoolGradOp) VJP(out, ct *Node) []*Node {
-	return []*Node{AvgPool2D(ct, op.p)}
+	return cotangents(out, AvgPool2D(ct, op.p))
 }
 
 func (op avgPoolGradOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
@@ -376,6 +386,7 @@ func (op avgPoolGradOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0])
 // window. It is differentiable in dy. It panics with a *tensor.Error when
 // dy is not shaped like that pooling's output.
 func AvgPool2DGrad(dy *Node, xShape []int, p tensor.PoolParams) *Node {
+	checkNodes("avgpool2d_grad", dy)
 	yShape := checkPool("avgpool2d_grad", dy, xShape, p)
 	if !slices.Equal(dy.Shape(), yShape) {
 		tensor.Fail("avgpool2d_grad", "output gradient %s does not match the output %v of input %v", describeNodes(dy), yShape, xShape)

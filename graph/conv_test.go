@@ -179,11 +179,11 @@ func TestConvMisuse(t *testing.T) {
 			f    func()
 			want []string
 		}{
-			{"channels", func() { graph.Conv2D(x, w, tensor.ConvParams{}) }, []string{"conv2d", "[1 3 4 4]", "[2 2 3 3]", dt.String()}},
+			{"channels", func() { graph.Conv2D(x, w, tensor.ConvParams{}) }, []string{"conv2d", "(1, 3, 4, 4)", "(2, 2, 3, 3)", dt.String()}},
 			{"dtypes", func() { graph.Conv2D(x, wOther, tensor.ConvParams{}) }, []string{"conv2d", "mixed dtypes", other.String()}},
-			{"kernel too big", func() { graph.Conv2D(x, g.Var(tensor.New(dt, 2, 3, 5, 5)), tensor.ConvParams{}) }, []string{"conv2d", "[1 3 4 4]"}},
-			{"input grad shape", func() { graph.Conv2DInputGrad(x, big, []int{1, 3, 4, 4}, tensor.ConvParams{}) }, []string{"conv2d_input_grad", "[1 3 4 4]"}},
-			{"pool rank", func() { graph.MaxPool2D(g.Var(tensor.New(dt, 4, 4)), tensor.PoolParams{Kernel: [2]int{2, 2}}) }, []string{"maxpool2d", "[4 4]"}},
+			{"kernel too big", func() { graph.Conv2D(x, g.Var(tensor.New(dt, 2, 3, 5, 5)), tensor.ConvParams{}) }, []string{"conv2d", "(1, 3, 4, 4)"}},
+			{"input grad shape", func() { graph.Conv2DInputGrad(x, big, []int{1, 3, 4, 4}, tensor.ConvParams{}) }, []string{"conv2d_input_grad", "(1, 3, 4, 4)"}},
+			{"pool rank", func() { graph.MaxPool2D(g.Var(tensor.New(dt, 4, 4)), tensor.PoolParams{Kernel: [2]int{2, 2}}) }, []string{"maxpool2d", "(4, 4)"}},
 			{"argmax range", func() { graph.MaxPool2DGrad(g.Var(tensor.New(dt, 1)), []int{16}, []int{1, 1, 4, 4}) }, []string{"maxpool2d_grad", "16"}},
 		}
 		for _, c := range cases {

@@ -82,6 +82,8 @@ type Graph struct {
 	nodeArena arena[Node]
 	inArena   arena[*Node]
 	valArena  arena[*tensor.Tensor]
+	intArena  arena[int] // AllocInts: index buffers such as max-pool argmax
+	views     viewCache
 }
 
 // New returns an empty graph.
@@ -128,20 +130,8 @@ func Apply(op Op, inputs ...*Node) *Node {
 	if len(inputs) == 0 {
 		tensor.Fail(op.Name(), "no inputs")
 	}
-	for i, in := range inputs {
-		if in == nil {
-			tensor.Fail(op.Name(), "input %d is nil", i)
-		}
-		if in.g == nil {
-			tensor.Fail(op.Name(), "input %d: %s", i, staleMsg)
-		}
-	}
+	checkNodes(op.Name(), inputs...)
 	g := inputs[0].g
-	for _, in := range inputs {
-		if in.g != g {
-			tensor.Fail(op.Name(), "inputs %s belong to different graphs", describeNodes(inputs...))
-		}
-	}
 	// Copy the inputs into the graph's arena rather than keeping the
 	// caller's variadic slice, so that slice can live on the caller's stack.
 	ins := g.inArena.take(len(inputs))
@@ -252,7 +242,9 @@ func (g *Graph) Reset() {
 	g.nodeArena.reset()
 	g.inArena.reset()
 	g.valArena.reset()
+	g.intArena.rewind()
 	g.pool.recycle()
+	g.views.recycle()
 }
 
 // Alloc returns a zero-filled contiguous tensor owned by the graph; Reset
@@ -266,6 +258,11 @@ func (g *Graph) Alloc(dt tensor.DType, shape ...int) *tensor.Tensor {
 func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {
 	return g.pool.get(dt, shape, false)
 }
+
+// AllocInts returns an int slice of length n owned by the graph, with
+// unspecified contents; Reset recycles it. Ops use it for index buffers
+// (such as max pooling's argmax) that their rules need until Reset.
+func (g *Graph) AllocInts(n int) []int { return g.intArena.take(n) }
 
 // bufferPool hands out tensors and takes them all back on recycle.
 //
@@ -378,7 +375,8 @@ type arena[T any] struct {
 
 const arenaChunk = 256
 
-// take returns a zeroed slice of length and capacity n.
+// take returns a slice of length and capacity n, zeroed unless the arena
+// was rewound rather than reset.
 func (a *arena[T]) take(n int) []T {
 	for {
 		if a.c < len(a.chunks) {
@@ -404,10 +402,14 @@ func (a *arena[T]) reset() {
 	a.c, a.off = 0, 0
 }
 
+// rewind is reset without zeroing, for arenas of plain values whose users
+// overwrite what they take.
+func (a *arena[T]) rewind() { a.c, a.off = 0, 0 }
+
 // OpInfo describes a registered op for audits and gradient-check tables.
 type OpInfo struct {
-	Name  string
-	Arity int // number of inputs; -1 for variadic
+	Name  string // the op's Name(), e.g. "add"
+	Arity int    // number of inputs; -1 for variadic
 }
 
 var (
@@ -440,7 +442,8 @@ func Registered() []OpInfo {
 	return out
 }
 
-// describeNodes formats operands as "[2 3] float32, [3] float64" for errors.
+// describeNodes formats operands as "(2, 3) float32, (3,) float64" for
+// errors, with tensor.FormatShape so graph and tensor errors read alike.
 func describeNodes(ns ...*Node) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
@@ -450,8 +453,17 @@ func describeNodes(ns ...*Node) string {
 		case n.value == nil:
 			parts[i] = "stale node"
 		default:
-			parts[i] = fmt.Sprintf("%v %v", n.value.Shape(), n.value.DType())
+			parts[i] = tensor.FormatShape(n.value.Shape()) + " " + n.value.DType().String()
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cotangents returns its arguments as a slice carved from out's graph's
+// arena, so VJP rules can return their per-input cotangents without a heap
+// allocation per op. The slice is valid until the graph is Reset.
+func cotangents(out *Node, cts ...*Node) []*Node {
+	s := out.g.inArena.take(len(cts))
+	copy(s, cts)
+	return s
 }

@@ -85,6 +85,7 @@ func (op triMaskOp) VJP(out, ct *Node) []*Node { return []*Node{Apply(op, ct)} }
 func (op triMaskOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 
 func triMask(name string, x *Node, lower, diag, upper float64) *Node {
+	checkNodes(name, x)
 	if x.Dim() < 2 {
 		tensor.Fail(name, "operand %s is not a matrix (want rank >= 2)", describeNodes(x))
 	}
@@ -104,14 +105,8 @@ func Triu(x *Node) *Node { return triMask("Triu", x, 0, 1, 1) }
 // Φ(S) + Φ(S)ᵀ = S when S is symmetric. It panics if x has rank < 2.
 func PhiLower(x *Node) *Node { return triMask("PhiLower", x, 1, 0.5, 0) }
 
-// offDiagonal zeroes the diagonals of the matrices in x.
-func offDiagonal(x *Node) *Node { return triMask("offDiagonal", x, 1, 0, 1) }
-
 // sym returns (x + xᵀ)/2 over the last two axes.
 func sym(x *Node) *Node { return MulScalar(Add(x, Transpose(x)), 0.5) }
-
-// eye returns the n×n identity as a constant of x's graph and dtype.
-func eye(x *Node, n int) *Node { return x.g.Const(tensor.Eye(x.DType(), n)) }
 
 // diagPart returns the diagonals (..., n) of the matrices x (..., n, n):
 // every (n+1)-th element of each flattened matrix.
@@ -141,7 +136,7 @@ type choleskyOp struct{}
 func (choleskyOp) Name() string { return "cholesky" }
 
 func (choleskyOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	l, err := tensor.Cholesky(in[0])
+	l, err := tensor.CholeskyTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 	if err != nil {
 		failData("cholesky", err)
 	}
@@ -154,7 +149,7 @@ func (choleskyOp) VJP(out, ct *Node) []*Node {
 	p := PhiLower(MatMulT(l, ct, true, false))
 	q := TriSolve(l, p, true, true)                       // L⁻ᵀ P
 	s := Transpose(TriSolve(l, Transpose(q), true, true)) // (L⁻ᵀ Qᵀ)ᵀ = Q L⁻¹
-	return []*Node{sym(s)}
+	return cotangents(out, sym(s))
 }
 
 // L̇ = L Φ(L⁻¹ Ȧ L⁻ᵀ), with L⁻¹ Ȧ L⁻ᵀ = L⁻¹ (L⁻¹ Ȧ)ᵀ for symmetric Ȧ.
@@ -184,7 +179,7 @@ type triSolveOp struct{ lower, trans bool }
 func (triSolveOp) Name() string { return "trisolve" }
 
 func (op triSolveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.TriSolve(in[0], in[1], op.lower, op.trans)
+	return tensor.TriSolveTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1], op.lower, op.trans)
 }
 
 // triangle keeps the triangle of x that the kernel reads from A.
@@ -246,7 +241,7 @@ type choleskySolveOp struct{}
 func (choleskySolveOp) Name() string { return "cholesky_solve" }
 
 func (choleskySolveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.CholeskySolve(in[0], in[1])
+	return tensor.CholeskySolveTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1])
 }
 
 // With A = L Lᵀ: B̄ = A⁻¹ X̄, Ā = −B̄ Xᵀ, and since dA = dL Lᵀ + L dLᵀ,
@@ -257,7 +252,7 @@ func (choleskySolveOp) VJP(out, ct *Node) []*Node {
 	bbar := CholeskySolve(l, ct)
 	abar := MatMulT(bbar, out, false, true)
 	lbar := Neg(Tril(MatMul(Add(abar, Transpose(abar)), Tril(l))))
-	return []*Node{SumTo(lbar, l.Shape()...), SumTo(bbar, b.Shape()...)}
+	return cotangents(out, SumTo(lbar, l.Shape()...), SumTo(bbar, b.Shape()...))
 }
 
 // Ẋ = A⁻¹ (Ḃ − Ȧ X) with Ȧ = M + Mᵀ, M = tril(L̇) Lᵀ.
@@ -315,7 +310,7 @@ func (solveOp) VJP(out, ct *Node) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	bbar := Solve(Transpose(a), ct)
 	abar := Neg(MatMulT(bbar, out, false, true))
-	return []*Node{SumTo(abar, a.Shape()...), SumTo(bbar, b.Shape()...)}
+	return cotangents(out, SumTo(abar, a.Shape()...), SumTo(bbar, b.Shape()...))
 }
 
 // Ẋ = A⁻¹ (Ḃ − Ȧ X).
@@ -360,7 +355,7 @@ func (inverseOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 // Ā = −A⁻ᵀ C A⁻ᵀ, reusing the output A⁻¹.
 func (inverseOp) VJP(out, ct *Node) []*Node {
-	return []*Node{Neg(MatMulT(out, MatMulT(ct, out, false, true), true, false))}
+	return cotangents(out, Neg(MatMulT(out, MatMulT(ct, out, false, true), true, false)))
 }
 
 // d(A⁻¹) = −A⁻¹ Ȧ A⁻¹.
@@ -393,7 +388,7 @@ func (logAbsDetOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 // ∇ log|det A| = A⁻ᵀ.
 func (logAbsDetOp) VJP(out, ct *Node) []*Node {
 	a := out.inputs[0]
-	return []*Node{Mul(Unsqueeze(Unsqueeze(ct, -1), -1), Transpose(Inverse(a)))}
+	return cotangents(out, Mul(Unsqueeze(Unsqueeze(ct, -1), -1), Transpose(Inverse(a))))
 }
 
 // d log|det A| = tr(A⁻¹ Ȧ) = Σᵢⱼ (A⁻ᵀ)ᵢⱼ Ȧᵢⱼ.
@@ -428,7 +423,7 @@ func (detOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (detOp) VJP(out, ct *Node) []*Node {
 	a := out.inputs[0]
 	s := Unsqueeze(Unsqueeze(Mul(ct, out), -1), -1)
-	return []*Node{Mul(s, Transpose(Inverse(a)))}
+	return cotangents(out, Mul(s, Transpose(Inverse(a))))
 }
 
 // d det A = det(A) tr(A⁻¹ Ȧ).
@@ -452,9 +447,10 @@ func Det(a *Node) *Node {
 // (eigenvectors in columns) and row n holds w (ascending), so that the VJP
 // receives a single cotangent. Eigh slices it.
 //
-// The rules (Giles 2008) assume distinct eigenvalues: F_ij = 1/(w_j − w_i)
-// is infinite for repeated ones. Like Cholesky, the rules treat A as
-// symmetric: they use sym(Ȧ) and return a symmetric Ā.
+// The rules (Giles 2008) use F_ij = 1/(w_j − w_i), which is infinite for
+// repeated eigenvalues; eighF sets it to 0 there, which is exact for
+// functions of the eigenvalues (see eighF). Like Cholesky, the rules treat
+// A as symmetric: they use sym(Ȧ) and return a symmetric Ā.
 type eighOp struct{}
 
 func (eighOp) Name() string { return "eigh" }
@@ -479,11 +475,26 @@ func unpackEigh(p *Node) (w, v *Node) {
 	return Squeeze(Slice(p, -2, n, n+1, 1), -2), Slice(p, -2, 0, n, 1)
 }
 
-// eighF returns F with F_ij = 1/(w_j − w_i) off the diagonal and 0 on it.
+// eighF returns F with F_ij = 1/(w_j − w_i) for distinct eigenvalues and 0
+// where |w_j − w_i| ≤ tol (the diagonal included), tol = 8·n·ε·max|w| per
+// matrix, about the accuracy of computed eigenvalues. For repeated
+// eigenvalues the eigenvectors are not unique and 1/(w_j − w_i) is infinite;
+// with F = 0 there the rules give the exact derivative of any function of
+// w alone and of gauge-invariant functions of v (JAX masks F the same way),
+// instead of poisoning everything with Inf·0 = NaN. The reciprocal is taken
+// of a safe denominator ("double where"), so second derivatives stay
+// finite too. The mask is built from comparisons, which carry no gradient.
 func eighF(w *Node) *Node {
 	n := w.Shape()[w.Dim()-1]
+	eps := 2.220446049250313e-16
+	if w.DType() == tensor.Float32 {
+		eps = 1.1920929e-07
+	}
 	d := Sub(Unsqueeze(w, -2), Unsqueeze(w, -1)) // d_ij = w_j − w_i
-	return offDiagonal(Reciprocal(Add(d, eye(w, n))))
+	scale := Unsqueeze(Max(Abs(w), []int{-1}, true), -1)
+	tie := LessEqual(Abs(d), MulScalar(scale, 8*float64(n)*eps))
+	zero, one := constLike(w, 0), constLike(w, 1)
+	return Where(tie, zero, Reciprocal(Where(tie, one, d)))
 }
 
 // Ā = sym(V (diag(w̄) + F ∘ (Vᵀ V̄)) Vᵀ).
@@ -491,7 +502,7 @@ func (eighOp) VJP(out, ct *Node) []*Node {
 	w, v := unpackEigh(out)
 	wbar, vbar := unpackEigh(ct)
 	inner := Add(diagEmbed(wbar), Mul(eighF(w), MatMulT(v, vbar, true, false)))
-	return []*Node{sym(MatMul(v, MatMulT(inner, v, false, true)))}
+	return cotangents(out, sym(MatMul(v, MatMulT(inner, v, false, true))))
 }
 
 // With M = Vᵀ sym(Ȧ) V: ẇ = diag(M), V̇ = V (F ∘ M).
@@ -505,9 +516,16 @@ func (eighOp) JVP(out *Node, t []*Node) *Node {
 // Eigh returns the eigenvalues w (..., n), in ascending order, and the
 // orthonormal eigenvectors v (..., n, n), in columns, of the symmetric
 // matrices a (..., n, n), so that a = v·diag(w)·vᵀ. Only the symmetric part
-// of a matters to the derivatives. Derivatives of v assume distinct
-// eigenvalues (they divide by their differences); each eigenvector's sign is
-// arbitrary, so differentiate only functions that do not depend on it. It
+// of a matters to the derivatives. Derivatives of w are exact even for
+// repeated eigenvalues (the gradient of w's sum at the identity is the
+// identity). Derivatives of v are undefined where eigenvalues repeat (the
+// eigenvectors of a repeated eigenvalue can be any orthonormal basis of its
+// eigenspace): there the rules drop the terms that would divide by zero
+// (the difference of two eigenvalues within a small relative tolerance),
+// which is exact only for functions that do not depend on the choice of
+// basis, such as projectors onto whole eigenspaces. Each eigenvector's sign
+// is arbitrary too, so differentiate only functions that do not depend on
+// it. It
 // panics with a *tensor.Error when a is not a stack of square matrices,
 // and with a *DataError when the kernel fails to converge.
 func Eigh(a *Node) (w, v *Node) {
@@ -517,6 +535,7 @@ func Eigh(a *Node) (w, v *Node) {
 
 // checkSquare panics unless a is a stack of square matrices.
 func checkSquare(op string, a *Node) int {
+	checkNodes(op, a)
 	s := a.Shape()
 	if len(s) < 2 || s[len(s)-1] != s[len(s)-2] {
 		tensor.Fail(op, "operand %s is not a square matrix or a stack of them (want (..., n, n))", describeNodes(a))
@@ -527,6 +546,7 @@ func checkSquare(op string, a *Node) int {
 // checkSolve checks a square (..., n, n) and b (..., n, k) or (n,) with
 // broadcasting batch axes.
 func checkSolve(op string, a, b *Node) {
+	checkNodes(op, a, b)
 	if a.g != b.g {
 		tensor.Fail(op, "operands %s belong to different graphs", describeNodes(a, b))
 	}
@@ -543,4 +563,13 @@ func checkSolve(op string, a, b *Node) {
 	default:
 		tensor.Fail(op, "right-hand side does not fit the matrix: %s (want (..., %d, k) or (%d,))", describeNodes(a, b), n, n)
 	}
+}
+
+// solveShape is the shape of op(A)⁻¹·B for a square (..., n, n) and a
+// matrix right-hand side b (..., n, k): the batch dims broadcast. The
+// constructors have checked the operands.
+func solveShape(a, b *tensor.Tensor) []int {
+	as, bs := a.Shape(), b.Shape()
+	batch := tensor.BroadcastShapes("solve", as[:len(as)-2], bs[:len(bs)-2])
+	return append(batch, bs[len(bs)-2:]...)
 }

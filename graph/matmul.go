@@ -43,7 +43,7 @@ func (o matmulOp) VJP(out, ct *Node) []*Node {
 		}
 		db = SumTo(db, b.Shape()...)
 	}
-	return []*Node{da, db}
+	return cotangents(out, da, db)
 }
 
 func (o matmulOp) JVP(out *Node, t []*Node) *Node {
@@ -119,6 +119,7 @@ func MatMulT(a, b *Node, transA, transB bool) *Node {
 }
 
 func checkMatMul(a, b *Node) {
+	checkNodes("matmul", a, b)
 	if a.g != b.g {
 		tensor.Fail("matmul", "operands %s belong to different graphs", describeNodes(a, b))
 	}
@@ -133,6 +134,7 @@ func checkMatMul(a, b *Node) {
 // Dot returns the inner product of two 1-D nodes of equal length as a 0-d
 // node.
 func Dot(a, b *Node) *Node {
+	checkNodes("dot", a, b)
 	if a.Dim() != 1 || b.Dim() != 1 || a.Shape()[0] != b.Shape()[0] {
 		tensor.Fail("dot", "operands must be 1-D of equal length: %s", describeNodes(a, b))
 	}
@@ -142,6 +144,7 @@ func Dot(a, b *Node) *Node {
 // Outer returns the outer product of the 1-D nodes a (m) and b (n), an m×n
 // matrix with entries a[i]·b[j].
 func Outer(a, b *Node) *Node {
+	checkNodes("outer", a, b)
 	if a.Dim() != 1 || b.Dim() != 1 {
 		tensor.Fail("outer", "operands must be 1-D: %s", describeNodes(a, b))
 	}

@@ -94,14 +94,14 @@ func (o *reduceOp) VJP(out, ct *Node) []*Node {
 	c := o.unreduce(x, ct)
 	switch o.kind {
 	case redSum:
-		return []*Node{BroadcastTo(c, x.Shape()...)}
+		return cotangents(out, BroadcastTo(c, x.Shape()...))
 	case redMean:
-		return []*Node{BroadcastTo(MulScalar(c, 1/float64(o.n)), x.Shape()...)}
+		return cotangents(out, BroadcastTo(MulScalar(c, 1/float64(o.n)), x.Shape()...))
 	case redProd:
-		// ∂Πx/∂xᵢ = Πx/xᵢ: defined for non-zero x only.
-		return []*Node{Div(Mul(c, o.unreduce(x, out)), x)}
+		// ∂Πx/∂xᵢ = Π_{j≠i} xⱼ, exact at zeros too (see prodGrad).
+		return cotangents(out, Mul(c, prodGrad(x, o.axes)))
 	}
-	return []*Node{Mul(c, o.weights(out))}
+	return cotangents(out, Mul(c, o.weights(out)))
 }
 
 func (o *reduceOp) JVP(out *Node, t []*Node) *Node {
@@ -112,12 +112,13 @@ func (o *reduceOp) JVP(out *Node, t []*Node) *Node {
 	case redMean:
 		return Mean(t[0], o.axes, o.keep)
 	case redProd:
-		return Mul(out, Sum(Div(t[0], x), o.axes, o.keep))
+		return Sum(Mul(t[0], prodGrad(x, o.axes)), o.axes, o.keep)
 	}
 	return Sum(Mul(t[0], o.weights(out)), o.axes, o.keep)
 }
 
 func reduceNode(kind reduceKind, x *Node, axes []int, keepdims bool, ddof int) *Node {
+	checkNodes(reduceNames[kind], x)
 	ax := normAxes(reduceNames[kind], x, axes)
 	n := 1
 	for _, a := range ax {
@@ -144,8 +145,9 @@ func Max(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redMax, x
 // convention.
 func Min(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redMin, x, axes, keepdims, 0) }
 
-// Prod returns the product of x over axes (see Sum). Its derivative is
-// computed as Πx/xᵢ, so it is only defined where x ≠ 0.
+// Prod returns the product of x over axes (see Sum). Its derivative
+// Π_{j≠i} xⱼ is computed without dividing by xᵢ, so it is exact where x has
+// zeros (∂/∂x of Π[0 2 3] is [6 0 0]), and so are second derivatives.
 func Prod(x *Node, axes []int, keepdims bool) *Node { return reduceNode(redProd, x, axes, keepdims, 0) }
 
 // LogSumExp returns log Σ exp(x) over axes (see Sum), computed stably.
@@ -185,9 +187,9 @@ func (o softmaxOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (o softmaxOp) VJP(out, ct *Node) []*Node {
 	ax := []int{o.axis}
 	if o.log {
-		return []*Node{Sub(ct, Mul(Exp(out), Sum(ct, ax, true)))}
+		return cotangents(out, Sub(ct, Mul(Exp(out), Sum(ct, ax, true))))
 	}
-	return []*Node{Mul(out, Sub(ct, Sum(Mul(ct, out), ax, true)))}
+	return cotangents(out, Mul(out, Sub(ct, Sum(Mul(ct, out), ax, true))))
 }
 
 func (o softmaxOp) JVP(out *Node, t []*Node) *Node {
@@ -200,11 +202,13 @@ func (o softmaxOp) JVP(out *Node, t []*Node) *Node {
 
 // Softmax returns exp(x)/Σexp(x) along axis, computed stably.
 func Softmax(x *Node, axis int) *Node {
+	checkNodes("softmax", x)
 	return Apply(softmaxOp{axis: normAxis("softmax", x, axis)}, x)
 }
 
 // LogSoftmax returns x − LogSumExp(x) along axis, computed stably.
 func LogSoftmax(x *Node, axis int) *Node {
+	checkNodes("log_softmax", x)
 	return Apply(softmaxOp{axis: normAxis("log_softmax", x, axis), log: true}, x)
 }
 

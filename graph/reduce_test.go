@@ -79,6 +79,6 @@ func TestReduceMisuse(t *testing.T) {
 	} {
 		err := vtCatch(f)
 		require.Error(t, err)
-		require.Contains(t, err.Error(), "[2 3] float64")
+		require.Contains(t, err.Error(), "(2, 3) float64")
 	}
 }

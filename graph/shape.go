@@ -23,13 +23,13 @@ type reshapeOp struct{ shape []int }
 func (reshapeOp) Name() string { return "reshape" }
 
 func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	if in[0].IsContiguous() {
-		return tensor.Reshape(in[0], o.shape...)
+	src := in[0]
+	if !src.IsContiguous() {
+		// A strided input may need a copy; make it into a graph buffer.
+		src = g.AllocUninit(in[0].DType(), in[0].Shape()...)
+		tensor.CopyInto(src, in[0])
 	}
-	// A strided input may need a copy; make it into a graph buffer.
-	dst := g.AllocUninit(in[0].DType(), in[0].Shape()...)
-	tensor.CopyInto(dst, in[0])
-	return tensor.Reshape(dst, o.shape...)
+	return g.view(src, viewReshape, [4]int{}, o.shape, func() *tensor.Tensor { return tensor.Reshape(src, o.shape...) })
 }
 
 func (reshapeOp) VJP(out, ct *Node) []*Node { return []*Node{Reshape(ct, out.inputs[0].Shape()...)} }
@@ -40,6 +40,7 @@ func (o reshapeOp) JVP(out *Node, t []*Node) *Node { return Reshape(t[0], o.shap
 // order; one dimension may be -1 and is inferred. It returns x itself when
 // the shape is unchanged, and panics if the sizes differ.
 func Reshape(x *Node, shape ...int) *Node {
+	checkNodes("reshape", x)
 	shape = resolveShape(x, shape)
 	if sameShape(shape, x.Shape()) {
 		return x
@@ -83,6 +84,7 @@ func shapeSize(shape []int) int {
 // Squeeze removes the given size-1 axes of x (all size-1 axes when none are
 // given). It panics if an axis is out of range or not of size 1.
 func Squeeze(x *Node, axes ...int) *Node {
+	checkNodes("squeeze", x)
 	drop := make([]bool, x.Dim())
 	if len(axes) == 0 {
 		for i, d := range x.Shape() {
@@ -108,6 +110,7 @@ func Squeeze(x *Node, axes ...int) *Node {
 // Unsqueeze inserts a size-1 axis at position axis of the result (-1
 // appends one). It panics unless -x.Dim()-1 <= axis <= x.Dim().
 func Unsqueeze(x *Node, axis int) *Node {
+	checkNodes("unsqueeze", x)
 	nd := x.Dim()
 	a := axis
 	if a < 0 {
@@ -126,7 +129,7 @@ type permuteOp struct{ perm []int }
 func (permuteOp) Name() string { return "permute" }
 
 func (o permuteOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.Permute(in[0], o.perm...)
+	return g.view(in[0], viewPermute, [4]int{}, o.perm, func() *tensor.Tensor { return tensor.Permute(in[0], o.perm...) })
 }
 
 func (o permuteOp) VJP(out, ct *Node) []*Node {
@@ -134,7 +137,7 @@ func (o permuteOp) VJP(out, ct *Node) []*Node {
 	for i, p := range o.perm {
 		inv[p] = i
 	}
-	return []*Node{Permute(ct, inv...)}
+	return cotangents(out, Permute(ct, inv...))
 }
 
 func (o permuteOp) JVP(out *Node, t []*Node) *Node { return Permute(t[0], o.perm...) }
@@ -143,6 +146,7 @@ func (o permuteOp) JVP(out *Node, t []*Node) *Node { return Permute(t[0], o.perm
 // x (negative entries count from the end). The identity permutation
 // returns x. It panics unless perm is a permutation of x's axes.
 func Permute(x *Node, perm ...int) *Node {
+	checkNodes("permute", x)
 	nd := x.Dim()
 	if len(perm) != nd {
 		tensor.Fail("permute", "permutation %v for operand %s", perm, describeNodes(x))
@@ -170,6 +174,7 @@ func Permute(x *Node, perm ...int) *Node {
 // Transpose swaps the last two axes of x (the batched matrix transpose).
 // It panics for fewer than two axes.
 func Transpose(x *Node) *Node {
+	checkNodes("transpose", x)
 	nd := x.Dim()
 	if nd < 2 {
 		tensor.Fail("transpose", "operand %s has fewer than 2 axes", describeNodes(x))
@@ -187,7 +192,7 @@ type broadcastToOp struct{ shape []int }
 func (broadcastToOp) Name() string { return "broadcast_to" }
 
 func (o broadcastToOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.Expand(in[0], o.shape...)
+	return g.view(in[0], viewExpand, [4]int{}, o.shape, func() *tensor.Tensor { return tensor.Expand(in[0], o.shape...) })
 }
 
 func (broadcastToOp) VJP(out, ct *Node) []*Node { return []*Node{SumTo(ct, out.inputs[0].Shape()...)} }
@@ -198,6 +203,7 @@ func (o broadcastToOp) JVP(out *Node, t []*Node) *Node { return BroadcastTo(t[0]
 // Expand) as a view; its VJP is SumTo. It returns x itself when the shape
 // is unchanged and panics if x's shape does not broadcast to shape.
 func BroadcastTo(x *Node, shape ...int) *Node {
+	checkNodes("broadcast_to", x)
 	if sameShape(shape, x.Shape()) {
 		return x
 	}
@@ -222,6 +228,7 @@ func (o sumToOp) JVP(out *Node, t []*Node) *Node { return SumTo(t[0], o.shape...
 // SumTo sums x down to shape, which must broadcast to x's shape: it is the
 // VJP of broadcasting. It returns x itself when the shape is unchanged.
 func SumTo(x *Node, shape ...int) *Node {
+	checkNodes("sum_to", x)
 	if sameShape(shape, x.Shape()) {
 		return x
 	}
@@ -239,11 +246,18 @@ type sliceOp struct{ sliceSpec }
 func (sliceOp) Name() string { return "slice" }
 
 func (o sliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.Slice(in[0], o.axis, o.start, o.stop, o.step)
+	return g.slice(in[0], o.sliceSpec)
+}
+
+// slice is tensor.Slice through the graph's view replay.
+func (g *Graph) slice(t *tensor.Tensor, s sliceSpec) *tensor.Tensor {
+	return g.view(t, viewSlice, [4]int{s.axis, s.start, s.stop, s.step}, nil, func() *tensor.Tensor {
+		return tensor.Slice(t, s.axis, s.start, s.stop, s.step)
+	})
 }
 
 func (o sliceOp) VJP(out, ct *Node) []*Node {
-	return []*Node{scatterSlice(ct, out.inputs[0].Shape(), o.sliceSpec)}
+	return cotangents(out, scatterSlice(ct, out.inputs[0].Shape(), o.sliceSpec))
 }
 
 func (o sliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
@@ -254,6 +268,7 @@ func (o sliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
 // open ends). The result is a view. It panics if axis is out of range or
 // step is 0.
 func Slice(x *Node, axis, start, stop, step int) *Node {
+	checkNodes("slice", x)
 	ax := normAxis("slice", x, axis)
 	if step == 0 {
 		tensor.Fail("slice", "step is 0 (axis %d of operand %s)", axis, describeNodes(x))
@@ -274,12 +289,12 @@ func (scatterSliceOp) Name() string { return "scatter_slice" }
 
 func (o scatterSliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.Alloc(in[0].DType(), o.shape...)
-	tensor.CopyInto(tensor.Slice(dst, o.axis, o.start, o.stop, o.step), in[0])
+	tensor.CopyInto(g.slice(dst, o.sliceSpec), in[0])
 	return dst
 }
 
 func (o scatterSliceOp) VJP(out, ct *Node) []*Node {
-	return []*Node{Apply(sliceOp{o.sliceSpec}, ct)}
+	return cotangents(out, Apply(sliceOp{o.sliceSpec}, ct))
 }
 
 func (o scatterSliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
@@ -288,6 +303,7 @@ func (o scatterSliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) 
 // into the slice start:stop:step along axis (the transpose of Slice). src
 // must have the slice's shape.
 func ScatterSlice(src *Node, shape []int, axis, start, stop, step int) *Node {
+	checkNodes("scatter_slice", src)
 	if len(shape) != src.Dim() || axis < -len(shape) || axis >= len(shape) || step == 0 {
 		tensor.Fail("scatter_slice", "cannot scatter operand %s into shape %v along axis %d with step %d", describeNodes(src), shape, axis, step)
 	}
@@ -320,7 +336,7 @@ func (o concatOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	off := 0
 	for _, t := range in {
 		n := t.Shape()[o.axis]
-		tensor.CopyInto(tensor.Slice(dst, o.axis, off, off+n, 1), t)
+		tensor.CopyInto(g.slice(dst, sliceSpec{o.axis, off, off + n, 1}), t)
 		off += n
 	}
 	return dst
@@ -361,6 +377,7 @@ func Concat(axis int, xs ...*Node) *Node {
 	if len(xs) == 0 {
 		tensor.Fail("concat", "no operands")
 	}
+	checkNodes("concat", xs...)
 	ax := normAxis("concat", xs[0], axis)
 	for _, x := range xs[1:] {
 		ok := x.g == xs[0].g && x.DType() == xs[0].DType() && x.Dim() == xs[0].Dim()
@@ -383,6 +400,7 @@ func Stack(axis int, xs ...*Node) *Node {
 	if len(xs) == 0 {
 		tensor.Fail("stack", "no operands")
 	}
+	checkNodes("stack", xs...)
 	for _, x := range xs[1:] {
 		if !sameShape(x.Shape(), xs[0].Shape()) {
 			tensor.Fail("stack", "operands %s differ in shape", describeNodes(xs...))
@@ -405,6 +423,7 @@ func Stack(axis int, xs ...*Node) *Node {
 // Split cuts x along axis into consecutive pieces of the given sizes, which
 // must add up to the axis' length. The pieces are views (Slices).
 func Split(x *Node, axis int, sizes ...int) []*Node {
+	checkNodes("split", x)
 	ax := normAxis("split", x, axis)
 	total := 0
 	for _, s := range sizes {
@@ -433,12 +452,14 @@ type indexSelectOp struct {
 func (indexSelectOp) Name() string { return "index_select" }
 
 func (o indexSelectOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.IndexSelect(in[0], o.axis, o.idx)
+	shape := append([]int(nil), in[0].Shape()...)
+	shape[o.axis] = len(o.idx)
+	return tensor.IndexSelectTo(g.AllocUninit(in[0].DType(), shape...), in[0], o.axis, o.idx)
 }
 
 func (o indexSelectOp) VJP(out, ct *Node) []*Node {
 	n := out.inputs[0].Shape()[o.axis]
-	return []*Node{Apply(scatterAddOp{o.axis, o.idx, n}, ct)}
+	return cotangents(out, Apply(scatterAddOp{o.axis, o.idx, n}, ct))
 }
 
 func (o indexSelectOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
@@ -447,6 +468,7 @@ func (o indexSelectOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
 // has len(idx) entries, entry i being x's entry idx[i]. Indices may repeat.
 // It panics if an index is out of range.
 func IndexSelect(x *Node, axis int, idx []int) *Node {
+	checkNodes("index_select", x)
 	ax := normAxis("index_select", x, axis)
 	checkIndices("index_select", x, ax, idx, x.Shape()[ax])
 	return Apply(indexSelectOp{ax, append([]int(nil), idx...)}, x)
@@ -467,7 +489,7 @@ func (o scatterAddOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 func (o scatterAddOp) VJP(out, ct *Node) []*Node {
-	return []*Node{Apply(indexSelectOp{o.axis, o.idx}, ct)}
+	return cotangents(out, Apply(indexSelectOp{o.axis, o.idx}, ct))
 }
 
 func (o scatterAddOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
@@ -477,6 +499,7 @@ func (o scatterAddOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
 // of src along axis into entry idx[i] (repeated indices accumulate). src
 // must have len(idx) entries along axis.
 func ScatterAdd(src *Node, axis int, idx []int, size int) *Node {
+	checkNodes("scatter_add", src)
 	ax := normAxis("scatter_add", src, axis)
 	if src.Shape()[ax] != len(idx) {
 		tensor.Fail("scatter_add", "operand %s has %d entries along axis %d but %d indices are given", describeNodes(src), src.Shape()[ax], axis, len(idx))
@@ -496,6 +519,7 @@ func checkIndices(op string, x *Node, axis int, idx []int, n int) {
 // OneHot returns a constant node of shape (len(labels), classes) with a 1
 // in column labels[i] of row i. It panics if a label is out of range.
 func OneHot(g *Graph, dt tensor.DType, labels []int, classes int) *Node {
+	checkGraph("OneHot", g)
 	return g.Const(tensor.OneHot(dt, labels, classes))
 }
 
@@ -531,7 +555,7 @@ func (o padOp) VJP(out, ct *Node) []*Node {
 			ct = Slice(ct, i, p[0], p[0]+x.Shape()[i], 1)
 		}
 	}
-	return []*Node{ct}
+	return cotangents(out, ct)
 }
 
 func (o padOp) JVP(out *Node, t []*Node) *Node { return Apply(padOp{o.pads, 0}, t[0]) }
@@ -539,6 +563,7 @@ func (o padOp) JVP(out *Node, t []*Node) *Node { return Apply(padOp{o.pads, 0}, 
 // Pad surrounds x with value: pads[i] = {before, after} elements along
 // axis i. It panics unless there is one non-negative pair per axis.
 func Pad(x *Node, pads [][2]int, value float64) *Node {
+	checkNodes("pad", x)
 	if len(pads) != x.Dim() {
 		tensor.Fail("pad", "%d pad pairs for operand %s", len(pads), describeNodes(x))
 	}

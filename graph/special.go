@@ -28,7 +28,7 @@ func (o polygammaOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 func (o polygammaOp) VJP(out, ct *Node) []*Node {
-	return []*Node{Mul(ct, Polygamma(o.n+1, out.inputs[0]))}
+	return cotangents(out, Mul(ct, Polygamma(o.n+1, out.inputs[0])))
 }
 
 func (o polygammaOp) JVP(out *Node, t []*Node) *Node {

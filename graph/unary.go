@@ -28,9 +28,9 @@ func (o *unaryOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 func (o *unaryOp) VJP(out, ct *Node) []*Node {
 	if o.lin == nil {
-		return []*Node{nil}
+		return cotangents(out, nil)
 	}
-	return []*Node{o.lin(out.inputs[0], out, ct)}
+	return cotangents(out, o.lin(out.inputs[0], out, ct))
 }
 
 func (o *unaryOp) JVP(out *Node, t []*Node) *Node {
@@ -64,12 +64,12 @@ func init() {
 	signOp = &unaryOp{"sign", tensor.SignTo, nil}
 	sinOp = &unaryOp{"sin", tensor.SinTo, func(x, y, v *Node) *Node { return Mul(v, Cos(x)) }}
 	cosOp = &unaryOp{"cos", tensor.CosTo, func(x, y, v *Node) *Node { return Neg(Mul(v, Sin(x))) }}
-	tanhOp = &unaryOp{"tanh", tensor.TanhTo, func(x, y, v *Node) *Node { return Mul(v, AddScalar(Neg(Square(y)), 1)) }}
+	tanhOp = &unaryOp{"tanh", tensor.TanhTo, func(x, y, v *Node) *Node { return TanhGrad(v, y) }}
 	// σ'(x) = σ(x)·σ(−x): exact even where 1 − σ(x) would round to 0.
 	sigmoidOp = &unaryOp{"sigmoid", tensor.SigmoidTo, func(x, y, v *Node) *Node { return Mul(v, Mul(y, Sigmoid(Neg(x)))) }}
 	softplusOp = &unaryOp{"softplus", tensor.SoftplusTo, func(x, y, v *Node) *Node { return Mul(v, Sigmoid(x)) }}
 	// relu(x) > 0 exactly where x > 0, so sign(y) is the step function.
-	reluOp = &unaryOp{"relu", tensor.ReluTo, func(x, y, v *Node) *Node { return Mul(v, Sign(y)) }}
+	reluOp = &unaryOp{"relu", tensor.ReluTo, func(x, y, v *Node) *Node { return ReluGrad(v, y) }}
 	// gelu(x) = x·Φ(x), gelu'(x) = Φ(x) + x·φ(x).
 	geluOp = &unaryOp{"gelu", tensor.GeluTo, func(x, y, v *Node) *Node {
 		cdf := MulScalar(AddScalar(Erf(MulScalar(x, invSqrt2)), 1), 0.5)
@@ -230,7 +230,7 @@ func (whereOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (whereOp) VJP(out, ct *Node) []*Node {
 	c, a, b := out.inputs[0], out.inputs[1], out.inputs[2]
 	zero := constLike(ct, 0)
-	return []*Node{nil, SumTo(Where(c, ct, zero), a.Shape()...), SumTo(Where(c, zero, ct), b.Shape()...)}
+	return cotangents(out, nil, SumTo(Where(c, ct, zero), a.Shape()...), SumTo(Where(c, zero, ct), b.Shape()...))
 }
 
 func (whereOp) JVP(out *Node, t []*Node) *Node {
@@ -250,6 +250,7 @@ func (whereOp) JVP(out *Node, t []*Node) *Node {
 // Where returns a where cond ≠ 0 and b elsewhere; the three broadcast
 // together. cond receives no gradient.
 func Where(cond, a, b *Node) *Node {
+	checkNodes("where", cond, a, b)
 	if cond.g != a.g || a.g != b.g {
 		tensor.Fail("where", "operands %s belong to different graphs", describeNodes(cond, a, b))
 	}

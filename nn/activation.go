@@ -48,7 +48,7 @@ func (Identity) Forward(x *graph.Node) *graph.Node { return x }
 // LeakyReLU is x where x > 0 and Slope·x elsewhere.
 type LeakyReLU struct {
 	noParams
-	Slope float64
+	Slope float64 // the slope for x < 0
 }
 
 // NewLeakyReLU returns a LeakyReLU with the given negative slope (PyTorch
@@ -61,7 +61,7 @@ func (a LeakyReLU) Forward(x *graph.Node) *graph.Node { return graph.LeakyRelu(x
 // ELU is x where x > 0 and Alpha·(eˣ − 1) elsewhere.
 type ELU struct {
 	noParams
-	Alpha float64
+	Alpha float64 // the scale of eˣ − 1 for x ≤ 0
 }
 
 // NewELU returns an ELU with the given alpha (PyTorch uses 1).
@@ -73,7 +73,7 @@ func (a ELU) Forward(x *graph.Node) *graph.Node { return graph.Elu(x, a.Alpha) }
 // Softmax is exp(x)/Σexp(x) along Axis (PyTorch's nn.Softmax(dim)).
 type Softmax struct {
 	noParams
-	Axis int
+	Axis int // the axis normalised over; negative counts from the end
 }
 
 // Forward returns graph.Softmax(x, Axis).
@@ -82,7 +82,7 @@ func (a Softmax) Forward(x *graph.Node) *graph.Node { return graph.Softmax(x, a.
 // LogSoftmax is x − log Σexp(x) along Axis (PyTorch's nn.LogSoftmax(dim)).
 type LogSoftmax struct {
 	noParams
-	Axis int
+	Axis int // the axis normalised over; negative counts from the end
 }
 
 // Forward returns graph.LogSoftmax(x, Axis).

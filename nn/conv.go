@@ -22,12 +22,12 @@ type Conv2DConfig struct {
 // strictly a cross-correlation, with the weight shaped
 // (Out, In/Groups, kh, kw) and the bias shaped (Out).
 type Conv2D struct {
-	Weight *Param // (Out, In/Groups, Kernel[0], Kernel[1])
-	Bias   *Param // (Out), nil without a bias
-	In     int
-	Out    int
-	Kernel [2]int
-	Conv   tensor.ConvParams
+	Weight *Param            // (Out, In/Groups, Kernel[0], Kernel[1])
+	Bias   *Param            // (Out), nil without a bias
+	In     int               // input channels
+	Out    int               // output channels
+	Kernel [2]int            // kernel height and width
+	Conv   tensor.ConvParams // stride, padding, dilation and groups
 }
 
 // NewConv2D returns a convolution from in to out channels with a kernel of
@@ -107,7 +107,7 @@ func (c *Conv2D) Forward(x *graph.Node) *graph.Node {
 // nn.MaxPool2d). It has no parameters.
 type MaxPool2D struct {
 	noParams
-	Pool tensor.PoolParams
+	Pool tensor.PoolParams // window, stride and padding
 }
 
 // NewMaxPool2D returns a max pooling with the given window; a zero stride
@@ -126,7 +126,7 @@ func (m *MaxPool2D) Forward(x *graph.Node) *graph.Node {
 // parameters.
 type AvgPool2D struct {
 	noParams
-	Pool tensor.PoolParams
+	Pool tensor.PoolParams // window, stride and padding
 }
 
 // NewAvgPool2D returns an average pooling with the given window; a zero
@@ -154,7 +154,7 @@ func checkPoolInput(layer string, x *graph.Node) {
 // Negative axes count from the end.
 type Flatten struct {
 	noParams
-	StartDim, EndDim int
+	StartDim, EndDim int // the first and last axis merged, inclusive
 }
 
 // NewFlatten returns a Flatten that keeps the batch axis: (N, ...) → (N, rest).

@@ -14,7 +14,7 @@ import (
 // reproducible.
 type Dropout struct {
 	mode
-	P   float64
+	P   float64 // probability of zeroing an element in training mode
 	rng *tensor.RNG
 }
 

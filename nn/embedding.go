@@ -11,8 +11,8 @@ import (
 // nn.Embedding), its weight shaped (Num, Dim).
 type Embedding struct {
 	Weight *Param // (Num, Dim)
-	Num    int
-	Dim    int
+	Num    int    // number of embeddings (the vocabulary size)
+	Dim    int    // size of each embedding vector
 }
 
 // NewEmbedding returns a table of num vectors of size dim drawn from

@@ -13,8 +13,8 @@ import (
 type Linear struct {
 	Weight *Param // (Out, In)
 	Bias   *Param // (Out), nil without a bias
-	In     int
-	Out    int
+	In     int    // input features
+	Out    int    // output features
 }
 
 // NewLinear returns a Linear layer from in to out features in dtype dt,

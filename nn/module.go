@@ -53,7 +53,7 @@ func (p *Param) bound(g *graph.Graph) *graph.Node {
 // NamedParam is a parameter with its dotted path inside a module, such as
 // "fc1.weight" (PyTorch's state_dict keys).
 type NamedParam struct {
-	Name string
+	Name string // dotted path relative to the module, e.g. "fc1.weight"
 	*Param
 }
 
@@ -63,7 +63,9 @@ type NamedParam struct {
 // (the default, as in PyTorch) and evaluation mode, which changes what
 // Dropout and BatchNorm do; composites pass it on to their children.
 type Module interface {
+	// Params returns the module's parameters with their dotted names.
 	Params() []NamedParam
+	// SetTraining selects training (true) or evaluation (false) mode.
 	SetTraining(training bool)
 }
 
@@ -71,6 +73,7 @@ type Module interface {
 // chains.
 type Layer interface {
 	Module
+	// Forward applies the layer to x, building nodes in x's graph.
 	Forward(x *graph.Node) *graph.Node
 }
 
@@ -78,6 +81,7 @@ type Layer interface {
 // parameters but not trained, such as BatchNorm's running statistics
 // (PyTorch's buffers). Buffers are updated in place.
 type Buffered interface {
+	// Buffers returns the module's buffers with their dotted names.
 	Buffers() []NamedParam
 }
 

@@ -28,7 +28,7 @@ type BatchNorm struct {
 	RunningVar        *Param // (C), initialised to 1
 	NumBatchesTracked *Param // 0-d count of training steps, as PyTorch's buffer
 
-	Features int
+	Features int     // number of channels (C) normalised
 	Eps      float64 // added to the variance; 1e-5 by default
 	Momentum float64 // weight of the new batch in the running estimates; 0.1 by default
 
@@ -151,10 +151,10 @@ func (b *BatchNorm) track(mean, biasedVar *tensor.Tensor, n int) {
 // y = (x − mean)/√(var + Eps)·weight + bias with the biased variance,
 // computed the same way in both modes.
 type LayerNorm struct {
-	Weight *Param // normalised shape, initialised to 1; nil without affine
-	Bias   *Param // normalised shape, initialised to 0; nil without affine
-	Shape  []int  // the trailing shape normalised over
-	Eps    float64
+	Weight *Param  // normalised shape, initialised to 1; nil without affine
+	Bias   *Param  // normalised shape, initialised to 0; nil without affine
+	Shape  []int   // the trailing shape normalised over
+	Eps    float64 // added to the variance
 }
 
 // NewLayerNorm returns a layer normalisation over inputs ending in shape,

@@ -22,8 +22,8 @@ type RNNCellBase struct {
 	WeightHH *Param // (gates·Hidden, Hidden)
 	BiasIH   *Param // (gates·Hidden), nil without biases
 	BiasHH   *Param // (gates·Hidden), nil without biases
-	In       int
-	Hidden   int
+	In       int    // input features
+	Hidden   int    // hidden state size
 }
 
 func newRNNCell(op string, rng *tensor.RNG, in, hidden, gates int, bias bool, dt tensor.DType) RNNCellBase {
@@ -192,7 +192,7 @@ func (c *GRUCell) step(xp, h *graph.Node) *graph.Node {
 // RNNBase holds the sizes and layout LSTM and GRU share (PyTorch's
 // RNNBase).
 type RNNBase struct {
-	In, Hidden, Layers int
+	In, Hidden, Layers int  // input features, hidden size, stacked layers
 	BatchFirst         bool // inputs and outputs are (B, T, ·) instead of (T, B, ·)
 }
 

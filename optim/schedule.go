@@ -16,6 +16,7 @@ import (
 //		// ... one epoch of opt.Step ...
 //	}
 type Schedule interface {
+	// LR returns the learning rate for step (0-based).
 	LR(step int) float64
 }
 

@@ -53,7 +53,7 @@ func runUnary[T Float](dst, a *Tensor, k unaryKernel[T]) {
 			}
 		}
 	}
-	unaryApply(dst, a, run, k.elem)
+	unaryApplyPar(dst, a, run, k.elem, k.run)
 }
 
 // apply computes op(a, b) with broadcasting into dst (allocated when nil;
@@ -84,7 +84,7 @@ func runBinary[T Float](dst, a, b *Tensor, k binaryKernel[T]) {
 			}
 		}
 	}
-	binaryApply(dst, a, b, run, k.elem)
+	binaryApplyPar(dst, a, b, run, k.elem, k.run)
 }
 
 // prepareDst allocates a destination of the given dtype and shape when dst

@@ -16,6 +16,8 @@ type Error struct {
 	Caller string // file:line of the first caller outside Gradus, if known
 }
 
+// Error formats the failure as "tensor.<Op>: <Msg>", followed by the
+// caller's file:line when it is known.
 func (e *Error) Error() string {
 	s := "tensor." + e.Op + ": " + e.Msg
 	if e.Caller != "" {
@@ -106,6 +108,8 @@ type NotPositiveDefiniteError struct {
 	Batch int     // index of the matrix within a batch, 0 if unbatched
 }
 
+// Error names the op, the matrix within the batch, and the failing pivot
+// with its value.
 func (e *NotPositiveDefiniteError) Error() string {
 	return fmt.Sprintf("tensor.%s: matrix %d is not positive definite: pivot %d is %g", e.Op, e.Batch, e.Pivot, e.Value)
 }

@@ -97,11 +97,23 @@ func forEachRow1[T Float](t *Tensor, fn func(d []T, off, stride, n int)) {
 // unaryApply sets dst[i] = f(a[i]) where a already has dst's shape (it may
 // be a broadcast view). contig handles runs where both are unit-stride.
 func unaryApply[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T) {
+	unaryApplyPar(dst, a, contig, f, nil)
+}
+
+// unaryApplyPar is unaryApply where par, when not nil, is contig for runs long enough to split across
+// goroutines; it must not be a closure made by the caller, since handing
+// it to goroutines makes it escape (the kernel tables' functions are fine).
+func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, par func(d, x []T)) {
 	D, A := storage[T](dst), storage[T](a)
 	walk(dst.shape, 2, [maxOperands]int{dst.offset, a.offset}, [maxOperands][]int{dst.strides, a.strides},
 		func(o [maxOperands]int, n int, s [maxOperands]int) {
 			if s[0] == 1 && s[1] == 1 {
-				contig(D[o[0]:o[0]+n], A[o[1]:o[1]+n])
+				d, x := D[o[0]:o[0]+n], A[o[1]:o[1]+n]
+				if par == nil || n < 2*parallelElemMin {
+					contig(d, x)
+					return
+				}
+				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
 				return
 			}
 			di, ai := o[0], o[1]
@@ -117,11 +129,21 @@ func unaryApply[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T) {
 // shape (either may be a broadcast view). contig handles runs where all
 // three are unit-stride.
 func binaryApply[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func(x, y T) T) {
+	binaryApplyPar(dst, a, b, contig, f, nil)
+}
+
+// binaryApplyPar is binaryApply with par as for unaryApplyPar.
+func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func(x, y T) T, par func(d, x, y []T)) {
 	D, A, B := storage[T](dst), storage[T](a), storage[T](b)
 	walk(dst.shape, 3, [maxOperands]int{dst.offset, a.offset, b.offset}, [maxOperands][]int{dst.strides, a.strides, b.strides},
 		func(o [maxOperands]int, n int, s [maxOperands]int) {
 			if s[0] == 1 && s[1] == 1 && s[2] == 1 {
-				contig(D[o[0]:o[0]+n], A[o[1]:o[1]+n], B[o[2]:o[2]+n])
+				d, x, y := D[o[0]:o[0]+n], A[o[1]:o[1]+n], B[o[2]:o[2]+n]
+				if par == nil || n < 2*parallelElemMin {
+					contig(d, x, y)
+					return
+				}
+				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
 				return
 			}
 			di, ai, bi := o[0], o[1], o[2]
@@ -161,6 +183,7 @@ func BroadcastShapes(op string, shapes ...[]int) []int {
 			}
 		}
 	}
+	checkShape(op, out) // (2³², 1) with (1, 2³²) must not wrap around
 	return out
 }
 

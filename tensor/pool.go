@@ -70,15 +70,51 @@ func Pool2DShape(xShape []int, p PoolParams) []int {
 // in the window; a NaN wins over numbers). Padding never wins. It panics if
 // x is not 4-D or the parameters are invalid.
 func MaxPool2D(x *Tensor, p PoolParams) (y *Tensor, argmax []int) {
-	g := poolGeometry("MaxPool2D", x.shape, x.dtype, p)
-	y = New(x.dtype, g.outShape()...)
-	argmax = make([]int, y.Size())
+	return MaxPool2DTo(nil, nil, x, p)
+}
+
+// MaxPool2DTo is MaxPool2D writing the maxima into dst and the indices into
+// argmax, so a training loop can reuse both buffers. A nil dst is
+// allocated; argmax is allocated when it is shorter than the output (it is
+// resliced to the output's size otherwise). It returns both.
+func MaxPool2DTo(dst *Tensor, argmax []int, x *Tensor, p PoolParams) (*Tensor, []int) {
+	const op = "MaxPool2D"
+	g := poolGeometry(op, x.shape, x.dtype, p)
+	y := prepareDst(op, dst, x.dtype, g.outShape(), x)
+	n := g.n * g.c * g.ho * g.wo
+	if cap(argmax) < n {
+		argmax = make([]int, n)
+	}
+	argmax = argmax[:n]
 	if x.dtype == Float32 {
-		maxPool(&g, contigData[float32](x), y.f32, argmax)
+		yd := contigDst[float32](y)
+		maxPool(&g, contigData[float32](x), yd, argmax)
+		finishDst(y, yd)
 	} else {
-		maxPool(&g, contigData[float64](x), y.f64, argmax)
+		yd := contigDst[float64](y)
+		maxPool(&g, contigData[float64](x), yd, argmax)
+		finishDst(y, yd)
 	}
 	return y, argmax
+}
+
+// contigDst returns dst's elements as one row-major slice: its storage when
+// dst is contiguous, else a scratch copy that finishDst writes back.
+func contigDst[T Float](dst *Tensor) []T {
+	if dst.IsContiguous() {
+		return storage[T](dst)[dst.offset : dst.offset+dst.Size()]
+	}
+	return make([]T, dst.Size())
+}
+
+// finishDst copies a scratch result from contigDst into a strided dst.
+func finishDst[T Float](dst *Tensor, d []T) {
+	if dst.IsContiguous() {
+		return
+	}
+	src := New(dst.dtype, dst.shape...)
+	copy(storage[T](src), d)
+	CopyInto(dst, src)
 }
 
 func maxPool[T Float](g *poolGeom, x, y []T, argmax []int) {
@@ -86,6 +122,12 @@ func maxPool[T Float](g *poolGeom, x, y []T, argmax []int) {
 	forEachImage(g.n*g.c, 0, g.n*g.c*(hw+howo), func(nc int, _ []T) {
 		base := nc * hw
 		i := nc * howo
+		if g.ph == 0 && g.pw == 0 {
+			// Without padding every window lies inside the image, so the
+			// window bounds need no clipping.
+			maxPoolImage(g, x[base:base+hw], y[i:i+howo], argmax[i:i+howo], base)
+			return
+		}
 		for oh := 0; oh < g.ho; oh++ {
 			for ow := 0; ow < g.wo; ow++ {
 				h0, h1, w0, w1 := g.window(oh, ow)
@@ -106,16 +148,80 @@ func maxPool[T Float](g *poolGeom, x, y []T, argmax []int) {
 	})
 }
 
+// maxPoolImage pools one unpadded image x (H·W) into y and argmax (Ho·Wo),
+// recording indices offset by base. It visits elements in the same order as
+// the general loop, so ties and NaNs resolve identically.
+func maxPoolImage[T Float](g *poolGeom, x, y []T, argmax []int, base int) {
+	w, kh, kw := g.w, g.kh, g.kw
+	i := 0
+	if kh == 2 && kw == 2 {
+		for oh := 0; oh < g.ho; oh++ {
+			r0 := oh * g.sh * w
+			r1 := r0 + w
+			for ow := 0; ow < g.wo; ow++ {
+				c := ow * g.sw
+				a, b, cc, d := x[r0+c], x[r0+c+1], x[r1+c], x[r1+c+1]
+				if a != a || b != b || cc != cc || d != d {
+					// A NaN wins: take the general loop's order.
+					at := r0 + c
+					for _, k := range [3]int{r0 + c + 1, r1 + c, r1 + c + 1} {
+						if v := x[k]; v > x[at] || (v != v && x[at] == x[at]) {
+							at = k
+						}
+					}
+					y[i], argmax[i] = x[at], base+at
+					i++
+					continue
+				}
+				// Without NaNs the first strict maximum is found by index
+				// arithmetic instead of branches, which random data
+				// mispredicts half of the time; the output is loaded from
+				// the chosen index.
+				at := r0 + c
+				at += b2i(b > a) * (r0 + c + 1 - at)
+				at += b2i(cc > x[at]) * (r1 + c - at)
+				at += b2i(d > x[at]) * (r1 + c + 1 - at)
+				y[i], argmax[i] = x[at], base+at
+				i++
+			}
+		}
+		return
+	}
+	for oh := 0; oh < g.ho; oh++ {
+		r0 := oh * g.sh * w
+		for ow := 0; ow < g.wo; ow++ {
+			p := r0 + ow*g.sw
+			best, at := x[p], p
+			for ih := 0; ih < kh; ih++ {
+				row := p + ih*w
+				for iw := 0; iw < kw; iw++ {
+					if v := x[row+iw]; v > best || (v != v && best == best) {
+						best, at = v, row+iw
+					}
+				}
+			}
+			y[i], argmax[i] = best, base+at
+			i++
+		}
+	}
+}
+
 // MaxPool2DGrad returns the gradient of MaxPool2D with respect to an input
 // of shape xShape: each element of dy is added at the input position
 // argmax records for it. It panics if argmax does not have one entry per
 // element of dy or holds an index outside xShape.
 func MaxPool2DGrad(dy *Tensor, argmax []int, xShape []int) *Tensor {
+	return MaxPool2DGradTo(nil, dy, argmax, xShape)
+}
+
+// MaxPool2DGradTo is MaxPool2DGrad writing into dst (nil allocates), which
+// it overwrites, and returns dst.
+func MaxPool2DGradTo(dst, dy *Tensor, argmax []int, xShape []int) *Tensor {
 	const op = "MaxPool2DGrad"
 	if len(argmax) != dy.Size() {
 		Fail(op, "%d argmax indices for output gradient %v %v with %d elements", len(argmax), fmtShape(dy.shape), dy.dtype, dy.Size())
 	}
-	dx := New(dy.dtype, xShape...)
+	dx := prepareDst(op, dst, dy.dtype, xShape, dy)
 	size := dx.Size()
 	for _, a := range argmax {
 		if a < 0 || a >= size {
@@ -123,9 +229,15 @@ func MaxPool2DGrad(dy *Tensor, argmax []int, xShape []int) *Tensor {
 		}
 	}
 	if dy.dtype == Float32 {
-		scatterAddFlat(contigData[float32](dy), argmax, dx.f32)
+		d := contigDst[float32](dx)
+		clear(d)
+		scatterAddFlat(contigData[float32](dy), argmax, d)
+		finishDst(dx, d)
 	} else {
-		scatterAddFlat(contigData[float64](dy), argmax, dx.f64)
+		d := contigDst[float64](dx)
+		clear(d)
+		scatterAddFlat(contigData[float64](dy), argmax, d)
+		finishDst(dx, d)
 	}
 	return dx
 }
@@ -140,13 +252,21 @@ func scatterAddFlat[T Float](src []T, idx []int, dst []T) {
 // Padding counts as zeros in the mean, so every window is divided by
 // kh·kw (PyTorch's count_include_pad=True). It panics if x is not 4-D or
 // the parameters are invalid.
-func AvgPool2D(x *Tensor, p PoolParams) *Tensor {
-	g := poolGeometry("AvgPool2D", x.shape, x.dtype, p)
-	y := New(x.dtype, g.outShape()...)
+func AvgPool2D(x *Tensor, p PoolParams) *Tensor { return AvgPool2DTo(nil, x, p) }
+
+// AvgPool2DTo is AvgPool2D writing into dst (nil allocates) and returning it.
+func AvgPool2DTo(dst, x *Tensor, p PoolParams) *Tensor {
+	const op = "AvgPool2D"
+	g := poolGeometry(op, x.shape, x.dtype, p)
+	y := prepareDst(op, dst, x.dtype, g.outShape(), x)
 	if x.dtype == Float32 {
-		avgPool(&g, contigData[float32](x), y.f32)
+		d := contigDst[float32](y)
+		avgPool(&g, contigData[float32](x), d)
+		finishDst(y, d)
 	} else {
-		avgPool(&g, contigData[float64](x), y.f64)
+		d := contigDst[float64](y)
+		avgPool(&g, contigData[float64](x), d)
+		finishDst(y, d)
 	}
 	return y
 }
@@ -178,16 +298,28 @@ func avgPool[T Float](g *poolGeom, x, y []T) {
 // real input element of its window. It panics if dy's shape is not the
 // pooling output shape for xShape and p.
 func AvgPool2DGrad(dy *Tensor, xShape []int, p PoolParams) *Tensor {
+	return AvgPool2DGradTo(nil, dy, xShape, p)
+}
+
+// AvgPool2DGradTo is AvgPool2DGrad writing into dst (nil allocates), which
+// it overwrites, and returns dst.
+func AvgPool2DGradTo(dst, dy *Tensor, xShape []int, p PoolParams) *Tensor {
 	const op = "AvgPool2DGrad"
 	g := poolGeometry(op, xShape, dy.dtype, p)
 	if !equalInts(dy.shape, g.outShape()) {
 		Fail(op, "output gradient %v %v does not match the output %v of input %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(xShape))
 	}
-	dx := New(dy.dtype, xShape...)
+	dx := prepareDst(op, dst, dy.dtype, xShape, dy)
 	if dy.dtype == Float32 {
-		avgPoolGrad(&g, contigData[float32](dy), dx.f32)
+		d := contigDst[float32](dx)
+		clear(d)
+		avgPoolGrad(&g, contigData[float32](dy), d)
+		finishDst(dx, d)
 	} else {
-		avgPoolGrad(&g, contigData[float64](dy), dx.f64)
+		d := contigDst[float64](dx)
+		clear(d)
+		avgPoolGrad(&g, contigData[float64](dy), d)
+		finishDst(dx, d)
 	}
 	return dx
 }
@@ -212,4 +344,12 @@ func avgPoolGrad[T Float](g *poolGeom, dy, dx []T) {
 			}
 		}
 	})
+}
+
+// b2i is 1 for true and 0 for false; the compiler emits a SETcc for it.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -151,9 +151,25 @@ type reducePlan struct {
 	R, O     int    // elements per output, number of outputs
 }
 
-func planReduce(op string, a *Tensor, axes []int, keepdims bool) reducePlan {
+// planBufs backs a reducePlan's slices for up to 8 dimensions, so that
+// planning a reduction does not allocate; it lives on the caller's stack.
+type planBufs struct {
+	reduced     [8]bool
+	shape, keep [8]int
+}
+
+// planReduce plans a reduction, with the plan's slices in b when they fit.
+func planReduce(op string, a *Tensor, axes []int, keepdims bool, b *planBufs) reducePlan {
 	ax := normAxes(op, axes, a.shape)
-	p := reducePlan{reduced: make([]bool, a.Dim()), R: 1, O: 1}
+	var p reducePlan
+	p.R, p.O = 1, 1
+	if a.Dim() <= len(b.reduced) {
+		p.reduced = b.reduced[:a.Dim()]
+		p.shape = b.shape[:0]
+		p.keepDims = b.keep[:0]
+	} else {
+		p.reduced = make([]bool, a.Dim())
+	}
 	for _, i := range ax {
 		p.reduced[i] = true
 	}
@@ -179,14 +195,20 @@ func planReduce(op string, a *Tensor, axes []int, keepdims bool) reducePlan {
 // reduce validates, allocates or checks dst, and dispatches on dtype.
 func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
 	op := redNames[kind]
-	p := planReduce(op, a, axes, keepdims)
+	var bufs planBufs
+	p := planReduce(op, a, axes, keepdims, &bufs)
 	if p.R == 0 && (kind == redMax || kind == redMin) {
-		Fail(op, "reduction over a size-0 axis (axes %v, shape %v) has no identity", axes, fmtShape(a.shape))
+		Fail(op, "reduction over a size-0 axis (axes %v, shape %v) has no identity", cloneInts(axes), fmtShape(a.shape))
 	}
-	dst = prepareDst(op, dst, a.dtype, p.shape, a)
+	// The plan's shape lives on this stack: copy it before New keeps it.
+	if dst == nil {
+		dst = New(a.dtype, cloneInts(p.shape)...)
+	} else if dst.dtype != a.dtype || !equalInts(dst.shape, p.shape) {
+		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(p.shape)), a.dtype, describe(a))
+	}
 	out := dst
 	if !dst.IsContiguous() {
-		out = New(a.dtype, p.shape...)
+		out = New(a.dtype, cloneInts(p.shape)...)
 	}
 	if a.dtype == Float32 {
 		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, &p, ddof, fmath32)
@@ -491,7 +513,8 @@ func SumToInto(dst, a *Tensor) *Tensor {
 func sumTo(dst, a *Tensor, shape []int) *Tensor {
 	lead := a.Dim() - len(shape)
 	ok := lead >= 0
-	var axes []int
+	var axesBuf [8]int
+	axes := axesBuf[:0]
 	for i := 0; ok && i < a.Dim(); i++ {
 		switch {
 		case i < lead:
@@ -505,9 +528,6 @@ func sumTo(dst, a *Tensor, shape []int) *Tensor {
 	}
 	if !ok {
 		Fail("SumTo", "shape %v does not broadcast to %v", fmtShape(shape), fmtShape(a.shape))
-	}
-	if axes == nil {
-		axes = []int{} // nil would mean all axes
 	}
 	if dst == nil {
 		dst = New(a.dtype, shape...)

@@ -102,21 +102,53 @@ func Split(a *Tensor, axis int, sizes ...int) []*Tensor {
 // axis and entry i is a's entry idx[i] (indices may repeat). It panics,
 // naming the index and the axis length, if an index is out of range.
 func IndexSelect(a *Tensor, axis int, idx []int) *Tensor {
-	ax := normAxis("IndexSelect", axis, a.shape)
+	return indexSelect("IndexSelect", nil, a, axis, idx)
+}
+
+// IndexSelectTo is IndexSelect writing into dst (nil allocates), which must
+// have the result's shape and dtype and must not overlap a. It returns dst.
+func IndexSelectTo(dst, a *Tensor, axis int, idx []int) *Tensor {
+	return indexSelect("IndexSelectTo", dst, a, axis, idx)
+}
+
+func indexSelect(op string, dst, a *Tensor, axis int, idx []int) *Tensor {
+	ax := normAxis(op, axis, a.shape)
 	n := a.shape[ax]
-	checkIndices("IndexSelect", idx, n, ax, a.shape)
-	shape := cloneInts(a.shape)
-	shape[ax] = len(idx)
-	out := New(a.dtype, shape...)
+	checkIndices(op, idx, n, ax, a.shape)
+	var out *Tensor
+	if dst == nil {
+		shape := cloneInts(a.shape)
+		shape[ax] = len(idx)
+		out = New(a.dtype, shape...)
+	} else {
+		ok := dst.dtype == a.dtype && len(dst.shape) == len(a.shape)
+		for d := 0; ok && d < len(a.shape); d++ {
+			ok = dst.shape[d] == a.shape[d] || (d == ax && dst.shape[d] == len(idx))
+		}
+		if !ok || dst.shape[ax] != len(idx) {
+			Fail(op, "destination %s does not fit %d indices along axis %d of %s", describe(dst), len(idx), ax, describe(a))
+		}
+		if sharesStorage(dst, a) {
+			Fail(op, "destination %s overlaps the source %s", describe(dst), describe(a))
+		}
+		out = dst
+	}
 	outer, inner := shapeSize(a.shape[:ax]), shapeSize(a.shape[ax+1:])
 	if out.Size() == 0 {
 		return out
 	}
+	res := out
+	if !out.IsContiguous() {
+		res = New(a.dtype, out.shape...)
+	}
 	c := a.Contiguous()
 	if a.dtype == Float32 {
-		gatherT(out.f32, storage[float32](c)[c.offset:c.offset+c.Size()], outer, n, inner, idx)
+		gatherT(storage[float32](res)[res.offset:], storage[float32](c)[c.offset:c.offset+c.Size()], outer, n, inner, idx)
 	} else {
-		gatherT(out.f64, storage[float64](c)[c.offset:c.offset+c.Size()], outer, n, inner, idx)
+		gatherT(storage[float64](res)[res.offset:], storage[float64](c)[c.offset:c.offset+c.Size()], outer, n, inner, idx)
+	}
+	if res != out {
+		CopyInto(out, res)
 	}
 	return out
 }
@@ -223,6 +255,7 @@ func OneHot(dt DType, labels []int, classes int) *Tensor {
 	if classes < 0 {
 		Fail("OneHot", "negative number of classes %d", classes)
 	}
+	checkShape("OneHot", []int{len(labels), classes})
 	out := New(dt, len(labels), classes)
 	for i, l := range labels {
 		if l < 0 || l >= classes {
@@ -245,8 +278,13 @@ func Pad(a *Tensor, pads [][2]int, value float64) *Tensor {
 		if p[0] < 0 || p[1] < 0 {
 			Fail("Pad", "negative padding %v on axis %d of shape %v", fmtPads(pads), d, fmtShape(a.shape))
 		}
+		// Bounded pads keep the sum below MaxInt; checkShape then caps it.
+		if p[0] > maxElements || p[1] > maxElements {
+			Fail("Pad", "padding %v on axis %d of shape %v exceeds %d", fmtPads(pads), d, fmtShape(a.shape), maxElements)
+		}
 		shape[d] += p[0] + p[1]
 	}
+	checkShape("Pad", shape)
 	out := Full(a.dtype, value, shape...)
 	if a.Size() == 0 {
 		return out

@@ -376,11 +376,24 @@ func (t *Tensor) flatIndex(op string, idx []int) int {
 	return off
 }
 
+// maxElements caps the element count of a shape. It is far above any
+// allocatable size yet keeps every size and stride product well inside int,
+// so an absurd shape fails here with a *Error instead of wrapping around or
+// reaching make as a runtime panic.
+const maxElements = 1 << 48
+
+// checkShape returns the element count of a shape given by a caller,
+// failing for op when a dimension is negative or the count (or any single
+// dimension) exceeds maxElements.
 func checkShape(op string, shape []int) int {
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
 			Fail(op, "negative dimension in shape %v", shape)
+		}
+		// n ≤ maxElements here, so the test cannot overflow.
+		if d > maxElements || (d > 0 && n > maxElements/d) {
+			Fail(op, "shape %v has more than %d elements", fmtShape(shape), maxElements)
 		}
 		n *= d
 	}
@@ -425,14 +438,4 @@ func describe(ts ...*Tensor) string {
 }
 
 // fmtShape formats a shape the NumPy way: (2, 3), (3,), ().
-func fmtShape(s []int) string {
-	if len(s) == 1 {
-		return fmt.Sprintf("(%d,)", s[0])
-	}
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
+func fmtShape(s []int) string { return FormatShape(s) }

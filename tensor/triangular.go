@@ -24,21 +24,35 @@ const triBlock = 16
 // TriSolve panics with a *Error when a is not square, the shapes do not
 // fit or the dtypes differ.
 func TriSolve(a, b *Tensor, lower, trans bool) *Tensor {
-	return triSolveSteps("TriSolve", a, b, triStep{lower: lower, trans: trans})
+	return triSolveSteps("TriSolve", nil, a, b, triStep{lower: lower, trans: trans})
 }
 
 // CholeskySolve returns A⁻¹·B given the lower Cholesky factor l of A
 // (A = L·Lᵀ), by the two triangular solves L·Y = B and Lᵀ·X = Y. Shapes and
 // panics are as for TriSolve.
 func CholeskySolve(l, b *Tensor) *Tensor {
-	return triSolveSteps("CholeskySolve", l, b, triStep{lower: true}, triStep{lower: true, trans: true})
+	return triSolveSteps("CholeskySolve", nil, l, b, triStep{lower: true}, triStep{lower: true, trans: true})
+}
+
+// TriSolveTo is TriSolve writing X into dst (nil allocates), so a loop
+// solving systems of fixed size need not allocate. dst must be contiguous
+// with the result's shape and dtype and must not overlap a; it may be b
+// itself, which is then overwritten.
+func TriSolveTo(dst, a, b *Tensor, lower, trans bool) *Tensor {
+	return triSolveSteps("TriSolveTo", dst, a, b, triStep{lower: lower, trans: trans})
+}
+
+// CholeskySolveTo is CholeskySolve writing X into dst (nil allocates), with
+// dst as for TriSolveTo.
+func CholeskySolveTo(dst, l, b *Tensor) *Tensor {
+	return triSolveSteps("CholeskySolveTo", dst, l, b, triStep{lower: true}, triStep{lower: true, trans: true})
 }
 
 // triStep is one triangular solve applied in place to the right-hand sides.
 type triStep struct{ lower, trans bool }
 
-func triSolveSteps(op string, a, b *Tensor, steps ...triStep) *Tensor {
-	x, n, k, batch := solveSetup(op, a, b)
+func triSolveSteps(op string, dst, a, b *Tensor, steps ...triStep) *Tensor {
+	x, n, k, batch := solveSetupTo(op, dst, a, b)
 	if x.Size() == 0 {
 		return x
 	}
@@ -82,6 +96,12 @@ func triSolveBatch[T Float](a *Tensor, offs []int, lda int, x *Tensor, n, k int,
 // (..., n, k) or (n,), and returns a fresh contiguous copy of b broadcast
 // to the batch (with the result's shape), n, k and the batch shape.
 func solveSetup(op string, a, b *Tensor) (x *Tensor, n, k int, batch []int) {
+	return solveSetupTo(op, nil, a, b)
+}
+
+// solveSetupTo is solveSetup copying b into dst instead when dst is not
+// nil; dst must be contiguous, shaped like the result and apart from a.
+func solveSetupTo(op string, dst, a, b *Tensor) (x *Tensor, n, k int, batch []int) {
 	sameDType(op, a, b)
 	n = checkSquare(op, a)
 	abatch := a.shape[:len(a.shape)-2]
@@ -91,15 +111,35 @@ func solveSetup(op string, a, b *Tensor) (x *Tensor, n, k int, batch []int) {
 	if len(b.shape) == 1 {
 		batch = cloneInts(abatch)
 		k = 1
-		x = New(a.dtype, append(cloneInts(batch), n)...)
-		CopyInto(x, b)
+		x = solveDst(op, dst, a, b, append(cloneInts(batch), n))
 		return x, n, k, batch
 	}
 	k = b.shape[len(b.shape)-1]
 	batch = BroadcastShapes(op, abatch, b.shape[:len(b.shape)-2])
-	x = New(a.dtype, append(cloneInts(batch), n, k)...)
-	CopyInto(x, b)
+	x = solveDst(op, dst, a, b, append(cloneInts(batch), n, k))
 	return x, n, k, batch
+}
+
+// solveDst returns dst (checked) or a new tensor of the given shape,
+// holding a copy of b broadcast to it.
+func solveDst(op string, dst, a, b *Tensor, shape []int) *Tensor {
+	x := prepareDst(op, dst, a.dtype, shape, a, b)
+	if dst != nil {
+		if !dst.IsContiguous() {
+			Fail(op, "destination %s is not contiguous", describe(dst))
+		}
+		if sharesStorage(dst, a) {
+			Fail(op, "destination %s overlaps the matrix %s", describe(dst), describe(a))
+		}
+		if dst == b {
+			return x
+		}
+		if sharesStorage(dst, b) {
+			b = b.Clone()
+		}
+	}
+	CopyInto(x, b)
+	return x
 }
 
 // checkSquare panics unless t has at least 2 dimensions and its last two

@@ -170,6 +170,24 @@ func expRun64(d, x []float64) {
 
 func tanhRun32(d, x []float32) {
 	x = x[:len(d)]
+	// As in sigmoidRun32: vector blocks, scalar code where they stop.
+	for len(d) >= 8 {
+		k := tanhBlocks(d, x)
+		if k == 0 {
+			if !hasSIMD {
+				break
+			}
+			k = 8
+			tanhScalar32(d[:8], x[:8])
+		}
+		d, x = d[k:], x[k:]
+	}
+	tanhScalar32(d, x)
+}
+
+// tanhScalar32 is the scalar form of tanhRun32.
+func tanhScalar32(d, x []float32) {
+	x = x[:len(d)]
 	for i := range d {
 		d[i] = tanh32(x[i])
 	}
@@ -186,6 +204,25 @@ func tanhRun64(d, x []float64) {
 // x < 0) picked by the sign bit instead of a branch, which mispredicts
 // half the time on typical activations.
 func sigmoidRun32(d, x []float32) {
+	x = x[:len(d)]
+	// The vector kernel stops at blocks with |x| > 87 or NaN, which this
+	// loop's scalar code handles, then resumes.
+	for len(d) >= 8 {
+		k := sigmoidBlocks(d, x)
+		if k == 0 {
+			if !hasSIMD {
+				break
+			}
+			k = 8
+			sigmoidScalar32(d[:8], x[:8])
+		}
+		d, x = d[k:], x[k:]
+	}
+	sigmoidScalar32(d, x)
+}
+
+// sigmoidScalar32 is the scalar form of sigmoidRun32.
+func sigmoidScalar32(d, x []float32) {
 	x = x[:len(d)]
 	for i := range d {
 		v := x[i]

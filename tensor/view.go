@@ -49,8 +49,9 @@ func resolveShape(op string, a *Tensor, shape []int) []int {
 		}
 		shape[infer] = n / known
 	}
-	if shapeSize(shape) != n {
-		Fail(op, "cannot reshape tensor of shape %v (size %d) to %v (size %d)", fmtShape(a.shape), n, fmtShape(shape), shapeSize(shape))
+	// checkShape, not shapeSize: a product that wraps around could match n.
+	if size := checkShape(op, shape); size != n {
+		Fail(op, "cannot reshape tensor of shape %v (size %d) to %v (size %d)", fmtShape(a.shape), n, fmtShape(shape), size)
 	}
 	return shape
 }
@@ -295,7 +296,7 @@ func normAxes(op string, axes []int, shape []int) []int {
 			ax += nd
 		}
 		if ax < 0 || ax >= nd {
-			Fail(op, "axis %d out of range in axes %v for shape %v", a, axes, fmtShape(shape))
+			Fail(op, "axis %d out of range in axes %v for shape %v", a, cloneInts(axes), fmtShape(shape))
 		}
 		dup := false
 		if seenBig != nil {
@@ -305,7 +306,7 @@ func normAxes(op string, axes []int, shape []int) []int {
 			seen |= 1 << ax
 		}
 		if dup {
-			Fail(op, "axis %d repeated in axes %v for shape %v", a, axes, fmtShape(shape))
+			Fail(op, "axis %d repeated in axes %v for shape %v", a, cloneInts(axes), fmtShape(shape))
 		}
 		out[i] = ax
 	}

@@ -66,7 +66,7 @@ var ErrFormat = errors.New("invalid safetensors data")
 type FormatError struct {
 	File   string // the file, when read with ReadFile or LoadInto
 	Tensor string // the tensor concerned, if any
-	Msg    string
+	Msg    string // what is wrong with the file
 }
 
 // Error describes the problem, e.g. `checkpoint: m.safetensors: tensor

@@ -5,7 +5,13 @@ Run (unset the OpenBLAS tuning overrides for this command only):
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 examples/bench/peers/gemm_numpy.py
 
 Prints lines `gemm_<f32|f64>_n<N> gflops <value> GFLOP/s` (median of repeats
-after warm-up) for square n in 128, 256, 1024.
+after warm-up) for square n in 128, 256, 1024 (or the sizes given as
+arguments).
+
+Setup (Debian, as root): apt-get install -y python3-numpy python3-torch
+libopenblas0-pthread. Without libopenblas0-pthread both NumPy and the Debian
+PyTorch build (BLAS_INFO=generic) fall back to the reference BLAS and run at
+~6 GFLOP/s.
 """
 import os
 

@@ -14,10 +14,18 @@
 // AVX2/FMA are unavailable, on other architectures, or when forced with
 // UsePortable.
 //
-// Large products are split over up to SetThreads goroutines by a fixed
-// partition of the larger of m and n into contiguous tile-aligned chunks.
-// Every element of C is computed by exactly one goroutine with the same
-// summation order whatever the partition, so results are bit-for-bit
-// reproducible. Small products run on the calling goroutine. Packing
-// buffers come from a sync.Pool, so steady-state calls do not allocate.
+// Products of at least 96³ multiply-adds are split over up to SetThreads
+// goroutines. The work is cut into a fixed list of tasks that depends only
+// on the shapes and the thread count (groups of B column panels to pack into
+// a buffer shared by all goroutines, then contiguous mr-aligned row ranges to
+// multiply against it, or contiguous column ranges when there are few rows).
+// The caller and up to SetThreads-1 helper goroutines claim tasks in order
+// from an atomic counter, so one that is scheduled late on a busy machine
+// just does less, and every element of C is computed with the same blocking
+// and summation order whatever the thread count or timing: results are
+// bit-for-bit reproducible. Helpers are started once (at most GOMAXPROCS-1)
+// and poll for work for a short while after each task before parking, as
+// BLAS worker threads do, because waking a parked goroutine per call is too
+// slow to pay off. Smaller products run on the calling goroutine. Packing buffers come from a sync.Pool, so
+// steady-state single-goroutine calls do not allocate.
 package gemm

@@ -1,7 +1,9 @@
 package gemm
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -62,47 +64,49 @@ type job[T float] struct {
 	ldc            int
 }
 
-// run computes rows [i0,i1) × columns [j0,j1) of C using ws.
+// run computes rows [i0,i1) × columns [j0,j1) of C using ws only.
 func (jb *job[T]) run(ws *workspace[T], i0, i1, j0, j1 int) {
 	p := jb.p
-	mr, nr := p.mr, p.nr
 	k := jb.k
-	m := i1 - i0
-	n := j1 - j0
-	kcMax := min(p.kc, k)
-	mcMax := min(p.mc, roundUp(m, mr))
-	ncMax := min(p.nc, roundUp(n, nr))
-	ws.a = grow(ws.a, mcMax*kcMax)
-	ws.b = grow(ws.b, ncMax*kcMax)
-	c, ldc := jb.c, jb.ldc
-	tile := ws.tile[:mr*nr]
+	ws.b = grow(ws.b, min(p.nc, roundUp(j1-j0, p.nr))*min(p.kc, k))
 	for jc := j0; jc < j1; jc += p.nc {
 		nb := min(p.nc, j1-jc)
 		for pc := 0; pc < k; pc += p.kc {
 			kb := min(p.kc, k-pc)
-			beta := jb.beta
-			if pc > 0 {
-				beta = 1
-			}
-			packB(ws.b, jb.b, jb.ldb, jb.transB, pc, kb, jc, nb, nr)
-			for ic := i0; ic < i1; ic += p.mc {
-				mb := min(p.mc, i1-ic)
-				packA(ws.a, jb.a, jb.lda, jb.transA, ic, mb, pc, kb, mr)
-				for jr := 0; jr < nb; jr += nr {
-					bp := ws.b[jr*kb : (jr+nr)*kb]
-					nn := min(nr, nb-jr)
-					for ir := 0; ir < mb; ir += mr {
-						ap := ws.a[ir*kb : (ir+mr)*kb]
-						mm := min(mr, mb-ir)
-						off := (ic+ir)*ldc + jc + jr
-						if mm == mr && nn == nr {
-							p.kern(kb, ap, bp, c[off:off+(mr-1)*ldc+nr], ldc, jb.alpha, beta)
-							continue
-						}
-						p.kern(kb, ap, bp, tile, nr, jb.alpha, 0)
-						mergeTile(c[off:], ldc, tile, nr, mm, nn, beta)
-					}
+			packB(ws.b, jb.b, jb.ldb, jb.transB, pc, kb, jc, nb, p.nr)
+			jb.rows(ws, ws.b, i0, i1, jc, nb, pc, kb)
+		}
+	}
+}
+
+// rows packs and multiplies rows [i0,i1) of op(A) (depth [pc,pc+kb)) with the
+// packed B block bp (columns [jc,jc+nb)), updating C.
+func (jb *job[T]) rows(ws *workspace[T], bp []T, i0, i1, jc, nb, pc, kb int) {
+	p := jb.p
+	mr, nr := p.mr, p.nr
+	c, ldc := jb.c, jb.ldc
+	alpha, beta := jb.alpha, jb.beta
+	if pc > 0 {
+		beta = 1
+	}
+	tile := ws.tile[:mr*nr]
+	ws.a = grow(ws.a, min(p.mc, roundUp(i1-i0, mr))*kb)
+	for ic := i0; ic < i1; ic += p.mc {
+		mb := min(p.mc, i1-ic)
+		packA(ws.a, jb.a, jb.lda, jb.transA, ic, mb, pc, kb, mr)
+		for jr := 0; jr < nb; jr += nr {
+			bpp := bp[jr*kb : (jr+nr)*kb]
+			nn := min(nr, nb-jr)
+			for ir := 0; ir < mb; ir += mr {
+				ap := ws.a[ir*kb : (ir+mr)*kb]
+				mm := min(mr, mb-ir)
+				off := (ic+ir)*ldc + jc + jr
+				if mm == mr && nn == nr {
+					p.kern(kb, ap, bpp, c[off:off+(mr-1)*ldc+nr], ldc, alpha, beta)
+					continue
 				}
+				p.kern(kb, ap, bpp, tile, nr, alpha, 0)
+				mergeTile(c[off:], ldc, tile, nr, mm, nn, beta)
 			}
 		}
 	}
@@ -231,54 +235,263 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 	}
 }
 
-// execute runs the job over an m×n result, splitting it over up to threads
-// goroutines by a fixed partition of the larger dimension. jb is passed by
-// value so that the single-goroutine path does not allocate.
+// execute runs the job over an m×n result on up to threads goroutines. jb is
+// passed by value so that the single-goroutine path does not allocate.
 func execute[T float](jb job[T], pool *sync.Pool, m, n, threads int) {
-	if threads > 1 && float64(m)*float64(n)*float64(jb.k) < parallelMinWork {
-		threads = 1
+	if threads > 1 && float64(m)*float64(n)*float64(jb.k) >= parallelMinWork && !gateParallel() {
+		if pr := newParallel(&jb, pool, m, n, threads); pr != nil {
+			recordParallel(pr.run(threads))
+			return
+		}
 	}
-	splitN := n >= m
-	unit := jb.p.mr
-	if splitN {
-		unit = jb.p.nr
-	}
-	tiles := (max(m, n) + unit - 1) / unit
-	threads = min(threads, tiles)
-	if threads <= 1 {
-		ws := pool.Get().(*workspace[T])
-		jb.run(ws, 0, m, 0, n)
-		pool.Put(ws)
-		return
-	}
-	pj := new(job[T])
-	*pj = jb
-	executeParallel(pj, pool, m, n, threads, tiles, unit, splitN)
+	ws := pool.Get().(*workspace[T])
+	jb.run(ws, 0, m, 0, n)
+	pool.Put(ws)
 }
 
-// executeParallel runs chunk 0 on the calling goroutine and chunks
-// 1..threads-1 on new goroutines. Chunk t covers tiles
-// [tiles·t/threads, tiles·(t+1)/threads) of the split dimension.
-func executeParallel[T float](jb *job[T], pool *sync.Pool, m, n, threads, tiles, unit int, splitN bool) {
-	work := func(t int) {
-		lo := tiles * t / threads * unit
-		hi := tiles * (t + 1) / threads * unit
+// parallel is one multi-goroutine call. The work is cut into a FIXED list of
+// tasks that depends only on the shapes and the thread count, never on
+// timing, and every element of C is produced by the same arithmetic in the
+// same order as in a single-goroutine call, so results are bit-for-bit
+// reproducible. Goroutines claim tasks in list order from an atomic counter;
+// a goroutine that starts late (e.g. on a loaded machine) simply claims
+// fewer tasks instead of stalling the others.
+//
+// Medium products use independent tasks: the larger of m and n is cut into
+// one contiguous tile-aligned range per goroutine and each task packs what
+// it needs itself, so no goroutine ever waits for another (only the caller
+// waits for the last task to finish).
+//
+// Large products with enough rows use shared mode: the columns are cut into
+// blocks of ncp columns and, for each block b, the list holds g tasks that
+// each pack a fixed group of column panels of op(B), for the whole depth k,
+// into a buffer shared by all goroutines, followed by r tasks that each
+// multiply a fixed range of mr-aligned rows of op(A) against the packed
+// block (looping over kc-deep slabs as in the single-goroutine driver).
+// Dependencies only point backwards in the list, so they are always held by
+// running goroutines: row tasks wait for their block's packing, and packing
+// block b waits until all row tasks of block b-1 are done with the buffer.
+// Waiters spin briefly, then block.
+type parallel[T float] struct {
+	jb     *job[T]
+	pool   *sync.Pool
+	m, n   int
+	total  int64
+	next   atomic.Int64
+	done   atomic.Int64
+	fin    chan struct{}
+	slots  atomic.Int32 // helpers that may still join
+	helped atomic.Bool  // a helper ran at least one task
+
+	// independent mode: task t covers tiles [tiles·t/total, tiles·(t+1)/total)
+	// of the split dimension (columns if splitN, else rows).
+	splitN bool
+	tiles  int
+
+	// shared mode
+	shared   bool
+	g, r     int
+	ncp      int // columns per block
+	tilesM   int
+	buf      []T
+	packDone []atomic.Int32 // per block: finished pack tasks
+	rowDone  []atomic.Int32 // per block: finished row tasks
+	bufWS    *workspace[T]
+	mu       sync.Mutex
+	cond     sync.Cond
+}
+
+const (
+	// sharedMinWork is the smallest m·n·k that uses shared mode.
+	sharedMinWork = 384 * 384 * 384
+	// sharedBufMax bounds the shared packed-B buffer (elements).
+	sharedBufMax = 1 << 21
+	// waitSpins is how often a waiter polls before blocking.
+	waitSpins = 2000
+	// finishSpins is how often the caller polls for the last task.
+	finishSpins = 20000
+)
+
+func newParallel[T float](jb0 *job[T], pool *sync.Pool, m, n, threads int) *parallel[T] {
+	p := jb0.p
+	jb := new(job[T])
+	*jb = *jb0
+	pr := &parallel[T]{jb: jb, pool: pool, m: m, n: n, fin: make(chan struct{})}
+	tilesM := (m + p.mr - 1) / p.mr
+	if tilesM >= 2*threads && float64(m)*float64(n)*float64(jb.k) >= sharedMinWork {
+		pr.shared = true
+		pr.cond.L = &pr.mu
+		pr.tilesM = tilesM
+		pr.r = min((tilesM+1)/2, 4*threads)
+		pr.ncp = min(roundUp(n, p.nr), max(p.nr, sharedBufMax/jb.k/p.nr*p.nr))
+		panels := pr.ncp / p.nr
+		pr.g = min(panels, 2*threads)
+		blocks := (n + pr.ncp - 1) / pr.ncp
+		pr.total = int64(blocks * (pr.g + pr.r))
+		pr.packDone = make([]atomic.Int32, blocks)
+		pr.rowDone = make([]atomic.Int32, blocks)
 		ws := pool.Get().(*workspace[T])
-		if splitN {
-			jb.run(ws, 0, m, lo, min(hi, n))
-		} else {
-			jb.run(ws, lo, min(hi, m), 0, n)
+		ws.b = grow(ws.b, pr.ncp*jb.k)
+		pr.buf = ws.b
+		pr.bufWS = ws
+		return pr
+	}
+	pr.splitN = n >= m
+	if pr.splitN {
+		pr.tiles = (n + p.nr - 1) / p.nr
+	} else {
+		pr.tiles = tilesM
+	}
+	chunks := min(threads, pr.tiles)
+	if chunks < 2 {
+		return nil
+	}
+	pr.total = int64(chunks)
+	return pr
+}
+
+// run executes the call on the calling goroutine plus up to threads-1
+// helpers (polling helpers if the offer slot is free, else new goroutines)
+// and reports whether any helper ran a task.
+func (pr *parallel[T]) run(threads int) bool {
+	pr.slots.Store(int32(threads - 1))
+	box, ok := publish(pr, threads-1)
+	if !ok {
+		for t := 1; t < threads; t++ {
+			go pr.join()
 		}
-		pool.Put(ws)
 	}
-	var wg sync.WaitGroup
-	wg.Add(threads - 1)
-	for t := 1; t < threads; t++ {
-		go func() {
-			defer wg.Done()
-			work(t)
-		}()
+	pr.loop(false)
+	if ok {
+		withdraw(box)
 	}
-	work(0)
-	wg.Wait()
+	// The remaining tasks are running on helpers that normally finish within
+	// microseconds; poll before parking so that the caller is not left
+	// waiting for the OS to reschedule it on a busy machine.
+	for i := 1; i <= finishSpins && pr.done.Load() < pr.total; i++ {
+		if i%32 == 0 {
+			runtime.Gosched()
+		}
+	}
+	<-pr.fin
+	if pr.bufWS != nil {
+		pr.pool.Put(pr.bufWS)
+	}
+	return pr.helped.Load()
+}
+
+// join runs tasks as one of the at most threads-1 helpers of the call.
+func (pr *parallel[T]) join() {
+	if pr.slots.Add(-1) >= 0 {
+		pr.loop(true)
+	}
+}
+
+// loop claims and runs tasks until none are left; helper tells whether it
+// runs on a helper rather than the caller.
+func (pr *parallel[T]) loop(helper bool) {
+	var ws *workspace[T]
+	for {
+		t := pr.next.Add(1) - 1
+		if t >= pr.total {
+			break
+		}
+		if ws == nil {
+			ws = pr.pool.Get().(*workspace[T])
+		}
+		if helper {
+			pr.helped.Store(true)
+		}
+		if pr.shared {
+			pr.sharedTask(int(t), ws)
+		} else {
+			pr.indepTask(int(t), ws)
+		}
+		if pr.done.Add(1) == pr.total {
+			close(pr.fin)
+		}
+	}
+	if ws != nil {
+		pr.pool.Put(ws)
+	}
+}
+
+func (pr *parallel[T]) indepTask(t int, ws *workspace[T]) {
+	p := pr.jb.p
+	tt := int(pr.total)
+	if pr.splitN {
+		lo := pr.tiles * t / tt * p.nr
+		hi := min(pr.tiles*(t+1)/tt*p.nr, pr.n)
+		pr.jb.run(ws, 0, pr.m, lo, hi)
+		return
+	}
+	lo := pr.tiles * t / tt * p.mr
+	hi := min(pr.tiles*(t+1)/tt*p.mr, pr.m)
+	pr.jb.run(ws, lo, hi, 0, pr.n)
+}
+
+func (pr *parallel[T]) sharedTask(t int, ws *workspace[T]) {
+	jb := pr.jb
+	p := jb.p
+	k := jb.k
+	b := t / (pr.g + pr.r)
+	l := t % (pr.g + pr.r)
+	jc := b * pr.ncp
+	nb := min(pr.ncp, pr.n-jc)
+	nbr := roundUp(nb, p.nr)
+	if l < pr.g {
+		if b >= 1 {
+			pr.waitAtLeast(&pr.rowDone[b-1], int32(pr.r))
+		}
+		panels := nbr / p.nr
+		j0 := panels * l / pr.g * p.nr
+		j1 := min(panels*(l+1)/pr.g*p.nr, nb)
+		if j0 < j1 {
+			// Slab pc occupies buf[pc*nbr : (pc+kb)*nbr].
+			for pc := 0; pc < k; pc += p.kc {
+				kb := min(p.kc, k-pc)
+				packB(pr.buf[pc*nbr+j0*kb:], jb.b, jb.ldb, jb.transB, pc, kb, jc+j0, j1-j0, p.nr)
+			}
+		}
+		pr.signal(&pr.packDone[b])
+		return
+	}
+	r := l - pr.g
+	pr.waitAtLeast(&pr.packDone[b], int32(pr.g))
+	i0 := pr.tilesM * r / pr.r * p.mr
+	i1 := min(pr.tilesM*(r+1)/pr.r*p.mr, pr.m)
+	if i0 < i1 {
+		for pc := 0; pc < k; pc += p.kc {
+			kb := min(p.kc, k-pc)
+			jb.rows(ws, pr.buf[pc*nbr:(pc+kb)*nbr], i0, i1, jc, nb, pc, kb)
+		}
+	}
+	pr.signal(&pr.rowDone[b])
+}
+
+// signal increments *c and wakes blocked waiters.
+func (pr *parallel[T]) signal(c *atomic.Int32) {
+	c.Add(1)
+	pr.mu.Lock()
+	pr.cond.Broadcast()
+	pr.mu.Unlock()
+}
+
+// waitAtLeast waits until *c >= v. It is only used for dependencies on
+// tasks that running goroutines have already claimed, so it polls for a
+// short while (yielding now and then) before blocking.
+func (pr *parallel[T]) waitAtLeast(c *atomic.Int32, v int32) {
+	for i := 1; i <= waitSpins; i++ {
+		if c.Load() >= v {
+			return
+		}
+		if i%32 == 0 {
+			runtime.Gosched()
+		}
+	}
+	pr.mu.Lock()
+	for c.Load() < v {
+		pr.cond.Wait()
+	}
+	pr.mu.Unlock()
 }

@@ -219,7 +219,7 @@ func TestGemmLarge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	prev := SetThreads(2)
 	defer SetThreads(prev)
-	for _, s := range []shape{{9, 8300, 20}, {300, 140, 600}, {600, 530, 130}} {
+	for _, s := range []shape{{9, 8300, 20}, {300, 140, 600}, {600, 530, 130}, {30, 1100, 2000}} {
 		for _, tr := range [][2]bool{{false, false}, {true, true}} {
 			t.Run(fmt.Sprintf("%dx%dx%d/%v", s.m, s.k, s.n, tr), func(t *testing.T) {
 				require.True(t, checkCase[float32](t, rng, tr[0], tr[1], s, 1.5, 0.5, false))
@@ -233,7 +233,7 @@ func TestGemmDeterministic(t *testing.T) {
 	prev := SetThreads(2)
 	defer SetThreads(prev)
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, s := range []shape{{300, 310, 290}, {517, 64, 400}, {64, 517, 400}} {
+	for _, s := range []shape{{300, 310, 290}, {517, 64, 400}, {64, 517, 400}, {400, 390, 380}} {
 		mt := makeMatrices[float32](rng, false, true, s.m, s.n, s.k, false)
 		c1 := append([]float32(nil), mt.c...)
 		c2 := append([]float32(nil), mt.c...)

@@ -1,3 +1,5 @@
+//go:build amd64
+
 package gemm
 
 import (
@@ -5,6 +7,8 @@ import (
 	"testing"
 )
 
+// BenchmarkKernel measures the assembly micro-kernels alone on L1-resident
+// packed panels (an upper bound for the full GEMM).
 func BenchmarkKernel(b *testing.B) {
 	for _, k := range []int{64, 128, 256, 512} {
 		b.Run(fmt.Sprintf("d/k=%d", k), func(b *testing.B) {
@@ -28,7 +32,8 @@ func BenchmarkKernel(b *testing.B) {
 	}
 }
 
-func BenchmarkGemmST(b *testing.B) {
+// BenchmarkGemmSingleThread is BenchmarkGemm with SetThreads(1).
+func BenchmarkGemmSingleThread(b *testing.B) {
 	prev := SetThreads(1)
 	defer SetThreads(prev)
 	BenchmarkGemm(b)

@@ -1,0 +1,239 @@
+// Command bench is Gradus's performance suite: GEMM, three small training
+// workloads (MLP, CNN, LSTM), a VAE, the gradient of a Gaussian process's
+// log marginal likelihood and the per-op overhead of the graph and autodiff.
+// Each workload runs after a warm-up, is repeated -reps times over a fixed
+// number of steps, and reports the median. Output is one line per result,
+//
+//	workload metric value unit
+//
+// for example `mlp_train samples_per_s 1234.5 1/s`, or with -json a single
+// JSON object. The training workloads also report `allocs_per_step`, the
+// heap allocations per step (runtime.MemStats.Mallocs over the timed steps).
+// peers/torch_bench.py and peers/gp_numpy.py print the same lines for
+// PyTorch and NumPy/SciPy, and peers/compare.py tabulates all of them.
+//
+//	go run ./examples/bench [-only mlp_train,gp_lml_grad] [-reps 5] [-steps N]
+//	    [-sizes 500,1000,2000] [-threads 2] [-json] [-cpuprofile file]
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Result is one measured number.
+type Result struct {
+	Workload string  `json:"workload"`
+	Metric   string  `json:"metric"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit"`
+}
+
+// options are the command-line settings a workload needs.
+type options struct {
+	reps    int
+	steps   int   // 0: each workload's default
+	sizes   []int // GP training-set sizes
+	threads int
+}
+
+// step runs one unit of work (a training step, a GEMM, an evaluation).
+type step func()
+
+// workload describes one benchmark. setup builds the model and data and
+// returns the step to time; the step count defaults to steps unless -steps
+// overrides it. report turns the median seconds per step into results.
+type workload struct {
+	name   string
+	steps  int  // default steps per repetition; 0 calibrates to ~0.1 s
+	allocs bool // also report allocs_per_step
+	setup  func() step
+	report func(name string, secPerStep float64) []Result
+}
+
+// throughput reports items per second, e.g. samples_per_s.
+func throughput(metric string, items int) func(string, float64) []Result {
+	return func(name string, sec float64) []Result {
+		return []Result{{name, metric, float64(items) / sec, "1/s"}}
+	}
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args, runs the selected workloads and writes the results to out;
+// progress and warnings go to log.
+func run(args []string, out, log io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(log)
+	only := fs.String("only", "", "comma-separated workload name prefixes to run (default all)")
+	reps := fs.Int("reps", 5, "repetitions per workload; the median is reported")
+	steps := fs.Int("steps", 0, "steps per repetition (0: each workload's default)")
+	sizes := fs.String("sizes", "500,1000,2000", "comma-separated GP training-set sizes")
+	threads := fs.Int("threads", 0, "GOMAXPROCS (0: leave as is)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of lines")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *reps < 1 || *steps < 0 {
+		return fmt.Errorf("-reps must be ≥ 1 and -steps ≥ 0")
+	}
+	if err := setThreads(*threads); err != nil {
+		return err
+	}
+	o := options{reps: *reps, steps: *steps, threads: runtime.GOMAXPROCS(0)}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 2 {
+			return fmt.Errorf("bad -sizes entry %q", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	ws := selectWorkloads(allWorkloads(o), *only)
+	if len(ws) == 0 {
+		return fmt.Errorf("-only %q matches no workload", *only)
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var all []Result
+	for _, w := range ws {
+		rs := measure(w, o)
+		all = append(all, rs...)
+		if !*asJSON {
+			for _, r := range rs {
+				fmt.Fprintf(out, "%s %s %.6g %s\n", r.Workload, r.Metric, r.Value, r.Unit)
+			}
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Threads int      `json:"threads"`
+			Reps    int      `json:"reps"`
+			GoVer   string   `json:"go"`
+			Results []Result `json:"results"`
+		}{o.threads, o.reps, runtime.Version(), all})
+	}
+	return nil
+}
+
+// setThreads makes GOMAXPROCS n. The GEMM package reads GOMAXPROCS once,
+// at initialisation, to size its worker pool, so a different count needs a
+// fresh process: the command re-executes itself with GOMAXPROCS set.
+func setThreads(n int) error {
+	if n <= 0 || n == runtime.GOMAXPROCS(0) {
+		return nil
+	}
+	if os.Getenv("GOMAXPROCS") == strconv.Itoa(n) {
+		runtime.GOMAXPROCS(n) // already re-executed; should not happen
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(n))
+	return syscall.Exec(exe, os.Args, env)
+}
+
+// selectWorkloads keeps the workloads whose names start with one of the
+// comma-separated prefixes in only (all of them when only is empty).
+func selectWorkloads(ws []workload, only string) []workload {
+	if strings.TrimSpace(only) == "" {
+		return ws
+	}
+	var out []workload
+	for _, w := range ws {
+		for _, p := range strings.Split(only, ",") {
+			if p = strings.TrimSpace(p); p != "" && strings.HasPrefix(w.name, p) {
+				out = append(out, w)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// allWorkloads lists every workload in the order they run.
+func allWorkloads(o options) []workload {
+	ws := gemmWorkloads()
+	ws = append(ws, mlpWorkload(), cnnWorkload(), lstmWorkload())
+	ws = append(ws, gpWorkloads(o.sizes)...)
+	ws = append(ws, overheadWorkload(), vaeWorkload())
+	return ws
+}
+
+// measure warms w up, times o.reps repetitions of its steps and returns the
+// median results.
+func measure(w workload, o options) []Result {
+	st := w.setup()
+	n := o.steps
+	if n == 0 {
+		n = w.steps
+	}
+	warm := max(1, min(3, n))
+	t0 := time.Now()
+	for range warm {
+		st()
+	}
+	if n == 0 { // calibrate: about 0.1 s per repetition
+		per := time.Since(t0).Seconds() / float64(warm)
+		n = max(1, int(0.1/max(per, 1e-9)))
+	}
+	secs := make([]float64, o.reps)
+	allocs := make([]float64, o.reps)
+	var ms runtime.MemStats
+	for r := range o.reps {
+		runtime.ReadMemStats(&ms)
+		m0 := ms.Mallocs
+		t := time.Now()
+		for range n {
+			st()
+		}
+		secs[r] = time.Since(t).Seconds() / float64(n)
+		runtime.ReadMemStats(&ms)
+		allocs[r] = float64(ms.Mallocs-m0) / float64(n)
+	}
+	rs := w.report(w.name, median(secs))
+	if w.allocs {
+		rs = append(rs, Result{w.name, "allocs_per_step", median(allocs), "1"})
+	}
+	return rs
+}
+
+// median returns the median of xs (the mean of the middle two for even
+// lengths) without modifying xs.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	k := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[k]
+	}
+	return (s[k-1] + s[k]) / 2
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// documented lists every result line of a full run with -sizes 20,40, as the
+// package documentation and README name them: workload, metric, unit.
+var documented = [][3]string{
+	{"gemm_f32_n1024", "gflops", "GFLOP/s"},
+	{"gemm_f32_n256", "gflops", "GFLOP/s"},
+	{"gemm_f64_n1024", "gflops", "GFLOP/s"},
+	{"gemm_f64_n256", "gflops", "GFLOP/s"},
+	{"mlp_train", "samples_per_s", "1/s"},
+	{"mlp_train", "allocs_per_step", "1"},
+	{"cnn_train", "samples_per_s", "1/s"},
+	{"cnn_train", "allocs_per_step", "1"},
+	{"lstm_train", "sequences_per_s", "1/s"},
+	{"lstm_train", "allocs_per_step", "1"},
+	{"gp_lml_grad_n20", "ms_per_eval", "ms"},
+	{"gp_lml_grad_n40", "ms_per_eval", "ms"},
+	{"op_overhead", "ns_per_op", "ns"},
+	{"vae_train", "samples_per_s", "1/s"},
+	{"vae_train", "allocs_per_step", "1"},
+}
+
+// TestRunLines runs every workload for one step and checks that each output
+// line is `workload metric value unit` with the documented names, in order,
+// and a positive finite value (allocation counts may be zero).
+func TestRunLines(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"-steps", "1", "-reps", "1", "-sizes", "20,40"}, &out, io.Discard))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, len(documented), out.String())
+	for i, line := range lines {
+		f := strings.Fields(line)
+		require.Len(t, f, 4, "line %q", line)
+		assert.Equal(t, documented[i], [3]string{f[0], f[1], f[3]}, "line %q", line)
+		v, err := strconv.ParseFloat(f[2], 64)
+		require.NoError(t, err, "line %q", line)
+		if f[1] == "allocs_per_step" {
+			assert.GreaterOrEqual(t, v, 0.0, "line %q", line)
+		} else {
+			assert.Greater(t, v, 0.0, "line %q", line)
+			assert.Less(t, v, 1e12, "line %q", line)
+		}
+	}
+}
+
+// TestRunJSONOnly checks -only's prefix selection and the -json object.
+func TestRunJSONOnly(t *testing.T) {
+	cases := []struct {
+		only string
+		want [][2]string // workload, metric
+	}{
+		{"op_overhead", [][2]string{{"op_overhead", "ns_per_op"}}},
+		{"gp_lml_grad", [][2]string{{"gp_lml_grad_n16", "ms_per_eval"}, {"gp_lml_grad_n24", "ms_per_eval"}}},
+		{"gp_lml_grad_n24, op_", [][2]string{{"gp_lml_grad_n24", "ms_per_eval"}, {"op_overhead", "ns_per_op"}}},
+		{"gemm_f64_n256", [][2]string{{"gemm_f64_n256", "gflops"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.only, func(t *testing.T) {
+			var out bytes.Buffer
+			args := []string{"-steps", "1", "-reps", "2", "-sizes", "16,24", "-only", c.only, "-json"}
+			require.NoError(t, run(args, &out, io.Discard))
+			var got struct {
+				Reps    int      `json:"reps"`
+				Results []Result `json:"results"`
+			}
+			require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+			assert.Equal(t, 2, got.Reps)
+			require.Len(t, got.Results, len(c.want))
+			for i, w := range c.want {
+				assert.Equal(t, w, [2]string{got.Results[i].Workload, got.Results[i].Metric})
+				assert.Greater(t, got.Results[i].Value, 0.0)
+			}
+		})
+	}
+}
+
+// TestRunErrors checks that bad flags are errors, not panics or empty runs.
+func TestRunErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-only", "nosuchworkload"},
+		{"-reps", "0"},
+		{"-sizes", "10,x"},
+		{"-nosuchflag"},
+	} {
+		assert.Error(t, run(args, io.Discard, io.Discard), "%v", args)
+	}
+}
+
+// TestMedian checks the median against values worked out by hand.
+func TestMedian(t *testing.T) {
+	cases := []struct {
+		xs   []float64
+		want float64
+	}{
+		{[]float64{7}, 7},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{5, 5, 1, 9, 100}, 5},
+	}
+	for _, c := range cases {
+		xs := append([]float64(nil), c.xs...)
+		assert.Equal(t, c.want, median(xs))
+		assert.Equal(t, c.xs, xs, "median must not reorder its input")
+	}
+}
+
+// TestGPGradient checks the GP workload's log marginal likelihood and its
+// gradient against the closed forms, computed without the graph from an LU
+// inverse and determinant:
+//
+//	log p = −½ yᵀK⁻¹y − ½ log|K| − (n/2) log 2π
+//	∂ log p/∂θ = ½ tr((ααᵀ − K⁻¹) ∂K/∂θ),  α = K⁻¹y,
+//	∂K/∂log ℓ = K_f ∘ D/ℓ²,  ∂K/∂log σf² = K_f,  ∂K/∂log σn² = σn² I.
+//
+// The workload is float64 only (a GP's Cholesky needs it), so there is no
+// float32 case.
+func TestGPGradient(t *testing.T) {
+	cases := []struct {
+		n     int
+		theta [3]float64
+	}{
+		{12, [3]float64{0, 0, math.Log(0.01)}},
+		{9, [3]float64{0.3, -0.4, math.Log(0.2)}},
+		{20, [3]float64{-0.5, 0.7, math.Log(0.05)}},
+	}
+	for _, c := range cases {
+		p := newGPProblem(c.n)
+		p.theta = c.theta
+		n := c.n
+		ell2, sf2, sn2 := math.Exp(2*c.theta[0]), math.Exp(c.theta[1]), math.Exp(c.theta[2])
+		d, y := p.d2.Float64s(), p.y.Float64s()
+		kf := make([]float64, n*n)
+		kv := make([]float64, n*n)
+		for i := range kf {
+			kf[i] = sf2 * math.Exp(-d[i]/(2*ell2))
+			kv[i] = kf[i]
+			if i%(n+1) == 0 {
+				kv[i] += sn2
+			}
+		}
+		k := tensor.FromFloat64s(kv, n, n)
+		kinvT, err := tensor.Inverse(k)
+		require.NoError(t, err)
+		kinv := kinvT.Contiguous().Float64s()
+		_, logdet, err := tensor.SlogDet(k)
+		require.NoError(t, err)
+		alpha := make([]float64, n)
+		quad := 0.0
+		for i := range n {
+			for j := range n {
+				alpha[i] += kinv[i*n+j] * y[j]
+			}
+			quad += y[i] * alpha[i]
+		}
+		wantLML := -0.5*quad - 0.5*logdet.Item() - 0.5*float64(n)*math.Log(2*math.Pi)
+		var want [3]float64
+		for i := range n {
+			for j := range n {
+				w := alpha[i]*alpha[j] - kinv[i*n+j]
+				want[0] += 0.5 * w * kf[i*n+j] * d[i*n+j] / ell2
+				want[1] += 0.5 * w * kf[i*n+j]
+				if i == j {
+					want[2] += 0.5 * w * sn2
+				}
+			}
+		}
+		lml, grad := p.lmlGrad(graph.New())
+		assert.InDelta(t, wantLML, lml, 1e-9*math.Abs(wantLML), "n=%d", n)
+		for i := range grad {
+			assert.InDelta(t, want[i], grad[i], 1e-8*(1+math.Abs(want[i])), "n=%d θ%d", n, i)
+		}
+	}
+}

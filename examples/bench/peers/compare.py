@@ -1,0 +1,219 @@
+#!/usr/bin/python3
+"""Run Gradus's benchmark suite and its peers alternately; print a markdown table.
+
+    /usr/bin/python3 examples/bench/peers/compare.py [--rounds 3] [--reps 5] \
+        [--sizes 500,1000,2000] [--only mlp_train,gp_lml_grad] [--out table.md]
+
+It builds `go run ./examples/bench` once, then for each round runs, one after
+the other, Gradus (2 threads), PyTorch with 2 threads, PyTorch with 1 thread
+(peers/torch_bench.py, OMP_WAIT_POLICY=PASSIVE) and NumPy/SciPy
+(peers/gp_numpy.py and the GEMM owner's peers/gemm_numpy.py, with
+OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for those commands only).
+Alternating spreads the noise of a shared machine over every tool instead of
+letting it land on one. Each cell is the median over rounds of each run's
+median. The ratio column is Gradus's speed divided by the best peer's, so
+> 1 means Gradus is faster: for throughputs (GFLOP/s, 1/s) Gradus ÷ best,
+for times (ms, ns) best ÷ Gradus.
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+LINE = re.compile(r"^(\S+) (\S+) (\S+) (\S+)$")
+TOOLS = ["gradus", "torch2", "torch1", "numpy"]
+HEADS = {"gradus": "Gradus", "torch2": "PyTorch (2 thr)", "torch1": "PyTorch (1 thr)", "numpy": "NumPy/SciPy"}
+
+# Targets from the performance issue: workload → (peers compared against,
+# minimum of Gradus speed ÷ best of those peers).
+TARGETS = {
+    "mlp_train": (("torch2", "torch1"), 1.0),
+    "vae_train": (("torch2", "torch1"), 1.0),
+    "cnn_train": (("torch2", "torch1"), 0.8),
+    "lstm_train": (("torch2", "torch1"), 0.8),
+    "gp_lml_grad_n2000": (("numpy",), 1 / 1.2),  # no slower than 1.2× NumPy/SciPy
+    "op_overhead": (("torch2", "torch1"), 2.0),  # ≤ 0.5× PyTorch's per-op cost
+    "gemm_f32_n1024": (("torch2", "torch1", "numpy"), 0.9),
+    "gemm_f64_n1024": (("torch2", "torch1", "numpy"), 0.9),
+}
+
+
+def higher_is_better(unit):
+    return unit in ("GFLOP/s", "1/s")
+
+
+def run(cmd, env=None, log=None):
+    """Run cmd and return its parsed result lines {(workload, metric): (value, unit)}."""
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"  failed ({p.returncode}): {p.stderr.strip()[-2000:]}", file=sys.stderr, flush=True)
+    out = {}
+    for line in p.stdout.splitlines():
+        m = LINE.match(line.strip())
+        if m:
+            try:
+                out[(m[1], m[2])] = (float(m[3]), m[4])
+            except ValueError:
+                pass
+            print("  " + line.strip(), file=sys.stderr, flush=True)
+    return out
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def versions():
+    go = subprocess.run(["go", "version"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    py = subprocess.run(["/usr/bin/python3", "-c", "import torch, numpy, scipy; "
+                         "print(f'torch {torch.__version__}, numpy {numpy.__version__}, scipy {scipy.__version__}')"],
+                        capture_output=True, text=True).stdout.strip()
+    return go, py
+
+
+def fmt(v):
+    if v is None:
+        return "–"
+    if v >= 100:
+        return f"{v:,.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def table(order, units, med):
+    """Markdown rows for the medians (or best values) med[tool][key]."""
+    lines = [
+        "| Workload | Metric | Gradus | PyTorch (2 thr) | PyTorch (1 thr) | NumPy/SciPy "
+        "| Ratio vs best peer (>1 = Gradus faster) | Target (ratio ≥) | Met |",
+        "|---|---|---:|---:|---:|---:|---:|---:|:---:|",
+    ]
+    for key in order:
+        name, metric = key
+        unit = units[key]
+        vals = {t: med[t].get(key) for t in TOOLS}
+        g = vals["gradus"]
+
+        def speed_ratio(peers):
+            pv = [vals[t] for t in peers if vals[t]]
+            if not g or not pv:
+                return None
+            return g / max(pv) if higher_is_better(unit) else min(pv) / g
+
+        ratio = speed_ratio(["torch2", "torch1", "numpy"])
+        target, met = "", ""
+        if name in TARGETS and metric != "allocs_per_step":
+            peers, want = TARGETS[name]
+            tr = speed_ratio(list(peers))
+            target = f"{want:.2f} vs {'/'.join(HEADS[p] for p in peers)}"
+            met = "–" if tr is None else (f"yes ({tr:.2f})" if tr >= want else f"no ({tr:.2f})")
+        lines.append(f"| {name} | {metric} ({unit}) | {fmt(g)} | {fmt(vals['torch2'])} | {fmt(vals['torch1'])} "
+                     f"| {fmt(vals['numpy'])} | {'–' if ratio is None else f'{ratio:.2f}'} | {target} | {met} |")
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2, help="threads for Gradus, PyTorch's first column and NumPy")
+    ap.add_argument("--sizes", default="500,1000,2000")
+    ap.add_argument("--only", default="", help="comma-separated workload prefixes")
+    ap.add_argument("--out", default="", help="also write the table to this file")
+    args = ap.parse_args()
+    thr = str(args.threads)
+
+    tmp = tempfile.mkdtemp(prefix="gradus-bench-")
+    exe = os.path.join(tmp, "bench")
+    subprocess.run(["go", "build", "-o", exe, "./examples/bench"], cwd=ROOT, check=True)
+
+    torch_env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    np_env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    common = ["--reps", str(args.reps), "--sizes", args.sizes]
+    if args.only:
+        common += ["--only", args.only]
+    prefixes = [p.strip() for p in args.only.split(",") if p.strip()]
+
+    def wanted(name):
+        return not prefixes or any(name.startswith(p) for p in prefixes)
+
+    gemm_sizes = [n for n in (1024, 256) if wanted(f"gemm_f32_n{n}") or wanted(f"gemm_f64_n{n}")]
+    gp_wanted = any(wanted(f"gp_lml_grad_n{n}") for n in args.sizes.split(","))
+
+    samples = {t: {} for t in TOOLS}
+    order = []
+    units = {}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
+        res = {
+            "gradus": run([exe, "-threads", thr, "-reps", str(args.reps), "-sizes", args.sizes]
+                          + (["-only", args.only] if args.only else [])),
+            "torch2": run(["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), "--threads", thr] + common,
+                          env=torch_env),
+            "torch1": run(["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), "--threads", "1"] + common,
+                          env=torch_env),
+            "numpy": {},
+        }
+        if gp_wanted:
+            res["numpy"].update(run(["/usr/bin/python3", os.path.join(HERE, "gp_numpy.py"), "--threads", thr,
+                                     "--reps", str(args.reps), "--sizes", args.sizes], env=np_env))
+        if gemm_sizes:
+            res["numpy"].update(run(["/usr/bin/python3", os.path.join(HERE, "gemm_numpy.py")]
+                                    + [str(n) for n in gemm_sizes], env=np_env))
+        for tool, rs in res.items():
+            for key, (v, unit) in rs.items():
+                if tool != "numpy" or wanted(key[0]):
+                    samples[tool].setdefault(key, []).append(v)
+                    units[key] = unit
+                    if key not in order and tool == "gradus":
+                        order.append(key)
+    for t in TOOLS:  # keys only a peer printed go last
+        for key in samples[t]:
+            if key not in order:
+                order.append(key)
+
+    go, py = versions()
+    try:
+        load = open("/proc/loadavg").read().split()[:3]
+    except OSError:
+        load = ["?"]
+    lines = [
+        f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}  ",
+        f"CPU: {cpu_model()}, {os.cpu_count()} cores (load average at the end {' '.join(load)})  ",
+        f"{go}; {py}; {args.rounds} rounds × {args.reps} repetitions  ",
+        f"Gradus and NumPy at {thr} threads. Ratio = Gradus speed ÷ best peer's speed "
+        "(throughputs: Gradus/best; times: best/Gradus), so > 1 means Gradus is faster.",
+        "",
+        "Median over rounds (each run reports the median of its repetitions):",
+        "",
+    ]
+    lines += table(order, units, {t: {k: statistics.median(v) for k, v in samples[t].items()} for t in TOOLS})
+    if args.rounds > 1:
+        lines += ["", "Best round (fastest of the rounds for each tool: less sensitive to a busy machine):", ""]
+        best = {t: {k: (max(v) if higher_is_better(units[k]) else min(v))
+                    for k, v in samples[t].items()} for t in TOOLS}
+        lines += table(order, units, best)
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""PyTorch (CPU) peer of Gradus's benchmark suite (go run ./examples/bench).
+
+Same workloads, shapes, step counts and output format as the Go suite:
+one line per result, `workload metric value unit`, the median of --reps
+repetitions after a warm-up. Run with Debian's python3-torch and a passive
+OpenMP wait policy so idle worker threads do not spin:
+
+    OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 examples/bench/peers/torch_bench.py \
+        [--threads 2] [--reps 5] [--steps N] [--only mlp_train,gp_lml_grad] \
+        [--sizes 500,1000,2000]
+"""
+import argparse
+import math
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def run_timed(step, steps, reps):
+    """Warm up, then time reps repetitions of steps calls; median s/step."""
+    warm = max(1, min(3, steps or 3))
+    t0 = time.perf_counter()
+    for _ in range(warm):
+        step()
+    if not steps:  # calibrate to about 0.1 s per repetition
+        per = (time.perf_counter() - t0) / warm
+        steps = max(1, int(0.1 / max(per, 1e-9)))
+    secs = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        for _ in range(steps):
+            step()
+        secs.append((time.perf_counter() - t) / steps)
+    return statistics.median(secs)
+
+
+def trainer(model, loss_fn):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+def gemm(n, dtype):
+    g = torch.Generator().manual_seed(1)
+    a = torch.randn(n, n, generator=g, dtype=dtype)
+    b = torch.randn(n, n, generator=g, dtype=dtype)
+    c = torch.empty(n, n, dtype=dtype)
+    return lambda: torch.matmul(a, b, out=c)
+
+
+def mlp():
+    m = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    x = torch.randn(128, 784)
+    y = torch.randint(0, 10, (128,))
+    return trainer(m, lambda: F.cross_entropy(m(x), y))
+
+
+def cnn():
+    m = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1, bias=False), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1, bias=False), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+    x = torch.randn(64, 1, 28, 28)
+    y = torch.randint(0, 10, (64,))
+    return trainer(m, lambda: F.cross_entropy(m(x), y))
+
+
+def lstm():
+    m = nn.LSTM(32, 128, 1)
+    x = torch.randn(50, 32, 32)
+    target = torch.randn(1, 32, 128)
+
+    def loss():
+        _, (h, _) = m(x)
+        return F.mse_loss(h, target)
+
+    return trainer(m, loss)
+
+
+class VAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(784, 400)
+        self.mu = nn.Linear(400, 20)
+        self.lv = nn.Linear(400, 20)
+        self.dec1 = nn.Linear(20, 400)
+        self.dec2 = nn.Linear(400, 784)
+
+    def forward(self, x):
+        h = F.relu(self.enc(x))
+        mu, logvar = self.mu(h), self.lv(h)
+        z = mu + torch.exp(0.5 * logvar) * torch.randn_like(mu)
+        return self.dec2(F.relu(self.dec1(z))), mu, logvar
+
+
+def vae():
+    m = VAE()
+    x = torch.bernoulli(torch.full((128, 784), 0.5))
+
+    def loss():
+        logits, mu, logvar = m(x)
+        rec = F.binary_cross_entropy_with_logits(logits, x, reduction="sum")
+        kl = 0.5 * torch.sum(mu * mu + logvar.exp() - logvar - 1)
+        return rec + kl
+
+    return trainer(m, loss)
+
+
+def gp(n):
+    """LML of an RBF + noise GP and its gradient w.r.t. the 3 log-hyperparameters."""
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(n, 3, generator=g, dtype=torch.float64)
+    y = (torch.sin(x.sum(1)) + 0.1 * torch.randn(n, generator=g, dtype=torch.float64)).unsqueeze(1)
+    d2 = torch.cdist(x, x).square()  # independent of the hyperparameters: computed once
+    eye = torch.eye(n, dtype=torch.float64)
+    half = 0.5 * n * math.log(2 * math.pi)
+    theta = torch.tensor([0.0, 0.0, math.log(0.01)], dtype=torch.float64, requires_grad=True)
+
+    def step():
+        theta.grad = None
+        log_l, log_sf2, log_sn2 = theta[0], theta[1], theta[2]
+        k = torch.exp(log_sf2) * torch.exp(d2 * (-0.5 * torch.exp(-2 * log_l))) + torch.exp(log_sn2) * eye
+        chol = torch.linalg.cholesky(k)
+        v = torch.linalg.solve_triangular(chol, y, upper=False)  # yᵀK⁻¹y = ‖L⁻¹y‖², as Gradus
+        lml = -0.5 * v.square().sum() - torch.log(torch.diagonal(chol)).sum() - half
+        lml.backward()
+        if math.isnan(float(theta.grad.sum())):
+            raise RuntimeError("gp: NaN")
+
+    return step
+
+
+def overhead():
+    x0 = torch.ones(1, 1, requires_grad=True)
+
+    def step():
+        x0.grad = None
+        y = x0
+        for i in range(1000):
+            y = y * 1.0001 if i % 2 == 0 else y + 0.0001
+        y.sum().backward()
+
+    return step
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=0, help="steps per repetition (0: each workload's default)")
+    ap.add_argument("--only", default="", help="comma-separated workload name prefixes")
+    ap.add_argument("--sizes", default="500,1000,2000", help="GP training-set sizes")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(1)
+
+    def ratio(metric, items):
+        return lambda s: (metric, items / s, "1/s")
+
+    # name, default steps (0 = calibrate), factory, report(sec) -> (metric, value, unit)
+    ws = []
+    for dt, tag in ((torch.float32, "f32"), (torch.float64, "f64")):
+        for n in (1024, 256):
+            ws.append((f"gemm_{tag}_n{n}", 0, (lambda n=n, dt=dt: gemm(n, dt)),
+                       (lambda s, n=n: ("gflops", 2.0 * n ** 3 / s / 1e9, "GFLOP/s"))))
+    ws += [
+        ("mlp_train", 20, mlp, ratio("samples_per_s", 128)),
+        ("cnn_train", 10, cnn, ratio("samples_per_s", 64)),
+        ("lstm_train", 5, lstm, ratio("sequences_per_s", 32)),
+    ]
+    for n in (int(s) for s in args.sizes.split(",") if s.strip()):
+        ws.append((f"gp_lml_grad_n{n}", max(1, 4000 // n), (lambda n=n: gp(n)),
+                   (lambda s: ("ms_per_eval", s * 1e3, "ms"))))
+    ws += [
+        ("op_overhead", 20, overhead, lambda s: ("ns_per_op", s * 1e9 / 1000, "ns")),
+        ("vae_train", 20, vae, ratio("samples_per_s", 128)),
+    ]
+    prefixes = [p.strip() for p in args.only.split(",") if p.strip()]
+    for name, steps, factory, report in ws:
+        if prefixes and not any(name.startswith(p) for p in prefixes):
+            continue
+        sec = run_timed(factory(), args.steps or steps, args.reps)
+        metric, value, unit = report(sec)
+        print(f"{name} {metric} {value:.6g} {unit}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

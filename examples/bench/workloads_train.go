@@ -1,0 +1,157 @@
+package main
+
+import (
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/losses"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// trainer returns a full training step for a module: reset the graph, build
+// the loss with lossFn, differentiate it with respect to every parameter and
+// take an Adam step (learning rate 1e-3). Everything a real training loop does
+// per batch is inside the timed step; the batch itself is fixed synthetic data.
+func trainer(ps []nn.NamedParam, lossFn func(g *graph.Graph) *graph.Node) step {
+	g := graph.New()
+	opt := optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: 1e-3})
+	return func() {
+		g.Reset()
+		loss := lossFn(g)
+		if err := opt.Step(nn.Gradients(loss, ps)); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// labels returns n class labels in [0, classes) drawn from rng.
+func labels(rng *tensor.RNG, n, classes int) []int {
+	ys := make([]int, n)
+	for i := range ys {
+		ys[i] = rng.Intn(classes)
+	}
+	return ys
+}
+
+// mlpWorkload trains a 784-512-512-10 ReLU perceptron with softmax
+// cross-entropy on batches of 128.
+func mlpWorkload() workload {
+	const batch = 128
+	return workload{
+		name:   "mlp_train",
+		steps:  20,
+		allocs: true,
+		setup: func() step {
+			rng := tensor.NewRNG(1)
+			m := nn.NewSequential(
+				nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
+				nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
+				nn.NewLinear(rng, 512, 10, true, tensor.Float32),
+			)
+			x := rng.Normal(tensor.Float32, 0, 1, batch, 784)
+			ys := labels(rng, batch, 10)
+			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+				return losses.CrossEntropy(m.Forward(g.Const(x)), ys)
+			})
+		},
+		report: throughput("samples_per_s", batch),
+	}
+}
+
+// cnnWorkload trains a small LeNet-like network on 1×28×28 inputs in batches
+// of 64: conv3×3(16) → ReLU → maxpool2 → conv3×3(32) → ReLU → maxpool2 →
+// Linear(1568→10), convolutions padded by 1 and without bias.
+func cnnWorkload() workload {
+	const batch = 64
+	return workload{
+		name:   "cnn_train",
+		steps:  10,
+		allocs: true,
+		setup: func() step {
+			rng := tensor.NewRNG(1)
+			conv := nn.Conv2DConfig{Padding: [2]int{1, 1}, NoBias: true}
+			pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
+			m := nn.NewSequential(
+				nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, conv, tensor.Float32), nn.ReLU{},
+				nn.NewMaxPool2D(pool),
+				nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, conv, tensor.Float32), nn.ReLU{},
+				nn.NewMaxPool2D(pool),
+				nn.NewFlatten(),
+				nn.NewLinear(rng, 32*7*7, 10, true, tensor.Float32),
+			)
+			x := rng.Normal(tensor.Float32, 0, 1, batch, 1, 28, 28)
+			ys := labels(rng, batch, 10)
+			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+				return losses.CrossEntropy(m.Forward(g.Const(x)), ys)
+			})
+		},
+		report: throughput("samples_per_s", batch),
+	}
+}
+
+// lstmWorkload trains a one-layer LSTM (input 32, hidden 128) over sequences
+// of 50 steps in batches of 32, with the mean squared error of the final
+// hidden state against a fixed random target.
+func lstmWorkload() workload {
+	const batch, seq, in, hidden = 32, 50, 32, 128
+	return workload{
+		name:   "lstm_train",
+		steps:  5,
+		allocs: true,
+		setup: func() step {
+			rng := tensor.NewRNG(1)
+			m := nn.NewLSTM(rng, in, hidden, 1, false, tensor.Float32)
+			x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
+			target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
+			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+				_, h, _ := m.Forward(g.Const(x), nil, nil)
+				return losses.MSE(h, g.Const(target), losses.Mean)
+			})
+		},
+		report: throughput("sequences_per_s", batch),
+	}
+}
+
+// vaeWorkload trains a 784-400-20 variational autoencoder (Kingma and Welling
+// 2014) on binary images in batches of 128: encoder Linear(784→400), ReLU,
+// then Linear(400→20) each for the mean and the log-variance; decoder
+// Linear(20→400), ReLU, Linear(400→784) logits. The loss is the summed
+// Bernoulli negative log-likelihood (BCE with logits) plus the analytic KL
+// divergence to N(0, I); the reparameterisation noise is drawn afresh each
+// step, as in PyTorch's example.
+func vaeWorkload() workload {
+	const batch, dIn, dHid, dLat = 128, 784, 400, 20
+	return workload{
+		name:   "vae_train",
+		steps:  20,
+		allocs: true,
+		setup: func() step {
+			rng := tensor.NewRNG(1)
+			enc := nn.NewLinear(rng, dIn, dHid, true, tensor.Float32)
+			mu := nn.NewLinear(rng, dHid, dLat, true, tensor.Float32)
+			lv := nn.NewLinear(rng, dHid, dLat, true, tensor.Float32)
+			dec1 := nn.NewLinear(rng, dLat, dHid, true, tensor.Float32)
+			dec2 := nn.NewLinear(rng, dHid, dIn, true, tensor.Float32)
+			var ps []nn.NamedParam
+			for _, l := range []*nn.Linear{enc, mu, lv, dec1, dec2} {
+				ps = append(ps, l.Params()...)
+			}
+			x := rng.Bernoulli(tensor.Float32, 0.5, batch, dIn)
+			eps := tensor.Zeros(tensor.Float32, batch, dLat)
+			noise := eps.Float32s()
+			return trainer(ps, func(g *graph.Graph) *graph.Node {
+				for i := range noise {
+					noise[i] = float32(rng.NormFloat64())
+				}
+				xn := g.Const(x)
+				h := graph.Relu(enc.Forward(xn))
+				m, logvar := mu.Forward(h), lv.Forward(h)
+				z := graph.Add(m, graph.Mul(graph.Exp(graph.MulScalar(logvar, 0.5)), g.Const(eps)))
+				logits := dec2.Forward(graph.Relu(dec1.Forward(z)))
+				rec := losses.BCEWithLogits(logits, xn, losses.Sum)
+				return graph.Add(rec, losses.KLDiagGaussian(m, logvar, losses.Sum))
+			})
+		},
+		report: throughput("samples_per_s", batch),
+	}
+}

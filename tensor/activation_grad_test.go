@@ -1,0 +1,74 @@
+package tensor
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// σ'(x) = σ(x)σ(−x): σ'(0) = 1/4, σ'(ln 3) = σ'(−ln 3) = (3/4)(1/4) = 3/16,
+// and far out it is e^−|x| to within rounding (σ'(−100) = e⁻¹⁰⁰ in float64).
+func TestSigmoidGradHandValues(t *testing.T) {
+	for _, dt := range cvDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			x := FromValues(dt, []float64{0, math.Log(3), -math.Log(3), 0}, 4)
+			v := FromValues(dt, []float64{1, 2, -16, 4}, 4)
+			tol := 1e-6
+			if dt == Float64 {
+				tol = 1e-14
+			}
+			assert.InDeltaSlice(t, []float64{0.25, 0.375, -3, 1}, SigmoidGrad(v, x).Values(), tol)
+
+			dst := Full(dt, 7, 2, 4)
+			vb := FromValues(dt, []float64{1, 1, 1, 1, 2, 2, 2, 2}, 2, 4)
+			require.Same(t, dst, SigmoidGradTo(dst, vb, x))
+			assert.InDeltaSlice(t, []float64{0.25, 0.1875, 0.1875, 0.25, 0.5, 0.375, 0.375, 0.5}, dst.Values(), tol)
+		})
+	}
+	far := SigmoidGrad(Scalar(Float64, 1), Scalar(Float64, -100)).Item()
+	assert.InDelta(t, 1, far/math.Exp(-100), 1e-12)
+	assert.Equal(t, 0.0, SigmoidGrad(Scalar(Float32, 1), Scalar(Float32, 200)).Item())
+}
+
+// The fused kernels must equal the unfused rules op for op, bit for bit,
+// on long runs (the run kernels), strided views (the element kernels) and
+// at the edges: ±0, beyond the exponential's range, NaN.
+func TestActivationGradsMatchUnfusedRules(t *testing.T) {
+	rng := NewRNG(3)
+	for _, dt := range cvDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			xv := rng.Normal(dt, 0, 6, 500).Values()
+			xv = append(xv, 0, math.Copysign(0, -1), 88, -88, 100, -100, 1e-30, math.NaN())
+			n := len(xv)
+			x := FromValues(dt, xv, n)
+			v := rng.Normal(dt, 0, 1, n)
+			assertSameBits(t, Mul(v, Mul(Sigmoid(x), Sigmoid(Neg(x)))), SigmoidGrad(v, x))
+
+			y := Tanh(x)
+			assertSameBits(t, Mul(v, AddScalar(Neg(Square(y)), 1)), TanhGrad(v, y))
+
+			// Strided operands take the element-at-a-time kernels.
+			xs := Slice(x, 0, 0, n, 2)
+			vs := Slice(v, 0, 0, n, 2)
+			assertSameBits(t, Mul(vs, Mul(Sigmoid(xs), Sigmoid(Neg(xs)))), SigmoidGrad(vs, xs))
+			ys := Slice(y, 0, 0, n, 2)
+			assertSameBits(t, Mul(vs, AddScalar(Neg(Square(ys)), 1)), TanhGrad(vs, ys))
+		})
+	}
+	// tanh'(x) = 1 − tanh²(x): at y = 0.5 it is 0.75.
+	assert.Equal(t, 1.5, TanhGrad(Scalar(Float32, 2), Scalar(Float32, 0.5)).Item())
+}
+
+func assertSameBits(t *testing.T, want, got *Tensor) {
+	t.Helper()
+	w, g := want.Values(), got.Values()
+	require.Equal(t, len(w), len(g))
+	for i := range w {
+		if math.IsNaN(w[i]) && math.IsNaN(g[i]) {
+			continue
+		}
+		require.Equal(t, math.Float64bits(w[i]), math.Float64bits(g[i]), "element %d: want %v, got %v", i, w[i], g[i])
+	}
+}

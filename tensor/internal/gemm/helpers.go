@@ -1,0 +1,131 @@
+package gemm
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// Helper goroutines.
+//
+// Waking a parked goroutine for every call is slow on a busy machine: the
+// OS tends to queue the woken thread behind the caller, so the "parallel"
+// work ends up running after the caller's share instead of beside it. Like
+// the worker threads of BLAS libraries, helpers are therefore started once
+// and, after finishing a task, keep polling for new work for helperSpin
+// before they park. A multi-goroutine call publishes itself in offer; polling
+// helpers join it by claiming tasks from its fixed task list (see parallel),
+// so which goroutine runs a task never affects the result. A call that finds
+// offer taken by a concurrent call spawns goroutines instead.
+
+// runner is a multi-goroutine call that helpers can join.
+type runner interface {
+	// join runs tasks of the call if it still accepts helpers.
+	join()
+}
+
+type offerBox struct{ r runner }
+
+var (
+	offer    atomic.Pointer[offerBox] // call currently accepting helpers
+	helpers  atomic.Int32             // helper goroutines started
+	spinning atomic.Int32             // helpers currently polling
+	wakeCh   = make(chan struct{}, 64)
+)
+
+// helperSpin is how long an idle helper polls for work before parking.
+const helperSpin = 200 * time.Microsecond
+
+// ensureHelpers starts helper goroutines until there are at least n, but
+// never more than GOMAXPROCS-1.
+func ensureHelpers(n int) {
+	n = min(n, runtime.GOMAXPROCS(0)-1)
+	for {
+		h := helpers.Load()
+		if int(h) >= n {
+			return
+		}
+		if helpers.CompareAndSwap(h, h+1) {
+			spinning.Add(1)
+			go helper()
+		}
+	}
+}
+
+// publish offers r to helpers, asking for up to n of them. It reports
+// whether r was published; the caller must then withdraw it.
+func publish(r runner, n int) (*offerBox, bool) {
+	box := &offerBox{r: r}
+	if !offer.CompareAndSwap(nil, box) {
+		return nil, false
+	}
+	ensureHelpers(n)
+	for i := spinning.Load(); i < int32(n); i++ {
+		select {
+		case wakeCh <- struct{}{}:
+		default:
+		}
+	}
+	return box, true
+}
+
+// withdraw stops offering box to helpers.
+func withdraw(box *offerBox) {
+	offer.CompareAndSwap(box, nil)
+}
+
+func helper() {
+	var last *offerBox
+	for {
+		deadline := time.Now().Add(helperSpin)
+		for i := 1; ; i++ {
+			if o := offer.Load(); o != nil && o != last {
+				last = o
+				o.r.join()
+				deadline = time.Now().Add(helperSpin)
+				continue
+			}
+			if i%64 == 0 {
+				if time.Now().After(deadline) {
+					break
+				}
+				runtime.Gosched()
+			}
+		}
+		spinning.Add(-1)
+		<-wakeCh
+		spinning.Add(1)
+	}
+}
+
+// Gating. When the other cores are busy (a loaded or oversubscribed
+// machine), helpers rarely get CPU time while a call runs: the caller ends
+// up doing all tasks anyway, and a helper that joins late, or polls on the
+// caller's core, only slows it down. After missLimit consecutive
+// multi-goroutine calls in which no helper ran a task, calls run on the
+// calling goroutine alone, except every probeEvery-th, which tries again.
+// This only changes which goroutine computes what, never the result.
+var (
+	parMisses atomic.Int32  // consecutive multi-goroutine calls without help
+	parCalls  atomic.Uint32 // gated calls, for probing
+)
+
+const (
+	missLimit  = 4
+	probeEvery = 16
+)
+
+// gateParallel reports whether a call that could use helpers should run on
+// the calling goroutine alone.
+func gateParallel() bool {
+	return parMisses.Load() >= missLimit && parCalls.Add(1)%probeEvery != 0
+}
+
+// recordParallel records whether helpers ran tasks in a multi-goroutine call.
+func recordParallel(helped bool) {
+	if helped {
+		parMisses.Store(0)
+	} else if parMisses.Load() < missLimit {
+		parMisses.Add(1)
+	}
+}

@@ -1,0 +1,388 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Vectorised float32 kernels (AVX2, no FMA). Every lane performs exactly the
+// IEEE operations of the scalar Go code, in the same order and with the
+// same constants, so results are bit-identical to it.
+
+DATA sgabs<>+0(SB)/4, $0x7fffffff
+DATA sgabs<>+4(SB)/4, $0x7fffffff
+DATA sgabs<>+8(SB)/4, $0x7fffffff
+DATA sgabs<>+12(SB)/4, $0x7fffffff
+DATA sgabs<>+16(SB)/4, $0x7fffffff
+DATA sgabs<>+20(SB)/4, $0x7fffffff
+DATA sgabs<>+24(SB)/4, $0x7fffffff
+DATA sgabs<>+28(SB)/4, $0x7fffffff
+GLOBL sgabs<>(SB), RODATA|NOPTR, $32
+
+DATA sgsign<>+0(SB)/4, $0x80000000
+DATA sgsign<>+4(SB)/4, $0x80000000
+DATA sgsign<>+8(SB)/4, $0x80000000
+DATA sgsign<>+12(SB)/4, $0x80000000
+DATA sgsign<>+16(SB)/4, $0x80000000
+DATA sgsign<>+20(SB)/4, $0x80000000
+DATA sgsign<>+24(SB)/4, $0x80000000
+DATA sgsign<>+28(SB)/4, $0x80000000
+GLOBL sgsign<>(SB), RODATA|NOPTR, $32
+
+DATA sglim<>+0(SB)/4, $0x42ae0000
+DATA sglim<>+4(SB)/4, $0x42ae0000
+DATA sglim<>+8(SB)/4, $0x42ae0000
+DATA sglim<>+12(SB)/4, $0x42ae0000
+DATA sglim<>+16(SB)/4, $0x42ae0000
+DATA sglim<>+20(SB)/4, $0x42ae0000
+DATA sglim<>+24(SB)/4, $0x42ae0000
+DATA sglim<>+28(SB)/4, $0x42ae0000
+GLOBL sglim<>(SB), RODATA|NOPTR, $32
+
+DATA sglog2e<>+0(SB)/4, $0x3fb8aa3b
+DATA sglog2e<>+4(SB)/4, $0x3fb8aa3b
+DATA sglog2e<>+8(SB)/4, $0x3fb8aa3b
+DATA sglog2e<>+12(SB)/4, $0x3fb8aa3b
+DATA sglog2e<>+16(SB)/4, $0x3fb8aa3b
+DATA sglog2e<>+20(SB)/4, $0x3fb8aa3b
+DATA sglog2e<>+24(SB)/4, $0x3fb8aa3b
+DATA sglog2e<>+28(SB)/4, $0x3fb8aa3b
+GLOBL sglog2e<>(SB), RODATA|NOPTR, $32
+
+DATA sground<>+0(SB)/4, $0x4b400000
+DATA sground<>+4(SB)/4, $0x4b400000
+DATA sground<>+8(SB)/4, $0x4b400000
+DATA sground<>+12(SB)/4, $0x4b400000
+DATA sground<>+16(SB)/4, $0x4b400000
+DATA sground<>+20(SB)/4, $0x4b400000
+DATA sground<>+24(SB)/4, $0x4b400000
+DATA sground<>+28(SB)/4, $0x4b400000
+GLOBL sground<>(SB), RODATA|NOPTR, $32
+
+DATA sgc1<>+0(SB)/4, $0x3f318000
+DATA sgc1<>+4(SB)/4, $0x3f318000
+DATA sgc1<>+8(SB)/4, $0x3f318000
+DATA sgc1<>+12(SB)/4, $0x3f318000
+DATA sgc1<>+16(SB)/4, $0x3f318000
+DATA sgc1<>+20(SB)/4, $0x3f318000
+DATA sgc1<>+24(SB)/4, $0x3f318000
+DATA sgc1<>+28(SB)/4, $0x3f318000
+GLOBL sgc1<>(SB), RODATA|NOPTR, $32
+
+DATA sgc2<>+0(SB)/4, $0xb95e8083
+DATA sgc2<>+4(SB)/4, $0xb95e8083
+DATA sgc2<>+8(SB)/4, $0xb95e8083
+DATA sgc2<>+12(SB)/4, $0xb95e8083
+DATA sgc2<>+16(SB)/4, $0xb95e8083
+DATA sgc2<>+20(SB)/4, $0xb95e8083
+DATA sgc2<>+24(SB)/4, $0xb95e8083
+DATA sgc2<>+28(SB)/4, $0xb95e8083
+GLOBL sgc2<>(SB), RODATA|NOPTR, $32
+
+DATA sgp0<>+0(SB)/4, $0x39506967
+DATA sgp0<>+4(SB)/4, $0x39506967
+DATA sgp0<>+8(SB)/4, $0x39506967
+DATA sgp0<>+12(SB)/4, $0x39506967
+DATA sgp0<>+16(SB)/4, $0x39506967
+DATA sgp0<>+20(SB)/4, $0x39506967
+DATA sgp0<>+24(SB)/4, $0x39506967
+DATA sgp0<>+28(SB)/4, $0x39506967
+GLOBL sgp0<>(SB), RODATA|NOPTR, $32
+
+DATA sgp1<>+0(SB)/4, $0x3ab743ce
+DATA sgp1<>+4(SB)/4, $0x3ab743ce
+DATA sgp1<>+8(SB)/4, $0x3ab743ce
+DATA sgp1<>+12(SB)/4, $0x3ab743ce
+DATA sgp1<>+16(SB)/4, $0x3ab743ce
+DATA sgp1<>+20(SB)/4, $0x3ab743ce
+DATA sgp1<>+24(SB)/4, $0x3ab743ce
+DATA sgp1<>+28(SB)/4, $0x3ab743ce
+GLOBL sgp1<>(SB), RODATA|NOPTR, $32
+
+DATA sgp2<>+0(SB)/4, $0x3c088908
+DATA sgp2<>+4(SB)/4, $0x3c088908
+DATA sgp2<>+8(SB)/4, $0x3c088908
+DATA sgp2<>+12(SB)/4, $0x3c088908
+DATA sgp2<>+16(SB)/4, $0x3c088908
+DATA sgp2<>+20(SB)/4, $0x3c088908
+DATA sgp2<>+24(SB)/4, $0x3c088908
+DATA sgp2<>+28(SB)/4, $0x3c088908
+GLOBL sgp2<>(SB), RODATA|NOPTR, $32
+
+DATA sgp3<>+0(SB)/4, $0x3d2aa9c1
+DATA sgp3<>+4(SB)/4, $0x3d2aa9c1
+DATA sgp3<>+8(SB)/4, $0x3d2aa9c1
+DATA sgp3<>+12(SB)/4, $0x3d2aa9c1
+DATA sgp3<>+16(SB)/4, $0x3d2aa9c1
+DATA sgp3<>+20(SB)/4, $0x3d2aa9c1
+DATA sgp3<>+24(SB)/4, $0x3d2aa9c1
+DATA sgp3<>+28(SB)/4, $0x3d2aa9c1
+GLOBL sgp3<>(SB), RODATA|NOPTR, $32
+
+DATA sgp4<>+0(SB)/4, $0x3e2aaaaa
+DATA sgp4<>+4(SB)/4, $0x3e2aaaaa
+DATA sgp4<>+8(SB)/4, $0x3e2aaaaa
+DATA sgp4<>+12(SB)/4, $0x3e2aaaaa
+DATA sgp4<>+16(SB)/4, $0x3e2aaaaa
+DATA sgp4<>+20(SB)/4, $0x3e2aaaaa
+DATA sgp4<>+24(SB)/4, $0x3e2aaaaa
+DATA sgp4<>+28(SB)/4, $0x3e2aaaaa
+GLOBL sgp4<>(SB), RODATA|NOPTR, $32
+
+DATA sgp5<>+0(SB)/4, $0x3f000000
+DATA sgp5<>+4(SB)/4, $0x3f000000
+DATA sgp5<>+8(SB)/4, $0x3f000000
+DATA sgp5<>+12(SB)/4, $0x3f000000
+DATA sgp5<>+16(SB)/4, $0x3f000000
+DATA sgp5<>+20(SB)/4, $0x3f000000
+DATA sgp5<>+24(SB)/4, $0x3f000000
+DATA sgp5<>+28(SB)/4, $0x3f000000
+GLOBL sgp5<>(SB), RODATA|NOPTR, $32
+
+DATA sgone<>+0(SB)/4, $0x3f800000
+DATA sgone<>+4(SB)/4, $0x3f800000
+DATA sgone<>+8(SB)/4, $0x3f800000
+DATA sgone<>+12(SB)/4, $0x3f800000
+DATA sgone<>+16(SB)/4, $0x3f800000
+DATA sgone<>+20(SB)/4, $0x3f800000
+DATA sgone<>+24(SB)/4, $0x3f800000
+DATA sgone<>+28(SB)/4, $0x3f800000
+GLOBL sgone<>(SB), RODATA|NOPTR, $32
+
+DATA sg127<>+0(SB)/4, $0x0000007f
+DATA sg127<>+4(SB)/4, $0x0000007f
+DATA sg127<>+8(SB)/4, $0x0000007f
+DATA sg127<>+12(SB)/4, $0x0000007f
+DATA sg127<>+16(SB)/4, $0x0000007f
+DATA sg127<>+20(SB)/4, $0x0000007f
+DATA sg127<>+24(SB)/4, $0x0000007f
+DATA sg127<>+28(SB)/4, $0x0000007f
+GLOBL sg127<>(SB), RODATA|NOPTR, $32
+
+// func sigmoidAVX2(d, x *float32, n int) int
+// computes sigmoidRun32 on blocks of 8 while every |x| ≤ 87 (the range in
+// which the scalar code inlines exp32Core) and returns how many elements it
+// wrote: a multiple of 8, stopping at the first block holding a larger
+// |x| or a NaN, or at the last full block.
+TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+sgloop:
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JGT  sgdone
+	VMOVUPS (SI)(AX*4), Y0
+	VANDPS  sgabs<>(SB), Y0, Y1
+	VCMPPS  $2, sglim<>(SB), Y1, Y2
+	VMOVMSKPS Y2, BX
+	CMPL    BX, $0xff
+	JNE     sgdone
+
+	// t = -|x|; k = t·log2e + round − round; r = t − k·c1 − k·c2
+	VXORPS  sgsign<>(SB), Y1, Y1
+	VMULPS  sglog2e<>(SB), Y1, Y2
+	VADDPS  sground<>(SB), Y2, Y2
+	VSUBPS  sground<>(SB), Y2, Y2
+	VMULPS  sgc1<>(SB), Y2, Y3
+	VSUBPS  Y3, Y1, Y3
+	VMULPS  sgc2<>(SB), Y2, Y4
+	VSUBPS  Y4, Y3, Y3
+
+	// y = (((((p0·r+p1)·r+p2)·r+p3)·r+p4)·r+p5)·r·r + r + 1
+	VMULPS  sgp0<>(SB), Y3, Y4
+	VADDPS  sgp1<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp2<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp3<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp4<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp5<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  Y3, Y4, Y4
+	VADDPS  sgone<>(SB), Y4, Y4
+
+	// e = y·2ⁿ with n = int32(k), 2ⁿ built from its exponent bits
+	VCVTTPS2DQ Y2, Y5
+	VPADDD  sg127<>(SB), Y5, Y5
+	VPSLLD  $23, Y5, Y5
+	VMULPS  Y5, Y4, Y4
+
+	// numerator 1, or e where x has its sign bit set; divide by 1 + e
+	VMOVUPS sgone<>(SB), Y6
+	VBLENDVPS Y0, Y4, Y6, Y6
+	VADDPS  sgone<>(SB), Y4, Y7
+	VDIVPS  Y7, Y6, Y6
+	VMOVUPS Y6, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     sgloop
+
+sgdone:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+DATA tht0<>+0(SB)/4, $0xbbbaf0ea
+DATA tht0<>+4(SB)/4, $0xbbbaf0ea
+DATA tht0<>+8(SB)/4, $0xbbbaf0ea
+DATA tht0<>+12(SB)/4, $0xbbbaf0ea
+DATA tht0<>+16(SB)/4, $0xbbbaf0ea
+DATA tht0<>+20(SB)/4, $0xbbbaf0ea
+DATA tht0<>+24(SB)/4, $0xbbbaf0ea
+DATA tht0<>+28(SB)/4, $0xbbbaf0ea
+GLOBL tht0<>(SB), RODATA|NOPTR, $32
+
+DATA tht1<>+0(SB)/4, $0x3ca9134e
+DATA tht1<>+4(SB)/4, $0x3ca9134e
+DATA tht1<>+8(SB)/4, $0x3ca9134e
+DATA tht1<>+12(SB)/4, $0x3ca9134e
+DATA tht1<>+16(SB)/4, $0x3ca9134e
+DATA tht1<>+20(SB)/4, $0x3ca9134e
+DATA tht1<>+24(SB)/4, $0x3ca9134e
+DATA tht1<>+28(SB)/4, $0x3ca9134e
+GLOBL tht1<>(SB), RODATA|NOPTR, $32
+
+DATA tht2<>+0(SB)/4, $0xbd5c1e2d
+DATA tht2<>+4(SB)/4, $0xbd5c1e2d
+DATA tht2<>+8(SB)/4, $0xbd5c1e2d
+DATA tht2<>+12(SB)/4, $0xbd5c1e2d
+DATA tht2<>+16(SB)/4, $0xbd5c1e2d
+DATA tht2<>+20(SB)/4, $0xbd5c1e2d
+DATA tht2<>+24(SB)/4, $0xbd5c1e2d
+DATA tht2<>+28(SB)/4, $0xbd5c1e2d
+GLOBL tht2<>(SB), RODATA|NOPTR, $32
+
+DATA tht3<>+0(SB)/4, $0x3e088393
+DATA tht3<>+4(SB)/4, $0x3e088393
+DATA tht3<>+8(SB)/4, $0x3e088393
+DATA tht3<>+12(SB)/4, $0x3e088393
+DATA tht3<>+16(SB)/4, $0x3e088393
+DATA tht3<>+20(SB)/4, $0x3e088393
+DATA tht3<>+24(SB)/4, $0x3e088393
+DATA tht3<>+28(SB)/4, $0x3e088393
+GLOBL tht3<>(SB), RODATA|NOPTR, $32
+
+DATA tht4<>+0(SB)/4, $0xbeaaaa99
+DATA tht4<>+4(SB)/4, $0xbeaaaa99
+DATA tht4<>+8(SB)/4, $0xbeaaaa99
+DATA tht4<>+12(SB)/4, $0xbeaaaa99
+DATA tht4<>+16(SB)/4, $0xbeaaaa99
+DATA tht4<>+20(SB)/4, $0xbeaaaa99
+DATA tht4<>+24(SB)/4, $0xbeaaaa99
+DATA tht4<>+28(SB)/4, $0xbeaaaa99
+GLOBL tht4<>(SB), RODATA|NOPTR, $32
+
+DATA thcut<>+0(SB)/4, $0x3f200000
+DATA thcut<>+4(SB)/4, $0x3f200000
+DATA thcut<>+8(SB)/4, $0x3f200000
+DATA thcut<>+12(SB)/4, $0x3f200000
+DATA thcut<>+16(SB)/4, $0x3f200000
+DATA thcut<>+20(SB)/4, $0x3f200000
+DATA thcut<>+24(SB)/4, $0x3f200000
+DATA thcut<>+28(SB)/4, $0x3f200000
+GLOBL thcut<>(SB), RODATA|NOPTR, $32
+
+DATA thlim<>+0(SB)/4, $0x42300000
+DATA thlim<>+4(SB)/4, $0x42300000
+DATA thlim<>+8(SB)/4, $0x42300000
+DATA thlim<>+12(SB)/4, $0x42300000
+DATA thlim<>+16(SB)/4, $0x42300000
+DATA thlim<>+20(SB)/4, $0x42300000
+DATA thlim<>+24(SB)/4, $0x42300000
+DATA thlim<>+28(SB)/4, $0x42300000
+GLOBL thlim<>(SB), RODATA|NOPTR, $32
+
+DATA thtwo<>+0(SB)/4, $0x40000000
+DATA thtwo<>+4(SB)/4, $0x40000000
+DATA thtwo<>+8(SB)/4, $0x40000000
+DATA thtwo<>+12(SB)/4, $0x40000000
+DATA thtwo<>+16(SB)/4, $0x40000000
+DATA thtwo<>+20(SB)/4, $0x40000000
+DATA thtwo<>+24(SB)/4, $0x40000000
+DATA thtwo<>+28(SB)/4, $0x40000000
+GLOBL thtwo<>(SB), RODATA|NOPTR, $32
+
+// func tanhAVX2(d, x *float32, n int) int
+// computes tanhRun32 (tanh32 per element) on blocks of 8 while every
+// |x| ≤ 44, so that exp32(2|x|) stays on exp32Core's normal path, and
+// returns how many elements it wrote (a multiple of 8; it stops at a block
+// with a larger |x| or a NaN). Both branches of tanh32 are computed and
+// blended by |x| ≥ 0.625.
+TEXT ·tanhAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+thloop:
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JGT  thdone
+	VMOVUPS (SI)(AX*4), Y0
+	VANDPS  sgabs<>(SB), Y0, Y1
+	VCMPPS  $2, thlim<>(SB), Y1, Y2
+	VMOVMSKPS Y2, BX
+	CMPL    BX, $0xff
+	JNE     thdone
+
+	// Large |x|: t = 1 − 2/(exp32(z+z) + 1), with x's sign.
+	VADDPS  Y1, Y1, Y8
+	VMULPS  sglog2e<>(SB), Y8, Y2
+	VADDPS  sground<>(SB), Y2, Y2
+	VSUBPS  sground<>(SB), Y2, Y2
+	VMULPS  sgc1<>(SB), Y2, Y3
+	VSUBPS  Y3, Y8, Y3
+	VMULPS  sgc2<>(SB), Y2, Y4
+	VSUBPS  Y4, Y3, Y3
+	VMULPS  sgp0<>(SB), Y3, Y4
+	VADDPS  sgp1<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp2<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp3<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp4<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp5<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  Y3, Y4, Y4
+	VADDPS  sgone<>(SB), Y4, Y4
+	VCVTTPS2DQ Y2, Y5
+	VPADDD  sg127<>(SB), Y5, Y5
+	VPSLLD  $23, Y5, Y5
+	VMULPS  Y5, Y4, Y4
+	VADDPS  sgone<>(SB), Y4, Y4
+	VMOVUPS thtwo<>(SB), Y5
+	VDIVPS  Y4, Y5, Y5
+	VMOVUPS sgone<>(SB), Y6
+	VSUBPS  Y5, Y6, Y6
+	VANDPS  sgsign<>(SB), Y0, Y7
+	VXORPS  Y7, Y6, Y6
+
+	// Small |x|: s = x²; ((((t0·s+t1)·s+t2)·s+t3)·s+t4)·s·x + x.
+	VMULPS  Y0, Y0, Y7
+	VMULPS  tht0<>(SB), Y7, Y8
+	VADDPS  tht1<>(SB), Y8, Y8
+	VMULPS  Y7, Y8, Y8
+	VADDPS  tht2<>(SB), Y8, Y8
+	VMULPS  Y7, Y8, Y8
+	VADDPS  tht3<>(SB), Y8, Y8
+	VMULPS  Y7, Y8, Y8
+	VADDPS  tht4<>(SB), Y8, Y8
+	VMULPS  Y7, Y8, Y8
+	VMULPS  Y0, Y8, Y8
+	VADDPS  Y0, Y8, Y8
+
+	VCMPPS  $13, thcut<>(SB), Y1, Y9
+	VBLENDVPS Y9, Y6, Y8, Y8
+	VMOVUPS Y8, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     thloop
+
+thdone:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
