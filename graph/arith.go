@@ -74,8 +74,8 @@ func checkBinary(op string, a, b *Node) {
 	if a.DType() != b.DType() {
 		tensor.Fail(op, "mixed dtypes: %s", describeNodes(a, b))
 	}
-	if !sameShape(a.Shape(), b.Shape()) {
-		tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+	if sa, sb := a.Shape(), b.Shape(); !broadcastsTo(sa, sb) && !broadcastsTo(sb, sa) {
+		tensor.BroadcastShapes(op, sa, sb) // panics naming both shapes, or finds a joint shape
 	}
 }
 
@@ -398,10 +398,31 @@ func PowScalar(x *Node, p float64) *Node { return Apply(powScalarOp{p}, x) }
 // broadcastShape returns the broadcast shape of two operand values,
 // avoiding the computation when they already agree.
 func broadcastShape(op string, a, b *tensor.Tensor) []int {
-	if sameShape(a.Shape(), b.Shape()) {
-		return a.Shape()
+	// Usually one operand already has the result's shape (a bias added to
+	// a batch): return it rather than allocating the same shape again.
+	// Tensor shapes are never changed, so sharing the slice is safe.
+	switch sa, sb := a.Shape(), b.Shape(); {
+	case broadcastsTo(sb, sa):
+		return sa
+	case broadcastsTo(sa, sb):
+		return sb
 	}
 	return tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+}
+
+// broadcastsTo reports whether shape s broadcasts to target exactly, that
+// is, the broadcast of s and target is target.
+func broadcastsTo(s, target []int) bool {
+	if len(s) > len(target) {
+		return false
+	}
+	lead := len(target) - len(s)
+	for i, d := range s {
+		if d != 1 && d != target[lead+i] {
+			return false
+		}
+	}
+	return true
 }
 
 func sameShape(a, b []int) bool {

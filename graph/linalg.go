@@ -63,21 +63,41 @@ func (op triMaskOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
 	shape := x.Shape()
 	r, c := shape[len(shape)-2], shape[len(shape)-1]
-	mask := make([]float64, r*c)
-	for i := range r {
-		for j := range c {
-			switch {
-			case i > j:
-				mask[i*c+j] = op.lower
-			case i == j:
-				mask[i*c+j] = op.diag
-			default:
-				mask[i*c+j] = op.upper
+	dst := g.AllocUninit(x.DType(), shape...)
+	src := x
+	if !x.IsContiguous() {
+		tensor.CopyInto(dst, x)
+		src = dst // masked in place
+	}
+	// Each element is multiplied by its constant, as a product with a mask
+	// matrix would, without building the mask.
+	if x.DType() == tensor.Float32 {
+		triMaskKernel(dst.Float32s(), src.Float32s(), r, c, float32(op.lower), float32(op.diag), float32(op.upper))
+	} else {
+		triMaskKernel(dst.Float64s(), src.Float64s(), r, c, op.lower, op.diag, op.upper)
+	}
+	return dst
+}
+
+// triMaskKernel sets dst = x·w for a stack of r×c matrices, w being lower, diag
+// or upper by the element's position; dst may be x.
+func triMaskKernel[T float32 | float64](dst, x []T, r, c int, lower, diag, upper T) {
+	x = x[:len(dst)]
+	for m := 0; m+r*c <= len(dst) && r*c > 0; m += r * c {
+		for i := range r {
+			row, xr := dst[m+i*c:m+(i+1)*c], x[m+i*c:m+(i+1)*c]
+			d := min(i, c)
+			for j := 0; j < d; j++ {
+				row[j] = xr[j] * lower
+			}
+			if i < c {
+				row[i] = xr[i] * diag
+			}
+			for j := i + 1; j < c; j++ {
+				row[j] = xr[j] * upper
 			}
 		}
 	}
-	m := tensor.FromValues(x.DType(), mask, r, c)
-	return tensor.MulTo(g.AllocUninit(x.DType(), shape...), x, m)
 }
 
 func (op triMaskOp) VJP(out, ct *Node) []*Node { return []*Node{Apply(op, ct)} }

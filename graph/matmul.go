@@ -18,7 +18,16 @@ func (matmulOp) Name() string { return "matmul" }
 
 func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	a, b := in[0], in[1]
-	shape := matmulShape(a.Shape(), b.Shape(), o.transA, o.transB)
+	var shape []int
+	if a.Dim() == 2 && b.Dim() == 2 {
+		// The common case builds its shape in graph scratch memory: the
+		// pool copies shapes it keeps, so no slice is allocated per op.
+		m, n := matmulDims(a.Shape(), b.Shape(), o.transA, o.transB)
+		shape = g.AllocInts(2)
+		shape[0], shape[1] = m, n
+	} else {
+		shape = matmulShape(a.Shape(), b.Shape(), o.transA, o.transB)
+	}
 	return tensor.MatMulTTo(g.AllocUninit(a.DType(), shape...), a, b, o.transA, o.transB)
 }
 
@@ -61,6 +70,14 @@ func (o matmulOp) JVP(out *Node, t []*Node) *Node {
 // matmulShape returns the shape of op(a)·op(b) for operands of at least two
 // dimensions, panicking when they do not fit.
 func matmulShape(a, b []int, transA, transB bool) []int {
+	m, n := matmulDims(a, b, transA, transB)
+	batch := tensor.BroadcastShapes("matmul", a[:len(a)-2], b[:len(b)-2])
+	return append(batch, m, n)
+}
+
+// matmulDims returns the rows of op(a) and the columns of op(b), panicking
+// when the inner dimensions differ; it does not look at batch dimensions.
+func matmulDims(a, b []int, transA, transB bool) (m, n int) {
 	na, nb := len(a), len(b)
 	m, k := a[na-2], a[na-1]
 	if transA {
@@ -71,10 +88,10 @@ func matmulShape(a, b []int, transA, transB bool) []int {
 		k2, n = n, k2
 	}
 	if k != k2 {
-		tensor.Fail("matmul", "inner dimensions differ: %v (transposed %v) and %v (transposed %v)", a, transA, b, transB)
+		tensor.Fail("matmul", "inner dimensions differ: %v (transposed %v) and %v (transposed %v)",
+			append([]int(nil), a...), transA, append([]int(nil), b...), transB)
 	}
-	batch := tensor.BroadcastShapes("matmul", a[:na-2], b[:nb-2])
-	return append(batch, m, n)
+	return m, n
 }
 
 func matmulT(a, b *Node, transA, transB bool) *Node {
@@ -100,7 +117,12 @@ func MatMulT(a, b *Node, transA, transB bool) *Node {
 	if vecB {
 		b, transB = Reshape(b, b.Shape()[0], 1), false
 	}
-	matmulShape(a.Shape(), b.Shape(), transA, transB) // check before computing
+	// Check before computing (the batch dimensions only when there are any).
+	if a.Dim() == 2 && b.Dim() == 2 {
+		matmulDims(a.Shape(), b.Shape(), transA, transB)
+	} else {
+		matmulShape(a.Shape(), b.Shape(), transA, transB)
+	}
 	out := matmulT(a, b, transA, transB)
 	if !vecA && !vecB {
 		return out

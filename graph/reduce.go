@@ -45,21 +45,22 @@ func (o *reduceOp) Name() string { return reduceNames[o.kind] }
 
 func (o *reduceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
+	dst := g.AllocUninit(x.DType(), reducedShape(x.Shape(), o.axes, o.keep)...)
 	switch o.kind {
 	case redSum:
-		return tensor.SumInto(g.AllocUninit(x.DType(), reducedShape(x.Shape(), o.axes, o.keep)...), x, o.axes, o.keep)
+		return tensor.SumInto(dst, x, o.axes, o.keep)
 	case redMean:
-		return tensor.MeanInto(g.AllocUninit(x.DType(), reducedShape(x.Shape(), o.axes, o.keep)...), x, o.axes, o.keep)
+		return tensor.MeanInto(dst, x, o.axes, o.keep)
 	case redMax:
-		return tensor.Max(x, o.axes, o.keep)
+		return tensor.MaxInto(dst, x, o.axes, o.keep)
 	case redMin:
-		return tensor.Min(x, o.axes, o.keep)
+		return tensor.MinInto(dst, x, o.axes, o.keep)
 	case redProd:
-		return tensor.Prod(x, o.axes, o.keep)
+		return tensor.ProdInto(dst, x, o.axes, o.keep)
 	case redLSE:
-		return tensor.LogSumExp(x, o.axes, o.keep)
+		return tensor.LogSumExpInto(dst, x, o.axes, o.keep)
 	default:
-		return tensor.Variance(x, o.axes, o.keep, o.ddof)
+		return tensor.VarianceInto(dst, x, o.axes, o.keep, o.ddof)
 	}
 }
 

@@ -207,7 +207,7 @@ func BroadcastTo(x *Node, shape ...int) *Node {
 	if sameShape(shape, x.Shape()) {
 		return x
 	}
-	if !sameShape(tensor.BroadcastShapes("broadcast_to", x.Shape(), shape), shape) {
+	if !broadcastsTo(x.Shape(), shape) {
 		tensor.Fail("broadcast_to", "cannot broadcast operand %s to %v", describeNodes(x), shape)
 	}
 	return Apply(broadcastToOp{append([]int(nil), shape...)}, x)
@@ -232,7 +232,7 @@ func SumTo(x *Node, shape ...int) *Node {
 	if sameShape(shape, x.Shape()) {
 		return x
 	}
-	if !sameShape(tensor.BroadcastShapes("sum_to", shape, x.Shape()), x.Shape()) {
+	if !broadcastsTo(shape, x.Shape()) {
 		tensor.Fail("sum_to", "shape %v does not broadcast to operand %s", shape, describeNodes(x))
 	}
 	return Apply(sumToOp{append([]int(nil), shape...)}, x)
@@ -315,11 +315,13 @@ func ScatterSlice(src *Node, shape []int, axis, start, stop, step int) *Node {
 		tensor.Fail("scatter_slice", "operand %s does not match slice %d:%d:%d of axis %d of shape %v (shape %v)",
 			describeNodes(src), start, stop, step, axis, shape, want)
 	}
-	return scatterSlice(src, shape, sliceSpec{axis, start, stop, step})
+	return scatterSlice(src, append([]int(nil), shape...), sliceSpec{axis, start, stop, step})
 }
 
+// scatterSlice keeps shape: callers pass a node's shape (never changed) or
+// a copy.
 func scatterSlice(src *Node, shape []int, s sliceSpec) *Node {
-	return Apply(scatterSliceOp{s, append([]int(nil), shape...)}, src)
+	return Apply(scatterSliceOp{s, shape}, src)
 }
 
 type concatOp struct{ axis int }

@@ -66,7 +66,7 @@ func init() {
 	cosOp = &unaryOp{"cos", tensor.CosTo, func(x, y, v *Node) *Node { return Neg(Mul(v, Sin(x))) }}
 	tanhOp = &unaryOp{"tanh", tensor.TanhTo, func(x, y, v *Node) *Node { return TanhGrad(v, y) }}
 	// σ'(x) = σ(x)·σ(−x): exact even where 1 − σ(x) would round to 0.
-	sigmoidOp = &unaryOp{"sigmoid", tensor.SigmoidTo, func(x, y, v *Node) *Node { return Mul(v, Mul(y, Sigmoid(Neg(x)))) }}
+	sigmoidOp = &unaryOp{"sigmoid", tensor.SigmoidTo, func(x, y, v *Node) *Node { return SigmoidGrad(v, x) }}
 	softplusOp = &unaryOp{"softplus", tensor.SoftplusTo, func(x, y, v *Node) *Node { return Mul(v, Sigmoid(x)) }}
 	// relu(x) > 0 exactly where x > 0, so sign(y) is the step function.
 	reluOp = &unaryOp{"relu", tensor.ReluTo, func(x, y, v *Node) *Node { return ReluGrad(v, y) }}

@@ -24,9 +24,8 @@ var tanhGradOp = &binaryOp{name: "TanhGrad",
 // SigmoidGrad returns v·(σ(x)·σ(−x)) elementwise with broadcasting: the
 // sigmoid's derivative σ'(x) = σ(x)·σ(−x) applied to v. Both factors come
 // from one exponential e^−|x|, so it is exact where 1 − σ(x) would round
-// to 0, and equal bit for bit to Sigmoid(x)·Sigmoid(−x) times v. (It
-// divides twice per element, so it is no faster than that composition;
-// its gain is memory: no temporaries.)
+// to 0, and equal bit for bit to Sigmoid(x)·Sigmoid(−x) times v, in one
+// pass without temporaries.
 func SigmoidGrad(v, x *Tensor) *Tensor { return sigmoidGradOp.apply(nil, v, x) }
 
 // SigmoidGradTo stores SigmoidGrad(v, x) in dst (nil allocates) and
@@ -72,6 +71,24 @@ func sigmoidGrad64(v, x float64) float64 {
 }
 
 func sigmoidGradRun32(d, v, x []float32) {
+	v, x = v[:len(d)], x[:len(d)]
+	// Vector blocks, and the scalar code where they stop (|x| > 87, NaN).
+	for len(d) >= 8 {
+		k := sigmoidGradBlocks(d, v, x)
+		if k == 0 {
+			if !hasSIMD {
+				break
+			}
+			k = 8
+			sigmoidGradScalar32(d[:8], v[:8], x[:8])
+		}
+		d, v, x = d[k:], v[k:], x[k:]
+	}
+	sigmoidGradScalar32(d, v, x)
+}
+
+// sigmoidGradScalar32 is the scalar form of sigmoidGradRun32.
+func sigmoidGradScalar32(d, v, x []float32) {
 	v, x = v[:len(d)], x[:len(d)]
 	for i := range d {
 		xi := x[i]

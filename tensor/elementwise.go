@@ -122,7 +122,8 @@ var divOp = &binaryOp{name: "Div",
 func addRun[T Float](d, x, y []T) {
 	y = y[:len(d)]
 	x = x[:len(d)]
-	for i := range d {
+	k := arithBlocks('+', d, x, y)
+	for i := k; i < len(d); i++ {
 		d[i] = x[i] + y[i]
 	}
 }
@@ -130,7 +131,8 @@ func addRun[T Float](d, x, y []T) {
 func subRun[T Float](d, x, y []T) {
 	y = y[:len(d)]
 	x = x[:len(d)]
-	for i := range d {
+	k := arithBlocks('-', d, x, y)
+	for i := k; i < len(d); i++ {
 		d[i] = x[i] - y[i]
 	}
 }
@@ -138,7 +140,8 @@ func subRun[T Float](d, x, y []T) {
 func mulRun[T Float](d, x, y []T) {
 	y = y[:len(d)]
 	x = x[:len(d)]
-	for i := range d {
+	k := arithBlocks('*', d, x, y)
+	for i := k; i < len(d); i++ {
 		d[i] = x[i] * y[i]
 	}
 }

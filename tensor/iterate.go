@@ -1,5 +1,7 @@
 package tensor
 
+import "runtime"
+
 // maxOperands is the most operands walk iterates over together.
 const maxOperands = 4
 
@@ -109,7 +111,7 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 		func(o [maxOperands]int, n int, s [maxOperands]int) {
 			if s[0] == 1 && s[1] == 1 {
 				d, x := D[o[0]:o[0]+n], A[o[1]:o[1]+n]
-				if par == nil || n < 2*parallelElemMin {
+				if par == nil || n < 2*parallelElemMin || runtime.GOMAXPROCS(0) < 2 {
 					contig(d, x)
 					return
 				}
@@ -139,7 +141,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 		func(o [maxOperands]int, n int, s [maxOperands]int) {
 			if s[0] == 1 && s[1] == 1 && s[2] == 1 {
 				d, x, y := D[o[0]:o[0]+n], A[o[1]:o[1]+n], B[o[2]:o[2]+n]
-				if par == nil || n < 2*parallelElemMin {
+				if par == nil || n < 2*parallelElemMin || runtime.GOMAXPROCS(0) < 2 {
 					contig(d, x, y)
 					return
 				}

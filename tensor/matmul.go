@@ -167,13 +167,18 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	if nb > 1 {
 		outShape = append(outShape, n)
 	}
-	dst = prepareDst(op, dst, a.dtype, outShape, a, b)
+	// outShape lives on this stack: copy it wherever it could be kept.
+	if dst == nil {
+		dst = New(a.dtype, cloneInts(outShape)...)
+	} else if dst.dtype != a.dtype || !equalInts(dst.shape, outShape) {
+		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(outShape)), a.dtype, describe(a, b))
+	}
 	if dst.Size() == 0 {
 		return dst
 	}
 	out := dst
 	if !dst.IsContiguous() || sharesStorage(dst, a) || sharesStorage(dst, b) {
-		out = New(a.dtype, outShape...)
+		out = New(a.dtype, cloneInts(outShape)...)
 	}
 	oa, ob := prepOperand(a, ka, transA, batch), prepOperand(b, kb, transB, batch)
 	if a.dtype == Float32 {

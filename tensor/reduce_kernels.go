@@ -54,9 +54,7 @@ func sumKernel[T Float]() *redKernel[T] {
 		run: func(x []T, off, n, stride int, aux T) T { return pairwise(x, off, n, stride, aux, sumLeaf[T]) },
 		rows: func(dst, row, _ []T) {
 			row = row[:len(dst)]
-			for j := range dst {
-				dst[j] += row[j]
-			}
+			addRun(dst, dst, row) // dst[j] += row[j], vectorised
 		},
 		merge:    sumParts[T],
 		additive: true,

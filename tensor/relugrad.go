@@ -51,14 +51,14 @@ func reluGrad64(v, y float64) float64 {
 
 func reluGradRun32(d, v, y []float32) {
 	v, y = v[:len(d)], y[:len(d)]
-	for i := range d {
+	for i := reluGradBlocks(d, v, y); i < len(d); i++ {
 		d[i] = reluGrad32(v[i], y[i])
 	}
 }
 
 func reluGradRun64(d, v, y []float64) {
 	v, y = v[:len(d)], y[:len(d)]
-	for i := range d {
+	for i := reluGradBlocks(d, v, y); i < len(d); i++ {
 		d[i] = reluGrad64(v[i], y[i])
 	}
 }

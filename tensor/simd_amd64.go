@@ -38,3 +38,107 @@ func tanhBlocks(d, x []float32) int {
 	}
 	return tanhAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
 }
+
+// Binary arithmetic on contiguous runs, implemented in simd_amd64.s. Each
+// returns how many leading elements it wrote (the rest is left to Go).
+//
+//go:noescape
+func addAVX2F32(d, x, y unsafe.Pointer, n int) int
+
+//go:noescape
+func mulAVX2F32(d, x, y unsafe.Pointer, n int) int
+
+//go:noescape
+func subAVX2F32(d, x, y unsafe.Pointer, n int) int
+
+//go:noescape
+func addAVX2F64(d, x, y unsafe.Pointer, n int) int
+
+//go:noescape
+func mulAVX2F64(d, x, y unsafe.Pointer, n int) int
+
+//go:noescape
+func subAVX2F64(d, x, y unsafe.Pointer, n int) int
+
+// arithBlocks applies the vector kernel for op ('+', '*' or '-') to the
+// leading elements of d, x and y (x and y at least as long as d) and
+// returns how many it wrote.
+func arithBlocks[T Float](op byte, d, x, y []T) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	pd, px, py := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(y))
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		switch op {
+		case '+':
+			return addAVX2F32(pd, px, py, len(d))
+		case '*':
+			return mulAVX2F32(pd, px, py, len(d))
+		case '-':
+			return subAVX2F32(pd, px, py, len(d))
+		}
+		return 0
+	}
+	switch op {
+	case '+':
+		return addAVX2F64(pd, px, py, len(d))
+	case '*':
+		return mulAVX2F64(pd, px, py, len(d))
+	case '-':
+		return subAVX2F64(pd, px, py, len(d))
+	}
+	return 0
+}
+
+//go:noescape
+func reluAVX2F32(d, x unsafe.Pointer, n int) int
+
+//go:noescape
+func reluAVX2F64(d, x unsafe.Pointer, n int) int
+
+//go:noescape
+func reluGradAVX2F32(d, v, y unsafe.Pointer, n int) int
+
+//go:noescape
+func reluGradAVX2F64(d, v, y unsafe.Pointer, n int) int
+
+// reluBlocks applies the vector ReLU to the leading elements of d and x
+// and returns how many it wrote.
+func reluBlocks[T Float](d, x []T) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	pd, px := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(x))
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return reluAVX2F32(pd, px, len(d))
+	}
+	return reluAVX2F64(pd, px, len(d))
+}
+
+// reluGradBlocks applies the vector ReLU cotangent v·sign(y) to the
+// leading elements and returns how many it wrote.
+func reluGradBlocks[T Float](d, v, y []T) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	pd, pv, py := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(v)), unsafe.Pointer(unsafe.SliceData(y))
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return reluGradAVX2F32(pd, pv, py, len(d))
+	}
+	return reluGradAVX2F64(pd, pv, py, len(d))
+}
+
+//go:noescape
+func sigmoidGradAVX2(d, v, x *float32, n int) int
+
+// sigmoidGradBlocks runs the vector sigmoid derivative over d, v and x
+// (same length) as far as it can and returns how many elements it wrote.
+func sigmoidGradBlocks(d, v, x []float32) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	return sigmoidGradAVX2(unsafe.SliceData(d), unsafe.SliceData(v), unsafe.SliceData(x), len(d))
+}

@@ -386,3 +386,500 @@ thdone:
 	VZEROUPPER
 	MOVQ AX, ret+24(FP)
 	RET
+
+// func addAVX2F32(d, x, y unsafe.Pointer, n int) int
+// sets d[i] = x[i] op y[i] for i below n rounded down to 8 and returns
+// that count. Each lane is one IEEE operation, as in the Go loop.
+TEXT ·addAVX2F32(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+
+addavx2f32loop4:
+	CMPQ AX, BX
+	JGE  addavx2f32one
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VMOVUPS 64(SI)(AX*4), Y2
+	VMOVUPS 96(SI)(AX*4), Y3
+	VADDPS (DX)(AX*4), Y0, Y0
+	VADDPS 32(DX)(AX*4), Y1, Y1
+	VADDPS 64(DX)(AX*4), Y2, Y2
+	VADDPS 96(DX)(AX*4), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ $32, AX
+	JMP  addavx2f32loop4
+
+addavx2f32one:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+addavx2f32loop1:
+	CMPQ AX, BX
+	JGE  addavx2f32done
+	VMOVUPS (SI)(AX*4), Y0
+	VADDPS (DX)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP  addavx2f32loop1
+
+addavx2f32done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func mulAVX2F32(d, x, y unsafe.Pointer, n int) int
+// sets d[i] = x[i] op y[i] for i below n rounded down to 8 and returns
+// that count. Each lane is one IEEE operation, as in the Go loop.
+TEXT ·mulAVX2F32(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+
+mulavx2f32loop4:
+	CMPQ AX, BX
+	JGE  mulavx2f32one
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VMOVUPS 64(SI)(AX*4), Y2
+	VMOVUPS 96(SI)(AX*4), Y3
+	VMULPS (DX)(AX*4), Y0, Y0
+	VMULPS 32(DX)(AX*4), Y1, Y1
+	VMULPS 64(DX)(AX*4), Y2, Y2
+	VMULPS 96(DX)(AX*4), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ $32, AX
+	JMP  mulavx2f32loop4
+
+mulavx2f32one:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+mulavx2f32loop1:
+	CMPQ AX, BX
+	JGE  mulavx2f32done
+	VMOVUPS (SI)(AX*4), Y0
+	VMULPS (DX)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP  mulavx2f32loop1
+
+mulavx2f32done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func subAVX2F32(d, x, y unsafe.Pointer, n int) int
+// sets d[i] = x[i] op y[i] for i below n rounded down to 8 and returns
+// that count. Each lane is one IEEE operation, as in the Go loop.
+TEXT ·subAVX2F32(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+
+subavx2f32loop4:
+	CMPQ AX, BX
+	JGE  subavx2f32one
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VMOVUPS 64(SI)(AX*4), Y2
+	VMOVUPS 96(SI)(AX*4), Y3
+	VSUBPS (DX)(AX*4), Y0, Y0
+	VSUBPS 32(DX)(AX*4), Y1, Y1
+	VSUBPS 64(DX)(AX*4), Y2, Y2
+	VSUBPS 96(DX)(AX*4), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ $32, AX
+	JMP  subavx2f32loop4
+
+subavx2f32one:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+subavx2f32loop1:
+	CMPQ AX, BX
+	JGE  subavx2f32done
+	VMOVUPS (SI)(AX*4), Y0
+	VSUBPS (DX)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP  subavx2f32loop1
+
+subavx2f32done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func addAVX2F64(d, x, y unsafe.Pointer, n int) int
+// sets d[i] = x[i] op y[i] for i below n rounded down to 4 and returns
+// that count. Each lane is one IEEE operation, as in the Go loop.
+TEXT ·addAVX2F64(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+addavx2f64loop4:
+	CMPQ AX, BX
+	JGE  addavx2f64one
+	VMOVUPS (SI)(AX*8), Y0
+	VMOVUPS 32(SI)(AX*8), Y1
+	VMOVUPS 64(SI)(AX*8), Y2
+	VMOVUPS 96(SI)(AX*8), Y3
+	VADDPD (DX)(AX*8), Y0, Y0
+	VADDPD 32(DX)(AX*8), Y1, Y1
+	VADDPD 64(DX)(AX*8), Y2, Y2
+	VADDPD 96(DX)(AX*8), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*8)
+	VMOVUPS Y1, 32(DI)(AX*8)
+	VMOVUPS Y2, 64(DI)(AX*8)
+	VMOVUPS Y3, 96(DI)(AX*8)
+	ADDQ $16, AX
+	JMP  addavx2f64loop4
+
+addavx2f64one:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+addavx2f64loop1:
+	CMPQ AX, BX
+	JGE  addavx2f64done
+	VMOVUPS (SI)(AX*8), Y0
+	VADDPD (DX)(AX*8), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  addavx2f64loop1
+
+addavx2f64done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func mulAVX2F64(d, x, y unsafe.Pointer, n int) int
+// sets d[i] = x[i] op y[i] for i below n rounded down to 4 and returns
+// that count. Each lane is one IEEE operation, as in the Go loop.
+TEXT ·mulAVX2F64(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+mulavx2f64loop4:
+	CMPQ AX, BX
+	JGE  mulavx2f64one
+	VMOVUPS (SI)(AX*8), Y0
+	VMOVUPS 32(SI)(AX*8), Y1
+	VMOVUPS 64(SI)(AX*8), Y2
+	VMOVUPS 96(SI)(AX*8), Y3
+	VMULPD (DX)(AX*8), Y0, Y0
+	VMULPD 32(DX)(AX*8), Y1, Y1
+	VMULPD 64(DX)(AX*8), Y2, Y2
+	VMULPD 96(DX)(AX*8), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*8)
+	VMOVUPS Y1, 32(DI)(AX*8)
+	VMOVUPS Y2, 64(DI)(AX*8)
+	VMOVUPS Y3, 96(DI)(AX*8)
+	ADDQ $16, AX
+	JMP  mulavx2f64loop4
+
+mulavx2f64one:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+mulavx2f64loop1:
+	CMPQ AX, BX
+	JGE  mulavx2f64done
+	VMOVUPS (SI)(AX*8), Y0
+	VMULPD (DX)(AX*8), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  mulavx2f64loop1
+
+mulavx2f64done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func subAVX2F64(d, x, y unsafe.Pointer, n int) int
+// sets d[i] = x[i] op y[i] for i below n rounded down to 4 and returns
+// that count. Each lane is one IEEE operation, as in the Go loop.
+TEXT ·subAVX2F64(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-16, BX
+
+subavx2f64loop4:
+	CMPQ AX, BX
+	JGE  subavx2f64one
+	VMOVUPS (SI)(AX*8), Y0
+	VMOVUPS 32(SI)(AX*8), Y1
+	VMOVUPS 64(SI)(AX*8), Y2
+	VMOVUPS 96(SI)(AX*8), Y3
+	VSUBPD (DX)(AX*8), Y0, Y0
+	VSUBPD 32(DX)(AX*8), Y1, Y1
+	VSUBPD 64(DX)(AX*8), Y2, Y2
+	VSUBPD 96(DX)(AX*8), Y3, Y3
+	VMOVUPS Y0, (DI)(AX*8)
+	VMOVUPS Y1, 32(DI)(AX*8)
+	VMOVUPS Y2, 64(DI)(AX*8)
+	VMOVUPS Y3, 96(DI)(AX*8)
+	ADDQ $16, AX
+	JMP  subavx2f64loop4
+
+subavx2f64one:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+subavx2f64loop1:
+	CMPQ AX, BX
+	JGE  subavx2f64done
+	VMOVUPS (SI)(AX*8), Y0
+	VSUBPD (DX)(AX*8), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  subavx2f64loop1
+
+subavx2f64done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+DATA sgnegone<>+0(SB)/4, $0xbf800000
+DATA sgnegone<>+4(SB)/4, $0xbf800000
+DATA sgnegone<>+8(SB)/4, $0xbf800000
+DATA sgnegone<>+12(SB)/4, $0xbf800000
+DATA sgnegone<>+16(SB)/4, $0xbf800000
+DATA sgnegone<>+20(SB)/4, $0xbf800000
+DATA sgnegone<>+24(SB)/4, $0xbf800000
+DATA sgnegone<>+28(SB)/4, $0xbf800000
+GLOBL sgnegone<>(SB), RODATA|NOPTR, $32
+
+DATA dpone<>+0(SB)/8, $0x3ff0000000000000
+DATA dpone<>+8(SB)/8, $0x3ff0000000000000
+DATA dpone<>+16(SB)/8, $0x3ff0000000000000
+DATA dpone<>+24(SB)/8, $0x3ff0000000000000
+GLOBL dpone<>(SB), RODATA|NOPTR, $32
+
+DATA dpnegone<>+0(SB)/8, $0xbff0000000000000
+DATA dpnegone<>+8(SB)/8, $0xbff0000000000000
+DATA dpnegone<>+16(SB)/8, $0xbff0000000000000
+DATA dpnegone<>+24(SB)/8, $0xbff0000000000000
+GLOBL dpnegone<>(SB), RODATA|NOPTR, $32
+
+// func reluAVX2F32(d, x unsafe.Pointer, n int) int
+// sets d[i] = max(x[i], 0) with Go's semantics (NaN stays NaN, −0 gives +0)
+// for i below n rounded down to 8, and returns that count: VMAXPS(0, x)
+// returns x for NaN and for ±0, and adding +0 turns −0 into +0.
+TEXT ·reluAVX2F32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	ANDQ $-8, CX
+	XORQ AX, AX
+	VXORPS Y15, Y15, Y15
+
+reluF32loop:
+	CMPQ AX, CX
+	JGE  reluF32done
+	VMOVUPS (SI)(AX*4), Y0
+	VMAXPS Y0, Y15, Y1
+	VADDPS Y15, Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP  reluF32loop
+
+reluF32done:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+// func reluGradAVX2F32(d, v, y unsafe.Pointer, n int) int
+// sets d[i] = v[i]·sign(y[i]) as reluGrad does (sign 1 for y > 0, −1 for
+// y < 0, y itself for ±0 and NaN) for i below n rounded down to 8, and
+// returns that count.
+TEXT ·reluGradAVX2F32(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ v+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	ANDQ $-8, CX
+	XORQ AX, AX
+	VXORPS Y15, Y15, Y15
+	VMOVUPS sgone<>(SB), Y14
+	VMOVUPS sgnegone<>(SB), Y13
+
+rgradF32loop:
+	CMPQ AX, CX
+	JGE  rgradF32done
+	VMOVUPS (DX)(AX*4), Y1
+	VCMPPS $30, Y15, Y1, Y2
+	VCMPPS $17, Y15, Y1, Y3
+	VBLENDVPS Y2, Y14, Y1, Y4
+	VBLENDVPS Y3, Y13, Y4, Y4
+	VMULPS (SI)(AX*4), Y4, Y4
+	VMOVUPS Y4, (DI)(AX*4)
+	ADDQ $8, AX
+	JMP  rgradF32loop
+
+rgradF32done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func reluAVX2F64(d, x unsafe.Pointer, n int) int
+// sets d[i] = max(x[i], 0) with Go's semantics (NaN stays NaN, −0 gives +0)
+// for i below n rounded down to 4, and returns that count: VMAXPD(0, x)
+// returns x for NaN and for ±0, and adding +0 turns −0 into +0.
+TEXT ·reluAVX2F64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	ANDQ $-4, CX
+	XORQ AX, AX
+	VXORPD Y15, Y15, Y15
+
+reluF64loop:
+	CMPQ AX, CX
+	JGE  reluF64done
+	VMOVUPS (SI)(AX*8), Y0
+	VMAXPD Y0, Y15, Y1
+	VADDPD Y15, Y1, Y1
+	VMOVUPS Y1, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  reluF64loop
+
+reluF64done:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+// func reluGradAVX2F64(d, v, y unsafe.Pointer, n int) int
+// sets d[i] = v[i]·sign(y[i]) as reluGrad does (sign 1 for y > 0, −1 for
+// y < 0, y itself for ±0 and NaN) for i below n rounded down to 4, and
+// returns that count.
+TEXT ·reluGradAVX2F64(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ v+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	ANDQ $-4, CX
+	XORQ AX, AX
+	VXORPD Y15, Y15, Y15
+	VMOVUPS dpone<>(SB), Y14
+	VMOVUPS dpnegone<>(SB), Y13
+
+rgradF64loop:
+	CMPQ AX, CX
+	JGE  rgradF64done
+	VMOVUPS (DX)(AX*8), Y1
+	VCMPPD $30, Y15, Y1, Y2
+	VCMPPD $17, Y15, Y1, Y3
+	VBLENDVPD Y2, Y14, Y1, Y4
+	VBLENDVPD Y3, Y13, Y4, Y4
+	VMULPD (SI)(AX*8), Y4, Y4
+	VMOVUPS Y4, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  rgradF64loop
+
+rgradF64done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func sigmoidGradAVX2(d, v, x *float32, n int) int
+// computes sigmoidGradRun32, d = v·(σ(x)·σ(−x)), on blocks of 8 while every
+// |x| ≤ 87 and returns how many elements it wrote (a multiple of 8).
+TEXT ·sigmoidGradAVX2(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ v+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+sggloop:
+	LEAQ 8(AX), BX
+	CMPQ BX, CX
+	JGT  sggdone
+	VMOVUPS (SI)(AX*4), Y0
+	VANDPS  sgabs<>(SB), Y0, Y1
+	VCMPPS  $2, sglim<>(SB), Y1, Y2
+	VMOVMSKPS Y2, BX
+	CMPL    BX, $0xff
+	JNE     sggdone
+
+	VXORPS  sgsign<>(SB), Y1, Y1
+	VMULPS  sglog2e<>(SB), Y1, Y2
+	VADDPS  sground<>(SB), Y2, Y2
+	VSUBPS  sground<>(SB), Y2, Y2
+	VMULPS  sgc1<>(SB), Y2, Y3
+	VSUBPS  Y3, Y1, Y3
+	VMULPS  sgc2<>(SB), Y2, Y4
+	VSUBPS  Y4, Y3, Y3
+	VMULPS  sgp0<>(SB), Y3, Y4
+	VADDPS  sgp1<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp2<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp3<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp4<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp5<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  Y3, Y4, Y4
+	VADDPS  sgone<>(SB), Y4, Y4
+	VCVTTPS2DQ Y2, Y5
+	VPADDD  sg127<>(SB), Y5, Y5
+	VPSLLD  $23, Y5, Y5
+	VMULPS  Y5, Y4, Y4
+
+	// σ(x) has numerator e where x's sign bit is set, else 1; σ(−x) the
+	// other one. Both divide by 1 + e.
+	VMOVUPS sgone<>(SB), Y6
+	VBLENDVPS Y0, Y4, Y6, Y7
+	VBLENDVPS Y0, Y6, Y4, Y8
+	VADDPS  sgone<>(SB), Y4, Y9
+	VDIVPS  Y9, Y7, Y7
+	VDIVPS  Y9, Y8, Y8
+	VMULPS  Y8, Y7, Y7
+	VMULPS  (DX)(AX*4), Y7, Y7
+	VMOVUPS Y7, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     sggloop
+
+sggdone:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET

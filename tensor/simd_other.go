@@ -10,3 +10,15 @@ func sigmoidBlocks(d, x []float32) int { return 0 }
 
 // tanhBlocks has no vector implementation here: it writes nothing.
 func tanhBlocks(d, x []float32) int { return 0 }
+
+// arithBlocks has no vector implementation here: it writes nothing.
+func arithBlocks[T Float](op byte, d, x, y []T) int { return 0 }
+
+// reluBlocks has no vector implementation here: it writes nothing.
+func reluBlocks[T Float](d, x []T) int { return 0 }
+
+// reluGradBlocks has no vector implementation here: it writes nothing.
+func reluGradBlocks[T Float](d, v, y []T) int { return 0 }
+
+// sigmoidGradBlocks has no vector implementation here: it writes nothing.
+func sigmoidGradBlocks(d, v, x []float32) int { return 0 }

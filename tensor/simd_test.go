@@ -29,6 +29,10 @@ func TestSigmoidVectorMatchesScalar(t *testing.T) {
 			tanhRun32(got, x)
 			tanhScalar32(want, x)
 			requireSameBits32(t, x, want, got)
+			v := rng.Normal(Float32, 0, 1, n).Float32s()
+			sigmoidGradRun32(got, v, x)
+			sigmoidGradScalar32(want, v, x)
+			requireSameBits32(t, x, want, got)
 		}
 	}
 	// σ(0) = 1/2 and σ(ln 3) = 3/4 to within rounding, in a full block.
@@ -54,6 +58,13 @@ func TestActivationVectorMatchesScalarGrid(t *testing.T) {
 	tanhRun32(got, x)
 	tanhScalar32(want, x)
 	requireSameBits32(t, x, want, got)
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 1 - float32(i%7)/3
+	}
+	sigmoidGradRun32(got, v, x)
+	sigmoidGradScalar32(want, v, x)
+	requireSameBits32(t, x, want, got)
 	// tanh(±0.625) sits on the branch boundary; tanh(x) → ±1 far out.
 	y := make([]float32, 8)
 	tanhRun32(y, []float32{0.625, -0.625, 40, -40, 0, 0, 0, 0})
@@ -70,5 +81,85 @@ func requireSameBits32(t *testing.T, x, want, got []float32) {
 			continue // testify per element would dominate the test's time
 		}
 		require.Failf(t, "vector and scalar results differ", "i=%d x=%v: want %v, got %v", i, x[i], w, g)
+	}
+}
+
+// Add, Sub and Mul on contiguous runs of every length (vector blocks of 32
+// and 8 elements and scalar tails), including in place, must give exactly
+// the IEEE result of each element's operation.
+func TestArithVectorRuns(t *testing.T) {
+	rng := NewRNG(11)
+	for _, dt := range cvDTypes {
+		for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 40, 100, 257} {
+			xv := rng.Normal(dt, 0, 3, n).Values()
+			yv := rng.Normal(dt, 0, 3, n).Values()
+			xv[0], yv[n-1] = math.Inf(1), math.NaN()
+			x, y := FromValues(dt, xv, n), FromValues(dt, yv, n)
+			for _, c := range []struct {
+				name string
+				f    func(dst, a, b *Tensor) *Tensor
+				op   func(a, b float64) float64
+			}{
+				{"Add", AddTo, func(a, b float64) float64 { return a + b }},
+				{"Sub", SubTo, func(a, b float64) float64 { return a - b }},
+				{"Mul", MulTo, func(a, b float64) float64 { return a * b }},
+			} {
+				got := c.f(nil, x, y).Values()
+				inPlace := x.Clone()
+				c.f(inPlace, inPlace, y)
+				for i := range got {
+					want := c.op(xv[i], yv[i])
+					if dt == Float32 {
+						want = float64(float32(want)) // exact: the float32 operands' result rounded once
+					}
+					if want != want {
+						require.True(t, got[i] != got[i], "%s %v n=%d i=%d", c.name, dt, n, i)
+						continue
+					}
+					require.Equal(t, want, got[i], "%s %v n=%d i=%d", c.name, dt, n, i)
+					require.Equal(t, want, inPlace.Values()[i], "%s in place %v n=%d i=%d", c.name, dt, n, i)
+				}
+			}
+		}
+	}
+}
+
+// Relu and ReluGrad on runs of every length must match the scalar
+// definitions bit for bit: max(x, 0) as Go defines it (−0 gives +0, NaN
+// stays NaN) and v·sign(y).
+func TestReluVectorRuns(t *testing.T) {
+	rng := NewRNG(5)
+	special := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1e-310, -1e-310, 1e-42, -1e-42}
+	for _, dt := range cvDTypes {
+		for _, n := range []int{1, 7, 8, 9, 16, 23, 64, 101} {
+			xv := rng.Normal(dt, 0, 1, n).Values()
+			vv := rng.Normal(dt, 0, 1, n).Values()
+			for i := range xv {
+				if i%3 == 1 {
+					xv[i] = special[(i/3)%len(special)]
+				}
+			}
+			x, v := FromValues(dt, xv, n), FromValues(dt, vv, n)
+			xr, vr := x.Values(), v.Values() // as stored in dt
+			relu, grad := Relu(x).Values(), ReluGrad(v, x).Values()
+			for i := range xr {
+				want := max(xr[i], 0)
+				s := xr[i]
+				if s > 0 {
+					s = 1
+				} else if s < 0 {
+					s = -1
+				}
+				wantGrad := vr[i] * s
+				if dt == Float32 {
+					want, wantGrad = float64(float32(want)), float64(float32(wantGrad))
+				}
+				sameOrNaN := func(a, b float64) bool {
+					return a != a && b != b || math.Float64bits(a) == math.Float64bits(b)
+				}
+				require.True(t, sameOrNaN(want, relu[i]), "Relu %v n=%d x=%v: want %v, got %v", dt, n, xr[i], want, relu[i])
+				require.True(t, sameOrNaN(wantGrad, grad[i]), "ReluGrad %v n=%d v=%v y=%v: want %v, got %v", dt, n, vr[i], xr[i], wantGrad, grad[i])
+			}
+		}
 	}
 }

@@ -142,7 +142,7 @@ func squareRun[T Float](d, x []T) {
 
 func reluRun[T Float](d, x []T) {
 	x = x[:len(d)]
-	for i := range d {
+	for i := reluBlocks(d, x); i < len(d); i++ {
 		d[i] = max(x[i], 0)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -238,7 +239,7 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 // execute runs the job over an m×n result on up to threads goroutines. jb is
 // passed by value so that the single-goroutine path does not allocate.
 func execute[T float](jb job[T], pool *sync.Pool, m, n, threads int) {
-	if threads > 1 && float64(m)*float64(n)*float64(jb.k) >= parallelMinWork && !gateParallel() {
+	if work := float64(m) * float64(n) * float64(jb.k); threads > 1 && work >= parallelMinWork && !gateParallel(work) {
 		if pr := newParallel(&jb, pool, m, n, threads); pr != nil {
 			recordParallel(pr.run(threads))
 			return
@@ -308,8 +309,6 @@ const (
 	sharedBufMax = 1 << 21
 	// waitSpins is how often a waiter polls before blocking.
 	waitSpins = 2000
-	// finishSpins is how often the caller polls for the last task.
-	finishSpins = 20000
 )
 
 func newParallel[T float](jb0 *job[T], pool *sync.Pool, m, n, threads int) *parallel[T] {
@@ -351,8 +350,11 @@ func newParallel[T float](jb0 *job[T], pool *sync.Pool, m, n, threads int) *para
 }
 
 // run executes the call on the calling goroutine plus up to threads-1
-// helpers (polling helpers if the offer slot is free, else new goroutines)
-// and reports whether any helper ran a task.
+// helpers (polling helpers if the offer slot is free, else new goroutines).
+// It reports whether running in parallel paid off: some helper ran a task
+// and the caller did not have to wait long for the helpers after finishing
+// its own share (a helper descheduled in the middle of a task on a busy
+// machine makes the call slower than running alone).
 func (pr *parallel[T]) run(threads int) bool {
 	pr.slots.Store(int32(threads - 1))
 	box, ok := publish(pr, threads-1)
@@ -361,6 +363,7 @@ func (pr *parallel[T]) run(threads int) bool {
 			go pr.join()
 		}
 	}
+	start := time.Now()
 	pr.loop(false)
 	if ok {
 		withdraw(box)
@@ -368,8 +371,15 @@ func (pr *parallel[T]) run(threads int) bool {
 	// The remaining tasks are running on helpers that normally finish within
 	// microseconds; poll before parking so that the caller is not left
 	// waiting for the OS to reschedule it on a busy machine.
-	for i := 1; i <= finishSpins && pr.done.Load() < pr.total; i++ {
+	own := time.Since(start)
+	patience := own/4 + 10*time.Microsecond
+	waited := false
+	for i := 1; pr.done.Load() < pr.total; i++ {
 		if i%32 == 0 {
+			if time.Since(start)-own > patience {
+				waited = true
+				break
+			}
 			runtime.Gosched()
 		}
 	}
@@ -377,7 +387,7 @@ func (pr *parallel[T]) run(threads int) bool {
 	if pr.bufWS != nil {
 		pr.pool.Put(pr.bufWS)
 	}
-	return pr.helped.Load()
+	return pr.helped.Load() && !waited
 }
 
 // join runs tasks as one of the at most threads-1 helpers of the call.

@@ -34,7 +34,7 @@ var (
 )
 
 // helperSpin is how long an idle helper polls for work before parking.
-const helperSpin = 200 * time.Microsecond
+const helperSpin = 100 * time.Microsecond
 
 // ensureHelpers starts helper goroutines until there are at least n, but
 // never more than GOMAXPROCS-1.
@@ -100,30 +100,34 @@ func helper() {
 
 // Gating. When the other cores are busy (a loaded or oversubscribed
 // machine), helpers rarely get CPU time while a call runs: the caller ends
-// up doing all tasks anyway, and a helper that joins late, or polls on the
-// caller's core, only slows it down. After missLimit consecutive
-// multi-goroutine calls in which no helper ran a task, calls run on the
-// calling goroutine alone, except every probeEvery-th, which tries again.
-// This only changes which goroutine computes what, never the result.
+// up doing all tasks anyway, and a helper that joins late, is descheduled in
+// the middle of a task, or polls on the caller's core only slows it down.
+// After missLimit consecutive multi-goroutine calls that did not pay off
+// (see parallel.run), calls below gateMaxWork run on the calling goroutine
+// alone, except every probeEvery-th, which tries again. This only changes which goroutine
+// computes what, never the result.
 var (
-	parMisses atomic.Int32  // consecutive multi-goroutine calls without help
+	parMisses atomic.Int32  // consecutive multi-goroutine calls that did not pay off
 	parCalls  atomic.Uint32 // gated calls, for probing
 )
 
 const (
 	missLimit  = 4
 	probeEvery = 16
+	// gateMaxWork: calls with m·n·k at or above this always use helpers;
+	// they last long enough for a late helper to be worth it.
+	gateMaxWork = 320 * 320 * 320
 )
 
-// gateParallel reports whether a call that could use helpers should run on
-// the calling goroutine alone.
-func gateParallel() bool {
-	return parMisses.Load() >= missLimit && parCalls.Add(1)%probeEvery != 0
+// gateParallel reports whether a call of the given m·n·k that could use
+// helpers should run on the calling goroutine alone.
+func gateParallel(work float64) bool {
+	return work < gateMaxWork && parMisses.Load() >= missLimit && parCalls.Add(1)%probeEvery != 0
 }
 
-// recordParallel records whether helpers ran tasks in a multi-goroutine call.
-func recordParallel(helped bool) {
-	if helped {
+// recordParallel records whether a multi-goroutine call paid off.
+func recordParallel(paidOff bool) {
+	if paidOff {
 		parMisses.Store(0)
 	} else if parMisses.Load() < missLimit {
 		parMisses.Add(1)

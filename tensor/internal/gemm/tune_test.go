@@ -144,7 +144,11 @@ func TestPeerStyle(t *testing.T) {
 		slices.Sort(res)
 		return res[len(res)/2]
 	}
-	for _, dt := range []string{"f32", "f64"} {
+	dts := []string{"f32", "f64"}
+	if d := os.Getenv("GEMM_PEERDTYPE"); d != "" {
+		dts = []string{d}
+	}
+	for _, dt := range dts {
 		for _, n := range parseInts(spec) {
 			fl := 2 * float64(n) * float64(n) * float64(n)
 			var g float64
