@@ -176,6 +176,22 @@ func (b *base) check(grads []*tensor.Tensor) error {
 }
 
 func firstNonFinite[T tensor.Float](xs []T) (int, float64, bool) {
+	// x-x is 0 for finite x and NaN for NaN or ±Inf, and NaN survives a
+	// sum, so one branch-free pass tells whether to look for the culprit.
+	var a0, a1, a2, a3 T
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		a0 += xs[i] - xs[i]
+		a1 += xs[i+1] - xs[i+1]
+		a2 += xs[i+2] - xs[i+2]
+		a3 += xs[i+3] - xs[i+3]
+	}
+	for ; i < len(xs); i++ {
+		a0 += xs[i] - xs[i]
+	}
+	if a0+a1+a2+a3 == 0 {
+		return 0, 0, false
+	}
 	for i, x := range xs {
 		// x-x is 0 for finite x and NaN for NaN or ±Inf.
 		if x-x != 0 {
