@@ -125,6 +125,7 @@ func WhereTo(dst, cond, a, b *Tensor) *Tensor {
 		shape = BroadcastShapes(op, cond.shape, a.shape, b.shape)
 	}
 	dst = prepareDst(op, dst, a.dtype, shape, cond, a, b)
+	checkOverlap(op, dst, cond, a, b)
 	c, av, bv := cond.broadcastTo(op, shape), a.broadcastTo(op, shape), b.broadcastTo(op, shape)
 	if a.dtype == Float32 {
 		whereApply[float32](dst, c, av, bv)

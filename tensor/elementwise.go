@@ -35,6 +35,7 @@ type binaryOp struct {
 // and dtype otherwise, and may be a itself).
 func (op *unaryOp) apply(dst, a *Tensor) *Tensor {
 	dst = prepareDst(op.name, dst, a.dtype, a.shape, a)
+	checkOverlap(op.name, dst, a)
 	if a.dtype == Float32 {
 		runUnary(dst, a, op.f32)
 	} else {
@@ -65,6 +66,7 @@ func (op *binaryOp) apply(dst, a, b *Tensor) *Tensor {
 		shape = BroadcastShapes(op.name, a.shape, b.shape)
 	}
 	dst = prepareDst(op.name, dst, a.dtype, shape, a, b)
+	checkOverlap(op.name, dst, a, b)
 	av, bv := a.broadcastTo(op.name, shape), b.broadcastTo(op.name, shape)
 	if a.dtype == Float32 {
 		runBinary(dst, av, bv, op.f32)
@@ -96,8 +98,39 @@ func prepareDst(op string, dst *Tensor, dt DType, shape []int, operands ...*Tens
 	if dst.dtype != dt || !equalInts(dst.shape, shape) {
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(shape), dt, describe(operands...))
 	}
+	checkDst(op, dst)
 	return dst
 }
+
+// checkDst rejects a destination that is a broadcast view: several
+// results would land in one element.
+func checkDst(op string, dst *Tensor) {
+	if dst.Size() == 0 {
+		return // nothing is written
+	}
+	for i, d := range dst.shape {
+		if d > 1 && dst.strides[i] == 0 {
+			Fail(op, "destination %v is a broadcast view (stride 0 on axis %d); write into a tensor of its own", describe(dst), i)
+		}
+	}
+}
+
+// checkOverlap rejects a destination that shares storage with an operand
+// without being exactly that operand: a kernel that streams through the
+// operand would read elements it has already overwritten. The identical
+// view is fine for elementwise kernels, which work in place.
+func checkOverlap(op string, dst *Tensor, operands ...*Tensor) {
+	for k, a := range operands {
+		if a == nil || a == dst || !sharesStorage(dst, a) {
+			continue
+		}
+		if a.offset == dst.offset && equalInts(a.shape, dst.shape) && equalInts(a.strides, dst.strides) {
+			continue
+		}
+		Fail(op, "destination %v overlaps operand %d %v without being the same view; use a separate destination", describe(dst), k, describe(a))
+	}
+}
+
 
 var addOp = &binaryOp{name: "Add",
 	f32: binaryKernel[float32]{elem: func(x, y float32) float32 { return x + y }, run: addRun[float32]},

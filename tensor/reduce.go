@@ -206,8 +206,9 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 	} else if dst.dtype != a.dtype || !equalInts(dst.shape, p.shape) {
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(p.shape)), a.dtype, describe(a))
 	}
+	checkDst(op, dst)
 	out := dst
-	if !dst.IsContiguous() {
+	if !dst.IsContiguous() || sharesStorage(dst, a) { // a must stay intact while it is read
 		out = New(a.dtype, cloneInts(p.shape)...)
 	}
 	if a.dtype == Float32 {

@@ -195,6 +195,12 @@ func ScatterAddTo(dst, src *Tensor, axis int, idx []int) *Tensor {
 	if !ok {
 		Fail("ScatterAddTo", "destination %v and source %v differ off axis %d", fmtShape(dst.shape), fmtShape(src.shape), axis)
 	}
+	// Every overlap is wrong here, even the identical view: the kernel
+	// reads source elements that earlier indices have already updated.
+	if sharesStorage(dst, src) {
+		Fail("ScatterAddTo", "destination %v shares storage with the source %v; use a separate destination", describe(dst), describe(src))
+	}
+	checkDst("ScatterAddTo", dst)
 	return scatterAdd("ScatterAddTo", dst, src, ax, idx)
 }
 

@@ -26,6 +26,7 @@ func LogSoftmaxInto(dst, a *Tensor, axis int) *Tensor {
 func softmax(op string, dst, a *Tensor, axis int, logOut bool) *Tensor {
 	ax := normAxis(op, axis, a.shape)
 	dst = prepareDst(op, dst, a.dtype, a.shape, a)
+	checkOverlap(op, dst, a)
 	out := dst
 	if !dst.IsContiguous() {
 		out = New(a.dtype, a.shape...)

@@ -394,6 +394,7 @@ type paramOp struct {
 // a's shape and dtype otherwise, and may be a itself).
 func (op *paramOp) apply(dst, a *Tensor, p, q float64) *Tensor {
 	dst = prepareDst(op.name, dst, a.dtype, a.shape, a)
+	checkOverlap(op.name, dst, a)
 	if a.dtype == Float32 {
 		runParam(dst, a, float32(p), float32(q), op.f32)
 	} else {

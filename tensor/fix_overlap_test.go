@@ -1,0 +1,55 @@
+package tensor
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A destination that partly overlaps an operand, or is a broadcast view,
+// must be refused rather than give a silently wrong result.
+func TestDestinationOverlapIsRefused(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		a := FromValues(dt, []float64{1, 2, 3, 4}, 2, 2)
+		requireFail(t, "Add", func() { AddTo(Transpose(a), a, Zeros(dt, 2, 2)) })
+		assert.Equal(t, []float64{1, 2, 3, 4}, a.Values(), "%v: a untouched", dt)
+
+		run := FromValues(dt, []float64{1, 1, 1, 1, 1})
+		requireFail(t, "Add", func() { AddTo(Slice(run, 0, 1, 5, 1), Slice(run, 0, 0, 4, 1), Ones(dt, 4)) })
+
+		x := FromValues(dt, []float64{0})
+		requireFail(t, "broadcast view", func() { AddTo(Expand(x, 3), FromValues(dt, []float64{1, 2, 3}), Zeros(dt, 3)) })
+		assert.Equal(t, []float64{0}, x.Values())
+
+		s := FromValues(dt, []float64{1, 2, 3})
+		requireFail(t, "ScatterAddTo", func() { ScatterAddTo(s, s, 0, []int{2, 1, 0}) })
+
+		// The identical view still works in place: (1,2,3,4) + 1.
+		AddTo(a, a, Ones(dt, 2, 2))
+		assert.Equal(t, []float64{2, 3, 4, 5}, a.Values(), "%v", dt)
+	}
+}
+
+// A reduction whose destination lies inside its input reads the input
+// before writing: the column sums of [[1, 2], [3, 4]] are [4, 6].
+func TestReductionIntoOverlappingDestination(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		a := FromValues(dt, []float64{1, 2, 3, 4}, 2, 2)
+		row := Slice(a, 0, 0, 1, 1) // the first row, shape (1, 2)
+		SumInto(row, a, []int{0}, true)
+		assert.Equal(t, []float64{4, 6, 3, 4}, a.Values(), "%v", dt)
+	}
+}
+
+func requireFail(t *testing.T, want string, f func()) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		require.NotNil(t, r, "expected a *Error mentioning %q", want)
+		e, ok := r.(*Error)
+		require.True(t, ok, "panic %v is not a *Error", r)
+		assert.Contains(t, e.Error(), want)
+	}()
+	f()
+}
