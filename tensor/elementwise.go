@@ -131,7 +131,6 @@ func checkOverlap(op string, dst *Tensor, operands ...*Tensor) {
 	}
 }
 
-
 var addOp = &binaryOp{name: "Add",
 	f32: binaryKernel[float32]{elem: func(x, y float32) float32 { return x + y }, run: addRun[float32]},
 	f64: binaryKernel[float64]{elem: func(x, y float64) float64 { return x + y }, run: addRun[float64]},

@@ -12,13 +12,30 @@ OpenMP wait policy so idle worker threads do not spin:
 """
 import argparse
 import math
+import os
 import statistics
 import sys
 import time
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+
+def _threads_from_argv(argv, default="2"):
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--threads="):
+            return a.split("=", 1)[1]
+    return default
+
+
+# Debian's torch calls the system BLAS (OpenBLAS, pthread build), which sizes
+# its own thread pool from the environment, not from torch.set_num_threads:
+# without this a "1 thread" run would still multiply matrices on every core.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ[_var] = _threads_from_argv(sys.argv[1:])
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 
 def run_timed(step, steps, reps):
