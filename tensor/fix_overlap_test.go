@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,4 +53,24 @@ func requireFail(t *testing.T, want string, f func()) {
 		assert.Contains(t, e.Error(), want)
 	}()
 	f()
+}
+
+// Values 1e6 and 1e6+1 alternate: the population variance is exactly 0.25
+// (each is 0.5 from the mean), and every value is exact in float32.
+func TestVarianceWithLargeMean(t *testing.T) {
+	v := make([]float64, 1000)
+	for i := range v {
+		v[i] = 1e6 + float64(i%2)
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		got := Variance(FromValues(dt, v), nil, false, 0).Item()
+		assert.InDelta(t, 0.25, got, 1e-3, "%v", dt)
+	}
+}
+
+func TestArangeRefusesEndlessRanges(t *testing.T) {
+	requireFail(t, "Arange", func() { Arange(Float64, 0, 1e300, 1) })
+	requireFail(t, "Arange", func() { Arange(Float64, 0, math.Inf(1), 1) })
+	requireFail(t, "Arange", func() { Arange(Float64, 0, math.NaN(), 1) })
+	assert.Equal(t, []float64{0, 0.5, 1, 1.5}, Arange(Float64, 0, 2, 0.5).Values())
 }

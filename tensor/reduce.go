@@ -46,13 +46,13 @@ var redNames = [...]string{"Sum", "Mean", "Max", "Min", "Prod", "LogSumExp", "Va
 type fmath[T Float] struct {
 	exp, log                        func(T) T
 	nan, inf                        T
-	sum, sqDev, lse, max, min, prod *redKernel[T]
+	sum, dev, sqDev, lse, max, min, prod *redKernel[T]
 }
 
 func newFmath[T Float](exp, log func(T) T) *fmath[T] {
 	inf := T(math.Inf(1))
 	return &fmath[T]{exp: exp, log: log, nan: T(math.NaN()), inf: inf,
-		sum: sumKernel[T](), sqDev: sqDevKernel[T](), lse: expKernel(exp),
+		sum: sumKernel[T](), dev: devKernel[T](), sqDev: sqDevKernel[T](), lse: expKernel(exp),
 		max: maxKernel(inf), min: minKernel(inf), prod: prodKernel[T]()}
 }
 
@@ -261,6 +261,14 @@ func reduceT[T Float](kind redKind, out []T, a *Tensor, p *reducePlan, ddof int,
 		if n <= 0 {
 			fillT1(out, fm.nan)
 			return
+		}
+		// Corrected two-pass (Chan, Golub and LeVeque): subtracting
+		// (Σd)²/R cancels the rounding error of the mean to first order,
+		// which matters in float32 when the mean is large.
+		dev := make([]T, len(out))
+		reduceInto(dev, a, p, fm.dev, mean)
+		for i, d := range dev {
+			out[i] -= d * d / T(p.R)
 		}
 		divBy(out, T(n))
 	}

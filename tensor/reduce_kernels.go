@@ -61,6 +61,30 @@ func sumKernel[T Float]() *redKernel[T] {
 	}
 }
 
+func devLeaf[T Float](x []T, off, n, stride int, m T) T {
+	var s T
+	for i := 0; i < n; i++ {
+		s += x[off+i*stride] - m
+	}
+	return s
+}
+
+// devKernel sums deviations from a per-output value, for the variance's
+// correction term.
+func devKernel[T Float]() *redKernel[T] {
+	return &redKernel[T]{
+		run: func(x []T, off, n, stride int, m T) T { return pairwise(x, off, n, stride, m, devLeaf[T]) },
+		rows: func(dst, row, m []T) {
+			row, m = row[:len(dst)], m[:len(dst)]
+			for j := range dst {
+				dst[j] += row[j] - m[j]
+			}
+		},
+		merge:    sumParts[T],
+		additive: true,
+	}
+}
+
 func sqDevKernel[T Float]() *redKernel[T] {
 	return &redKernel[T]{
 		run: func(x []T, off, n, stride int, m T) T { return pairwise(x, off, n, stride, m, sqDevLeaf[T]) },

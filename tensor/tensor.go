@@ -107,7 +107,11 @@ func Arange(dt DType, start, stop, step float64) *Tensor {
 	if step == 0 {
 		Fail("Arange", "step is 0")
 	}
-	n := int(math.Ceil((stop - start) / step))
+	count := math.Ceil((stop - start) / step)
+	if math.IsNaN(count) || count > 1<<48 {
+		Fail("Arange", "start %g, stop %g, step %g do not give a finite number of values", start, stop, step)
+	}
+	n := int(count)
 	if n < 0 {
 		n = 0
 	}
