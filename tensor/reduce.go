@@ -44,8 +44,8 @@ var redNames = [...]string{"Sum", "Mean", "Max", "Min", "Prod", "LogSumExp", "Va
 // dtype, built once, so generic code stays in that dtype (float32 never
 // round-trips through float64).
 type fmath[T Float] struct {
-	exp, log                        func(T) T
-	nan, inf                        T
+	exp, log                             func(T) T
+	nan, inf                             T
 	sum, dev, sqDev, lse, max, min, prod *redKernel[T]
 }
 
