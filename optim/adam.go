@@ -112,7 +112,7 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 		b2:       c.Beta2,
 		w2:       1 - c.Beta2,
 		stepSize: -o.lr / (1 - math.Pow(c.Beta1, t)),
-		bc2sqrt:  math.Sqrt(1 - math.Pow(c.Beta2, t)),
+		invBC2:   1 / math.Sqrt(1-math.Pow(c.Beta2, t)),
 		eps:      c.Eps,
 	}
 	if o.decoupled {
@@ -136,15 +136,57 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 }
 
 type adamHyper struct {
-	decay, l2, w1, b2, w2, stepSize, bc2sqrt, eps float64
+	decay, l2, w1, b2, w2, stepSize, invBC2, eps float64
 }
 
 // adamUpdate follows torch's _single_tensor_adam element by element; vm is
-// nil without AMSGrad.
+// nil without AMSGrad. The denominator √v/√(1−β₂ᵗ) + ε is computed as
+// √v·c + ε with c = 1/√(1−β₂ᵗ) worked out once in float64: the same value
+// to within one rounding, without a division per element. Each combination
+// of options has its own loop so the hot loop carries no branches.
 func adamUpdate[T tensor.Float](p, g, m, v, vm []T, hp adamHyper) {
-	decay, l2, w1, b2, w2 := T(hp.decay), T(hp.l2), T(hp.w1), T(hp.b2), T(hp.w2)
-	stepSize, bc2sqrt, eps := T(hp.stepSize), T(hp.bc2sqrt), T(hp.eps)
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	if vm != nil {
+		vm = vm[:len(p)]
+	}
+	// torch.lerp evaluates from the nearer end; the moving average weight
+	// is fixed for the whole step, so pick the form here.
+	// Multiplying by decay = 1 is exact, so Adam and AdamW share a loop.
+	if hp.l2 == 0 && vm == nil && hp.w1 < 0.5 {
+		k := adamConsts[T]{T(hp.w1), T(hp.b2), T(hp.w2), T(hp.stepSize), T(hp.invBC2), T(hp.eps), T(hp.decay)}
+		n := adamBlocks(p, g, m, v, &k)
+		adamPlain(p[n:], g[n:], m[n:], v[n:], &k)
+		return
+	}
+	adamGeneral(p, g, m, v, vm, hp)
+}
+
+// adamConsts are the per-step scalars of the plain update, rounded to the
+// parameters' dtype, in the order the vector kernel reads them.
+type adamConsts[T tensor.Float] struct {
+	w1, b2, w2, stepSize, c, eps, decay T
+}
+
+// adamPlain is the update without L2 penalty or AMSGrad (decoupled decay
+// allowed), for w1 < 1/2 (lerp from m). adamAVX2F32 performs exactly these
+// operations.
+func adamPlain[T tensor.Float](p, g, m, v []T, k *adamConsts[T]) {
+	w1, b2, w2, stepSize, c, eps, decay := k.w1, k.b2, k.w2, k.stepSize, k.c, k.eps, k.decay
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	for i := range p {
+		gi := g[i]
+		mi := m[i] + w1*(gi-m[i])
+		vi := v[i]*b2 + w2*gi*gi
+		m[i], v[i] = mi, vi
+		p[i] = p[i]*decay + stepSize*(mi/(sqrt(vi)*c+eps))
+	}
+}
+
+// adamGeneral handles weight decay (decoupled or L2), AMSGrad and any w1;
+// the option tests are loop-invariant, so they predict perfectly.
+func adamGeneral[T tensor.Float](p, g, m, v, vm []T, hp adamHyper) {
+	decay, l2, w1, b2, w2 := T(hp.decay), T(hp.l2), T(hp.w1), T(hp.b2), T(hp.w2)
+	stepSize, c, eps := T(hp.stepSize), T(hp.invBC2), T(hp.eps)
 	for i := range p {
 		if decay != 1 {
 			p[i] *= decay
@@ -160,6 +202,6 @@ func adamUpdate[T tensor.Float](p, g, m, v, vm []T, hp adamHyper) {
 			vm[i] = max(vm[i], vi)
 			vi = vm[i]
 		}
-		p[i] += stepSize * (m[i] / (sqrt(vi)/bc2sqrt + eps))
+		p[i] += stepSize * (m[i] / (sqrt(vi)*c + eps))
 	}
 }

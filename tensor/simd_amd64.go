@@ -142,3 +142,17 @@ func sigmoidGradBlocks(d, v, x []float32) int {
 	}
 	return sigmoidGradAVX2(unsafe.SliceData(d), unsafe.SliceData(v), unsafe.SliceData(x), len(d))
 }
+
+// softplusAVX2 is implemented in simd_amd64.s.
+//
+//go:noescape
+func softplusAVX2(d, x *float32, n int) int
+
+// softplusBlocks runs the vector softplus over d and x (same length) as
+// far as it can and returns how many elements it wrote.
+func softplusBlocks(d, x []float32) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	return softplusAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+}

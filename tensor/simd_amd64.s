@@ -883,3 +883,169 @@ sggdone:
 	VZEROUPPER
 	MOVQ AX, ret+32(FP)
 	RET
+
+DATA spc3<>+0(SB)/4, $0x3eaaaaab
+DATA spc3<>+4(SB)/4, $0x3eaaaaab
+DATA spc3<>+8(SB)/4, $0x3eaaaaab
+DATA spc3<>+12(SB)/4, $0x3eaaaaab
+DATA spc3<>+16(SB)/4, $0x3eaaaaab
+DATA spc3<>+20(SB)/4, $0x3eaaaaab
+DATA spc3<>+24(SB)/4, $0x3eaaaaab
+DATA spc3<>+28(SB)/4, $0x3eaaaaab
+GLOBL spc3<>(SB), RODATA|NOPTR, $32
+
+DATA spc5<>+0(SB)/4, $0x3e4ccccd
+DATA spc5<>+4(SB)/4, $0x3e4ccccd
+DATA spc5<>+8(SB)/4, $0x3e4ccccd
+DATA spc5<>+12(SB)/4, $0x3e4ccccd
+DATA spc5<>+16(SB)/4, $0x3e4ccccd
+DATA spc5<>+20(SB)/4, $0x3e4ccccd
+DATA spc5<>+24(SB)/4, $0x3e4ccccd
+DATA spc5<>+28(SB)/4, $0x3e4ccccd
+GLOBL spc5<>(SB), RODATA|NOPTR, $32
+
+DATA spc7<>+0(SB)/4, $0x3e124925
+DATA spc7<>+4(SB)/4, $0x3e124925
+DATA spc7<>+8(SB)/4, $0x3e124925
+DATA spc7<>+12(SB)/4, $0x3e124925
+DATA spc7<>+16(SB)/4, $0x3e124925
+DATA spc7<>+20(SB)/4, $0x3e124925
+DATA spc7<>+24(SB)/4, $0x3e124925
+DATA spc7<>+28(SB)/4, $0x3e124925
+GLOBL spc7<>(SB), RODATA|NOPTR, $32
+
+DATA spc9<>+0(SB)/4, $0x3de38e39
+DATA spc9<>+4(SB)/4, $0x3de38e39
+DATA spc9<>+8(SB)/4, $0x3de38e39
+DATA spc9<>+12(SB)/4, $0x3de38e39
+DATA spc9<>+16(SB)/4, $0x3de38e39
+DATA spc9<>+20(SB)/4, $0x3de38e39
+DATA spc9<>+24(SB)/4, $0x3de38e39
+DATA spc9<>+28(SB)/4, $0x3de38e39
+GLOBL spc9<>(SB), RODATA|NOPTR, $32
+
+DATA spc11<>+0(SB)/4, $0x3dba2e8c
+DATA spc11<>+4(SB)/4, $0x3dba2e8c
+DATA spc11<>+8(SB)/4, $0x3dba2e8c
+DATA spc11<>+12(SB)/4, $0x3dba2e8c
+DATA spc11<>+16(SB)/4, $0x3dba2e8c
+DATA spc11<>+20(SB)/4, $0x3dba2e8c
+DATA spc11<>+24(SB)/4, $0x3dba2e8c
+DATA spc11<>+28(SB)/4, $0x3dba2e8c
+GLOBL spc11<>(SB), RODATA|NOPTR, $32
+
+DATA spc13<>+0(SB)/4, $0x3d9d89d9
+DATA spc13<>+4(SB)/4, $0x3d9d89d9
+DATA spc13<>+8(SB)/4, $0x3d9d89d9
+DATA spc13<>+12(SB)/4, $0x3d9d89d9
+DATA spc13<>+16(SB)/4, $0x3d9d89d9
+DATA spc13<>+20(SB)/4, $0x3d9d89d9
+DATA spc13<>+24(SB)/4, $0x3d9d89d9
+DATA spc13<>+28(SB)/4, $0x3d9d89d9
+GLOBL spc13<>(SB), RODATA|NOPTR, $32
+
+DATA spc15<>+0(SB)/4, $0x3d888889
+DATA spc15<>+4(SB)/4, $0x3d888889
+DATA spc15<>+8(SB)/4, $0x3d888889
+DATA spc15<>+12(SB)/4, $0x3d888889
+DATA spc15<>+16(SB)/4, $0x3d888889
+DATA spc15<>+20(SB)/4, $0x3d888889
+DATA spc15<>+24(SB)/4, $0x3d888889
+DATA spc15<>+28(SB)/4, $0x3d888889
+GLOBL spc15<>(SB), RODATA|NOPTR, $32
+
+// func softplusAVX2(d, x *float32, n int) int
+// computes softplus32 = max(x, 0) + log1pUnit32(e^-|x|) on blocks of 8
+// while every |x| ≤ 87 (e^-|x| as in sigmoidAVX2) and returns how many
+// elements it wrote: a multiple of 8, stopping at the first block holding
+// a larger |x| or a NaN, or at the last full block. The operations and
+// their order are those of the scalar code, so results match bit for bit.
+TEXT ·softplusAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+sploop:
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JGT  spdone
+	VMOVUPS (SI)(AX*4), Y0
+	VANDPS  sgabs<>(SB), Y0, Y1
+	VCMPPS  $2, sglim<>(SB), Y1, Y2
+	VMOVMSKPS Y2, BX
+	CMPL    BX, $0xff
+	JNE     spdone
+
+	// e = exp32Core(-|x|), exactly as in sigmoidAVX2
+	VXORPS  sgsign<>(SB), Y1, Y1
+	VMULPS  sglog2e<>(SB), Y1, Y2
+	VADDPS  sground<>(SB), Y2, Y2
+	VSUBPS  sground<>(SB), Y2, Y2
+	VMULPS  sgc1<>(SB), Y2, Y3
+	VSUBPS  Y3, Y1, Y3
+	VMULPS  sgc2<>(SB), Y2, Y4
+	VSUBPS  Y4, Y3, Y3
+	VMULPS  sgp0<>(SB), Y3, Y4
+	VADDPS  sgp1<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp2<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp3<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp4<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  sgp5<>(SB), Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VADDPS  Y3, Y4, Y4
+	VADDPS  sgone<>(SB), Y4, Y4
+	VCVTTPS2DQ Y2, Y5
+	VPADDD  sg127<>(SB), Y5, Y5
+	VPSLLD  $23, Y5, Y5
+	VMULPS  Y5, Y4, Y4
+
+	// d = 2+e, s = e/d, r = (2−d)+e, s2 = s·s, c = s·(1−s)·r, t = s+s
+	VADDPS  thtwo<>(SB), Y4, Y6
+	VDIVPS  Y6, Y4, Y7
+	VMOVUPS thtwo<>(SB), Y12
+	VSUBPS  Y6, Y12, Y12
+	VADDPS  Y4, Y12, Y12
+	VMULPS  Y7, Y7, Y8
+	VMOVUPS sgone<>(SB), Y13
+	VSUBPS  Y7, Y13, Y13
+	VMULPS  Y13, Y7, Y13
+	VMULPS  Y12, Y13, Y13
+	VADDPS  Y7, Y7, Y7
+
+	// q = ((((((c15·s2+c13)·s2+c11)·s2+c9)·s2+c7)·s2+c5)·s2 + c3
+	VMOVUPS spc15<>(SB), Y9
+	VMULPS  Y8, Y9, Y9
+	VADDPS  spc13<>(SB), Y9, Y9
+	VMULPS  Y8, Y9, Y9
+	VADDPS  spc11<>(SB), Y9, Y9
+	VMULPS  Y8, Y9, Y9
+	VADDPS  spc9<>(SB), Y9, Y9
+	VMULPS  Y8, Y9, Y9
+	VADDPS  spc7<>(SB), Y9, Y9
+	VMULPS  Y8, Y9, Y9
+	VADDPS  spc5<>(SB), Y9, Y9
+	VMULPS  Y8, Y9, Y9
+	VADDPS  spc3<>(SB), Y9, Y9
+
+	// log1p(e) = t + ((t·s2)·q − c); result max(x, 0) + log1p(e)
+	VMULPS  Y8, Y7, Y10
+	VMULPS  Y9, Y10, Y10
+	VSUBPS  Y13, Y10, Y10
+	VADDPS  Y10, Y7, Y10
+	VXORPS  Y11, Y11, Y11
+	VMAXPS  Y11, Y0, Y11
+	VADDPS  Y10, Y11, Y11
+	VMOVUPS Y11, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     sploop
+
+spdone:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET

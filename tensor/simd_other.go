@@ -22,3 +22,6 @@ func reluGradBlocks[T Float](d, v, y []T) int { return 0 }
 
 // sigmoidGradBlocks has no vector implementation here: it writes nothing.
 func sigmoidGradBlocks(d, v, x []float32) int { return 0 }
+
+// softplusBlocks has no vector implementation here: it writes nothing.
+func softplusBlocks(d, x []float32) int { return 0 }

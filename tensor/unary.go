@@ -82,7 +82,7 @@ var sigmoidOp = &unaryOp{name: "Sigmoid",
 }
 
 var softplusOp = &unaryOp{name: "Softplus",
-	f32: unaryKernel[float32]{elem: softplus32},
+	f32: unaryKernel[float32]{elem: softplus32, run: softplusRun32},
 	f64: unaryKernel[float64]{elem: softplus64},
 }
 
@@ -235,6 +235,32 @@ func sigmoidScalar32(d, x []float32) {
 		neg := uint32(int32(math.Float32bits(v)) >> 31) // all ones when v < 0
 		num := math.Float32frombits(math.Float32bits(e)&neg | math.Float32bits(1)&^neg)
 		d[i] = num / (1 + e)
+	}
+}
+
+// softplusRun32 runs the vector softplus where it can and softplus32 on
+// the blocks it hands back (|x| > 87 or NaN) and on the tail.
+func softplusRun32(d, x []float32) {
+	x = x[:len(d)]
+	for len(d) >= 8 {
+		k := softplusBlocks(d, x)
+		if k == 0 {
+			if !hasSIMD {
+				break
+			}
+			k = 8
+			softplusScalar32(d[:8], x[:8])
+		}
+		d, x = d[k:], x[k:]
+	}
+	softplusScalar32(d, x)
+}
+
+// softplusScalar32 is the scalar form of softplusRun32.
+func softplusScalar32(d, x []float32) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = softplus32(x[i])
 	}
 }
 
