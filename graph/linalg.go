@@ -163,13 +163,19 @@ func (choleskyOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return l
 }
 
-// Murray (2016): Ā = sym(L⁻ᵀ Φ(Lᵀ L̄) L⁻¹), by two triangular solves.
+// Murray (2016): Ā = sym(L⁻ᵀ Φ(M) L⁻¹) with M = Lᵀ L̄. Φ keeps only the
+// lower triangle of M, so only that is computed, by a triangular product (a
+// quarter of a dense product's work). sym commutes with the congruence, and
+// sym(Φ(M)) = S/2 where S is the symmetric matrix with M's lower triangle,
+// so Ā = ½ L⁻ᵀ S L⁻¹: one full solve gives S L⁻¹ = (L⁻ᵀ S)ᵀ, and as Ā is
+// symmetric the second solve needs only its lower triangle (half the
+// work), which is then mirrored.
 func (choleskyOp) VJP(out, ct *Node) []*Node {
 	l := out
-	p := PhiLower(MatMulT(l, ct, true, false))
-	q := TriSolve(l, p, true, true)                       // L⁻ᵀ P
-	s := Transpose(TriSolve(l, Transpose(q), true, true)) // (L⁻ᵀ Qᵀ)ᵀ = Q L⁻¹
-	return cotangents(out, sym(s))
+	s := SymmetrizeLower(TriMatMulLower(l, ct, true))
+	w := Transpose(TriSolve(l, s, true, true)) // S L⁻¹
+	x := TriSolveLowerT(l, w)                  // tril(L⁻ᵀ S L⁻¹)
+	return cotangents(out, MulScalar(SymmetrizeLower(x), 0.5))
 }
 
 // L̇ = L Φ(L⁻¹ Ȧ L⁻ᵀ), with L⁻¹ Ȧ L⁻ᵀ = L⁻¹ (L⁻¹ Ȧ)ᵀ for symmetric Ȧ.
@@ -177,7 +183,7 @@ func (choleskyOp) JVP(out *Node, t []*Node) *Node {
 	l := out
 	y := TriSolve(l, sym(t[0]), true, false)
 	z := TriSolve(l, Transpose(y), true, false)
-	return MatMul(l, PhiLower(z))
+	return TriMatMul(l, PhiLower(z), false)
 }
 
 // Cholesky returns the lower Cholesky factor L of the symmetric positive

@@ -1,0 +1,165 @@
+package graph
+
+import "github.com/gradus-ml/gradus/tensor"
+
+func init() {
+	Register(OpInfo{Name: "tri_matmul", Arity: 2})
+	Register(OpInfo{Name: "trisolve_lower_t", Arity: 2})
+	Register(OpInfo{Name: "sym_lower", Arity: 1})
+}
+
+// triMatMulOp is Y = op(tril(L))·B, or only the lower triangle of it when
+// lowerOut is set (B square). The kernel reads only L's lower triangle and
+// does half (a quarter with lowerOut) of a dense product's work.
+type triMatMulOp struct{ trans, lowerOut bool }
+
+func (triMatMulOp) Name() string { return "tri_matmul" }
+
+func (op triMatMulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	dst := g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...)
+	if op.lowerOut {
+		return tensor.TriMatMulLowerTo(dst, in[0], in[1], op.trans)
+	}
+	return tensor.TriMatMulTo(dst, in[0], in[1], op.trans)
+}
+
+// With Ȳ masked to the triangle the output keeps: B̄ = op(L)ᵀ Ȳ, and
+// L̄ = tril(Ȳ Bᵀ), or tril(B Ȳᵀ) when L enters transposed.
+func (op triMatMulOp) VJP(out, ct *Node) []*Node {
+	l, b := out.inputs[0], out.inputs[1]
+	if op.lowerOut {
+		ct = Tril(ct)
+	}
+	bbar := Apply(triMatMulOp{trans: !op.trans}, l, ct)
+	var lbar *Node
+	if op.trans {
+		lbar = Tril(MatMulT(b, ct, false, true))
+	} else {
+		lbar = Tril(MatMulT(ct, b, false, true))
+	}
+	return cotangents(out, SumTo(lbar, l.Shape()...), SumTo(bbar, b.Shape()...))
+}
+
+// Ẏ = mask(op(tril L̇)·B + op(tril L)·Ḃ).
+func (op triMatMulOp) JVP(out *Node, t []*Node) *Node {
+	l, b := out.inputs[0], out.inputs[1]
+	var y *Node
+	if t[0] != nil {
+		y = MatMulT(Tril(t[0]), b, op.trans, false)
+		if op.lowerOut {
+			y = Tril(y)
+		}
+	}
+	if t[1] != nil {
+		yb := Apply(op, l, t[1])
+		if y == nil {
+			y = yb
+		} else {
+			y = Add(y, yb)
+		}
+	}
+	return y
+}
+
+// TriMatMul returns op(L)·B, where L is the lower triangle of l (..., n, n)
+// (the entries above the diagonal are not read, and get no gradient) and
+// op(L) is L, or Lᵀ when transL is set; b is (..., n, k) or a vector (n,),
+// and batch axes broadcast. It does half the work of MatMul. It panics with
+// a *tensor.Error when the shapes or dtypes do not fit.
+func TriMatMul(l, b *Node, transL bool) *Node {
+	checkSolve("tri_matmul", l, b)
+	if b.Dim() == 1 {
+		return Squeeze(Apply(triMatMulOp{trans: transL}, l, Unsqueeze(b, -1)), -1)
+	}
+	return Apply(triMatMulOp{trans: transL}, l, b)
+}
+
+// TriMatMulLower returns the lower triangle (zeros above the diagonal) of
+// op(L)·B for square b (..., n, n), with l and op as for TriMatMul; the
+// entries above the diagonal are never computed, so it does about a
+// quarter of the work of MatMul. It panics with a *tensor.Error when the
+// shapes or dtypes do not fit.
+func TriMatMulLower(l, b *Node, transL bool) *Node {
+	checkSolve("tri_matmul", l, b)
+	if b.Dim() < 2 || b.Shape()[b.Dim()-1] != b.Shape()[b.Dim()-2] {
+		tensor.Fail("tri_matmul", "need a square right operand: %s", describeNodes(l, b))
+	}
+	return Apply(triMatMulOp{trans: transL, lowerOut: true}, l, b)
+}
+
+// triSolveLowerTOp is Y = tril(L⁻ᵀ W) for lower L and square W: the lower
+// triangle of a transposed triangular solve, computed at about half the
+// cost of the full solve. The Cholesky rule uses it when the solution is
+// known to be symmetric, so its lower triangle determines it.
+type triSolveLowerTOp struct{}
+
+func (triSolveLowerTOp) Name() string { return "trisolve_lower_t" }
+
+func (triSolveLowerTOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.TriSolveLowerTTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1])
+}
+
+// As for the transposed triangular solve X = L⁻ᵀ W with X̄ = tril(Ȳ):
+// W̄ = L⁻¹ X̄ and L̄ = −tril(X W̄ᵀ). The full X is solved again here; these
+// rules only run for higher derivatives.
+func (op triSolveLowerTOp) VJP(out, ct *Node) []*Node {
+	l, w := out.inputs[0], out.inputs[1]
+	wbar := TriSolve(l, Tril(ct), true, false)
+	x := TriSolve(l, w, true, true)
+	lbar := Neg(Tril(MatMulT(x, wbar, false, true)))
+	return cotangents(out, SumTo(lbar, l.Shape()...), SumTo(wbar, w.Shape()...))
+}
+
+// Ẏ = tril(L⁻ᵀ (Ẇ − tril(L̇)ᵀ X)).
+func (op triSolveLowerTOp) JVP(out *Node, t []*Node) *Node {
+	l, w := out.inputs[0], out.inputs[1]
+	rhs := t[1]
+	if t[0] != nil {
+		dx := MatMulT(Tril(t[0]), TriSolve(l, w, true, true), true, false)
+		if rhs == nil {
+			rhs = Neg(dx)
+		} else {
+			rhs = Sub(rhs, dx)
+		}
+	}
+	return Apply(op, l, rhs)
+}
+
+// TriSolveLowerT returns the lower triangle (zeros above the diagonal) of
+// L⁻ᵀ·W, where L is the lower triangle of l (..., n, n) and w is square
+// (..., n, n); batch axes broadcast. It is TriSolve(l, w, true, true)
+// masked with Tril at about half the cost. It panics with a *tensor.Error
+// when the shapes or dtypes do not fit.
+func TriSolveLowerT(l, w *Node) *Node {
+	checkSolve("trisolve_lower_t", l, w)
+	if w.Dim() < 2 || w.Shape()[w.Dim()-1] != w.Shape()[w.Dim()-2] {
+		tensor.Fail("trisolve_lower_t", "need a square right-hand side: %s", describeNodes(l, w))
+	}
+	return Apply(triSolveLowerTOp{}, l, w)
+}
+
+// symLowerOp is the symmetric matrix whose lower triangle is that of x. It
+// is linear: the adjoint folds the mirrored cotangent back onto the lower
+// triangle, tril(C + Cᵀ) with the diagonal counted once.
+type symLowerOp struct{}
+
+func (symLowerOp) Name() string { return "sym_lower" }
+
+func (symLowerOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return tensor.SymmetrizeLowerTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+}
+
+func (symLowerOp) VJP(out, ct *Node) []*Node {
+	return cotangents(out, Apply(triMaskOp{1, 0.5, 0}, Add(ct, Transpose(ct))))
+}
+
+func (op symLowerOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
+
+// SymmetrizeLower returns the symmetric matrices whose lower triangle
+// (diagonal included) is that of x (..., n, n); the upper triangle of x is
+// not read and gets no gradient. It panics with a *tensor.Error when x is
+// not a stack of square matrices.
+func SymmetrizeLower(x *Node) *Node {
+	checkSquare("sym_lower", x)
+	return Apply(symLowerOp{}, x)
+}

@@ -1,0 +1,293 @@
+package tensor
+
+// Products of a lower triangular matrix with a general one. Like the
+// triangular solves, the kernels recurse by halving the triangle so that
+// almost all of the work is done by GEMM: op(L)·B takes n²k flops instead
+// of a dense product's 2n²k, and the variant that keeps only the lower
+// triangle of a square result about half that again.
+
+// trmmBlock is the order below which the products use plain loops.
+const trmmBlock = 32
+
+// TriMatMul returns op(L)·B, where L is the lower triangle (diagonal
+// included) of the matrices in l (..., n, n) and op(L) is L, or Lᵀ when
+// transL is set; b is (..., n, k) and the batch axes broadcast. Only the
+// lower triangle of l is read, and the product costs half the flops of
+// MatMul. It panics with a *Error when l is not square, the shapes do not
+// fit or the dtypes differ.
+func TriMatMul(l, b *Tensor, transL bool) *Tensor {
+	return triMatMul("TriMatMul", nil, l, b, transL, false)
+}
+
+// TriMatMulTo is TriMatMul writing into dst (nil allocates). dst must be
+// contiguous, have the result's shape and dtype, and not overlap l or b.
+func TriMatMulTo(dst, l, b *Tensor, transL bool) *Tensor {
+	return triMatMul("TriMatMulTo", dst, l, b, transL, false)
+}
+
+// TriMatMulLower returns the lower triangle (diagonal included, zeros above)
+// of op(L)·B for square B (..., n, n), with L and op as for TriMatMul. The
+// entries above the diagonal are not computed, so it costs about a quarter
+// of the flops of MatMul. It panics like TriMatMul, and also when b is not
+// square.
+func TriMatMulLower(l, b *Tensor, transL bool) *Tensor {
+	return triMatMul("TriMatMulLower", nil, l, b, transL, true)
+}
+
+// TriMatMulLowerTo is TriMatMulLower writing into dst (nil allocates), with
+// dst as for TriMatMulTo.
+func TriMatMulLowerTo(dst, l, b *Tensor, transL bool) *Tensor {
+	return triMatMul("TriMatMulLowerTo", dst, l, b, transL, true)
+}
+
+func triMatMul(op string, dst, l, b *Tensor, transL, lowerOut bool) *Tensor {
+	sameDType(op, l, b)
+	n := checkSquare(op, l)
+	if len(b.shape) < 2 || b.shape[len(b.shape)-2] != n {
+		Fail(op, "operands do not fit: %s (want (..., %d, %d) and (..., %d, k))", describe(l, b), n, n, n)
+	}
+	k := b.shape[len(b.shape)-1]
+	if lowerOut && k != n {
+		Fail(op, "need a square right operand (..., %d, %d), got %s", n, n, describe(l, b))
+	}
+	batch := BroadcastShapes(op, l.shape[:len(l.shape)-2], b.shape[:len(b.shape)-2])
+	shape := append(cloneInts(batch), n, k)
+	out := prepareDst(op, dst, l.dtype, shape, l, b)
+	if dst != nil {
+		if !dst.IsContiguous() {
+			Fail(op, "destination %s is not contiguous", describe(dst))
+		}
+		if sharesStorage(dst, l) || sharesStorage(dst, b) {
+			Fail(op, "destination %s overlaps an operand: %s", describe(dst), describe(l, b))
+		}
+	}
+	if out.Size() == 0 {
+		return out
+	}
+	// Both operands are read as row-major matrices; other layouts (rare
+	// here) are copied first.
+	nd := len(l.shape)
+	if tr, _, ok := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1]); !ok || tr {
+		l = l.Clone()
+	}
+	_, lda, _ := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1])
+	bd := len(b.shape)
+	if tr, _, ok := layoutOf(n, k, b.strides[bd-2], b.strides[bd-1]); !ok || tr {
+		b = b.Clone()
+	}
+	_, ldb, _ := layoutOf(n, k, b.strides[bd-2], b.strides[bd-1])
+	loffs, boffs := matrixOffsets(l, batch), matrixOffsets(b, batch)
+	if l.dtype == Float32 {
+		triMatMulBatch[float32](l, loffs, lda, b, boffs, ldb, out, n, k, transL, lowerOut)
+	} else {
+		triMatMulBatch[float64](l, loffs, lda, b, boffs, ldb, out, n, k, transL, lowerOut)
+	}
+	return out
+}
+
+func triMatMulBatch[T Float](l *Tensor, loffs []int, lda int, b *Tensor, boffs []int, ldb int, out *Tensor, n, k int, trans, lowerOut bool) {
+	L, B, C := storage[T](l), storage[T](b), storage[T](out)
+	C = C[out.offset : out.offset+out.Size()]
+	clear(C)
+	for bi := range loffs {
+		c := C[bi*n*k : (bi+1)*n*k]
+		trmmLower(trans, lowerOut, n, k, L[loffs[bi]:], lda, B[boffs[bi]:], ldb, c, k)
+		if lowerOut { // the recursion leaves partial sums above the diagonal
+			for i := 0; i < n; i++ {
+				clear(c[i*k+i+1 : (i+1)*k])
+			}
+		}
+	}
+}
+
+// trmmLower adds op(L)·B to the n×k matrix C, L being the n×n lower
+// triangle of a and op(L) L or Lᵀ. With lowerOut set (and k == n) only the
+// lower triangle of C is guaranteed; entries above the diagonal may hold
+// partial sums.
+func trmmLower[T Float](trans, lowerOut bool, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	if n == 0 || k == 0 {
+		return
+	}
+	if n <= trmmBlock {
+		trmmLowerSmall(trans, lowerOut, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	a21, a22 := a[n1*lda:], a[n1*lda+n1:]
+	b2, c2 := b[n1*ldb:], c[n1*ldc:]
+	if !lowerOut {
+		if !trans { // C1 += L11 B1; C2 += L21 B1 + L22 B2
+			trmmLower(false, false, n1, k, a, lda, b, ldb, c, ldc)
+			gemmT(false, false, n2, k, n1, 1, a21, lda, b, ldb, 1, c2, ldc)
+			trmmLower(false, false, n2, k, a22, lda, b2, ldb, c2, ldc)
+			return
+		}
+		// C1 += L11ᵀ B1 + L21ᵀ B2; C2 += L22ᵀ B2
+		trmmLower(true, false, n1, k, a, lda, b, ldb, c, ldc)
+		gemmT(true, false, n1, k, n2, 1, a21, lda, b2, ldb, 1, c, ldc)
+		trmmLower(true, false, n2, k, a22, lda, b2, ldb, c2, ldc)
+		return
+	}
+	// Square blocks: C11 and C22 are needed in their lower triangles only,
+	// C21 in full, C12 not at all.
+	b12, b21, b22 := b[n1:], b2, b2[n1:]
+	c21, c22 := c2, c2[n1:]
+	if !trans {
+		// C11 += L11 B11; C21 += L21 B11 + L22 B21; C22 += L21 B12 + L22 B22
+		trmmLower(false, true, n1, n1, a, lda, b, ldb, c, ldc)
+		gemmT(false, false, n2, n1, n1, 1, a21, lda, b, ldb, 1, c21, ldc)
+		trmmLower(false, false, n2, n1, a22, lda, b21, ldb, c21, ldc)
+		gemmT(false, false, n2, n2, n1, 1, a21, lda, b12, ldb, 1, c22, ldc)
+		trmmLower(false, true, n2, n2, a22, lda, b22, ldb, c22, ldc)
+		return
+	}
+	// C11 += L11ᵀ B11 + L21ᵀ B21; C21 += L22ᵀ B21; C22 += L22ᵀ B22
+	trmmLower(true, true, n1, n1, a, lda, b, ldb, c, ldc)
+	gemmT(true, false, n1, n1, n2, 1, a21, lda, b21, ldb, 1, c, ldc)
+	trmmLower(true, false, n2, n1, a22, lda, b21, ldb, c21, ldc)
+	trmmLower(true, true, n2, n2, a22, lda, b22, ldb, c22, ldc)
+}
+
+// trmmLowerSmall is trmmLower by rows: row i of C gains L[i][p]·B[p] for
+// p ≤ i (or L[p][i]·B[p] for p ≥ i when transposed), over the first i+1
+// columns only when just the lower triangle is wanted.
+func trmmLowerSmall[T Float](trans, lowerOut bool, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	for i := 0; i < n; i++ {
+		w := k
+		if lowerOut {
+			w = min(k, i+1)
+		}
+		ci := c[i*ldc : i*ldc+w]
+		if !trans {
+			for p := 0; p <= i; p++ {
+				if m := a[i*lda+p]; m != 0 {
+					axpy(m, b[p*ldb:p*ldb+w], ci)
+				}
+			}
+			continue
+		}
+		for p := i; p < n; p++ {
+			if m := a[p*lda+i]; m != 0 {
+				axpy(m, b[p*ldb:p*ldb+w], ci)
+			}
+		}
+	}
+}
+
+// TriSolveLowerT returns the lower triangle (diagonal included, zeros
+// above) of L⁻ᵀ·B, where L is the lower triangle of l (..., n, n) and b is
+// square (..., n, n); batch axes broadcast. The entries above the diagonal
+// are never computed: the lower triangle of the solution depends only on
+// itself and on full solves of half the size, so it costs about half the
+// flops of TriSolve(l, b, true, true). It panics like TriSolve, and when b
+// is not square.
+func TriSolveLowerT(l, b *Tensor) *Tensor { return triSolveLowerT("TriSolveLowerT", nil, l, b) }
+
+// TriSolveLowerTTo is TriSolveLowerT writing into dst (nil allocates), with
+// dst as for TriSolveTo.
+func TriSolveLowerTTo(dst, l, b *Tensor) *Tensor {
+	return triSolveLowerT("TriSolveLowerTTo", dst, l, b)
+}
+
+func triSolveLowerT(op string, dst, l, b *Tensor) *Tensor {
+	if len(b.shape) < 2 || b.shape[len(b.shape)-1] != b.shape[len(b.shape)-2] {
+		Fail(op, "need a square right-hand side (..., n, n), got %s", describe(l, b))
+	}
+	x, n, _, batch := solveSetupTo(op, dst, l, b)
+	if x.Size() == 0 {
+		return x
+	}
+	nd := len(l.shape)
+	if tr, _, ok := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1]); !ok || tr {
+		l = l.Clone()
+	}
+	_, lda, _ := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1])
+	offs := matrixOffsets(l, batch)
+	if l.dtype == Float32 {
+		triSolveLowerTBatch[float32](l, offs, lda, x, n)
+	} else {
+		triSolveLowerTBatch[float64](l, offs, lda, x, n)
+	}
+	return x
+}
+
+func triSolveLowerTBatch[T Float](l *Tensor, offs []int, lda int, x *Tensor, n int) {
+	L, X := storage[T](l), storage[T](x)
+	X = X[x.offset : x.offset+x.Size()]
+	for bi := range offs {
+		xb := X[bi*n*n : (bi+1)*n*n]
+		trsmLowerTLowerOut(n, L[offs[bi]:], lda, xb, n)
+		for i := 0; i < n; i++ {
+			clear(xb[i*n+i+1 : (i+1)*n])
+		}
+	}
+}
+
+// trsmLowerTLowerOut overwrites the lower triangle of the n×n matrix B with
+// that of X solving Lᵀ·X = B (L the n×n lower triangle of a); the entries
+// above the diagonal are left holding anything. With Lᵀ upper triangular
+// the last block row of X is L22⁻ᵀ·B2, and X11 = L11⁻ᵀ(B11 − L21ᵀ·X21)
+// needs only the full X21 and the lower triangle of the same problem.
+func trsmLowerTLowerOut[T Float](n int, a []T, lda int, b []T, ldb int) {
+	if n <= 2*triBlock {
+		trsmLeft(true, true, false, n, n, a, lda, b, ldb)
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	a21, a22 := a[n1*lda:], a[n1*lda+n1:]
+	b21, b22 := b[n1*ldb:], b[n1*ldb+n1:]
+	trsmLeft(true, true, false, n2, n1, a22, lda, b21, ldb)
+	trsmLowerTLowerOut(n2, a22, lda, b22, ldb)
+	gemmT(true, false, n1, n1, n2, -1, a21, lda, b21, ldb, 1, b, ldb)
+	trsmLowerTLowerOut(n1, a, lda, b, ldb)
+}
+
+// SymmetrizeLower returns the symmetric matrices whose lower triangle
+// (diagonal included) is that of the matrices in x (..., n, n): the lower
+// triangle is copied and mirrored above the diagonal, which is not read.
+// It panics with a *Error when x is not a stack of square matrices.
+func SymmetrizeLower(x *Tensor) *Tensor { return SymmetrizeLowerTo(nil, x) }
+
+// SymmetrizeLowerTo is SymmetrizeLower writing into dst (nil allocates).
+// dst must be contiguous with x's shape and dtype; it may be x itself.
+func SymmetrizeLowerTo(dst, x *Tensor) *Tensor {
+	const op = "SymmetrizeLower"
+	n := checkSquare(op, x)
+	out := prepareDst(op, dst, x.dtype, x.shape, x)
+	if dst != nil && !dst.IsContiguous() {
+		Fail(op, "destination %s is not contiguous", describe(dst))
+	}
+	if out.Size() == 0 {
+		return out
+	}
+	if out != x {
+		CopyInto(out, x) // contiguous copy; the mirror then works in place
+	}
+	if out.dtype == Float32 {
+		symLowerKernel(storage[float32](out)[out.offset:out.offset+out.Size()], n)
+	} else {
+		symLowerKernel(storage[float64](out)[out.offset:out.offset+out.Size()], n)
+	}
+	return out
+}
+
+// symLowerKernel mirrors the strict lower triangle of each n×n matrix in x
+// onto its upper one, in square tiles so that the transposed writes stay
+// in cache.
+func symLowerKernel[T Float](x []T, n int) {
+	const tile = 64
+	for m := 0; m+n*n <= len(x); m += n * n {
+		a := x[m : m+n*n]
+		for ib := 0; ib < n; ib += tile {
+			for jb := 0; jb <= ib; jb += tile {
+				for i := ib; i < min(ib+tile, n); i++ {
+					for j := jb; j < min(jb+tile, i); j++ {
+						a[j*n+i] = a[i*n+j]
+					}
+				}
+			}
+		}
+	}
+}
