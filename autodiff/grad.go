@@ -1,6 +1,8 @@
 package autodiff
 
 import (
+	"slices"
+
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -50,7 +52,7 @@ func VJP(y, ct *graph.Node, xs ...*graph.Node) []*graph.Node {
 	if ct.Graph() != y.Graph() {
 		tensor.Fail("VJP", "cotangent %v belongs to another graph than y %v", ct, y)
 	}
-	if !sameShape(ct.Shape(), y.Shape()) || ct.DType() != y.DType() {
+	if !slices.Equal(ct.Shape(), y.Shape()) || ct.DType() != y.DType() {
 		tensor.Fail("VJP", "cotangent %v %v does not match y %v %v", ct.Shape(), ct.DType(), y.Shape(), y.DType())
 	}
 	checkXs("VJP", y.Graph(), xs)
@@ -147,7 +149,7 @@ func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 				if !is.fromX {
 					continue
 				}
-				if !sameShape(c.Shape(), in.Shape()) || c.DType() != in.DType() {
+				if !slices.Equal(c.Shape(), in.Shape()) || c.DType() != in.DType() {
 					tensor.Fail(op, "VJP of %s returned a cotangent %v %v for input %d of shape %v %v",
 						n.Op().Name(), c.Shape(), c.DType(), j, in.Shape(), in.DType())
 				}
@@ -208,16 +210,4 @@ func checkXs(op string, g *graph.Graph, xs []*graph.Node) {
 			tensor.Fail(op, "x %d (%v) belongs to another graph than the output; build every node of one computation on one graph", i, x)
 		}
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -217,7 +218,7 @@ func (c *checker) eval() (*graph.Node, []*graph.Node) {
 	if y.Graph() != c.g {
 		tensor.Fail("GradCheck", "f returned a node of another graph")
 	}
-	if c.yShape != nil && (!sameShape(y.Shape(), c.yShape) || y.DType() != c.yDType) {
+	if c.yShape != nil && (!slices.Equal(y.Shape(), c.yShape) || y.DType() != c.yDType) {
 		tensor.Fail("GradCheck", "f returned %v %v after %v %v for perturbed inputs", y.Shape(), y.DType(), c.yShape, c.yDType)
 	}
 	return y, vars

@@ -1,6 +1,8 @@
 package autodiff
 
 import (
+	"slices"
+
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -48,7 +50,7 @@ func JVP(ys, xs, tangents []*graph.Node) []*graph.Node {
 		if t.Graph() != g {
 			tensor.Fail("JVP", "tangent %d (%v) belongs to another graph than its x (%v)", i, t, x)
 		}
-		if !sameShape(t.Shape(), x.Shape()) || t.DType() != x.DType() {
+		if !slices.Equal(t.Shape(), x.Shape()) || t.DType() != x.DType() {
 			tensor.Fail("JVP", "tangent %d is %v %v but x %d is %v %v", i, t.Shape(), t.DType(), i, x.Shape(), x.DType())
 		}
 	}
@@ -115,7 +117,7 @@ func forward(op string, ys, xs, tangents []*graph.Node) []*graph.Node {
 				}
 				if some {
 					t = n.Op().JVP(n, in)
-					if t != nil && (!sameShape(t.Shape(), n.Shape()) || t.DType() != n.DType()) {
+					if t != nil && (!slices.Equal(t.Shape(), n.Shape()) || t.DType() != n.DType()) {
 						tensor.Fail(op, "JVP of %s returned a tangent %v %v for an output of shape %v %v",
 							n.Op().Name(), t.Shape(), t.DType(), n.Shape(), n.DType())
 					}

@@ -425,18 +425,6 @@ func broadcastsTo(s, target []int) bool {
 	return true
 }
 
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // constLike returns a constant 0-d node holding v in x's graph and dtype,
 // for use as a broadcasting operand.
 func constLike(x *Node, v float64) *Node {

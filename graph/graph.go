@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -287,7 +288,7 @@ func poolKey(dt tensor.DType, size int) uint64 { return uint64(size)<<8 | uint64
 func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor {
 	var t *tensor.Tensor
 	if p.next < len(p.prev) {
-		if c := p.prev[p.next]; c.DType() == dt && equalShape(c.Shape(), shape) {
+		if c := p.prev[p.next]; c.DType() == dt && slices.Equal(c.Shape(), shape) {
 			t = c
 			p.prev[p.next] = nil
 			p.next++
@@ -322,7 +323,7 @@ func (p *bufferPool) fromFree(dt tensor.DType, shape []int) *tensor.Tensor {
 	t := list[len(list)-1]
 	list[len(list)-1] = nil
 	p.free[k] = list[:len(list)-1]
-	if !equalShape(t.Shape(), shape) {
+	if !slices.Equal(t.Shape(), shape) {
 		t = tensor.Reshape(t, shape...)
 	}
 	return t
@@ -352,18 +353,6 @@ func (p *bufferPool) recycle() {
 	clear(p.prev)
 	p.prev, p.inUse = p.inUse, p.prev[:0]
 	p.next = 0
-}
-
-func equalShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // arena hands out slices carved from large chunks and takes them all back

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"slices"
+
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -42,7 +44,7 @@ func (o reshapeOp) JVP(out *Node, t []*Node) *Node { return Reshape(t[0], o.shap
 func Reshape(x *Node, shape ...int) *Node {
 	checkNodes("reshape", x)
 	shape = resolveShape(x, shape)
-	if sameShape(shape, x.Shape()) {
+	if slices.Equal(shape, x.Shape()) {
 		return x
 	}
 	return Apply(reshapeOp{shape}, x)
@@ -204,7 +206,7 @@ func (o broadcastToOp) JVP(out *Node, t []*Node) *Node { return BroadcastTo(t[0]
 // is unchanged and panics if x's shape does not broadcast to shape.
 func BroadcastTo(x *Node, shape ...int) *Node {
 	checkNodes("broadcast_to", x)
-	if sameShape(shape, x.Shape()) {
+	if slices.Equal(shape, x.Shape()) {
 		return x
 	}
 	if !broadcastsTo(x.Shape(), shape) {
@@ -229,7 +231,7 @@ func (o sumToOp) JVP(out *Node, t []*Node) *Node { return SumTo(t[0], o.shape...
 // VJP of broadcasting. It returns x itself when the shape is unchanged.
 func SumTo(x *Node, shape ...int) *Node {
 	checkNodes("sum_to", x)
-	if sameShape(shape, x.Shape()) {
+	if slices.Equal(shape, x.Shape()) {
 		return x
 	}
 	if !broadcastsTo(shape, x.Shape()) {
@@ -311,7 +313,7 @@ func ScatterSlice(src *Node, shape []int, axis, start, stop, step int) *Node {
 		axis += len(shape)
 	}
 	want := tensor.Slice(tensor.Expand(tensor.Scalar(src.DType(), 0), shape...), axis, start, stop, step).Shape()
-	if !sameShape(want, src.Shape()) {
+	if !slices.Equal(want, src.Shape()) {
 		tensor.Fail("scatter_slice", "operand %s does not match slice %d:%d:%d of axis %d of shape %v (shape %v)",
 			describeNodes(src), start, stop, step, axis, shape, want)
 	}
@@ -404,7 +406,7 @@ func Stack(axis int, xs ...*Node) *Node {
 	}
 	checkNodes("stack", xs...)
 	for _, x := range xs[1:] {
-		if !sameShape(x.Shape(), xs[0].Shape()) {
+		if !slices.Equal(x.Shape(), xs[0].Shape()) {
 			tensor.Fail("stack", "operands %s differ in shape", describeNodes(xs...))
 		}
 	}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -221,7 +222,7 @@ func (whereOp) Name() string { return "where" }
 func (whereOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	c, a, b := in[0], in[1], in[2]
 	shape := c.Shape()
-	if !sameShape(shape, a.Shape()) || !sameShape(shape, b.Shape()) {
+	if !slices.Equal(shape, a.Shape()) || !slices.Equal(shape, b.Shape()) {
 		shape = tensor.BroadcastShapes("where", c.Shape(), a.Shape(), b.Shape())
 	}
 	return tensor.WhereTo(g.AllocUninit(a.DType(), shape...), c, a, b)

@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/gradus-ml/gradus/tensor"
+import (
+	"slices"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
 
 // A view op (Slice, Reshape, Permute, BroadcastTo) allocates a small
 // tensor header, with its shape and strides, every time it runs, and an
@@ -45,7 +49,7 @@ func (g *Graph) view(in *tensor.Tensor, kind viewKind, p [4]int, dims []int, mk 
 	var out *tensor.Tensor
 	if c.next < len(c.prev) {
 		e := &c.prev[c.next]
-		if e.in == in && e.kind == kind && e.p == p && sameShape(e.dims, dims) {
+		if e.in == in && e.kind == kind && e.p == p && slices.Equal(e.dims, dims) {
 			out = e.out
 			c.next++
 		} else {

@@ -61,20 +61,9 @@ func describe(ns ...*graph.Node) string {
 			parts[i] = "nil"
 			continue
 		}
-		parts[i] = fmtShape(n.Shape()) + " " + n.DType().String()
+		parts[i] = tensor.FormatShape(n.Shape()) + " " + n.DType().String()
 	}
 	return strings.Join(parts, ", ")
-}
-
-func fmtShape(s []int) string {
-	if len(s) == 1 {
-		return fmt.Sprintf("(%d,)", s[0])
-	}
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // checkNodes panics naming op if a node is nil or the nodes do not share a

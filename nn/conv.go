@@ -87,12 +87,12 @@ func (c *Conv2D) Forward(x *graph.Node) *graph.Node {
 	checkInput(c.String(), x, c.Weight.Value.DType())
 	s := x.Shape()
 	if len(s) != 4 || s[1] != c.In {
-		tensor.Fail(c.String(), "input shape %s does not fit: want (N, %d, H, W)", fmtShape(s), c.In)
+		tensor.Fail(c.String(), "input shape %s does not fit: want (N, %d, H, W)", tensor.FormatShape(s), c.In)
 	}
 	for i := range 2 {
 		if s[2+i]+2*c.Conv.Padding[i] < c.Conv.Dilation[i]*(c.Kernel[i]-1)+1 {
 			tensor.Fail(c.String(), "input shape %s is smaller than the kernel (padding %v, dilation %v)",
-				fmtShape(s), c.Conv.Padding, c.Conv.Dilation)
+				tensor.FormatShape(s), c.Conv.Padding, c.Conv.Dilation)
 		}
 	}
 	g := x.Graph()
@@ -145,7 +145,7 @@ func checkPoolInput(layer string, x *graph.Node) {
 		tensor.Fail(layer, "nil input")
 	}
 	if x.Dim() != 4 {
-		tensor.Fail(layer, "input shape %s does not fit: want (N, C, H, W)", fmtShape(x.Shape()))
+		tensor.Fail(layer, "input shape %s does not fit: want (N, C, H, W)", tensor.FormatShape(x.Shape()))
 	}
 }
 
@@ -178,7 +178,7 @@ func (f *Flatten) Forward(x *graph.Node) *graph.Node {
 		return graph.Reshape(x, 1)
 	}
 	if start < 0 || end >= len(s) || start > end {
-		tensor.Fail("Flatten", "axes %d..%d do not fit input shape %s", f.StartDim, f.EndDim, fmtShape(s))
+		tensor.Fail("Flatten", "axes %d..%d do not fit input shape %s", f.StartDim, f.EndDim, tensor.FormatShape(s))
 	}
 	shape := append([]int(nil), s[:start]...)
 	n := 1

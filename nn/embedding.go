@@ -53,7 +53,7 @@ func (e *Embedding) Forward(g *graph.Graph, idx []int, shape ...int) *graph.Node
 		n *= d
 	}
 	if n != len(idx) {
-		tensor.Fail(e.String(), "shape %s does not fit %d indices", fmtShape(shape), len(idx))
+		tensor.Fail(e.String(), "shape %s does not fit %d indices", tensor.FormatShape(shape), len(idx))
 	}
 	return graph.Reshape(y, append(append([]int(nil), shape...), e.Dim)...)
 }

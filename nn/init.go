@@ -26,7 +26,7 @@ const (
 // dimensions.
 func Fans(shape []int) (fanIn, fanOut int) {
 	if len(shape) < 2 {
-		tensor.Fail("nn.Fans", "fan in and fan out need at least 2 dimensions, got %s", fmtShape(shape))
+		tensor.Fail("nn.Fans", "fan in and fan out need at least 2 dimensions, got %s", tensor.FormatShape(shape))
 	}
 	field := 1
 	for _, d := range shape[2:] {
@@ -109,7 +109,7 @@ func kaimingStd(op string, t *tensor.Tensor, a float64, mode FanMode, nonlineari
 		tensor.Fail(op, "unknown fan mode %d", mode)
 	}
 	if fan == 0 {
-		tensor.Fail(op, "cannot initialise a tensor of shape %s: its fan is zero", fmtShape(t.Shape()))
+		tensor.Fail(op, "cannot initialise a tensor of shape %s: its fan is zero", tensor.FormatShape(t.Shape()))
 	}
 	return Gain(nonlinearity, a) / math.Sqrt(float64(fan))
 }
@@ -140,7 +140,7 @@ func KaimingNormal(rng *tensor.RNG, t *tensor.Tensor, a float64, mode FanMode, n
 func Orthogonal(rng *tensor.RNG, t *tensor.Tensor, gain float64) *tensor.Tensor {
 	checkRNG("nn.Orthogonal", rng)
 	if t.Dim() < 2 {
-		tensor.Fail("nn.Orthogonal", "only tensors with 2 or more dimensions are supported, got %s", fmtShape(t.Shape()))
+		tensor.Fail("nn.Orthogonal", "only tensors with 2 or more dimensions are supported, got %s", tensor.FormatShape(t.Shape()))
 	}
 	rows := t.Shape()[0]
 	cols := t.Size() / max(rows, 1)

@@ -54,7 +54,7 @@ func (l *Linear) Forward(x *graph.Node) *graph.Node {
 	checkInput(l.String(), x, l.Weight.Value.DType())
 	s := x.Shape()
 	if len(s) == 0 || s[len(s)-1] != l.In {
-		tensor.Fail(l.String(), "input shape %s does not fit: want (..., %d)", fmtShape(s), l.In)
+		tensor.Fail(l.String(), "input shape %s does not fit: want (..., %d)", tensor.FormatShape(s), l.In)
 	}
 	g := x.Graph()
 	y := graph.MatMulT(x, l.Weight.Node(g), false, true)

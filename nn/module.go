@@ -1,9 +1,6 @@
 package nn
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -184,18 +181,6 @@ func (noParams) Params() []NamedParam { return nil }
 // SetTraining does nothing: the layer behaves the same in both modes.
 func (noParams) SetTraining(bool) {}
 
-// fmtShape formats a shape as NumPy does: (2, 3), (3,), ().
-func fmtShape(s []int) string {
-	if len(s) == 1 {
-		return fmt.Sprintf("(%d,)", s[0])
-	}
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
 // checkInput panics, naming the layer, if x is nil or its dtype differs
 // from the layer's.
 func checkInput(layer string, x *graph.Node, dt tensor.DType) {
@@ -203,6 +188,6 @@ func checkInput(layer string, x *graph.Node, dt tensor.DType) {
 		tensor.Fail(layer, "nil input")
 	}
 	if x.DType() != dt {
-		tensor.Fail(layer, "input %s has dtype %v, the layer's parameters are %v", fmtShape(x.Shape()), x.DType(), dt)
+		tensor.Fail(layer, "input %s has dtype %v, the layer's parameters are %v", tensor.FormatShape(x.Shape()), x.DType(), dt)
 	}
 }

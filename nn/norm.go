@@ -99,7 +99,7 @@ func (b *BatchNorm) Forward(x *graph.Node) *graph.Node {
 		if b.dims[0] == 2 {
 			want = fmt.Sprintf("(N, %d) or (N, %d, L)", b.Features, b.Features)
 		}
-		tensor.Fail(b.String(), "input shape %s does not fit: want %s", fmtShape(s), want)
+		tensor.Fail(b.String(), "input shape %s does not fit: want %s", tensor.FormatShape(s), want)
 	}
 	axes := []int{0}
 	for i := 2; i < len(s); i++ {
@@ -124,7 +124,7 @@ func (b *BatchNorm) Forward(x *graph.Node) *graph.Node {
 	} else {
 		n := x.Size() / b.Features
 		if n <= 1 {
-			tensor.Fail(b.String(), "input shape %s has one value per channel; training needs more", fmtShape(s))
+			tensor.Fail(b.String(), "input shape %s has one value per channel; training needs more", tensor.FormatShape(s))
 		}
 		mean = graph.Mean(x, axes, true)
 		v = graph.Variance(x, axes, true, 0) // biased, as the normalisation uses
@@ -166,7 +166,7 @@ func NewLayerNorm(shape []int, eps float64, affine bool, dt tensor.DType) *Layer
 	}
 	for _, d := range shape {
 		if d <= 0 {
-			tensor.Fail("nn.NewLayerNorm", "normalised shape %s has a non-positive dimension", fmtShape(shape))
+			tensor.Fail("nn.NewLayerNorm", "normalised shape %s has a non-positive dimension", tensor.FormatShape(shape))
 		}
 	}
 	l := &LayerNorm{Shape: append([]int(nil), shape...), Eps: eps}
@@ -178,7 +178,7 @@ func NewLayerNorm(shape []int, eps float64, affine bool, dt tensor.DType) *Layer
 }
 
 // String names the layer as its errors do, e.g. "LayerNorm((64,))".
-func (l *LayerNorm) String() string { return fmt.Sprintf("LayerNorm(%s)", fmtShape(l.Shape)) }
+func (l *LayerNorm) String() string { return fmt.Sprintf("LayerNorm(%s)", tensor.FormatShape(l.Shape)) }
 
 // Params returns "weight" and "bias", or nil without affine.
 func (l *LayerNorm) Params() []NamedParam {
@@ -207,7 +207,7 @@ func (l *LayerNorm) Forward(x *graph.Node) *graph.Node {
 		fits = s[len(s)-k+i] == l.Shape[i]
 	}
 	if !fits {
-		tensor.Fail(l.String(), "input shape %s does not fit: want (..., %s)", fmtShape(s), joinDims(l.Shape))
+		tensor.Fail(l.String(), "input shape %s does not fit: want (..., %s)", tensor.FormatShape(s), joinDims(l.Shape))
 	}
 	axes := make([]int, k)
 	for i := range axes {
@@ -225,7 +225,7 @@ func (l *LayerNorm) Forward(x *graph.Node) *graph.Node {
 
 // joinDims formats dims without parentheses: "3, 4".
 func joinDims(dims []int) string {
-	s := fmtShape(dims)
+	s := tensor.FormatShape(dims)
 	s = s[1 : len(s)-1]
 	if len(dims) == 1 {
 		s = s[:len(s)-1]

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/gradus-ml/gradus/graph"
@@ -87,7 +88,7 @@ func (c *RNNCellBase) checkStep(name string, x *graph.Node, states ...*graph.Nod
 	checkInput(name, x, c.WeightIH.Value.DType())
 	s := x.Shape()
 	if (len(s) != 1 && len(s) != 2) || s[len(s)-1] != c.In {
-		tensor.Fail(name, "input shape %s does not fit: want (B, %d) or (%d,)", fmtShape(s), c.In, c.In)
+		tensor.Fail(name, "input shape %s does not fit: want (B, %d) or (%d,)", tensor.FormatShape(s), c.In, c.In)
 	}
 	want := []int{c.Hidden}
 	if len(s) == 2 {
@@ -98,8 +99,8 @@ func (c *RNNCellBase) checkStep(name string, x *graph.Node, states ...*graph.Nod
 			continue
 		}
 		checkInput(name, st, c.WeightIH.Value.DType())
-		if !equalInts(st.Shape(), want) {
-			tensor.Fail(name, "state shape %s does not fit input %s: want %s", fmtShape(st.Shape()), fmtShape(s), fmtShape(want))
+		if !slices.Equal(st.Shape(), want) {
+			tensor.Fail(name, "state shape %s does not fit input %s: want %s", tensor.FormatShape(st.Shape()), tensor.FormatShape(s), tensor.FormatShape(want))
 		}
 	}
 	return want
@@ -207,14 +208,14 @@ func (r *RNNBase) checkSeq(name string, dt tensor.DType, x *graph.Node, states .
 		layout = "(B, T, %d)"
 	}
 	if len(s) != 3 || s[2] != r.In {
-		tensor.Fail(name, "input shape %s does not fit: want "+layout, fmtShape(s), r.In)
+		tensor.Fail(name, "input shape %s does not fit: want "+layout, tensor.FormatShape(s), r.In)
 	}
 	steps, batch = s[0], s[1]
 	if r.BatchFirst {
 		steps, batch = batch, steps
 	}
 	if steps == 0 {
-		tensor.Fail(name, "input shape %s has no time steps", fmtShape(s))
+		tensor.Fail(name, "input shape %s has no time steps", tensor.FormatShape(s))
 	}
 	want := []int{r.Layers, batch, r.Hidden}
 	for _, st := range states {
@@ -222,8 +223,8 @@ func (r *RNNBase) checkSeq(name string, dt tensor.DType, x *graph.Node, states .
 			continue
 		}
 		checkInput(name, st, dt)
-		if !equalInts(st.Shape(), want) {
-			tensor.Fail(name, "initial state shape %s does not fit input %s: want %s", fmtShape(st.Shape()), fmtShape(s), fmtShape(want))
+		if !slices.Equal(st.Shape(), want) {
+			tensor.Fail(name, "initial state shape %s does not fit input %s: want %s", tensor.FormatShape(st.Shape()), tensor.FormatShape(s), tensor.FormatShape(want))
 		}
 	}
 	return steps, batch
@@ -394,16 +395,4 @@ func (m *GRU) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
 		hLast[l] = h
 	}
 	return graph.Stack(ax, seq...), graph.Stack(0, hLast...)
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

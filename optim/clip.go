@@ -95,7 +95,7 @@ func checkGrads(op string, grads []*tensor.Tensor) {
 			tensor.Fail(op, "gradient %d has unsupported dtype %v", i, g.DType())
 		}
 		if !g.IsContiguous() {
-			tensor.Fail(op, "gradient %d of shape %s is not contiguous", i, fmtShape(g.Shape()))
+			tensor.Fail(op, "gradient %d of shape %s is not contiguous", i, tensor.FormatShape(g.Shape()))
 		}
 	}
 }

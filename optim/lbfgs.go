@@ -3,6 +3,7 @@ package optim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -266,7 +267,7 @@ func checkX(op string, x []*tensor.Tensor) int {
 			tensor.Fail(op, "x[%d] has unsupported dtype %v", i, t.DType())
 		}
 		if !t.IsContiguous() {
-			tensor.Fail(op, "x[%d] of shape %s is not contiguous", i, fmtShape(t.Shape()))
+			tensor.Fail(op, "x[%d] of shape %s is not contiguous", i, tensor.FormatShape(t.Shape()))
 		}
 		n += t.Size()
 	}
@@ -296,12 +297,12 @@ func bounds(op string, x, lower, upper []*tensor.Tensor, n int) (lo, hi []float6
 		}
 		off := 0
 		for i, t := range side.ts {
-			if t == nil || !sameShape(t.Shape(), x[i].Shape()) {
+			if t == nil || !slices.Equal(t.Shape(), x[i].Shape()) {
 				shape := "nil"
 				if t != nil {
-					shape = fmtShape(t.Shape())
+					shape = tensor.FormatShape(t.Shape())
 				}
-				tensor.Fail(op, "%s[%d] has shape %s, x[%d] has shape %s", side.name, i, shape, i, fmtShape(x[i].Shape()))
+				tensor.Fail(op, "%s[%d] has shape %s, x[%d] has shape %s", side.name, i, shape, i, tensor.FormatShape(x[i].Shape()))
 			}
 			copy(side.dst[off:], t.Values())
 			off += t.Size()

@@ -270,7 +270,7 @@ func TestMinimizeMisuse(t *testing.T) {
 	}{
 		{"no x", nil, LBFGSConfig{}, "no parameters"},
 		{"non-contiguous", []*tensor.Tensor{tensor.Transpose(tensor.Zeros(tensor.Float32, 2, 3))}, LBFGSConfig{}, "not contiguous"},
-		{"bound shape", x, LBFGSConfig{Lower: []*tensor.Tensor{tensor.Zeros(tensor.Float64, 3)}}, "Lower[0] has shape (3), x[0] has shape (2)"},
+		{"bound shape", x, LBFGSConfig{Lower: []*tensor.Tensor{tensor.Zeros(tensor.Float64, 3)}}, "Lower[0] has shape (3,), x[0] has shape (2,)"},
 		{"crossed bounds", x, LBFGSConfig{Lower: []*tensor.Tensor{tensor.Ones(tensor.Float64, 2)}, Upper: []*tensor.Tensor{tensor.Zeros(tensor.Float64, 2)}}, "lower bound 1 is not <= upper bound 0"},
 		{"wolfe constants", x, LBFGSConfig{C1: 0.5, C2: 0.1}, "0 < C1 < C2 < 1"},
 	}

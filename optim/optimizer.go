@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -94,7 +95,7 @@ func newBase(name string, params []*tensor.Tensor, lr float64) base {
 			tensor.Fail(op, "parameter %d has unsupported dtype %v", i, p.DType())
 		}
 		if !p.IsContiguous() {
-			tensor.Fail(op, "parameter %d of shape %s is not contiguous; optimisers update parameters in place and need their storage (pass the original tensor, not a view)", i, fmtShape(p.Shape()))
+			tensor.Fail(op, "parameter %d of shape %s is not contiguous; optimisers update parameters in place and need their storage (pass the original tensor, not a view)", i, tensor.FormatShape(p.Shape()))
 		}
 	}
 	checkLR(op, lr)
@@ -147,14 +148,14 @@ func (b *base) check(grads []*tensor.Tensor) error {
 		if g == nil {
 			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf("gradient of parameter %d is nil", i)}
 		}
-		if g.DType() != p.DType() || !sameShape(g.Shape(), p.Shape()) {
+		if g.DType() != p.DType() || !slices.Equal(g.Shape(), p.Shape()) {
 			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
 				"gradient of parameter %d has shape %s %v, the parameter has shape %s %v",
-				i, fmtShape(g.Shape()), g.DType(), fmtShape(p.Shape()), p.DType())}
+				i, tensor.FormatShape(g.Shape()), g.DType(), tensor.FormatShape(p.Shape()), p.DType())}
 		}
 		if !g.IsContiguous() {
 			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
-				"gradient of parameter %d (shape %s) is not contiguous", i, fmtShape(g.Shape()))}
+				"gradient of parameter %d (shape %s) is not contiguous", i, tensor.FormatShape(g.Shape()))}
 		}
 	}
 	for i, g := range grads {
@@ -169,7 +170,7 @@ func (b *base) check(grads []*tensor.Tensor) error {
 		if bad {
 			return &Error{Op: b.name + ".Step", Param: i, Err: ErrNonFinite, Msg: fmt.Sprintf(
 				"gradient of parameter %d (shape %s) is NaN/Inf (%g at element %d); parameters and state unchanged",
-				i, fmtShape(g.Shape()), v, at)}
+				i, tensor.FormatShape(g.Shape()), v, at)}
 		}
 	}
 	return nil
@@ -246,7 +247,7 @@ func (b *base) LoadState(state map[string]*tensor.Tensor) error {
 			return 0, fail("missing %q", name)
 		}
 		if t.DType() != tensor.Float64 || t.Size() != 1 {
-			return 0, fail("%q must be a float64 scalar, got shape %s %v", name, fmtShape(t.Shape()), t.DType())
+			return 0, fail("%q must be a float64 scalar, got shape %s %v", name, tensor.FormatShape(t.Shape()), t.DType())
 		}
 		return t.Values()[0], nil
 	}
@@ -269,8 +270,8 @@ func (b *base) LoadState(state map[string]*tensor.Tensor) error {
 		if !ok || t == nil {
 			return fail("missing %q", s.name)
 		}
-		if t.DType() != s.t.DType() || !sameShape(t.Shape(), s.t.Shape()) {
-			return fail("%q has shape %s %v, want %s %v", s.name, fmtShape(t.Shape()), t.DType(), fmtShape(s.t.Shape()), s.t.DType())
+		if t.DType() != s.t.DType() || !slices.Equal(t.Shape(), s.t.Shape()) {
+			return fail("%q has shape %s %v, want %s %v", s.name, tensor.FormatShape(t.Shape()), t.DType(), tensor.FormatShape(s.t.Shape()), s.t.DType())
 		}
 	}
 	for _, s := range b.slots {
@@ -279,26 +280,6 @@ func (b *base) LoadState(state map[string]*tensor.Tensor) error {
 	b.step = int(step)
 	b.lr = lr
 	return nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func fmtShape(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // sqrt is the IEEE square root in T's precision. For float32 it goes

@@ -152,7 +152,7 @@ func TestLoadStateRejects(t *testing.T) {
 				other = tensor.Float32
 			}
 			st["1.exp_avg_sq"] = tensor.Zeros(other, 4)
-		}, `"1.exp_avg_sq" has shape (4)`},
+		}, `"1.exp_avg_sq" has shape (4,)`},
 		{"fractional step", func(st map[string]*tensor.Tensor, _ tensor.DType) { st["step"] = tensor.Scalar(tensor.Float64, 2.5) }, "non-negative integer"},
 		{"negative lr", func(st map[string]*tensor.Tensor, _ tensor.DType) { st["lr"] = tensor.Scalar(tensor.Float64, -1) }, `"lr" is -1`},
 	}
@@ -189,7 +189,7 @@ func TestStepRejects(t *testing.T) {
 			ErrMismatch, []string{"got 1 gradients for 2 parameters"}},
 		{"wrong shape", func(g []*tensor.Tensor, dt tensor.DType) []*tensor.Tensor {
 			return []*tensor.Tensor{g[0], tensor.Zeros(dt, 2, 2)}
-		}, ErrMismatch, []string{"parameter 1", "shape (2, 2)", "shape (4)"}},
+		}, ErrMismatch, []string{"parameter 1", "shape (2, 2)", "shape (4,)"}},
 		{"wrong dtype", func(g []*tensor.Tensor, dt tensor.DType) []*tensor.Tensor {
 			other := tensor.Float64
 			if dt == other {

@@ -59,18 +59,6 @@ func RSample(d Distribution, rng *tensor.RNG, n int) (*graph.Node, error) {
 
 const log2Pi = 1.8378770664093453 // log 2π
 
-// fmtShape formats a shape as package tensor does: "(2, 3)", "(2,)", "()".
-func fmtShape(s []int) string {
-	if len(s) == 1 {
-		return fmt.Sprintf("(%d,)", s[0])
-	}
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
 // describe lists nodes as "(2, 3) float64 and (3) float64" for messages.
 func describe(ns ...*graph.Node) string {
 	parts := make([]string, len(ns))
@@ -79,7 +67,7 @@ func describe(ns ...*graph.Node) string {
 			parts[i] = "nil"
 			continue
 		}
-		parts[i] = fmtShape(n.Shape()) + " " + n.DType().String()
+		parts[i] = tensor.FormatShape(n.Shape()) + " " + n.DType().String()
 	}
 	return strings.Join(parts, " and ")
 }
@@ -138,21 +126,21 @@ func checkValue(op string, x, param *graph.Node, batch, event []int) {
 		tensor.Fail(op, "value %s has another dtype than the parameters (%s)", describe(x), param.DType())
 	}
 	s := x.Shape()
-	want := fmtShape(append(append([]int{}, batch...), event...))
+	want := tensor.FormatShape(append(append([]int{}, batch...), event...))
 	if len(s) < len(event) {
-		tensor.Fail(op, "value shape %s does not fit batch and event shape %s", fmtShape(s), want)
+		tensor.Fail(op, "value shape %s does not fit batch and event shape %s", tensor.FormatShape(s), want)
 	}
 	k := len(s) - len(event)
 	for i, d := range event {
 		if s[k+i] != d {
-			tensor.Fail(op, "value shape %s does not end with the event shape %s (batch and event shape %s)", fmtShape(s), fmtShape(event), want)
+			tensor.Fail(op, "value shape %s does not end with the event shape %s (batch and event shape %s)", tensor.FormatShape(s), tensor.FormatShape(event), want)
 		}
 	}
 	lead := s[:k]
 	for i := 1; i <= len(lead) && i <= len(batch); i++ {
 		a, b := lead[len(lead)-i], batch[len(batch)-i]
 		if a != b && a != 1 && b != 1 {
-			tensor.Fail(op, "value shape %s does not broadcast with batch and event shape %s", fmtShape(s), want)
+			tensor.Fail(op, "value shape %s does not broadcast with batch and event shape %s", tensor.FormatShape(s), want)
 		}
 	}
 }

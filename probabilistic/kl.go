@@ -76,8 +76,8 @@ func klShape(op string, p, q Distribution, pn, qn *graph.Node) []int {
 		tensor.Fail(op, "the distributions' parameters %s have different dtypes", describe(pn, qn))
 	}
 	pe, qe := p.EventShape(), q.EventShape()
-	if fmtShape(pe) != fmtShape(qe) {
-		tensor.Fail(op, "event shapes %s and %s differ", fmtShape(pe), fmtShape(qe))
+	if tensor.FormatShape(pe) != tensor.FormatShape(qe) {
+		tensor.Fail(op, "event shapes %s and %s differ", tensor.FormatShape(pe), tensor.FormatShape(qe))
 	}
 	return batchOf(op, p.BatchShape(), q.BatchShape())
 }

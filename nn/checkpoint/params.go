@@ -58,10 +58,10 @@ func LoadInto(path string, params map[string]*tensor.Tensor) (optState map[strin
 		case dst == nil:
 			problems = append(problems, fmt.Sprintf("parameter %q is nil", name))
 		case src == nil:
-			problems = append(problems, fmt.Sprintf("tensor %q %s %s is missing from the file", name, fmtShape(dst.Shape()), dst.DType()))
+			problems = append(problems, fmt.Sprintf("tensor %q %s %s is missing from the file", name, tensor.FormatShape(dst.Shape()), dst.DType()))
 		case src.DType() != dst.DType() || !slices.Equal(src.Shape(), dst.Shape()):
 			problems = append(problems, fmt.Sprintf("tensor %q is %s %s in the file but %s %s in the parameters",
-				name, fmtShape(src.Shape()), src.DType(), fmtShape(dst.Shape()), dst.DType()))
+				name, tensor.FormatShape(src.Shape()), src.DType(), tensor.FormatShape(dst.Shape()), dst.DType()))
 		}
 	}
 	optState = map[string]*tensor.Tensor{}
@@ -72,7 +72,7 @@ func LoadInto(path string, params map[string]*tensor.Tensor) (optState map[strin
 		}
 		if _, ok := params[name]; !ok {
 			t := ts[name]
-			problems = append(problems, fmt.Sprintf("unexpected tensor %q %s %s in the file", name, fmtShape(t.Shape()), t.DType()))
+			problems = append(problems, fmt.Sprintf("unexpected tensor %q %s %s in the file", name, tensor.FormatShape(t.Shape()), t.DType()))
 		}
 	}
 	if len(problems) > 0 {
@@ -91,16 +91,4 @@ func sortedKeys(m map[string]*tensor.Tensor) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// fmtShape formats a shape as Gradus's errors do: (2, 3), (2,), ().
-func fmtShape(s []int) string {
-	if len(s) == 1 {
-		return fmt.Sprintf("(%d,)", s[0])
-	}
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -3,6 +3,7 @@ package gp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/gradus-ml/gradus/graph"
@@ -113,22 +114,10 @@ func (p *Param) RawNode(g *graph.Graph) *graph.Node {
 // (autodiff.GradCheck, hyperparameters sampled by a variational model).
 // n must have Raw's shape and dtype. Bind(nil) undoes it.
 func (p *Param) Bind(n *graph.Node) {
-	if n != nil && (n.DType() != p.raw.Value.DType() || !sameShape(n.Shape(), p.raw.Value.Shape())) {
+	if n != nil && (n.DType() != p.raw.Value.DType() || !slices.Equal(n.Shape(), p.raw.Value.Shape())) {
 		tensor.Fail("gp.Param.Bind", "%s is %v %v, node is %v %v", p.Name(), p.raw.Value.Shape(), p.raw.Value.DType(), n.Shape(), n.DType())
 	}
 	p.bound = n
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Node returns the constrained value as a node of g, differentiable with

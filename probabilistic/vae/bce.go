@@ -2,6 +2,7 @@ package vae
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -21,23 +22,11 @@ func init() { graph.Register(graph.OpInfo{Name: bceSumName, Arity: 2}) }
 // losses.BCEWithLogits(logits, target, losses.Sum). logits and target must
 // have the same shape and dtype; it panics with a *tensor.Error otherwise.
 func BCEWithLogitsSum(logits, target *graph.Node) *graph.Node {
-	if !sameShape(logits.Shape(), target.Shape()) || logits.DType() != target.DType() {
+	if !slices.Equal(logits.Shape(), target.Shape()) || logits.DType() != target.DType() {
 		tensor.Fail("vae.BCEWithLogitsSum", "logits %v %v and target %v %v differ",
 			logits.Shape(), logits.DType(), target.Shape(), target.DType())
 	}
 	return graph.Apply(bceSumOp{}, logits, target)
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (bceSumOp) Name() string { return bceSumName }
