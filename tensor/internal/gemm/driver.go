@@ -239,10 +239,13 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 // execute runs the job over an m×n result on up to threads goroutines. jb is
 // passed by value so that the single-goroutine path does not allocate.
 func execute[T float](jb job[T], pool *sync.Pool, m, n, threads int) {
-	if work := float64(m) * float64(n) * float64(jb.k); threads > 1 && work >= parallelMinWork && !gateParallel(work) {
-		if pr := newParallel(&jb, pool, m, n, threads); pr != nil {
-			recordParallel(pr.run(threads))
-			return
+	if work := float64(m) * float64(n) * float64(jb.k); threads > 1 && work >= parallelMinWork {
+		if gated, probe := gateParallel(work); !gated {
+			if pr := newParallel(&jb, pool, m, n, threads); pr != nil {
+				helped, waited := pr.run(threads)
+				recordParallel(helped && (!waited || probe))
+				return
+			}
 		}
 	}
 	ws := pool.Get().(*workspace[T])
@@ -351,11 +354,11 @@ func newParallel[T float](jb0 *job[T], pool *sync.Pool, m, n, threads int) *para
 
 // run executes the call on the calling goroutine plus up to threads-1
 // helpers (polling helpers if the offer slot is free, else new goroutines).
-// It reports whether running in parallel paid off: some helper ran a task
-// and the caller did not have to wait long for the helpers after finishing
-// its own share (a helper descheduled in the middle of a task on a busy
-// machine makes the call slower than running alone).
-func (pr *parallel[T]) run(threads int) bool {
+// It reports whether some helper ran a task, and whether the caller had to
+// wait long for the helpers after finishing its own share (as when a helper
+// is descheduled in the middle of a task on a busy machine, which makes the
+// call slower than running alone).
+func (pr *parallel[T]) run(threads int) (helped, waited bool) {
 	pr.slots.Store(int32(threads - 1))
 	box, ok := publish(pr, threads-1)
 	if !ok {
@@ -372,8 +375,7 @@ func (pr *parallel[T]) run(threads int) bool {
 	// microseconds; poll before parking so that the caller is not left
 	// waiting for the OS to reschedule it on a busy machine.
 	own := time.Since(start)
-	patience := own/4 + 10*time.Microsecond
-	waited := false
+	patience := own/2 + 20*time.Microsecond
 	for i := 1; pr.done.Load() < pr.total; i++ {
 		if i%32 == 0 {
 			if time.Since(start)-own > patience {
@@ -387,7 +389,7 @@ func (pr *parallel[T]) run(threads int) bool {
 	if pr.bufWS != nil {
 		pr.pool.Put(pr.bufWS)
 	}
-	return pr.helped.Load() && !waited
+	return pr.helped.Load(), waited
 }
 
 // join runs tasks as one of the at most threads-1 helpers of the call.

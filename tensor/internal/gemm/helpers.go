@@ -120,9 +120,17 @@ const (
 )
 
 // gateParallel reports whether a call of the given m·n·k that could use
-// helpers should run on the calling goroutine alone.
-func gateParallel(work float64) bool {
-	return work < gateMaxWork && parMisses.Load() >= missLimit && parCalls.Add(1)%probeEvery != 0
+// helpers should run on the calling goroutine alone, and otherwise whether
+// the call is a probe of a gated state (helpers are parked then, so a probe
+// counts as paying off as soon as a helper ran a task).
+func gateParallel(work float64) (gated, probe bool) {
+	if work >= gateMaxWork || parMisses.Load() < missLimit {
+		return false, false
+	}
+	if parCalls.Add(1)%probeEvery != 0 {
+		return true, false
+	}
+	return false, true
 }
 
 // recordParallel records whether a multi-goroutine call paid off.
