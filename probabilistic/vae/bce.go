@@ -83,18 +83,3 @@ func (bceSumOp) JVP(out *graph.Node, tangents []*graph.Node) *graph.Node {
 	}
 	return d
 }
-
-// log1pUnit32 is no longer on the forward path (that now uses
-// tensor.SoftplusTo, whose kernel has the same series, corrected for the
-// rounding of 2+e); it stays while vae_test.go's TestLog1pUnit32 uses it.
-//
-// log1pUnit32 returns log(1 + e) for e in [0, 1] as 2·atanh(s) with
-// s = e/(2 + e) ≤ 1/3, by its odd series to s¹⁵ (truncation below 2e-9
-// relative): several times faster than math32.Log1p, which goes through
-// float64, and exact to float32 rounding for tiny e too.
-func log1pUnit32(e float32) float32 {
-	s := e / (2 + e)
-	s2 := s * s
-	p := 1 + s2*(1.0/3+s2*(1.0/5+s2*(1.0/7+s2*(1.0/9+s2*(1.0/11+s2*(1.0/13+s2*(1.0/15)))))))
-	return 2 * s * p
-}

@@ -215,11 +215,3 @@ func TestBadSizes(t *testing.T) {
 		BCEWithLogitsSum(g.Const(tensor.Zeros(tensor.Float32, 2, 4)), g.Const(tensor.Zeros(tensor.Float32, 2, 3)))
 	})
 }
-
-func TestLog1pUnit32(t *testing.T) {
-	// Against float64 math.Log1p over [0, 1], including tiny arguments.
-	for _, e := range []float64{0, 1e-30, 1e-8, 1e-3, 0.1, 0.5, 0.9, 1} {
-		want := math.Log1p(e)
-		assert.InDelta(t, want, float64(log1pUnit32(float32(e))), 2e-7*math.Max(want, 1e-30), "e = %g", e)
-	}
-}
