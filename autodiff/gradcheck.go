@@ -232,14 +232,14 @@ func (c *checker) grads() ([]*graph.Node, []*graph.Node) {
 
 func (c *checker) objective() float64 {
 	y, _ := c.eval()
-	return dot(c.u, y.Value())
+	return dot(c.u.Values(), y.Value().Values())
 }
 
 func (c *checker) gradObjective() float64 {
 	gs, _ := c.grads()
 	s := 0.0
 	for i, gi := range gs {
-		s += dot(c.w[i], gi.Value())
+		s += dot(c.w[i].Values(), gi.Value().Values())
 	}
 	return s
 }
@@ -328,11 +328,16 @@ func (c *checker) directionalDiff(i int, v *tensor.Tensor, eps float64, fn func(
 
 func (c *checker) checkVJP(i int, opt GradCheckOptions, tol float64) GradCheckResult {
 	gs, _ := c.grads()
-	ad := gs[i].Value().Values()
-	e := newErrTracker(ModeVJP, i, tol)
+	return c.checkElements(ModeVJP, i, gs[i].Value().Values(), c.objective, opt, tol)
+}
+
+// checkElements compares ad, the derivative of fn with respect to input i
+// by reverse mode, against central differences of fn, element by element.
+func (c *checker) checkElements(mode string, i int, ad []float64, fn func() float64, opt GradCheckOptions, tol float64) GradCheckResult {
+	e := newErrTracker(mode, i, tol)
 	eps := epsFor(opt.Eps, c.xs[i].DType())
 	for _, k := range c.elements(len(ad), opt.MaxElements) {
-		e.add(ad[k], c.centralDiff(i, k, eps, c.objective), "element %d", k)
+		e.add(ad[k], c.centralDiff(i, k, eps, fn), "element %d", k)
 	}
 	return e.result()
 }
@@ -347,7 +352,7 @@ func (c *checker) checkJVP(i int, opt GradCheckOptions, tol float64) GradCheckRe
 		tangents[i] = c.g.Const(v)
 		jv := JVP([]*graph.Node{y}, vars, tangents)[0].Value().Values()
 		vjp := VJP(y, c.g.Const(c.u), vars[i])[0].Value()
-		e.add(dot(c.u, tensorOf(jv)), dot(vjp, v), "direction %d: ⟨u, J v⟩ by JVP against ⟨Jᵀu, v⟩ by VJP", d)
+		e.add(dot(c.u.Values(), jv), dot(vjp.Values(), v.Values()), "direction %d: ⟨u, J v⟩ by JVP against ⟨Jᵀu, v⟩ by VJP", d)
 		fd := c.directionalDiff(i, v, eps, func() [][]float64 {
 			y, _ := c.eval()
 			return [][]float64{y.Value().Values()}
@@ -366,12 +371,7 @@ func (c *checker) checkVJP2(i int, opt GradCheckOptions, tol float64) GradCheckR
 		seeds[j] = c.g.Const(c.w[j])
 	}
 	ad := backward("GradCheck", gs, seeds, vars[i:i+1])[0].Value().Values()
-	e := newErrTracker(ModeVJP2, i, tol)
-	eps := epsFor(opt.Eps, c.xs[i].DType())
-	for _, k := range c.elements(len(ad), opt.MaxElements) {
-		e.add(ad[k], c.centralDiff(i, k, eps, c.gradObjective), "element %d", k)
-	}
-	return e.result()
+	return c.checkElements(ModeVJP2, i, ad, c.gradObjective, opt, tol)
 }
 
 func (c *checker) checkJVPofVJP(i int, opt GradCheckOptions, tol float64) GradCheckResult {
@@ -438,16 +438,13 @@ func relErr(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
-func dot(a, b *tensor.Tensor) float64 {
-	av, bv := a.Values(), b.Values()
+func dot(a, b []float64) float64 {
 	s := 0.0
-	for k := range av {
-		s += av[k] * bv[k]
+	for k := range a {
+		s += a[k] * b[k]
 	}
 	return s
 }
-
-func tensorOf(v []float64) *tensor.Tensor { return tensor.FromFloat64s(v, len(v)) }
 
 func maxAbs(v []float64) float64 {
 	m := 0.0

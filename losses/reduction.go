@@ -2,6 +2,7 @@ package losses
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gradus-ml/gradus/graph"
@@ -90,20 +91,8 @@ func checkNodes(op string, ns ...*graph.Node) {
 func checkSameShape(op string, ns ...*graph.Node) {
 	checkNodes(op, ns...)
 	for _, n := range ns[1:] {
-		if !sameInts(n.Shape(), ns[0].Shape()) {
+		if !slices.Equal(n.Shape(), ns[0].Shape()) {
 			tensor.Fail(op, "shapes differ: %s", describe(ns...))
 		}
 	}
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package losses
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -72,10 +73,10 @@ func GaussianNLL(mean, variance, target *graph.Node, full bool, eps float64, red
 	}
 	ms, vs := mean.Shape(), variance.Shape()
 	switch {
-	case sameInts(vs, ms):
-	case len(ms) > 0 && sameInts(vs, ms[:len(ms)-1]):
+	case slices.Equal(vs, ms):
+	case len(ms) > 0 && slices.Equal(vs, ms[:len(ms)-1]):
 		variance = graph.Unsqueeze(variance, -1)
-	case len(ms) > 0 && len(vs) == len(ms) && vs[len(vs)-1] == 1 && sameInts(vs[:len(vs)-1], ms[:len(ms)-1]):
+	case len(ms) > 0 && len(vs) == len(ms) && vs[len(vs)-1] == 1 && slices.Equal(vs[:len(vs)-1], ms[:len(ms)-1]):
 	default:
 		tensor.Fail(op, "variance %s does not fit mean %s: want the same shape, the shape without the last axis, or a last axis of size 1",
 			describe(variance), describe(mean))

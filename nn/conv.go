@@ -84,7 +84,7 @@ func (c *Conv2D) SetTraining(bool) {}
 // naming the layer and both shapes, if x is not 4-D with In channels, has
 // another dtype, or is smaller than the dilated kernel.
 func (c *Conv2D) Forward(x *graph.Node) *graph.Node {
-	checkInput(c.String(), x, c.Weight.Value.DType())
+	checkInput(c, x, c.Weight.Value.DType())
 	s := x.Shape()
 	if len(s) != 4 || s[1] != c.In {
 		tensor.Fail(c.String(), "input shape %s does not fit: want (N, %d, H, W)", tensor.FormatShape(s), c.In)

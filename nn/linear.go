@@ -51,7 +51,7 @@ func (l *Linear) SetTraining(bool) {}
 // Forward maps x (..., In) to (..., Out). It panics, naming the layer and
 // both shapes, if x's last dimension is not In or its dtype differs.
 func (l *Linear) Forward(x *graph.Node) *graph.Node {
-	checkInput(l.String(), x, l.Weight.Value.DType())
+	checkInput(l, x, l.Weight.Value.DType())
 	s := x.Shape()
 	if len(s) == 0 || s[len(s)-1] != l.In {
 		tensor.Fail(l.String(), "input shape %s does not fit: want (..., %d)", tensor.FormatShape(s), l.In)

@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"fmt"
+
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -183,11 +185,11 @@ func (noParams) SetTraining(bool) {}
 
 // checkInput panics, naming the layer, if x is nil or its dtype differs
 // from the layer's.
-func checkInput(layer string, x *graph.Node, dt tensor.DType) {
+func checkInput(layer fmt.Stringer, x *graph.Node, dt tensor.DType) {
 	if x == nil {
-		tensor.Fail(layer, "nil input")
+		tensor.Fail(layer.String(), "nil input")
 	}
 	if x.DType() != dt {
-		tensor.Fail(layer, "input %s has dtype %v, the layer's parameters are %v", tensor.FormatShape(x.Shape()), x.DType(), dt)
+		tensor.Fail(layer.String(), "input %s has dtype %v, the layer's parameters are %v", tensor.FormatShape(x.Shape()), x.DType(), dt)
 	}
 }

@@ -88,7 +88,7 @@ func (b *BatchNorm) Buffers() []NamedParam {
 // has the wrong rank or channel count, and in training mode if there is
 // only one value per channel (its variance is undefined).
 func (b *BatchNorm) Forward(x *graph.Node) *graph.Node {
-	checkInput(b.String(), x, b.Weight.Value.DType())
+	checkInput(b, x, b.Weight.Value.DType())
 	s := x.Shape()
 	ok := false
 	for _, d := range b.dims {
@@ -198,7 +198,7 @@ func (l *LayerNorm) Forward(x *graph.Node) *graph.Node {
 		tensor.Fail(l.String(), "nil input")
 	}
 	if l.Weight != nil {
-		checkInput(l.String(), x, l.Weight.Value.DType())
+		checkInput(l, x, l.Weight.Value.DType())
 	}
 	s := x.Shape()
 	k := len(l.Shape)

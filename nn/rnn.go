@@ -84,11 +84,11 @@ func (c *RNNCellBase) hiddenProj(h *graph.Node) *graph.Node {
 // checkStep panics, naming the cell, unless x is (B, In) or (In) and each
 // state is nil or shaped (B, Hidden) or (Hidden) accordingly. It returns the
 // state shape.
-func (c *RNNCellBase) checkStep(name string, x *graph.Node, states ...*graph.Node) []int {
+func (c *RNNCellBase) checkStep(name fmt.Stringer, x *graph.Node, states ...*graph.Node) []int {
 	checkInput(name, x, c.WeightIH.Value.DType())
 	s := x.Shape()
 	if (len(s) != 1 && len(s) != 2) || s[len(s)-1] != c.In {
-		tensor.Fail(name, "input shape %s does not fit: want (B, %d) or (%d,)", tensor.FormatShape(s), c.In, c.In)
+		tensor.Fail(name.String(), "input shape %s does not fit: want (B, %d) or (%d,)", tensor.FormatShape(s), c.In, c.In)
 	}
 	want := []int{c.Hidden}
 	if len(s) == 2 {
@@ -100,7 +100,7 @@ func (c *RNNCellBase) checkStep(name string, x *graph.Node, states ...*graph.Nod
 		}
 		checkInput(name, st, c.WeightIH.Value.DType())
 		if !slices.Equal(st.Shape(), want) {
-			tensor.Fail(name, "state shape %s does not fit input %s: want %s", tensor.FormatShape(st.Shape()), tensor.FormatShape(s), tensor.FormatShape(want))
+			tensor.Fail(name.String(), "state shape %s does not fit input %s: want %s", tensor.FormatShape(st.Shape()), tensor.FormatShape(s), tensor.FormatShape(want))
 		}
 	}
 	return want
@@ -127,7 +127,7 @@ func (c *LSTMCell) String() string { return fmt.Sprintf("LSTMCell(%d→%d)", c.I
 // (B, Hidden). A nil h or c is a zero state. It panics, naming the cell, if
 // the shapes do not fit.
 func (c *LSTMCell) Forward(x, h, cs *graph.Node) (h2, c2 *graph.Node) {
-	c.checkStep(c.String(), x, h, cs)
+	c.checkStep(c, x, h, cs)
 	return c.step(c.inputProj(x), h, cs)
 }
 
@@ -170,7 +170,7 @@ func (c *GRUCell) String() string { return fmt.Sprintf("GRUCell(%d→%d)", c.In,
 // and returns the new state h' (B, Hidden). A nil h is a zero state. It
 // panics, naming the cell, if the shapes do not fit.
 func (c *GRUCell) Forward(x, h *graph.Node) *graph.Node {
-	want := c.checkStep(c.String(), x, h)
+	want := c.checkStep(c, x, h)
 	if h == nil {
 		h = x.Graph().Const(x.Graph().Alloc(x.DType(), want...))
 	}
@@ -200,7 +200,7 @@ type RNNBase struct {
 // checkSeq panics, naming the module, unless x is a (T, B, In) sequence
 // (or (B, T, In) with BatchFirst) and each state is nil or (Layers, B,
 // Hidden). It returns T and B.
-func (r *RNNBase) checkSeq(name string, dt tensor.DType, x *graph.Node, states ...*graph.Node) (steps, batch int) {
+func (r *RNNBase) checkSeq(name fmt.Stringer, dt tensor.DType, x *graph.Node, states ...*graph.Node) (steps, batch int) {
 	checkInput(name, x, dt)
 	s := x.Shape()
 	layout := "(T, B, %d)"
@@ -208,14 +208,14 @@ func (r *RNNBase) checkSeq(name string, dt tensor.DType, x *graph.Node, states .
 		layout = "(B, T, %d)"
 	}
 	if len(s) != 3 || s[2] != r.In {
-		tensor.Fail(name, "input shape %s does not fit: want "+layout, tensor.FormatShape(s), r.In)
+		tensor.Fail(name.String(), "input shape %s does not fit: want "+layout, tensor.FormatShape(s), r.In)
 	}
 	steps, batch = s[0], s[1]
 	if r.BatchFirst {
 		steps, batch = batch, steps
 	}
 	if steps == 0 {
-		tensor.Fail(name, "input shape %s has no time steps", tensor.FormatShape(s))
+		tensor.Fail(name.String(), "input shape %s has no time steps", tensor.FormatShape(s))
 	}
 	want := []int{r.Layers, batch, r.Hidden}
 	for _, st := range states {
@@ -224,7 +224,7 @@ func (r *RNNBase) checkSeq(name string, dt tensor.DType, x *graph.Node, states .
 		}
 		checkInput(name, st, dt)
 		if !slices.Equal(st.Shape(), want) {
-			tensor.Fail(name, "initial state shape %s does not fit input %s: want %s", tensor.FormatShape(st.Shape()), tensor.FormatShape(s), tensor.FormatShape(want))
+			tensor.Fail(name.String(), "initial state shape %s does not fit input %s: want %s", tensor.FormatShape(st.Shape()), tensor.FormatShape(s), tensor.FormatShape(want))
 		}
 	}
 	return steps, batch
@@ -236,6 +236,34 @@ func (r *RNNBase) timeAxis() int {
 		return 1
 	}
 	return 0
+}
+
+// newLayers returns the cells of a stack of layers recurrent layers with
+// biases, layer 0 from in features and the others from hidden, each made
+// by wrap from newRNNCell(op, ..., gates, ...).
+func newLayers[C any](op string, rng *tensor.RNG, in, hidden, layers, gates int, dt tensor.DType, wrap func(RNNCellBase) C) []C {
+	if layers <= 0 {
+		tensor.Fail(op, "number of layers must be positive, got %d", layers)
+	}
+	cells := make([]C, layers)
+	for l := range cells {
+		inl := in
+		if l > 0 {
+			inl = hidden
+		}
+		cells[l] = wrap(newRNNCell(op, rng, inl, hidden, gates, true, dt))
+	}
+	return cells
+}
+
+// layerParams returns each cell's parameters named with the suffix _l{l},
+// layer by layer, as PyTorch names a stack's.
+func layerParams[C interface{ params(string) []NamedParam }](cells []C) []NamedParam {
+	var ps []NamedParam
+	for l, c := range cells {
+		ps = append(ps, c.params("_l"+strconv.Itoa(l))...)
+	}
+	return ps
 }
 
 // layerState returns layer l's (B, Hidden) slice of a (Layers, B, Hidden)
@@ -259,18 +287,8 @@ type LSTM struct {
 // NewLSTM returns a stack of layers LSTM layers from in features to hidden
 // units, with biases, in dtype dt, initialised as PyTorch does.
 func NewLSTM(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor.DType) *LSTM {
-	if layers <= 0 {
-		tensor.Fail("nn.NewLSTM", "number of layers must be positive, got %d", layers)
-	}
-	m := &LSTM{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
-	for l := range layers {
-		inl := in
-		if l > 0 {
-			inl = hidden
-		}
-		m.Cells = append(m.Cells, &LSTMCell{newRNNCell("nn.NewLSTM", rng, inl, hidden, 4, true, dt)})
-	}
-	return m
+	cells := newLayers("nn.NewLSTM", rng, in, hidden, layers, 4, dt, func(c RNNCellBase) *LSTMCell { return &LSTMCell{c} })
+	return &LSTM{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}, Cells: cells}
 }
 
 // String names the module as its errors do, e.g. "LSTM(28→128, 2 layers)".
@@ -281,11 +299,7 @@ func (m *LSTM) String() string {
 // Params returns each layer's weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}
 // and bias_hh_l{l}, layer by layer.
 func (m *LSTM) Params() []NamedParam {
-	var ps []NamedParam
-	for l, c := range m.Cells {
-		ps = append(ps, c.params("_l"+strconv.Itoa(l))...)
-	}
-	return ps
+	return layerParams(m.Cells)
 }
 
 // SetTraining does nothing: the LSTM is the same in both modes.
@@ -299,7 +313,7 @@ func (m *LSTM) SetTraining(bool) {}
 // product for the input and one for the hidden state, all four gates at
 // once. It panics, naming the module, if the shapes do not fit.
 func (m *LSTM) Forward(x, h0, c0 *graph.Node) (out, hN, cN *graph.Node) {
-	steps, _ := m.checkSeq(m.String(), m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
+	steps, _ := m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
 	ax := m.timeAxis()
 	seq := unstack(x, ax, steps)
 	hLast := make([]*graph.Node, m.Layers)
@@ -340,18 +354,8 @@ type GRU struct {
 // NewGRU returns a stack of layers GRU layers from in features to hidden
 // units, with biases, in dtype dt, initialised as PyTorch does.
 func NewGRU(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor.DType) *GRU {
-	if layers <= 0 {
-		tensor.Fail("nn.NewGRU", "number of layers must be positive, got %d", layers)
-	}
-	m := &GRU{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}}
-	for l := range layers {
-		inl := in
-		if l > 0 {
-			inl = hidden
-		}
-		m.Cells = append(m.Cells, &GRUCell{newRNNCell("nn.NewGRU", rng, inl, hidden, 3, true, dt)})
-	}
-	return m
+	cells := newLayers("nn.NewGRU", rng, in, hidden, layers, 3, dt, func(c RNNCellBase) *GRUCell { return &GRUCell{c} })
+	return &GRU{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}, Cells: cells}
 }
 
 // String names the module as its errors do, e.g. "GRU(28→128, 1 layers)".
@@ -362,11 +366,7 @@ func (m *GRU) String() string {
 // Params returns each layer's weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}
 // and bias_hh_l{l}, layer by layer.
 func (m *GRU) Params() []NamedParam {
-	var ps []NamedParam
-	for l, c := range m.Cells {
-		ps = append(ps, c.params("_l"+strconv.Itoa(l))...)
-	}
-	return ps
+	return layerParams(m.Cells)
 }
 
 // SetTraining does nothing: the GRU is the same in both modes.
@@ -378,7 +378,7 @@ func (m *GRU) SetTraining(bool) {}
 // (T, B, Hidden) or (B, T, Hidden), and the final state hN (Layers, B,
 // Hidden). It panics, naming the module, if the shapes do not fit.
 func (m *GRU) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
-	steps, batch := m.checkSeq(m.String(), m.Cells[0].WeightIH.Value.DType(), x, h0)
+	steps, batch := m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0)
 	ax := m.timeAxis()
 	g := x.Graph()
 	seq := unstack(x, ax, steps)
