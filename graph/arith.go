@@ -64,6 +64,20 @@ func addTangents(out, ta, tb *Node) *Node {
 	return Add(ta, tb)
 }
 
+// bilinearJVP is the JVP of out = f(a, b) for f bilinear in its two inputs:
+// d f(a, b) = f(da, b) + f(a, db), skipping an absent tangent.
+func bilinearJVP(out *Node, t []*Node, f func(a, b *Node) *Node) *Node {
+	a, b := out.inputs[0], out.inputs[1]
+	var ta, tb *Node
+	if t[0] != nil {
+		ta = f(t[0], b)
+	}
+	if t[1] != nil {
+		tb = f(a, t[1])
+	}
+	return addTangents(out, ta, tb)
+}
+
 // checkBinary panics with a *tensor.Error naming op and both operands when
 // their dtypes differ or their shapes do not broadcast.
 func checkBinary(op string, a, b *Node) {
@@ -140,17 +154,7 @@ func (mulOp) VJP(out, ct *Node) []*Node {
 	return cotangents(out, da, db)
 }
 
-func (mulOp) JVP(out *Node, t []*Node) *Node {
-	a, b := out.inputs[0], out.inputs[1]
-	var ta, tb *Node
-	if t[0] != nil {
-		ta = Mul(t[0], b)
-	}
-	if t[1] != nil {
-		tb = Mul(a, t[1])
-	}
-	return addTangents(out, ta, tb)
-}
+func (mulOp) JVP(out *Node, t []*Node) *Node { return bilinearJVP(out, t, Mul) }
 
 // Mul returns the elementwise product a·b with NumPy broadcasting.
 func Mul(a, b *Node) *Node {

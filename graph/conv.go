@@ -48,15 +48,7 @@ func (op conv2dOp) VJP(out, ct *Node) []*Node {
 
 // Bilinear: d conv(x, w) = conv(dx, w) + conv(x, dw).
 func (op conv2dOp) JVP(out *Node, t []*Node) *Node {
-	x, w := out.inputs[0], out.inputs[1]
-	var a, b *Node
-	if t[0] != nil {
-		a = Conv2D(t[0], w, op.p)
-	}
-	if t[1] != nil {
-		b = Conv2D(x, t[1], op.p)
-	}
-	return addTangents(out, a, b)
+	return bilinearJVP(out, t, func(x, w *Node) *Node { return Conv2D(x, w, op.p) })
 }
 
 // Conv2D returns the 2-D cross-correlation of x (N, C, H, W) with the
@@ -94,15 +86,7 @@ func (op conv2dInputGradOp) VJP(out, ct *Node) []*Node {
 }
 
 func (op conv2dInputGradOp) JVP(out *Node, t []*Node) *Node {
-	dy, w := out.inputs[0], out.inputs[1]
-	var a, b *Node
-	if t[0] != nil {
-		a = Conv2DInputGrad(t[0], w, op.xShape, op.p)
-	}
-	if t[1] != nil {
-		b = Conv2DInputGrad(dy, t[1], op.xShape, op.p)
-	}
-	return addTangents(out, a, b)
+	return bilinearJVP(out, t, func(dy, w *Node) *Node { return Conv2DInputGrad(dy, w, op.xShape, op.p) })
 }
 
 // Conv2DInputGrad returns the gradient of Conv2D(x, w, p) with respect to
@@ -139,15 +123,7 @@ func (op conv2dWeightGradOp) VJP(out, ct *Node) []*Node {
 }
 
 func (op conv2dWeightGradOp) JVP(out *Node, t []*Node) *Node {
-	x, dy := out.inputs[0], out.inputs[1]
-	var a, b *Node
-	if t[0] != nil {
-		a = Conv2DWeightGrad(t[0], dy, op.wShape, op.p)
-	}
-	if t[1] != nil {
-		b = Conv2DWeightGrad(x, t[1], op.wShape, op.p)
-	}
-	return addTangents(out, a, b)
+	return bilinearJVP(out, t, func(x, dy *Node) *Node { return Conv2DWeightGrad(x, dy, op.wShape, op.p) })
 }
 
 // Conv2DWeightGrad returns the gradient of Conv2D(x, w, p) with respect to

@@ -311,11 +311,7 @@ func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor
 // fromFree takes a buffer of the right dtype and size from the free lists,
 // or returns nil.
 func (p *bufferPool) fromFree(dt tensor.DType, shape []int) *tensor.Tensor {
-	size := 1
-	for _, d := range shape {
-		size *= d
-	}
-	k := poolKey(dt, size)
+	k := poolKey(dt, shapeSize(shape))
 	list := p.free[k]
 	if len(list) == 0 {
 		return nil

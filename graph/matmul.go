@@ -56,15 +56,7 @@ func (o matmulOp) VJP(out, ct *Node) []*Node {
 }
 
 func (o matmulOp) JVP(out *Node, t []*Node) *Node {
-	a, b := out.inputs[0], out.inputs[1]
-	var ta, tb *Node
-	if t[0] != nil {
-		ta = matmulT(t[0], b, o.transA, o.transB)
-	}
-	if t[1] != nil {
-		tb = matmulT(a, t[1], o.transA, o.transB)
-	}
-	return addTangents(out, ta, tb)
+	return bilinearJVP(out, t, func(a, b *Node) *Node { return matmulT(a, b, o.transA, o.transB) })
 }
 
 // matmulShape returns the shape of op(a)·op(b) for operands of at least two

@@ -7,6 +7,7 @@ package tensor
 
 import (
 	"math"
+	"slices"
 )
 
 var powOp = &binaryOp{name: "Pow",
@@ -121,7 +122,7 @@ func WhereTo(dst, cond, a, b *Tensor) *Tensor {
 	const op = "Where"
 	sameDType(op, cond, a, b)
 	shape := cond.shape
-	if !equalInts(cond.shape, a.shape) || !equalInts(cond.shape, b.shape) {
+	if !slices.Equal(cond.shape, a.shape) || !slices.Equal(cond.shape, b.shape) {
 		shape = BroadcastShapes(op, cond.shape, a.shape, b.shape)
 	}
 	dst = prepareDst(op, dst, a.dtype, shape, cond, a, b)

@@ -1,5 +1,7 @@
 package tensor
 
+import "slices"
+
 // ConvParams configures a 2-D convolution. Zero values mean the defaults:
 // stride 1, padding 0, dilation 1, one group. Index 0 is the height axis and
 // index 1 the width axis.
@@ -136,7 +138,7 @@ func Conv2DInputGradTo(dst, dy, w *Tensor, xShape []int, p ConvParams) *Tensor {
 	const op = "Conv2DInputGrad"
 	sameDType(op, dy, w)
 	g := convGeometry(op, xShape, w.shape, dy.dtype, p)
-	if !equalInts(dy.shape, g.outShape()) {
+	if !slices.Equal(dy.shape, g.outShape()) {
 		Fail(op, "output gradient %v %v does not match the output %v of input %v with weight %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(xShape), fmtShape(w.shape))
 	}
 	dst = prepareDst(op, dst, dy.dtype, xShape, dy, w)
@@ -167,7 +169,7 @@ func Conv2DWeightGradTo(dst, x, dy *Tensor, wShape []int, p ConvParams) *Tensor 
 	const op = "Conv2DWeightGrad"
 	sameDType(op, x, dy)
 	g := convGeometry(op, x.shape, wShape, x.dtype, p)
-	if !equalInts(dy.shape, g.outShape()) {
+	if !slices.Equal(dy.shape, g.outShape()) {
 		Fail(op, "output gradient %v %v does not match the output %v of input %v with weight %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(x.shape), fmtShape(wShape))
 	}
 	dst = prepareDst(op, dst, x.dtype, wShape, x, dy)

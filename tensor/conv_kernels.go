@@ -4,8 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-
-	"github.com/gradus-ml/gradus/tensor/internal/gemm"
 )
 
 // Parallelism: images are spread over goroutines, each with its own im2col
@@ -24,7 +22,7 @@ func convForward[T Float](g *convGeom, x, w, y []T) {
 		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col)
 		yn := y[n*g.o*g.howo : (n+1)*g.o*g.howo]
 		for gi := 0; gi < g.groups; gi++ {
-			convGemm(false, false, g.og, g.howo, g.kdim,
+			gemmT(false, false, g.og, g.howo, g.kdim,
 				1, w[gi*g.og*g.kdim:], g.kdim,
 				col[gi*g.kdim*g.howo:], g.howo,
 				0, yn[gi*g.og*g.howo:], g.howo)
@@ -40,7 +38,7 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
 		dyn := dy[n*g.o*g.howo : (n+1)*g.o*g.howo]
 		for gi := 0; gi < g.groups; gi++ {
-			convGemm(true, false, g.kdim, g.howo, g.og,
+			gemmT(true, false, g.kdim, g.howo, g.og,
 				1, w[gi*g.og*g.kdim:], g.kdim,
 				dyn[gi*g.og*g.howo:], g.howo,
 				0, col[gi*g.kdim*g.howo:], g.howo)
@@ -104,7 +102,7 @@ func weightGradImages[T Float](g *convGeom, x, dy []T, n0, n1 int, dw []T) {
 		}
 		dyn := dy[n*g.o*g.howo : (n+1)*g.o*g.howo]
 		for gi := 0; gi < g.groups; gi++ {
-			convGemm(false, true, g.og, g.kdim, g.howo,
+			gemmT(false, true, g.og, g.kdim, g.howo,
 				1, dyn[gi*g.og*g.howo:], g.howo,
 				col[gi*g.kdim*g.howo:], g.howo,
 				beta, dw[gi*g.og*g.kdim:], g.kdim)
@@ -194,16 +192,6 @@ func col2im[T Float](g *convGeom, col, x []T) {
 				}
 			}
 		}
-	}
-}
-
-// convGemm dispatches a row-major GEMM to the float32 or float64 kernel.
-func convGemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	switch a := any(a).(type) {
-	case []float32:
-		gemm.Sgemm(transA, transB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
-	case []float64:
-		gemm.Dgemm(transA, transB, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	}
 }
 

@@ -1,5 +1,7 @@
 package tensor
 
+import "slices"
+
 // This file holds the machinery shared by every elementwise operation and
 // the four arithmetic operations. Each operation is a pair of kernels, one
 // per dtype, so float32 work stays in float32.
@@ -62,7 +64,7 @@ func runUnary[T Float](dst, a *Tensor, k unaryKernel[T]) {
 func (op *binaryOp) apply(dst, a, b *Tensor) *Tensor {
 	sameDType(op.name, a, b)
 	shape := a.shape
-	if !equalInts(a.shape, b.shape) {
+	if !slices.Equal(a.shape, b.shape) {
 		shape = BroadcastShapes(op.name, a.shape, b.shape)
 	}
 	dst = prepareDst(op.name, dst, a.dtype, shape, a, b)
@@ -95,7 +97,7 @@ func prepareDst(op string, dst *Tensor, dt DType, shape []int, operands ...*Tens
 	if dst == nil {
 		return New(dt, shape...)
 	}
-	if dst.dtype != dt || !equalInts(dst.shape, shape) {
+	if dst.dtype != dt || !slices.Equal(dst.shape, shape) {
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(shape), dt, describe(operands...))
 	}
 	checkDst(op, dst)
@@ -124,7 +126,7 @@ func checkOverlap(op string, dst *Tensor, operands ...*Tensor) {
 		if a == nil || a == dst || !sharesStorage(dst, a) {
 			continue
 		}
-		if a.offset == dst.offset && equalInts(a.shape, dst.shape) && equalInts(a.strides, dst.strides) {
+		if a.offset == dst.offset && slices.Equal(a.shape, dst.shape) && slices.Equal(a.strides, dst.strides) {
 			continue
 		}
 		Fail(op, "destination %v overlaps operand %d %v without being the same view; use a separate destination", describe(dst), k, describe(a))

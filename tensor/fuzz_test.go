@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -142,7 +143,7 @@ func FuzzBroadcastReduce(f *testing.F) {
 			}
 			return
 		}
-		if err != nil || !equalInts(got, want) {
+		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("BroadcastShapes(%v, %v) = %v, %v; want %v", sa, sb, got, err, want)
 		}
 
@@ -164,7 +165,7 @@ func FuzzBroadcastReduce(f *testing.F) {
 
 		// Add against explicit index arithmetic.
 		c := Add(a, b)
-		if !equalInts(c.Shape(), want) {
+		if !slices.Equal(c.Shape(), want) {
 			t.Fatalf("Add shape %v, want %v", c.Shape(), want)
 		}
 		cv := make([]float64, shapeSize(want))
@@ -233,7 +234,7 @@ func fuzzCheckSum(t *testing.T, x *Tensor, vals []float64, shape []int, mask, ne
 		ref[refIndex(idx, keepShape)] += v
 	}
 	s := Sum(x, axes, keep)
-	if !equalInts(s.Shape(), outShape) {
+	if !slices.Equal(s.Shape(), outShape) {
 		t.Fatalf("Sum(%v, %v, %v) shape %v, want %v", shape, axes, keep, s.Shape(), outShape)
 	}
 	for k, v := range s.Values() {

@@ -1,6 +1,9 @@
 package tensor
 
-import "runtime"
+import (
+	"runtime"
+	"slices"
+)
 
 // maxOperands is the most operands walk iterates over together.
 const maxOperands = 4
@@ -127,14 +130,9 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 		})
 }
 
-// binaryApply sets dst[i] = f(a[i], b[i]) where a and b already have dst's
-// shape (either may be a broadcast view). contig handles runs where all
-// three are unit-stride.
-func binaryApply[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func(x, y T) T) {
-	binaryApplyPar(dst, a, b, contig, f, nil)
-}
-
-// binaryApplyPar is binaryApply with par as for unaryApplyPar.
+// binaryApplyPar sets dst[i] = f(a[i], b[i]) where a and b already have
+// dst's shape (either may be a broadcast view). contig handles runs where
+// all three are unit-stride; par is as for unaryApplyPar.
 func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func(x, y T) T, par func(d, x, y []T)) {
 	D, A, B := storage[T](dst), storage[T](a), storage[T](b)
 	walk(dst.shape, 3, [maxOperands]int{dst.offset, a.offset, b.offset}, [maxOperands][]int{dst.strides, a.strides, b.strides},
@@ -193,7 +191,7 @@ func BroadcastShapes(op string, shapes ...[]int) []int {
 // along broadcast dimensions. It panics for op if t's shape does not
 // broadcast to shape.
 func (t *Tensor) broadcastTo(op string, shape []int) *Tensor {
-	if equalInts(t.shape, shape) {
+	if slices.Equal(t.shape, shape) {
 		return t
 	}
 	if len(t.shape) > len(shape) {
@@ -218,16 +216,4 @@ func (t *Tensor) broadcastTo(op string, shape []int) *Tensor {
 	v.shape = cloneInts(shape)
 	v.strides = strides
 	return &v
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/chewxy/math32"
 	"github.com/gradus-ml/gradus/tensor/internal/gemm"
@@ -170,7 +171,7 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	// outShape lives on this stack: copy it wherever it could be kept.
 	if dst == nil {
 		dst = New(a.dtype, cloneInts(outShape)...)
-	} else if dst.dtype != a.dtype || !equalInts(dst.shape, outShape) {
+	} else if dst.dtype != a.dtype || !slices.Equal(dst.shape, outShape) {
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(outShape)), a.dtype, describe(a, b))
 	}
 	if dst.Size() == 0 {

@@ -1,5 +1,7 @@
 package tensor
 
+import "slices"
+
 // PoolParams configures 2-D max and average pooling over NCHW tensors.
 // Index 0 is the height axis and index 1 the width axis.
 type PoolParams struct {
@@ -112,9 +114,13 @@ func finishDst[T Float](dst *Tensor, d []T) {
 	if dst.IsContiguous() {
 		return
 	}
-	src := New(dst.dtype, dst.shape...)
-	copy(storage[T](src), d)
-	CopyInto(dst, src)
+	src := &Tensor{dtype: dst.dtype, shape: dst.shape, strides: rowMajorStrides(dst.shape)}
+	if f, ok := any(d).([]float32); ok {
+		src.f32 = f
+	} else {
+		src.f64 = any(d).([]float64)
+	}
+	CopyInto(dst, src) // wraps d: no second scratch buffer
 }
 
 func maxPool[T Float](g *poolGeom, x, y []T, argmax []int) {
@@ -306,7 +312,7 @@ func AvgPool2DGrad(dy *Tensor, xShape []int, p PoolParams) *Tensor {
 func AvgPool2DGradTo(dst, dy *Tensor, xShape []int, p PoolParams) *Tensor {
 	const op = "AvgPool2DGrad"
 	g := poolGeometry(op, xShape, dy.dtype, p)
-	if !equalInts(dy.shape, g.outShape()) {
+	if !slices.Equal(dy.shape, g.outShape()) {
 		Fail(op, "output gradient %v %v does not match the output %v of input %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(xShape))
 	}
 	dx := prepareDst(op, dst, dy.dtype, xShape, dy)

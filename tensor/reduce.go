@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"slices"
 
 	"github.com/chewxy/math32"
 )
@@ -203,7 +204,7 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 	// The plan's shape lives on this stack: copy it before New keeps it.
 	if dst == nil {
 		dst = New(a.dtype, cloneInts(p.shape)...)
-	} else if dst.dtype != a.dtype || !equalInts(dst.shape, p.shape) {
+	} else if dst.dtype != a.dtype || !slices.Equal(dst.shape, p.shape) {
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(p.shape)), a.dtype, describe(a))
 	}
 	checkDst(op, dst)

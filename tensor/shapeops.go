@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Shape operations that copy: joining, splitting, gathering, scattering and
 // padding. Each returns a new contiguous tensor (ScatterAddTo writes into
@@ -52,7 +55,7 @@ func Stack(axis int, ts ...*Tensor) *Tensor {
 	}
 	sameDType("Stack", ts...)
 	for _, t := range ts[1:] {
-		if !equalInts(t.shape, ts[0].shape) {
+		if !slices.Equal(t.shape, ts[0].shape) {
 			Fail("Stack", "shapes %s differ", describe(ts...))
 		}
 	}
