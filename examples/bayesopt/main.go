@@ -12,7 +12,7 @@
 // (observations are noisy, so the best observed point is a worse
 // estimate) and draws the GP and the acquisition at the last step.
 //
-//	go run ./examples/bayesopt [-seed 1] [-acq ei|pi|ucb] [-evals 20] [-out bayesopt.png] [-json]
+//	go run ./examples/bayesopt [-seed 1] [-acq ei|pi|ucb] [-evals 20] [-out out/bayesopt.png] [-json]
 package main
 
 import (
@@ -38,7 +38,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the initial points, the noise and the optimiser")
 	acq := flag.String("acq", "ei", "acquisition function: ei, pi or ucb")
 	evals := flag.Int("evals", 20, "evaluations of f, the 3 initial points included")
-	out := flag.String("out", "bayesopt.png", "PNG of the GP and the acquisition at the last step (empty: none)")
+	out := flag.String("out", "out/bayesopt.png", "PNG of the GP and the acquisition at the last step (empty: none)")
 	asJSON := flag.Bool("json", false, "print one JSON object with the results")
 	flag.Parse()
 	res, err := run(config{seed: *seed, acq: *acq, evals: *evals, out: *out, verbose: !*asJSON})

@@ -7,7 +7,7 @@
 // probabilities by the probit approximation. It prints the training
 // accuracy and the LML and draws the probability surface with the points.
 //
-//	go run ./examples/gpc [-seed 1] [-data sklearn/iris.csv] [-out gpc.png] [-json]
+//	go run ./examples/gpc [-seed 1] [-data sklearn/iris.csv] [-out out/gpc.png] [-json]
 package main
 
 import (
@@ -35,7 +35,7 @@ import (
 func main() {
 	seed := flag.Uint64("seed", 1, "seed of the fit's random restarts")
 	dataPath := flag.String("data", "sklearn/iris.csv", "embedded data set name or CSV path (iris layout)")
-	out := flag.String("out", "gpc.png", "PNG of the probability surface (empty: none)")
+	out := flag.String("out", "out/gpc.png", "PNG of the probability surface (empty: none)")
 	asJSON := flag.Bool("json", false, "print one JSON object with the results")
 	flag.Parse()
 	res, err := run(config{seed: *seed, data: *dataPath, out: *out, verbose: !*asJSON})

@@ -94,7 +94,7 @@ func fitApprox(ctx context.Context, op string, all []*Param, slots []fitSlot, bu
 					return nil, fmt.Errorf("%s: bounds %v of %s are not an interval", op, b, s.param.Name())
 				}
 				bounded = true
-				lo, hi = rawBound(s.param, b[0]), rawBound(s.param, b[1])
+				lo, hi = s.param.rawOf(b[0]), s.param.rawOf(b[1])
 			}
 		}
 		lower[i] = tensor.Full(s.value.DType(), lo, s.value.Shape()...)
@@ -141,43 +141,23 @@ func fitApprox(ctx context.Context, op string, all []*Param, slots []fitSlot, bu
 	}
 
 	rng := tensor.NewRNG(opts.Seed)
-	res = &FitResult{Best: -1, Objective: math.Inf(-1)}
-	var best []*tensor.Tensor
-	var lastErr error
-	for r := 0; r <= opts.Restarts; r++ {
+	start := func(r int) error {
 		for i, s := range slots {
 			tensor.CopyInto(s.value, saved[i])
 			if r > 0 && s.param != nil {
 				if err := s.param.Set(randomStart(s.param, opts.Bounds, rng)...); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
-		rr := runLBFGSSlots(slots, eval, lower, upper, bounded, opts, r)
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
-		res.Restarts = append(res.Restarts, rr)
-		res.Iterations += rr.Iterations
-		if rr.Err != nil {
-			lastErr = rr.Err
-			continue
-		}
-		if rr.Objective > res.Objective {
-			res.Objective, res.LML, res.Best = rr.Objective, rr.LML, r
-			best = best[:0]
-			for _, s := range slots {
-				best = append(best, s.value.Clone())
-			}
-		}
+		return nil
 	}
-	if res.Best < 0 {
-		return nil, fmt.Errorf("%s: fit failed from every start: %w", op, lastErr)
-	}
+	run := func(r int) RestartResult { return runLBFGSSlots(slots, eval, lower, upper, bounded, opts, r) }
+	vals := make([]*tensor.Tensor, len(slots))
 	for i, s := range slots {
-		tensor.CopyInto(s.value, best[i])
+		vals[i] = s.value
 	}
-	return res, nil
+	return bestOfStarts(ctx, op, opts.Restarts, vals, start, run)
 }
 
 // randomStart draws a starting value for p around its current value.
@@ -206,20 +186,6 @@ func randomStart(p *Param, bounds map[string][2]float64, rng *tensor.RNG) []floa
 		}
 	}
 	return v
-}
-
-// rawBound maps a bound on p's constrained value to the unconstrained
-// space: −Inf at or below the floor of a positive hyperparameter, +Inf
-// for +Inf.
-func rawBound(p *Param, v float64) float64 {
-	if math.IsInf(v, 0) {
-		return v
-	}
-	if _, unbounded := p.Bijector().(Identity); !unbounded && !(v > p.Floor()) {
-		return math.Inf(-1)
-	}
-	g := graph.New()
-	return p.Bijector().Inverse(g.Scalar(tensor.Float64, v-p.Floor())).Item()
 }
 
 // runLBFGSSlots runs one L-BFGS start and leaves the slots at its result.

@@ -118,26 +118,46 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 	for i, p := range free {
 		init[i] = p.Get()
 	}
-	res = &FitResult{Best: -1, Objective: math.Inf(-1)}
-	var best []*tensor.Tensor
-	var lastErr error
-	for r := 0; r <= opts.Restarts; r++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	start := func(r int) error {
 		for i, p := range free {
 			v := init[i]
 			if r > 0 {
 				v = f.sampleStart(p, init[i], rng)
 			}
 			if err := p.Set(v...); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		f.restart = r
-		rr := f.run()
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
+		return nil
+	}
+	vals := make([]*tensor.Tensor, len(free))
+	for i, p := range free {
+		vals[i] = p.Raw()
+	}
+	return bestOfStarts(ctx, "gp", opts.Restarts, vals, start, func(int) RestartResult { return f.run() })
+}
+
+// bestOfStarts runs starts r = 0, ..., restarts: start(r) sets the starting
+// values (r = 0: the initial ones) and run(r) optimises vals from there in
+// place. It leaves vals at the best start's optimum and returns its
+// FitResult; it returns an error if ctx is cancelled, a start cannot be set,
+// or every start fails (the message prefixed with op). Exact.Fit and
+// fitApprox share it; their callers restore vals on error.
+func bestOfStarts(ctx context.Context, op string, restarts int, vals []*tensor.Tensor, start func(r int) error, run func(r int) RestartResult) (*FitResult, error) {
+	res := &FitResult{Best: -1, Objective: math.Inf(-1)}
+	best := make([]*tensor.Tensor, len(vals))
+	var lastErr error
+	for r := 0; r <= restarts; r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := start(r); err != nil {
+			return nil, err
+		}
+		rr := run(r)
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		res.Restarts = append(res.Restarts, rr)
 		res.Iterations += rr.Iterations
@@ -147,17 +167,16 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 		}
 		if rr.Objective > res.Objective {
 			res.Objective, res.LML, res.Best = rr.Objective, rr.LML, r
-			best = best[:0]
-			for _, p := range free {
-				best = append(best, p.Raw().Clone())
+			for i, v := range vals {
+				best[i] = v.Clone()
 			}
 		}
 	}
 	if res.Best < 0 {
-		return nil, fmt.Errorf("gp: fit failed from every start: %w", lastErr)
+		return nil, fmt.Errorf("%s: fit failed from every start: %w", op, lastErr)
 	}
-	for i, p := range free {
-		tensor.CopyInto(p.Raw(), best[i])
+	for i, v := range vals {
+		tensor.CopyInto(v, best[i])
 	}
 	return res, nil
 }
