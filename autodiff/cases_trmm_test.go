@@ -1,6 +1,7 @@
 package autodiff_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,13 +47,19 @@ func trmmNormal(shapes ...[]int) func(rng *tensor.RNG) []*tensor.Tensor {
 	}
 }
 
-// Cases for trisolve_lower_t, the half-cost solve behind the Cholesky rule.
-// L gets a dominant diagonal so the solves are well conditioned.
+// Cases for cholesky_grad, the reverse sweep behind the Cholesky rule (its
+// own rules differentiate Murray's formula). L gets a dominant diagonal so
+// the solves are well conditioned; (36, 36) runs the blocked sweep.
 func init() {
-	addCase("trisolve_lower_t", opCase{name: "(4,4) and (4,4)", inputs: trmmNormal([]int{4, 4}, []int{4, 4}),
-		f: func(xs []*graph.Node) *graph.Node { return graph.TriSolveLowerT(trmmDominant(xs[0]), xs[1]) }})
-	addCase("trisolve_lower_t", opCase{name: "broadcast (2,3,3) and (3,3)", inputs: trmmNormal([]int{2, 3, 3}, []int{3, 3}),
-		f: func(xs []*graph.Node) *graph.Node { return graph.TriSolveLowerT(trmmDominant(xs[0]), xs[1]) }})
+	for _, shapes := range [][2][]int{{{4, 4}, {4, 4}}, {{2, 3, 3}, {3, 3}}, {{36, 36}, {36, 36}}} {
+		addCase("cholesky_grad", opCase{name: fmt.Sprint(shapes[0], " and ", shapes[1]), inputs: trmmNormal(shapes[0], shapes[1]),
+			f: func(xs []*graph.Node) *graph.Node { return graph.CholeskyGrad(trmmDominant(xs[0]), xs[1]) }})
+	}
+	addCase("cholesky_grad", opCase{name: "squared, for curvature (3,3)", inputs: trmmNormal([]int{3, 3}, []int{3, 3}),
+		f: func(xs []*graph.Node) *graph.Node {
+			y := graph.CholeskyGrad(trmmDominant(xs[0]), xs[1])
+			return graph.Mul(y, y)
+		}})
 }
 
 // trmmDominant adds 4 to the diagonal of the square matrices in x.

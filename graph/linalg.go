@@ -163,19 +163,12 @@ func (choleskyOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return l
 }
 
-// Murray (2016): Ā = sym(L⁻ᵀ Φ(M) L⁻¹) with M = Lᵀ L̄. Φ keeps only the
-// lower triangle of M, so only that is computed, by a triangular product (a
-// quarter of a dense product's work). sym commutes with the congruence, and
-// sym(Φ(M)) = S/2 where S is the symmetric matrix with M's lower triangle,
-// so Ā = ½ L⁻ᵀ S L⁻¹: one full solve gives S L⁻¹ = (L⁻ᵀ S)ᵀ, and as Ā is
-// symmetric the second solve needs only its lower triangle (half the
-// work), which is then mirrored.
+// Ā = ½ L⁻ᵀ S L⁻¹ with S the symmetric matrix whose lower triangle is that
+// of Lᵀ L̄ (Murray 2016). The value is computed by running the blocked
+// factorisation backwards (cholesky_grad), at about 5n³/6 flops against
+// the formula's 2n³; the formula gives that op's own derivatives.
 func (choleskyOp) VJP(out, ct *Node) []*Node {
-	l := out
-	s := SymmetrizeLower(TriMatMulLower(l, ct, true))
-	w := Transpose(TriSolve(l, s, true, true)) // S L⁻¹
-	x := TriSolveLowerT(l, w)                  // tril(L⁻ᵀ S L⁻¹)
-	return cotangents(out, MulScalar(SymmetrizeLower(x), 0.5))
+	return cotangents(out, CholeskyGrad(out, ct))
 }
 
 // L̇ = L Φ(L⁻¹ Ȧ L⁻ᵀ), with L⁻¹ Ȧ L⁻ᵀ = L⁻¹ (L⁻¹ Ȧ)ᵀ for symmetric Ȧ.

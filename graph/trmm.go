@@ -4,7 +4,6 @@ import "github.com/gradus-ml/gradus/tensor"
 
 func init() {
 	Register(OpInfo{Name: "tri_matmul", Arity: 2})
-	Register(OpInfo{Name: "trisolve_lower_t", Arity: 2})
 	Register(OpInfo{Name: "sym_lower", Arity: 1})
 }
 
@@ -85,57 +84,6 @@ func TriMatMulLower(l, b *Node, transL bool) *Node {
 		tensor.Fail("tri_matmul", "need a square right operand: %s", describeNodes(l, b))
 	}
 	return Apply(triMatMulOp{trans: transL, lowerOut: true}, l, b)
-}
-
-// triSolveLowerTOp is Y = tril(L⁻ᵀ W) for lower L and square W: the lower
-// triangle of a transposed triangular solve, computed at about half the
-// cost of the full solve. The Cholesky rule uses it when the solution is
-// known to be symmetric, so its lower triangle determines it.
-type triSolveLowerTOp struct{}
-
-func (triSolveLowerTOp) Name() string { return "trisolve_lower_t" }
-
-func (triSolveLowerTOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.TriSolveLowerTTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1])
-}
-
-// As for the transposed triangular solve X = L⁻ᵀ W with X̄ = tril(Ȳ):
-// W̄ = L⁻¹ X̄ and L̄ = −tril(X W̄ᵀ). The full X is solved again here; these
-// rules only run for higher derivatives.
-func (op triSolveLowerTOp) VJP(out, ct *Node) []*Node {
-	l, w := out.inputs[0], out.inputs[1]
-	wbar := TriSolve(l, Tril(ct), true, false)
-	x := TriSolve(l, w, true, true)
-	lbar := Neg(Tril(MatMulT(x, wbar, false, true)))
-	return cotangents(out, SumTo(lbar, l.Shape()...), SumTo(wbar, w.Shape()...))
-}
-
-// Ẏ = tril(L⁻ᵀ (Ẇ − tril(L̇)ᵀ X)).
-func (op triSolveLowerTOp) JVP(out *Node, t []*Node) *Node {
-	l, w := out.inputs[0], out.inputs[1]
-	rhs := t[1]
-	if t[0] != nil {
-		dx := MatMulT(Tril(t[0]), TriSolve(l, w, true, true), true, false)
-		if rhs == nil {
-			rhs = Neg(dx)
-		} else {
-			rhs = Sub(rhs, dx)
-		}
-	}
-	return Apply(op, l, rhs)
-}
-
-// TriSolveLowerT returns the lower triangle (zeros above the diagonal) of
-// L⁻ᵀ·W, where L is the lower triangle of l (..., n, n) and w is square
-// (..., n, n); batch axes broadcast. It is TriSolve(l, w, true, true)
-// masked with Tril at about half the cost. It panics with a *tensor.Error
-// when the shapes or dtypes do not fit.
-func TriSolveLowerT(l, w *Node) *Node {
-	checkSolve("trisolve_lower_t", l, w)
-	if w.Dim() < 2 || w.Shape()[w.Dim()-1] != w.Shape()[w.Dim()-2] {
-		tensor.Fail("trisolve_lower_t", "need a square right-hand side: %s", describeNodes(l, w))
-	}
-	return Apply(triSolveLowerTOp{}, l, w)
 }
 
 // symLowerOp is the symmetric matrix whose lower triangle is that of x. It

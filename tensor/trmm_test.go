@@ -163,57 +163,6 @@ func TestTriMatMulPanics(t *testing.T) {
 	}
 }
 
-func TestTriSolveLowerT(t *testing.T) {
-	// Hand-worked: L = [[2,·],[1,1]], B = [[4,2],[3,5]]: the last row of X
-	// is [3,5], the first solves 2x + [3,5] = [4,2], so X = [[½,−3/2],[3,5]].
-	for _, dt := range []DType{Float32, Float64} {
-		got := TriSolveLowerT(FromValues(dt, []float64{2, 99, 1, 1}, 2, 2), FromValues(dt, []float64{4, 2, 3, 5}, 2, 2))
-		assert.Equal(t, dt, got.DType())
-		assert.InDeltaSlice(t, []float64{0.5, 0, 3, 5}, got.Values(), 1e-6)
-	}
-	// Larger sizes against the identity Lᵀ·X = B, checked on the lower
-	// triangle with the full X from the dense textbook back substitution.
-	rng := NewRNG(11)
-	for _, dt := range []DType{Float32, Float64} {
-		tol := 1e-9
-		if dt == Float32 {
-			tol = 2e-3
-		}
-		for _, n := range []int{1, 3, 33, 70, 131} {
-			// A well-conditioned L: unit-ish diagonal, small off-diagonal.
-			lv := rng.Normal(Float64, 0, 0.1/float64(n), n, n).Values()
-			for i := 0; i < n; i++ {
-				lv[i*n+i] = 1 + float64(i%3)
-			}
-			bv := rng.Normal(Float64, 0, 1, n, n).Values()
-			x := make([]float64, n*n) // back substitution, column by column
-			for j := 0; j < n; j++ {
-				for i := n - 1; i >= 0; i-- {
-					s := bv[i*n+j]
-					for p := i + 1; p < n; p++ {
-						s -= lv[p*n+i] * x[p*n+j]
-					}
-					x[i*n+j] = s / lv[i*n+i]
-				}
-			}
-			dst := New(dt, n, n)
-			got := TriSolveLowerTTo(dst, FromValues(dt, lv, n, n), FromValues(dt, bv, n, n))
-			require.Same(t, dst, got)
-			g := got.Values()
-			for i := 0; i < n; i++ {
-				for j := 0; j < n; j++ {
-					want := 0.0
-					if j <= i {
-						want = x[i*n+j]
-					}
-					assert.InDelta(t, want, g[i*n+j], tol, "%v n=%d (%d,%d)", dt, n, i, j)
-				}
-			}
-		}
-		requirePanicsTrmm(t, "square", func() { TriSolveLowerT(Zeros(dt, 3, 3), Zeros(dt, 3, 2)) })
-	}
-}
-
 func requirePanicsTrmm(t *testing.T, want string, f func()) {
 	t.Helper()
 	defer func() {

@@ -1,0 +1,187 @@
+package tensor
+
+// The reverse-mode derivative of the Cholesky factorisation, computed by
+// running the blocked factorisation backwards (Murray 2016, "Differentiation
+// of the Cholesky decomposition", section 4). Each step of the recursive
+// forward algorithm
+//
+//	L11 = chol(A11),  L21 = A21·L11⁻ᵀ,  L22 = chol(A22 − L21·L21ᵀ)
+//
+// is undone in reverse order on the cotangents, in place:
+//
+//	Ā22 = chol_rev(L22, L̄22)
+//	L̄21 −= (Ā22 + Ā22ᵀ)·L21,  Ā21 = L̄21·L11⁻¹
+//	L̄11 −= tril(Ā21ᵀ·L21),    Ā11 = chol_rev(L11, L̄11)
+//
+// which costs about 5n³/6 flops (the symbolic formula L⁻ᵀΦ(LᵀL̄)L⁻¹ needs
+// about 2n³), nearly all of it in GEMM.
+
+// cholGradBlock is the order below which the reverse sweep runs unblocked.
+const cholGradBlock = 32
+
+// CholeskyGrad returns Ā, the cotangent of the symmetric positive definite
+// matrices A (..., n, n) given their lower Cholesky factors l = chol(A) and
+// the cotangents lbar of those factors: the reverse-mode derivative of
+// Cholesky. Only the lower triangles of l and lbar are read. Ā is
+// symmetric and is the derivative with respect to the symmetric part of A:
+// for a symmetric perturbation E, ⟨Ā, E⟩ = ⟨L̄, dL⟩ with dL the change of L
+// along E. Batch axes broadcast. It panics with a *Error when l is not a
+// stack of square matrices, the shapes do not fit or the dtypes differ.
+func CholeskyGrad(l, lbar *Tensor) *Tensor { return choleskyGrad("CholeskyGrad", nil, l, lbar) }
+
+// CholeskyGradTo is CholeskyGrad writing into dst (nil allocates). dst must
+// be contiguous with the result's shape and dtype and must not overlap l; it
+// may be lbar itself.
+func CholeskyGradTo(dst, l, lbar *Tensor) *Tensor {
+	return choleskyGrad("CholeskyGradTo", dst, l, lbar)
+}
+
+func choleskyGrad(op string, dst, l, lbar *Tensor) *Tensor {
+	if len(lbar.shape) < 2 || lbar.shape[len(lbar.shape)-1] != lbar.shape[len(lbar.shape)-2] {
+		Fail(op, "need square cotangents (..., n, n), got %s", describe(l, lbar))
+	}
+	x, n, _, batch := solveSetupTo(op, dst, l, lbar)
+	if x.Size() == 0 {
+		return x
+	}
+	nd := len(l.shape)
+	if tr, _, ok := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1]); !ok || tr {
+		l = l.Clone()
+	}
+	_, ldl, _ := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1])
+	offs := matrixOffsets(l, batch)
+	if l.dtype == Float32 {
+		choleskyGradBatch[float32](l, offs, ldl, x, n)
+	} else {
+		choleskyGradBatch[float64](l, offs, ldl, x, n)
+	}
+	return x
+}
+
+func choleskyGradBatch[T Float](l *Tensor, offs []int, ldl int, x *Tensor, n int) {
+	L, X := storage[T](l), storage[T](x)
+	X = X[x.offset : x.offset+x.Size()]
+	work := make([]T, (n-n/2)*(n-n/2))
+	for bi, off := range offs {
+		g := X[bi*n*n : (bi+1)*n*n]
+		cholGradLower(n, L[off:], ldl, g, n, work)
+		symHalfLower(g, n)
+	}
+}
+
+// cholGradLower overwrites the lower triangle of the n×n matrix g, holding
+// L̄ on entry, with the cotangent of A's lower triangle (each entry of A
+// below the diagonal counted once), for the n×n lower factor in l. Entries
+// of g above the diagonal are neither read nor kept. work holds at least
+// ⌈n/2⌉² elements.
+func cholGradLower[T Float](n int, l []T, ldl int, g []T, ldg int, work []T) {
+	if n <= cholGradBlock {
+		cholGradUnblocked(n, l, ldl, g, ldg)
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	l21, l22 := l[n1*ldl:], l[n1*ldl+n1:]
+	g21, g22 := g[n1*ldg:], g[n1*ldg+n1:]
+	cholGradLower(n2, l22, ldl, g22, ldg, work)
+	// S = A22 − L21·L21ᵀ is read through its lower triangle, so L21 sees
+	// the cotangent of S twice: L̄21 −= (S̄ + S̄ᵀ)·L21.
+	f := work[:n2*n2]
+	foldLower(g22, ldg, f, n2)
+	gemmT(false, false, n2, n1, n2, -1, f, n2, l21, ldl, 1, g21, ldg)
+	trsmRightLower(n2, n1, l, ldl, g21, ldg)                          // Ā21 = L̄21·L11⁻¹
+	gemmT(true, false, n1, n1, n2, -1, g21, ldg, l21, ldl, 1, g, ldg) // L̄11 −= Ā21ᵀ·L21
+	cholGradLower(n1, l, ldl, g, ldg, work)
+}
+
+// cholGradUnblocked reverses the column-by-column factorisation
+//
+//	Lⱼⱼ = √(Aⱼⱼ − Σₖ<ⱼ Lⱼₖ²),  Lᵢⱼ = (Aᵢⱼ − Σₖ<ⱼ Lᵢₖ·Lⱼₖ)/Lⱼⱼ  (i > j)
+//
+// from the last column to the first; each entry's cotangent is complete
+// once every later column has been undone.
+func cholGradUnblocked[T Float](n int, l []T, ldl int, g []T, ldg int) {
+	for j := n - 1; j >= 0; j-- {
+		lj := l[j*ldl : j*ldl+j]
+		gj := g[j*ldg : j*ldg+j]
+		ljj := l[j*ldl+j]
+		djj := g[j*ldg+j]
+		for i := j + 1; i < n; i++ {
+			t := g[i*ldg+j] / ljj
+			g[i*ldg+j] = t
+			axpy(-t, lj, g[i*ldg:i*ldg+j])
+			axpy(-t, l[i*ldl:i*ldl+j], gj)
+			djj -= t * l[i*ldl+j]
+		}
+		a := djj / (2 * ljj)
+		g[j*ldg+j] = a
+		axpy(-2*a, lj, gj)
+	}
+}
+
+// foldLower writes S + Sᵀ into the n×n matrix f (leading dimension n), S
+// being the lower triangle of g: the diagonal doubles and the strict lower
+// triangle is mirrored. It works in square tiles so the transposed writes
+// stay in cache.
+func foldLower[T Float](g []T, ldg int, f []T, n int) {
+	const tile = 64
+	for ib := 0; ib < n; ib += tile {
+		for jb := 0; jb <= ib; jb += tile {
+			for i := ib; i < min(ib+tile, n); i++ {
+				row := g[i*ldg : i*ldg+i+1]
+				for j := jb; j < min(jb+tile, i); j++ {
+					f[i*n+j] = row[j]
+					f[j*n+i] = row[j]
+				}
+				if i < jb+tile {
+					f[i*n+i] = 2 * row[i]
+				}
+			}
+		}
+	}
+}
+
+// symHalfLower turns the cotangent of a lower triangle (off-diagonal
+// entries counted once) into that of the symmetric matrix: the strict lower
+// triangle is halved and mirrored above the diagonal.
+func symHalfLower[T Float](g []T, n int) {
+	const tile = 64
+	for ib := 0; ib < n; ib += tile {
+		for jb := 0; jb <= ib; jb += tile {
+			for i := ib; i < min(ib+tile, n); i++ {
+				for j := jb; j < min(jb+tile, i); j++ {
+					v := g[i*n+j] / 2
+					g[i*n+j] = v
+					g[j*n+i] = v
+				}
+			}
+		}
+	}
+}
+
+// trsmRightLower overwrites the m×n matrix B with X solving X·L = B for the
+// n×n lower triangular L: the last block column of X comes first, since
+// X·L mixes each column of X only into itself and the columns before it.
+func trsmRightLower[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if n <= triBlock {
+		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
+			for r := r0; r < r1; r++ {
+				x := b[r*ldb : r*ldb+n]
+				for j := n - 1; j >= 0; j-- {
+					x[j] /= l[j*ldl+j]
+					axpy(-x[j], l[j*ldl:j*ldl+j], x[:j])
+				}
+			}
+		})
+		return
+	}
+	n1 := n / 2
+	n2 := n - n1
+	trsmRightLower(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
+	// X1·L11 = B1 − X2·L21
+	gemmT(false, false, m, n1, n2, -1, b[n1:], ldb, l[n1*ldl:], ldl, 1, b, ldb)
+	trsmRightLower(m, n1, l, ldl, b, ldb)
+}
