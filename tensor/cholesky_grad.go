@@ -89,8 +89,8 @@ func cholGradLower[T Float](n int, l []T, ldl int, g []T, ldg int, work []T) {
 	f := work[:n2*n2]
 	foldLower(g22, ldg, f, n2)
 	gemmT(false, false, n2, n1, n2, -1, f, n2, l21, ldl, 1, g21, ldg)
-	trsmRightLower(n2, n1, l, ldl, g21, ldg)                          // Ā21 = L̄21·L11⁻¹
-	gemmT(true, false, n1, n1, n2, -1, g21, ldg, l21, ldl, 1, g, ldg) // L̄11 −= Ā21ᵀ·L21
+	trsmRightLower(n2, n1, l, ldl, g21, ldg)        // Ā21 = L̄21·L11⁻¹
+	gemmLowerTN(n1, n2, g21, ldg, l21, ldl, g, ldg) // L̄11 −= tril(Ā21ᵀ·L21)
 	cholGradLower(n1, l, ldl, g, ldg, work)
 }
 
@@ -166,6 +166,10 @@ func trsmRightLower[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
+	if n <= triInvBlock && m >= triInvRows {
+		trsmRightByInverse(false, m, n, l, ldl, b, ldb)
+		return
+	}
 	if n <= triBlock {
 		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
 			for r := r0; r < r1; r++ {
@@ -184,4 +188,20 @@ func trsmRightLower[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	// X1·L11 = B1 − X2·L21
 	gemmT(false, false, m, n1, n2, -1, b[n1:], ldb, l[n1*ldl:], ldl, 1, b, ldb)
 	trsmRightLower(m, n1, l, ldl, b, ldb)
+}
+
+// gemmLowerTN subtracts Aᵀ·B from the n×n matrix C for k×n matrices A and
+// B, where only C's lower triangle is wanted: blocks wholly above the
+// diagonal are skipped (about half the work); diagonal blocks of up to
+// syrkBlock are updated whole, so entries above the diagonal get garbage.
+func gemmLowerTN[T Float](n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	if n <= syrkBlock {
+		gemmT(true, false, n, n, k, -1, a, lda, b, ldb, 1, c, ldc)
+		return
+	}
+	n1 := n / 2
+	gemmLowerTN(n1, k, a, lda, b, ldb, c, ldc)
+	// C21 −= A2ᵀ·B1, A2 and B1 being column blocks.
+	gemmT(true, false, n-n1, n1, k, -1, a[n1:], lda, b, ldb, 1, c[n1*ldc:], ldc)
+	gemmLowerTN(n-n1, k, a[n1:], lda, b[n1:], ldb, c[n1*ldc+n1:], ldc)
 }

@@ -94,3 +94,25 @@ func laBenchSPD(n int) *Tensor {
 	m := laRandom(Float64, 1, n, n)
 	return Add(MatMulT(m, m, true, false), laScale(Eye(Float64, n), float64(n)))
 }
+
+// BenchmarkCholeskyGrad times the reverse sweep of the factorisation into a
+// reused destination; GFLOP/s counts the 2n³/3 flops of its GEMM-shaped
+// updates.
+func BenchmarkCholeskyGrad(b *testing.B) {
+	for _, n := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("f64/n%d", n), func(b *testing.B) {
+			l, err := Cholesky(laBenchSPD(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			lbar := laRandom(Float64, 3, n, n)
+			dst := New(Float64, n, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				CholeskyGradTo(dst, l, lbar)
+			}
+			laReportGFLOPS(b, 2*float64(n)*float64(n)*float64(n)/3)
+		})
+	}
+}
