@@ -121,11 +121,20 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
 				return
 			}
-			di, ai := o[0], o[1]
-			for i := 0; i < n; i++ {
-				D[di] = f(A[ai])
-				di += s[0]
-				ai += s[1]
+			if s[0] != 1 {
+				di, ai := o[0], o[1]
+				for i := 0; i < n; i++ {
+					D[di] = f(A[ai])
+					di += s[0]
+					ai += s[1]
+				}
+				return
+			}
+			d := D[o[0] : o[0]+n]
+			var xb [gatherChunk]T
+			for lo := 0; lo < n; lo += gatherChunk {
+				m := min(gatherChunk, n-lo)
+				contig(d[lo:lo+m], gatherStrided(xb[:m], A, o[1]+lo*s[1], s[1]))
 			}
 		})
 }
@@ -146,14 +155,76 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
 				return
 			}
-			di, ai, bi := o[0], o[1], o[2]
-			for i := 0; i < n; i++ {
-				D[di] = f(A[ai], B[bi])
-				di += s[0]
-				ai += s[1]
-				bi += s[2]
+			if s[0] != 1 { // a strided destination (rare): element by element
+				di, ai, bi := o[0], o[1], o[2]
+				for i := 0; i < n; i++ {
+					D[di] = f(A[ai], B[bi])
+					di += s[0]
+					ai += s[1]
+					bi += s[2]
+				}
+				return
 			}
+			// A broadcast or strided operand: gather it chunk by chunk so
+			// the vector kernel still does the arithmetic.
+			d := D[o[0] : o[0]+n]
+			if par == nil || n < 2*parallelElemMin || runtime.GOMAXPROCS(0) < 2 {
+				gatheredRun(d, A, o[1], s[1], B, o[2], s[2], contig)
+				return
+			}
+			splitRun(n, func(lo, hi int) {
+				gatheredRun(d[lo:hi], A, o[1]+lo*s[1], s[1], B, o[2]+lo*s[2], s[2], par)
+			})
 		})
+}
+
+// gatherChunk is the run length gatheredRun copies at a time: small enough
+// to stay on the stack and in L1.
+const gatherChunk = 256
+
+// gatheredRun sets d = kernel(x, y) where x starts at A[ao] with stride as
+// and y at B[bo] with stride bs; unit-stride operands are passed through,
+// the others copied a chunk at a time (stride 0 repeats one value).
+func gatheredRun[T Float](d []T, A []T, ao, as int, B []T, bo, bs int, kernel func(d, x, y []T)) {
+	var xb, yb [gatherChunk]T
+	// A broadcast value is the same for every chunk: fill its buffer once.
+	if as == 0 {
+		gatherStrided(xb[:min(gatherChunk, len(d))], A, ao, 0)
+	}
+	if bs == 0 {
+		gatherStrided(yb[:min(gatherChunk, len(d))], B, bo, 0)
+	}
+	for lo := 0; lo < len(d); lo += gatherChunk {
+		m := min(gatherChunk, len(d)-lo)
+		x, y := xb[:m], yb[:m]
+		if as != 0 {
+			x = gatherStrided(x, A, ao+lo*as, as)
+		}
+		if bs != 0 {
+			y = gatherStrided(y, B, bo+lo*bs, bs)
+		}
+		kernel(d[lo:lo+m], x, y)
+	}
+}
+
+// gatherStrided returns the len(buf) elements of src from off with the
+// given stride: src itself when the stride is 1, else a copy in buf.
+func gatherStrided[T Float](buf []T, src []T, off, stride int) []T {
+	switch stride {
+	case 1:
+		return src[off : off+len(buf)]
+	case 0:
+		v := src[off]
+		for i := range buf {
+			buf[i] = v
+		}
+	default:
+		for i := range buf {
+			buf[i] = src[off]
+			off += stride
+		}
+	}
+	return buf
 }
 
 // BroadcastShapes returns the NumPy broadcast of the given shapes, or

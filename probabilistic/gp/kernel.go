@@ -31,8 +31,6 @@
 package gp
 
 import (
-	"math"
-
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -87,52 +85,6 @@ func checkDiagInput(op string, x *graph.Node) {
 	if x.Dim() != 2 {
 		tensor.Fail(op, "input must be an (n, d) matrix, got %v", x.Shape())
 	}
-}
-
-// sqDist returns the squared Euclidean distances between the rows of a
-// (n, d) and b (m, d) as ‖a‖² + ‖b‖² − 2abᵀ, clamped at 0 against
-// cancellation. When a and b are the same node the diagonal is set to
-// exactly zero, so kernels see r = 0 at equal inputs.
-func sqDist(a, b *graph.Node) *graph.Node {
-	n, m := a.Shape()[0], b.Shape()[0]
-	a2 := graph.Sum(graph.Square(a), []int{1}, true) // (n, 1)
-	var b2 *graph.Node
-	if a == b {
-		b2 = graph.Reshape(a2, 1, n)
-	} else {
-		b2 = graph.Reshape(graph.Sum(graph.Square(b), []int{1}, false), 1, m)
-	}
-	// −2abᵀ with the factor applied to the (n, d) operand, not the (n, m) product.
-	r2 := graph.Add(graph.MatMulT(graph.MulScalar(a, -2), b, false, true), graph.Add(a2, b2))
-	r2 = graph.Clamp(r2, 0, math.Inf(1))
-	if a == b {
-		r2 = graph.Mul(r2, offDiagOnes(a.Graph(), a.DType(), n))
-	}
-	return r2
-}
-
-// offDiagOnes returns a constant n×n matrix of ones with a zero diagonal,
-// held in a buffer the graph recycles.
-func offDiagOnes(g *graph.Graph, dt tensor.DType, n int) *graph.Node {
-	t := g.AllocUninit(dt, n, n)
-	if dt == tensor.Float32 {
-		s := t.Float32s()
-		for i := range s {
-			s[i] = 1
-		}
-		for i := 0; i < n; i++ {
-			s[i*n+i] = 0
-		}
-	} else {
-		s := t.Float64s()
-		for i := range s {
-			s[i] = 1
-		}
-		for i := 0; i < n; i++ {
-			s[i*n+i] = 0
-		}
-	}
-	return g.Const(t)
 }
 
 // eyeConst returns the n×n identity as a constant of g.

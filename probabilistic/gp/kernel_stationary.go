@@ -102,7 +102,7 @@ func (k *Stationary) K(x1, x2 *graph.Node) *graph.Node {
 	if x2 != x1 {
 		b = k.scaled(op, x2, ls, d)
 	}
-	r2 := sqDist(a, b)
+	r2 := graph.SqDist(a, b)
 	switch k.kind {
 	case kindRBF:
 		return graph.Exp(graph.MulScalar(r2, -0.5))
@@ -161,7 +161,7 @@ func (k *Periodic) Params() []*Param { return []*Param{k.lengthscale, k.period} 
 func (k *Periodic) K(x1, x2 *graph.Node) *graph.Node {
 	checkInputs("gp.periodic.K", x1, x2)
 	g := x1.Graph()
-	r := safeSqrt(sqDist(x1, x2))
+	r := safeSqrt(graph.SqDist(x1, x2))
 	s := graph.Sin(graph.Div(graph.MulScalar(r, math.Pi), k.period.Node(g)))
 	ls := k.lengthscale.Node(g)
 	return graph.Exp(graph.MulScalar(graph.Div(graph.Square(s), graph.Square(ls)), -2))
