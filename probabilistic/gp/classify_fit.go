@@ -90,11 +90,10 @@ func fitApprox(ctx context.Context, op string, all []*Param, slots []fitSlot, bu
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if s.param != nil {
 			if b, ok := opts.Bounds[s.param.Name()]; ok {
-				if !(b[0] < b[1]) {
-					return nil, fmt.Errorf("%s: bounds %v of %s are not an interval", op, b, s.param.Name())
+				if lo, hi, err = s.param.rawBounds(op, b); err != nil {
+					return nil, err
 				}
 				bounded = true
-				lo, hi = s.param.rawOf(b[0]), s.param.rawOf(b[1])
 			}
 		}
 		lower[i] = tensor.Full(s.value.DType(), lo, s.value.Shape()...)

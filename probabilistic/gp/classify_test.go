@@ -248,4 +248,12 @@ func TestClassifierFitBoundsAndFixed(t *testing.T) {
 	assert.InDelta(t, 1, c.Param("scale.variance").Value(), 1e-12)
 	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"nope": {0, 1}}})
 	assert.ErrorContains(t, err, "unknown hyperparameter")
+	// A lengthscale must be positive: bounds wholly at or below zero are
+	// rejected, as by the exact model's Fit, and leave it untouched.
+	before := c.Param("rbf.lengthscale").Value()
+	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {-2, -1}}})
+	assert.ErrorContains(t, err, "outside its domain")
+	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {math.NaN(), 1}}})
+	assert.ErrorContains(t, err, "not an interval")
+	assert.Equal(t, before, c.Param("rbf.lengthscale").Value())
 }

@@ -226,14 +226,11 @@ func (m *Exact) newFitter(ctx context.Context, free []*Param, opts FitOptions) (
 		b, ok := opts.Bounds[p.Name()]
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if ok {
-			if !(b[0] < b[1]) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
-				return nil, fmt.Errorf("gp.Fit: bounds %v of %s are not an interval", b, p.Name())
+			var err error
+			if lo, hi, err = p.rawBounds("gp.Fit", b); err != nil {
+				return nil, err
 			}
 			f.bounded = true
-			lo, hi = p.rawOf(b[0]), p.rawOf(b[1])
-			if math.IsNaN(hi) || hi == math.Inf(-1) {
-				return nil, fmt.Errorf("gp.Fit: bounds %v of %s lie outside its domain (floor %g)", b, p.Name(), p.floor)
-			}
 		}
 		dt := p.Raw().DType()
 		f.lower[i] = tensor.Full(dt, lo, p.Raw().Shape()...)
@@ -245,6 +242,19 @@ func (m *Exact) newFitter(ctx context.Context, free []*Param, opts FitOptions) (
 		}
 	}
 	return f, nil
+}
+
+// rawBounds checks the bounds b of p and maps them to the unconstrained
+// space: they must be an interval that reaches into p's domain.
+func (p *Param) rawBounds(op string, b [2]float64) (lo, hi float64, err error) {
+	if !(b[0] < b[1]) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
+		return 0, 0, fmt.Errorf("%s: bounds %v of %s are not an interval", op, b, p.Name())
+	}
+	lo, hi = p.rawOf(b[0]), p.rawOf(b[1])
+	if math.IsNaN(hi) || hi == math.Inf(-1) {
+		return 0, 0, fmt.Errorf("%s: bounds %v of %s lie outside its domain (floor %g)", op, b, p.Name(), p.floor)
+	}
+	return lo, hi, nil
 }
 
 // rawOf maps a constrained value to the unconstrained space, giving −Inf

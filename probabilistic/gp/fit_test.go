@@ -164,6 +164,7 @@ func TestFailedFitKeepsParams(t *testing.T) {
 			{Optimizer: "sgd"},
 			{Bounds: map[string][2]float64{"nope": {1, 2}}},
 			{Bounds: map[string][2]float64{"rbf.lengthscale": {2, 1}}},
+			{Bounds: map[string][2]float64{"rbf.lengthscale": {-2, -1}}},
 			{Restarts: -1},
 		} {
 			_, err := m.Fit(context.Background(), o)
