@@ -23,4 +23,4 @@ lint:
 
 # The race detector over the packages that run goroutines.
 race:
-	$(GO) test -race -count=1 ./tensor/internal/gemm ./graph ./autodiff
+	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff
