@@ -40,9 +40,9 @@ func gpWorkloads(sizes []int) []workload {
 // gpProblem is the GP workload's data: squared distances d2 (n, n),
 // targets y (n, 1) and the hyperparameters θ = (log ℓ, log σf², log σn²).
 type gpProblem struct {
-	n          int
-	d2, y, eye *tensor.Tensor
-	theta      [3]float64
+	n     int
+	d2, y *tensor.Tensor
+	theta [3]float64
 }
 
 // newGPProblem draws n inputs x ~ N(0, I₃) and targets y = sin(Σx) + 0.1·ε
@@ -69,7 +69,7 @@ func newGPProblem(n int) *gpProblem {
 		yv[i] = math.Sin(s) + 0.1*rng.NormFloat64()
 	}
 	return &gpProblem{n: n, d2: d2, y: tensor.FromFloat64s(yv, n, 1),
-		eye: tensor.Eye(tensor.Float64, n), theta: [3]float64{0, 0, math.Log(0.01)}}
+		theta: [3]float64{0, 0, math.Log(0.01)}}
 }
 
 // lmlGrad builds the log marginal likelihood in g (after resetting it) and
@@ -83,7 +83,7 @@ func (p *gpProblem) lmlGrad(g *graph.Graph) (lml float64, grad [3]float64) {
 	// −1/(2ℓ²) = −½·exp(−2 log ℓ)
 	scale := graph.MulScalar(graph.Exp(graph.MulScalar(th[0], -2)), -0.5)
 	k := graph.Mul(graph.Exp(th[1]), graph.Exp(graph.Mul(g.Const(p.d2), scale)))
-	k = graph.Add(k, graph.Mul(graph.Exp(th[2]), g.Const(p.eye)))
+	k = graph.AddDiag(k, graph.Exp(th[2]))
 	l := graph.Cholesky(k)
 	// yᵀK⁻¹y = ‖L⁻¹y‖², as probabilistic/gp computes it: one triangular
 	// solve, whose gradient with respect to L is a rank-one outer product.

@@ -361,7 +361,7 @@ func logDetB(k, f *graph.Node) *graph.Node {
 	p := graph.Sigmoid(f)
 	sw := graph.Sqrt(graph.Mul(p, graph.AddScalar(graph.Neg(p), 1)))
 	outer := graph.Mul(graph.Reshape(sw, n, 1), graph.Reshape(sw, 1, n))
-	b := graph.Add(eyeConst(f.Graph(), f.DType(), n), graph.Mul(outer, k))
+	b := graph.AddDiag(graph.Mul(outer, k), f.Graph().Scalar(f.DType(), 1))
 	return graph.LogDetChol(graph.Cholesky(b))
 }
 

@@ -268,14 +268,10 @@ func (m *Exact) cholesky(a *graph.Node, zeroFirst bool) (l *graph.Node, jitter f
 	for i, j := 0, initialJitter(dt); i < jitterTries; i, j = i+1, j*10 {
 		jitters = append(jitters, j)
 	}
-	var eye *graph.Node
 	for i, jitter := range jitters {
 		ak := a
 		if jitter > 0 {
-			if eye == nil {
-				eye = eyeConst(g, dt, n)
-			}
-			ak = graph.Add(a, graph.MulScalar(eye, jitter))
+			ak = graph.AddDiag(a, g.Scalar(dt, jitter))
 		}
 		l, err = tryCholesky(ak)
 		if err == nil {
@@ -315,8 +311,7 @@ func (m *Exact) trainCov(g *graph.Graph) (k, x *graph.Node) {
 	x = g.Const(m.x)
 	k = m.kernel.K(x, x)
 	if m.noise != nil {
-		n := m.N()
-		k = graph.Add(k, graph.Mul(m.noise.Node(g), eyeConst(g, m.x.DType(), n)))
+		k = graph.AddDiag(k, m.noise.Node(g))
 	}
 	return k, x
 }

@@ -87,23 +87,6 @@ func checkDiagInput(op string, x *graph.Node) {
 	}
 }
 
-// eyeConst returns the n×n identity as a constant of g.
-func eyeConst(g *graph.Graph, dt tensor.DType, n int) *graph.Node {
-	t := g.Alloc(dt, n, n)
-	if dt == tensor.Float32 {
-		s := t.Float32s()
-		for i := 0; i < n; i++ {
-			s[i*n+i] = 1
-		}
-	} else {
-		s := t.Float64s()
-		for i := 0; i < n; i++ {
-			s[i*n+i] = 1
-		}
-	}
-	return g.Const(t)
-}
-
 // fullConst returns a constant tensor of the given shape filled with v.
 func fullConst(g *graph.Graph, dt tensor.DType, v float64, shape ...int) *graph.Node {
 	t := g.AllocUninit(dt, shape...)

@@ -106,7 +106,7 @@ func (k *White) K(x1, x2 *graph.Node) *graph.Node {
 	if x1 != x2 {
 		return g.Const(g.Alloc(x1.DType(), n, m))
 	}
-	return graph.Mul(k.variance.Node(g), eyeConst(g, x1.DType(), n))
+	return graph.AddDiag(g.Const(g.Alloc(x1.DType(), n, n)), k.variance.Node(g))
 }
 
 // Diag returns σ² for every row.

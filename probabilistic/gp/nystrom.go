@@ -111,7 +111,7 @@ func cholJitter(a *tensor.Tensor, zeroFirst bool) (l *tensor.Tensor, jitter floa
 	for _, jit := range jitters {
 		ak := a
 		if jit > 0 {
-			ak = tensor.Add(a, tensor.MulScalar(tensor.Eye(a.DType(), n), jit))
+			ak = tensor.AddDiag(a, tensor.Scalar(a.DType(), jit))
 		}
 		l, err = tensor.Cholesky(ak)
 		if err == nil {

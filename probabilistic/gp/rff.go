@@ -157,9 +157,8 @@ func NewRFFRegression(r *RFF, x, y *tensor.Tensor, noise float64) (m *RFFRegress
 	}
 	n := x.Shape()[0]
 	phi := r.Features(tensor.FromFloat64s(x.Values(), x.Shape()...)) // (n, D)
-	nf := r.NumFeatures()
 	yv := tensor.FromFloat64s(y.Values(), n, 1)
-	a := tensor.Add(tensor.MulScalar(tensor.MatMulT(phi, phi, true, false), 1/noise), tensor.Eye(tensor.Float64, nf))
+	a := tensor.AddDiag(tensor.MulScalar(tensor.MatMulT(phi, phi, true, false), 1/noise), tensor.Scalar(tensor.Float64, 1))
 	la, err := tensor.Cholesky(a)
 	if err != nil {
 		return nil, err

@@ -153,7 +153,7 @@ func (s *Sparse) ELBO(g *graph.Graph) (elbo *graph.Node, err error) {
 // *graph.DataError if Kmm + jitter·I is not positive definite.
 func TitsiasBound(k Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.Node {
 	g, dt := x.Graph(), x.DType()
-	n, m := x.Shape()[0], z.Shape()[0]
+	n := x.Shape()[0]
 	if y.Dim() != 2 || y.Shape()[0] != n || y.Shape()[1] != 1 || noise.Size() != 1 {
 		tensor.Fail("gp.TitsiasBound", "want y (%d, 1) and a scalar noise, got %v and %v", n, y.Shape(), noise.Shape())
 	}
@@ -161,12 +161,12 @@ func TitsiasBound(k Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.N
 	sigma := graph.Sqrt(noise)
 	kmm := k.K(z, z)
 	if jitter > 0 {
-		kmm = graph.Add(kmm, graph.MulScalar(eyeConst(g, dt, m), jitter))
+		kmm = graph.AddDiag(kmm, g.Scalar(dt, jitter))
 	}
 	l := graph.Cholesky(kmm)
 	a := graph.Div(graph.TriSolve(l, k.K(z, x), true, false), sigma) // (m, n)
 	aat := graph.MatMulT(a, a, false, true)
-	lb := graph.Cholesky(graph.Add(eyeConst(g, dt, m), aat))
+	lb := graph.Cholesky(graph.AddDiag(aat, g.Scalar(dt, 1)))
 	c := graph.Div(graph.TriSolve(lb, graph.MatMul(a, y), true, false), sigma) // (m, 1)
 	sumSq := func(v *graph.Node) *graph.Node { return graph.Sum(graph.Square(v), nil, false) }
 	half := func(v *graph.Node) *graph.Node { return graph.MulScalar(v, 0.5) }
@@ -224,13 +224,12 @@ func (s *Sparse) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
 	g := graph.New()
 	x, y, z := g.Const(s.x), g.Const(s.y), g.Const(s.z.Value)
 	xt := g.Const(tensor.FromFloat64s(xs.Values(), xs.Shape()...))
-	m := z.Shape()[0]
 	noise := s.noise.Node(g)
 	sigma := graph.Sqrt(noise)
-	kmm := graph.Add(s.kernel.K(z, z), graph.MulScalar(eyeConst(g, tensor.Float64, m), s.jitter))
+	kmm := graph.AddDiag(s.kernel.K(z, z), g.Scalar(tensor.Float64, s.jitter))
 	l := graph.Cholesky(kmm)
 	a := graph.Div(graph.TriSolve(l, s.kernel.K(z, x), true, false), sigma)
-	lb := graph.Cholesky(graph.Add(eyeConst(g, tensor.Float64, m), graph.MatMulT(a, a, false, true)))
+	lb := graph.Cholesky(graph.AddDiag(graph.MatMulT(a, a, false, true), g.Scalar(tensor.Float64, 1)))
 	c := graph.Div(graph.TriSolve(lb, graph.MatMul(a, y), true, false), sigma)
 	tmp1 := graph.TriSolve(l, s.kernel.K(z, xt), true, false)
 	tmp2 := graph.TriSolve(lb, tmp1, true, false)
