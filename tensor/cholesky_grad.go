@@ -13,7 +13,7 @@ package tensor
 //	L̄21 −= (Ā22 + Ā22ᵀ)·L21,  Ā21 = L̄21·L11⁻¹
 //	L̄11 −= tril(Ā21ᵀ·L21),    Ā11 = chol_rev(L11, L̄11)
 //
-// which costs about 5n³/6 flops (the symbolic formula L⁻ᵀΦ(LᵀL̄)L⁻¹ needs
+// which costs about 2n³/3 flops (the symbolic formula L⁻ᵀΦ(LᵀL̄)L⁻¹ needs
 // about 2n³), nearly all of it in GEMM.
 
 // cholGradBlock is the order below which the reverse sweep runs unblocked.

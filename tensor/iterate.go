@@ -3,6 +3,7 @@ package tensor
 import (
 	"runtime"
 	"slices"
+	"sync"
 )
 
 // maxOperands is the most operands walk iterates over together.
@@ -110,6 +111,7 @@ func unaryApply[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T) {
 // it to goroutines makes it escape (the kernel tables' functions are fine).
 func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, par func(d, x []T)) {
 	D, A := storage[T](dst), storage[T](a)
+	var scratch *[]T
 	walk(dst.shape, 2, [maxOperands]int{dst.offset, a.offset}, [maxOperands][]int{dst.strides, a.strides},
 		func(o [maxOperands]int, n int, s [maxOperands]int) {
 			if s[0] == 1 && s[1] == 1 {
@@ -121,7 +123,7 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
 				return
 			}
-			if s[0] != 1 {
+			if s[0] != 1 || n < gatherMin {
 				di, ai := o[0], o[1]
 				for i := 0; i < n; i++ {
 					D[di] = f(A[ai])
@@ -130,13 +132,18 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 				}
 				return
 			}
-			d := D[o[0] : o[0]+n]
-			var xb [gatherChunk]T
+			if scratch == nil {
+				scratch = getScratch[T]()
+			}
+			d, xb := D[o[0]:o[0]+n], (*scratch)[:gatherChunk]
 			for lo := 0; lo < n; lo += gatherChunk {
 				m := min(gatherChunk, n-lo)
 				contig(d[lo:lo+m], gatherStrided(xb[:m], A, o[1]+lo*s[1], s[1]))
 			}
 		})
+	if scratch != nil {
+		putScratch(scratch)
+	}
 }
 
 // binaryApplyPar sets dst[i] = f(a[i], b[i]) where a and b already have
@@ -144,6 +151,7 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 // all three are unit-stride; par is as for unaryApplyPar.
 func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func(x, y T) T, par func(d, x, y []T)) {
 	D, A, B := storage[T](dst), storage[T](a), storage[T](b)
+	var scratch *[]T
 	walk(dst.shape, 3, [maxOperands]int{dst.offset, a.offset, b.offset}, [maxOperands][]int{dst.strides, a.strides, b.strides},
 		func(o [maxOperands]int, n int, s [maxOperands]int) {
 			if s[0] == 1 && s[1] == 1 && s[2] == 1 {
@@ -155,7 +163,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
 				return
 			}
-			if s[0] != 1 { // a strided destination (rare): element by element
+			if s[0] != 1 || n < gatherMin { // short runs and strided destinations
 				di, ai, bi := o[0], o[1], o[2]
 				for i := 0; i < n; i++ {
 					D[di] = f(A[ai], B[bi])
@@ -169,24 +177,61 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 			// the vector kernel still does the arithmetic.
 			d := D[o[0] : o[0]+n]
 			if par == nil || n < 2*parallelElemMin || runtime.GOMAXPROCS(0) < 2 {
-				gatheredRun(d, A, o[1], s[1], B, o[2], s[2], contig)
+				if scratch == nil {
+					scratch = getScratch[T]()
+				}
+				gatheredRun(d, A, o[1], s[1], B, o[2], s[2], contig, *scratch)
 				return
 			}
 			splitRun(n, func(lo, hi int) {
-				gatheredRun(d[lo:hi], A, o[1]+lo*s[1], s[1], B, o[2]+lo*s[2], s[2], par)
+				sc := getScratch[T]()
+				gatheredRun(d[lo:hi], A, o[1]+lo*s[1], s[1], B, o[2]+lo*s[2], s[2], par, *sc)
+				putScratch(sc)
 			})
 		})
+	if scratch != nil {
+		putScratch(scratch)
+	}
 }
 
-// gatherChunk is the run length gatheredRun copies at a time: small enough
-// to stay on the stack and in L1.
-const gatherChunk = 256
+// gatherChunk is the run length gatheredRun copies at a time, small enough
+// to stay in L1; gatherMin the run length from which gathering beats a
+// call per element.
+const (
+	gatherChunk = 256
+	gatherMin   = 32
+)
+
+// Gather buffers (2·gatherChunk elements) come from pools of *[]T, so a
+// steady loop gets and returns them without allocating.
+var scratchPool32, scratchPool64 sync.Pool
+
+func getScratch[T Float]() *[]T {
+	pool := &scratchPool64
+	if dtypeOf[T]() == Float32 {
+		pool = &scratchPool32
+	}
+	if p, ok := pool.Get().(*[]T); ok {
+		return p
+	}
+	b := make([]T, 2*gatherChunk)
+	return &b
+}
+
+func putScratch[T Float](p *[]T) {
+	if dtypeOf[T]() == Float32 {
+		scratchPool32.Put(p)
+	} else {
+		scratchPool64.Put(p)
+	}
+}
 
 // gatheredRun sets d = kernel(x, y) where x starts at A[ao] with stride as
 // and y at B[bo] with stride bs; unit-stride operands are passed through,
-// the others copied a chunk at a time (stride 0 repeats one value).
-func gatheredRun[T Float](d []T, A []T, ao, as int, B []T, bo, bs int, kernel func(d, x, y []T)) {
-	var xb, yb [gatherChunk]T
+// the others copied a chunk at a time into scratch (2·gatherChunk
+// elements; stride 0 repeats one value).
+func gatheredRun[T Float](d []T, A []T, ao, as int, B []T, bo, bs int, kernel func(d, x, y []T), scratch []T) {
+	xb, yb := scratch[:gatherChunk], scratch[gatherChunk:2*gatherChunk]
 	// A broadcast value is the same for every chunk: fill its buffer once.
 	if as == 0 {
 		gatherStrided(xb[:min(gatherChunk, len(d))], A, ao, 0)
