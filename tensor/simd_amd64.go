@@ -156,3 +156,17 @@ func softplusBlocks(d, x []float32) int {
 	}
 	return softplusAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
 }
+
+// expAVX2F64 is implemented in simd_amd64.s.
+//
+//go:noescape
+func expAVX2F64(d, x *float64, n int) int
+
+// expBlocks64 runs the vector exp64Core over d and x (x at least as long
+// as d) as far as it can and returns how many elements it wrote.
+func expBlocks64(d, x []float64) int {
+	if !hasSIMD || len(d) < 4 {
+		return 0
+	}
+	return expAVX2F64(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+}

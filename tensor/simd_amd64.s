@@ -1049,3 +1049,225 @@ spdone:
 	VZEROUPPER
 	MOVQ AX, ret+24(FP)
 	RET
+
+// Constants of exp64Core (tensor/unary.go), four float64 lanes each: the
+// range bounds -708 and 709, log2e, 1.5·2⁵², ln2 = ln2hi + ln2lo, the
+// FreeBSD e_exp.c coefficients P1..P5, and 2.
+DATA e64lo<>+0(SB)/8, $0xc086200000000000
+DATA e64lo<>+8(SB)/8, $0xc086200000000000
+DATA e64lo<>+16(SB)/8, $0xc086200000000000
+DATA e64lo<>+24(SB)/8, $0xc086200000000000
+GLOBL e64lo<>(SB), RODATA|NOPTR, $32
+
+DATA e64hi<>+0(SB)/8, $0x4086280000000000
+DATA e64hi<>+8(SB)/8, $0x4086280000000000
+DATA e64hi<>+16(SB)/8, $0x4086280000000000
+DATA e64hi<>+24(SB)/8, $0x4086280000000000
+GLOBL e64hi<>(SB), RODATA|NOPTR, $32
+
+DATA e64log2e<>+0(SB)/8, $0x3ff71547652b82fe
+DATA e64log2e<>+8(SB)/8, $0x3ff71547652b82fe
+DATA e64log2e<>+16(SB)/8, $0x3ff71547652b82fe
+DATA e64log2e<>+24(SB)/8, $0x3ff71547652b82fe
+GLOBL e64log2e<>(SB), RODATA|NOPTR, $32
+
+DATA e64round<>+0(SB)/8, $0x4338000000000000
+DATA e64round<>+8(SB)/8, $0x4338000000000000
+DATA e64round<>+16(SB)/8, $0x4338000000000000
+DATA e64round<>+24(SB)/8, $0x4338000000000000
+GLOBL e64round<>(SB), RODATA|NOPTR, $32
+
+DATA e64ln2hi<>+0(SB)/8, $0x3fe62e42fee00000
+DATA e64ln2hi<>+8(SB)/8, $0x3fe62e42fee00000
+DATA e64ln2hi<>+16(SB)/8, $0x3fe62e42fee00000
+DATA e64ln2hi<>+24(SB)/8, $0x3fe62e42fee00000
+GLOBL e64ln2hi<>(SB), RODATA|NOPTR, $32
+
+DATA e64ln2lo<>+0(SB)/8, $0x3dea39ef35793c76
+DATA e64ln2lo<>+8(SB)/8, $0x3dea39ef35793c76
+DATA e64ln2lo<>+16(SB)/8, $0x3dea39ef35793c76
+DATA e64ln2lo<>+24(SB)/8, $0x3dea39ef35793c76
+GLOBL e64ln2lo<>(SB), RODATA|NOPTR, $32
+
+DATA e64p1<>+0(SB)/8, $0x3fc5555555555555
+DATA e64p1<>+8(SB)/8, $0x3fc5555555555555
+DATA e64p1<>+16(SB)/8, $0x3fc5555555555555
+DATA e64p1<>+24(SB)/8, $0x3fc5555555555555
+GLOBL e64p1<>(SB), RODATA|NOPTR, $32
+
+DATA e64p2<>+0(SB)/8, $0xbf66c16c16bebd93
+DATA e64p2<>+8(SB)/8, $0xbf66c16c16bebd93
+DATA e64p2<>+16(SB)/8, $0xbf66c16c16bebd93
+DATA e64p2<>+24(SB)/8, $0xbf66c16c16bebd93
+GLOBL e64p2<>(SB), RODATA|NOPTR, $32
+
+DATA e64p3<>+0(SB)/8, $0x3f11566aaf25de2c
+DATA e64p3<>+8(SB)/8, $0x3f11566aaf25de2c
+DATA e64p3<>+16(SB)/8, $0x3f11566aaf25de2c
+DATA e64p3<>+24(SB)/8, $0x3f11566aaf25de2c
+GLOBL e64p3<>(SB), RODATA|NOPTR, $32
+
+DATA e64p4<>+0(SB)/8, $0xbebbbd41c5d26bf1
+DATA e64p4<>+8(SB)/8, $0xbebbbd41c5d26bf1
+DATA e64p4<>+16(SB)/8, $0xbebbbd41c5d26bf1
+DATA e64p4<>+24(SB)/8, $0xbebbbd41c5d26bf1
+GLOBL e64p4<>(SB), RODATA|NOPTR, $32
+
+DATA e64p5<>+0(SB)/8, $0x3e66376972bea4d0
+DATA e64p5<>+8(SB)/8, $0x3e66376972bea4d0
+DATA e64p5<>+16(SB)/8, $0x3e66376972bea4d0
+DATA e64p5<>+24(SB)/8, $0x3e66376972bea4d0
+GLOBL e64p5<>(SB), RODATA|NOPTR, $32
+
+DATA e64two<>+0(SB)/8, $0x4000000000000000
+DATA e64two<>+8(SB)/8, $0x4000000000000000
+DATA e64two<>+16(SB)/8, $0x4000000000000000
+DATA e64two<>+24(SB)/8, $0x4000000000000000
+GLOBL e64two<>(SB), RODATA|NOPTR, $32
+// func expAVX2F64(d, x *float64, n int) int
+// computes exp64Core on blocks of 4 while every x is in [-708, 709] and
+// returns how many elements it wrote: a multiple of 4, stopping at the
+// first block holding an x outside that range or a NaN, or at the last
+// full block. Every lane performs exp64Core's IEEE operations in the same
+// order with the same constants (no FMA), so results match it bit for bit.
+// k = round(x·log2e) comes from adding and subtracting 1.5·2⁵², which
+// leaves k in the low mantissa bits of t = x·log2e + 1.5·2⁵²; shifting t's
+// bits left by 52 puts k in the exponent field, and a 64-bit integer add
+// scales y by 2ᵏ. That needs no int64↔double conversion (AVX2 has none).
+//
+// The main loop interleaves two independent blocks (Y0–Y6 and Y7–Y13) so
+// the long dependency chain of one (a division in it) overlaps the other;
+// a block of 4 is done alone when fewer than 8 remain or the pair holds a
+// bad argument. Per block: x, t, k, hi, lo, r, s in the seven registers,
+// p and c reuse x's, r·c and the quotient k's, 2 − c s's.
+// Y14 = 1, Y15 = 2.
+TEXT ·expAVX2F64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+	VMOVUPD dpone<>(SB), Y14
+	VMOVUPD e64two<>(SB), Y15
+
+e64loop8:
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JGT  e64loop4
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD 32(SI)(AX*8), Y7
+	VCMPPD  $13, e64lo<>(SB), Y0, Y1
+	VCMPPD  $2, e64hi<>(SB), Y0, Y2
+	VCMPPD  $13, e64lo<>(SB), Y7, Y8
+	VCMPPD  $2, e64hi<>(SB), Y7, Y9
+	VANDPD  Y1, Y2, Y1
+	VANDPD  Y8, Y9, Y8
+	VANDPD  Y1, Y8, Y1
+	VMOVMSKPD Y1, BX
+	CMPL    BX, $0xf
+	JNE     e64loop4
+
+	// t = x·log2e + round; k = t − round; hi = x − k·ln2hi; lo = k·ln2lo;
+	// r = hi − lo; s = r·r; p = (((s·p5+p4)·s+p3)·s+p2)·s+p1; c = r − s·p;
+	// y = 1 − ((lo − (r·c)/(2 − c)) − hi); y·2ᵏ by adding t's bits << 52.
+	VMULPD  e64log2e<>(SB), Y0, Y1
+	VMULPD  e64log2e<>(SB), Y7, Y8
+	VADDPD  e64round<>(SB), Y1, Y1
+	VADDPD  e64round<>(SB), Y8, Y8
+	VSUBPD  e64round<>(SB), Y1, Y2
+	VSUBPD  e64round<>(SB), Y8, Y9
+	VMULPD  e64ln2hi<>(SB), Y2, Y3
+	VMULPD  e64ln2hi<>(SB), Y9, Y10
+	VSUBPD  Y3, Y0, Y3
+	VSUBPD  Y10, Y7, Y10
+	VMULPD  e64ln2lo<>(SB), Y2, Y4
+	VMULPD  e64ln2lo<>(SB), Y9, Y11
+	VSUBPD  Y4, Y3, Y5
+	VSUBPD  Y11, Y10, Y12
+	VMULPD  Y5, Y5, Y6
+	VMULPD  Y12, Y12, Y13
+	VMULPD  e64p5<>(SB), Y6, Y0
+	VMULPD  e64p5<>(SB), Y13, Y7
+	VADDPD  e64p4<>(SB), Y0, Y0
+	VADDPD  e64p4<>(SB), Y7, Y7
+	VMULPD  Y0, Y6, Y0
+	VMULPD  Y7, Y13, Y7
+	VADDPD  e64p3<>(SB), Y0, Y0
+	VADDPD  e64p3<>(SB), Y7, Y7
+	VMULPD  Y0, Y6, Y0
+	VMULPD  Y7, Y13, Y7
+	VADDPD  e64p2<>(SB), Y0, Y0
+	VADDPD  e64p2<>(SB), Y7, Y7
+	VMULPD  Y0, Y6, Y0
+	VMULPD  Y7, Y13, Y7
+	VADDPD  e64p1<>(SB), Y0, Y0
+	VADDPD  e64p1<>(SB), Y7, Y7
+	VMULPD  Y0, Y6, Y0
+	VMULPD  Y7, Y13, Y7
+	VSUBPD  Y0, Y5, Y0
+	VSUBPD  Y7, Y12, Y7
+	VMULPD  Y0, Y5, Y2
+	VMULPD  Y7, Y12, Y9
+	VSUBPD  Y0, Y15, Y6
+	VSUBPD  Y7, Y15, Y13
+	VDIVPD  Y6, Y2, Y2
+	VDIVPD  Y13, Y9, Y9
+	VSUBPD  Y2, Y4, Y2
+	VSUBPD  Y9, Y11, Y9
+	VSUBPD  Y3, Y2, Y2
+	VSUBPD  Y10, Y9, Y9
+	VSUBPD  Y2, Y14, Y2
+	VSUBPD  Y9, Y14, Y9
+	VPSLLQ  $52, Y1, Y1
+	VPSLLQ  $52, Y8, Y8
+	VPADDQ  Y1, Y2, Y2
+	VPADDQ  Y8, Y9, Y9
+	VMOVUPD Y2, (DI)(AX*8)
+	VMOVUPD Y9, 32(DI)(AX*8)
+	ADDQ    $8, AX
+	JMP     e64loop8
+
+e64loop4:
+	LEAQ 4(AX), DX
+	CMPQ DX, CX
+	JGT  e64done
+	VMOVUPD (SI)(AX*8), Y0
+	VCMPPD  $13, e64lo<>(SB), Y0, Y1
+	VCMPPD  $2, e64hi<>(SB), Y0, Y2
+	VANDPD  Y1, Y2, Y1
+	VMOVMSKPD Y1, BX
+	CMPL    BX, $0xf
+	JNE     e64done
+	VMULPD  e64log2e<>(SB), Y0, Y1
+	VADDPD  e64round<>(SB), Y1, Y1
+	VSUBPD  e64round<>(SB), Y1, Y2
+	VMULPD  e64ln2hi<>(SB), Y2, Y3
+	VSUBPD  Y3, Y0, Y3
+	VMULPD  e64ln2lo<>(SB), Y2, Y4
+	VSUBPD  Y4, Y3, Y5
+	VMULPD  Y5, Y5, Y6
+	VMULPD  e64p5<>(SB), Y6, Y0
+	VADDPD  e64p4<>(SB), Y0, Y0
+	VMULPD  Y0, Y6, Y0
+	VADDPD  e64p3<>(SB), Y0, Y0
+	VMULPD  Y0, Y6, Y0
+	VADDPD  e64p2<>(SB), Y0, Y0
+	VMULPD  Y0, Y6, Y0
+	VADDPD  e64p1<>(SB), Y0, Y0
+	VMULPD  Y0, Y6, Y0
+	VSUBPD  Y0, Y5, Y0
+	VMULPD  Y0, Y5, Y2
+	VSUBPD  Y0, Y15, Y6
+	VDIVPD  Y6, Y2, Y2
+	VSUBPD  Y2, Y4, Y2
+	VSUBPD  Y3, Y2, Y2
+	VSUBPD  Y2, Y14, Y2
+	VPSLLQ  $52, Y1, Y1
+	VPADDQ  Y1, Y2, Y2
+	VMOVUPD Y2, (DI)(AX*8)
+	ADDQ    $4, AX
+	JMP     e64loop8
+
+e64done:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET

@@ -25,3 +25,6 @@ func sigmoidGradBlocks(d, v, x []float32) int { return 0 }
 
 // softplusBlocks has no vector implementation here: it writes nothing.
 func softplusBlocks(d, x []float32) int { return 0 }
+
+// expBlocks64 has no vector implementation here: it writes nothing.
+func expBlocks64(d, x []float64) int { return 0 }

@@ -28,7 +28,7 @@ var signOp = &unaryOp{name: "Sign",
 
 var expOp = &unaryOp{name: "Exp",
 	f32: unaryKernel[float32]{elem: exp32, run: expRun32},
-	f64: unaryKernel[float64]{elem: math.Exp, run: expRun64},
+	f64: unaryKernel[float64]{elem: exp64, run: expRun64},
 }
 
 var expm1Op = &unaryOp{name: "Expm1",
@@ -161,11 +161,83 @@ func expRun32(d, x []float32) {
 	}
 }
 
+// expRun64 runs the vector kernel on blocks of 4 while every input is in
+// [exp64Min, exp64Max]; a block it hands back, the tail, and every element
+// where there is no vector kernel take the scalar path: exp64Core in range,
+// math.Exp outside it (overflow to +Inf, subnormal and zero results, NaN).
 func expRun64(d, x []float64) {
 	x = x[:len(d)]
-	for i := range d {
-		d[i] = math.Exp(x[i])
+	for i := 0; i < len(d); {
+		if k := expBlocks64(d[i:], x[i:]); k > 0 {
+			i += k
+			continue
+		}
+		end := len(d)
+		if hasSIMD {
+			end = min(i+4, end) // one block, then back to the vector kernel
+		}
+		for ; i < end; i++ {
+			d[i] = exp64(x[i])
+		}
 	}
+}
+
+// exp64 is eˣ element by element, as expRun64 computes it (strided runs
+// use it), so a value does not depend on the layout it is stored in.
+func exp64(x float64) float64 {
+	if x >= exp64Min && x <= exp64Max {
+		return exp64Core(x)
+	}
+	return math.Exp(x)
+}
+
+// exp64Core's range: for x in [-708, 709], k = round(x·log2e) lies in
+// [-1021, 1023] and eʳ in [0.70, 1.42], so eʳ·2ᵏ has a biased exponent in
+// [1, 2046]: a normal float64, and scaling by adding k to y's exponent
+// field is exact. eˣ is normal down to x ≈ -708.40, so this only gives up
+// the last 0.4 below and 0.78 above to math.Exp.
+const (
+	exp64Min = -708
+	exp64Max = 709
+)
+
+// exp64Core is eˣ for x in [exp64Min, exp64Max] (callers test the range,
+// which NaN fails), accurate to under 1 ulp. It is FreeBSD's e_exp.c as in Go's
+// math/exp.go: with x = k·ln2 + r, |r| ≤ ln2/2, c = r − r²·P(r²) and
+// eʳ = 1 − ((lo − r·c/(2−c)) − hi) where r = hi − lo. expAVX2F64 performs
+// the same IEEE operations in the same order with the same constants, so
+// the two agree bit for bit. The float64(·) conversions around products
+// stop the compiler fusing them into FMAs (it does with GOAMD64=v3), which
+// would round differently from the vector kernel.
+func exp64Core(x float64) float64 {
+	const (
+		log2e = 1.44269504088896338700e+00
+		ln2Hi = 6.93147180369123816490e-01 // 32 significant bits: k·ln2Hi is exact
+		ln2Lo = 1.90821492927058770002e-10
+		round = 0x1.8p52 // adding then subtracting it rounds to an integer (ties to even)
+
+		p1 = 1.66666666666666657415e-01
+		p2 = -2.77777777770155933842e-03
+		p3 = 6.61375632143793436117e-05
+		p4 = -1.65339022054652515390e-06
+		p5 = 4.13813679705723846039e-08
+	)
+	t := float64(x*log2e) + round
+	k := t - round
+	hi := x - float64(k*ln2Hi) // exact (Cody–Waite)
+	lo := float64(k * ln2Lo)   // it feeds hi − lo: keep it rounded
+	r := hi - lo
+	s := r * r
+	p := float64(s*p5) + p4
+	p = float64(s*p) + p3
+	p = float64(s*p) + p2
+	p = float64(s*p) + p1
+	c := r - float64(s*p)
+	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
+	// t's low mantissa bits hold k in two's complement and round's bits end
+	// in 12 zeros, so t's bits shifted left by 52 are k in the exponent
+	// field: adding them multiplies y by 2ᵏ.
+	return math.Float64frombits(math.Float64bits(y) + math.Float64bits(t)<<52)
 }
 
 func tanhRun32(d, x []float32) {
