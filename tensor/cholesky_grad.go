@@ -166,19 +166,9 @@ func trsmRightLower[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if n <= triInvBlock && m >= triInvRows {
-		trsmRightByInverse(false, m, n, l, ldl, b, ldb)
-		return
-	}
 	if n <= triBlock {
 		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
-			for r := r0; r < r1; r++ {
-				x := b[r*ldb : r*ldb+n]
-				for j := n - 1; j >= 0; j-- {
-					x[j] /= l[j*ldl+j]
-					axpy(-x[j], l[j*ldl:j*ldl+j], x[:j])
-				}
-			}
+			trsmRightLowerSmall(r1-r0, n, l, ldl, b[r0*ldb:], ldb)
 		})
 		return
 	}
@@ -204,4 +194,42 @@ func gemmLowerTN[T Float](n, k int, a []T, lda int, b []T, ldb int, c []T, ldc i
 	// C21 −= A2ᵀ·B1, A2 and B1 being column blocks.
 	gemmT(true, false, n-n1, n1, k, -1, a[n1:], lda, b, ldb, 1, c[n1*ldc:], ldc)
 	gemmLowerTN(n-n1, k, a[n1:], lda, b[n1:], ldb, c[n1*ldc+n1:], ldc)
+}
+
+// trsmRightLowerSmall is trsmRightLower by substitution for a narrow L
+// (n ≤ triBlock): on Bᵀ, copied a chunk of rows at a time, the solve
+// Lᵀ·Xᵀ = Bᵀ is n² updates of long contiguous rows, where on B itself it
+// would be updates of rows only n long.
+func trsmRightLowerSmall[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
+	const chunk = 256
+	buf := getBuf[T](n * chunk)
+	for r0 := 0; r0 < m; r0 += chunk {
+		w := min(chunk, m-r0)
+		bt := buf[:n*w] // bt[j*w+i] = B[r0+i][j]
+		for i := range w {
+			row := b[(r0+i)*ldb : (r0+i)*ldb+n]
+			for j, v := range row {
+				bt[j*w+i] = v
+			}
+		}
+		for j := n - 1; j >= 0; j-- {
+			xj := bt[j*w : (j+1)*w]
+			d := l[j*ldl+j]
+			for i := range xj {
+				xj[i] /= d
+			}
+			for p := 0; p < j; p++ {
+				if c := l[j*ldl+p]; c != 0 {
+					axpy(-c, xj, bt[p*w:(p+1)*w])
+				}
+			}
+		}
+		for i := range w {
+			row := b[(r0+i)*ldb : (r0+i)*ldb+n]
+			for j := range row {
+				row[j] = bt[j*w+i]
+			}
+		}
+	}
+	putBuf(buf)
 }

@@ -15,16 +15,6 @@ import (
 // small; below about 16 the overhead of GEMM calls wins instead.
 const triBlock = 16
 
-// Right-hand solves X·op(L) = B with many rows solve diagonal blocks of up
-// to triInvBlock columns as one GEMM with the block's explicit inverse
-// (as GPU BLAS libraries do): twice the flops of substitution for those
-// blocks, but at GEMM speed instead of a tenth of it. triInvRows is the
-// number of rows from which that pays.
-const (
-	triInvBlock = 64
-	triInvRows  = 64
-)
-
 // TriSolve solves op(A)·X = B for X, where A is triangular (lower or upper
 // as the flag says) and op(A) is A or Aᵀ as trans says. a has shape
 // (..., n, n); b has shape (..., n, k) for k right-hand sides, or is 1-D of
@@ -292,10 +282,6 @@ func trsmRightLowerT[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if n <= triInvBlock && m >= triInvRows {
-		trsmRightByInverse(true, m, n, l, ldl, b, ldb)
-		return
-	}
 	if n <= triBlock {
 		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
 			trsmRightLowerTSmall(r1-r0, n, l, ldl, b[r0*ldb:], ldb)
@@ -365,35 +351,4 @@ func linalgParallel(n, minChunk int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
-}
-
-// trsmRightByInverse overwrites the m×n matrix B with B·op(L⁻¹) for the
-// n×n lower triangular L, op transposing when trans is set: X·Lᵀ = B or
-// X·L = B solved by one GEMM with the explicit inverse.
-func trsmRightByInverse[T Float](trans bool, m, n int, l []T, ldl int, b []T, ldb int) {
-	buf := getBuf[T](n*n + m*n)
-	inv, tmp := buf[:n*n], buf[n*n:]
-	triInvLower(n, l, ldl, inv)
-	for r := 0; r < m; r++ {
-		copy(tmp[r*n:(r+1)*n], b[r*ldb:r*ldb+n])
-	}
-	gemmT(false, trans, m, n, n, 1, tmp, n, inv, n, 0, b, ldb)
-	putBuf(buf)
-}
-
-// triInvLower writes the inverse of the n×n lower triangular L into inv
-// (leading dimension n, zeros above the diagonal), row by row from
-// L·L⁻¹ = I: row i of L⁻¹ is (eᵢ − Σₚ<ᵢ Lᵢₚ·row p)/Lᵢᵢ.
-func triInvLower[T Float](n int, l []T, ldl int, inv []T) {
-	for i := 0; i < n; i++ {
-		row := inv[i*n : (i+1)*n]
-		clear(row)
-		d := 1 / l[i*ldl+i]
-		for p := 0; p < i; p++ {
-			if c := l[i*ldl+p]; c != 0 {
-				axpy(-c*d, inv[p*n:p*n+p+1], row[:p+1])
-			}
-		}
-		row[i] = d
-	}
 }
