@@ -135,6 +135,10 @@ func fixCtors() map[string]fixNodeCtor {
 		"Solve":         b("solve", func(x, y *graph.Node) { graph.Solve(x, y) }),
 		"TriSolve":      b("trisolve", func(x, y *graph.Node) { graph.TriSolve(x, y, true, false) }),
 		"CholeskySolve": b("cholesky_solve", func(x, y *graph.Node) { graph.CholeskySolve(x, y) }),
+		"CholeskyGrad":  b("cholesky_grad", func(x, y *graph.Node) { graph.CholeskyGrad(x, y) }),
+		"SqDist":        b("sq_dist", func(x, y *graph.Node) { graph.SqDist(x, y) }),
+		"AddDiag":       b("add_diag", func(x, y *graph.Node) { graph.AddDiag(x, y) }),
+		"Diagonal":      u("diagonal", func(x *graph.Node) { graph.Diagonal(x) }),
 		"Conv2D":        b("conv2d", func(x, y *graph.Node) { graph.Conv2D(x, y, tensor.ConvParams{}) }),
 		"Conv2DInputGrad": b("conv2d_input_grad", func(x, y *graph.Node) {
 			graph.Conv2DInputGrad(x, y, xs, tensor.ConvParams{})

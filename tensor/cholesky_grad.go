@@ -61,12 +61,16 @@ func choleskyGrad(op string, dst, l, lbar *Tensor) *Tensor {
 func choleskyGradBatch[T Float](l *Tensor, offs []int, ldl int, x *Tensor, n int) {
 	L, X := storage[T](l), storage[T](x)
 	X = X[x.offset : x.offset+x.Size()]
-	work := make([]T, (n-n/2)*(n-n/2))
-	for bi, off := range offs {
-		g := X[bi*n*n : (bi+1)*n*n]
-		cholGradLower(n, L[off:], ldl, g, n, work)
-		symHalfLower(g, n)
-	}
+	// Small matrices run in parallel over the batch, a large one inside GEMM.
+	linalgParallel(len(offs), max(1, gemmParallelWork/(n*n*n)), func(b0, b1 int) {
+		work := getBuf[T]((n - n/2) * (n - n/2))
+		for bi := b0; bi < b1; bi++ {
+			g := X[bi*n*n : (bi+1)*n*n]
+			cholGradLower(n, L[offs[bi]:], ldl, g, n, work)
+			symHalfLower(g, n)
+		}
+		putBuf(work)
+	})
 }
 
 // cholGradLower overwrites the lower triangle of the n×n matrix g, holding

@@ -251,7 +251,10 @@ func (p *Param) rawBounds(op string, b [2]float64) (lo, hi float64, err error) {
 		return 0, 0, fmt.Errorf("%s: bounds %v of %s are not an interval", op, b, p.Name())
 	}
 	lo, hi = p.rawOf(b[0]), p.rawOf(b[1])
-	if math.IsNaN(hi) || hi == math.Inf(-1) {
+	if math.IsNaN(hi) && !math.IsNaN(lo) {
+		hi = math.Inf(1) // above the top of a bounded domain (a sigmoid's 1)
+	}
+	if math.IsNaN(lo) || math.IsNaN(hi) || hi == math.Inf(-1) {
 		return 0, 0, fmt.Errorf("%s: bounds %v of %s lie outside its domain (floor %g)", op, b, p.Name(), p.floor)
 	}
 	return lo, hi, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -205,4 +206,23 @@ func TestFitFloat32(t *testing.T) {
 	assert.Greater(t, lmlOf(t, m), before+5)
 	assert.InDelta(t, 0.6, m.Param("rbf.lengthscale").Value(), 0.2)
 	assert.Equal(t, tensor.Float32, m.Param("rbf.lengthscale").Raw().DType())
+}
+
+// Bounds reaching past the top of a bounded domain (a sigmoid-constrained
+// hyperparameter lives in (0, 1)) are cut at the top, not rejected; bounds
+// wholly above it are an error.
+func TestFitBoundsOnBoundedDomain(t *testing.T) {
+	x, y := gpDraw(4, 30, 0.6, 0.01)
+	m, err := NewExact(NewScale(NewRBF(2), 0.7), x, y)
+	require.NoError(t, err)
+	v := m.Param("scale.variance")
+	v.SetBijector(probabilistic.Sigmoid{})
+	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 20, Bounds: map[string][2]float64{"scale.variance": {0.5, 2}}})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, v.Value(), 0.5-1e-9)
+	assert.Less(t, v.Value(), 1.0)
+	before := v.Value()
+	_, err = m.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"scale.variance": {2, 3}}})
+	assert.ErrorContains(t, err, "outside its domain")
+	assert.Equal(t, before, v.Value())
 }
