@@ -36,11 +36,19 @@ func exp32Core(x float32) float32 {
 		c2    = -2.12194440e-4
 		round = 12582912 // 1.5·2²³: adding then subtracting it rounds to an integer
 	)
-	k := x*log2e + round
+	// The float32(·) conversions round each product, so the compiler does
+	// not fuse it with the following addition into an FMA (it does with
+	// GOAMD64=v3), which would round differently from the vector kernels.
+	k := float32(x*log2e) + round
 	k -= round
-	r := x - k*c1
-	r -= k * c2
-	y := (((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r+5.0000001201e-1)*r*r + r + 1
+	r := x - float32(k*c1)
+	r -= float32(k * c2)
+	p := float32(1.9875691500e-4*r) + 1.3981999507e-3
+	p = float32(p*r) + 8.3334519073e-3
+	p = float32(p*r) + 4.1665795894e-2
+	p = float32(p*r) + 1.6666665459e-1
+	p = float32(p*r) + 5.0000001201e-1
+	y := float32(float32(p*r)*r) + r + 1
 	n := int32(k)
 	switch {
 	case n > 127: // the result may still be finite: scale in two steps
@@ -74,8 +82,12 @@ func tanh32(x float32) float32 {
 		}
 		return t
 	}
-	s := x * x
-	return ((((-5.70498872745e-3*s+2.06390887954e-2)*s-5.37397155531e-2)*s+1.33314422036e-1)*s-3.33332819422e-1)*s*x + x
+	s := x * x // products rounded before each addition, as in exp32Core
+	p := float32(-5.70498872745e-3*s) + 2.06390887954e-2
+	p = float32(p*s) - 5.37397155531e-2
+	p = float32(p*s) + 1.33314422036e-1
+	p = float32(p*s) - 3.33332819422e-1
+	return float32(float32(p*s)*x) + x
 }
 
 // sigmoid32 is 1/(1+e⁻ˣ), evaluated from e^-|x| so it never overflows:
@@ -124,8 +136,14 @@ func log1pUnit32(e float32) float32 {
 	r := (2 - d) + e
 	s2 := s * s
 	t := s + s
-	q := ((((((1.0/15)*s2+1.0/13)*s2+1.0/11)*s2+1.0/9)*s2+1.0/7)*s2+1.0/5)*s2 + 1.0/3
-	return t + (t*s2*q - s*(1-s)*r)
+	// Products rounded before each addition, as in exp32Core.
+	q := float32((1.0/15)*s2) + 1.0/13
+	q = float32(q*s2) + 1.0/11
+	q = float32(q*s2) + 1.0/9
+	q = float32(q*s2) + 1.0/7
+	q = float32(q*s2) + 1.0/5
+	q = float32(q*s2) + 1.0/3
+	return t + (float32(float32(t*s2)*q) - float32(float32(s*(1-s))*r))
 }
 
 func softplus64(x float64) float64 {
