@@ -175,10 +175,12 @@ func adamPlain[T tensor.Float](p, g, m, v []T, k *adamConsts[T]) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	for i := range p {
 		gi := g[i]
-		mi := m[i] + w1*(gi-m[i])
-		vi := v[i]*b2 + w2*gi*gi
+		// T(·) rounds each product before the addition that follows, so
+		// no build (GOAMD64=v3 fuses into FMAs) departs from the kernel.
+		mi := m[i] + T(w1*(gi-m[i]))
+		vi := T(v[i]*b2) + T(T(w2*gi)*gi)
 		m[i], v[i] = mi, vi
-		p[i] = p[i]*decay + stepSize*(mi/(sqrt(vi)*c+eps))
+		p[i] = T(p[i]*decay) + T(stepSize*(mi/(T(sqrt(vi)*c)+eps)))
 	}
 }
 
@@ -193,15 +195,15 @@ func adamGeneral[T tensor.Float](p, g, m, v, vm []T, hp adamHyper) {
 		}
 		gi := g[i]
 		if l2 != 0 {
-			gi += l2 * p[i]
+			gi += T(l2 * p[i])
 		}
 		m[i] = lerp(m[i], gi, w1)
-		v[i] = v[i]*b2 + w2*gi*gi
+		v[i] = T(v[i]*b2) + T(T(w2*gi)*gi)
 		vi := v[i]
 		if vm != nil {
 			vm[i] = max(vm[i], vi)
 			vi = vm[i]
 		}
-		p[i] += stepSize * (m[i] / (sqrt(vi)*c + eps))
+		p[i] += T(stepSize * (m[i] / (T(sqrt(vi)*c) + eps)))
 	}
 }

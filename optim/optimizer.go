@@ -295,10 +295,12 @@ func sqrt[T tensor.Float](x T) T {
 // lerp is torch.lerp: a + w·(b − a), evaluated from the nearer end as
 // PyTorch's CPU kernel does so the moving averages round the same way.
 func lerp[T tensor.Float](a, b, w T) T {
+	// T(·) rounds each product before the addition (no FMA), as the AVX2
+	// Adam kernel does.
 	if w < 0.5 {
-		return a + w*(b-a)
+		return a + T(w*(b-a))
 	}
-	return b - (b-a)*(1-w)
+	return b - T((b-a)*(1-w))
 }
 
 // f32 and f64 return the storage of a contiguous tensor, nil for a nil
