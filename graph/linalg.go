@@ -317,7 +317,7 @@ type solveOp struct{}
 func (solveOp) Name() string { return "solve" }
 
 func (solveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	x, err := tensor.Solve(in[0], in[1])
+	x, err := tensor.SolveTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1])
 	if err != nil {
 		failData("solve", err)
 	}
@@ -365,7 +365,7 @@ type inverseOp struct{}
 func (inverseOp) Name() string { return "inverse" }
 
 func (inverseOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	x, err := tensor.Inverse(in[0])
+	x, err := tensor.InverseTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 	if err != nil {
 		failData("inverse", err)
 	}

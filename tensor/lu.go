@@ -145,11 +145,18 @@ func luPanel[T Float](n int, a []T, lda int, c, w int, piv []int) int {
 // give inaccurate results without an error. Shape or dtype misuse panics
 // with a *Error.
 func Solve(a, b *Tensor) (*Tensor, error) {
-	return solve("Solve", a, b)
+	return solve("Solve", nil, a, b)
 }
 
-func solve(op string, a, b *Tensor) (*Tensor, error) {
-	x, n, k, batch := solveSetup(op, a, b)
+// SolveTo is Solve writing X into dst (nil allocates). dst must be
+// contiguous with the result's shape and dtype and must not overlap a; it
+// may be b itself. On error dst holds partial results.
+func SolveTo(dst, a, b *Tensor) (*Tensor, error) {
+	return solve("SolveTo", dst, a, b)
+}
+
+func solve(op string, dst, a, b *Tensor) (*Tensor, error) {
+	x, n, k, batch := solveSetupTo(op, dst, a, b)
 	f, err := factorLU(op, a)
 	if err != nil {
 		return nil, err
@@ -200,7 +207,14 @@ func luSolveOne[T Float](A []T, piv []int, off int, xb []T, n, k int) {
 // Solve with the identity. Errors and panics are Solve's.
 func Inverse(a *Tensor) (*Tensor, error) {
 	n := checkSquare("Inverse", a)
-	return solve("Inverse", a, Eye(a.dtype, n))
+	return solve("Inverse", nil, a, Eye(a.dtype, n))
+}
+
+// InverseTo is Inverse writing A⁻¹ into dst (nil allocates), with dst as
+// for SolveTo (it must not overlap a).
+func InverseTo(dst, a *Tensor) (*Tensor, error) {
+	n := checkSquare("InverseTo", a)
+	return solve("InverseTo", dst, a, Eye(a.dtype, n))
 }
 
 // Det returns the determinant of each matrix of a (..., n, n), with the
