@@ -163,8 +163,9 @@ func expRun32(d, x []float32) {
 
 // expRun64 runs the vector kernel on blocks of 4 while every input is in
 // [exp64Min, exp64Max]; a block it hands back, the tail, and every element
-// where there is no vector kernel take the scalar path: exp64Core in range,
-// math.Exp outside it (overflow to +Inf, subnormal and zero results, NaN).
+// where there is no vector kernel take the scalar path, exp64: exp64Core in
+// range, exp64High just above it, math.Exp elsewhere (overflow to +Inf,
+// subnormal and zero results, NaN).
 func expRun64(d, x []float64) {
 	x = x[:len(d)]
 	for i := 0; i < len(d); {
@@ -185,10 +186,26 @@ func expRun64(d, x []float64) {
 // exp64 is eˣ element by element, as expRun64 computes it (strided runs
 // use it), so a value does not depend on the layout it is stored in.
 func exp64(x float64) float64 {
-	if x >= exp64Min && x <= exp64Max {
+	switch {
+	case x >= exp64Min && x <= exp64Max:
 		return exp64Core(x)
+	case x > exp64Max && x <= exp64Overflow:
+		return exp64High(x)
 	}
 	return math.Exp(x)
+}
+
+// exp64Overflow is the largest x with a finite eˣ (ln of MaxFloat64,
+// rounded down). Between exp64Max and it k reaches 1024, where adding k to
+// the exponent field would overflow; Go's amd64 math.Exp returns +Inf
+// there too, from x ≈ 709.44.
+const exp64Overflow = 0x1.62e42fefa39efp+9
+
+// exp64High is eˣ for x in (exp64Max, exp64Overflow]: exp64Core's
+// reduction with the scale by 2ᵏ done by math.Ldexp.
+func exp64High(x float64) float64 {
+	y, k := exp64Reduce(x)
+	return math.Ldexp(y, k)
 }
 
 // exp64Core's range: for x in [-708, 709], k = round(x·log2e) lies in
@@ -210,6 +227,24 @@ const (
 // stop the compiler fusing them into FMAs (it does with GOAMD64=v3), which
 // would round differently from the vector kernel.
 func exp64Core(x float64) float64 {
+	y, t := exp64Reduced(x)
+	// t's low mantissa bits hold k in two's complement and round's bits end
+	// in 12 zeros, so t's bits shifted left by 52 are k in the exponent
+	// field: adding them multiplies y by 2ᵏ.
+	return math.Float64frombits(math.Float64bits(y) + math.Float64bits(t)<<52)
+}
+
+// exp64Reduce is eˣ as y·2ᵏ with y in [0.70, 1.42] (x finite and at most
+// exp64Overflow).
+func exp64Reduce(x float64) (y float64, k int) {
+	y, t := exp64Reduced(x)
+	const round = 0x1.8p52
+	return y, int(t - round)
+}
+
+// exp64Reduced computes y = eʳ for x = k·ln2 + r and returns it with
+// t = k + 1.5·2⁵², which holds k in its low mantissa bits.
+func exp64Reduced(x float64) (y, t float64) {
 	const (
 		log2e = 1.44269504088896338700e+00
 		ln2Hi = 6.93147180369123816490e-01 // 32 significant bits: k·ln2Hi is exact
@@ -222,7 +257,7 @@ func exp64Core(x float64) float64 {
 		p4 = -1.65339022054652515390e-06
 		p5 = 4.13813679705723846039e-08
 	)
-	t := float64(x*log2e) + round
+	t = float64(x*log2e) + round
 	k := t - round
 	hi := x - float64(k*ln2Hi) // exact (Cody–Waite)
 	lo := float64(k * ln2Lo)   // it feeds hi − lo: keep it rounded
@@ -233,11 +268,8 @@ func exp64Core(x float64) float64 {
 	p = float64(s*p) + p2
 	p = float64(s*p) + p1
 	c := r - float64(s*p)
-	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
-	// t's low mantissa bits hold k in two's complement and round's bits end
-	// in 12 zeros, so t's bits shifted left by 52 are k in the exponent
-	// field: adding them multiplies y by 2ᵏ.
-	return math.Float64frombits(math.Float64bits(y) + math.Float64bits(t)<<52)
+	y = 1 - ((lo - float64(r*c)/(2-c)) - hi)
+	return y, t
 }
 
 func tanhRun32(d, x []float32) {

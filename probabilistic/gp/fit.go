@@ -279,6 +279,9 @@ func (p *Param) rawOf(v float64) float64 {
 func (f *fitter) sampleStart(p *Param, init []float64, rng *tensor.RNG) []float64 {
 	v := make([]float64, len(init))
 	b, bounded := f.opts.Bounds[p.Name()]
+	if bounded {
+		b[1] = math.Min(b[1], p.top()) // bounds may reach past a bounded domain's top
+	}
 	var prior []float64
 	if p.prior != nil && !bounded {
 		prior = p.prior(graph.New(), tensor.Float64).Sample(rng, len(init)).Values()
@@ -298,12 +301,21 @@ func (f *fitter) sampleStart(p *Param, init []float64, rng *tensor.RNG) []float6
 		}
 		if bounded {
 			v[i] = math.Min(math.Max(v[i], b[0]), b[1])
-			if v[i] <= p.floor {
-				v[i] = x
-			}
+		}
+		// A draw the bijector cannot reach (at or below the floor, at or
+		// above a bounded domain's top) restarts from the initial value.
+		if r := p.rawOf(v[i]); math.IsNaN(r) || math.IsInf(r, 0) {
+			v[i] = x
 		}
 	}
 	return v
+}
+
+// top is the supremum of p's domain: floor + the bijector's value at +∞
+// (+Inf for exp and softplus, floor + 1 for a sigmoid).
+func (p *Param) top() float64 {
+	g := graph.New()
+	return p.floor + p.bij.Forward(g.Scalar(tensor.Float64, math.Inf(1))).Item()
 }
 
 // eval computes the objective (LML + log prior) and its gradient with
