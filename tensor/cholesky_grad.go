@@ -61,8 +61,13 @@ func choleskyGrad(op string, dst, l, lbar *Tensor) *Tensor {
 func choleskyGradBatch[T Float](l *Tensor, offs []int, ldl int, x *Tensor, n int) {
 	L, X := storage[T](l), storage[T](x)
 	X = X[x.offset : x.offset+x.Size()]
-	// Small matrices run in parallel over the batch, a large one inside GEMM.
-	linalgParallel(len(offs), max(1, gemmParallelWork/(n*n*n)), func(b0, b1 int) {
+	// Small matrices run in parallel over the batch, large ones one after
+	// the other with the parallelism inside GEMM.
+	minChunk := max(1, gemmParallelWork/(n*n*n))
+	if n*n*n >= gemmParallelWork {
+		minChunk = len(offs)
+	}
+	linalgParallel(len(offs), minChunk, func(b0, b1 int) {
 		work := getBuf[T]((n - n/2) * (n - n/2))
 		for bi := b0; bi < b1; bi++ {
 			g := X[bi*n*n : (bi+1)*n*n]
@@ -203,7 +208,8 @@ func gemmLowerTN[T Float](n, k int, a []T, lda int, b []T, ldb int, c []T, ldc i
 // trsmRightLowerSmall is trsmRightLower by substitution for a narrow L
 // (n ≤ triBlock): on Bᵀ, copied a chunk of rows at a time, the solve
 // Lᵀ·Xᵀ = Bᵀ is n² updates of long contiguous rows, where on B itself it
-// would be updates of rows only n long.
+// would be updates of rows only n long. Entries of L that are exactly zero
+// are skipped, as reference BLAS does.
 func trsmRightLowerSmall[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	const chunk = 256
 	buf := getBuf[T](n * chunk)

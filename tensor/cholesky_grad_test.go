@@ -164,3 +164,24 @@ func laLower(t *Tensor) *Tensor {
 	}
 	return c
 }
+
+// A batch of many small matrices is split over goroutines; every matrix
+// must still get its own cotangent.
+func TestCholeskyGradManySmall(t *testing.T) {
+	const n, batch = 8, 200
+	ls := make([]*Tensor, batch)
+	for i := range ls {
+		l, err := Cholesky(laSPD(Float64, uint64(i+1), n))
+		require.NoError(t, err)
+		ls[i] = l
+	}
+	lbar := laRandom(Float64, 9, batch, n, n)
+	got := CholeskyGrad(Stack(0, ls...), lbar).Values()
+	for i, l := range ls {
+		lb := FromValues(Float64, lbar.Values()[i*n*n:(i+1)*n*n], n, n)
+		want := cholGradSymbolic(l, lb)
+		for k, w := range want.v {
+			require.InDelta(t, w, got[i*n*n+k], 1e-12*math.Max(1, math.Abs(w)), "matrix %d entry %d", i, k)
+		}
+	}
+}
