@@ -11,6 +11,10 @@ import "slices"
 type unaryKernel[T Float] struct {
 	elem func(x T) T
 	run  func(dst, x []T)
+	// heavy marks an elem of ten nanoseconds or more (sin, log, erf, ...):
+	// runs of such ops are split over goroutines from heavyElemMin
+	// elements per goroutine instead of parallelElemMin.
+	heavy bool
 }
 
 // binaryKernel is one dtype's implementation of an elementwise binary op.
@@ -56,7 +60,20 @@ func runUnary[T Float](dst, a *Tensor, k unaryKernel[T]) {
 			}
 		}
 	}
-	unaryApplyPar(dst, a, run, k.elem, k.run)
+	par, minPar := k.run, parallelElemMin
+	if k.heavy {
+		minPar = heavyElemMin
+		if par == nil && a.Size() >= 2*heavyElemMin {
+			// Made only for large tensors: the goroutines make it escape.
+			elem := k.elem
+			par = func(d, x []T) {
+				for i := range d {
+					d[i] = elem(x[i])
+				}
+			}
+		}
+	}
+	unaryApplyPar(dst, a, run, k.elem, par, minPar)
 }
 
 // apply computes op(a, b) with broadcasting into dst (allocated when nil;

@@ -350,7 +350,7 @@ func BenchmarkExpF64(b *testing.B) {
 	})
 	b.Run("mathExpLoop", func(b *testing.B) {
 		for b.Loop() {
-			splitRun(n, func(lo, hi int) {
+			splitRun(n, parallelElemMin, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					ds[i] = math.Exp(xs[i])
 				}
@@ -372,4 +372,14 @@ func BenchmarkExpF64(b *testing.B) {
 		}
 		perElem(b)
 	})
+}
+
+// Around the underflow bound exp64 returns what math.Exp does (0 below it,
+// the smallest subnormals above) without calling it.
+func TestExp64UnderflowBound(t *testing.T) {
+	for _, x := range []float64{math.Nextafter(exp64Underflow, -800), exp64Underflow, math.Nextafter(exp64Underflow, 0), -745, -1000, -math.MaxFloat64} {
+		require.Equal(t, math.Float64bits(math.Exp(x)), math.Float64bits(exp64(x)), "x = %v", x)
+	}
+	require.Zero(t, exp64(math.Nextafter(exp64Underflow, -800)))
+	require.Positive(t, exp64(math.Nextafter(exp64Underflow, 0)))
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/chewxy/math32"
 	"github.com/stretchr/testify/require"
 )
 
@@ -77,5 +78,27 @@ func TestGatheredElementwise(t *testing.T) {
 				require.InDelta(t, v*v, got.At(i, j), 1e-6*math.Max(1, v*v))
 			}
 		}
+	}
+}
+
+// Heavy unary ops split runs from heavyElemMin elements per goroutine;
+// every element is still its scalar function's value.
+func TestHeavyUnarySplit(t *testing.T) {
+	n := 3*heavyElemMin + 5
+	x := NewRNG(12).Uniform(Float64, 0.1, 50, n)
+	for _, c := range []struct {
+		name string
+		f    func(*Tensor) *Tensor
+		want func(float64) float64
+	}{{"Sin", Sin, math.Sin}, {"Log", Log, math.Log}, {"Erf", Erf, math.Erf}} {
+		got := c.f(x).Float64s()
+		for i, v := range x.Float64s() {
+			require.Equal(t, math.Float64bits(c.want(v)), math.Float64bits(got[i]), "%s at %d", c.name, i)
+		}
+	}
+	x32 := x.Cast(Float32)
+	got := Cos(x32).Float32s()
+	for i, v := range x32.Float32s() {
+		require.Equal(t, math.Float32bits(math32.Cos(v)), math.Float32bits(got[i]), "Cos float32 at %d", i)
 	}
 }

@@ -103,24 +103,24 @@ func forEachRow1[T Float](t *Tensor, fn func(d []T, off, stride, n int)) {
 // unaryApply sets dst[i] = f(a[i]) where a already has dst's shape (it may
 // be a broadcast view). contig handles runs where both are unit-stride.
 func unaryApply[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T) {
-	unaryApplyPar(dst, a, contig, f, nil)
+	unaryApplyPar(dst, a, contig, f, nil, parallelElemMin)
 }
 
 // unaryApplyPar is unaryApply where par, when not nil, is contig for runs long enough to split across
 // goroutines; it must not be a closure made by the caller, since handing
 // it to goroutines makes it escape (the kernel tables' functions are fine).
-func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, par func(d, x []T)) {
+func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, par func(d, x []T), minPar int) {
 	D, A := storage[T](dst), storage[T](a)
 	var scratch *[]T
 	walk(dst.shape, 2, [maxOperands]int{dst.offset, a.offset}, [maxOperands][]int{dst.strides, a.strides},
 		func(o [maxOperands]int, n int, s [maxOperands]int) {
 			if s[0] == 1 && s[1] == 1 {
 				d, x := D[o[0]:o[0]+n], A[o[1]:o[1]+n]
-				if par == nil || n < 2*parallelElemMin || runtime.GOMAXPROCS(0) < 2 {
+				if par == nil || n < 2*minPar || runtime.GOMAXPROCS(0) < 2 {
 					contig(d, x)
 					return
 				}
-				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
+				splitRun(n, minPar, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
 				return
 			}
 			if s[0] != 1 || n < gatherMin {
@@ -160,7 +160,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 					contig(d, x, y)
 					return
 				}
-				splitRun(n, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
+				splitRun(n, parallelElemMin, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
 				return
 			}
 			if s[0] != 1 || n < gatherMin { // short runs and strided destinations
@@ -183,7 +183,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 				gatheredRun(d, A, o[1], s[1], B, o[2], s[2], contig, *scratch)
 				return
 			}
-			splitRun(n, func(lo, hi int) {
+			splitRun(n, parallelElemMin, func(lo, hi int) {
 				sc := getScratch[T]()
 				gatheredRun(d[lo:hi], A, o[1]+lo*s[1], s[1], B, o[2]+lo*s[2], s[2], par, *sc)
 				putScratch(sc)

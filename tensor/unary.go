@@ -32,18 +32,18 @@ var expOp = &unaryOp{name: "Exp",
 }
 
 var expm1Op = &unaryOp{name: "Expm1",
-	f32: unaryKernel[float32]{elem: expm1f32},
-	f64: unaryKernel[float64]{elem: math.Expm1},
+	f32: unaryKernel[float32]{elem: expm1f32, heavy: true},
+	f64: unaryKernel[float64]{elem: math.Expm1, heavy: true},
 }
 
 var logOp = &unaryOp{name: "Log",
-	f32: unaryKernel[float32]{elem: math32.Log},
-	f64: unaryKernel[float64]{elem: math.Log},
+	f32: unaryKernel[float32]{elem: math32.Log, heavy: true},
+	f64: unaryKernel[float64]{elem: math.Log, heavy: true},
 }
 
 var log1pOp = &unaryOp{name: "Log1p",
-	f32: unaryKernel[float32]{elem: math32.Log1p},
-	f64: unaryKernel[float64]{elem: math.Log1p},
+	f32: unaryKernel[float32]{elem: math32.Log1p, heavy: true},
+	f64: unaryKernel[float64]{elem: math.Log1p, heavy: true},
 }
 
 var sqrtOp = &unaryOp{name: "Sqrt",
@@ -62,13 +62,13 @@ var reciprocalOp = &unaryOp{name: "Reciprocal",
 }
 
 var sinOp = &unaryOp{name: "Sin",
-	f32: unaryKernel[float32]{elem: math32.Sin},
-	f64: unaryKernel[float64]{elem: math.Sin},
+	f32: unaryKernel[float32]{elem: math32.Sin, heavy: true},
+	f64: unaryKernel[float64]{elem: math.Sin, heavy: true},
 }
 
 var cosOp = &unaryOp{name: "Cos",
-	f32: unaryKernel[float32]{elem: math32.Cos},
-	f64: unaryKernel[float64]{elem: math.Cos},
+	f32: unaryKernel[float32]{elem: math32.Cos, heavy: true},
+	f64: unaryKernel[float64]{elem: math.Cos, heavy: true},
 }
 
 var tanhOp = &unaryOp{name: "Tanh",
@@ -83,7 +83,7 @@ var sigmoidOp = &unaryOp{name: "Sigmoid",
 
 var softplusOp = &unaryOp{name: "Softplus",
 	f32: unaryKernel[float32]{elem: softplus32, run: softplusRun32},
-	f64: unaryKernel[float64]{elem: softplus64},
+	f64: unaryKernel[float64]{elem: softplus64, heavy: true},
 }
 
 var reluOp = &unaryOp{name: "Relu",
@@ -92,23 +92,23 @@ var reluOp = &unaryOp{name: "Relu",
 }
 
 var erfOp = &unaryOp{name: "Erf",
-	f32: unaryKernel[float32]{elem: math32.Erf},
-	f64: unaryKernel[float64]{elem: math.Erf},
+	f32: unaryKernel[float32]{elem: math32.Erf, heavy: true},
+	f64: unaryKernel[float64]{elem: math.Erf, heavy: true},
 }
 
 var lgammaOp = &unaryOp{name: "Lgamma",
-	f32: unaryKernel[float32]{elem: lgamma32},
-	f64: unaryKernel[float64]{elem: lgamma64},
+	f32: unaryKernel[float32]{elem: lgamma32, heavy: true},
+	f64: unaryKernel[float64]{elem: lgamma64, heavy: true},
 }
 
 var digammaOp = &unaryOp{name: "Digamma",
-	f32: unaryKernel[float32]{elem: digamma32},
-	f64: unaryKernel[float64]{elem: digamma64},
+	f32: unaryKernel[float32]{elem: digamma32, heavy: true},
+	f64: unaryKernel[float64]{elem: digamma64, heavy: true},
 }
 
 var geluOp = &unaryOp{name: "Gelu",
-	f32: unaryKernel[float32]{elem: gelu32},
-	f64: unaryKernel[float64]{elem: gelu64},
+	f32: unaryKernel[float32]{elem: gelu32, heavy: true},
+	f64: unaryKernel[float64]{elem: gelu64, heavy: true},
 }
 
 func sign[T Float](x T) T {
@@ -191,9 +191,15 @@ func exp64(x float64) float64 {
 		return exp64Core(x)
 	case x > exp64Max && x <= exp64Overflow:
 		return exp64High(x)
+	case x < exp64Underflow:
+		return 0 // as math.Exp, without its call: kernels far apart are common
 	}
 	return math.Exp(x)
 }
+
+// exp64Underflow is the bound below which math.Exp returns 0 (eˣ is below
+// half the smallest subnormal).
+const exp64Underflow = -7.45133219101941108420e+02
 
 // exp64Overflow is the largest x with a finite eˣ (ln of MaxFloat64,
 // rounded down). Between exp64Max and it k reaches 1024, where adding k to
