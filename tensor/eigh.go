@@ -207,6 +207,10 @@ func tqli[T Float](n int, d, e, zt []T) bool {
 	e[n-1] = 0
 	eps := epsT[T]()
 	cs, ss := make([]T, n), make([]T, n)
+	// The rotations only act on zt, never on d and e, so whole sweeps are
+	// queued and applied together (rotSweeps).
+	var q rotQueue[T]
+	defer q.flush(n, zt)
 	for l := 0; l < n; l++ {
 		for iter := 0; ; iter++ {
 			m := l
@@ -252,7 +256,7 @@ func tqli[T Float](n int, d, e, zt []T) bool {
 				g = c*r - b
 				cs[i], ss[i], last = c, s, i
 			}
-			rotateRows(n, zt, cs, ss, last, m)
+			q.add(n, zt, cs, ss, last, m)
 			if deflated {
 				continue
 			}
@@ -264,28 +268,64 @@ func tqli[T Float](n int, d, e, zt []T) bool {
 	return true
 }
 
-// rotateRows applies the rotations of one QL sweep, (cs[i], ss[i]) acting
-// on rows i and i+1 of the n×n zt for i from m−1 down to last, in that
-// order. Columns are independent, so wide matrices are split over
-// goroutines; deferring the rotations to the end of the sweep leaves the
-// results bit for bit unchanged.
-func rotateRows[T Float](n int, zt, cs, ss []T, last, m int) {
+// rotQueue holds QL sweeps whose rotations are still to be applied to zt.
+// Applied one sweep at a time, each sweep streams the rows it touches
+// through the cache; applied rotSweeps at a time to one block of
+// rotBlockCols columns, the block stays in L2 while every queued rotation
+// passes over it. Every column still sees the same rotations in the same
+// order, so the result is bit for bit that of applying each sweep at once.
+type rotQueue[T Float] struct {
+	c, s   []T   // the rotations of the queued sweeps, concatenated
+	lo, hi []int // sweep k rotates rows i, i+1 for i from hi[k]−1 down to lo[k]
+}
+
+const (
+	rotSweeps    = 32
+	rotBlockCols = 64
+)
+
+// add queues the sweep whose rotations (cs[i], ss[i]) act on rows i and
+// i+1 for i from m−1 down to last, flushing a full queue first.
+func (q *rotQueue[T]) add(n int, zt, cs, ss []T, last, m int) {
 	if last >= m {
 		return
 	}
-	linalgParallel(n, max(64, eighSplitWork/(m-last)), func(k0, k1 int) {
-		for i := m - 1; i >= last; i-- {
-			c, s := cs[i], ss[i]
-			zi := zt[i*n+k0 : i*n+k1]
-			zj := zt[(i+1)*n+k0 : (i+1)*n+k1]
-			zj = zj[:len(zi)]
-			for k := range zi {
-				f := zj[k]
-				zj[k] = s*zi[k] + c*f
-				zi[k] = c*zi[k] - s*f
+	if len(q.lo) == rotSweeps {
+		q.flush(n, zt)
+	}
+	q.lo, q.hi = append(q.lo, last), append(q.hi, m)
+	q.c, q.s = append(q.c, cs[last:m]...), append(q.s, ss[last:m]...)
+}
+
+// flush applies the queued sweeps, in order, to the n×n zt: columns are
+// independent, so blocks of them are spread over goroutines.
+func (q *rotQueue[T]) flush(n int, zt []T) {
+	if len(q.lo) == 0 {
+		return
+	}
+	work := len(q.c)
+	linalgParallel(n, max(rotBlockCols, eighSplitWork/max(1, work)), func(k0, k1 int) {
+		for b0 := k0; b0 < k1; b0 += rotBlockCols {
+			b1 := min(b0+rotBlockCols, k1)
+			base := 0
+			for k, lo := range q.lo {
+				hi := q.hi[k]
+				for i := hi - 1; i >= lo; i-- {
+					c, s := q.c[base+i-lo], q.s[base+i-lo]
+					zi := zt[i*n+b0 : i*n+b1]
+					zj := zt[(i+1)*n+b0 : (i+1)*n+b1]
+					zj = zj[:len(zi)]
+					for x := rotBlocks(zi, zj, c, s); x < len(zi); x++ {
+						f := zj[x]
+						zj[x] = T(s*zi[x]) + T(c*f) // rounded products, as the vector kernel
+						zi[x] = T(c*zi[x]) - T(s*f)
+					}
+				}
+				base += hi - lo
 			}
 		}
 	})
+	q.c, q.s, q.lo, q.hi = q.c[:0], q.s[:0], q.lo[:0], q.hi[:0]
 }
 
 // epsT returns the machine epsilon of T.

@@ -170,3 +170,21 @@ func expBlocks64(d, x []float64) int {
 	}
 	return expAVX2F64(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
 }
+
+// rotAVX2F64 is implemented in simd_amd64.s.
+//
+//go:noescape
+func rotAVX2F64(zi, zj *float64, n int, c, s float64) int
+
+// rotBlocks applies the rotation of rotate to the leading elements of zi
+// and zj (zj at least as long as zi) with the vector kernel, for float64,
+// and returns how many it did.
+func rotBlocks[T Float](zi, zj []T, c, s T) int {
+	if !hasSIMD || len(zi) < 4 {
+		return 0
+	}
+	if zi64, ok := any(zi).([]float64); ok {
+		return rotAVX2F64(unsafe.SliceData(zi64), unsafe.SliceData(any(zj).([]float64)), len(zi), float64(c), float64(s))
+	}
+	return 0
+}

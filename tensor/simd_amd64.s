@@ -1271,3 +1271,69 @@ e64done:
 	VZEROUPPER
 	MOVQ AX, ret+24(FP)
 	RET
+
+// func rotAVX2F64(zi, zj *float64, n int, c, s float64) int
+// applies the plane rotation zj ← s·zi + c·zj, zi ← c·zi − s·zj (old zj)
+// to i below n rounded down to 4 and returns that count. Each lane does
+// the IEEE operations of rotBlocks' scalar loop (no FMA), so the results
+// are the same bit for bit.
+TEXT ·rotAVX2F64(SB), NOSPLIT, $0-48
+	MOVQ zi+0(FP), SI
+	MOVQ zj+8(FP), DI
+	MOVQ n+16(FP), CX
+	VBROADCASTSD c+24(FP), Y14
+	VBROADCASTSD s+32(FP), Y15
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+rotavx2f64loop8:
+	CMPQ AX, BX
+	JGE  rotavx2f64one
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD (DI)(AX*8), Y1
+	VMOVUPD 32(SI)(AX*8), Y6
+	VMOVUPD 32(DI)(AX*8), Y7
+	VMULPD  Y0, Y15, Y2
+	VMULPD  Y1, Y14, Y3
+	VMULPD  Y6, Y15, Y8
+	VMULPD  Y7, Y14, Y9
+	VADDPD  Y3, Y2, Y2
+	VADDPD  Y9, Y8, Y8
+	VMULPD  Y0, Y14, Y4
+	VMULPD  Y1, Y15, Y5
+	VMULPD  Y6, Y14, Y10
+	VMULPD  Y7, Y15, Y11
+	VSUBPD  Y5, Y4, Y4
+	VSUBPD  Y11, Y10, Y10
+	VMOVUPD Y2, (DI)(AX*8)
+	VMOVUPD Y4, (SI)(AX*8)
+	VMOVUPD Y8, 32(DI)(AX*8)
+	VMOVUPD Y10, 32(SI)(AX*8)
+	ADDQ    $8, AX
+	JMP     rotavx2f64loop8
+
+rotavx2f64one:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+rotavx2f64loop4:
+	CMPQ AX, BX
+	JGE  rotavx2f64done
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD (DI)(AX*8), Y1
+	VMULPD  Y0, Y15, Y2
+	VMULPD  Y1, Y14, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y0, Y14, Y4
+	VMULPD  Y1, Y15, Y5
+	VSUBPD  Y5, Y4, Y4
+	VMOVUPD Y2, (DI)(AX*8)
+	VMOVUPD Y4, (SI)(AX*8)
+	ADDQ    $4, AX
+	JMP     rotavx2f64loop4
+
+rotavx2f64done:
+	VZEROUPPER
+	MOVQ AX, ret+40(FP)
+	RET

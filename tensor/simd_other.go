@@ -28,3 +28,6 @@ func softplusBlocks(d, x []float32) int { return 0 }
 
 // expBlocks64 has no vector implementation here: it writes nothing.
 func expBlocks64(d, x []float64) int { return 0 }
+
+// rotBlocks has no vector implementation here: it rotates nothing.
+func rotBlocks[T Float](zi, zj []T, c, s T) int { return 0 }
