@@ -145,11 +145,11 @@ func TestCholeskyGradBatchDTypesAndTo(t *testing.T) {
 
 func TestCholeskyGradPanics(t *testing.T) {
 	l := Eye(Float64, 3)
-	requirePanicsTrmm(t, "CholeskyGrad", func() { CholeskyGrad(l, Zeros(Float64, 3, 2)) })
-	requirePanicsTrmm(t, "CholeskyGrad", func() { CholeskyGrad(l, Zeros(Float64, 4, 4)) })
-	requirePanicsTrmm(t, "CholeskyGrad", func() { CholeskyGrad(l, Zeros(Float32, 3, 3)) })
-	requirePanicsTrmm(t, "CholeskyGrad", func() { CholeskyGrad(Zeros(Float64, 3, 2), Zeros(Float64, 3, 3)) })
-	requirePanicsTrmm(t, "CholeskyGradTo", func() { CholeskyGradTo(l, l, Eye(Float64, 3)) })
+	requirePanics(t, func() { CholeskyGrad(l, Zeros(Float64, 3, 2)) }, "CholeskyGrad")
+	requirePanics(t, func() { CholeskyGrad(l, Zeros(Float64, 4, 4)) }, "CholeskyGrad")
+	requirePanics(t, func() { CholeskyGrad(l, Zeros(Float32, 3, 3)) }, "CholeskyGrad")
+	requirePanics(t, func() { CholeskyGrad(Zeros(Float64, 3, 2), Zeros(Float64, 3, 3)) }, "CholeskyGrad")
+	requirePanics(t, func() { CholeskyGradTo(l, l, Eye(Float64, 3)) }, "CholeskyGradTo")
 }
 
 // laLower returns a copy of the square matrix t with zeros above the

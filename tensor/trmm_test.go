@@ -139,40 +139,17 @@ func TestTriMatMulBatchViewsAndTo(t *testing.T) {
 }
 
 func TestTriMatMulPanics(t *testing.T) {
-	fails := func(t *testing.T, want string, f func()) {
-		t.Helper()
-		defer func() {
-			r := recover()
-			require.NotNil(t, r, "expected a *Error mentioning %q", want)
-			e, ok := r.(*Error)
-			require.True(t, ok, "panic %v is not a *Error", r)
-			assert.Contains(t, e.Error(), want)
-		}()
-		f()
-	}
 	for _, dt := range []DType{Float32, Float64} {
 		sq, other := Zeros(dt, 3, 3), Float32
 		if dt == Float32 {
 			other = Float64
 		}
-		fails(t, "TriMatMul", func() { TriMatMul(Zeros(dt, 3, 2), Zeros(dt, 2, 2), false) })
-		fails(t, "(3, 3)", func() { TriMatMul(sq, Zeros(dt, 2, 2), false) })
-		fails(t, "TriMatMulLower", func() { TriMatMulLower(sq, Zeros(dt, 3, 2), true) })
-		fails(t, "TriMatMul", func() { TriMatMul(sq, Zeros(other, 3, 3), false) })
-		fails(t, "overlaps", func() { TriMatMulTo(sq, sq, Zeros(dt, 3, 3), false) })
+		requirePanics(t, func() { TriMatMul(Zeros(dt, 3, 2), Zeros(dt, 2, 2), false) }, "TriMatMul")
+		requirePanics(t, func() { TriMatMul(sq, Zeros(dt, 2, 2), false) }, "(3, 3)")
+		requirePanics(t, func() { TriMatMulLower(sq, Zeros(dt, 3, 2), true) }, "TriMatMulLower")
+		requirePanics(t, func() { TriMatMul(sq, Zeros(other, 3, 3), false) }, "TriMatMul")
+		requirePanics(t, func() { TriMatMulTo(sq, sq, Zeros(dt, 3, 3), false) }, "overlaps")
 	}
-}
-
-func requirePanicsTrmm(t *testing.T, want string, f func()) {
-	t.Helper()
-	defer func() {
-		r := recover()
-		require.NotNil(t, r, "expected a *Error mentioning %q", want)
-		e, ok := r.(*Error)
-		require.True(t, ok, "panic %v is not a *Error", r)
-		assert.Contains(t, e.Error(), want)
-	}()
-	f()
 }
 
 func TestSymmetrizeLower(t *testing.T) {
@@ -198,6 +175,6 @@ func TestSymmetrizeLower(t *testing.T) {
 		z := x.Clone()
 		require.Same(t, z, SymmetrizeLowerTo(z, z))
 		assert.Equal(t, yv, z.Values())
-		requirePanicsTrmm(t, "SymmetrizeLower", func() { SymmetrizeLower(Zeros(dt, 3, 2)) })
+		requirePanics(t, func() { SymmetrizeLower(Zeros(dt, 3, 2)) }, "SymmetrizeLower")
 	}
 }
