@@ -88,7 +88,7 @@ func AddDiag(x, d *Node) *Node {
 		if ds[len(ds)-1] != n {
 			tensor.Fail(op, "diagonal does not fit the %d×%d matrices: %s", n, n, describeNodes(x, d))
 		}
-		if !batchesBroadcast(xs[:len(xs)-2], ds[:len(ds)-1]) {
+		if !tensor.Broadcastable(xs[:len(xs)-2], ds[:len(ds)-1]) {
 			tensor.Fail(op, "batch axes of the matrices and the diagonal do not broadcast: %s", describeNodes(x, d))
 		}
 	}
@@ -107,20 +107,6 @@ func addDiagShape(xs, ds []int) []int {
 		return xs
 	}
 	return append(tensor.BroadcastShapes("add_diag", xb, db), xs[len(xs)-2:]...)
-}
-
-// batchesBroadcast reports whether two batch shapes broadcast together.
-func batchesBroadcast(a, b []int) bool {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	lead := len(a) - len(b)
-	for i, d := range b {
-		if e := a[lead+i]; d != e && d != 1 && e != 1 {
-			return false
-		}
-	}
-	return true
 }
 
 // zerosOf returns a constant of zeros held in a buffer g recycles on

@@ -99,32 +99,11 @@ func addDiagShape(op string, a, d *Tensor) ([]int, int) {
 	if d.shape[len(d.shape)-1] != n {
 		Fail(op, "diagonal %v does not fit the %d×%d matrices: %s", fmtShape(d.shape), n, n, describe(a, d))
 	}
-	batch, ok := broadcastBatch(a.shape[:nb], d.shape[:len(d.shape)-1])
-	if !ok {
+	ab, db := a.shape[:nb], d.shape[:len(d.shape)-1]
+	if !Broadcastable(ab, db) {
 		Fail(op, "batch axes of the matrices and the diagonal do not broadcast: %s", describe(a, d))
 	}
-	return append(batch, n, n), n
-}
-
-// broadcastBatch broadcasts two shapes the NumPy way, reporting failure
-// instead of panicking so the caller can name the whole operands.
-func broadcastBatch(x, y []int) ([]int, bool) {
-	if len(x) < len(y) {
-		x, y = y, x
-	}
-	out := cloneInts(x)
-	lead := len(x) - len(y)
-	for i, d := range y {
-		switch j := lead + i; {
-		case out[j] == d || d == 1:
-		case out[j] == 1:
-			out[j] = d
-		default:
-			return nil, false
-		}
-	}
-	checkShape("AddDiag", out)
-	return out, true
+	return append(BroadcastShapes(op, ab, db), n, n), n
 }
 
 // addDiagKernel adds row b of dv (..., n) to the diagonal of matrix b of

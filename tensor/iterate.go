@@ -275,11 +275,35 @@ func gatherStrided[T Float](buf []T, src []T, off, stride int) []T {
 // BroadcastShapes returns the NumPy broadcast of the given shapes, or
 // panics with a *Error for op naming every shape when they don't broadcast.
 func BroadcastShapes(op string, shapes ...[]int) []int {
+	out, j, a, b := broadcast(shapes)
+	if j < 0 {
+		checkShape(op, out) // (2³², 1) with (1, 2³²) must not wrap around
+		return out
+	}
+	parts := make([]any, len(shapes))
+	for k, sh := range shapes {
+		parts[k] = fmtShape(sh)
+	}
+	Fail(op, "shapes %v do not broadcast (dimension %d: %d vs %d)", parts, j-len(out), a, b)
+	return nil
+}
+
+// Broadcastable reports whether the shapes broadcast together by NumPy's
+// rules, for callers that want to word their own error.
+func Broadcastable(shapes ...[]int) bool {
+	_, j, _, _ := broadcast(shapes)
+	return j < 0
+}
+
+// broadcast computes the broadcast of shapes; when they do not broadcast
+// it returns the index j ≥ 0 of the first dimension that clashes and the
+// two sizes there, else j = −1.
+func broadcast(shapes [][]int) (out []int, j, a, b int) {
 	nd := 0
 	for _, s := range shapes {
 		nd = max(nd, len(s))
 	}
-	out := make([]int, nd)
+	out = make([]int, nd)
 	for i := range out {
 		out[i] = 1
 	}
@@ -291,16 +315,11 @@ func BroadcastShapes(op string, shapes ...[]int) []int {
 			case out[j] == 1:
 				out[j] = d
 			default:
-				parts := make([]any, len(shapes))
-				for k, sh := range shapes {
-					parts[k] = fmtShape(sh)
-				}
-				Fail(op, "shapes %v do not broadcast (dimension %d: %d vs %d)", parts, j-nd, out[j], d)
+				return out, j, out[j], d
 			}
 		}
 	}
-	checkShape(op, out) // (2³², 1) with (1, 2³²) must not wrap around
-	return out
+	return out, -1, 0, 0
 }
 
 // broadcastTo returns a view of t with the given shape, using stride 0

@@ -44,3 +44,26 @@ func requireOpPanics(t *testing.T, op string, f func(), fragments ...string) {
 		assert.Contains(t, e.Error(), s)
 	}
 }
+
+// Broadcastable agrees with BroadcastShapes: true exactly where the latter
+// returns a shape instead of panicking.
+func TestBroadcastable(t *testing.T) {
+	for _, c := range []struct {
+		shapes [][]int
+		ok     bool
+		want   []int
+	}{
+		{[][]int{{2, 1, 3}, {4, 1}}, true, []int{2, 4, 3}},
+		{[][]int{{}, {5}}, true, []int{5}},
+		{[][]int{{3}, {1, 3}, {2, 1}}, true, []int{2, 3}},
+		{[][]int{{2, 3}, {3, 2}}, false, nil},
+		{[][]int{{4}, {1}, {3}}, false, nil},
+	} {
+		assert.Equal(t, c.ok, Broadcastable(c.shapes...), "%v", c.shapes)
+		if c.ok {
+			assert.Equal(t, c.want, BroadcastShapes("test", c.shapes...))
+		} else {
+			requireOpPanics(t, "test", func() { BroadcastShapes("test", c.shapes...) }, "do not broadcast")
+		}
+	}
+}
