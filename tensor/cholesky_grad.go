@@ -72,7 +72,7 @@ func choleskyGradBatch[T Float](l *Tensor, offs []int, ldl int, x *Tensor, n int
 		for bi := b0; bi < b1; bi++ {
 			g := X[bi*n*n : (bi+1)*n*n]
 			cholGradLower(n, L[offs[bi]:], ldl, g, n, work)
-			symHalfLower(g, n)
+			mirrorLower(g, n, n, 0.5, 1) // the symmetric cotangent: off-diagonal entries halved
 		}
 		putBuf(work)
 	})
@@ -96,7 +96,10 @@ func cholGradLower[T Float](n int, l []T, ldl int, g []T, ldg int, work []T) {
 	// S = A22 − L21·L21ᵀ is read through its lower triangle, so L21 sees
 	// the cotangent of S twice: L̄21 −= (S̄ + S̄ᵀ)·L21.
 	f := work[:n2*n2]
-	foldLower(g22, ldg, f, n2)
+	for i := 0; i < n2; i++ {
+		copy(f[i*n2:i*n2+i+1], g22[i*ldg:i*ldg+i+1])
+	}
+	mirrorLower(f, n2, n2, 1, 2) // S + Sᵀ
 	gemmT(false, false, n2, n1, n2, -1, f, n2, l21, ldl, 1, g21, ldg)
 	trsmRightLower(n2, n1, l, ldl, g21, ldg)        // Ā21 = L̄21·L11⁻¹
 	gemmLowerTN(n1, n2, g21, ldg, l21, ldl, g, ldg) // L̄11 −= tril(Ā21ᵀ·L21)
@@ -125,46 +128,6 @@ func cholGradUnblocked[T Float](n int, l []T, ldl int, g []T, ldg int) {
 		a := djj / (2 * ljj)
 		g[j*ldg+j] = a
 		axpy(-2*a, lj, gj)
-	}
-}
-
-// foldLower writes S + Sᵀ into the n×n matrix f (leading dimension n), S
-// being the lower triangle of g: the diagonal doubles and the strict lower
-// triangle is mirrored. It works in square tiles so the transposed writes
-// stay in cache.
-func foldLower[T Float](g []T, ldg int, f []T, n int) {
-	const tile = 64
-	for ib := 0; ib < n; ib += tile {
-		for jb := 0; jb <= ib; jb += tile {
-			for i := ib; i < min(ib+tile, n); i++ {
-				row := g[i*ldg : i*ldg+i+1]
-				for j := jb; j < min(jb+tile, i); j++ {
-					f[i*n+j] = row[j]
-					f[j*n+i] = row[j]
-				}
-				if i < jb+tile {
-					f[i*n+i] = 2 * row[i]
-				}
-			}
-		}
-	}
-}
-
-// symHalfLower turns the cotangent of a lower triangle (off-diagonal
-// entries counted once) into that of the symmetric matrix: the strict lower
-// triangle is halved and mirrored above the diagonal.
-func symHalfLower[T Float](g []T, n int) {
-	const tile = 64
-	for ib := 0; ib < n; ib += tile {
-		for jb := 0; jb <= ib; jb += tile {
-			for i := ib; i < min(ib+tile, n); i++ {
-				for j := jb; j < min(jb+tile, i); j++ {
-					v := g[i*n+j] / 2
-					g[i*n+j] = v
-					g[j*n+i] = v
-				}
-			}
-		}
 	}
 }
 

@@ -205,20 +205,33 @@ func SymmetrizeLowerTo(dst, x *Tensor) *Tensor {
 }
 
 // symLowerKernel mirrors the strict lower triangle of each n×n matrix in x
-// onto its upper one, in square tiles so that the transposed writes stay
-// in cache.
+// onto its upper one.
 func symLowerKernel[T Float](x []T, n int) {
-	const tile = 64
 	for m := 0; m+n*n <= len(x); m += n * n {
-		a := x[m : m+n*n]
-		for ib := 0; ib < n; ib += tile {
-			for jb := 0; jb <= ib; jb += tile {
-				for i := ib; i < min(ib+tile, n); i++ {
-					for j := jb; j < min(jb+tile, i); j++ {
-						a[j*n+i] = a[i*n+j]
-					}
+		mirrorLower(x[m:m+n*n], n, n, 1, 1)
+	}
+}
+
+// mirrorLower scales the strict lower triangle of the n×n matrix a
+// (leading dimension lda) by off and its diagonal by diag, and copies the
+// scaled strict lower triangle onto the upper one. It works in square
+// tiles so that the transposed writes stay in cache.
+func mirrorLower[T Float](a []T, n, lda int, off, diag T) {
+	const tile = 64
+	for ib := 0; ib < n; ib += tile {
+		for jb := 0; jb <= ib; jb += tile {
+			for i := ib; i < min(ib+tile, n); i++ {
+				for j := jb; j < min(jb+tile, i); j++ {
+					v := a[i*lda+j] * off
+					a[i*lda+j] = v
+					a[j*lda+i] = v
 				}
 			}
+		}
+	}
+	if diag != 1 {
+		for i := 0; i < n; i++ {
+			a[i*lda+i] *= diag
 		}
 	}
 }
