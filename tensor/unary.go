@@ -207,11 +207,15 @@ const exp64Underflow = -7.45133219101941108420e+02
 // there too, from x ≈ 709.44.
 const exp64Overflow = 0x1.62e42fefa39efp+9
 
+// exp64Round is 1.5·2⁵²: adding then subtracting it rounds to an integer
+// (ties to even).
+const exp64Round = 0x1.8p52
+
 // exp64High is eˣ for x in (exp64Max, exp64Overflow]: exp64Core's
 // reduction with the scale by 2ᵏ done by math.Ldexp.
 func exp64High(x float64) float64 {
-	y, k := exp64Reduce(x)
-	return math.Ldexp(y, k)
+	y, t := exp64Reduced(x)
+	return math.Ldexp(y, int(t-exp64Round))
 }
 
 // exp64Core's range: for x in [-708, 709], k = round(x·log2e) lies in
@@ -234,28 +238,19 @@ const (
 // would round differently from the vector kernel.
 func exp64Core(x float64) float64 {
 	y, t := exp64Reduced(x)
-	// t's low mantissa bits hold k in two's complement and round's bits end
+	// t's low mantissa bits hold k in two's complement and exp64Round's bits end
 	// in 12 zeros, so t's bits shifted left by 52 are k in the exponent
 	// field: adding them multiplies y by 2ᵏ.
 	return math.Float64frombits(math.Float64bits(y) + math.Float64bits(t)<<52)
 }
 
-// exp64Reduce is eˣ as y·2ᵏ with y in [0.70, 1.42] (x finite and at most
-// exp64Overflow).
-func exp64Reduce(x float64) (y float64, k int) {
-	y, t := exp64Reduced(x)
-	const round = 0x1.8p52
-	return y, int(t - round)
-}
-
 // exp64Reduced computes y = eʳ for x = k·ln2 + r and returns it with
-// t = k + 1.5·2⁵², which holds k in its low mantissa bits.
+// t = k + exp64Round, which holds k in its low mantissa bits.
 func exp64Reduced(x float64) (y, t float64) {
 	const (
 		log2e = 1.44269504088896338700e+00
 		ln2Hi = 6.93147180369123816490e-01 // 32 significant bits: k·ln2Hi is exact
 		ln2Lo = 1.90821492927058770002e-10
-		round = 0x1.8p52 // adding then subtracting it rounds to an integer (ties to even)
 
 		p1 = 1.66666666666666657415e-01
 		p2 = -2.77777777770155933842e-03
@@ -263,8 +258,8 @@ func exp64Reduced(x float64) (y, t float64) {
 		p4 = -1.65339022054652515390e-06
 		p5 = 4.13813679705723846039e-08
 	)
-	t = float64(x*log2e) + round
-	k := t - round
+	t = float64(x*log2e) + exp64Round
+	k := t - exp64Round
 	hi := x - float64(k*ln2Hi) // exact (Cody–Waite)
 	lo := float64(k * ln2Lo)   // it feeds hi − lo: keep it rounded
 	r := hi - lo
