@@ -152,19 +152,6 @@ func TestCholeskyGradPanics(t *testing.T) {
 	requirePanics(t, func() { CholeskyGradTo(l, l, Eye(Float64, 3)) }, "CholeskyGradTo")
 }
 
-// laLower returns a copy of the square matrix t with zeros above the
-// diagonal.
-func laLower(t *Tensor) *Tensor {
-	c := t.Clone()
-	n := c.Shape()[0]
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			c.SetAt(0, i, j)
-		}
-	}
-	return c
-}
-
 // A batch of many small matrices is split over goroutines; every matrix
 // must still get its own cotangent.
 func TestCholeskyGradManySmall(t *testing.T) {

@@ -71,12 +71,20 @@ func laSPD(dt DType, seed uint64, n int) *Tensor {
 
 // laBadUpper returns a copy of the square matrix t with NaN above the
 // diagonal, to check that only the lower triangle is read.
-func laBadUpper(t *Tensor) *Tensor {
+func laBadUpper(t *Tensor) *Tensor { return laWithUpper(t, math.NaN()) }
+
+// laLower returns a copy of the square matrix t with zeros above the
+// diagonal.
+func laLower(t *Tensor) *Tensor { return laWithUpper(t, 0) }
+
+// laWithUpper returns a copy of the square matrix t with v everywhere
+// above the diagonal.
+func laWithUpper(t *Tensor, v float64) *Tensor {
 	c := t.Clone()
 	n := c.Shape()[0]
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			c.SetAt(math.NaN(), i, j)
+			c.SetAt(v, i, j)
 		}
 	}
 	return c
