@@ -18,12 +18,9 @@ import os
 os.environ["OPENBLAS_NUM_THREADS"] = "2"
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 
-import sys  # noqa: E402
-import time  # noqa: E402
-
 import numpy as np  # noqa: E402
 
-SIZES = [int(s) for s in sys.argv[1:]] or [128, 256, 1024]
+from gemm_timing import median_gflops, report  # noqa: E402
 
 
 def bench(n, dtype):
@@ -31,28 +28,11 @@ def bench(n, dtype):
     a = rng.standard_normal((n, n)).astype(dtype)
     b = rng.standard_normal((n, n)).astype(dtype)
     c = np.empty((n, n), dtype=dtype)
-    flops = 2.0 * n * n * n
-    # Inner loop long enough (~20 ms) for a stable timing.
-    t0 = time.perf_counter()
-    np.matmul(a, b, out=c)
-    one = max(time.perf_counter() - t0, 1e-7)
-    inner = max(1, int(0.02 / one))
-    for _ in range(3 * inner):  # warm-up
-        np.matmul(a, b, out=c)
-    res = []
-    for _ in range(15):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            np.matmul(a, b, out=c)
-        res.append(flops * inner / (time.perf_counter() - t0) / 1e9)
-    res.sort()
-    return res[len(res) // 2]
+    return median_gflops(lambda: np.matmul(a, b, out=c), n)
 
 
 def main():
-    for dtype, name in ((np.float32, "f32"), (np.float64, "f64")):
-        for n in SIZES:
-            print(f"gemm_{name}_n{n} gflops {bench(n, dtype):.1f} GFLOP/s", flush=True)
+    report(bench, ((np.float32, "f32"), (np.float64, "f64")))
 
 
 if __name__ == "__main__":
