@@ -12,29 +12,20 @@ import (
 // code (|x| > 87, NaN, ±Inf) and on signed zeros and subnormals.
 func TestSigmoidVectorMatchesScalar(t *testing.T) {
 	rng := NewRNG(7)
-	special := []float32{0, float32(math.Copysign(0, -1)), 87, -87, 87.5, -87.5, 100, -100,
-		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-40, -1e-40, 0.5, -0.5}
-	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 64, 1000, 1003} {
-		for _, scale := range []float64{1, 10, 60} {
-			x := rng.Normal(Float32, 0, scale, n).Float32s()
-			for i := range x {
-				if i%13 == 5 {
-					x[i] = special[(i/13)%len(special)]
-				}
-			}
-			got, want := make([]float32, n), make([]float32, n)
-			sigmoidRun32(got, x)
-			sigmoidScalar32(want, x)
-			requireSameBits32(t, x, want, got)
-			tanhRun32(got, x)
-			tanhScalar32(want, x)
-			requireSameBits32(t, x, want, got)
-			v := rng.Normal(Float32, 0, 1, n).Float32s()
-			sigmoidGradRun32(got, v, x)
-			sigmoidGradScalar32(want, v, x)
-			requireSameBits32(t, x, want, got)
-		}
-	}
+	forVectorInputs32(rng, func(x []float32) {
+		n := len(x)
+		got, want := make([]float32, n), make([]float32, n)
+		sigmoidRun32(got, x)
+		sigmoidScalar32(want, x)
+		requireSameBits32(t, x, want, got)
+		tanhRun32(got, x)
+		tanhScalar32(want, x)
+		requireSameBits32(t, x, want, got)
+		v := rng.Normal(Float32, 0, 1, n).Float32s()
+		sigmoidGradRun32(got, v, x)
+		sigmoidGradScalar32(want, v, x)
+		requireSameBits32(t, x, want, got)
+	})
 	// σ(0) = 1/2 and σ(ln 3) = 3/4 to within rounding, in a full block.
 	x := []float32{0, float32(math.Log(3)), 0, 0, 0, 0, 0, 0}
 	y := make([]float32, 8)
@@ -160,6 +151,26 @@ func TestReluVectorRuns(t *testing.T) {
 				require.True(t, sameOrNaN(want, relu[i]), "Relu %v n=%d x=%v: want %v, got %v", dt, n, xr[i], want, relu[i])
 				require.True(t, sameOrNaN(wantGrad, grad[i]), "ReluGrad %v n=%d v=%v y=%v: want %v, got %v", dt, n, vr[i], xr[i], wantGrad, grad[i])
 			}
+		}
+	}
+}
+
+// forVectorInputs32 calls f on normal inputs of every length the vector
+// kernels treat differently (full blocks, tails), at three scales, with
+// every 13th value replaced by a special one: signed zeros, the ±87 bounds
+// where the kernels fall back to scalar code, ±Inf, NaN, subnormals.
+func forVectorInputs32(rng *RNG, f func(x []float32)) {
+	special := []float32{0, float32(math.Copysign(0, -1)), 87, -87, 87.5, -87.5, 100, -100,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-40, -1e-40, 0.5, -0.5}
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 64, 1000, 1003} {
+		for _, scale := range []float64{1, 10, 60} {
+			x := rng.Normal(Float32, 0, scale, n).Float32s()
+			for i := range x {
+				if i%13 == 5 {
+					x[i] = special[(i/13)%len(special)]
+				}
+			}
+			f(x)
 		}
 	}
 }
