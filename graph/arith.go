@@ -83,10 +83,10 @@ func bilinearJVP(out *Node, t []*Node, f func(a, b *Node) *Node) *Node {
 func checkBinary(op string, a, b *Node) {
 	checkNodes(op, a, b)
 	if a.g != b.g {
-		tensor.Fail(op, "operands %s belong to different graphs", describeNodes(a, b))
+		tensor.Fail(op, "operands %s belong to different graphs", Describe(a, b))
 	}
 	if a.DType() != b.DType() {
-		tensor.Fail(op, "mixed dtypes: %s", describeNodes(a, b))
+		tensor.Fail(op, "mixed dtypes: %s", Describe(a, b))
 	}
 	if sa, sb := a.Shape(), b.Shape(); !broadcastsTo(sa, sb) && !broadcastsTo(sb, sa) {
 		tensor.BroadcastShapes(op, sa, sb) // panics naming both shapes, or finds a joint shape

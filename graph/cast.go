@@ -45,7 +45,7 @@ func (o castOp) JVP(out *Node, t []*Node) *Node { return Cast(t[0], o.dt) }
 func Cast(x *Node, dt tensor.DType) *Node {
 	checkNodes("cast", x)
 	if dt != tensor.Float32 && dt != tensor.Float64 {
-		tensor.Fail("cast", "unknown dtype %v (operand %s)", dt, describeNodes(x))
+		tensor.Fail("cast", "unknown dtype %v (operand %s)", dt, Describe(x))
 	}
 	return Apply(castOp{dt}, x)
 }

@@ -20,7 +20,7 @@ func checkNodes(op string, ns ...*Node) {
 		case g == nil:
 			g = n.g
 		case n.g != g:
-			tensor.Fail(op, "operands %s belong to different graphs (operand %d differs from operand 0)", describeNodes(ns...), i)
+			tensor.Fail(op, "operands %s belong to different graphs (operand %d differs from operand 0)", Describe(ns...), i)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func (op choleskyGradOp) JVP(out *Node, t []*Node) *Node {
 func CholeskyGrad(l, lbar *Node) *Node {
 	checkSolve("cholesky_grad", l, lbar)
 	if lbar.Dim() < 2 || lbar.Shape()[lbar.Dim()-1] != lbar.Shape()[lbar.Dim()-2] {
-		tensor.Fail("cholesky_grad", "need square cotangents: %s", describeNodes(l, lbar))
+		tensor.Fail("cholesky_grad", "need square cotangents: %s", Describe(l, lbar))
 	}
 	return Apply(choleskyGradOp{}, l, lbar)
 }

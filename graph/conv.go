@@ -142,18 +142,18 @@ func Conv2DWeightGrad(x, dy *Node, wShape []int, p tensor.ConvParams) *Node {
 // with a weight shaped wShape; a and b are the nodes named in errors.
 func checkConv(op string, a, b *Node, xShape, wShape []int, p tensor.ConvParams) []int {
 	if a.g != b.g {
-		tensor.Fail(op, "operands %s belong to different graphs", describeNodes(a, b))
+		tensor.Fail(op, "operands %s belong to different graphs", Describe(a, b))
 	}
 	if a.DType() != b.DType() {
-		tensor.Fail(op, "mixed dtypes: %s", describeNodes(a, b))
+		tensor.Fail(op, "mixed dtypes: %s", Describe(a, b))
 	}
 	if len(xShape) != 4 || len(wShape) != 4 {
-		tensor.Fail(op, "input %v and weight %v must be 4-D (N, C, H, W) and (O, C/groups, kh, kw): operands %s", xShape, wShape, describeNodes(a, b))
+		tensor.Fail(op, "input %v and weight %v must be 4-D (N, C, H, W) and (O, C/groups, kh, kw): operands %s", xShape, wShape, Describe(a, b))
 	}
 	groups := max(p.Groups, 1)
 	if wShape[1]*groups != xShape[1] || wShape[0]%groups != 0 {
 		tensor.Fail(op, "input %v has %d channels but weight %v with groups %d expects %d in and a multiple of %d out: operands %s",
-			xShape, xShape[1], wShape, groups, wShape[1]*groups, groups, describeNodes(a, b))
+			xShape, xShape[1], wShape, groups, wShape[1]*groups, groups, Describe(a, b))
 	}
 	var shape []int
 	func() {
@@ -161,7 +161,7 @@ func checkConv(op string, a, b *Node, xShape, wShape []int, p tensor.ConvParams)
 		defer func() {
 			if r := recover(); r != nil {
 				if e, ok := r.(*tensor.Error); ok {
-					tensor.Fail(op, "%s: operands %s", e.Msg, describeNodes(a, b))
+					tensor.Fail(op, "%s: operands %s", e.Msg, Describe(a, b))
 				}
 				panic(r)
 			}
@@ -299,7 +299,7 @@ func gatherFlat[T float32 | float64](x []T, idx []int, y []T) {
 // checkArgmax checks that argmax has n indices, all inside xShape.
 func checkArgmax(op string, n int, argmax, xShape []int, operand *Node) {
 	if len(argmax) != n {
-		tensor.Fail(op, "%d argmax indices for %d elements (operand %s, input shape %v)", len(argmax), n, describeNodes(operand), xShape)
+		tensor.Fail(op, "%d argmax indices for %d elements (operand %s, input shape %v)", len(argmax), n, Describe(operand), xShape)
 	}
 	size := 1
 	for _, d := range xShape {
@@ -307,7 +307,7 @@ func checkArgmax(op string, n int, argmax, xShape []int, operand *Node) {
 	}
 	for _, a := range argmax {
 		if a < 0 || a >= size {
-			tensor.Fail(op, "argmax index %d out of range for input shape %v (operand %s)", a, xShape, describeNodes(operand))
+			tensor.Fail(op, "argmax index %d out of range for input shape %v (operand %s)", a, xShape, Describe(operand))
 		}
 	}
 }
@@ -365,7 +365,7 @@ func AvgPool2DGrad(dy *Node, xShape []int, p tensor.PoolParams) *Node {
 	checkNodes("avgpool2d_grad", dy)
 	yShape := checkPool("avgpool2d_grad", dy, xShape, p)
 	if !slices.Equal(dy.Shape(), yShape) {
-		tensor.Fail("avgpool2d_grad", "output gradient %s does not match the output %v of input %v", describeNodes(dy), yShape, xShape)
+		tensor.Fail("avgpool2d_grad", "output gradient %s does not match the output %v of input %v", Describe(dy), yShape, xShape)
 	}
 	return Apply(avgPoolGradOp{slices.Clone(xShape), p}, dy)
 }
@@ -376,7 +376,7 @@ func checkPool(op string, operand *Node, xShape []int, p tensor.PoolParams) (sha
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(*tensor.Error); ok {
-				tensor.Fail(op, "%s: operand %s", e.Msg, describeNodes(operand))
+				tensor.Fail(op, "%s: operand %s", e.Msg, Describe(operand))
 			}
 			panic(r)
 		}

@@ -77,19 +77,19 @@ func AddDiag(x, d *Node) *Node {
 	const op = "add_diag"
 	checkNodes(op, x, d)
 	if x.DType() != d.DType() {
-		tensor.Fail(op, "mixed dtypes: %s", describeNodes(x, d))
+		tensor.Fail(op, "mixed dtypes: %s", Describe(x, d))
 	}
 	xs, ds := x.Shape(), d.Shape()
 	if len(xs) < 2 || xs[len(xs)-1] != xs[len(xs)-2] {
-		tensor.Fail(op, "need square matrices (..., n, n) and a diagonal (), (n,) or (..., n), got %s", describeNodes(x, d))
+		tensor.Fail(op, "need square matrices (..., n, n) and a diagonal (), (n,) or (..., n), got %s", Describe(x, d))
 	}
 	if len(ds) > 0 {
 		n := xs[len(xs)-1]
 		if ds[len(ds)-1] != n {
-			tensor.Fail(op, "diagonal does not fit the %d×%d matrices: %s", n, n, describeNodes(x, d))
+			tensor.Fail(op, "diagonal does not fit the %d×%d matrices: %s", n, n, Describe(x, d))
 		}
 		if !tensor.Broadcastable(xs[:len(xs)-2], ds[:len(ds)-1]) {
-			tensor.Fail(op, "batch axes of the matrices and the diagonal do not broadcast: %s", describeNodes(x, d))
+			tensor.Fail(op, "batch axes of the matrices and the diagonal do not broadcast: %s", Describe(x, d))
 		}
 	}
 	return Apply(addDiagOp{}, x, d)

@@ -143,7 +143,7 @@ func Apply(op Op, inputs ...*Node) *Node {
 	}
 	value := op.Forward(g, vals)
 	if value == nil {
-		tensor.Fail(op.Name(), "Forward returned nil for inputs %s", describeNodes(inputs...))
+		tensor.Fail(op.Name(), "Forward returned nil for inputs %s", Describe(inputs...))
 	}
 	n := g.newNode()
 	n.op, n.inputs, n.value = op, ins, value
@@ -427,9 +427,11 @@ func Registered() []OpInfo {
 	return out
 }
 
-// describeNodes formats operands as "(2, 3) float32, (3,) float64" for
-// errors, with tensor.FormatShape so graph and tensor errors read alike.
-func describeNodes(ns ...*Node) string {
+// Describe lists the nodes' shapes and dtypes for error messages, as
+// "(2, 3) float32, (2,) float32" ("nil" for a nil node, "stale node" for
+// one whose graph was Reset), so packages built on graph word their
+// errors the same way.
+func Describe(ns ...*Node) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
 		switch {

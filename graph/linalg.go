@@ -107,7 +107,7 @@ func (op triMaskOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 func triMask(name string, x *Node, lower, diag, upper float64) *Node {
 	checkNodes(name, x)
 	if x.Dim() < 2 {
-		tensor.Fail(name, "operand %s is not a matrix (want rank >= 2)", describeNodes(x))
+		tensor.Fail(name, "operand %s is not a matrix (want rank >= 2)", Describe(x))
 	}
 	return Apply(triMaskOp{lower, diag, upper}, x)
 }
@@ -557,7 +557,7 @@ func checkSquare(op string, a *Node) int {
 	checkNodes(op, a)
 	s := a.Shape()
 	if len(s) < 2 || s[len(s)-1] != s[len(s)-2] {
-		tensor.Fail(op, "operand %s is not a square matrix or a stack of them (want (..., n, n))", describeNodes(a))
+		tensor.Fail(op, "operand %s is not a square matrix or a stack of them (want (..., n, n))", Describe(a))
 	}
 	return s[len(s)-1]
 }
@@ -567,10 +567,10 @@ func checkSquare(op string, a *Node) int {
 func checkSolve(op string, a, b *Node) {
 	checkNodes(op, a, b)
 	if a.g != b.g {
-		tensor.Fail(op, "operands %s belong to different graphs", describeNodes(a, b))
+		tensor.Fail(op, "operands %s belong to different graphs", Describe(a, b))
 	}
 	if a.DType() != b.DType() {
-		tensor.Fail(op, "mixed dtypes: %s", describeNodes(a, b))
+		tensor.Fail(op, "mixed dtypes: %s", Describe(a, b))
 	}
 	n := checkSquare(op, a)
 	bs := b.Shape()
@@ -580,7 +580,7 @@ func checkSolve(op string, a, b *Node) {
 		as := a.Shape()
 		tensor.BroadcastShapes(op, as[:len(as)-2], bs[:len(bs)-2])
 	default:
-		tensor.Fail(op, "right-hand side does not fit the matrix: %s (want (..., %d, k) or (%d,))", describeNodes(a, b), n, n)
+		tensor.Fail(op, "right-hand side does not fit the matrix: %s (want (..., %d, k) or (%d,))", Describe(a, b), n, n)
 	}
 }
 

@@ -135,13 +135,13 @@ func MatMulT(a, b *Node, transA, transB bool) *Node {
 func checkMatMul(a, b *Node) {
 	checkNodes("matmul", a, b)
 	if a.g != b.g {
-		tensor.Fail("matmul", "operands %s belong to different graphs", describeNodes(a, b))
+		tensor.Fail("matmul", "operands %s belong to different graphs", Describe(a, b))
 	}
 	if a.DType() != b.DType() {
-		tensor.Fail("matmul", "mixed dtypes: %s", describeNodes(a, b))
+		tensor.Fail("matmul", "mixed dtypes: %s", Describe(a, b))
 	}
 	if a.Dim() == 0 || b.Dim() == 0 {
-		tensor.Fail("matmul", "scalar operand: %s", describeNodes(a, b))
+		tensor.Fail("matmul", "scalar operand: %s", Describe(a, b))
 	}
 }
 
@@ -150,7 +150,7 @@ func checkMatMul(a, b *Node) {
 func Dot(a, b *Node) *Node {
 	checkNodes("dot", a, b)
 	if a.Dim() != 1 || b.Dim() != 1 || a.Shape()[0] != b.Shape()[0] {
-		tensor.Fail("dot", "operands must be 1-D of equal length: %s", describeNodes(a, b))
+		tensor.Fail("dot", "operands must be 1-D of equal length: %s", Describe(a, b))
 	}
 	return MatMul(a, b)
 }
@@ -160,7 +160,7 @@ func Dot(a, b *Node) *Node {
 func Outer(a, b *Node) *Node {
 	checkNodes("outer", a, b)
 	if a.Dim() != 1 || b.Dim() != 1 {
-		tensor.Fail("outer", "operands must be 1-D: %s", describeNodes(a, b))
+		tensor.Fail("outer", "operands must be 1-D: %s", Describe(a, b))
 	}
 	checkMatMul(a, b)
 	return matmulT(Reshape(a, a.Shape()[0], 1), Reshape(b, 1, b.Shape()[0]), false, false)

@@ -126,7 +126,7 @@ func reduceNode(kind reduceKind, x *Node, axes []int, keepdims bool, ddof int) *
 		n *= x.Shape()[a]
 	}
 	if (kind == redMax || kind == redMin) && n == 0 {
-		tensor.Fail(reduceNames[kind], "reduction over a size-0 axis of %s (axes %v)", describeNodes(x), axes)
+		tensor.Fail(reduceNames[kind], "reduction over a size-0 axis of %s (axes %v)", Describe(x), axes)
 	}
 	return Apply(&reduceOp{kind: kind, axes: ax, keep: keepdims, ddof: ddof, n: n}, x)
 }
@@ -221,7 +221,7 @@ func normAxis(op string, x *Node, axis int) int {
 		a += x.Dim()
 	}
 	if a < 0 || a >= x.Dim() {
-		tensor.Fail(op, "axis %d out of range for operand %s", axis, describeNodes(x))
+		tensor.Fail(op, "axis %d out of range for operand %s", axis, Describe(x))
 	}
 	return a
 }
@@ -244,7 +244,7 @@ func normAxes(op string, x *Node, axes []int) []int {
 	sort.Ints(out)
 	for i := 1; i < len(out); i++ {
 		if out[i] == out[i-1] {
-			tensor.Fail(op, "axis %d repeated in %v for operand %s", out[i], axes, describeNodes(x))
+			tensor.Fail(op, "axis %d repeated in %v for operand %s", out[i], axes, Describe(x))
 		}
 	}
 	return out

@@ -58,19 +58,19 @@ func resolveShape(x *Node, shape []int) []int {
 		case d == -1 && infer < 0:
 			infer = i
 		case d < 0:
-			tensor.Fail("reshape", "invalid shape %v for operand %s", shape, describeNodes(x))
+			tensor.Fail("reshape", "invalid shape %v for operand %s", shape, Describe(x))
 		default:
 			known *= d
 		}
 	}
 	if infer >= 0 {
 		if known == 0 || x.Size()%known != 0 {
-			tensor.Fail("reshape", "cannot reshape operand %s to %v", describeNodes(x), shape)
+			tensor.Fail("reshape", "cannot reshape operand %s to %v", Describe(x), shape)
 		}
 		out[infer] = x.Size() / known
 	}
 	if shapeSize(out) != x.Size() {
-		tensor.Fail("reshape", "cannot reshape operand %s (size %d) to %v", describeNodes(x), x.Size(), shape)
+		tensor.Fail("reshape", "cannot reshape operand %s (size %d) to %v", Describe(x), x.Size(), shape)
 	}
 	return out
 }
@@ -95,7 +95,7 @@ func Squeeze(x *Node, axes ...int) *Node {
 	} else {
 		for _, a := range normAxes("squeeze", x, axes) {
 			if x.Shape()[a] != 1 {
-				tensor.Fail("squeeze", "axis %d has size %d, not 1, in operand %s", a, x.Shape()[a], describeNodes(x))
+				tensor.Fail("squeeze", "axis %d has size %d, not 1, in operand %s", a, x.Shape()[a], Describe(x))
 			}
 			drop[a] = true
 		}
@@ -119,7 +119,7 @@ func Unsqueeze(x *Node, axis int) *Node {
 		a += nd + 1
 	}
 	if a < 0 || a > nd {
-		tensor.Fail("unsqueeze", "axis %d out of range for operand %s", axis, describeNodes(x))
+		tensor.Fail("unsqueeze", "axis %d out of range for operand %s", axis, Describe(x))
 	}
 	shape := make([]int, 0, nd+1)
 	shape = append(append(append(shape, x.Shape()[:a]...), 1), x.Shape()[a:]...)
@@ -151,7 +151,7 @@ func Permute(x *Node, perm ...int) *Node {
 	checkNodes("permute", x)
 	nd := x.Dim()
 	if len(perm) != nd {
-		tensor.Fail("permute", "permutation %v for operand %s", perm, describeNodes(x))
+		tensor.Fail("permute", "permutation %v for operand %s", perm, Describe(x))
 	}
 	p := make([]int, nd)
 	seen := make([]bool, nd)
@@ -161,7 +161,7 @@ func Permute(x *Node, perm ...int) *Node {
 			a += nd
 		}
 		if a < 0 || a >= nd || seen[a] {
-			tensor.Fail("permute", "%v is not a permutation of the axes of operand %s", perm, describeNodes(x))
+			tensor.Fail("permute", "%v is not a permutation of the axes of operand %s", perm, Describe(x))
 		}
 		seen[a] = true
 		p[i] = a
@@ -179,7 +179,7 @@ func Transpose(x *Node) *Node {
 	checkNodes("transpose", x)
 	nd := x.Dim()
 	if nd < 2 {
-		tensor.Fail("transpose", "operand %s has fewer than 2 axes", describeNodes(x))
+		tensor.Fail("transpose", "operand %s has fewer than 2 axes", Describe(x))
 	}
 	perm := make([]int, nd)
 	for i := range perm {
@@ -210,7 +210,7 @@ func BroadcastTo(x *Node, shape ...int) *Node {
 		return x
 	}
 	if !broadcastsTo(x.Shape(), shape) {
-		tensor.Fail("broadcast_to", "cannot broadcast operand %s to %v", describeNodes(x), shape)
+		tensor.Fail("broadcast_to", "cannot broadcast operand %s to %v", Describe(x), shape)
 	}
 	return Apply(broadcastToOp{append([]int(nil), shape...)}, x)
 }
@@ -235,7 +235,7 @@ func SumTo(x *Node, shape ...int) *Node {
 		return x
 	}
 	if !broadcastsTo(shape, x.Shape()) {
-		tensor.Fail("sum_to", "shape %v does not broadcast to operand %s", shape, describeNodes(x))
+		tensor.Fail("sum_to", "shape %v does not broadcast to operand %s", shape, Describe(x))
 	}
 	return Apply(sumToOp{append([]int(nil), shape...)}, x)
 }
@@ -273,7 +273,7 @@ func Slice(x *Node, axis, start, stop, step int) *Node {
 	checkNodes("slice", x)
 	ax := normAxis("slice", x, axis)
 	if step == 0 {
-		tensor.Fail("slice", "step is 0 (axis %d of operand %s)", axis, describeNodes(x))
+		tensor.Fail("slice", "step is 0 (axis %d of operand %s)", axis, Describe(x))
 	}
 	n := x.Shape()[ax]
 	if step == 1 && start == 0 && stop >= n {
@@ -307,7 +307,7 @@ func (o scatterSliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) 
 func ScatterSlice(src *Node, shape []int, axis, start, stop, step int) *Node {
 	checkNodes("scatter_slice", src)
 	if len(shape) != src.Dim() || axis < -len(shape) || axis >= len(shape) || step == 0 {
-		tensor.Fail("scatter_slice", "cannot scatter operand %s into shape %v along axis %d with step %d", describeNodes(src), shape, axis, step)
+		tensor.Fail("scatter_slice", "cannot scatter operand %s into shape %v along axis %d with step %d", Describe(src), shape, axis, step)
 	}
 	if axis < 0 {
 		axis += len(shape)
@@ -315,7 +315,7 @@ func ScatterSlice(src *Node, shape []int, axis, start, stop, step int) *Node {
 	want := tensor.Slice(tensor.Expand(tensor.Scalar(src.DType(), 0), shape...), axis, start, stop, step).Shape()
 	if !slices.Equal(want, src.Shape()) {
 		tensor.Fail("scatter_slice", "operand %s does not match slice %d:%d:%d of axis %d of shape %v (shape %v)",
-			describeNodes(src), start, stop, step, axis, shape, want)
+			Describe(src), start, stop, step, axis, shape, want)
 	}
 	return scatterSlice(src, append([]int(nil), shape...), sliceSpec{axis, start, stop, step})
 }
@@ -389,7 +389,7 @@ func Concat(axis int, xs ...*Node) *Node {
 			ok = d == ax || x.Shape()[d] == xs[0].Shape()[d]
 		}
 		if !ok {
-			tensor.Fail("concat", "operands %s do not match along axes other than %d (or differ in dtype or graph)", describeNodes(xs...), axis)
+			tensor.Fail("concat", "operands %s do not match along axes other than %d (or differ in dtype or graph)", Describe(xs...), axis)
 		}
 	}
 	if len(xs) == 1 {
@@ -407,7 +407,7 @@ func Stack(axis int, xs ...*Node) *Node {
 	checkNodes("stack", xs...)
 	for _, x := range xs[1:] {
 		if !slices.Equal(x.Shape(), xs[0].Shape()) {
-			tensor.Fail("stack", "operands %s differ in shape", describeNodes(xs...))
+			tensor.Fail("stack", "operands %s differ in shape", Describe(xs...))
 		}
 	}
 	us := make([]*Node, len(xs))
@@ -432,12 +432,12 @@ func Split(x *Node, axis int, sizes ...int) []*Node {
 	total := 0
 	for _, s := range sizes {
 		if s < 0 {
-			tensor.Fail("split", "negative size in %v for operand %s", sizes, describeNodes(x))
+			tensor.Fail("split", "negative size in %v for operand %s", sizes, Describe(x))
 		}
 		total += s
 	}
 	if total != x.Shape()[ax] {
-		tensor.Fail("split", "sizes %v do not add up to axis %d of operand %s", sizes, axis, describeNodes(x))
+		tensor.Fail("split", "sizes %v do not add up to axis %d of operand %s", sizes, axis, Describe(x))
 	}
 	out := make([]*Node, len(sizes))
 	off := 0
@@ -506,7 +506,7 @@ func ScatterAdd(src *Node, axis int, idx []int, size int) *Node {
 	checkNodes("scatter_add", src)
 	ax := normAxis("scatter_add", src, axis)
 	if src.Shape()[ax] != len(idx) {
-		tensor.Fail("scatter_add", "operand %s has %d entries along axis %d but %d indices are given", describeNodes(src), src.Shape()[ax], axis, len(idx))
+		tensor.Fail("scatter_add", "operand %s has %d entries along axis %d but %d indices are given", Describe(src), src.Shape()[ax], axis, len(idx))
 	}
 	checkIndices("scatter_add", src, ax, idx, size)
 	return Apply(scatterAddOp{ax, append([]int(nil), idx...), size}, src)
@@ -515,7 +515,7 @@ func ScatterAdd(src *Node, axis int, idx []int, size int) *Node {
 func checkIndices(op string, x *Node, axis int, idx []int, n int) {
 	for _, i := range idx {
 		if i < 0 || i >= n {
-			tensor.Fail(op, "index %d out of range [0, %d) along axis %d (operand %s)", i, n, axis, describeNodes(x))
+			tensor.Fail(op, "index %d out of range [0, %d) along axis %d (operand %s)", i, n, axis, Describe(x))
 		}
 	}
 }
@@ -569,12 +569,12 @@ func (o padOp) JVP(out *Node, t []*Node) *Node { return Apply(padOp{o.pads, 0}, 
 func Pad(x *Node, pads [][2]int, value float64) *Node {
 	checkNodes("pad", x)
 	if len(pads) != x.Dim() {
-		tensor.Fail("pad", "%d pad pairs for operand %s", len(pads), describeNodes(x))
+		tensor.Fail("pad", "%d pad pairs for operand %s", len(pads), Describe(x))
 	}
 	zero := true
 	for _, p := range pads {
 		if p[0] < 0 || p[1] < 0 {
-			tensor.Fail("pad", "negative padding %v for operand %s", pads, describeNodes(x))
+			tensor.Fail("pad", "negative padding %v for operand %s", pads, Describe(x))
 		}
 		zero = zero && p == [2]int{}
 	}

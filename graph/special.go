@@ -43,7 +43,7 @@ func (o polygammaOp) JVP(out *Node, t []*Node) *Node {
 func Polygamma(n int, x *Node) *Node {
 	switch {
 	case n < 0:
-		tensor.Fail("polygamma", "negative order %d (operand %s)", n, describeNodes(x))
+		tensor.Fail("polygamma", "negative order %d (operand %s)", n, Describe(x))
 	case n == 0:
 		return Digamma(x)
 	}

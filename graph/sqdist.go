@@ -61,7 +61,7 @@ func (sqDistOp) JVP(out *Node, t []*Node) *Node {
 func SqDist(a, b *Node) *Node {
 	checkNodes("sq_dist", a, b)
 	if a.Dim() != 2 || b.Dim() != 2 || a.Shape()[1] != b.Shape()[1] || a.DType() != b.DType() {
-		tensor.Fail("sq_dist", "need points (n, d) and (m, d) with the same d and dtype, got %s", describeNodes(a, b))
+		tensor.Fail("sq_dist", "need points (n, d) and (m, d) with the same d and dtype, got %s", Describe(a, b))
 	}
 	return Apply(sqDistOp{}, a, b)
 }

@@ -81,7 +81,7 @@ func TriMatMul(l, b *Node, transL bool) *Node {
 func TriMatMulLower(l, b *Node, transL bool) *Node {
 	checkSolve("tri_matmul", l, b)
 	if b.Dim() < 2 || b.Shape()[b.Dim()-1] != b.Shape()[b.Dim()-2] {
-		tensor.Fail("tri_matmul", "need a square right operand: %s", describeNodes(l, b))
+		tensor.Fail("tri_matmul", "need a square right operand: %s", Describe(l, b))
 	}
 	return Apply(triMatMulOp{trans: transL, lowerOut: true}, l, b)
 }

@@ -210,7 +210,7 @@ func (o clampOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 // inside the interval and 0 where x was clipped. It panics if lo > hi.
 func Clamp(x *Node, lo, hi float64) *Node {
 	if lo > hi {
-		tensor.Fail("clamp", "lower bound %g exceeds upper bound %g (operand %s)", lo, hi, describeNodes(x))
+		tensor.Fail("clamp", "lower bound %g exceeds upper bound %g (operand %s)", lo, hi, Describe(x))
 	}
 	return Apply(clampOp{lo, hi}, x)
 }
@@ -253,10 +253,10 @@ func (whereOp) JVP(out *Node, t []*Node) *Node {
 func Where(cond, a, b *Node) *Node {
 	checkNodes("where", cond, a, b)
 	if cond.g != a.g || a.g != b.g {
-		tensor.Fail("where", "operands %s belong to different graphs", describeNodes(cond, a, b))
+		tensor.Fail("where", "operands %s belong to different graphs", Describe(cond, a, b))
 	}
 	if cond.DType() != a.DType() || a.DType() != b.DType() {
-		tensor.Fail("where", "mixed dtypes: %s", describeNodes(cond, a, b))
+		tensor.Fail("where", "mixed dtypes: %s", Describe(cond, a, b))
 	}
 	tensor.BroadcastShapes("where", cond.Shape(), a.Shape(), b.Shape())
 	return Apply(whereOp{}, cond, a, b)

@@ -77,7 +77,7 @@ func checkClassification(op string, x *graph.Node, labels []int, opts []CrossEnt
 	checkLabels(op, x, labels)
 	c := x.Shape()[1]
 	if o.Weights != nil && len(o.Weights) != c {
-		tensor.Fail(op, "%d class weights for input %s with %d classes", len(o.Weights), describe(x), c)
+		tensor.Fail(op, "%d class weights for input %s with %d classes", len(o.Weights), graph.Describe(x), c)
 	}
 	if !(o.LabelSmoothing >= 0 && o.LabelSmoothing <= 1) {
 		tensor.Fail(op, "label smoothing %v is not in [0, 1]", o.LabelSmoothing)
@@ -90,14 +90,14 @@ func checkClassification(op string, x *graph.Node, labels []int, opts []CrossEnt
 func checkLabels(op string, x *graph.Node, labels []int) {
 	s := x.Shape()
 	if len(s) != 2 {
-		tensor.Fail(op, "input %s is not (N, C)", describe(x))
+		tensor.Fail(op, "input %s is not (N, C)", graph.Describe(x))
 	}
 	if len(labels) != s[0] {
-		tensor.Fail(op, "%d labels for input %s with %d rows", len(labels), describe(x), s[0])
+		tensor.Fail(op, "%d labels for input %s with %d rows", len(labels), graph.Describe(x), s[0])
 	}
 	for i, y := range labels {
 		if y < 0 || y >= s[1] {
-			tensor.Fail(op, "label %d at position %d is out of range [0, %d) for input %s", y, i, s[1], describe(x))
+			tensor.Fail(op, "label %d at position %d is out of range [0, %d) for input %s", y, i, s[1], graph.Describe(x))
 		}
 	}
 }

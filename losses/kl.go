@@ -19,7 +19,7 @@ func KLDiagGaussian(mu, logvar *graph.Node, red Reduction) *graph.Node {
 	checkSameShape(op, mu, logvar)
 	checkReduction(op, red)
 	if mu.Dim() == 0 {
-		tensor.Fail(op, "operands %s are 0-d: want at least one axis to sum over", describe(mu, logvar))
+		tensor.Fail(op, "operands %s are 0-d: want at least one axis to sum over", graph.Describe(mu, logvar))
 	}
 	t := graph.Sub(graph.Add(graph.Square(mu), graph.Exp(logvar)), logvar)
 	kl := graph.MulScalar(graph.AddScalar(t, -1), 0.5)
@@ -41,7 +41,7 @@ func KLDiagGaussians(mu1, logvar1, mu2, logvar2 *graph.Node, red Reduction) *gra
 	checkReduction(op, red)
 	shape := tensor.BroadcastShapes(op, mu1.Shape(), logvar1.Shape(), mu2.Shape(), logvar2.Shape())
 	if len(shape) == 0 {
-		tensor.Fail(op, "operands %s are 0-d: want at least one axis to sum over", describe(mu1, logvar1, mu2, logvar2))
+		tensor.Fail(op, "operands %s are 0-d: want at least one axis to sum over", graph.Describe(mu1, logvar1, mu2, logvar2))
 	}
 	dlv := graph.Sub(logvar2, logvar1)
 	ratio := graph.Exp(graph.Neg(dlv))                                                // σ₁²/σ₂²

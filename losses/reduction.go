@@ -3,7 +3,6 @@ package losses
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -53,34 +52,20 @@ func reduce(x *graph.Node, r Reduction) *graph.Node {
 	return graph.Mean(x, nil, false)
 }
 
-// describe lists the nodes' shapes and dtypes for error messages, e.g.
-// "(2, 3) float32, (2,) float32".
-func describe(ns ...*graph.Node) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		if n == nil {
-			parts[i] = "nil"
-			continue
-		}
-		parts[i] = tensor.FormatShape(n.Shape()) + " " + n.DType().String()
-	}
-	return strings.Join(parts, ", ")
-}
-
 // checkNodes panics naming op if a node is nil or the nodes do not share a
 // graph and a dtype.
 func checkNodes(op string, ns ...*graph.Node) {
 	for i, n := range ns {
 		if n == nil {
-			tensor.Fail(op, "operand %d is nil (operands %s)", i, describe(ns...))
+			tensor.Fail(op, "operand %d is nil (operands %s)", i, graph.Describe(ns...))
 		}
 	}
 	for _, n := range ns[1:] {
 		if n.Graph() != ns[0].Graph() {
-			tensor.Fail(op, "operands %s belong to different graphs", describe(ns...))
+			tensor.Fail(op, "operands %s belong to different graphs", graph.Describe(ns...))
 		}
 		if n.DType() != ns[0].DType() {
-			tensor.Fail(op, "mixed dtypes: %s", describe(ns...))
+			tensor.Fail(op, "mixed dtypes: %s", graph.Describe(ns...))
 		}
 	}
 }
@@ -92,7 +77,7 @@ func checkSameShape(op string, ns ...*graph.Node) {
 	checkNodes(op, ns...)
 	for _, n := range ns[1:] {
 		if !slices.Equal(n.Shape(), ns[0].Shape()) {
-			tensor.Fail(op, "shapes differ: %s", describe(ns...))
+			tensor.Fail(op, "shapes differ: %s", graph.Describe(ns...))
 		}
 	}
 }

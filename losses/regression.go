@@ -79,7 +79,7 @@ func GaussianNLL(mean, variance, target *graph.Node, full bool, eps float64, red
 	case len(ms) > 0 && len(vs) == len(ms) && vs[len(vs)-1] == 1 && slices.Equal(vs[:len(vs)-1], ms[:len(ms)-1]):
 	default:
 		tensor.Fail(op, "variance %s does not fit mean %s: want the same shape, the shape without the last axis, or a last axis of size 1",
-			describe(variance), describe(mean))
+			graph.Describe(variance), graph.Describe(mean))
 	}
 	// v = variance + stop(max(variance, eps) − variance): the value of the
 	// clamp with the derivative of the identity.

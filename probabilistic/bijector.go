@@ -107,7 +107,7 @@ func triOnes(x *graph.Node, m, cols int, keep func(i, j int) bool) *graph.Node {
 
 func checkLastAxis(op string, x *graph.Node, min int) int {
 	if x == nil || x.Dim() == 0 || x.Shape()[x.Dim()-1] < min {
-		tensor.Fail(op, "operand %s: want shape (..., n) with n ≥ %d", describe(x), min)
+		tensor.Fail(op, "operand %s: want shape (..., n) with n ≥ %d", graph.Describe(x), min)
 	}
 	return x.Shape()[x.Dim()-1]
 }
@@ -196,7 +196,7 @@ func (c CholeskyFactor) layout() (diagVec, diagMat, offVec, offMat []int) {
 func (c CholeskyFactor) check(op string, x *graph.Node) {
 	m := c.N * (c.N + 1) / 2
 	if x == nil || x.Dim() == 0 || x.Shape()[x.Dim()-1] != m {
-		tensor.Fail(op, "operand %s: want shape (..., %d) for %d×%d factors", describe(x), m, c.N, c.N)
+		tensor.Fail(op, "operand %s: want shape (..., %d) for %d×%d factors", graph.Describe(x), m, c.N, c.N)
 	}
 }
 
@@ -226,7 +226,7 @@ func (c CholeskyFactor) Inverse(l *graph.Node) *graph.Node {
 	const op = "probabilistic.CholeskyFactor.Inverse"
 	s := l.Shape()
 	if len(s) < 2 || s[len(s)-1] != c.N || s[len(s)-2] != c.N {
-		tensor.Fail(op, "operand %s: want shape (..., %d, %d)", describe(l), c.N, c.N)
+		tensor.Fail(op, "operand %s: want shape (..., %d, %d)", graph.Describe(l), c.N, c.N)
 	}
 	flat := graph.Reshape(l, concatShape(s[:len(s)-2], []int{c.N * c.N})...)
 	dv, dm, ov, om := c.layout()

@@ -26,7 +26,7 @@ func NewCategorical(logits *graph.Node) *Categorical {
 	checkParams(op, logits)
 	s := logits.Shape()
 	if len(s) == 0 || s[len(s)-1] < 1 {
-		tensor.Fail(op, "logits %s: want shape (..., K) with K ≥ 1", describe(logits))
+		tensor.Fail(op, "logits %s: want shape (..., K) with K ≥ 1", graph.Describe(logits))
 	}
 	return &Categorical{Logits: logits, logp: graph.LogSoftmax(logits, -1), batch: append([]int{}, s[:len(s)-1]...), k: s[len(s)-1]}
 }
@@ -68,7 +68,7 @@ func (d *Categorical) LogProb(x *graph.Node) *graph.Node {
 	labels := make([]int, len(vals))
 	for i, v := range vals {
 		if v != math.Trunc(v) || v < 0 || v >= float64(d.k) {
-			tensor.Fail(op, "value %g at flat index %d of %s is not a class index in [0, %d) (logits %s)", v, i, describe(x), d.k, describe(d.Logits))
+			tensor.Fail(op, "value %g at flat index %d of %s is not a class index in [0, %d) (logits %s)", v, i, graph.Describe(x), d.k, graph.Describe(d.Logits))
 		}
 		labels[i] = int(v)
 	}
@@ -81,11 +81,11 @@ func (d *Categorical) LogProb(x *graph.Node) *graph.Node {
 func (d *Categorical) LogProbLabels(labels []int) *graph.Node {
 	const op = "probabilistic.Categorical.LogProbLabels"
 	if len(d.batch) > 1 || (len(d.batch) == 1 && d.batch[0] != len(labels) && d.batch[0] != 1) {
-		tensor.Fail(op, "%d labels do not fit logits %s: want batch shape (%d) or ()", len(labels), describe(d.Logits), len(labels))
+		tensor.Fail(op, "%d labels do not fit logits %s: want batch shape (%d) or ()", len(labels), graph.Describe(d.Logits), len(labels))
 	}
 	for i, l := range labels {
 		if l < 0 || l >= d.k {
-			tensor.Fail(op, "label %d at index %d is out of range [0, %d) (logits %s)", l, i, d.k, describe(d.Logits))
+			tensor.Fail(op, "label %d at index %d is out of range [0, %d) (logits %s)", l, i, d.k, graph.Describe(d.Logits))
 		}
 	}
 	return d.pick(d.Logits.Graph(), labels, []int{len(labels)})

@@ -23,7 +23,7 @@ func NewDirichlet(concentration *graph.Node) *Dirichlet {
 	checkParams(op, concentration)
 	s := concentration.Shape()
 	if len(s) == 0 || s[len(s)-1] < 1 {
-		tensor.Fail(op, "concentration %s: want shape (..., K) with K ≥ 1", describe(concentration))
+		tensor.Fail(op, "concentration %s: want shape (..., K) with K ≥ 1", graph.Describe(concentration))
 	}
 	checkConst(op, "concentration", concentration, positive, "concentration > 0")
 	return &Dirichlet{Concentration: concentration, batch: append([]int{}, s[:len(s)-1]...), k: s[len(s)-1]}

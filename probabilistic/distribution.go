@@ -3,7 +3,6 @@ package probabilistic
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -59,33 +58,20 @@ func RSample(d Distribution, rng *tensor.RNG, n int) (*graph.Node, error) {
 
 const log2Pi = 1.8378770664093453 // log 2π
 
-// describe lists nodes as "(2, 3) float64 and (3) float64" for messages.
-func describe(ns ...*graph.Node) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		if n == nil {
-			parts[i] = "nil"
-			continue
-		}
-		parts[i] = tensor.FormatShape(n.Shape()) + " " + n.DType().String()
-	}
-	return strings.Join(parts, " and ")
-}
-
 // checkParams makes sure the parameters are non-nil, live in one graph and
 // share a dtype, so later errors name the distribution rather than an op.
 func checkParams(op string, ns ...*graph.Node) {
 	for _, n := range ns {
 		if n == nil {
-			tensor.Fail(op, "parameter is nil (parameters %s)", describe(ns...))
+			tensor.Fail(op, "parameter is nil (parameters %s)", graph.Describe(ns...))
 		}
 	}
 	for _, n := range ns[1:] {
 		if n.Graph() != ns[0].Graph() {
-			tensor.Fail(op, "parameters %s belong to different graphs", describe(ns...))
+			tensor.Fail(op, "parameters %s belong to different graphs", graph.Describe(ns...))
 		}
 		if n.DType() != ns[0].DType() {
-			tensor.Fail(op, "parameters %s have mixed dtypes", describe(ns...))
+			tensor.Fail(op, "parameters %s have mixed dtypes", graph.Describe(ns...))
 		}
 	}
 }
@@ -99,7 +85,7 @@ func checkConst(op, name string, n *graph.Node, ok func(float64) bool, want stri
 	}
 	for _, v := range n.Value().Values() {
 		if !ok(v) {
-			tensor.Fail(op, "%s %s has the value %g: want %s", name, describe(n), v, want)
+			tensor.Fail(op, "%s %s has the value %g: want %s", name, graph.Describe(n), v, want)
 		}
 	}
 }
@@ -120,10 +106,10 @@ func checkValue(op string, x, param *graph.Node, batch, event []int) {
 		tensor.Fail(op, "value is nil")
 	}
 	if x.Graph() != param.Graph() {
-		tensor.Fail(op, "value %s belongs to another graph than the parameters", describe(x))
+		tensor.Fail(op, "value %s belongs to another graph than the parameters", graph.Describe(x))
 	}
 	if x.DType() != param.DType() {
-		tensor.Fail(op, "value %s has another dtype than the parameters (%s)", describe(x), param.DType())
+		tensor.Fail(op, "value %s has another dtype than the parameters (%s)", graph.Describe(x), param.DType())
 	}
 	s := x.Shape()
 	want := tensor.FormatShape(append(append([]int{}, batch...), event...))

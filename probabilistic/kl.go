@@ -70,10 +70,10 @@ func init() {
 // broadcast batch shape.
 func klShape(op string, p, q Distribution, pn, qn *graph.Node) []int {
 	if pn.Graph() != qn.Graph() {
-		tensor.Fail(op, "the distributions' parameters %s belong to different graphs", describe(pn, qn))
+		tensor.Fail(op, "the distributions' parameters %s belong to different graphs", graph.Describe(pn, qn))
 	}
 	if pn.DType() != qn.DType() {
-		tensor.Fail(op, "the distributions' parameters %s have different dtypes", describe(pn, qn))
+		tensor.Fail(op, "the distributions' parameters %s have different dtypes", graph.Describe(pn, qn))
 	}
 	pe, qe := p.EventShape(), q.EventShape()
 	if tensor.FormatShape(pe) != tensor.FormatShape(qe) {
@@ -120,7 +120,7 @@ func klCategoricalCategorical(p, q *Categorical) *graph.Node {
 	op := "probabilistic.KL(Categorical‖Categorical)"
 	batch := klShape(op, p, q, p.Logits, q.Logits)
 	if p.k != q.k {
-		tensor.Fail(op, "logits %s have different numbers of classes", describe(p.Logits, q.Logits))
+		tensor.Fail(op, "logits %s have different numbers of classes", graph.Describe(p.Logits, q.Logits))
 	}
 	kl := graph.Sum(graph.Mul(p.Probs(), graph.Sub(p.logp, q.logp)), []int{-1}, false)
 	return graph.BroadcastTo(kl, batch...)

@@ -25,7 +25,7 @@ func NewMVNFromScaleTril(loc, scaleTril *graph.Node) *MultivariateNormal {
 	checkParams(op, loc, scaleTril)
 	ls, ss := loc.Shape(), scaleTril.Shape()
 	if len(ls) == 0 || len(ss) < 2 || ss[len(ss)-1] != ss[len(ss)-2] || ss[len(ss)-1] != ls[len(ls)-1] {
-		tensor.Fail(op, "loc and scale_tril %s do not fit: want (..., d) and (..., d, d)", describe(loc, scaleTril))
+		tensor.Fail(op, "loc and scale_tril %s do not fit: want (..., d) and (..., d, d)", graph.Describe(loc, scaleTril))
 	}
 	d := ls[len(ls)-1]
 	if scaleTril.IsConst() {
@@ -33,7 +33,7 @@ func NewMVNFromScaleTril(loc, scaleTril *graph.Node) *MultivariateNormal {
 		for i := 0; i < len(v); i += d * d {
 			for j := 0; j < d; j++ {
 				if !(v[i+j*d+j] > 0) {
-					tensor.Fail(op, "scale_tril %s has the diagonal entry %g: want a positive diagonal", describe(scaleTril), v[i+j*d+j])
+					tensor.Fail(op, "scale_tril %s has the diagonal entry %g: want a positive diagonal", graph.Describe(scaleTril), v[i+j*d+j])
 				}
 			}
 		}
@@ -51,7 +51,7 @@ func NewMVNFromCovariance(loc, cov *graph.Node) (d *MultivariateNormal, err erro
 	checkParams(op, loc, cov)
 	ls, cs := loc.Shape(), cov.Shape()
 	if len(ls) == 0 || len(cs) < 2 || cs[len(cs)-1] != cs[len(cs)-2] || cs[len(cs)-1] != ls[len(ls)-1] {
-		tensor.Fail(op, "loc and covariance %s do not fit: want (..., d) and (..., d, d)", describe(loc, cov))
+		tensor.Fail(op, "loc and covariance %s do not fit: want (..., d) and (..., d, d)", graph.Describe(loc, cov))
 	}
 	l, err := cholesky(cov)
 	if err != nil {
@@ -84,7 +84,7 @@ func NewMVNDiag(loc, scaleDiag *graph.Node) *MultivariateNormal {
 	checkParams(op, loc, scaleDiag)
 	ls, ss := loc.Shape(), scaleDiag.Shape()
 	if len(ls) == 0 || len(ss) == 0 || ls[len(ls)-1] != ss[len(ss)-1] {
-		tensor.Fail(op, "loc and scale_diag %s do not fit: want (..., d) and (..., d)", describe(loc, scaleDiag))
+		tensor.Fail(op, "loc and scale_diag %s do not fit: want (..., d) and (..., d)", graph.Describe(loc, scaleDiag))
 	}
 	checkConst(op, "scale_diag", scaleDiag, positive, "scale_diag > 0")
 	d := ls[len(ls)-1]

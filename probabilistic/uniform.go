@@ -24,7 +24,7 @@ func NewUniform(low, high *graph.Node) *Uniform {
 		l, h := expandValues(low.Value(), batch), expandValues(high.Value(), batch)
 		for i := range l {
 			if !(l[i] < h[i]) {
-				tensor.Fail(op, "bounds %s: low %g is not below high %g", describe(low, high), l[i], h[i])
+				tensor.Fail(op, "bounds %s: low %g is not below high %g", graph.Describe(low, high), l[i], h[i])
 			}
 		}
 	}
