@@ -91,14 +91,7 @@ func (c *Classifier) Kernel() Kernel { return c.kernel }
 func (c *Classifier) Params() []*Param { return c.params }
 
 // Param returns the hyperparameter with the given name, or nil.
-func (c *Classifier) Param(name string) *Param {
-	for _, p := range c.params {
-		if p.Name() == name {
-			return p
-		}
-	}
-	return nil
-}
+func (c *Classifier) Param(name string) *Param { return paramNamed(c.params, name) }
 
 // rawValues returns every hyperparameter's raw values, to detect changes.
 func (c *Classifier) rawValues() []float64 {

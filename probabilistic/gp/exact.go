@@ -185,14 +185,7 @@ func (m *Exact) Kernel() Kernel { return m.kernel }
 func (m *Exact) Params() []*Param { return m.params }
 
 // Param returns the hyperparameter with the given name, or nil.
-func (m *Exact) Param(name string) *Param {
-	for _, p := range m.params {
-		if p.Name() == name {
-			return p
-		}
-	}
-	return nil
-}
+func (m *Exact) Param(name string) *Param { return paramNamed(m.params, name) }
 
 // Hyperparameters returns the constrained values of every hyperparameter
 // by name.

@@ -318,3 +318,13 @@ func uniqueParams(ps []*Param) []*Param {
 	}
 	return out
 }
+
+// paramNamed returns the parameter of ps with the given name, or nil.
+func paramNamed(ps []*Param, name string) *Param {
+	for _, p := range ps {
+		if p.Name() == name {
+			return p
+		}
+	}
+	return nil
+}

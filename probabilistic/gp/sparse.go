@@ -109,14 +109,7 @@ func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Spar
 func (s *Sparse) Params() []*Param { return s.params }
 
 // Param returns the hyperparameter with the given name, or nil.
-func (s *Sparse) Param(name string) *Param {
-	for _, p := range s.params {
-		if p.Name() == name {
-			return p
-		}
-	}
-	return nil
-}
+func (s *Sparse) Param(name string) *Param { return paramNamed(s.params, name) }
 
 // Noise returns the noise-variance hyperparameter.
 func (s *Sparse) Noise() *Param { return s.noise }
