@@ -44,11 +44,7 @@ func choleskyGrad(op string, dst, l, lbar *Tensor) *Tensor {
 	if x.Size() == 0 {
 		return x
 	}
-	nd := len(l.shape)
-	if tr, _, ok := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1]); !ok || tr {
-		l = l.Clone()
-	}
-	_, ldl, _ := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1])
+	l, ldl := rowMajor(l, n, n)
 	offs := matrixOffsets(l, batch)
 	if l.dtype == Float32 {
 		choleskyGradBatch[float32](l, offs, ldl, x, n)

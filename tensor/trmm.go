@@ -64,18 +64,9 @@ func triMatMul(op string, dst, l, b *Tensor, transL, lowerOut bool) *Tensor {
 	if out.Size() == 0 {
 		return out
 	}
-	// Both operands are read as row-major matrices; other layouts (rare
-	// here) are copied first.
-	nd := len(l.shape)
-	if tr, _, ok := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1]); !ok || tr {
-		l = l.Clone()
-	}
-	_, lda, _ := layoutOf(n, n, l.strides[nd-2], l.strides[nd-1])
-	bd := len(b.shape)
-	if tr, _, ok := layoutOf(n, k, b.strides[bd-2], b.strides[bd-1]); !ok || tr {
-		b = b.Clone()
-	}
-	_, ldb, _ := layoutOf(n, k, b.strides[bd-2], b.strides[bd-1])
+	// Both operands are read as row-major matrices.
+	l, lda := rowMajor(l, n, n)
+	b, ldb := rowMajor(b, n, k)
 	loffs, boffs := matrixOffsets(l, batch), matrixOffsets(b, batch)
 	if l.dtype == Float32 {
 		triMatMulBatch[float32](l, loffs, lda, b, boffs, ldb, out, n, k, transL, lowerOut)
@@ -234,4 +225,17 @@ func mirrorLower[T Float](a []T, n, lda int, off, diag T) {
 			a[i*lda+i] *= diag
 		}
 	}
+}
+
+// rowMajor returns t and the leading dimension of its trailing r×c
+// matrices when they are stored row-major, else a contiguous copy of t
+// (such layouts are rare where the kernels need row-major operands).
+func rowMajor(t *Tensor, r, c int) (*Tensor, int) {
+	nd := len(t.shape)
+	if tr, ld, ok := layoutOf(r, c, t.strides[nd-2], t.strides[nd-1]); ok && !tr {
+		return t, ld
+	}
+	t = t.Clone()
+	_, ld, _ := layoutOf(r, c, t.strides[nd-2], t.strides[nd-1])
+	return t, ld
 }
