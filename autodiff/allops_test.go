@@ -33,15 +33,16 @@ func caseLabel(op string, i int, c opCase) string {
 // Run with -v to see one line per op and mode.
 func TestGradCheckAllOps(t *testing.T) {
 	checkRegistryCovered(t)
-	for _, info := range graph.Registered() {
-		cases := opCases[info.Name]
+	for _, op := range graph.Registered() {
+		name := op.Name()
+		cases := opCases[name]
 		if len(cases) == 0 {
 			continue // reported by checkRegistryCovered
 		}
-		t.Run(info.Name, func(t *testing.T) {
+		t.Run(name, func(t *testing.T) {
 			worst := map[string]float64{}
 			for i, c := range cases {
-				label := caseLabel(info.Name, i, c)
+				label := caseLabel(name, i, c)
 				order := 2
 				if c.noSecondOrder {
 					order = 1
@@ -62,7 +63,7 @@ func TestGradCheckAllOps(t *testing.T) {
 			}
 			for _, m := range modes {
 				if e, ok := worst[m]; ok {
-					t.Logf("op=%s mode=%s maxrelerr=%.3g", info.Name, m, e)
+					t.Logf("op=%s mode=%s maxrelerr=%.3g", name, m, e)
 				}
 			}
 		})
@@ -74,9 +75,9 @@ func TestGradCheckAllOps(t *testing.T) {
 // digits, so the tolerance is loose; it catches rules that break or lose
 // the dtype in float32.
 func TestGradCheckAllOpsFloat32(t *testing.T) {
-	for _, info := range graph.Registered() {
-		for i, c := range opCases[info.Name] {
-			label := caseLabel(info.Name, i, c)
+	for _, op := range graph.Registered() {
+		for i, c := range opCases[op.Name()] {
+			label := caseLabel(op.Name(), i, c)
 			inputs := c.inputs(tensor.NewRNG(seedOf(label)))
 			for k, in := range inputs {
 				inputs[k] = in.Cast(tensor.Float32)
@@ -97,10 +98,10 @@ func checkRegistryCovered(t *testing.T) {
 	t.Helper()
 	registered := map[string]bool{}
 	var missing []string
-	for _, info := range graph.Registered() {
-		registered[info.Name] = true
-		if len(opCases[info.Name]) == 0 {
-			missing = append(missing, info.Name)
+	for _, op := range graph.Registered() {
+		registered[op.Name()] = true
+		if len(opCases[op.Name()]) == 0 {
+			missing = append(missing, op.Name())
 		}
 	}
 	if len(missing) > 0 {

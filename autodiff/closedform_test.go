@@ -386,9 +386,11 @@ type countOp struct{ vjps, jvps int }
 
 func (o *countOp) Name() string { return "count" }
 
+func (o *countOp) Arity() int { return 1 }
+
 func (o *countOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor { return in[0] }
 
-func (o *countOp) VJP(out, ct *graph.Node) []*graph.Node {
+func (o *countOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node {
 	o.vjps++
 	return []*graph.Node{ct}
 }

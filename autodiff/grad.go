@@ -59,15 +59,53 @@ func VJP(y, ct *graph.Node, xs ...*graph.Node) []*graph.Node {
 	return backward("VJP", []*graph.Node{y}, []*graph.Node{ct}, xs)
 }
 
-// backward is the reverse sweep: seed the ys with their cotangents, then
-// walk the nodes between the xs and the ys in reverse creation order (a
-// topological order), calling each op's VJP and summing the cotangents
-// that reach each input. It is a loop, not a recursion, so chains of any
-// length fit on the stack. Only nodes that depend on an x and that a y
-// depends on are visited; everything else would contribute nothing.
+// backward is the reverse sweep, micrograd's tape in three steps: mark
+// the nodes between the xs and the ys that depend on some x, sweep them in
+// reverse creation order (a topological order) calling each op's VJP and
+// summing the cotangents that reach each input, and collect the xs'
+// cotangents. Only marked nodes are visited; the rest would contribute
+// nothing. It is a loop, not a recursion, so chains of any length fit on
+// the stack.
 func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
-	g := ys[0].Graph()
-	nodes := g.Nodes()
+	t := mark(ys, xs)
+	for k, y := range ys {
+		if s := t.slot(y); s != nil {
+			s.ct = accumulate(s.ct, seeds[k])
+		}
+	}
+	t.sweep(op)
+	return t.collect(xs)
+}
+
+// tape holds the nodes with IDs lo … lo+len(slots)−1 of one graph and, for
+// each, whether it depends on some x and the cotangent summed so far (nil:
+// none reached it yet).
+type tape struct {
+	nodes []*graph.Node
+	lo    int
+	slots []slot
+	needs []bool // scratch for each VJP call
+}
+
+type slot struct {
+	fromX bool
+	ct    *graph.Node
+}
+
+// slot returns n's slot when n is on the tape and depends on some x.
+func (t *tape) slot(n *graph.Node) *slot {
+	i := n.ID() - t.lo
+	if i < 0 || i >= len(t.slots) || !t.slots[i].fromX {
+		return nil
+	}
+	return &t.slots[i]
+}
+
+// mark builds the tape from the first x (constants excluded: they never
+// get gradients) to the last y, marking every node that is an x or has a
+// marked input. Inputs precede their nodes, so one forward pass suffices.
+func mark(ys, xs []*graph.Node) *tape {
+	nodes := ys[0].Graph().Nodes()
 	lo, hi := len(nodes), -1
 	for _, x := range xs {
 		if !x.IsConst() {
@@ -77,92 +115,73 @@ func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 	for _, y := range ys {
 		hi = max(hi, y.ID())
 	}
-	out := make([]*graph.Node, len(xs))
-	if lo <= hi {
-		// One allocation for the per-node bookkeeping of the sweep: the
-		// cotangent summed so far (nil: none reached the node yet) and
-		// whether the node depends on some x.
-		type slot struct {
-			ct    *graph.Node
-			fromX bool
-		}
-		slots := make([]slot, hi-lo+1)
-		for _, x := range xs {
-			if x.ID() <= hi && !x.IsConst() {
-				slots[x.ID()-lo].fromX = true
-			}
-		}
-		for i := lo; i <= hi; i++ {
-			if slots[i-lo].fromX {
-				continue
-			}
-			for _, in := range nodes[i].Inputs() {
-				if in.ID() >= lo && slots[in.ID()-lo].fromX {
-					slots[i-lo].fromX = true
-					break
-				}
-			}
-		}
-		for k, y := range ys {
-			if y.ID() >= lo && slots[y.ID()-lo].fromX {
-				s := &slots[y.ID()-lo]
-				s.ct = accumulate(s.ct, seeds[k])
-			}
-		}
-		for i := hi; i >= lo; i-- {
-			s := &slots[i-lo]
-			if !s.fromX || s.ct == nil {
-				continue
-			}
-			n := g.Nodes()[i]
-			if n.Op() == nil {
-				continue
-			}
-			ins := n.Inputs()
-			var cts []*graph.Node
-			for _, in := range ins {
-				if in.ID() >= lo && slots[in.ID()-lo].fromX {
-					// Tell the rule which inputs need a cotangent so it
-					// can skip the others (e.g. the data side of a MatMul).
-					for _, in := range ins {
-						graph.SetNeedsGrad(in, in.ID() >= lo && slots[in.ID()-lo].fromX)
-					}
-					cts = n.Op().VJP(n, s.ct)
-					for _, in := range ins {
-						graph.SetNeedsGrad(in, true)
-					}
-					break
-				}
-			}
-			if cts == nil {
-				continue
-			}
-			if len(cts) != len(ins) {
-				tensor.Fail(op, "VJP of %s returned %d cotangents for %d inputs", n.Op().Name(), len(cts), len(ins))
-			}
-			for j, in := range ins {
-				c := cts[j]
-				if c == nil || in.ID() < lo {
-					continue
-				}
-				is := &slots[in.ID()-lo]
-				if !is.fromX {
-					continue
-				}
-				if !slices.Equal(c.Shape(), in.Shape()) || c.DType() != in.DType() {
-					tensor.Fail(op, "VJP of %s returned a cotangent %v %v for input %d of shape %v %v",
-						n.Op().Name(), c.Shape(), c.DType(), j, in.Shape(), in.DType())
-				}
-				is.ct = accumulate(is.ct, c)
-			}
-		}
-		for k, x := range xs {
-			if x.ID() <= hi && !x.IsConst() {
-				out[k] = slots[x.ID()-lo].ct
-			}
+	t := &tape{lo: lo}
+	if lo > hi {
+		return t
+	}
+	t.nodes, t.slots = nodes[lo:hi+1], make([]slot, hi-lo+1)
+	for _, x := range xs {
+		if !x.IsConst() && x.ID() <= hi {
+			t.slots[x.ID()-lo].fromX = true
 		}
 	}
+	for i, n := range t.nodes {
+		for _, in := range n.Inputs() {
+			if t.slots[i].fromX {
+				break
+			}
+			t.slots[i].fromX = t.slot(in) != nil
+		}
+	}
+	return t
+}
+
+// sweep calls the VJP of every marked node that a cotangent reached, last
+// node first, telling the rule which inputs need a cotangent, and adds the
+// returned cotangents to the inputs' slots.
+func (t *tape) sweep(op string) {
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		n, ct := t.nodes[i], t.slots[i].ct
+		if ct == nil || n.Op() == nil {
+			continue
+		}
+		ins := n.Inputs()
+		t.needs = t.needs[:0]
+		anyNeeded := false
+		for _, in := range ins {
+			need := t.slot(in) != nil
+			t.needs = append(t.needs, need)
+			anyNeeded = anyNeeded || need
+		}
+		if !anyNeeded {
+			continue // an x computed from no other x
+		}
+		cts := n.Op().VJP(n, ct, t.needs)
+		if len(cts) != len(ins) {
+			tensor.Fail(op, "VJP of %s returned %d cotangents for %d inputs", n.Op().Name(), len(cts), len(ins))
+		}
+		for j, in := range ins {
+			c, s := cts[j], t.slot(in)
+			if c == nil || s == nil {
+				continue
+			}
+			if !slices.Equal(c.Shape(), in.Shape()) || c.DType() != in.DType() {
+				tensor.Fail(op, "VJP of %s returned a cotangent %v %v for input %d of shape %v %v",
+					n.Op().Name(), c.Shape(), c.DType(), j, in.Shape(), in.DType())
+			}
+			s.ct = accumulate(s.ct, c)
+		}
+	}
+}
+
+// collect returns each x's cotangent, or zeros of its shape for an x that
+// no cotangent reached (constants included).
+func (t *tape) collect(xs []*graph.Node) []*graph.Node {
+	out := make([]*graph.Node, len(xs))
 	for k, x := range xs {
+		if s := t.slot(x); s != nil && !x.IsConst() {
+			out[k] = s.ct
+		}
 		if out[k] == nil {
 			out[k] = zerosLike(x)
 		}

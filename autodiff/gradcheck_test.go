@@ -22,11 +22,13 @@ type cubeOp struct {
 
 func (o cubeOp) Name() string { return o.name }
 
+func (cubeOp) Arity() int { return 1 }
+
 func (o cubeOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.MulTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), tensor.Mul(in[0], in[0]), in[0])
 }
 
-func (o cubeOp) VJP(out, ct *graph.Node) []*graph.Node {
+func (o cubeOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node {
 	x := out.Inputs()[0]
 	x2 := graph.Mul(x, x)
 	if o.constVJP {

@@ -10,14 +10,16 @@ import "github.com/gradus-ml/gradus/tensor"
 // for tanh).
 
 func init() {
-	Register(OpInfo{Name: "sigmoid_grad", Arity: 2})
-	Register(OpInfo{Name: "tanh_grad", Arity: 2})
+	Register(sigmoidGradOp{})
+	Register(tanhGradOp{})
 }
 
 // sigmoidGradOp is v·σ(x)·σ(−x) (tensor.SigmoidGrad).
 type sigmoidGradOp struct{}
 
 func (sigmoidGradOp) Name() string { return "sigmoid_grad" }
+
+func (sigmoidGradOp) Arity() int { return 2 }
 
 func (sigmoidGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.SigmoidGradTo(g.AllocUninit(in[0].DType(), broadcastShape("sigmoid_grad", in[0], in[1])...), in[0], in[1])
@@ -28,13 +30,13 @@ func sigmoidCurv(w, x *Node) *Node {
 	return Mul(SigmoidGrad(w, x), Sub(Sigmoid(Neg(x)), Sigmoid(x)))
 }
 
-func (sigmoidGradOp) VJP(out, ct *Node) []*Node {
+func (sigmoidGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	v, x := out.inputs[0], out.inputs[1]
 	var dv, dx *Node
-	if v.NeedsGrad() {
+	if needs[0] {
 		dv = SumTo(SigmoidGrad(ct, x), v.Shape()...)
 	}
-	if x.NeedsGrad() {
+	if needs[1] {
 		dx = SumTo(sigmoidCurv(Mul(ct, v), x), x.Shape()...)
 	}
 	return cotangents(out, dv, dx)
@@ -64,17 +66,19 @@ type tanhGradOp struct{}
 
 func (tanhGradOp) Name() string { return "tanh_grad" }
 
+func (tanhGradOp) Arity() int { return 2 }
+
 func (tanhGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.TanhGradTo(g.AllocUninit(in[0].DType(), broadcastShape("tanh_grad", in[0], in[1])...), in[0], in[1])
 }
 
-func (tanhGradOp) VJP(out, ct *Node) []*Node {
+func (tanhGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	v, y := out.inputs[0], out.inputs[1]
 	var dv, dy *Node
-	if v.NeedsGrad() {
+	if needs[0] {
 		dv = SumTo(TanhGrad(ct, y), v.Shape()...)
 	}
-	if y.NeedsGrad() {
+	if needs[1] {
 		dy = SumTo(Mul(Mul(ct, v), MulScalar(y, -2)), y.Shape()...)
 	}
 	return cotangents(out, dv, dy)

@@ -7,19 +7,21 @@ import "github.com/gradus-ml/gradus/tensor"
 // constructor that checks its operands and calls Apply.
 
 func init() {
-	Register(OpInfo{Name: "add", Arity: 2})
-	Register(OpInfo{Name: "exp", Arity: 1})
+	Register(addOp{})
+	Register(expOp{})
 }
 
 type addOp struct{}
 
 func (addOp) Name() string { return "add" }
 
+func (addOp) Arity() int { return 2 }
+
 func (addOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.AddTo(g.AllocUninit(in[0].DType(), broadcastShape("add", in[0], in[1])...), in[0], in[1])
 }
 
-func (addOp) VJP(out, ct *Node) []*Node {
+func (addOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	return cotangents(out, SumTo(ct, a.Shape()...), SumTo(ct, b.Shape()...))
 }
@@ -38,12 +40,14 @@ type expOp struct{}
 
 func (expOp) Name() string { return "exp" }
 
+func (expOp) Arity() int { return 1 }
+
 func (expOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.ExpTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
 // d exp(x) = exp(x) dx: both rules reuse the output node.
-func (expOp) VJP(out, ct *Node) []*Node { return []*Node{Mul(ct, out)} }
+func (expOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Mul(ct, out)} }
 
 func (expOp) JVP(out *Node, t []*Node) *Node { return Mul(t[0], out) }
 
@@ -94,14 +98,9 @@ func checkBinary(op string, a, b *Node) {
 }
 
 func init() {
-	for _, name := range []string{"sub", "mul", "div", "neg", "pow", "maximum", "minimum",
-		"add_scalar", "mul_scalar", "pow_scalar"} {
-		arity := 2
-		switch name {
-		case "neg", "add_scalar", "mul_scalar", "pow_scalar":
-			arity = 1
-		}
-		Register(OpInfo{Name: name, Arity: arity})
+	for _, op := range []Op{subOp{}, mulOp{}, divOp{}, negOp{}, powOp{}, extremumOp{max: true}, extremumOp{},
+		addScalarOp{}, mulScalarOp{}, powScalarOp{}} {
+		Register(op)
 	}
 }
 
@@ -109,11 +108,13 @@ type subOp struct{}
 
 func (subOp) Name() string { return "sub" }
 
+func (subOp) Arity() int { return 2 }
+
 func (subOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.SubTo(g.AllocUninit(in[0].DType(), broadcastShape("sub", in[0], in[1])...), in[0], in[1])
 }
 
-func (subOp) VJP(out, ct *Node) []*Node {
+func (subOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	return cotangents(out, SumTo(ct, a.Shape()...), SumTo(Neg(ct), b.Shape()...))
 }
@@ -138,17 +139,19 @@ type mulOp struct{}
 
 func (mulOp) Name() string { return "mul" }
 
+func (mulOp) Arity() int { return 2 }
+
 func (mulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.MulTo(g.AllocUninit(in[0].DType(), broadcastShape("mul", in[0], in[1])...), in[0], in[1])
 }
 
-func (mulOp) VJP(out, ct *Node) []*Node {
+func (mulOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	var da, db *Node
-	if a.NeedsGrad() {
+	if needs[0] {
 		da = SumTo(Mul(ct, b), a.Shape()...)
 	}
-	if b.NeedsGrad() {
+	if needs[1] {
 		db = SumTo(Mul(ct, a), b.Shape()...)
 	}
 	return cotangents(out, da, db)
@@ -166,12 +169,14 @@ type divOp struct{}
 
 func (divOp) Name() string { return "div" }
 
+func (divOp) Arity() int { return 2 }
+
 func (divOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.DivTo(g.AllocUninit(in[0].DType(), broadcastShape("div", in[0], in[1])...), in[0], in[1])
 }
 
 // With q = a/b: dq = da/b − q·db/b, so both rules reuse the output.
-func (divOp) VJP(out, ct *Node) []*Node {
+func (divOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	cb := Div(ct, b)
 	return cotangents(out, SumTo(cb, a.Shape()...), SumTo(Neg(Mul(cb, out)), b.Shape()...))
@@ -198,11 +203,13 @@ type negOp struct{}
 
 func (negOp) Name() string { return "neg" }
 
+func (negOp) Arity() int { return 1 }
+
 func (negOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.NegTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
-func (negOp) VJP(out, ct *Node) []*Node { return []*Node{Neg(ct)} }
+func (negOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Neg(ct)} }
 
 func (negOp) JVP(out *Node, t []*Node) *Node { return Neg(t[0]) }
 
@@ -212,6 +219,8 @@ func Neg(x *Node) *Node { return Apply(negOp{}, x) }
 type powOp struct{}
 
 func (powOp) Name() string { return "pow" }
+
+func (powOp) Arity() int { return 2 }
 
 func (powOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.PowTo(g.AllocUninit(in[0].DType(), broadcastShape("pow", in[0], in[1])...), in[0], in[1])
@@ -247,7 +256,7 @@ func powPartials(out *Node, wantA, wantB bool) (da, db *Node) {
 
 // For a constant exponent prefer PowScalar: Pow's cotangent for b involves
 // log a, which is NaN for a < 0 (harmless when b's cotangent is unused).
-func (powOp) VJP(out, ct *Node) []*Node {
+func (powOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	da, db := powPartials(out, true, true)
 	return cotangents(out, SumTo(Mul(ct, da), a.Shape()...), SumTo(Mul(ct, db), b.Shape()...))
@@ -285,6 +294,8 @@ func (o extremumOp) Name() string {
 	return "minimum"
 }
 
+func (extremumOp) Arity() int { return 2 }
+
 func (o extremumOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.AllocUninit(in[0].DType(), broadcastShape(o.Name(), in[0], in[1])...)
 	if o.max {
@@ -308,7 +319,7 @@ func (o extremumOp) weights(out *Node) (wa, wb *Node) {
 	return wa, wb
 }
 
-func (o extremumOp) VJP(out, ct *Node) []*Node {
+func (o extremumOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	wa, wb := o.weights(out)
 	return cotangents(out, SumTo(Mul(ct, wa), a.Shape()...), SumTo(Mul(ct, wb), b.Shape()...))
@@ -344,11 +355,13 @@ type addScalarOp struct{ s float64 }
 
 func (addScalarOp) Name() string { return "add_scalar" }
 
+func (addScalarOp) Arity() int { return 1 }
+
 func (o addScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.AddScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
 }
 
-func (addScalarOp) VJP(out, ct *Node) []*Node { return []*Node{ct} }
+func (addScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{ct} }
 
 func (addScalarOp) JVP(out *Node, t []*Node) *Node { return t[0] }
 
@@ -359,11 +372,13 @@ type mulScalarOp struct{ s float64 }
 
 func (mulScalarOp) Name() string { return "mul_scalar" }
 
+func (mulScalarOp) Arity() int { return 1 }
+
 func (o mulScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.MulScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
 }
 
-func (o mulScalarOp) VJP(out, ct *Node) []*Node { return []*Node{MulScalar(ct, o.s)} }
+func (o mulScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{MulScalar(ct, o.s)} }
 
 func (o mulScalarOp) JVP(out *Node, t []*Node) *Node { return MulScalar(t[0], o.s) }
 
@@ -373,6 +388,8 @@ func MulScalar(x *Node, s float64) *Node { return Apply(mulScalarOp{s}, x) }
 type powScalarOp struct{ p float64 }
 
 func (powScalarOp) Name() string { return "pow_scalar" }
+
+func (powScalarOp) Arity() int { return 1 }
 
 func (o powScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.PowScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.p)
@@ -392,7 +409,7 @@ func (o powScalarOp) deriv(out, v *Node) *Node {
 	return Mul(v, MulScalar(PowScalar(x, o.p-1), o.p))
 }
 
-func (o powScalarOp) VJP(out, ct *Node) []*Node { return []*Node{o.deriv(out, ct)} }
+func (o powScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.deriv(out, ct)} }
 
 func (o powScalarOp) JVP(out *Node, t []*Node) *Node { return o.deriv(out, t[0]) }
 

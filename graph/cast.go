@@ -2,13 +2,15 @@ package graph
 
 import "github.com/gradus-ml/gradus/tensor"
 
-func init() { Register(OpInfo{Name: "cast", Arity: 1}) }
+func init() { Register(castOp{}) }
 
 // castOp converts its input to dtype dt. It is linear, so the VJP casts the
 // cotangent back to the input's dtype and the JVP casts the tangent to dt.
 type castOp struct{ dt tensor.DType }
 
 func (castOp) Name() string { return "cast" }
+
+func (castOp) Arity() int { return 1 }
 
 func (o castOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
@@ -31,7 +33,7 @@ func (o castOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return out
 }
 
-func (castOp) VJP(out, ct *Node) []*Node {
+func (castOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, Cast(ct, out.inputs[0].DType()))
 }
 

@@ -3,7 +3,7 @@ package graph
 import "github.com/gradus-ml/gradus/tensor"
 
 func init() {
-	Register(OpInfo{Name: "cholesky_grad", Arity: 2})
+	Register(choleskyGradOp{})
 }
 
 // choleskyGradOp is F(L, B) = ½ L⁻ᵀ S L⁻¹, S = T + Tᵀ − diag(T) with
@@ -14,6 +14,8 @@ func init() {
 type choleskyGradOp struct{}
 
 func (choleskyGradOp) Name() string { return "cholesky_grad" }
+
+func (choleskyGradOp) Arity() int { return 2 }
 
 func (choleskyGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.CholeskyGradTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1])
@@ -26,7 +28,7 @@ func (choleskyGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 //
 // Only the lower triangles of L and B are read, so their cotangents are
 // lower triangular (tril(B Φ(G)ᵀ) depends on B's lower triangle alone).
-func (choleskyGradOp) VJP(out, ct *Node) []*Node {
+func (choleskyGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	l, b := out.inputs[0], out.inputs[1]
 	hs := MulScalar(Add(ct, Transpose(ct)), 0.5)
 	gm := TriSolve(l, Transpose(TriSolve(l, hs, true, false)), true, false)

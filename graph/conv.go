@@ -14,14 +14,14 @@ import (
 // three conv ops: the derivative of each is built from the other two.
 
 func init() {
-	Register(OpInfo{Name: "conv2d", Arity: 2})
-	Register(OpInfo{Name: "conv2d_input_grad", Arity: 2})
-	Register(OpInfo{Name: "conv2d_weight_grad", Arity: 2})
-	Register(OpInfo{Name: "maxpool2d", Arity: 1})
-	Register(OpInfo{Name: "maxpool2d_grad", Arity: 1})
-	Register(OpInfo{Name: "maxpool2d_gather", Arity: 1})
-	Register(OpInfo{Name: "avgpool2d", Arity: 1})
-	Register(OpInfo{Name: "avgpool2d_grad", Arity: 1})
+	Register(conv2dOp{})
+	Register(conv2dInputGradOp{})
+	Register(conv2dWeightGradOp{})
+	Register(&maxPool2DOp{})
+	Register(maxPoolGradOp{})
+	Register(maxPoolGatherOp{})
+	Register(avgPool2DOp{})
+	Register(avgPoolGradOp{})
 }
 
 // conv2dOp is y = conv(x, w) (cross-correlation, NCHW).
@@ -29,18 +29,20 @@ type conv2dOp struct{ p tensor.ConvParams }
 
 func (conv2dOp) Name() string { return "conv2d" }
 
+func (conv2dOp) Arity() int { return 2 }
+
 func (op conv2dOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	shape := tensor.Conv2DShape(in[0].Shape(), in[1].Shape(), op.p)
 	return tensor.Conv2DTo(g.AllocUninit(in[0].DType(), shape...), in[0], in[1], op.p)
 }
 
-func (op conv2dOp) VJP(out, ct *Node) []*Node {
+func (op conv2dOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x, w := out.inputs[0], out.inputs[1]
 	var dx, dw *Node
-	if x.NeedsGrad() { // the first layer's input usually does not
+	if needs[0] { // the first layer's input usually does not
 		dx = Conv2DInputGrad(ct, w, x.Shape(), op.p)
 	}
-	if w.NeedsGrad() {
+	if needs[1] {
 		dw = Conv2DWeightGrad(x, ct, w.Shape(), op.p)
 	}
 	return cotangents(out, dx, dw)
@@ -72,12 +74,14 @@ type conv2dInputGradOp struct {
 
 func (conv2dInputGradOp) Name() string { return "conv2d_input_grad" }
 
+func (conv2dInputGradOp) Arity() int { return 2 }
+
 func (op conv2dInputGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.Conv2DInputGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], in[1], op.xShape, op.p)
 }
 
 // ⟨c, convᵀ_w(dy)⟩ = ⟨conv(c, w), dy⟩ = ⟨w, convᵀ_c-weights(c, dy)⟩.
-func (op conv2dInputGradOp) VJP(out, ct *Node) []*Node {
+func (op conv2dInputGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	dy, w := out.inputs[0], out.inputs[1]
 	return []*Node{
 		Conv2D(ct, w, op.p),
@@ -109,12 +113,14 @@ type conv2dWeightGradOp struct {
 
 func (conv2dWeightGradOp) Name() string { return "conv2d_weight_grad" }
 
+func (conv2dWeightGradOp) Arity() int { return 2 }
+
 func (op conv2dWeightGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.Conv2DWeightGradTo(g.AllocUninit(in[0].DType(), op.wShape...), in[0], in[1], op.wShape, op.p)
 }
 
 // ⟨c, dw(x, dy)⟩ = ⟨conv(x, c), dy⟩ = ⟨x, convᵀ_c(dy)⟩.
-func (op conv2dWeightGradOp) VJP(out, ct *Node) []*Node {
+func (op conv2dWeightGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x, dy := out.inputs[0], out.inputs[1]
 	return []*Node{
 		Conv2DInputGrad(dy, ct, x.Shape(), op.p),
@@ -192,6 +198,8 @@ type maxPool2DOp struct {
 
 func (*maxPool2DOp) Name() string { return "maxpool2d" }
 
+func (*maxPool2DOp) Arity() int { return 1 }
+
 func (op *maxPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
 	dst := g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...)
@@ -200,7 +208,7 @@ func (op *maxPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return y
 }
 
-func (op *maxPool2DOp) VJP(out, ct *Node) []*Node {
+func (op *maxPool2DOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape()))
 }
 
@@ -228,11 +236,13 @@ type maxPoolGradOp struct {
 
 func (maxPoolGradOp) Name() string { return "maxpool2d_grad" }
 
+func (maxPoolGradOp) Arity() int { return 1 }
+
 func (op maxPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.MaxPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.argmax, op.xShape)
 }
 
-func (op maxPoolGradOp) VJP(out, ct *Node) []*Node {
+func (op maxPoolGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, MaxPool2DGather(ct, op.argmax, out.inputs[0].Shape()))
 }
 
@@ -259,6 +269,8 @@ type maxPoolGatherOp struct {
 
 func (maxPoolGatherOp) Name() string { return "maxpool2d_gather" }
 
+func (maxPoolGatherOp) Arity() int { return 1 }
+
 func (op maxPoolGatherOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0].Contiguous()
 	y := g.AllocUninit(x.DType(), op.yShape...)
@@ -270,7 +282,7 @@ func (op maxPoolGatherOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor 
 	return y
 }
 
-func (op maxPoolGatherOp) VJP(out, ct *Node) []*Node {
+func (op maxPoolGatherOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape()))
 }
 
@@ -318,12 +330,14 @@ type avgPool2DOp struct{ p tensor.PoolParams }
 
 func (avgPool2DOp) Name() string { return "avgpool2d" }
 
+func (avgPool2DOp) Arity() int { return 1 }
+
 func (op avgPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
 	return tensor.AvgPool2DTo(g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...), x, op.p)
 }
 
-func (op avgPool2DOp) VJP(out, ct *Node) []*Node {
+func (op avgPool2DOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, AvgPool2DGrad(ct, out.inputs[0].Shape(), op.p))
 }
 
@@ -346,11 +360,13 @@ type avgPoolGradOp struct {
 
 func (avgPoolGradOp) Name() string { return "avgpool2d_grad" }
 
+func (avgPoolGradOp) Arity() int { return 1 }
+
 func (op avgPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.AvgPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.xShape, op.p)
 }
 
-func (op avgPoolGradOp) VJP(out, ct *Node) []*Node {
+func (op avgPoolGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, AvgPool2D(ct, op.p))
 }
 

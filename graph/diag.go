@@ -3,8 +3,8 @@ package graph
 import "github.com/gradus-ml/gradus/tensor"
 
 func init() {
-	Register(OpInfo{Name: "diagonal", Arity: 1})
-	Register(OpInfo{Name: "add_diag", Arity: 2})
+	Register(diagonalOp{})
+	Register(addDiagOp{})
 }
 
 // diagonalOp takes the diagonals of a stack of square matrices. It is
@@ -13,12 +13,14 @@ type diagonalOp struct{}
 
 func (diagonalOp) Name() string { return "diagonal" }
 
+func (diagonalOp) Arity() int { return 1 }
+
 func (diagonalOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	s := in[0].Shape()
 	return tensor.DiagonalTo(g.AllocUninit(in[0].DType(), s[:len(s)-1]...), in[0])
 }
 
-func (diagonalOp) VJP(out, ct *Node) []*Node {
+func (diagonalOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x := out.inputs[0]
 	return cotangents(out, AddDiag(zerosOf(x.g, x.DType(), x.Shape()), ct))
 }
@@ -40,14 +42,16 @@ type addDiagOp struct{}
 
 func (addDiagOp) Name() string { return "add_diag" }
 
+func (addDiagOp) Arity() int { return 2 }
+
 func (addDiagOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.AddDiagTo(g.AllocUninit(in[0].DType(), addDiagShape(in[0].Shape(), in[1].Shape())...), in[0], in[1])
 }
 
-func (addDiagOp) VJP(out, ct *Node) []*Node {
+func (addDiagOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x, d := out.inputs[0], out.inputs[1]
 	var dbar *Node
-	if d.NeedsGrad() {
+	if needs[1] {
 		dbar = SumTo(Diagonal(ct), d.Shape()...)
 	}
 	return cotangents(out, SumTo(ct, x.Shape()...), dbar)

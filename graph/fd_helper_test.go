@@ -47,7 +47,7 @@ func fdCheck(t *testing.T, f func([]*graph.Node) *graph.Node, xs []*tensor.Tenso
 	y := f(vars)
 	require.NotNil(t, y.Op())
 	ct := rng.Normal(tensor.Float64, 0, 1, y.Shape()...)
-	grads := y.Op().VJP(y, g.Const(ct))
+	grads := y.Op().VJP(y, g.Const(ct), needAll(y))
 	ctv := ct.Values()
 	for i, x := range xs {
 		vals := x.Float64s() // perturbed in place and restored
@@ -122,4 +122,14 @@ func TestRulesAgainstFiniteDifferences(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { fdCheck(t, c.f, c.xs) })
 	}
+}
+
+// needAll says that every input of n needs a cotangent, as outside a
+// reverse sweep that could skip some.
+func needAll(n *graph.Node) []bool {
+	needs := make([]bool, len(n.Inputs()))
+	for i := range needs {
+		needs[i] = true
+	}
+	return needs
 }

@@ -2,27 +2,30 @@ package graph
 
 import (
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Op is a differentiable primitive. Forward, VJP and JVP live next to each
 // other, and VJP and JVP are written with graph operations, so derivatives
-// are graphs too and can be differentiated again.
+// are graphs too and can be differentiated again. Rules are pure: they read
+// only their arguments (out's inputs and value among them) and build new
+// nodes; they never change a node.
 type Op interface {
 	// Name identifies the op in errors and in the registry, e.g. "add".
 	Name() string
+	// Arity is the number of inputs the op takes, or -1 for any number.
+	Arity() int
 	// Forward computes the output value from the input values. It should
 	// allocate its result with g.Alloc so the graph can recycle it.
 	Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor
 	// VJP returns one cotangent per input given the output cotangent ct
-	// (shaped like out). A nil entry is a symbolic zero: that input gets
-	// no contribution.
-	VJP(out, ct *Node) []*Node
+	// (shaped like out). needs[i] reports whether input i needs one: the
+	// reverse sweep sets it false for inputs on no path from what is being
+	// differentiated (the data fed to a first layer), and a rule may skip
+	// their work. A nil entry is a symbolic zero. needs is only valid
+	// during the call.
+	VJP(out, ct *Node, needs []bool) []*Node
 	// JVP returns the output tangent given one tangent per input (nil for a
 	// symbolic zero; at least one is non-nil). It returns nil when the
 	// output tangent is zero. The tangents slice is only valid during the
@@ -41,22 +44,7 @@ type Node struct {
 	value  *tensor.Tensor
 	name   string
 	leaf   leafKind
-	// noGrad is set by a reverse sweep on inputs that lie on no path from
-	// the inputs being differentiated, so rules can skip their cotangents.
-	noGrad bool
 }
-
-// NeedsGrad reports whether a VJP rule must compute this input's
-// cotangent. During a reverse sweep (autodiff.Grad, VJP) it is false for
-// inputs that do not depend on any differentiated input, such as the data
-// fed to the first layer; a rule may return nil for them and skip the
-// work (MatMul and Conv2D do). Outside a sweep it is true.
-func (n *Node) NeedsGrad() bool { return !n.noGrad }
-
-// SetNeedsGrad marks whether rules must compute n's cotangent. It is for
-// reverse-mode drivers such as autodiff, which set it on a node's inputs
-// before calling the node's VJP and restore it afterwards.
-func SetNeedsGrad(n *Node, need bool) { n.noGrad = !need }
 
 type leafKind uint8
 
@@ -130,6 +118,9 @@ func (g *Graph) leafNode(op string, t *tensor.Tensor, kind leafKind, name string
 func Apply(op Op, inputs ...*Node) *Node {
 	if len(inputs) == 0 {
 		tensor.Fail(op.Name(), "no inputs")
+	}
+	if a := op.Arity(); a >= 0 && len(inputs) != a {
+		tensor.Fail(op.Name(), "takes %d inputs, got %d", a, len(inputs))
 	}
 	checkNodes(op.Name(), inputs...)
 	g := inputs[0].g
@@ -246,211 +237,4 @@ func (g *Graph) Reset() {
 	g.intArena.rewind()
 	g.pool.recycle()
 	g.views.recycle()
-}
-
-// Alloc returns a zero-filled contiguous tensor owned by the graph; Reset
-// recycles it. Ops use it for their outputs.
-func (g *Graph) Alloc(dt tensor.DType, shape ...int) *tensor.Tensor {
-	return g.pool.get(dt, shape, true)
-}
-
-// AllocUninit is Alloc without zeroing, for ops that overwrite every
-// element.
-func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {
-	return g.pool.get(dt, shape, false)
-}
-
-// AllocInts returns an int slice of length n owned by the graph, with
-// unspecified contents; Reset recycles it. Ops use it for index buffers
-// (such as max pooling's argmax) that their rules need until Reset.
-func (g *Graph) AllocInts(n int) []int { return g.intArena.take(n) }
-
-// bufferPool hands out tensors and takes them all back on recycle.
-//
-// A training loop makes the same requests in the same order every step, so
-// the pool first tries to replay the previous step: the i-th request gets
-// the buffer that served the i-th request last time, when its dtype and
-// shape match, at the cost of one comparison. When the sequence diverges,
-// the rest of last step's buffers go to free lists keyed by dtype and size,
-// where any request of that size can take one (as a reshaped view if the
-// shape differs).
-type bufferPool struct {
-	prev  []*tensor.Tensor // last step's buffers in request order
-	next  int              // the next entry of prev to replay
-	inUse []*tensor.Tensor // this step's buffers in request order
-	free  map[uint64][]*tensor.Tensor
-}
-
-// poolKey packs dtype and size into one integer, which Go maps hash
-// faster than a struct.
-func poolKey(dt tensor.DType, size int) uint64 { return uint64(size)<<8 | uint64(dt) }
-
-func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor {
-	var t *tensor.Tensor
-	if p.next < len(p.prev) {
-		if c := p.prev[p.next]; c.DType() == dt && slices.Equal(c.Shape(), shape) {
-			t = c
-			p.prev[p.next] = nil
-			p.next++
-		} else {
-			p.spill()
-		}
-	}
-	if t == nil {
-		t = p.fromFree(dt, shape)
-	}
-	if t == nil {
-		t = tensor.New(dt, shape...)
-	} else if zero {
-		t.Fill(0)
-	}
-	p.inUse = append(p.inUse, t)
-	return t
-}
-
-// fromFree takes a buffer of the right dtype and size from the free lists,
-// or returns nil.
-func (p *bufferPool) fromFree(dt tensor.DType, shape []int) *tensor.Tensor {
-	k := poolKey(dt, shapeSize(shape))
-	list := p.free[k]
-	if len(list) == 0 {
-		return nil
-	}
-	t := list[len(list)-1]
-	list[len(list)-1] = nil
-	p.free[k] = list[:len(list)-1]
-	if !slices.Equal(t.Shape(), shape) {
-		t = tensor.Reshape(t, shape...)
-	}
-	return t
-}
-
-// spill moves the buffers of last step that were not replayed to the free
-// lists.
-func (p *bufferPool) spill() {
-	if p.next >= len(p.prev) {
-		return
-	}
-	if p.free == nil {
-		p.free = map[uint64][]*tensor.Tensor{}
-	}
-	for i := len(p.prev) - 1; i >= p.next; i-- {
-		t := p.prev[i]
-		k := poolKey(t.DType(), t.Size())
-		p.free[k] = append(p.free[k], t)
-		p.prev[i] = nil
-	}
-	p.next = len(p.prev)
-}
-
-// recycle makes this step's buffers the next step's replay list.
-func (p *bufferPool) recycle() {
-	p.spill()
-	clear(p.prev)
-	p.prev, p.inUse = p.inUse, p.prev[:0]
-	p.next = 0
-}
-
-// arena hands out slices carved from large chunks and takes them all back
-// on reset, keeping the chunks for the next step.
-type arena[T any] struct {
-	chunks [][]T
-	c, off int // current chunk and the next free offset in it
-}
-
-const arenaChunk = 256
-
-// take returns a slice of length and capacity n, zeroed unless the arena
-// was rewound rather than reset.
-func (a *arena[T]) take(n int) []T {
-	for {
-		if a.c < len(a.chunks) {
-			ch := a.chunks[a.c]
-			if a.off+n <= len(ch) {
-				s := ch[a.off : a.off+n : a.off+n]
-				a.off += n
-				return s
-			}
-			a.c++
-			a.off = 0
-			continue
-		}
-		a.chunks = append(a.chunks, make([]T, max(arenaChunk, n)))
-	}
-}
-
-// reset zeroes the used chunks, so they hold no stale pointers, and rewinds.
-func (a *arena[T]) reset() {
-	for i := 0; i <= a.c && i < len(a.chunks); i++ {
-		clear(a.chunks[i])
-	}
-	a.c, a.off = 0, 0
-}
-
-// rewind is reset without zeroing, for arenas of plain values whose users
-// overwrite what they take.
-func (a *arena[T]) rewind() { a.c, a.off = 0, 0 }
-
-// OpInfo describes a registered op for audits and gradient-check tables.
-type OpInfo struct {
-	Name  string // the op's Name(), e.g. "add"
-	Arity int    // number of inputs; -1 for variadic
-}
-
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]OpInfo{}
-)
-
-// Register records an op in the registry. Every built-in op registers
-// itself at init so a test can walk the table and check that each has a
-// VJP, a JVP and a gradient-check case. Users may register their own ops.
-// Registering a name twice panics.
-func Register(info OpInfo) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[info.Name]; dup {
-		panic("graph: op " + info.Name + " registered twice")
-	}
-	registry[info.Name] = info
-}
-
-// Registered returns the registered ops sorted by name.
-func Registered() []OpInfo {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	out := make([]OpInfo, 0, len(registry))
-	for _, info := range registry {
-		out = append(out, info)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// Describe lists the nodes' shapes and dtypes for error messages, as
-// "(2, 3) float32, (2,) float32" ("nil" for a nil node, "stale node" for
-// one whose graph was Reset), so packages built on graph word their
-// errors the same way.
-func Describe(ns ...*Node) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		switch {
-		case n == nil:
-			parts[i] = "nil"
-		case n.value == nil:
-			parts[i] = "stale node"
-		default:
-			parts[i] = tensor.FormatShape(n.value.Shape()) + " " + n.value.DType().String()
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// cotangents returns its arguments as a slice carved from out's graph's
-// arena, so VJP rules can return their per-input cotangents without a heap
-// allocation per op. The slice is valid until the graph is Reset.
-func cotangents(out *Node, cts ...*Node) []*Node {
-	s := out.g.inArena.take(len(cts))
-	copy(s, cts)
-	return s
 }

@@ -16,13 +16,15 @@ type scaleOp struct{}
 
 func (scaleOp) Name() string { return "graph_test_scale" }
 
+func (scaleOp) Arity() int { return 1 }
+
 func (scaleOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	out := g.AllocUninit(in[0].DType(), in[0].Shape()...)
 	tensor.AddTo(out, in[0], in[0])
 	return out
 }
 
-func (scaleOp) VJP(out, ct *graph.Node) []*graph.Node { return nil }
+func (scaleOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node { return nil }
 
 func (scaleOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node { return nil }
 
@@ -188,6 +190,6 @@ func TestRegisteredIsSorted(t *testing.T) {
 	ops := graph.Registered()
 	require.NotEmpty(t, ops)
 	for i := 1; i < len(ops); i++ {
-		assert.Less(t, ops[i-1].Name, ops[i].Name)
+		assert.Less(t, ops[i-1].Name(), ops[i].Name())
 	}
 }

@@ -6,50 +6,17 @@ import "github.com/gradus-ml/gradus/tensor"
 // axes are batch axes. The rules follow the literature (Murray 2016 for the
 // Cholesky factor, Giles 2008 for the others) and are written with graph
 // ops, solving with triangular or LU factors instead of forming inverses.
-//
-// Failures that depend on the data (a matrix that is not positive definite,
-// a singular matrix) cannot be returned from an op constructor without
-// breaking chaining, so the op panics with a *DataError. Code that expects
-// such failures (a Gaussian process trying more jitter) recovers them with
-// `defer tensor.Recover(&err)` and then inspects err with errors.As or
-// errors.Is (tensor.ErrNotPositiveDefinite, tensor.ErrSingular).
 
 func init() {
-	Register(OpInfo{Name: "tri_mask", Arity: 1})
-	Register(OpInfo{Name: "cholesky", Arity: 1})
-	Register(OpInfo{Name: "trisolve", Arity: 2})
-	Register(OpInfo{Name: "cholesky_solve", Arity: 2})
-	Register(OpInfo{Name: "solve", Arity: 2})
-	Register(OpInfo{Name: "inverse", Arity: 1})
-	Register(OpInfo{Name: "log_abs_det", Arity: 1})
-	Register(OpInfo{Name: "det", Arity: 1})
-	Register(OpInfo{Name: "eigh", Arity: 1})
-}
-
-// DataError is the panic value of an op whose kernel failed because of its
-// input values rather than their shapes: a Cholesky factorisation of a
-// matrix that is not positive definite, a solve with a singular matrix.
-// It unwraps both to a *tensor.Error, so tensor.Recover turns the panic into
-// an error, and to the kernel's error, so
-// errors.As(err, new(*tensor.NotPositiveDefiniteError)) and
-// errors.Is(err, tensor.ErrSingular) see the cause.
-type DataError struct {
-	Op  string // the graph op, e.g. "cholesky"
-	Err error  // the kernel's error
-
-	failure *tensor.Error
-}
-
-// Error describes the failure like a *tensor.Error: op, cause, caller.
-func (e *DataError) Error() string { return e.failure.Error() }
-
-// Unwrap returns the *tensor.Error describing the failure and the kernel's
-// error.
-func (e *DataError) Unwrap() []error { return []error{e.failure, e.Err} }
-
-// failData panics with a *DataError for op caused by the kernel error err.
-func failData(op string, err error) {
-	panic(&DataError{Op: op, Err: err, failure: &tensor.Error{Op: op, Msg: err.Error(), Caller: tensor.CallerOutside()}})
+	Register(triMaskOp{})
+	Register(choleskyOp{})
+	Register(triSolveOp{})
+	Register(choleskySolveOp{})
+	Register(solveOp{})
+	Register(inverseOp{})
+	Register(logAbsDetOp{})
+	Register(detOp{})
+	Register(eighOp{})
 }
 
 // triMaskOp multiplies the strictly lower triangle, the diagonal and the
@@ -59,48 +26,13 @@ type triMaskOp struct{ lower, diag, upper float64 }
 
 func (triMaskOp) Name() string { return "tri_mask" }
 
+func (triMaskOp) Arity() int { return 1 }
+
 func (op triMaskOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	x := in[0]
-	shape := x.Shape()
-	r, c := shape[len(shape)-2], shape[len(shape)-1]
-	dst := g.AllocUninit(x.DType(), shape...)
-	src := x
-	if !x.IsContiguous() {
-		tensor.CopyInto(dst, x)
-		src = dst // masked in place
-	}
-	// Each element is multiplied by its constant, as a product with a mask
-	// matrix would, without building the mask.
-	if x.DType() == tensor.Float32 {
-		triMaskKernel(dst.Float32s(), src.Float32s(), r, c, float32(op.lower), float32(op.diag), float32(op.upper))
-	} else {
-		triMaskKernel(dst.Float64s(), src.Float64s(), r, c, op.lower, op.diag, op.upper)
-	}
-	return dst
+	return tensor.TriMaskTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], op.lower, op.diag, op.upper)
 }
 
-// triMaskKernel sets dst = x·w for a stack of r×c matrices, w being lower, diag
-// or upper by the element's position; dst may be x.
-func triMaskKernel[T float32 | float64](dst, x []T, r, c int, lower, diag, upper T) {
-	x = x[:len(dst)]
-	for m := 0; m+r*c <= len(dst) && r*c > 0; m += r * c {
-		for i := range r {
-			row, xr := dst[m+i*c:m+(i+1)*c], x[m+i*c:m+(i+1)*c]
-			d := min(i, c)
-			for j := 0; j < d; j++ {
-				row[j] = xr[j] * lower
-			}
-			if i < c {
-				row[i] = xr[i] * diag
-			}
-			for j := i + 1; j < c; j++ {
-				row[j] = xr[j] * upper
-			}
-		}
-	}
-}
-
-func (op triMaskOp) VJP(out, ct *Node) []*Node { return []*Node{Apply(op, ct)} }
+func (op triMaskOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Apply(op, ct)} }
 
 func (op triMaskOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 
@@ -155,6 +87,8 @@ type choleskyOp struct{}
 
 func (choleskyOp) Name() string { return "cholesky" }
 
+func (choleskyOp) Arity() int { return 1 }
+
 func (choleskyOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	l, err := tensor.CholeskyTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 	if err != nil {
@@ -167,7 +101,7 @@ func (choleskyOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 // of Lᵀ L̄ (Murray 2016). The value is computed by running the blocked
 // factorisation backwards (cholesky_grad), at about 2n³/3 flops against
 // the formula's 2n³; the formula gives that op's own derivatives.
-func (choleskyOp) VJP(out, ct *Node) []*Node {
+func (choleskyOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, CholeskyGrad(out, ct))
 }
 
@@ -197,6 +131,8 @@ type triSolveOp struct{ lower, trans bool }
 
 func (triSolveOp) Name() string { return "trisolve" }
 
+func (triSolveOp) Arity() int { return 2 }
+
 func (op triSolveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.TriSolveTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1], op.lower, op.trans)
 }
@@ -211,7 +147,7 @@ func (op triSolveOp) triangle(x *Node) *Node {
 
 // B̄ = op(A)⁻ᵀ X̄; Ā = −B̄Xᵀ (or −XB̄ᵀ when A enters transposed), restricted
 // to A's triangle.
-func (op triSolveOp) VJP(out, ct *Node) []*Node {
+func (op triSolveOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	bbar := TriSolve(a, ct, op.lower, !op.trans)
 	var g *Node
@@ -259,6 +195,8 @@ type choleskySolveOp struct{}
 
 func (choleskySolveOp) Name() string { return "cholesky_solve" }
 
+func (choleskySolveOp) Arity() int { return 2 }
+
 func (choleskySolveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.CholeskySolveTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1])
 }
@@ -266,7 +204,7 @@ func (choleskySolveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 // With A = L Lᵀ: B̄ = A⁻¹ X̄, Ā = −B̄ Xᵀ, and since dA = dL Lᵀ + L dLᵀ,
 // L̄ = tril((Ā + Āᵀ) L). The kernel reads only L's lower triangle, so the
 // rules mask L wherever they multiply by it.
-func (choleskySolveOp) VJP(out, ct *Node) []*Node {
+func (choleskySolveOp) VJP(out, ct *Node, needs []bool) []*Node {
 	l, b := out.inputs[0], out.inputs[1]
 	bbar := CholeskySolve(l, ct)
 	abar := MatMulT(bbar, out, false, true)
@@ -316,6 +254,8 @@ type solveOp struct{}
 
 func (solveOp) Name() string { return "solve" }
 
+func (solveOp) Arity() int { return 2 }
+
 func (solveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x, err := tensor.SolveTo(g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...), in[0], in[1])
 	if err != nil {
@@ -325,7 +265,7 @@ func (solveOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 // B̄ = A⁻ᵀ X̄, Ā = −B̄ Xᵀ.
-func (solveOp) VJP(out, ct *Node) []*Node {
+func (solveOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	bbar := Solve(Transpose(a), ct)
 	abar := Neg(MatMulT(bbar, out, false, true))
@@ -364,6 +304,8 @@ type inverseOp struct{}
 
 func (inverseOp) Name() string { return "inverse" }
 
+func (inverseOp) Arity() int { return 1 }
+
 func (inverseOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x, err := tensor.InverseTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 	if err != nil {
@@ -373,7 +315,7 @@ func (inverseOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 // Ā = −A⁻ᵀ C A⁻ᵀ, reusing the output A⁻¹.
-func (inverseOp) VJP(out, ct *Node) []*Node {
+func (inverseOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, Neg(MatMulT(out, MatMulT(ct, out, false, true), true, false)))
 }
 
@@ -396,6 +338,8 @@ type logAbsDetOp struct{}
 
 func (logAbsDetOp) Name() string { return "log_abs_det" }
 
+func (logAbsDetOp) Arity() int { return 1 }
+
 func (logAbsDetOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	_, la, err := tensor.SlogDet(in[0])
 	if err != nil {
@@ -405,7 +349,7 @@ func (logAbsDetOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 // ∇ log|det A| = A⁻ᵀ.
-func (logAbsDetOp) VJP(out, ct *Node) []*Node {
+func (logAbsDetOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a := out.inputs[0]
 	return cotangents(out, Mul(Unsqueeze(Unsqueeze(ct, -1), -1), Transpose(Inverse(a))))
 }
@@ -430,6 +374,8 @@ type detOp struct{}
 
 func (detOp) Name() string { return "det" }
 
+func (detOp) Arity() int { return 1 }
+
 func (detOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	d, err := tensor.Det(in[0])
 	if err != nil {
@@ -439,7 +385,7 @@ func (detOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 // ∇ det A = det(A) A⁻ᵀ (Jacobi's formula).
-func (detOp) VJP(out, ct *Node) []*Node {
+func (detOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a := out.inputs[0]
 	s := Unsqueeze(Unsqueeze(Mul(ct, out), -1), -1)
 	return cotangents(out, Mul(s, Transpose(Inverse(a))))
@@ -473,6 +419,8 @@ func Det(a *Node) *Node {
 type eighOp struct{}
 
 func (eighOp) Name() string { return "eigh" }
+
+func (eighOp) Arity() int { return 1 }
 
 func (eighOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	w, v, err := tensor.Eigh(in[0])
@@ -517,7 +465,7 @@ func eighF(w *Node) *Node {
 }
 
 // Ā = sym(V (diag(w̄) + F ∘ (Vᵀ V̄)) Vᵀ).
-func (eighOp) VJP(out, ct *Node) []*Node {
+func (eighOp) VJP(out, ct *Node, needs []bool) []*Node {
 	w, v := unpackEigh(out)
 	wbar, vbar := unpackEigh(ct)
 	inner := Add(diagEmbed(wbar), Mul(eighF(w), MatMulT(v, vbar, true, false)))

@@ -10,11 +10,13 @@ import (
 // the stored operands: no transpose is ever materialised. 1-D operands are
 // handled by the constructors with reshapes.
 
-func init() { Register(OpInfo{Name: "matmul", Arity: 2}) }
+func init() { Register(matmulOp{}) }
 
 type matmulOp struct{ transA, transB bool }
 
 func (matmulOp) Name() string { return "matmul" }
+
+func (matmulOp) Arity() int { return 2 }
 
 func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	a, b := in[0], in[1]
@@ -33,10 +35,10 @@ func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 // For C = op(A)·op(B): dop(A) = dC·op(B)ᵀ and dop(B) = op(A)ᵀ·dC, folded
 // back through the transposes. SumTo removes broadcast batch dimensions.
-func (o matmulOp) VJP(out, ct *Node) []*Node {
+func (o matmulOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	var da, db *Node
-	if a.NeedsGrad() {
+	if needs[0] {
 		if o.transA {
 			da = matmulT(b, ct, o.transB, true)
 		} else {
@@ -44,7 +46,7 @@ func (o matmulOp) VJP(out, ct *Node) []*Node {
 		}
 		da = SumTo(da, a.Shape()...)
 	}
-	if b.NeedsGrad() {
+	if needs[1] {
 		if o.transB {
 			db = matmulT(ct, a, true, o.transA)
 		} else {

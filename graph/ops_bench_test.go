@@ -34,7 +34,7 @@ func BenchmarkMLPStepOps(b *testing.B) {
 			if c == nil || n.Op() == nil {
 				continue
 			}
-			for j, in := range n.Op().VJP(n, c) {
+			for j, in := range n.Op().VJP(n, c, needAll(n)) {
 				if in == nil {
 					continue
 				}

@@ -26,11 +26,11 @@ const (
 var reduceNames = [...]string{"sum", "mean", "max", "min", "prod", "logsumexp", "variance"}
 
 func init() {
-	for _, name := range reduceNames {
-		Register(OpInfo{Name: name, Arity: 1})
+	for kind := range reduceNames {
+		Register(&reduceOp{kind: reduceKind(kind)})
 	}
-	Register(OpInfo{Name: "softmax", Arity: 1})
-	Register(OpInfo{Name: "log_softmax", Arity: 1})
+	Register(softmaxOp{})
+	Register(softmaxOp{log: true})
 }
 
 type reduceOp struct {
@@ -42,6 +42,8 @@ type reduceOp struct {
 }
 
 func (o *reduceOp) Name() string { return reduceNames[o.kind] }
+
+func (*reduceOp) Arity() int { return 1 }
 
 func (o *reduceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
@@ -90,7 +92,7 @@ func (o *reduceOp) weights(out *Node) *Node {
 	panic("unreachable")
 }
 
-func (o *reduceOp) VJP(out, ct *Node) []*Node {
+func (o *reduceOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x := out.inputs[0]
 	c := o.unreduce(x, ct)
 	switch o.kind {
@@ -174,6 +176,8 @@ func (o softmaxOp) Name() string {
 	return "softmax"
 }
 
+func (softmaxOp) Arity() int { return 1 }
+
 func (o softmaxOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.AllocUninit(in[0].DType(), in[0].Shape()...)
 	if o.log {
@@ -185,7 +189,7 @@ func (o softmaxOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 // lin applies the Jacobian, which is symmetric for softmax (s ⊙ (v − Σ v s))
 // and for log-softmax transposes to v − s·Σv (reverse) or v − Σ(s v)
 // (forward), with s = softmax(x) recovered from the output.
-func (o softmaxOp) VJP(out, ct *Node) []*Node {
+func (o softmaxOp) VJP(out, ct *Node, needs []bool) []*Node {
 	ax := []int{o.axis}
 	if o.log {
 		return cotangents(out, Sub(ct, Mul(Exp(out), Sum(ct, ax, true))))

@@ -2,7 +2,7 @@ package graph
 
 import "github.com/gradus-ml/gradus/tensor"
 
-func init() { Register(OpInfo{Name: "relu_grad", Arity: 2}) }
+func init() { Register(reluGradOp{}) }
 
 // reluGradOp is v·sign(y), the ReLU's derivative rule given its output y,
 // fused into one kernel (tensor.ReluGrad) instead of Mul(v, Sign(y)). It is
@@ -11,13 +11,15 @@ type reluGradOp struct{}
 
 func (reluGradOp) Name() string { return "relu_grad" }
 
+func (reluGradOp) Arity() int { return 2 }
+
 func (reluGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.ReluGradTo(g.AllocUninit(in[0].DType(), broadcastShape("relu_grad", in[0], in[1])...), in[0], in[1])
 }
 
-func (reluGradOp) VJP(out, ct *Node) []*Node {
+func (reluGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	v, y := out.inputs[0], out.inputs[1]
-	if !v.NeedsGrad() {
+	if !needs[0] {
 		return cotangents(out, nil, nil)
 	}
 	return cotangents(out, SumTo(ReluGrad(ct, y), v.Shape()...), nil)

@@ -30,6 +30,8 @@ type cube struct{}
 
 func (cube) Name() string { return "example_cube" }
 
+func (cube) Arity() int { return 1 }
+
 func (cube) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	out := g.AllocUninit(in[0].DType(), in[0].Shape()...)
 	return tensor.PowScalarTo(out, in[0], 3)
@@ -40,7 +42,7 @@ func threeXSquared(out *graph.Node) *graph.Node {
 	return graph.MulScalar(graph.Square(out.Inputs()[0]), 3)
 }
 
-func (cube) VJP(out, ct *graph.Node) []*graph.Node {
+func (cube) VJP(out, ct *graph.Node, needs []bool) []*graph.Node {
 	return []*graph.Node{graph.Mul(ct, threeXSquared(out))}
 }
 

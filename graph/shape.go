@@ -13,16 +13,17 @@ import (
 // scatter_add, pad → slice.
 
 func init() {
-	for _, name := range []string{"reshape", "permute", "broadcast_to", "sum_to", "slice", "scatter_slice",
-		"index_select", "scatter_add", "pad"} {
-		Register(OpInfo{Name: name, Arity: 1})
+	for _, op := range []Op{reshapeOp{}, permuteOp{}, broadcastToOp{}, sumToOp{}, sliceOp{}, scatterSliceOp{},
+		indexSelectOp{}, scatterAddOp{}, padOp{}, concatOp{}} {
+		Register(op)
 	}
-	Register(OpInfo{Name: "concat", Arity: -1})
 }
 
 type reshapeOp struct{ shape []int }
 
 func (reshapeOp) Name() string { return "reshape" }
+
+func (reshapeOp) Arity() int { return 1 }
 
 func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	src := in[0]
@@ -34,7 +35,9 @@ func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return g.view(src, viewReshape, [4]int{}, o.shape, func() *tensor.Tensor { return tensor.Reshape(src, o.shape...) })
 }
 
-func (reshapeOp) VJP(out, ct *Node) []*Node { return []*Node{Reshape(ct, out.inputs[0].Shape()...)} }
+func (reshapeOp) VJP(out, ct *Node, needs []bool) []*Node {
+	return []*Node{Reshape(ct, out.inputs[0].Shape()...)}
+}
 
 func (o reshapeOp) JVP(out *Node, t []*Node) *Node { return Reshape(t[0], o.shape...) }
 
@@ -130,11 +133,13 @@ type permuteOp struct{ perm []int }
 
 func (permuteOp) Name() string { return "permute" }
 
+func (permuteOp) Arity() int { return 1 }
+
 func (o permuteOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return g.view(in[0], viewPermute, [4]int{}, o.perm, func() *tensor.Tensor { return tensor.Permute(in[0], o.perm...) })
 }
 
-func (o permuteOp) VJP(out, ct *Node) []*Node {
+func (o permuteOp) VJP(out, ct *Node, needs []bool) []*Node {
 	inv := make([]int, len(o.perm))
 	for i, p := range o.perm {
 		inv[p] = i
@@ -193,11 +198,15 @@ type broadcastToOp struct{ shape []int }
 
 func (broadcastToOp) Name() string { return "broadcast_to" }
 
+func (broadcastToOp) Arity() int { return 1 }
+
 func (o broadcastToOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return g.view(in[0], viewExpand, [4]int{}, o.shape, func() *tensor.Tensor { return tensor.Expand(in[0], o.shape...) })
 }
 
-func (broadcastToOp) VJP(out, ct *Node) []*Node { return []*Node{SumTo(ct, out.inputs[0].Shape()...)} }
+func (broadcastToOp) VJP(out, ct *Node, needs []bool) []*Node {
+	return []*Node{SumTo(ct, out.inputs[0].Shape()...)}
+}
 
 func (o broadcastToOp) JVP(out *Node, t []*Node) *Node { return BroadcastTo(t[0], o.shape...) }
 
@@ -219,11 +228,15 @@ type sumToOp struct{ shape []int }
 
 func (sumToOp) Name() string { return "sum_to" }
 
+func (sumToOp) Arity() int { return 1 }
+
 func (o sumToOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.SumToInto(g.AllocUninit(in[0].DType(), o.shape...), in[0])
 }
 
-func (sumToOp) VJP(out, ct *Node) []*Node { return []*Node{BroadcastTo(ct, out.inputs[0].Shape()...)} }
+func (sumToOp) VJP(out, ct *Node, needs []bool) []*Node {
+	return []*Node{BroadcastTo(ct, out.inputs[0].Shape()...)}
+}
 
 func (o sumToOp) JVP(out *Node, t []*Node) *Node { return SumTo(t[0], o.shape...) }
 
@@ -247,6 +260,8 @@ type sliceOp struct{ sliceSpec }
 
 func (sliceOp) Name() string { return "slice" }
 
+func (sliceOp) Arity() int { return 1 }
+
 func (o sliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return g.slice(in[0], o.sliceSpec)
 }
@@ -258,7 +273,7 @@ func (g *Graph) slice(t *tensor.Tensor, s sliceSpec) *tensor.Tensor {
 	})
 }
 
-func (o sliceOp) VJP(out, ct *Node) []*Node {
+func (o sliceOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, scatterSlice(ct, out.inputs[0].Shape(), o.sliceSpec))
 }
 
@@ -289,13 +304,15 @@ type scatterSliceOp struct {
 
 func (scatterSliceOp) Name() string { return "scatter_slice" }
 
+func (scatterSliceOp) Arity() int { return 1 }
+
 func (o scatterSliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.Alloc(in[0].DType(), o.shape...)
 	tensor.CopyInto(g.slice(dst, o.sliceSpec), in[0])
 	return dst
 }
 
-func (o scatterSliceOp) VJP(out, ct *Node) []*Node {
+func (o scatterSliceOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, Apply(sliceOp{o.sliceSpec}, ct))
 }
 
@@ -330,6 +347,8 @@ type concatOp struct{ axis int }
 
 func (concatOp) Name() string { return "concat" }
 
+func (concatOp) Arity() int { return -1 }
+
 func (o concatOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	shape := append([]int(nil), in[0].Shape()...)
 	shape[o.axis] = 0
@@ -346,7 +365,7 @@ func (o concatOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return dst
 }
 
-func (o concatOp) VJP(out, ct *Node) []*Node {
+func (o concatOp) VJP(out, ct *Node, needs []bool) []*Node {
 	res := make([]*Node, len(out.inputs))
 	off := 0
 	for i, x := range out.inputs {
@@ -455,13 +474,15 @@ type indexSelectOp struct {
 
 func (indexSelectOp) Name() string { return "index_select" }
 
+func (indexSelectOp) Arity() int { return 1 }
+
 func (o indexSelectOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	shape := append([]int(nil), in[0].Shape()...)
 	shape[o.axis] = len(o.idx)
 	return tensor.IndexSelectTo(g.AllocUninit(in[0].DType(), shape...), in[0], o.axis, o.idx)
 }
 
-func (o indexSelectOp) VJP(out, ct *Node) []*Node {
+func (o indexSelectOp) VJP(out, ct *Node, needs []bool) []*Node {
 	n := out.inputs[0].Shape()[o.axis]
 	return cotangents(out, Apply(scatterAddOp{o.axis, o.idx, n}, ct))
 }
@@ -486,13 +507,15 @@ type scatterAddOp struct {
 
 func (scatterAddOp) Name() string { return "scatter_add" }
 
+func (scatterAddOp) Arity() int { return 1 }
+
 func (o scatterAddOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	shape := append([]int(nil), in[0].Shape()...)
 	shape[o.axis] = o.size
 	return tensor.ScatterAddTo(g.Alloc(in[0].DType(), shape...), in[0], o.axis, o.idx)
 }
 
-func (o scatterAddOp) VJP(out, ct *Node) []*Node {
+func (o scatterAddOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, Apply(indexSelectOp{o.axis, o.idx}, ct))
 }
 
@@ -534,6 +557,8 @@ type padOp struct {
 
 func (padOp) Name() string { return "pad" }
 
+func (padOp) Arity() int { return 1 }
+
 func (o padOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
 	shape := make([]int, x.Dim())
@@ -552,7 +577,7 @@ func (o padOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return dst
 }
 
-func (o padOp) VJP(out, ct *Node) []*Node {
+func (o padOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x := out.inputs[0]
 	for i, p := range o.pads {
 		if p != [2]int{} {

@@ -10,11 +10,13 @@ import (
 // parameter closes the chain: d/dx ψ⁽ⁿ⁾ = ψ⁽ⁿ⁺¹⁾, so Lgamma and Digamma can
 // be differentiated to any order.
 
-func init() { Register(OpInfo{Name: "polygamma", Arity: 1}) }
+func init() { Register(polygammaOp{}) }
 
 type polygammaOp struct{ n int }
 
 func (polygammaOp) Name() string { return "polygamma" }
+
+func (polygammaOp) Arity() int { return 1 }
 
 func (o polygammaOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0].Contiguous()
@@ -27,7 +29,7 @@ func (o polygammaOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return dst
 }
 
-func (o polygammaOp) VJP(out, ct *Node) []*Node {
+func (o polygammaOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, Mul(ct, Polygamma(o.n+1, out.inputs[0])))
 }
 

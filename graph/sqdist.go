@@ -3,7 +3,7 @@ package graph
 import "github.com/gradus-ml/gradus/tensor"
 
 func init() {
-	Register(OpInfo{Name: "sq_dist", Arity: 2})
+	Register(sqDistOp{})
 }
 
 // sqDistOp is R = pairwise squared distances between the rows of A (n, d)
@@ -13,18 +13,20 @@ type sqDistOp struct{}
 
 func (sqDistOp) Name() string { return "sq_dist" }
 
+func (sqDistOp) Arity() int { return 2 }
+
 func (sqDistOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.SqDistTo(g.AllocUninit(in[0].DType(), in[0].Shape()[0], in[1].Shape()[0]), in[0], in[1])
 }
 
 // Ā = 2(diag(R̄·1)·A − R̄·B) and B̄ = 2(diag(R̄ᵀ·1)·B − R̄ᵀ·A).
-func (sqDistOp) VJP(out, ct *Node) []*Node {
+func (sqDistOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	var abar, bbar *Node
-	if a.NeedsGrad() {
+	if needs[0] {
 		abar = MulScalar(Sub(Mul(Sum(ct, []int{1}, true), a), MatMul(ct, b)), 2)
 	}
-	if b.NeedsGrad() {
+	if needs[1] {
 		bbar = MulScalar(Sub(Mul(Transpose(Sum(ct, []int{0}, true)), b), MatMulT(ct, a, true, false)), 2)
 	}
 	return cotangents(out, abar, bbar)

@@ -2,16 +2,18 @@ package graph
 
 import "github.com/gradus-ml/gradus/tensor"
 
-func init() { Register(OpInfo{Name: "stop_gradient", Arity: 1}) }
+func init() { Register(stopGradientOp{}) }
 
 type stopGradientOp struct{}
 
 func (stopGradientOp) Name() string { return "stop_gradient" }
 
+func (stopGradientOp) Arity() int { return 1 }
+
 // Forward shares the input's value: graph values are never modified.
 func (stopGradientOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor { return in[0] }
 
-func (stopGradientOp) VJP(out, ct *Node) []*Node { return []*Node{nil} }
+func (stopGradientOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{nil} }
 
 func (stopGradientOp) JVP(out *Node, t []*Node) *Node { return nil }
 

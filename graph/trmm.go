@@ -3,8 +3,8 @@ package graph
 import "github.com/gradus-ml/gradus/tensor"
 
 func init() {
-	Register(OpInfo{Name: "tri_matmul", Arity: 2})
-	Register(OpInfo{Name: "sym_lower", Arity: 1})
+	Register(triMatMulOp{})
+	Register(symLowerOp{})
 }
 
 // triMatMulOp is Y = op(tril(L))·B, or only the lower triangle of it when
@@ -13,6 +13,8 @@ func init() {
 type triMatMulOp struct{ trans, lowerOut bool }
 
 func (triMatMulOp) Name() string { return "tri_matmul" }
+
+func (triMatMulOp) Arity() int { return 2 }
 
 func (op triMatMulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.AllocUninit(in[0].DType(), solveShape(in[0], in[1])...)
@@ -24,7 +26,7 @@ func (op triMatMulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 
 // With Ȳ masked to the triangle the output keeps: B̄ = op(L)ᵀ Ȳ, and
 // L̄ = tril(Ȳ Bᵀ), or tril(B Ȳᵀ) when L enters transposed.
-func (op triMatMulOp) VJP(out, ct *Node) []*Node {
+func (op triMatMulOp) VJP(out, ct *Node, needs []bool) []*Node {
 	l, b := out.inputs[0], out.inputs[1]
 	if op.lowerOut {
 		ct = Tril(ct)
@@ -93,11 +95,13 @@ type symLowerOp struct{}
 
 func (symLowerOp) Name() string { return "sym_lower" }
 
+func (symLowerOp) Arity() int { return 1 }
+
 func (symLowerOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.SymmetrizeLowerTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
-func (symLowerOp) VJP(out, ct *Node) []*Node {
+func (symLowerOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, Apply(triMaskOp{1, 0.5, 0}, Add(ct, Transpose(ct))))
 }
 

@@ -23,11 +23,13 @@ type unaryOp struct {
 
 func (o *unaryOp) Name() string { return o.name }
 
+func (*unaryOp) Arity() int { return 1 }
+
 func (o *unaryOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return o.fwd(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
-func (o *unaryOp) VJP(out, ct *Node) []*Node {
+func (o *unaryOp) VJP(out, ct *Node, needs []bool) []*Node {
 	if o.lin == nil {
 		return cotangents(out, nil)
 	}
@@ -85,14 +87,13 @@ func init() {
 
 	for _, op := range []*unaryOp{logOp, log1pOp, expm1Op, sqrtOp, squareOp, reciprocalOp, absOp, signOp,
 		sinOp, cosOp, tanhOp, sigmoidOp, softplusOp, reluOp, geluOp, erfOp, lgammaOp, digammaOp} {
-		Register(OpInfo{Name: op.name, Arity: 1})
+		Register(op)
 	}
-	for _, name := range []string{"leaky_relu", "elu", "clamp"} {
-		Register(OpInfo{Name: name, Arity: 1})
+	for _, op := range []Op{leakyReluOp{}, eluOp{}, clampOp{}, whereOp{}} {
+		Register(op)
 	}
-	Register(OpInfo{Name: "where", Arity: 3})
 	for _, op := range compareOps {
-		Register(OpInfo{Name: op.name, Arity: 2})
+		Register(op)
 	}
 }
 
@@ -154,6 +155,8 @@ type leakyReluOp struct{ slope float64 }
 
 func (leakyReluOp) Name() string { return "leaky_relu" }
 
+func (leakyReluOp) Arity() int { return 1 }
+
 func (o leakyReluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.LeakyReluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.slope)
 }
@@ -163,7 +166,7 @@ func (o leakyReluOp) lin(out, v *Node) *Node {
 	return Where(Greater(x, constLike(x, 0)), v, MulScalar(v, o.slope))
 }
 
-func (o leakyReluOp) VJP(out, ct *Node) []*Node { return []*Node{o.lin(out, ct)} }
+func (o leakyReluOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin(out, ct)} }
 
 func (o leakyReluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 
@@ -173,6 +176,8 @@ func LeakyRelu(x *Node, slope float64) *Node { return Apply(leakyReluOp{slope}, 
 type eluOp struct{ alpha float64 }
 
 func (eluOp) Name() string { return "elu" }
+
+func (eluOp) Arity() int { return 1 }
 
 func (o eluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.EluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.alpha)
@@ -184,7 +189,7 @@ func (o eluOp) lin(out, v *Node) *Node {
 	return Where(Greater(x, constLike(x, 0)), v, Mul(v, AddScalar(out, o.alpha)))
 }
 
-func (o eluOp) VJP(out, ct *Node) []*Node { return []*Node{o.lin(out, ct)} }
+func (o eluOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin(out, ct)} }
 
 func (o eluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 
@@ -195,6 +200,8 @@ type clampOp struct{ lo, hi float64 }
 
 func (clampOp) Name() string { return "clamp" }
 
+func (clampOp) Arity() int { return 1 }
+
 func (o clampOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.ClampTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.lo, o.hi)
 }
@@ -202,7 +209,7 @@ func (o clampOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 // The derivative is 1 where the value passed through unchanged.
 func (clampOp) lin(out, v *Node) *Node { return Mul(v, Equal(out, out.inputs[0])) }
 
-func (o clampOp) VJP(out, ct *Node) []*Node { return []*Node{o.lin(out, ct)} }
+func (o clampOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin(out, ct)} }
 
 func (o clampOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 
@@ -219,6 +226,8 @@ type whereOp struct{}
 
 func (whereOp) Name() string { return "where" }
 
+func (whereOp) Arity() int { return 3 }
+
 func (whereOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	c, a, b := in[0], in[1], in[2]
 	shape := c.Shape()
@@ -228,7 +237,7 @@ func (whereOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return tensor.WhereTo(g.AllocUninit(a.DType(), shape...), c, a, b)
 }
 
-func (whereOp) VJP(out, ct *Node) []*Node {
+func (whereOp) VJP(out, ct *Node, needs []bool) []*Node {
 	c, a, b := out.inputs[0], out.inputs[1], out.inputs[2]
 	zero := constLike(ct, 0)
 	return cotangents(out, nil, SumTo(Where(c, ct, zero), a.Shape()...), SumTo(Where(c, zero, ct), b.Shape()...))
@@ -277,11 +286,13 @@ var compareOps = []*compareOp{
 
 func (o *compareOp) Name() string { return o.name }
 
+func (*compareOp) Arity() int { return 2 }
+
 func (o *compareOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return o.fwd(g.AllocUninit(in[0].DType(), broadcastShape(o.name, in[0], in[1])...), in[0], in[1])
 }
 
-func (*compareOp) VJP(out, ct *Node) []*Node { return []*Node{nil, nil} }
+func (*compareOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{nil, nil} }
 
 func (*compareOp) JVP(out *Node, t []*Node) *Node { return nil }
 

@@ -19,9 +19,11 @@ const (
 	invSqrtTwo64 = 1 / math.Sqrt2
 )
 
-func init() { graph.Register(graph.OpInfo{Name: logNdtrName, Arity: 1}) }
+func init() { graph.Register(logNdtrOp{}) }
 
 func (logNdtrOp) Name() string { return logNdtrName }
+
+func (logNdtrOp) Arity() int { return 1 }
 
 func (logNdtrOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0].Contiguous()
@@ -43,7 +45,7 @@ func (logNdtrOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 // The derivative is φ(x)/Φ(x) = exp(log φ(x) − log Φ(x)), formed in log
 // space so it stays finite (≈ −x) far in the lower tail. It uses the
 // op's own output, so second derivatives come from differentiating it again.
-func (logNdtrOp) VJP(out, ct *graph.Node) []*graph.Node {
+func (logNdtrOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node {
 	return []*graph.Node{graph.Mul(ct, millsInv(out))}
 }
 

@@ -15,7 +15,7 @@ type bceSumOp struct{}
 
 const bceSumName = "vae.bce_with_logits_sum"
 
-func init() { graph.Register(graph.OpInfo{Name: bceSumName, Arity: 2}) }
+func init() { graph.Register(bceSumOp{}) }
 
 // BCEWithLogitsSum returns Σ softplus(x) − x·t = Σ −(t·log σ(x) + (1−t)·log(1−σ(x)))
 // over every element, a 0-d node, computed stably in one pass. It equals
@@ -30,6 +30,8 @@ func BCEWithLogitsSum(logits, target *graph.Node) *graph.Node {
 }
 
 func (bceSumOp) Name() string { return bceSumName }
+
+func (bceSumOp) Arity() int { return 2 }
 
 func (bceSumOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x, t := in[0].Contiguous(), in[1].Contiguous()
@@ -58,7 +60,7 @@ func (bceSumOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 // ∂/∂x = σ(x) − t, ∂/∂t = −x.
-func (bceSumOp) VJP(out, ct *graph.Node) []*graph.Node {
+func (bceSumOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node {
 	x, t := out.Inputs()[0], out.Inputs()[1]
 	gx := graph.Mul(graph.Sub(graph.Sigmoid(x), t), ct)
 	var gt *graph.Node

@@ -1,0 +1,24 @@
+package autodiff_test
+
+import (
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/logreg"
+	"github.com/gradus-ml/gradus/probabilistic/vae"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Gradient-check cases for the ops that packages above graph register:
+// logreg's log Φ and the VAE's fused Bernoulli loss.
+func init() {
+	addCase("logreg.log_ndtr", opCase{
+		name:   "wide",
+		inputs: ewUniform(-12, 6, []int{3, 4}),
+		f:      func(xs []*graph.Node) *graph.Node { return logreg.LogNdtr(xs[0]) },
+	})
+	addCase("vae.bce_with_logits_sum", opCase{
+		inputs: func(rng *tensor.RNG) []*tensor.Tensor {
+			return []*tensor.Tensor{rng.Normal(ewF64, 0, 2, 4, 5), rng.Uniform(ewF64, 0, 1, 4, 5)}
+		},
+		f: func(xs []*graph.Node) *graph.Node { return vae.BCEWithLogitsSum(xs[0], xs[1]) },
+	})
+}
