@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"math"
 	"slices"
 
 	"github.com/gradus-ml/gradus/tensor"
@@ -10,7 +9,9 @@ import (
 // This file holds the elementwise unary ops, Where and the comparisons.
 // Most unary ops are values of unaryOp: a tensor kernel plus a rule lin
 // giving v·f'(x) for a tangent or cotangent v. An elementwise derivative
-// is diagonal, so the same rule serves as VJP and JVP.
+// is diagonal, so the same rule serves as VJP and JVP. The activations
+// (tanh, sigmoid, softplus, relu, gelu, leaky relu, elu) and their fused
+// derivative ops are in activation.go.
 
 // unaryOp is an elementwise op y = f(x) with derivative rule lin.
 type unaryOp struct {
@@ -47,16 +48,12 @@ func (o *unaryOp) JVP(out *Node, t []*Node) *Node {
 // (sin ↔ cos), which package-level initializers may not.
 var (
 	logOp, log1pOp, expm1Op, sqrtOp, squareOp, reciprocalOp, absOp, signOp *unaryOp
-	sinOp, cosOp, tanhOp, sigmoidOp, softplusOp, reluOp, geluOp, erfOp     *unaryOp
+	sinOp, cosOp, erfOp                                                    *unaryOp
 	lgammaOp, digammaOp                                                    *unaryOp
 )
 
 func init() {
-	const (
-		invSqrt2   = 1 / math.Sqrt2
-		invSqrt2Pi = 0.3989422804014327 // 1/√(2π)
-		twoSqrtPi  = 1.1283791670955126 // 2/√π
-	)
+	const twoSqrtPi = 1.1283791670955126 // 2/√π
 	logOp = &unaryOp{"log", tensor.LogTo, func(x, y, v *Node) *Node { return Div(v, x) }}
 	log1pOp = &unaryOp{"log1p", tensor.Log1pTo, func(x, y, v *Node) *Node { return Div(v, AddScalar(x, 1)) }}
 	expm1Op = &unaryOp{"expm1", tensor.Expm1To, func(x, y, v *Node) *Node { return Mul(v, AddScalar(y, 1)) }}
@@ -67,18 +64,6 @@ func init() {
 	signOp = &unaryOp{"sign", tensor.SignTo, nil}
 	sinOp = &unaryOp{"sin", tensor.SinTo, func(x, y, v *Node) *Node { return Mul(v, Cos(x)) }}
 	cosOp = &unaryOp{"cos", tensor.CosTo, func(x, y, v *Node) *Node { return Neg(Mul(v, Sin(x))) }}
-	tanhOp = &unaryOp{"tanh", tensor.TanhTo, func(x, y, v *Node) *Node { return TanhGrad(v, y) }}
-	// σ'(x) = σ(x)·σ(−x): exact even where 1 − σ(x) would round to 0.
-	sigmoidOp = &unaryOp{"sigmoid", tensor.SigmoidTo, func(x, y, v *Node) *Node { return SigmoidGrad(v, x) }}
-	softplusOp = &unaryOp{"softplus", tensor.SoftplusTo, func(x, y, v *Node) *Node { return Mul(v, Sigmoid(x)) }}
-	// relu(x) > 0 exactly where x > 0, so sign(y) is the step function.
-	reluOp = &unaryOp{"relu", tensor.ReluTo, func(x, y, v *Node) *Node { return ReluGrad(v, y) }}
-	// gelu(x) = x·Φ(x), gelu'(x) = Φ(x) + x·φ(x).
-	geluOp = &unaryOp{"gelu", tensor.GeluTo, func(x, y, v *Node) *Node {
-		cdf := MulScalar(AddScalar(Erf(MulScalar(x, invSqrt2)), 1), 0.5)
-		pdf := MulScalar(Exp(MulScalar(Square(x), -0.5)), invSqrt2Pi)
-		return Mul(v, Add(cdf, Mul(x, pdf)))
-	}}
 	erfOp = &unaryOp{"erf", tensor.ErfTo, func(x, y, v *Node) *Node {
 		return Mul(v, MulScalar(Exp(Neg(Square(x))), twoSqrtPi))
 	}}
@@ -86,10 +71,10 @@ func init() {
 	digammaOp = &unaryOp{"digamma", tensor.DigammaTo, func(x, y, v *Node) *Node { return Mul(v, Polygamma(1, x)) }}
 
 	for _, op := range []*unaryOp{logOp, log1pOp, expm1Op, sqrtOp, squareOp, reciprocalOp, absOp, signOp,
-		sinOp, cosOp, tanhOp, sigmoidOp, softplusOp, reluOp, geluOp, erfOp, lgammaOp, digammaOp} {
+		sinOp, cosOp, erfOp, lgammaOp, digammaOp} {
 		Register(op)
 	}
-	for _, op := range []Op{leakyReluOp{}, eluOp{}, clampOp{}, whereOp{}} {
+	for _, op := range []Op{clampOp{}, whereOp{}} {
 		Register(op)
 	}
 	for _, op := range compareOps {
@@ -127,21 +112,6 @@ func Sin(x *Node) *Node { return Apply(sinOp, x) }
 // Cos returns cos x elementwise.
 func Cos(x *Node) *Node { return Apply(cosOp, x) }
 
-// Tanh returns tanh x elementwise.
-func Tanh(x *Node) *Node { return Apply(tanhOp, x) }
-
-// Sigmoid returns 1/(1 + e⁻ˣ) elementwise, computed stably.
-func Sigmoid(x *Node) *Node { return Apply(sigmoidOp, x) }
-
-// Softplus returns log(1 + eˣ) elementwise, computed stably.
-func Softplus(x *Node) *Node { return Apply(softplusOp, x) }
-
-// Relu returns max(x, 0); its derivative at 0 is taken as 0.
-func Relu(x *Node) *Node { return Apply(reluOp, x) }
-
-// Gelu returns x·Φ(x) with Φ the standard normal CDF (the exact erf form).
-func Gelu(x *Node) *Node { return Apply(geluOp, x) }
-
 // Erf returns the error function elementwise.
 func Erf(x *Node) *Node { return Apply(erfOp, x) }
 
@@ -150,51 +120,6 @@ func Lgamma(x *Node) *Node { return Apply(lgammaOp, x) }
 
 // Digamma returns ψ(x) = d/dx log Γ(x) elementwise.
 func Digamma(x *Node) *Node { return Apply(digammaOp, x) }
-
-type leakyReluOp struct{ slope float64 }
-
-func (leakyReluOp) Name() string { return "leaky_relu" }
-
-func (leakyReluOp) Arity() int { return 1 }
-
-func (o leakyReluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.LeakyReluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.slope)
-}
-
-func (o leakyReluOp) lin(out, v *Node) *Node {
-	x := out.inputs[0]
-	return Where(Greater(x, constLike(x, 0)), v, MulScalar(v, o.slope))
-}
-
-func (o leakyReluOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin(out, ct)} }
-
-func (o leakyReluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
-
-// LeakyRelu returns x where x > 0 and slope·x elsewhere.
-func LeakyRelu(x *Node, slope float64) *Node { return Apply(leakyReluOp{slope}, x) }
-
-type eluOp struct{ alpha float64 }
-
-func (eluOp) Name() string { return "elu" }
-
-func (eluOp) Arity() int { return 1 }
-
-func (o eluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.EluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.alpha)
-}
-
-// For x ≤ 0, y = α(eˣ − 1) so y' = y + α.
-func (o eluOp) lin(out, v *Node) *Node {
-	x := out.inputs[0]
-	return Where(Greater(x, constLike(x, 0)), v, Mul(v, AddScalar(out, o.alpha)))
-}
-
-func (o eluOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin(out, ct)} }
-
-func (o eluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
-
-// Elu returns x where x > 0 and alpha·(eˣ − 1) elsewhere.
-func Elu(x *Node, alpha float64) *Node { return Apply(eluOp{alpha}, x) }
 
 type clampOp struct{ lo, hi float64 }
 

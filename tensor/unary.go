@@ -71,26 +71,6 @@ var cosOp = &unaryOp{name: "Cos",
 	f64: unaryKernel[float64]{elem: math.Cos, heavy: true},
 }
 
-var tanhOp = &unaryOp{name: "Tanh",
-	f32: unaryKernel[float32]{elem: tanh32, run: tanhRun32},
-	f64: unaryKernel[float64]{elem: math.Tanh, run: tanhRun64},
-}
-
-var sigmoidOp = &unaryOp{name: "Sigmoid",
-	f32: unaryKernel[float32]{elem: sigmoid32, run: sigmoidRun32},
-	f64: unaryKernel[float64]{elem: sigmoid64, run: sigmoidRun64},
-}
-
-var softplusOp = &unaryOp{name: "Softplus",
-	f32: unaryKernel[float32]{elem: softplus32, run: softplusRun32},
-	f64: unaryKernel[float64]{elem: softplus64, heavy: true},
-}
-
-var reluOp = &unaryOp{name: "Relu",
-	f32: unaryKernel[float32]{elem: relu[float32], run: reluRun[float32]},
-	f64: unaryKernel[float64]{elem: relu[float64], run: reluRun[float64]},
-}
-
 var erfOp = &unaryOp{name: "Erf",
 	f32: unaryKernel[float32]{elem: math32.Erf, heavy: true},
 	f64: unaryKernel[float64]{elem: math.Erf, heavy: true},
@@ -121,11 +101,6 @@ func sign[T Float](x T) T {
 	return x // ±0 and NaN
 }
 
-// relu keeps NaN (the builtin max propagates it) so bad values are not
-// silently hidden. max is also branch-free, which matters on data whose
-// signs are random.
-func relu[T Float](x T) T { return max(x, 0) }
-
 func negRun[T Float](d, x []T) {
 	x = x[:len(d)]
 	for i := range d {
@@ -137,13 +112,6 @@ func squareRun[T Float](d, x []T) {
 	x = x[:len(d)]
 	for i := range d {
 		d[i] = x[i] * x[i]
-	}
-}
-
-func reluRun[T Float](d, x []T) {
-	x = x[:len(d)]
-	for i := reluBlocks(d, x); i < len(d); i++ {
-		d[i] = max(x[i], 0)
 	}
 }
 
@@ -273,113 +241,6 @@ func exp64Reduced(x float64) (y, t float64) {
 	return y, t
 }
 
-func tanhRun32(d, x []float32) {
-	x = x[:len(d)]
-	// As in sigmoidRun32: vector blocks, scalar code where they stop.
-	for len(d) >= 8 {
-		k := tanhBlocks(d, x)
-		if k == 0 {
-			if !hasSIMD {
-				break
-			}
-			k = 8
-			tanhScalar32(d[:8], x[:8])
-		}
-		d, x = d[k:], x[k:]
-	}
-	tanhScalar32(d, x)
-}
-
-// tanhScalar32 is the scalar form of tanhRun32.
-func tanhScalar32(d, x []float32) {
-	x = x[:len(d)]
-	for i := range d {
-		d[i] = tanh32(x[i])
-	}
-}
-
-func tanhRun64(d, x []float64) {
-	x = x[:len(d)]
-	for i := range d {
-		d[i] = math.Tanh(x[i])
-	}
-}
-
-// sigmoidRun32 is sigmoid32 with the numerator (1 for x ≥ 0, e^-|x| for
-// x < 0) picked by the sign bit instead of a branch, which mispredicts
-// half the time on typical activations.
-func sigmoidRun32(d, x []float32) {
-	x = x[:len(d)]
-	// The vector kernel stops at blocks with |x| > 87 or NaN, which this
-	// loop's scalar code handles, then resumes.
-	for len(d) >= 8 {
-		k := sigmoidBlocks(d, x)
-		if k == 0 {
-			if !hasSIMD {
-				break
-			}
-			k = 8
-			sigmoidScalar32(d[:8], x[:8])
-		}
-		d, x = d[k:], x[k:]
-	}
-	sigmoidScalar32(d, x)
-}
-
-// sigmoidScalar32 is the scalar form of sigmoidRun32.
-func sigmoidScalar32(d, x []float32) {
-	x = x[:len(d)]
-	for i := range d {
-		v := x[i]
-		var e float32
-		if a := math32.Abs(v); a <= 87 {
-			e = exp32Core(-a)
-		} else {
-			e = exp32(-a)
-		}
-		neg := uint32(int32(math.Float32bits(v)) >> 31) // all ones when v < 0
-		num := math.Float32frombits(math.Float32bits(e)&neg | math.Float32bits(1)&^neg)
-		d[i] = num / (1 + e)
-	}
-}
-
-// softplusRun32 runs the vector softplus where it can and softplus32 on
-// the blocks it hands back (|x| > 87 or NaN) and on the tail.
-func softplusRun32(d, x []float32) {
-	x = x[:len(d)]
-	for len(d) >= 8 {
-		k := softplusBlocks(d, x)
-		if k == 0 {
-			if !hasSIMD {
-				break
-			}
-			k = 8
-			softplusScalar32(d[:8], x[:8])
-		}
-		d, x = d[k:], x[k:]
-	}
-	softplusScalar32(d, x)
-}
-
-// softplusScalar32 is the scalar form of softplusRun32.
-func softplusScalar32(d, x []float32) {
-	x = x[:len(d)]
-	for i := range d {
-		d[i] = softplus32(x[i])
-	}
-}
-
-func sigmoidRun64(d, x []float64) {
-	x = x[:len(d)]
-	for i := range d {
-		v := x[i]
-		e := math.Exp(-math.Abs(v))
-		neg := uint64(int64(math.Float64bits(v)) >> 63)
-		num := math.Float64frombits(math.Float64bits(e)&neg | math.Float64bits(1)&^neg)
-		d[i] = num / (1 + e)
-	}
-}
-
 // Neg returns −a.
 func Neg(a *Tensor) *Tensor { return negOp.apply(nil, a) }
 
@@ -452,32 +313,6 @@ func Cos(a *Tensor) *Tensor { return cosOp.apply(nil, a) }
 
 // CosTo stores cos(a) in dst (nil allocates) and returns it.
 func CosTo(dst, a *Tensor) *Tensor { return cosOp.apply(dst, a) }
-
-// Tanh returns tanh(a).
-func Tanh(a *Tensor) *Tensor { return tanhOp.apply(nil, a) }
-
-// TanhTo stores tanh(a) in dst (nil allocates) and returns it.
-func TanhTo(dst, a *Tensor) *Tensor { return tanhOp.apply(dst, a) }
-
-// Sigmoid returns 1/(1 + e⁻ᵃ), computed without overflow: Sigmoid of ±1000
-// is exactly 1 and 0.
-func Sigmoid(a *Tensor) *Tensor { return sigmoidOp.apply(nil, a) }
-
-// SigmoidTo stores Sigmoid(a) in dst (nil allocates) and returns it.
-func SigmoidTo(dst, a *Tensor) *Tensor { return sigmoidOp.apply(dst, a) }
-
-// Softplus returns log(1 + eᵃ), computed as max(a, 0) + log1p(e^−|a|) so it
-// neither overflows for large a nor underflows badly for very negative a.
-func Softplus(a *Tensor) *Tensor { return softplusOp.apply(nil, a) }
-
-// SoftplusTo stores Softplus(a) in dst (nil allocates) and returns it.
-func SoftplusTo(dst, a *Tensor) *Tensor { return softplusOp.apply(dst, a) }
-
-// Relu returns max(a, 0); NaN stays NaN.
-func Relu(a *Tensor) *Tensor { return reluOp.apply(nil, a) }
-
-// ReluTo stores Relu(a) in dst (nil allocates) and returns it.
-func ReluTo(dst, a *Tensor) *Tensor { return reluOp.apply(dst, a) }
 
 // Erf returns the error function of a.
 func Erf(a *Tensor) *Tensor { return erfOp.apply(nil, a) }
