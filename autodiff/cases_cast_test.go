@@ -16,7 +16,7 @@ import (
 //     nodes, which still checks the rules' plumbing to second order.
 //
 // The exact float64 → float32 → float64 round trip is checked against
-// hand-worked values in fix_cast_test.go.
+// hand-worked values in cast_test.go.
 func init() {
 	addCase("cast", opCase{name: "widen, compute, narrow", inputs: ewNormal(1, ewS34),
 		f: func(xs []*graph.Node) *graph.Node {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -49,12 +50,12 @@ func TestConv2DValues(t *testing.T) {
 			[]float64{36}, []int{1, 1, 1, 1}},
 	}
 	for _, c := range cases {
-		for _, dt := range laDTypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				y := graph.Conv2D(g.Var(tensor.FromValues(dt, c.x, c.xShape...)), g.Var(tensor.FromValues(dt, c.w, c.wShape...)), c.p)
 				assert.Equal(t, c.yShape, y.Shape())
-				laClose(t, c.want, y.Value(), laTol(dt))
+				numtest.Close(t, c.want, y.Value(), numtest.Tol(dt))
 			})
 		}
 	}
@@ -64,18 +65,18 @@ func TestConv2DValues(t *testing.T) {
 // hand for x = 1..9 (3×3) and w = [[1,2],[3,4]]: x̄ counts the taps that
 // touch each pixel, w̄ sums each tap's window.
 func TestConv2DGradients(t *testing.T) {
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.Var(tensor.FromValues(dt, seq(9), 1, 1, 3, 3))
 			w := g.Var(tensor.FromValues(dt, []float64{1, 2, 3, 4}, 1, 1, 2, 2))
 			grads := autodiff.Grad(graph.Sum(graph.Conv2D(x, w, tensor.ConvParams{}), nil, false), x, w)
-			laClose(t, []float64{1, 3, 2, 4, 10, 6, 3, 7, 4}, grads[0].Value(), laTol(dt))
-			laClose(t, []float64{12, 16, 24, 28}, grads[1].Value(), laTol(dt))
+			numtest.Close(t, []float64{1, 3, 2, 4, 10, 6, 3, 7, 4}, grads[0].Value(), numtest.Tol(dt))
+			numtest.Close(t, []float64{12, 16, 24, 28}, grads[1].Value(), numtest.Tol(dt))
 			// The adjoints are ops whose values are the same numbers.
 			ones := g.Const(tensor.Ones(dt, 1, 1, 2, 2))
-			laClose(t, []float64{1, 3, 2, 4, 10, 6, 3, 7, 4}, graph.Conv2DInputGrad(ones, w, []int{1, 1, 3, 3}, tensor.ConvParams{}).Value(), laTol(dt))
-			laClose(t, []float64{12, 16, 24, 28}, graph.Conv2DWeightGrad(x, ones, []int{1, 1, 2, 2}, tensor.ConvParams{}).Value(), laTol(dt))
+			numtest.Close(t, []float64{1, 3, 2, 4, 10, 6, 3, 7, 4}, graph.Conv2DInputGrad(ones, w, []int{1, 1, 3, 3}, tensor.ConvParams{}).Value(), numtest.Tol(dt))
+			numtest.Close(t, []float64{12, 16, 24, 28}, graph.Conv2DWeightGrad(x, ones, []int{1, 1, 2, 2}, tensor.ConvParams{}).Value(), numtest.Tol(dt))
 		})
 	}
 }
@@ -120,7 +121,7 @@ func TestPoolValuesAndGradients(t *testing.T) {
 			[]float64{1, 1, 1, 1}},
 	}
 	for _, c := range cases {
-		for _, dt := range laDTypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				shape := []int{1, 1, 4, 4}
@@ -130,9 +131,9 @@ func TestPoolValuesAndGradients(t *testing.T) {
 				x := g.Var(tensor.FromValues(dt, c.x, shape...))
 				y := c.f(x)
 				assert.Equal(t, c.yShape, y.Shape())
-				laClose(t, c.want, y.Value(), laTol(dt))
+				numtest.Close(t, c.want, y.Value(), numtest.Tol(dt))
 				ct := g.Const(tensor.FromValues(dt, c.ct, c.yShape...))
-				laClose(t, c.grad, autodiff.VJP(y, ct, x)[0].Value(), laTol(dt))
+				numtest.Close(t, c.grad, autodiff.VJP(y, ct, x)[0].Value(), numtest.Tol(dt))
 			})
 		}
 	}
@@ -142,18 +143,18 @@ func TestPoolValuesAndGradients(t *testing.T) {
 // input tangent at each window's maximum, and that MaxPool2DGather and
 // MaxPool2DGrad are adjoint: ⟨gather(u), v⟩ = ⟨u, scatter(v)⟩.
 func TestMaxPoolForwardMode(t *testing.T) {
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.Var(tensor.FromValues(dt, poolX, 1, 1, 4, 4))
 			y := graph.MaxPool2D(x, tensor.PoolParams{Kernel: [2]int{2, 2}})
 			u := g.Const(tensor.FromValues(dt, seq(16), 1, 1, 4, 4))
 			dy := autodiff.JVP([]*graph.Node{y}, []*graph.Node{x}, []*graph.Node{u})[0]
-			laClose(t, []float64{2, 7, 9, 15}, dy.Value(), laTol(dt))
+			numtest.Close(t, []float64{2, 7, 9, 15}, dy.Value(), numtest.Tol(dt))
 
 			argmax := []int{1, 6, 8, 14}
 			gathered := graph.MaxPool2DGather(u, argmax, []int{1, 1, 2, 2})
-			laClose(t, []float64{2, 7, 9, 15}, gathered.Value(), laTol(dt))
+			numtest.Close(t, []float64{2, 7, 9, 15}, gathered.Value(), numtest.Tol(dt))
 			v := g.Const(tensor.FromValues(dt, []float64{1, -1, 2, 3}, 1, 1, 2, 2))
 			scattered := graph.MaxPool2DGrad(v, argmax, []int{1, 1, 4, 4})
 			// ⟨gather(u), v⟩ = 2 − 7 + 18 + 45 = 58.
@@ -164,7 +165,7 @@ func TestMaxPoolForwardMode(t *testing.T) {
 }
 
 func TestConvMisuse(t *testing.T) {
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		x := g.Var(tensor.New(dt, 1, 3, 4, 4))
 		w := g.Var(tensor.New(dt, 2, 2, 3, 3))

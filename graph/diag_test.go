@@ -7,10 +7,9 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var diagDTypes = []tensor.DType{tensor.Float32, tensor.Float64}
 
 // diagVar makes a Var of dt holding vals in the given shape.
 func diagVar(g *graph.Graph, dt tensor.DType, vals []float64, shape ...int) *graph.Node {
@@ -21,7 +20,7 @@ func diagVar(g *graph.Graph, dt tensor.DType, vals []float64, shape ...int) *gra
 }
 
 func TestDiagonalNode(t *testing.T) {
-	for _, dt := range diagDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := diagVar(g, dt, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}, 3, 3)
@@ -65,7 +64,7 @@ func TestAddDiagNodeValues(t *testing.T) {
 		{"2×2 + (3,2) broadcasts x", m2, []float64{1, 1, 2, 2, 3, 3}, []int{2, 2}, []int{3, 2},
 			[]int{3, 2, 2}, []float64{2, 2, 3, 5, 3, 2, 3, 6, 4, 2, 3, 7}},
 	}
-	for _, dt := range diagDTypes {
+	for _, dt := range numtest.DTypes {
 		for _, tc := range cases {
 			t.Run(dt.String()+"/"+tc.name, func(t *testing.T) {
 				g := graph.New()
@@ -81,7 +80,7 @@ func TestAddDiagNodeValues(t *testing.T) {
 }
 
 func TestAddDiagNodeTransposed(t *testing.T) {
-	for _, dt := range diagDTypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		x := diagVar(g, dt, []float64{1, 2, 3, 4}, 2, 2)
 		y := graph.AddDiag(graph.Transpose(x), diagVar(g, dt, []float64{10, 20}, 2))
@@ -115,7 +114,7 @@ func TestAddDiagNodeGrad(t *testing.T) {
 		{name: "constant d", xs: []int{2, 2}, ds: []int{}, ws: []int{2, 2}, w: w2, wantX: w2, constD: true},
 		{name: "constant x", xs: []int{2, 2}, ds: []int{2}, ws: []int{2, 2}, w: w2, wantD: []float64{1, 4}, constX: true},
 	}
-	for _, dt := range diagDTypes {
+	for _, dt := range numtest.DTypes {
 		for _, tc := range cases {
 			t.Run(dt.String()+"/"+tc.name, func(t *testing.T) {
 				g := graph.New()
@@ -155,7 +154,7 @@ func TestAddDiagNodeGrad(t *testing.T) {
 // Forward mode with one tangent absent: x broadcast along d's batch, so
 // ẋ alone is broadcast to the output, and ḋ alone lands on a zero matrix.
 func TestAddDiagNodeJVP(t *testing.T) {
-	for _, dt := range diagDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := diagVar(g, dt, []float64{1, 2, 3, 4}, 2, 2)
@@ -182,14 +181,14 @@ func TestAddDiagNodeJVP(t *testing.T) {
 // contains every one of want.
 func requireGraphDiagFail(t *testing.T, f func(), want ...string) {
 	t.Helper()
-	e := fixGraphError(t, f)
+	e := graphError(t, f)
 	for _, w := range want {
 		assert.Contains(t, e.Error(), w)
 	}
 }
 
 func TestDiagNodePanics(t *testing.T) {
-	for _, dt := range diagDTypes {
+	for _, dt := range numtest.DTypes {
 		other := tensor.Float64
 		if dt == tensor.Float64 {
 			other = tensor.Float32

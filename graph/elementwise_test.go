@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -129,7 +130,7 @@ func TestElementwiseVJP(t *testing.T) {
 }
 
 func TestMulJVPHandlesZeroTangents(t *testing.T) {
-	for _, dt := range vtDTypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		a, b := g.Var(tensor.Scalar(dt, 2)), g.Var(tensor.Scalar(dt, 3))
 		y := graph.Mul(a, b)

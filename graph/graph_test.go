@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -28,10 +29,8 @@ func (scaleOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node { return nil
 
 func (scaleOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node { return nil }
 
-var graphDTypes = []tensor.DType{tensor.Float32, tensor.Float64}
-
 func TestApplyRecordsNodesInOrder(t *testing.T) {
-	for _, dt := range graphDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.NamedVar("x", tensor.FromValues(dt, []float64{1, 2, 3}, 3))
@@ -56,7 +55,7 @@ func TestApplyRecordsNodesInOrder(t *testing.T) {
 }
 
 func TestApplyMisuse(t *testing.T) {
-	for _, dt := range graphDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g1, g2 := graph.New(), graph.New()
 			a := g1.Var(tensor.Ones(dt, 2))
@@ -81,7 +80,7 @@ func TestApplyMisuse(t *testing.T) {
 }
 
 func TestResetRecyclesBuffers(t *testing.T) {
-	for _, dt := range graphDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			a := g.Alloc(dt, 2, 3)
@@ -108,7 +107,7 @@ func TestPoolNeverHandsOutABufferTwice(t *testing.T) {
 	// Steps that repeat, diverge from and shrink the previous step's
 	// requests: every buffer of a step must keep the value written to it.
 	shapes := [][]int{{2, 3}, {6}, {3, 2}, {4}, {2, 2}, {1}, {}}
-	for _, dt := range graphDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			rng := tensor.NewRNG(7)
@@ -144,7 +143,7 @@ func TestPoolNeverHandsOutABufferTwice(t *testing.T) {
 }
 
 func TestSteadyLoopAllocatesNothingInTheGraph(t *testing.T) {
-	for _, dt := range graphDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			xt := tensor.Ones(dt, 4)
@@ -162,7 +161,7 @@ func TestSteadyLoopAllocatesNothingInTheGraph(t *testing.T) {
 }
 
 func TestNodeAfterResetIsAClearError(t *testing.T) {
-	for _, dt := range graphDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.Var(tensor.Ones(dt, 2))

@@ -10,31 +10,9 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var laDTypes = []tensor.DType{tensor.Float32, tensor.Float64}
-
-// laTol is the comparison tolerance for values computed in dt.
-func laTol(dt tensor.DType) float64 {
-	if dt == tensor.Float32 {
-		return 2e-5
-	}
-	return 1e-12
-}
-
-// laClose checks got elementwise against want, relative to want's largest
-// magnitude (at least 1).
-func laClose(t *testing.T, want []float64, got *tensor.Tensor, tol float64, msgAndArgs ...any) {
-	t.Helper()
-	g := got.Values()
-	require.Len(t, g, len(want), msgAndArgs...)
-	scale := 1.0
-	for _, v := range want {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	assert.InDeltaSlice(t, want, g, tol*scale, msgAndArgs...)
-}
 
 func TestLinalgValues(t *testing.T) {
 	r2 := math.Sqrt2
@@ -123,7 +101,7 @@ func TestLinalgValues(t *testing.T) {
 			[]float64{-0.5, 0.5}, []int{2}},
 	}
 	for _, c := range cases {
-		for _, dt := range laDTypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				var xs []*graph.Node
@@ -133,7 +111,7 @@ func TestLinalgValues(t *testing.T) {
 				y := c.f(xs)
 				assert.Equal(t, dt, y.DType())
 				assert.Equal(t, c.shape, y.Shape())
-				laClose(t, c.want, y.Value(), laTol(dt))
+				numtest.Close(t, c.want, y.Value(), numtest.Tol(dt))
 			})
 		}
 	}
@@ -183,7 +161,7 @@ func TestCholeskyJVPFiniteDifferences(t *testing.T) {
 	for i := range want {
 		want[i] = (pv[i] - mv[i]) / (2 * h)
 	}
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.Var(tensor.FromValues(dt, a, 5, 5))
@@ -193,7 +171,7 @@ func TestCholeskyJVPFiniteDifferences(t *testing.T) {
 			if dt == tensor.Float32 {
 				tol = 1e-4
 			}
-			laClose(t, want, dl.Value(), tol)
+			numtest.Close(t, want, dl.Value(), tol)
 			// The tangent of a lower factor is lower triangular.
 			for i := range 5 {
 				for j := i + 1; j < 5; j++ {
@@ -238,12 +216,12 @@ func TestLinalgGradients(t *testing.T) {
 		}, []float64{0.375, -0.25, -0.25, 0.5}},
 	}
 	for _, c := range cases {
-		for _, dt := range laDTypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				a := g.Var(tensor.FromValues(dt, c.a, 2, 2))
 				grad := autodiff.Grad(c.f(a), a)[0]
-				laClose(t, c.want, grad.Value(), 10*laTol(dt))
+				numtest.Close(t, c.want, grad.Value(), 10*numtest.Tol(dt))
 			})
 		}
 	}
@@ -254,19 +232,19 @@ func TestLinalgGradients(t *testing.T) {
 // [[1,2],[3,4]] (A⁻¹ = [[-2,1],[1.5,-0.5]]) and E = e₀e₀ᵀ, A⁻¹ E A⁻¹ is the
 // outer product of A⁻¹'s first column and first row, [[4,-2],[-3,1.5]].
 func TestLogDetHessian(t *testing.T) {
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			a := g.Var(tensor.FromValues(dt, []float64{1, 2, 3, 4}, 2, 2))
 			e := g.Const(tensor.FromValues(dt, []float64{1, 0, 0, 0}, 2, 2))
 			hv := autodiff.HVP(graph.LogAbsDet(a), []*graph.Node{a}, []*graph.Node{e})[0]
-			laClose(t, []float64{-4, 3, 2, -1.5}, hv.Value(), 10*laTol(dt))
+			numtest.Close(t, []float64{-4, 3, 2, -1.5}, hv.Value(), 10*numtest.Tol(dt))
 		})
 	}
 }
 
 func TestLinalgMisuse(t *testing.T) {
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		rect := g.Var(tensor.New(dt, 2, 3))
 		sq := g.Var(tensor.Eye(dt, 3))
@@ -307,7 +285,7 @@ func TestLinalgMisuse(t *testing.T) {
 // TestCholeskyNotPositiveDefinite checks that a data failure surfaces as a
 // *graph.DataError that tensor.Recover converts and errors.As unwraps.
 func TestCholeskyNotPositiveDefinite(t *testing.T) {
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			// The second pivot is 1 − 2²/1 = −3.
@@ -334,7 +312,7 @@ func TestCholeskyNotPositiveDefinite(t *testing.T) {
 }
 
 func TestSolveSingular(t *testing.T) {
-	for _, dt := range laDTypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			a := g.Var(tensor.FromValues(dt, []float64{1, 2, 2, 4}, 2, 2))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -28,7 +29,7 @@ func BenchmarkCrossEntropy(b *testing.B) {
 	for i := range labels {
 		labels[i] = rng.Intn(c)
 	}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		x := rng.Normal(dt, 0, 1, n, c)
 		for _, v := range []struct {
 			name string

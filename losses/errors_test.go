@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -29,7 +30,7 @@ func failure(t *testing.T, f func()) string {
 }
 
 func TestMisuse(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		other := tensor.Float64
 		if dt == other {
 			other = tensor.Float32
@@ -92,7 +93,7 @@ func TestMisuse(t *testing.T) {
 
 func TestEmptyBatchMeanIsNaN(t *testing.T) {
 	// As in PyTorch, the mean over no samples is 0/0; Sum is 0.
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		x := g.Var(tensor.Zeros(dt, 0, 3))
 		assert.True(t, math.IsNaN(losses.CrossEntropy(x, nil).Item()))

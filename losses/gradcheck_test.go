@@ -7,6 +7,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -142,7 +143,7 @@ func TestGradCheck(t *testing.T) {
 func TestCrossEntropyGradient(t *testing.T) {
 	z := 2.718281828459045 + 7.38905609893065 + 20.085536923187668
 	want := []float64{2.718281828459045 / z, 7.38905609893065 / z, 20.085536923187668/z - 1}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.Var(tensor.FromValues(dt, []float64{1, 2, 3}, 1, 3))

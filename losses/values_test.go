@@ -8,11 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var dtypes = []tensor.DType{tensor.Float32, tensor.Float64}
 
 // lse3 = log(e¹ + e² + e³), the log-normaliser of the logits (1, 2, 3).
 var lse3 = math.Log(math.E + math.E*math.E + math.E*math.E*math.E)
@@ -54,7 +53,7 @@ func assertClose(t *testing.T, dt tensor.DType, want []float64, got *tensor.Tens
 func runValueCases(t *testing.T, cases []valueCase) {
 	t.Helper()
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				y := c.f(vars(g, dt, c.inputs, c.shapes))
@@ -144,13 +143,13 @@ func TestBinaryValues(t *testing.T) {
 }
 
 func TestBCEWithLogitsStable(t *testing.T) {
-	// At |x| = 100, σ(x) saturates (to 1 in both dtypes), so BCE of the
+	// At |x| = 100, σ(x) saturates (to 1 in both numtest.DTypes), so BCE of the
 	// sigmoid would cost the clamp's 100 or log 0; the stable form gives
 	// softplus(±100) − x·t exactly: ~0 when right, 100 when wrong.
 	x := []float64{100, -100, 100, -100}
 	tg := []float64{1, 1, 0, 0}
 	want := []float64{0, 100, 100, 0}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			xs := vars(g, dt, [][]float64{x, tg}, [][]int{{4}, {4}})
@@ -170,7 +169,7 @@ func TestBCEWithLogitsAgreesWithBCE(t *testing.T) {
 	// For moderate logits the two routes to the same loss agree.
 	x := []float64{-4, -1.5, -0.2, 0, 0.7, 2.5, 5}
 	tg := []float64{0, 1, 0.3, 1, 0, 0.8, 1}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			xs := vars(g, dt, [][]float64{x, tg}, [][]int{{7}, {7}})
@@ -266,7 +265,7 @@ func TestBCEGradientFiniteAtSaturation(t *testing.T) {
 	// At p = 0 and p = 1 the clamped logarithms have zero derivative; the
 	// other term contributes −(1 − t)·d log(1 − p)/dp = 1/(1 − p) at p = 0
 	// (t = 0.5: 0.5) and t·d(−log p)/dp = −1/p at p = 1 (t = 0.5: −0.5).
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			xs := vars(g, dt, [][]float64{{0, 1}, {0.5, 0.5}}, [][]int{{2}, {2}})
@@ -281,7 +280,7 @@ func TestGaussianNLLClampIsStraightThrough(t *testing.T) {
 	// variance 0.1 is clamped to eps 0.5; the gradient is that of
 	// ½(log v + d²/v) at v = 0.5, d = 1: ½(1/v − d²/v²) = ½(2 − 4) = −1,
 	// passed to the variance unchanged, as in PyTorch.
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			xs := vars(g, dt, [][]float64{{0}, {0.1}, {1}}, [][]int{{1}, {1}, {1}})

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -55,7 +56,7 @@ func checkDist(t *testing.T, vals []float64, bound, v float64, name string) {
 }
 
 func TestInitialiserStatistics(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			rng := tensor.NewRNG(9)
 			// Kaiming uniform, fan_in 512, relu: bound √2·√(3/512), variance 2/512.
@@ -118,7 +119,7 @@ func TestOrthogonal(t *testing.T) {
 		{[]int{5, 5}, 2},       // square, scaled
 		{[]int{4, 2, 3, 3}, 1}, // viewed as 4×18
 	}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, c := range cases {
 			w := nn.Orthogonal(tensor.NewRNG(8), tensor.Zeros(dt, c.shape...), c.gain)
 			require.Equal(t, c.shape, w.Shape())

@@ -10,19 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var dtypes = []tensor.DType{tensor.Float32, tensor.Float64}
-
-// tol is the comparison tolerance for hand-worked values in each dtype.
-func tol(dt tensor.DType) float64 {
-	if dt == tensor.Float32 {
-		return 1e-5
-	}
-	return 1e-12
-}
 
 // set copies vals into p's value, keeping its shape and dtype.
 func set(p *nn.Param, vals ...float64) {
@@ -47,7 +38,7 @@ func panicMessage(t *testing.T, f func()) (msg string) {
 }
 
 func TestLinearForwardByHand(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			l := nn.NewLinear(tensor.NewRNG(1), 3, 2, true, dt)
 			set(l.Weight, 1, 2, 3, 4, 5, 6)
@@ -57,26 +48,26 @@ func TestLinearForwardByHand(t *testing.T) {
 			x := g.Const(tensor.FromValues(dt, []float64{1, 0, -1, 2, 1, 0}, 2, 3))
 			y := l.Forward(x)
 			require.Equal(t, []int{2, 2}, y.Shape())
-			assert.InDeltaSlice(t, []float64{-1.5, -3, 4.5, 12}, y.Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{-1.5, -3, 4.5, 12}, y.Value().Values(), numtest.Tol(dt))
 
 			// Batch axes pass through: (2, 1, 3) → (2, 1, 2); a vector (3,) → (2,).
 			y3 := l.Forward(graph.Reshape(x, 2, 1, 3))
 			assert.Equal(t, []int{2, 1, 2}, y3.Shape())
-			assert.InDeltaSlice(t, []float64{-1.5, -3, 4.5, 12}, y3.Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{-1.5, -3, 4.5, 12}, y3.Value().Values(), numtest.Tol(dt))
 			y1 := l.Forward(g.Const(tensor.FromValues(dt, []float64{1, 0, -1}, 3)))
 			assert.Equal(t, []int{2}, y1.Shape())
-			assert.InDeltaSlice(t, []float64{-1.5, -3}, y1.Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{-1.5, -3}, y1.Value().Values(), numtest.Tol(dt))
 
 			nb := nn.NewLinear(tensor.NewRNG(1), 3, 2, false, dt)
 			set(nb.Weight, 1, 2, 3, 4, 5, 6)
 			assert.Len(t, nb.Params(), 1)
-			assert.InDeltaSlice(t, []float64{-2, -2, 4, 13}, nb.Forward(x).Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{-2, -2, 4, 13}, nb.Forward(x).Value().Values(), numtest.Tol(dt))
 		})
 	}
 }
 
 func TestLinearBadInput(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			l := nn.NewLinear(tensor.NewRNG(1), 784, 256, true, dt)
 			g := graph.New()
@@ -116,7 +107,7 @@ func TestConv2DForwardByHand(t *testing.T) {
 		// Dilation 2 on a 3×3 input leaves one window, the corners: 1·1+2·3+3·7+4·9 = 64.
 		{"dilation", nn.Conv2DConfig{Dilation: [2]int{2, 2}}, []int{1, 1, 1, 1}, []float64{64.5}},
 	}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, c := range cases {
 			t.Run(dt.String()+"/"+c.name, func(t *testing.T) {
 				conv := nn.NewConv2D(tensor.NewRNG(1), 1, 1, [2]int{2, 2}, c.cfg, dt)
@@ -126,14 +117,14 @@ func TestConv2DForwardByHand(t *testing.T) {
 				g := graph.New()
 				y := conv.Forward(g.Const(tensor.FromValues(dt, x, 1, 1, 3, 3)))
 				require.Equal(t, c.shape, y.Shape())
-				assert.InDeltaSlice(t, c.want, y.Value().Values(), tol(dt)*100)
+				assert.InDeltaSlice(t, c.want, y.Value().Values(), numtest.Tol(dt)*100)
 			})
 		}
 	}
 }
 
 func TestConv2DGroupsAndShapes(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			// Two groups of one channel each: output channel k sees input channel k only.
 			conv := nn.NewConv2D(tensor.NewRNG(1), 2, 2, [2]int{1, 1}, nn.Conv2DConfig{Groups: 2, NoBias: true}, dt)
@@ -142,7 +133,7 @@ func TestConv2DGroupsAndShapes(t *testing.T) {
 			set(conv.Weight, 2, -1)
 			g := graph.New()
 			y := conv.Forward(g.Const(tensor.FromValues(dt, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 1, 2, 2, 2)))
-			assert.InDeltaSlice(t, []float64{2, 4, 6, 8, -5, -6, -7, -8}, y.Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{2, 4, 6, 8, -5, -6, -7, -8}, y.Value().Values(), numtest.Tol(dt))
 
 			c := nn.NewConv2D(tensor.NewRNG(1), 3, 8, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, dt)
 			assert.Equal(t, []int{4, 8, 5, 5}, c.Forward(g.Const(tensor.Zeros(dt, 4, 3, 5, 5))).Shape())
@@ -155,7 +146,7 @@ func TestConv2DGroupsAndShapes(t *testing.T) {
 }
 
 func TestPoolingAndFlatten(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			// 1×1×4×4 holding 1..16; 2×2 windows.
@@ -165,10 +156,10 @@ func TestPoolingAndFlatten(t *testing.T) {
 			}
 			x := g.Const(tensor.FromValues(dt, vals, 1, 1, 4, 4))
 			mp := nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}})
-			assert.InDeltaSlice(t, []float64{6, 8, 14, 16}, mp.Forward(x).Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{6, 8, 14, 16}, mp.Forward(x).Value().Values(), numtest.Tol(dt))
 			ap := nn.NewAvgPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}})
 			// (1+2+5+6)/4 = 3.5, then 5.5, 11.5, 13.5.
-			assert.InDeltaSlice(t, []float64{3.5, 5.5, 11.5, 13.5}, ap.Forward(x).Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{3.5, 5.5, 11.5, 13.5}, ap.Forward(x).Value().Values(), numtest.Tol(dt))
 			assert.Nil(t, mp.Params())
 
 			f := nn.NewFlatten()
@@ -181,7 +172,7 @@ func TestPoolingAndFlatten(t *testing.T) {
 }
 
 func TestEmbedding(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			e := nn.NewEmbedding(tensor.NewRNG(3), 4, 2, dt)
 			require.Equal(t, []int{4, 2}, e.Weight.Value.Shape())
@@ -189,21 +180,21 @@ func TestEmbedding(t *testing.T) {
 			g := graph.New()
 			y := e.Forward(g, []int{2, 0, 2})
 			assert.Equal(t, []int{3, 2}, y.Shape())
-			assert.InDeltaSlice(t, []float64{20, 21, 0, 1, 20, 21}, y.Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{20, 21, 0, 1, 20, 21}, y.Value().Values(), numtest.Tol(dt))
 			y2 := e.Forward(g, []int{1, 2, 3, 0}, 2, 2)
 			assert.Equal(t, []int{2, 2, 2}, y2.Shape())
-			assert.InDeltaSlice(t, []float64{10, 11, 20, 21, 30, 31, 0, 1}, y2.Value().Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{10, 11, 20, 21, 30, 31, 0, 1}, y2.Value().Values(), numtest.Tol(dt))
 			// Row 2 used twice gets twice the gradient; row 3 none.
 			loss := graph.Sum(y, nil, false)
 			grad := nn.Gradients(loss, e.Params())[0]
-			assert.InDeltaSlice(t, []float64{1, 1, 0, 0, 2, 2, 0, 0}, grad.Values(), tol(dt))
+			assert.InDeltaSlice(t, []float64{1, 1, 0, 0, 2, 2, 0, 0}, grad.Values(), numtest.Tol(dt))
 			assert.Contains(t, panicMessage(t, func() { e.Forward(g, []int{4}) }), "Embedding(4, 2)")
 		})
 	}
 }
 
 func TestEmbeddingInitIsStandardNormal(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		e := nn.NewEmbedding(tensor.NewRNG(5), 200, 100, dt)
 		m, v := meanVar(e.Weight.Value.Values())
 		assert.InDelta(t, 0, m, 4*math.Sqrt(1.0/20000))
@@ -213,7 +204,7 @@ func TestEmbeddingInitIsStandardNormal(t *testing.T) {
 
 func TestDropout(t *testing.T) {
 	const n = 20000
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, p := range []float64{0, 0.1, 0.5, 0.8, 1} {
 			t.Run(fmt.Sprintf("%v/p=%v", dt, p), func(t *testing.T) {
 				g := graph.New()
@@ -225,7 +216,7 @@ func TestDropout(t *testing.T) {
 					if v == 0 {
 						zeros++
 					} else {
-						require.InDelta(t, 1/(1-p), v, tol(dt)*10, "kept values are scaled by 1/(1−p)")
+						require.InDelta(t, 1/(1-p), v, numtest.Tol(dt)*10, "kept values are scaled by 1/(1−p)")
 					}
 				}
 				se := math.Sqrt(p * (1 - p) / n)
@@ -244,7 +235,7 @@ func TestDropout(t *testing.T) {
 }
 
 func TestDropoutGradientUsesMask(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		w := nn.NewParam(tensor.FromValues(dt, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 8))
 		y := nn.NewDropout(tensor.NewRNG(2), 0.5).Forward(w.Node(g))
@@ -252,13 +243,13 @@ func TestDropoutGradientUsesMask(t *testing.T) {
 		grad := nn.Gradients(loss, []nn.NamedParam{{Name: "w", Param: w}})[0].Values()
 		for i, v := range y.Value().Values() {
 			// d(Σ mask·w)/dw = mask = y/w.
-			assert.InDelta(t, v/float64(i+1), grad[i], tol(dt))
+			assert.InDelta(t, v/float64(i+1), grad[i], numtest.Tol(dt))
 		}
 	}
 }
 
 func TestActivationLayers(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.Const(tensor.FromValues(dt, []float64{-1, 0, 2}, 3))

@@ -8,12 +8,13 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 func TestParamBinding(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			p := nn.NewParam(tensor.Ones(dt, 2))
 			g := graph.New()
@@ -46,7 +47,7 @@ func TestParamBinding(t *testing.T) {
 }
 
 func TestGradientsMatchAutodiff(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			rng := tensor.NewRNG(4)
 			model := nn.NewSequential(

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -20,7 +21,7 @@ var (
 )
 
 func TestBatchNormTrainingByHand(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		cases := []struct {
 			name  string
 			bn    *nn.BatchNorm
@@ -42,22 +43,22 @@ func TestBatchNormTrainingByHand(t *testing.T) {
 
 				// Running stats after one step with momentum 0.1: mean 0.9·0 + 0.1·2.5,
 				// variance 0.9·1 + 0.1·(5/3) with the unbiased variance 5/3.
-				assert.InDelta(t, 0.25, bn.RunningMean.Value.Values()[0], tol(dt))
-				assert.InDelta(t, 0.9+0.1*5.0/3, bn.RunningVar.Value.Values()[0], tol(dt))
+				assert.InDelta(t, 0.25, bn.RunningMean.Value.Values()[0], numtest.Tol(dt))
+				assert.InDelta(t, 0.9+0.1*5.0/3, bn.RunningVar.Value.Values()[0], numtest.Tol(dt))
 				assert.Equal(t, 1.0, bn.NumBatchesTracked.Value.Item())
 
 				// Evaluation mode uses them: (1 − 0.25)/√(16/15).
 				bn.SetTraining(false)
 				ye := bn.Forward(g.Const(tensor.FromValues(dt, []float64{1, 1, 1, 1}, c.shape...)))
-				assert.InDelta(t, 0.75/math.Sqrt(0.9+0.1*5.0/3), ye.Value().Values()[0], tol(dt)*10)
-				assert.InDelta(t, 0.25, bn.RunningMean.Value.Values()[0], tol(dt), "no update in evaluation mode")
+				assert.InDelta(t, 0.75/math.Sqrt(0.9+0.1*5.0/3), ye.Value().Values()[0], numtest.Tol(dt)*10)
+				assert.InDelta(t, 0.25, bn.RunningMean.Value.Values()[0], numtest.Tol(dt), "no update in evaluation mode")
 			})
 		}
 	}
 }
 
 func TestBatchNormChannelsAndAffine(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			bn := nn.NewBatchNorm2D(2, dt)
 			bn.Eps = 0
@@ -73,8 +74,8 @@ func TestBatchNormChannelsAndAffine(t *testing.T) {
 			want := []float64{2*w[0] + 1, 2*w[1] + 1, w[0] - 3, w[1] - 3, 2*w[2] + 1, 2*w[3] + 1, w[2] - 3, w[3] - 3}
 			assert.InDeltaSlice(t, want, y, 1e-5)
 			// Running means 0.25 and 2.5; running variances 0.9 + 0.1·5/3 and 0.9 + 0.1·500/3.
-			assert.InDeltaSlice(t, []float64{0.25, 2.5}, bn.RunningMean.Value.Values(), tol(dt)*10)
-			assert.InDeltaSlice(t, []float64{0.9 + 0.1*5.0/3, 0.9 + 0.1*500.0/3}, bn.RunningVar.Value.Values(), tol(dt)*100)
+			assert.InDeltaSlice(t, []float64{0.25, 2.5}, bn.RunningMean.Value.Values(), numtest.Tol(dt)*10)
+			assert.InDeltaSlice(t, []float64{0.9 + 0.1*5.0/3, 0.9 + 0.1*500.0/3}, bn.RunningVar.Value.Values(), numtest.Tol(dt)*100)
 
 			names := []string{}
 			for _, b := range bn.Buffers() {
@@ -92,7 +93,7 @@ func TestBatchNormChannelsAndAffine(t *testing.T) {
 }
 
 func TestLayerNormByHand(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			ln := nn.NewLayerNorm([]int{4}, 0, true, dt)
 			g := graph.New()

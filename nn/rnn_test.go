@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -26,7 +27,7 @@ func TestLSTMCellStepByHand(t *testing.T) {
 	h2 := sigmoid(1) * math.Tanh(c2)
 	require.InDelta(t, 1.740026109351293, c2, 1e-12)
 	require.InDelta(t, 0.6873629649083425, h2, 1e-12)
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			cell := nn.NewLSTMCell(tensor.NewRNG(1), 1, 1, true, dt)
 			set(cell.WeightIH, 0.5, -1, 1, 2)
@@ -39,15 +40,15 @@ func TestLSTMCellStepByHand(t *testing.T) {
 			c := g.Const(tensor.FromValues(dt, []float64{2}, 1, 1))
 			hn, cn := cell.Forward(x, h, c)
 			require.Equal(t, []int{1, 1}, hn.Shape())
-			assert.InDelta(t, c2, cn.Item(), tol(dt)*10)
-			assert.InDelta(t, h2, hn.Item(), tol(dt)*10)
+			assert.InDelta(t, c2, cn.Item(), numtest.Tol(dt)*10)
+			assert.InDelta(t, h2, hn.Item(), numtest.Tol(dt)*10)
 
 			// Zero state: c' = σ(i)·tanh(g) with i = 0.5 + 0.5 = 1, g = 1 + 0.5;
 			// o = 2 + 0 = 2 → h' = σ(2)·tanh(c').
 			hz, cz := cell.Forward(x, nil, nil)
 			wantC := sigmoid(1) * math.Tanh(1.5)
-			assert.InDelta(t, wantC, cz.Item(), tol(dt)*10)
-			assert.InDelta(t, sigmoid(2)*math.Tanh(wantC), hz.Item(), tol(dt)*10)
+			assert.InDelta(t, wantC, cz.Item(), numtest.Tol(dt)*10)
+			assert.InDelta(t, sigmoid(2)*math.Tanh(wantC), hz.Item(), numtest.Tol(dt)*10)
 		})
 	}
 }
@@ -62,7 +63,7 @@ func TestGRUCellStepByHand(t *testing.T) {
 	n := math.Tanh(0.75 + r)
 	want := (1-z)*n + z*0.5
 	require.InDelta(t, 0.6516452990404605, want, 1e-12)
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			cell := nn.NewGRUCell(tensor.NewRNG(1), 1, 1, true, dt)
 			set(cell.WeightIH, 1, -1, 0.5)
@@ -74,12 +75,12 @@ func TestGRUCellStepByHand(t *testing.T) {
 			h := g.Const(tensor.FromValues(dt, []float64{0.5}, 1))
 			hn := cell.Forward(x, h)
 			require.Equal(t, []int{1}, hn.Shape())
-			assert.InDelta(t, want, hn.Item(), tol(dt)*10)
+			assert.InDelta(t, want, hn.Item(), numtest.Tol(dt)*10)
 
 			// Zero state: r = σ(1 − 1) = 0.5, z = σ(−1 + 0.5) = σ(−0.5),
 			// n = tanh(0.75 + 0.5·0.5), h' = (1 − z)·n.
 			hz := cell.Forward(x, nil)
-			assert.InDelta(t, (1-sigmoid(-0.5))*math.Tanh(1), hz.Item(), tol(dt)*10)
+			assert.InDelta(t, (1-sigmoid(-0.5))*math.Tanh(1), hz.Item(), numtest.Tol(dt)*10)
 		})
 	}
 }
@@ -140,7 +141,7 @@ func manualLSTM(m *nn.LSTM, xs []*graph.Node) (outs, hs, cs []*graph.Node) {
 }
 
 func TestLSTMMatchesCellLoop(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, batchFirst := range []bool{false, true} {
 			t.Run(dt.String(), func(t *testing.T) {
 				const T, B, in, h = 3, 2, 4, 5
@@ -166,7 +167,7 @@ func TestLSTMMatchesCellLoop(t *testing.T) {
 				require.Equal(t, []int{2, B, h}, hN.Shape())
 				require.Equal(t, []int{2, B, h}, cN.Shape())
 				outs, hs, cs := manualLSTM(m, xs)
-				d := tol(dt) * 100
+				d := numtest.Tol(dt) * 100
 				assert.InDeltaSlice(t, graph.Stack(0, outs...).Value().Values(), out.Value().Values(), d)
 				assert.InDeltaSlice(t, graph.Stack(0, hs...).Value().Values(), hN.Value().Values(), d)
 				assert.InDeltaSlice(t, graph.Stack(0, cs...).Value().Values(), cN.Value().Values(), d)
@@ -187,7 +188,7 @@ func TestLSTMMatchesCellLoop(t *testing.T) {
 }
 
 func TestGRUMatchesCellLoop(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		const T, B, in, h = 3, 2, 4, 5
 		rng := tensor.NewRNG(12)
 		m := nn.NewGRU(rng, in, h, 2, false, dt)
@@ -206,7 +207,7 @@ func TestGRUMatchesCellLoop(t *testing.T) {
 			}
 			outs = append(outs, x)
 		}
-		d := tol(dt) * 100
+		d := numtest.Tol(dt) * 100
 		assert.InDeltaSlice(t, graph.Stack(0, outs...).Value().Values(), out.Value().Values(), d)
 		assert.InDeltaSlice(t, graph.Stack(0, hs...).Value().Values(), hN.Value().Values(), d)
 	}
@@ -227,7 +228,7 @@ func TestRNNOneMatMulPerGateBlock(t *testing.T) {
 		}
 		return n
 	}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		x := g.Const(tensor.Zeros(dt, T, 2, 3))
 		h0 := g.Const(tensor.Zeros(dt, layers, 2, 4))

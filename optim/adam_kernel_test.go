@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -14,7 +15,7 @@ import (
 // the scalar loop bit for bit on every length, and the general loop (used
 // with an L2 penalty or AMSGrad) must agree with it when those are off.
 func TestAdamPlainVectorMatchesScalar(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, c := range []struct {
 			n     int
 			decay float64

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -11,7 +12,7 @@ import (
 func BenchmarkStep(b *testing.B) {
 	const n = 1 << 20
 	for _, k := range kinds {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			b.Run(fmt.Sprintf("%s/%v", k.name, dt), func(b *testing.B) {
 				rng := tensor.NewRNG(1)
 				p := rng.Normal(dt, 0, 1, n)

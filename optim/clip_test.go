@@ -7,11 +7,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 func TestClipByValue(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			a := vals(dt, 0.5, -3, 2, -0.1)
 			b := tensor.FromValues(dt, []float64{1, -1, 1.5, math.NaN()}, 2, 2)
@@ -52,21 +53,21 @@ func TestClipByGlobalNorm(t *testing.T) {
 		{"at the limit", 13, []float64{3 * 13 / 13.000001, 4 * 13 / 13.000001, 12 * 13 / 13.000001}},
 	}
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				a := vals(dt, 3, 4)
 				b := tensor.FromValues(dt, []float64{12}, 1, 1)
 				norm := ClipByGlobalNorm([]*tensor.Tensor{a, b}, c.maxNorm)
 				require.InDelta(t, 13, norm, 1e-12)
 				got := append(a.Values(), b.Values()...)
-				require.InDeltaSlice(t, c.want, got, 4*tol(dt))
+				require.InDeltaSlice(t, c.want, got, 4*numtest.Tol(dt))
 			})
 		}
 	}
 }
 
 func TestClipByGlobalNormMixedAndEdgeCases(t *testing.T) {
-	// Mixed dtypes in one call: ‖(0.6, 0.8)‖ = 1, clipped to 0.5.
+	// Mixed numtest.DTypes in one call: ‖(0.6, 0.8)‖ = 1, clipped to 0.5.
 	a := vals(tensor.Float32, 0.6)
 	b := vals(tensor.Float64, 0.8)
 	require.InDelta(t, 1, ClipByGlobalNorm([]*tensor.Tensor{a, b}, 0.5), 1e-7)
@@ -74,7 +75,7 @@ func TestClipByGlobalNormMixedAndEdgeCases(t *testing.T) {
 	require.InDelta(t, 0.4, b.Item(), 1e-6)
 	require.Zero(t, testing.AllocsPerRun(10, func() { ClipByGlobalNorm([]*tensor.Tensor{a, b}, 0.5) }))
 
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		// A non-finite norm leaves the gradients alone for Step to refuse.
 		c := vals(dt, math.Inf(1), 1)
 		require.True(t, math.IsInf(ClipByGlobalNorm([]*tensor.Tensor{c}, 1), 1))

@@ -7,18 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var dtypes = []tensor.DType{tensor.Float32, tensor.Float64}
-
-// tol is the absolute tolerance for values of order 1 computed in dt.
-func tol(dt tensor.DType) float64 {
-	if dt == tensor.Float32 {
-		return 2e-6
-	}
-	return 1e-12
-}
 
 // Every hand case starts from p = (1, −2) and takes the gradients
 // g₁ = (0.5, 0.1) then g₂ = (−0.2, 0.3). The expected values were worked
@@ -166,14 +157,14 @@ func vals(dt tensor.DType, v ...float64) *tensor.Tensor {
 
 func TestHandWorkedUpdates(t *testing.T) {
 	for _, c := range handCases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				p := vals(dt, 1, -2)
 				opt := c.make([]*tensor.Tensor{p})
 				require.NoError(t, opt.Step([]*tensor.Tensor{vals(dt, 0.5, 0.1)}))
-				require.InDeltaSlice(t, c.want1[:], p.Values(), tol(dt), "after step 1")
+				require.InDeltaSlice(t, c.want1[:], p.Values(), numtest.Tol(dt), "after step 1")
 				require.NoError(t, opt.Step([]*tensor.Tensor{vals(dt, -0.2, 0.3)}))
-				require.InDeltaSlice(t, c.want2[:], p.Values(), tol(dt), "after step 2")
+				require.InDeltaSlice(t, c.want2[:], p.Values(), numtest.Tol(dt), "after step 2")
 				require.Same(t, p, opt.Params()[0], "updated in place")
 			})
 		}
@@ -185,14 +176,14 @@ func TestHandWorkedUpdates(t *testing.T) {
 // (Kingma & Ba, section 2.1).
 func TestAdamFirstStepIsSignStep(t *testing.T) {
 	grads := []float64{3e-4, -7, 250, -0.01, 1}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, betas := range [][2]float64{{0.9, 0.999}, {0.5, 0.9}, {0.99, 0.9999}} {
 			t.Run(fmt.Sprintf("%v/%v", dt, betas), func(t *testing.T) {
 				p := tensor.Zeros(dt, len(grads))
 				opt := NewAdam([]*tensor.Tensor{p}, AdamConfig{LR: 0.01, Beta1: betas[0], Beta2: betas[1], Eps: 1e-30})
 				require.NoError(t, opt.Step([]*tensor.Tensor{tensor.FromValues(dt, grads, len(grads))}))
 				for i, g := range grads {
-					require.InDelta(t, -0.01*math.Copysign(1, g), p.At(i), 0.01*tol(dt), "element %d", i)
+					require.InDelta(t, -0.01*math.Copysign(1, g), p.At(i), 0.01*numtest.Tol(dt), "element %d", i)
 				}
 			})
 		}

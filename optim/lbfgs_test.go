@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -40,7 +41,7 @@ func TestMinimizeRosenbrock(t *testing.T) {
 		{"10-D from 0", make([]float64, 10), 500, map[tensor.DType]float64{tensor.Float64: 1e-5, tensor.Float32: 1e-2}},
 	}
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				x := tensor.FromValues(dt, c.start, len(c.start))
 				calls := 0
@@ -90,7 +91,7 @@ func quadratic(dt tensor.DType, n int) (f Objective, a64, b64 *tensor.Tensor) {
 
 func TestMinimizeQuadratic(t *testing.T) {
 	const n = 6
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			f, a, b := quadratic(dt, n)
 			want, err := tensor.Solve(a, tensor.Reshape(b, n, 1)) // A⁻¹b
@@ -136,7 +137,7 @@ func TestMinimizeMixedDTypes(t *testing.T) {
 }
 
 func TestMinimizeBounds(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			// (x−2)² + (y+1)² on [−1, 1] × [0, 3]: the minimum is the corner (1, 0).
 			x := tensor.FromValues(dt, []float64{-0.5, 2}, 2)
@@ -173,7 +174,7 @@ func TestMinimizeBounds(t *testing.T) {
 // scaling γ = sᵀy/yᵀy ≈ 2.6 then proposes 0.586 − 2.6·0.505 ≈ −0.74, a
 // failed point the line search must back away from.
 func TestMinimizeSurvivesFailuresInLineSearch(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, how := range []string{"error", "NaN", "Inf gradient"} {
 			t.Run(fmt.Sprintf("%s/%v", how, dt), func(t *testing.T) {
 				failures := 0
@@ -208,7 +209,7 @@ func TestMinimizeSurvivesFailuresInLineSearch(t *testing.T) {
 }
 
 func TestMinimizeNeverLeavesXAtFailedPoint(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			// Only the start can be evaluated: every line search fails.
 			x := tensor.FromValues(dt, []float64{0.75, -0.5}, 2)
@@ -243,7 +244,7 @@ func TestMinimizeStartFailures(t *testing.T) {
 		{"NaN gradient", func(x, g []*tensor.Tensor) (float64, error) { g[0].SetAt(math.NaN(), 1); return 1, nil }, ErrNonFinite},
 	}
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				// The start lies outside the bounds, so Minimize clamps it
 				// before the first evaluation; the failure must undo that.
@@ -285,7 +286,7 @@ func TestMinimizeMisuse(t *testing.T) {
 }
 
 func TestMinimizeMaxIter(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			x := tensor.FromValues(dt, []float64{-1.2, 1}, 2)
 			res, err := Minimize(rosenbrock, []*tensor.Tensor{x}, LBFGSConfig{MaxIter: 3})

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -81,7 +82,7 @@ func requireStateEqual(t *testing.T, want, got map[string]*tensor.Tensor) {
 
 func TestStateNames(t *testing.T) {
 	for _, k := range kinds {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", k.name, dt), func(t *testing.T) {
 				params, _ := problem(dt, 1)
 				st := k.make(params).State()
@@ -104,7 +105,7 @@ func TestStateNames(t *testing.T) {
 // the save taking the same two steps, bit for bit.
 func TestStateRoundTrip(t *testing.T) {
 	for _, k := range kinds {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", k.name, dt), func(t *testing.T) {
 				params, grads := problem(dt, 2)
 				a := k.make(params)
@@ -157,7 +158,7 @@ func TestLoadStateRejects(t *testing.T) {
 		{"negative lr", func(st map[string]*tensor.Tensor, _ tensor.DType) { st["lr"] = tensor.Scalar(tensor.Float64, -1) }, `"lr" is -1`},
 	}
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				params, grads := problem(dt, 3)
 				opt := NewAdam(params, AdamConfig{LR: 0.01})
@@ -215,7 +216,7 @@ func TestStepRejects(t *testing.T) {
 	}
 	for _, k := range kinds {
 		for _, c := range cases {
-			for _, dt := range dtypes {
+			for _, dt := range numtest.DTypes {
 				t.Run(fmt.Sprintf("%s/%s/%v", k.name, c.name, dt), func(t *testing.T) {
 					params, grads := problem(dt, 4)
 					opt := k.make(params)
@@ -241,7 +242,7 @@ func TestStepRejects(t *testing.T) {
 
 func TestStepDoesNotAllocate(t *testing.T) {
 	for _, k := range kinds {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", k.name, dt), func(t *testing.T) {
 				params, grads := problem(dt, 5)
 				opt := k.make(params)
@@ -278,7 +279,7 @@ func TestConstructorMisusePanics(t *testing.T) {
 		{"no parameters", func(p []*tensor.Tensor) { NewAdam(nil, AdamConfig{}) }, "no parameters"},
 	}
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				params, _ := problem(dt, 6)
 				err := func() (err error) {
@@ -295,7 +296,7 @@ func TestConstructorMisusePanics(t *testing.T) {
 }
 
 func TestDefaultsAndNoDefaults(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			p := []*tensor.Tensor{vals(dt, 1, -2)}
 			assert.Equal(t, 1e-3, NewSGD(p, SGDConfig{}).LR())
@@ -317,7 +318,7 @@ func TestDefaultsAndNoDefaults(t *testing.T) {
 			opt := NewAdam([]*tensor.Tensor{q}, AdamConfig{LR: 0.1, Beta1: 0, Beta2: 0.999, Eps: 0, NoDefaults: true})
 			require.NoError(t, opt.Step([]*tensor.Tensor{vals(dt, 0.5, 0.1)}))
 			require.NoError(t, opt.Step([]*tensor.Tensor{vals(dt, -0.2, 0.3)}))
-			assert.InDeltaSlice(t, []float64{0.9 + 0.052532089, -2.1 - 0.134137240}, q.Values(), 1e-8+tol(dt))
+			assert.InDeltaSlice(t, []float64{0.9 + 0.052532089, -2.1 - 0.134137240}, q.Values(), 1e-8+numtest.Tol(dt))
 		})
 	}
 }

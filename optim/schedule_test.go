@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -116,7 +117,7 @@ func TestReduceLROnPlateau(t *testing.T) {
 		},
 	}
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				opt := NewSGD([]*tensor.Tensor{tensor.Zeros(dt, 2)}, SGDConfig{LR: 1})
 				r := NewReduceLROnPlateau(opt, c.cfg)

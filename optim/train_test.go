@@ -8,6 +8,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -37,7 +38,7 @@ func TestTrainLeastSquares(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, o := range opts {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", o.name, dt), func(t *testing.T) {
 				x, y := x64.Cast(dt), y64.Cast(dt)
 				w := tensor.Zeros(dt, d)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -36,12 +37,12 @@ var bijectorCases = []struct {
 // lands in the constrained set.
 func TestBijectorRoundTrip(t *testing.T) {
 	for _, tc := range bijectorCases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				x := c(g, dt, tc.x, len(tc.x))
 				y := tc.b.Forward(x)
-				requireValues(t, tc.x, tc.b.Inverse(y), 50*tolFor(dt))
+				requireValues(t, tc.x, tc.b.Inverse(y), 50*numtest.Pick(dt, 2e-5, 1e-10))
 				yv := y.Value().Values()
 				switch b := tc.b.(type) {
 				case StickBreaking:
@@ -51,7 +52,7 @@ func TestBijectorRoundTrip(t *testing.T) {
 						require.Greater(t, v, 0.0)
 						sum += v
 					}
-					require.InDelta(t, 1, sum, 10*tolFor(dt))
+					require.InDelta(t, 1, sum, 10*numtest.Pick(dt, 2e-5, 1e-10))
 				case CholeskyFactor:
 					require.Equal(t, []int{b.N, b.N}, y.Shape())
 					for i := 0; i < b.N; i++ {
@@ -77,10 +78,10 @@ func TestBijectorRoundTrip(t *testing.T) {
 // TestBijectorCentre checks the log(K − k) offset: x = 0 maps to the centre
 // of the simplex.
 func TestBijectorCentre(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		y := StickBreaking{}.Forward(c(g, dt, []float64{0, 0, 0, 0}, 4))
-		requireValues(t, []float64{0.2, 0.2, 0.2, 0.2, 0.2}, y, 10*tolFor(dt))
+		requireValues(t, []float64{0.2, 0.2, 0.2, 0.2, 0.2}, y, 10*numtest.Pick(dt, 2e-5, 1e-10))
 	}
 }
 
@@ -108,16 +109,16 @@ func TestBijectorLogDetJacobian(t *testing.T) {
 
 // TestBijectorBatch checks that event-rank-1 bijectors act row by row.
 func TestBijectorBatch(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		x := c(g, dt, []float64{0.3, -1, 0, 0, 2, 0.5}, 3, 2)
 		sb := StickBreaking{}
 		y := sb.Forward(x)
 		require.Equal(t, []int{3, 3}, y.Shape())
 		require.Equal(t, []int{3}, sb.LogDetJacobian(x).Shape())
-		requireValues(t, []float64{1. / 3, 1. / 3, 1. / 3}, graph.Slice(y, 0, 1, 2, 1), 10*tolFor(dt))
+		requireValues(t, []float64{1. / 3, 1. / 3, 1. / 3}, graph.Slice(y, 0, 1, 2, 1), 10*numtest.Pick(dt, 2e-5, 1e-10))
 		row := sb.Forward(c(g, dt, []float64{2, 0.5}, 2))
-		requireValues(t, row.Value().Values(), graph.Slice(y, 0, 2, 3, 1), 10*tolFor(dt))
+		requireValues(t, row.Value().Values(), graph.Slice(y, 0, 2, 3, 1), 10*numtest.Pick(dt, 2e-5, 1e-10))
 		cf := NewCholeskyFactor(2, false)
 		// Rows of length 2 don't fit 2×2 factors, which need 3 entries.
 		requirePanicsWith(t, func() { cf.Forward(c(g, dt, []float64{1, 2}, 2)) }, "CholeskyFactor", "(2,)")
@@ -125,7 +126,7 @@ func TestBijectorBatch(t *testing.T) {
 		xb := c(g, dt, []float64{0, 1, 0, math.Log(2), -1, math.Log(3)}, 2, 3)
 		l := cf.Forward(xb)
 		require.Equal(t, []int{2, 2, 2}, l.Shape())
-		requireValues(t, []float64{1, 0, 1, 1, 2, 0, -1, 3}, l, 10*tolFor(dt))
+		requireValues(t, []float64{1, 0, 1, 1, 2, 0, -1, 3}, l, 10*numtest.Pick(dt, 2e-5, 1e-10))
 	}
 }
 

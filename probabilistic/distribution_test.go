@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -76,13 +77,13 @@ func TestLogProbValues(t *testing.T) {
 		}, []float64{-2*halfLog2Pi - 0.625, -2 * halfLog2Pi}},
 	}
 	for _, tc := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				d, x := tc.build(g, dt)
 				lp := d.LogProb(x)
 				require.Equal(t, dt, lp.DType())
-				requireValues(t, tc.want, lp, tolFor(dt))
+				requireValues(t, tc.want, lp, numtest.Pick(dt, 2e-5, 1e-10))
 			})
 		}
 	}
@@ -127,11 +128,11 @@ func TestMoments(t *testing.T) {
 		}, s(1 + 2*halfLog2Pi), []float64{1, -1}, []float64{1, 1.25}},
 	}
 	for _, tc := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				d := tc.build(g, dt)
-				tol := tolFor(dt)
+				tol := numtest.Pick(dt, 2e-5, 1e-10)
 				requireValues(t, tc.entropy, d.Entropy(), tol, "entropy")
 				requireValues(t, tc.mean, d.Mean(), tol, "mean")
 				requireValues(t, tc.varianc, d.Variance(), tol, "variance")
@@ -143,7 +144,7 @@ func TestMoments(t *testing.T) {
 // TestShapes checks batch, event and sample shapes, and broadcasting of
 // values against the batch.
 func TestShapes(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		rng := tensor.NewRNG(3)
 		n := NewNormal(c(g, dt, []float64{0, 1, 2}, 3, 1), c(g, dt, []float64{1, 2}, 2))
@@ -167,7 +168,7 @@ func TestShapes(t *testing.T) {
 		require.Equal(t, []int{2}, cat.BatchShape())
 		require.Equal(t, []int{4, 2}, cat.Sample(rng, 4).Shape())
 		requireValues(t, []float64{math.Log(1 / (1 + math.E + math.E*math.E)), math.Log(math.E * math.E / (1 + math.E + math.E*math.E))},
-			cat.LogProbLabels([]int{0, 2}), tolFor(dt))
+			cat.LogProbLabels([]int{0, 2}), numtest.Pick(dt, 2e-5, 1e-10))
 	}
 }
 
@@ -192,7 +193,7 @@ func TestRSampleInterface(t *testing.T) {
 // TestScalarSampleShapes checks that one draw from a scalar distribution is
 // 0-d, for every sampler.
 func TestScalarSampleShapes(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		one := c(g, dt, s(1))
 		rng := tensor.NewRNG(2)
@@ -209,7 +210,7 @@ func TestScalarSampleShapes(t *testing.T) {
 // TestMVNMatchesIndependentNormals compares the diagonal MVN with the sum
 // of univariate Normal log-densities at random points, with a batch.
 func TestMVNMatchesIndependentNormals(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		rng := tensor.NewRNG(4)
 		loc := g.Const(rng.Normal(dt, 0, 1, 2, 3))
@@ -219,8 +220,8 @@ func TestMVNMatchesIndependentNormals(t *testing.T) {
 		want := graph.Sum(NewNormal(loc, scale).LogProb(x), []int{-1}, false)
 		got := mvn.LogProb(x)
 		require.Equal(t, []int{5, 2}, got.Shape())
-		requireValues(t, want.Value().Values(), got, 10*tolFor(dt))
+		requireValues(t, want.Value().Values(), got, 10*numtest.Pick(dt, 2e-5, 1e-10))
 		wantH := graph.Sum(NewNormal(loc, scale).Entropy(), []int{-1}, false)
-		requireValues(t, wantH.Value().Values(), mvn.Entropy(), 10*tolFor(dt))
+		requireValues(t, wantH.Value().Values(), mvn.Entropy(), 10*numtest.Pick(dt, 2e-5, 1e-10))
 	}
 }

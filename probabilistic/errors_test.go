@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -84,7 +85,7 @@ func TestMisuse(t *testing.T) {
 		}, []string{"probabilistic.Normal.LogProb", "another graph"}},
 	}
 	for _, tc := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
 				requirePanicsWith(t, func() { tc.f(graph.New(), dt) }, tc.fragments...)
 			})
@@ -95,7 +96,7 @@ func TestMisuse(t *testing.T) {
 // TestDataErrors checks that failures depending on values are errors, and
 // that variables are not checked (their values change in training).
 func TestDataErrors(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		_, err := NewMVNFromCovariance(c(g, dt, []float64{0, 0}), c(g, dt, []float64{1, 2, 2, 1}, 2, 2))
 		require.Error(t, err)

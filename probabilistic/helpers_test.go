@@ -10,16 +10,6 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-var dtypes = []tensor.DType{tensor.Float32, tensor.Float64}
-
-// tolFor is the absolute tolerance for values computed in dt.
-func tolFor(dt tensor.DType) float64 {
-	if dt == tensor.Float32 {
-		return 2e-5
-	}
-	return 1e-10
-}
-
 // c returns a constant node of dtype dt with the given values and shape
 // (a 0-d scalar when no shape is given and there is one value).
 func c(g *graph.Graph, dt tensor.DType, vals []float64, shape ...int) *graph.Node {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -48,7 +49,7 @@ func TestSampleMoments(t *testing.T) {
 		}},
 	}
 	for i, tc := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				d := tc.build(g, dt)
@@ -97,7 +98,7 @@ func TestSampleSeeded(t *testing.T) {
 // d/dσ E[x²] = 2σ for a Normal holds within 4 standard errors.
 func TestRSampleGradients(t *testing.T) {
 	const n = 20000
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		g := graph.New()
 		rng := tensor.NewRNG(11)
 		mu := v(g, dt, s(0.5))

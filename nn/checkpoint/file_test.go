@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 func TestWriteFileReadFile(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "model.safetensors")
 			ts := map[string]*tensor.Tensor{
@@ -101,7 +102,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		{name: "close", at: "close"},
 		{name: "rename", at: "rename"},
 	}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, f := range failures {
 			t.Run(dt.String()+"/"+f.name, func(t *testing.T) {
 				dir := t.TempDir()

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -30,7 +31,7 @@ func snapshot(params map[string]*tensor.Tensor) map[string][]float64 {
 }
 
 func TestSaveParamsLoadInto(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "m.safetensors")
 			opt := map[string]*tensor.Tensor{
@@ -64,7 +65,7 @@ func TestSaveParamsLoadInto(t *testing.T) {
 }
 
 func TestLoadIntoMismatchLeavesParamsUnchanged(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		other := tensor.Float64
 		if dt == other {
 			other = tensor.Float32

@@ -9,10 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var dtypes = []tensor.DType{tensor.Float32, tensor.Float64}
 
 // le64 is n as 8 little-endian bytes.
 func le64(n byte) []byte { return []byte{n, 0, 0, 0, 0, 0, 0, 0} }
@@ -105,7 +104,7 @@ func bits(t *tensor.Tensor) []uint64 {
 
 func TestRoundTrip(t *testing.T) {
 	special := []float64{0, math.Copysign(0, -1), 1, -1.5, math.Inf(1), math.Inf(-1), math.NaN(), 1e-40, 3.4e38, math.Pi}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			rng := tensor.NewRNG(5)
 			base := rng.Normal(dt, 0, 1, 3, 4)
@@ -145,7 +144,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestWriteRejects(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		x := tensor.New(dt, 2)
 		for _, c := range []struct {
 			name string

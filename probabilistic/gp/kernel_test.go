@@ -9,18 +9,10 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var dtypes = []tensor.DType{tensor.Float32, tensor.Float64}
-
-func tol(dt tensor.DType) float64 {
-	if dt == tensor.Float32 {
-		return 2e-5
-	}
-	return 1e-6
-}
 
 // kernelAt evaluates k between two single points.
 func kernelAt(k Kernel, dt tensor.DType, a, b []float64) float64 {
@@ -67,10 +59,10 @@ func TestKernelTextbookValues(t *testing.T) {
 		{"product", func() Kernel { return NewProduct(NewRBF(2), NewMatern12(2)) }, []float64{1}, []float64{3}, 0.606531 * 0.367879},
 	}
 	for _, c := range cases {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				got := kernelAt(c.k(), dt, c.a, c.b)
-				assert.InDelta(t, c.want, got, 2e-6+tol(dt))
+				assert.InDelta(t, c.want, got, 2e-6+numtest.Pick(dt, 2e-5, 1e-6))
 			})
 		}
 	}
@@ -104,7 +96,7 @@ func allKernels(d int) map[string]func() Kernel {
 // The diagonal of K(x, x) equals Diag(x) for every kernel.
 func TestKernelDiagMatchesK(t *testing.T) {
 	for name, mk := range allKernels(3) {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(name+"/"+dt.String(), func(t *testing.T) {
 				k := mk()
 				for _, p := range k.Params() {
@@ -117,9 +109,9 @@ func TestKernelDiagMatchesK(t *testing.T) {
 				require.Equal(t, []int{5, 5}, kx.Shape())
 				require.Equal(t, []int{5}, diag.Shape())
 				for i := 0; i < 5; i++ {
-					assert.InDelta(t, kx.At(i, i), diag.At(i), tol(dt))
+					assert.InDelta(t, kx.At(i, i), diag.At(i), numtest.Pick(dt, 2e-5, 1e-6))
 					for j := 0; j < 5; j++ {
-						assert.InDelta(t, kx.At(i, j), kx.At(j, i), tol(dt), "symmetry")
+						assert.InDelta(t, kx.At(i, j), kx.At(j, i), numtest.Pick(dt, 2e-5, 1e-6), "symmetry")
 					}
 				}
 			})
@@ -200,7 +192,7 @@ func TestKernelParamNames(t *testing.T) {
 // outside the domain and leaves the parameter unchanged.
 func TestParamGetSet(t *testing.T) {
 	for _, bij := range []probabilistic.Bijector{probabilistic.Softplus{}, probabilistic.Exp{}} {
-		for _, dt := range dtypes {
+		for _, dt := range numtest.DTypes {
 			p := NewParam("x.y", 0.5, 2, 30)
 			p.SetDType(dt)
 			p.SetBijector(bij)
@@ -224,12 +216,12 @@ func TestParamGetSet(t *testing.T) {
 
 // The Gamma prior's log density: Gamma(2, 1) at x: log x − x.
 func TestParamLogPrior(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		p := NewParam("rbf.lengthscale", 1.5, 0.5).SetPrior(GammaPrior(2, 1))
 		p.SetDType(dt)
 		g := graph.New()
 		want := (math.Log(1.5) - 1.5) + (math.Log(0.5) - 0.5)
-		assert.InDelta(t, want, p.LogPrior(g).Item(), tol(dt)*10)
+		assert.InDelta(t, want, p.LogPrior(g).Item(), numtest.Pick(dt, 2e-5, 1e-6)*10)
 	}
 }
 

@@ -6,20 +6,12 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var dtypes = []tensor.DType{tensor.Float32, tensor.Float64}
-
-func tol(dt tensor.DType) float64 {
-	if dt == tensor.Float32 {
-		return 1e-5
-	}
-	return 1e-12
-}
 
 func TestKL(t *testing.T) {
 	cases := []struct {
@@ -34,14 +26,14 @@ func TestKL(t *testing.T) {
 		// σ² = e⁻²: ½(0 + e⁻² + 2 − 1)
 		{"narrow", []float64{0}, []float64{-2}, 0.5 * (math.Exp(-2) + 1)},
 	}
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		for _, c := range cases {
 			t.Run(dt.String()+"/"+c.name, func(t *testing.T) {
 				g := graph.New()
 				n := len(c.mu)
 				kl := KL(g.Const(tensor.FromValues(dt, c.mu, 1, n)), g.Const(tensor.FromValues(dt, c.logvar, 1, n)))
 				assert.Equal(t, []int{1}, kl.Shape())
-				assert.InDelta(t, c.want, kl.Value().Values()[0], 10*tol(dt))
+				assert.InDelta(t, c.want, kl.Value().Values()[0], 10*numtest.Tol(dt))
 			})
 		}
 	}
@@ -50,7 +42,7 @@ func TestKL(t *testing.T) {
 // TestEncoderKL checks the KL of the encoder head's q(z|x) against the
 // formula evaluated on the head's own outputs.
 func TestEncoderKL(t *testing.T) {
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			rng := tensor.NewRNG(1)
 			enc := NewEncoder(rng, 6, []int{5}, 3, dt)
@@ -78,11 +70,11 @@ func TestBCEWithLogitsSum(t *testing.T) {
 	x := []float64{0, 2, -100, 3}
 	tg := []float64{1, 0, 1, 0.25}
 	want := math.Ln2 + 2.1269280110429727 + 100 + math.Log1p(math.Exp(3)) - 0.75
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			got := BCEWithLogitsSum(g.Const(tensor.FromValues(dt, x, 2, 2)), g.Const(tensor.FromValues(dt, tg, 2, 2))).Item()
-			assert.InDelta(t, want, got, 1e4*tol(dt))
+			assert.InDelta(t, want, got, 1e4*numtest.Tol(dt))
 			rep, err := autodiff.GradCheck(func(in []*graph.Node) *graph.Node { return BCEWithLogitsSum(in[0], in[1]) },
 				[]*tensor.Tensor{tensor.FromValues(dt, []float64{0.3, -1.2, 2.5, 0.1}, 2, 2), tensor.FromValues(dt, []float64{1, 0, 0.25, 0.5}, 2, 2)},
 				autodiff.GradCheckOptions{Seed: 2})
@@ -115,7 +107,7 @@ func TestIWAEBound(t *testing.T) {
 	// E[IWAE_K] is non-decreasing in K and IWAE_1 has the ELBO's
 	// expectation (Burda et al. 2016, Theorem 1). Averaged over 400 images
 	// with fixed seeds the ordering is far larger than the noise.
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			const n, dim = 400, 16
 			m := New(tensor.NewRNG(3), Config{Input: dim, Hidden: []int{12}, Latent: 2, DType: dt})
@@ -189,7 +181,7 @@ func TestELBOGradCheck(t *testing.T) {
 
 func TestLossMatchesELBO(t *testing.T) {
 	// The fused training loss is −Σ ELBO.
-	for _, dt := range dtypes {
+	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			m := New(tensor.NewRNG(10), Config{Input: 8, Hidden: []int{6}, Latent: 3, DType: dt})
 			g := graph.New()
@@ -198,8 +190,8 @@ func TestLossMatchesELBO(t *testing.T) {
 			e, ll, kl := m.ELBO(x, eps)
 			loss := m.Loss(x, eps).Item()
 			sum := func(v *graph.Node) float64 { return graph.Sum(v, nil, false).Item() }
-			assert.InDelta(t, -sum(e), loss, 1e4*tol(dt))
-			assert.InDelta(t, sum(ll)-sum(kl), sum(e), 1e4*tol(dt))
+			assert.InDelta(t, -sum(e), loss, 1e4*numtest.Tol(dt))
+			assert.InDelta(t, sum(ll)-sum(kl), sum(e), 1e4*numtest.Tol(dt))
 			grads := nn.Gradients(m.Loss(x, eps), m.Params())
 			assert.Len(t, grads, len(m.Params()))
 		})

@@ -13,7 +13,7 @@ import (
 
 // Cast between dtypes, checked against hand-worked values. The inputs are
 // exactly representable in float32, so every value below is exact.
-func TestFixCastValuesAndDerivatives(t *testing.T) {
+func TestCastValuesAndDerivatives(t *testing.T) {
 	xs := []float64{1.5, -2, 0.25}
 	for _, c := range []struct{ from, to tensor.DType }{
 		{tensor.Float64, tensor.Float32},
@@ -47,7 +47,7 @@ func TestFixCastValuesAndDerivatives(t *testing.T) {
 // float64 → float32 → float64 rounds the value once; the gradient of the
 // round trip is the identity (the rounding is treated as exact, as in
 // PyTorch and JAX).
-func TestFixCastRoundTrip(t *testing.T) {
+func TestCastRoundTrip(t *testing.T) {
 	g := graph.New()
 	x := g.Var(tensor.FromFloat64s([]float64{0.1, 1 << 30, 3}, 3))
 	y := graph.Cast(graph.Cast(x, tensor.Float32), tensor.Float64)
@@ -61,7 +61,7 @@ func TestFixCastRoundTrip(t *testing.T) {
 }
 
 // A strided (transposed) operand is converted in its logical order.
-func TestFixCastStrided(t *testing.T) {
+func TestCastStrided(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		other := tensor.Float64
 		if dt == tensor.Float64 {

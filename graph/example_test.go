@@ -1,6 +1,6 @@
 package graph_test
 
-// Review: package graph had no runnable Example. These show the three
+// These examples show the three
 // things a user does with it: build a graph define-by-run, plug in an op of
 // their own, and rebuild a step after Reset.
 

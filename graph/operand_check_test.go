@@ -16,8 +16,8 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// fixGraphError runs f and returns the *tensor.Error it panics with.
-func fixGraphError(t *testing.T, f func()) (e *tensor.Error) {
+// graphError runs f and returns the *tensor.Error it panics with.
+func graphError(t *testing.T, f func()) (e *tensor.Error) {
 	t.Helper()
 	defer func() {
 		r := recover()
@@ -30,7 +30,7 @@ func fixGraphError(t *testing.T, f func()) (e *tensor.Error) {
 	return nil
 }
 
-type fixNodeCtor struct {
+type nodeCtor struct {
 	op    string // the op the error must name
 	arity int    // number of node operands
 	// call runs the constructor with the given operands; the other
@@ -38,17 +38,17 @@ type fixNodeCtor struct {
 	call func(g *graph.Graph, ns []*graph.Node)
 }
 
-var fixPool = tensor.PoolParams{Kernel: [2]int{2, 2}}
+var ctorPool = tensor.PoolParams{Kernel: [2]int{2, 2}}
 
-func fixCtors() map[string]fixNodeCtor {
-	u := func(op string, f func(x *graph.Node)) fixNodeCtor {
-		return fixNodeCtor{op, 1, func(_ *graph.Graph, ns []*graph.Node) { f(ns[0]) }}
+func constructors() map[string]nodeCtor {
+	u := func(op string, f func(x *graph.Node)) nodeCtor {
+		return nodeCtor{op, 1, func(_ *graph.Graph, ns []*graph.Node) { f(ns[0]) }}
 	}
-	b := func(op string, f func(x, y *graph.Node)) fixNodeCtor {
-		return fixNodeCtor{op, 2, func(_ *graph.Graph, ns []*graph.Node) { f(ns[0], ns[1]) }}
+	b := func(op string, f func(x, y *graph.Node)) nodeCtor {
+		return nodeCtor{op, 2, func(_ *graph.Graph, ns []*graph.Node) { f(ns[0], ns[1]) }}
 	}
 	xs := []int{1, 2, 4, 4}
-	return map[string]fixNodeCtor{
+	return map[string]nodeCtor{
 		"Add":           b("add", func(x, y *graph.Node) { graph.Add(x, y) }),
 		"Sub":           b("sub", func(x, y *graph.Node) { graph.Sub(x, y) }),
 		"Mul":           b("mul", func(x, y *graph.Node) { graph.Mul(x, y) }),
@@ -146,18 +146,18 @@ func fixCtors() map[string]fixNodeCtor {
 		"Conv2DWeightGrad": b("conv2d_weight_grad", func(x, y *graph.Node) {
 			graph.Conv2DWeightGrad(x, y, xs, tensor.ConvParams{})
 		}),
-		"MaxPool2D":       u("maxpool2d", func(x *graph.Node) { graph.MaxPool2D(x, fixPool) }),
+		"MaxPool2D":       u("maxpool2d", func(x *graph.Node) { graph.MaxPool2D(x, ctorPool) }),
 		"MaxPool2DGrad":   u("maxpool2d_grad", func(x *graph.Node) { graph.MaxPool2DGrad(x, make([]int, 32), xs) }),
 		"MaxPool2DGather": u("maxpool2d_gather", func(x *graph.Node) { graph.MaxPool2DGather(x, make([]int, 8), []int{1, 2, 2, 2}) }),
-		"AvgPool2D":       u("avgpool2d", func(x *graph.Node) { graph.AvgPool2D(x, fixPool) }),
-		"AvgPool2DGrad":   u("avgpool2d_grad", func(x *graph.Node) { graph.AvgPool2DGrad(x, xs, fixPool) }),
+		"AvgPool2D":       u("avgpool2d", func(x *graph.Node) { graph.AvgPool2D(x, ctorPool) }),
+		"AvgPool2DGrad":   u("avgpool2d_grad", func(x *graph.Node) { graph.AvgPool2DGrad(x, xs, ctorPool) }),
 		"Apply":           u("sin", func(x *graph.Node) { graph.Apply(graph.Sin(graph.New().Var(tensor.Ones(tensor.Float64, 1))).Op(), x) }),
 	}
 }
 
-func TestFixConstructorsRejectNil(t *testing.T) {
+func TestConstructorsRejectNil(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		for name, c := range fixCtors() {
+		for name, c := range constructors() {
 			for pos := range c.arity {
 				t.Run(fmt.Sprintf("%v/%s/nil%d", dt, name, pos), func(t *testing.T) {
 					g := graph.New()
@@ -167,7 +167,7 @@ func TestFixConstructorsRejectNil(t *testing.T) {
 							ns[i] = g.Var(tensor.Ones(dt, 1, 2, 4, 4))
 						}
 					}
-					e := fixGraphError(t, func() { c.call(g, ns) })
+					e := graphError(t, func() { c.call(g, ns) })
 					assert.Equal(t, c.op, e.Op)
 					assert.Contains(t, e.Msg, "nil")
 					assert.Contains(t, e.Msg, fmt.Sprintf("operand %d", pos))
@@ -178,9 +178,9 @@ func TestFixConstructorsRejectNil(t *testing.T) {
 }
 
 // A node from before Reset and a node from another graph are named too.
-func TestFixConstructorsRejectStaleAndForeign(t *testing.T) {
+func TestConstructorsRejectStaleAndForeign(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		for name, c := range fixCtors() {
+		for name, c := range constructors() {
 			t.Run(fmt.Sprintf("%v/%s/stale", dt, name), func(t *testing.T) {
 				g := graph.New()
 				ns := make([]*graph.Node, c.arity)
@@ -188,7 +188,7 @@ func TestFixConstructorsRejectStaleAndForeign(t *testing.T) {
 					ns[i] = g.Var(tensor.Ones(dt, 1, 2, 4, 4))
 				}
 				g.Reset()
-				e := fixGraphError(t, func() { c.call(g, ns) })
+				e := graphError(t, func() { c.call(g, ns) })
 				assert.Equal(t, c.op, e.Op)
 				assert.Contains(t, e.Msg, "Reset")
 			})
@@ -202,7 +202,7 @@ func TestFixConstructorsRejectStaleAndForeign(t *testing.T) {
 					ns[i] = g.Var(tensor.Ones(dt, 1, 2, 4, 4))
 				}
 				ns[c.arity-1] = h.Var(tensor.Ones(dt, 1, 2, 4, 4))
-				e := fixGraphError(t, func() { c.call(g, ns) })
+				e := graphError(t, func() { c.call(g, ns) })
 				assert.Equal(t, c.op, e.Op)
 				assert.Contains(t, e.Msg, "different graphs")
 				assert.Contains(t, e.Msg, "(1, 2, 4, 4) "+dt.String())
@@ -211,9 +211,9 @@ func TestFixConstructorsRejectStaleAndForeign(t *testing.T) {
 	}
 }
 
-func TestFixOneHotNilGraph(t *testing.T) {
+func TestOneHotNilGraph(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		e := fixGraphError(t, func() { graph.OneHot(nil, dt, []int{0}, 2) })
+		e := graphError(t, func() { graph.OneHot(nil, dt, []int{0}, 2) })
 		assert.Equal(t, "OneHot", e.Op)
 		assert.Contains(t, e.Msg, "nil graph")
 	}

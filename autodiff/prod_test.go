@@ -13,7 +13,7 @@ import (
 // The derivative of Π x is ∂/∂xᵢ = Π_{j≠i} xⱼ and the Hessian is
 // ∂²/∂xᵢ∂xⱼ = Π_{l≠i,j} xₗ (i ≠ j, 0 on the diagonal), worked out by hand
 // below; dividing by xᵢ used to make both NaN at zeros.
-func TestFixProdDerivativesAtZeros(t *testing.T) {
+func TestProdDerivativesAtZeros(t *testing.T) {
 	cases := []struct {
 		x, grad, hess []float64
 	}{
@@ -42,7 +42,7 @@ func TestFixProdDerivativesAtZeros(t *testing.T) {
 
 // Zeros are counted per reduced group: along axis 1 of [[0 2 3] [4 0 0]]
 // the first row has one zero and the second two.
-func TestFixProdGradPerAxis(t *testing.T) {
+func TestProdGradPerAxis(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		for _, keep := range []bool{false, true} {
 			g := graph.New()

@@ -1,17 +1,15 @@
 package graph_test
 
 import (
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
 )
-
-var vtDTypes = []tensor.DType{tensor.Float32, tensor.Float64}
 
 // vtCase is a forward-value check: f applied to constant-free Var inputs
 // must give want (row-major) with the given shape.
@@ -22,34 +20,6 @@ type vtCase struct {
 	f      func(xs []*graph.Node) *graph.Node
 	want   []float64
 	shape  []int
-}
-
-// vtTol is the tolerance relative to max(1, |want|) for values in dt.
-func vtTol(dt tensor.DType) float64 {
-	if dt == tensor.Float32 {
-		return 1e-5
-	}
-	return 1e-12
-}
-
-// vtClose asserts got ≈ want elementwise, relative to max(1, max|want|).
-func vtClose(t *testing.T, want []float64, got *tensor.Tensor, dt tensor.DType, msgAndArgs ...any) {
-	t.Helper()
-	g := got.Values()
-	require.Len(t, g, len(want), msgAndArgs...)
-	scale := 1.0
-	for _, v := range want {
-		if !math.IsInf(v, 0) {
-			scale = math.Max(scale, math.Abs(v))
-		}
-	}
-	for i := range want {
-		if math.IsInf(want[i], 0) || math.IsNaN(want[i]) {
-			assert.Equal(t, want[i], g[i], msgAndArgs...)
-			continue
-		}
-		assert.InDelta(t, want[i], g[i], vtTol(dt)*scale, "element %d %v", i, msgAndArgs)
-	}
 }
 
 // vtVars adds one Var per input to g.
@@ -64,13 +34,13 @@ func vtVars(g *graph.Graph, dt tensor.DType, inputs [][]float64, shapes [][]int)
 func vtRun(t *testing.T, cases []vtCase) {
 	t.Helper()
 	for _, c := range cases {
-		for _, dt := range vtDTypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				y := c.f(vtVars(g, dt, c.inputs, c.shapes))
 				assert.Equal(t, dt, y.DType())
 				assert.Equal(t, c.shape, y.Shape())
-				vtClose(t, c.want, y.Value(), dt)
+				numtest.Close(t, c.want, y.Value(), numtest.Tol(dt))
 			})
 		}
 	}
@@ -90,7 +60,7 @@ type vjpCase struct {
 func vjpRun(t *testing.T, cases []vjpCase) {
 	t.Helper()
 	for _, c := range cases {
-		for _, dt := range vtDTypes {
+		for _, dt := range numtest.DTypes {
 			t.Run(c.name+"/"+dt.String(), func(t *testing.T) {
 				g := graph.New()
 				xs := vtVars(g, dt, c.inputs, c.shapes)
@@ -106,7 +76,7 @@ func vjpRun(t *testing.T, cases []vjpCase) {
 					}
 					require.NotNil(t, got[i], "input %d", i)
 					assert.Equal(t, y.Inputs()[i].Shape(), got[i].Shape(), "input %d", i)
-					vtClose(t, w, got[i].Value(), dt, "input %d", i)
+					numtest.Close(t, w, got[i].Value(), numtest.Tol(dt), "input %d", i)
 				}
 			})
 		}
