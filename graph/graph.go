@@ -73,6 +73,7 @@ type Graph struct {
 	valArena  arena[*tensor.Tensor]
 	intArena  arena[int] // AllocInts: index buffers such as max-pool argmax
 	views     viewCache
+	bindings  map[*tensor.Tensor]*Node // VarOf and Bind, until Reset
 }
 
 // New returns an empty graph.
@@ -237,4 +238,5 @@ func (g *Graph) Reset() {
 	g.intArena.rewind()
 	g.pool.recycle()
 	g.views.recycle()
+	clear(g.bindings)
 }

@@ -14,40 +14,17 @@ import (
 type Param struct {
 	// Value holds the parameter. Replace it only between steps.
 	Value *tensor.Tensor
-
-	node *graph.Node // the Var bound to Value in the graph of the current step
 }
 
 // NewParam wraps t as a parameter (without copying it).
 func NewParam(t *tensor.Tensor) *Param { return &Param{Value: t} }
 
-// Node returns the graph Var bound to p in g, creating it on first use in
-// a step. Calling Node twice in one step returns the same node, so a
-// parameter used in several places (weight tying, an RNN's time steps) has
-// one gradient that sums every use. After g.Reset the next call creates a
-// new Var. A Param binds to one graph at a time: using it in another graph
-// rebinds it there.
-func (p *Param) Node(g *graph.Graph) *graph.Node {
-	if n := p.bound(g); n != nil {
-		return n
-	}
-	p.node = g.Var(p.Value)
-	return p.node
-}
-
-// bound returns p's node in g if it is still valid, else nil. Graphs recycle
-// Node structs on Reset, so the node must still sit at its position in g
-// and still be a Var of p.Value: exactly "bound in this step".
-func (p *Param) bound(g *graph.Graph) *graph.Node {
-	n := p.node
-	if n == nil || g == nil || n.Graph() != g || n.ID() >= g.Len() {
-		return nil
-	}
-	if g.Nodes()[n.ID()] != n || !n.IsVar() || n.Value() != p.Value {
-		return nil
-	}
-	return n
-}
+// Node returns the node that stands for p in g in this step
+// (g.VarOf(p.Value)): a Var made on first use, then the same node until
+// g.Reset, so a parameter used in several places (weight tying, an RNN's
+// time steps) has one gradient that sums every use. g.Bind can make it
+// return a computed node instead.
+func (p *Param) Node(g *graph.Graph) *graph.Node { return g.VarOf(p.Value) }
 
 // NamedParam is a parameter with its dotted path inside a module, such as
 // "fc1.weight" (PyTorch's state_dict keys).
@@ -125,7 +102,7 @@ func Gradients(loss *graph.Node, ps []NamedParam) []*tensor.Tensor {
 		if p.Param == nil {
 			tensor.Fail("nn.Gradients", "parameter %d (%q) is nil", i, p.Name)
 		}
-		if n := p.bound(g); n != nil {
+		if n := g.Bound(p.Value); n != nil {
 			nodes = append(nodes, n)
 			where = append(where, i)
 		} else {

@@ -149,7 +149,7 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "%d points, kernel %s, %d hyperparameters\n", n, c.Kernel, len(m.Params()))
+	fmt.Fprintf(log, "%d points, kernel %s, %d hyperparameters\n", n, c.Kernel, len(m.Hyperparams()))
 	start, err := m.LogMarginalLikelihood(graph.New())
 	if err != nil {
 		return res, err
@@ -173,8 +173,8 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	}
 	res.LML, res.N, res.Params = fit.LML, n, map[string]any{}
 	fmt.Fprintf(log, "best start %d: log marginal likelihood %.3f (standardised y)\n", fit.Best, fit.LML)
-	names := make([]string, 0, len(m.Params()))
-	for _, p := range m.Params() {
+	names := make([]string, 0, len(m.Hyperparams()))
+	for _, p := range m.Hyperparams() {
 		names = append(names, p.Name())
 		v := p.Get()
 		if len(v) == 1 {

@@ -66,7 +66,7 @@ func TestParseKernel(t *testing.T) {
 	k, _, err := buildKernel("rbf+periodic*rbf+white", 40)
 	require.NoError(t, err)
 	var names []string
-	for _, p := range k.Params() {
+	for _, p := range k.Hyperparams() {
 		names = append(names, p.Name())
 	}
 	assert.Equal(t, []string{"scale.variance", "rbf.lengthscale", "scale_2.variance", "periodic.lengthscale",

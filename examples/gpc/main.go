@@ -133,8 +133,8 @@ func run(cfg config) (res result, err error) {
 		return res, err
 	}
 	res.N, res.LML = n, fit.LML
-	res.Lengthscale = c.Param("rbf.lengthscale").Value()
-	res.Variance = c.Param("scale.variance").Value()
+	res.Lengthscale = c.Hyperparam("rbf.lengthscale").Value()
+	res.Variance = c.Hyperparam("scale.variance").Value()
 
 	pred, err := c.Predict(x)
 	if err != nil {

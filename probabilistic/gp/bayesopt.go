@@ -242,7 +242,7 @@ func (b *BayesOpt) fit() (*Exact, error) {
 	// Keep hyperparameters in a sensible range for the unit cube and
 	// standardised targets; restarts sample within these bounds.
 	bounds := map[string][2]float64{}
-	for _, p := range m.Params() {
+	for _, p := range m.Hyperparams() {
 		switch name := p.Name(); {
 		case name == "noise":
 			bounds[name] = [2]float64{1e-6, 1}

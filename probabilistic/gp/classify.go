@@ -23,7 +23,7 @@ import (
 // inverts K, so duplicate inputs (a singular K) are fine.
 type Classifier struct {
 	kernel Kernel
-	params []*Param
+	params []*Hyperparam
 	x      *tensor.Tensor // (n, d) float64
 	t      []float64      // targets in {0, 1}
 	state  *laplaceState  // the mode at the current hyperparameters
@@ -77,7 +77,7 @@ func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err
 		}
 		t[i] = float64(l)
 	}
-	c = &Classifier{kernel: k, params: uniqueParams(k.Params()), x: tensor.FromFloat64s(xv, x.Shape()...), t: t, MaxNewton: 100, Tol: 1e-12}
+	c = &Classifier{kernel: k, params: uniqueParams(k.Hyperparams()), x: tensor.FromFloat64s(xv, x.Shape()...), t: t, MaxNewton: 100, Tol: 1e-12}
 	for _, p := range c.params {
 		p.SetDType(tensor.Float64)
 	}
@@ -88,10 +88,10 @@ func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err
 func (c *Classifier) Kernel() Kernel { return c.kernel }
 
 // Params returns the kernel's hyperparameters.
-func (c *Classifier) Params() []*Param { return c.params }
+func (c *Classifier) Hyperparams() []*Hyperparam { return c.params }
 
-// Param returns the hyperparameter with the given name, or nil.
-func (c *Classifier) Param(name string) *Param { return paramNamed(c.params, name) }
+// Hyperparam returns the hyperparameter with the given name, or nil.
+func (c *Classifier) Hyperparam(name string) *Hyperparam { return paramNamed(c.params, name) }
 
 // rawValues returns every hyperparameter's raw values, to detect changes.
 func (c *Classifier) rawValues() []float64 {
@@ -392,7 +392,7 @@ func (c *Classifier) LogMarginalLikelihoodNode(g *graph.Graph) (lml *graph.Node,
 }
 
 // logPrior returns Σ log p(θ) over the hyperparameters with priors, or nil.
-func logPrior(g *graph.Graph, ps []*Param) *graph.Node {
+func logPrior(g *graph.Graph, ps []*Hyperparam) *graph.Node {
 	var out *graph.Node
 	for _, p := range ps {
 		lp := p.LogPrior(g)

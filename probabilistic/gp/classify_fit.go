@@ -45,12 +45,12 @@ func (c *Classifier) Fit(ctx context.Context, opts FitOptions) (*FitResult, erro
 // fitSlot is one block of values that fitApprox optimises in place: a
 // hyperparameter's raw tensor, or a tensor of inducing inputs.
 type fitSlot struct {
-	param *Param // nil for a plain tensor
+	param *Hyperparam // nil for a plain tensor
 	value *tensor.Tensor
 	node  func(g *graph.Graph) *graph.Node // the Var bound to value in g
 }
 
-func paramSlot(p *Param) fitSlot {
+func paramSlot(p *Hyperparam) fitSlot {
 	return fitSlot{param: p, value: p.Raw(), node: p.RawNode}
 }
 
@@ -61,7 +61,7 @@ func paramSlot(p *Param) fitSlot {
 // hyperparameters (log-uniform factors in [1/10, 10], or uniform within
 // finite bounds; other slots restart from their initial values). Exact.Fit
 // is tied to the exact model, hence this sibling.
-func fitApprox(ctx context.Context, op string, all []*Param, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts FitOptions) (res *FitResult, err error) {
+func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts FitOptions) (res *FitResult, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -74,7 +74,7 @@ func fitApprox(ctx context.Context, op string, all []*Param, slots []fitSlot, bu
 	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
-	byName := map[string]*Param{}
+	byName := map[string]*Hyperparam{}
 	for _, p := range all {
 		byName[p.Name()] = p
 	}
@@ -160,7 +160,7 @@ func fitApprox(ctx context.Context, op string, all []*Param, slots []fitSlot, bu
 }
 
 // randomStart draws a starting value for p around its current value.
-func randomStart(p *Param, bounds map[string][2]float64, rng *tensor.RNG) []float64 {
+func randomStart(p *Hyperparam, bounds map[string][2]float64, rng *tensor.RNG) []float64 {
 	cur := p.Get()
 	b, ok := bounds[p.Name()]
 	_, unbounded := p.Bijector().(Identity)

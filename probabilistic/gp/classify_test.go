@@ -89,11 +89,11 @@ func TestLaplaceLMLGradientMatchesFiniteDifferences(t *testing.T) {
 		require.NoError(t, err)
 		assert.InDelta(t, direct, lml.Item(), 1e-10, "graph value = Algorithm 3.1 value")
 		var raws []*graph.Node
-		for _, p := range c.Params() {
+		for _, p := range c.Hyperparams() {
 			raws = append(raws, p.RawNode(g))
 		}
 		grads := autodiff.Grad(lml, raws...)
-		for i, p := range c.Params() {
+		for i, p := range c.Hyperparams() {
 			r := p.Raw()
 			r0 := r.Item()
 			const h = 1e-5
@@ -122,7 +122,7 @@ func TestLaplaceImplicitCorrectionMatters(t *testing.T) {
 	lml := LaplaceObjective(c.kernel.K(x, x), g.Const(tensor.FromFloat64s(s.a, n)), g.Const(tensor.FromFloat64s(s.f, n)), c.t)
 	full, err := c.LogMarginalLikelihoodNode(g)
 	require.NoError(t, err)
-	ls := c.Param("rbf.lengthscale").RawNode(g)
+	ls := c.Hyperparam("rbf.lengthscale").RawNode(g)
 	naive := autodiff.Grad(lml, ls)[0].Item()
 	total := autodiff.Grad(full, ls)[0].Item()
 	assert.Greater(t, math.Abs(naive-total), 1e-3)
@@ -134,7 +134,7 @@ func TestLaplaceObjectiveGradCheck(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		for _, freeF := range []bool{false, true} {
 			k := NewScale(NewRBF(1.1), 1.7)
-			for _, p := range k.Params() {
+			for _, p := range k.Hyperparams() {
 				p.SetDType(dt)
 			}
 			tv := []float64{0, 1, 1, 0, 1}
@@ -237,23 +237,23 @@ func TestClassifierErrors(t *testing.T) {
 // Bounds on hyperparameters hold during fitting, and a fixed one stays put.
 func TestClassifierFitBoundsAndFixed(t *testing.T) {
 	c := apxClassifier(t, 1, 0.2)
-	c.Param("scale.variance").SetFixed(true)
+	c.Hyperparam("scale.variance").SetFixed(true)
 	res, err := c.Fit(context.Background(), FitOptions{Restarts: 2, Seed: 3, Bounds: map[string][2]float64{"rbf.lengthscale": {0.6, 0.9}}})
 	require.NoError(t, err)
 	assert.Len(t, res.Restarts, 3)
-	ls := c.Param("rbf.lengthscale").Value()
+	ls := c.Hyperparam("rbf.lengthscale").Value()
 	// With σ² = 1 the LML of this problem has local maxima near ℓ = 0.1
 	// and ℓ = 1.5 and rises over [0.6, 0.9], so the upper bound is active.
 	assert.InDelta(t, 0.9, ls, 1e-6)
-	assert.InDelta(t, 1, c.Param("scale.variance").Value(), 1e-12)
+	assert.InDelta(t, 1, c.Hyperparam("scale.variance").Value(), 1e-12)
 	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"nope": {0, 1}}})
 	assert.ErrorContains(t, err, "unknown hyperparameter")
 	// A lengthscale must be positive: bounds wholly at or below zero are
 	// rejected, as by the exact model's Fit, and leave it untouched.
-	before := c.Param("rbf.lengthscale").Value()
+	before := c.Hyperparam("rbf.lengthscale").Value()
 	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {-2, -1}}})
 	assert.ErrorContains(t, err, "outside its domain")
 	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {math.NaN(), 1}}})
 	assert.ErrorContains(t, err, "not an interval")
-	assert.Equal(t, before, c.Param("rbf.lengthscale").Value())
+	assert.Equal(t, before, c.Hyperparam("rbf.lengthscale").Value())
 }

@@ -56,9 +56,9 @@ type Exact struct {
 	y      *tensor.Tensor // (n, 1), normalised if asked
 	yMean  float64
 	yStd   float64
-	noise  *Param // nil when noise-free
-	mean   *Param // nil for the zero mean
-	params []*Param
+	noise  *Hyperparam // nil when noise-free
+	mean   *Hyperparam // nil for the zero mean
+	params []*Hyperparam
 	log    func(string)
 	// hook, set by Fit, receives jitter escalations instead of log.
 	hook func(jitter float64, cause error)
@@ -133,7 +133,7 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 		if !(noise > floor) {
 			return nil, fmt.Errorf("gp.NewExact: noise %g must exceed its floor %g", noise, floor)
 		}
-		m.noise = NewParam("noise", noise)
+		m.noise = NewHyperparam("noise", noise)
 		m.noise.floor = floor
 		if err := m.noise.Set(noise); err != nil {
 			return nil, err
@@ -141,9 +141,9 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 		m.noise.SetFixed(o.FixNoise)
 	}
 	if o.Mean == ConstantMean {
-		m.mean = NewUnconstrainedParam("mean", 0)
+		m.mean = NewUnconstrainedHyperparam("mean", 0)
 	}
-	ps := append([]*Param(nil), kernel.Params()...)
+	ps := append([]*Hyperparam(nil), kernel.Hyperparams()...)
 	if m.noise != nil {
 		ps = append(ps, m.noise)
 	}
@@ -182,10 +182,10 @@ func (m *Exact) Kernel() Kernel { return m.kernel }
 
 // Params returns every hyperparameter: the kernel's, then "noise" (unless
 // noise-free) and "mean" (with a constant mean).
-func (m *Exact) Params() []*Param { return m.params }
+func (m *Exact) Hyperparams() []*Hyperparam { return m.params }
 
-// Param returns the hyperparameter with the given name, or nil.
-func (m *Exact) Param(name string) *Param { return paramNamed(m.params, name) }
+// Hyperparam returns the hyperparameter with the given name, or nil.
+func (m *Exact) Hyperparam(name string) *Hyperparam { return paramNamed(m.params, name) }
 
 // Hyperparameters returns the constrained values of every hyperparameter
 // by name.
@@ -198,7 +198,7 @@ func (m *Exact) Hyperparameters() map[string][]float64 {
 }
 
 // Noise returns the noise-variance hyperparameter (nil when noise-free).
-func (m *Exact) Noise() *Param { return m.noise }
+func (m *Exact) Noise() *Hyperparam { return m.noise }
 
 // N returns the number of training points.
 func (m *Exact) N() int { return m.x.Shape()[0] }

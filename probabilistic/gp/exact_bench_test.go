@@ -26,7 +26,7 @@ func BenchmarkLMLGrad(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ps := m.Params()
+			ps := m.Hyperparams()
 			for _, p := range ps {
 				p.SetBijector(probabilistic.Exp{}) // log-hyperparameters, as the peers' workload
 			}

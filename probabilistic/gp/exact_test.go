@@ -86,7 +86,7 @@ func TestLMLMatchesMVNDensity(t *testing.T) {
 			m, err := NewExact(NewScale(NewRBF(ls), v), x, y, ExactOptions{Noise: noise, Mean: c.mean, Normalize: c.normalize})
 			require.NoError(t, err)
 			if c.mean == ConstantMean {
-				require.NoError(t, m.Param("mean").Set(c.meanValue))
+				require.NoError(t, m.Hyperparam("mean").Set(c.meanValue))
 			}
 			n := 12
 			kk := rbfByHand(x, x, ls, v)
@@ -134,7 +134,7 @@ func TestLMLFloat32(t *testing.T) {
 	require.NoError(t, err)
 	m32, err := NewExact(NewScale(NewMatern52(1.1), 1.3), x.Cast(tensor.Float32), y.Cast(tensor.Float32))
 	require.NoError(t, err)
-	assert.Equal(t, tensor.Float32, m32.Params()[0].Raw().DType())
+	assert.Equal(t, tensor.Float32, m32.Hyperparams()[0].Raw().DType())
 	assert.InDelta(t, lmlOf(t, m64), lmlOf(t, m32), 1e-3)
 }
 
@@ -196,13 +196,13 @@ func TestLMLGradientClosedForm(t *testing.T) {
 	k := NewScale(NewRBF(ls), v)
 	m, err := NewExact(k, x, y, ExactOptions{Noise: noise})
 	require.NoError(t, err)
-	for _, p := range m.Params() {
+	for _, p := range m.Hyperparams() {
 		p.SetBijector(probabilistic.Exp{})
 	}
 	g := graph.New()
 	lml, err := m.LogMarginalLikelihood(g)
 	require.NoError(t, err)
-	grads := autodiff.Grad(lml, m.Param("rbf.lengthscale").RawNode(g), m.Param("scale.variance").RawNode(g), m.Param("noise").RawNode(g))
+	grads := autodiff.Grad(lml, m.Hyperparam("rbf.lengthscale").RawNode(g), m.Hyperparam("scale.variance").RawNode(g), m.Hyperparam("noise").RawNode(g))
 
 	n := 10
 	kr := rbfByHand(x, x, ls, v)
@@ -258,19 +258,14 @@ func TestLMLGradCheck(t *testing.T) {
 			x, y := toyData(6, 7, 2)
 			m, err := NewExact(mk(), x, y, ExactOptions{Mean: ConstantMean, Noise: 0.1})
 			require.NoError(t, err)
-			ps := m.Params()
+			ps := m.Hyperparams()
 			var raws []*tensor.Tensor
 			for _, p := range ps {
 				raws = append(raws, p.Raw().Clone())
 			}
-			defer func() {
-				for _, p := range ps {
-					p.Bind(nil)
-				}
-			}()
 			_, err = autodiff.GradCheck(func(xs []*graph.Node) *graph.Node {
 				for i, p := range ps {
-					p.Bind(xs[i])
+					xs[i].Graph().Bind(p.Raw(), xs[i])
 				}
 				l, err := m.LogMarginalLikelihood(xs[0].Graph())
 				require.NoError(t, err)
@@ -338,7 +333,7 @@ func TestSamplePosterior(t *testing.T) {
 
 // badKernel returns a fixed indefinite matrix (eigenvalues 3 and −1 on
 // pairs), which no jitter up to 1e-4 can repair.
-type badKernel struct{ v *Param }
+type badKernel struct{ v *Hyperparam }
 
 func (k badKernel) K(x1, x2 *graph.Node) *graph.Node {
 	n := x1.Shape()[0]
@@ -354,7 +349,7 @@ func (k badKernel) K(x1, x2 *graph.Node) *graph.Node {
 func (k badKernel) Diag(x *graph.Node) *graph.Node {
 	return graph.BroadcastTo(k.v.Node(x.Graph()), x.Shape()[0])
 }
-func (k badKernel) Params() []*Param { return []*Param{k.v} }
+func (k badKernel) Hyperparams() []*Hyperparam { return []*Hyperparam{k.v} }
 
 // Duplicate inputs without noise make K singular: the factorisation
 // succeeds after escalating the jitter, and each try is reported. An
@@ -371,7 +366,7 @@ func TestJitterEscalation(t *testing.T) {
 	assert.Contains(t, logs[0], "jitter 1e-08")
 
 	logs = nil
-	bad, err := NewExact(badKernel{NewParam("bad.v", 1)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true, Log: func(s string) { logs = append(logs, s) }})
+	bad, err := NewExact(badKernel{NewHyperparam("bad.v", 1)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true, Log: func(s string) { logs = append(logs, s) }})
 	require.NoError(t, err)
 	_, err = bad.LogMarginalLikelihood(graph.New())
 	var ce *CholeskyError

@@ -88,7 +88,7 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var free []*Param
+	var free []*Hyperparam
 	for _, p := range m.params {
 		if !p.fixed {
 			free = append(free, p)
@@ -185,7 +185,7 @@ func bestOfStarts(ctx context.Context, op string, restarts int, vals []*tensor.T
 type fitter struct {
 	m            *Exact
 	ctx          context.Context
-	free         []*Param
+	free         []*Hyperparam
 	opts         FitOptions
 	lower, upper []*tensor.Tensor // raw bounds, nil without bounds
 	bounded      bool
@@ -193,7 +193,7 @@ type fitter struct {
 	restart      int
 }
 
-func (m *Exact) newFitter(ctx context.Context, free []*Param, opts FitOptions) (*fitter, error) {
+func (m *Exact) newFitter(ctx context.Context, free []*Hyperparam, opts FitOptions) (*fitter, error) {
 	switch opts.Optimizer {
 	case "":
 		opts.Optimizer = "lbfgs"
@@ -215,7 +215,7 @@ func (m *Exact) newFitter(ctx context.Context, free []*Param, opts FitOptions) (
 	}
 	f := &fitter{m: m, ctx: ctx, free: free, opts: opts, g: graph.New()}
 	for name := range opts.Bounds {
-		p := m.Param(name)
+		p := m.Hyperparam(name)
 		if p == nil {
 			return nil, fmt.Errorf("gp.Fit: bounds for unknown hyperparameter %q", name)
 		}
@@ -246,7 +246,7 @@ func (m *Exact) newFitter(ctx context.Context, free []*Param, opts FitOptions) (
 
 // rawBounds checks the bounds b of p and maps them to the unconstrained
 // space: they must be an interval that reaches into p's domain.
-func (p *Param) rawBounds(op string, b [2]float64) (lo, hi float64, err error) {
+func (p *Hyperparam) rawBounds(op string, b [2]float64) (lo, hi float64, err error) {
 	if !(b[0] < b[1]) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
 		return 0, 0, fmt.Errorf("%s: bounds %v of %s are not an interval", op, b, p.Name())
 	}
@@ -262,7 +262,7 @@ func (p *Param) rawBounds(op string, b [2]float64) (lo, hi float64, err error) {
 
 // rawOf maps a constrained value to the unconstrained space, giving −Inf
 // for values at or below the floor and +Inf for +Inf.
-func (p *Param) rawOf(v float64) float64 {
+func (p *Hyperparam) rawOf(v float64) float64 {
 	if math.IsInf(v, 1) {
 		return v
 	}
@@ -276,7 +276,7 @@ func (p *Param) rawOf(v float64) float64 {
 // sampleStart draws a starting point for p: within its bounds, from its
 // prior, or by scaling the initial value by a log-uniform factor in
 // [1/10, 10] (adding a standard normal for real-valued parameters).
-func (f *fitter) sampleStart(p *Param, init []float64, rng *tensor.RNG) []float64 {
+func (f *fitter) sampleStart(p *Hyperparam, init []float64, rng *tensor.RNG) []float64 {
 	v := make([]float64, len(init))
 	b, bounded := f.opts.Bounds[p.Name()]
 	if bounded {
@@ -313,7 +313,7 @@ func (f *fitter) sampleStart(p *Param, init []float64, rng *tensor.RNG) []float6
 
 // top is the supremum of p's domain: floor + the bijector's value at +∞
 // (+Inf for exp and softplus, floor + 1 for a sigmoid).
-func (p *Param) top() float64 {
+func (p *Hyperparam) top() float64 {
 	g := graph.New()
 	return p.floor + p.bij.Forward(g.Scalar(tensor.Float64, math.Inf(1))).Item()
 }

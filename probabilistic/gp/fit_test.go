@@ -51,9 +51,9 @@ func TestFitRecoversLengthscale(t *testing.T) {
 			assert.Len(t, res.Restarts, 2)
 			assert.Positive(t, res.Iterations)
 			assert.Positive(t, events)
-			ls := m.Param("rbf.lengthscale").Value()
+			ls := m.Hyperparam("rbf.lengthscale").Value()
 			assert.InDelta(t, 0.6, ls, 0.2, "lengthscale")
-			assert.InDelta(t, 0.01, m.Param("noise").Value(), 0.02, "noise")
+			assert.InDelta(t, 0.01, m.Hyperparam("noise").Value(), 0.02, "noise")
 			for _, r := range res.Restarts {
 				if r.Err == nil {
 					assert.LessOrEqual(t, r.Objective, res.Objective+1e-9)
@@ -78,9 +78,9 @@ func TestFitPriorAndBounds(t *testing.T) {
 	require.NoError(t, err)
 	g := graph.New()
 	assert.InDelta(t, res.Objective-res.LML, m.LogPrior(g).Item(), 1e-6)
-	ls := m.Param("rbf.lengthscale").Value()
-	assert.Greater(t, ls, plain.Param("rbf.lengthscale").Value()+0.05, "the prior pulls the lengthscale towards 2")
-	v := m.Param("scale.variance").Value()
+	ls := m.Hyperparam("rbf.lengthscale").Value()
+	assert.Greater(t, ls, plain.Hyperparam("rbf.lengthscale").Value()+0.05, "the prior pulls the lengthscale towards 2")
+	v := m.Hyperparam("scale.variance").Value()
 	assert.GreaterOrEqual(t, v, 0.5-1e-9)
 	assert.LessOrEqual(t, v, 1.5+1e-9)
 }
@@ -92,7 +92,7 @@ func TestFitFixed(t *testing.T) {
 	require.NoError(t, err)
 	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 30})
 	require.NoError(t, err)
-	assert.InDelta(t, 0.3, m.Param("noise").Value(), 1e-12)
+	assert.InDelta(t, 0.3, m.Hyperparam("noise").Value(), 1e-12)
 }
 
 // Duplicate inputs without noise: fitting goes through jitter escalation
@@ -116,7 +116,7 @@ func TestFitReportsJitter(t *testing.T) {
 // rawValues copies every hyperparameter's unconstrained values.
 func rawValues(m *Exact) [][]float64 {
 	var out [][]float64
-	for _, p := range m.Params() {
+	for _, p := range m.Hyperparams() {
 		out = append(out, p.Raw().Values())
 	}
 	return out
@@ -127,7 +127,7 @@ func rawValues(m *Exact) [][]float64 {
 // error and leaves the hyperparameters exactly as they were.
 func TestFailedFitKeepsParams(t *testing.T) {
 	t.Run("indefinite", func(t *testing.T) {
-		m, err := NewExact(badKernel{NewParam("bad.v", 1.5)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true})
+		m, err := NewExact(badKernel{NewHyperparam("bad.v", 1.5)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true})
 		require.NoError(t, err)
 		before := rawValues(m)
 		var jitterEvents int
@@ -204,8 +204,8 @@ func TestFitFloat32(t *testing.T) {
 	_, err = m.Fit(context.Background(), FitOptions{})
 	require.NoError(t, err)
 	assert.Greater(t, lmlOf(t, m), before+5)
-	assert.InDelta(t, 0.6, m.Param("rbf.lengthscale").Value(), 0.2)
-	assert.Equal(t, tensor.Float32, m.Param("rbf.lengthscale").Raw().DType())
+	assert.InDelta(t, 0.6, m.Hyperparam("rbf.lengthscale").Value(), 0.2)
+	assert.Equal(t, tensor.Float32, m.Hyperparam("rbf.lengthscale").Raw().DType())
 }
 
 // Bounds reaching past the top of a bounded domain (a sigmoid-constrained
@@ -215,7 +215,7 @@ func TestFitBoundsOnBoundedDomain(t *testing.T) {
 	x, y := gpDraw(4, 30, 0.6, 0.01)
 	m, err := NewExact(NewScale(NewRBF(2), 0.7), x, y)
 	require.NoError(t, err)
-	v := m.Param("scale.variance")
+	v := m.Hyperparam("scale.variance")
 	v.SetBijector(probabilistic.Sigmoid{})
 	// Restarts draw their starting points inside the domain as well.
 	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 20, Restarts: 4, Seed: 2, Bounds: map[string][2]float64{"scale.variance": {0.5, 2}}})

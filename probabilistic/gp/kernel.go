@@ -9,7 +9,7 @@
 //	if err != nil { ... }
 //	res, err := m.Fit(ctx, gp.FitOptions{Restarts: 2})
 //	pred, err := m.Predict(xs)     // pred.Mean, pred.Var, pred.NoisyVar
-//	fmt.Println(res.LML, m.Param("rbf.lengthscale").Value())
+//	fmt.Println(res.LML, m.Hyperparam("rbf.lengthscale").Value())
 //
 // # Kernels
 //
@@ -45,13 +45,13 @@ type Kernel interface {
 	// the matrix.
 	Diag(x *graph.Node) *graph.Node
 	// Params returns the hyperparameters, in a stable order, each once.
-	Params() []*Param
+	Hyperparams() []*Hyperparam
 }
 
 // Named renames the hyperparameters of k so that their names start with
 // name (e.g. "trend.lengthscale"), and returns k.
 func Named(name string, k Kernel) Kernel {
-	ps := k.Params()
+	ps := k.Hyperparams()
 	for _, p := range ps {
 		p.kernel = name
 	}

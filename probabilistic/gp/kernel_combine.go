@@ -24,7 +24,7 @@ func NewSum(ks ...Kernel) *Sum {
 			s.kernels = append(s.kernels, k)
 		}
 	}
-	s.Params()
+	s.Hyperparams()
 	return s
 }
 
@@ -32,7 +32,7 @@ func NewSum(ks ...Kernel) *Sum {
 func (s *Sum) Kernels() []Kernel { return s.kernels }
 
 // Params returns the terms' hyperparameters in order.
-func (s *Sum) Params() []*Param { return collectParams(s.kernels) }
+func (s *Sum) Hyperparams() []*Hyperparam { return collectParams(s.kernels) }
 
 // K returns Σ kᵢ(x1, x2).
 func (s *Sum) K(x1, x2 *graph.Node) *graph.Node {
@@ -70,7 +70,7 @@ func NewProduct(ks ...Kernel) *Product {
 			p.kernels = append(p.kernels, k)
 		}
 	}
-	p.Params()
+	p.Hyperparams()
 	return p
 }
 
@@ -78,7 +78,7 @@ func NewProduct(ks ...Kernel) *Product {
 func (p *Product) Kernels() []Kernel { return p.kernels }
 
 // Params returns the factors' hyperparameters in order.
-func (p *Product) Params() []*Param { return collectParams(p.kernels) }
+func (p *Product) Hyperparams() []*Hyperparam { return collectParams(p.kernels) }
 
 // K returns Π kᵢ(x1, x2) elementwise.
 func (p *Product) K(x1, x2 *graph.Node) *graph.Node {
@@ -103,13 +103,13 @@ func (p *Product) Diag(x *graph.Node) *graph.Node {
 // such as the RBF its amplitude.
 type Scale struct {
 	kernel   Kernel
-	variance *Param
+	variance *Hyperparam
 }
 
 // NewScale returns variance·k.
 func NewScale(k Kernel, variance float64) *Scale {
-	s := &Scale{kernel: k, variance: NewParam("scale.variance", variance)}
-	s.Params()
+	s := &Scale{kernel: k, variance: NewHyperparam("scale.variance", variance)}
+	s.Hyperparams()
 	return s
 }
 
@@ -117,11 +117,11 @@ func NewScale(k Kernel, variance float64) *Scale {
 func (s *Scale) Kernel() Kernel { return s.kernel }
 
 // Variance returns the variance hyperparameter.
-func (s *Scale) Variance() *Param { return s.variance }
+func (s *Scale) Variance() *Hyperparam { return s.variance }
 
 // Params returns the variance followed by the kernel's hyperparameters.
-func (s *Scale) Params() []*Param {
-	return uniqueParams(append([]*Param{s.variance}, s.kernel.Params()...))
+func (s *Scale) Hyperparams() []*Hyperparam {
+	return uniqueParams(append([]*Hyperparam{s.variance}, s.kernel.Hyperparams()...))
 }
 
 // K returns variance·k(x1, x2).
@@ -136,10 +136,10 @@ func (s *Scale) Diag(x *graph.Node) *graph.Node {
 
 // collectParams concatenates the kernels' hyperparameters, dropping
 // repeats and making names unique.
-func collectParams(ks []Kernel) []*Param {
-	var ps []*Param
+func collectParams(ks []Kernel) []*Hyperparam {
+	var ps []*Hyperparam
 	for _, k := range ks {
-		ps = append(ps, k.Params()...)
+		ps = append(ps, k.Hyperparams()...)
 	}
 	return uniqueParams(ps)
 }

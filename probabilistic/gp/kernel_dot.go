@@ -8,18 +8,18 @@ import (
 // Linear is the linear (dot-product) kernel k(x, x') = v·xᵀx', the
 // covariance of Bayesian linear regression through the origin with
 // weight variance v ("linear.variance").
-type Linear struct{ variance *Param }
+type Linear struct{ variance *Hyperparam }
 
 // NewLinear returns the linear kernel with weight variance v.
 func NewLinear(variance float64) *Linear {
-	return &Linear{variance: NewParam("linear.variance", variance)}
+	return &Linear{variance: NewHyperparam("linear.variance", variance)}
 }
 
 // Variance returns the variance hyperparameter.
-func (k *Linear) Variance() *Param { return k.variance }
+func (k *Linear) Variance() *Hyperparam { return k.variance }
 
 // Params returns the variance.
-func (k *Linear) Params() []*Param { return []*Param{k.variance} }
+func (k *Linear) Hyperparams() []*Hyperparam { return []*Hyperparam{k.variance} }
 
 // K returns v·x1·x2ᵀ.
 func (k *Linear) K(x1, x2 *graph.Node) *graph.Node {
@@ -37,7 +37,7 @@ func (k *Linear) Diag(x *graph.Node) *graph.Node {
 // learnable offset c ≥ 0 ("polynomial.offset") and a fixed integer degree.
 type Polynomial struct {
 	degree int
-	offset *Param
+	offset *Hyperparam
 }
 
 // NewPolynomial returns the polynomial kernel of the given degree (≥ 1)
@@ -46,17 +46,17 @@ func NewPolynomial(degree int, offset float64) *Polynomial {
 	if degree < 1 {
 		tensor.Fail("gp.NewPolynomial", "degree %d < 1", degree)
 	}
-	return &Polynomial{degree: degree, offset: NewParam("polynomial.offset", offset)}
+	return &Polynomial{degree: degree, offset: NewHyperparam("polynomial.offset", offset)}
 }
 
 // Offset returns the offset hyperparameter.
-func (k *Polynomial) Offset() *Param { return k.offset }
+func (k *Polynomial) Offset() *Hyperparam { return k.offset }
 
 // Degree returns the degree.
 func (k *Polynomial) Degree() int { return k.degree }
 
 // Params returns the offset.
-func (k *Polynomial) Params() []*Param { return []*Param{k.offset} }
+func (k *Polynomial) Hyperparams() []*Hyperparam { return []*Hyperparam{k.offset} }
 
 // power returns b^degree by repeated multiplication, which is exact for
 // negative bases and has the obvious derivative.
@@ -85,18 +85,18 @@ func (k *Polynomial) Diag(x *graph.Node) *graph.Node {
 // node twice) is σ²I and K(x1, x2) of two different nodes is zero, so the
 // noise is part of the covariance at the training inputs but not of the
 // cross-covariance used to predict.
-type White struct{ variance *Param }
+type White struct{ variance *Hyperparam }
 
 // NewWhite returns the white-noise kernel with variance σ².
 func NewWhite(variance float64) *White {
-	return &White{variance: NewParam("white.variance", variance)}
+	return &White{variance: NewHyperparam("white.variance", variance)}
 }
 
 // Variance returns the variance hyperparameter.
-func (k *White) Variance() *Param { return k.variance }
+func (k *White) Variance() *Hyperparam { return k.variance }
 
 // Params returns the variance.
-func (k *White) Params() []*Param { return []*Param{k.variance} }
+func (k *White) Hyperparams() []*Hyperparam { return []*Hyperparam{k.variance} }
 
 // K returns σ²I when x1 and x2 are the same node, zeros otherwise.
 func (k *White) K(x1, x2 *graph.Node) *graph.Node {
@@ -117,18 +117,18 @@ func (k *White) Diag(x *graph.Node) *graph.Node {
 
 // Constant is the constant kernel k(x, x') = c ("constant.value"), the
 // covariance of a random offset with variance c.
-type Constant struct{ value *Param }
+type Constant struct{ value *Hyperparam }
 
 // NewConstant returns the constant kernel with value c > 0.
 func NewConstant(c float64) *Constant {
-	return &Constant{value: NewParam("constant.value", c)}
+	return &Constant{value: NewHyperparam("constant.value", c)}
 }
 
 // Value returns the constant's hyperparameter.
-func (k *Constant) Value() *Param { return k.value }
+func (k *Constant) Value() *Hyperparam { return k.value }
 
 // Params returns the constant.
-func (k *Constant) Params() []*Param { return []*Param{k.value} }
+func (k *Constant) Hyperparams() []*Hyperparam { return []*Hyperparam{k.value} }
 
 // K returns c everywhere.
 func (k *Constant) K(x1, x2 *graph.Node) *graph.Node {

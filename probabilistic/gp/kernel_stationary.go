@@ -33,8 +33,8 @@ var stationaryNames = [...]string{"rbf", "matern12", "matern32", "matern52", "rq
 // (automatic relevance determination, ARD).
 type Stationary struct {
 	kind        stationaryKind
-	lengthscale *Param
-	alpha       *Param
+	lengthscale *Hyperparam
+	alpha       *Hyperparam
 }
 
 func newStationary(kind stationaryKind, lengthscale []float64) *Stationary {
@@ -42,7 +42,7 @@ func newStationary(kind stationaryKind, lengthscale []float64) *Stationary {
 		lengthscale = []float64{1}
 	}
 	name := stationaryNames[kind]
-	return &Stationary{kind: kind, lengthscale: NewParam(name+".lengthscale", lengthscale...)}
+	return &Stationary{kind: kind, lengthscale: NewHyperparam(name+".lengthscale", lengthscale...)}
 }
 
 // NewRBF returns the squared-exponential kernel exp(−r²/2). One lengthscale
@@ -65,23 +65,23 @@ func NewMatern52(lengthscale ...float64) *Stationary { return newStationary(kind
 // Its hyperparameters are "rq.lengthscale" and "rq.alpha".
 func NewRationalQuadratic(alpha float64, lengthscale ...float64) *Stationary {
 	k := newStationary(kindRQ, lengthscale)
-	k.alpha = NewParam("rq.alpha", alpha)
+	k.alpha = NewHyperparam("rq.alpha", alpha)
 	return k
 }
 
 // Lengthscale returns the lengthscale hyperparameter.
-func (k *Stationary) Lengthscale() *Param { return k.lengthscale }
+func (k *Stationary) Lengthscale() *Hyperparam { return k.lengthscale }
 
 // Alpha returns the rational quadratic's shape hyperparameter α (nil for
 // the other kernels).
-func (k *Stationary) Alpha() *Param { return k.alpha }
+func (k *Stationary) Alpha() *Hyperparam { return k.alpha }
 
 // Params returns the lengthscale (and α for the rational quadratic).
-func (k *Stationary) Params() []*Param {
+func (k *Stationary) Hyperparams() []*Hyperparam {
 	if k.alpha != nil {
-		return []*Param{k.lengthscale, k.alpha}
+		return []*Hyperparam{k.lengthscale, k.alpha}
 	}
-	return []*Param{k.lengthscale}
+	return []*Hyperparam{k.lengthscale}
 }
 
 // scaled divides x by the lengthscale, checking an ARD lengthscale's size.
@@ -136,26 +136,26 @@ func (k *Stationary) Diag(x *graph.Node) *graph.Node {
 // with period p and lengthscale ℓ (both scalars). Its hyperparameters are
 // "periodic.lengthscale" and "periodic.period".
 type Periodic struct {
-	lengthscale, period *Param
+	lengthscale, period *Hyperparam
 }
 
 // NewPeriodic returns the periodic kernel with the given lengthscale and
 // period.
 func NewPeriodic(lengthscale, period float64) *Periodic {
 	return &Periodic{
-		lengthscale: NewParam("periodic.lengthscale", lengthscale),
-		period:      NewParam("periodic.period", period),
+		lengthscale: NewHyperparam("periodic.lengthscale", lengthscale),
+		period:      NewHyperparam("periodic.period", period),
 	}
 }
 
 // Lengthscale returns the lengthscale hyperparameter.
-func (k *Periodic) Lengthscale() *Param { return k.lengthscale }
+func (k *Periodic) Lengthscale() *Hyperparam { return k.lengthscale }
 
 // Period returns the period hyperparameter.
-func (k *Periodic) Period() *Param { return k.period }
+func (k *Periodic) Period() *Hyperparam { return k.period }
 
 // Params returns the lengthscale and the period.
-func (k *Periodic) Params() []*Param { return []*Param{k.lengthscale, k.period} }
+func (k *Periodic) Hyperparams() []*Hyperparam { return []*Hyperparam{k.lengthscale, k.period} }
 
 // K returns the covariance matrix between the rows of x1 and x2.
 func (k *Periodic) K(x1, x2 *graph.Node) *graph.Node {

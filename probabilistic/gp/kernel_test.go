@@ -16,7 +16,7 @@ import (
 
 // kernelAt evaluates k between two single points.
 func kernelAt(k Kernel, dt tensor.DType, a, b []float64) float64 {
-	for _, p := range k.Params() {
+	for _, p := range k.Hyperparams() {
 		p.SetDType(dt)
 	}
 	g := graph.New()
@@ -99,7 +99,7 @@ func TestKernelDiagMatchesK(t *testing.T) {
 		for _, dt := range numtest.DTypes {
 			t.Run(name+"/"+dt.String(), func(t *testing.T) {
 				k := mk()
-				for _, p := range k.Params() {
+				for _, p := range k.Hyperparams() {
 					p.SetDType(dt)
 				}
 				g := graph.New()
@@ -126,7 +126,7 @@ func TestKernelDiagMatchesK(t *testing.T) {
 func checkKernelGrad(t *testing.T, k Kernel, d int) {
 	t.Helper()
 	rng := tensor.NewRNG(11)
-	ps := k.Params()
+	ps := k.Hyperparams()
 	x1 := rng.Normal(tensor.Float64, 0, 1, 4, d)
 	x2 := rng.Normal(tensor.Float64, 0, 1, 3, d)
 	var raws []*tensor.Tensor
@@ -135,14 +135,9 @@ func checkKernelGrad(t *testing.T, k Kernel, d int) {
 	}
 	bind := func(xs []*graph.Node) {
 		for i, p := range ps {
-			p.Bind(xs[i])
+			xs[i].Graph().Bind(p.Raw(), xs[i])
 		}
 	}
-	defer func() {
-		for _, p := range ps {
-			p.Bind(nil)
-		}
-	}()
 	np := len(ps)
 	opt := autodiff.GradCheckOptions{Tol: 1e-5, Tol2: 1e-4}
 	forms := []struct {
@@ -180,12 +175,12 @@ func TestKernelGradCheck(t *testing.T) {
 func TestKernelParamNames(t *testing.T) {
 	k := NewSum(NewScale(NewRBF(1), 1), NewScale(NewRBF(2), 1), Named("trend", NewMatern52(3)))
 	var names []string
-	for _, p := range k.Params() {
+	for _, p := range k.Hyperparams() {
 		names = append(names, p.Name())
 	}
 	assert.Equal(t, []string{"scale.variance", "rbf.lengthscale", "scale_2.variance", "rbf_2.lengthscale", "trend.lengthscale"}, names)
 	shared := NewRBF(1)
-	assert.Len(t, NewSum(shared, NewProduct(shared, NewWhite(1))).Params(), 2, "a shared kernel's parameters appear once")
+	assert.Len(t, NewSum(shared, NewProduct(shared, NewWhite(1))).Hyperparams(), 2, "a shared kernel's parameters appear once")
 }
 
 // Get and Set round-trip through every bijector; Set refuses values
@@ -193,7 +188,7 @@ func TestKernelParamNames(t *testing.T) {
 func TestParamGetSet(t *testing.T) {
 	for _, bij := range []probabilistic.Bijector{probabilistic.Softplus{}, probabilistic.Exp{}} {
 		for _, dt := range numtest.DTypes {
-			p := NewParam("x.y", 0.5, 2, 30)
+			p := NewHyperparam("x.y", 0.5, 2, 30)
 			p.SetDType(dt)
 			p.SetBijector(bij)
 			assert.InDeltaSlice(t, []float64{0.5, 2, 30}, p.Get(), 1e-5*30)
@@ -208,16 +203,16 @@ func TestParamGetSet(t *testing.T) {
 			assert.InDeltaSlice(t, []float64{1, 4, 9}, p.Node(g).Value().Values(), 1e-5*9)
 		}
 	}
-	p := NewParam("noise", 0.5).SetFloor(0.1)
+	p := NewHyperparam("noise", 0.5).SetFloor(0.1)
 	assert.InDelta(t, 0.5, p.Value(), 1e-12)
 	assert.Error(t, p.Set(0.05), "below the floor")
-	assert.Panics(t, func() { NewParam("bad", -1) })
+	assert.Panics(t, func() { NewHyperparam("bad", -1) })
 }
 
 // The Gamma prior's log density: Gamma(2, 1) at x: log x − x.
 func TestParamLogPrior(t *testing.T) {
 	for _, dt := range numtest.DTypes {
-		p := NewParam("rbf.lengthscale", 1.5, 0.5).SetPrior(GammaPrior(2, 1))
+		p := NewHyperparam("rbf.lengthscale", 1.5, 0.5).SetPrior(GammaPrior(2, 1))
 		p.SetDType(dt)
 		g := graph.New()
 		want := (math.Log(1.5) - 1.5) + (math.Log(0.5) - 0.5)

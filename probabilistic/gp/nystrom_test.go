@@ -32,7 +32,7 @@ func TestNystromExactWhenMEqualsN(t *testing.T) {
 		const n, d = 8, 2
 		xv := tensor.NewRNG(11).Uniform(tensor.Float64, -2, 2, n, d).Values()
 		k := NewScale(NewRBF(0.7), 1.4)
-		for _, p := range k.Params() {
+		for _, p := range k.Hyperparams() {
 			p.SetDType(dt)
 		}
 		x := tensor.FromValues(dt, xv, n, d)

@@ -36,8 +36,8 @@ type Sparse struct {
 	kernel Kernel
 	x, y   *tensor.Tensor // (n, d), (n, 1) float64
 	z      *nn.Param      // (m, d) inducing inputs
-	noise  *Param
-	params []*Param
+	noise  *Hyperparam
+	params []*Hyperparam
 	jitter float64
 	fixZ   bool
 }
@@ -93,12 +93,12 @@ func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Spar
 	if s.jitter == 0 {
 		s.jitter = 1e-6
 	}
-	s.noise = NewParam("noise", noise).SetFloor(floor)
+	s.noise = NewHyperparam("noise", noise).SetFloor(floor)
 	if err := s.noise.Set(noise); err != nil {
 		return nil, err
 	}
 	s.noise.SetFixed(o.FixNoise)
-	s.params = uniqueParams(append(append([]*Param(nil), k.Params()...), s.noise))
+	s.params = uniqueParams(append(append([]*Hyperparam(nil), k.Hyperparams()...), s.noise))
 	for _, p := range s.params {
 		p.SetDType(tensor.Float64)
 	}
@@ -106,13 +106,13 @@ func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Spar
 }
 
 // Params returns the kernel's hyperparameters followed by "noise".
-func (s *Sparse) Params() []*Param { return s.params }
+func (s *Sparse) Hyperparams() []*Hyperparam { return s.params }
 
-// Param returns the hyperparameter with the given name, or nil.
-func (s *Sparse) Param(name string) *Param { return paramNamed(s.params, name) }
+// Hyperparam returns the hyperparameter with the given name, or nil.
+func (s *Sparse) Hyperparam(name string) *Hyperparam { return paramNamed(s.params, name) }
 
 // Noise returns the noise-variance hyperparameter.
-func (s *Sparse) Noise() *Param { return s.noise }
+func (s *Sparse) Noise() *Hyperparam { return s.noise }
 
 // Inducing returns the inducing inputs (m, d); fitting updates them in
 // place.

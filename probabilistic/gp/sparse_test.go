@@ -102,7 +102,7 @@ func TestTitsiasBoundTightensWithM(t *testing.T) {
 func TestTitsiasBoundGradCheck(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		k := NewScale(NewRBF(1.2), 1.3)
-		for _, p := range k.Params() {
+		for _, p := range k.Hyperparams() {
 			p.SetDType(dt)
 		}
 		x := tensor.FromValues(dt, []float64{-1.5, -0.7, 0.1, 0.8, 1.6, 2.2}, 6, 1)

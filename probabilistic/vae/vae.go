@@ -48,28 +48,10 @@ const (
 	Gaussian
 )
 
-// binder returns the graph node of a parameter; the default is
-// (*nn.Param).Node, and the gradient check substitutes its own variables.
-type binder func(p *nn.Param) *graph.Node
-
-func paramNode(g *graph.Graph) binder { return func(p *nn.Param) *graph.Node { return p.Node(g) } }
-
-// linear is nn.Linear.Forward with the parameters bound by bind.
-func linear(l *nn.Linear, x *graph.Node, bind binder) *graph.Node {
-	if s := x.Shape(); len(s) == 0 || s[len(s)-1] != l.In {
-		tensor.Fail("vae: "+l.String(), "input shape %v does not fit: want (..., %d)", s, l.In)
-	}
-	y := graph.MatMulT(x, bind(l.Weight), false, true)
-	if l.Bias != nil {
-		y = graph.Add(y, bind(l.Bias))
-	}
-	return y
-}
-
 // mlp applies the layers with a ReLU after each.
-func mlp(layers []*nn.Linear, x *graph.Node, bind binder) *graph.Node {
+func mlp(layers []*nn.Linear, x *graph.Node) *graph.Node {
 	for _, l := range layers {
-		x = graph.Relu(linear(l, x, bind))
+		x = graph.Relu(l.Forward(x))
 	}
 	return x
 }
@@ -121,12 +103,12 @@ func (e *Encoder) SetTraining(bool) {}
 
 // Forward returns the mean and log-variance (N, latent) of q(z|x) for x (N, in).
 func (e *Encoder) Forward(x *graph.Node) (mu, logvar *graph.Node) {
-	return e.forward(x, paramNode(x.Graph()))
+	return e.forward(x)
 }
 
-func (e *Encoder) forward(x *graph.Node, bind binder) (mu, logvar *graph.Node) {
-	h := mlp(e.Hidden, x, bind)
-	return linear(e.Head.MeanLayer, h, bind), linear(e.Head.ScaleLayer, h, bind)
+func (e *Encoder) forward(x *graph.Node) (mu, logvar *graph.Node) {
+	h := mlp(e.Hidden, x)
+	return e.Head.MeanLayer.Forward(h), e.Head.ScaleLayer.Forward(h)
 }
 
 // Decoder maps a latent code to the parameters of p(x|z): ReLU hidden
@@ -176,23 +158,23 @@ func (d *Decoder) SetTraining(bool) {}
 
 // Forward returns the logits (Bernoulli) or means (Gaussian) (…, out) for
 // latent codes z (…, latent).
-func (d *Decoder) Forward(z *graph.Node) *graph.Node { return d.forward(z, paramNode(z.Graph())) }
+func (d *Decoder) Forward(z *graph.Node) *graph.Node { return d.forward(z) }
 
-func (d *Decoder) forward(z *graph.Node, bind binder) *graph.Node {
-	return linear(d.Out, mlp(d.Hidden, z, bind), bind)
+func (d *Decoder) forward(z *graph.Node) *graph.Node {
+	return d.Out.Forward(mlp(d.Hidden, z))
 }
 
 // LogLikelihood returns log p(x|z) (…) summed over the last axis, for the
 // decoder output out (Forward(z)) and data x of the same shape.
 func (d *Decoder) LogLikelihood(out, x *graph.Node) *graph.Node {
-	return d.logLik(out, x, paramNode(x.Graph()))
+	return d.logLik(out, x)
 }
 
-func (d *Decoder) logLik(out, x *graph.Node, bind binder) *graph.Node {
+func (d *Decoder) logLik(out, x *graph.Node) *graph.Node {
 	if d.Likelihood == Bernoulli {
 		return graph.Neg(graph.Sum(losses.BCEWithLogits(out, x, losses.None), []int{-1}, false))
 	}
-	lv := bind(d.LogVar)
+	lv := d.LogVar.Node(out.Graph())
 	r2 := graph.Mul(graph.Square(graph.Sub(x, out)), graph.Exp(graph.Neg(lv)))
 	t := graph.AddScalar(graph.Add(r2, graph.BroadcastTo(lv, out.Shape()...)), math.Log(2*math.Pi))
 	return graph.MulScalar(graph.Sum(t, []int{-1}, false), -0.5)
@@ -262,13 +244,13 @@ func Sample(mu, logvar, eps *graph.Node) *graph.Node {
 // terms (each (N)). eps (N, Latent) is standard normal noise, usually a
 // constant.
 func (m *VAE) ELBO(x, eps *graph.Node) (elbo, logLik, kl *graph.Node) {
-	return m.elbo(x, eps, paramNode(x.Graph()))
+	return m.elbo(x, eps)
 }
 
-func (m *VAE) elbo(x, eps *graph.Node, bind binder) (elbo, logLik, kl *graph.Node) {
-	mu, logvar := m.Encoder.forward(x, bind)
+func (m *VAE) elbo(x, eps *graph.Node) (elbo, logLik, kl *graph.Node) {
+	mu, logvar := m.Encoder.forward(x)
 	z := Sample(mu, logvar, eps)
-	logLik = m.Decoder.logLik(m.Decoder.forward(z, bind), x, bind)
+	logLik = m.Decoder.logLik(m.Decoder.forward(z), x)
 	kl = KL(mu, logvar)
 	return graph.Sub(logLik, kl), logLik, kl
 }
@@ -277,13 +259,12 @@ func (m *VAE) elbo(x, eps *graph.Node, bind binder) (elbo, logLik, kl *graph.Nod
 // for the Bernoulli decoder, as in PyTorch's VAE example. For a Bernoulli
 // decoder the reconstruction term is one fused op (BCEWithLogitsSum).
 func (m *VAE) Loss(x, eps *graph.Node) *graph.Node {
-	bind := paramNode(x.Graph())
 	if m.Decoder.Likelihood != Bernoulli {
-		e, _, _ := m.elbo(x, eps, bind)
+		e, _, _ := m.elbo(x, eps)
 		return graph.Neg(graph.Sum(e, nil, false))
 	}
-	mu, logvar := m.Encoder.forward(x, bind)
-	logits := m.Decoder.forward(Sample(mu, logvar, eps), bind)
+	mu, logvar := m.Encoder.forward(x)
+	logits := m.Decoder.forward(Sample(mu, logvar, eps))
 	kl := losses.KLDiagGaussian(mu, logvar, losses.Sum)
 	return graph.Add(BCEWithLogitsSum(logits, x), kl)
 }
@@ -300,18 +281,18 @@ func (m *VAE) IWAE(x *graph.Node, rng *tensor.RNG, k int) *graph.Node {
 	if k < 1 {
 		tensor.Fail("vae.IWAE", "k = %d must be at least 1", k)
 	}
-	return m.iwae(x, rng, k, paramNode(x.Graph()))
+	return m.iwae(x, rng, k)
 }
 
-func (m *VAE) iwae(x *graph.Node, rng *tensor.RNG, k int, bind binder) *graph.Node {
+func (m *VAE) iwae(x *graph.Node, rng *tensor.RNG, k int) *graph.Node {
 	g := x.Graph()
 	n, l := x.Shape()[0], m.Latent
 	dt := x.DType()
-	mu, logvar := m.Encoder.forward(x, bind)
+	mu, logvar := m.Encoder.forward(x)
 	eps := g.Const(normal(rng, dt, k, n, l))
 	z := Sample(mu, logvar, eps) // (k, n, l)
 	xk := graph.BroadcastTo(x, append([]int{k}, x.Shape()...)...)
-	logLik := m.Decoder.logLik(m.Decoder.forward(z, bind), xk, bind) // (k, n)
+	logLik := m.Decoder.logLik(m.Decoder.forward(z), xk) // (k, n)
 	// log p(z) = −½Σz² − (l/2)·log 2π and log q(z|x) = −½Σε² − ½Σ logvar −
 	// (l/2)·log 2π: the log 2π terms cancel in the weight.
 	logPz := graph.MulScalar(graph.Sum(graph.Square(z), []int{-1}, false), -0.5)

@@ -147,13 +147,12 @@ func TestIWAEBound(t *testing.T) {
 	}
 }
 
-// bindAll maps the model's parameters, in Params order, to xs.
-func bindAll(ps []nn.NamedParam, xs []*graph.Node) binder {
-	m := map[*nn.Param]*graph.Node{}
+// bindAll binds the model's parameters, in Params order, to xs in their
+// graph, so the model computes with the checker's variables.
+func bindAll(ps []nn.NamedParam, xs []*graph.Node) {
 	for i, p := range ps {
-		m[p.Param] = xs[i]
+		xs[i].Graph().Bind(p.Value, xs[i])
 	}
-	return func(p *nn.Param) *graph.Node { return m[p] }
 }
 
 func TestELBOGradCheck(t *testing.T) {
@@ -169,7 +168,8 @@ func TestELBOGradCheck(t *testing.T) {
 			}
 			f := func(in []*graph.Node) *graph.Node {
 				g := in[0].Graph()
-				e, _, _ := m.elbo(g.Const(xs), g.Const(eps), bindAll(ps, in))
+				bindAll(ps, in)
+				e, _, _ := m.elbo(g.Const(xs), g.Const(eps))
 				return graph.Sum(e, nil, false)
 			}
 			rep, err := autodiff.GradCheck(f, inputs, autodiff.GradCheckOptions{Name: "vae.ELBO", Eps: 1e-6, Order: 1, Seed: 1})

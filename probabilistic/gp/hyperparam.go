@@ -3,7 +3,6 @@ package gp
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/gradus-ml/gradus/graph"
@@ -12,15 +11,15 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Param is a hyperparameter (of a kernel, a likelihood or a mean function).
+// Hyperparam is a hyperparameter (of a kernel, a likelihood or a mean function).
 // It is stored unconstrained, as a tensor that optimisers update in place,
 // and mapped onto its constrained domain by a bijector plus an optional
 // floor: value = floor + bijector(raw). Positive hyperparameters use
 // probabilistic.Softplus by default, as GPyTorch does.
 //
-// A Param holds one value (shape ()) or several (shape (k), e.g. one ARD
+// A Hyperparam holds one value (shape ()) or several (shape (k), e.g. one ARD
 // lengthscale per input dimension).
-type Param struct {
+type Hyperparam struct {
 	kernel string // prefix of the dotted name, e.g. "rbf"; "" for none
 	local  string // the parameter's own name, e.g. "lengthscale"
 	raw    *nn.Param
@@ -28,19 +27,18 @@ type Param struct {
 	floor  float64
 	prior  Prior
 	fixed  bool
-	bound  *graph.Node // replaces the Var of raw in bound's graph (Bind)
 }
 
-// NewParam returns a positive hyperparameter named name (dotted, e.g.
+// NewHyperparam returns a positive hyperparameter named name (dotted, e.g.
 // "rbf.lengthscale") holding values (one value gives shape (), several give
 // shape (k)), stored through the softplus bijector in float64. It panics
 // with a *tensor.Error if there are no values or one is not positive and
 // finite.
-func NewParam(name string, values ...float64) *Param {
+func NewHyperparam(name string, values ...float64) *Hyperparam {
 	if len(values) == 0 {
-		tensor.Fail("gp.NewParam", "%s: no values", name)
+		tensor.Fail("gp.NewHyperparam", "%s: no values", name)
 	}
-	p := &Param{bij: probabilistic.Softplus{}}
+	p := &Hyperparam{bij: probabilistic.Softplus{}}
 	p.setName(name)
 	shape := []int{}
 	if len(values) > 1 {
@@ -48,18 +46,18 @@ func NewParam(name string, values ...float64) *Param {
 	}
 	p.raw = nn.NewParam(tensor.Zeros(tensor.Float64, shape...))
 	if err := p.Set(values...); err != nil {
-		tensor.Fail("gp.NewParam", "%v", err)
+		tensor.Fail("gp.NewHyperparam", "%v", err)
 	}
 	return p
 }
 
-// NewUnconstrainedParam returns a real-valued hyperparameter (such as a
+// NewUnconstrainedHyperparam returns a real-valued hyperparameter (such as a
 // constant mean) stored through the Identity bijector.
-func NewUnconstrainedParam(name string, values ...float64) *Param {
+func NewUnconstrainedHyperparam(name string, values ...float64) *Hyperparam {
 	if len(values) == 0 {
-		tensor.Fail("gp.NewUnconstrainedParam", "%s: no values", name)
+		tensor.Fail("gp.NewUnconstrainedHyperparam", "%s: no values", name)
 	}
-	p := &Param{bij: Identity{}, floor: 0}
+	p := &Hyperparam{bij: Identity{}, floor: 0}
 	p.setName(name)
 	shape := []int{}
 	if len(values) > 1 {
@@ -69,7 +67,7 @@ func NewUnconstrainedParam(name string, values ...float64) *Param {
 	return p
 }
 
-func (p *Param) setName(name string) {
+func (p *Hyperparam) setName(name string) {
 	for i := len(name) - 1; i >= 0; i-- {
 		if name[i] == '.' {
 			p.kernel, p.local = name[:i], name[i+1:]
@@ -80,7 +78,7 @@ func (p *Param) setName(name string) {
 }
 
 // Name returns the dotted name, e.g. "rbf.lengthscale".
-func (p *Param) Name() string {
+func (p *Hyperparam) Name() string {
 	if p.kernel == "" {
 		return p.local
 	}
@@ -90,39 +88,24 @@ func (p *Param) Name() string {
 // SetName renames the hyperparameter (a dotted name such as
 // "seasonal.variance") and returns it. Combining kernels afterwards keeps
 // names unique.
-func (p *Param) SetName(name string) *Param { p.setName(name); return p }
+func (p *Hyperparam) SetName(name string) *Hyperparam { p.setName(name); return p }
 
 // Size returns the number of values.
-func (p *Param) Size() int { return p.raw.Value.Size() }
+func (p *Hyperparam) Size() int { return p.raw.Value.Size() }
 
 // Raw returns the unconstrained tensor. Optimisers update it in place;
 // replace values only between evaluations.
-func (p *Param) Raw() *tensor.Tensor { return p.raw.Value }
+func (p *Hyperparam) Raw() *tensor.Tensor { return p.raw.Value }
 
-// RawNode returns the graph Var bound to the unconstrained tensor in g (the
-// same node for every use in one step), to differentiate with respect to.
-func (p *Param) RawNode(g *graph.Graph) *graph.Node {
-	if p.bound != nil && p.bound.Graph() == g {
-		return p.bound
-	}
-	return p.raw.Node(g)
-}
-
-// Bind makes the hyperparameter read its unconstrained value from the node
-// n, instead of a Var of Raw, in n's graph: to evaluate a kernel at
-// unconstrained values that are themselves computed or checked
-// (autodiff.GradCheck, hyperparameters sampled by a variational model).
-// n must have Raw's shape and dtype. Bind(nil) undoes it.
-func (p *Param) Bind(n *graph.Node) {
-	if n != nil && (n.DType() != p.raw.Value.DType() || !slices.Equal(n.Shape(), p.raw.Value.Shape())) {
-		tensor.Fail("gp.Param.Bind", "%s is %v %v, node is %v %v", p.Name(), p.raw.Value.Shape(), p.raw.Value.DType(), n.Shape(), n.DType())
-	}
-	p.bound = n
-}
+// RawNode returns the node that stands for the unconstrained tensor in g
+// in this step (g.VarOf(Raw())), to differentiate with respect to. To
+// evaluate at unconstrained values that are themselves computed or
+// checked, bind them first with g.Bind(p.Raw(), n).
+func (p *Hyperparam) RawNode(g *graph.Graph) *graph.Node { return p.raw.Node(g) }
 
 // Node returns the constrained value as a node of g, differentiable with
 // respect to RawNode(g).
-func (p *Param) Node(g *graph.Graph) *graph.Node {
+func (p *Hyperparam) Node(g *graph.Graph) *graph.Node {
 	v := p.bij.Forward(p.RawNode(g))
 	if p.floor != 0 {
 		v = graph.AddScalar(v, p.floor)
@@ -131,7 +114,7 @@ func (p *Param) Node(g *graph.Graph) *graph.Node {
 }
 
 // Get returns the constrained values.
-func (p *Param) Get() []float64 {
+func (p *Hyperparam) Get() []float64 {
 	g := graph.New()
 	v := p.bij.Forward(g.Const(p.raw.Value)).Value().Values()
 	for i := range v {
@@ -142,13 +125,13 @@ func (p *Param) Get() []float64 {
 
 // Value returns the first constrained value: the value of a scalar
 // hyperparameter.
-func (p *Param) Value() float64 { return p.Get()[0] }
+func (p *Hyperparam) Value() float64 { return p.Get()[0] }
 
 // Set sets the constrained values; a single value is used for every
 // element. It returns an error, and changes nothing, if the count is wrong
 // or a value is not finite or lies outside the domain (at or below the
 // floor for positive hyperparameters).
-func (p *Param) Set(values ...float64) error {
+func (p *Hyperparam) Set(values ...float64) error {
 	n := p.Size()
 	if len(values) == 1 && n > 1 {
 		v := values[0]
@@ -179,29 +162,29 @@ func (p *Param) Set(values ...float64) error {
 }
 
 // Bijector returns the map from the unconstrained to the constrained space.
-func (p *Param) Bijector() probabilistic.Bijector { return p.bij }
+func (p *Hyperparam) Bijector() probabilistic.Bijector { return p.bij }
 
 // SetBijector changes the map to the unconstrained space (e.g. to
 // probabilistic.Exp), keeping the constrained values. It returns p, and
 // panics with a *tensor.Error if the current values cannot be represented.
-func (p *Param) SetBijector(b probabilistic.Bijector) *Param {
+func (p *Hyperparam) SetBijector(b probabilistic.Bijector) *Hyperparam {
 	v := p.Get()
 	old := p.bij
 	p.bij = b
 	if err := p.Set(v...); err != nil {
 		p.bij = old
-		tensor.Fail("gp.Param.SetBijector", "%v", err)
+		tensor.Fail("gp.Hyperparam.SetBijector", "%v", err)
 	}
 	return p
 }
 
 // Floor returns the lower bound added to the bijector's output.
-func (p *Param) Floor() float64 { return p.floor }
+func (p *Hyperparam) Floor() float64 { return p.floor }
 
 // SetFloor sets the lower bound (value = floor + bijector(raw)), keeping
 // the constrained values; values at or below the new floor are raised just
 // above it. It returns p.
-func (p *Param) SetFloor(floor float64) *Param {
+func (p *Hyperparam) SetFloor(floor float64) *Hyperparam {
 	v := p.Get()
 	p.floor = floor
 	for i := range v {
@@ -210,31 +193,31 @@ func (p *Param) SetFloor(floor float64) *Param {
 		}
 	}
 	if err := p.Set(v...); err != nil {
-		tensor.Fail("gp.Param.SetFloor", "%v", err)
+		tensor.Fail("gp.Hyperparam.SetFloor", "%v", err)
 	}
 	return p
 }
 
 // Prior returns the prior, or nil.
-func (p *Param) Prior() Prior { return p.prior }
+func (p *Hyperparam) Prior() Prior { return p.prior }
 
 // SetPrior sets a prior on the constrained value (nil removes it); its log
 // density is added to the objective that fitting maximises. It returns p.
-func (p *Param) SetPrior(prior Prior) *Param { p.prior = prior; return p }
+func (p *Hyperparam) SetPrior(prior Prior) *Hyperparam { p.prior = prior; return p }
 
 // Fixed reports whether fitting leaves the parameter alone.
-func (p *Param) Fixed() bool { return p.fixed }
+func (p *Hyperparam) Fixed() bool { return p.fixed }
 
 // SetFixed excludes the parameter from fitting (or includes it again). It
 // returns p.
-func (p *Param) SetFixed(fixed bool) *Param { p.fixed = fixed; return p }
+func (p *Hyperparam) SetFixed(fixed bool) *Hyperparam { p.fixed = fixed; return p }
 
 // LogPrior returns the log prior density of the constrained value, summed
 // over its elements, as a scalar node of g, or nil without a prior. The
 // density is that of the constrained value, without the Jacobian of the
 // bijector (GPyTorch's convention): maximising LML + LogPrior is MAP
 // estimation of the constrained hyperparameters.
-func (p *Param) LogPrior(g *graph.Graph) *graph.Node {
+func (p *Hyperparam) LogPrior(g *graph.Graph) *graph.Node {
 	if p.prior == nil {
 		return nil
 	}
@@ -244,7 +227,7 @@ func (p *Param) LogPrior(g *graph.Graph) *graph.Node {
 
 // SetDType converts the stored values to dt (float32 or float64). Models
 // call it so that hyperparameters match their data's dtype.
-func (p *Param) SetDType(dt tensor.DType) {
+func (p *Hyperparam) SetDType(dt tensor.DType) {
 	if p.raw.Value.DType() != dt {
 		p.raw.Value = p.raw.Value.Cast(dt)
 	}
@@ -288,10 +271,10 @@ func (Identity) LogDetJacobian(x *graph.Node) *graph.Node { return graph.MulScal
 // shares its hyperparameters) and renames hyperparameters whose names
 // collide by suffixing their prefix: the second "rbf.lengthscale" becomes
 // "rbf_2.lengthscale".
-func uniqueParams(ps []*Param) []*Param {
-	seenPtr := make(map[*Param]bool, len(ps))
+func uniqueParams(ps []*Hyperparam) []*Hyperparam {
+	seenPtr := make(map[*Hyperparam]bool, len(ps))
 	seenName := make(map[string]bool, len(ps))
-	out := make([]*Param, 0, len(ps))
+	out := make([]*Hyperparam, 0, len(ps))
 	for _, p := range ps {
 		if seenPtr[p] {
 			continue
@@ -320,7 +303,7 @@ func uniqueParams(ps []*Param) []*Param {
 }
 
 // paramNamed returns the parameter of ps with the given name, or nil.
-func paramNamed(ps []*Param, name string) *Param {
+func paramNamed(ps []*Hyperparam, name string) *Hyperparam {
 	for _, p := range ps {
 		if p.Name() == name {
 			return p
