@@ -115,6 +115,9 @@ func init() {
 	addCase("div", opCase{name: "broadcast (3,1) and (4,)", inputs: func(rng *tensor.RNG) []*tensor.Tensor {
 		return []*tensor.Tensor{rng.Normal(ewF64, 0, 1, 3, 1), ewAway(rng, 0.5, 2, 4)}
 	}, f: ewBinary(graph.Div)})
+	addCase("xlogy", opCase{name: "broadcast y", inputs: func(rng *tensor.RNG) []*tensor.Tensor {
+		return []*tensor.Tensor{ewAway(rng, 0.2, 2, 3, 4), rng.Uniform(ewF64, 0.3, 3, 4)}
+	}, f: ewBinary(graph.Xlogy)})
 	addCase("pow", opCase{name: "positive base", inputs: func(rng *tensor.RNG) []*tensor.Tensor {
 		return []*tensor.Tensor{rng.Uniform(ewF64, 0.5, 2, 3, 4), rng.Uniform(ewF64, -1.5, 2.5, 3, 4)}
 	}, f: ewBinary(graph.Pow)})

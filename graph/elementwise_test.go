@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/tensor"
@@ -176,4 +177,18 @@ func vtCatch(f func()) (err error) {
 	defer tensor.Recover(&err)
 	f()
 	return nil
+}
+
+// Xlogy's value and derivatives by hand at x = (2, 0), y = (e, 1):
+// values 2·1 = 2 and 0; ∂/∂x = log y where x ≠ 0 and 0 where x = 0, so
+// (1, 0); ∂/∂y = x/y, so (2/e, 0).
+func TestXlogyByHand(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.FromFloat64s([]float64{2, 0}, 2))
+	y := g.Var(tensor.FromFloat64s([]float64{math.E, 1}, 2))
+	z := graph.Xlogy(x, y)
+	numtest.Close(t, []float64{2, 0}, z.Value(), 1e-15)
+	grads := autodiff.Grad(graph.Sum(z, nil, false), x, y)
+	numtest.Close(t, []float64{1, 0}, grads[0].Value(), 1e-15, "d/dx")
+	numtest.Close(t, []float64{2 / math.E, 0}, grads[1].Value(), 1e-15, "d/dy")
 }
