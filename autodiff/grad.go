@@ -84,7 +84,8 @@ type tape struct {
 	nodes []*graph.Node
 	lo    int
 	slots []slot
-	needs []bool // scratch for each VJP call
+	needs []bool   // scratch for each VJP call
+	buf   [16]bool // needs' first backing array, inside the tape's allocation
 }
 
 type slot struct {
@@ -116,6 +117,7 @@ func mark(ys, xs []*graph.Node) *tape {
 		hi = max(hi, y.ID())
 	}
 	t := &tape{lo: lo}
+	t.needs = t.buf[:0]
 	if lo > hi {
 		return t
 	}
