@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test bench demo lint race fuzz
+.PHONY: test test-mpi bench demo lint race fuzz
 
 # vet, then every package's tests (fuzz targets run on their seed corpus).
 test:
@@ -24,3 +24,19 @@ lint:
 # The race detector over the packages that run goroutines.
 race:
 	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff
+
+# The distributed package's tests on two MPI ranks (Open MPI is installed
+# with apt-get when it is missing; CI runs as root, hence the OMPI_ALLOW_*).
+MPI_TEST := $(shell mktemp -u /tmp/gradus-distributed.XXXXXX)
+test-mpi:
+	@command -v mpirun >/dev/null 2>&1 && pkg-config --exists ompi-c || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev pkg-config; }
+	$(GO) vet -tags mpi ./distributed
+	$(GO) test -c -tags mpi -o $(MPI_TEST) ./distributed
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 \
+		mpirun -np 2 --oversubscribe $(MPI_TEST) -test.count=1
+	@echo "a failing rank must end the job with an error, not hang (timeout exits 124):"
+	@OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 GRADUS_FAIL_RANK=1 timeout 120 \
+		mpirun -np 2 --oversubscribe -x GRADUS_FAIL_RANK $(MPI_TEST) -test.run RankFailure >/dev/null 2>&1; \
+		rc=$$?; if [ $$rc -eq 0 ] || [ $$rc -eq 124 ]; then echo "FAIL: exit $$rc"; exit 1; fi; echo "ok: mpirun exited $$rc"
+	rm -f $(MPI_TEST)
