@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi bench demo lint race fuzz
+.PHONY: test test-mpi test-arm64 bench demo lint race fuzz
 
 # vet, then every package's tests (fuzz targets run on their seed corpus).
 test:
@@ -40,3 +40,11 @@ test-mpi:
 		mpirun -np 2 --oversubscribe -x GRADUS_FAIL_RANK $(MPI_TEST) -test.run RankFailure >/dev/null 2>&1; \
 		rc=$$?; if [ $$rc -eq 0 ] || [ $$rc -eq 124 ]; then echo "FAIL: exit $$rc"; exit 1; fi; echo "ok: mpirun exited $$rc"
 	rm -f $(MPI_TEST)
+
+# The tensor packages' tests built for arm64 (the NEON GEMM kernels) and run
+# under qemu-user (installed with apt-get when missing).
+test-arm64:
+	@command -v qemu-aarch64-static >/dev/null 2>&1 || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static; }
+	GOARCH=arm64 $(GO) vet ./tensor/...
+	GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static ./tensor/...

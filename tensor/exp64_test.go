@@ -381,5 +381,9 @@ func TestExp64UnderflowBound(t *testing.T) {
 		require.Equal(t, math.Float64bits(math.Exp(x)), math.Float64bits(exp64(x)), "x = %v", x)
 	}
 	require.Zero(t, exp64(math.Nextafter(exp64Underflow, -800)))
-	require.Positive(t, exp64(math.Nextafter(exp64Underflow, 0)))
+	// Just above the bound Go's amd64 math.Exp (assembly) returns the
+	// smallest subnormal and its arm64 one (pure Go) still 0 (it stays 0 up
+	// to about −744.9), so exp64, which defers to math.Exp there, follows
+	// each; from −744.5 up both are positive.
+	require.Positive(t, exp64(-744.5))
 }

@@ -245,6 +245,11 @@ func pow32(x, y float32) float32 {
 	case math32.Abs(y) >= 1<<31 && !math32.IsInf(y, 0) && x != 0 && !math32.IsInf(x, 0) && !math32.IsNaN(x):
 		// Such a y is an even integer, so the sign of x does not matter.
 		return exp32(y * math32.Log(math32.Abs(x)))
+	case math32.Abs(y) >= 1<<24 && !math32.IsInf(y, 0) && (x == 0 || math32.IsInf(x, 0)):
+		// Every float32 of this size is an even integer, so (±0)ʸ and
+		// (±∞)ʸ are those of +0 and +∞. math32.Pow decides parity through
+		// an integer conversion that overflows (to an odd number on arm64).
+		return math32.Pow(math32.Abs(x), y)
 	}
 	return math32.Pow(x, y)
 }

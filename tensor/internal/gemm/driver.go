@@ -190,7 +190,7 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 	var z T
 	es := int(unsafe.Sizeof(z))
 	// The assembly kernels use 64-byte B rows: nr=16 float32 or nr=8 float64.
-	fast := nr*es == 64 && hasAsm
+	fast := nr*es == 64 && hasAsm && asmPack
 	for jr := 0; jr < nb; jr += nr {
 		cols := min(nr, nb-jr)
 		d := dst[jr*kb : (jr+nr)*kb]

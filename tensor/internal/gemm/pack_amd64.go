@@ -4,6 +4,9 @@ package gemm
 
 import "unsafe"
 
+// asmPack is true: the AVX2 packers below serve the AVX2 kernels.
+const asmPack = true
+
 // Assembly packing helpers (see pack_amd64.s). Strides are in bytes.
 
 //go:noescape
