@@ -1,0 +1,125 @@
+package cluster
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// DPMeansOptions configures DPMeans.
+type DPMeansOptions struct {
+	Lambda  float64 // the cost of a cluster, in squared distance units (required, > 0)
+	MaxIter int     // passes over the data (default 100)
+}
+
+// DPMeansResult is DP-means' clustering; Objective is
+// Σᵢ ‖xᵢ − μ_{labelᵢ}‖² + λ·K, which every pass lowers or keeps.
+type DPMeansResult struct {
+	Centers    *tensor.Tensor // (K, d) float64
+	Labels     []int
+	K          int
+	Objective  float64
+	Iterations int  // passes made
+	Converged  bool // a pass changed no assignment
+}
+
+// DPMeans clusters the rows of x (n, d) by DP-means (seed 000 §2.1.2;
+// Kulis and Jordan 2012): starting from one cluster at the global mean, it
+// visits the rows in order and opens a new cluster at a row whose squared
+// distance to every centre exceeds λ, otherwise moves the row to its
+// nearest centre, updating the centres it leaves and joins at once; it
+// repeats the passes until none changes an assignment. Clusters left empty
+// are dropped. The result is deterministic. It returns an error for a bad
+// x or a λ that is not positive and finite.
+func DPMeans(x *tensor.Tensor, opts DPMeansOptions) (*DPMeansResult, error) {
+	rows, err := matrix("cluster.DPMeans", x)
+	if err != nil {
+		return nil, err
+	}
+	if !(opts.Lambda > 0) || math.IsInf(opts.Lambda, 0) {
+		return nil, fmt.Errorf("cluster.DPMeans: λ = %v must be positive and finite", opts.Lambda)
+	}
+	if opts.MaxIter <= 0 {
+		opts.MaxIter = 100
+	}
+	n, d := len(rows), len(rows[0])
+	mean := make([]float64, d)
+	for _, r := range rows {
+		addTo(mean, r)
+	}
+	sums := [][]float64{clone(mean)}
+	counts := []int{n}
+	centers := [][]float64{make([]float64, d)}
+	for f := range mean {
+		centers[0][f] = mean[f] / float64(n)
+	}
+	labels := make([]int, n) // every row starts in cluster 0
+	res := &DPMeansResult{}
+	for res.Iterations < opts.MaxIter {
+		res.Iterations++
+		changed := false
+		for i, r := range rows {
+			bj, bd := -1, math.Inf(1)
+			for j, c := range centers {
+				if counts[j] == 0 {
+					continue
+				}
+				if dd := sqDist(r, c); dd < bd {
+					bj, bd = j, dd
+				}
+			}
+			if bd > opts.Lambda {
+				sums, counts, centers = append(sums, make([]float64, d)), append(counts, 0), append(centers, clone(r))
+				bj = len(centers) - 1
+			}
+			if old := labels[i]; bj != old {
+				changed = true
+				move(r, old, bj, sums, counts, centers)
+				labels[i] = bj
+			}
+		}
+		if !changed {
+			res.Converged = true
+			break
+		}
+	}
+	// Drop the empty clusters and renumber the rest in order.
+	index := make([]int, len(centers))
+	var kept [][]float64
+	for j := range centers {
+		index[j] = -1
+		if counts[j] > 0 {
+			index[j] = len(kept)
+			kept = append(kept, centers[j])
+		}
+	}
+	obj := 0.0
+	for i, r := range rows {
+		obj += sqDist(r, centers[labels[i]])
+		labels[i] = index[labels[i]]
+	}
+	res.K = len(kept)
+	res.Objective = obj + opts.Lambda*float64(res.K)
+	res.Centers, res.Labels = fromRows(kept, d), labels
+	return res, nil
+}
+
+// move takes row r out of cluster from and into cluster to, updating both
+// clusters' sums, counts and centres (a centre left empty stays where it
+// was and is skipped until a row joins it again).
+func move(r []float64, from, to int, sums [][]float64, counts []int, centers [][]float64) {
+	for f, v := range r {
+		sums[from][f] -= v
+		sums[to][f] += v
+	}
+	counts[from]--
+	counts[to]++
+	for _, j := range []int{from, to} {
+		if counts[j] > 0 {
+			for f := range centers[j] {
+				centers[j][f] = sums[j][f] / float64(counts[j])
+			}
+		}
+	}
+}
