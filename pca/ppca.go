@@ -1,0 +1,185 @@
+package pca
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gradus-ml/gradus/autodiff"
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// PPCA is probabilistic PCA (Tipping and Bishop 1999): x = W·z + μ + ε with
+// z ~ N(0, I_q) and ε ~ N(0, σ²I_d), so x ~ N(μ, C) with C = WWᵀ + σ²I.
+type PPCA struct {
+	Mean   []float64      // μ, the sample mean
+	W      *tensor.Tensor // (d, q) loading matrix
+	Sigma2 float64        // σ², the isotropic noise variance
+}
+
+// FitPPCA returns the maximum-likelihood PPCA with q latent dimensions in
+// closed form: with λ₁ ≥ … ≥ λ_d the eigenvalues of the sample covariance
+// S (divisor n) and U_q the top q eigenvectors, σ² = mean of λ_{q+1…d} and
+// W = U_q·(Λ_q − σ²I)^{1/2} (columns signed as PCA's components). It needs
+// 1 ≤ q < d.
+func FitPPCA(x *tensor.Tensor, q int) (*PPCA, error) {
+	xc, mean, err := centred("pca.FitPPCA", x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := xc.Shape()[0], xc.Shape()[1]
+	if q < 1 || q >= d {
+		return nil, fmt.Errorf("pca.FitPPCA: q = %d latent dimensions for d = %d (want 1 ≤ q < d)", q, d)
+	}
+	s := tensor.MulScalar(tensor.MatMulT(xc, xc, true, false), 1/float64(n))
+	vals, vecs, err := topEigen(s, d)
+	if err != nil {
+		return nil, fmt.Errorf("pca.FitPPCA: %w", err)
+	}
+	sigma2 := 0.0
+	for _, v := range vals[q:] {
+		sigma2 += v
+	}
+	sigma2 /= float64(d - q)
+	u := tensor.Slice(vecs, 1, 0, q, 1).Contiguous()
+	flipRowsOfT(u)
+	scaleColumns(u, vals, func(l float64) float64 { return math.Sqrt(math.Max(l-sigma2, 0)) })
+	return &PPCA{Mean: mean, W: u, Sigma2: sigma2}, nil
+}
+
+// flipRowsOfT applies PCA's sign convention to the columns of m.
+func flipRowsOfT(m *tensor.Tensor) {
+	t := tensor.Transpose(m).Contiguous()
+	flipRows(t)
+	tensor.CopyInto(m, tensor.Transpose(t))
+}
+
+// LogLikelihood returns Σᵢ log N(xᵢ; μ, WWᵀ + σ²I) for the rows of x.
+func (m *PPCA) LogLikelihood(x *tensor.Tensor) (float64, error) {
+	checkCols("pca.PPCA.LogLikelihood", x, len(m.Mean))
+	g := graph.New()
+	xc := tensor.Sub(x.Cast(tensor.Float64), tensor.FromFloat64s(m.Mean, len(m.Mean)))
+	var ll float64
+	err := func() (err error) {
+		defer tensor.Recover(&err)
+		ll = LogLikelihood(g.Const(xc), g.Const(m.W), g.Scalar(tensor.Float64, math.Log(m.Sigma2))).Item()
+		return nil
+	}()
+	return ll, err
+}
+
+// LogLikelihood returns, as a scalar node, the PPCA log-likelihood
+// −n/2·(d·log 2π + log|C| + tr(C⁻¹S)) of the centred rows xc (n, d), with
+// C = WWᵀ + σ²I, S = xcᵀxc/n, w (d, q) and σ² = exp(logSigma2) (0-d). It is
+// differentiable in w and logSigma2 (and xc): fitting it by gradient
+// reaches FitPPCA's closed form. A C that is not positive definite panics
+// with a *graph.DataError.
+func LogLikelihood(xc, w, logSigma2 *graph.Node) *graph.Node {
+	n, d := xc.Shape()[0], xc.Shape()[1]
+	c := graph.AddDiag(graph.MatMulT(w, w, false, true), graph.Exp(logSigma2))
+	l := graph.Cholesky(c)
+	s := graph.MulScalar(graph.MatMulT(xc, xc, true, false), 1/float64(n))
+	tr := graph.Sum(graph.Diagonal(graph.CholeskySolve(l, s)), nil, false)
+	inner := graph.AddScalar(graph.Add(graph.LogDetChol(l), tr), float64(d)*math.Log(2*math.Pi))
+	return graph.MulScalar(inner, -float64(n)/2)
+}
+
+// EMOptions configures FitPPCAEM.
+type EMOptions struct {
+	MaxIter int     // EM iterations (default 500)
+	Tol     float64 // stop when the log-likelihood rises by less than Tol·n (default 1e-9)
+	Seed    uint64  // seed of the random initial W
+}
+
+// FitPPCAEM fits PPCA by the EM algorithm of Tipping and Bishop (1999,
+// §3.2) in the covariance form, M = WᵀW + σ²I:
+//
+//	W' = S·W·(σ²I + M⁻¹WᵀSW)⁻¹,   σ²' = tr(S − S·W·M⁻¹·W'ᵀ)/d,
+//
+// from a random W and σ² = 1. It returns the fit and the log-likelihood
+// after each iteration, which EM never lowers.
+func FitPPCAEM(x *tensor.Tensor, q int, opts EMOptions) (*PPCA, []float64, error) {
+	xc, mean, err := centred("pca.FitPPCAEM", x)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, d := xc.Shape()[0], xc.Shape()[1]
+	if q < 1 || q >= d {
+		return nil, nil, fmt.Errorf("pca.FitPPCAEM: q = %d latent dimensions for d = %d (want 1 ≤ q < d)", q, d)
+	}
+	if opts.MaxIter <= 0 {
+		opts.MaxIter = 500
+	}
+	if opts.Tol <= 0 {
+		opts.Tol = 1e-9
+	}
+	s := tensor.MulScalar(tensor.MatMulT(xc, xc, true, false), 1/float64(n))
+	w := tensor.NewRNG(opts.Seed).Normal(tensor.Float64, 0, 1, d, q)
+	sigma2 := 1.0
+	eye := tensor.Eye(tensor.Float64, q)
+	m := &PPCA{Mean: mean}
+	var trace []float64
+	for range opts.MaxIter {
+		mm := tensor.Add(tensor.MatMulT(w, w, true, false), tensor.MulScalar(eye, sigma2))
+		minv, err := tensor.Inverse(mm)
+		if err != nil {
+			return nil, nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
+		}
+		sw := tensor.MatMul(s, w)
+		inner := tensor.Add(tensor.MulScalar(eye, sigma2), tensor.MatMul(minv, tensor.MatMulT(w, sw, true, false)))
+		innerInv, err := tensor.Inverse(inner)
+		if err != nil {
+			return nil, nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
+		}
+		wNew := tensor.MatMul(sw, innerInv)
+		prod := tensor.MatMul(tensor.MatMul(sw, minv), tensor.Transpose(wNew))
+		tr := 0.0
+		for i := range d {
+			tr += s.At(i, i) - prod.At(i, i)
+		}
+		w, sigma2 = wNew, tr/float64(d)
+		m.W, m.Sigma2 = w, sigma2
+		ll, err := m.LogLikelihood(x)
+		if err != nil {
+			return nil, nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
+		}
+		trace = append(trace, ll)
+		if k := len(trace); k > 1 && trace[k-1]-trace[k-2] < opts.Tol*float64(n) {
+			break
+		}
+	}
+	return m, trace, nil
+}
+
+// FitPPCAGradient fits PPCA by maximising LogLikelihood with L-BFGS over W
+// and log σ², from a random W (seeded) and σ² = 1: the gradient route to the
+// closed form, for models that extend PPCA's likelihood.
+func FitPPCAGradient(x *tensor.Tensor, q int, seed uint64) (*PPCA, optim.LBFGSResult, error) {
+	xc, mean, err := centred("pca.FitPPCAGradient", x)
+	if err != nil {
+		return nil, optim.LBFGSResult{}, err
+	}
+	d := xc.Shape()[1]
+	if q < 1 || q >= d {
+		return nil, optim.LBFGSResult{}, fmt.Errorf("pca.FitPPCAGradient: q = %d latent dimensions for d = %d", q, d)
+	}
+	w := tensor.NewRNG(seed).Normal(tensor.Float64, 0, 1, d, q)
+	logS2 := tensor.Zeros(tensor.Float64)
+	g := graph.New()
+	f := func(p, grad []*tensor.Tensor) (v float64, err error) {
+		defer tensor.Recover(&err)
+		g.Reset()
+		wn, sn := g.Var(p[0]), g.Var(p[1])
+		nll := graph.Neg(LogLikelihood(g.Const(xc), wn, sn))
+		gr := autodiff.Grad(nll, wn, sn)
+		tensor.CopyInto(grad[0], gr[0].Value())
+		tensor.CopyInto(grad[1], gr[1].Value())
+		return nll.Item(), nil
+	}
+	res, err := optim.Minimize(f, []*tensor.Tensor{w, logS2}, optim.LBFGSConfig{MaxIter: 500, GradTol: 1e-8})
+	if err != nil {
+		return nil, res, fmt.Errorf("pca.FitPPCAGradient: %w", err)
+	}
+	return &PPCA{Mean: mean, W: w, Sigma2: math.Exp(logS2.Item())}, res, nil
+}
