@@ -1,0 +1,93 @@
+package inference
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// gaussian2D is N(0, Σ) with unit and s standard deviations and
+// correlation rho.
+func gaussian2D(rho, s float64) Model {
+	det := s * s * (1 - rho*rho)
+	prec := []float64{s * s / det, -rho * s / det, -rho * s / det, 1 / det}
+	return Model{
+		Params: []Param{{Name: "x", Shape: []int{2, 1}}},
+		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
+			x := p["x"]
+			pm := g.Const(tensor.FromFloat64s(prec, 2, 2))
+			return graph.MulScalar(graph.MatMulT(x, graph.MatMul(pm, x), true, false), -0.5)
+		},
+	}
+}
+
+// within4MCSE checks a posterior mean against the truth at four Monte
+// Carlo standard errors (sd/√ESS): wrong with probability 6e-5.
+func within4MCSE(t *testing.T, r *Result, name string, mean, sd float64) {
+	t.Helper()
+	ch := r.Column(name)
+	all := flatten(ch)
+	m := meanOf(all)
+	mcse := sd / math.Sqrt(BulkESS(ch))
+	assert.InDelta(t, mean, m, 4*mcse, "%s: mean %g, truth %g, mcse %g", name, m, mean, mcse)
+	got := math.Sqrt(varianceOf(all, m))
+	assert.InDelta(t, sd, got, 0.1*sd, "%s: sd %g, truth %g", name, got, sd)
+	assert.Less(t, Rhat(ch), 1.01, name)
+}
+
+func TestNUTSCorrelatedGaussian(t *testing.T) {
+	r, err := NUTS(gaussian2D(0.9, 2), NUTSOptions{Chains: 4, Warmup: 500, Draws: 1000, Seed: 11})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"x[0]", "x[1]"}, r.Names)
+	within4MCSE(t, r, "x[0]", 0, 1)
+	within4MCSE(t, r, "x[1]", 0, 2)
+	for c := range 4 {
+		assert.Zero(t, r.Divergences[c])
+		// The adapted inverse metric approaches the marginal variances 1, 4.
+		assert.InDelta(t, 1, r.InvMass[c][0], 0.5)
+		assert.InDelta(t, 4, r.InvMass[c][1], 2)
+	}
+}
+
+// p ~ Beta(2, 2) with 7 successes in 10 Bernoulli trials: the posterior is
+// Beta(9, 5), mean 9/14, sd √(9·5/(14²·15)). p is sampled through the
+// sigmoid bijector, whose log-Jacobian the sampler adds.
+func TestNUTSBetaBernoulliThroughABijector(t *testing.T) {
+	m := Model{
+		Params: []Param{{Name: "p", Shape: []int{}, Bijector: probabilistic.Sigmoid{}}},
+		LogDensity: func(g *graph.Graph, ps map[string]*graph.Node) *graph.Node {
+			p := ps["p"]
+			// (2−1+7)·log p + (2−1+3)·log(1−p)
+			return graph.Add(graph.MulScalar(graph.Log(p), 8), graph.MulScalar(graph.Log1p(graph.Neg(p)), 4))
+		},
+	}
+	r, err := NUTS(m, NUTSOptions{Chains: 4, Warmup: 400, Draws: 1000, Seed: 3})
+	require.NoError(t, err)
+	within4MCSE(t, r, "p", 9.0/14, math.Sqrt(9*5/(14*14*15.0)))
+}
+
+func TestNUTSIsDeterministic(t *testing.T) {
+	opts := NUTSOptions{Chains: 2, Warmup: 50, Draws: 20, Seed: 5}
+	a, err := NUTS(gaussian2D(0.5, 1), opts)
+	require.NoError(t, err)
+	b, err := NUTS(gaussian2D(0.5, 1), opts)
+	require.NoError(t, err)
+	assert.Equal(t, a.Draws, b.Draws)
+}
+
+func TestModelErrors(t *testing.T) {
+	_, err := NUTS(Model{}, NUTSOptions{})
+	assert.ErrorContains(t, err, "no LogDensity")
+	m := gaussian2D(0, 1)
+	m.Params = append(m.Params, Param{Name: "x", Shape: []int{}})
+	_, err = NUTS(m, NUTSOptions{})
+	assert.ErrorContains(t, err, `"x" is empty or repeated`)
+	_, err = NUTS(gaussian2D(0, 1), NUTSOptions{TargetAccept: 1.5})
+	assert.ErrorContains(t, err, "TargetAccept")
+}
