@@ -1,7 +1,7 @@
 package tensor_test
 
-// Review: the package doc's example (broadcasting, a reduction) and the
-// error policy were not runnable Examples.
+// Runnable forms of the package doc's example (broadcasting, a reduction)
+// and of the error policy (Recover).
 
 import (
 	"errors"

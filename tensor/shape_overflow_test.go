@@ -30,7 +30,7 @@ func fixTensorError(t *testing.T, f func()) (e *tensor.Error) {
 	return nil
 }
 
-func TestFixShapeOverflowFails(t *testing.T) {
+func TestShapeOverflowFails(t *testing.T) {
 	const big = 1 << 32
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		one := func() *tensor.Tensor { return tensor.Ones(dt, 1, 1) }
@@ -69,7 +69,7 @@ func TestFixShapeOverflowFails(t *testing.T) {
 
 // Shapes at the cap's scale that do fit are still accepted: a view does
 // not allocate, and a size-0 shape has no storage to size.
-func TestFixShapeLargeViewsStillWork(t *testing.T) {
+func TestShapeLargeViewsStillWork(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		v := tensor.Expand(tensor.Ones(dt, 1, 1), 1<<20, 1<<20)
 		assert.Equal(t, 1<<40, v.Size())

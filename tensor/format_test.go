@@ -8,7 +8,7 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-func TestFixFormatShape(t *testing.T) {
+func TestFormatShape(t *testing.T) {
 	cases := []struct {
 		shape []int
 		want  string

@@ -1,8 +1,7 @@
 package tensor_test
 
-// Review tests closing coverage gaps in package tensor: the four arithmetic
-// ops (and their To forms) had no value test of their own, nor did Cast,
-// Linspace, Zeros, ZerosLike, MatMulTTo, DType.Size or Fill on a strided
+// Value tests of the four arithmetic ops (and their To forms), Cast,
+// Linspace, Zeros, ZerosLike, MatMulTTo, DType.Size and Fill on a strided
 // view. Every expected value below is worked out by hand.
 
 import (
@@ -39,7 +38,7 @@ func reviewClose(t *testing.T, want []float64, got *tensor.Tensor, msg string) {
 	}
 }
 
-func TestReviewArithmeticValues(t *testing.T) {
+func TestArithmeticValues(t *testing.T) {
 	inf := math.Inf(1)
 	a := []float64{6, -1.5, 0, 2, inf, 1}
 	b := []float64{4, 0.5, -3, 0, 1, 0}
@@ -98,9 +97,9 @@ func reviewTransposeData(v []float64, r, c int) []float64 {
 	return out
 }
 
-// TestReviewArithmeticBroadcast broadcasts each side in turn, including a
+// TestArithmeticBroadcast broadcasts each side in turn, including a
 // scalar, rank extension and a size-0 dimension.
-func TestReviewArithmeticBroadcast(t *testing.T) {
+func TestArithmeticBroadcast(t *testing.T) {
 	for _, dt := range reviewDTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			m := tensor.FromValues(dt, []float64{1, 2, 3, 4, 5, 6}, 2, 3)
@@ -130,7 +129,7 @@ func TestReviewArithmeticBroadcast(t *testing.T) {
 	}
 }
 
-func TestReviewArithmeticErrors(t *testing.T) {
+func TestArithmeticErrors(t *testing.T) {
 	m32 := tensor.New(tensor.Float32, 2, 3)
 	m64 := tensor.New(tensor.Float64, 2, 3)
 	for _, c := range []struct {
@@ -151,7 +150,7 @@ func TestReviewArithmeticErrors(t *testing.T) {
 		for _, s := range c.in {
 			assert.Contains(t, err.Error(), s, c.op)
 		}
-		assert.Contains(t, te.Caller, "review_arith_test.go", c.op)
+		assert.Contains(t, te.Caller, "arith_test.go", c.op)
 	}
 }
 
@@ -162,7 +161,7 @@ func reviewPanicErr(f func()) (err error) {
 	return nil
 }
 
-func TestReviewCreationAndCast(t *testing.T) {
+func TestCreationAndCast(t *testing.T) {
 	for _, dt := range reviewDTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			z := tensor.Zeros(dt, 2, 2)
@@ -199,7 +198,7 @@ func TestReviewCreationAndCast(t *testing.T) {
 	assert.Equal(t, []float32{0.1, float32(math.Inf(1)), float32(math.Inf(-1)), 1}, d.Float32s())
 }
 
-func TestReviewMatMulTTo(t *testing.T) {
+func TestMatMulTTo(t *testing.T) {
 	// A (2×3), B (2×3): A·Bᵀ (2×2) and Aᵀ·B (3×3), worked by hand.
 	av := []float64{1, 2, 3, 4, 5, 6}
 	bv := []float64{1, 0, -1, 2, 1, 0}
