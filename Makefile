@@ -3,8 +3,10 @@ GO ?= go
 
 .PHONY: test test-mpi test-arm64 bench demo lint race fuzz
 
-# vet, then every package's tests (fuzz targets run on their seed corpus).
+# The layering check, vet, then every package's tests (fuzz targets run on
+# their seed corpus).
 test:
+	$(GO) run ./internal/layercheck .
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
@@ -16,8 +18,10 @@ bench:
 demo:
 	$(GO) run ./examples/vae -demo
 
-# gofmt must have nothing to say, and vet must pass.
+# gofmt must have nothing to say, the layering check (imports point down,
+# files under 700 lines, doc comments on exported names) and vet must pass.
 lint:
+	$(GO) run ./internal/layercheck .
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 

@@ -5,6 +5,15 @@
 // Vectorised float32 kernels (AVX2, no FMA). Every lane performs exactly the
 // IEEE operations of the scalar Go code, in the same order and with the
 // same constants, so results are bit-identical to it.
+//
+// Why this file is written by hand: most of its length is lane-replicated
+// DATA constants and the 8-wide and 4-wide copies of each kernel's loop
+// body. A generator (avo) would keep one source for them, but only if it
+// reproduced every instruction: the bit-for-bit tests catch a change of
+// arithmetic, not of register choice or scheduling, whose speed was tuned
+// here. That needs the kernels restated with physical registers and a
+// per-symbol hash of the object code before and after, which has not been
+// done (issue 12). Until it is, edit a kernel's repeated bodies together.
 
 DATA sgabs<>+0(SB)/4, $0x7fffffff
 DATA sgabs<>+4(SB)/4, $0x7fffffff

@@ -1,0 +1,235 @@
+// Command layercheck enforces the architecture's rules on the module's
+// source (run by make lint and make test):
+//
+//   - imports point down: no package imports one on a higher layer of
+//     ../shared/DESIGN.md's stack (the table below; a new package must be
+//     added to it, which forces the decision of where it sits);
+//   - internal/numtest is for tests only;
+//   - no Go file, tests included, is longer than 700 lines;
+//   - every exported name of a library package has a doc comment.
+//
+// It prints one line per violation, file:line: what, and exits 1 if there
+// is any.
+//
+//	go run ./internal/layercheck [module root, default .]
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// layers lists the module's packages by prefix, lowest first. A package
+// may import packages of its own layer or below. The longest matching
+// prefix decides a package's layer.
+var layers = []struct {
+	prefix string
+	rank   int
+}{
+	{"tensor", 0},
+	{"graph", 1},
+	{"autodiff", 2},
+	{"losses", 3}, {"optim", 3},
+	{"nn", 4},
+	{"nn/checkpoint", 5},
+	{"probabilistic", 6},
+	{"probabilistic/gp", 7}, {"probabilistic/logreg", 7}, {"probabilistic/vae", 7},
+	{"cluster", 8}, {"mixture", 8}, {"pca", 8}, {"svm", 8},
+	{"inference", 9},
+	{"distributed", 10},
+	{"data", 11}, {"train", 11}, {"metrics", 11}, {"plot", 11},
+	{"cmd", 12},
+	{"examples", 13},
+	{"internal/layercheck", 13},
+	{"internal/numtest", 13},
+}
+
+// testOnly lists the packages that only _test.go files may import.
+var testOnly = map[string]bool{"internal/numtest": true}
+
+const maxLines = 700
+
+func main() {
+	root := "."
+	if len(os.Args) > 1 {
+		root = os.Args[1]
+	}
+	problems, err := check(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "layercheck:", err)
+		os.Exit(2)
+	}
+	for _, p := range problems {
+		fmt.Println(p)
+	}
+	if len(problems) > 0 {
+		fmt.Printf("layercheck: %d problems\n", len(problems))
+		os.Exit(1)
+	}
+}
+
+// check walks the Go files under root and returns the violations, sorted.
+func check(root string) ([]string, error) {
+	module, err := modulePath(root)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "out") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		problems = append(problems, checkFile(fset, module, rel, src)...)
+		return nil
+	})
+	sort.Strings(problems)
+	return problems, err
+}
+
+// checkFile returns the violations of one file, named rel (slash-separated,
+// relative to the module root).
+func checkFile(fset *token.FileSet, module, rel string, src []byte) []string {
+	var out []string
+	if n := strings.Count(string(src), "\n"); n > maxLines {
+		out = append(out, fmt.Sprintf("%s:1: %d lines, over the limit of %d: split it by concern", rel, n, maxLines))
+	}
+	f, err := parser.ParseFile(fset, rel, src, parser.ParseComments)
+	if err != nil {
+		return append(out, fmt.Sprintf("%s:1: %v", rel, err))
+	}
+	dir := filepath.ToSlash(filepath.Dir(rel))
+	test := strings.HasSuffix(rel, "_test.go")
+	rank, _, known := layerOf(dir)
+	if !known {
+		return append(out, fmt.Sprintf("%s:1: package %s is not in layercheck's layer table: add it where it belongs", rel, dir))
+	}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if !strings.HasPrefix(p, module+"/") {
+			continue
+		}
+		target := strings.TrimPrefix(p, module+"/")
+		tr, forTests, ok := layerOf(target)
+		line := fset.Position(imp.Pos()).Line
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s:%d: imports %s, which is not in the layer table", rel, line, target))
+		case forTests && !test:
+			out = append(out, fmt.Sprintf("%s:%d: imports %s, which only tests may import", rel, line, target))
+		case tr > rank && !test:
+			out = append(out, fmt.Sprintf("%s:%d: %s (layer %d) imports %s (layer %d) from above", rel, line, dir, rank, target, tr))
+		}
+	}
+	if !test && f.Name.Name != "main" {
+		out = append(out, undocumented(fset, rel, f)...)
+	}
+	return out
+}
+
+// layerOf returns the rank of the longest prefix matching pkg and whether
+// only tests may import it.
+func layerOf(pkg string) (rank int, tests, known bool) {
+	best := -1
+	for _, l := range layers {
+		if (pkg == l.prefix || strings.HasPrefix(pkg, l.prefix+"/")) && len(l.prefix) > best {
+			best, rank = len(l.prefix), l.rank
+		}
+	}
+	return rank, testOnly[pkg], best >= 0
+}
+
+// undocumented lists exported declarations without a doc comment: funcs,
+// methods of exported types, and types, consts and vars (a grouped
+// declaration's comment covers its members).
+func undocumented(fset *token.FileSet, rel string, f *ast.File) []string {
+	var out []string
+	report := func(pos token.Pos, what string) {
+		out = append(out, fmt.Sprintf("%s:%d: exported %s has no doc comment", rel, fset.Position(pos).Line, what))
+	}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() || d.Doc != nil {
+				continue
+			}
+			if d.Recv != nil && !exportedRecv(d.Recv) {
+				continue
+			}
+			report(d.Pos(), "func "+d.Name.Name)
+		case *ast.GenDecl:
+			if d.Doc != nil && d.Lparen.IsValid() {
+				continue // the group's comment covers it
+			}
+			for _, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() && s.Doc == nil && d.Doc == nil {
+						report(s.Pos(), "type "+s.Name.Name)
+					}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() && s.Doc == nil && d.Doc == nil && s.Comment == nil {
+							report(n.Pos(), n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func exportedRecv(recv *ast.FieldList) bool {
+	t := recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.Ident:
+			return x.IsExported()
+		default:
+			return true
+		}
+	}
+}
+
+func modulePath(root string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "module "); ok {
+			return strings.TrimSpace(rest), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no module line", filepath.Join(root, "go.mod"))
+}

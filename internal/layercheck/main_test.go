@@ -1,0 +1,87 @@
+package main
+
+import (
+	"go/token"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/gradus-ml/gradus"
+
+func problems(rel, src string) []string {
+	return checkFile(token.NewFileSet(), mod, rel, []byte(src))
+}
+
+func TestImportsPointDown(t *testing.T) {
+	up := "package graph\n\nimport _ \"" + mod + "/nn\"\n"
+	if p := problems("graph/x.go", up); len(p) != 1 || !strings.Contains(p[0], "graph (layer 1) imports nn (layer 4) from above") {
+		t.Errorf("graph importing nn: %v", p)
+	}
+	down := "package nn\n\nimport _ \"" + mod + "/graph\"\n"
+	if p := problems("nn/x.go", down); len(p) != 0 {
+		t.Errorf("nn importing graph: %v", p)
+	}
+	// Tests may import upwards (autodiff's all-ops table imports logreg).
+	if p := problems("graph/x_test.go", up); len(p) != 0 {
+		t.Errorf("a test importing upwards: %v", p)
+	}
+}
+
+func TestUnknownPackagesAndTestOnlyImports(t *testing.T) {
+	if p := problems("widgets/x.go", "package widgets\n"); len(p) != 1 || !strings.Contains(p[0], "not in layercheck's layer table") {
+		t.Errorf("an unknown package: %v", p)
+	}
+	src := "package nn\n\nimport _ \"" + mod + "/internal/numtest\"\n"
+	if p := problems("nn/x.go", src); len(p) != 1 || !strings.Contains(p[0], "only tests may import") {
+		t.Errorf("numtest from library code: %v", p)
+	}
+	if p := problems("nn/x_test.go", src); len(p) != 0 {
+		t.Errorf("numtest from a test: %v", p)
+	}
+}
+
+func TestFileLength(t *testing.T) {
+	long := "package nn\n" + strings.Repeat("\n", maxLines)
+	if p := problems("nn/x.go", long); len(p) != 1 || !strings.Contains(p[0], "over the limit of 700") {
+		t.Errorf("a long file: %v", p)
+	}
+}
+
+func TestDocComments(t *testing.T) {
+	src := `package nn
+
+func Bare() {}
+
+// Documented says why.
+func Documented() {}
+
+type T struct{}
+
+func (T) Method() {}
+
+type hidden struct{}
+
+func (hidden) Method() {}
+
+// Group of constants.
+const (
+	A = 1
+	B = 2
+)
+
+var V = 3
+`
+	p := problems("nn/x.go", src)
+	want := []string{"func Bare", "type T", "func Method", "exported V"}
+	if len(p) != len(want) {
+		t.Fatalf("got %d problems, want %d: %v", len(p), len(want), p)
+	}
+	for i, w := range want {
+		if !strings.Contains(p[i], w) {
+			t.Errorf("problem %d = %q, want it to name %q", i, p[i], w)
+		}
+	}
+	if p := problems("examples/x/main.go", "package main\n\nfunc Run() {}\n"); len(p) != 0 {
+		t.Errorf("package main needs no doc comments: %v", p)
+	}
+}
