@@ -18,15 +18,9 @@ import (
 // iris returns the 150×4 iris measurements.
 func iris(t *testing.T) *tensor.Tensor {
 	t.Helper()
-	tab, err := data.LoadCSV("sklearn/iris.csv")
+	x, _, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
-	x, _, err := tab.Split("target")
-	require.NoError(t, err)
-	flat := make([]float64, 0, len(x)*4)
-	for _, r := range x {
-		flat = append(flat, r...)
-	}
-	return tensor.FromFloat64s(flat, len(x), 4)
+	return x
 }
 
 type skFixture struct {

@@ -142,19 +142,27 @@ func (e *evaluator) logp(theta, grad []float64) (lp float64) {
 	return lp
 }
 
-// constrain maps θ to the constrained values of every parameter, in the
-// order of the model's Params, flattened.
-func (e *evaluator) constrain(theta []float64) []float64 {
-	g := graph.New()
-	var out []float64
+// constrained returns, as constants of g, every parameter's constrained
+// value at θ, in the order of the model's Params.
+func (e *evaluator) constrained(g *graph.Graph, theta []float64) []*graph.Node {
+	out := make([]*graph.Node, len(e.m.Params))
 	off := 0
 	for i, p := range e.m.Params {
-		t := unflatten(theta[off:off+e.sizes[i]], p.Shape)
+		v := g.Const(unflatten(theta[off:off+e.sizes[i]], p.Shape))
 		off += e.sizes[i]
-		v := g.Const(t)
 		if p.Bijector != nil {
 			v = p.Bijector.Forward(v)
 		}
+		out[i] = v
+	}
+	return out
+}
+
+// constrain returns the constrained values of every parameter at θ,
+// flattened in the order of the model's Params.
+func (e *evaluator) constrain(theta []float64) []float64 {
+	var out []float64
+	for _, v := range e.constrained(graph.New(), theta) {
 		out = append(out, v.Value().Values()...)
 	}
 	return out
@@ -162,22 +170,15 @@ func (e *evaluator) constrain(theta []float64) []float64 {
 
 // names returns the label of every constrained scalar, e.g. "beta[2]".
 func (e *evaluator) names(theta []float64) []string {
-	g := graph.New()
 	var out []string
-	off := 0
-	for i, p := range e.m.Params {
-		t := unflatten(theta[off:off+e.sizes[i]], p.Shape)
-		off += e.sizes[i]
-		v := g.Const(t)
-		if p.Bijector != nil {
-			v = p.Bijector.Forward(v)
-		}
-		if v.Size() == 1 && v.Dim() == 0 {
-			out = append(out, p.Name)
+	for i, v := range e.constrained(graph.New(), theta) {
+		name := e.m.Params[i].Name
+		if v.Dim() == 0 {
+			out = append(out, name)
 			continue
 		}
 		for k := range v.Size() {
-			out = append(out, fmt.Sprintf("%s[%d]", p.Name, k))
+			out = append(out, fmt.Sprintf("%s[%d]", name, k))
 		}
 	}
 	return out

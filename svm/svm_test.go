@@ -41,17 +41,9 @@ func load(t *testing.T) (fixture, *tensor.Tensor, []int) {
 	require.NoError(t, err)
 	var f fixture
 	require.NoError(t, json.Unmarshal(b, &f))
-	tab, err := data.LoadCSV("sklearn/iris.csv")
+	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
-	rows, y, err := tab.Split("target")
-	require.NoError(t, err)
-	flat := make([]float64, 0, 600)
-	labels := make([]int, len(y))
-	for i, r := range rows {
-		flat = append(flat, r...)
-		labels[i] = int(y[i])
-	}
-	return f, tensor.FromFloat64s(flat, len(rows), 4), labels
+	return f, x, labels
 }
 
 // versicolor and virginica (labels 1 and 2).

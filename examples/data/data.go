@@ -30,6 +30,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 //go:embed files
@@ -58,6 +60,34 @@ func (t *Table) Column(name string) int {
 		}
 	}
 	return -1
+}
+
+// Classes loads an embedded (or on-disk) CSV of features and an integer
+// class column named target, such as "sklearn/iris.csv": the features as
+// an (n, d) float64 tensor and the classes.
+func Classes(name, target string) (*tensor.Tensor, []int, error) {
+	tab, err := LoadCSV(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, y, err := tab.Split(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("data: %s has no rows", name)
+	}
+	d := len(rows[0])
+	flat := make([]float64, 0, len(rows)*d)
+	labels := make([]int, len(y))
+	for i, r := range rows {
+		flat = append(flat, r...)
+		labels[i] = int(y[i])
+		if float64(labels[i]) != y[i] {
+			return nil, nil, fmt.Errorf("data: %s row %d: class %v is not an integer", name, i+1, y[i])
+		}
+	}
+	return tensor.FromFloat64s(flat, len(rows), d), labels, nil
 }
 
 // Split returns the rows' values without the named column (features) and

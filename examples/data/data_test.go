@@ -57,3 +57,24 @@ func TestSplitMissingColumn(t *testing.T) {
 	_, _, err := tab.Split("target")
 	require.Error(t, err)
 }
+
+// Classes reads iris as 150 rows of 4 features with integer species; the
+// first row is 5.1, 3.5, 1.4, 0.2 of class 0 and the last of class 2.
+func TestClasses(t *testing.T) {
+	x, y, err := Classes("sklearn/iris.csv", "target")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := x.Shape(); got[0] != 150 || got[1] != 4 {
+		t.Fatalf("shape %v", got)
+	}
+	if v := x.Values()[:4]; v[0] != 5.1 || v[1] != 3.5 || v[2] != 1.4 || v[3] != 0.2 {
+		t.Errorf("first row %v", v)
+	}
+	if y[0] != 0 || y[149] != 2 {
+		t.Errorf("classes %d … %d", y[0], y[149])
+	}
+	if _, _, err := Classes("sklearn/iris.csv", "species"); err == nil {
+		t.Error("a missing target column was accepted")
+	}
+}

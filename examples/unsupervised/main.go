@@ -53,26 +53,6 @@ func main() {
 	}
 }
 
-func load(name string) (*tensor.Tensor, []int, error) {
-	tab, err := data.LoadCSV(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	rows, y, err := tab.Split("target")
-	if err != nil {
-		return nil, nil, err
-	}
-	flat := make([]float64, 0, len(rows)*len(rows[0]))
-	for _, r := range rows {
-		flat = append(flat, r...)
-	}
-	labels := make([]int, len(y))
-	for i, v := range y {
-		labels[i] = int(v)
-	}
-	return tensor.FromFloat64s(flat, len(rows), len(rows[0])), labels, nil
-}
-
 func run(seed uint64, out string, verbose bool) (res result, err error) {
 	say := func(format string, a ...any) {
 		if verbose {
@@ -84,7 +64,7 @@ func run(seed uint64, out string, verbose bool) (res result, err error) {
 			return res, err
 		}
 	}
-	digits, dl, err := load("sklearn/digits.csv")
+	digits, dl, err := data.Classes("sklearn/digits.csv", "target")
 	if err != nil {
 		return res, err
 	}
@@ -103,7 +83,7 @@ func run(seed uint64, out string, verbose bool) (res result, err error) {
 		res.Plots = append(res.Plots, path)
 	}
 
-	iris, species, err := load("sklearn/iris.csv")
+	iris, species, err := data.Classes("sklearn/iris.csv", "target")
 	if err != nil {
 		return res, err
 	}
