@@ -4,7 +4,8 @@
 // dual-averaging step sizes and a diagonal mass matrix adapted in windows,
 // several chains on goroutines, and the convergence diagnostics of Vehtari
 // et al. (2021): rank-normalised split R̂ and bulk and tail effective
-// sample sizes.
+// sample sizes; ADVI with mean-field or full-rank Gaussians; and
+// importance sampling with the evidence estimate.
 //
 //	m := inference.Model{
 //		Params: []inference.Param{{Name: "mu", Shape: []int{}},
@@ -55,11 +56,11 @@ type Model struct {
 // evaluator computes log p(θ) + log|J| and its gradient at unconstrained
 // points θ (flat float64), reusing one graph.
 type evaluator struct {
-	m      Model
-	sizes  []int
-	dim    int
-	g      *graph.Graph
-	values []*tensor.Tensor
+	m     Model
+	sizes []int
+	dim   int
+	g     *graph.Graph
+	flat  *tensor.Tensor // the point being evaluated (dim)
 }
 
 func newEvaluator(m Model) (*evaluator, error) {
@@ -85,8 +86,8 @@ func newEvaluator(m Model) (*evaluator, error) {
 		}
 		e.sizes = append(e.sizes, n)
 		e.dim += n
-		e.values = append(e.values, tensor.Zeros(tensor.Float64, p.Shape...))
 	}
+	e.flat = tensor.Zeros(tensor.Float64, e.dim)
 	return e, nil
 }
 
@@ -104,42 +105,44 @@ func (e *evaluator) logp(theta, grad []float64) (lp float64) {
 		}
 	}()
 	e.g.Reset()
-	vars := make([]*graph.Node, len(e.m.Params))
-	named := make(map[string]*graph.Node, len(vars))
-	var total *graph.Node
-	off := 0
-	for i, p := range e.m.Params {
-		copy(e.values[i].Float64s(), theta[off:off+e.sizes[i]])
-		off += e.sizes[i]
-		vars[i] = e.g.Var(e.values[i])
-		v := vars[i]
-		if p.Bijector != nil {
-			v = p.Bijector.Forward(vars[i])
-			jac := graph.Sum(p.Bijector.LogDetJacobian(vars[i]), nil, false)
-			total = add(total, jac)
-		}
-		named[p.Name] = v
-	}
-	ld := e.m.LogDensity(e.g, named)
-	if ld == nil || ld.Size() != 1 {
-		panic(fmt.Sprintf("inference: LogDensity returned %v, want a scalar node", ld))
-	}
-	total = add(total, graph.Sum(ld, nil, false))
+	copy(e.flat.Float64s(), theta)
+	th := e.g.Var(e.flat)
+	total := e.density(th)
 	lp = total.Item()
 	if math.IsNaN(lp) || math.IsInf(lp, 0) {
 		return math.Inf(-1)
 	}
-	off = 0
-	for i, gr := range autodiff.Grad(total, vars...) {
-		copy(grad[off:off+e.sizes[i]], gr.Value().Values())
-		off += e.sizes[i]
-	}
+	copy(grad, autodiff.Grad(total, th)[0].Value().Values())
 	for _, v := range grad {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return math.Inf(-1)
 		}
 	}
 	return lp
+}
+
+// density returns log p + log|J| at the unconstrained point theta, a node
+// of length dim (or any node holding the parameters in that layout): the
+// parameters are sliced out of it, mapped by their bijectors, and handed
+// to the model.
+func (e *evaluator) density(theta *graph.Node) *graph.Node {
+	named := make(map[string]*graph.Node, len(e.m.Params))
+	var total *graph.Node
+	off := 0
+	for i, p := range e.m.Params {
+		v := graph.Reshape(graph.Slice(theta, 0, off, off+e.sizes[i], 1), p.Shape...)
+		off += e.sizes[i]
+		if p.Bijector != nil {
+			total = add(total, graph.Sum(p.Bijector.LogDetJacobian(v), nil, false))
+			v = p.Bijector.Forward(v)
+		}
+		named[p.Name] = v
+	}
+	ld := e.m.LogDensity(theta.Graph(), named)
+	if ld == nil || ld.Size() != 1 {
+		tensor.Fail("inference", "LogDensity returned %v, want a scalar node", ld)
+	}
+	return add(total, graph.Sum(ld, nil, false))
 }
 
 // constrained returns, as constants of g, every parameter's constrained

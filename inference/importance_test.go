@@ -1,0 +1,45 @@
+package inference
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/graph"
+)
+
+// The conjugate model μ ~ N(0, 1), yᵢ | μ ~ N(μ, 1) with y = (0.5, 1.5,
+// 1.0): the evidence is N(y; 0, I + 11ᵀ) and the posterior N(Σy/(n+1),
+// 1/(n+1)) = N(0.75, 0.25). Importance sampling from a wide Gaussian
+// recovers both.
+func TestImportanceOnAConjugateModel(t *testing.T) {
+	y := []float64{0.5, 1.5, 1.0}
+	m := Model{
+		Params: []Param{{Name: "mu"}},
+		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
+			mu := p["mu"]
+			lp := graph.AddScalar(graph.MulScalar(graph.Square(mu), -0.5), -0.5*math.Log(2*math.Pi))
+			for _, v := range y {
+				r := graph.AddScalar(mu, -v)
+				lp = graph.Add(lp, graph.AddScalar(graph.MulScalar(graph.Square(r), -0.5), -0.5*math.Log(2*math.Pi)))
+			}
+			return lp
+		},
+	}
+	res, err := Importance(m, []float64{0.5}, []float64{1}, 20000, 1)
+	require.NoError(t, err)
+	// log N(y; 0, C), C = I + 11ᵀ: det C = 1 + n = 4, C⁻¹ = I − 11ᵀ/4.
+	sy, syy := 3.0, 0.25+2.25+1.0
+	quad := syy - sy*sy/4
+	want := -1.5*math.Log(2*math.Pi) - 0.5*math.Log(4) - 0.5*quad
+	assert.InDelta(t, want, res.LogEvidence, 0.01)
+	assert.InDelta(t, 0.75, res.Expect(func(th []float64) float64 { return th[0] }), 0.02)
+	v := res.Expect(func(th []float64) float64 { return (th[0] - 0.75) * (th[0] - 0.75) })
+	assert.InDelta(t, 0.25, v, 0.02)
+	assert.Greater(t, res.ESS, 5000.0)
+	assert.LessOrEqual(t, res.ESS, 20000.0)
+	_, err = Importance(m, []float64{0, 1}, []float64{1}, 10, 1)
+	assert.ErrorContains(t, err, "2 means and 1 sds")
+}
