@@ -75,3 +75,22 @@ func TestSinusoidalPositions(t *testing.T) {
 	pe := SinusoidalPositions(tensor.Float64, 2, 4)
 	numtest.CloseValues(t, []float64{0, 1, 0, 1, math.Sin(1), math.Cos(1), math.Sin(0.01), math.Cos(0.01)}, pe.Values(), 1e-15)
 }
+
+// The pre-norm encoder block against PyTorch's TransformerEncoderLayer
+// (norm_first, GELU, causal mask; testdata/make_transformer.py), weights
+// loaded by state_dict name.
+func TestTransformerEncoderLayerMatchesPyTorch(t *testing.T) {
+	b, err := os.ReadFile("testdata/transformer.json")
+	require.NoError(t, err)
+	var f map[string][]float64
+	require.NoError(t, json.Unmarshal(b, &f))
+	l := NewTransformerEncoderLayer(tensor.NewRNG(1), 8, 2, 16, tensor.Float64)
+	for _, p := range l.Params() {
+		v, ok := f[p.Name]
+		require.True(t, ok, "PyTorch has no %s", p.Name)
+		copy(p.Value.Float64s(), v)
+	}
+	g := graph.New()
+	out := l.Forward(g.Const(tensor.FromFloat64s(f["x"], 2, 5, 8)), nil, true)
+	numtest.Close(t, f["out"], out.Value(), 1e-10)
+}
