@@ -26,7 +26,10 @@ type KernelRidge struct {
 // kernel).
 func FitKernelRidge(x *tensor.Tensor, z []float64, k gp.Kernel, lambda float64) (*KernelRidge, error) {
 	const op = "svm.FitKernelRidge"
-	x64, err := checkData(op, x, len(z), k)
+	if k == nil {
+		return nil, fmt.Errorf("%s: nil kernel", op)
+	}
+	x64, err := checkData(op, x, len(z))
 	if err != nil {
 		return nil, err
 	}

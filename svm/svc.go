@@ -80,7 +80,10 @@ type SVC struct {
 // bad data or options.
 func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, error) {
 	const op = "svm.FitSVC"
-	x64, err := checkData(op, x, len(labels), k)
+	if k == nil {
+		return nil, fmt.Errorf("%s: nil kernel", op)
+	}
+	x64, err := checkData(op, x, len(labels))
 	if err != nil {
 		return nil, err
 	}
@@ -240,10 +243,7 @@ func unique(labels []int) []int {
 }
 
 // checkData validates x against n targets and returns it in float64.
-func checkData(op string, x *tensor.Tensor, n int, k gp.Kernel) (*tensor.Tensor, error) {
-	if k == nil {
-		return nil, fmt.Errorf("%s: nil kernel", op)
-	}
+func checkData(op string, x *tensor.Tensor, n int) (*tensor.Tensor, error) {
 	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 {
 		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got %v", op, x)
 	}

@@ -28,7 +28,10 @@ type SVR struct {
 // ε + z), solved by the same SMO as FitSVC.
 func FitSVR(x *tensor.Tensor, z []float64, k gp.Kernel, opts Options) (*SVR, error) {
 	const op = "svm.FitSVR"
-	x64, err := checkData(op, x, len(z), k)
+	if k == nil {
+		return nil, fmt.Errorf("%s: nil kernel", op)
+	}
+	x64, err := checkData(op, x, len(z))
 	if err != nil {
 		return nil, err
 	}
