@@ -145,3 +145,24 @@ func init() {
 			return graph.MatMulT(graph.Mul(v, graph.Unsqueeze(w, -2)), v, false, true)
 		}})
 }
+
+// linSVDAll returns U, s and V of the thin SVD flattened into one vector,
+// so the check covers every output's rules. Random Gaussian matrices have
+// distinct, non-zero singular values with probability one; the sign
+// convention is constant under the finite-difference steps.
+func linSVDAll(xs []*graph.Node) *graph.Node {
+	u, s, v := graph.SVD(xs[0])
+	return graph.Concat(0, graph.Reshape(u, -1), s, graph.Reshape(v, -1))
+}
+
+func init() {
+	addCase("svd", opCase{name: "tall (5,3)", inputs: linNormal([]int{5, 3}), f: linSVDAll})
+	addCase("svd", opCase{name: "wide (3,4)", inputs: linNormal([]int{3, 4}), f: linSVDAll})
+	addCase("svd", opCase{name: "square batched (2,3,3), values", inputs: linNormal([]int{2, 3, 3}),
+		f: func(xs []*graph.Node) *graph.Node { _, s, _ := graph.SVD(xs[0]); return s }})
+	addCase("svd", opCase{name: "reconstruction U diag(s) Vᵀ", inputs: linNormal([]int{4, 3}),
+		f: func(xs []*graph.Node) *graph.Node {
+			u, s, v := graph.SVD(xs[0])
+			return graph.MatMulT(graph.Mul(u, graph.Unsqueeze(s, -2)), v, false, true)
+		}})
+}

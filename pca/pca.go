@@ -1,5 +1,5 @@
 // Package pca holds the principal-component family: PCA by the covariance
-// or Gram eigendecomposition with whitening (PCA), probabilistic PCA by
+// or Gram eigendecomposition or by the SVD, with whitening (PCA), probabilistic PCA by
 // maximum likelihood in closed form or by EM with its log-likelihood as a
 // differentiable graph (PPCA), and kernel PCA with centring in feature
 // space on the kernels of probabilistic/gp (KernelPCA).
@@ -31,6 +31,9 @@ const (
 	// Gram diagonalises the n×n Gram matrix of the centred rows and maps
 	// its eigenvectors back (the dual form): the choice when d > n.
 	Gram
+	// SVD takes the thin singular value decomposition of the centred data
+	// (tensor.SVD): the most accurate, as it never squares the data.
+	SVD
 )
 
 // Options configures Fit.
@@ -83,6 +86,16 @@ func Fit(x *tensor.Tensor, opts Options) (*PCA, error) {
 			for i := range vals {
 				vals[i] /= float64(n - 1)
 			}
+		}
+	case SVD:
+		var sv, v *tensor.Tensor
+		_, sv, v, err = tensor.SVD(xc)
+		if err == nil {
+			vals = make([]float64, k)
+			for i, x := range sv.Values()[:k] {
+				vals[i] = x * x / float64(n-1)
+			}
+			vecs = tensor.Slice(v, 1, 0, k, 1).Contiguous()
 		}
 	default:
 		return nil, fmt.Errorf("pca.Fit: unknown method %d", opts.Method)

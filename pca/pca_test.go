@@ -67,7 +67,7 @@ func flat(rows [][]float64) []float64 {
 func TestPCAMatchesScikitLearn(t *testing.T) {
 	f := load(t)
 	x := iris(t)
-	for _, m := range []pca.Method{pca.Covariance, pca.Gram} {
+	for _, m := range []pca.Method{pca.Covariance, pca.Gram, pca.SVD} {
 		p, err := pca.Fit(x, pca.Options{Components: 3, Method: m})
 		require.NoError(t, err)
 		numtest.CloseValues(t, f.PCA.Mean, p.Mean, 1e-12, "mean")
