@@ -35,7 +35,10 @@ func TestSortCumSumGradCheck(t *testing.T) {
 	x := rng.Normal(tensor.Float64, 0, 1, 3, 4)
 	w := rng.Normal(tensor.Float64, 0, 1, 3, 4)
 	for name, f := range map[string]func([]*graph.Node) *graph.Node{
-		"sort":   func(xs []*graph.Node) *graph.Node { s, _ := graph.Sort(xs[0], true); return graph.Mul(graph.Square(s), xs[1]) },
+		"sort": func(xs []*graph.Node) *graph.Node {
+			s, _ := graph.Sort(xs[0], true)
+			return graph.Mul(graph.Square(s), xs[1])
+		},
 		"cumsum": func(xs []*graph.Node) *graph.Node { return graph.Mul(graph.CumSum(graph.Square(xs[0]), 0), xs[1]) },
 		"topk":   func(xs []*graph.Node) *graph.Node { v, _ := graph.TopK(graph.Exp(xs[0]), 2); return v },
 	} {

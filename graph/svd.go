@@ -46,7 +46,7 @@ func svdF(s *Node) *Node { return eighF(Square(s)) }
 
 // Ā = U[(F∘(UᵀŪ − ŪᵀU))S + diag(s̄) + S(F∘(VᵀV̄ − V̄ᵀV))]Vᵀ
 //
-//	+ (I − UUᵀ)ŪS⁻¹Vᵀ + US⁻¹V̄ᵀ(I − VVᵀ).
+//   - (I − UUᵀ)ŪS⁻¹Vᵀ + US⁻¹V̄ᵀ(I − VVᵀ).
 func (o svdOp) VJP(out, ct *Node, needs []bool) []*Node {
 	u, s, v := unpackSVD(out, o.m)
 	ub, sb, vb := unpackSVD(ct, o.m)
