@@ -42,8 +42,10 @@ func SaveParams(path string, params, optState map[string]*tensor.Tensor, meta ma
 // "optim." tensors, with the prefix removed; empty if there is none).
 //
 // It checks everything before copying anything: every name in params must
-// be in the file with the same shape and dtype, and the file must have no
-// other tensors apart from optimiser state. On any error, which then names
+// be in the file with the same shape, its values convertible to the
+// parameter's dtype (float32 ↔ float64; a value that overflows float32 is
+// an error), and the file must have no other tensors apart from optimiser
+// state. On any error, which then names
 // every offending tensor with both shapes and wraps ErrMismatch (or is a
 // *FormatError or an I/O error), no parameter has been modified.
 func LoadInto(path string, params map[string]*tensor.Tensor) (optState map[string]*tensor.Tensor, err error) {
@@ -59,9 +61,15 @@ func LoadInto(path string, params map[string]*tensor.Tensor) (optState map[strin
 			problems = append(problems, fmt.Sprintf("parameter %q is nil", name))
 		case src == nil:
 			problems = append(problems, fmt.Sprintf("tensor %q %s %s is missing from the file", name, tensor.FormatShape(dst.Shape()), dst.DType()))
-		case src.DType() != dst.DType() || !slices.Equal(src.Shape(), dst.Shape()):
+		case !slices.Equal(src.Shape(), dst.Shape()):
 			problems = append(problems, fmt.Sprintf("tensor %q is %s %s in the file but %s %s in the parameters",
 				name, tensor.FormatShape(src.Shape()), src.DType(), tensor.FormatShape(dst.Shape()), dst.DType()))
+		default:
+			c, err := convert(name, src, dst.DType())
+			if err != nil {
+				problems = append(problems, err.Error())
+			}
+			ts[name] = c
 		}
 	}
 	optState = map[string]*tensor.Tensor{}

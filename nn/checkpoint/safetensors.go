@@ -27,8 +27,12 @@
 //		err = opt.LoadState(optState)
 //	}
 //
-// Only the dtypes Gradus has, F32 and F64, are supported; a file with
-// others (F16, BF16, integers) is reported as an error naming the tensor.
+// Files are written in F32 and F64, the dtypes Gradus computes in. Reading
+// takes every dtype a model file uses: F64 and F32 as they are, F16 and
+// BF16 widened exactly to float32, and the integers (I64 … U8) and BOOL as
+// float64, with an error naming the tensor when a value cannot be held
+// exactly (an integer beyond 2⁵³); LoadInto converts to each parameter's
+// dtype. The 8-bit floats and C64 are refused with a clear error.
 package checkpoint
 
 import (
@@ -91,21 +95,6 @@ func formatErr(tensorName, format string, args ...any) *FormatError {
 	return &FormatError{Tensor: tensorName, Msg: fmt.Sprintf(format, args...)}
 }
 
-// dtypeNames maps Gradus dtypes to safetensors' names.
-var dtypeNames = map[tensor.DType]string{tensor.Float32: "F32", tensor.Float64: "F64"}
-
-// knownDTypes are the other dtypes of the format, reported as unsupported
-// rather than unknown.
-var knownDTypes = []string{"BOOL", "U8", "I8", "F8_E5M2", "F8_E4M3", "I16", "U16", "F16", "BF16", "I32", "U32", "I64", "U64", "C64"}
-
-func parseDType(name string) (tensor.DType, bool) {
-	for dt, n := range dtypeNames {
-		if n == name {
-			return dt, true
-		}
-	}
-	return 0, false
-}
 
 // Write writes tensors and metadata (which may be nil) to w in safetensors
 // format. Tensors are stored sorted by name; views need not be
@@ -300,7 +289,11 @@ func read(r io.Reader, size int64) (map[string]*tensor.Tensor, map[string]string
 	}
 	tensors := make(map[string]*tensor.Tensor, len(entries))
 	for _, e := range entries {
-		tensors[e.name] = decode(e, data[e.begin:e.end])
+		t, err := decode(e, data[e.begin:e.end])
+		if err != nil {
+			return nil, nil, err
+		}
+		tensors[e.name] = t
 	}
 	return tensors, metadata, nil
 }
@@ -349,7 +342,8 @@ func readData(r io.Reader, entries []entry, n int64) ([]byte, error) {
 // entry is one tensor's header record, validated.
 type entry struct {
 	name       string
-	dtype      tensor.DType
+	file       string       // the dtype in the file, e.g. "BF16"
+	dtype      tensor.DType // the dtype it is read as
 	shape      []int
 	begin, end int64
 }
@@ -433,14 +427,14 @@ func parseEntry(name string, raw json.RawMessage) (entry, error) {
 	case rec.DataOffsets == nil:
 		return entry{}, formatErr(name, "header record %s has no data_offsets", raw)
 	}
-	dt, ok := parseDType(*rec.DType)
+	fd, ok := fileDTypes[*rec.DType]
 	if !ok {
-		if slices.Contains(knownDTypes, *rec.DType) {
-			return entry{}, formatErr(name, "unsupported dtype %q (Gradus reads F32 and F64)", *rec.DType)
+		if slices.Contains(unsupportedDTypes, *rec.DType) {
+			return entry{}, formatErr(name, "unsupported dtype %q (Gradus reads F64, F32, F16, BF16, the integers and BOOL)", *rec.DType)
 		}
 		return entry{}, formatErr(name, "unknown dtype %q", *rec.DType)
 	}
-	e := entry{name: name, dtype: dt, begin: rec.DataOffsets[0], end: rec.DataOffsets[1]}
+	e := entry{name: name, file: *rec.DType, dtype: fd.to, begin: rec.DataOffsets[0], end: rec.DataOffsets[1]}
 	numel := int64(1)
 	for _, d := range *rec.Shape {
 		if d < 0 {
@@ -455,7 +449,7 @@ func parseEntry(name string, raw json.RawMessage) (entry, error) {
 	if e.begin < 0 || e.end < e.begin {
 		return entry{}, formatErr(name, "invalid data_offsets [%d, %d]", e.begin, e.end)
 	}
-	if want := numel * int64(dt.Size()); e.end-e.begin != want {
+	if want := numel * int64(fd.size); e.end-e.begin != want {
 		return entry{}, formatErr(name, "shape %v %s needs %d bytes but data_offsets [%d, %d] span %d",
 			*rec.Shape, *rec.DType, want, e.begin, e.end, e.end-e.begin)
 	}
@@ -484,25 +478,4 @@ func checkTiling(entries []entry) error {
 		end, prev = e.end, e.name
 	}
 	return nil
-}
-
-// decode builds a tensor from its little-endian bytes.
-func decode(e entry, b []byte) *tensor.Tensor {
-	t := tensor.New(e.dtype, e.shape...)
-	if t.Size() == 0 {
-		return t
-	}
-	switch e.dtype {
-	case tensor.Float32:
-		d := t.Float32s()
-		for i := range d {
-			d[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-	case tensor.Float64:
-		d := t.Float64s()
-		for i := range d {
-			d[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		}
-	}
-	return t
 }

@@ -192,7 +192,7 @@ var readCases = []struct {
 	{"bad UTF-8", header("{\"\xff\":1}", nil), "", "UTF-8"},
 	{"corrupt record", header(`{"a":{"dtype":"F32","shape":"two","data_offsets":[0,8]}}`, make([]byte, 8)), "a", "corrupt header record"},
 	{"unknown dtype", header(`{"w":{"dtype":"F17","shape":[2],"data_offsets":[0,8]}}`, make([]byte, 8)), "w", `unknown dtype "F17"`},
-	{"unsupported dtype", header(`{"w":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}}`, make([]byte, 8)), "w", `unsupported dtype "BF16"`},
+	{"unsupported dtype", header(`{"w":{"dtype":"F8_E4M3","shape":[8],"data_offsets":[0,8]}}`, make([]byte, 8)), "w", `unsupported dtype "F8_E4M3"`},
 	{"missing dtype", header(`{"w":{"shape":[2],"data_offsets":[0,8]}}`, make([]byte, 8)), "w", "no dtype"},
 	{"missing offsets", header(`{"w":{"dtype":"F32","shape":[2]}}`, make([]byte, 8)), "w", "no data_offsets"},
 	{"shape/offsets mismatch", header(`{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, make([]byte, 8)), "w", "needs 12 bytes but data_offsets [0, 8] span 8"},
