@@ -95,7 +95,6 @@ func formatErr(tensorName, format string, args ...any) *FormatError {
 	return &FormatError{Tensor: tensorName, Msg: fmt.Sprintf(format, args...)}
 }
 
-
 // Write writes tensors and metadata (which may be nil) to w in safetensors
 // format. Tensors are stored sorted by name; views need not be
 // contiguous. It returns an error for a nil tensor, for a name that is
