@@ -241,31 +241,47 @@ func Read(r io.Reader) (map[string]*tensor.Tensor, map[string]string, error) {
 // read parses safetensors data; size is the total length if known (a
 // file), else -1.
 func read(r io.Reader, size int64) (map[string]*tensor.Tensor, map[string]string, error) {
+	entries, metadata, n, err := readHeader(r, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	return readTensors(r, size, entries, metadata, n)
+}
+
+// readHeader reads and validates the header, returning its entries,
+// metadata and length.
+func readHeader(r io.Reader, size int64) ([]entry, map[string]string, uint64, error) {
 	var nb [8]byte
 	if _, err := io.ReadFull(r, nb[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, nil, formatErr("", "truncated: %s", "the 8-byte header length is missing")
+			return nil, nil, 0, formatErr("", "truncated: %s", "the 8-byte header length is missing")
 		}
-		return nil, nil, fmt.Errorf("checkpoint: read: %w", err)
+		return nil, nil, 0, fmt.Errorf("checkpoint: read: %w", err)
 	}
 	n := binary.LittleEndian.Uint64(nb[:])
 	if size >= 0 && n > uint64(size-8) {
-		return nil, nil, formatErr("", "truncated: header length %d but only %d bytes follow", n, size-8)
+		return nil, nil, 0, formatErr("", "truncated: header length %d but only %d bytes follow", n, size-8)
 	}
 	if n > maxHeader {
-		return nil, nil, formatErr("", "header length %d exceeds the limit of %d bytes", n, maxHeader)
+		return nil, nil, 0, formatErr("", "header length %d exceeds the limit of %d bytes", n, maxHeader)
 	}
 	header := make([]byte, n)
 	if got, err := io.ReadFull(r, header); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, nil, formatErr("", "truncated: header length %d but only %d bytes follow", n, got)
+			return nil, nil, 0, formatErr("", "truncated: header length %d but only %d bytes follow", n, got)
 		}
-		return nil, nil, fmt.Errorf("checkpoint: read: %w", err)
+		return nil, nil, 0, fmt.Errorf("checkpoint: read: %w", err)
 	}
 	entries, metadata, err := parseHeader(header)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	return entries, metadata, n, nil
+}
+
+// readTensors reads the data section after a header of length n.
+func readTensors(r io.Reader, size int64, entries []entry, metadata map[string]string, n uint64) (map[string]*tensor.Tensor, map[string]string, error) {
+	var err error
 	var dataLen int64
 	for _, e := range entries {
 		dataLen = max(dataLen, e.end)

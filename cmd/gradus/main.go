@@ -1,0 +1,46 @@
+// Command gradus is Gradus's command-line tool.
+//
+//	gradus inspect FILE.safetensors   names, dtypes, shapes and sizes of a checkpoint's tensors
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/gradus-ml/gradus/nn/checkpoint"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "gradus:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, out io.Writer) error {
+	if len(args) != 2 || args[0] != "inspect" {
+		return fmt.Errorf("usage: gradus inspect FILE.safetensors")
+	}
+	infos, meta, err := checkpoint.Inspect(args[1])
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "name\tdtype\tshape\tbytes")
+	var total int64
+	for _, t := range infos {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", t.Name, t.DType, tensor.FormatShape(t.Shape), t.Bytes)
+		total += t.Bytes
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d tensors, %d bytes\n", len(infos), total)
+	for k, v := range meta {
+		fmt.Fprintf(out, "metadata %s = %s\n", k, v)
+	}
+	return nil
+}
