@@ -166,3 +166,15 @@ func init() {
 			return graph.MatMulT(graph.Mul(u, graph.Unsqueeze(s, -2)), v, false, true)
 		}})
 }
+
+func linQRAll(xs []*graph.Node) *graph.Node {
+	q, r := graph.QR(xs[0])
+	return graph.Concat(0, graph.Reshape(q, -1), graph.Reshape(r, -1))
+}
+
+func init() {
+	addCase("qr", opCase{name: "tall (5,3)", inputs: linNormal([]int{5, 3}), f: linQRAll})
+	addCase("qr", opCase{name: "square batched (2,3,3)", inputs: linNormal([]int{2, 3, 3}), f: linQRAll})
+	addCase("qr", opCase{name: "reconstruction QR", inputs: linNormal([]int{4, 2}),
+		f: func(xs []*graph.Node) *graph.Node { q, r := graph.QR(xs[0]); return graph.MatMul(q, r) }})
+}
