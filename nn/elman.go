@@ -1,0 +1,148 @@
+package nn
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// RNNCell is one step of the plain (Elman) recurrent network, PyTorch's
+// nn.RNNCell with tanh: h' = tanh(W_ih x + b_ih + W_hh h + b_hh).
+type RNNCell struct{ RNNCellBase }
+
+// NewRNNCell returns a tanh cell from in features to hidden units,
+// initialised as PyTorch does.
+func NewRNNCell(rng *tensor.RNG, in, hidden int, bias bool, dt tensor.DType) *RNNCell {
+	return &RNNCell{newRNNCell("nn.NewRNNCell", rng, in, hidden, 1, bias, dt)}
+}
+
+// String names the cell in errors.
+func (c *RNNCell) String() string { return fmt.Sprintf("RNNCell(%d→%d)", c.In, c.Hidden) }
+
+// Forward runs one step from h (B, Hidden) (nil: zeros) on x (B, In).
+func (c *RNNCell) Forward(x, h *graph.Node) *graph.Node {
+	want := c.checkStep(c, x, h)
+	if h == nil {
+		h = x.Graph().Const(x.Graph().Alloc(x.DType(), want...))
+	}
+	return c.step(c.inputProj(x), h)
+}
+
+func (c *RNNCell) step(xp, h *graph.Node) *graph.Node { return graph.Tanh(graph.Add(xp, c.hiddenProj(h))) }
+
+// RNN is a stack of tanh recurrent layers, optionally bidirectional, as
+// PyTorch's nn.RNN: a bidirectional layer runs a second cell over the
+// reversed sequence and concatenates both hidden states at every step, so
+// the next layer (and the output) has 2·Hidden features. Parameters are
+// named weight_ih_l{l}, …, and weight_ih_l{l}_reverse, … for the reverse
+// cells.
+type RNN struct {
+	RNNBase
+	Bidirectional bool
+	Cells         []*RNNCell // forward cell of each layer
+	Reverse       []*RNNCell // reverse cell of each layer (bidirectional only)
+}
+
+// NewRNN returns the stack, with biases, in dtype dt.
+func NewRNN(rng *tensor.RNG, in, hidden, layers int, batchFirst, bidirectional bool, dt tensor.DType) *RNN {
+	if layers <= 0 {
+		tensor.Fail("nn.NewRNN", "number of layers must be positive, got %d", layers)
+	}
+	m := &RNN{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}, Bidirectional: bidirectional}
+	dirs := 1
+	if bidirectional {
+		dirs = 2
+	}
+	for l := range layers {
+		inl := in
+		if l > 0 {
+			inl = dirs * hidden
+		}
+		m.Cells = append(m.Cells, &RNNCell{newRNNCell("nn.NewRNN", rng, inl, hidden, 1, true, dt)})
+		if bidirectional {
+			m.Reverse = append(m.Reverse, &RNNCell{newRNNCell("nn.NewRNN", rng, inl, hidden, 1, true, dt)})
+		}
+	}
+	return m
+}
+
+// String names the module in errors.
+func (m *RNN) String() string {
+	return fmt.Sprintf("RNN(%d→%d, %d layers, bidirectional %v)", m.In, m.Hidden, m.Layers, m.Bidirectional)
+}
+
+// Params returns every layer's parameters in PyTorch's order and names.
+func (m *RNN) Params() []NamedParam {
+	var ps []NamedParam
+	for l, c := range m.Cells {
+		ps = append(ps, c.params("_l"+strconv.Itoa(l))...)
+		if m.Bidirectional {
+			ps = append(ps, m.Reverse[l].params("_l"+strconv.Itoa(l)+"_reverse")...)
+		}
+	}
+	return ps
+}
+
+// SetTraining does nothing.
+func (m *RNN) SetTraining(bool) {}
+
+// Forward runs the stack over x, (T, B, In) or with BatchFirst (B, T, In),
+// from h0 (Layers·Directions, B, Hidden) (nil: zeros). It returns the last
+// layer's states at every step, out (T, B, Directions·Hidden) (or batch
+// first), and the final states hN (Layers·Directions, B, Hidden), ordered
+// as PyTorch's (layer by layer, forward before reverse).
+func (m *RNN) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
+	dirs := 1
+	if m.Bidirectional {
+		dirs = 2
+	}
+	if x == nil {
+		tensor.Fail(m.String(), "nil input")
+	}
+	checkInput(m, x, m.Cells[0].WeightIH.Value.DType())
+	ax := m.timeAxis()
+	s := x.Shape()
+	if len(s) != 3 || s[2] != m.In {
+		tensor.Fail(m.String(), "input shape %s does not fit: want a sequence of %d features", tensor.FormatShape(s), m.In)
+	}
+	steps, batch := s[ax], s[1-ax]
+	if h0 != nil && (h0.Dim() != 3 || h0.Shape()[0] != m.Layers*dirs || h0.Shape()[1] != batch || h0.Shape()[2] != m.Hidden) {
+		tensor.Fail(m.String(), "initial state %s does not fit: want (%d, %d, %d)", graph.Describe(h0), m.Layers*dirs, batch, m.Hidden)
+	}
+	g := x.Graph()
+	zero := func() *graph.Node { return g.Const(g.Alloc(x.DType(), batch, m.Hidden)) }
+	state := func(k int) *graph.Node {
+		if h := layerState(h0, k); h != nil {
+			return h
+		}
+		return zero()
+	}
+	seq := unstack(x, ax, steps)
+	var last []*graph.Node
+	for l := range m.Layers {
+		fwd := make([]*graph.Node, steps)
+		h := state(dirs * l)
+		for t, xt := range seq {
+			h = m.Cells[l].step(m.Cells[l].inputProj(xt), h)
+			fwd[t] = h
+		}
+		last = append(last, h)
+		if !m.Bidirectional {
+			seq = fwd
+			continue
+		}
+		rev := make([]*graph.Node, steps)
+		h = state(dirs*l + 1)
+		for t := steps - 1; t >= 0; t-- {
+			h = m.Reverse[l].step(m.Reverse[l].inputProj(seq[t]), h)
+			rev[t] = h
+		}
+		last = append(last, h)
+		for t := range seq {
+			seq[t] = graph.Concat(-1, fwd[t], rev[t])
+		}
+	}
+	return graph.Stack(ax, seq...), graph.Stack(0, last...)
+}
