@@ -30,7 +30,9 @@ func (c *RNNCell) Forward(x, h *graph.Node) *graph.Node {
 	return c.step(c.inputProj(x), h)
 }
 
-func (c *RNNCell) step(xp, h *graph.Node) *graph.Node { return graph.Tanh(graph.Add(xp, c.hiddenProj(h))) }
+func (c *RNNCell) step(xp, h *graph.Node) *graph.Node {
+	return graph.Tanh(graph.Add(xp, c.hiddenProj(h)))
+}
 
 // RNN is a stack of tanh recurrent layers, optionally bidirectional, as
 // PyTorch's nn.RNN: a bidirectional layer runs a second cell over the
