@@ -42,7 +42,7 @@ var layers = []struct {
 	{"nn/checkpoint", 5},
 	{"probabilistic", 6},
 	{"probabilistic/gp", 7}, {"probabilistic/logreg", 7}, {"probabilistic/vae", 7},
-	{"cluster", 8}, {"mixture", 8}, {"pca", 8}, {"svm", 8}, {"kerneltest", 8}, {"bayeslinear", 8},
+	{"cluster", 8}, {"mixture", 8}, {"pca", 8}, {"svm", 8}, {"kerneltest", 8}, {"bayeslinear", 8}, {"ensemble", 8},
 	{"inference", 9},
 	{"distributed", 10},
 	{"data", 11}, {"train", 11}, {"metrics", 11}, {"plot", 11},
