@@ -24,13 +24,17 @@ const (
 	Full CovarianceType = iota
 	// Diagonal covariance matrices (axis-aligned components).
 	Diagonal
+	// Spherical covariances σₖ²I, one variance per component.
+	Spherical
+	// Tied: one full covariance matrix shared by every component.
+	Tied
 )
 
 // Options configures FitGaussianMixture. Zero fields take scikit-learn's
 // defaults.
 type Options struct {
 	K          int            // number of components (required)
-	Covariance CovarianceType // Full (default) or Diagonal
+	Covariance CovarianceType // Full (default), Diagonal, Spherical or Tied
 	MaxIter    int            // EM iterations per start (default 100)
 	Tol        float64        // stop when the mean log-likelihood per row rises by less (default 1e-3)
 	RegCovar   float64        // added to every variance, keeping covariances positive definite (default 1e-6)
@@ -42,7 +46,7 @@ type Options struct {
 type GaussianMixture struct {
 	Weights     []float64      // πₖ
 	Means       *tensor.Tensor // (K, d)
-	Covariances *tensor.Tensor // (K, d, d); diagonal matrices for Diagonal
+	Covariances *tensor.Tensor // (K, d, d), as full matrices whatever the type
 	// LogLikelihood is the mean over the training rows of log p(x) at the
 	// returned parameters; Trace holds it after each EM iteration of the
 	// kept run (it never decreases).
@@ -50,6 +54,7 @@ type GaussianMixture struct {
 	Trace         []float64
 	Iterations    int
 	Converged     bool
+	covariance    CovarianceType
 }
 
 // FitGaussianMixture fits a K-component mixture to the rows of x (n, d) by
@@ -101,7 +106,7 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 }
 
 func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
-	m := &GaussianMixture{}
+	m := &GaussianMixture{covariance: opts.Covariance}
 	prev := math.Inf(-1)
 	for it := range opts.MaxIter {
 		mStep(m, x, resp, opts)
@@ -153,10 +158,6 @@ func mStep(m *GaussianMixture, x, resp *tensor.Tensor, opts Options) {
 			row := xv[i*d : (i+1)*d]
 			for a := range d {
 				da := row[a] - mu[a]
-				if opts.Covariance == Diagonal {
-					c[a*d+a] += r * da * da
-					continue
-				}
 				for b := 0; b <= a; b++ {
 					c[a*d+b] += r * da * (row[b] - mu[b])
 				}
@@ -164,10 +165,46 @@ func mStep(m *GaussianMixture, x, resp *tensor.Tensor, opts Options) {
 		}
 		for a := range d {
 			for b := 0; b <= a; b++ {
-				c[a*d+b] /= nk[j]
+				if opts.Covariance != Tied {
+					c[a*d+b] /= nk[j]
+				}
 				c[b*d+a] = c[a*d+b]
 			}
-			c[a*d+a] += opts.RegCovar
+		}
+	}
+	switch opts.Covariance {
+	case Diagonal, Spherical:
+		for j := range k {
+			c := cov[j*d*d : (j+1)*d*d]
+			avg := 0.0
+			for a := range d {
+				avg += c[a*d+a] / float64(d)
+			}
+			for a := range d {
+				for b := range d {
+					if a != b {
+						c[a*d+b] = 0
+					} else if opts.Covariance == Spherical {
+						c[a*d+b] = avg
+					}
+				}
+			}
+		}
+	case Tied:
+		// Σ = Σₖ Σᵢ rᵢₖ(xᵢ − μₖ)(xᵢ − μₖ)ᵀ / n, shared.
+		shared := make([]float64, d*d)
+		for j := range k {
+			for e := range shared {
+				shared[e] += cov[j*d*d+e] / float64(n)
+			}
+		}
+		for j := range k {
+			copy(cov[j*d*d:(j+1)*d*d], shared)
+		}
+	}
+	for j := range k {
+		for a := range d {
+			cov[j*d*d+a*d+a] += opts.RegCovar
 		}
 	}
 	m.Means = means
@@ -235,6 +272,46 @@ func (m *GaussianMixture) jointLogProb(x *tensor.Tensor) (*tensor.Tensor, error)
 		}
 	}
 	return tensor.FromFloat64s(out, n, k), nil
+}
+
+// NumParams returns the number of free parameters: K − 1 weights, K·d
+// means and the covariances' (full: K·d(d+1)/2, diagonal: K·d, spherical:
+// K, tied: d(d+1)/2).
+func (m *GaussianMixture) NumParams() int {
+	k, d := len(m.Weights), m.Means.Shape()[1]
+	p := k - 1 + k*d
+	switch m.covariance {
+	case Full:
+		p += k * d * (d + 1) / 2
+	case Diagonal:
+		p += k * d
+	case Spherical:
+		p += k
+	case Tied:
+		p += d * (d + 1) / 2
+	}
+	return p
+}
+
+// BIC returns −2·log L + p·log n for the n rows of x (lower is better).
+func (m *GaussianMixture) BIC(x *tensor.Tensor) (float64, error) {
+	ll, n, err := m.totalLogLik(x)
+	return -2*ll + float64(m.NumParams())*math.Log(float64(n)), err
+}
+
+// AIC returns −2·log L + 2p for the rows of x.
+func (m *GaussianMixture) AIC(x *tensor.Tensor) (float64, error) {
+	ll, _, err := m.totalLogLik(x)
+	return -2*ll + 2*float64(m.NumParams()), err
+}
+
+func (m *GaussianMixture) totalLogLik(x *tensor.Tensor) (float64, int, error) {
+	lp, err := m.LogProb(x)
+	s := 0.0
+	for _, v := range lp {
+		s += v
+	}
+	return s, len(lp), err
 }
 
 // Responsibilities returns p(k | xᵢ) for the rows of x (m, d): an (m, K)

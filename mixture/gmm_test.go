@@ -25,6 +25,8 @@ func iris(t *testing.T) *tensor.Tensor {
 
 type skFit struct {
 	LogLik  float64     `json:"loglik"`
+	BIC     float64     `json:"bic"`
+	AIC     float64     `json:"aic"`
 	Weights []float64   `json:"weights"`
 	Means   [][]float64 `json:"means"`
 }
@@ -38,11 +40,18 @@ func TestEMMatchesScikitLearnOnIris(t *testing.T) {
 	var fx map[string]skFit
 	require.NoError(t, json.Unmarshal(b, &fx))
 	x := iris(t)
-	for name, cov := range map[string]mixture.CovarianceType{"full": mixture.Full, "diag": mixture.Diagonal} {
+	for name, cov := range map[string]mixture.CovarianceType{"full": mixture.Full, "diag": mixture.Diagonal,
+		"spherical": mixture.Spherical, "tied": mixture.Tied} {
 		want := fx[name]
 		m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Covariance: cov, Tol: 1e-10, MaxIter: 2000, Restarts: 10, Seed: 1})
 		require.NoError(t, err)
 		assert.InDelta(t, want.LogLik, m.LogLikelihood, 1e-6, "%s log-likelihood", name)
+		bic, err := m.BIC(x)
+		require.NoError(t, err)
+		aic, err := m.AIC(x)
+		require.NoError(t, err)
+		assert.InDelta(t, want.BIC, bic, 1e-3, "%s BIC", name)
+		assert.InDelta(t, want.AIC, aic, 1e-3, "%s AIC", name)
 		for i := 1; i < len(m.Trace); i++ {
 			assert.GreaterOrEqual(t, m.Trace[i], m.Trace[i-1]-1e-12, "%s: EM decreased at %d", name, i)
 		}
