@@ -16,7 +16,12 @@ type NUTSOptions struct {
 	Draws        int     // kept iterations per chain (default 1000)
 	TargetAccept float64 // dual averaging's target acceptance statistic δ (default 0.8)
 	MaxDepth     int     // the trajectory has at most 2^MaxDepth leapfrog steps (default 10)
-	Seed         uint64  // chain c uses the stream seeded by Seed + c
+	// Steps > 0 runs static HMC instead of NUTS: every transition takes
+	// Steps leapfrog steps and a Metropolis accept/reject, with the same
+	// step-size and metric adaptation (set TargetAccept to 0.65, HMC's
+	// usual optimum).
+	Steps int
+	Seed  uint64 // chain c uses the stream seeded by Seed + c
 }
 
 // Result holds the draws of every chain and what the sampler saw.
@@ -117,7 +122,12 @@ func runChain(ctx context.Context, m Model, opts NUTSOptions, c uint64, res *Res
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st := s.transition()
+		var st stats
+		if opts.Steps > 0 {
+			st = s.hmcTransition(opts.Steps)
+		} else {
+			st = s.transition()
+		}
 		if it < opts.Warmup {
 			if newEps, invMass, reset := ad.update(it, st.acceptStat, s.theta); reset {
 				s.invMass = invMass

@@ -178,3 +178,32 @@ func ones(n int) []float64 {
 	}
 	return out
 }
+
+// hmcTransition is one static HMC transition: steps leapfrog steps from a
+// fresh momentum, accepted with probability min(1, exp(H₀ − H)). The step
+// size is jittered uniformly by ±10 % per transition (Stan's
+// stepsize_jitter), which breaks the periodic orbits a fixed path length
+// can lock into.
+func (s *chain) hmcTransition(steps int) stats {
+	start := point{theta: append([]float64(nil), s.theta...), p: s.momentum(), grad: append([]float64(nil), s.grad...), lp: s.lp}
+	h0 := s.hamiltonian(start)
+	q := s.clonePoint(start)
+	var st stats
+	eps := s.eps * (0.9 + 0.2*s.rng.Float64())
+	for range steps {
+		s.leapfrog(&q, eps)
+		if math.IsInf(q.lp, -1) {
+			break
+		}
+	}
+	h := s.hamiltonian(q)
+	if math.IsNaN(h) || math.IsInf(q.lp, -1) {
+		h = math.Inf(1)
+	}
+	st.divergent = h-h0 > maxEnergyError
+	st.acceptStat = math.Min(1, math.Exp(h0-h))
+	if s.rng.Float64() < st.acceptStat {
+		s.theta, s.grad, s.lp = q.theta, q.grad, q.lp
+	}
+	return st
+}
