@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/cluster"
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/autodiff"
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/pca"

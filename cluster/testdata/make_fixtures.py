@@ -4,7 +4,7 @@ import json
 import numpy as np
 from sklearn.cluster import KMeans
 
-X = np.loadtxt("../../examples/data/files/sklearn/iris.csv", delimiter=",", skiprows=1)[:, :4]
+X = np.loadtxt("../../data/files/sklearn/iris.csv", delimiter=",", skiprows=1)[:, :4]
 out = {}
 for k in (2, 3, 5):
     km = KMeans(n_clusters=k, n_init=50, random_state=0).fit(X)

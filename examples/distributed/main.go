@@ -19,8 +19,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/distributed"
-	"github.com/gradus-ml/gradus/examples/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"

@@ -15,7 +15,7 @@ import (
 	"os"
 
 	"github.com/gradus-ml/gradus/autodiff"
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )

@@ -22,7 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/cluster"
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/mixture"
 	"github.com/gradus-ml/gradus/pca"
 	"github.com/gradus-ml/gradus/tensor"

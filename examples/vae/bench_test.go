@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 )
 
 // BenchmarkStep measures one training step of the 784-400-20 VAE on a

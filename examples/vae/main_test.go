@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/stretchr/testify/assert"

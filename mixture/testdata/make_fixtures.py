@@ -4,7 +4,7 @@ import json
 import numpy as np
 from sklearn.mixture import GaussianMixture
 
-X = np.loadtxt("../../examples/data/files/sklearn/iris.csv", delimiter=",", skiprows=1)[:, :4]
+X = np.loadtxt("../../data/files/sklearn/iris.csv", delimiter=",", skiprows=1)[:, :4]
 out = {}
 for cov in ("full", "diag", "spherical", "tied"):
     gm = GaussianMixture(3, covariance_type=cov, n_init=10, tol=1e-10, max_iter=2000, random_state=0).fit(X)

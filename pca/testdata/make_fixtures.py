@@ -5,7 +5,7 @@ import json
 import numpy as np
 from sklearn.decomposition import PCA, KernelPCA
 
-X = np.loadtxt("../../examples/data/files/sklearn/iris.csv", delimiter=",", skiprows=1)[:, :4]
+X = np.loadtxt("../../data/files/sklearn/iris.csv", delimiter=",", skiprows=1)[:, :4]
 out = {}
 
 p = PCA(n_components=3).fit(X)

@@ -151,7 +151,7 @@ func TestSolversAgree(t *testing.T) {
 
 // readIris reads the embedded iris CSV from the data package's files.
 func readIris(t *testing.T) (*tensor.Tensor, []int) {
-	f, err := os.Open("../../examples/data/files/sklearn/iris.csv")
+	f, err := os.Open("../../data/files/sklearn/iris.csv")
 	require.NoError(t, err)
 	defer f.Close()
 	sc := bufio.NewScanner(f)

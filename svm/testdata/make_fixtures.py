@@ -4,7 +4,7 @@ import json
 import numpy as np
 from sklearn.svm import SVC, SVR
 
-D = np.loadtxt("../../examples/data/files/sklearn/iris.csv", delimiter=",", skiprows=1)
+D = np.loadtxt("../../data/files/sklearn/iris.csv", delimiter=",", skiprows=1)
 X, y = D[:, :4], D[:, 4].astype(int)
 out = {}
 m = (y == 1) | (y == 2)

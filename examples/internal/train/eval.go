@@ -1,7 +1,7 @@
 package train
 
 import (
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"

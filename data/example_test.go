@@ -3,7 +3,7 @@ package data_test
 import (
 	"fmt"
 
-	"github.com/gradus-ml/gradus/examples/data"
+	"github.com/gradus-ml/gradus/data"
 )
 
 func ExampleMNIST() {
