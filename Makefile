@@ -27,7 +27,7 @@ lint:
 
 # The race detector over the packages that run goroutines.
 race:
-	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff ./inference ./distributed
+	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff ./inference ./distributed ./data
 
 # The distributed package's tests on two MPI ranks (Open MPI is installed
 # with apt-get when it is missing; CI runs as root, hence the OMPI_ALLOW_*).

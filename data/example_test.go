@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 func ExampleMNIST() {
@@ -40,4 +41,18 @@ func ExampleStandardise() {
 	st := data.Standardise(x) // pixel statistics; the always-blank corners stay 0
 	fmt.Printf("corner pixel: mean %.0f, std %.0f\n", st.Mean[0], st.Std[0])
 	// Output: corner pixel: mean 0, std 0
+}
+
+func ExampleLoader() {
+	// Rows (i, i²) labelled i, in batches of 3, reshuffled every epoch from
+	// the seed, built ahead on two goroutines.
+	x := tensor.FromFloat64s([]float64{0, 0, 1, 1, 2, 4, 3, 9, 4, 16}, 5, 2)
+	ds := data.TensorDataset{X: x, Labels: []float64{0, 1, 2, 3, 4}}
+	l := data.NewLoader(ds, data.LoaderOptions{BatchSize: 3, Sampler: data.Sequential{N: 5}, Workers: 2})
+	for b := range l.Epoch(0) {
+		fmt.Println(b.X.Shape(), b.Labels)
+	}
+	// Output:
+	// [3 2] [0 1 2]
+	// [2 2] [3 4]
 }

@@ -1,0 +1,270 @@
+package data
+
+import (
+	"fmt"
+	"iter"
+	"sort"
+	"sync"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Example is one item of a Dataset: its features and its label (a class
+// index or a regression target).
+type Example struct {
+	X     *tensor.Tensor
+	Label float64
+}
+
+// Dataset is indexed access to examples. Get must be safe to call from
+// several goroutines (the loader's workers) and deterministic.
+type Dataset interface {
+	Len() int
+	Get(i int) Example
+}
+
+// TensorDataset serves the rows of X (n, …) with their labels.
+type TensorDataset struct {
+	X      *tensor.Tensor
+	Labels []float64
+}
+
+// Len returns the number of rows.
+func (d TensorDataset) Len() int { return d.X.Shape()[0] }
+
+// Get returns row i (a view of X) and its label.
+func (d TensorDataset) Get(i int) Example {
+	return Example{X: tensor.Squeeze(tensor.Slice(d.X, 0, i, i+1, 1), 0), Label: d.Labels[i]}
+}
+
+// Batch is a collated group of examples.
+type Batch struct {
+	X      *tensor.Tensor // the examples' features stacked along a new first axis
+	Labels []float64
+	Index  []int // the dataset indices, in batch order
+}
+
+// Collate stacks the examples' features (all of one shape) into a batch.
+func Collate(examples []Example, index []int) Batch {
+	xs := make([]*tensor.Tensor, len(examples))
+	labels := make([]float64, len(examples))
+	for i, e := range examples {
+		xs[i], labels[i] = tensor.Unsqueeze(e.X, 0), e.Label
+	}
+	return Batch{X: tensor.Concat(0, xs...), Labels: labels, Index: append([]int(nil), index...)}
+}
+
+// Sampler gives the order in which an epoch visits a dataset's indices. It
+// must depend only on its configuration and the epoch number.
+type Sampler interface {
+	Indices(epoch int) []int
+}
+
+// Sequential visits 0 … N−1 in order.
+type Sequential struct{ N int }
+
+// Indices returns 0 … N−1.
+func (s Sequential) Indices(int) []int {
+	out := make([]int, s.N)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// Random visits a permutation of 0 … N−1 drawn from the seed and the
+// epoch, the same on every run and platform.
+type Random struct {
+	N    int
+	Seed uint64
+}
+
+// Indices returns the epoch's permutation.
+func (s Random) Indices(epoch int) []int {
+	return tensor.NewRNG(s.Seed*0x9E3779B97F4A7C15 + uint64(epoch)).Perm(s.N)
+}
+
+// Weighted draws Count indices with replacement, index i with probability
+// proportional to Weights[i].
+type Weighted struct {
+	Weights []float64
+	Count   int
+	Seed    uint64
+}
+
+// Indices returns the epoch's draws.
+func (s Weighted) Indices(epoch int) []int {
+	cum := make([]float64, len(s.Weights))
+	total := 0.0
+	for i, w := range s.Weights {
+		if w < 0 {
+			tensor.Fail("data.Weighted", "weight %d is negative (%g)", i, w)
+		}
+		total += w
+		cum[i] = total
+	}
+	if total <= 0 {
+		tensor.Fail("data.Weighted", "the weights sum to %g", total)
+	}
+	rng := tensor.NewRNG(s.Seed*0x9E3779B97F4A7C15 + uint64(epoch))
+	out := make([]int, s.Count)
+	for k := range out {
+		u := rng.Float64() * total
+		out[k] = sort.SearchFloat64s(cum, u)
+		if out[k] == len(cum) {
+			out[k]--
+		}
+	}
+	return out
+}
+
+// Sharded gives rank Rank of Size its part of Inner's order: every
+// Size-th index starting at Rank, after padding the order by wrapping
+// around to a multiple of Size (PyTorch's DistributedSampler), so every
+// rank gets the same number of indices and together they cover all.
+type Sharded struct {
+	Inner      Sampler
+	Rank, Size int
+}
+
+// Indices returns this rank's part of the epoch.
+func (s Sharded) Indices(epoch int) []int {
+	if s.Size <= 0 || s.Rank < 0 || s.Rank >= s.Size {
+		tensor.Fail("data.Sharded", "rank %d of %d", s.Rank, s.Size)
+	}
+	all := s.Inner.Indices(epoch)
+	if len(all) == 0 {
+		return nil
+	}
+	per := (len(all) + s.Size - 1) / s.Size
+	for i := 0; len(all) < per*s.Size; i++ {
+		all = append(all, all[i])
+	}
+	out := make([]int, 0, per)
+	for i := s.Rank; i < len(all); i += s.Size {
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// LoaderOptions configures a Loader.
+type LoaderOptions struct {
+	BatchSize int     // examples per batch (required)
+	DropLast  bool    // leave out a short last batch
+	Sampler   Sampler // nil: Random over the dataset with seed 0
+	// Collate builds a batch; nil is Collate (stacking).
+	Collate func(examples []Example, index []int) Batch
+	// Workers > 0 builds batches on that many goroutines, up to Prefetch
+	// batches ahead of the consumer (default 2·Workers). Batches arrive in
+	// the same order, with the same contents, as without workers.
+	Workers  int
+	Prefetch int
+}
+
+// Loader deals a Dataset out in batches.
+type Loader struct {
+	ds   Dataset
+	opts LoaderOptions
+}
+
+// NewLoader returns a loader over ds. It panics with a *tensor.Error for a
+// batch size below 1.
+func NewLoader(ds Dataset, opts LoaderOptions) *Loader {
+	if opts.BatchSize < 1 {
+		tensor.Fail("data.NewLoader", "batch size %d", opts.BatchSize)
+	}
+	if opts.Sampler == nil {
+		opts.Sampler = Random{N: ds.Len()}
+	}
+	if opts.Collate == nil {
+		opts.Collate = Collate
+	}
+	if opts.Workers > 0 && opts.Prefetch <= 0 {
+		opts.Prefetch = 2 * opts.Workers
+	}
+	return &Loader{ds: ds, opts: opts}
+}
+
+// Epoch returns the batches of the given epoch, in order.
+func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
+	idx := l.opts.Sampler.Indices(epoch)
+	var bounds [][2]int
+	for lo := 0; lo < len(idx); lo += l.opts.BatchSize {
+		hi := min(lo+l.opts.BatchSize, len(idx))
+		if hi-lo < l.opts.BatchSize && l.opts.DropLast {
+			break
+		}
+		bounds = append(bounds, [2]int{lo, hi})
+	}
+	build := func(b int) Batch {
+		part := idx[bounds[b][0]:bounds[b][1]]
+		ex := make([]Example, len(part))
+		for i, k := range part {
+			if k < 0 || k >= l.ds.Len() {
+				panic(fmt.Sprintf("data.Loader: the sampler gave index %d for a dataset of %d", k, l.ds.Len()))
+			}
+			ex[i] = l.ds.Get(k)
+		}
+		return l.opts.Collate(ex, part)
+	}
+	if l.opts.Workers <= 0 {
+		return func(yield func(Batch) bool) {
+			for b := range bounds {
+				if !yield(build(b)) {
+					return
+				}
+			}
+		}
+	}
+	return func(yield func(Batch) bool) {
+		results := make([]chan Batch, len(bounds))
+		for b := range results {
+			results[b] = make(chan Batch, 1)
+		}
+		jobs := make(chan int)
+		slots := make(chan struct{}, l.opts.Prefetch)
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		defer func() { close(done); wg.Wait() }()
+		go func() {
+			defer close(jobs)
+			for b := range bounds {
+				select {
+				case slots <- struct{}{}:
+				case <-done:
+					return
+				}
+				select {
+				case jobs <- b:
+				case <-done:
+					return
+				}
+			}
+		}()
+		for range l.opts.Workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for b := range jobs {
+					results[b] <- build(b)
+				}
+			}()
+		}
+		for b := range bounds {
+			batch := <-results[b]
+			<-slots
+			if !yield(batch) {
+				return
+			}
+		}
+	}
+}
+
+// NumBatches returns the number of batches of an epoch.
+func (l *Loader) NumBatches(epoch int) int {
+	n := len(l.opts.Sampler.Indices(epoch))
+	if l.opts.DropLast {
+		return n / l.opts.BatchSize
+	}
+	return (n + l.opts.BatchSize - 1) / l.opts.BatchSize
+}
