@@ -49,3 +49,24 @@ func TestForestOnIris(t *testing.T) {
 	assert.Greater(t, f.OOBError, 0.0)
 	assert.Less(t, f.OOBError, 0.1)
 }
+
+// An interval (class 1 on [3, 6], 0 elsewhere) needs at least two stumps:
+// AdaBoost's vote classifies every training point correctly.
+func TestAdaBoostLearnsAnInterval(t *testing.T) {
+	var xs []float64
+	var y []int
+	for i := range 10 {
+		xs = append(xs, float64(i))
+		if i >= 3 && i <= 6 {
+			y = append(y, 1)
+		} else {
+			y = append(y, 0)
+		}
+	}
+	x := tensor.FromFloat64s(xs, 10, 1)
+	a, err := FitAdaBoost(x, y, 2, 50, ClassTreeOptions{}, 2)
+	require.NoError(t, err)
+	assert.Greater(t, len(a.Trees), 1)
+	assert.Equal(t, y, a.Predict(x))
+	assert.Equal(t, 0.0, a.TrainError[len(a.TrainError)-1])
+}
