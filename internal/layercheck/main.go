@@ -4,7 +4,7 @@
 //   - imports point down: no package imports one on a higher layer of
 //     ../shared/DESIGN.md's stack (the table below; a new package must be
 //     added to it, which forces the decision of where it sits);
-//   - internal/numtest is for tests only;
+//   - the test-helper packages (testOnly below) are imported by tests only;
 //   - no Go file, tests included, is longer than 700 lines;
 //   - every exported name of a library package has a doc comment.
 //
@@ -27,33 +27,51 @@ import (
 	"strings"
 )
 
-// layers lists the module's packages by prefix, lowest first. A package
-// may import packages of its own layer or below. The longest matching
-// prefix decides a package's layer.
+// layers lists the module's packages by prefix, lowest layer first, one
+// line each. A package may import packages of its own layer or below; the
+// longest matching prefix decides a package's layer. Ranks follow the stack
+// in DESIGN.md, with a package's subpackages a step above it where they
+// import it (probabilistic/gp imports probabilistic).
 var layers = []struct {
 	prefix string
 	rank   int
 }{
-	{"tensor", 0},
+	{"tensor", 0}, // tensor/internal/gemm shares tensor's layer
 	{"graph", 1},
 	{"autodiff", 2},
-	{"losses", 3}, {"optim", 3},
+	{"losses", 3},
+	{"optim", 3},
 	{"nn", 4},
 	{"nn/checkpoint", 5},
 	{"probabilistic", 6},
-	{"probabilistic/gp", 7}, {"probabilistic/logreg", 7}, {"probabilistic/vae", 7},
-	{"cluster", 8}, {"mixture", 8}, {"pca", 8}, {"svm", 8}, {"kerneltest", 8}, {"bayeslinear", 8}, {"ensemble", 8},
+	{"probabilistic/gp", 7},
+	{"probabilistic/logreg", 7},
+	{"probabilistic/vae", 7},
+	{"bayeslinear", 8}, // the model packages
+	{"cluster", 8},
+	{"ensemble", 8},
+	{"kerneltest", 8},
+	{"mixture", 8},
+	{"pca", 8},
+	{"svm", 8},
 	{"inference", 9},
 	{"distributed", 10},
-	{"data", 11}, {"train", 11}, {"metrics", 11}, {"plot", 11},
+	{"data", 11}, // the toolkit
+	{"metrics", 11},
+	{"plot", 11},
+	{"train", 11},
 	{"cmd", 12},
 	{"examples", 13},
 	{"internal/layercheck", 13},
 	{"internal/numtest", 13},
 }
 
-// testOnly lists the packages that only _test.go files may import.
-var testOnly = map[string]bool{"internal/numtest": true}
+// testOnly lists the test-helper packages, which only _test.go files may
+// import.
+var testOnly = map[string]bool{
+	"internal/numtest":                  true,
+	"examples/internal/train/traintest": true,
+}
 
 const maxLines = 700
 

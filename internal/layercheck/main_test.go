@@ -38,6 +38,20 @@ func TestUnknownPackagesAndTestOnlyImports(t *testing.T) {
 	if p := problems("nn/x_test.go", src); len(p) != 0 {
 		t.Errorf("numtest from a test: %v", p)
 	}
+	helper := "package mnist\n\nimport _ \"" + mod + "/examples/internal/train/traintest\"\n"
+	if p := problems("examples/mnist/x.go", helper); len(p) != 1 || !strings.Contains(p[0], "only tests may import") {
+		t.Errorf("traintest from an example's library code: %v", p)
+	}
+}
+
+func TestSubpackagesSitAboveTheirParent(t *testing.T) {
+	up := "package probabilistic\n\nimport _ \"" + mod + "/probabilistic/gp\"\n"
+	if p := problems("probabilistic/x.go", up); len(p) != 1 || !strings.Contains(p[0], "probabilistic (layer 6) imports probabilistic/gp (layer 7)") {
+		t.Errorf("probabilistic importing its gp subpackage: %v", p)
+	}
+	if p := problems("tensor/internal/gemm/x.go", "package gemm\n\nimport _ \""+mod+"/graph\"\n"); len(p) != 1 {
+		t.Errorf("gemm importing graph: %v", p)
+	}
 }
 
 func TestFileLength(t *testing.T) {
