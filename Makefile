@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 bench demo lint race fuzz
+.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -24,6 +24,13 @@ lint:
 	$(GO) run ./internal/layercheck .
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# Regenerate tensor/simd_amd64.s with avo (tensor/internal/asmgen, a module
+# of its own, so avo is fetched here and never by the library) and check
+# that every kernel assembles to the recorded machine code.
+asm:
+	$(GO) generate ./tensor
+	cd tensor/internal/asmgen && $(GO) vet . && $(GO) test -count=1 .
 
 # The race detector over the packages that run goroutines.
 race:

@@ -2,6 +2,12 @@
 
 package tensor
 
+// simd_amd64.s is written by an avo program in a module of its own, so the
+// library never depends on avo; its test checks that every kernel keeps
+// the machine code of the hand-written original.
+//
+//go:generate go run -C internal/asmgen . -out ../../simd_amd64.s
+
 import (
 	"unsafe"
 

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"strconv"
+
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// exp64Kernel emits expAVX2F64: exp64Core (tensor/unary.go) on blocks of
+// 4 float64, two blocks per iteration while 8 remain.
+func exp64Kernel() {
+	lo := splat64("e64lo", -708)
+	hi := splat64("e64hi", 709)
+	log2e := splat64("e64log2e", 1.44269504088896338700e+00)
+	round := splat64("e64round", 0x1.8p52)
+	ln2hi := splat64("e64ln2hi", 6.93147180369123816490e-01)
+	ln2lo := splat64("e64ln2lo", 1.90821492927058770002e-10)
+	var p [6]Mem
+	for i, c := range []float64{1.66666666666666657415e-01, -2.77777777770155933842e-03,
+		6.61375632143793436117e-05, -1.65339022054652515390e-06, 4.13813679705723846039e-08} {
+		p[i+1] = splat64("e64p"+strconv.Itoa(i+1), c)
+	}
+	two := splat64("e64two", 2)
+
+	text("expAVX2F64", "func(d, x *float64, n int) int")
+	a.Comment("expAVX2F64 computes exp64Core on blocks of 4 while every x is in [-708, 709] and",
+		"returns how many elements it wrote: a multiple of 4, stopping at the first block",
+		"holding an x outside that range or a NaN, or at the last full block. Every lane",
+		"performs exp64Core's IEEE operations in the same order with the same constants",
+		"(no FMA), so results match it bit for bit.",
+		"k = round(x·log2e) comes from adding and subtracting 1.5·2⁵², which leaves k in",
+		"the low mantissa bits of t = x·log2e + 1.5·2⁵²; shifting t's bits left by 52",
+		"puts k in the exponent field, and a 64-bit integer add scales y by 2ᵏ. That",
+		"needs no int64↔double conversion (AVX2 has none).",
+		"",
+		"The main loop interleaves two independent blocks (Y0–Y6 and Y7–Y13) so the long",
+		"dependency chain of one (a division in it) overlaps the other; a block of 4 is",
+		"done alone when fewer than 8 remain or the pair holds a bad argument. Per block:",
+		"x, t, k, hi, lo, r, s in the seven registers, p and c reuse x's, r·c and the",
+		"quotient k's, 2 − c s's. Y14 = 1, Y15 = 2.")
+	a.Load(a.Param("d"), RDI)
+	a.Load(a.Param("x"), RSI)
+	a.Load(a.Param("n"), RCX)
+	a.XORQ(RAX, RAX)
+	a.VMOVUPD(f64.one, Y14)
+	a.VMOVUPD(two, Y15)
+
+	// The body for one block; y[0..6] are x, t, k, hi, lo, r, s.
+	const x, t, k, h, l, r, s = 0, 1, 2, 3, 4, 5, 6
+	body := []func(block){
+		func(b block) { a.VMULPD(log2e, b.y[x], b.y[t]) },
+		func(b block) { a.VADDPD(round, b.y[t], b.y[t]) },
+		func(b block) { a.VSUBPD(round, b.y[t], b.y[k]) },
+		func(b block) { a.VMULPD(ln2hi, b.y[k], b.y[h]) },
+		func(b block) { a.VSUBPD(b.y[h], b.y[x], b.y[h]) },
+		func(b block) { a.VMULPD(ln2lo, b.y[k], b.y[l]) },
+		func(b block) { a.VSUBPD(b.y[l], b.y[h], b.y[r]) },
+		func(b block) { a.VMULPD(b.y[r], b.y[r], b.y[s]) },
+		func(b block) { a.VMULPD(p[5], b.y[s], b.y[x]) },
+	}
+	for _, c := range []Mem{p[4], p[3], p[2], p[1]} {
+		body = append(body,
+			func(b block) { a.VADDPD(c, b.y[x], b.y[x]) },
+			func(b block) { a.VMULPD(b.y[x], b.y[s], b.y[x]) })
+	}
+	body = append(body,
+		func(b block) { a.VSUBPD(b.y[x], b.y[r], b.y[x]) },
+		func(b block) { a.VMULPD(b.y[x], b.y[r], b.y[k]) },
+		func(b block) { a.VSUBPD(b.y[x], Y15, b.y[s]) },
+		func(b block) { a.VDIVPD(b.y[s], b.y[k], b.y[k]) },
+		func(b block) { a.VSUBPD(b.y[k], b.y[l], b.y[k]) },
+		func(b block) { a.VSUBPD(b.y[h], b.y[k], b.y[k]) },
+		func(b block) { a.VSUBPD(b.y[k], Y14, b.y[k]) },
+		func(b block) { a.VPSLLQ(U8(52), b.y[t], b.y[t]) },
+		func(b block) { a.VPADDQ(b.y[t], b.y[k], b.y[k]) },
+		func(b block) { a.VMOVUPD(b.y[k], at(RDI, 8, b.off)) },
+	)
+	// inRange sets y[t] to the lanes of y[x] in [lo, hi], using y[k].
+	inRange := func(b block) {
+		a.VCMPPD(U8(13), lo, b.y[x], b.y[t])
+		a.VCMPPD(U8(2), hi, b.y[x], b.y[k])
+	}
+
+	a.Label("e64loop8")
+	a.LEAQ(Mem{Base: RAX, Disp: 8}, RDX)
+	a.CMPQ(RDX, RCX)
+	a.JGT(LabelRef("e64loop4"))
+	two4 := blocks(2, 7)
+	unrolled(two4, func(b block) { a.VMOVUPD(at(RSI, 8, b.off), b.y[x]) }, inRange)
+	unrolled(two4, func(b block) { a.VANDPD(b.y[t], b.y[k], b.y[t]) })
+	a.VANDPD(Y1, Y8, Y1)
+	a.VMOVMSKPD(Y1, EBX)
+	a.CMPL(EBX, U32(0xf))
+	a.JNE(LabelRef("e64loop4"))
+	a.Comment("t = x·log2e + round; k = t − round; hi = x − k·ln2hi; lo = k·ln2lo;",
+		"r = hi − lo; s = r·r; p = (((s·p5+p4)·s+p3)·s+p2)·s+p1; c = r − s·p;",
+		"y = 1 − ((lo − (r·c)/(2 − c)) − hi); y·2ᵏ by adding t's bits << 52.")
+	unrolled(two4, body...)
+	a.ADDQ(U32(8), RAX)
+	a.JMP(LabelRef("e64loop8"))
+
+	a.Label("e64loop4")
+	a.LEAQ(Mem{Base: RAX, Disp: 4}, RDX)
+	a.CMPQ(RDX, RCX)
+	a.JGT(LabelRef("e64done"))
+	one := blocks(1, 7)
+	unrolled(one, func(b block) { a.VMOVUPD(at(RSI, 8, b.off), b.y[x]) }, inRange)
+	a.VANDPD(Y1, Y2, Y1)
+	a.VMOVMSKPD(Y1, EBX)
+	a.CMPL(EBX, U32(0xf))
+	a.JNE(LabelRef("e64done"))
+	unrolled(one, body...)
+	a.ADDQ(U32(4), RAX)
+	a.JMP(LabelRef("e64loop8"))
+	done("e64done")
+}
+
+// rotKernel emits rotAVX2F64, two blocks of 4 per iteration, then one.
+func rotKernel() {
+	text("rotAVX2F64", "func(zi, zj *float64, n int, c, s float64) int")
+	a.Comment("rotAVX2F64 applies the plane rotation zj ← s·zi + c·zj, zi ← c·zi − s·zj (old zj)",
+		"to i below n rounded down to 4 and returns that count. Each lane does the IEEE",
+		"operations of rotBlocks' scalar loop (no FMA), so the results are the same bit",
+		"for bit. Y14 = c, Y15 = s.")
+	a.Load(a.Param("zi"), RSI)
+	a.Load(a.Param("zj"), RDI)
+	a.Load(a.Param("n"), RCX)
+	a.VBROADCASTSD(addr(a.Param("c")), Y14)
+	a.VBROADCASTSD(addr(a.Param("s")), Y15)
+	a.XORQ(RAX, RAX)
+	// Per block: zi, zj, s·zi + c·zj (and its c·zj), c·zi − s·zj (and its s·zj).
+	const zi, zj, p, q, u, w = 0, 1, 2, 3, 4, 5
+	body := func(bs []block) {
+		unrolled(bs,
+			func(b block) {
+				a.VMOVUPD(at(RSI, 8, b.off), b.y[zi])
+				a.VMOVUPD(at(RDI, 8, b.off), b.y[zj])
+			},
+			func(b block) {
+				a.VMULPD(b.y[zi], Y15, b.y[p])
+				a.VMULPD(b.y[zj], Y14, b.y[q])
+			},
+			func(b block) { a.VADDPD(b.y[q], b.y[p], b.y[p]) },
+			func(b block) {
+				a.VMULPD(b.y[zi], Y14, b.y[u])
+				a.VMULPD(b.y[zj], Y15, b.y[w])
+			},
+			func(b block) { a.VSUBPD(b.y[w], b.y[u], b.y[u]) },
+			func(b block) {
+				a.VMOVUPD(b.y[p], at(RDI, 8, b.off))
+				a.VMOVUPD(b.y[u], at(RSI, 8, b.off))
+			})
+	}
+	countedLoop("rotavx2f64loop8", "rotavx2f64one", 8, func() { body(blocks(2, 6)) })
+	a.Label("rotavx2f64one")
+	countedLoop("rotavx2f64loop4", "rotavx2f64done", 4, func() { body(blocks(1, 6)) })
+	done("rotavx2f64done")
+}
