@@ -1,10 +1,20 @@
-// Command svm trains support-vector machines on the iris flowers shipped
-// with Gradus: a C-SVC with an RBF kernel on the two petal features (all
-// three species, one-vs-one), reports its training accuracy, support
-// vectors and the duality gap that certifies each binary problem's
-// optimum, and draws the decision regions with the support vectors.
+// Command svm trains support-vector machines on data shipped with Gradus
+// and prints the certificate of each optimum: the primal and dual
+// objectives and their gap.
 //
-//	go run ./examples/svm [-c 1] [-lengthscale 1] [-out out/svm.png] [-json]
+// The default is the breast-cancer set (all 30 features standardised by
+// the population standard deviation, labels ±1 with benign = +1) with a
+// C-SVC of the chosen kernel; -data iris trains the three-class RBF
+// machine on the two petal features instead (one-vs-one). Either way a PNG
+// shows the decision regions of a machine on two features (for breast
+// cancer, a second machine on mean radius and mean texture).
+//
+//	go run ./examples/svm [-data breast-cancer|iris] [-kernel rbf|linear] [-C 1] [-gamma 0] [-out out/svm.png] [-json]
+//
+// -gamma 0 means scikit-learn's "scale": 1/(n_features·Var(X)). -json
+// prints {"dual_objective", "primal_objective", "duality_gap", "n_support",
+// "bias", "train_accuracy", ...}; bias is b of f(x) = Σ yᵢαᵢK(xᵢ, x) + b
+// with f > 0 for the larger label (benign), as scikit-learn's intercept_.
 package main
 
 import (
@@ -12,8 +22,10 @@ import (
 	"flag"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -26,21 +38,35 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
+type config struct {
+	Data, Kernel string
+	C, Gamma     float64
+	Out          string
+}
+
 type result struct {
-	Accuracy       float64   `json:"train_accuracy"`
-	SupportVectors int       `json:"support_vectors"`
-	Gaps           []float64 `json:"duality_gaps"`
-	Primal         []float64 `json:"primal_objectives"`
-	Plot           string    `json:"plot,omitempty"`
+	Dual     float64 `json:"dual_objective"`
+	Primal   float64 `json:"primal_objective"`
+	Gap      float64 `json:"duality_gap"`
+	Support  int     `json:"n_support"`
+	Bias     float64 `json:"bias"` // two classes only
+	Accuracy float64 `json:"train_accuracy"`
+	Gamma    float64 `json:"gamma"`
+	Seconds  float64 `json:"seconds"`
+	Plot     string  `json:"plot,omitempty"`
 }
 
 func main() {
-	c := flag.Float64("c", 1, "box constraint C")
-	ls := flag.Float64("lengthscale", 1, "RBF lengthscale (γ = 1/(2ℓ²))")
-	out := flag.String("out", "out/svm.png", "PNG of the decision regions (empty: none)")
+	var cfg config
+	flag.StringVar(&cfg.Data, "data", "breast-cancer", "breast-cancer or iris")
+	flag.StringVar(&cfg.Kernel, "kernel", "rbf", "rbf or linear")
+	flag.Float64Var(&cfg.C, "C", 1, "box constraint C")
+	flag.Float64Var(&cfg.Gamma, "gamma", 0, "RBF γ of exp(−γ‖x−x'‖²); 0: 1/(n_features·Var(X))")
+	flag.StringVar(&cfg.Out, "out", "out/svm.png", "PNG of the decision regions (empty: none)")
+	flag.Int64("seed", 0, "unused: the SMO solver is deterministic (kept for the examples' common flags)")
 	asJSON := flag.Bool("json", false, "print one JSON object with the results")
 	flag.Parse()
-	res, err := run(*c, *ls, *out, !*asJSON)
+	res, err := run(cfg, !*asJSON)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "svm:", err)
 		os.Exit(1)
@@ -50,28 +76,82 @@ func main() {
 	}
 }
 
-func run(c, ls float64, out string, verbose bool) (res result, err error) {
-	x, labels, err := data.Classes("sklearn/iris.csv", "target")
+// load returns the standardised features, the labels and the class names.
+func load(name string) (*tensor.Tensor, []int, []string, error) {
+	switch name {
+	case "breast-cancer":
+		x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for i, l := range labels { // scikit-learn's target is 1 for benign
+			labels[i] = 2*l - 1
+		}
+		data.Standardise(x)
+		return x, labels, []string{"malignant (−1)", "benign (+1)"}, nil
+	case "iris":
+		x, labels, err := data.Classes("sklearn/iris.csv", "target")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return tensor.Slice(x, 1, 2, 4, 1).Contiguous(), labels, []string{"setosa", "versicolor", "virginica"}, nil
+	}
+	return nil, nil, nil, fmt.Errorf("unknown -data %q (want breast-cancer or iris)", name)
+}
+
+// kernel returns the kernel and the γ it uses (0 for linear).
+func kernel(cfg config, x *tensor.Tensor) (gp.Kernel, float64, error) {
+	switch cfg.Kernel {
+	case "linear":
+		return gp.NewLinear(1), 0, nil
+	case "rbf":
+		g := cfg.Gamma
+		if g == 0 {
+			v := x.Values()
+			mean, sq := 0.0, 0.0
+			for _, e := range v {
+				mean += e
+			}
+			mean /= float64(len(v))
+			for _, e := range v {
+				sq += (e - mean) * (e - mean)
+			}
+			g = 1 / (float64(x.Shape()[1]) * sq / float64(len(v)))
+		}
+		if !(g > 0) {
+			return nil, 0, fmt.Errorf("-gamma must be positive, got %g", g)
+		}
+		return gp.NewRBF(math.Sqrt(1 / (2 * g))), g, nil // RBF(ℓ) is exp(−‖x−x'‖²/(2ℓ²))
+	}
+	return nil, 0, fmt.Errorf("unknown -kernel %q (want rbf or linear)", cfg.Kernel)
+}
+
+func run(cfg config, verbose bool) (res result, err error) {
+	start := time.Now()
+	x, labels, names, err := load(cfg.Data)
 	if err != nil {
 		return res, err
 	}
-	petals := tensor.Slice(x, 1, 2, 4, 1).Contiguous()
-	m, err := svm.FitSVC(petals, labels, gp.NewRBF(ls), svm.Options{C: c, Tol: 1e-6})
+	k, gamma, err := kernel(cfg, x)
 	if err != nil {
 		return res, err
 	}
-	pred := m.Predict(petals)
+	res.Gamma = gamma
+	m, err := svm.FitSVC(x, labels, k, svm.Options{C: cfg.C, Tol: 1e-6})
+	if err != nil {
+		return res, err
+	}
+	res.Seconds = time.Since(start).Seconds()
 	right := 0
-	for i, p := range pred {
+	for i, p := range m.Predict(x) {
 		if p == labels[i] {
 			right++
 		}
 	}
 	res.Accuracy = float64(right) / float64(len(labels))
+	res.Primal, res.Dual, res.Gap = m.Primal, m.Dual, m.Gap
 	seen := map[int]bool{}
 	for _, b := range m.Machines {
-		res.Gaps = append(res.Gaps, b.Gap)
-		res.Primal = append(res.Primal, b.Primal)
 		for _, i := range b.Support {
 			seen[i] = true
 		}
@@ -80,32 +160,61 @@ func run(c, ls float64, out string, verbose bool) (res result, err error) {
 				b.Positive, b.Negative, len(b.Support), b.Primal, b.Dual, b.Gap, b.Iterations)
 		}
 	}
-	res.SupportVectors = len(seen)
-	if verbose {
-		fmt.Printf("training accuracy %.1f%% with %d distinct support vectors (C = %g, ℓ = %g)\n", 100*res.Accuracy, res.SupportVectors, c, ls)
+	res.Support = len(seen)
+	if len(m.Machines) == 1 {
+		// The machine's positive class is the smaller label; report b for
+		// f > 0 on the larger one, as scikit-learn does.
+		res.Bias = -m.Machines[0].Bias
 	}
-	if out != "" {
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+	if verbose {
+		fmt.Printf("%s, %s kernel (C = %g, γ = %.4g): training accuracy %.2f%%, %d support vectors, bias %.6f, gap %.2e (%.2f s)\n",
+			cfg.Data, cfg.Kernel, cfg.C, gamma, 100*res.Accuracy, res.Support, res.Bias, res.Gap, res.Seconds)
+	}
+	if cfg.Out == "" {
+		return res, nil
+	}
+	x2, m2 := x, m
+	if cfg.Data == "breast-cancer" { // the picture needs a machine on two features
+		x2 = tensor.Slice(x, 1, 0, 2, 1).Contiguous()
+		if m2, err = svm.FitSVC(x2, labels, k, svm.Options{C: cfg.C, Tol: 1e-6}); err != nil {
 			return res, err
 		}
-		if err := draw2D(out, m, petals, labels, seen); err != nil {
-			return res, err
+		seen = map[int]bool{}
+		for _, i := range m2.Machines[0].Support {
+			seen[i] = true
 		}
-		res.Plot = out
-		if verbose {
-			fmt.Println("decision regions:", out)
-		}
+	}
+	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+		return res, err
+	}
+	axes := [2]string{"petal length (cm)", "petal width (cm)"}
+	if cfg.Data == "breast-cancer" {
+		axes = [2]string{"mean radius (standardised)", "mean texture (standardised)"}
+	}
+	title := fmt.Sprintf("%s: %s C-SVC decision regions", cfg.Data, cfg.Kernel)
+	if err := draw2D(cfg.Out, title, axes, m2, x2, labels, names, seen); err != nil {
+		return res, err
+	}
+	res.Plot = cfg.Out
+	if verbose {
+		fmt.Println("decision regions:", cfg.Out)
 	}
 	return res, nil
 }
 
 var palette = []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}}
 
-// draw2D paints the predicted class on a grid (faint) and the points on
-// top, support vectors ringed.
-func draw2D(path string, m *svm.SVC, x *tensor.Tensor, labels []int, support map[int]bool) error {
+// draw2D paints the predicted class on a grid over the data's range
+// (faint) and the points on top, support vectors ringed.
+func draw2D(path, title string, axes [2]string, m *svm.SVC, x *tensor.Tensor, labels []int, names []string, support map[int]bool) error {
 	const nx, ny = 120, 90
-	x0, x1, y0, y1 := 0.5, 7.5, -0.2, 2.8
+	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range x.Shape()[0] {
+		x0, x1 = min(x0, x.At(i, 0)), max(x1, x.At(i, 0))
+		y0, y1 = min(y0, x.At(i, 1)), max(y1, x.At(i, 1))
+	}
+	padX, padY := 0.05*(x1-x0), 0.05*(y1-y0)
+	x0, x1, y0, y1 = x0-padX, x1+padX, y0-padY, y1+padY
 	grid := make([]float64, 0, 2*nx*ny)
 	for j := range ny {
 		for i := range nx {
@@ -114,24 +223,23 @@ func draw2D(path string, m *svm.SVC, x *tensor.Tensor, labels []int, support map
 	}
 	cls := m.Predict(tensor.FromFloat64s(grid, nx*ny, 2))
 	pl := plot.New()
-	pl.Title.Text = "iris: RBF C-SVC decision regions (petal length × width)"
-	pl.X.Label.Text, pl.Y.Label.Text = "petal length (cm)", "petal width (cm)"
-	regions := make([]plotter.XYs, 3)
+	pl.Title.Text = title
+	pl.X.Label.Text, pl.Y.Label.Text = axes[0], axes[1]
+	regions := map[int]plotter.XYs{}
 	for k, c := range cls {
 		regions[c] = append(regions[c], plotter.XY{X: grid[2*k], Y: grid[2*k+1]})
 	}
-	for c, pts := range regions {
-		s, err := plotter.NewScatter(pts)
+	for ci, c := range m.Classes {
+		s, err := plotter.NewScatter(regions[c])
 		if err != nil {
-			return err
+			continue // a class predicted nowhere on the grid
 		}
-		p := palette[c]
+		p := palette[ci%len(palette)]
 		col := color.NRGBA{R: p.R, G: p.G, B: p.B, A: 45} // faint: the points go on top
 		s.GlyphStyle = draw.GlyphStyle{Color: col, Shape: draw.BoxGlyph{}, Radius: vg.Points(2.2)}
 		pl.Add(s)
 	}
-	names := []string{"setosa", "versicolor", "virginica"}
-	for c := range 3 {
+	for ci, c := range m.Classes {
 		var pts, sv plotter.XYs
 		for i, l := range labels {
 			if l != c {
@@ -147,9 +255,9 @@ func draw2D(path string, m *svm.SVC, x *tensor.Tensor, labels []int, support map
 		if err != nil {
 			return err
 		}
-		s.GlyphStyle = draw.GlyphStyle{Color: palette[c], Shape: draw.CircleGlyph{}, Radius: vg.Points(2.5)}
+		s.GlyphStyle = draw.GlyphStyle{Color: palette[ci%len(palette)], Shape: draw.CircleGlyph{}, Radius: vg.Points(2.5)}
 		pl.Add(s)
-		pl.Legend.Add(names[c], s)
+		pl.Legend.Add(names[ci], s)
 		if len(sv) > 0 {
 			r, err := plotter.NewScatter(sv)
 			if err != nil {
