@@ -172,3 +172,29 @@ func (k *Periodic) Diag(x *graph.Node) *graph.Node {
 	checkDiagInput("gp.periodic.Diag", x)
 	return fullConst(x.Graph(), x.DType(), 1, x.Shape()[0])
 }
+
+// Profile returns the kernel as a function of the squared scaled distance
+// r² = ‖(x − x')/ℓ‖², at the hyperparameters' current values, for code
+// that evaluates many kernel entries outside a graph (the SVM solver's
+// kernel columns). It equals K entry by entry.
+func (k *Stationary) Profile() func(r2 float64) float64 {
+	switch k.kind {
+	case kindRBF:
+		return func(r2 float64) float64 { return math.Exp(-0.5 * r2) }
+	case kindMatern12:
+		return func(r2 float64) float64 { return math.Exp(-math.Sqrt(max(r2, 0))) }
+	case kindMatern32:
+		return func(r2 float64) float64 {
+			s := math.Sqrt(3 * max(r2, 0))
+			return (1 + s) * math.Exp(-s)
+		}
+	case kindMatern52:
+		return func(r2 float64) float64 {
+			s := math.Sqrt(5 * max(r2, 0))
+			return (1 + s + 5*r2/3) * math.Exp(-s)
+		}
+	default:
+		alpha := k.alpha.Value()
+		return func(r2 float64) float64 { return math.Exp(-alpha * math.Log1p(r2/(2*alpha))) }
+	}
+}

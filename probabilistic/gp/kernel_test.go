@@ -231,3 +231,26 @@ func TestKernelMisuse(t *testing.T) {
 	assert.Panics(t, func() { NewLinear(1).K(x, g.Const(tensor.Zeros(tensor.Float64, 3, 4))) })
 	assert.Panics(t, func() { NewSum() })
 }
+
+// Profile evaluates the stationary kernels outside the graph: at r = ℓ it
+// gives the textbook values above, and at other distances it equals K.
+func TestStationaryProfile(t *testing.T) {
+	for _, c := range []struct {
+		k    *Stationary
+		atL  float64
+		name string
+	}{
+		{NewRBF(2), 0.606531, "rbf"},
+		{NewMatern12(2), 0.367879, "matern12"},
+		{NewMatern32(2), 0.483358, "matern32"},
+		{NewMatern52(2), 0.523994, "matern52"},
+		{NewRationalQuadratic(1, 2), 2.0 / 3, "rq"},
+	} {
+		f := c.k.Profile()
+		assert.InDelta(t, c.atL, f(1), 1e-6, c.name)
+		assert.InDelta(t, 1, f(0), 1e-15, c.name)
+		for _, d := range []float64{0.3, 1.7, 4.2} {
+			assert.InDelta(t, kernelAt(c.k, tensor.Float64, []float64{0}, []float64{d}), f(d*d/4), 1e-14, "%s at %g", c.name, d)
+		}
+	}
+}
