@@ -1,6 +1,6 @@
 // Package kerneltest holds kernel two-sample and independence tests (seed
 // 000 §4.7): the maximum mean discrepancy MMD² between two samples (biased
-// V-statistic and unbiased U-statistic) and the Hilbert-Schmidt
+// V-statistic, unbiased U-statistic and the linear-time statistic) and the Hilbert-Schmidt
 // independence criterion HSIC (biased and unbiased), each with a
 // permutation test, on the kernels of probabilistic/gp. The statistics are
 // graphs, so a kernel's hyperparameters (or a feature network feeding the
@@ -31,6 +31,14 @@ const (
 	// Unbiased is the U-statistic: distinct pairs only. Its mean under the
 	// null hypothesis is 0, so it can be negative.
 	Unbiased
+	// Linear is the linear-time statistic of Gretton et al. (2012, §6):
+	// the mean over disjoint pairs i of
+	// h = k(x₂ᵢ, x₂ᵢ₊₁) + k(y₂ᵢ, y₂ᵢ₊₁) − k(x₂ᵢ, y₂ᵢ₊₁) − k(x₂ᵢ₊₁, y₂ᵢ),
+	// for samples of equal size (an odd last row is dropped). It costs
+	// O(n) kernel evaluations instead of O(n²), is unbiased, and its null
+	// distribution is asymptotically normal, which TwoSample uses instead
+	// of permutations.
+	Linear
 )
 
 // MMD2 returns the squared maximum mean discrepancy between the samples
@@ -39,10 +47,15 @@ const (
 //	biased:   mean(Kxx) + mean(Kyy) − 2·mean(Kxy)
 //	unbiased: Σ_{i≠j}Kxx/(m(m−1)) + Σ_{i≠j}Kyy/(n(n−1)) − 2·mean(Kxy)
 //
-// It is differentiable in x, y and the kernel's hyperparameters. The
-// unbiased form needs m, n ≥ 2. It panics with a *tensor.Error otherwise.
+// and for Linear the mean of h over disjoint pairs (see Linear). It is
+// differentiable in x, y and the kernel's hyperparameters. The unbiased
+// form needs m, n ≥ 2 and the linear one m = n ≥ 2. It panics with a
+// *tensor.Error otherwise.
 func MMD2(k gp.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
 	m, n := x.Shape()[0], y.Shape()[0]
+	if est == Linear {
+		return graph.Mean(linearTerms(k, x, y), nil, false)
+	}
 	kxx, kyy, kxy := k.K(x, x), k.K(y, y), k.K(x, y)
 	cross := graph.MulScalar(graph.Mean(kxy, nil, false), 2)
 	if est == Biased {
@@ -77,13 +90,25 @@ type Result struct {
 // TwoSample tests whether x (m, d) and y (n, d) come from the same
 // distribution: the MMD² statistic, and its distribution when the pooled
 // rows are reassigned at random. The pooled kernel matrix is computed once
-// and every permutation only re-sums it.
+// and every permutation only re-sums it. With the Linear estimator no
+// kernel matrix is formed: the p-value comes from the statistic's normal
+// null distribution and Null is empty.
 func TwoSample(x, y *tensor.Tensor, k gp.Kernel, opts Options) (Result, error) {
 	const op = "kerneltest.TwoSample"
 	if err := checkPair(op, x, y, false); err != nil {
 		return Result{}, err
 	}
 	m, n := x.Shape()[0], y.Shape()[0]
+	if opts.Estimator == Linear {
+		if m != n || m < 2 {
+			return Result{}, fmt.Errorf("%s: the linear estimator needs two samples of equal size ≥ 2, got %d and %d", op, m, n)
+		}
+		res, err := linearTest(k, x, y)
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: %w", op, err)
+		}
+		return res, nil
+	}
 	if opts.Estimator == Unbiased && (m < 2 || n < 2) {
 		return Result{}, fmt.Errorf("%s: the unbiased estimator needs two points per sample, got %d and %d", op, m, n)
 	}
@@ -97,6 +122,65 @@ func TwoSample(x, y *tensor.Tensor, k gp.Kernel, opts Options) (Result, error) {
 	}
 	stat := func(idx []int) float64 { return mmdFromPooled(kz, idx, m, opts.Estimator) }
 	return permutationTest(stat, idx, opts), nil
+}
+
+// pairBlock is how many pairs one kernel call evaluates in the linear
+// statistic: the call computes a pairBlock² matrix of which only the
+// diagonal is used, so the work stays linear in n.
+const pairBlock = 64
+
+// linearTerms returns the h values of the linear-time statistic, one per
+// disjoint pair of rows, as a node of shape (⌊n/2⌋).
+func linearTerms(k gp.Kernel, x, y *graph.Node) *graph.Node {
+	m, n := x.Shape()[0], y.Shape()[0]
+	if m != n || m < 2 {
+		tensor.Fail("kerneltest.MMD2", "the linear estimator needs two samples of equal size ≥ 2, got %d and %d", m, n)
+	}
+	half := m / 2
+	even := func(z *graph.Node) *graph.Node { return graph.Slice(z, 0, 0, 2*half, 2) }
+	odd := func(z *graph.Node) *graph.Node { return graph.Slice(z, 0, 1, 2*half, 2) }
+	x0, x1, y0, y1 := even(x), odd(x), even(y), odd(y)
+	// paired is k(aᵢ, bᵢ) for every i, a block of pairs per kernel call.
+	paired := func(a, b *graph.Node) *graph.Node {
+		var parts []*graph.Node
+		for lo := 0; lo < half; lo += pairBlock {
+			hi := min(lo+pairBlock, half)
+			parts = append(parts, graph.Diagonal(k.K(graph.Slice(a, 0, lo, hi, 1), graph.Slice(b, 0, lo, hi, 1))))
+		}
+		if len(parts) == 1 {
+			return parts[0]
+		}
+		return graph.Concat(0, parts...)
+	}
+	return graph.Sub(graph.Add(paired(x0, x1), paired(y0, y1)), graph.Add(paired(x0, y1), paired(x1, y0)))
+}
+
+// linearTest is the linear-time test: the statistic is the mean of the h
+// values and the p-value is P(N(0, σ̂²/p) ≥ statistic) with σ̂² their
+// sample variance over the p pairs (Gretton et al. 2012, Corollary 16).
+func linearTest(k gp.Kernel, x, y *tensor.Tensor) (res Result, err error) {
+	defer tensor.Recover(&err)
+	g := graph.New()
+	h := linearTerms(k, g.Const(x.Cast(tensor.Float64)), g.Const(y.Cast(tensor.Float64))).Value().Values()
+	p := float64(len(h))
+	mean, ss := 0.0, 0.0
+	for _, v := range h {
+		mean += v
+	}
+	mean /= p
+	for _, v := range h {
+		ss += (v - mean) * (v - mean)
+	}
+	res.Statistic = mean
+	switch sd := math.Sqrt(ss / max(p-1, 1) / p); {
+	case sd > 0:
+		res.PValue = 0.5 * math.Erfc(mean/sd/math.Sqrt2)
+	case mean > 0: // every h equal and positive: certain rejection
+		res.PValue = 0
+	default:
+		res.PValue = 1
+	}
+	return res, nil
 }
 
 // mmdFromPooled is MMD² with the first m entries of idx as x and the rest
