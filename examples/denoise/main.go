@@ -1,10 +1,10 @@
-// Command ising denoises binarised MNIST digits shipped with Gradus by
+// Command denoise denoises binarised MNIST digits shipped with Gradus by
 // mean-field variational inference in an Ising model (the Bristol notes'
 // §18 lab): each digit becomes a ±1 image, Gaussian noise is added, and
 // CAVI sweeps restore it. It prints the pixel error rates before and after
 // and writes a PNG with, per digit, the clean, noisy and denoised images.
 //
-//	go run ./examples/ising [-n 8] [-sigma 1] [-w 0.8] [-sweeps 15] [-seed 1] [-out out/ising.png] [-json]
+//	go run ./examples/denoise [-n 8] [-sigma 1] [-w 0.8] [-sweeps 15] [-seed 1] [-out out/denoise.png] [-json]
 package main
 
 import (
@@ -35,12 +35,12 @@ func main() {
 	w := flag.Float64("w", 0.8, "Ising coupling")
 	sweeps := flag.Int("sweeps", 15, "CAVI sweeps")
 	seed := flag.Uint64("seed", 1, "seed of the noise")
-	out := flag.String("out", "out/ising.png", "PNG of clean, noisy and denoised digits (empty: none)")
+	out := flag.String("out", "out/denoise.png", "PNG of clean, noisy and denoised digits (empty: none)")
 	asJSON := flag.Bool("json", false, "print one JSON object with the results")
 	flag.Parse()
 	res, err := run(*n, *sigma, *w, *sweeps, *seed, *out, !*asJSON)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "ising:", err)
+		fmt.Fprintln(os.Stderr, "denoise:", err)
 		os.Exit(1)
 	}
 	if *asJSON {
