@@ -1,7 +1,8 @@
 // Package metrics scores predictions: classification (accuracy, top-k
 // accuracy, the confusion matrix, per-class and macro/micro precision,
 // recall and F₁, ROC AUC, log loss, expected calibration error) and
-// regression (MSE, MAE, R²). Functions take plain slices, so they serve
+// regression (MSE, MAE, R²), and clusterings (the adjusted Rand index).
+// Functions take plain slices, so they serve
 // any model; they return an error for inputs of different lengths or
 // labels out of range.
 package metrics

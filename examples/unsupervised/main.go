@@ -23,6 +23,7 @@ import (
 
 	"github.com/gradus-ml/gradus/cluster"
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/mixture"
 	"github.com/gradus-ml/gradus/pca"
 	"github.com/gradus-ml/gradus/tensor"
@@ -91,7 +92,7 @@ func run(seed uint64, out string, verbose bool) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	res.KMeansInertia, res.KMeansARI = km.Inertia, adjustedRand(species, km.Labels)
+	res.KMeansInertia, res.KMeansARI = km.Inertia, ari(species, km.Labels)
 	say("iris k-means (K = 3, 10 restarts): inertia %.3f after %d iterations, adjusted Rand index %.3f against the species",
 		km.Inertia, km.Iterations, res.KMeansARI)
 	gm, err := mixture.FitGaussianMixture(iris, mixture.Options{K: 3, Restarts: 5, Seed: seed})
@@ -102,7 +103,7 @@ func run(seed uint64, out string, verbose bool) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	res.GMMLogLik, res.GMMARI = gm.LogLikelihood, adjustedRand(species, gl)
+	res.GMMLogLik, res.GMMARI = gm.LogLikelihood, ari(species, gl)
 	say("iris Gaussian mixture (K = 3, full covariances, EM): mean log-likelihood %.4f in %d iterations, adjusted Rand index %.3f",
 		gm.LogLikelihood, gm.Iterations, res.GMMARI)
 	if out != "" {
@@ -155,27 +156,11 @@ func palette(i int) color.Color {
 	return cs[i%len(cs)]
 }
 
-// adjustedRand is the adjusted Rand index of two labellings (Hubert and
-// Arabie 1985): 1 for identical partitions, about 0 for independent ones.
-func adjustedRand(a, b []int) float64 {
-	pairs := func(n int) float64 { return float64(n) * float64(n-1) / 2 }
-	table := map[[2]int]int{}
-	ra, rb := map[int]int{}, map[int]int{}
-	for i := range a {
-		table[[2]int{a[i], b[i]}]++
-		ra[a[i]]++
-		rb[b[i]]++
+// ari is metrics.AdjustedRand for clusterings known to be valid.
+func ari(a, b []int) float64 {
+	v, err := metrics.AdjustedRand(a, b)
+	if err != nil {
+		panic(err)
 	}
-	var sij, sa, sb float64
-	for _, c := range table {
-		sij += pairs(c)
-	}
-	for _, c := range ra {
-		sa += pairs(c)
-	}
-	for _, c := range rb {
-		sb += pairs(c)
-	}
-	expected := sa * sb / pairs(len(a))
-	return (sij - expected) / ((sa+sb)/2 - expected)
+	return v
 }

@@ -29,10 +29,3 @@ func TestFiguresAndPictures(t *testing.T) {
 		assert.Greater(t, st.Size(), int64(10000), filepath.Base(p))
 	}
 }
-
-// Identical partitions score 1 whatever the label names; a partition
-// against the trivial one scores 0.
-func TestAdjustedRand(t *testing.T) {
-	assert.InDelta(t, 1, adjustedRand([]int{0, 0, 1, 1, 2}, []int{5, 5, 3, 3, 9}), 1e-12)
-	assert.InDelta(t, 0, adjustedRand([]int{0, 0, 1, 1}, []int{0, 0, 0, 0}), 1e-12)
-}
