@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 func TestEmbeddedCSVShapes(t *testing.T) {
@@ -77,4 +79,12 @@ func TestClasses(t *testing.T) {
 	if _, _, err := Classes("sklearn/iris.csv", "species"); err == nil {
 		t.Error("a missing target column was accepted")
 	}
+}
+
+func TestWithIntercept(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 3, 2)
+	got := WithIntercept(x)
+	assert.Equal(t, []int{3, 3}, got.Shape())
+	assert.Equal(t, []float64{1, 1, 2, 1, 3, 4, 1, 5, 6}, got.Values())
+	assert.Panics(t, func() { WithIntercept(tensor.FromFloat64s([]float64{1, 2}, 2)) })
 }

@@ -102,18 +102,11 @@ func design() (*tensor.Tensor, *tensor.Tensor, []int, error) {
 		return nil, nil, nil, err
 	}
 	data.Standardise(x)
-	n, d := x.Shape()[0], x.Shape()[1]
-	withOnes := make([]float64, 0, n*(d+1))
-	xv := x.Values()
-	for i := range n {
-		withOnes = append(withOnes, 1)
-		withOnes = append(withOnes, xv[i*d:(i+1)*d]...)
-	}
-	y := make([]float64, n)
+	y := make([]float64, len(labels))
 	for i, l := range labels {
 		y[i] = float64(l)
 	}
-	return tensor.FromFloat64s(withOnes, n, d+1), tensor.FromFloat64s(y, n, 1), labels, nil
+	return data.WithIntercept(x), tensor.FromFloat64s(y, len(y), 1), labels, nil
 }
 
 func run(cfg config, verbose bool) (res result, err error) {
