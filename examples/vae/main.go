@@ -47,6 +47,7 @@ type options struct {
 	TrainN  int // use only the first TrainN training images (0: all)
 	TestN   int // and the first TestN test images (0: all)
 	NoFiles bool
+	Beta    float64 // the KL weight (β-VAE); 1 is the plain VAE
 }
 
 // result is what -json prints. The IWAE figure is the negative bound, in
@@ -67,6 +68,7 @@ func main() {
 	flag.Uint64Var(&o.Seed, "seed", 1, "seed of the initialisation, batches and noise")
 	flag.StringVar(&o.Data, "data", "", "directory with the full MNIST IDX files (default: the embedded 10k subset)")
 	flag.StringVar(&o.Out, "out", "./out/vae", "directory for the PNGs and the checkpoint")
+	flag.Float64Var(&o.Beta, "beta", 1, "KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)")
 	flag.IntVar(&o.IWAEK, "iwae-k", 50, "samples of the final importance-weighted bound (0: skip)")
 	demo := flag.Bool("demo", false, "a short run (10 epochs) that ends with recognisable samples")
 	asJSON := flag.Bool("json", false, "print one JSON object with the results")
@@ -129,7 +131,7 @@ type trainer struct {
 
 func newTrainer(o options) *trainer {
 	rng := tensor.NewRNG(o.Seed)
-	m := vae.New(rng, vae.Config{Input: 784, Hidden: []int{o.Hidden}, Latent: o.Latent})
+	m := vae.New(rng, vae.Config{Input: 784, Hidden: []int{o.Hidden}, Latent: o.Latent, Beta: o.Beta})
 	ps := m.Params()
 	return &trainer{m: m, ps: ps, opt: optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: o.LR}),
 		g: graph.New(), rng: rng, eps: map[int]*tensor.Tensor{}, batch: o.Batch}
@@ -159,6 +161,7 @@ func (t *trainer) step(xb *tensor.Tensor) (float64, error) {
 
 // evaluate returns the mean −ELBO per image over x, one ε sample per
 // image from a generator seeded with seed (the same noise every epoch).
+// It is the true bound whatever β the training loss weighs the KL with.
 func (t *trainer) evaluate(x *tensor.Tensor, seed uint64) float64 {
 	n := x.Shape()[0]
 	rng := tensor.NewRNG(seed)
@@ -167,7 +170,8 @@ func (t *trainer) evaluate(x *tensor.Tensor, seed uint64) float64 {
 	for idx := range data.NewBatcher(n, 500, data.BatchOptions{NoShuffle: true}).Epoch() {
 		t.g.Reset()
 		xb := rows.Gather(idx)
-		sum += t.m.Loss(t.g.Const(xb), t.g.Const(t.noise(rng, len(idx)))).Item()
+		elbo, _, _ := t.m.ELBO(t.g.Const(xb), t.g.Const(t.noise(rng, len(idx))))
+		sum -= graph.Sum(elbo, nil, false).Item()
 	}
 	t.g.Reset()
 	return sum / float64(n)

@@ -187,6 +187,10 @@ type Config struct {
 	Latent     int          // latent dimension
 	Likelihood Likelihood   // Bernoulli (default) or Gaussian
 	DType      tensor.DType // Float32 (default) or Float64
+	// Beta weighs the KL term of Loss: β > 1 is the β-VAE of Higgins et
+	// al. (2017), which trades reconstruction for a more factorised
+	// latent code (seed 001 §9.6). 0 means 1, the plain ELBO.
+	Beta float64
 }
 
 // VAE is an encoder and a decoder.
@@ -194,6 +198,7 @@ type VAE struct {
 	Encoder *Encoder
 	Decoder *Decoder
 	Latent  int
+	Beta    float64 // the KL weight of Loss (see Config.Beta); 1 for the ELBO
 }
 
 // New returns a VAE Input → Hidden… → Latent → reversed Hidden… → Input
@@ -202,6 +207,12 @@ type VAE struct {
 func New(rng *tensor.RNG, cfg Config) *VAE {
 	if cfg.Input <= 0 || cfg.Latent <= 0 {
 		tensor.Fail("vae.New", "Input = %d and Latent = %d must be positive", cfg.Input, cfg.Latent)
+	}
+	if cfg.Beta == 0 {
+		cfg.Beta = 1
+	}
+	if !(cfg.Beta > 0) || math.IsInf(cfg.Beta, 0) {
+		tensor.Fail("vae.New", "Beta = %g must be positive and finite", cfg.Beta)
 	}
 	for _, h := range cfg.Hidden {
 		if h <= 0 {
@@ -217,7 +228,7 @@ func New(rng *tensor.RNG, cfg Config) *VAE {
 		rev[len(rev)-1-i] = h
 	}
 	return &VAE{Encoder: NewEncoder(rng, cfg.Input, cfg.Hidden, cfg.Latent, dt),
-		Decoder: newDecoder(rng, cfg.Latent, rev, cfg.Input, dt, cfg.Likelihood), Latent: cfg.Latent}
+		Decoder: newDecoder(rng, cfg.Latent, rev, cfg.Input, dt, cfg.Likelihood), Latent: cfg.Latent, Beta: cfg.Beta}
 }
 
 // Params lists the encoder's parameters under "encoder." and the decoder's
@@ -255,18 +266,29 @@ func (m *VAE) elbo(x, eps *graph.Node) (elbo, logLik, kl *graph.Node) {
 	return graph.Sub(logLik, kl), logLik, kl
 }
 
-// Loss returns the negative ELBO summed over the rows of x: Σₙ (BCE + KL)
-// for the Bernoulli decoder, as in PyTorch's VAE example. For a Bernoulli
-// decoder the reconstruction term is one fused op (BCEWithLogitsSum).
+// Loss returns the negative ELBO summed over the rows of x, with the KL
+// term weighed by Beta: Σₙ (BCE + β·KL) for the Bernoulli decoder, as in
+// PyTorch's VAE example when β = 1. For a Bernoulli decoder the
+// reconstruction term is one fused op (BCEWithLogitsSum).
 func (m *VAE) Loss(x, eps *graph.Node) *graph.Node {
+	beta := m.Beta
+	if beta == 0 { // a VAE assembled by hand
+		beta = 1
+	}
+	weigh := func(kl *graph.Node) *graph.Node {
+		if beta == 1 {
+			return kl
+		}
+		return graph.MulScalar(kl, beta)
+	}
 	if m.Decoder.Likelihood != Bernoulli {
-		e, _, _ := m.elbo(x, eps)
-		return graph.Neg(graph.Sum(e, nil, false))
+		_, logLik, kl := m.elbo(x, eps)
+		return graph.Sub(weigh(graph.Sum(kl, nil, false)), graph.Sum(logLik, nil, false))
 	}
 	mu, logvar := m.Encoder.forward(x)
 	logits := m.Decoder.forward(Sample(mu, logvar, eps))
 	kl := losses.KLDiagGaussian(mu, logvar, losses.Sum)
-	return graph.Add(BCEWithLogitsSum(logits, x), kl)
+	return graph.Add(BCEWithLogitsSum(logits, x), weigh(kl))
 }
 
 // IWAE returns the K-sample importance-weighted bound for each row of x

@@ -198,6 +198,24 @@ func TestLossMatchesELBO(t *testing.T) {
 	}
 }
 
+// β-VAE: the loss is −Σ log p(x|z) + β·Σ KL for both decoders, computed
+// here from the ELBO's two terms; β = 0 in the Config means 1.
+func TestBetaWeighsKL(t *testing.T) {
+	for _, lik := range []Likelihood{Bernoulli, Gaussian} {
+		for _, beta := range []float64{0, 1, 4} {
+			m := New(tensor.NewRNG(10), Config{Input: 8, Hidden: []int{6}, Latent: 3, DType: tensor.Float64, Likelihood: lik, Beta: beta})
+			g := graph.New()
+			x := g.Const(tinyData(tensor.Float64, 5, 8, 11))
+			eps := g.Const(normal(tensor.NewRNG(12), tensor.Float64, 5, 3))
+			_, ll, kl := m.ELBO(x, eps)
+			sum := func(v *graph.Node) float64 { return graph.Sum(v, nil, false).Item() }
+			b := max(beta, 1) // 0 means 1
+			assert.InDelta(t, -sum(ll)+b*sum(kl), m.Loss(x, eps).Item(), 1e-9, "likelihood %v, β = %g", lik, beta)
+		}
+	}
+	assert.Panics(t, func() { New(tensor.NewRNG(1), Config{Input: 4, Latent: 2, Beta: -1}) })
+}
+
 func TestBadSizes(t *testing.T) {
 	assert.Panics(t, func() { New(tensor.NewRNG(1), Config{Input: 0, Latent: 2}) })
 	m := New(tensor.NewRNG(1), Config{Input: 4, Latent: 2})
