@@ -1,114 +1,171 @@
 package tensor
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
+
+// qrSplitWork is roughly the m·n·k summed over a chunk of a batch below
+// which spreading the chunk over goroutines costs more than it saves.
+const qrSplitWork = 1 << 15
 
 // QR returns the thin QR factorisation A = Q·R of each matrix of a
-// (..., m, n) with m ≥ n: q (..., m, n) with orthonormal columns and r
-// (..., n, n) upper triangular with a non-negative diagonal (positive for
-// full-rank A, which makes the factorisation unique). It uses Householder
-// reflections in float64 whatever a's dtype. It returns an error wrapping
-// ErrNotFinite for NaN or Inf input and panics with a *Error when a is not
-// a matrix or is wider than tall.
+// (..., m, n): with k = min(m, n), q (..., m, k) has orthonormal columns
+// and r (..., k, n) is upper triangular with a non-negative diagonal. The
+// sign convention makes the factorisation unique (and differentiable) when
+// A has full rank k.
+//
+// Each matrix is reduced by Householder reflections, a panel of 32 columns
+// at a time, with the reflectors of a panel applied to the rest of the
+// matrix (and accumulated into Q) in the compact WY form, so that nearly
+// all of the work is GEMM. QR returns an error wrapping ErrNotFinite when
+// an entry of a is NaN or infinite, and panics with a *Error when a has
+// fewer than two dimensions.
 func QR(a *Tensor) (q, r *Tensor, err error) {
-	const op = "QR"
-	if a == nil || len(a.shape) < 2 {
-		Fail(op, "operand %v is not a matrix (want rank >= 2)", describe(a))
+	if len(a.shape) < 2 {
+		Fail("QR", "need a matrix or a batch of them (..., m, n), got %s", describe(a))
 	}
-	nd := len(a.shape)
-	m, n := a.shape[nd-2], a.shape[nd-1]
-	if m < n {
-		Fail(op, "operand %v is wider than tall; the thin QR needs m ≥ n", describe(a))
+	m, n := a.shape[len(a.shape)-2], a.shape[len(a.shape)-1]
+	k := min(m, n)
+	batch := a.shape[:len(a.shape)-2]
+	q = New(a.dtype, append(cloneInts(batch), m, k)...)
+	r = New(a.dtype, append(cloneInts(batch), k, n)...)
+	if a.Size() == 0 {
+		return q, r, nil
 	}
-	batch := a.shape[:nd-2]
-	count := shapeSize(batch)
-	vals := a.Contiguous().Values()
-	qs, rs := make([]float64, 0, count*m*n), make([]float64, 0, count*n*n)
-	for b := range count {
-		mat := vals[b*m*n : (b+1)*m*n]
-		for _, x := range mat {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, nil, fmt.Errorf("tensor.QR: matrix %d: %w", b, ErrNotFinite)
-			}
-		}
-		bq, br := householderQR(mat, m, n)
-		qs, rs = append(qs, bq...), append(rs, br...)
+	offs := matrixOffsets(a, batch)
+	if a.dtype == Float32 {
+		err = qrBatch[float32](a, offs, m, n, q, r)
+	} else {
+		err = qrBatch[float64](a, offs, m, n, q, r)
 	}
-	return FromValues(a.dtype, qs, append(cloneInts(batch), m, n)...), FromValues(a.dtype, rs, append(cloneInts(batch), n, n)...), nil
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, r, nil
 }
 
-// householderQR factors the row-major m×n matrix a (m ≥ n).
-func householderQR(a []float64, m, n int) (q, r []float64) {
-	w := append([]float64(nil), a...) // reduced in place to R
-	vs := make([][]float64, n)
-	for k := range n {
-		// v reflects column k below the diagonal onto −sign(x₀)‖x‖e₁.
-		norm := 0.0
-		for i := k; i < m; i++ {
-			norm += w[i*n+k] * w[i*n+k]
-		}
-		norm = math.Sqrt(norm)
-		v := make([]float64, m-k)
-		if norm == 0 {
-			vs[k] = v
-			continue
-		}
-		alpha := -math.Copysign(norm, w[k*n+k])
-		for i := k; i < m; i++ {
-			v[i-k] = w[i*n+k]
-		}
-		v[0] -= alpha
-		vn := 0.0
-		for _, x := range v {
-			vn += x * x
-		}
-		vn = math.Sqrt(vn)
-		for i := range v {
-			v[i] /= vn
-		}
-		vs[k] = v
-		for j := k; j < n; j++ {
-			d := 0.0
-			for i := k; i < m; i++ {
-				d += v[i-k] * w[i*n+j]
+func qrBatch[T Float](a *Tensor, offs []int, m, n int, q, r *Tensor) error {
+	k := min(m, n)
+	Q, R := storage[T](q), storage[T](r)
+	errs := make([]error, len(offs))
+	linalgParallel(len(offs), max(1, qrSplitWork/(m*n*k+16)), func(b0, b1 int) {
+		w := make([]T, m*n)
+		for bi := b0; bi < b1; bi++ {
+			if !gatherMatrix(w, a, offs[bi], m, n) {
+				errs[bi] = fmt.Errorf("tensor.QR: matrix %d: %w", bi, ErrNotFinite)
+				return
 			}
-			for i := k; i < m; i++ {
-				w[i*n+j] -= 2 * v[i-k] * d
-			}
+			qrMatrix(m, n, w, Q[bi*m*k:(bi+1)*m*k], R[bi*k*n:(bi+1)*k*n])
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	// Q's thin columns: the reflections applied, last first, to [I; 0].
-	q = make([]float64, m*n)
-	for i := range n {
-		q[i*n+i] = 1
-	}
-	for k := n - 1; k >= 0; k-- {
-		v := vs[k]
-		for j := range n {
-			d := 0.0
-			for i := k; i < m; i++ {
-				d += v[i-k] * q[i*n+j]
-			}
-			for i := k; i < m; i++ {
-				q[i*n+j] -= 2 * v[i-k] * d
-			}
+	return nil
+}
+
+// gatherMatrix copies the m×n matrix of a at storage offset off into the
+// row-major w and reports whether every entry is finite.
+func gatherMatrix[T Float](w []T, a *Tensor, off, m, n int) bool {
+	A := storage[T](a)
+	sr, sc := a.strides[len(a.strides)-2], a.strides[len(a.strides)-1]
+	big := maxFinite[T]()
+	ok := true
+	for i := 0; i < m; i++ {
+		row := w[i*n : (i+1)*n]
+		for j := range row {
+			x := A[off+i*sr+j*sc]
+			ok = ok && x >= -big && x <= big
+			row[j] = x
 		}
 	}
-	// R is the upper n×n block; flip signs so its diagonal is non-negative.
-	r = make([]float64, n*n)
-	for i := range n {
-		s := 1.0
-		if w[i*n+i] < 0 {
-			s = -1
+	return ok
+}
+
+// qrMatrix factors the row-major m×n matrix a (overwritten) into the
+// row-major q (m×k) and r (k×n), k = min(m, n).
+func qrMatrix[T Float](m, n int, a, q, r []T) {
+	k := min(m, n)
+	var amax T
+	for _, x := range a {
+		amax = max(amax, absT(x))
+	}
+	scale := pow2Scale(amax)
+	if scale != 1 {
+		for i := range a {
+			a[i] *= scale
+		}
+	}
+	refl := qrFactor(m, n, a)
+	clear(r)
+	for i := 0; i < k; i++ {
+		copy(r[i*n+i:(i+1)*n], a[i*n+i:(i+1)*n])
+	}
+	clear(q)
+	for i := 0; i < k; i++ {
+		q[i*k+i] = 1
+	}
+	refl.applyQ(q, k, k, true)
+	// Flip the signs that make R's diagonal negative, then undo the scaling
+	// (exact: a power of two).
+	for i := 0; i < k; i++ {
+		ri := r[i*n : (i+1)*n]
+		s := 1 / scale
+		if ri[i] < 0 {
+			s = -s
+			for p := 0; p < m; p++ {
+				q[p*k+i] = -q[p*k+i]
+			}
 		}
 		for j := i; j < n; j++ {
-			r[i*n+j] = s * w[i*n+j]
-		}
-		for row := range m {
-			q[row*n+i] *= s
+			ri[j] *= s
 		}
 	}
-	return q, r
+}
+
+// qrFactor reduces the row-major m×n matrix a to upper triangular form in
+// place (its rows 0..k−1 then hold R above and on the diagonal; what lies
+// below is scratch) and returns the reflectors, Q = H₀⋯H_{k−1}.
+func qrFactor[T Float](m, n int, a []T) *reflectors[T] {
+	k := min(m, n)
+	refl := newReflectors[T](k, m, 0)
+	// A panel's columns are strided in a; they are factored as contiguous
+	// rows of its transpose pt.
+	pt := make([]T, reflectorBlock*m)
+	for j0 := 0; j0 < k; j0 += reflectorBlock {
+		b := min(reflectorBlock, k-j0)
+		for p := 0; p < b; p++ {
+			row := pt[p*m : (p+1)*m]
+			for i := j0; i < m; i++ {
+				row[i] = a[i*n+j0+p]
+			}
+		}
+		for p := 0; p < b; p++ {
+			col := j0 + p
+			x := pt[p*m+col : (p+1)*m]
+			tau := householder(x)
+			beta := x[0]
+			x[0] = 1
+			if tau != 0 {
+				for s := p + 1; s < b; s++ {
+					y := pt[s*m+col : (s+1)*m]
+					axpy(-tau*dotContig(x, y), x, y)
+				}
+			}
+			vrow := refl.vt[col*m : (col+1)*m]
+			copy(vrow[col:], x)
+			refl.tau[col] = tau
+			x[0] = beta
+		}
+		for p := 0; p < b; p++ {
+			row := pt[p*m : (p+1)*m]
+			for i := j0; i <= min(j0+p, m-1); i++ {
+				a[i*n+j0+p] = row[i]
+			}
+		}
+		if j0+b < n {
+			refl.applyBlock(j0, j0+b, true, a[j0+b:], n-j0-b, n)
+		}
+	}
+	return refl
 }

@@ -43,7 +43,15 @@ func TestQRReconstructs(t *testing.T) {
 			}
 		}
 	}
-	assert.Panics(t, func() { tensor.QR(tensor.Zeros(tensor.Float64, 2, 3)) })
-	_, _, err := tensor.QR(tensor.FromFloat64s([]float64{math.Inf(1), 0}, 2, 1))
+	// A wide matrix: q is square, r is k×n upper triangular.
+	// By hand: A = [[3, 1, 2], [4, 0, 1]] has q's first column (3, 4)/5 and
+	// r = [[5, 3/5, 2], [0, 4/5, 1]] (q = [[3/5, 4/5], [4/5, −3/5]]).
+	wq, wr, err := tensor.QR(tensor.FromFloat64s([]float64{3, 1, 2, 4, 0, 1}, 2, 3))
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 2}, wq.Shape())
+	assert.InDeltaSlice(t, []float64{5, 0.6, 2, 0, 0.8, 1}, wr.Values(), 1e-12)
+	assert.InDeltaSlice(t, []float64{0.6, 0.8, 0.8, -0.6}, wq.Values(), 1e-12)
+	assert.Panics(t, func() { tensor.QR(tensor.Zeros(tensor.Float64, 3)) })
+	_, _, err = tensor.QR(tensor.FromFloat64s([]float64{math.Inf(1), 0}, 2, 1))
 	assert.ErrorIs(t, err, tensor.ErrNotFinite)
 }

@@ -2,130 +2,184 @@ package tensor
 
 import (
 	"fmt"
-	"math"
 	"sort"
 )
 
-// SVD returns the thin singular value decomposition A = U·diag(s)·Vᵀ of
-// each matrix of a (..., m, n), k = min(m, n): u (..., m, k) and v
-// (..., n, k) with orthonormal columns, s (..., k) non-negative and
-// decreasing. It uses one-sided Jacobi rotations (Hestenes), which give
-// singular values to high relative accuracy, in float64 whatever a's dtype.
-// Signs follow the convention of package pca: each column of v has its
-// entry of largest magnitude positive (u's column flips with it). It
-// returns an error wrapping ErrNotFinite for NaN or Inf input, or when the
-// rotations do not converge; it panics with a *Error when a has fewer than
-// two dimensions.
-func SVD(a *Tensor) (u, s, v *Tensor, err error) {
-	const op = "SVD"
-	if a == nil || len(a.shape) < 2 {
-		Fail(op, "operand %v is not a matrix (want rank >= 2)", describe(a))
-	}
-	nd := len(a.shape)
-	m, n := a.shape[nd-2], a.shape[nd-1]
-	k := min(m, n)
-	batch := a.shape[:nd-2]
-	count := shapeSize(batch)
-	vals := a.Contiguous().Values()
-	us, ss, vs := make([]float64, 0, count*m*k), make([]float64, 0, count*k), make([]float64, 0, count*n*k)
-	for b := range count {
-		mat := vals[b*m*n : (b+1)*m*n]
-		for _, x := range mat {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, nil, nil, fmt.Errorf("tensor.SVD: matrix %d: %w", b, ErrNotFinite)
-			}
-		}
-		bu, bs, bv, err := svdJacobi(mat, m, n)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("tensor.SVD: matrix %d: %w", b, err)
-		}
-		us, ss, vs = append(us, bu...), append(ss, bs...), append(vs, bv...)
-	}
-	shp := func(last ...int) []int { return append(cloneInts(batch), last...) }
-	return FromValues(a.dtype, us, shp(m, k)...), FromValues(a.dtype, ss, shp(k)...), FromValues(a.dtype, vs, shp(n, k)...), nil
-}
+// svdSplitWork is roughly the m·n·k summed over a chunk of a batch below
+// which spreading the chunk over goroutines costs more than it saves.
+const svdSplitWork = 1 << 14
 
-// svdJacobi factors the row-major m×n matrix a, returning U (m×k), s (k)
-// and V (n×k) row-major.
-func svdJacobi(a []float64, m, n int) (u, s, v []float64, err error) {
-	if m < n {
-		// A = U S Vᵀ  ⇔  Aᵀ = V S Uᵀ.
-		at := make([]float64, m*n)
-		for i := range m {
-			for j := range n {
-				at[j*m+i] = a[i*n+j]
-			}
-		}
-		v, s, u, err = svdJacobi(at, n, m)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		flipToV(u, v, m, n, m)
+// svdQRRatio is the aspect ratio m/n from which a tall matrix is first
+// reduced to its n×n triangular factor R by QR (LAPACK's crossover): the
+// bidiagonal reduction of R is much cheaper than that of A.
+const svdQRRatio = 5.0 / 3
+
+// SVD returns the thin singular value decomposition A = U·diag(s)·Vᵀ of
+// each matrix of a (..., m, n): with k = min(m, n), u (..., m, k) and
+// v (..., n, k) have orthonormal columns and s (..., k) holds the singular
+// values in descending order, all non-negative. Note that v holds V, not
+// NumPy's Vᵀ. Each pair of singular vectors (uᵢ, vᵢ) is signed so that the
+// entry of largest magnitude of vᵢ is positive (package pca's convention,
+// which also keeps the factors continuous in A); within the span of a
+// repeated singular value they are determined only up to a rotation.
+//
+// The method is Golub–Kahan–Reinsch: a tall matrix (m ≥ 5n/3) is first
+// reduced to its triangular factor by a blocked QR; the matrix is reduced
+// to upper bidiagonal form by Householder reflections; the bidiagonal
+// matrix is diagonalised by implicitly shifted QR sweeps whose rotations
+// are accumulated into the singular vectors; and the reflectors are
+// applied to those in the compact WY form (GEMM). The singular values are
+// accurate to about ε·‖A‖, as LAPACK's; unlike an eigendecomposition of
+// AᵀA, nothing squares the condition number.
+//
+// SVD returns an error wrapping ErrNotFinite when an entry of a is NaN or
+// infinite, and an error if the QR iteration does not converge. It panics
+// with a *Error when a has fewer than two dimensions.
+func SVD(a *Tensor) (u, s, v *Tensor, err error) {
+	if len(a.shape) < 2 {
+		Fail("SVD", "need a matrix or a batch of them (..., m, n), got %s", describe(a))
+	}
+	m, n := a.shape[len(a.shape)-2], a.shape[len(a.shape)-1]
+	k := min(m, n)
+	batch := a.shape[:len(a.shape)-2]
+	u = New(a.dtype, append(cloneInts(batch), m, k)...)
+	s = New(a.dtype, append(cloneInts(batch), k)...)
+	v = New(a.dtype, append(cloneInts(batch), n, k)...)
+	if a.Size() == 0 {
 		return u, s, v, nil
 	}
-	// Columns of A and of V as contiguous slices: the rotations mix columns.
-	cols := make([][]float64, n)
-	vc := make([][]float64, n)
-	for j := range n {
-		cols[j] = make([]float64, m)
-		for i := range m {
-			cols[j][i] = a[i*n+j]
-		}
-		vc[j] = make([]float64, n)
-		vc[j][j] = 1
+	offs := matrixOffsets(a, batch)
+	if a.dtype == Float32 {
+		err = svdBatch[float32](a, offs, m, n, u, s, v)
+	} else {
+		err = svdBatch[float64](a, offs, m, n, u, s, v)
 	}
-	const eps = 2.220446049250313e-16
-	converged := false
-	for sweep := 0; sweep < 60 && !converged; sweep++ {
-		converged = true
-		for p := 0; p < n-1; p++ {
-			for q := p + 1; q < n; q++ {
-				alpha, beta, gamma := dot64(cols[p], cols[p]), dot64(cols[q], cols[q]), dot64(cols[p], cols[q])
-				if gamma == 0 || math.Abs(gamma) <= eps*math.Sqrt(alpha*beta) {
-					continue
-				}
-				converged = false
-				zeta := (beta - alpha) / (2 * gamma)
-				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Sqrt(1+zeta*zeta))
-				c := 1 / math.Sqrt(1+t*t)
-				sn := c * t
-				rotate(cols[p], cols[q], c, sn)
-				rotate(vc[p], vc[q], c, sn)
-			}
-		}
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	if !converged {
-		return nil, nil, nil, fmt.Errorf("one-sided Jacobi did not converge in 60 sweeps")
-	}
-	order := make([]int, n)
-	norms := make([]float64, n)
-	for j := range n {
-		order[j], norms[j] = j, math.Sqrt(dot64(cols[j], cols[j]))
-	}
-	sort.SliceStable(order, func(x, y int) bool { return norms[order[x]] > norms[order[y]] })
-	u, s, v = make([]float64, m*n), make([]float64, n), make([]float64, n*n)
-	for r, j := range order {
-		s[r] = norms[j]
-		for i := range m {
-			if norms[j] > 0 {
-				u[i*n+r] = cols[j][i] / norms[j]
-			}
-		}
-		for i := range n {
-			v[i*n+r] = vc[j][i]
-		}
-	}
-	flipToV(u, v, m, n, n)
 	return u, s, v, nil
 }
 
-// flipToV negates column r of u and v (u m×k, v n×k) where v's entry of
-// largest magnitude in that column is negative.
-func flipToV(u, v []float64, m, n, k int) {
+func svdBatch[T Float](a *Tensor, offs []int, m, n int, u, s, v *Tensor) error {
+	k := min(m, n)
+	U, S, V := storage[T](u), storage[T](s), storage[T](v)
+	errs := make([]error, len(offs))
+	at := Transpose(a)
+	linalgParallel(len(offs), max(1, svdSplitWork/(m*n*k+16)), func(b0, b1 int) {
+		w := make([]T, m*n)
+		for bi := b0; bi < b1; bi++ {
+			ub, sb, vb := U[bi*m*k:(bi+1)*m*k], S[bi*k:(bi+1)*k], V[bi*n*k:(bi+1)*n*k]
+			var ok bool
+			if m >= n {
+				ok = gatherMatrix(w, a, offs[bi], m, n)
+			} else {
+				// Aᵀ = V·S·Uᵀ: decompose the transpose, swapping the roles.
+				ok = gatherMatrix(w, at, offs[bi], n, m)
+				ub, vb = vb, ub
+			}
+			if !ok {
+				errs[bi] = fmt.Errorf("tensor.SVD: matrix %d: %w", bi, ErrNotFinite)
+				return
+			}
+			if !svdTall(max(m, n), k, w, ub, sb, vb) {
+				errs[bi] = fmt.Errorf("tensor.SVD: matrix %d: QR iteration did not converge", bi)
+				return
+			}
+			if m >= n {
+				flipToV(ub, vb, m, n, k)
+			} else {
+				flipToV(vb, ub, m, n, k) // the slices were swapped back above
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// svdTall decomposes the row-major m×n matrix a (m ≥ n, overwritten) into
+// the row-major u (m×n), s (n) and v (n×n).
+func svdTall[T Float](m, n int, a, u, s, v []T) bool {
+	var amax T
+	for _, x := range a {
+		amax = max(amax, absT(x))
+	}
+	scale := pow2Scale(amax)
+	if scale != 1 {
+		for i := range a {
+			a[i] *= scale
+		}
+	}
+	var qr *reflectors[T]
+	mw := m // rows of the matrix that is bidiagonalised
+	if float64(m) >= svdQRRatio*float64(n) {
+		qr = qrFactor(m, n, a)
+		// Continue with R, the upper triangle of a's first n rows.
+		for i := 0; i < n; i++ {
+			clear(a[i*n : i*n+i])
+		}
+		mw = n
+	}
+	w := a[:mw*n]
+	d, e := make([]T, n), make([]T, max(n-1, 0))
+	left, right := bidiagonalize(mw, n, w, d, e)
+	ut, vt := make([]T, n*n), make([]T, n*n)
+	for i := 0; i < n; i++ {
+		ut[i*n+i], vt[i*n+i] = 1, 1
+	}
+	if !bidiagSVD(n, d, e, ut, vt) {
+		return false
+	}
+	// Make the singular values non-negative and sort them in descending
+	// order, permuting the rows of ut and vt alike.
+	for i := 0; i < n; i++ {
+		if d[i] < 0 {
+			d[i] = -d[i]
+			for j, x := range vt[i*n : (i+1)*n] {
+				vt[i*n+j] = -x
+			}
+		}
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.SliceStable(perm, func(x, y int) bool { return d[perm[x]] > d[perm[y]] })
+	for j, p := range perm {
+		s[j] = d[p] / scale
+	}
+	// u = Q_QR·[Q_B·[U_B; 0]; 0] and v = P_B·V_B, columns in sorted order.
+	clear(u)
+	for j, p := range perm {
+		row := ut[p*n : (p+1)*n]
+		for i, x := range row {
+			u[i*n+j] = x
+		}
+		row = vt[p*n : (p+1)*n]
+		for i, x := range row {
+			v[i*n+j] = x
+		}
+	}
+	left.applyQ(u, n, n, false)
+	right.applyQ(v, n, n, false)
+	if qr != nil {
+		qr.applyQ(u, n, n, false)
+	}
+	return true
+}
+
+// flipToV negates column r of u (m×k) and v (n×k) wherever v's entry of
+// largest magnitude in that column is negative: the sign convention of
+// package pca, which also keeps the factors continuous in A (finite
+// differences and gradient checks need that).
+func flipToV[T Float](u, v []T, m, n, k int) {
 	for r := range k {
 		big := 0
 		for i := range n {
-			if math.Abs(v[i*k+r]) > math.Abs(v[big*k+r]) {
+			if absT(v[i*k+r]) > absT(v[big*k+r]) {
 				big = i
 			}
 		}
@@ -137,21 +191,5 @@ func flipToV(u, v []float64, m, n, k int) {
 				u[i*k+r] = -u[i*k+r]
 			}
 		}
-	}
-}
-
-func dot64(a, b []float64) float64 {
-	s := 0.0
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
-}
-
-// rotate applies the plane rotation [x y] ← [c·x − s·y, s·x + c·y].
-func rotate(x, y []float64, c, s float64) {
-	for i := range x {
-		xi, yi := x[i], y[i]
-		x[i], y[i] = c*xi-s*yi, s*xi+c*yi
 	}
 }

@@ -1,0 +1,152 @@
+package tensor
+
+import "math"
+
+// Householder reflectors shared by the QR factorisation and the SVD's
+// bidiagonal reduction. A reflector is H = I − τ·v·vᵀ with v[0] = 1; a
+// sequence of them is applied in blocks in the compact WY form
+// H₀H₁⋯H_{b−1} = I − V·T·Vᵀ (Schreiber and Van Loan 1989), so that nearly
+// all of the work is two GEMMs per block.
+
+// reflectorBlock is the number of reflectors applied together as one WY
+// block: wide enough for the GEMMs to run near peak, narrow enough that
+// building T (b² dot products) stays cheap.
+const reflectorBlock = 32
+
+// householder turns x into the reflector that maps it to (β, 0, …, 0):
+// on return x[0] = β and x[1:] holds v[1:] (v[0] = 1 is implicit), and
+// the result is τ. A vector that is already a multiple of e₀ gives τ = 0
+// (H = I). The caller keeps entries well inside the range of T (the
+// factorisations scale their input by a power of two first), so the sum of
+// squares neither overflows nor loses the vector.
+func householder[T Float](x []T) (tau T) {
+	if len(x) <= 1 {
+		return 0
+	}
+	alpha := x[0]
+	xnorm := sqrtT(dotContig(x[1:], x[1:]))
+	if xnorm == 0 {
+		return 0
+	}
+	beta := hypotT(alpha, xnorm)
+	if alpha >= 0 {
+		beta = -beta // α − β never cancels
+	}
+	tau = (beta - alpha) / beta
+	scal := 1 / (alpha - beta)
+	for i := 1; i < len(x); i++ {
+		x[i] *= scal
+	}
+	x[0] = beta
+	return tau
+}
+
+// reflectors holds k reflectors acting on vectors of length m: reflector
+// j is row j of the k×m row-major vt, zero before column j+shift, one at
+// j+shift; tau[j] is its τ. Q = H₀H₁⋯H_{k−1}.
+type reflectors[T Float] struct {
+	vt    []T
+	tau   []T
+	k, m  int
+	shift int
+	t, w  []T // scratch: T (b×b) and the b×c products
+}
+
+func newReflectors[T Float](k, m, shift int) *reflectors[T] {
+	return &reflectors[T]{vt: make([]T, k*m), tau: make([]T, k), k: k, m: m, shift: shift}
+}
+
+// blockT fills r.t with the upper triangular T of reflectors j0..j1−1,
+// so that H_{j0}⋯H_{j1−1} = I − V·T·Vᵀ (LAPACK's forward columnwise
+// dlarft): T[i][i] = τᵢ and T[:i][i] = −τᵢ·T[:i][:i]·(V[:, :i]ᵀ vᵢ).
+func (r *reflectors[T]) blockT(j0, j1 int) []T {
+	b := j1 - j0
+	if cap(r.t) < b*b {
+		r.t = make([]T, b*b)
+	}
+	t := r.t[:b*b]
+	clear(t)
+	z := make([]T, b)
+	for i := 0; i < b; i++ {
+		tau := r.tau[j0+i]
+		t[i*b+i] = tau
+		if tau == 0 || i == 0 {
+			continue
+		}
+		start := j0 + i + r.shift // reflector i is zero before here
+		vi := r.vt[(j0+i)*r.m+start : (j0+i+1)*r.m]
+		for p := 0; p < i; p++ {
+			z[p] = dotContig(r.vt[(j0+p)*r.m+start:(j0+p+1)*r.m], vi)
+		}
+		for p := 0; p < i; p++ {
+			var s T
+			for q := p; q < i; q++ {
+				s += t[p*b+q] * z[q]
+			}
+			t[p*b+i] = -tau * s
+		}
+	}
+	return t
+}
+
+// applyBlock sets C ← (H_{j0}⋯H_{j1−1})·C, or its transpose times C when
+// trans is set, for the m×nc row-major C (leading dimension ldc). Rows
+// above j0+shift are untouched, so C may start at any column of a larger
+// matrix.
+func (r *reflectors[T]) applyBlock(j0, j1 int, trans bool, c []T, nc, ldc int) {
+	b := j1 - j0
+	r0 := j0 + r.shift
+	mm := r.m - r0
+	if b <= 0 || nc <= 0 || mm <= 0 {
+		return
+	}
+	t := r.blockT(j0, j1)
+	if cap(r.w) < 2*b*nc {
+		r.w = make([]T, 2*b*nc)
+	}
+	w, w2 := r.w[:b*nc], r.w[b*nc:2*b*nc]
+	v := r.vt[j0*r.m+r0:]
+	cc := c[r0*ldc:]
+	gemmT(false, false, b, nc, mm, 1, v, r.m, cc, ldc, 0, w, nc)  // W = Vᵀ C
+	gemmT(trans, false, b, nc, b, 1, t, b, w, nc, 0, w2, nc)      // op(T) W
+	gemmT(true, false, mm, nc, b, -1, v, r.m, w2, nc, 1, cc, ldc) // C −= V op(T) W
+}
+
+// applyQ sets C ← Q·C for the m×nc row-major C, Q = H₀⋯H_{k−1}: blocks in
+// reverse order. identityStart says that C starts as the leading columns
+// of the identity (forming Q explicitly), which lets each block skip the
+// columns that are still unit vectors it cannot change.
+func (r *reflectors[T]) applyQ(c []T, nc, ldc int, identityStart bool) {
+	last := (r.k - 1) / reflectorBlock * reflectorBlock
+	for j0 := last; j0 >= 0; j0 -= reflectorBlock {
+		j1 := min(j0+reflectorBlock, r.k)
+		c0 := 0
+		if identityStart {
+			// Columns before j0+shift are still unit vectors e_j with
+			// j < j0+shift, which the block leaves alone.
+			c0 = min(j0+r.shift, nc)
+		}
+		r.applyBlock(j0, j1, false, c[c0:], nc-c0, ldc)
+	}
+}
+
+// applyQT sets C ← Qᵀ·C for the m×nc row-major C: blocks in order.
+func (r *reflectors[T]) applyQT(c []T, nc, ldc int) {
+	for j0 := 0; j0 < r.k; j0 += reflectorBlock {
+		r.applyBlock(j0, min(j0+reflectorBlock, r.k), true, c, nc, ldc)
+	}
+}
+
+// pow2Scale returns a power of two s with max|x|·s in [0.5, 1) (1 when x
+// is all zeros), so that scaling by it is exact and keeps the sums of
+// squares of a factorisation far from overflow and underflow.
+func pow2Scale[T Float](maxAbs T) T {
+	if maxAbs == 0 {
+		return 1
+	}
+	_, e := math.Frexp(float64(maxAbs))
+	if dtypeOf[T]() == Float32 {
+		e = max(-120, min(e, 120)) // keep the scale itself a normal float32
+	}
+	return T(math.Ldexp(1, -e))
+}
