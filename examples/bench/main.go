@@ -1,6 +1,7 @@
 // Command bench is Gradus's performance suite: GEMM, three small training
 // workloads (MLP, CNN, LSTM), a VAE, the gradient of a Gaussian process's
-// log marginal likelihood and the per-op overhead of the graph and autodiff.
+// log marginal likelihood, the per-op overhead of the graph and autodiff,
+// and the dense factorisations (SVD, QR, eigh).
 // Each workload runs after a warm-up, is repeated -reps times over a fixed
 // number of steps, and reports the median. Output is one line per result,
 //
@@ -10,10 +11,12 @@
 // JSON object. The training workloads also report `allocs_per_step`, the
 // heap allocations per step (runtime.MemStats.Mallocs over the timed steps).
 // peers/torch_bench.py and peers/gp_numpy.py print the same lines for
-// PyTorch and NumPy/SciPy, and peers/compare.py tabulates all of them.
+// PyTorch and NumPy/SciPy, peers/linalg_numpy.py the factorisations for
+// NumPy's LAPACK, and peers/compare.py tabulates all of them.
 //
 //	go run ./examples/bench [-only mlp_train,gp_lml_grad] [-reps 5] [-steps N]
-//	    [-sizes 500,1000,2000] [-threads 2] [-json] [-cpuprofile file]
+//	    [-sizes 500,1000,2000] [-la-sizes 256,1000] [-threads 2] [-json]
+//	    [-cpuprofile file]
 package main
 
 import (
@@ -44,6 +47,7 @@ type options struct {
 	reps    int
 	steps   int   // 0: each workload's default
 	sizes   []int // GP training-set sizes
+	laSizes []int // matrix orders of the factorisation workloads
 	threads int
 }
 
@@ -84,6 +88,7 @@ func run(args []string, out, log io.Writer) error {
 	reps := fs.Int("reps", 5, "repetitions per workload; the median is reported")
 	steps := fs.Int("steps", 0, "steps per repetition (0: each workload's default)")
 	sizes := fs.String("sizes", "500,1000,2000", "comma-separated GP training-set sizes")
+	laSizes := fs.String("la-sizes", "256,1000", "comma-separated matrix orders of the SVD, QR and eigh workloads")
 	threads := fs.Int("threads", 0, "GOMAXPROCS (0: leave as is)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of lines")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
@@ -103,6 +108,13 @@ func run(args []string, out, log io.Writer) error {
 			return fmt.Errorf("bad -sizes entry %q", s)
 		}
 		o.sizes = append(o.sizes, n)
+	}
+	for _, s := range strings.Split(*laSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad -la-sizes entry %q", s)
+		}
+		o.laSizes = append(o.laSizes, n)
 	}
 	ws := selectWorkloads(allWorkloads(o), *only)
 	if len(ws) == 0 {
@@ -185,6 +197,7 @@ func allWorkloads(o options) []workload {
 	ws = append(ws, mlpWorkload(), cnnWorkload(), lstmWorkload())
 	ws = append(ws, gpWorkloads(o.sizes)...)
 	ws = append(ws, overheadWorkload(), vaeWorkload())
+	ws = append(ws, linalgWorkloads(o.laSizes)...)
 	return ws
 }
 

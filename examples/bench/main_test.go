@@ -15,7 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// documented lists every result line of a full run with -sizes 20,40, as the
+// documented lists every result line of a full run with -sizes 20,40
+// -la-sizes 8,16, as the
 // package documentation and README name them: workload, metric, unit.
 var documented = [][3]string{
 	{"gemm_f32_n1024", "gflops", "GFLOP/s"},
@@ -33,6 +34,12 @@ var documented = [][3]string{
 	{"op_overhead", "ns_per_op", "ns"},
 	{"vae_train", "samples_per_s", "1/s"},
 	{"vae_train", "allocs_per_step", "1"},
+	{"svd_f64_n8", "ms_per_op", "ms"},
+	{"qr_f64_n8", "ms_per_op", "ms"},
+	{"eigh_f64_n8", "ms_per_op", "ms"},
+	{"svd_f64_n16", "ms_per_op", "ms"},
+	{"qr_f64_n16", "ms_per_op", "ms"},
+	{"eigh_f64_n16", "ms_per_op", "ms"},
 }
 
 // TestRunLines runs every workload for one step and checks that each output
@@ -40,7 +47,7 @@ var documented = [][3]string{
 // and a positive finite value (allocation counts may be zero).
 func TestRunLines(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, run([]string{"-steps", "1", "-reps", "1", "-sizes", "20,40"}, &out, io.Discard))
+	require.NoError(t, run([]string{"-steps", "1", "-reps", "1", "-sizes", "20,40", "-la-sizes", "8,16"}, &out, io.Discard))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	require.Len(t, lines, len(documented), out.String())
 	for i, line := range lines {
@@ -68,11 +75,12 @@ func TestRunJSONOnly(t *testing.T) {
 		{"gp_lml_grad", [][2]string{{"gp_lml_grad_n16", "ms_per_eval"}, {"gp_lml_grad_n24", "ms_per_eval"}}},
 		{"gp_lml_grad_n24, op_", [][2]string{{"gp_lml_grad_n24", "ms_per_eval"}, {"op_overhead", "ns_per_op"}}},
 		{"gemm_f64_n256", [][2]string{{"gemm_f64_n256", "gflops"}}},
+		{"svd", [][2]string{{"svd_f64_n8", "ms_per_op"}, {"svd_f64_n16", "ms_per_op"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.only, func(t *testing.T) {
 			var out bytes.Buffer
-			args := []string{"-steps", "1", "-reps", "2", "-sizes", "16,24", "-only", c.only, "-json"}
+			args := []string{"-steps", "1", "-reps", "2", "-sizes", "16,24", "-la-sizes", "8,16", "-only", c.only, "-json"}
 			require.NoError(t, run(args, &out, io.Discard))
 			var got struct {
 				Reps    int      `json:"reps"`
@@ -95,6 +103,7 @@ func TestRunErrors(t *testing.T) {
 		{"-only", "nosuchworkload"},
 		{"-reps", "0"},
 		{"-sizes", "10,x"},
+		{"-la-sizes", "0"},
 		{"-nosuchflag"},
 	} {
 		assert.Error(t, run(args, io.Discard, io.Discard), "%v", args)

@@ -7,7 +7,7 @@
 It builds `go run ./examples/bench` once, then for each round runs, one after
 the other, Gradus (2 threads), PyTorch with 2 threads, PyTorch with 1 thread
 (peers/torch_bench.py, OMP_WAIT_POLICY=PASSIVE) and NumPy/SciPy
-(peers/gp_numpy.py and the GEMM owner's peers/gemm_numpy.py, with
+(peers/gp_numpy.py, peers/linalg_numpy.py and the GEMM owner's peers/gemm_numpy.py, with
 OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for those commands only).
 Alternating spreads the noise of a shared machine over every tool instead of
 letting it land on one. Each cell is the median over rounds of each run's
@@ -42,6 +42,9 @@ TARGETS = {
     "op_overhead": (("torch2", "torch1"), 2.0),  # ≤ 0.5× PyTorch's per-op cost
     "gemm_f32_n1024": (("torch2", "torch1", "numpy"), 0.9),
     "gemm_f64_n1024": (("torch2", "torch1", "numpy"), 0.9),
+    "svd_f64_n1000": (("numpy",), 1 / 1.5),  # no slower than 1.5× LAPACK
+    "qr_f64_n1000": (("numpy",), 1 / 1.5),
+    "eigh_f64_n1000": (("numpy",), 1 / 1.5),
 }
 
 
@@ -154,6 +157,7 @@ def main():
 
     gemm_sizes = [n for n in (1024, 256) if wanted(f"gemm_f32_n{n}") or wanted(f"gemm_f64_n{n}")]
     gp_wanted = any(wanted(f"gp_lml_grad_n{n}") for n in args.sizes.split(","))
+    la_wanted = any(wanted(f"{op}_f64_n{n}") for op in ("svd", "qr", "eigh") for n in (256, 1000))
 
     samples = {t: {} for t in TOOLS}
     order = []
@@ -172,6 +176,9 @@ def main():
         if gp_wanted:
             res["numpy"].update(run(["/usr/bin/python3", os.path.join(HERE, "gp_numpy.py"), "--threads", thr,
                                      "--reps", str(args.reps), "--sizes", args.sizes], env=np_env))
+        if la_wanted:
+            res["numpy"].update(run(["/usr/bin/python3", os.path.join(HERE, "linalg_numpy.py"), "--threads", thr,
+                                     "--reps", str(args.reps)], env=np_env))
         if gemm_sizes:
             res["numpy"].update(run(["/usr/bin/python3", os.path.join(HERE, "gemm_numpy.py")]
                                     + [str(n) for n in gemm_sizes], env=np_env))

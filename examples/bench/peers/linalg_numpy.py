@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""NumPy (LAPACK) peer of Gradus's factorisation workloads.
+
+For each n, one random n×n float64 matrix A (uniform in [−1, 1)):
+
+    svd_f64_n<N>   numpy.linalg.svd(A, full_matrices=False)   (gesdd: U, s, Vᵀ)
+    qr_f64_n<N>    numpy.linalg.qr(A)                         (geqrf + orgqr: Q, R)
+    eigh_f64_n<N>  numpy.linalg.eigh((A + Aᵀ)/2)              (syevd: w, V)
+
+Output lines match the Go suite: `<workload> ms_per_op <value> ms`, the median
+of --reps repetitions of a step count calibrated to about 0.1 s. Run with the
+OpenBLAS overrides unset for this command only:
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 \
+        examples/bench/peers/linalg_numpy.py [--threads 2] [--sizes 256,1000]
+"""
+import argparse
+import os
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--sizes", default="256,1000")
+    args = ap.parse_args()
+    # Must be set before NumPy loads OpenBLAS.
+    os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+
+    import statistics
+    import time
+
+    import numpy as np
+
+    for n in (int(s) for s in args.sizes.split(",") if s.strip()):
+        rng = np.random.default_rng(3)
+        a = rng.uniform(-1, 1, (n, n))
+        sym = (a + a.T) / 2
+        ops = [
+            ("svd", lambda: np.linalg.svd(a, full_matrices=False)),
+            ("qr", lambda: np.linalg.qr(a)),
+            ("eigh", lambda: np.linalg.eigh(sym)),
+        ]
+        for name, f in ops:
+            t = time.perf_counter()
+            f()  # warm-up, and the calibration of the step count
+            steps = max(1, int(0.1 / max(time.perf_counter() - t, 1e-9)))
+            secs = []
+            for _ in range(args.reps):
+                t = time.perf_counter()
+                for _ in range(steps):
+                    f()
+                secs.append((time.perf_counter() - t) / steps)
+            print(f"{name}_f64_n{n} ms_per_op {statistics.median(secs) * 1e3:.6g} ms", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
