@@ -24,7 +24,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
@@ -61,17 +61,17 @@ func (m *seqModel) Forward(x *graph.Node) *graph.Node {
 }
 
 // classifier reads a digit as 28 time steps of 28 pixels.
-var classifier = train.Classifier{
+var classifier = mnist.Classifier{
 	Name:  "lstm",
 	Input: []int{28, 28},
-	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
+	Build: func(rng *tensor.RNG) (nn.Module, mnist.Forward) {
 		m := newSeqModel(rng, 28, 128, 10)
 		return m, func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return m.Forward(g.Const(xb)) }
 	},
 }
 
 func main() {
-	o := train.RegisterFlags(flag.CommandLine, classifier.Name)
+	o := mnist.RegisterFlags(flag.CommandLine, classifier.Name)
 	task := flag.String("task", "mnist", "mnist (digits as sequences of rows) or sine (noisy sine forecast)")
 	flag.Parse()
 	var log io.Writer = os.Stdout
@@ -81,7 +81,7 @@ func main() {
 	var err error
 	switch *task {
 	case "mnist":
-		_, err = train.RunMNIST(classifier, *o, os.Stdout, log)
+		_, err = mnist.RunMNIST(classifier, *o, os.Stdout, log)
 	case "sine":
 		c := defaultSine(*o)
 		flag.Visit(func(f *flag.Flag) { // -lr and -batch given explicitly override the task's own

@@ -8,14 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/examples/internal/train"
-	"github.com/gradus-ml/gradus/examples/internal/train/traintest"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
+	"github.com/gradus-ml/gradus/examples/internal/mnist/traintest"
 )
 
 // A few Adam steps on 512 digits read row by row must lower the
 // cross-entropy from its starting value near ln 10 ≈ 2.3.
 func TestMNISTTrainingLossFalls(t *testing.T) {
-	o := train.Options{Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, TrainN: 1024, TestN: 100, MaxSteps: 30}
+	o := mnist.Options{Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, TrainN: 1024, TestN: 100, MaxSteps: 30}
 	res := traintest.CheckQuickRun(t, classifier, o, 0.9)
 	// LSTM: 4·128·28 + 4·128·128 + 2·4·128; head 128·10 + 10.
 	if want := 14336 + 65536 + 1024 + 1290; res.Params != want {

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // sineConfig describes the forecasting task and its training.
@@ -38,7 +40,7 @@ type sineConfig struct {
 // windows of 20, LSTM(1→32), batches of 64, Adam with learning rate 5e-3
 // decaying to 0 on a cosine; the shared flags set the epochs, seed, output
 // directory and JSON output, and -lr and -batch, if given, override.
-func defaultSine(o train.Options) sineConfig {
+func defaultSine(o mnist.Options) sineConfig {
 	return sineConfig{
 		Points: 4000, Period: 25, Noise: 0.1, Window: 20, Hidden: 32,
 		Epochs: o.Epochs, Batch: 64, LR: 5e-3, Seed: o.Seed, OutDir: o.OutDir, JSON: o.JSON,
@@ -157,13 +159,13 @@ func runSine(c sineConfig, stdout, log io.Writer) (res sineResult, err error) {
 	if c.OutDir != "" {
 		res.Plot = filepath.Join(c.OutDir, "sine.png")
 		k := min(150, len(yv))
-		err := train.WritePNG(res.Plot,
-			train.Panel{Title: "lstm sine: training loss", XLabel: "epoch", YLabel: "MSE",
-				Curves: []train.Curve{{Name: "train", Y: res.TrainLossPerEpoch}}},
-			train.Panel{Title: "held-out forecast", XLabel: "held-out step", YLabel: "value",
-				Curves: []train.Curve{{Name: "observed", Y: yv[:k], Style: train.Scatter},
-					{Name: "clean sine", Y: clean[nTrain : nTrain+k], Style: train.Line},
-					{Name: "forecast", Y: pred[:k], Style: train.Line}}})
+		err := plot.WritePNG(res.Plot,
+			plot.Panel{Title: "lstm sine: training loss", XLabel: "epoch", YLabel: "MSE",
+				Curves: []plot.Curve{{Name: "train", Y: res.TrainLossPerEpoch}}},
+			plot.Panel{Title: "held-out forecast", XLabel: "held-out step", YLabel: "value",
+				Curves: []plot.Curve{{Name: "observed", Y: yv[:k], Style: plot.Scatter},
+					{Name: "clean sine", Y: clean[nTrain : nTrain+k], Style: plot.Line},
+					{Name: "forecast", Y: pred[:k], Style: plot.Line}}})
 		if err != nil {
 			return res, err
 		}

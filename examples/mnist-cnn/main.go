@@ -20,7 +20,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
@@ -28,10 +28,10 @@ import (
 
 // classifier is the network, with PyTorch's default initialisation; its
 // inputs are NCHW batches (B, 1, 28, 28).
-var classifier = train.Classifier{
+var classifier = mnist.Classifier{
 	Name:  "mnist-cnn",
 	Input: []int{1, 28, 28},
-	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
+	Build: func(rng *tensor.RNG) (nn.Module, mnist.Forward) {
 		same := nn.Conv2DConfig{Padding: [2]int{1, 1}}
 		pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
 		m := nn.NewSequential(
@@ -49,13 +49,13 @@ var classifier = train.Classifier{
 }
 
 func main() {
-	o := train.RegisterFlags(flag.CommandLine, classifier.Name)
+	o := mnist.RegisterFlags(flag.CommandLine, classifier.Name)
 	flag.Parse()
 	var log io.Writer = os.Stdout
 	if o.JSON {
 		log = os.Stderr
 	}
-	if _, err := train.RunMNIST(classifier, *o, os.Stdout, log); err != nil {
+	if _, err := mnist.RunMNIST(classifier, *o, os.Stdout, log); err != nil {
 		fmt.Fprintln(os.Stderr, classifier.Name+":", err)
 		os.Exit(1)
 	}

@@ -17,7 +17,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
@@ -25,10 +25,10 @@ import (
 
 // classifier is the model: Linear(784→256), ReLU, Linear(256→10), with
 // PyTorch's default initialisation.
-var classifier = train.Classifier{
+var classifier = mnist.Classifier{
 	Name:  "mnist-mlp",
 	Input: []int{784},
-	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
+	Build: func(rng *tensor.RNG) (nn.Module, mnist.Forward) {
 		m := nn.NewSequential(
 			nn.NewLinear(rng, 784, 256, true, tensor.Float32),
 			nn.ReLU{},
@@ -39,13 +39,13 @@ var classifier = train.Classifier{
 }
 
 func main() {
-	o := train.RegisterFlags(flag.CommandLine, classifier.Name)
+	o := mnist.RegisterFlags(flag.CommandLine, classifier.Name)
 	flag.Parse()
 	var log io.Writer = os.Stdout
 	if o.JSON {
 		log = os.Stderr
 	}
-	if _, err := train.RunMNIST(classifier, *o, os.Stdout, log); err != nil {
+	if _, err := mnist.RunMNIST(classifier, *o, os.Stdout, log); err != nil {
 		fmt.Fprintln(os.Stderr, classifier.Name+":", err)
 		os.Exit(1)
 	}

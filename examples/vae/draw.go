@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/gradus-ml/gradus/examples/internal/train"
 	"github.com/gradus-ml/gradus/graph"
+	gplot "github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -68,8 +68,8 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 	}
 	curve := filepath.Join(o.Out, "loss.png")
 	paths = append(paths, curve)
-	err := train.WritePNG(curve, train.Panel{Title: "VAE negative ELBO (nats per image)", XLabel: "epoch", YLabel: "−ELBO",
-		Curves: []train.Curve{{Name: "train", Y: res.TrainNegELBO}, {Name: "test", Y: res.TestNegELBO}}})
+	err := gplot.WritePNG(curve, gplot.Panel{Title: "VAE negative ELBO (nats per image)", XLabel: "epoch", YLabel: "−ELBO",
+		Curves: []gplot.Curve{{Name: "train", Y: res.TrainNegELBO}, {Name: "test", Y: res.TestNegELBO}}})
 	return paths, err
 }
 

@@ -1,4 +1,4 @@
-package train
+package mnist
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // Config configures FitClassifier.
@@ -19,7 +20,7 @@ type Config struct {
 	LR       float64 // Adam's learning rate
 	Seed     uint64  // seeds the batch order
 	MaxSteps int     // stop after this many steps in all (0: no limit), for quick tests
-	Progress *Progress
+	Progress *train.Progress
 }
 
 // History records a training run.
@@ -44,7 +45,7 @@ func FitClassifier(model nn.Module, forward Forward, x *tensor.Tensor, y []int,
 	start := time.Now()
 	prog := cfg.Progress
 	if prog == nil {
-		prog = NewProgress(nil)
+		prog = train.NewProgress(nil)
 	}
 	tr := NewTrainer(model, forward, x, y, cfg.LR)
 	batches := data.NewBatcher(x.Shape()[0], cfg.Batch, data.BatchOptions{Seed: cfg.Seed})

@@ -1,4 +1,4 @@
-package train
+package mnist
 
 import (
 	"encoding/json"
@@ -10,7 +10,9 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // Options are the command-line settings the MNIST examples share.
@@ -104,7 +106,7 @@ func LoadMNIST(dir string, input []int, trainN, testN int) (x *tensor.Tensor, y 
 func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
-	prog := NewProgress(log)
+	prog := train.NewProgress(log)
 	x, y, xt, yt, err := LoadMNIST(o.DataDir, c.Input, o.TrainN, o.TestN)
 	if err != nil {
 		return res, err
@@ -125,11 +127,11 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 
 	if o.OutDir != "" {
 		res.Plot = filepath.Join(o.OutDir, "training.png")
-		err := WritePNG(res.Plot,
-			Panel{Title: c.Name + ": training loss", XLabel: "epoch", YLabel: "cross-entropy",
-				Curves: []Curve{{Name: "train", Y: h.TrainLoss}}},
-			Panel{Title: c.Name + ": test accuracy", XLabel: "epoch", YLabel: "accuracy",
-				Curves: []Curve{{Name: "test", Y: h.TestAccuracy}}})
+		err := plot.WritePNG(res.Plot,
+			plot.Panel{Title: c.Name + ": training loss", XLabel: "epoch", YLabel: "cross-entropy",
+				Curves: []plot.Curve{{Name: "train", Y: h.TrainLoss}}},
+			plot.Panel{Title: c.Name + ": test accuracy", XLabel: "epoch", YLabel: "accuracy",
+				Curves: []plot.Curve{{Name: "test", Y: h.TestAccuracy}}})
 		if err != nil {
 			return res, err
 		}

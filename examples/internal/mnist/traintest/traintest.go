@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/examples/internal/train"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -22,12 +22,12 @@ import (
 // object has the documented keys. The training curves and the checkpoint
 // go to a temporary directory, and the reloaded checkpoint must predict as
 // the trained model does.
-func CheckQuickRun(t *testing.T, c train.Classifier, o train.Options, dropTo float64) train.Result {
+func CheckQuickRun(t *testing.T, c mnist.Classifier, o mnist.Options, dropTo float64) mnist.Result {
 	t.Helper()
 	o.JSON = true
 	o.OutDir = t.TempDir()
 	var out bytes.Buffer
-	res, err := train.RunMNIST(c, o, &out, nil)
+	res, err := mnist.RunMNIST(c, o, &out, nil)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(res.StepLoss), 6)
 	first := mean(res.StepLoss[:3])
@@ -64,13 +64,13 @@ func mean(v []float64) float64 {
 // BenchmarkStep measures one training step of c on a fixed batch of the
 // first batch embedded training digits, reporting allocations: what a step
 // costs beyond the memory its graph recycles.
-func BenchmarkStep(b *testing.B, c train.Classifier, batch int) {
-	x, y, _, _, err := train.LoadMNIST("", c.Input, batch, 1)
+func BenchmarkStep(b *testing.B, c mnist.Classifier, batch int) {
+	x, y, _, _, err := mnist.LoadMNIST("", c.Input, batch, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	model, forward := c.Build(tensor.NewRNG(1))
-	tr := train.NewTrainer(model, forward, x, y, 1e-3)
+	tr := mnist.NewTrainer(model, forward, x, y, 1e-3)
 	idx := make([]int, batch)
 	for i := range idx {
 		idx[i] = i

@@ -1,4 +1,8 @@
-package train
+// Package plot draws the figures a training run or an experiment needs as
+// PNG files: panels of curves (lines, lines with points, scatters) side by
+// side, with a colour-blind-safe palette, on gonum's plotting library.
+// cmd/gradus plot draws the curves of a train.Loop log with it.
+package plot
 
 import (
 	"fmt"
@@ -47,7 +51,7 @@ var palette = []color.Color{
 // creating its directory if needed.
 func WritePNG(path string, panels ...Panel) error {
 	if len(panels) == 0 {
-		return fmt.Errorf("train: WritePNG %s: no panels", path)
+		return fmt.Errorf("plot: WritePNG %s: no panels", path)
 	}
 	plots := make([]*plot.Plot, len(panels))
 	for i, pn := range panels {
@@ -63,7 +67,7 @@ func WritePNG(path string, panels ...Panel) error {
 			}
 			line, points, err := plotter.NewLinePoints(xy)
 			if err != nil {
-				return fmt.Errorf("train: WritePNG %s: curve %q: %w", path, c.Name, err)
+				return fmt.Errorf("plot: WritePNG %s: curve %q: %w", path, c.Name, err)
 			}
 			col := palette[j%len(palette)]
 			line.Color, points.Color = col, col
@@ -102,15 +106,15 @@ func WritePNG(path string, panels ...Panel) error {
 		p.Draw(canvases[0][i])
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("train: %w", err)
+		return fmt.Errorf("plot: %w", err)
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("train: %w", err)
+		return fmt.Errorf("plot: %w", err)
 	}
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
 		f.Close()
-		return fmt.Errorf("train: writing %s: %w", path, err)
+		return fmt.Errorf("plot: writing %s: %w", path, err)
 	}
 	return f.Close()
 }
