@@ -2,13 +2,15 @@ package autodiff_test
 
 import (
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
 	"github.com/gradus-ml/gradus/probabilistic/vae"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Gradient-check cases for the ops that packages above graph register:
-// logreg's log Φ and the VAE's fused Bernoulli loss.
+// logreg's log Φ, the VAE's fused Bernoulli loss and probabilistic's
+// Bessel functions (both sides of the series/asymptotic switch at 30).
 func init() {
 	addCase("logreg.log_ndtr", opCase{
 		name:   "wide",
@@ -20,5 +22,15 @@ func init() {
 			return []*tensor.Tensor{rng.Normal(ewF64, 0, 2, 4, 5), rng.Uniform(ewF64, 0, 1, 4, 5)}
 		},
 		f: func(xs []*graph.Node) *graph.Node { return vae.BCEWithLogitsSum(xs[0], xs[1]) },
+	})
+	addCase("probabilistic.log_i0", opCase{
+		name:   "wide",
+		inputs: ewUniform(-40, 40, []int{3, 4}),
+		f:      func(xs []*graph.Node) *graph.Node { return probabilistic.LogBesselI0(xs[0]) },
+	})
+	addCase("probabilistic.i1_over_i0", opCase{
+		name:   "wide",
+		inputs: ewUniform(-40, 40, []int{3, 4}),
+		f:      func(xs []*graph.Node) *graph.Node { return probabilistic.BesselI1OverI0(xs[0]) },
 	})
 }
