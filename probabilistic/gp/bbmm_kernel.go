@@ -78,13 +78,16 @@ func (k *kernelOp) scaleInputs(x []float64) []float64 {
 	return out
 }
 
-// profile overwrites r2 (squared scaled distances) with s·f(r²).
+// profile overwrites r2 (squared scaled distances) with s·f(r²): one
+// pass builds the exponent (with log s folded in), tensor's vector exp
+// takes it, and a second pass multiplies the Matérn polynomials.
 func (k *kernelOp) profile(r2 []float64) {
 	t := tensor.FromFloat64s(r2)
+	ls := math.Log(k.scale)
 	switch k.kind {
 	case kindRBF:
 		for i, v := range r2 {
-			r2[i] = -0.5 * v
+			r2[i] = ls - 0.5*v
 		}
 		tensor.ExpTo(t, t)
 	case kindMatern12, kindMatern32, kindMatern52:
@@ -100,7 +103,7 @@ func (k *kernelOp) profile(r2 []float64) {
 			default:
 				poly[i] = 1 + s + s*s/3
 			}
-			r2[i] = -s
+			r2[i] = ls - s
 		}
 		tensor.ExpTo(t, t)
 		for i := range r2 {
@@ -108,14 +111,9 @@ func (k *kernelOp) profile(r2 []float64) {
 		}
 	default:
 		for i, v := range r2 {
-			r2[i] = -k.alpha * math.Log1p(v/(2*k.alpha))
+			r2[i] = ls - k.alpha*math.Log1p(v/(2*k.alpha))
 		}
 		tensor.ExpTo(t, t)
-	}
-	if k.scale != 1 {
-		for i := range r2 {
-			r2[i] *= k.scale
-		}
 	}
 }
 
@@ -143,33 +141,51 @@ func (k *kernelOp) dProfile(r2, kv float64) float64 {
 
 // tile writes s·f(r²) between the scaled rows a (b, d) and every training
 // point into dst (b, n), and the squared distances into r2 if it is not
-// nil.
+// nil. The distances are summed directly (as tensor.SqDist does for few
+// features), with three features unrolled.
 func (k *kernelOp) tile(dst, r2, a []float64, b int) {
-	at := tensor.FromFloat64s(a, b, k.d)
-	xt := tensor.FromFloat64s(k.xs, k.n, k.d)
-	tensor.SqDistTo(tensor.FromFloat64s(dst, b, k.n), at, xt)
-	if r2 != nil {
-		copy(r2, dst)
+	n, d, xs := k.n, k.d, k.xs
+	for i := 0; i < b; i++ {
+		row := dst[i*n : (i+1)*n]
+		ai := a[i*d : (i+1)*d]
+		if d == 3 {
+			a0, a1, a2 := ai[0], ai[1], ai[2]
+			for j := range row {
+				x := xs[3*j : 3*j+3 : 3*j+3]
+				e0, e1, e2 := a0-x[0], a1-x[1], a2-x[2]
+				row[j] = e0*e0 + e1*e1 + e2*e2
+			}
+			continue
+		}
+		for j := range row {
+			x := xs[j*d : (j+1)*d]
+			s := 0.0
+			for q, v := range ai {
+				e := v - x[q]
+				s += e * e
+			}
+			row[j] = s
+		}
 	}
-	k.profile(dst)
+	if r2 != nil {
+		copy(r2, dst[:b*n])
+	}
+	k.profile(dst[:b*n])
 }
 
 // forBlocks calls fn(w, i0, i1) for the row blocks [i0, i1) of m rows, on
-// k.workers goroutines; w is the worker's index, for its buffers.
+// k.workers goroutines; w is the worker's index, for its buffers. Worker w
+// takes blocks w, w + workers, …, so per-worker sums are reproducible for
+// a given GOMAXPROCS.
 func (k *kernelOp) forBlocks(m int, fn func(w, i0, i1 int)) {
 	nb := (m + k.block - 1) / k.block
 	workers := min(k.workers, nb)
 	var wg sync.WaitGroup
-	next := make(chan int, nb)
-	for b := 0; b < nb; b++ {
-		next <- b
-	}
-	close(next)
 	wg.Add(workers)
 	for w := 0; w < workers; w++ {
 		go func(w int) {
 			defer wg.Done()
-			for b := range next {
+			for b := w; b < nb; b += workers {
 				fn(w, b*k.block, min(m, (b+1)*k.block))
 			}
 		}(w)
@@ -247,6 +263,19 @@ func (k *kernelOp) gradTerms(a, b []float64, t int) kernelGrads {
 		kb, r2, wb := ac.kb[:nb*n], ac.r2[:nb*n], ac.wb[:nb*n]
 		k.tile(kb, r2, k.xs[i0*d:i1*d], nb)
 		tensor.MatMulTTo(tensor.FromFloat64s(wb, nb, n), tensor.FromFloat64s(a[i0*t:i1*t], nb, t), bt, false, true)
+		if k.kind == kindRBF && !ard {
+			// s·f' = −½kv: Σ W·kv gives both the variance and, with r²,
+			// the lengthscale term.
+			sw, swr := 0.0, 0.0
+			for e, wv := range wb {
+				wk := wv * kb[e]
+				sw += wk
+				swr += wk * r2[e]
+			}
+			ac.scale += sw / k.scale
+			ac.ls[0] += -0.5 * swr
+			return
+		}
 		for j := 0; j < nb; j++ {
 			xj := k.xs[(i0+j)*d : (i0+j+1)*d]
 			rowG := 0.0
@@ -256,7 +285,12 @@ func (k *kernelOp) gradTerms(a, b []float64, t int) kernelGrads {
 				if k.scale != 0 {
 					ac.scale += wv * kv / k.scale
 				}
-				gv := wv * k.dProfile(rv, kv)
+				var gv float64
+				if k.kind == kindRBF {
+					gv = -0.5 * wv * kv
+				} else {
+					gv = wv * k.dProfile(rv, kv)
+				}
 				if k.kind == kindRQ {
 					u := rv / (2 * k.alpha)
 					ac.alpha += wv * kv * (u/(1+u) - math.Log1p(u))
