@@ -22,9 +22,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +46,9 @@ type config struct {
 	LR                                   float64
 	Out                                  string
 	JSON                                 bool
+	// NoSubsetFit skips the two fits on the subset (only one evaluation
+	// of each method is timed), for large -exact-n.
+	NoSubsetFit bool
 }
 
 // comparison holds the subset comparison of exact and CG inference.
@@ -54,8 +59,12 @@ type comparison struct {
 	ExactLML           float64            `json:"exact_lml"`
 	CGLML              float64            `json:"cg_lml"`
 	KernelMatrixMB     float64            `json:"exact_kernel_matrix_mb"`
-	ExactParams        map[string]float64 `json:"exact_fit"`
-	CGParams           map[string]float64 `json:"cg_fit"`
+	ExactPeakRSSMB     float64            `json:"exact_peak_rss_mb"`
+	ExactParams        map[string]float64 `json:"exact_fit,omitempty"`
+	CGParams           map[string]float64 `json:"cg_fit,omitempty"`
+	// The exact LML at each fit: how close the CG fit comes to the optimum.
+	ExactLMLAtExactFit float64 `json:"exact_lml_at_exact_fit,omitempty"`
+	ExactLMLAtCGFit    float64 `json:"exact_lml_at_cg_fit,omitempty"`
 }
 
 type result struct {
@@ -84,6 +93,7 @@ func main() {
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the data and the probes")
 	flag.StringVar(&c.Out, "out", filepath.Join("out", "gp-large"), "output directory for the LML trace plot (empty: none)")
 	flag.BoolVar(&c.JSON, "json", false, "print one JSON object with the results")
+	flag.BoolVar(&c.NoSubsetFit, "no-subset-fit", false, "on the subset, time one evaluation of each method but fit neither")
 	demo := flag.Bool("demo", false, "quick run: n = 3000, 5 steps, exact subset 500")
 	flag.Parse()
 	if *demo {
@@ -181,7 +191,9 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	res.PeakRSSMB = peakRSSMB()
 	fmt.Fprintf(log, "n = %d: LML %.2f, %.2fs per step, test RMSE %.4f (noise floor %.2f), peak RSS %.0f MB\n",
 		c.N, res.LML, res.SecondsPerStep, res.TestRMSE, noiseStd, res.PeakRSSMB)
-	fmt.Fprintf(log, "hyperparameters: %v\n", res.Params)
+	for _, name := range slices.Sorted(maps.Keys(res.Params)) {
+		fmt.Fprintf(log, "  %-20s %10.4f\n", name, res.Params[name])
+	}
 	if c.Out != "" {
 		if res.Plot, err = plotTrace(c.Out, res.Trace); err != nil {
 			return res, err
@@ -191,7 +203,9 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 }
 
 // compare times one LML-and-gradient evaluation of each method on the
-// first c.ExactN points and fits both there by L-BFGS from the same start.
+// first c.ExactN points and fits both there by L-BFGS from the same start
+// (unless c.NoSubsetFit). The exact evaluation runs first, so the peak
+// resident memory read after it is the exact GP's.
 func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) (*comparison, error) {
 	n := c.ExactN
 	xs := tensor.Slice(x, 0, 0, n, 1).Contiguous()
@@ -209,22 +223,46 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 			return nil, err
 		}
 		sec := time.Since(t0).Seconds()
-		if _, err := m.Fit(ctx, gp.FitOptions{MaxIter: 30}); err != nil {
-			return nil, err
+		if inf == gp.Cholesky {
+			cmp.ExactPeakRSSMB = peakRSSMB()
 		}
-		fits[inf] = m
+		if !c.NoSubsetFit {
+			if _, err := m.Fit(ctx, gp.FitOptions{MaxIter: 30}); err != nil {
+				return nil, err
+			}
+			fits[inf] = m
+		}
 		if inf == gp.Cholesky {
 			cmp.ExactSecondsPerLML, cmp.ExactLML = sec, obj
 		} else {
 			cmp.CGSecondsPerLML, cmp.CGLML = sec, obj
 		}
 	}
+	fmt.Fprintf(log, "subset n = %d: one LML + gradient takes %.3fs exact (kernel matrix %.0f MB, peak RSS %.0f MB), %.3fs by CG; LML %.3f exact, %.3f CG\n",
+		n, cmp.ExactSecondsPerLML, cmp.KernelMatrixMB, cmp.ExactPeakRSSMB, cmp.CGSecondsPerLML, cmp.ExactLML, cmp.CGLML)
+	if c.NoSubsetFit {
+		return cmp, nil
+	}
 	cmp.ExactParams, cmp.CGParams = params(fits[gp.Cholesky]), params(fits[gp.CG])
-	fmt.Fprintf(log, "subset n = %d: one LML + gradient takes %.3fs exact (kernel matrix %.0f MB), %.3fs by CG; LML %.3f exact, %.3f CG\n",
-		n, cmp.ExactSecondsPerLML, cmp.KernelMatrixMB, cmp.CGSecondsPerLML, cmp.ExactLML, cmp.CGLML)
+	at, err := newModel(xs, ys, gp.Cholesky, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range fits[gp.CG].Hyperparams() {
+		if err := at.Hyperparam(p.Name()).Set(p.Get()...); err != nil {
+			return nil, err
+		}
+	}
+	if cmp.ExactLMLAtCGFit, err = evalOnce(at); err != nil {
+		return nil, err
+	}
+	if cmp.ExactLMLAtExactFit, err = evalOnce(fits[gp.Cholesky]); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "exact LML at the exact fit %.3f, at the CG fit %.3f\n", cmp.ExactLMLAtExactFit, cmp.ExactLMLAtCGFit)
 	fmt.Fprintf(log, "%-22s %10s %10s\n", "fitted on the subset", "exact", "CG")
-	for name, v := range cmp.ExactParams {
-		fmt.Fprintf(log, "%-22s %10.4f %10.4f\n", name, v, cmp.CGParams[name])
+	for _, name := range slices.Sorted(maps.Keys(cmp.ExactParams)) {
+		fmt.Fprintf(log, "%-22s %10.4f %10.4f\n", name, cmp.ExactParams[name], cmp.CGParams[name])
 	}
 	return cmp, nil
 }
