@@ -39,8 +39,8 @@ type CGOptions struct {
 	// Seed seeds the probes. Every evaluation draws the same probes, so
 	// the estimate is a deterministic function of the hyperparameters.
 	Seed uint64
-	// BlockRows is the number of rows per kernel tile (default: about two
-	// million kernel entries per tile, at most 256 rows).
+	// BlockRows is the number of rows per kernel tile (default 64; a tile
+	// spans 2048 columns).
 	BlockRows int
 }
 
@@ -272,7 +272,7 @@ func (m *Exact) cgPredict(xs *tensor.Tensor, variance bool) (*Prediction, error)
 		c1 := min(ms, c0+chunk)
 		w := c1 - c0
 		kt := make([]float64, w*k.n) // K(xs, X), then transposed to (n, w)
-		k.tile(kt, nil, xt[c0*k.d:c1*k.d], w)
+		k.tile(kt, nil, xt[c0*k.d:c1*k.d], w, 0, k.n)
 		kc := make([]float64, k.n*w)
 		for j := 0; j < w; j++ {
 			for i := 0; i < k.n; i++ {

@@ -9,9 +9,13 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// tileBudget is the number of kernel entries a worker holds in one tile
-// (16 MiB of float64): a block of rows against every training point.
-const tileBudget = 1 << 21
+// tileRows and tileCols are the default tile: 64 rows of K̂ by 2048
+// columns (1 MiB of float64), which stays in cache through the distance,
+// exponential and GEMM passes over it.
+const (
+	tileRows = 64
+	tileCols = 2048
+)
 
 // kernelOp is the training covariance K̂ = s·f(r²) + σ²I of a stationary
 // kernel, held matrix-free: products with it compute the kernel in blocks
@@ -26,6 +30,7 @@ type kernelOp struct {
 	alpha   float64   // rational quadratic shape
 	noise   float64   // σ²
 	block   int       // rows per tile
+	cols    int       // columns per tile
 	workers int
 
 	scaleP, lsP, alphaP, noiseP *Hyperparam
@@ -61,9 +66,9 @@ func newKernelOp(op string, kernel Kernel, x []float64, n, d int, noise *Hyperpa
 			k.xs[i*d+j] = x[i*d+j] / k.ls[j%len(k.ls)]
 		}
 	}
-	k.block = blockRows
+	k.block, k.cols = blockRows, tileCols
 	if k.block <= 0 {
-		k.block = max(1, min(256, tileBudget/n))
+		k.block = tileRows
 	}
 	k.workers = runtime.GOMAXPROCS(0)
 	return k, nil
@@ -139,12 +144,12 @@ func (k *kernelOp) dProfile(r2, kv float64) float64 {
 	}
 }
 
-// tile writes s·f(r²) between the scaled rows a (b, d) and every training
-// point into dst (b, n), and the squared distances into r2 if it is not
-// nil. The distances are summed directly (as tensor.SqDist does for few
-// features), with three features unrolled.
-func (k *kernelOp) tile(dst, r2, a []float64, b int) {
-	n, d, xs := k.n, k.d, k.xs
+// tile writes s·f(r²) between the scaled rows a (b, d) and the training
+// points c0 ≤ j < c1 into dst (b, c1 − c0), and the squared distances into
+// r2 if it is not nil. The distances are summed directly (as tensor.SqDist
+// does for few features), with three features unrolled.
+func (k *kernelOp) tile(dst, r2, a []float64, b, c0, c1 int) {
+	n, d, xs := c1-c0, k.d, k.xs[c0*k.d:c1*k.d]
 	for i := 0; i < b; i++ {
 		row := dst[i*n : (i+1)*n]
 		ai := a[i*d : (i+1)*d]
@@ -194,19 +199,27 @@ func (k *kernelOp) forBlocks(m int, fn func(w, i0, i1 int)) {
 }
 
 // crossMatMul returns K(xs, X)·v for scaled test rows xs (m, d) and v
-// (n, t), without the noise: (m, t).
+// (n, t), without the noise: (m, t), tile by tile.
 func (k *kernelOp) crossMatMul(xs []float64, m int, v []float64, t int) []float64 {
 	out := make([]float64, m*t)
 	bufs := make([][]float64, k.workers)
-	vt := tensor.FromFloat64s(v, k.n, t)
+	prods := make([][]float64, k.workers)
 	k.forBlocks(m, func(w, i0, i1 int) {
 		b := i1 - i0
 		if bufs[w] == nil {
-			bufs[w] = make([]float64, k.block*k.n)
+			bufs[w] = make([]float64, k.block*k.cols)
+			prods[w] = make([]float64, k.block*t)
 		}
-		buf := bufs[w][:b*k.n]
-		k.tile(buf, nil, xs[i0*k.d:i1*k.d], b)
-		tensor.MatMulTo(tensor.FromFloat64s(out[i0*t:i1*t], b, t), tensor.FromFloat64s(buf, b, k.n), vt)
+		o := out[i0*t : i1*t]
+		for c0 := 0; c0 < k.n; c0 += k.cols {
+			c1 := min(k.n, c0+k.cols)
+			buf, prod := bufs[w][:b*(c1-c0)], prods[w][:b*t]
+			k.tile(buf, nil, xs[i0*k.d:i1*k.d], b, c0, c1)
+			tensor.MatMulTo(tensor.FromFloat64s(prod, b, t), tensor.FromFloat64s(buf, b, c1-c0), tensor.FromFloat64s(v[c0*t:c1*t], c1-c0, t))
+			for i, p := range prod {
+				o[i] += p
+			}
+		}
 	})
 	return out
 }
@@ -225,7 +238,7 @@ func (k *kernelOp) Size() int { return k.n }
 // row returns the kernel row k(x_i, X) without noise.
 func (k *kernelOp) row(i int) []float64 {
 	out := make([]float64, k.n)
-	k.tile(out, nil, k.xs[i*k.d:(i+1)*k.d], 1)
+	k.tile(out, nil, k.xs[i*k.d:(i+1)*k.d], 1, 0, k.n)
 	return out
 }
 
@@ -242,78 +255,17 @@ type kernelGrads struct {
 func (k *kernelOp) gradTerms(a, b []float64, t int) kernelGrads {
 	n, d := k.n, k.d
 	ard := len(k.ls) > 1
-	type acc struct {
-		scale, alpha float64
-		ls           []float64
-		col          []float64 // ARD: column sums of G
-		kb, r2, wb   []float64
-	}
-	accs := make([]*acc, k.workers)
-	bt := tensor.FromFloat64s(b, n, t)
+	accs := make([]*gradAcc, k.workers)
 	k.forBlocks(n, func(w, i0, i1 int) {
 		if accs[w] == nil {
-			accs[w] = &acc{ls: make([]float64, len(k.ls)), kb: make([]float64, k.block*n),
-				r2: make([]float64, k.block*n), wb: make([]float64, k.block*n)}
+			sz := k.block * k.cols
+			accs[w] = &gradAcc{ls: make([]float64, len(k.ls)), kb: make([]float64, sz), r2: make([]float64, sz), wb: make([]float64, sz)}
 			if ard {
 				accs[w].col = make([]float64, n)
 			}
 		}
-		ac := accs[w]
-		nb := i1 - i0
-		kb, r2, wb := ac.kb[:nb*n], ac.r2[:nb*n], ac.wb[:nb*n]
-		k.tile(kb, r2, k.xs[i0*d:i1*d], nb)
-		tensor.MatMulTTo(tensor.FromFloat64s(wb, nb, n), tensor.FromFloat64s(a[i0*t:i1*t], nb, t), bt, false, true)
-		if k.kind == kindRBF && !ard {
-			// s·f' = −½kv: Σ W·kv gives both the variance and, with r²,
-			// the lengthscale term.
-			sw, swr := 0.0, 0.0
-			for e, wv := range wb {
-				wk := wv * kb[e]
-				sw += wk
-				swr += wk * r2[e]
-			}
-			ac.scale += sw / k.scale
-			ac.ls[0] += -0.5 * swr
-			return
-		}
-		for j := 0; j < nb; j++ {
-			xj := k.xs[(i0+j)*d : (i0+j+1)*d]
-			rowG := 0.0
-			for c := 0; c < n; c++ {
-				e := j*n + c
-				wv, kv, rv := wb[e], kb[e], r2[e]
-				if k.scale != 0 {
-					ac.scale += wv * kv / k.scale
-				}
-				var gv float64
-				if k.kind == kindRBF {
-					gv = -0.5 * wv * kv
-				} else {
-					gv = wv * k.dProfile(rv, kv)
-				}
-				if k.kind == kindRQ {
-					u := rv / (2 * k.alpha)
-					ac.alpha += wv * kv * (u/(1+u) - math.Log1p(u))
-				}
-				if !ard {
-					ac.ls[0] += gv * rv
-					continue
-				}
-				rowG += gv
-				ac.col[c] += gv
-				wb[e] = gv // reuse W's block for G = W ⊙ s·f'(r²)
-			}
-			if ard {
-				for q := 0; q < d; q++ {
-					// Σ_c G_jc (x̃_jq − x̃_cq)², the cross and column
-					// parts below and after the pass.
-					cross := 0.0
-					for c := 0; c < n; c++ {
-						cross += wb[j*n+c] * k.xs[c*d+q]
-					}
-					ac.ls[q] += xj[q]*xj[q]*rowG - 2*xj[q]*cross
-				}
-			}
+		for c0 := 0; c0 < n; c0 += k.cols {
+			k.gradTile(accs[w], a, b, t, i0, i1, c0, min(n, c0+k.cols))
 		}
 	})
 	var out kernelGrads
@@ -343,4 +295,72 @@ func (k *kernelOp) gradTerms(a, b []float64, t int) kernelGrads {
 		out.noise += a[i] * b[i]
 	}
 	return out
+}
+
+// gradAcc is one worker's share of gradTerms.
+type gradAcc struct {
+	scale, alpha float64
+	ls           []float64
+	col          []float64 // ARD: column sums of G
+	kb, r2, wb   []float64
+}
+
+// gradTile adds the tile of rows [i0, i1) and columns [c0, c1) to ac.
+func (k *kernelOp) gradTile(ac *gradAcc, a, b []float64, t, i0, i1, c0, c1 int) {
+	d, ard := k.d, len(k.ls) > 1
+	nb, nc := i1-i0, c1-c0
+	kb, r2, wb := ac.kb[:nb*nc], ac.r2[:nb*nc], ac.wb[:nb*nc]
+	k.tile(kb, r2, k.xs[i0*d:i1*d], nb, c0, c1)
+	tensor.MatMulTTo(tensor.FromFloat64s(wb, nb, nc), tensor.FromFloat64s(a[i0*t:i1*t], nb, t),
+		tensor.FromFloat64s(b[c0*t:c1*t], nc, t), false, true)
+	if k.kind == kindRBF && !ard {
+		// s·f' = −½kv: Σ W·kv gives both the variance and, with r²,
+		// the lengthscale term.
+		sw, swr := 0.0, 0.0
+		for e, wv := range wb {
+			wk := wv * kb[e]
+			sw += wk
+			swr += wk * r2[e]
+		}
+		ac.scale += sw / k.scale
+		ac.ls[0] += -0.5 * swr
+		return
+	}
+	for j := 0; j < nb; j++ {
+		xj := k.xs[(i0+j)*d : (i0+j+1)*d]
+		rowG := 0.0
+		for c := 0; c < nc; c++ {
+			e := j*nc + c
+			wv, kv, rv := wb[e], kb[e], r2[e]
+			ac.scale += wv * kv / k.scale
+			var gv float64
+			if k.kind == kindRBF {
+				gv = -0.5 * wv * kv
+			} else {
+				gv = wv * k.dProfile(rv, kv)
+			}
+			if k.kind == kindRQ {
+				u := rv / (2 * k.alpha)
+				ac.alpha += wv * kv * (u/(1+u) - math.Log1p(u))
+			}
+			if !ard {
+				ac.ls[0] += gv * rv
+				continue
+			}
+			rowG += gv
+			ac.col[c0+c] += gv
+			wb[e] = gv // reuse W's tile for G = W ⊙ s·f'(r²)
+		}
+		if ard {
+			for q := 0; q < d; q++ {
+				// Σ_c G_jc (x̃_jq − x̃_cq)²: the row and cross parts here,
+				// the column part from ac.col after the pass.
+				cross := 0.0
+				for c := 0; c < nc; c++ {
+					cross += wb[j*nc+c] * k.xs[(c0+c)*d+q]
+				}
+				ac.ls[q] += xj[q]*xj[q]*rowG - 2*xj[q]*cross
+			}
+		}
+	}
 }

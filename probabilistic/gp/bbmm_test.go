@@ -45,6 +45,7 @@ func TestKernelOpMatMulMatchesDense(t *testing.T) {
 			noise := NewHyperparam("noise", 0.3)
 			op, err := newKernelOp("test", k, x.Values(), 37, 3, noise, 5)
 			require.NoError(t, err)
+			op.cols = 6 // tiles of 5 × 6 with ragged edges
 			got := make([]float64, 37*4)
 			op.MatMul(got, v, 4)
 			kd := denseK(k, x)
@@ -91,6 +92,7 @@ func TestKernelOpGradTermsMatchFiniteDifferences(t *testing.T) {
 			noise := NewHyperparam("noise", 0.2)
 			op, err := newKernelOp("test", k, x.Values(), n, d, noise, 4)
 			require.NoError(t, err)
+			op.cols = 5
 			got := op.gradTerms(a, b, tc)
 			check := func(p *Hyperparam, grad []float64) {
 				v := p.Get()
