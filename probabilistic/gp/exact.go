@@ -44,6 +44,11 @@ type ExactOptions struct {
 	// Log, if set, receives a line for every jitter escalation outside Fit
 	// (Fit reports them through its Progress callback).
 	Log func(msg string)
+	// Inference selects Cholesky (the default) or CG inference for the
+	// marginal likelihood, Fit and Predict.
+	Inference Inference
+	// CG configures CG inference.
+	CG CGOptions
 }
 
 // Exact is Gaussian-process regression with a Gaussian likelihood, whose
@@ -62,6 +67,11 @@ type Exact struct {
 	log    func(string)
 	// hook, set by Fit, receives jitter escalations instead of log.
 	hook func(jitter float64, cause error)
+	// inference and cg select and configure CG inference; cgStats
+	// describes its last evaluation.
+	inference Inference
+	cg        CGOptions
+	cgStats   CGStats
 }
 
 // NewExact returns an exact GP regression model of y (n) or (n, 1) on the
@@ -108,7 +118,22 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 		return nil, fmt.Errorf("gp.NewExact: y[%d] = %g is not finite", i, yv[i])
 	}
 	dt := x.DType()
-	m = &Exact{kernel: kernel, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log}
+	switch o.Inference {
+	case Cholesky:
+	case CG:
+		if err := o.CG.check(); err != nil {
+			return nil, err
+		}
+		if o.NoiseFree {
+			return nil, errors.New("gp.NewExact: CG inference needs observation noise; NoiseFree is set")
+		}
+		if _, err := newKernelOp("gp.NewExact", kernel, nil, 0, x.Shape()[1], nil, 1); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("gp.NewExact: unknown inference %d", o.Inference)
+	}
+	m = &Exact{kernel: kernel, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log, inference: o.Inference, cg: o.CG.withDefaults()}
 	if o.Normalize {
 		m.yMean, m.yStd = meanStd(yv)
 		if m.yStd == 0 {
@@ -327,8 +352,15 @@ func (m *Exact) residual(g *graph.Graph) *graph.Node {
 // triangular solve: no inverse is formed. If K is not positive definite,
 // jitter is added (see CholeskyError); the error is returned when that
 // fails.
+//
+// With CG inference the node holds the stochastic estimate, and its
+// gradient the stochastic gradient estimate (see CG and CGOptions); an
+// error reports a solve that did not converge, with its residual.
 func (m *Exact) LogMarginalLikelihood(g *graph.Graph) (lml *graph.Node, err error) {
 	defer tensor.Recover(&err)
+	if m.inference == CG {
+		return m.cgLogMarginalLikelihood(g)
+	}
 	k, _ := m.trainCov(g)
 	l, _, err := m.cholesky(k, true)
 	if err != nil {

@@ -35,6 +35,9 @@ func (m *Exact) Posterior(xs *graph.Node) (mean, variance *graph.Node, err error
 	if err := m.checkTest(xs.Shape(), xs.DType()); err != nil {
 		return nil, nil, err
 	}
+	if m.inference == CG {
+		return nil, nil, errors.New("gp.Posterior: not available with CG inference; use Predict")
+	}
 	mean, variance, _, err = m.posterior(g, xs, false)
 	return mean, variance, err
 }
@@ -80,7 +83,9 @@ func (m *Exact) checkTest(shape []int, dt tensor.DType) error {
 // Predict returns the posterior predictive mean and variances at xs
 // (m, d), in the units of the original y. It returns an error for inputs
 // of the wrong shape or dtype, or when the training covariance cannot be
-// factored even with jitter.
+// factored even with jitter. With CG inference the mean takes one solve and
+// the variances batched solves of the test points' kernel columns (use
+// PredictMean for large test sets).
 func (m *Exact) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
 	defer tensor.Recover(&err)
 	if xs == nil {
@@ -88,6 +93,9 @@ func (m *Exact) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
 	}
 	if err := m.checkTest(xs.Shape(), xs.DType()); err != nil {
 		return nil, err
+	}
+	if m.inference == CG {
+		return m.cgPredict(xs, true)
 	}
 	g := graph.New()
 	mean, variance, _, err := m.posterior(g, g.Const(xs), false)
@@ -120,6 +128,9 @@ func (m *Exact) SamplePosterior(xs *tensor.Tensor, count int, rng *tensor.RNG) (
 	if err := m.checkTest(xs.Shape(), xs.DType()); err != nil {
 		return nil, err
 	}
+	if m.inference == CG {
+		return nil, errors.New("gp.SamplePosterior: not available with CG inference")
+	}
 	g := graph.New()
 	xn := g.Const(xs)
 	mean, _, cov, err := m.posterior(g, xn, true)
@@ -149,4 +160,29 @@ func (m *Exact) choleskyScaled(cov *graph.Node, scale float64) (*graph.Node, flo
 		return nil, j, err
 	}
 	return graph.MulScalar(l, math.Sqrt(scale)), j, nil
+}
+
+// PredictMean returns the posterior predictive mean at xs (m, d) in the
+// units of the original y, without variances: with CG inference one solve
+// and one cross-kernel product in row blocks, so it suits large test sets.
+func (m *Exact) PredictMean(xs *tensor.Tensor) (mean *tensor.Tensor, err error) {
+	defer tensor.Recover(&err)
+	if xs == nil {
+		return nil, errors.New("gp.PredictMean: nil inputs")
+	}
+	if err := m.checkTest(xs.Shape(), xs.DType()); err != nil {
+		return nil, err
+	}
+	if m.inference == CG {
+		p, err := m.cgPredict(xs, false)
+		if err != nil {
+			return nil, err
+		}
+		return p.Mean, nil
+	}
+	p, err := m.Predict(xs)
+	if err != nil {
+		return nil, err
+	}
+	return p.Mean, nil
 }

@@ -22,6 +22,15 @@
 // inputs matters (White, and the exact zero distance of stationary kernels)
 // recognise K(x, x) by the two arguments being the same node.
 //
+// # Large n
+//
+// ExactOptions{Inference: CG} replaces the Cholesky factor by blackbox
+// matrix-matrix inference (Gardner et al. 2018): matrix-free kernel
+// products in tiles, batched preconditioned conjugate gradients (MBCG),
+// a pivoted-Cholesky preconditioner, and stochastic estimates of log det
+// and of the gradient's traces, for 10⁴-10⁵ points in O(n) memory. Fit and
+// Predict are the same calls.
+//
 // # Errors
 //
 // Misuse (inputs that are not matrices, dimensions that do not match an
