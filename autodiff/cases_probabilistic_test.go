@@ -33,4 +33,14 @@ func init() {
 		inputs: ewUniform(-40, 40, []int{3, 4}),
 		f:      func(xs []*graph.Node) *graph.Node { return probabilistic.BesselI1OverI0(xs[0]) },
 	})
+	// The gamma quantile's derivative is computed numerically and has no
+	// derivative of its own: first order only, at fixed levels (a sampler's
+	// draws would change their rejection path under the perturbations).
+	addCase("probabilistic.implicit_gamma", opCase{
+		inputs: ewUniform(0.5, 4, []int{2, 3}),
+		f: func(xs []*graph.Node) *graph.Node {
+			return probabilistic.GammaQuantile(xs[0], []float64{0.05, 0.3, 0.5, 0.62, 0.9, 0.99})
+		},
+		noSecondOrder: true,
+	})
 }

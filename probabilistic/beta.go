@@ -62,8 +62,7 @@ func (d *Beta) Variance() *graph.Node {
 }
 
 // Sample draws X/(X + Y) with X ~ Gamma(a, 1) and Y ~ Gamma(b, 1) by
-// Marsaglia and Tsang's method, without gradient. Beta has no
-// reparameterised sampler.
+// Marsaglia and Tsang's method, without gradient (RSample has one).
 func (d *Beta) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Beta.Sample", n, d.batch, nil)
 	a := expandValues(d.Alpha.Value(), d.batch)

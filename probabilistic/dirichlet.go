@@ -73,8 +73,7 @@ func (d *Dirichlet) Variance() *graph.Node {
 }
 
 // Sample draws normalised independent Gamma(αₖ, 1) variates (Marsaglia and
-// Tsang's method), without gradient. Dirichlet has no reparameterised
-// sampler.
+// Tsang's method), without gradient (RSample has one).
 func (d *Dirichlet) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Dirichlet.Sample", n, d.batch, []int{d.k})
 	a := d.Concentration.Value().Values() // contiguous (batch..., K)

@@ -111,11 +111,11 @@ func ExampleRSample() {
 	// d/dμ of the sample mean is exactly 1: x = μ + b·ε.
 	fmt.Printf("%.6f\n", autodiff.Grad(graph.Mean(x, nil, false), mu)[0].Item())
 
-	_, err = probabilistic.RSample(probabilistic.NewGamma(mu, mu), tensor.NewRNG(1), 10)
+	_, err = probabilistic.RSample(probabilistic.NewPoisson(mu), tensor.NewRNG(1), 10)
 	fmt.Println(err)
 	// Output:
 	// 1.000000
-	// probabilistic.RSample: *probabilistic.Gamma has no reparameterised sampler; use Sample (no gradient) or a score-function estimator
+	// probabilistic.RSample: *probabilistic.Poisson has no reparameterised sampler; use Sample (no gradient) or a score-function estimator
 }
 
 func ExampleReparameterise() {

@@ -57,7 +57,7 @@ func (d *Gamma) Variance() *graph.Node {
 }
 
 // Sample draws by Marsaglia and Tsang's method with the seeded rng, without
-// gradient. Gamma has no reparameterised sampler.
+// gradient; RSample draws with an implicit gradient.
 func (d *Gamma) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Gamma.Sample", n, d.batch, nil)
 	a := expandValues(d.Concentration.Value(), d.batch)
