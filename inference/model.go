@@ -88,7 +88,29 @@ func newEvaluator(m Model) (*evaluator, error) {
 		e.dim += n
 	}
 	e.flat = tensor.Zeros(tensor.Float64, e.dim)
+	if err := e.checkScalar(); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// checkScalar evaluates the density once, at the origin of the
+// unconstrained space, so that a LogDensity that does not return a scalar,
+// or misuses an op, is an error of the sampler's call rather than a panic
+// on a chain's goroutine.
+func (e *evaluator) checkScalar() (err error) {
+	defer func() {
+		switch r := recover().(type) {
+		case nil, *graph.DataError: // a data failure at the origin is the samplers' business
+		case *tensor.Error:
+			err = fmt.Errorf("inference: the model's LogDensity: %s: %s", r.Op, r.Msg)
+		default:
+			panic(r)
+		}
+	}()
+	e.g.Reset()
+	e.density(e.g.Const(e.flat))
+	return nil
 }
 
 // logp returns the log density at θ and writes its gradient into grad. A

@@ -34,6 +34,11 @@ type Result struct {
 	InvMass       [][]float64
 	Divergences   []int // divergent transitions per chain after warmup
 	MeanTreeDepth []float64
+	// Warnings says what in the run calls for a look before the draws are
+	// trusted: divergent transitions after warm-up, a step size adapted
+	// down to almost nothing, a chain that hit the maximum tree depth on
+	// most transitions.
+	Warnings []string
 }
 
 // NUTS samples the model's posterior with the No-U-Turn sampler
@@ -101,6 +106,17 @@ func NUTSContext(ctx context.Context, m Model, opts NUTSOptions) (*Result, error
 		}
 	}
 	res.Names = probe.names(make([]float64, probe.dim))
+	for c := range opts.Chains {
+		if n := res.Divergences[c]; n > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("chain %d: %d divergent transitions after warm-up (of %d): the posterior has regions the step size cannot follow; reparameterise (e.g. non-centred) or raise TargetAccept", c, n, opts.Draws))
+		}
+		if res.StepSize[c] < 1e-8 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("chain %d: the adapted step size is %.3g: the sampler is barely moving", c, res.StepSize[c]))
+		}
+		if opts.Steps == 0 && res.MeanTreeDepth[c] > float64(opts.MaxDepth)-0.5 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("chain %d: mean tree depth %.1f of at most %d: trajectories are cut short; raise MaxDepth", c, res.MeanTreeDepth[c], opts.MaxDepth))
+		}
+	}
 	return res, nil
 }
 

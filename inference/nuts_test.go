@@ -107,3 +107,61 @@ func TestHMCCorrelatedGaussian(t *testing.T) {
 	withinMCSE(t, r, "x[0]", 0, 1, 1.02)
 	withinMCSE(t, r, "x[1]", 0, 1.5, 1.02)
 }
+
+// A conjugate Normal-Normal model: μ ~ N(0, 2²), yᵢ | μ ~ N(μ, 1) for
+// y = (1.2, 0.4, 2.1, 1.7): the posterior is N(Σy/(n + ¼), 1/(n + ¼)) =
+// N(5.4/4.25, 1/4.25). NUTS and static HMC recover its mean within four
+// Monte Carlo standard errors and its sd within 10 %.
+func TestNormalNormalConjugate(t *testing.T) {
+	y := []float64{1.2, 0.4, 2.1, 1.7}
+	m := Model{
+		Params: []Param{{Name: "mu", Shape: []int{}}},
+		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
+			mu := p["mu"]
+			ll := graph.MulScalar(graph.Sum(graph.Square(graph.Sub(g.Const(tensor.FromFloat64s(y, 4)), mu)), nil, false), -0.5)
+			return graph.Add(ll, graph.MulScalar(graph.Square(mu), -0.5/4))
+		},
+	}
+	mean, sd := 5.4/4.25, math.Sqrt(1/4.25)
+	for name, opts := range map[string]NUTSOptions{
+		"nuts": {Chains: 4, Warmup: 300, Draws: 1000, Seed: 3},
+		"hmc":  {Chains: 4, Warmup: 300, Draws: 1000, Seed: 3, Steps: 8, TargetAccept: 0.65},
+	} {
+		r, err := NUTS(m, opts)
+		require.NoError(t, err, name)
+		within4MCSE(t, r, "mu", mean, sd)
+		assert.Empty(t, r.Warnings, name)
+	}
+}
+
+// Bad models give clear errors: a log density that is NaN (or +Inf)
+// everywhere, and one that is not a scalar; a funnel-shaped posterior in
+// its centred form reports its divergences as a warning.
+func TestBadModels(t *testing.T) {
+	for name, v := range map[string]float64{"NaN": math.NaN(), "+Inf": math.Inf(1)} {
+		m := Model{Params: []Param{{Name: "x", Shape: []int{}}},
+			LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
+				return graph.Add(graph.MulScalar(p["x"], 0), g.Scalar(tensor.Float64, v))
+			}}
+		_, err := NUTS(m, NUTSOptions{Chains: 1, Warmup: 10, Draws: 10})
+		assert.ErrorContains(t, err, "no initial point with a finite log density", name)
+	}
+	vec := Model{Params: []Param{{Name: "x", Shape: []int{3}}},
+		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node { return graph.Square(p["x"]) }}
+	_, err := NUTS(vec, NUTSOptions{Chains: 1})
+	assert.ErrorContains(t, err, "LogDensity returned square[3] float64, want a scalar node")
+	_, err = ADVI(vec, ADVIOptions{})
+	assert.ErrorContains(t, err, "want a scalar node")
+
+	// Neal's funnel, centred: v ~ N(0, 3²), x | v ~ N(0, e^v).
+	funnel := Model{Params: []Param{{Name: "v", Shape: []int{}}, {Name: "x", Shape: []int{}}},
+		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
+			v, x := p["v"], p["x"]
+			lx := graph.Sub(graph.MulScalar(graph.Mul(graph.Square(x), graph.Exp(graph.Neg(v))), -0.5), graph.MulScalar(v, 0.5))
+			return graph.Add(graph.MulScalar(graph.Square(v), -0.5/9), lx)
+		}}
+	r, err := NUTS(funnel, NUTSOptions{Chains: 2, Warmup: 200, Draws: 300, Seed: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, r.Warnings)
+	assert.Contains(t, r.Warnings[0], "divergent transitions after warm-up")
+}
