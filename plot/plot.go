@@ -1,7 +1,3 @@
-// Package plot draws the figures a training run or an experiment needs as
-// PNG files: panels of curves (lines, lines with points, scatters) side by
-// side, with a colour-blind-safe palette, on gonum's plotting library.
-// cmd/gradus plot draws the curves of a train.Loop log with it.
 package plot
 
 import (
@@ -10,23 +6,25 @@ import (
 	"os"
 	"path/filepath"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// Curve is one line of a panel: Y[i] is drawn at x = i+1 (epoch i+1).
+// Curve is one line of a panel: Y[i] is drawn at x = X[i], or at i+1
+// (epoch i+1) when X is nil.
 type Curve struct {
 	Name  string
-	Y     []float64
+	X, Y  []float64
 	Style Style
 }
 
 // Style says how a curve is drawn.
 type Style int
 
+// The styles.
 const (
 	LinePoints Style = iota // a line with a marker at each value (few values, e.g. per epoch)
 	Line                    // a line only (long series)
@@ -53,17 +51,23 @@ func WritePNG(path string, panels ...Panel) error {
 	if len(panels) == 0 {
 		return fmt.Errorf("plot: WritePNG %s: no panels", path)
 	}
-	plots := make([]*plot.Plot, len(panels))
+	plots := make([]*gplot.Plot, len(panels))
 	for i, pn := range panels {
-		p := plot.New()
+		p := gplot.New()
 		p.Title.Text = pn.Title
 		p.X.Label.Text = pn.XLabel
 		p.Y.Label.Text = pn.YLabel
 		p.Add(plotter.NewGrid())
 		for j, c := range pn.Curves {
 			xy := make(plotter.XYs, len(c.Y))
+			if c.X != nil && len(c.X) != len(c.Y) {
+				return fmt.Errorf("plot: WritePNG %s: curve %q has %d x and %d y values", path, c.Name, len(c.X), len(c.Y))
+			}
 			for k, y := range c.Y {
 				xy[k].X, xy[k].Y = float64(k+1), y
+				if c.X != nil {
+					xy[k].X = c.X[k]
+				}
 			}
 			line, points, err := plotter.NewLinePoints(xy)
 			if err != nil {
@@ -73,17 +77,17 @@ func WritePNG(path string, panels ...Panel) error {
 			line.Color, points.Color = col, col
 			line.Width = vg.Points(1.5)
 			points.Radius = vg.Points(2)
-			var thumbs []plot.Thumbnailer
+			var thumbs []gplot.Thumbnailer
 			switch c.Style {
 			case Line:
 				p.Add(line)
-				thumbs = []plot.Thumbnailer{line}
+				thumbs = []gplot.Thumbnailer{line}
 			case Scatter:
 				p.Add(points)
-				thumbs = []plot.Thumbnailer{points}
+				thumbs = []gplot.Thumbnailer{points}
 			default:
 				p.Add(line, points)
-				thumbs = []plot.Thumbnailer{line, points}
+				thumbs = []gplot.Thumbnailer{line, points}
 			}
 			if c.Name != "" && len(pn.Curves) > 1 { // one curve: the title says what it is
 				p.Legend.Add(c.Name, thumbs...)
@@ -101,7 +105,7 @@ func WritePNG(path string, panels ...Panel) error {
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 2,
 		PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align([][]*plot.Plot{plots}, tiles, dc)
+	canvases := gplot.Align([][]*gplot.Plot{plots}, tiles, dc)
 	for i, p := range plots {
 		p.Draw(canvases[0][i])
 	}

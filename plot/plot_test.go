@@ -8,22 +8,53 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
+
+func decode(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
 
 func TestWritePNG(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "curve.png")
 	err := WritePNG(path,
 		Panel{Title: "loss", XLabel: "epoch", Curves: []Curve{{Name: "train", Y: []float64{2, 1, 0.5}}}},
-		Panel{Title: "series", Curves: []Curve{{Name: "a", Y: []float64{0, 1, 0}, Style: Scatter}, {Name: "b", Y: []float64{1, 0, 1}, Style: Line}}})
+		Panel{Title: "series", Curves: []Curve{{Name: "a", Y: []float64{0, 1, 0}, Style: Scatter}, {Name: "b", X: []float64{0, 5, 9}, Y: []float64{1, 0, 1}, Style: Line}}})
 	require.NoError(t, err)
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := png.Decode(decode(t, path))
 	require.NoError(t, err)
 	// Two panels of 5×3.5 inches side by side at vgimg's default 96 dpi.
 	assert.Equal(t, 960, img.Bounds().Dx())
 	assert.Equal(t, 336, img.Bounds().Dy())
 
 	require.Error(t, WritePNG(path))
+	err = WritePNG(path, Panel{Curves: []Curve{{Name: "bad", X: []float64{1}, Y: []float64{1, 2}}}})
+	require.ErrorContains(t, err, `curve "bad" has 1 x and 2 y values`)
+}
+
+// Two 2×2 images, scaled by 2, in a grid of 2 columns: each cell is 5
+// pixels wide (4 + border), plus the outer border.
+func TestImageGrid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grid.png")
+	imgs := tensor.FromValues(tensor.Float32, []float64{0, 1, 0.5, 2, 1, 1, 1, 1}, 2, 2, 2)
+	require.NoError(t, ImageGrid(path, imgs, 2, 2, 0, 1))
+	img, err := png.Decode(decode(t, path))
+	require.NoError(t, err)
+	assert.Equal(t, 11, img.Bounds().Dx())
+	assert.Equal(t, 6, img.Bounds().Dy())
+	grey := func(x, y int) uint32 { r, _, _, _ := img.At(x, y).RGBA(); return r >> 8 }
+	assert.Equal(t, uint32(255), grey(0, 0)) // border
+	assert.Equal(t, uint32(0), grey(1, 1))   // value 0
+	assert.Equal(t, uint32(0), grey(2, 2))   // same pixel, scaled
+	assert.Equal(t, uint32(255), grey(3, 1)) // value 1
+	assert.Equal(t, uint32(128), grey(1, 3)) // value 0.5
+	assert.Equal(t, uint32(255), grey(3, 3)) // value 2 clipped to 1
+
+	require.ErrorContains(t, ImageGrid(path, tensor.Zeros(tensor.Float32, 4), 2, 1, 0, 1), "want (n, h, w)")
+	require.ErrorContains(t, ImageGrid(path, imgs, 0, 1, 0, 1), "0 columns")
 }

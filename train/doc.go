@@ -1,42 +1,20 @@
-// Package train is the training loop of the toolkit: Loop runs epochs over
-// a data.Loader with an optimiser from package optim and a loss built by
-// the caller, with gradient accumulation, clipping by global norm, a
-// learning-rate schedule, validation metrics after each epoch, early
-// stopping on a monitored metric, atomic checkpoints of the last and the
-// best epoch, exact resumption from the last one, callbacks, a JSON Lines
-// log and a progress bar (Progress). Step drives the same loop one
-// micro-batch at a time.
+// Package train is the training loop of Gradus: a Trainer takes a model,
+// an optimiser, a loss function and a data.Loader and runs epochs of
+// optimiser steps with gradient accumulation, clipping by global norm, a
+// learning-rate schedule, evaluation, early stopping on a monitored
+// metric, best-checkpoint saving, exact resumption from a checkpoint,
+// callbacks, a progress line and a JSON-lines log.
 //
-//	loop, err := train.New(model, optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{LR: 1e-3}),
-//		func(g *graph.Graph, b data.Batch) *graph.Node {
-//			return losses.CrossEntropy(model.Forward(g.Const(b.X)), labels(b))
-//		}, loader, train.Config{Epochs: 10, Validate: validate, Monitor: "accuracy", Maximize: true,
-//			Patience: 3, Dir: "runs/mlp", Resume: true, Log: logFile})
-//	history, err := loop.Run()
+//	tr := train.New(model, optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{}),
+//		func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node { ... return loss },
+//		loader, train.Config{Epochs: 10, Eval: eval, Monitor: "val_loss"})
+//	hist, err := tr.Fit()
 //
-// It sits above the core (tensor, graph, autodiff never import it).
+// Or drive it step by step with Trainer.Step and Trainer.EndEpoch.
+//
+// A run is deterministic: the loader's order depends only on its seed and
+// the epoch, the loss function receives an RNG derived from Config.Seed and
+// the epoch, and the schedule is a function of the optimiser step. A
+// checkpoint therefore needs only the model, the optimiser state and the
+// counters to continue a run bit for bit (Trainer.Save, Trainer.Resume).
 package train
-
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
-
-// metricsText formats metrics for the progress line, sorted by name.
-func metricsText(m map[string]float64) string {
-	var b strings.Builder
-	for _, k := range keys(m) {
-		fmt.Fprintf(&b, "  %s %.4g", k, m[k])
-	}
-	return b.String()
-}
-
-func keys(m map[string]float64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}

@@ -1,7 +1,10 @@
 package train_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
@@ -12,32 +15,104 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-// A linear model learns y = 2x − 1 from 32 points in batches of 8 with
-// Adam, its learning rate decaying by 0.5 % a step; the loop stops once
-// the training loss has not improved for 10 epochs.
-func ExampleNew() {
-	xs, ys := make([]float64, 32), make([]float64, 32)
+// line is y = 2x − 1 on 16 points of [−1, 1].
+func line() data.TensorDataset {
+	xs, ys := make([]float64, 16), make([]float64, 16)
 	for i := range xs {
-		xs[i] = float64(i)/16 - 1
+		xs[i] = -1 + 2*float64(i)/15
 		ys[i] = 2*xs[i] - 1
 	}
-	ds := &data.TensorDataset{X: tensor.FromFloat64s(xs, 32, 1), Labels: ys}
-	model := nn.NewSequential(nn.NewLinear(tensor.NewRNG(1), 1, 1, true, tensor.Float64))
-	loss := func(g *graph.Graph, b data.Batch) *graph.Node {
-		y := g.Const(tensor.FromFloat64s(b.Labels, len(b.Labels), 1))
-		return losses.MSE(model.Forward(g.Const(b.X)), y, losses.Mean)
+	return data.TensorDataset{X: tensor.FromValues(tensor.Float64, xs, 16, 1), Labels: ys}
+}
+
+func mseLoss(lin *nn.Linear) train.LossFunc {
+	return func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
+		pred := graph.Reshape(lin.Forward(g.Const(b.X)), len(b.Labels))
+		return losses.MSE(pred, g.Const(tensor.FromValues(tensor.Float64, b.Labels, len(b.Labels))), losses.Mean)
 	}
-	loop, err := train.New(model, optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{}), loss,
-		data.NewLoader(ds, data.LoaderOptions{BatchSize: 8, Sampler: data.Random{N: 32, Seed: 1}}),
-		train.Config{Epochs: 500, Monitor: "train_loss", Patience: 10, Schedule: optim.ExponentialLR(0.1, 0.995)})
+}
+
+// Fit a line with Adam, a warm-up then cosine schedule, clipping and a
+// JSON-lines log, keeping the best checkpoint.
+func ExampleTrainer_Fit() {
+	lin := nn.NewLinear(tensor.NewRNG(1), 1, 1, true, tensor.Float64)
+	loader := data.NewLoader(line(), data.LoaderOptions{BatchSize: 4, Sampler: data.Random{N: 16, Seed: 1}})
+	opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamConfig{})
+	var log bytes.Buffer
+	dir, _ := os.MkdirTemp("", "train")
+	defer os.RemoveAll(dir)
+	tr := train.New(lin, opt, mseLoss(lin), loader, train.Config{
+		Epochs:   150,
+		Schedule: optim.LinearWarmup(20, optim.CosineAnnealingLR(0.1, 580, 0)),
+		ClipNorm: 5, Monitor: "train_loss", BestPath: filepath.Join(dir, "best.safetensors"),
+		Log: &log,
+	})
+	h, err := tr.Fit()
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
-	h, err := loop.Run()
-	if err != nil {
-		panic(err)
+	recs, _ := train.ReadLog(&log)
+	fmt.Printf("%d epochs, %d steps, %d log lines\n", len(h.Records), tr.Steps(), len(recs))
+	fmt.Printf("weight %.2f bias %.2f\n", lin.Weight.Value.Item(), lin.Bias.Value.Item())
+	// Output:
+	// 150 epochs, 600 steps, 150 log lines
+	// weight 2.00 bias -1.00
+}
+
+// Drive the loop by hand: two micro-batches per optimiser step.
+func ExampleTrainer_Step() {
+	lin := nn.NewLinear(tensor.NewRNG(1), 1, 1, true, tensor.Float64)
+	ds := line()
+	loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: 8, Sampler: data.Sequential{N: 16}})
+	opt := optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.3})
+	tr := train.New(lin, opt, mseLoss(lin), nil, train.Config{})
+	var micro []data.Batch
+	for b := range loader.Epoch(0) {
+		micro = append(micro, b)
 	}
-	w, b := model.Params()[0].Value.Item(), model.Params()[1].Value.Item()
-	fmt.Printf("stopped early: %v; w ≈ %.2f, b ≈ %.2f\n", h.Stopped, w, b)
-	// Output: stopped early: true; w ≈ 2.00, b ≈ -1.00
+	first, _ := tr.Step(micro...)
+	for range 200 {
+		tr.Step(micro...)
+	}
+	last, _ := tr.Step(micro...)
+	fmt.Printf("loss %.3f, then %.6f\n", first, last)
+	// Output:
+	// loss 3.866, then 0.000000
+}
+
+// Stop after two epochs, save, and resume in a new process (here a new
+// Trainer over a model with other weights): the result equals an
+// uninterrupted run of four epochs bit for bit.
+func ExampleTrainer_Resume() {
+	dir, _ := os.MkdirTemp("", "train")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "run.safetensors")
+	setup := func(initSeed uint64, epochs int) (*nn.Linear, *train.Trainer) {
+		lin := nn.NewLinear(tensor.NewRNG(initSeed), 1, 1, true, tensor.Float64)
+		loader := data.NewLoader(line(), data.LoaderOptions{BatchSize: 4, Sampler: data.Random{N: 16, Seed: 1}})
+		opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamConfig{LR: 0.05})
+		return lin, train.New(lin, opt, mseLoss(lin), loader, train.Config{Epochs: epochs, Seed: 3})
+	}
+	whole, tr := setup(1, 4)
+	tr.Fit()
+
+	_, first := setup(1, 2)
+	first.Fit()
+	if err := first.Save(path); err != nil {
+		fmt.Println(err)
+		return
+	}
+	resumed, second := setup(42, 4)
+	if err := second.Resume(path); err != nil {
+		fmt.Println(err)
+		return
+	}
+	h, _ := second.Fit()
+	fmt.Println("resumed at epoch", h.Records[0].Epoch, "after", second.Steps()-len(h.StepLoss), "steps")
+	fmt.Println("same weights:", whole.Weight.Value.Item() == resumed.Weight.Value.Item() &&
+		whole.Bias.Value.Item() == resumed.Bias.Value.Item())
+	// Output:
+	// resumed at epoch 3 after 8 steps
+	// same weights: true
 }

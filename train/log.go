@@ -7,24 +7,25 @@ import (
 	"io"
 )
 
-// ReadLog reads a Loop's JSON Lines log (Config.Log): one Epoch per
-// non-empty line. An error names the line that does not parse.
-func ReadLog(r io.Reader) ([]Epoch, error) {
-	var out []Epoch
+// ReadLog parses a JSON-lines log written through Config.Log, one Record
+// per line; blank lines are skipped. A line that is not a record is an
+// error naming its line number.
+func ReadLog(r io.Reader) ([]Record, error) {
+	var out []Record
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for line := 1; sc.Scan(); line++ {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		var e Epoch
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("train.ReadLog: line %d: %w", line, err)
+		var rec Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return out, fmt.Errorf("train: log line %d: %w", line, err)
 		}
-		out = append(out, e)
+		out = append(out, rec)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("train.ReadLog: %w", err)
+		return out, fmt.Errorf("train: reading the log: %w", err)
 	}
 	return out, nil
 }

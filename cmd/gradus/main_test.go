@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -28,19 +27,4 @@ func TestInspect(t *testing.T) {
 		"metadata epoch = 3\n", out.String())
 	assert.ErrorContains(t, run([]string{"inspect"}, &out), "usage")
 	assert.Error(t, run([]string{"inspect", filepath.Join(t.TempDir(), "missing")}, &out))
-}
-
-func TestPlot(t *testing.T) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "log.jsonl")
-	require.NoError(t, os.WriteFile(log, []byte(`{"epoch":1,"train_loss":0.9,"metrics":{"accuracy":0.8}}`+"\n"+
-		`{"epoch":2,"train_loss":0.5,"metrics":{"accuracy":0.9}}`+"\n"), 0o644))
-	png := filepath.Join(dir, "curves.png")
-	var out bytes.Buffer
-	require.NoError(t, run([]string{"plot", log, png}, &out))
-	assert.Equal(t, "2 epochs, 2 panels: "+png+"\n", out.String())
-	assert.FileExists(t, png)
-	require.NoError(t, os.WriteFile(log, []byte("garbage\n"), 0o644))
-	assert.ErrorContains(t, run([]string{"plot", log, png}, &out), "line 1")
-	assert.ErrorContains(t, run([]string{"plot", log}, &out), "usage")
 }

@@ -21,6 +21,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/gradus-ml/gradus/train"
 	"io"
 	"os"
 
@@ -64,7 +65,7 @@ func (m *seqModel) Forward(x *graph.Node) *graph.Node {
 var classifier = mnist.Classifier{
 	Name:  "lstm",
 	Input: []int{28, 28},
-	Build: func(rng *tensor.RNG) (nn.Module, mnist.Forward) {
+	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
 		m := newSeqModel(rng, 28, 128, 10)
 		return m, func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return m.Forward(g.Const(xb)) }
 	},

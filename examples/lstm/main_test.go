@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
-	"github.com/gradus-ml/gradus/examples/internal/mnist/traintest"
+	"github.com/gradus-ml/gradus/examples/internal/mnist/mnisttest"
 )
 
 // A few Adam steps on 512 digits read row by row must lower the
 // cross-entropy from its starting value near ln 10 ≈ 2.3.
 func TestMNISTTrainingLossFalls(t *testing.T) {
 	o := mnist.Options{Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, TrainN: 1024, TestN: 100, MaxSteps: 30}
-	res := traintest.CheckQuickRun(t, classifier, o, 0.9)
+	res := mnisttest.CheckQuickRun(t, classifier, o, 0.9)
 	// LSTM: 4·128·28 + 4·128·128 + 2·4·128; head 128·10 + 10.
 	if want := 14336 + 65536 + 1024 + 1290; res.Params != want {
 		t.Errorf("parameters: got %d, want %d", res.Params, want)
@@ -47,4 +47,4 @@ func TestSineTrainingLossFalls(t *testing.T) {
 }
 
 // BenchmarkTrainStep measures a training step on 128 digits.
-func BenchmarkTrainStep(b *testing.B) { traintest.BenchmarkStep(b, classifier, 128) }
+func BenchmarkTrainStep(b *testing.B) { mnisttest.BenchmarkStep(b, classifier, 128) }

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gradus-ml/gradus/plot"
+	"github.com/gradus-ml/gradus/train"
 	"io"
 	"math"
 	"path/filepath"
@@ -14,9 +16,7 @@ import (
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
-	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
-	"github.com/gradus-ml/gradus/train"
 )
 
 // sineConfig describes the forecasting task and its training.

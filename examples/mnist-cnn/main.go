@@ -17,6 +17,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/gradus-ml/gradus/train"
 	"io"
 	"os"
 
@@ -31,7 +32,7 @@ import (
 var classifier = mnist.Classifier{
 	Name:  "mnist-cnn",
 	Input: []int{1, 28, 28},
-	Build: func(rng *tensor.RNG) (nn.Module, mnist.Forward) {
+	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
 		same := nn.Conv2DConfig{Padding: [2]int{1, 1}}
 		pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
 		m := nn.NewSequential(

@@ -14,6 +14,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/gradus-ml/gradus/train"
 	"io"
 	"os"
 
@@ -28,7 +29,7 @@ import (
 var classifier = mnist.Classifier{
 	Name:  "mnist-mlp",
 	Input: []int{784},
-	Build: func(rng *tensor.RNG) (nn.Module, mnist.Forward) {
+	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
 		m := nn.NewSequential(
 			nn.NewLinear(rng, 784, 256, true, tensor.Float32),
 			nn.ReLU{},

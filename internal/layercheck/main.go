@@ -70,7 +70,7 @@ var layers = []struct {
 // import.
 var testOnly = map[string]bool{
 	"internal/numtest":                  true,
-	"examples/internal/mnist/traintest": true,
+	"examples/internal/mnist/mnisttest": true,
 }
 
 const maxLines = 700

@@ -38,9 +38,9 @@ func TestUnknownPackagesAndTestOnlyImports(t *testing.T) {
 	if p := problems("nn/x_test.go", src); len(p) != 0 {
 		t.Errorf("numtest from a test: %v", p)
 	}
-	helper := "package mnist\n\nimport _ \"" + mod + "/examples/internal/mnist/traintest\"\n"
+	helper := "package mnist\n\nimport _ \"" + mod + "/examples/internal/mnist/mnisttest\"\n"
 	if p := problems("examples/mnist/x.go", helper); len(p) != 1 || !strings.Contains(p[0], "only tests may import") {
-		t.Errorf("traintest from an example's library code: %v", p)
+		t.Errorf("mnisttest from an example's library code: %v", p)
 	}
 }
 

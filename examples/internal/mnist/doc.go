@@ -1,6 +1,6 @@
-// Package mnist holds what the MNIST classifier examples (mnist-mlp,
-// mnist-cnn) and the lstm example share: flags, data loading, a
-// mini-batch classifier loop with per-epoch test accuracy, curves and a
-// checkpoint round trip. It is example glue; the reusable pieces are the
-// public packages train (the loop, progress) and plot (the curves).
+// Package mnist holds what the MNIST examples (mnist-mlp, mnist-cnn, lstm)
+// share: their flags, loading the digits, and a run that trains a
+// classifier with the public train package, writes its curves with package
+// plot and round-trips a checkpoint. Everything it uses is public; it only
+// saves the three programs from repeating the same sixty lines.
 package mnist

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -50,7 +51,7 @@ func RegisterFlags(fs *flag.FlagSet, name string) *Options {
 type Classifier struct {
 	Name  string
 	Input []int
-	Build func(rng *tensor.RNG) (nn.Module, Forward)
+	Build func(rng *tensor.RNG) (nn.Module, train.Forward)
 }
 
 // Result is what an MNIST example reports; with -json it is printed as one
@@ -65,6 +66,7 @@ type Result struct {
 	TrainSize            int       `json:"train_size"`
 	TestSize             int       `json:"test_size"`
 	Plot                 string    `json:"plot,omitempty"`
+	Log                  string    `json:"log,omitempty"` // the JSON-lines training log
 	Checkpoint           string    `json:"checkpoint,omitempty"`
 	CheckpointMatch      *bool     `json:"checkpoint_match,omitempty"` // predictions of the reloaded model agree
 	StepLoss             []float64 `json:"-"`
@@ -114,9 +116,21 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 	model, forward := c.Build(tensor.NewRNG(o.Seed))
 	res.Params, res.TrainSize, res.TestSize = nn.NumParams(model), len(y), len(yt)
 	prog.Printf("%s: %d parameters, %d training and %d test digits, batch %d, Adam lr %g", c.Name, res.Params, len(y), len(yt), o.Batch, o.LR)
-	h, err := FitClassifier(model, forward, x, y, xt, yt, Config{
-		Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, Seed: o.Seed, MaxSteps: o.MaxSteps, Progress: prog,
-	})
+	cfg := Config{Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, Seed: o.Seed, MaxSteps: o.MaxSteps, Progress: log}
+	if o.OutDir != "" {
+		// A JSON-lines log of every epoch, for gradus plot or a script.
+		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+			return res, err
+		}
+		res.Log = filepath.Join(o.OutDir, "run.jsonl")
+		f, err := os.Create(res.Log)
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		cfg.Log = f
+	}
+	h, err := FitClassifier(model, forward, x, y, xt, yt, cfg)
 	if err != nil {
 		return res, err
 	}
@@ -142,7 +156,7 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 		meta := map[string]string{"model": c.Name, "epochs": fmt.Sprint(len(h.TrainLoss)),
 			"seed": fmt.Sprint(o.Seed), "test_accuracy": fmt.Sprint(res.TestAccuracy)}
 		match, err := CheckpointRoundTrip(res.Checkpoint, model, fresh, h.OptState, meta, func() ([]int, []int) {
-			return Predict(xt, 500, forward), Predict(xt, 500, freshForward)
+			return train.Predict(xt, 500, forward), train.Predict(xt, 500, freshForward)
 		})
 		if err != nil {
 			return res, err

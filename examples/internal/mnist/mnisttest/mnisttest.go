@@ -1,18 +1,21 @@
-// Package traintest holds the check the training examples' tests share,
-// kept apart from package train so the example programs do not link
-// package testing.
-package traintest
+// Package mnisttest holds the check the MNIST examples' tests share, kept
+// apart from package mnist so the example programs do not link package
+// testing.
+package mnisttest
 
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // CheckQuickRun is the shared body of the examples' tests: it trains c on
@@ -36,6 +39,14 @@ func CheckQuickRun(t *testing.T, c mnist.Classifier, o mnist.Options, dropTo flo
 	assert.Less(t, last, dropTo*first, "training loss should fall: first steps %.3f, last steps %.3f", first, last)
 
 	assert.FileExists(t, res.Plot)
+	f, err := os.Open(res.Log)
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := train.ReadLog(f)
+	require.NoError(t, err)
+	require.Len(t, recs, len(res.TrainLossPerEpoch))
+	assert.Equal(t, res.TrainLossPerEpoch[0], recs[0].TrainLoss)
+	assert.Equal(t, res.TestAccuracyPerEpoch[0], recs[0].Metrics["test_accuracy"])
 	assert.FileExists(t, res.Checkpoint)
 	assert.True(t, res.CheckpointMatch != nil && *res.CheckpointMatch, "the reloaded checkpoint must predict the same classes")
 
@@ -70,14 +81,15 @@ func BenchmarkStep(b *testing.B, c mnist.Classifier, batch int) {
 		b.Fatal(err)
 	}
 	model, forward := c.Build(tensor.NewRNG(1))
-	tr := mnist.NewTrainer(model, forward, x, y, 1e-3)
-	idx := make([]int, batch)
-	for i := range idx {
-		idx[i] = i
+	labels := make([]float64, len(y))
+	for i, c := range y {
+		labels[i] = float64(c)
 	}
+	tr := mnist.NewTrainer(model, forward, x, y, batch, 1e-3, train.Config{})
+	bt := data.Batch{X: x, Labels: labels}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tr.Step(idx); err != nil {
+		if _, err := tr.Step(bt); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,358 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// LossFunc builds the scalar loss of one batch on g: the mean over the
+// batch's examples, so that accumulation can weight micro-batches by their
+// size. rng is the Trainer's random source for this epoch (for dropout
+// masks or noise); using it, rather than an RNG of one's own, keeps a
+// resumed run identical to an uninterrupted one.
+type LossFunc func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node
+
+// EvalFunc computes metrics after an epoch (1-based), e.g. "val_loss" or
+// "val_accuracy". The model is in evaluation mode while it runs.
+type EvalFunc func(epoch int) (map[string]float64, error)
+
+// Callback is called after each epoch with its record; returning stop ==
+// true ends training after this epoch, an error ends it with that error.
+type Callback func(t *Trainer, r Record) (stop bool, err error)
+
+// Config configures a Trainer. The zero value trains one epoch with one
+// micro-batch per step, no clipping and the optimiser's own rate.
+type Config struct {
+	Epochs     int            // passes over the training data (default 1)
+	Accumulate int            // micro-batches per optimiser step (default 1)
+	ClipNorm   float64        // clip the gradients to this global L2 norm (0: no clipping)
+	Schedule   optim.Schedule // learning rate per optimiser step, counted from 0 (nil: keep the optimiser's)
+	Seed       uint64         // seeds the RNG handed to the loss function
+	MaxSteps   int            // stop after this many optimiser steps in all (0: no limit), for quick runs
+
+	Eval     EvalFunc // metrics after each epoch (may be nil)
+	Monitor  string   // metric watched for early stopping and the best checkpoint ("" = none; "train_loss" is always there)
+	Maximize bool     // the monitored metric is better when larger (accuracy); else smaller (loss)
+	Patience int      // stop after this many epochs without improvement (0: never stop early)
+	MinDelta float64  // an improvement must exceed this
+
+	BestPath  string // save a checkpoint here whenever the monitored metric improves ("": never)
+	Callbacks []Callback
+
+	Progress io.Writer // progress bar on a terminal, a line per epoch otherwise (nil: silent)
+	Log      io.Writer // one JSON object per epoch (nil: none)
+}
+
+// Record is what one epoch produced; it is written as one line of the
+// JSON-lines log.
+type Record struct {
+	Epoch     int                `json:"epoch"`      // 1-based
+	Step      int                `json:"step"`       // optimiser steps taken so far
+	LR        float64            `json:"lr"`         // learning rate of the epoch's last step
+	TrainLoss float64            `json:"train_loss"` // mean loss over the epoch's examples
+	Metrics   map[string]float64 `json:"metrics,omitempty"`
+	Seconds   float64            `json:"seconds"` // wall time of the epoch (not reproducible)
+	Best      bool               `json:"best,omitempty"`
+}
+
+// Value returns the named metric, "train_loss" included.
+func (r Record) Value(name string) (float64, bool) {
+	if name == "train_loss" {
+		return r.TrainLoss, true
+	}
+	v, ok := r.Metrics[name]
+	return v, ok
+}
+
+// History is the records of a run, one per epoch.
+type History struct {
+	Records   []Record
+	StepLoss  []float64 // the loss of every optimiser step (mean over its micro-batches)
+	Stopped   bool      // early stopping or a callback ended the run
+	BestEpoch int       // epoch of the best monitored value (0 if none)
+}
+
+// Trainer runs a training loop. It is not safe for concurrent use.
+type Trainer struct {
+	model  nn.Module
+	params []nn.NamedParam
+	opt    optim.Optimizer
+	loss   LossFunc
+	loader *data.Loader
+	cfg    Config
+	g      *graph.Graph
+	acc    []*tensor.Tensor // accumulated gradients
+
+	epoch, step int // completed epochs and optimiser steps
+	best        float64
+	bestEpoch   int
+	bad         int // epochs without improvement
+	hist        History
+	prog        *Progress
+	rng         *tensor.RNG
+	rngEpoch    int
+}
+
+// New returns a Trainer of model's parameters with opt (built over
+// nn.Values(model.Params()), in that order) on the batches of loader. It
+// panics with a *tensor.Error if an argument is nil or the configuration
+// is invalid.
+func New(model nn.Module, opt optim.Optimizer, loss LossFunc, loader *data.Loader, cfg Config) *Trainer {
+	if model == nil || opt == nil || loss == nil {
+		tensor.Fail("train.New", "model, optimiser and loss function are required")
+	}
+	if cfg.Epochs == 0 {
+		cfg.Epochs = 1
+	}
+	if cfg.Accumulate == 0 {
+		cfg.Accumulate = 1
+	}
+	if cfg.Epochs < 0 || cfg.Accumulate < 0 || cfg.ClipNorm < 0 || cfg.Patience < 0 {
+		tensor.Fail("train.New", "epochs %d, accumulate %d, clip norm %g and patience %d must not be negative",
+			cfg.Epochs, cfg.Accumulate, cfg.ClipNorm, cfg.Patience)
+	}
+	params := model.Params()
+	if len(params) != len(opt.Params()) {
+		tensor.Fail("train.New", "the model has %d parameters, the optimiser %d", len(params), len(opt.Params()))
+	}
+	for i, p := range params {
+		if p.Value != opt.Params()[i] {
+			tensor.Fail("train.New", "parameter %d (%s) is not the optimiser's parameter %d: build the optimiser over nn.Values(model.Params())", i, p.Name, i)
+		}
+	}
+	t := &Trainer{model: model, params: params, opt: opt, loss: loss, loader: loader, cfg: cfg,
+		g: graph.New(), prog: NewProgress(cfg.Progress), best: math.NaN(), rngEpoch: -1}
+	t.acc = make([]*tensor.Tensor, len(params))
+	for i, p := range params {
+		t.acc[i] = tensor.ZerosLike(p.Value)
+	}
+	return t
+}
+
+// Epoch returns the number of completed epochs.
+func (t *Trainer) Epoch() int { return t.epoch }
+
+// Steps returns the number of optimiser steps taken.
+func (t *Trainer) Steps() int { return t.step }
+
+// History returns the records so far.
+func (t *Trainer) History() History { return t.hist }
+
+// RNG returns the random source of the current epoch: a fresh generator
+// seeded from Config.Seed and the epoch, so that it can be recreated on
+// resumption.
+func (t *Trainer) RNG() *tensor.RNG {
+	if t.rngEpoch != t.epoch {
+		t.rng = tensor.NewRNG(t.cfg.Seed*0x9e3779b97f4a7c15 + uint64(t.epoch) + 1)
+		t.rngEpoch = t.epoch
+	}
+	return t.rng
+}
+
+// Step takes one optimiser step on the micro-batches (whose gradients are
+// accumulated, each weighted by its share of the examples, so the step is
+// that of the mean loss over all of them) and returns that mean loss. It
+// sets the scheduled learning rate first and clips the summed gradient to
+// Config.ClipNorm. A non-finite loss or gradient is an error and leaves
+// the parameters unchanged.
+func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
+	defer tensor.Recover(&err)
+	total := 0
+	for _, b := range micro {
+		total += len(b.Labels)
+	}
+	if total == 0 {
+		return 0, fmt.Errorf("train: step %d: no examples in %d micro-batches", t.step+1, len(micro))
+	}
+	for _, a := range t.acc {
+		tensor.MulScalarTo(a, a, 0)
+	}
+	rng := t.RNG()
+	for i, b := range micro {
+		t.g.Reset()
+		l := t.loss(t.g, b, rng)
+		v := l.Item()
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.g.Reset()
+			return v, fmt.Errorf("train: step %d, micro-batch %d: loss is %g", t.step+1, i+1, v)
+		}
+		w := float64(len(b.Labels)) / float64(total)
+		loss += w * v
+		for j, gr := range nn.Gradients(l, t.params) {
+			if len(micro) == 1 {
+				tensor.CopyInto(t.acc[j], gr)
+			} else {
+				tensor.AddTo(t.acc[j], t.acc[j], tensor.MulScalar(gr, w))
+			}
+		}
+	}
+	t.g.Reset()
+	if t.cfg.ClipNorm > 0 {
+		optim.ClipByGlobalNorm(t.acc, t.cfg.ClipNorm)
+	}
+	if t.cfg.Schedule != nil {
+		t.opt.SetLR(t.cfg.Schedule.LR(t.step))
+	}
+	if err := t.opt.Step(t.acc); err != nil {
+		return loss, fmt.Errorf("train: step %d: %w", t.step+1, err)
+	}
+	t.step++
+	t.hist.StepLoss = append(t.hist.StepLoss, loss)
+	return loss, nil
+}
+
+// RunEpoch trains one epoch over the loader's batches, Config.Accumulate
+// micro-batches per step (a short remainder makes a smaller last step),
+// then calls EndEpoch. It reports whether training should stop.
+func (t *Trainer) RunEpoch() (stop bool, err error) {
+	if t.loader == nil {
+		return false, fmt.Errorf("train: RunEpoch: the Trainer has no loader")
+	}
+	start := time.Now()
+	t.model.SetTraining(true)
+	k := t.cfg.Accumulate
+	n := t.loader.NumBatches(t.epoch)
+	t.prog.StartEpoch(fmt.Sprintf("epoch %d/%d", t.epoch+1, t.cfg.Epochs), (n+k-1)/k)
+	sum, seen := 0.0, 0
+	micro := make([]data.Batch, 0, k)
+	flush := func() error {
+		if len(micro) == 0 {
+			return nil
+		}
+		l, err := t.Step(micro...)
+		if err != nil {
+			return fmt.Errorf("epoch %d: %w", t.epoch+1, err)
+		}
+		m := 0
+		for _, b := range micro {
+			m += len(b.Labels)
+		}
+		sum += l * float64(m)
+		seen += m
+		t.prog.Step(l)
+		micro = micro[:0]
+		return nil
+	}
+	limited := func() bool { return t.cfg.MaxSteps > 0 && t.step >= t.cfg.MaxSteps }
+	for b := range t.loader.Epoch(t.epoch) {
+		if micro = append(micro, b); len(micro) == k {
+			if err := flush(); err != nil {
+				return false, err
+			}
+			if limited() {
+				micro = micro[:0]
+				break
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return false, err
+	}
+	stop, err = t.EndEpoch(sum/float64(max(seen, 1)), time.Since(start).Seconds())
+	return stop || limited(), err
+}
+
+// EndEpoch closes an epoch driven by hand with Step: it evaluates,
+// updates early stopping, saves the best checkpoint, writes the log and
+// progress line and runs the callbacks. trainLoss is the epoch's mean
+// training loss, seconds its wall time. It reports whether to stop.
+func (t *Trainer) EndEpoch(trainLoss, seconds float64) (stop bool, err error) {
+	t.epoch++
+	r := Record{Epoch: t.epoch, Step: t.step, LR: t.opt.LR(), TrainLoss: trainLoss, Seconds: seconds}
+	if t.cfg.Eval != nil {
+		t.model.SetTraining(false)
+		r.Metrics, err = t.cfg.Eval(t.epoch)
+		t.model.SetTraining(true)
+		if err != nil {
+			return true, fmt.Errorf("train: evaluating epoch %d: %w", t.epoch, err)
+		}
+	}
+	if t.cfg.Monitor != "" {
+		v, ok := r.Value(t.cfg.Monitor)
+		if !ok {
+			return true, fmt.Errorf("train: epoch %d: the monitored metric %q is not among the evaluation's metrics", t.epoch, t.cfg.Monitor)
+		}
+		if t.improved(v) {
+			t.best, t.bestEpoch, t.bad, r.Best = v, t.epoch, 0, true
+			t.hist.BestEpoch = t.epoch
+			if t.cfg.BestPath != "" {
+				if err := t.Save(t.cfg.BestPath); err != nil {
+					return true, err
+				}
+			}
+		} else {
+			t.bad++
+			stop = t.cfg.Patience > 0 && t.bad >= t.cfg.Patience
+		}
+	}
+	t.hist.Records = append(t.hist.Records, r)
+	t.prog.EndEpoch("%s", summary(r))
+	if t.cfg.Log != nil {
+		b, _ := json.Marshal(r)
+		if _, err := t.cfg.Log.Write(append(b, '\n')); err != nil {
+			return true, fmt.Errorf("train: writing the log: %w", err)
+		}
+	}
+	for _, c := range t.cfg.Callbacks {
+		s, err := c(t, r)
+		if err != nil {
+			return true, fmt.Errorf("train: callback after epoch %d: %w", t.epoch, err)
+		}
+		stop = stop || s
+	}
+	if stop {
+		t.hist.Stopped = true
+	}
+	return stop, nil
+}
+
+func (t *Trainer) improved(v float64) bool {
+	if math.IsNaN(t.best) {
+		return !math.IsNaN(v)
+	}
+	if t.cfg.Maximize {
+		return v > t.best+t.cfg.MinDelta
+	}
+	return v < t.best-t.cfg.MinDelta
+}
+
+// summary formats a record for the progress line.
+func summary(r Record) string {
+	s := fmt.Sprintf("train_loss %.4f", r.TrainLoss)
+	for _, k := range sortedNames(r.Metrics) {
+		s += fmt.Sprintf("  %s %.4f", k, r.Metrics[k])
+	}
+	return s + fmt.Sprintf("  (%.1f s)", r.Seconds)
+}
+
+// Fit runs the remaining epochs (all of them, or those after a resumed
+// checkpoint) until Config.Epochs, early stopping or a callback ends the
+// run, and returns the history. On error the parameters hold the values of
+// the last successful step.
+func (t *Trainer) Fit() (History, error) {
+	for t.epoch < t.cfg.Epochs {
+		stop, err := t.RunEpoch()
+		if err != nil {
+			return t.hist, err
+		}
+		if stop {
+			break
+		}
+	}
+	return t.hist, nil
+}
+
+// Optimizer returns the optimiser the Trainer steps.
+func (t *Trainer) Optimizer() optim.Optimizer { return t.opt }
+
+// Model returns the model the Trainer trains.
+func (t *Trainer) Model() nn.Module { return t.model }
