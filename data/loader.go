@@ -159,6 +159,11 @@ type LoaderOptions struct {
 	// the same order, with the same contents, as without workers.
 	Workers  int
 	Prefetch int
+	// Transform, if set, changes each example as it is loaded (see
+	// Transform), with a generator seeded from Seed, the epoch and the
+	// example's index.
+	Transform Transform
+	Seed      uint64
 }
 
 // Loader deals a Dataset out in batches.
@@ -204,6 +209,9 @@ func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 				panic(fmt.Sprintf("data.Loader: the sampler gave index %d for a dataset of %d", k, l.ds.Len()))
 			}
 			ex[i] = l.ds.Get(k)
+			if l.opts.Transform != nil {
+				ex[i] = l.opts.Transform(ex[i], exampleRNG(l.opts.Seed, epoch, k))
+			}
 		}
 		return l.opts.Collate(ex, part)
 	}
