@@ -48,8 +48,31 @@ func Open(name string) (fs.File, error) {
 
 // Table is a numeric table read from a CSV file with a header row.
 type Table struct {
+	Name    string      // the file it was read from, for errors
 	Columns []string    // column names from the header
 	Rows    [][]float64 // one slice per data row, len(Columns) values each
+}
+
+// Select returns the named columns, in the order given, as an (n, k)
+// float64 tensor. An error names the file and every missing column.
+func (t *Table) Select(names ...string) (*tensor.Tensor, error) {
+	idx := make([]int, len(names))
+	var missing []string
+	for i, n := range names {
+		if idx[i] = t.Column(n); idx[i] < 0 {
+			missing = append(missing, strconv.Quote(n))
+		}
+	}
+	if len(missing) > 0 || len(names) == 0 {
+		return nil, fmt.Errorf("data: %s: no column %s (have %v)", t.Name, strings.Join(missing, ", "), t.Columns)
+	}
+	flat := make([]float64, 0, len(t.Rows)*len(names))
+	for _, r := range t.Rows {
+		for _, j := range idx {
+			flat = append(flat, r[j])
+		}
+	}
+	return tensor.FromFloat64s(flat, len(t.Rows), len(names)), nil
 }
 
 // Column returns the index of the named column, or -1.
@@ -117,7 +140,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: reading header: %w", name, err)
 	}
-	t := &Table{Columns: header}
+	t := &Table{Name: name, Columns: header}
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {

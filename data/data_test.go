@@ -88,3 +88,16 @@ func TestWithIntercept(t *testing.T) {
 	assert.Equal(t, []float64{1, 1, 2, 1, 3, 4, 1, 5, 6}, got.Values())
 	assert.Panics(t, func() { WithIntercept(tensor.FromFloat64s([]float64{1, 2}, 2)) })
 }
+
+func TestSelectColumns(t *testing.T) {
+	tab, err := ReadCSV(strings.NewReader("a,b,c\n1,2,3\n4,5,6\n"), "mem.csv")
+	require.NoError(t, err)
+	x, err := tab.Select("c", "a")
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 2}, x.Shape())
+	assert.Equal(t, []float64{3, 1, 6, 4}, x.Values())
+	_, err = tab.Select("a", "zz", "yy")
+	assert.EqualError(t, err, `data: mem.csv: no column "zz", "yy" (have [a b c])`)
+	_, err = ReadCSV(strings.NewReader("a,b\n1,2\n3,x\n"), "bad.csv")
+	assert.EqualError(t, err, `data: bad.csv:3: column "b": "x" is not a number`)
+}
