@@ -40,6 +40,10 @@ type Options struct {
 	RegCovar   float64        // added to every variance, keeping covariances positive definite (default 1e-6)
 	Restarts   int            // EM runs from k-means starts with different seeds, the best kept (default 1)
 	Seed       uint64
+	// Prior, when set, makes the fit MAP-EM under a Dirichlet and
+	// Normal-inverse-Wishart prior (Full covariances only); RegCovar is
+	// then unused, the prior's Scale keeping covariances positive definite.
+	Prior *Prior
 }
 
 // GaussianMixture is a fitted mixture Σₖ πₖ N(μₖ, Σₖ).
@@ -49,12 +53,17 @@ type GaussianMixture struct {
 	Covariances *tensor.Tensor // (K, d, d), as full matrices whatever the type
 	// LogLikelihood is the mean over the training rows of log p(x) at the
 	// returned parameters; Trace holds it after each EM iteration of the
-	// kept run (it never decreases).
+	// kept run (it never decreases). With a Prior, Trace holds the mean
+	// log posterior LogLikelihood + LogPrior/n instead, which MAP-EM
+	// never decreases, and convergence is judged on it.
 	LogLikelihood float64
-	Trace         []float64
-	Iterations    int
-	Converged     bool
-	covariance    CovarianceType
+	// LogPrior is log p(π, μ, Σ) up to a constant under Options.Prior (0
+	// without one).
+	LogPrior   float64
+	Trace      []float64
+	Iterations int
+	Converged  bool
+	covariance CovarianceType
 }
 
 // FitGaussianMixture fits a K-component mixture to the rows of x (n, d) by
@@ -84,6 +93,16 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 	if opts.Restarts <= 0 {
 		opts.Restarts = 1
 	}
+	if opts.Prior != nil {
+		if opts.Covariance != Full {
+			return nil, fmt.Errorf("mixture.FitGaussianMixture: a Prior needs Full covariances, got type %d", opts.Covariance)
+		}
+		p, err := opts.Prior.resolve(x, opts.K)
+		if err != nil {
+			return nil, err
+		}
+		opts.Prior = p
+	}
 	var best *GaussianMixture
 	for r := range opts.Restarts {
 		km, err := cluster.KMeans(x, cluster.KMeansOptions{K: opts.K, Restarts: 1, Seed: opts.Seed + uint64(r)})
@@ -98,7 +117,7 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 		if err != nil {
 			return nil, err
 		}
-		if best == nil || m.LogLikelihood > best.LogLikelihood {
+		if best == nil || m.Trace[len(m.Trace)-1] > best.Trace[len(best.Trace)-1] {
 			best = m
 		}
 	}
@@ -110,19 +129,28 @@ func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
 	prev := math.Inf(-1)
 	for it := range opts.MaxIter {
 		mStep(m, x, resp, opts)
+		if opts.Prior != nil {
+			opts.Prior.mapStep(m, x, resp)
+			lp, err := opts.Prior.logPrior(m)
+			if err != nil {
+				return nil, err
+			}
+			m.LogPrior = lp
+		}
 		logp, r, err := m.eStep(x)
 		if err != nil {
 			return nil, err
 		}
 		resp = r
 		m.LogLikelihood = mean(logp)
-		m.Trace = append(m.Trace, m.LogLikelihood)
+		obj := m.LogLikelihood + m.LogPrior/float64(len(logp))
+		m.Trace = append(m.Trace, obj)
 		m.Iterations = it + 1
-		if m.LogLikelihood-prev < opts.Tol {
+		if obj-prev < opts.Tol {
 			m.Converged = true
 			break
 		}
-		prev = m.LogLikelihood
+		prev = obj
 	}
 	return m, nil
 }
@@ -204,7 +232,9 @@ func mStep(m *GaussianMixture, x, resp *tensor.Tensor, opts Options) {
 	}
 	for j := range k {
 		for a := range d {
-			cov[j*d*d+a*d+a] += opts.RegCovar
+			if opts.Prior == nil {
+				cov[j*d*d+a*d+a] += opts.RegCovar
+			}
 		}
 	}
 	m.Means = means
