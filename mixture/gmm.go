@@ -40,6 +40,10 @@ type Options struct {
 	RegCovar   float64        // added to every variance, keeping covariances positive definite (default 1e-6)
 	Restarts   int            // EM runs from k-means starts with different seeds, the best kept (default 1)
 	Seed       uint64
+	// InitMeans, when set, holds the initial means (K, d): EM starts from
+	// them with identity covariances and equal weights (one run, no
+	// k-means).
+	InitMeans *tensor.Tensor
 	// Prior, when set, makes the fit MAP-EM under a Dirichlet and
 	// Normal-inverse-Wishart prior (Full covariances only); RegCovar is
 	// then unused, the prior's Scale keeping covariances positive definite.
@@ -102,6 +106,24 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 			return nil, err
 		}
 		opts.Prior = p
+	}
+	if opts.InitMeans != nil {
+		d := x.Shape()[1]
+		if sh := opts.InitMeans.Shape(); len(sh) != 2 || sh[0] != opts.K || sh[1] != d {
+			return nil, fmt.Errorf("mixture.FitGaussianMixture: InitMeans has shape %v, want (%d, %d)", sh, opts.K, d)
+		}
+		w := make([]float64, opts.K)
+		for j := range w {
+			w[j] = 1 / float64(opts.K)
+		}
+		eye := tensor.Eye(tensor.Float64, d)
+		start := &GaussianMixture{Weights: w, Means: opts.InitMeans.Cast(tensor.Float64).Contiguous(),
+			Covariances: tensor.Expand(eye, opts.K, d, d).Contiguous()}
+		_, resp, err := start.eStep(x)
+		if err != nil {
+			return nil, fmt.Errorf("mixture.FitGaussianMixture: %w", err)
+		}
+		return em(x, resp, opts)
 	}
 	var best *GaussianMixture
 	for r := range opts.Restarts {

@@ -102,3 +102,9 @@ func TestMAPEMBadPrior(t *testing.T) {
 		assert.Contains(t, err.Error(), "mixture.FitGaussianMixture", name)
 	}
 }
+
+func TestInitMeansShape(t *testing.T) {
+	_, err := mixture.FitGaussianMixture(iris(t), mixture.Options{K: 3, InitMeans: tensor.Eye(tensor.Float64, 3)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "InitMeans has shape [3 3], want (3, 4)")
+}
