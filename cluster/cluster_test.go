@@ -174,3 +174,18 @@ func TestMiniBatchKMeansNearLloyd(t *testing.T) {
 	assert.GreaterOrEqual(t, mb.Inertia, full.Inertia-1e-9)
 	assert.Len(t, mb.Labels, 150)
 }
+
+// Init gives the starting centres: on four points in two pairs, centres
+// at rows 0 and 1 (one from each pair) converge to the pair means; a
+// wrongly shaped Init is an error naming the shapes.
+func TestKMeansInit(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{0, 0, 10, 10, 0, 2, 10, 12}, 4, 2)
+	r, err := cluster.KMeans(x, cluster.KMeansOptions{K: 2, Init: tensor.Slice(x, 0, 0, 2, 1)})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 1, 10, 11}, r.Centers.Float64s())
+	assert.Equal(t, []int{0, 1, 0, 1}, r.Labels)
+	assert.InDelta(t, 4.0, r.Inertia, 1e-12)
+	_, err = cluster.KMeans(x, cluster.KMeansOptions{K: 2, Init: tensor.Slice(x, 0, 0, 3, 1)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Init has shape [3 2]")
+}

@@ -15,6 +15,9 @@ type KMeansOptions struct {
 	MaxIter  int     // Lloyd iterations per run (default 300)
 	Tol      float64 // stop when the centres move less than Tol·(mean feature variance) in total squared distance (default 1e-4)
 	Seed     uint64  // seed of the k-means++ draws
+	// Init, when set, holds the initial centres (K, d): one Lloyd run
+	// from them replaces the k-means++ restarts.
+	Init *tensor.Tensor
 }
 
 // KMeansResult is a clustering: the centres, each row's cluster, and the
@@ -53,9 +56,22 @@ func KMeans(x *tensor.Tensor, opts KMeansOptions) (*KMeansResult, error) {
 	}
 	tol := opts.Tol * meanVariance(rows)
 	rng := tensor.NewRNG(opts.Seed)
+	var init [][]float64
+	if opts.Init != nil {
+		if sh := opts.Init.Shape(); len(sh) != 2 || sh[0] != opts.K || sh[1] != d {
+			return nil, fmt.Errorf("cluster.KMeans: Init has shape %v, want (%d, %d)", sh, opts.K, d)
+		}
+		if init, err = matrix("cluster.KMeans (Init)", opts.Init); err != nil {
+			return nil, err
+		}
+		opts.Restarts = 1
+	}
 	var best *KMeansResult
 	for range opts.Restarts {
-		centers := plusPlus(rows, opts.K, rng)
+		centers := init
+		if centers == nil {
+			centers = plusPlus(rows, opts.K, rng)
+		}
 		labels, inertia, iters := lloyd(rows, centers, opts.MaxIter, tol)
 		if best == nil || inertia < best.Inertia {
 			best = &KMeansResult{Centers: fromRows(centers, d), Labels: labels, Inertia: inertia, Iterations: iters}

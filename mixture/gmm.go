@@ -40,6 +40,14 @@ type Options struct {
 	RegCovar   float64        // added to every variance, keeping covariances positive definite (default 1e-6)
 	Restarts   int            // EM runs from k-means starts with different seeds, the best kept (default 1)
 	Seed       uint64
+	// InitMeans, when set, holds the initial means (K, d): EM starts from
+	// them with identity covariances and equal weights (one run, no
+	// k-means).
+	InitMeans *tensor.Tensor
+	// Prior, when set, makes the fit MAP-EM under a Dirichlet and
+	// Normal-inverse-Wishart prior (Full covariances only); RegCovar is
+	// then unused, the prior's Scale keeping covariances positive definite.
+	Prior *Prior
 }
 
 // GaussianMixture is a fitted mixture Σₖ πₖ N(μₖ, Σₖ).
@@ -49,12 +57,17 @@ type GaussianMixture struct {
 	Covariances *tensor.Tensor // (K, d, d), as full matrices whatever the type
 	// LogLikelihood is the mean over the training rows of log p(x) at the
 	// returned parameters; Trace holds it after each EM iteration of the
-	// kept run (it never decreases).
+	// kept run (it never decreases). With a Prior, Trace holds the mean
+	// log posterior LogLikelihood + LogPrior/n instead, which MAP-EM
+	// never decreases, and convergence is judged on it.
 	LogLikelihood float64
-	Trace         []float64
-	Iterations    int
-	Converged     bool
-	covariance    CovarianceType
+	// LogPrior is log p(π, μ, Σ) up to a constant under Options.Prior (0
+	// without one).
+	LogPrior   float64
+	Trace      []float64
+	Iterations int
+	Converged  bool
+	covariance CovarianceType
 }
 
 // FitGaussianMixture fits a K-component mixture to the rows of x (n, d) by
@@ -84,6 +97,34 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 	if opts.Restarts <= 0 {
 		opts.Restarts = 1
 	}
+	if opts.Prior != nil {
+		if opts.Covariance != Full {
+			return nil, fmt.Errorf("mixture.FitGaussianMixture: a Prior needs Full covariances, got type %d", opts.Covariance)
+		}
+		p, err := opts.Prior.resolve(x, opts.K)
+		if err != nil {
+			return nil, err
+		}
+		opts.Prior = p
+	}
+	if opts.InitMeans != nil {
+		d := x.Shape()[1]
+		if sh := opts.InitMeans.Shape(); len(sh) != 2 || sh[0] != opts.K || sh[1] != d {
+			return nil, fmt.Errorf("mixture.FitGaussianMixture: InitMeans has shape %v, want (%d, %d)", sh, opts.K, d)
+		}
+		w := make([]float64, opts.K)
+		for j := range w {
+			w[j] = 1 / float64(opts.K)
+		}
+		eye := tensor.Eye(tensor.Float64, d)
+		start := &GaussianMixture{Weights: w, Means: opts.InitMeans.Cast(tensor.Float64).Contiguous(),
+			Covariances: tensor.Expand(eye, opts.K, d, d).Contiguous()}
+		_, resp, err := start.eStep(x)
+		if err != nil {
+			return nil, fmt.Errorf("mixture.FitGaussianMixture: %w", err)
+		}
+		return em(x, resp, opts)
+	}
 	var best *GaussianMixture
 	for r := range opts.Restarts {
 		km, err := cluster.KMeans(x, cluster.KMeansOptions{K: opts.K, Restarts: 1, Seed: opts.Seed + uint64(r)})
@@ -98,7 +139,7 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 		if err != nil {
 			return nil, err
 		}
-		if best == nil || m.LogLikelihood > best.LogLikelihood {
+		if best == nil || m.Trace[len(m.Trace)-1] > best.Trace[len(best.Trace)-1] {
 			best = m
 		}
 	}
@@ -110,19 +151,28 @@ func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
 	prev := math.Inf(-1)
 	for it := range opts.MaxIter {
 		mStep(m, x, resp, opts)
+		if opts.Prior != nil {
+			opts.Prior.mapStep(m, x, resp)
+			lp, err := opts.Prior.logPrior(m)
+			if err != nil {
+				return nil, err
+			}
+			m.LogPrior = lp
+		}
 		logp, r, err := m.eStep(x)
 		if err != nil {
 			return nil, err
 		}
 		resp = r
 		m.LogLikelihood = mean(logp)
-		m.Trace = append(m.Trace, m.LogLikelihood)
+		obj := m.LogLikelihood + m.LogPrior/float64(len(logp))
+		m.Trace = append(m.Trace, obj)
 		m.Iterations = it + 1
-		if m.LogLikelihood-prev < opts.Tol {
+		if obj-prev < opts.Tol {
 			m.Converged = true
 			break
 		}
-		prev = m.LogLikelihood
+		prev = obj
 	}
 	return m, nil
 }
@@ -204,7 +254,9 @@ func mStep(m *GaussianMixture, x, resp *tensor.Tensor, opts Options) {
 	}
 	for j := range k {
 		for a := range d {
-			cov[j*d*d+a*d+a] += opts.RegCovar
+			if opts.Prior == nil {
+				cov[j*d*d+a*d+a] += opts.RegCovar
+			}
 		}
 	}
 	m.Means = means

@@ -47,7 +47,8 @@ var layers = []struct {
 	{"probabilistic/gp", 7},
 	{"probabilistic/logreg", 7},
 	{"probabilistic/vae", 7},
-	{"bayeslinear", 8}, // the model packages
+	{"anomaly", 8}, // the model packages
+	{"bayeslinear", 8},
 	{"cluster", 8},
 	{"ensemble", 8},
 	{"kerneltest", 8},
