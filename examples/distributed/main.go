@@ -24,6 +24,7 @@ import (
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -34,6 +35,7 @@ func main() {
 	batch := flag.Int("batch", 128, "global batch size")
 	seed := flag.Uint64("seed", 1, "random seed")
 	asJSON := flag.Bool("json", false, "print one JSON object")
+	out := flag.String("out", "", "rank 0 writes the trained parameters and the optimiser state here (safetensors, atomically); empty: none")
 	flag.Parse()
 	comm, err := distributed.Init()
 	if err != nil {
@@ -43,7 +45,7 @@ func main() {
 	var res map[string]any
 	switch *mode {
 	case "train":
-		res, err = train(comm, *steps, *batch, *seed)
+		res, err = train(comm, *steps, *batch, *seed, *out)
 	case "allreduce":
 		res, err = allReduce(comm)
 	default:
@@ -62,7 +64,7 @@ func main() {
 	}
 }
 
-func train(comm distributed.Comm, steps, batch int, seed uint64) (map[string]any, error) {
+func train(comm distributed.Comm, steps, batch int, seed uint64, out string) (map[string]any, error) {
 	if batch%comm.Size() != 0 {
 		return nil, fmt.Errorf("global batch %d does not split evenly over %d ranks", batch, comm.Size())
 	}
@@ -118,6 +120,24 @@ func train(comm distributed.Comm, steps, batch int, seed uint64) (map[string]any
 	}
 	secs := time.Since(start).Seconds()
 	rate := float64(steps*batch) / secs
+	if out != "" {
+		// Every rank holds the same parameters: rank 0 alone writes them,
+		// and the others wait so that the file is complete when any rank
+		// returns.
+		if comm.Rank() == 0 {
+			state := map[string]*tensor.Tensor{}
+			for _, p := range model.Params() {
+				state[p.Name] = p.Value
+			}
+			meta := map[string]string{"ranks": fmt.Sprint(comm.Size()), "steps": fmt.Sprint(steps)}
+			if err := checkpoint.SaveParams(out, state, opt.State(), meta); err != nil {
+				return nil, err
+			}
+		}
+		if err := comm.Barrier(); err != nil {
+			return nil, err
+		}
+	}
 	if comm.Rank() == 0 {
 		fmt.Printf("%d ranks (GOMAXPROCS %d each): %.0f samples/s, loss %.4f -> %.4f\n",
 			comm.Size(), runtime.GOMAXPROCS(0), rate, first, last)
