@@ -28,6 +28,10 @@ type Options struct {
 	MaxIter      int             // SMO steps per problem (default 10⁷)
 	CacheBytes   int             // kernel-column cache (default 100 MB)
 	ClassWeights map[int]float64 // SVC: C of class c is C·ClassWeights[c] (default 1)
+	// OneVsRest trains one machine per class against all the others and
+	// predicts the class of the largest decision value, instead of
+	// LIBSVM's one-vs-one vote (SVC with more than two classes).
+	OneVsRest bool
 }
 
 func (o Options) withDefaults() Options {
@@ -67,10 +71,14 @@ type Binary struct {
 }
 
 // SVC is a C-support-vector classifier: one Binary machine for two classes,
-// or one per pair of classes, combined by LIBSVM's one-vs-one vote.
+// or one per pair of classes, combined by LIBSVM's one-vs-one vote, or
+// (Options.OneVsRest) one per class against the rest.
 type SVC struct {
 	Classes  []int     // sorted labels
-	Machines []*Binary // pairs (0,1), (0,2), …, (1,2), …
+	Machines []*Binary // pairs (0,1), (0,2), …, (1,2), …; or class k against the rest
+	// OneVsRest says Machines[k] separates Classes[k] (positive) from all
+	// other classes (Negative is Rest).
+	OneVsRest bool
 	// Primal, Dual and Gap are summed over the machines.
 	Primal, Dual, Gap float64
 }
@@ -96,6 +104,24 @@ func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, er
 		return nil, fmt.Errorf("%s: need at least two classes, got %v", op, classes)
 	}
 	m := &SVC{Classes: classes}
+	if opts.OneVsRest && len(classes) > 2 {
+		m.OneVsRest = true
+		all := make([]int, len(labels))
+		for i := range all {
+			all[i] = i
+		}
+		for _, c := range classes {
+			bin, err := fitBinary(x64, labels, all, c, Rest, k, opts)
+			if err != nil {
+				return nil, fmt.Errorf("%s: class %d against the rest: %w", op, c, err)
+			}
+			m.Machines = append(m.Machines, bin)
+			m.Primal += bin.Primal
+			m.Dual += bin.Dual
+			m.Gap += bin.Gap
+		}
+		return m, nil
+	}
 	for a := 0; a < len(classes); a++ {
 		for b := a + 1; b < len(classes); b++ {
 			var rows []int
@@ -196,12 +222,28 @@ func (m *SVC) Decision(x *tensor.Tensor) *tensor.Tensor {
 	return tensor.FromFloat64s(out, rows, len(m.Machines))
 }
 
+// Rest is the Negative label of a one-vs-rest machine: every other class.
+const Rest = math.MinInt
+
 // Predict returns each row's class: with two classes the sign of f, with
-// more the one-vs-one vote (ties to the smaller label, as LIBSVM).
+// more the one-vs-one vote (ties to the smaller label, as LIBSVM) or, one
+// against the rest, the class of the largest decision value.
 func (m *SVC) Predict(x *tensor.Tensor) []int {
 	dec := m.Decision(x)
 	rows := x.Shape()[0]
 	out := make([]int, rows)
+	if m.OneVsRest {
+		for i := range out {
+			best := 0
+			for j := range m.Machines {
+				if dec.At(i, j) > dec.At(i, best) {
+					best = j
+				}
+			}
+			out[i] = m.Classes[best]
+		}
+		return out
+	}
 	votes := make(map[int]int, len(m.Classes))
 	for i := range out {
 		clear(votes)

@@ -169,3 +169,27 @@ func TestBadInput(t *testing.T) {
 	_, err = svm.FitSVR(x, []float64{0, math.NaN(), 1}, gp.NewRBF(1), svm.Options{})
 	assert.ErrorContains(t, err, "target 1 is NaN")
 }
+
+// One against the rest on iris's petals equals scikit-learn's
+// OneVsRestClassifier(SVC(kernel="rbf", gamma=0.5, C=1)): decision values
+// at five points to 1e-5 and the same predictions.
+func TestOneVsRestMatchesScikitLearn(t *testing.T) {
+	x, labels, err := data.Classes("sklearn/iris.csv", "target")
+	require.NoError(t, err)
+	petals := tensor.Slice(x, 1, 2, 4, 1).Contiguous()
+	m, err := svm.FitSVC(petals, labels, gp.NewRBF(1), svm.Options{C: 1, Tol: 1e-6, OneVsRest: true})
+	require.NoError(t, err)
+	require.True(t, m.OneVsRest)
+	require.Len(t, m.Machines, 3)
+	pts := tensor.FromFloat64s([]float64{1.5, 0.2, 4.5, 1.5, 5.0, 1.7, 6.0, 2.2, 4.9, 1.6}, 5, 2)
+	want := [][]float64{{1.167063412, -1.111062218, -1.051210147}, {-1.062044943, 1.175468257, -1.138398674},
+		{-1.049285057, -0.34721045, 0.348988646}, {-1.08422534, -1.927971801, 1.927171704}, {-1.042431135, 0.11415198, -0.112637995}}
+	dec := m.Decision(pts)
+	for i := range want {
+		for j := range want[i] {
+			assert.InDelta(t, want[i][j], dec.At(i, j), 1e-5, "point %d, class %d", i, j)
+		}
+	}
+	assert.Equal(t, []int{0, 1, 2, 2, 1}, m.Predict(pts))
+	assert.Equal(t, svm.Rest, m.Machines[0].Negative)
+}
