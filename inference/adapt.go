@@ -18,6 +18,8 @@ type adapter struct {
 	winN    int
 	mean    []float64
 	m2      []float64
+	dense   bool      // estimate the full covariance (comoment in cm)
+	cm      []float64 // d×d comoments of the window's draws
 }
 
 func newAdapter(warmup int, delta, eps float64, dim int) *adapter {
@@ -63,17 +65,42 @@ func (a *adapter) update(it int, accept float64, theta []float64) (float64, []fl
 	if a.next < len(a.ends) && it >= a.initEnd {
 		// Welford's running variance of this window's draws.
 		a.winN++
+		dim := len(theta)
+		if a.dense && a.cm == nil {
+			a.cm = make([]float64, dim*dim)
+		}
+		before := append([]float64(nil), a.mean...)
 		for i, v := range theta {
 			d := v - a.mean[i]
 			a.mean[i] += d / float64(a.winN)
 			a.m2[i] += d * (v - a.mean[i])
 		}
+		if a.dense {
+			// Welford's comoment: C += (x − mean_old)(x − mean_new)ᵀ.
+			for i := range dim {
+				for j := range dim {
+					a.cm[i*dim+j] += (theta[i] - before[i]) * (theta[j] - a.mean[j])
+				}
+			}
+		}
 		if it+1 == a.ends[a.next] {
 			n := float64(a.winN)
-			inv := make([]float64, len(theta))
-			for i := range inv {
-				// Stan's regularisation towards 1e-3 for short windows.
-				inv[i] = n/(n+5)*(a.m2[i]/(n-1)) + 1e-3*5/(n+5)
+			var inv []float64
+			if a.dense {
+				inv = make([]float64, dim*dim)
+				for i := range inv {
+					inv[i] = n / (n + 5) * (a.cm[i] / (n - 1))
+				}
+				for i := range dim {
+					inv[i*dim+i] += 1e-3 * 5 / (n + 5)
+				}
+				clear(a.cm)
+			} else {
+				inv = make([]float64, dim)
+				for i := range inv {
+					// Stan's regularisation towards 1e-3 for short windows.
+					inv[i] = n/(n+5)*(a.m2[i]/(n-1)) + 1e-3*5/(n+5)
+				}
 			}
 			a.next++
 			a.winN = 0

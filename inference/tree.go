@@ -131,13 +131,41 @@ func (s *chain) build(q point, dir float64, depth int, h0 float64) subtree {
 	return out
 }
 
-// sharp returns M⁻¹p.
+// sharp returns M⁻¹p, the velocity.
 func (s *chain) sharp(p []float64) []float64 {
 	out := make([]float64, len(p))
+	if s.dense != nil {
+		d := s.dim
+		for i := range d {
+			out[i] = dot(s.dense[i*d:(i+1)*d], p)
+		}
+		return out
+	}
 	for i, v := range p {
 		out[i] = v * s.invMass[i]
 	}
 	return out
+}
+
+// setMetric installs an adapted inverse metric: a diagonal (length d) or
+// a dense d×d matrix, whose Cholesky factor samples the momenta. A dense
+// estimate that is not positive definite falls back to its diagonal.
+func (s *chain) setMetric(inv []float64) {
+	d := s.dim
+	if len(inv) == d {
+		s.invMass, s.dense, s.chol = inv, nil, nil
+		return
+	}
+	diag := make([]float64, d)
+	for i := range d {
+		diag[i] = inv[i*d+i]
+	}
+	s.invMass = diag
+	if l, ok := cholesky(inv, d); ok {
+		s.dense, s.chol = inv, l
+	} else {
+		s.dense, s.chol = nil, nil
+	}
 }
 
 // noUTurn is the generalised criterion: the summed momentum still points
