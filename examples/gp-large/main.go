@@ -13,6 +13,12 @@
 // each fit reaches.
 //
 //	go run ./examples/gp-large [-n 100000] [-steps 20] [-exact-n 2000] [-json] [-demo]
+//
+// Built with -tags mpi and launched by mpirun, the ranks split every kernel
+// product by rows (gp.CGOptions.Partition) and rank 0 prints the results:
+//
+//	go build -tags mpi -o /tmp/gp-large ./examples/gp-large
+//	mpirun -np 2 /tmp/gp-large -n 20000 -exact-n 0
 package main
 
 import (
@@ -32,6 +38,7 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/autodiff"
+	"github.com/gradus-ml/gradus/distributed"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
@@ -49,6 +56,8 @@ type config struct {
 	// NoSubsetFit skips the two fits on the subset (only one evaluation
 	// of each method is timed), for large -exact-n.
 	NoSubsetFit bool
+	// Partition, if not nil, splits the CG kernel products over its ranks.
+	Partition gp.RowPartition
 }
 
 // comparison holds the subset comparison of exact and CG inference.
@@ -99,16 +108,31 @@ func main() {
 	if *demo {
 		c.N, c.Steps, c.ExactN, c.Test = 3000, 5, 500, 200
 	}
-	var log io.Writer = os.Stdout
-	if c.JSON {
-		log = io.Discard
-	}
-	res, err := run(context.Background(), c, log)
+	comm, err := distributed.Init() // one rank unless built with -tags mpi and run by mpirun
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gp-large:", err)
 		os.Exit(1)
 	}
-	if c.JSON {
+	c.Partition = comm
+	var log io.Writer = os.Stdout
+	if c.JSON || comm.Rank() != 0 {
+		log = io.Discard
+	}
+	if comm.Rank() != 0 {
+		c.Out = ""
+	}
+	if comm.Size() > 1 {
+		fmt.Fprintf(log, "kernel products split by rows over %d MPI ranks\n", comm.Size())
+	}
+	res, err := run(context.Background(), c, log)
+	if err == nil {
+		err = comm.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gp-large (rank %d): %v\n", comm.Rank(), err)
+		os.Exit(1)
+	}
+	if c.JSON && comm.Rank() == 0 {
 		json.NewEncoder(os.Stdout).Encode(res)
 	}
 }
@@ -130,7 +154,7 @@ func synthetic(rng *tensor.RNG, n int) (x, y *tensor.Tensor) {
 func newModel(x, y *tensor.Tensor, inf gp.Inference, c config) (*gp.Exact, error) {
 	k := gp.NewScale(gp.NewRBF(1, 1, 1), 1)
 	return gp.NewExact(k, x, y, gp.ExactOptions{Noise: 0.1, Mean: gp.ConstantMean, Normalize: true,
-		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: c.Seed}})
+		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: c.Seed, Partition: c.Partition}})
 }
 
 func params(m *gp.Exact) map[string]float64 {

@@ -42,6 +42,12 @@ type CGOptions struct {
 	// BlockRows is the number of rows per kernel tile (default 64; a tile
 	// spans 2048 columns).
 	BlockRows int
+	// Partition, if not nil and of size above 1, splits every kernel
+	// product by rows over its ranks and sums the parts by all-reduce
+	// (see RowPartition); a distributed.Comm from an mpi build is one.
+	// The estimates equal the unpartitioned ones up to the order of the
+	// gradient pass's sums.
+	Partition RowPartition
 }
 
 func (o CGOptions) withDefaults() CGOptions {
@@ -64,7 +70,7 @@ func (o CGOptions) check() error {
 	if o.Probes < 0 || o.MaxIter < 0 || o.Tol < 0 || math.IsNaN(o.Tol) || o.BlockRows < 0 {
 		return fmt.Errorf("gp.NewExact: CG options must not be negative, got %+v", o)
 	}
-	return nil
+	return checkPartition(o.Partition)
 }
 
 // CGStats describes the last CG evaluation of a model.
@@ -91,6 +97,7 @@ func (m *Exact) cgOperator(op string) (*kernelOp, *PivotedCholesky, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	k.part = m.cg.Partition
 	if m.cg.Rank < 0 {
 		return k, nil, nil
 	}
@@ -141,6 +148,9 @@ func (m *Exact) cgEstimate(op string) (lml float64, grads map[*Hyperparam][]floa
 		prec = pc
 	}
 	res, err := mbcg(op, k, prec, b, t+1, m.cg.MaxIter, m.cg.Tol)
+	if k.err != nil {
+		return 0, nil, fmt.Errorf("%s: %w", op, k.err)
+	}
 	if err != nil {
 		return 0, nil, err
 	}
@@ -184,7 +194,10 @@ func (m *Exact) cgEstimate(op string) (lml float64, grads map[*Hyperparam][]floa
 			a[i*(t+1)+1+j] = -0.5 / float64(t) * pz[i*t+j]
 		}
 	}
-	gt := k.gradTerms(a, x, t+1)
+	gt, err := k.gradTerms(a, x, t+1)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s: %w", op, err)
+	}
 	grads = map[*Hyperparam][]float64{k.lsP: gt.ls, m.noise: {gt.noise}}
 	if k.scaleP != nil {
 		grads[k.scaleP] = []float64{gt.scale}
@@ -251,6 +264,9 @@ func (m *Exact) cgPredict(xs *tensor.Tensor, variance bool) (*Prediction, error)
 		r[i] -= mu
 	}
 	res, err := mbcg(op, k, prec, r, 1, m.cg.MaxIter, m.cg.Tol)
+	if k.err != nil {
+		return nil, fmt.Errorf("%s: %w", op, k.err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +296,9 @@ func (m *Exact) cgPredict(xs *tensor.Tensor, variance bool) (*Prediction, error)
 			}
 		}
 		sol, err := mbcg(op, k, prec, kc, w, m.cg.MaxIter, m.cg.Tol)
+		if k.err != nil {
+			return nil, fmt.Errorf("%s: %w", op, k.err)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -32,6 +32,8 @@ type kernelOp struct {
 	block   int       // rows per tile
 	cols    int       // columns per tile
 	workers int
+	part    RowPartition // nil or size 1: the whole product on this process
+	err     error        // the first failed all-reduce of a partitioned product
 
 	scaleP, lsP, alphaP, noiseP *Hyperparam
 }
@@ -224,9 +226,18 @@ func (k *kernelOp) crossMatMul(xs []float64, m int, v []float64, t int) []float6
 	return out
 }
 
-// MatMul sets dst = K̂·v for v and dst (n, t), row-major.
+// MatMul sets dst = K̂·v for v and dst (n, t), row-major. With a
+// partition, this rank computes its rows and an all-reduce sums the ranks'
+// rows (a failure is kept in k.err).
 func (k *kernelOp) MatMul(dst, v []float64, t int) {
-	copy(dst, k.crossMatMul(k.xs, k.n, v, t))
+	if k.partitioned() {
+		lo, hi := k.rows()
+		clear(dst)
+		copy(dst[lo*t:hi*t], k.crossMatMul(k.xs[lo*k.d:hi*k.d], hi-lo, v, t))
+		k.reduce(dst)
+	} else {
+		copy(dst, k.crossMatMul(k.xs, k.n, v, t))
+	}
 	for i := range dst {
 		dst[i] += k.noise * v[i]
 	}
@@ -251,12 +262,16 @@ type kernelGrads struct {
 
 // gradTerms returns Σᵢ aᵢᵀ (∂K̂/∂θ) bᵢ = Σⱼₖ Wⱼₖ ∂K̂ⱼₖ/∂θ with W = A·Bᵀ,
 // for A and B (n, t), in one pass over row blocks: W's block by GEMM, the
-// kernel's block and its derivatives alongside, never the whole W.
-func (k *kernelOp) gradTerms(a, b []float64, t int) kernelGrads {
+// kernel's block and its derivatives alongside, never the whole W. With a
+// partition, this rank passes over its rows and an all-reduce sums the
+// kernel terms (the noise term, Σ aᵢᵀbᵢ, is computed on every rank).
+func (k *kernelOp) gradTerms(a, b []float64, t int) (kernelGrads, error) {
 	n, d := k.n, k.d
 	ard := len(k.ls) > 1
 	accs := make([]*gradAcc, k.workers)
-	k.forBlocks(n, func(w, i0, i1 int) {
+	lo, hi := k.rows()
+	k.forBlocks(hi-lo, func(w, i0, i1 int) {
+		i0, i1 = i0+lo, i1+lo
 		if accs[w] == nil {
 			sz := k.block * k.cols
 			accs[w] = &gradAcc{ls: make([]float64, len(k.ls)), kb: make([]float64, sz), r2: make([]float64, sz), wb: make([]float64, sz)}
@@ -287,6 +302,15 @@ func (k *kernelOp) gradTerms(a, b []float64, t int) kernelGrads {
 			}
 		}
 	}
+	if k.partitioned() {
+		buf := append([]float64{out.scale, out.alpha}, out.ls...)
+		k.reduce(buf)
+		if k.err != nil {
+			return kernelGrads{}, k.err
+		}
+		out.scale, out.alpha = buf[0], buf[1]
+		copy(out.ls, buf[2:])
+	}
 	// ∂r²/∂ℓ = −2r²/ℓ (isotropic) or −2(x̃_q − x̃'_q)²/ℓ_q (ARD).
 	for q := range out.ls {
 		out.ls[q] *= -2 / k.ls[q]
@@ -294,7 +318,7 @@ func (k *kernelOp) gradTerms(a, b []float64, t int) kernelGrads {
 	for i := 0; i < n*t; i++ {
 		out.noise += a[i] * b[i]
 	}
-	return out
+	return out, nil
 }
 
 // gradAcc is one worker's share of gradTerms.

@@ -93,7 +93,8 @@ func TestKernelOpGradTermsMatchFiniteDifferences(t *testing.T) {
 			op, err := newKernelOp("test", k, x.Values(), n, d, noise, 4)
 			require.NoError(t, err)
 			op.cols = 5
-			got := op.gradTerms(a, b, tc)
+			got, err := op.gradTerms(a, b, tc)
+			require.NoError(t, err)
 			check := func(p *Hyperparam, grad []float64) {
 				v := p.Get()
 				for q := range v {
