@@ -32,6 +32,49 @@ func Grad(y *graph.Node, xs ...*graph.Node) []*graph.Node {
 	return backward("Grad", []*graph.Node{y}, []*graph.Node{onesLike(y)}, xs)
 }
 
+// GradEach is Grad that also hands each x's gradient to ready as soon as
+// the reverse sweep has finished it, while the sweep goes on with the rest
+// of the graph: the hook data-parallel training uses to all-reduce the
+// last layers' gradients while the first layers' are still being computed.
+// ready(k, g) is called exactly once per x, from the calling goroutine, in
+// an order fixed by the graph (reverse creation order; xs no path reaches
+// get zeros, constants and xs outside the swept range come last). g must not be modified: the sweep may
+// still read the node's value. The gradients are also returned, as Grad's.
+func GradEach(y *graph.Node, xs []*graph.Node, ready func(k int, g *graph.Node)) []*graph.Node {
+	checkNode("GradEach", "y", y)
+	if y.Size() != 1 {
+		tensor.Fail("GradEach", "y must have size 1, got shape %v %v", y.Shape(), y.DType())
+	}
+	checkXs("GradEach", y.Graph(), xs)
+	if ready == nil {
+		tensor.Fail("GradEach", "nil ready function")
+	}
+	t := mark([]*graph.Node{y}, xs)
+	if s := t.slot(y); s != nil {
+		s.ct = accumulate(s.ct, onesLike(y))
+	}
+	t.ready, t.xAt = ready, map[int][]int{}
+	for k, x := range xs {
+		if t.slot(x) != nil && !x.IsConst() {
+			t.xAt[x.ID()] = append(t.xAt[x.ID()], k)
+		}
+	}
+	t.sweep("GradEach")
+	out := t.collect(xs)
+	done := map[int]bool{}
+	for _, ks := range t.xAt {
+		for _, k := range ks {
+			done[k] = true
+		}
+	}
+	for k := range xs {
+		if !done[k] {
+			ready(k, out[k])
+		}
+	}
+	return out
+}
+
 // ValueAndGrad returns y's value and Grad(y, xs...).
 func ValueAndGrad(y *graph.Node, xs ...*graph.Node) (float64, []*graph.Node) {
 	grads := Grad(y, xs...)
@@ -86,6 +129,9 @@ type tape struct {
 	slots []slot
 	needs []bool   // scratch for each VJP call
 	buf   [16]bool // needs' first backing array, inside the tape's allocation
+	// GradEach's hook: xAt maps a node ID to the indices of the xs it is.
+	ready func(k int, g *graph.Node)
+	xAt   map[int][]int
 }
 
 type slot struct {
@@ -144,6 +190,17 @@ func mark(ys, xs []*graph.Node) *tape {
 func (t *tape) sweep(op string) {
 	for i := len(t.nodes) - 1; i >= 0; i-- {
 		n, ct := t.nodes[i], t.slots[i].ct
+		if ks, ok := t.xAt[n.ID()]; ok {
+			// Every consumer of n came later and has been swept: n's
+			// cotangent is final.
+			g := ct
+			if g == nil {
+				g = zerosLike(n)
+			}
+			for _, k := range ks {
+				t.ready(k, g)
+			}
+		}
 		if ct == nil || n.Op() == nil {
 			continue
 		}

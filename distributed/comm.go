@@ -16,7 +16,10 @@
 // Data parallelism (DataParallel): every rank holds the whole model; rank 0
 // broadcasts the initial parameters, each rank computes gradients on its
 // shard of the batch, and the gradients are averaged by all-reduce before
-// every optimiser step, so all ranks take identical steps.
+// every optimiser step, so all ranks take identical steps. Gradients
+// computes them and starts the all-reduce of each bucket while the rest of
+// the backward pass runs; AverageGradients reduces gradients computed
+// beforehand.
 package distributed
 
 import "fmt"

@@ -24,6 +24,8 @@ type DataParallel struct {
 	bucketElems int
 	buf32       []float32
 	buf64       []float64
+	ovl32       []float32 // Gradients' staging buffers (its communicating goroutine's own)
+	ovl64       []float64
 }
 
 // NewDataParallel broadcasts the parameters from rank 0 to every rank, in

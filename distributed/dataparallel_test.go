@@ -98,15 +98,25 @@ func mlp(seed uint64) *nn.Sequential {
 }
 
 // step takes one Adam step on the mean squared error of rows [lo, hi) of
-// (x, y), averaging the gradients over the ranks when dp is not nil.
-func step(t *testing.T, m *nn.Sequential, opt *optim.Adam, dp *distributed.DataParallel, x, y *tensor.Tensor, lo, hi int) {
+// (x, y), averaging the gradients over the ranks when dp is not nil: after
+// the backward pass (AverageGradients) or overlapped with it (Gradients).
+func step(t *testing.T, m *nn.Sequential, opt *optim.Adam, dp *distributed.DataParallel, overlap bool, x, y *tensor.Tensor, lo, hi int) {
 	t.Helper()
 	g := graph.New()
 	xb := g.Const(tensor.Slice(x, 0, lo, hi, 1))
 	yb := g.Const(tensor.Slice(y, 0, lo, hi, 1))
 	loss := losses.MSE(m.Forward(xb), yb, losses.Mean)
-	grads := nn.Gradients(loss, m.Params())
-	if dp != nil {
+	var grads []*tensor.Tensor
+	switch {
+	case dp == nil:
+		grads = nn.Gradients(loss, m.Params())
+	case overlap:
+		var err error
+		if grads, err = dp.Gradients(loss, m.Params()); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		grads = nn.Gradients(loss, m.Params())
 		if err := dp.AverageGradients(grads); err != nil {
 			t.Fatal(err)
 		}
@@ -123,6 +133,12 @@ func step(t *testing.T, m *nn.Sequential, opt *optim.Adam, dp *distributed.DataP
 // sums differ only in the order of float64 additions, so after 5 Adam steps
 // the parameters agree to a few ulps of their size (tolerance 1e-12).
 func TestDataParallelEqualsOneProcess(t *testing.T) {
+	for _, overlap := range []bool{false, true} {
+		dataParallelEqualsOneProcess(t, overlap)
+	}
+}
+
+func dataParallelEqualsOneProcess(t *testing.T, overlap bool) {
 	const batch, steps = 16, 5
 	if batch%comm.Size() != 0 {
 		t.Skipf("batch %d does not split evenly over %d ranks", batch, comm.Size())
@@ -142,14 +158,14 @@ func TestDataParallelEqualsOneProcess(t *testing.T) {
 	refOpt := optim.NewAdam(nn.Values(ref.Params()), optim.AdamConfig{LR: 0.05})
 	lo, hi := distributed.ShardRange(batch, comm.Rank(), comm.Size())
 	for range steps {
-		step(t, par, parOpt, dp, x, y, lo, hi)
-		step(t, ref, refOpt, nil, x, y, 0, batch)
+		step(t, par, parOpt, dp, overlap, x, y, lo, hi)
+		step(t, ref, refOpt, nil, false, x, y, 0, batch)
 	}
 	for i, p := range par.Params() {
 		a, b := p.Value.Values(), ref.Params()[i].Value.Values()
 		for k := range a {
 			if math.Abs(a[k]-b[k]) > 1e-12*(1+math.Abs(b[k])) {
-				t.Fatalf("rank %d: %s[%d] = %.17g, one process has %.17g", comm.Rank(), p.Name, k, a[k], b[k])
+				t.Fatalf("rank %d (overlap %v): %s[%d] = %.17g, one process has %.17g", comm.Rank(), overlap, p.Name, k, a[k], b[k])
 			}
 		}
 	}

@@ -98,8 +98,10 @@ func train(comm distributed.Comm, steps, batch int, seed uint64, out string) (ma
 		}
 		g.Reset()
 		loss := losses.CrossEntropy(model.Forward(g.Const(xb)), yb, losses.CrossEntropyOptions{})
-		grads := nn.Gradients(loss, model.Params())
-		if err := dp.AverageGradients(grads); err != nil {
+		// The gradients are averaged over the ranks bucket by bucket while
+		// the backward pass is still running.
+		grads, err := dp.Gradients(loss, model.Params())
+		if err != nil {
 			return nil, err
 		}
 		if err := opt.Step(grads); err != nil {
