@@ -1,7 +1,9 @@
 package checkpoint_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"testing"
 
@@ -114,4 +116,49 @@ func TestTorchCNNOtherArchitectureUntouched(t *testing.T) {
 	for k, v := range st {
 		assert.Equal(t, before[k], v.Values(), k)
 	}
+}
+
+var updateGradus = flag.Bool("update", false, "rewrite testdata/gradus_cnn.safetensors and gradus_cnn.json")
+
+// gradusCNN is the fixture CNN's architecture with Gradus's own seeded
+// initialisation and running statistics from two training-mode batches.
+func gradusCNN(t *testing.T) (*nn.Sequential, *tensor.Tensor) {
+	rng := tensor.NewRNG(7)
+	m := nn.NewSequential(
+		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewBatchNorm2D(4, tensor.Float32),
+		nn.ReLU{},
+		nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}}),
+		nn.NewFlatten(),
+		nn.NewLinear(rng, 36, 3, true, tensor.Float32),
+	)
+	for range 2 {
+		m.Forward(graph.New().Const(rng.Normal(tensor.Float32, 0, 1, 8, 2, 6, 6)))
+	}
+	m.SetTraining(false)
+	return m, rng.Normal(tensor.Float32, 0, 1, 2, 2, 6, 6)
+}
+
+// The reverse direction: a Gradus checkpoint of the CNN, with its input and
+// eval output in gradus_cnn.json, which testdata/check_gradus.py loads into
+// torch 1.13's Sequential (by the same names) and compares (run by hand:
+// tests cannot call Python). Here the committed file must equal what
+// Gradus writes now, so the file PyTorch checked is the one Gradus makes.
+func TestGradusCNNForTorch(t *testing.T) {
+	m, x := gradusCNN(t)
+	y := m.Forward(graph.New().Const(x)).Value()
+	var buf bytes.Buffer
+	require.NoError(t, checkpoint.Write(&buf, stateMap(m), map[string]string{"format": "pt"}))
+	js, err := json.Marshal(map[string]any{"x_shape": x.Shape(), "x": x.Values(), "y_shape": y.Shape(), "y": y.Values()})
+	require.NoError(t, err)
+	if *updateGradus {
+		require.NoError(t, os.WriteFile("testdata/gradus_cnn.safetensors", buf.Bytes(), 0o644))
+		require.NoError(t, os.WriteFile("testdata/gradus_cnn.json", js, 0o644))
+	}
+	want, err := os.ReadFile("testdata/gradus_cnn.safetensors")
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(want, buf.Bytes()), "gradus_cnn.safetensors differs from what Gradus writes; rerun with -update and check_gradus.py")
+	wantJS, err := os.ReadFile("testdata/gradus_cnn.json")
+	require.NoError(t, err)
+	assert.JSONEq(t, string(wantJS), string(js))
 }
