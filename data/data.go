@@ -54,7 +54,8 @@ type Table struct {
 }
 
 // Select returns the named columns, in the order given, as an (n, k)
-// float64 tensor. An error names the file and every missing column.
+// float64 tensor. An error names the file, its header line and every
+// missing column.
 func (t *Table) Select(names ...string) (*tensor.Tensor, error) {
 	idx := make([]int, len(names))
 	var missing []string
@@ -64,7 +65,7 @@ func (t *Table) Select(names ...string) (*tensor.Tensor, error) {
 		}
 	}
 	if len(missing) > 0 || len(names) == 0 {
-		return nil, fmt.Errorf("data: %s: no column %s (have %v)", t.Name, strings.Join(missing, ", "), t.Columns)
+		return nil, fmt.Errorf("data: %s:1: header has no column %s (have %v)", t.Name, strings.Join(missing, ", "), t.Columns)
 	}
 	flat := make([]float64, 0, len(t.Rows)*len(names))
 	for _, r := range t.Rows {
@@ -118,7 +119,7 @@ func Classes(name, target string) (*tensor.Tensor, []int, error) {
 func (t *Table) Split(target string) (x [][]float64, y []float64, err error) {
 	j := t.Column(target)
 	if j < 0 {
-		return nil, nil, fmt.Errorf("data: no column %q (have %v)", target, t.Columns)
+		return nil, nil, fmt.Errorf("data: %s:1: header has no column %q (have %v)", t.Name, target, t.Columns)
 	}
 	x = make([][]float64, len(t.Rows))
 	y = make([]float64, len(t.Rows))
@@ -133,7 +134,8 @@ func (t *Table) Split(target string) (x [][]float64, y []float64, err error) {
 
 // ReadCSV reads a numeric CSV with a header row. name is used in errors.
 // Every field must parse as a float; an error names the file, line and
-// column of the first one that does not.
+// column (1-based number and header name) of the first one that does not.
+// A row with the wrong number of fields is an error naming its line.
 func ReadCSV(r io.Reader, name string) (*Table, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
@@ -153,7 +155,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		for j, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil {
-				return nil, fmt.Errorf("data: %s:%d: column %q: %q is not a number", name, line, header[j], s)
+				return nil, fmt.Errorf("data: %s:%d: column %d (%q): %q is not a number", name, line, j+1, header[j], s)
 			}
 			row[j] = v
 		}

@@ -45,7 +45,22 @@ func TestReadCSVErrorNamesLineAndColumn(t *testing.T) {
 	_, err := ReadCSV(strings.NewReader("a,b\n1,2\n3,x\n"), "bad.csv")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bad.csv:3")
-	assert.Contains(t, err.Error(), `column "b"`)
+	assert.Contains(t, err.Error(), `column 2 ("b")`)
+}
+
+// Split's missing target names the file's header line; a short row names
+// its line.
+func TestReadCSVMissingTargetAndShortRow(t *testing.T) {
+	tab, err := ReadCSV(strings.NewReader("a,b,c\n1,2,3\n"), "t.csv")
+	require.NoError(t, err)
+	_, _, err = tab.Split("target")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `t.csv:1: header has no column "target"`)
+
+	_, err = ReadCSV(strings.NewReader("a,b\n1,2\n3\n"), "short.csv")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "short.csv")
+	assert.Contains(t, err.Error(), "line 3")
 }
 
 func TestLoadCSVMissing(t *testing.T) {
@@ -97,7 +112,7 @@ func TestSelectColumns(t *testing.T) {
 	assert.Equal(t, []int{2, 2}, x.Shape())
 	assert.Equal(t, []float64{3, 1, 6, 4}, x.Values())
 	_, err = tab.Select("a", "zz", "yy")
-	assert.EqualError(t, err, `data: mem.csv: no column "zz", "yy" (have [a b c])`)
+	assert.EqualError(t, err, `data: mem.csv:1: header has no column "zz", "yy" (have [a b c])`)
 	_, err = ReadCSV(strings.NewReader("a,b\n1,2\n3,x\n"), "bad.csv")
-	assert.EqualError(t, err, `data: bad.csv:3: column "b": "x" is not a number`)
+	assert.EqualError(t, err, `data: bad.csv:3: column 2 ("b"): "x" is not a number`)
 }

@@ -2,6 +2,7 @@ package data_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/tensor"
@@ -55,4 +56,21 @@ func ExampleLoader() {
 	// Output:
 	// [3 2] [0 1 2]
 	// [2 2] [3 4]
+}
+
+// ReadCSV reads a header and numeric rows; Select picks columns by name.
+// A field that is not a number is reported with its file, line and column.
+func ExampleReadCSV() {
+	tab, err := data.ReadCSV(strings.NewReader("x,y,label\n1.5,2,0\n3,4.5,1\n"), "points.csv")
+	if err != nil {
+		panic(err)
+	}
+	x, _ := tab.Select("y", "x")
+	fmt.Println(x.Shape(), x.Float64s())
+
+	_, err = data.ReadCSV(strings.NewReader("x,y\n1,2\n3,oops\n"), "bad.csv")
+	fmt.Println(err)
+	// Output:
+	// [2 2] [2 1.5 4.5 3]
+	// data: bad.csv:3: column 2 ("y"): "oops" is not a number
 }

@@ -194,7 +194,7 @@ func selectWorkloads(ws []workload, only string) []workload {
 // allWorkloads lists every workload in the order they run.
 func allWorkloads(o options) []workload {
 	ws := gemmWorkloads()
-	ws = append(ws, mlpWorkload(), cnnWorkload(), lstmWorkload())
+	ws = append(ws, mlpWorkload(), mlpLoaderWorkload(), cnnWorkload(), lstmWorkload())
 	ws = append(ws, gpWorkloads(o.sizes)...)
 	ws = append(ws, overheadWorkload(), vaeWorkload())
 	ws = append(ws, linalgWorkloads(o.laSizes)...)

@@ -25,6 +25,8 @@ var documented = [][3]string{
 	{"gemm_f64_n256", "gflops", "GFLOP/s"},
 	{"mlp_train", "samples_per_s", "1/s"},
 	{"mlp_train", "allocs_per_step", "1"},
+	{"mlp_loader_train", "samples_per_s", "1/s"},
+	{"mlp_loader_train", "allocs_per_step", "1"},
 	{"cnn_train", "samples_per_s", "1/s"},
 	{"cnn_train", "allocs_per_step", "1"},
 	{"lstm_train", "sequences_per_s", "1/s"},

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"iter"
+
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
@@ -53,6 +56,57 @@ func mlpWorkload() workload {
 			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
 				return losses.CrossEntropy(m.Forward(g.Const(x)), ys)
 			})
+		},
+		report: throughput("samples_per_s", batch),
+	}
+}
+
+// mlpLoaderWorkload is mlpWorkload fed by a prefetching data.Loader (two
+// workers, shuffled, batches of 128 drawn from 1,024 synthetic examples)
+// instead of one pre-made batch: collating each batch and converting its
+// labels is inside the timed step, so its samples_per_s against
+// mlp_train's in the same run is the loader's overhead.
+func mlpLoaderWorkload() workload {
+	const batch, n = 128, 1024
+	return workload{
+		name:   "mlp_loader_train",
+		steps:  20,
+		allocs: true,
+		setup: func() step {
+			rng := tensor.NewRNG(1)
+			m := nn.NewSequential(
+				nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
+				nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
+				nn.NewLinear(rng, 512, 10, true, tensor.Float32),
+			)
+			ys := labels(rng, n, 10)
+			fl := make([]float64, n)
+			for i, y := range ys {
+				fl[i] = float64(y)
+			}
+			ds := data.TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, n, 784), Labels: fl}
+			ld := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
+				Sampler: data.Random{N: n, Seed: 1}})
+			epoch := 0
+			next, _ := iter.Pull(ld.Epoch(epoch))
+			yb := make([]int, batch)
+			var cur data.Batch
+			tr := trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), yb)
+			})
+			return func() {
+				b, ok := next()
+				if !ok {
+					epoch++
+					next, _ = iter.Pull(ld.Epoch(epoch))
+					b, _ = next()
+				}
+				for i, l := range b.Labels {
+					yb[i] = int(l)
+				}
+				cur = b
+				tr()
+			}
 		},
 		report: throughput("samples_per_s", batch),
 	}
