@@ -4,9 +4,11 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // With p = 1 the NIW is the Normal-inverse-gamma: σ² ~ InvGamma(ν/2, ψ/2),
@@ -48,4 +50,16 @@ func TestNormalInverseWishartSample(t *testing.T) {
 		// Var(μⱼ) = E[Σⱼⱼ]/κ.
 		assert.InDelta(t, w, m, 5*math.Sqrt(wantS[j*3]/2/n), "μ entry %d", j)
 	}
+}
+
+// The joint log density is differentiable in μ₀, the scale factor, μ and Σ.
+func TestNormalInverseWishartGradCheck(t *testing.T) {
+	f := func(xs []*graph.Node) *graph.Node {
+		g := xs[0].Graph()
+		d := NewNormalInverseWishart(xs[0], 1.5, g.Scalar(tensor.Float64, 3.5), graph.Tril(xs[1]))
+		return d.LogProb(xs[2], sym(xs[3]))
+	}
+	in := []*tensor.Tensor{t64(0.1, -0.2), tensor.FromFloat64s([]float64{1.1, 0, 0.4, 0.9}, 2, 2), t64(0.5, 0.3), tensor.FromFloat64s([]float64{2, 0.3, 0.3, 1.5}, 2, 2)}
+	_, err := autodiff.GradCheck(f, in, autodiff.GradCheckOptions{Name: "niw", Order: 2})
+	require.NoError(t, err)
 }
