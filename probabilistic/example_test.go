@@ -148,3 +148,14 @@ func ExampleGaussianHead() {
 	// [8 2] 4 [2 4]
 	// mean.weight mean.bias scale.weight scale.bias
 }
+
+// A Normal-inverse-Wishart prior in one dimension is the Normal-inverse-gamma:
+// σ² ~ InvGamma(1, 1) and μ | σ² ~ N(0, σ²), so log p(0, 1) = −1 − ½log 2π.
+func ExampleNewNormalInverseWishart() {
+	g := graph.New()
+	d := probabilistic.NewNormalInverseWishart(g.Const(tensor.FromFloat64s([]float64{0}, 1)), 1,
+		g.Scalar(tensor.Float64, 2), g.Const(tensor.FromFloat64s([]float64{math.Sqrt2}, 1, 1)))
+	lp := d.LogProb(g.Const(tensor.FromFloat64s([]float64{0}, 1)), g.Const(tensor.FromFloat64s([]float64{1}, 1, 1)))
+	fmt.Printf("%.4f\n", lp.Value().Item())
+	// Output: -1.9189
+}
