@@ -53,6 +53,7 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 		z := make([]T, n*n)
 		zt := make([]T, n*n)
 		e := make([]T, n)
+		sub, tau := make([]T, n), make([]T, n)
 		perm := make([]int, n)
 		sorted := make([]T, n)
 		for bi := b0; bi < b1; bi++ {
@@ -69,12 +70,27 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 				}
 			}
 			d := W[bi*n : (bi+1)*n]
-			tred2(n, z, d, e)
-			// The QL rotations combine pairs of eigenvectors; keeping them
-			// as rows makes each rotation touch two contiguous rows.
-			for i := 0; i < n; i++ {
-				for k := 0; k < n; k++ {
-					zt[i*n+k] = z[k*n+i]
+			if n >= eighBlockedMin {
+				// Blocked reduction: most of its work in GEMM. The column-major
+				// Q it forms is the Qᵀ the QL rotations want, whose rows they
+				// combine pairwise.
+				for i := 0; i < n; i++ {
+					for j := 0; j < i; j++ {
+						z[j*n+i] = z[i*n+j]
+					}
+				}
+				sytrdLower(n, z, d, sub, tau)
+				orgtrLower(n, z, tau, zt)
+				e[0] = 0
+				copy(e[1:], sub[:n-1])
+			} else {
+				tred2(n, z, d, e)
+				// The QL rotations combine pairs of eigenvectors; keeping them
+				// as rows makes each rotation touch two contiguous rows.
+				for i := 0; i < n; i++ {
+					for k := 0; k < n; k++ {
+						zt[i*n+k] = z[k*n+i]
+					}
 				}
 			}
 			if !tqli(n, d, e, zt) {
