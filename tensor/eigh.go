@@ -56,6 +56,10 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 		sub, tau := make([]T, n), make([]T, n)
 		perm := make([]int, n)
 		sorted := make([]T, n)
+		var out, vecs []T // vecs: row p is the eigenvector of d[p]
+		if n >= eighBlockedMin {
+			out = make([]T, n*n)
+		}
 		for bi := b0; bi < b1; bi++ {
 			off := offs[bi]
 			clear(z)
@@ -81,8 +85,14 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 				}
 				sytrdLower(n, z, d, sub, tau)
 				orgtrLower(n, z, tau, zt)
-				e[0] = 0
-				copy(e[1:], sub[:n-1])
+				// Divide and conquer on T, then V = Q·Z in one GEMM; z is
+				// free once Q is formed.
+				if !stedc(n, d, sub, z) {
+					errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
+					return
+				}
+				colGemm(false, false, n, n, n, 1, zt, n, z, n, 0, out, n)
+				vecs = out
 			} else {
 				tred2(n, z, d, e)
 				// The QL rotations combine pairs of eigenvectors; keeping them
@@ -92,10 +102,11 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 						zt[i*n+k] = z[k*n+i]
 					}
 				}
-			}
-			if !tqli(n, d, e, zt) {
-				errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
-				return
+				if !tqli(n, d, e, zt) {
+					errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
+					return
+				}
+				vecs = zt
 			}
 			for i := range perm {
 				perm[i] = i
@@ -105,7 +116,7 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 			for j, p := range perm {
 				sorted[j] = d[p]
 				for k := 0; k < n; k++ {
-					vb[k*n+j] = zt[p*n+k]
+					vb[k*n+j] = vecs[p*n+k]
 				}
 			}
 			copy(d, sorted)
