@@ -222,10 +222,9 @@ func secularRoot[T Float](i int, d, z []T, rho, eps T) (int, T) {
 		}
 	}
 	mu := (lo + hi) / 2
-	width := hi - lo
 	for iter := 0; iter < 400; iter++ {
 		fv, fd, _ := f(org, mu)
-		if fv == 0 || absT(fv/fd) <= eps*absT(mu) {
+		if fv == 0 {
 			break
 		}
 		if fv > 0 {
@@ -236,13 +235,18 @@ func secularRoot[T Float](i int, d, z []T, rho, eps T) (int, T) {
 		if hi-lo <= 2*eps*max(absT(lo), absT(hi)) {
 			break
 		}
-		// Newton's step unless it leaves the bracket or the last step did
-		// not halve it (Newton approaches a pole's root slowly from one side).
-		next := mu - fv/fd
-		if !(next > lo && next < hi) || hi-lo > width/2 {
+		// Newton's step on g = −mu·f, which has no pole at the origin, so
+		// it converges fast even for a root next to its pole; bisection
+		// when the step leaves the bracket.
+		gv, gd := -mu*fv, -fv-mu*fd
+		next := mu - gv/gd
+		if !(next > lo && next < hi) {
 			next = (lo + hi) / 2
 		}
-		width = hi - lo
+		if absT(next-mu) <= eps*absT(mu) {
+			mu = next
+			break
+		}
 		mu = next
 	}
 	return org, mu

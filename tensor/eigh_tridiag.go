@@ -73,10 +73,13 @@ func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int) {
 		v[0] = 1
 		wi := col(w, ldw, i, i+1, m)
 		// W(i+1:m, i) = A(i+1:m, i+1:m)·v, the block still as at the panel's start.
-		clear(wi)
-		for c := i + 1; c < m; c++ {
-			axpy(v[c-i-1], col(a, lda, c, i+1, m), wi)
-		}
+		// A is symmetric, so each entry is a dot product down a column;
+		// the columns are shared among the cores.
+		linalgParallel(m-i-1, 64, func(c0, c1 int) {
+			for c := c0; c < c1; c++ {
+				wi[c] = dotContig(col(a, lda, i+1+c, i+1, m), v)
+			}
+		})
 		if i > 0 {
 			tmp := col(w, ldw, i, 0, i)
 			for j := 0; j < i; j++ {
