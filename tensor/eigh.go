@@ -56,10 +56,7 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 		sub, tau := make([]T, n), make([]T, n)
 		perm := make([]int, n)
 		sorted := make([]T, n)
-		var out, vecs []T // vecs: row p is the eigenvector of d[p]
-		if n >= eighBlockedMin {
-			out = make([]T, n*n)
-		}
+		var vecs []T // row p is the eigenvector of d[p]
 		for bi := b0; bi < b1; bi++ {
 			off := offs[bi]
 			clear(z)
@@ -75,24 +72,21 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 			}
 			d := W[bi*n : (bi+1)*n]
 			if n >= eighBlockedMin {
-				// Blocked reduction: most of its work in GEMM. The column-major
-				// Q it forms is the Qᵀ the QL rotations want, whose rows they
-				// combine pairwise.
+				// Blocked reduction: most of its work in GEMM.
 				for i := 0; i < n; i++ {
 					for j := 0; j < i; j++ {
 						z[j*n+i] = z[i*n+j]
 					}
 				}
 				sytrdLower(n, z, d, sub, tau)
-				orgtrLower(n, z, tau, zt)
-				// Divide and conquer on T, then V = Q·Z in one GEMM; z is
-				// free once Q is formed.
-				if !stedc(n, d, sub, z) {
+				// Divide and conquer on T into zt, whose columns then become
+				// A's eigenvectors by V = Q·Z, the reflectors applied in blocks.
+				if !stedc(n, d, sub, zt) {
 					errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
 					return
 				}
-				colGemm(false, false, n, n, n, 1, zt, n, z, n, 0, out, n)
-				vecs = out
+				ormtrLower(n, z, tau, zt)
+				vecs = zt
 			} else {
 				tred2(n, z, d, e)
 				// The QL rotations combine pairs of eigenvectors; keeping them

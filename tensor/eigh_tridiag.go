@@ -1,13 +1,14 @@
 package tensor
 
 // Blocked Householder tridiagonalisation (LAPACK's dsytrd/dlatrd, lower) and
-// the blocked formation of Q from its reflectors (dorgtr through compact WY).
-// The matrices here are column-major: a[r+c*n] is A(r, c). The input is
-// symmetric, so a row-major copy of it is the same thing, and the Q formed
-// column-major is Qᵀ row-major, which is what tqli wants.
+// the blocked application of Q = H(0)…H(n−2) from its reflectors (dormtr
+// through compact WY). The matrices here are column-major: a[r+c*n] is
+// A(r, c). The input is symmetric, so a row-major copy of it is the same
+// thing, and a column-major matrix of eigenvectors as columns is, row-major,
+// one eigenvector a row, as Eigh's sort reads them.
 
 // eighBlock is the panel width of the blocked reduction and of the blocks of
-// reflectors applied at once when Q is formed.
+// reflectors applied at once.
 const eighBlock = 32
 
 // eighBlockedMin is the order below which the unblocked tred2 is used.
@@ -134,14 +135,11 @@ func larfg[T Float](x []T) (tau, beta T) {
 	return tau, beta
 }
 
-// orgtrLower overwrites q (n×n column-major) with Q = H(0)…H(n−2) from the
-// reflectors sytrdLower left in a and tau, applying blocks of eighBlock
-// reflectors, last block first, as I − V·T·Vᵀ through GEMM (dorgtr/dlarft).
-func orgtrLower[T Float](n int, a, tau, q []T) {
-	clear(q)
-	for i := 0; i < n; i++ {
-		q[i+i*n] = 1
-	}
+// ormtrLower overwrites the n×n column-major q with Q·q, Q = H(0)…H(n−2)
+// from the reflectors sytrdLower left in a and tau, applying blocks of
+// eighBlock reflectors, last block first, as I − V·T·Vᵀ through GEMM
+// (dormtr/dlarft).
+func ormtrLower[T Float](n int, a, tau, q []T) {
 	nr := n - 1 // reflectors H(0)…H(n−2)
 	if nr <= 0 {
 		return
@@ -182,11 +180,11 @@ func orgtrLower[T Float](n int, a, tau, q []T) {
 			}
 			tt[j+j*k] = tj
 		}
-		qs := q[r0+r0*n:]
-		y := ybuf[:k*m]
-		colGemm(true, false, k, m, m, 1, v, m, qs, n, 0, y, k)
-		z := y2[:k*m]
-		colGemm(false, false, k, m, k, 1, tt, k, y, k, 0, z, k)
-		colGemm(false, false, m, m, k, -1, v, m, z, k, 1, qs, n)
+		qs := q[r0:]
+		y := ybuf[:k*n]
+		colGemm(true, false, k, n, m, 1, v, m, qs, n, 0, y, k)
+		z := y2[:k*n]
+		colGemm(false, false, k, n, k, 1, tt, k, y, k, 0, z, k)
+		colGemm(false, false, m, n, k, -1, v, m, z, k, 1, qs, n)
 	}
 }
