@@ -85,9 +85,14 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 	// Qp: the block's columns in sorted order (s×s, leading dimension s).
 	qp := make([]T, s*s)
 	ds, zs := make([]T, s), make([]T, s)
+	kind := make([]int, s) // 1: nonzero in the top m rows only, 2: bottom, 3: both
 	for j, p := range perm {
 		copy(qp[j*s:(j+1)*s], z[o+(o+p)*ld:o+s+(o+p)*ld])
 		ds[j], zs[j] = dd[p], zv[p]
+		kind[j] = 1
+		if p >= m {
+			kind[j] = 2
+		}
 	}
 	var dmax T
 	for _, x := range ds {
@@ -116,6 +121,8 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 				ds[j] = ds[prev]*sn*sn + ds[j]*c*c
 				ds[prev] = t
 				zs[j], zs[prev] = tau, 0
+				kind[j] |= kind[prev]
+				kind[prev] = kind[j]
 				deflated[prev] = true
 			}
 		}
@@ -168,11 +175,38 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 			col[i] /= nrm
 		}
 	}
-	qn := make([]T, s*k)
-	for i, j := range nd {
-		copy(qn[i*s:(i+1)*s], qp[j*s:(j+1)*s])
+	// Qp is block diagonal but for rotated pairs: the top m rows of the
+	// product need only the columns from Q1 (and mixed ones), the bottom
+	// rows only those from Q2, which halves the merge's GEMM.
+	for half := 0; half < 2; half++ {
+		r0, r1, want := 0, m, 1
+		if half == 1 {
+			r0, r1, want = m, s, 2
+		}
+		var sel []int
+		for i, j := range nd {
+			if kind[j]&want != 0 {
+				sel = append(sel, i)
+			}
+		}
+		h, ks := r1-r0, len(sel)
+		qn := make([]T, h*ks)
+		us := make([]T, ks*k)
+		for c, i := range sel {
+			j := nd[i]
+			copy(qn[c*h:(c+1)*h], qp[j*s+r0:j*s+r1])
+			for col := 0; col < k; col++ {
+				us[c+col*ks] = u[i+col*k]
+			}
+		}
+		if ks == 0 {
+			for col := 0; col < k; col++ {
+				clear(z[o+r0+(o+col)*ld : o+r1+(o+col)*ld])
+			}
+			continue
+		}
+		colGemm(false, false, h, k, ks, 1, qn, h, us, ks, 0, z[o+r0+o*ld:], ld)
 	}
-	colGemm(false, false, s, k, k, 1, qn, s, u, k, 0, z[o+o*ld:], ld)
 	for i := 0; i < k; i++ {
 		lam := dk[orig[i]] + mu[i]
 		if neg {
