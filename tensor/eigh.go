@@ -20,9 +20,13 @@ const eighSplitWork = 1 << 14
 // eigenvectors. Only the lower triangle of a is read, so a non-symmetric a
 // is treated as the symmetric matrix with the same lower triangle.
 //
-// Each matrix is reduced to tridiagonal form by Householder reflections and
-// the tridiagonal matrix diagonalised by the implicit QL method with Wilkinson
-// shifts. Eigh returns an error wrapping ErrNotFinite when the lower
+// Each matrix is reduced to tridiagonal form by Householder reflections.
+// Below order 64 the tridiagonal matrix is diagonalised by the implicit QL
+// method with Wilkinson shifts; from 64 on the reduction is blocked (as
+// LAPACK's sytrd, its trailing updates in GEMM), the tridiagonal problem is
+// solved by divide and conquer (as stedc) and the reflectors are applied to
+// its eigenvectors in blocks through GEMM. Eigh returns an error wrapping
+// ErrNotFinite when the lower
 // triangle holds a NaN or infinity, and an error if the iteration does not
 // converge. It panics with a *Error when a is not square.
 func Eigh(a *Tensor) (w, v *Tensor, err error) {
