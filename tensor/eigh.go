@@ -20,9 +20,13 @@ const eighSplitWork = 1 << 14
 // eigenvectors. Only the lower triangle of a is read, so a non-symmetric a
 // is treated as the symmetric matrix with the same lower triangle.
 //
-// Each matrix is reduced to tridiagonal form by Householder reflections and
-// the tridiagonal matrix diagonalised by the implicit QL method with Wilkinson
-// shifts. Eigh returns an error wrapping ErrNotFinite when the lower
+// Each matrix is reduced to tridiagonal form by Householder reflections.
+// Below order 64 the tridiagonal matrix is diagonalised by the implicit QL
+// method with Wilkinson shifts; from 64 on the reduction is blocked (as
+// LAPACK's sytrd, its trailing updates in GEMM), the tridiagonal problem is
+// solved by divide and conquer (as stedc) and the reflectors are applied to
+// its eigenvectors in blocks through GEMM. Eigh returns an error wrapping
+// ErrNotFinite when the lower
 // triangle holds a NaN or infinity, and an error if the iteration does not
 // converge. It panics with a *Error when a is not square.
 func Eigh(a *Tensor) (w, v *Tensor, err error) {
@@ -53,8 +57,10 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 		z := make([]T, n*n)
 		zt := make([]T, n*n)
 		e := make([]T, n)
+		sub, tau := make([]T, n), make([]T, n)
 		perm := make([]int, n)
 		sorted := make([]T, n)
+		var vecs []T // row p is the eigenvector of d[p]
 		for bi := b0; bi < b1; bi++ {
 			off := offs[bi]
 			clear(z)
@@ -69,17 +75,36 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 				}
 			}
 			d := W[bi*n : (bi+1)*n]
-			tred2(n, z, d, e)
-			// The QL rotations combine pairs of eigenvectors; keeping them
-			// as rows makes each rotation touch two contiguous rows.
-			for i := 0; i < n; i++ {
-				for k := 0; k < n; k++ {
-					zt[i*n+k] = z[k*n+i]
+			if n >= eighBlockedMin {
+				// Blocked reduction: most of its work in GEMM.
+				for i := 0; i < n; i++ {
+					for j := 0; j < i; j++ {
+						z[j*n+i] = z[i*n+j]
+					}
 				}
-			}
-			if !tqli(n, d, e, zt) {
-				errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
-				return
+				sytrdLower(n, z, d, sub, tau)
+				// Divide and conquer on T into zt, whose columns then become
+				// A's eigenvectors by V = Q·Z, the reflectors applied in blocks.
+				if !stedc(n, d, sub, zt) {
+					errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
+					return
+				}
+				ormtrLower(n, z, tau, zt)
+				vecs = zt
+			} else {
+				tred2(n, z, d, e)
+				// The QL rotations combine pairs of eigenvectors; keeping them
+				// as rows makes each rotation touch two contiguous rows.
+				for i := 0; i < n; i++ {
+					for k := 0; k < n; k++ {
+						zt[i*n+k] = z[k*n+i]
+					}
+				}
+				if !tqli(n, d, e, zt) {
+					errs[bi] = fmt.Errorf("tensor.Eigh: matrix %d: QL iteration did not converge", bi)
+					return
+				}
+				vecs = zt
 			}
 			for i := range perm {
 				perm[i] = i
@@ -89,7 +114,7 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 			for j, p := range perm {
 				sorted[j] = d[p]
 				for k := 0; k < n; k++ {
-					vb[k*n+j] = zt[p*n+k]
+					vb[k*n+j] = vecs[p*n+k]
 				}
 			}
 			copy(d, sorted)

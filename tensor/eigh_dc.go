@@ -1,0 +1,287 @@
+package tensor
+
+import "sort"
+
+// Divide and conquer for the symmetric tridiagonal eigenproblem (Cuppen's
+// method as LAPACK's dstedc): T splits into two halves plus a rank-one
+// coupling, the halves are solved recursively and merged by the roots of the
+// secular equation; eigenvectors come from the Gu–Eisenstat recomputed ẑ so
+// that they stay orthogonal, and the merge product is one GEMM.
+
+// dcLeaf is the order at and below which the QL iteration solves a block.
+const dcLeaf = 32
+
+// stedc computes the eigenvalues (into d, unsorted) and eigenvectors of the
+// n×n tridiagonal matrix with diagonal d and subdiagonal e[0:n−1]: column j
+// of the column-major z (leading dimension n) is the eigenvector of d[j]. e
+// is destroyed. It reports false if an iteration fails.
+func stedc[T Float](n int, d, e, z []T) bool {
+	clear(z)
+	return dcSolve(n, 0, n, d, e, z)
+}
+
+func dcSolve[T Float](ld, o, s int, d, e, z []T) bool {
+	if s <= dcLeaf {
+		ee := make([]T, s)
+		copy(ee[1:], e[o:o+s-1])
+		zt := make([]T, s*s)
+		for i := 0; i < s; i++ {
+			zt[i*s+i] = 1
+		}
+		if !tqli(s, d[o:o+s], ee, zt) {
+			return false
+		}
+		for p := 0; p < s; p++ {
+			copy(z[o+(o+p)*ld:o+s+(o+p)*ld], zt[p*s:(p+1)*s])
+		}
+		return true
+	}
+	m := s / 2
+	rho := e[o+m-1]
+	d[o+m-1] -= rho
+	d[o+m] -= rho
+	if !dcSolve(ld, o, m, d, e, z) || !dcSolve(ld, o+m, s-m, d, e, z) {
+		return false
+	}
+	return dcMerge(ld, o, s, m, rho, d, z)
+}
+
+// dcMerge diagonalises diag(D1, D2) + rho·v·vᵀ, v = (Q1ᵀ's last row, Q2ᵀ's
+// first row), and replaces the block's eigenvectors by the merged ones.
+func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
+	eps := epsT[T]()
+	dv := d[o : o+s]
+	zv := make([]T, s)
+	for j := 0; j < m; j++ {
+		zv[j] = z[o+m-1+(o+j)*ld]
+	}
+	for j := m; j < s; j++ {
+		zv[j] = z[o+m+(o+j)*ld]
+	}
+	// Work with rho > 0 by negating D; eigenvectors are unchanged.
+	neg := rho < 0
+	dd := make([]T, s)
+	for j := range dd {
+		dd[j] = dv[j]
+		if neg {
+			dd[j] = -dd[j]
+		}
+	}
+	rho = absT(rho)
+	var zn T
+	for _, x := range zv {
+		zn += x * x
+	}
+	rho *= zn
+	zn = sqrtT(zn)
+	for j := range zv {
+		zv[j] /= zn
+	}
+	perm := make([]int, s)
+	for j := range perm {
+		perm[j] = j
+	}
+	sort.Slice(perm, func(a, b int) bool { return dd[perm[a]] < dd[perm[b]] })
+	// Qp: the block's columns in sorted order (s×s, leading dimension s).
+	qp := make([]T, s*s)
+	ds, zs := make([]T, s), make([]T, s)
+	kind := make([]int, s) // 1: nonzero in the top m rows only, 2: bottom, 3: both
+	for j, p := range perm {
+		copy(qp[j*s:(j+1)*s], z[o+(o+p)*ld:o+s+(o+p)*ld])
+		ds[j], zs[j] = dd[p], zv[p]
+		kind[j] = 1
+		if p >= m {
+			kind[j] = 2
+		}
+	}
+	var dmax T
+	for _, x := range ds {
+		dmax = max(dmax, absT(x))
+	}
+	tol := 8 * eps * max(dmax, rho)
+	deflated := make([]bool, s)
+	prev := -1
+	for j := 0; j < s; j++ {
+		if rho*absT(zs[j]) <= tol {
+			deflated[j] = true
+			continue
+		}
+		if prev >= 0 {
+			tau := hypotT(zs[prev], zs[j])
+			c, sn := zs[j]/tau, -zs[prev]/tau
+			if absT(c*sn*(ds[j]-ds[prev])) <= tol {
+				// Rotate columns prev, j so that z[prev] vanishes.
+				qa, qb := qp[prev*s:(prev+1)*s], qp[j*s:(j+1)*s]
+				for r := range qa {
+					x, y := qa[r], qb[r]
+					qa[r] = c*x + sn*y
+					qb[r] = -sn*x + c*y
+				}
+				t := ds[prev]*c*c + ds[j]*sn*sn
+				ds[j] = ds[prev]*sn*sn + ds[j]*c*c
+				ds[prev] = t
+				zs[j], zs[prev] = tau, 0
+				kind[j] |= kind[prev]
+				kind[prev] = kind[j]
+				deflated[prev] = true
+			}
+		}
+		prev = j
+	}
+	var nd, df []int
+	for j := 0; j < s; j++ {
+		if deflated[j] {
+			df = append(df, j)
+		} else {
+			nd = append(nd, j)
+		}
+	}
+	sort.SliceStable(nd, func(a, b int) bool { return ds[nd[a]] < ds[nd[b]] })
+	k := len(nd)
+	dk, zk := make([]T, k), make([]T, k)
+	for i, j := range nd {
+		dk[i], zk[i] = ds[j], zs[j]
+	}
+	orig, mu := make([]int, k), make([]T, k)
+	for i := 0; i < k; i++ {
+		orig[i], mu[i] = secularRoot(i, dk, zk, rho, eps)
+	}
+	// diff(i, j) = λ_j − d_i, accurate through the root's origin.
+	diff := func(i, j int) T { return (dk[orig[j]] - dk[i]) + mu[j] }
+	zh := make([]T, k)
+	for i := 0; i < k; i++ {
+		p := diff(i, k-1) / rho
+		for j := 0; j < i; j++ {
+			p *= diff(i, j) / (dk[j] - dk[i])
+		}
+		for j := i; j < k-1; j++ {
+			p *= diff(i, j) / (dk[j+1] - dk[i])
+		}
+		zh[i] = sqrtT(absT(p))
+		if zk[i] < 0 {
+			zh[i] = -zh[i]
+		}
+	}
+	u := make([]T, k*k) // column j: eigenvector of the secular problem
+	for j := 0; j < k; j++ {
+		col := u[j*k : (j+1)*k]
+		var nrm T
+		for i := 0; i < k; i++ {
+			col[i] = zh[i] / -diff(i, j)
+			nrm += col[i] * col[i]
+		}
+		nrm = sqrtT(nrm)
+		for i := range col {
+			col[i] /= nrm
+		}
+	}
+	// Qp is block diagonal but for rotated pairs: the top m rows of the
+	// product need only the columns from Q1 (and mixed ones), the bottom
+	// rows only those from Q2, which halves the merge's GEMM.
+	for half := 0; half < 2; half++ {
+		r0, r1, want := 0, m, 1
+		if half == 1 {
+			r0, r1, want = m, s, 2
+		}
+		var sel []int
+		for i, j := range nd {
+			if kind[j]&want != 0 {
+				sel = append(sel, i)
+			}
+		}
+		h, ks := r1-r0, len(sel)
+		qn := make([]T, h*ks)
+		us := make([]T, ks*k)
+		for c, i := range sel {
+			j := nd[i]
+			copy(qn[c*h:(c+1)*h], qp[j*s+r0:j*s+r1])
+			for col := 0; col < k; col++ {
+				us[c+col*ks] = u[i+col*k]
+			}
+		}
+		if ks == 0 {
+			for col := 0; col < k; col++ {
+				clear(z[o+r0+(o+col)*ld : o+r1+(o+col)*ld])
+			}
+			continue
+		}
+		colGemm(false, false, h, k, ks, 1, qn, h, us, ks, 0, z[o+r0+o*ld:], ld)
+	}
+	for i := 0; i < k; i++ {
+		lam := dk[orig[i]] + mu[i]
+		if neg {
+			lam = -lam
+		}
+		dv[i] = lam
+	}
+	for i, j := range df {
+		c := k + i
+		copy(z[o+(o+c)*ld:o+s+(o+c)*ld], qp[j*s:(j+1)*s])
+		lam := ds[j]
+		if neg {
+			lam = -lam
+		}
+		dv[c] = lam
+	}
+	return true
+}
+
+// secularRoot returns root i of 1 + rho·Σ z_j²/(d_j − λ) = 0 (d ascending,
+// ‖z‖ = 1, rho > 0) as λ = d[origin] + mu with the origin the nearer pole,
+// by Newton's method safeguarded by bisection.
+func secularRoot[T Float](i int, d, z []T, rho, eps T) (int, T) {
+	k := len(d)
+	f := func(org int, mu T) (fv, fd, scale T) {
+		fv = 1
+		scale = 1
+		for j := 0; j < k; j++ {
+			del := (d[j] - d[org]) - mu
+			t := z[j] * z[j] / del
+			fv += rho * t
+			fd += rho * t / del
+			scale += rho * absT(t)
+		}
+		return
+	}
+	var org int
+	var lo, hi T
+	if i == k-1 {
+		org, lo, hi = i, 0, rho
+	} else {
+		gap := d[i+1] - d[i]
+		if fv, _, _ := f(i, gap/2); fv > 0 {
+			org, lo, hi = i, 0, gap/2
+		} else {
+			org, lo, hi = i+1, -gap/2, 0
+		}
+	}
+	mu := (lo + hi) / 2
+	for iter := 0; iter < 400; iter++ {
+		fv, fd, _ := f(org, mu)
+		if fv == 0 {
+			break
+		}
+		if fv > 0 {
+			hi = mu
+		} else {
+			lo = mu
+		}
+		if hi-lo <= 2*eps*max(absT(lo), absT(hi)) {
+			break
+		}
+		// Newton's step on g = −mu·f, which has no pole at the origin, so
+		// it converges fast even for a root next to its pole; bisection
+		// when the step leaves the bracket.
+		gv, gd := -mu*fv, -fv-mu*fd
+		next := mu - gv/gd
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		if absT(next-mu) <= eps*absT(mu) {
+			mu = next
+			break
+		}
+		mu = next
+	}
+	return org, mu
+}

@@ -1,0 +1,190 @@
+package tensor
+
+// Blocked Householder tridiagonalisation (LAPACK's dsytrd/dlatrd, lower) and
+// the blocked application of Q = H(0)…H(n−2) from its reflectors (dormtr
+// through compact WY). The matrices here are column-major: a[r+c*n] is
+// A(r, c). The input is symmetric, so a row-major copy of it is the same
+// thing, and a column-major matrix of eigenvectors as columns is, row-major,
+// one eigenvector a row, as Eigh's sort reads them.
+
+// eighBlock is the panel width of the blocked reduction and of the blocks of
+// reflectors applied at once.
+const eighBlock = 32
+
+// eighBlockedMin is the order below which the unblocked tred2 is used.
+const eighBlockedMin = 64
+
+// colGemm computes C = alpha·op(A)·op(B) + beta·C on column-major operands
+// through the row-major GEMM (a column-major matrix read row-major is its
+// transpose, so Cᵀ = op(B)ᵀ·op(A)ᵀ).
+func colGemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	gemmT(tB, tA, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc)
+}
+
+// sytrdLower reduces the full symmetric n×n column-major a to tridiagonal
+// form Qᵀ·A·Q = T. On return d holds T's diagonal, e[i] (i < n−1) its
+// subdiagonal T(i+1, i), and column i of a below row i+1 and tau[i] the
+// Householder reflector H(i) = I − tau·v·vᵀ with v(i+1) = 1, Q = H(0)…H(n−2).
+func sytrdLower[T Float](n int, a, d, e, tau []T) {
+	nb := eighBlock
+	w := make([]T, n*nb)
+	for i := 0; i < n; i += nb {
+		b := min(nb, n-i)
+		m := n - i
+		ai := a[i+i*n:]
+		latrdLower(m, b, ai, n, e[i:], tau[i:], w, m)
+		if b < m {
+			// A22 −= V·Wᵀ + W·Vᵀ on the whole (both triangles) trailing block.
+			a22 := a[(i+b)+(i+b)*n:]
+			vv := a[(i+b)+i*n:]
+			ww := w[b:]
+			colGemm(false, true, m-b, m-b, b, -1, vv, n, ww, m, 1, a22, n)
+			colGemm(false, true, m-b, m-b, b, -1, ww, m, vv, n, 1, a22, n)
+		}
+		for j := i; j < i+b; j++ {
+			if j+1 < n {
+				a[j+1+j*n] = e[j]
+			}
+			d[j] = a[j+j*n]
+		}
+	}
+}
+
+// latrdLower reduces the first nb columns of the m×m column-major a (leading
+// dimension lda) and returns in w (m×nb, leading dimension ldw) the matrix W
+// such that the trailing block's update is A −= V·Wᵀ + W·Vᵀ (dlatrd).
+func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int) {
+	col := func(x []T, ld, c, r0, r1 int) []T { return x[r0+c*ld : r1+c*ld] }
+	for i := 0; i < nb; i++ {
+		ai := col(a, lda, i, i, m)
+		for j := 0; j < i; j++ {
+			// A(i:m, i) −= A(i:m, j)·W(i, j) + W(i:m, j)·A(i, j)
+			axpy(-w[i+j*ldw], col(a, lda, j, i, m), ai)
+			axpy(-a[i+j*lda], col(w, ldw, j, i, m), ai)
+		}
+		if i == m-1 {
+			tau[i] = 0
+			continue
+		}
+		v := col(a, lda, i, i+1, m)
+		tau[i], e[i] = larfg(v)
+		v[0] = 1
+		wi := col(w, ldw, i, i+1, m)
+		// W(i+1:m, i) = A(i+1:m, i+1:m)·v, the block still as at the panel's start.
+		// A is symmetric, so each entry is a dot product down a column;
+		// the columns are shared among the cores.
+		linalgParallel(m-i-1, 64, func(c0, c1 int) {
+			for c := c0; c < c1; c++ {
+				wi[c] = dotContig(col(a, lda, i+1+c, i+1, m), v)
+			}
+		})
+		if i > 0 {
+			tmp := col(w, ldw, i, 0, i)
+			for j := 0; j < i; j++ {
+				tmp[j] = dotContig(col(w, ldw, j, i+1, m), v)
+			}
+			for j := 0; j < i; j++ {
+				axpy(-tmp[j], col(a, lda, j, i+1, m), wi)
+			}
+			for j := 0; j < i; j++ {
+				tmp[j] = dotContig(col(a, lda, j, i+1, m), v)
+			}
+			for j := 0; j < i; j++ {
+				axpy(-tmp[j], col(w, ldw, j, i+1, m), wi)
+			}
+		}
+		t := tau[i]
+		for k := range wi {
+			wi[k] *= t
+		}
+		alpha := -T(0.5) * t * dotContig(wi, v)
+		axpy(alpha, v, wi)
+	}
+}
+
+// larfg generates the reflector H = I − tau·u·uᵀ, u = (1, x[1:]/(x0−beta)),
+// with H·x = (beta, 0, …): it overwrites x[1:] with u[1:] and returns tau
+// and beta (dlarfg).
+func larfg[T Float](x []T) (tau, beta T) {
+	alpha := x[0]
+	var scale T
+	for _, y := range x[1:] {
+		scale = max(scale, absT(y))
+	}
+	if scale == 0 {
+		return 0, alpha
+	}
+	var ss T
+	for _, y := range x[1:] {
+		y /= scale
+		ss += y * y
+	}
+	xnorm := scale * sqrtT(ss)
+	beta = hypotT(alpha, xnorm)
+	if alpha >= 0 {
+		beta = -beta
+	}
+	tau = (beta - alpha) / beta
+	s := 1 / (alpha - beta)
+	for k := 1; k < len(x); k++ {
+		x[k] *= s
+	}
+	return tau, beta
+}
+
+// ormtrLower overwrites the n×n column-major q with Q·q, Q = H(0)…H(n−2)
+// from the reflectors sytrdLower left in a and tau, applying blocks of
+// eighBlock reflectors, last block first, as I − V·T·Vᵀ through GEMM
+// (dormtr/dlarft).
+func ormtrLower[T Float](n int, a, tau, q []T) {
+	nr := n - 1 // reflectors H(0)…H(n−2)
+	if nr <= 0 {
+		return
+	}
+	nb := eighBlock
+	vbuf := make([]T, n*nb)
+	tbuf := make([]T, nb*nb)
+	ybuf := make([]T, nb*n)
+	y2 := make([]T, nb*n)
+	for s := ((nr - 1) / nb) * nb; s >= 0; s -= nb {
+		k := min(nb, nr-s)
+		r0 := s + 1 // first row touched by the block
+		m := n - r0
+		// V (m×k): column j is the reflector of H(s+j), zeros above its 1.
+		v := vbuf[:m*k]
+		clear(v)
+		for j := 0; j < k; j++ {
+			c := s + j
+			v[j+j*m] = 1
+			copy(v[j+1+j*m:(j+1)*m], a[c+2+c*n:n+c*n])
+		}
+		// T upper triangular with I − V·T·Vᵀ = H(s)…H(s+k−1).
+		tt := tbuf[:k*k]
+		clear(tt)
+		for j := 0; j < k; j++ {
+			tj := tau[s+j]
+			vj := v[j*m : (j+1)*m]
+			for p := 0; p < j; p++ {
+				tt[p+j*k] = -tj * dotContig(v[p*m:(p+1)*m], vj)
+			}
+			// T(0:j, j) = T(0:j, 0:j)·T(0:j, j), upper triangular, in place.
+			for p := 0; p < j; p++ {
+				var acc T
+				for r := p; r < j; r++ {
+					acc += tt[p+r*k] * tt[r+j*k]
+				}
+				tt[p+j*k] = acc
+			}
+			tt[j+j*k] = tj
+		}
+		qs := q[r0:]
+		y := ybuf[:k*n]
+		colGemm(true, false, k, n, m, 1, v, m, qs, n, 0, y, k)
+		z := y2[:k*n]
+		colGemm(false, false, k, n, k, 1, tt, k, y, k, 0, z, k)
+		colGemm(false, false, m, n, k, -1, v, m, z, k, 1, qs, n)
+	}
+}
