@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
@@ -66,6 +67,7 @@ type Result struct {
 	TrainSize            int       `json:"train_size"`
 	TestSize             int       `json:"test_size"`
 	Plot                 string    `json:"plot,omitempty"`
+	ConfusionPlot        string    `json:"confusion_plot,omitempty"`
 	Log                  string    `json:"log,omitempty"` // the JSON-lines training log
 	Checkpoint           string    `json:"checkpoint,omitempty"`
 	CheckpointMatch      *bool     `json:"checkpoint_match,omitempty"` // predictions of the reloaded model agree
@@ -150,6 +152,20 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 			return res, err
 		}
 		prog.Printf("wrote %s", res.Plot)
+
+		res.ConfusionPlot = filepath.Join(o.OutDir, "confusion.png")
+		cm, err := metrics.Confusion(train.Predict(xt, 500, forward), yt, 10)
+		if err != nil {
+			return res, err
+		}
+		names := make([]string, 10)
+		for d := range names {
+			names[d] = fmt.Sprint(d)
+		}
+		if err := plot.Confusion(res.ConfusionPlot, c.Name+": test confusion matrix", cm, names); err != nil {
+			return res, err
+		}
+		prog.Printf("wrote %s", res.ConfusionPlot)
 
 		res.Checkpoint = filepath.Join(o.OutDir, "model.safetensors")
 		fresh, freshForward := c.Build(tensor.NewRNG(o.Seed + 1))
