@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -94,9 +95,15 @@ func syncDir(dir string) error {
 	return errors.Join(step("syncdir", d.Sync), d.Close())
 }
 
-// ReadFile reads the safetensors file at path (see Read). A malformed file
-// gives a *FormatError naming the file and, where one is concerned, the
-// tensor.
+// MapThreshold is the file size from which ReadFile memory-maps a
+// checkpoint instead of reading it.
+var MapThreshold int64 = 16 << 20
+
+// ReadFile reads the safetensors file at path (see Read). Files of
+// MapThreshold bytes or more are memory-mapped (on Unix systems) and
+// decoded from the mapping, which is released before ReadFile returns;
+// smaller ones are read. A malformed file gives a *FormatError naming the
+// file and, where one is concerned, the tensor.
 func ReadFile(path string) (map[string]*tensor.Tensor, map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -111,7 +118,14 @@ func ReadFile(path string) (map[string]*tensor.Tensor, map[string]string, error)
 	if size < 8 {
 		return nil, nil, &FormatError{File: path, Msg: fmt.Sprintf("truncated: the file has %d bytes, fewer than the 8-byte header length", size)}
 	}
-	ts, meta, err := read(f, size)
+	var r io.Reader = f
+	if size >= MapThreshold {
+		if data, unmap, err := mapFile(f, size); err == nil {
+			defer unmap()
+			r = bytes.NewReader(data)
+		}
+	}
+	ts, meta, err := read(r, size)
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) {

@@ -166,3 +166,34 @@ func writeFileBytes(t *testing.T, path string, b []byte) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 }
+
+// With the threshold lowered, ReadFile decodes from a memory mapping: the
+// same tensors and metadata as the plain read, and a truncated file is
+// still a FormatError naming it.
+func TestReadFileMapped(t *testing.T) {
+	old := MapThreshold
+	defer func() { MapThreshold = old }()
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	want := map[string]*tensor.Tensor{
+		"a": tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3),
+		"b": tensor.FromValues(tensor.Float32, []float64{-1.5, 2.25}, 2),
+	}
+	require.NoError(t, WriteFile(path, want, map[string]string{"k": "v"}))
+	for _, th := range []int64{1 << 40, 1} {
+		MapThreshold = th
+		got, meta, err := ReadFile(path)
+		require.NoError(t, err, "threshold %d", th)
+		assert.Equal(t, "v", meta["k"])
+		for name, w := range want {
+			assert.Equal(t, w.Shape(), got[name].Shape())
+			assert.Equal(t, w.Values(), got[name].Values(), "%s, threshold %d", name, th)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, raw[:len(raw)-5], 0o644))
+	_, _, err = ReadFile(path)
+	var fe *FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, path, fe.File)
+}
