@@ -2,8 +2,11 @@
 // §2.3, §6.2, §8.2.4; Bishop 2006 §3.3-3.5, §7.2): Bayesian linear
 // regression with a Gaussian prior, its exact posterior, predictive
 // distribution and evidence, the evidence maximised over the prior and
-// noise precisions (FitEvidence), and the relevance vector machine (RVM),
-// whose per-weight precisions prune the basis to a sparse set.
+// noise precisions by MacKay's fixed point (FitEvidence) or by gradient
+// through the graph (FitEvidenceGradient), and the relevance vector
+// machine for regression (FitRVM) and classification (FitRVC, by the
+// Laplace approximation), whose per-weight precisions prune the basis to
+// a sparse set.
 //
 //	m, err := bayeslinear.FitEvidence(phi, y, bayeslinear.Options{}) // phi (n, M) basis
 //	mean, variance := m.Predict(phiNew)
