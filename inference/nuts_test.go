@@ -187,3 +187,35 @@ func TestDenseMetric(t *testing.T) {
 		assert.Nil(t, diag.DenseInvMass[c])
 	}
 }
+
+// A parameter used outside its support (a scale declared without a
+// bijector, so the sampler proposes negative values where log σ is NaN):
+// those points count as outside the support, so no draw is negative, and
+// the rejected trajectories are reported as divergences in Warnings rather
+// than passing silently.
+func TestParameterOutsideItsSupport(t *testing.T) {
+	y := []float64{0.3, -1.2, 2.0, 0.7, -0.4}
+	m := Model{
+		Params: []Param{{Name: "sigma", Shape: []int{}, Init: []float64{1}}},
+		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
+			s := p["sigma"]
+			yy := graph.Sum(graph.Square(g.Const(tensor.FromFloat64s(y, 5))), nil, false)
+			ll := graph.Sub(graph.Neg(graph.Div(yy, graph.MulScalar(graph.Square(s), 2))), graph.MulScalar(graph.Log(s), 5))
+			return graph.Sub(ll, s) // an Exp(1) prior on σ
+		},
+	}
+	r, err := NUTS(m, NUTSOptions{Chains: 2, Warmup: 300, Draws: 500, Seed: 4})
+	require.NoError(t, err)
+	for _, ch := range r.Column("sigma") {
+		for _, v := range ch {
+			require.Greater(t, v, 0.0)
+		}
+	}
+	divergent := 0
+	for _, d := range r.Divergences {
+		divergent += d
+	}
+	if divergent > 0 {
+		assert.NotEmpty(t, r.Warnings)
+	}
+}
