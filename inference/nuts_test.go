@@ -63,7 +63,8 @@ func TestNUTSCorrelatedGaussian(t *testing.T) {
 
 // p ~ Beta(2, 2) with 7 successes in 10 Bernoulli trials: the posterior is
 // Beta(9, 5), mean 9/14, sd √(9·5/(14²·15)). p is sampled through the
-// sigmoid bijector, whose log-Jacobian the sampler adds.
+// sigmoid bijector, whose log-Jacobian the sampler adds; by NUTS and by
+// static HMC (Steps > 0).
 func TestNUTSBetaBernoulliThroughABijector(t *testing.T) {
 	m := Model{
 		Params: []Param{{Name: "p", Shape: []int{}, Bijector: probabilistic.Sigmoid{}}},
@@ -73,9 +74,14 @@ func TestNUTSBetaBernoulliThroughABijector(t *testing.T) {
 			return graph.Add(graph.MulScalar(graph.Log(p), 8), graph.MulScalar(graph.Log1p(graph.Neg(p)), 4))
 		},
 	}
-	r, err := NUTS(m, NUTSOptions{Chains: 4, Warmup: 400, Draws: 1000, Seed: 3})
-	require.NoError(t, err)
-	within4MCSE(t, r, "p", 9.0/14, math.Sqrt(9*5/(14*14*15.0)))
+	for name, opts := range map[string]NUTSOptions{
+		"nuts": {Chains: 4, Warmup: 400, Draws: 1000, Seed: 3},
+		"hmc":  {Chains: 4, Warmup: 400, Draws: 1000, Seed: 3, Steps: 6, TargetAccept: 0.65},
+	} {
+		r, err := NUTS(m, opts)
+		require.NoError(t, err, name)
+		within4MCSE(t, r, "p", 9.0/14, math.Sqrt(9*5/(14*14*15.0)))
+	}
 }
 
 func TestNUTSIsDeterministic(t *testing.T) {
