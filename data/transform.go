@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -187,7 +188,8 @@ func StratifiedKFold(labels []int, k int, seed uint64) (train, heldOut [][]int, 
 	fold := make([]int, len(labels))
 	rng := tensor.NewRNG(seed)
 	next := 0 // the fold that gets the next class's first example, so remainders spread
-	for _, c := range sortedInts(classes) {
+	slices.Sort(classes)
+	for _, c := range classes {
 		idx := byClass[c]
 		if len(idx) < k {
 			return nil, nil, fmt.Errorf("data.StratifiedKFold: class %d has %d examples, fewer than k = %d", c, len(idx), k)
@@ -208,14 +210,4 @@ func StratifiedKFold(labels []int, k int, seed uint64) (train, heldOut [][]int, 
 		}
 	}
 	return train, heldOut, nil
-}
-
-func sortedInts(s []int) []int {
-	out := append([]int(nil), s...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }

@@ -26,6 +26,7 @@ type DataParallel struct {
 	buf64       []float64
 	ovl32       []float32 // Gradients' staging buffers (its communicating goroutine's own)
 	ovl64       []float64
+	grads       []*tensor.Tensor // Gradients' results, reused across calls
 }
 
 // NewDataParallel broadcasts the parameters from rank 0 to every rank, in

@@ -17,22 +17,27 @@ import (
 // goroutine while the sweep computes the earlier layers. The buckets are
 // filled in the sweep's order, which is the same on every rank, so the
 // collectives match. The result equals nn.Gradients followed by
-// AverageGradients; the returned tensors are the caller's (not the
-// graph's). On an error no gradient is returned and the caller must not
-// step.
+// AverageGradients; the returned tensors belong to d, not the graph, and
+// are reused by the next call (no allocation per step). On an error no
+// gradient is returned and the caller must not step.
 func (d *DataParallel) Gradients(loss *graph.Node, ps []nn.NamedParam) ([]*tensor.Tensor, error) {
 	if len(ps) != len(d.params) {
 		return nil, fmt.Errorf("distributed.Gradients: %d parameters, NewDataParallel had %d", len(ps), len(d.params))
 	}
 	g := loss.Graph()
-	out := make([]*tensor.Tensor, len(ps))
+	if d.grads == nil {
+		d.grads = make([]*tensor.Tensor, len(ps))
+		for i, p := range d.params {
+			d.grads[i] = tensor.ZerosLike(p)
+		}
+	}
+	out := d.grads
 	var nodes []*graph.Node
 	var where []int
 	for i, p := range ps {
 		if p.Value != d.params[i] {
 			return nil, fmt.Errorf("distributed.Gradients: parameter %d (%q) is not NewDataParallel's", i, p.Name)
 		}
-		out[i] = tensor.ZerosLike(p.Value)
 		if n := g.Bound(p.Value); n != nil {
 			nodes = append(nodes, n)
 			where = append(where, i)
@@ -88,6 +93,7 @@ func (d *DataParallel) Gradients(loss *graph.Node, ps []nn.NamedParam) ([]*tenso
 	}()
 	for i := range ps { // parameters the loss does not use: zeros, reduced too
 		if !reported[i] {
+			out[i].Fill(0)
 			add(i)
 		}
 	}

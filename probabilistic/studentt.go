@@ -59,9 +59,8 @@ func (d *StudentT) Entropy() *graph.Node {
 
 // Mean returns μ where ν > 1 and NaN elsewhere (the mean does not exist).
 func (d *StudentT) Mean() *graph.Node {
-	ok := graph.Greater(d.DF, scalar(d.DF, 1))
-	m := graph.Where(ok, graph.Add(d.Loc, graph.MulScalar(d.DF, 0)), scalar(d.DF, math.NaN()))
-	return graph.BroadcastTo(m, d.batch...)
+	ok := graph.BroadcastTo(graph.Greater(d.DF, scalar(d.DF, 1)), d.batch...)
+	return graph.Where(ok, graph.BroadcastTo(d.Loc, d.batch...), scalar(d.DF, math.NaN()))
 }
 
 // Variance returns σ²ν/(ν − 2) where ν > 2, +Inf for 1 < ν ≤ 2 and NaN

@@ -49,14 +49,14 @@ func (d *VonMises) Entropy() *graph.Node {
 
 // Mean returns μ, the mean direction.
 func (d *VonMises) Mean() *graph.Node {
-	return graph.BroadcastTo(graph.Add(d.Loc, graph.MulScalar(d.Concentration, 0)), d.batch...)
+	return graph.BroadcastTo(d.Loc, d.batch...)
 }
 
 // Variance returns the circular variance 1 − I₁(κ)/I₀(κ) (PyTorch's
 // convention), 1 − E[cos(x − μ)].
 func (d *VonMises) Variance() *graph.Node {
 	v := graph.Sub(scalar(d.Concentration, 1), BesselI1OverI0(d.Concentration))
-	return graph.BroadcastTo(graph.Add(v, graph.MulScalar(d.Loc, 0)), d.batch...)
+	return graph.BroadcastTo(v, d.batch...)
 }
 
 // Sample draws angles in [−π, π) without gradient by the rejection method

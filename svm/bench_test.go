@@ -39,16 +39,7 @@ func BenchmarkFitSVC(b *testing.B) {
 }
 
 func benchFit(b *testing.B, x *tensor.Tensor, labels []int) {
-	v := x.Values()
-	mean, sq := 0.0, 0.0
-	for _, e := range v {
-		mean += e
-	}
-	mean /= float64(len(v))
-	for _, e := range v {
-		sq += (e - mean) * (e - mean)
-	}
-	gamma := 1 / (float64(x.Shape()[1]) * sq / float64(len(v)))
+	gamma := svm.ScaleGamma(x)
 	k := gp.NewRBF(math.Sqrt(1 / (2 * gamma)))
 	b.ResetTimer()
 	for range b.N {

@@ -38,3 +38,9 @@ func TestDirectColumnsMatchKernelGraph(t *testing.T) {
 	assert.Nil(t, directColumns(gp.NewScale(gp.NewRBF(1), 2), x))
 	assert.Nil(t, directColumns(gp.NewRBF(1, 2), x), "an ARD lengthscale of the wrong size goes to the graph, which reports it")
 }
+
+// By hand: entries (0, 2, 4, 6) have mean 3 and variance 5, so with d = 2
+// columns γ = 1/(2·5).
+func TestScaleGamma(t *testing.T) {
+	assert.InDelta(t, 0.1, ScaleGamma(tensor.FromFloat64s([]float64{0, 2, 4, 6}, 2, 2)), 1e-15)
+}

@@ -315,3 +315,20 @@ func supportRows(x *tensor.Tensor, idx []int) *tensor.Tensor {
 	}
 	return tensor.IndexSelect(x, 0, idx)
 }
+
+// ScaleGamma returns scikit-learn's default RBF γ, "scale":
+// 1/(d·Var(X)) over all entries of x (n, d). Use it as
+// gp.NewRBF(math.Sqrt(1/(2γ))), since the RBF's exp(−r²/(2ℓ²)) is
+// exp(−γr²) for ℓ = 1/√(2γ).
+func ScaleGamma(x *tensor.Tensor) float64 {
+	v := x.Values()
+	mean, sq := 0.0, 0.0
+	for _, e := range v {
+		mean += e
+	}
+	mean /= float64(len(v))
+	for _, e := range v {
+		sq += (e - mean) * (e - mean)
+	}
+	return 1 / (float64(x.Shape()[1]) * sq / float64(len(v)))
+}

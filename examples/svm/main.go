@@ -107,16 +107,7 @@ func kernel(cfg config, x *tensor.Tensor) (gp.Kernel, float64, error) {
 	case "rbf":
 		g := cfg.Gamma
 		if g == 0 {
-			v := x.Values()
-			mean, sq := 0.0, 0.0
-			for _, e := range v {
-				mean += e
-			}
-			mean /= float64(len(v))
-			for _, e := range v {
-				sq += (e - mean) * (e - mean)
-			}
-			g = 1 / (float64(x.Shape()[1]) * sq / float64(len(v)))
+			g = svm.ScaleGamma(x)
 		}
 		if !(g > 0) {
 			return nil, 0, fmt.Errorf("-gamma must be positive, got %g", g)
