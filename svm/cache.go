@@ -1,101 +1,255 @@
 package svm
 
 import (
-	"container/list"
-	"runtime"
-	"sync"
-
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// kernelQ serves columns of Qᵢⱼ = yᵢyⱼK(x_{i mod n}, x_{j mod n}) over m
-// variables (m = n for classification, 2n for regression, whose variables
-// come in two copies of the rows). Kernel columns are computed through the
-// kernel's graph one at a time and kept in an LRU cache of at most
-// maxCols columns, so memory stays bounded whatever n is.
-type kernelQ struct {
-	k       gp.Kernel
-	x       *tensor.Tensor // (n, d) float64
-	y       []float64      // the variables' signs (length m)
-	n       int
-	kdiag   []float64
-	qd      []float64
-	maxCols int
-	cols    map[int]*list.Element
-	order   *list.List // front: most recently used
-	bufs    [2][]float64
-	next    int
-	fast    func(r int, out []float64) // nil: evaluate through the kernel's graph
-	// Computed counts the kernel columns evaluated (cache misses).
-	computed int
+// colCache is LIBSVM's kernel cache: partial columns (the first len
+// entries, in the solver's current order of the variables) kept in least-
+// recently-used order within a budget of floats. Shrinking only ever asks
+// for the active prefix of a column, so a column computed while few
+// variables were active is extended, not recomputed, when more are needed.
+type colCache struct {
+	n          int
+	data       [][]float64 // data[i][:len] is valid
+	prev, next []int       // LRU ring through the cached columns; sentinel n, oldest next[n]
+	budget     int         // floats still free
 }
 
-type cached struct {
-	row int
-	col []float64 // K(x_row, x_·), length n
+func newColCache(n, floats int) *colCache {
+	c := &colCache{n: n, data: make([][]float64, n), prev: make([]int, n+1), next: make([]int, n+1)}
+	c.budget = max(floats, 2*n) // two full columns, the most the solver holds at once
+	c.prev[n], c.next[n] = n, n
+	return c
 }
 
-func newKernelQ(k gp.Kernel, x *tensor.Tensor, y []float64, cacheBytes int) (*kernelQ, error) {
-	n := x.Shape()[0]
-	q := &kernelQ{k: k, x: x, y: y, n: n, cols: map[int]*list.Element{}, order: list.New()}
-	q.maxCols = max(2, cacheBytes/(8*n))
-	var err error
-	q.kdiag, err = kernelDiag(k, x)
+func (c *colCache) unlink(i int) {
+	c.next[c.prev[i]] = c.next[i]
+	c.prev[c.next[i]] = c.prev[i]
+}
+
+func (c *colCache) link(i int) {
+	last := c.prev[c.n]
+	c.prev[i], c.next[i] = last, c.n
+	c.next[last] = i
+	c.prev[c.n] = i
+}
+
+// get returns column i with at least length entries and how many of them
+// were already filled; the caller fills the rest. The column becomes the
+// most recently used, so fetching a second column never evicts it.
+func (c *colCache) get(i, length int) ([]float64, int) {
+	h := c.data[i]
+	if len(h) > 0 {
+		c.unlink(i)
+	}
+	start := len(h)
+	if more := length - start; more > 0 {
+		for c.budget < more {
+			old := c.next[c.n]
+			c.unlink(old)
+			c.budget += len(c.data[old])
+			c.data[old] = nil
+		}
+		var grown []float64
+		if cap(h) >= length {
+			grown = h[:length]
+		} else {
+			grown = make([]float64, length)
+			copy(grown, h)
+		}
+		c.data[i] = grown
+		c.budget -= more
+	}
+	c.link(i)
+	return c.data[i], start
+}
+
+// swap exchanges variables i and j in every cached column, dropping the
+// columns that hold only one of the two, as LIBSVM's Cache::swap_index.
+func (c *colCache) swap(i, j int) {
+	if i == j {
+		return
+	}
+	if len(c.data[i]) > 0 {
+		c.unlink(i)
+	}
+	if len(c.data[j]) > 0 {
+		c.unlink(j)
+	}
+	c.data[i], c.data[j] = c.data[j], c.data[i]
+	if len(c.data[i]) > 0 {
+		c.link(i)
+	}
+	if len(c.data[j]) > 0 {
+		c.link(j)
+	}
+	i, j = min(i, j), max(i, j)
+	for h := c.next[c.n]; h != c.n; {
+		nx := c.next[h]
+		if col := c.data[h]; len(col) > i {
+			if len(col) > j {
+				col[i], col[j] = col[j], col[i]
+			} else {
+				c.unlink(h)
+				c.budget += len(col)
+				c.data[h] = nil
+			}
+		}
+		h = nx
+	}
+}
+
+// svcQ serves Qᵢⱼ = yᵢyⱼK(xᵢ, xⱼ) of classification problems (C-SVC and
+// ν-SVC), in the solver's order of the variables, which shrinking permutes.
+type svcQ struct {
+	ev       kernelEval
+	y, qd    []float64
+	cache    *colCache
+	computed int  // kernel columns (or column extensions) evaluated
+	f32      bool // round to float32 (Options.float32Q)
+}
+
+func newSVCQ(k gp.Kernel, x *tensor.Tensor, y []float64, cacheBytes int, f32 bool) (*svcQ, error) {
+	kd, err := kernelDiag(k, x)
 	if err != nil {
 		return nil, err
 	}
-	q.fast = directColumns(k, x)
-	q.qd = make([]float64, len(y))
-	for t := range y {
-		q.qd[t] = q.kdiag[t%n]
+	n := len(y)
+	return &svcQ{ev: newKernelEval(k, x), y: append([]float64(nil), y...), qd: kd, cache: newColCache(n, cacheBytes/8), f32: f32}, nil
+}
+
+func (q *svcQ) diag() []float64 { return q.qd }
+
+func (q *svcQ) column(i, length int) []float64 {
+	col, start := q.cache.get(i, length)
+	if start < length {
+		q.ev.fill(i, start, length, col)
+		yi := q.y[i]
+		for j := start; j < length; j++ {
+			col[j] *= yi * q.y[j]
+		}
+		if q.f32 {
+			round32(col[start:length])
+		}
+		q.computed++
 	}
+	return col[:length]
+}
+
+func (q *svcQ) swap(i, j int) {
+	q.cache.swap(i, j)
+	q.ev.swap(i, j)
+	q.y[i], q.y[j] = q.y[j], q.y[i]
+	q.qd[i], q.qd[j] = q.qd[j], q.qd[i]
+}
+
+// svrQ serves Q of the regression duals over 2n variables (α⁺ then α⁻),
+// Qₛₜ = sₛsₜK(x_{s mod n}, x_{t mod n}), as LIBSVM's SVR_Q: the cache holds
+// whole kernel columns of the n rows, and each request builds the signed,
+// permuted column in one of two buffers (valid until the call after next).
+type svrQ struct {
+	ev       kernelEval
+	n        int
+	sign, qd []float64
+	index    []int
+	cache    *colCache
+	bufs     [2][]float64
+	next     int
+	computed int
+	f32      bool
+}
+
+func newSVRQ(k gp.Kernel, x *tensor.Tensor, cacheBytes int, f32 bool) (*svrQ, error) {
+	kd, err := kernelDiag(k, x)
+	if err != nil {
+		return nil, err
+	}
+	n := len(kd)
+	q := &svrQ{ev: newKernelEval(k, x), n: n, cache: newColCache(n, cacheBytes/8), f32: f32}
+	q.sign, q.qd, q.index = make([]float64, 2*n), make([]float64, 2*n), make([]int, 2*n)
+	for t := range n {
+		q.sign[t], q.sign[n+t] = 1, -1
+		q.index[t], q.index[n+t] = t, t
+		q.qd[t], q.qd[n+t] = kd[t], kd[t]
+	}
+	q.bufs[0], q.bufs[1] = make([]float64, 2*n), make([]float64, 2*n)
 	return q, nil
 }
 
-func (q *kernelQ) diag() []float64 { return q.qd }
+func (q *svrQ) diag() []float64 { return q.qd }
 
-// column returns Q's column i (length m). The slice is valid until the
-// call after next: the solver holds two columns at a time.
-func (q *kernelQ) column(i int) []float64 {
-	kc := q.kernelColumn(i % q.n)
-	if q.bufs[q.next] == nil {
-		q.bufs[q.next] = make([]float64, len(q.y))
+func (q *svrQ) column(i, length int) []float64 {
+	r := q.index[i]
+	col, start := q.cache.get(r, q.n)
+	if start < q.n {
+		q.ev.fill(r, start, q.n, col)
+		if q.f32 {
+			round32(col)
+		}
+		q.computed++
 	}
-	out := q.bufs[q.next]
+	out := q.bufs[q.next][:length]
 	q.next ^= 1
+	si := q.sign[i]
 	for t := range out {
-		out[t] = q.y[i] * q.y[t] * kc[t%q.n]
+		out[t] = si * q.sign[t] * col[q.index[t]]
 	}
 	return out
 }
 
-// kernelColumn returns K(x_r, x_·) from the cache, computing it on a miss
-// and evicting the least recently used column when full.
-func (q *kernelQ) kernelColumn(r int) []float64 {
-	if e, ok := q.cols[r]; ok {
-		q.order.MoveToFront(e)
-		return e.Value.(*cached).col
+func (q *svrQ) swap(i, j int) {
+	q.sign[i], q.sign[j] = q.sign[j], q.sign[i]
+	q.index[i], q.index[j] = q.index[j], q.index[i]
+	q.qd[i], q.qd[j] = q.qd[j], q.qd[i]
+}
+
+func round32(v []float64) {
+	for i, e := range v {
+		v[i] = float64(float32(e))
 	}
-	var col []float64
-	if q.fast != nil {
-		col = make([]float64, q.n)
-		q.fast(r, col)
-	} else {
-		var err error
-		if col, err = kernelRows(q.k, tensor.Slice(q.x, 0, r, r+1, 1), q.x); err != nil {
-			panic(err) // kernels of finite inputs do not fail; checked at fit time
-		}
+}
+
+// kernelEval computes kernel values between the training rows in an order
+// that swap permutes: fill sets out[j] = K(row i, row j) for j in
+// [start, end).
+type kernelEval interface {
+	fill(i, start, end int, out []float64)
+	swap(i, j int)
+}
+
+// graphEval evaluates any kernel through its graph, one full column of the
+// rows in their original order at a time.
+type graphEval struct {
+	k    gp.Kernel
+	x    *tensor.Tensor
+	perm []int
+}
+
+func (e *graphEval) fill(i, start, end int, out []float64) {
+	full, err := kernelRows(e.k, tensor.Slice(e.x, 0, e.perm[i], e.perm[i]+1, 1), e.x)
+	if err != nil {
+		panic(err) // kernels of finite inputs do not fail; checked at fit time
 	}
-	if q.order.Len() >= q.maxCols {
-		old := q.order.Back()
-		q.order.Remove(old)
-		delete(q.cols, old.Value.(*cached).row)
+	for j := start; j < end; j++ {
+		out[j] = full[e.perm[j]]
 	}
-	q.cols[r] = q.order.PushFront(&cached{row: r, col: col})
-	q.computed++
-	return col
+}
+
+func (e *graphEval) swap(i, j int) { e.perm[i], e.perm[j] = e.perm[j], e.perm[i] }
+
+func newKernelEval(k gp.Kernel, x *tensor.Tensor) kernelEval {
+	if ev := newDenseEval(k, x); ev != nil {
+		return ev
+	}
+	n := x.Shape()[0]
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	return &graphEval{k: k, x: x, perm: perm}
 }
 
 // kernelRows evaluates K(a, b) (a's rows by b's) through the kernel's graph.
@@ -109,91 +263,4 @@ func kernelDiag(k gp.Kernel, x *tensor.Tensor) (vals []float64, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	return k.Diag(g.Const(x)).Value().Values(), nil
-}
-
-// directColumns returns a column evaluator that skips the graph for the
-// kernels SVMs mostly use, stationary (on the scaled rows and their norms)
-// and linear, or nil for any other kernel. Building a graph per column
-// re-scales all n rows each time, which made columns ~40× slower than
-// this dot-product loop.
-func directColumns(k gp.Kernel, x *tensor.Tensor) func(r int, out []float64) {
-	n, d := x.Shape()[0], x.Shape()[1]
-	switch k := k.(type) {
-	case *gp.Stationary:
-		ls := k.Lengthscale().Get()
-		if len(ls) != 1 && len(ls) != d {
-			return nil // the graph path reports the mismatch
-		}
-		xs := append([]float64(nil), x.Contiguous().Float64s()...)
-		for i := range n {
-			for j := range d {
-				xs[i*d+j] /= ls[j%len(ls)]
-			}
-		}
-		norms := make([]float64, n)
-		for i := range n {
-			norms[i] = dotRows(xs[i*d:(i+1)*d], xs[i*d:(i+1)*d])
-		}
-		f := k.Profile()
-		return func(r int, out []float64) {
-			row := xs[r*d : (r+1)*d]
-			inParallel(n, d, func(lo, hi int) {
-				for j := lo; j < hi; j++ {
-					out[j] = f(max(norms[r]+norms[j]-2*dotRows(row, xs[j*d:(j+1)*d]), 0))
-				}
-			})
-			out[r] = f(0)
-		}
-	case *gp.Linear:
-		xs := x.Contiguous().Float64s()
-		v := k.Variance().Value()
-		return func(r int, out []float64) {
-			row := xs[r*d : (r+1)*d]
-			inParallel(n, d, func(lo, hi int) {
-				for j := lo; j < hi; j++ {
-					out[j] = v * dotRows(row, xs[j*d:(j+1)*d])
-				}
-			})
-		}
-	}
-	return nil
-}
-
-// inParallel splits the rows [0, n) of a column over GOMAXPROCS goroutines
-// when the column reads enough data (n·d ≥ 2¹⁶ values) to pay for them;
-// the columns are memory-bound, so two cores nearly halve their time.
-func inParallel(n, d int, body func(lo, hi int)) {
-	p := runtime.GOMAXPROCS(0)
-	if p == 1 || n*d < 1<<16 {
-		body(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range p {
-		lo, hi := w*n/p, (w+1)*n/p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
-
-// dotRows is aᵀb with four accumulators, which lets the CPU overlap the
-// additions (about 4× a single running sum).
-func dotRows(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	k := 0
-	for ; k+4 <= len(a); k += 4 {
-		s0 += a[k] * b[k]
-		s1 += a[k+1] * b[k+1]
-		s2 += a[k+2] * b[k+2]
-		s3 += a[k+3] * b[k+3]
-	}
-	for ; k < len(a); k++ {
-		s0 += a[k] * b[k]
-	}
-	return (s0 + s1) + (s2 + s3)
 }

@@ -11,11 +11,14 @@ import (
 )
 
 // The graph-free kernel columns equal the kernel's graph for the kernels
-// they cover (isotropic and ARD stationary, linear), and other kernels
+// they cover (isotropic and ARD stationary, linear), also on partial
+// ranges after shrinking's swaps and on sparse rows, and other kernels
 // keep the graph path.
-func TestDirectColumnsMatchKernelGraph(t *testing.T) {
+func TestDenseEvalMatchesKernelGraph(t *testing.T) {
 	rng := tensor.NewRNG(3)
-	x := rng.Normal(tensor.Float64, 0, 1, 7, 3)
+	v := rng.Normal(tensor.Float64, 0, 1, 7, 3).Values()
+	v[2*3+1], v[4*3] = 0, 0 // zero features are skipped
+	x := tensor.FromFloat64s(v, 7, 3)
 	for name, k := range map[string]gp.Kernel{
 		"rbf":      gp.NewRBF(1.3),
 		"rbf ard":  gp.NewRBF(0.5, 2, 1),
@@ -23,20 +26,50 @@ func TestDirectColumnsMatchKernelGraph(t *testing.T) {
 		"rq":       gp.NewRationalQuadratic(2, 1.1),
 		"linear":   gp.NewLinear(0.7),
 	} {
-		f := directColumns(k, x)
-		require.NotNil(t, f, name)
-		col := make([]float64, 7)
-		for r := range 7 {
-			f(r, col)
-			want, err := kernelRows(k, tensor.Slice(x, 0, r, r+1, 1), x)
-			require.NoError(t, err)
-			for j := range col {
-				assert.InDelta(t, want[j], col[j], 1e-13, "%s K[%d,%d]", name, r, j)
+		e := newDenseEval(k, x)
+		require.NotNil(t, e, name)
+		perm := []int{0, 1, 2, 3, 4, 5, 6}
+		for _, sw := range [][2]int{{0, 0}, {1, 5}, {6, 2}} {
+			e.swap(sw[0], sw[1])
+			perm[sw[0]], perm[sw[1]] = perm[sw[1]], perm[sw[0]]
+			col := make([]float64, 7)
+			for r := range 7 {
+				e.fill(r, 2, 7, col)
+				want, err := kernelRows(k, tensor.Slice(x, 0, perm[r], perm[r]+1, 1), x)
+				require.NoError(t, err)
+				for j := 2; j < 7; j++ {
+					assert.InDelta(t, want[perm[j]], col[j], 1e-13, "%s K[%d,%d]", name, perm[r], perm[j])
+				}
 			}
 		}
 	}
-	assert.Nil(t, directColumns(gp.NewScale(gp.NewRBF(1), 2), x))
-	assert.Nil(t, directColumns(gp.NewRBF(1, 2), x), "an ARD lengthscale of the wrong size goes to the graph, which reports it")
+	assert.Nil(t, newDenseEval(gp.NewScale(gp.NewRBF(1), 2), x))
+	assert.Nil(t, newDenseEval(gp.NewRBF(1, 2), x), "an ARD lengthscale of the wrong size goes to the graph, which reports it")
+}
+
+// The column cache keeps partial columns within its budget, evicts the
+// least recently used, extends a column without losing its entries, and
+// swaps entries (dropping columns too short to hold both).
+func TestColCache(t *testing.T) {
+	c := newColCache(4, 8) // room for 8 floats
+	a, start := c.get(0, 2)
+	assert.Equal(t, 0, start)
+	a[0], a[1] = 10, 11
+	b, _ := c.get(1, 4)
+	copy(b, []float64{20, 21, 22, 23})
+	a, start = c.get(0, 4) // extends column 0: 2 more floats, budget now 0
+	assert.Equal(t, 2, start)
+	assert.Equal(t, []float64{10, 11}, a[:2])
+	a[2], a[3] = 12, 13
+	_, start = c.get(2, 1) // evicts column 1, the least recently used
+	assert.Equal(t, 0, start)
+	_, start = c.get(1, 1)
+	assert.Equal(t, 0, start, "column 1 was evicted")
+	c.swap(3, 0) // column 0 (length 4) is now at position 3, its entries 0 and 3 swapped
+	col, start := c.get(3, 4)
+	assert.Equal(t, 4, start)
+	assert.Equal(t, []float64{13, 11, 12, 10}, col)
+	assert.Nil(t, c.data[2], "column 2 held entry 0 but not 3: dropped")
 }
 
 // By hand: entries (0, 2, 4, 6) have mean 3 and variance 5, so with d = 2

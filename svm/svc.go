@@ -1,8 +1,9 @@
 // Package svm holds kernel machines trained through their dual problems:
-// C-support-vector classification (SVC, binary and multiclass by one-vs-one
-// voting) and ε-support-vector regression (SVR), both solved by SMO with
-// second-order working-set selection (Fan, Chen and Lin 2005) and a kernel
-// cache of bounded size, on the kernels of probabilistic/gp. Every fit
+// C- and ν-support-vector classification (SVC, binary and multiclass by
+// one-vs-one voting or one-vs-rest) and ε- and ν-support-vector regression
+// (SVR), all solved by SMO with second-order working-set selection (Fan,
+// Chen and Lin 2005), LIBSVM's shrinking and a kernel cache of bounded
+// size, on the kernels of probabilistic/gp. Every fit
 // reports the primal and dual objectives and their gap, so a user can
 // certify the solution (seed 000 §3.2.2, seed 001 §6.1.3).
 //
@@ -32,6 +33,16 @@ type Options struct {
 	// predicts the class of the largest decision value, instead of
 	// LIBSVM's one-vs-one vote (SVC with more than two classes).
 	OneVsRest bool
+	// Nu is ν of FitNuSVC and FitNuSVR, in (0, 1] (default 0.5): a lower
+	// bound on the fraction of support vectors and an upper bound on the
+	// fraction of margin errors (seed 000 §3.2.3).
+	Nu float64
+	// NoShrinking turns off LIBSVM's shrinking heuristic; the solution is
+	// the same to the tolerance, only the path differs.
+	NoShrinking bool
+	// float32Q rounds Q's entries to float32 as LIBSVM stores them, so a
+	// test can check that the solver takes LIBSVM's steps exactly.
+	float32Q bool
 }
 
 func (o Options) withDefaults() Options {
@@ -40,6 +51,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Epsilon == 0 {
 		o.Epsilon = 0.1
+	}
+	if o.Nu == 0 {
+		o.Nu = 0.5
 	}
 	if o.Tol == 0 {
 		o.Tol = 1e-3
@@ -61,10 +75,15 @@ type Binary struct {
 	Support        []int          // their indices in the training rows
 	DualCoef       []float64      // yᵢαᵢ for each support vector
 	Bias           float64        // −ρ
-	Positive       int            // the label of the positive class (yᵢ = +1)
-	Negative       int
+	// C is the box constraint solved for: Options.C (times the class
+	// weights), or for ν-SVC 1/r, the C of the equivalent C-SVC.
+	C        float64
+	Positive int // the label of the positive class (yᵢ = +1)
+	Negative int
 	// Primal is ½‖w‖² + Σᵢ Cᵢ·max(0, 1 − yᵢf(xᵢ)), Dual is Σαᵢ − ½‖w‖², and
-	// Gap = Primal − Dual ≥ 0, which is 0 exactly at the optimum.
+	// Gap = Primal − Dual ≥ 0, which is 0 exactly at the optimum. A ν-SVC
+	// machine is the optimum of the C-SVC with C = 1/r, and these are that
+	// problem's objectives; its gap is the ν problem's gap divided by r².
 	Primal, Dual, Gap float64
 	Iterations        int
 	Converged         bool
@@ -87,7 +106,10 @@ type SVC struct {
 // labels give one machine; more give one per pair. It returns an error for
 // bad data or options.
 func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, error) {
-	const op = "svm.FitSVC"
+	return fitSVC("svm.FitSVC", x, labels, k, opts, false)
+}
+
+func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options, nu bool) (*SVC, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%s: nil kernel", op)
 	}
@@ -99,11 +121,22 @@ func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, er
 	if err := checkOptions(op, opts.C, opts.Tol); err != nil {
 		return nil, err
 	}
+	if nu {
+		if err := checkNu(op, opts.Nu); err != nil {
+			return nil, err
+		}
+	}
 	classes := slices.Sorted(slices.Values(unique(labels)))
 	if len(classes) < 2 {
 		return nil, fmt.Errorf("%s: need at least two classes, got %v", op, classes)
 	}
 	m := &SVC{Classes: classes}
+	add := func(bin *Binary) {
+		m.Machines = append(m.Machines, bin)
+		m.Primal += bin.Primal
+		m.Dual += bin.Dual
+		m.Gap += bin.Gap
+	}
 	if opts.OneVsRest && len(classes) > 2 {
 		m.OneVsRest = true
 		all := make([]int, len(labels))
@@ -111,14 +144,11 @@ func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, er
 			all[i] = i
 		}
 		for _, c := range classes {
-			bin, err := fitBinary(x64, labels, all, c, Rest, k, opts)
+			bin, err := fitBinary(x64, labels, all, c, Rest, k, opts, nu)
 			if err != nil {
 				return nil, fmt.Errorf("%s: class %d against the rest: %w", op, c, err)
 			}
-			m.Machines = append(m.Machines, bin)
-			m.Primal += bin.Primal
-			m.Dual += bin.Dual
-			m.Gap += bin.Gap
+			add(bin)
 		}
 		return m, nil
 	}
@@ -130,49 +160,81 @@ func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, er
 					rows = append(rows, i)
 				}
 			}
-			bin, err := fitBinary(x64, labels, rows, classes[a], classes[b], k, opts)
+			bin, err := fitBinary(x64, labels, rows, classes[a], classes[b], k, opts, nu)
 			if err != nil {
 				return nil, fmt.Errorf("%s: classes %d and %d: %w", op, classes[a], classes[b], err)
 			}
-			m.Machines = append(m.Machines, bin)
-			m.Primal += bin.Primal
-			m.Dual += bin.Dual
-			m.Gap += bin.Gap
+			add(bin)
 		}
 	}
 	return m, nil
 }
 
-// fitBinary trains the machine separating pos (y = +1) from neg on rows.
-func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, opts Options) (*Binary, error) {
+// fitBinary trains the machine separating pos (y = +1) from neg on rows:
+// C-SVC, or ν-SVC in LIBSVM's scaling (box [0, 1], Σα = νn, α₀ filling
+// each class's half of νn in row order), rescaled by 1/r at the end into
+// the C-SVC solution with C = 1/r.
+func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, opts Options, nu bool) (*Binary, error) {
 	n := len(rows)
 	sub := tensor.IndexSelect(x, 0, rows)
-	y, c := make([]float64, n), make([]float64, n)
-	p := make([]float64, n)
+	y, c, p, alpha0 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	nPos := 0
 	for t, r := range rows {
-		y[t], c[t] = -1, opts.C*weight(opts.ClassWeights, neg)
+		y[t], c[t], p[t] = -1, opts.C*weight(opts.ClassWeights, neg), -1
 		if labels[r] == pos {
 			y[t], c[t] = 1, opts.C*weight(opts.ClassWeights, pos)
+			nPos++
 		}
-		p[t] = -1
 	}
-	q, err := newKernelQ(k, sub, y, opts.CacheBytes)
+	if nu {
+		if lim := 2 * float64(min(nPos, n-nPos)) / float64(n); opts.Nu > lim {
+			return nil, fmt.Errorf("ν = %v is infeasible: the classes have %d and %d rows, so ν ≤ 2·min/n = %.6g", opts.Nu, nPos, n-nPos, lim)
+		}
+		half := [2]float64{opts.Nu * float64(n) / 2, opts.Nu * float64(n) / 2}
+		for t := range n {
+			s := 0
+			if y[t] < 0 {
+				s = 1
+			}
+			c[t], p[t] = 1, 0
+			alpha0[t] = min(1, half[s])
+			half[s] -= alpha0[t]
+		}
+	}
+	q, err := newSVCQ(k, sub, y, opts.CacheBytes, opts.float32Q)
 	if err != nil {
 		return nil, err
 	}
-	sol := solve(q, p, y, c, make([]float64, n), opts.Tol, opts.MaxIter)
-	b := &Binary{Kernel: k, Positive: pos, Negative: neg, Bias: -sol.rho, Iterations: sol.iterations, Converged: sol.converged}
-	// ‖w‖² = αᵀQα = αᵀ(G − p); f(xᵢ) = yᵢ(Gᵢ − pᵢ) − ρ with G = Qα + p.
+	sol := solve(q, p, y, c, alpha0, solveOptions{eps: opts.Tol, maxIter: opts.MaxIter, nu: nu, shrink: !opts.NoShrinking})
+	// Qα = G − p; f(xᵢ) = yᵢ(Qα)ᵢ − ρ.
+	qa := make([]float64, n)
+	for t := range n {
+		qa[t] = sol.grad[t] - p[t]
+	}
+	alpha, rho, cBox := sol.alpha, sol.rho, opts.C
+	if nu {
+		r := sol.r
+		if !(r > 0) {
+			return nil, fmt.Errorf("ν-SVC found no positive margin (r = %v) for ν = %v", r, opts.Nu)
+		}
+		for t := range n {
+			alpha[t] /= r
+			qa[t] /= r
+			c[t] = 1 / r
+		}
+		rho /= r
+		cBox = 1 / r
+	}
+	b := &Binary{Kernel: k, Positive: pos, Negative: neg, Bias: -rho, C: cBox, Iterations: sol.iterations, Converged: sol.converged}
 	ww, sumA, hinge := 0.0, 0.0, 0.0
 	for t := range n {
-		qa := sol.grad[t] - p[t]
-		ww += sol.alpha[t] * qa
-		sumA += sol.alpha[t]
-		f := y[t]*qa - sol.rho
+		ww += alpha[t] * qa[t]
+		sumA += alpha[t]
+		f := y[t]*qa[t] - rho
 		hinge += c[t] * math.Max(0, 1-y[t]*f)
-		if sol.alpha[t] > 0 {
+		if alpha[t] > 0 {
 			b.Support = append(b.Support, rows[t])
-			b.DualCoef = append(b.DualCoef, y[t]*sol.alpha[t])
+			b.DualCoef = append(b.DualCoef, y[t]*alpha[t])
 		}
 	}
 	b.Primal = ww/2 + hinge
