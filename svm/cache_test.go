@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,6 +29,7 @@ func TestDenseEvalMatchesKernelGraph(t *testing.T) {
 	} {
 		e := newDenseEval(k, x)
 		require.NotNil(t, e, name)
+		assert.Equal(t, strings.HasPrefix(name, "rbf"), e.rbf, "%s: the vector exp is for the RBF only", name)
 		perm := []int{0, 1, 2, 3, 4, 5, 6}
 		for _, sw := range [][2]int{{0, 0}, {1, 5}, {6, 2}} {
 			e.swap(sw[0], sw[1])

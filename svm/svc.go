@@ -176,7 +176,10 @@ func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options
 // the C-SVC solution with C = 1/r.
 func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, opts Options, nu bool) (*Binary, error) {
 	n := len(rows)
-	sub := tensor.IndexSelect(x, 0, rows)
+	sub := x
+	if n != x.Shape()[0] { // one pair of classes: copy their rows
+		sub = tensor.IndexSelect(x, 0, rows)
+	}
 	y, c, p, alpha0 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	nPos := 0
 	for t, r := range rows {
@@ -355,7 +358,7 @@ func checkData(op string, x *tensor.Tensor, n int) (*tensor.Tensor, error) {
 		return nil, fmt.Errorf("%s: %d rows but %d targets", op, x.Shape()[0], n)
 	}
 	x64 := x.Cast(tensor.Float64).Contiguous()
-	for i, v := range x64.Values() {
+	for i, v := range x64.Float64s() {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			d := x.Shape()[1]
 			return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i/d, i%d, v)
