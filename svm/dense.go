@@ -66,37 +66,29 @@ func newDenseEval(k gp.Kernel, x *tensor.Tensor) *denseEval {
 	default:
 		return nil
 	}
-	nnz := 0
-	for _, v := range xs {
-		if v != 0 {
-			nnz++
-		}
-	}
-	e.xt = make([]float64, d*n)
-	e.nzp, e.nzi, e.nzv = make([]int, n+1), make([]int32, 0, nnz), make([]float64, 0, nnz)
-	e.perm, e.sqn = make([]int, n), make([]float64, n)
+	e.perm, e.sqn, e.nzp = make([]int, n), make([]float64, n), make([]int, n+1)
 	for i := range n {
 		e.perm[i] = i
+		for _, v := range xs[i*d : (i+1)*d] {
+			if v != 0 {
+				e.nzp[i+1]++
+			}
+		}
+		e.nzp[i+1] += e.nzp[i]
+	}
+	// Compressed rows, then Xᵀ scattered from them: only the nonzeros are
+	// written, where a dense transpose strides through memory.
+	e.nzi, e.nzv = make([]int32, e.nzp[n]), make([]float64, e.nzp[n])
+	e.xt = make([]float64, d*n)
+	for i := range n {
+		t := e.nzp[i]
 		for k, v := range xs[i*d : (i+1)*d] {
 			if v != 0 {
 				v *= inv[k]
-				e.nzi = append(e.nzi, int32(k))
-				e.nzv = append(e.nzv, v)
+				e.nzi[t], e.nzv[t] = int32(k), v
+				e.xt[k*n+i] = v
 				e.sqn[i] += v * v
-			}
-		}
-		e.nzp[i+1] = len(e.nzi)
-	}
-	// Transpose in tiles, so that neither the reads nor the writes stride
-	// through memory a row at a time.
-	const tile = 32
-	for i0 := 0; i0 < n; i0 += tile {
-		for k0 := 0; k0 < d; k0 += tile {
-			for i := i0; i < min(i0+tile, n); i++ {
-				row := xs[i*d : (i+1)*d]
-				for k := k0; k < min(k0+tile, d); k++ {
-					e.xt[k*n+i] = row[k] * inv[k]
-				}
+				t++
 			}
 		}
 	}
