@@ -2,7 +2,7 @@
 # against (Debian's python3-sklearn: /usr/bin/python3 make_fixtures.py).
 import json
 import numpy as np
-from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+from sklearn.svm import SVC, SVR, LinearSVC, NuSVC, NuSVR
 
 D = np.loadtxt("../../data/files/sklearn/iris.csv", delimiter=",", skiprows=1)
 X, y = D[:, :4], D[:, 4].astype(int)
@@ -42,4 +42,9 @@ out["nu_svr"] = {
     "support": nr.support_.tolist(),
     "dual_coef": nr.dual_coef_[0].tolist(),
 }
+# Crammer–Singer multiclass (liblinear, linear, no intercept) on iris.
+# liblinear warns that it did not reach tol 1e-10, but its weights move by
+# less than 1e-10 between 10⁶ and 5·10⁶ iterations.
+cs = LinearSVC(multi_class="crammer_singer", C=1.0, fit_intercept=False, tol=1e-10, max_iter=1000000).fit(X, y)
+out["crammer_singer"] = {"coef": cs.coef_.tolist(), "decision": cs.decision_function(X).tolist(), "predict": cs.predict(X).tolist()}
 json.dump(out, open("iris_svm.json", "w"))
