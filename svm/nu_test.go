@@ -220,3 +220,27 @@ func TestShrinkingAgrees(t *testing.T) {
 		}
 	}
 }
+
+// A cache of two columns (the least it keeps) evicts on nearly every step
+// and drops columns as shrinking swaps variables, yet gives the same
+// machines as the 100 MB default.
+func TestTinyCacheAgrees(t *testing.T) {
+	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
+	require.NoError(t, err)
+	data.Standardise(x)
+	k := gp.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
+	for _, nu := range []bool{false, true} {
+		fit := svm.FitSVC
+		if nu {
+			fit = svm.FitNuSVC
+		}
+		big, err := fit(x, labels, k, svm.Options{C: 10, Nu: 0.05, Tol: 1e-8})
+		require.NoError(t, err)
+		small, err := fit(x, labels, k, svm.Options{C: 10, Nu: 0.05, Tol: 1e-8, CacheBytes: 1})
+		require.NoError(t, err)
+		want, got := big.Machines[0].Decision(x), small.Machines[0].Decision(x)
+		for i := range want {
+			assert.InDelta(t, want[i], got[i], 1e-9, "ν %v row %d", nu, i)
+		}
+	}
+}
