@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,14 +13,30 @@ import (
 )
 
 // The graph-free kernel columns equal the kernel's graph for the kernels
-// they cover (isotropic and ARD stationary, linear), also on partial
-// ranges after shrinking's swaps and on sparse rows, and other kernels
-// keep the graph path.
+// they cover (isotropic and ARD stationary, linear), on dense data (rows
+// by GEMV) and sparse data (axpys over Xᵀ), also on partial ranges after
+// shrinking's swaps, and other kernels keep the graph path.
 func TestDenseEvalMatchesKernelGraph(t *testing.T) {
 	rng := tensor.NewRNG(3)
 	v := rng.Normal(tensor.Float64, 0, 1, 7, 3).Values()
-	v[2*3+1], v[4*3] = 0, 0 // zero features are skipped
+	v[2*3+1], v[4*3] = 0, 0
+	sp := slices.Clone(v)
+	for i := range sp {
+		if i%3 != 1 {
+			sp[i] = 0 // 7 of 21 entries left
+		}
+	}
+	for _, x := range []*tensor.Tensor{tensor.FromFloat64s(v, 7, 3), tensor.FromFloat64s(sp, 7, 3)} {
+		checkDenseEval(t, x)
+	}
 	x := tensor.FromFloat64s(v, 7, 3)
+	assert.NotNil(t, newDenseEval(gp.NewRBF(1), x).xr, "dense rows")
+	assert.Nil(t, newDenseEval(gp.NewRBF(1), tensor.FromFloat64s(sp, 7, 3)).xr, "sparse: Xᵀ")
+	assert.Nil(t, newDenseEval(gp.NewScale(gp.NewRBF(1), 2), x))
+	assert.Nil(t, newDenseEval(gp.NewRBF(1, 2), x), "an ARD lengthscale of the wrong size goes to the graph, which reports it")
+}
+
+func checkDenseEval(t *testing.T, x *tensor.Tensor) {
 	for name, k := range map[string]gp.Kernel{
 		"rbf":      gp.NewRBF(1.3),
 		"rbf ard":  gp.NewRBF(0.5, 2, 1),
@@ -45,8 +62,6 @@ func TestDenseEvalMatchesKernelGraph(t *testing.T) {
 			}
 		}
 	}
-	assert.Nil(t, newDenseEval(gp.NewScale(gp.NewRBF(1), 2), x))
-	assert.Nil(t, newDenseEval(gp.NewRBF(1, 2), x), "an ARD lengthscale of the wrong size goes to the graph, which reports it")
 }
 
 // The column cache keeps partial columns within its budget, evicts the

@@ -5,24 +5,28 @@ import (
 	"runtime"
 	"sync"
 
+	gblas "gonum.org/v1/gonum/blas"
+
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // denseEval computes the kernel columns SVMs mostly need, stationary
 // kernels (on rows scaled by the lengthscales) and the linear kernel,
-// without a graph. A column is one matrix-vector product: the inner
-// products xᵢᵀxⱼ of row i with rows [start, end) are accumulated as
-// Σₖ xᵢₖ·Xᵀₖ,[start:end), one contiguous axpy (gonum's SSE2 kernel, through
-// tensor.BLAS) per nonzero feature of row i over the transposed data, so
-// zero features (most MNIST pixels) cost nothing and each axpy streams one
-// row of Xᵀ into a column that stays in L1. A stationary kernel then maps
-// ‖xᵢ‖² + ‖xⱼ‖² − 2xᵢᵀxⱼ through its profile, with the squared norms
-// precomputed. Shrinking permutes the rows: swap exchanges two columns of
-// Xᵀ and two norms.
+// without a graph. A column is one matrix-vector product, the inner
+// products xᵢᵀxⱼ of row i with rows [start, end), by gonum's SSE2 kernels
+// through tensor.BLAS. Dense data (at least half the entries nonzero) keep
+// their rows and take one GEMV, X[start:end]·xᵢ, four rows at a time.
+// Sparse data keep Xᵀ and accumulate Σₖ xᵢₖ·Xᵀₖ,[start:end), one contiguous
+// axpy per nonzero feature of row i, so zero features (most MNIST pixels)
+// cost nothing and each axpy streams one row of Xᵀ into a column that stays
+// in L1. A stationary kernel then maps ‖xᵢ‖² + ‖xⱼ‖² − 2xᵢᵀxⱼ through its
+// profile, with the squared norms precomputed. Shrinking permutes the
+// rows: swap exchanges two rows of X (or columns of Xᵀ) and two norms.
 type denseEval struct {
 	n, d int
-	xt   []float64 // (d, n): feature k of the row at position j is xt[k*n+j]
+	xr   []float64 // dense data: (n, d), the row at position j is xr[j*d:(j+1)*d]
+	xt   []float64 // sparse data: (d, n), feature k of the row at position j is xt[k*n+j]
 	// Row r's nonzero features are nzi[nzp[r]:nzp[r+1]] with values nzv[…]
 	// (compressed sparse rows, in the original order of the rows).
 	nzp  []int
@@ -76,6 +80,17 @@ func newDenseEval(k gp.Kernel, x *tensor.Tensor) *denseEval {
 		}
 		e.nzp[i+1] += e.nzp[i]
 	}
+	if 2*e.nzp[n] >= n*d {
+		e.xr = make([]float64, n*d)
+		for i := range n {
+			row := e.xr[i*d : (i+1)*d]
+			for k, v := range xs[i*d : (i+1)*d] {
+				row[k] = v * inv[k]
+				e.sqn[i] += row[k] * row[k]
+			}
+		}
+		return e
+	}
 	// Compressed rows, then Xᵀ scattered from them: only the nonzeros are
 	// written, where a dense transpose strides through memory.
 	e.nzi, e.nzv = make([]int32, e.nzp[n]), make([]float64, e.nzp[n])
@@ -101,6 +116,13 @@ func (e *denseEval) swap(i, j int) {
 	}
 	e.perm[i], e.perm[j] = e.perm[j], e.perm[i]
 	e.sqn[i], e.sqn[j] = e.sqn[j], e.sqn[i]
+	if e.xr != nil {
+		d := e.d
+		for k := range d {
+			e.xr[i*d+k], e.xr[j*d+k] = e.xr[j*d+k], e.xr[i*d+k]
+		}
+		return
+	}
 	for k := 0; k < e.d; k++ {
 		row := e.xt[k*e.n : (k+1)*e.n]
 		row[i], row[j] = row[j], row[i]
@@ -108,13 +130,24 @@ func (e *denseEval) swap(i, j int) {
 }
 
 func (e *denseEval) fill(i, start, end int, out []float64) {
-	r := e.perm[i]
-	nzi, nzv := e.nzi[e.nzp[r]:e.nzp[r+1]], e.nzv[e.nzp[r]:e.nzp[r+1]]
-	inParallel(start, end, len(nzi), func(lo, hi int) {
+	var nzi []int32
+	var nzv []float64
+	width := e.d
+	if e.xr == nil {
+		r := e.perm[i]
+		nzi, nzv = e.nzi[e.nzp[r]:e.nzp[r+1]], e.nzv[e.nzp[r]:e.nzp[r+1]]
+		width = len(nzi)
+	}
+	inParallel(start, end, width, func(lo, hi int) {
 		o := out[lo:hi]
-		clear(o)
-		for t, k := range nzi {
-			blas.Daxpy(hi-lo, nzv[t], e.xt[int(k)*e.n+lo:int(k)*e.n+hi], 1, o, 1)
+		if e.xr != nil {
+			d := e.d
+			blas.Dgemv(gblas.NoTrans, hi-lo, d, 1, e.xr[lo*d:hi*d], d, e.xr[i*d:(i+1)*d], 1, 0, o, 1)
+		} else {
+			clear(o)
+			for t, k := range nzi {
+				blas.Daxpy(hi-lo, nzv[t], e.xt[int(k)*e.n+lo:int(k)*e.n+hi], 1, o, 1)
+			}
 		}
 		switch {
 		case e.prof == nil:
@@ -140,8 +173,8 @@ func (e *denseEval) fill(i, start, end int, out []float64) {
 	})
 }
 
-// blas is gonum's BLAS as the tensor package exposes it: its Daxpy is an
-// SSE2 kernel, about three times the plain Go loop.
+// blas is gonum's BLAS as the tensor package exposes it: its Daxpy and
+// Dgemv are SSE2 kernels, about three times the plain Go loops.
 var blas tensor.BLAS
 
 // inParallel splits [lo, hi) over GOMAXPROCS goroutines when a column reads
