@@ -42,8 +42,7 @@ type solution struct {
 	r          float64 // ν problems: LIBSVM's r (ν-SVC's margin, minus ν-SVR's ε)
 	iterations int
 	converged  bool
-	gap        float64 // the maximal violation at the end (LIBSVM's stopping criterion)
-	minActive  int     // the fewest variables active at once (l without shrinking)
+	minActive  int // the fewest variables active at once (l without shrinking)
 }
 
 // tau keeps the curvature a positive when K is only positive semidefinite
@@ -97,7 +96,6 @@ func solve(q qMatrix, p, y, c, alpha0 []float64, opt solveOptions) solution {
 	}
 	sol := solution{minActive: l}
 	sol.iterations, sol.converged = s.run(&sol.minActive)
-	_, _, sol.gap = s.selectWorkingSet()
 	if opt.nu {
 		sol.rho, sol.r = s.rhoNU()
 	} else {

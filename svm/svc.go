@@ -3,9 +3,10 @@
 // one-vs-one voting or one-vs-rest) and ε- and ν-support-vector regression
 // (SVR), all solved by SMO with second-order working-set selection (Fan,
 // Chen and Lin 2005), LIBSVM's shrinking and a kernel cache of bounded
-// size, on the kernels of probabilistic/gp. Every fit
-// reports the primal and dual objectives and their gap, so a user can
-// certify the solution (seed 000 §3.2.2, seed 001 §6.1.3).
+// size, on the kernels of probabilistic/gp; and Crammer–Singer multiclass
+// machines. Every fit reports the primal and dual objectives and their
+// gap, so a user can certify the solution (seed 000 §3.2.2-3.2.3, seed 001
+// §6.1.3).
 //
 //	m, err := svm.FitSVC(x, labels, gp.NewRBF(1), svm.Options{C: 1})
 //	fmt.Println(m.Primal, m.Dual, m.Gap) // gap ≈ 0 at the optimum
@@ -25,7 +26,7 @@ import (
 type Options struct {
 	C            float64         // the box constraint (default 1)
 	Epsilon      float64         // SVR: the width of the insensitive tube (default 0.1)
-	Tol          float64         // stop when the maximal KKT violation is at most Tol (default 1e-3)
+	Tol          float64         // stop when the maximal KKT violation is below Tol (default 1e-3)
 	MaxIter      int             // SMO steps per problem (default 10⁷)
 	CacheBytes   int             // kernel-column cache (default 100 MB)
 	ClassWeights map[int]float64 // SVC: C of class c is C·ClassWeights[c] (default 1)
