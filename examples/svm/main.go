@@ -41,6 +41,7 @@ import (
 type config struct {
 	Data, Kernel string
 	C, Gamma     float64
+	Nu           float64 // nonzero: ν-SVC instead of C-SVC
 	Out          string
 }
 
@@ -52,6 +53,7 @@ type result struct {
 	Bias     float64 `json:"bias"` // two classes only
 	Accuracy float64 `json:"train_accuracy"`
 	Gamma    float64 `json:"gamma"`
+	NuC      float64 `json:"nu_c,omitempty"` // ν-SVC, two classes: the C = 1/r it amounts to
 	Seconds  float64 `json:"seconds"`
 	Plot     string  `json:"plot,omitempty"`
 }
@@ -61,6 +63,7 @@ func main() {
 	flag.StringVar(&cfg.Data, "data", "breast-cancer", "breast-cancer or iris")
 	flag.StringVar(&cfg.Kernel, "kernel", "rbf", "rbf or linear")
 	flag.Float64Var(&cfg.C, "C", 1, "box constraint C")
+	flag.Float64Var(&cfg.Nu, "nu", 0, "ν in (0, 1]: train a ν-SVC instead of a C-SVC (0: C-SVC with -C)")
 	flag.Float64Var(&cfg.Gamma, "gamma", 0, "RBF γ of exp(−γ‖x−x'‖²); 0: 1/(n_features·Var(X))")
 	flag.StringVar(&cfg.Out, "out", "out/svm.png", "PNG of the decision regions (empty: none)")
 	flag.Int64("seed", 0, "unused: the SMO solver is deterministic (kept for the examples' common flags)")
@@ -128,7 +131,13 @@ func run(cfg config, verbose bool) (res result, err error) {
 		return res, err
 	}
 	res.Gamma = gamma
-	m, err := svm.FitSVC(x, labels, k, svm.Options{C: cfg.C, Tol: 1e-6})
+	fit := func(x *tensor.Tensor) (*svm.SVC, error) {
+		if cfg.Nu != 0 {
+			return svm.FitNuSVC(x, labels, k, svm.Options{Nu: cfg.Nu, Tol: 1e-6})
+		}
+		return svm.FitSVC(x, labels, k, svm.Options{C: cfg.C, Tol: 1e-6})
+	}
+	m, err := fit(x)
 	if err != nil {
 		return res, err
 	}
@@ -156,10 +165,17 @@ func run(cfg config, verbose bool) (res result, err error) {
 		// The machine's positive class is the smaller label; report b for
 		// f > 0 on the larger one, as scikit-learn does.
 		res.Bias = -m.Machines[0].Bias
+		if cfg.Nu != 0 {
+			res.NuC = m.Machines[0].C
+		}
 	}
 	if verbose {
-		fmt.Printf("%s, %s kernel (C = %g, γ = %.4g): training accuracy %.2f%%, %d support vectors, bias %.6f, gap %.2e (%.2f s)\n",
-			cfg.Data, cfg.Kernel, cfg.C, gamma, 100*res.Accuracy, res.Support, res.Bias, res.Gap, res.Seconds)
+		box := fmt.Sprintf("C = %g", cfg.C)
+		if cfg.Nu != 0 {
+			box = fmt.Sprintf("ν = %g, C = 1/r = %.6g", cfg.Nu, res.NuC)
+		}
+		fmt.Printf("%s, %s kernel (%s, γ = %.4g): training accuracy %.2f%%, %d support vectors, bias %.6f, gap %.2e (%.2f s)\n",
+			cfg.Data, cfg.Kernel, box, gamma, 100*res.Accuracy, res.Support, res.Bias, res.Gap, res.Seconds)
 	}
 	if cfg.Out == "" {
 		return res, nil
@@ -167,7 +183,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	x2, m2 := x, m
 	if cfg.Data == "breast-cancer" { // the picture needs a machine on two features
 		x2 = tensor.Slice(x, 1, 0, 2, 1).Contiguous()
-		if m2, err = svm.FitSVC(x2, labels, k, svm.Options{C: cfg.C, Tol: 1e-6}); err != nil {
+		if m2, err = fit(x2); err != nil {
 			return res, err
 		}
 		seen = map[int]bool{}
@@ -182,7 +198,11 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if cfg.Data == "breast-cancer" {
 		axes = [2]string{"mean radius (standardised)", "mean texture (standardised)"}
 	}
-	title := fmt.Sprintf("%s: %s C-SVC decision regions", cfg.Data, cfg.Kernel)
+	kind := "C-SVC"
+	if cfg.Nu != 0 {
+		kind = fmt.Sprintf("ν-SVC (ν = %g)", cfg.Nu)
+	}
+	title := fmt.Sprintf("%s: %s %s decision regions", cfg.Data, cfg.Kernel, kind)
 	if err := draw2D(cfg.Out, title, axes, m2, x2, labels, names, seen); err != nil {
 		return res, err
 	}

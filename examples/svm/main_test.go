@@ -53,6 +53,23 @@ func TestIris(t *testing.T) {
 	assert.Less(t, res.Gap, 1e-5*res.Primal)
 }
 
+// ν-SVC with ν = 0.2 against scikit-learn's NuSVC (peers/svc.py): 140
+// support vectors, intercept −0.299520, training accuracy 0.98594, and
+// C = 1/r = 0.573144, the largest |dual coefficient| (a bounded SV's).
+func TestNuSVCAgainstLIBSVM(t *testing.T) {
+	res, err := run(config{Data: "breast-cancer", Kernel: "rbf", Nu: 0.2}, false)
+	require.NoError(t, err)
+	assert.Equal(t, 140, res.Support)
+	assert.InDelta(t, -0.299520, res.Bias, 2e-5)
+	assert.InDelta(t, 0.98594, res.Accuracy, 1e-4)
+	assert.InDelta(t, 0.573144, res.NuC, 1e-5)
+	assert.Less(t, res.Gap, 1e-6*res.Primal)
+	_, err = run(config{Data: "breast-cancer", Kernel: "rbf", Nu: 1}, false)
+	assert.ErrorContains(t, err, "infeasible")
+	_, err = run(config{Data: "breast-cancer", Kernel: "rbf", Nu: -0.5}, false)
+	assert.ErrorContains(t, err, "ν = -0.5 must be in (0, 1]")
+}
+
 func TestBadFlags(t *testing.T) {
 	_, err := run(config{Data: "wine", Kernel: "rbf", C: 1}, false)
 	assert.ErrorContains(t, err, `unknown -data "wine"`)

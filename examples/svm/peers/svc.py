@@ -3,7 +3,7 @@ figures examples/svm's test compares with. Run from the repository root
 with /usr/bin/python3 (Debian's python3-sklearn)."""
 import numpy as np
 from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
-from sklearn.svm import SVC
+from sklearn.svm import SVC, NuSVC
 
 d = np.loadtxt("data/files/sklearn/breast_cancer.csv", delimiter=",", skiprows=1)
 X, y = d[:, :30], np.where(d[:, 30] == 1, 1, -1)  # benign = +1
@@ -16,3 +16,9 @@ for kernel in ["rbf", "linear"]:
     dual = np.abs(a).sum() - 0.5 * a @ K @ a
     print(kernel, "n_support", m.n_support_.sum(), "intercept", m.intercept_[0],
           "accuracy", (m.predict(X) == y).mean(), "dual", dual)
+# ν-SVC (examples/svm -nu 0.2): support vectors, intercept, accuracy and
+# LIBSVM's C = 1/r, which sklearn does not expose: it equals the largest
+# |dual coefficient| when some support vector is at its bound.
+n = NuSVC(kernel="rbf", nu=0.2, gamma="scale", tol=1e-6).fit(X, y)
+print("nu rbf n_support", n.n_support_.sum(), "intercept", n.intercept_[0],
+      "accuracy", (n.predict(X) == y).mean(), "max |coef|", np.abs(n.dual_coef_).max())
