@@ -76,8 +76,8 @@ type Binary struct {
 	Support        []int          // their indices in the training rows
 	DualCoef       []float64      // yᵢαᵢ for each support vector
 	Bias           float64        // −ρ
-	// C is the box constraint solved for: Options.C (times the class
-	// weights), or for ν-SVC 1/r, the C of the equivalent C-SVC.
+	// C is the box constraint solved for: Options.C (each class's box is
+	// C times its weight), or for ν-SVC 1/r, the C of the equivalent C-SVC.
 	C        float64
 	Positive int // the label of the positive class (yᵢ = +1)
 	Negative int
@@ -191,8 +191,8 @@ func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, 
 		}
 	}
 	if nu {
-		if lim := 2 * float64(min(nPos, n-nPos)) / float64(n); opts.Nu > lim {
-			return nil, fmt.Errorf("ν = %v is infeasible: the classes have %d and %d rows, so ν ≤ 2·min/n = %.6g", opts.Nu, nPos, n-nPos, lim)
+		if small := min(nPos, n-nPos); opts.Nu*float64(n)/2 > float64(small) { // LIBSVM's test
+			return nil, fmt.Errorf("ν = %v is infeasible: the classes have %d and %d rows, so ν ≤ 2·min/n = %.6g", opts.Nu, nPos, n-nPos, 2*float64(small)/float64(n))
 		}
 		half := [2]float64{opts.Nu * float64(n) / 2, opts.Nu * float64(n) / 2}
 		for t := range n {
