@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"iter"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -152,11 +153,16 @@ type LoaderOptions struct {
 	BatchSize int     // examples per batch (required)
 	DropLast  bool    // leave out a short last batch
 	Sampler   Sampler // nil: Random over the dataset with seed 0
-	// Collate builds a batch; nil is Collate (stacking).
+	// Collate builds a batch; nil is Collate (stacking), done by the
+	// loader into reused buffers (see Loader.Release).
 	Collate func(examples []Example, index []int) Batch
-	// Workers > 0 builds batches on that many goroutines, up to Prefetch
-	// batches ahead of the consumer (default 2·Workers). Batches arrive in
-	// the same order, with the same contents, as without workers.
+	// Workers > 0 builds batches on goroutines, up to Prefetch batches
+	// ahead of the consumer (default 2·Workers). Batches arrive in the same
+	// order, with the same contents, as without workers. At most
+	// GOMAXPROCS−1 workers (and at least one) are started, so that loading
+	// never takes every core from the training step's GEMM: the work of a
+	// worker is a copy of the batch's rows, far less than a training step,
+	// and one worker keeps ahead of it.
 	Workers  int
 	Prefetch int
 	// Transform, if set, changes each example as it is loaded (see
@@ -167,9 +173,24 @@ type LoaderOptions struct {
 }
 
 // Loader deals a Dataset out in batches.
+//
+// With the default collation the loader stacks the examples into batch
+// buffers that it can reuse: a consumer that calls Release on a batch once
+// it is done with it (after the training step that read it) lets the
+// loader build a later batch in the same memory, so a steady-state epoch
+// allocates no batch tensors. Release is optional; an unreleased batch is
+// ordinary garbage-collected memory.
 type Loader struct {
 	ds   Dataset
 	opts LoaderOptions
+	// rows and labels are a TensorDataset's contiguous features and its
+	// labels when batches are plain row gathers (default collation, no
+	// transform): the loader then copies rows straight into the batch
+	// without making an Example per row.
+	rows    *tensor.Tensor
+	labels  []float64
+	workers int
+	pool    batchPool
 }
 
 // NewLoader returns a loader over ds. It panics with a *tensor.Error for a
@@ -181,19 +202,47 @@ func NewLoader(ds Dataset, opts LoaderOptions) *Loader {
 	if opts.Sampler == nil {
 		opts.Sampler = Random{N: ds.Len()}
 	}
-	if opts.Collate == nil {
-		opts.Collate = Collate
+	l := &Loader{ds: ds, opts: opts}
+	if opts.Workers > 0 {
+		l.workers = min(opts.Workers, max(1, runtime.GOMAXPROCS(0)-1))
+		if l.opts.Prefetch <= 0 {
+			l.opts.Prefetch = 2 * opts.Workers
+		}
 	}
-	if opts.Workers > 0 && opts.Prefetch <= 0 {
-		opts.Prefetch = 2 * opts.Workers
+	l.pool.limit = l.opts.Prefetch + 8
+	if opts.Collate == nil && opts.Transform == nil {
+		var td TensorDataset
+		switch d := ds.(type) {
+		case TensorDataset:
+			td = d
+		case *TensorDataset:
+			td = *d
+		}
+		if td.X != nil && td.X.Dim() > 0 && len(td.Labels) == td.X.Shape()[0] {
+			l.rows, l.labels = td.X.Contiguous(), td.Labels
+		}
 	}
-	return &Loader{ds: ds, opts: opts}
+	return l
 }
+
+// Release hands a batch of this loader back for reuse: its tensor, labels
+// and index may be overwritten by a later batch, so neither the batch nor
+// anything sharing its memory (a graph constant made from b.X, say) may be
+// read afterwards. Release each batch at most once. Batches made by a
+// custom Collate, short last batches and batches of other loaders are left
+// alone.
+func (l *Loader) Release(b Batch) { l.pool.put(b.X) }
 
 // Epoch returns the batches of the given epoch, in order.
 func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 	idx := l.opts.Sampler.Indices(epoch)
-	var bounds [][2]int
+	n := l.ds.Len()
+	for _, k := range idx {
+		if k < 0 || k >= n {
+			panic(fmt.Sprintf("data.Loader: the sampler gave index %d for a dataset of %d", k, n))
+		}
+	}
+	bounds := make([][2]int, 0, (len(idx)+l.opts.BatchSize-1)/l.opts.BatchSize)
 	for lo := 0; lo < len(idx); lo += l.opts.BatchSize {
 		hi := min(lo+l.opts.BatchSize, len(idx))
 		if hi-lo < l.opts.BatchSize && l.opts.DropLast {
@@ -201,21 +250,8 @@ func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 		}
 		bounds = append(bounds, [2]int{lo, hi})
 	}
-	build := func(b int) Batch {
-		part := idx[bounds[b][0]:bounds[b][1]]
-		ex := make([]Example, len(part))
-		for i, k := range part {
-			if k < 0 || k >= l.ds.Len() {
-				panic(fmt.Sprintf("data.Loader: the sampler gave index %d for a dataset of %d", k, l.ds.Len()))
-			}
-			ex[i] = l.ds.Get(k)
-			if l.opts.Transform != nil {
-				ex[i] = l.opts.Transform(ex[i], exampleRNG(l.opts.Seed, epoch, k))
-			}
-		}
-		return l.opts.Collate(ex, part)
-	}
-	if l.opts.Workers <= 0 {
+	build := func(b int) Batch { return l.build(epoch, idx[bounds[b][0]:bounds[b][1]]) }
+	if l.workers <= 0 {
 		return func(yield func(Batch) bool) {
 			for b := range bounds {
 				if !yield(build(b)) {
@@ -225,12 +261,16 @@ func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 		}
 	}
 	return func(yield func(Batch) bool) {
-		results := make([]chan Batch, len(bounds))
-		for b := range results {
-			results[b] = make(chan Batch, 1)
+		// At most Prefetch batches are in flight, batch b in results[b mod
+		// Prefetch]: a slot is taken before b is handed to a worker and
+		// given back when the consumer has received b, so b+Prefetch never
+		// finds its channel still full.
+		results := make([]chan Batch, min(l.opts.Prefetch, len(bounds)))
+		for i := range results {
+			results[i] = make(chan Batch, 1)
 		}
 		jobs := make(chan int)
-		slots := make(chan struct{}, l.opts.Prefetch)
+		slots := make(chan struct{}, len(results))
 		done := make(chan struct{})
 		var wg sync.WaitGroup
 		defer func() { close(done); wg.Wait() }()
@@ -249,23 +289,41 @@ func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 				}
 			}
 		}()
-		for range l.opts.Workers {
+		for range l.workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for b := range jobs {
-					results[b] <- build(b)
+					results[b%len(results)] <- build(b)
 				}
 			}()
 		}
 		for b := range bounds {
-			batch := <-results[b]
+			batch := <-results[b%len(results)]
 			<-slots
 			if !yield(batch) {
 				return
 			}
 		}
 	}
+}
+
+// build makes the batch of the dataset indices part.
+func (l *Loader) build(epoch int, part []int) Batch {
+	if l.rows != nil {
+		return l.gather(part)
+	}
+	ex := make([]Example, len(part))
+	for i, k := range part {
+		ex[i] = l.ds.Get(k)
+		if l.opts.Transform != nil {
+			ex[i] = l.opts.Transform(ex[i], exampleRNG(l.opts.Seed, epoch, k))
+		}
+	}
+	if l.opts.Collate != nil {
+		return l.opts.Collate(ex, part)
+	}
+	return l.stack(ex, part)
 }
 
 // NumBatches returns the number of batches of an epoch.

@@ -117,3 +117,88 @@ func TestWeighted(t *testing.T) {
 	assert.InDelta(t, 0.75, float64(ones)/40000, 5*math.Sqrt(0.75*0.25/40000))
 	assert.Panics(t, func() { Weighted{Weights: []float64{0, 0}, Count: 1}.Indices(0) })
 }
+
+// rowsOnly hides TensorDataset's type, so the loader takes the general
+// path (an Example per row, then stacking) instead of gathering rows.
+type rowsOnly struct{ TensorDataset }
+
+// The loader's three ways to build a batch (gathering rows of a
+// TensorDataset, stacking the examples of any Dataset, and the exported
+// Collate) give the same batches; released buffers are reused for later
+// batches (the same memory) without changing what the consumer sees, with
+// workers too; a batch that is not released is never overwritten.
+func TestLoaderReleaseReuses(t *testing.T) {
+	ds := squares(37)
+	base := LoaderOptions{BatchSize: 8, Sampler: Random{N: 37, Seed: 3}}
+	custom := base
+	custom.Collate = Collate
+	want := collectBatches(NewLoader(ds, custom), 1)
+	require.Len(t, want, 5)
+	assert.Equal(t, []int{5, 2}, want[4].X.Shape())
+	for _, d := range []Dataset{ds, rowsOnly{ds}} {
+		for _, w := range []int{0, 2} {
+			opts := base
+			opts.Workers = w
+			l := NewLoader(d, opts)
+			assert.Equal(t, want, collectBatches(l, 1), "workers %d, without Release", w)
+			var mem []*float64
+			i := 0
+			for b := range l.Epoch(1) {
+				assert.Equal(t, want[i].X.Values(), b.X.Values(), "workers %d, batch %d", w, i)
+				assert.Equal(t, want[i].Labels, b.Labels)
+				assert.Equal(t, want[i].Index, b.Index)
+				mem = append(mem, &b.X.Float64s()[0])
+				l.Release(b)
+				i++
+			}
+			require.Equal(t, len(want), i)
+			if w == 0 {
+				assert.Same(t, mem[0], mem[1], "the released buffer of batch 0 holds batch 1")
+				assert.NotSame(t, mem[3], mem[4], "the short last batch has its own memory")
+			}
+		}
+	}
+	l := NewLoader(ds, base)
+	var kept []Batch
+	for b := range l.Epoch(1) {
+		kept = append(kept, b) // never released
+	}
+	assert.Equal(t, want, kept)
+}
+
+// A steady-state epoch of released batches allocates nothing per batch:
+// only the sampler's permutation, the batch bounds and the iterator.
+func TestLoaderReleasedEpochAllocations(t *testing.T) {
+	x := tensor.New(tensor.Float32, 256, 16)
+	l := NewLoader(TensorDataset{X: x, Labels: make([]float64, 256)},
+		LoaderOptions{BatchSize: 16, Sampler: Random{N: 256, Seed: 1}})
+	epoch := 0
+	allocs := testing.AllocsPerRun(5, func() {
+		for b := range l.Epoch(epoch) {
+			l.Release(b)
+		}
+		epoch++
+	})
+	assert.LessOrEqual(t, allocs, 8.0, "16 batches per epoch")
+}
+
+// Examples of different shapes cannot be stacked: the error names them.
+func TestLoaderStackShapeError(t *testing.T) {
+	ds := ragged{}
+	l := NewLoader(ds, LoaderOptions{BatchSize: 2, Sampler: Sequential{N: 2}})
+	defer func() {
+		err, ok := recover().(*tensor.Error)
+		require.True(t, ok, "panics with a *tensor.Error")
+		assert.Equal(t, "data.Collate", err.Op)
+		assert.Equal(t, "example 1 of the batch (dataset index 1) is float64 of shape [3], the first is float64 of shape [2]", err.Msg)
+	}()
+	collectBatches(l, 0)
+}
+
+// ragged's example i has i+2 features.
+type ragged struct{}
+
+func (ragged) Len() int { return 2 }
+func (ragged) Get(i int) Example {
+	return Example{X: tensor.New(tensor.Float64, i+2)}
+}

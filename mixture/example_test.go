@@ -23,3 +23,20 @@ func ExampleFitGaussianMixture() {
 	// weights [0.50 0.50], means 0.10 and 10.10
 	// groups: true true true
 }
+
+// MAP-EM with diagonal covariances: one component on four 2-D points under
+// a prior centred at the origin (κ₀ = 1, ν₀ = 4, Ψ₀ = diag(2, 4)). The
+// mean is pulled from x̄ = (2, 2) towards m₀ = 0 and each variance is the
+// mode of its normal-inverse-gamma posterior, (Ψ₀ff + Sff + c·δf²)/10.
+func ExampleFitGaussianMixture_prior() {
+	x := tensor.FromFloat64s([]float64{0, 0, 2, 1, 1, 3, 5, 4}, 4, 2)
+	prior := &mixture.Prior{Mean: []float64{0, 0}, Kappa: 1, Nu: 4, Scale: tensor.FromFloat64s([]float64{2, 0, 0, 4}, 2, 2)}
+	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 1, Covariance: mixture.Diagonal, Prior: prior})
+	if err != nil {
+		panic(err)
+	}
+	c := m.Covariances.Float64s()
+	fmt.Printf("mean %.2f, variances %.2f %.2f\n", m.Means.Float64s(), c[0], c[3])
+	// Output:
+	// mean [1.60 1.60], variances 1.92 1.72
+}

@@ -1,6 +1,7 @@
 // Package mixture fits Gaussian mixture models: by expectation-maximisation
-// (FitGaussianMixture; seed 000 §9.4) from a k-means start, with full or
-// diagonal covariances, and by gradient on the mixture's log-likelihood as
+// (FitGaussianMixture; seed 000 §9.4) from a k-means start, with full,
+// diagonal, spherical or tied covariances, or by MAP-EM under a conjugate
+// Prior for any of them, and by gradient on the mixture's log-likelihood as
 // a graph (FitGaussianMixtureGradient), which reaches the same optimum.
 //
 //	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Seed: 1})
@@ -45,8 +46,10 @@ type Options struct {
 	// k-means).
 	InitMeans *tensor.Tensor
 	// Prior, when set, makes the fit MAP-EM under a Dirichlet and
-	// Normal-inverse-Wishart prior (Full covariances only); RegCovar is
-	// then unused, the prior's Scale keeping covariances positive definite.
+	// Normal-inverse-Wishart prior, or for Diagonal and Spherical
+	// covariances the normal-inverse-gamma priors derived from it (see
+	// Prior); RegCovar is then unused, the prior's Scale keeping
+	// covariances positive definite.
 	Prior *Prior
 }
 
@@ -98,9 +101,6 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 		opts.Restarts = 1
 	}
 	if opts.Prior != nil {
-		if opts.Covariance != Full {
-			return nil, fmt.Errorf("mixture.FitGaussianMixture: a Prior needs Full covariances, got type %d", opts.Covariance)
-		}
 		p, err := opts.Prior.resolve(x, opts.K)
 		if err != nil {
 			return nil, err
@@ -152,8 +152,8 @@ func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
 	for it := range opts.MaxIter {
 		mStep(m, x, resp, opts)
 		if opts.Prior != nil {
-			opts.Prior.mapStep(m, x, resp)
-			lp, err := opts.Prior.logPrior(m)
+			opts.Prior.mapStep(m, x, resp, opts.Covariance)
+			lp, err := opts.Prior.logPrior(m, opts.Covariance)
 			if err != nil {
 				return nil, err
 			}

@@ -64,16 +64,22 @@ func TestMAPEMDirichletAndFlatMeansByHand(t *testing.T) {
 	assert.InDelta(t, 3.0/7, cv[hi], 1e-12)
 }
 
-// On iris with the default prior, MAP-EM's log posterior never decreases,
+// On iris with the default prior and with an informative one (κ₀ > 0,
+// α > 1), MAP-EM's log posterior never decreases for any covariance type,
 // and a prior of vanishing weight gives back the maximum-likelihood fit.
 func TestMAPEMMonotoneOnIris(t *testing.T) {
 	x := iris(t)
-	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Seed: 1, Prior: &mixture.Prior{}, Tol: 1e-10, MaxIter: 300})
-	require.NoError(t, err)
-	for i := 1; i < len(m.Trace); i++ {
-		assert.GreaterOrEqual(t, m.Trace[i], m.Trace[i-1]-1e-12, "iteration %d", i)
+	for _, ct := range []mixture.CovarianceType{mixture.Full, mixture.Diagonal, mixture.Spherical, mixture.Tied} {
+		for _, prior := range []mixture.Prior{{}, {Alpha: 2, Kappa: 0.5, Nu: 8}} {
+			m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Seed: 1, Covariance: ct, Prior: &prior, Tol: 1e-10, MaxIter: 300})
+			require.NoError(t, err)
+			require.Greater(t, len(m.Trace), 5, "type %d", ct)
+			for i := 1; i < len(m.Trace); i++ {
+				assert.GreaterOrEqual(t, m.Trace[i], m.Trace[i-1]-1e-12, "type %d, prior %+v, iteration %d", ct, prior, i)
+			}
+			assert.InDelta(t, m.LogLikelihood+m.LogPrior/150, m.Trace[len(m.Trace)-1], 1e-12)
+		}
 	}
-	assert.InDelta(t, m.LogLikelihood+m.LogPrior/150, m.Trace[len(m.Trace)-1], 1e-12)
 
 	tiny := tensor.MulScalar(tensor.Eye(tensor.Float64, 4), 1e-10)
 	weak := &mixture.Prior{Nu: 3 + 1e-9, Scale: tiny}
@@ -95,7 +101,7 @@ func TestMAPEMBadPrior(t *testing.T) {
 		"Mean":     {K: 2, Prior: &mixture.Prior{Mean: []float64{1, 2}}},
 		"Scale":    {K: 2, Prior: &mixture.Prior{Scale: tensor.Eye(tensor.Float64, 3)}},
 		"positive": {K: 2, Prior: &mixture.Prior{Scale: tensor.MulScalar(tensor.Eye(tensor.Float64, 4), -1)}},
-		"Diagonal": {K: 2, Covariance: mixture.Diagonal, Prior: &mixture.Prior{}},
+		"Nu/Tied":  {K: 2, Covariance: mixture.Tied, Prior: &mixture.Prior{Nu: 3}},
 	} {
 		_, err := mixture.FitGaussianMixture(x, o)
 		require.Error(t, err, name)

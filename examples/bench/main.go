@@ -15,8 +15,15 @@
 // NumPy's LAPACK, and peers/compare.py tabulates all of them.
 //
 //	go run ./examples/bench [-only mlp_train,gp_lml_grad] [-reps 5] [-steps N]
-//	    [-sizes 500,1000,2000] [-la-sizes 256,1000] [-threads 2] [-json]
-//	    [-cpuprofile file]
+//	    [-rounds 1] [-sizes 500,1000,2000] [-la-sizes 256,1000] [-threads 2]
+//	    [-json] [-cpuprofile file]
+//
+// With -rounds R > 1 every selected workload is set up once and then timed
+// in turn, R rounds in a row (A B, then B A, …), so that two workloads compared
+// with each other (mlp_loader_train against mlp_train) share the machine's
+// noise; each round's medians go to the log (stderr) as
+// `round r workload metric value unit`, and the output is the median over
+// rounds.
 package main
 
 import (
@@ -86,6 +93,7 @@ func run(args []string, out, log io.Writer) error {
 	fs.SetOutput(log)
 	only := fs.String("only", "", "comma-separated workload name prefixes to run (default all)")
 	reps := fs.Int("reps", 5, "repetitions per workload; the median is reported")
+	rounds := fs.Int("rounds", 1, "rounds over the selected workloads, alternating them; the median over rounds is reported")
 	steps := fs.Int("steps", 0, "steps per repetition (0: each workload's default)")
 	sizes := fs.String("sizes", "500,1000,2000", "comma-separated GP training-set sizes")
 	laSizes := fs.String("la-sizes", "256,1000", "comma-separated matrix orders of the SVD, QR and eigh workloads")
@@ -95,8 +103,8 @@ func run(args []string, out, log io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *reps < 1 || *steps < 0 {
-		return fmt.Errorf("-reps must be ≥ 1 and -steps ≥ 0")
+	if *reps < 1 || *steps < 0 || *rounds < 1 {
+		return fmt.Errorf("-reps and -rounds must be ≥ 1 and -steps ≥ 0")
 	}
 	if err := setThreads(*threads); err != nil {
 		return err
@@ -132,13 +140,18 @@ func run(args []string, out, log io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	var all []Result
-	for _, w := range ws {
-		rs := measure(w, o)
-		all = append(all, rs...)
-		if !*asJSON {
-			for _, r := range rs {
-				fmt.Fprintf(out, "%s %s %.6g %s\n", r.Workload, r.Metric, r.Value, r.Unit)
+	if *rounds == 1 {
+		for _, w := range ws {
+			rs := prepare(w, o).measure(o)
+			all = append(all, rs...)
+			if !*asJSON {
+				printResults(out, "", rs)
 			}
+		}
+	} else {
+		all = alternate(ws, o, *rounds, log)
+		if !*asJSON {
+			printResults(out, "", all)
 		}
 	}
 	if *asJSON {
@@ -201,9 +214,16 @@ func allWorkloads(o options) []workload {
 	return ws
 }
 
-// measure warms w up, times o.reps repetitions of its steps and returns the
-// median results.
-func measure(w workload, o options) []Result {
+// prepared is a workload set up and warmed up, with its steps per
+// repetition.
+type prepared struct {
+	w  workload
+	st step
+	n  int
+}
+
+// prepare sets w up and warms it up.
+func prepare(w workload, o options) prepared {
 	st := w.setup()
 	n := o.steps
 	if n == 0 {
@@ -218,6 +238,12 @@ func measure(w workload, o options) []Result {
 		per := time.Since(t0).Seconds() / float64(warm)
 		n = max(1, int(0.1/max(per, 1e-9)))
 	}
+	return prepared{w, st, n}
+}
+
+// measure times o.reps repetitions of p's steps and returns the median
+// results.
+func (p prepared) measure(o options) []Result {
 	secs := make([]float64, o.reps)
 	allocs := make([]float64, o.reps)
 	var ms runtime.MemStats
@@ -225,18 +251,60 @@ func measure(w workload, o options) []Result {
 		runtime.ReadMemStats(&ms)
 		m0 := ms.Mallocs
 		t := time.Now()
-		for range n {
-			st()
+		for range p.n {
+			p.st()
 		}
-		secs[r] = time.Since(t).Seconds() / float64(n)
+		secs[r] = time.Since(t).Seconds() / float64(p.n)
 		runtime.ReadMemStats(&ms)
-		allocs[r] = float64(ms.Mallocs-m0) / float64(n)
+		allocs[r] = float64(ms.Mallocs-m0) / float64(p.n)
 	}
-	rs := w.report(w.name, median(secs))
-	if w.allocs {
-		rs = append(rs, Result{w.name, "allocs_per_step", median(allocs), "1"})
+	rs := p.w.report(p.w.name, median(secs))
+	if p.w.allocs {
+		rs = append(rs, Result{p.w.name, "allocs_per_step", median(allocs), "1"})
 	}
 	return rs
+}
+
+// alternate sets every workload up, then measures them in turn for the
+// given number of rounds, writing each round's results to log, and
+// returns the median over rounds of each result.
+func alternate(ws []workload, o options, rounds int, log io.Writer) []Result {
+	ps := make([]prepared, len(ws))
+	for i, w := range ws {
+		ps[i] = prepare(w, o)
+	}
+	var per [][]Result // per[r][k]: round r's k-th result
+	for r := range rounds {
+		// Every other round runs the workloads in reverse (A B, B A, …),
+		// so that neither always runs first after the other.
+		res := make([][]Result, len(ps))
+		for i := range ps {
+			if r%2 == 1 {
+				i = len(ps) - 1 - i
+			}
+			res[i] = ps[i].measure(o)
+		}
+		rs := slices.Concat(res...)
+		printResults(log, fmt.Sprintf("round %d ", r+1), rs)
+		per = append(per, rs)
+	}
+	out := slices.Clone(per[0])
+	for k := range out {
+		vs := make([]float64, rounds)
+		for r := range rounds {
+			vs[r] = per[r][k].Value
+		}
+		out[k].Value = median(vs)
+	}
+	return out
+}
+
+// printResults writes one `workload metric value unit` line per result,
+// each after prefix.
+func printResults(w io.Writer, prefix string, rs []Result) {
+	for _, r := range rs {
+		fmt.Fprintf(w, "%s%s %s %.6g %s\n", prefix, r.Workload, r.Metric, r.Value, r.Unit)
+	}
 }
 
 // median returns the median of xs (the mean of the middle two for even

@@ -99,11 +99,36 @@ func TestRunJSONOnly(t *testing.T) {
 	}
 }
 
+// TestRunRounds checks that -rounds measures the selected workloads in
+// every round (the log has one line per result and round, in workload
+// order) and prints one line per result, the median over rounds, on the
+// output.
+func TestRunRounds(t *testing.T) {
+	var out, log bytes.Buffer
+	require.NoError(t, run([]string{"-steps", "1", "-reps", "1", "-rounds", "3", "-only", "op_overhead,mlp_loader"}, &out, &log))
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		f := strings.Fields(line)
+		require.Len(t, f, 6, "line %q", line)
+		require.Equal(t, "round", f[0])
+		order = append(order, f[1]+" "+f[2]+" "+f[3])
+	}
+	var want []string
+	for r := range 3 {
+		for _, s := range []string{"mlp_loader_train samples_per_s", "mlp_loader_train allocs_per_step", "op_overhead ns_per_op"} {
+			want = append(want, strconv.Itoa(r+1)+" "+s)
+		}
+	}
+	assert.Equal(t, want, order)
+	assert.Len(t, strings.Split(strings.TrimSpace(out.String()), "\n"), 3, out.String())
+}
+
 // TestRunErrors checks that bad flags are errors, not panics or empty runs.
 func TestRunErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-only", "nosuchworkload"},
 		{"-reps", "0"},
+		{"-rounds", "0"},
 		{"-sizes", "10,x"},
 		{"-la-sizes", "0"},
 		{"-nosuchflag"},

@@ -61,11 +61,13 @@ func mlpWorkload() workload {
 	}
 }
 
-// mlpLoaderWorkload is mlpWorkload fed by a prefetching data.Loader (two
-// workers, shuffled, batches of 128 drawn from 1,024 synthetic examples)
-// instead of one pre-made batch: collating each batch and converting its
-// labels is inside the timed step, so its samples_per_s against
-// mlp_train's in the same run is the loader's overhead.
+// mlpLoaderWorkload is mlpWorkload fed by a prefetching data.Loader
+// (Workers: 2, of which the loader starts GOMAXPROCS−1 on a small machine;
+// shuffled; batches of 128 drawn from 1,024 synthetic examples) instead of
+// one pre-made batch: waiting for each batch, converting its labels and
+// releasing it back to the loader after the step are inside the timed step,
+// so its samples_per_s against mlp_train's in the same run (best with
+// -rounds, which alternates them) is the loader's overhead.
 func mlpLoaderWorkload() workload {
 	const batch, n = 128, 1024
 	return workload{
@@ -106,6 +108,7 @@ func mlpLoaderWorkload() workload {
 				}
 				cur = b
 				tr()
+				ld.Release(b)
 			}
 		},
 		report: throughput("samples_per_s", batch),
