@@ -10,8 +10,11 @@
 // the prior, reconstructions and, with a 2-D top latent (-latent 2 for vae,
 // -latent2 2 for hvae), the latent manifold and the test codes.
 //
+// -warmup N raises the KL weight linearly from 0 to β over the first N
+// epochs (the KL warm-up of Sønderby et al. 2016).
+//
 //	go run ./examples/vae [-model vae|hvae] [-epochs 20] [-latent 20] [-latent2 10]
-//	    [-beta 1] [-seed 1] [-data dir] [-out ./out/<model>] [-demo] [-json]
+//	    [-beta 1] [-warmup 0] [-seed 1] [-data dir] [-out ./out/<model>] [-demo] [-json]
 //
 // Without -data it uses the 10,000 MNIST digits embedded in Gradus (8,000 to
 // train, 2,000 to test); -data names a directory with the full MNIST IDX files.
@@ -49,6 +52,7 @@ type options struct {
 	TestN   int // and the first TestN test images (0: all)
 	NoFiles bool
 	Beta    float64 // the KL weight (β-VAE); 1 is the plain VAE
+	Warmup  int     // epochs over which the KL weight rises linearly from 0 to Beta (0: none)
 	Model   string  // "vae" (default) or "hvae"
 	Latent2 int     // hvae: dimension of the top latent z₂
 	Hidden2 int     // hvae: hidden width between the two levels
@@ -78,6 +82,7 @@ func main() {
 	flag.StringVar(&o.Data, "data", "", "directory with the full MNIST IDX files (default: the embedded 10k subset)")
 	flag.StringVar(&o.Out, "out", "", "directory for the PNGs, the JSON-lines log and the checkpoint (default ./out/<model>)")
 	flag.Float64Var(&o.Beta, "beta", 1, "KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)")
+	flag.IntVar(&o.Warmup, "warmup", 0, "KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)")
 	flag.IntVar(&o.IWAEK, "iwae-k", 50, "samples of the final importance-weighted bound (0: skip)")
 	demo := flag.Bool("demo", false, "a short run (10 epochs) that ends with recognisable samples")
 	asJSON := flag.Bool("json", false, "print one JSON object with the results")
@@ -154,11 +159,21 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 			return data.Batch{X: rows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
 		}})
 	// The Trainer wants the batch mean; the model's loss is the batch sum.
+	beta := o.Beta
+	if beta == 0 {
+		beta = 1
+	}
+	warm := float64(o.Warmup * loader.NumBatches(0))
+	var t *trainer
 	loss := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
+		if warm > 0 {
+			m.setBeta(beta * min(1, float64(t.tr.Steps()+1)/warm))
+		}
 		return graph.MulScalar(m.loss(g, b.X, rng), 1/float64(len(b.Labels)))
 	}
 	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: o.LR})
-	return &trainer{m: m, tr: train.New(m, opt, loss, loader, cfg), g: graph.New()}, nil
+	t = &trainer{m: m, tr: train.New(m, opt, loss, loader, cfg), g: graph.New()}
+	return t, nil
 }
 
 // step takes one Adam step on the batch xb through the Trainer's step API

@@ -46,6 +46,32 @@ func TestStepsLowerLoss(t *testing.T) {
 	assert.ErrorContains(t, err, `unknown -model "gan"`)
 }
 
+// -warmup raises the KL weight linearly over its epochs: with 4 steps per
+// epoch and 2 epochs of warm-up, step k (1-based) uses β·k/8, then β.
+func TestWarmup(t *testing.T) {
+	x, _, err := data.MNIST("train")
+	require.NoError(t, err)
+	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
+	for _, model := range []string{"vae", "hvae"} {
+		tr, err := newTrainer(options{Model: model, Hidden: 16, Hidden2: 8, Batch: 64, LR: 1e-3, Latent: 3, Latent2: 2,
+			Seed: 1, Beta: 2, Warmup: 2}, x, train.Config{Epochs: 3})
+		require.NoError(t, err)
+		beta := func() float64 {
+			if m, ok := tr.m.(*plainVAE); ok {
+				return m.Beta
+			}
+			return tr.m.(*ladderVAE).Beta
+		}
+		var seen []float64
+		for range 10 {
+			_, err := tr.step(tensor.Slice(x, 0, 0, 64, 1).Contiguous())
+			require.NoError(t, err)
+			seen = append(seen, beta())
+		}
+		assert.Equal(t, []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2, 2}, seen, model)
+	}
+}
+
 func TestRunJSON(t *testing.T) {
 	for _, model := range []string{"vae", "hvae"} {
 		dir := t.TempDir()

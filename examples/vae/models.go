@@ -30,6 +30,8 @@ type model interface {
 	// reconstruct returns the logits at the posterior means of x.
 	reconstruct(g *graph.Graph, x *tensor.Tensor) *graph.Node
 	top() int // dimension of the top-level code
+	// setBeta sets the weight of the KL terms in loss.
+	setBeta(beta float64)
 	describe() string
 }
 
@@ -85,6 +87,8 @@ func (m *plainVAE) reconstruct(g *graph.Graph, x *tensor.Tensor) *graph.Node {
 
 func (m *plainVAE) top() int { return m.Latent }
 
+func (m *plainVAE) setBeta(beta float64) { m.Beta = beta }
+
 func (m *plainVAE) describe() string { return fmt.Sprintf("VAE 784-%d-%d", m.hidden, m.Latent) }
 
 // ladderVAE is the two-level hierarchical VAE with top-down inference.
@@ -133,6 +137,8 @@ func (m *ladderVAE) reconstruct(g *graph.Graph, x *tensor.Tensor) *graph.Node {
 }
 
 func (m *ladderVAE) top() int { return m.Latent2 }
+
+func (m *ladderVAE) setBeta(beta float64) { m.Beta = beta }
 
 func (m *ladderVAE) describe() string {
 	return fmt.Sprintf("hierarchical VAE 784-%d-(z₁ %d)-%d-(z₂ %d)", m.hidden, m.Latent1, m.hidden2, m.Latent2)
