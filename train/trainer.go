@@ -180,8 +180,10 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 	if total == 0 {
 		return 0, fmt.Errorf("train: step %d: no examples in %d micro-batches", t.step+1, len(micro))
 	}
-	for _, a := range t.acc {
-		tensor.MulScalarTo(a, a, 0)
+	if len(micro) > 1 { // one micro-batch's gradients are copied over acc
+		for _, a := range t.acc {
+			tensor.MulScalarTo(a, a, 0)
+		}
 	}
 	rng := t.RNG()
 	for i, b := range micro {
