@@ -135,19 +135,34 @@ func (m *HVAE) Infer(x, eps2 *graph.Node) HPosterior {
 }
 
 func (m *HVAE) infer(x, eps2 *graph.Node) HPosterior {
-	var q HPosterior
+	return m.topDown(m.bottomUp(x), eps2)
+}
+
+// bottomUp is the deterministic pass x → d₁ → d₂: the bottom-up estimate
+// (μ̂, log σ̂²) of z₁ and q(z₂|x).
+type bottomUp struct{ muHat, lvHat, mu2, lv2 *graph.Node }
+
+func (m *HVAE) bottomUp(x *graph.Node) bottomUp {
 	d1 := mlp(m.Up1.Hidden, x)
-	muHat, lvHat := m.Up1.Head.MeanLayer.Forward(d1), m.Up1.Head.ScaleLayer.Forward(d1)
-	q.Mu2, q.LogVar2 = m.Up2.forward(d1)
+	var b bottomUp
+	b.muHat, b.lvHat = m.Up1.Head.MeanLayer.Forward(d1), m.Up1.Head.ScaleLayer.Forward(d1)
+	b.mu2, b.lv2 = m.Up2.forward(d1)
+	return b
+}
+
+// topDown samples z₂ with eps2 and merges the prior p(z₁|z₂) with the
+// bottom-up estimate.
+func (m *HVAE) topDown(b bottomUp, eps2 *graph.Node) HPosterior {
+	q := HPosterior{Mu2: b.mu2, LogVar2: b.lv2}
 	q.Z2 = Sample(q.Mu2, q.LogVar2, eps2)
 	q.PriorMu1, q.PriorLogVar1 = m.Prior.forward(q.Z2)
 	// Precision weighting in log-variances: the weight of the bottom-up
 	// mean is σ̂⁻²/(σ̂⁻² + σₚ⁻²) = sigmoid(log σₚ² − log σ̂²), and
 	// log σ₁² = −log(σ̂⁻² + σₚ⁻²) = log σ̂² − softplus(log σ̂² − log σₚ²);
 	// neither forms a precision, so neither overflows.
-	w := graph.Sigmoid(graph.Sub(q.PriorLogVar1, lvHat))
-	q.Mu1 = graph.Add(q.PriorMu1, graph.Mul(w, graph.Sub(muHat, q.PriorMu1)))
-	q.LogVar1 = graph.Sub(lvHat, graph.Softplus(graph.Sub(lvHat, q.PriorLogVar1)))
+	w := graph.Sigmoid(graph.Sub(q.PriorLogVar1, b.lvHat))
+	q.Mu1 = graph.Add(q.PriorMu1, graph.Mul(w, graph.Sub(b.muHat, q.PriorMu1)))
+	q.LogVar1 = graph.Sub(b.lvHat, graph.Softplus(graph.Sub(b.lvHat, q.PriorLogVar1)))
 	return q
 }
 
@@ -223,11 +238,13 @@ func (m *HVAE) IWAE(x *graph.Node, rng *tensor.RNG, k int) *graph.Node {
 	}
 	m.check("vae.HVAE.IWAE", x, nil, nil)
 	g, n, dt := x.Graph(), x.Shape()[0], x.DType()
-	// The bottom-up pass depends on x only: run it once and broadcast.
 	eps2 := g.Const(normal(rng, dt, k, n, m.Latent2))
 	eps1 := g.Const(normal(rng, dt, k, n, m.Latent1))
+	// The bottom-up pass depends on x only: run it once and broadcast.
+	b := m.bottomUp(x)
+	bk := func(v *graph.Node) *graph.Node { return graph.BroadcastTo(v, k, n, v.Shape()[1]) }
+	q := m.topDown(bottomUp{bk(b.muHat), bk(b.lvHat), bk(b.mu2), bk(b.lv2)}, eps2)
 	xk := graph.BroadcastTo(x, k, n, m.Input)
-	q := m.infer(xk, eps2)
 	z1 := Sample(q.Mu1, q.LogVar1, eps1)
 	logLik := m.Decoder.logLik(m.Decoder.forward(z1), xk) // (k, n)
 	sum := func(v *graph.Node) *graph.Node { return graph.Sum(v, []int{-1}, false) }

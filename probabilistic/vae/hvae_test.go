@@ -340,6 +340,15 @@ func TestHVAEELBOGradCheck(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, rep.Passed, "%+v", rep)
 			assert.Less(t, rep.MaxRelErr(autodiff.ModeVJP), 1e-6)
+			// The IWAE bound (the bottom-up pass broadcast over the K samples)
+			// with the noise fixed by reseeding.
+			fk := func(in []*graph.Node) *graph.Node {
+				bindAll(ps, in)
+				return graph.Sum(m.IWAE(in[0].Graph().Const(xs), tensor.NewRNG(45), 3), nil, false)
+			}
+			rep, err = autodiff.GradCheck(fk, inputs, autodiff.GradCheckOptions{Name: "vae.HVAE.IWAE", Eps: 1e-6, Order: 1, Seed: 2})
+			require.NoError(t, err)
+			assert.True(t, rep.Passed, "%+v", rep)
 		})
 	}
 }
