@@ -50,6 +50,13 @@ type Config struct {
 
 	Progress io.Writer // progress bar on a terminal, a line per epoch otherwise (nil: silent)
 	Log      io.Writer // one JSON object per epoch (nil: none)
+
+	// Gradients returns the gradients of a micro-batch's loss with respect
+	// to params, in their order (nil: nn.Gradients). A data-parallel run
+	// passes distributed.DataParallel.Gradients, which averages them over
+	// the ranks during the backward pass. An error ends the step with the
+	// parameters unchanged.
+	Gradients func(loss *graph.Node, params []nn.NamedParam) ([]*tensor.Tensor, error)
 }
 
 // Record is what one epoch produced; it is written as one line of the
@@ -173,8 +180,10 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 	if total == 0 {
 		return 0, fmt.Errorf("train: step %d: no examples in %d micro-batches", t.step+1, len(micro))
 	}
-	for _, a := range t.acc {
-		tensor.MulScalarTo(a, a, 0)
+	if len(micro) > 1 { // one micro-batch's gradients are copied over acc
+		for _, a := range t.acc {
+			tensor.MulScalarTo(a, a, 0)
+		}
 	}
 	rng := t.RNG()
 	for i, b := range micro {
@@ -187,7 +196,12 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 		}
 		w := float64(len(b.Labels)) / float64(total)
 		loss += w * v
-		for j, gr := range nn.Gradients(l, t.params) {
+		grads, err := t.gradients(l)
+		if err != nil {
+			t.g.Reset()
+			return v, fmt.Errorf("train: step %d, micro-batch %d: %w", t.step+1, i+1, err)
+		}
+		for j, gr := range grads {
 			if len(micro) == 1 {
 				tensor.CopyInto(t.acc[j], gr)
 			} else {
@@ -208,6 +222,17 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 	t.step++
 	t.hist.StepLoss = append(t.hist.StepLoss, loss)
 	return loss, nil
+}
+
+func (t *Trainer) gradients(l *graph.Node) ([]*tensor.Tensor, error) {
+	if t.cfg.Gradients == nil {
+		return nn.Gradients(l, t.params), nil
+	}
+	grads, err := t.cfg.Gradients(l, t.params)
+	if err == nil && len(grads) != len(t.params) {
+		err = fmt.Errorf("Config.Gradients returned %d gradients for %d parameters", len(grads), len(t.params))
+	}
+	return grads, err
 }
 
 // RunEpoch trains one epoch over the loader's batches, Config.Accumulate

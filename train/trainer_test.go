@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"path/filepath"
 	"testing"
@@ -252,4 +253,40 @@ func TestNonFiniteLossAndCallbacks(t *testing.T) {
 	assert.Panics(t, func() {
 		New(lin, optim.NewSGD(nn.Values(other.Params()), optim.SGDConfig{LR: 0.1}), mse(lin, 0), loader, Config{})
 	}, "an optimiser over another model's parameters")
+}
+
+// Config.Gradients replaces nn.Gradients: a hook that doubles every
+// gradient makes an SGD step at rate 0.1 equal the plain step at rate 0.2,
+// and a hook's error ends the step with the parameters unchanged.
+func TestGradientsHook(t *testing.T) {
+	ds := regression(tensor.Float64, 8)
+	b := data.Collate([]data.Example{ds.Get(0), ds.Get(1), ds.Get(2), ds.Get(3)}, []int{0, 1, 2, 3})
+	step := func(lr float64, hook func(*graph.Node, []nn.NamedParam) ([]*tensor.Tensor, error)) ([][]float64, error) {
+		lin := newLinear(tensor.Float64, 3)
+		tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: lr}), mse(lin, 0), nil, Config{Gradients: hook})
+		_, err := tr.Step(b)
+		return values(lin), err
+	}
+	doubled := func(l *graph.Node, ps []nn.NamedParam) ([]*tensor.Tensor, error) {
+		var out []*tensor.Tensor
+		for _, g := range nn.Gradients(l, ps) {
+			out = append(out, tensor.MulScalar(g, 2))
+		}
+		return out, nil
+	}
+	want, err := step(0.2, nil)
+	require.NoError(t, err)
+	got, err := step(0.1, doubled)
+	require.NoError(t, err)
+	initial := values(newLinear(tensor.Float64, 3))
+	for i := range want {
+		assert.NotEqual(t, initial[i], want[i])
+		assert.InDeltaSlice(t, want[i], got[i], 1e-15)
+	}
+	got, err = step(0.1, func(*graph.Node, []nn.NamedParam) ([]*tensor.Tensor, error) { return nil, errors.New("rank 1 is gone") })
+	assert.ErrorContains(t, err, "train: step 1, micro-batch 1: rank 1 is gone")
+	assert.Equal(t, initial, got)
+	got, err = step(0.1, func(*graph.Node, []nn.NamedParam) ([]*tensor.Tensor, error) { return nil, nil })
+	assert.ErrorContains(t, err, "returned 0 gradients for 2 parameters")
+	assert.Equal(t, initial, got)
 }

@@ -1,7 +1,8 @@
 // Command dae trains a denoising autoencoder (vae.DAE; Vincent et al.
 // 2008) on the embedded MNIST digits: 784-256-32 MLPs, masking noise that
 // drops half of the pixels, Adam on the Bernoulli reconstruction of the
-// clean digit. It prints the held-out reconstruction error (binary cross
+// clean digit, trained by train.Trainer (progress per epoch, and a JSON-lines
+// log next to the PNG). It prints the held-out reconstruction error (binary cross
 // entropy per image, and the mean squared error per pixel) of corrupted
 // test digits, against leaving the corrupted digit as it is,
 // and writes a PNG with rows of clean, corrupted and reconstructed digits.
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
@@ -23,6 +25,7 @@ import (
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/vae"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 type config struct {
@@ -33,10 +36,12 @@ type config struct {
 }
 
 type result struct {
-	TestBCE  float64 `json:"test_bce_per_image"`
-	TestMSE  float64 `json:"test_mse"`      // per pixel, reconstruction against the clean digit
-	NoisyMSE float64 `json:"corrupted_mse"` // per pixel, the corrupted digit as it is
-	Plot     string  `json:"plot,omitempty"`
+	TestBCE  float64   `json:"test_bce_per_image"`
+	TrainBCE []float64 `json:"train_bce_per_epoch"`
+	TestMSE  float64   `json:"test_mse"`      // per pixel, reconstruction against the clean digit
+	NoisyMSE float64   `json:"corrupted_mse"` // per pixel, the corrupted digit as it is
+	Plot     string    `json:"plot,omitempty"`
+	Log      string    `json:"log,omitempty"` // the JSON-lines training log
 }
 
 func main() {
@@ -73,25 +78,45 @@ func run(cfg config, verbose bool) (res result, err error) {
 	rng := tensor.NewRNG(cfg.Seed)
 	m := vae.NewDAE(rng, 784, []int{256}, 32, cfg.Drop, tensor.Float32)
 	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: 3e-3})
-	g := graph.New()
 	n := x.Shape()[0]
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		perm := rng.Perm(n)
-		sum := 0.0
-		for lo := 0; lo+cfg.Batch <= n; lo += cfg.Batch {
-			g.Reset()
-			xb := tensor.IndexSelect(x, 0, perm[lo:lo+cfg.Batch])
-			loss := m.Loss(g.Const(m.Corrupt(xb, rng)), g.Const(xb))
-			sum += loss.Item()
-			if err := opt.Step(nn.Gradients(loss, m.Params())); err != nil {
-				return res, fmt.Errorf("epoch %d: %w", epoch, err)
-			}
-		}
-		if verbose {
-			fmt.Printf("epoch %d/%d: training BCE %.1f nats per image\n", epoch, cfg.Epochs, sum/float64(n/cfg.Batch*cfg.Batch))
-		}
+	// Batches of clean digits, shuffled from the seed; the masking noise is
+	// drawn from the Trainer's RNG, so a run is reproducible.
+	gather := data.NewGatherer(x)
+	loader := data.NewLoader(data.TensorDataset{X: x, Labels: make([]float64, n)}, data.LoaderOptions{
+		BatchSize: cfg.Batch, DropLast: true, Sampler: data.Random{N: n, Seed: cfg.Seed},
+		Collate: func(_ []data.Example, idx []int) data.Batch {
+			return data.Batch{X: gather.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+		}})
+	// The loss is the BCE per image (the batch mean of the summed BCE).
+	loss := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
+		k := float64(len(b.Labels))
+		return graph.MulScalar(m.Loss(g.Const(m.Corrupt(b.X, rng)), g.Const(b.X)), 1/k)
 	}
-	g.Reset()
+	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
+	if cfg.Out != "" {
+		// A JSON-lines log of every epoch next to the PNG, for gradus plot.
+		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+			return res, err
+		}
+		res.Log = strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".jsonl"
+		f, err := os.Create(res.Log)
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		tc.Log = f
+	}
+	if verbose {
+		tc.Progress = os.Stdout
+	}
+	hist, err := train.New(m, opt, loss, loader, tc).Fit()
+	if err != nil {
+		return res, err
+	}
+	for _, r := range hist.Records {
+		res.TrainBCE = append(res.TrainBCE, r.TrainLoss)
+	}
+	g := graph.New()
 	noisy := m.Corrupt(xt, tensor.NewRNG(cfg.Seed+1))
 	logits := m.Reconstruct(g.Const(noisy))
 	res.TestBCE = vae.BCEWithLogitsSum(logits, g.Const(xt)).Item() / float64(xt.Shape()[0])
@@ -109,9 +134,6 @@ func run(cfg config, verbose bool) (res result, err error) {
 	}
 	if cfg.Out == "" {
 		return res, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
-		return res, err
 	}
 	const k = 10
 	rows := []*tensor.Tensor{tensor.Slice(xt, 0, 0, k, 1), tensor.Slice(noisy, 0, 0, k, 1), tensor.Slice(rec, 0, 0, k, 1)}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,4 +21,11 @@ func TestQuickRun(t *testing.T) {
 	st, err := os.Stat(cfg.Out)
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(2000))
+	// The Trainer's log has a line per epoch, and the training BCE falls.
+	require.Len(t, res.TrainBCE, 4)
+	assert.Less(t, res.TrainBCE[3], res.TrainBCE[0])
+	log, err := os.ReadFile(res.Log)
+	require.NoError(t, err)
+	assert.Equal(t, 4, strings.Count(string(log), "\n"))
+	assert.Contains(t, string(log), `"train_loss":`)
 }

@@ -6,8 +6,9 @@
 //	mpirun -np 2 /tmp/dp -mode allreduce         # all-reduce bandwidth
 //
 // Built without the tag it runs as one rank. Each rank takes an equal share
-// of every global batch; rank 0 prints progress and the figures, and with
-// -json one JSON object.
+// of every global batch (data.Sharded) and trains through train.Trainer,
+// whose gradients come from distributed.DataParallel; rank 0 prints
+// progress and the figures, and with -json one JSON object.
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 func main() {
@@ -45,7 +47,7 @@ func main() {
 	var res map[string]any
 	switch *mode {
 	case "train":
-		res, err = train(comm, *steps, *batch, *seed, *out)
+		res, err = trainMLP(comm, *steps, *batch, *seed, *out)
 	case "allreduce":
 		res, err = allReduce(comm)
 	default:
@@ -64,7 +66,7 @@ func main() {
 	}
 }
 
-func train(comm distributed.Comm, steps, batch int, seed uint64, out string) (map[string]any, error) {
+func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) (map[string]any, error) {
 	if batch%comm.Size() != 0 {
 		return nil, fmt.Errorf("global batch %d does not split evenly over %d ranks", batch, comm.Size())
 	}
@@ -83,45 +85,57 @@ func train(comm distributed.Comm, steps, batch int, seed uint64, out string) (ma
 		return nil, err
 	}
 	opt := optim.NewAdam(params, optim.AdamConfig{LR: 1e-3})
-	order := tensor.NewRNG(seed).Perm(n) // the same order on every rank
-	g := graph.New()
-	var first, last float64
-	start := time.Now()
-	for s := range steps {
-		lo, hi := distributed.ShardRange(batch, comm.Rank(), comm.Size())
-		base := (s * batch) % (n - batch + 1)
-		idx := order[base+lo : base+hi]
-		xb := tensor.IndexSelect(x, 0, idx)
-		yb := make([]int, len(idx))
-		for i, k := range idx {
-			yb[i] = labels[k]
+	// Every rank shuffles the same order from the seed and takes its share
+	// of it (data.Sharded), batch/size rows per step, so a step covers one
+	// global batch.
+	y := make([]float64, n)
+	for i, c := range labels {
+		y[i] = float64(c)
+	}
+	rows := data.NewGatherer(x)
+	loader := data.NewLoader(data.TensorDataset{X: x, Labels: y}, data.LoaderOptions{
+		BatchSize: batch / comm.Size(), DropLast: true,
+		Sampler: data.Sharded{Inner: data.Random{N: n, Seed: seed}, Rank: comm.Rank(), Size: comm.Size()},
+		Collate: func(_ []data.Example, idx []int) data.Batch {
+			b := data.Batch{X: rows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+			for i, k := range idx {
+				b.Labels[i] = y[k]
+			}
+			return b
+		}})
+	yb := make([]int, 0, batch)
+	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
+		yb = yb[:0]
+		for _, l := range b.Labels {
+			yb = append(yb, int(l))
 		}
-		g.Reset()
-		loss := losses.CrossEntropy(model.Forward(g.Const(xb)), yb, losses.CrossEntropyOptions{})
+		return losses.CrossEntropy(model.Forward(g.Const(b.X)), yb, losses.CrossEntropyOptions{})
+	}
+	perEpoch := loader.NumBatches(0)
+	if perEpoch == 0 {
+		return nil, fmt.Errorf("global batch %d is larger than the %d training digits", batch, n)
+	}
+	cfg := train.Config{Epochs: (steps + perEpoch - 1) / perEpoch, MaxSteps: steps, Seed: seed,
 		// The gradients are averaged over the ranks bucket by bucket while
 		// the backward pass is still running.
-		grads, err := dp.Gradients(loss, model.Params())
-		if err != nil {
-			return nil, err
-		}
-		if err := opt.Step(grads); err != nil {
-			return nil, err
-		}
-		// The mean loss over the global batch, for the progress lines.
-		l := []float64{loss.Item() / float64(comm.Size())}
-		if err := comm.AllReduceFloat64(l); err != nil {
-			return nil, err
-		}
-		if s == 0 {
-			first = l[0]
-		}
-		last = l[0]
-		if comm.Rank() == 0 && (s+1)%50 == 0 {
-			fmt.Printf("step %d/%d loss %.4f\n", s+1, steps, l[0])
-		}
+		Gradients: dp.Gradients}
+	if comm.Rank() == 0 {
+		cfg.Progress = os.Stdout
 	}
+	start := time.Now()
+	hist, err := train.New(model, opt, loss, loader, cfg).Fit()
+	if err != nil {
+		return nil, err
+	}
+	// The mean loss over the global batch of the first and the last step:
+	// every rank's share has the same size, so it is the mean of the ranks'.
+	fl := []float64{hist.StepLoss[0] / float64(comm.Size()), hist.StepLoss[len(hist.StepLoss)-1] / float64(comm.Size())}
+	if err := comm.AllReduceFloat64(fl); err != nil {
+		return nil, err
+	}
+	first, last := fl[0], fl[1]
 	secs := time.Since(start).Seconds()
-	rate := float64(steps*batch) / secs
+	rate := float64(len(hist.StepLoss)*batch) / secs
 	if out != "" {
 		// Every rank holds the same parameters: rank 0 alone writes them,
 		// and the others wait so that the file is complete when any rank

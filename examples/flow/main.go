@@ -2,7 +2,8 @@
 // maximum likelihood on the two-moons toy set: eight affine coupling
 // layers with alternating masks (probabilistic.AffineCoupling) on a
 // standard normal base, as a probabilistic.Transformed distribution, with
-// Adam on mini-batches. It prints the mean negative log-likelihood per
+// Adam on mini-batches drawn with replacement, by train.Trainer (a progress
+// line and a JSON-lines log record every 100 steps). It prints the mean negative log-likelihood per
 // point on held-out moons against the standard normal's, and draws a PNG
 // with the data, the flow's samples and its density.
 //
@@ -17,6 +18,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -25,11 +28,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 type config struct {
@@ -48,6 +53,7 @@ type result struct {
 	SampleStd   []float64 `json:"sample_std"`
 	DataStd     []float64 `json:"data_std"`
 	Plot        string    `json:"plot,omitempty"`
+	Log         string    `json:"log,omitempty"` // the JSON-lines training log
 	Parameters  int       `json:"parameters"`
 	SecondsStep float64   `json:"-"`
 }
@@ -106,13 +112,17 @@ func newFlow(rng *tensor.RNG, layers, hidden int) *flow {
 	return f
 }
 
-func (f *flow) params() []nn.NamedParam {
+// Params lists the coupling layers' parameters under "coupling0.", ….
+func (f *flow) Params() []nn.NamedParam {
 	var ps []nn.NamedParam
 	for k, l := range f.layers {
 		ps = append(ps, nn.Prefix(fmt.Sprintf("coupling%d", k), l.Params())...)
 	}
 	return ps
 }
+
+// SetTraining does nothing: the flow has no train/eval differences.
+func (f *flow) SetTraining(bool) {}
 
 func (f *flow) dist(g *graph.Graph) *probabilistic.Transformed {
 	base := probabilistic.NewMVNDiag(g.Const(tensor.Zeros(tensor.Float64, 2)), g.Const(tensor.Ones(tensor.Float64, 2)))
@@ -133,42 +143,56 @@ func run(cfg config, verbose bool) (res result, err error) {
 		return res, fmt.Errorf("need -steps ≥ 1, -layers ≥ 2, -hidden ≥ 1, got %d, %d, %d", cfg.Steps, cfg.Layers, cfg.Hidden)
 	}
 	rng := tensor.NewRNG(cfg.Seed)
-	train, test := moons(rng, 4096), moons(rng, 2048)
+	xTrain, test := moons(rng, 4096), moons(rng, 2048)
 	f := newFlow(rng, cfg.Layers, cfg.Hidden)
-	ps := f.params()
+	ps := f.Params()
 	for _, p := range ps {
 		res.Parameters += p.Value.Size()
 	}
 	opt := optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: cfg.LR})
-	g := graph.New()
-	n := train.Shape()[0]
-	window := 0.0
-	for step := 1; step <= cfg.Steps; step++ {
-		g.Reset()
-		idx := make([]int, cfg.Batch)
-		for i := range idx {
-			idx[i] = rng.Intn(n)
-		}
-		loss := nll(f.dist(g), g.Const(tensor.IndexSelect(train, 0, idx)))
-		l := loss.Item()
-		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return res, fmt.Errorf("step %d: the loss is %v", step, l)
-		}
-		if err := opt.Step(nn.Gradients(loss, ps)); err != nil {
+	// Each batch draws its points with replacement from the training set;
+	// an "epoch" of the Trainer is 100 such steps, so its log and
+	// progress line come every 100 steps.
+	const perEpoch = 100
+	n := xTrain.Shape()[0]
+	gather := data.NewGatherer(xTrain)
+	loader := data.NewLoader(data.TensorDataset{X: xTrain, Labels: make([]float64, n)}, data.LoaderOptions{
+		BatchSize: cfg.Batch,
+		Sampler:   data.Weighted{Weights: slices.Repeat([]float64{1}, n), Count: perEpoch * cfg.Batch, Seed: cfg.Seed},
+		Collate: func(_ []data.Example, idx []int) data.Batch {
+			return data.Batch{X: gather.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+		}})
+	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node { return nll(f.dist(g), g.Const(b.X)) }
+	tc := train.Config{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}
+	if cfg.Out != "" {
+		// A JSON-lines log of every 100 steps next to the PNG, for gradus plot.
+		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
 			return res, err
 		}
-		window += l
-		if step%100 == 0 {
-			res.Curve = append(res.Curve, window/100)
-			if verbose {
-				fmt.Printf("\rstep %5d/%d  train NLL %.4f", step, cfg.Steps, window/100)
-			}
-			window = 0
+		res.Log = strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".jsonl"
+		lf, err := os.Create(res.Log)
+		if err != nil {
+			return res, err
 		}
+		defer lf.Close()
+		tc.Log = lf
 	}
 	if verbose {
-		fmt.Println()
+		tc.Progress = os.Stdout
 	}
+	hist, err := train.New(f, opt, loss, loader, tc).Fit()
+	if err != nil {
+		return res, err
+	}
+	// The training curve: the mean loss of each full window of 100 steps.
+	for lo := 0; lo+perEpoch <= len(hist.StepLoss); lo += perEpoch {
+		w := 0.0
+		for _, l := range hist.StepLoss[lo : lo+perEpoch] {
+			w += l
+		}
+		res.Curve = append(res.Curve, w/perEpoch)
+	}
+	g := graph.New()
 	g.Reset()
 	tx := g.Const(test)
 	res.TestNLL = nll(f.dist(g), tx).Item()

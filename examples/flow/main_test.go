@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,6 +26,13 @@ func TestTwoMoons(t *testing.T) {
 	st, err := os.Stat(cfg.Out)
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(20000))
+	// Three windows of 100 steps, one JSON line each from the Trainer.
+	require.Len(t, res.Curve, 3)
+	assert.Less(t, res.Curve[2], res.Curve[0])
+	log, err := os.ReadFile(res.Log)
+	require.NoError(t, err)
+	assert.Equal(t, 3, strings.Count(string(log), "\n"))
+	assert.Contains(t, string(log), `"step":300`)
 	_, err = run(config{Steps: 0, Layers: 2, Hidden: 1, Batch: 1}, false)
 	assert.ErrorContains(t, err, "-steps ≥ 1")
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"github.com/gradus-ml/gradus/plot"
-	"github.com/gradus-ml/gradus/train"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -16,7 +14,9 @@ import (
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // sineConfig describes the forecasting task and its training.
@@ -58,6 +58,7 @@ type sineResult struct {
 	TrainSize         int       `json:"train_size"`
 	HeldOutSize       int       `json:"heldout_size"`
 	Plot              string    `json:"plot,omitempty"`
+	Log               string    `json:"log,omitempty"` // the JSON-lines training log
 	StepLoss          []float64 `json:"-"`
 }
 
@@ -109,44 +110,54 @@ func runSine(c sineConfig, stdout, log io.Writer) (res sineResult, err error) {
 	res.PersistenceMSE /= float64(len(yv))
 
 	m := newSeqModel(tensor.NewRNG(c.Seed+1), 1, c.Hidden, 1)
-	params := m.Params()
-	opt := optim.NewAdam(nn.Values(params), optim.AdamConfig{LR: c.LR})
-	batches := data.NewBatcher(nTrain, c.Batch, data.BatchOptions{Seed: c.Seed})
-	xRows, yRows := data.NewGatherer(xTr), data.NewGatherer(yTr)
+	// Batches of windows shuffled from the seed; the labels carry the
+	// next values (float32 values, exact in float64).
+	labels := make([]float64, nTrain)
+	for i, v := range yTr.Values() {
+		labels[i] = v
+	}
+	xRows := data.NewGatherer(xTr.Contiguous())
+	loader := data.NewLoader(data.TensorDataset{X: xTr, Labels: labels}, data.LoaderOptions{
+		BatchSize: c.Batch, Sampler: data.Random{N: nTrain, Seed: c.Seed},
+		Collate: func(_ []data.Example, idx []int) data.Batch {
+			b := data.Batch{X: xRows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+			for i, k := range idx {
+				b.Labels[i] = labels[k]
+			}
+			return b
+		}})
+	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
+		target := tensor.FromValues(tensor.Float32, b.Labels, len(b.Labels), 1)
+		return losses.MSE(m.Forward(g.Const(b.X)), g.Const(target), losses.Mean)
+	}
 	prog.Printf("lstm sine: %d training and %d held-out windows of %d, LSTM(1→%d), noise sd %g", nTrain, n-nTrain, c.Window, c.Hidden, c.Noise)
 	// Cosine decay to zero: the late, small steps average out the noise.
-	sched := optim.CosineAnnealingLR(c.LR, max(c.Epochs*batches.NumBatches(), 1), 0)
-	g := graph.New()
-	steps := 0
-	for epoch := 1; epoch <= c.Epochs; epoch++ {
-		t0 := time.Now()
-		prog.StartEpoch(fmt.Sprintf("epoch %d/%d", epoch, c.Epochs), batches.NumBatches())
-		sum, seen := 0.0, 0
-		for idx := range batches.Epoch() {
-			g.Reset()
-			opt.SetLR(sched.LR(steps))
-			pred := m.Forward(g.Const(xRows.Gather(idx)))
-			loss := losses.MSE(pred, g.Const(yRows.Gather(idx)), losses.Mean)
-			if err := opt.Step(nn.Gradients(loss, params)); err != nil {
-				return res, fmt.Errorf("epoch %d: %w", epoch, err)
-			}
-			l := loss.Item()
-			sum += l * float64(len(idx))
-			seen += len(idx)
-			res.StepLoss = append(res.StepLoss, l)
-			prog.Step(l)
-			if steps++; c.MaxStep > 0 && steps >= c.MaxStep {
-				break
-			}
+	tc := train.Config{Epochs: c.Epochs, Seed: c.Seed, MaxSteps: c.MaxStep, Progress: log,
+		Schedule: optim.CosineAnnealingLR(c.LR, max(c.Epochs*loader.NumBatches(0), 1), 0)}
+	if c.OutDir != "" {
+		// A JSON-lines log of every epoch, for gradus plot.
+		if err := os.MkdirAll(c.OutDir, 0o755); err != nil {
+			return res, err
 		}
-		res.TrainLossPerEpoch = append(res.TrainLossPerEpoch, sum/float64(max(seen, 1)))
-		res.SecondsPerEpoch = append(res.SecondsPerEpoch, time.Since(t0).Seconds())
-		prog.EndEpoch("train MSE %.5f  (%.1f s)", res.TrainLossPerEpoch[epoch-1], res.SecondsPerEpoch[epoch-1])
-		if c.MaxStep > 0 && steps >= c.MaxStep {
-			break
+		res.Log = filepath.Join(c.OutDir, "sine.jsonl")
+		f, err := os.Create(res.Log)
+		if err != nil {
+			return res, err
 		}
+		defer f.Close()
+		tc.Log = f
 	}
+	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR}), loss, loader, tc).Fit()
+	if err != nil {
+		return res, err
+	}
+	for _, r := range hist.Records {
+		res.TrainLossPerEpoch = append(res.TrainLossPerEpoch, r.TrainLoss)
+		res.SecondsPerEpoch = append(res.SecondsPerEpoch, r.Seconds)
+	}
+	res.StepLoss = hist.StepLoss
 
+	g := graph.New()
 	g.Reset()
 	pred := m.Forward(g.Const(xTe.Contiguous())).Value().Values()
 	for i, v := range yv {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // BenchmarkStep measures one training step of the 784-400-20 VAE on a
@@ -13,7 +14,10 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := newTrainer(options{Hidden: 400, Batch: 128, LR: 1e-3, Latent: 20, Seed: 1})
+	t, err := newTrainer(options{Hidden: 400, Batch: 128, LR: 1e-3, Latent: 20, Seed: 1}, x, train.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	idx := make([]int, 128)
 	for i := range idx {
 		idx[i] = i

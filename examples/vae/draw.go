@@ -28,8 +28,7 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 		return savePNG(p, img)
 	}
 	// Samples from the prior: decode z ~ N(0, I) and show the Bernoulli means.
-	z := t.noise(tensor.NewRNG(o.Seed+3000), 100)
-	if err := save("samples.png", grid(t.decode(z), 10, 3)); err != nil {
+	if err := save("samples.png", grid(t.means(func() *graph.Node { return t.m.sample(t.g, tensor.NewRNG(o.Seed+3000), 100) }), 10, 3)); err != nil {
 		return nil, err
 	}
 	// Test images (odd rows) above their reconstructions (even rows), the
@@ -37,7 +36,7 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 	const pairs, perRow = 48, 16
 	src := tensor.Slice(xt, 0, 0, min(pairs, xt.Shape()[0]), 1).Contiguous()
 	orig := rowsOf(src)
-	rec := t.decode(t.encodeMean(src))
+	rec := t.means(func() *graph.Node { return t.m.reconstruct(t.g, src) })
 	var both [][]float64
 	for r := 0; r*perRow < len(orig); r++ {
 		lo, hi := r*perRow, min((r+1)*perRow, len(orig))
@@ -46,7 +45,7 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 	if err := save("reconstructions.png", grid(both, perRow, 3)); err != nil {
 		return nil, err
 	}
-	if o.Latent == 2 {
+	if t.m.top() == 2 {
 		// The manifold: decode a 20×20 grid of z at the normal quantiles of
 		// evenly spaced probabilities (Kingma and Welling 2014, figure 4).
 		const k = 20
@@ -57,7 +56,7 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 				zs = append(zs, float32(math.Sqrt2*math.Erfinv(2*u(j)-1)), float32(-math.Sqrt2*math.Erfinv(2*u(i)-1)))
 			}
 		}
-		if err := save("manifold.png", grid(t.decode(tensor.FromFloat32s(zs, k*k, 2)), k, 2)); err != nil {
+		if err := save("manifold.png", grid(t.means(func() *graph.Node { return t.m.decodeTop(t.g, tensor.FromFloat32s(zs, k*k, 2)) }), k, 2)); err != nil {
 			return nil, err
 		}
 		p := filepath.Join(o.Out, "latent_codes.png")
@@ -68,24 +67,24 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 	}
 	curve := filepath.Join(o.Out, "loss.png")
 	paths = append(paths, curve)
-	err := gplot.WritePNG(curve, gplot.Panel{Title: "VAE negative ELBO (nats per image)", XLabel: "epoch", YLabel: "−ELBO",
+	err := gplot.WritePNG(curve, gplot.Panel{Title: o.Model + " negative ELBO (nats per image)", XLabel: "epoch", YLabel: "−ELBO",
 		Curves: []gplot.Curve{{Name: "train", Y: res.TrainNegELBO}, {Name: "test", Y: res.TestNegELBO}}})
 	return paths, err
 }
 
-// decode returns the decoder's pixel means σ(logits) for the codes z (n, latent).
-func (t *trainer) decode(z *tensor.Tensor) [][]float64 {
+// means returns the Bernoulli means σ(logits) of the decoder output that
+// build makes on t.g, one row per image.
+func (t *trainer) means(build func() *graph.Node) [][]float64 {
 	t.g.Reset()
 	defer t.g.Reset()
-	return rowsOf(graph.Sigmoid(t.m.Decoder.Forward(t.g.Const(z))).Value())
+	return rowsOf(graph.Sigmoid(build()).Value())
 }
 
-// encodeMean returns the encoder's means (n, latent) for images x.
+// encodeMean returns the means (n, top) of the top-level codes of images x.
 func (t *trainer) encodeMean(x *tensor.Tensor) *tensor.Tensor {
 	t.g.Reset()
 	defer t.g.Reset()
-	mu, _ := t.m.Encoder.Forward(t.g.Const(x))
-	return mu.Value().Clone()
+	return t.m.encodeTop(t.g, x).Value().Clone()
 }
 
 // rowsOf splits a (n, d) tensor into n rows of float64.
@@ -150,7 +149,7 @@ var digitColours = []color.RGBA{
 // scatter plots the 2-D codes (n·2 values) coloured by digit.
 func scatter(path string, codes []float64, labels []int) error {
 	p := plot.New()
-	p.Title.Text = "VAE latent means of the test digits"
+	p.Title.Text = "latent means (top level) of the test digits"
 	p.X.Label.Text = "z₁"
 	p.Y.Label.Text = "z₂"
 	for d := range 10 {

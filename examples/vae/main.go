@@ -2,12 +2,19 @@
 // Welling (784-400-20, as in PyTorch's examples/vae) on MNIST: ReLU hidden
 // layers, a Gaussian encoder (mean and log-variance), a Bernoulli decoder on
 // logits with the pixel intensities in [0, 1] as targets, Adam 1e-3, batches
-// of 128. It reports the test negative ELBO each epoch and the 50-sample
-// importance-weighted bound at the end, and draws samples from the prior,
-// reconstructions and, with -latent 2, the latent manifold and the test codes.
+// of 128. With -model hvae it trains instead the two-level hierarchical VAE
+// vae.HVAE (784-400-z₁(20)-200-z₂(10), top-down inference). Training runs
+// through train.Trainer, with a progress bar and a JSON-lines log
+// (run.jsonl). It reports the test negative ELBO each epoch and the
+// 50-sample importance-weighted bound at the end, and draws samples from
+// the prior, reconstructions and, with a 2-D top latent (-latent 2 for vae,
+// -latent2 2 for hvae), the latent manifold and the test codes.
 //
-//	go run ./examples/vae [-epochs 20] [-latent 20] [-seed 1] [-data dir]
-//	    [-out ./out/vae] [-demo] [-json]
+// -warmup N raises the KL weight linearly from 0 to β over the first N
+// epochs (the KL warm-up of Sønderby et al. 2016).
+//
+//	go run ./examples/vae [-model vae|hvae] [-epochs 20] [-latent 20] [-latent2 10]
+//	    [-beta 1] [-warmup 0] [-seed 1] [-data dir] [-out ./out/<model>] [-demo] [-json]
 //
 // Without -data it uses the 10,000 MNIST digits embedded in Gradus (8,000 to
 // train, 2,000 to test); -data names a directory with the full MNIST IDX files.
@@ -18,17 +25,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/optim"
-	"github.com/gradus-ml/gradus/probabilistic/vae"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"
 )
@@ -48,6 +52,10 @@ type options struct {
 	TestN   int // and the first TestN test images (0: all)
 	NoFiles bool
 	Beta    float64 // the KL weight (β-VAE); 1 is the plain VAE
+	Warmup  int     // epochs over which the KL weight rises linearly from 0 to Beta (0: none)
+	Model   string  // "vae" (default) or "hvae"
+	Latent2 int     // hvae: dimension of the top latent z₂
+	Hidden2 int     // hvae: hidden width between the two levels
 }
 
 // result is what -json prints. The IWAE figure is the negative bound, in
@@ -59,22 +67,31 @@ type result struct {
 	SecondsPerEpoch float64   `json:"seconds_per_epoch"`
 	Pictures        []string  `json:"pictures,omitempty"`
 	Checkpoint      string    `json:"checkpoint,omitempty"`
+	Model           string    `json:"model"`
+	TestKL          []float64 `json:"test_kl_per_level"` // nats per image, one per latent level (z₁ first)
+	Log             string    `json:"log,omitempty"`     // the JSON-lines training log
 }
 
 func main() {
-	o := options{Hidden: 400, Batch: 128, LR: 1e-3}
+	o := options{Hidden: 400, Hidden2: 200, Batch: 128, LR: 1e-3}
 	flag.IntVar(&o.Epochs, "epochs", 20, "training epochs")
-	flag.IntVar(&o.Latent, "latent", 20, "latent dimension (2 also draws the manifold and the code scatter)")
+	flag.StringVar(&o.Model, "model", "vae", "vae, or hvae for the two-level hierarchical VAE with top-down inference")
+	flag.IntVar(&o.Latent, "latent", 20, "latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)")
+	flag.IntVar(&o.Latent2, "latent2", 10, "hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)")
 	flag.Uint64Var(&o.Seed, "seed", 1, "seed of the initialisation, batches and noise")
 	flag.StringVar(&o.Data, "data", "", "directory with the full MNIST IDX files (default: the embedded 10k subset)")
-	flag.StringVar(&o.Out, "out", "./out/vae", "directory for the PNGs and the checkpoint")
+	flag.StringVar(&o.Out, "out", "", "directory for the PNGs, the JSON-lines log and the checkpoint (default ./out/<model>)")
 	flag.Float64Var(&o.Beta, "beta", 1, "KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)")
+	flag.IntVar(&o.Warmup, "warmup", 0, "KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)")
 	flag.IntVar(&o.IWAEK, "iwae-k", 50, "samples of the final importance-weighted bound (0: skip)")
 	demo := flag.Bool("demo", false, "a short run (10 epochs) that ends with recognisable samples")
 	asJSON := flag.Bool("json", false, "print one JSON object with the results")
 	flag.Parse()
 	if *demo {
 		o.Epochs = 10
+	}
+	if o.Out == "" {
+		o.Out = filepath.Join("out", o.Model)
 	}
 	var log io.Writer = os.Stdout
 	if *asJSON {
@@ -118,63 +135,74 @@ func load(o options) (x, xt *tensor.Tensor, y, yt []int, err error) {
 	return
 }
 
-// trainer holds the model and the buffers reused across steps.
+// trainer holds the model, its train.Trainer and a graph for evaluation.
 type trainer struct {
-	m     *vae.VAE
-	ps    []nn.NamedParam
-	opt   *optim.Adam
-	g     *graph.Graph
-	rng   *tensor.RNG
-	eps   map[int]*tensor.Tensor // noise buffers by batch size
-	batch int
+	m  model
+	tr *train.Trainer
+	g  *graph.Graph
 }
 
-func newTrainer(o options) *trainer {
-	rng := tensor.NewRNG(o.Seed)
-	m := vae.New(rng, vae.Config{Input: 784, Hidden: []int{o.Hidden}, Latent: o.Latent, Beta: o.Beta})
-	ps := m.Params()
-	return &trainer{m: m, ps: ps, opt: optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: o.LR}),
-		g: graph.New(), rng: rng, eps: map[int]*tensor.Tensor{}, batch: o.Batch}
-}
-
-// noise returns the reused ε buffer for n rows, refilled from rng.
-func (t *trainer) noise(rng *tensor.RNG, n int) *tensor.Tensor {
-	e, ok := t.eps[n]
-	if !ok {
-		e = tensor.New(tensor.Float32, n, t.m.Latent)
-		t.eps[n] = e
+// newTrainer returns the model of o with Adam at o.LR, trained by a
+// train.Trainer on batches of o.Batch rows of x shuffled from o.Seed; the
+// ε of each step come from the Trainer's RNG. cfg's Epochs, Seed, Eval,
+// Progress and Log are used as given.
+func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error) {
+	m, err := newModel(o)
+	if err != nil {
+		return nil, err
 	}
-	vae.FillNormal(rng, e)
-	return e
+	n := x.Shape()[0]
+	rows := data.NewGatherer(x)
+	loader := data.NewLoader(data.TensorDataset{X: x, Labels: make([]float64, n)}, data.LoaderOptions{
+		BatchSize: o.Batch, Sampler: data.Random{N: n, Seed: o.Seed},
+		Collate: func(_ []data.Example, idx []int) data.Batch {
+			return data.Batch{X: rows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+		}})
+	// The Trainer wants the batch mean; the model's loss is the batch sum.
+	beta := o.Beta
+	if beta == 0 {
+		beta = 1
+	}
+	warm := float64(o.Warmup * loader.NumBatches(0))
+	var t *trainer
+	loss := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
+		if warm > 0 {
+			m.setBeta(beta * min(1, float64(t.tr.Steps()+1)/warm))
+		}
+		return graph.MulScalar(m.loss(g, b.X, rng), 1/float64(len(b.Labels)))
+	}
+	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: o.LR})
+	t = &trainer{m: m, tr: train.New(m, opt, loss, loader, cfg), g: graph.New()}
+	return t, nil
 }
 
-// step takes one Adam step on the batch xb and returns its summed −ELBO.
+// step takes one Adam step on the batch xb through the Trainer's step API
+// and returns its mean β-weighted −ELBO per image.
 func (t *trainer) step(xb *tensor.Tensor) (float64, error) {
-	t.g.Reset()
-	loss := t.m.Loss(t.g.Const(xb), t.g.Const(t.noise(t.rng, xb.Shape()[0])))
-	l := loss.Item()
-	if math.IsNaN(l) || math.IsInf(l, 0) {
-		return l, fmt.Errorf("the loss is %v", l)
-	}
-	return l, t.opt.Step(nn.Gradients(loss, t.ps))
+	return t.tr.Step(data.Batch{X: xb, Labels: make([]float64, xb.Shape()[0])})
 }
 
-// evaluate returns the mean −ELBO per image over x, one ε sample per
-// image from a generator seeded with seed (the same noise every epoch).
-// It is the true bound whatever β the training loss weighs the KL with.
-func (t *trainer) evaluate(x *tensor.Tensor, seed uint64) float64 {
+// evaluate returns the mean −ELBO per image over x and the mean KL of
+// each latent level, one ε sample per image from a generator seeded with
+// seed (the same noise every epoch). It is the true bound whatever β the
+// training loss weighs the KL with.
+func (t *trainer) evaluate(x *tensor.Tensor, seed uint64) (negELBO float64, kl []float64) {
 	n := x.Shape()[0]
 	rng := tensor.NewRNG(seed)
 	rows := data.NewGatherer(x)
-	var sum float64
 	for idx := range data.NewBatcher(n, 500, data.BatchOptions{NoShuffle: true}).Epoch() {
 		t.g.Reset()
-		xb := rows.Gather(idx)
-		elbo, _, _ := t.m.ELBO(t.g.Const(xb), t.g.Const(t.noise(rng, len(idx))))
-		sum -= graph.Sum(elbo, nil, false).Item()
+		elbo, kls := t.m.elbo(t.g, rows.Gather(idx), rng)
+		negELBO -= graph.Sum(elbo, nil, false).Item() / float64(n)
+		if kl == nil {
+			kl = make([]float64, len(kls))
+		}
+		for i, k := range kls {
+			kl[i] += k.Item() / float64(n)
+		}
 	}
 	t.g.Reset()
-	return sum / float64(n)
+	return negELBO, kl
 }
 
 // iwae returns the mean negative K-sample importance-weighted bound per image.
@@ -186,8 +214,7 @@ func (t *trainer) iwae(x *tensor.Tensor, k int, seed uint64) float64 {
 	chunk := max(1, 5000/k)
 	for idx := range data.NewBatcher(n, chunk, data.BatchOptions{NoShuffle: true}).Epoch() {
 		t.g.Reset()
-		b := t.m.IWAE(t.g.Const(rows.Gather(idx)), rng, k)
-		sum -= graph.Sum(b, nil, false).Item()
+		sum -= graph.Sum(t.m.iwae(t.g, rows.Gather(idx), rng, k), nil, false).Item()
 	}
 	t.g.Reset()
 	return sum / float64(n)
@@ -200,39 +227,51 @@ func run(o options, log io.Writer) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	n := x.Shape()[0]
-	t := newTrainer(o)
-	fmt.Fprintf(log, "VAE 784-%d-%d on %d training and %d test images, %d epochs, %d parameters\n",
-		o.Hidden, o.Latent, n, xt.Shape()[0], o.Epochs, nn.NumParams(t.m))
-	prog := train.NewProgress(log)
-	batches := data.NewBatcher(n, o.Batch, data.BatchOptions{Seed: o.Seed})
-	rows := data.NewGatherer(x)
-	var trainSecs float64
-	for epoch := 1; epoch <= o.Epochs; epoch++ {
-		prog.StartEpoch(fmt.Sprintf("epoch %d/%d", epoch, o.Epochs), batches.NumBatches())
-		start := time.Now()
-		var sum float64
-		for idx := range batches.Epoch() {
-			l, err := t.step(rows.Gather(idx))
-			if err != nil {
-				return res, fmt.Errorf("epoch %d: %w", epoch, err)
-			}
-			sum += l
-			prog.Step(l / float64(len(idx)))
-		}
-		secs := time.Since(start).Seconds()
-		trainSecs += secs
-		test := t.evaluate(xt, o.Seed+1000)
-		res.TrainNegELBO = append(res.TrainNegELBO, sum/float64(n))
-		res.TestNegELBO = append(res.TestNegELBO, test)
-		prog.EndEpoch("train −ELBO %.2f  test −ELBO %.2f  (%.2f s)", sum/float64(n), test, secs)
+	if o.Model == "" {
+		o.Model = "vae"
 	}
-	if o.Epochs > 0 {
-		res.SecondsPerEpoch = trainSecs / float64(o.Epochs)
+	res.Model = o.Model
+	var t *trainer
+	cfg := train.Config{Epochs: o.Epochs, Seed: o.Seed, Progress: log,
+		Eval: func(int) (map[string]float64, error) {
+			test, kl := t.evaluate(xt, o.Seed+1000)
+			res.TestKL = kl
+			return map[string]float64{"test_neg_elbo": test, "test_kl": sum(kl)}, nil
+		}}
+	if !o.NoFiles {
+		// A JSON-lines log of every epoch, for gradus plot or a script.
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			return res, err
+		}
+		res.Log = filepath.Join(o.Out, "run.jsonl")
+		f, err := os.Create(res.Log)
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		cfg.Log = f
+	}
+	if t, err = newTrainer(o, x, cfg); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(log, "%s on %d training and %d test images, %d epochs, %d parameters\n",
+		t.m.describe(), x.Shape()[0], xt.Shape()[0], o.Epochs, nn.NumParams(t.m))
+	hist, err := t.tr.Fit()
+	if err != nil {
+		return res, err
+	}
+	var trainSecs float64
+	for _, r := range hist.Records {
+		res.TrainNegELBO = append(res.TrainNegELBO, r.TrainLoss)
+		res.TestNegELBO = append(res.TestNegELBO, r.Metrics["test_neg_elbo"])
+		trainSecs += r.Seconds
+	}
+	if len(hist.Records) > 0 {
+		res.SecondsPerEpoch = trainSecs / float64(len(hist.Records))
 	}
 	if o.IWAEK > 0 {
 		res.TestIWAE = t.iwae(xt, o.IWAEK, o.Seed+2000)
-		fmt.Fprintf(log, "test −IWAE (K = %d): %.2f nats (−ELBO %.2f)\n", o.IWAEK, res.TestIWAE, res.TestNegELBO[len(res.TestNegELBO)-1])
+		fmt.Fprintf(log, "test −IWAE (K = %d): %.2f nats (−ELBO %.2f; KL per level %.2f)\n", o.IWAEK, res.TestIWAE, res.TestNegELBO[len(res.TestNegELBO)-1], res.TestKL)
 	}
 	if o.NoFiles {
 		return res, nil
@@ -240,15 +279,27 @@ func run(o options, log io.Writer) (res result, err error) {
 	if res.Pictures, err = t.draw(o, xt, yt, res); err != nil {
 		return res, err
 	}
-	res.Checkpoint = filepath.Join(o.Out, fmt.Sprintf("vae_latent%d.safetensors", o.Latent))
+	name := fmt.Sprintf("vae_latent%d.safetensors", o.Latent)
+	if o.Model == "hvae" {
+		name = fmt.Sprintf("hvae_latent%d_%d.safetensors", o.Latent, o.Latent2)
+	}
+	res.Checkpoint = filepath.Join(o.Out, name)
 	params := map[string]*tensor.Tensor{}
-	for _, p := range t.ps {
+	for _, p := range t.m.Params() {
 		params[p.Name] = p.Value
 	}
-	meta := map[string]string{"model": fmt.Sprintf("vae 784-%d-%d", o.Hidden, o.Latent), "epochs": fmt.Sprint(o.Epochs)}
-	if err := checkpoint.SaveParams(res.Checkpoint, params, t.opt.State(), meta); err != nil {
+	meta := map[string]string{"model": t.m.describe(), "epochs": fmt.Sprint(o.Epochs)}
+	if err := checkpoint.SaveParams(res.Checkpoint, params, t.tr.Optimizer().State(), meta); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(log, "checkpoint: %s\n", res.Checkpoint)
 	return res, nil
+}
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, u := range v {
+		s += u
+	}
+	return s
 }

@@ -5,11 +5,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,47 +20,94 @@ func TestStepsLowerLoss(t *testing.T) {
 	x, _, err := data.MNIST("train")
 	require.NoError(t, err)
 	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
-	tr := newTrainer(options{Hidden: 64, Batch: 64, LR: 1e-3, Latent: 4, Seed: 1})
-	// At initialisation the logits are near 0, so the reconstruction term
-	// is near 784·ln 2 = 543.4 nats per image.
-	before := tr.evaluate(x, 7)
-	assert.InDelta(t, 784*math.Ln2, before, 60)
-	rows := data.NewGatherer(x)
-	b := data.NewBatcher(256, 64, data.BatchOptions{Seed: 1})
-	for range 5 {
-		for idx := range b.Epoch() {
+	for _, model := range []string{"vae", "hvae"} {
+		tr, err := newTrainer(options{Model: model, Hidden: 64, Hidden2: 32, Batch: 64, LR: 1e-3, Latent: 4, Latent2: 2, Seed: 1}, x, train.Config{})
+		require.NoError(t, err)
+		// At initialisation the logits are near 0, so the reconstruction term
+		// is near 784·ln 2 = 543.4 nats per image.
+		before, _ := tr.evaluate(x, 7)
+		assert.InDelta(t, 784*math.Ln2, before, 60, model)
+		// Four epochs of the Trainer's RunEpoch, then four steps by hand.
+		for range 4 {
+			_, err := tr.tr.RunEpoch()
+			require.NoError(t, err)
+		}
+		rows := data.NewGatherer(x)
+		for idx := range data.NewBatcher(256, 64, data.BatchOptions{Seed: 1}).Epoch() {
 			_, err := tr.step(rows.Gather(idx))
 			require.NoError(t, err)
 		}
+		assert.Equal(t, 20, tr.tr.Steps())
+		after, kl := tr.evaluate(x, 7)
+		assert.Less(t, after, before-100, "%s: 20 Adam steps should cut the −ELBO by far more than 100 nats", model)
+		assert.Len(t, kl, map[string]int{"vae": 1, "hvae": 2}[model])
 	}
-	after := tr.evaluate(x, 7)
-	assert.Less(t, after, before-100, "20 Adam steps should cut the −ELBO by far more than 100 nats")
+	_, err = newTrainer(options{Model: "gan"}, x, train.Config{})
+	assert.ErrorContains(t, err, `unknown -model "gan"`)
+}
+
+// -warmup raises the KL weight linearly over its epochs: with 4 steps per
+// epoch and 2 epochs of warm-up, step k (1-based) uses β·k/8, then β.
+func TestWarmup(t *testing.T) {
+	x, _, err := data.MNIST("train")
+	require.NoError(t, err)
+	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
+	for _, model := range []string{"vae", "hvae"} {
+		tr, err := newTrainer(options{Model: model, Hidden: 16, Hidden2: 8, Batch: 64, LR: 1e-3, Latent: 3, Latent2: 2,
+			Seed: 1, Beta: 2, Warmup: 2}, x, train.Config{Epochs: 3})
+		require.NoError(t, err)
+		beta := func() float64 {
+			if m, ok := tr.m.(*plainVAE); ok {
+				return m.Beta
+			}
+			return tr.m.(*ladderVAE).Beta
+		}
+		var seen []float64
+		for range 10 {
+			_, err := tr.step(tensor.Slice(x, 0, 0, 64, 1).Contiguous())
+			require.NoError(t, err)
+			seen = append(seen, beta())
+		}
+		assert.Equal(t, []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2, 2}, seen, model)
+	}
 }
 
 func TestRunJSON(t *testing.T) {
-	dir := t.TempDir()
-	res, err := run(options{Epochs: 2, Latent: 2, Hidden: 32, Batch: 64, LR: 1e-3, Seed: 1, Out: dir,
-		IWAEK: 5, TrainN: 320, TestN: 100}, io.Discard)
-	require.NoError(t, err)
-	b, err := json.Marshal(res)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(b, &m))
-	for _, k := range []string{"test_neg_elbo_per_epoch", "test_iwae_k50", "seconds_per_epoch"} {
-		assert.Contains(t, m, k)
+	for _, model := range []string{"vae", "hvae"} {
+		dir := t.TempDir()
+		res, err := run(options{Model: model, Epochs: 2, Latent: 2, Latent2: 2, Hidden: 32, Hidden2: 16, Batch: 64, LR: 1e-3, Seed: 1, Out: dir,
+			IWAEK: 5, TrainN: 320, TestN: 100}, io.Discard)
+		require.NoError(t, err)
+		b, err := json.Marshal(res)
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(b, &m))
+		for _, k := range []string{"test_neg_elbo_per_epoch", "test_iwae_k50", "seconds_per_epoch", "model", "test_kl_per_level"} {
+			assert.Contains(t, m, k)
+		}
+		require.Len(t, res.TestNegELBO, 2)
+		assert.Less(t, res.TestNegELBO[1], res.TestNegELBO[0], model)
+		// The importance-weighted bound is tighter: a smaller negative bound.
+		assert.Less(t, res.TestIWAE, res.TestNegELBO[1], model)
+		for _, p := range res.Pictures {
+			st, err := os.Stat(p)
+			require.NoError(t, err, p)
+			assert.Greater(t, st.Size(), int64(500), p)
+		}
+		assert.Len(t, res.Pictures, 5) // samples, reconstructions, manifold, codes, loss curve
+		// The Trainer's JSON-lines log: one line per epoch with the test bound.
+		log, err := os.ReadFile(res.Log)
+		require.NoError(t, err)
+		assert.Equal(t, 2, strings.Count(string(log), "\n"))
+		assert.Contains(t, string(log), `"test_neg_elbo":`)
+		ts, _, err := checkpoint.ReadFile(res.Checkpoint)
+		require.NoError(t, err)
+		if model == "vae" {
+			assert.Equal(t, []int{32, 784}, ts["encoder.fc0.weight"].Shape())
+		} else {
+			assert.Equal(t, []int{32, 784}, ts["up1.fc0.weight"].Shape())
+			assert.Equal(t, []int{16, 32}, ts["up2.fc0.weight"].Shape())
+			assert.Len(t, res.TestKL, 2)
+		}
 	}
-	require.Len(t, res.TestNegELBO, 2)
-	assert.Less(t, res.TestNegELBO[1], res.TestNegELBO[0])
-	// The importance-weighted bound is tighter: a smaller negative bound.
-	assert.Less(t, res.TestIWAE, res.TestNegELBO[1])
-	for _, p := range res.Pictures {
-		st, err := os.Stat(p)
-		require.NoError(t, err, p)
-		assert.Greater(t, st.Size(), int64(500), p)
-	}
-	assert.Len(t, res.Pictures, 5) // samples, reconstructions, manifold, codes, loss curve
-	ts, _, err := checkpoint.ReadFile(res.Checkpoint)
-	require.NoError(t, err)
-	assert.Contains(t, ts, "encoder.fc0.weight")
-	assert.Equal(t, []int{32, 784}, ts["encoder.fc0.weight"].Shape())
 }

@@ -22,7 +22,12 @@
 //	IWAE_K = log (1/K)·Σₖ exp(log p(x|zₖ) + log p(zₖ) − log q(zₖ|x)),  zₖ ~ q(z|x),
 //
 // which equals the ELBO in expectation for K = 1 and tightens towards
-// log p(x) as K grows. Every function works in float32 and float64.
+// log p(x) as K grows.
+//
+// HVAE is a two-level hierarchical VAE p(z₂) p(z₁|z₂) p(x|z₁) with the
+// top-down (ladder) inference q(z₂|x) q(z₁|z₂, x) of Sønderby et al.
+// (2016), whose KL terms are all analytic. Every function works in float32
+// and float64.
 package vae
 
 import (
