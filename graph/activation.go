@@ -108,7 +108,7 @@ func (sigmoidGradOp) Name() string { return "sigmoid_grad" }
 func (sigmoidGradOp) Arity() int { return 2 }
 
 func (sigmoidGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.SigmoidGradTo(g.AllocUninit(in[0].DType(), broadcastShape("sigmoid_grad", in[0], in[1])...), in[0], in[1])
+	return tensor.SigmoidGradTo(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
 
 // sigmoidCurv returns w·s'(x) for s = σ(x)·σ(−x): s' = s·(σ(−x) − σ(x)).
@@ -155,7 +155,7 @@ func (tanhGradOp) Name() string { return "tanh_grad" }
 func (tanhGradOp) Arity() int { return 2 }
 
 func (tanhGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.TanhGradTo(g.AllocUninit(in[0].DType(), broadcastShape("tanh_grad", in[0], in[1])...), in[0], in[1])
+	return tensor.TanhGradTo(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
 
 func (tanhGradOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -199,7 +199,7 @@ func (reluGradOp) Name() string { return "relu_grad" }
 func (reluGradOp) Arity() int { return 2 }
 
 func (reluGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.ReluGradTo(g.AllocUninit(in[0].DType(), broadcastShape("relu_grad", in[0], in[1])...), in[0], in[1])
+	return tensor.ReluGradTo(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
 
 func (reluGradOp) VJP(out, ct *Node, needs []bool) []*Node {

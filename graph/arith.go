@@ -18,8 +18,10 @@ func (addOp) Name() string { return "add" }
 func (addOp) Arity() int { return 2 }
 
 func (addOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AddTo(g.AllocUninit(in[0].DType(), broadcastShape("add", in[0], in[1])...), in[0], in[1])
+	return kern.Add(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (addOp) check(in []*Node) { checkBroadcast("add", in[0], in[1]) }
 
 func (addOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
@@ -33,7 +35,7 @@ func (addOp) JVP(out *Node, t []*Node) *Node {
 // Add returns a + b with NumPy broadcasting.
 func Add(a, b *Node) *Node {
 	checkBinary("add", a, b)
-	return Apply(addOp{}, a, b)
+	return apply(addOp{}, a, b)
 }
 
 type expOp struct{}
@@ -83,12 +85,15 @@ func bilinearJVP(out *Node, t []*Node, f func(a, b *Node) *Node) *Node {
 }
 
 // checkBinary panics with a *tensor.Error naming op and both operands when
-// their dtypes differ or their shapes do not broadcast.
+// either is not a valid node, their dtypes differ or their shapes do not
+// broadcast.
 func checkBinary(op string, a, b *Node) {
 	checkNodes(op, a, b)
-	if a.g != b.g {
-		tensor.Fail(op, "operands %s belong to different graphs", Describe(a, b))
-	}
+	checkBroadcast(op, a, b)
+}
+
+// checkBroadcast is checkBinary for nodes that checkNodes accepted.
+func checkBroadcast(op string, a, b *Node) {
 	if a.DType() != b.DType() {
 		tensor.Fail(op, "mixed dtypes: %s", Describe(a, b))
 	}
@@ -111,8 +116,10 @@ func (subOp) Name() string { return "sub" }
 func (subOp) Arity() int { return 2 }
 
 func (subOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.SubTo(g.AllocUninit(in[0].DType(), broadcastShape("sub", in[0], in[1])...), in[0], in[1])
+	return kern.Sub(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (subOp) check(in []*Node) { checkBroadcast("sub", in[0], in[1]) }
 
 func (subOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
@@ -132,7 +139,7 @@ func (subOp) JVP(out *Node, t []*Node) *Node {
 // Sub returns a − b with NumPy broadcasting.
 func Sub(a, b *Node) *Node {
 	checkBinary("sub", a, b)
-	return Apply(subOp{}, a, b)
+	return apply(subOp{}, a, b)
 }
 
 type mulOp struct{}
@@ -142,8 +149,10 @@ func (mulOp) Name() string { return "mul" }
 func (mulOp) Arity() int { return 2 }
 
 func (mulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.MulTo(g.AllocUninit(in[0].DType(), broadcastShape("mul", in[0], in[1])...), in[0], in[1])
+	return kern.Mul(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (mulOp) check(in []*Node) { checkBroadcast("mul", in[0], in[1]) }
 
 func (mulOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
@@ -162,7 +171,7 @@ func (mulOp) JVP(out *Node, t []*Node) *Node { return bilinearJVP(out, t, Mul) }
 // Mul returns the elementwise product a·b with NumPy broadcasting.
 func Mul(a, b *Node) *Node {
 	checkBinary("mul", a, b)
-	return Apply(mulOp{}, a, b)
+	return apply(mulOp{}, a, b)
 }
 
 type divOp struct{}
@@ -172,8 +181,10 @@ func (divOp) Name() string { return "div" }
 func (divOp) Arity() int { return 2 }
 
 func (divOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.DivTo(g.AllocUninit(in[0].DType(), broadcastShape("div", in[0], in[1])...), in[0], in[1])
+	return kern.Div(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (divOp) check(in []*Node) { checkBroadcast("div", in[0], in[1]) }
 
 // With q = a/b: dq = da/b − q·db/b, so both rules reuse the output.
 func (divOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -196,7 +207,7 @@ func (divOp) JVP(out *Node, t []*Node) *Node {
 // Div returns a / b with NumPy broadcasting (IEEE semantics for b = 0).
 func Div(a, b *Node) *Node {
 	checkBinary("div", a, b)
-	return Apply(divOp{}, a, b)
+	return apply(divOp{}, a, b)
 }
 
 type negOp struct{}
@@ -223,7 +234,7 @@ func (powOp) Name() string { return "pow" }
 func (powOp) Arity() int { return 2 }
 
 func (powOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.PowTo(g.AllocUninit(in[0].DType(), broadcastShape("pow", in[0], in[1])...), in[0], in[1])
+	return tensor.PowTo(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
 
 // powPartials returns ∂(aᵇ)/∂a = b·aᵇ⁻¹ and ∂(aᵇ)/∂b = aᵇ·log a, each only
@@ -297,7 +308,7 @@ func (o extremumOp) Name() string {
 func (extremumOp) Arity() int { return 2 }
 
 func (o extremumOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	dst := g.AllocUninit(in[0].DType(), broadcastShape(o.Name(), in[0], in[1])...)
+	dst := g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...)
 	if o.max {
 		return tensor.MaximumTo(dst, in[0], in[1])
 	}
@@ -358,7 +369,7 @@ func (addScalarOp) Name() string { return "add_scalar" }
 func (addScalarOp) Arity() int { return 1 }
 
 func (o addScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AddScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
+	return kern.AddScalar(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
 }
 
 func (addScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{ct} }
@@ -375,7 +386,7 @@ func (mulScalarOp) Name() string { return "mul_scalar" }
 func (mulScalarOp) Arity() int { return 1 }
 
 func (o mulScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.MulScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
+	return kern.MulScalar(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
 }
 
 func (o mulScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{MulScalar(ct, o.s)} }
@@ -416,19 +427,30 @@ func (o powScalarOp) JVP(out *Node, t []*Node) *Node { return o.deriv(out, t[0])
 // PowScalar returns xᵖ elementwise.
 func PowScalar(x *Node, p float64) *Node { return Apply(powScalarOp{p}, x) }
 
-// broadcastShape returns the broadcast shape of two operand values,
-// avoiding the computation when they already agree.
-func broadcastShape(op string, a, b *tensor.Tensor) []int {
-	// Usually one operand already has the result's shape (a bias added to
-	// a batch): return it rather than allocating the same shape again.
-	// Tensor shapes are never changed, so sharing the slice is safe.
-	switch sa, sb := a.Shape(), b.Shape(); {
+// broadcastShape returns the broadcast shape of two operand values that
+// the op's constructor checked: one of theirs when it is the result (a
+// bias added to a batch; tensor shapes never change, so sharing is safe),
+// else one built in g's scratch memory.
+func broadcastShape(g *Graph, a, b *tensor.Tensor) []int {
+	sa, sb := a.Shape(), b.Shape()
+	switch {
 	case broadcastsTo(sb, sa):
 		return sa
 	case broadcastsTo(sa, sb):
 		return sb
 	}
-	return tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+	if len(sa) < len(sb) {
+		sa, sb = sb, sa
+	}
+	out := g.AllocInts(len(sa))
+	copy(out, sa)
+	lead := len(sa) - len(sb)
+	for i, d := range sb {
+		if d != 1 {
+			out[lead+i] = d
+		}
+	}
+	return out
 }
 
 // broadcastsTo reports whether shape s broadcasts to target exactly, that

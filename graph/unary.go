@@ -214,7 +214,7 @@ func (o *compareOp) Name() string { return o.name }
 func (*compareOp) Arity() int { return 2 }
 
 func (o *compareOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return o.fwd(g.AllocUninit(in[0].DType(), broadcastShape(o.name, in[0], in[1])...), in[0], in[1])
+	return o.fwd(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
 
 func (*compareOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{nil, nil} }

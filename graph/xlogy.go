@@ -16,7 +16,7 @@ func (xlogyOp) Name() string { return "xlogy" }
 func (xlogyOp) Arity() int { return 2 }
 
 func (xlogyOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.XlogyTo(g.AllocUninit(in[0].DType(), broadcastShape("xlogy", in[0], in[1])...), in[0], in[1])
+	return tensor.XlogyTo(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
 
 // ∂/∂x = log y where x ≠ 0 and 0 where x = 0 (so that 0·log 0 stays flat

@@ -86,7 +86,14 @@ func (op *binaryOp) apply(dst, a, b *Tensor) *Tensor {
 	}
 	dst = prepareDst(op.name, dst, a.dtype, shape, a, b)
 	checkOverlap(op.name, dst, a, b)
-	av, bv := a.broadcastTo(op.name, shape), b.broadcastTo(op.name, shape)
+	return op.run(dst, a, b)
+}
+
+// run is apply after validation: dst has the broadcast shape and the
+// operands' dtype, and overlaps an operand only by being it. It is the
+// trusted kernel graph calls (internal/unchecked).
+func (op *binaryOp) run(dst, a, b *Tensor) *Tensor {
+	av, bv := a.broadcastTo(op.name, dst.shape), b.broadcastTo(op.name, dst.shape)
 	if a.dtype == Float32 {
 		runBinary(dst, av, bv, op.f32)
 	} else {

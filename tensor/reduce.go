@@ -161,7 +161,11 @@ type planBufs struct {
 
 // planReduce plans a reduction, with the plan's slices in b when they fit.
 func planReduce(op string, a *Tensor, axes []int, keepdims bool, b *planBufs) reducePlan {
-	ax := normAxes(op, axes, a.shape)
+	return planAxes(a, normAxes(op, axes, a.shape), keepdims, b)
+}
+
+// planAxes is planReduce for axes that are in range and distinct.
+func planAxes(a *Tensor, ax []int, keepdims bool, b *planBufs) reducePlan {
 	var p reducePlan
 	p.R, p.O = 1, 1
 	if a.Dim() <= len(b.reduced) {
@@ -208,14 +212,28 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(p.shape)), a.dtype, describe(a))
 	}
 	checkDst(op, dst)
+	return reduceRun(kind, dst, a, &p, ddof)
+}
+
+// reduceTrusted is reduce after validation, the trusted kernel graph calls
+// (internal/unchecked): the axes are in range and distinct, dst has the
+// result's shape and a's dtype, and max and min reduce no size-0 axis.
+func reduceTrusted(kind int, dst, a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
+	var bufs planBufs
+	p := planAxes(a, axes, keepdims, &bufs)
+	return reduceRun(redKind(kind), dst, a, &p, ddof)
+}
+
+// reduceRun computes the planned reduction into dst.
+func reduceRun(kind redKind, dst, a *Tensor, p *reducePlan, ddof int) *Tensor {
 	out := dst
 	if !dst.IsContiguous() || sharesStorage(dst, a) { // a must stay intact while it is read
 		out = New(a.dtype, cloneInts(p.shape)...)
 	}
 	if a.dtype == Float32 {
-		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, &p, ddof, fmath32)
+		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, p, ddof, fmath32)
 	} else {
-		reduceT(kind, storage[float64](out)[out.offset:out.offset+out.Size()], a, &p, ddof, fmath64)
+		reduceT(kind, storage[float64](out)[out.offset:out.offset+out.Size()], a, p, ddof, fmath64)
 	}
 	if out != dst {
 		CopyInto(dst, out)

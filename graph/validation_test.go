@@ -1,0 +1,123 @@
+package graph_test
+
+// Ops whose Forward calls tensor's kernels without validation (see the
+// package doc, "Validation") must still fail, at their constructor, with a
+// *tensor.Error naming the op, the shapes and the caller's file:line, and
+// an op value re-applied to unfit nodes with Apply must fail the same way
+// rather than inside a kernel.
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// here returns the file:line it is called from.
+func here() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// requireMisuse checks that e names op, every fragment and the call site.
+func requireMisuse(t *testing.T, e *tensor.Error, op, site string, fragments ...string) {
+	t.Helper()
+	require.NotNil(t, e)
+	assert.Equal(t, op, e.Op)
+	assert.Equal(t, site, e.Caller, "the caller's file:line")
+	for _, f := range fragments {
+		assert.Contains(t, e.Msg, f)
+	}
+	assert.Contains(t, e.Error(), "(called at "+site+")")
+}
+
+func TestBinaryMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	a := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	b := g.Var(tensor.Ones(tensor.Float32, 4, 1, 2))
+	c := g.Var(tensor.Ones(tensor.Float64, 2, 3))
+	for _, tc := range []struct {
+		op string
+		f  func(a, b *graph.Node) *graph.Node
+	}{{"add", graph.Add}, {"sub", graph.Sub}, {"mul", graph.Mul}, {"div", graph.Div}} {
+		t.Run(tc.op, func(t *testing.T) {
+			e, site := graphError(t, func() { tc.f(a, b) }), here()
+			requireMisuse(t, e, tc.op, site, "(2, 3)", "(4, 1, 2)", "do not broadcast")
+			e, site = graphError(t, func() { tc.f(a, c) }), here()
+			requireMisuse(t, e, tc.op, site, "mixed dtypes", "(2, 3) float32", "(2, 3) float64")
+			// The op of a valid node, re-applied to operands that do not
+			// broadcast: the constructor's check, not a kernel's panic.
+			op := tc.f(a, a).Op()
+			e, site = graphError(t, func() { graph.Apply(op, a, b) }), here()
+			requireMisuse(t, e, tc.op, site, "(2, 3)", "(4, 1, 2)", "do not broadcast")
+			e, site = graphError(t, func() { graph.Apply(op, a, c) }), here()
+			requireMisuse(t, e, tc.op, site, "mixed dtypes")
+		})
+	}
+}
+
+func TestBinaryBroadcastBothWays(t *testing.T) {
+	// Neither shape is the result: the trusted Forward builds (2, 3, 4).
+	g := graph.New()
+	a := g.Const(tensor.FromFloat64s([]float64{1, 2, 3}, 1, 3, 1))
+	b := g.Const(tensor.FromFloat64s([]float64{10, 20, 30, 40, 50, 60, 70, 80}, 2, 1, 4))
+	y := graph.Add(a, b)
+	require.Equal(t, []int{2, 3, 4}, y.Shape())
+	assert.Equal(t, []float64{
+		11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43,
+		51, 61, 71, 81, 52, 62, 72, 82, 53, 63, 73, 83,
+	}, y.Value().Values())
+	z := graph.Mul(g.Const(tensor.FromFloat64s([]float64{2, 3}, 2, 1)), g.Const(tensor.FromFloat64s([]float64{1, 10}, 2)))
+	assert.Equal(t, []float64{2, 20, 3, 30}, z.Value().Values())
+}
+
+func TestMatMulMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 100))
+	w := g.Var(tensor.Ones(tensor.Float32, 256, 784))
+	e, site := graphError(t, func() { graph.MatMulT(x, w, false, true) }), here()
+	requireMisuse(t, e, "matmul", site, "inner dimensions differ", "(2, 100)", "(256, 784)ᵀ", "100 vs 784")
+
+	xb := g.Var(tensor.Ones(tensor.Float32, 3, 2, 4))
+	wb := g.Var(tensor.Ones(tensor.Float32, 2, 4, 5))
+	e, site = graphError(t, func() { graph.MatMul(xb, wb) }), here()
+	requireMisuse(t, e, "matmul", site, "batch dimensions (3,) and (2,)", "(3, 2, 4)", "(2, 4, 5)", "do not broadcast")
+
+	w64 := g.Var(tensor.Ones(tensor.Float64, 100, 3))
+	e, site = graphError(t, func() { graph.MatMul(x, w64) }), here()
+	requireMisuse(t, e, "matmul", site, "mixed dtypes", "(2, 100) float32", "(100, 3) float64")
+
+	// Re-applying a matmul op to operands that do not fit.
+	op := graph.MatMul(x, g.Var(tensor.Ones(tensor.Float32, 100, 3))).Op()
+	e, site = graphError(t, func() { graph.Apply(op, x, x) }), here()
+	requireMisuse(t, e, "matmul", site, "inner dimensions differ", "(2, 100)")
+	v := g.Var(tensor.Ones(tensor.Float32, 100))
+	e, site = graphError(t, func() { graph.Apply(op, x, v) }), here()
+	requireMisuse(t, e, "matmul", site, "at least 2 dimensions", "(100,) float32")
+}
+
+func TestMatMulBatchShapes(t *testing.T) {
+	// (2, 1, 2, 3)ᵀ-free batch broadcast against (3, 3, 1): the trusted
+	// Forward builds (2, 3, 2, 1); every entry is a row sum weighted by
+	// the batch index of b.
+	g := graph.New()
+	a := g.Const(tensor.Ones(tensor.Float64, 2, 1, 2, 3))
+	bv := make([]float64, 9)
+	for i := range bv {
+		bv[i] = float64(i/3 + 1) // batch j holds j+1 in every entry
+	}
+	y := graph.MatMul(a, g.Const(tensor.FromFloat64s(bv, 3, 3, 1)))
+	require.Equal(t, []int{2, 3, 2, 1}, y.Shape())
+	assert.Equal(t, []float64{3, 3, 6, 6, 9, 9, 3, 3, 6, 6, 9, 9}, y.Value().Values())
+	// Transposed operands: op(a) = aᵀ of (3, 2) and op(b) = bᵀ of (4, 3).
+	at := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 3, 2))
+	bt := g.Const(tensor.Ones(tensor.Float64, 4, 3))
+	z := graph.MatMulT(at, bt, true, true)
+	require.Equal(t, []int{2, 4}, z.Shape())
+	assert.Equal(t, []float64{9, 9, 9, 9, 12, 12, 12, 12}, z.Value().Values())
+}

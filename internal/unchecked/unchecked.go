@@ -1,0 +1,57 @@
+// Package unchecked is package tensor's trusted entry: the kernels behind
+// tensor's exported functions without their validation, for package graph
+// only (internal/layercheck rejects any other importer).
+//
+// Gradus validates a call once, where it enters: a graph constructor (or
+// graph.Apply) checks its operands and fixes the output's shape and dtype,
+// so the op's Forward has nothing left to check and calls these kernels.
+// tensor's exported functions, an entry point of their own, keep
+// validating. A kernel here assumes, and does not check, that:
+//
+//   - all tensors share one dtype;
+//   - dst has exactly the result's shape, is contiguous (a buffer the graph
+//     allocated) and shares no memory with an operand;
+//   - the operands fit the op (shapes broadcast, inner dimensions agree,
+//     axes are in range, sorted and distinct).
+//
+// Given anything else a kernel may compute garbage or panic deep inside.
+//
+// The table is generic in the tensor type because tensor fills it at init:
+// this package cannot import tensor, so T is *tensor.Tensor and P is
+// tensor.ConvParams wherever the table is used.
+package unchecked
+
+// Kernels is tensor's table of trusted kernels. Each returns dst.
+type Kernels[T, P any] struct {
+	// Add, Sub, Mul and Div compute a ∘ b elementwise with broadcasting.
+	Add, Sub, Mul, Div func(dst, a, b T) T
+	// AddScalar and MulScalar compute a + s and a·s.
+	AddScalar, MulScalar func(dst, a T, s float64) T
+	// MatMulT computes op(a)·op(b) for operands of at least two
+	// dimensions, op transposing the last two axes where its flag is set;
+	// batch dimensions broadcast.
+	MatMulT func(dst, a, b T, transA, transB bool) T
+	// Reduce computes reduction kind (0 sum, 1 mean, 2 max, 3 min, 4 prod,
+	// 5 logsumexp, 6 variance with ddof) of a over the axes; max and min
+	// need non-empty axes.
+	Reduce func(kind int, dst, a T, axes []int, keepdims bool, ddof int) T
+	// Conv2D is tensor.Conv2DTo, Conv2DInputGrad tensor.Conv2DInputGradTo
+	// and Conv2DWeightGrad tensor.Conv2DWeightGradTo.
+	Conv2D                            func(dst, x, w T, p P) T
+	Conv2DInputGrad, Conv2DWeightGrad func(dst, a, b T, shape []int, p P) T
+}
+
+var table any
+
+// Set installs tensor's table; tensor calls it at init.
+func Set[T, P any](k *Kernels[T, P]) { table = k }
+
+// Get returns the table tensor installed. Call it from a package-level
+// variable's initialiser: imported packages finish their init first.
+func Get[T, P any]() *Kernels[T, P] {
+	k, ok := table.(*Kernels[T, P])
+	if !ok {
+		panic("unchecked: package tensor has not installed its kernels")
+	}
+	return k
+}
