@@ -8,6 +8,7 @@ package graph_test
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"testing"
 
@@ -120,4 +121,52 @@ func TestMatMulBatchShapes(t *testing.T) {
 	z := graph.MatMulT(at, bt, true, true)
 	require.Equal(t, []int{2, 4}, z.Shape())
 	assert.Equal(t, []float64{9, 9, 9, 9, 12, 12, 12, 12}, z.Value().Values())
+}
+
+func TestReduceMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.Sum(x, []int{2}, false) }), here()
+	requireMisuse(t, e, "sum", site, "axis 2", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Mean(x, []int{1, -1}, false) }), here()
+	requireMisuse(t, e, "mean", site, "repeated", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Max(g.Var(tensor.Ones(tensor.Float32, 2, 0)), []int{1}, false) }), here()
+	requireMisuse(t, e, "max", site, "size-0", "(2, 0) float32")
+	// A reduction op re-applied to an operand it was not built for: an
+	// axis out of range, or another number of elements per output.
+	op := graph.Mean(x, []int{1}, false).Op()
+	v := g.Var(tensor.Ones(tensor.Float32, 6))
+	e, site = graphError(t, func() { graph.Apply(op, v) }), here()
+	requireMisuse(t, e, "mean", site, "out of range", "(6,) float32")
+	y := g.Var(tensor.Ones(tensor.Float32, 2, 5))
+	e, site = graphError(t, func() { graph.Apply(op, y) }), here()
+	requireMisuse(t, e, "mean", site, "3 elements", "(2, 5) float32", "gives 5")
+	// Re-applied to an operand of the same geometry, it reduces as built.
+	z := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	assert.Equal(t, []float64{2, 5}, graph.Apply(graph.Mean(z, []int{1}, false).Op(), z).Value().Values())
+}
+
+func TestReduceValuesThroughTheTrustedKernel(t *testing.T) {
+	// Every kind over the middle axis of a (2, 2, 2) tensor, by hand.
+	g := graph.New()
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 5, -1, 0, 4, 4}, 2, 2, 2))
+	ax := []int{1}
+	for _, tc := range []struct {
+		name string
+		y    *graph.Node
+		want []float64
+	}{
+		{"sum", graph.Sum(x, ax, false), []float64{4, 7, 3, 4}},
+		{"mean", graph.Mean(x, ax, true), []float64{2, 3.5, 1.5, 2}},
+		{"max", graph.Max(x, ax, false), []float64{3, 5, 4, 4}},
+		{"min", graph.Min(x, ax, false), []float64{1, 2, -1, 0}},
+		{"prod", graph.Prod(x, ax, false), []float64{3, 10, -4, 0}},
+		{"variance", graph.Variance(x, ax, false, 1), []float64{2, 4.5, 12.5, 8}},
+	} {
+		assert.InDeltaSlice(t, tc.want, tc.y.Value().Values(), 1e-12, tc.name)
+	}
+	lse := graph.LogSumExp(x, ax, false).Value().Values()
+	assert.InDelta(t, 3+math.Log(1+math.Exp(-2)), lse[0], 1e-12)
+	assert.Equal(t, []int{2, 1, 2}, graph.Mean(x, ax, true).Shape())
+	assert.Equal(t, []int{}, graph.Sum(x, nil, false).Shape())
 }
