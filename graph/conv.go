@@ -24,16 +24,26 @@ func init() {
 	Register(avgPoolGradOp{})
 }
 
-// conv2dOp is y = conv(x, w) (cross-correlation, NCHW).
-type conv2dOp struct{ p tensor.ConvParams }
+// conv2dOp is y = conv(x, w) (cross-correlation, NCHW); yShape is the
+// output shape the constructor worked out while checking the operands.
+type conv2dOp struct {
+	p      tensor.ConvParams
+	yShape []int
+}
 
 func (conv2dOp) Name() string { return "conv2d" }
 
 func (conv2dOp) Arity() int { return 2 }
 
 func (op conv2dOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	shape := tensor.Conv2DShape(in[0].Shape(), in[1].Shape(), op.p)
-	return tensor.Conv2DTo(g.AllocUninit(in[0].DType(), shape...), in[0], in[1], op.p)
+	return kern.Conv2D(g.AllocUninit(in[0].DType(), op.yShape...), in[0], in[1], op.p)
+}
+
+func (op conv2dOp) check(in []*Node) {
+	x, w := in[0], in[1]
+	if y := checkConv("conv2d", x, w, x.Shape(), w.Shape(), op.p); !slices.Equal(y, op.yShape) {
+		tensor.Fail("conv2d", "op built for output %s, operands %s give %s", tensor.FormatShape(op.yShape), Describe(x, w), tensor.FormatShape(y))
+	}
 }
 
 func (op conv2dOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -60,8 +70,7 @@ func (op conv2dOp) JVP(out *Node, t []*Node) *Node {
 // do not fit or the dilated kernel is larger than the padded input.
 func Conv2D(x, w *Node, p tensor.ConvParams) *Node {
 	checkNodes("conv2d", x, w)
-	checkConv("conv2d", x, w, x.Shape(), w.Shape(), p)
-	return Apply(conv2dOp{p}, x, w)
+	return apply(conv2dOp{p, checkConv("conv2d", x, w, x.Shape(), w.Shape(), p)}, x, w)
 }
 
 // conv2dInputGradOp is dx = convᵀ_w(dy), the adjoint of x ↦ conv(x, w). It
@@ -77,7 +86,11 @@ func (conv2dInputGradOp) Name() string { return "conv2d_input_grad" }
 func (conv2dInputGradOp) Arity() int { return 2 }
 
 func (op conv2dInputGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.Conv2DInputGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], in[1], op.xShape, op.p)
+	return kern.Conv2DInputGrad(g.AllocUninit(in[0].DType(), op.xShape...), in[0], in[1], op.xShape, op.p)
+}
+
+func (op conv2dInputGradOp) check(in []*Node) {
+	checkConvAdjoint("conv2d_input_grad", in[0], in[1], op.xShape, in[1].Shape(), op.p)
 }
 
 // ⟨c, convᵀ_w(dy)⟩ = ⟨conv(c, w), dy⟩ = ⟨w, convᵀ_c-weights(c, dy)⟩.
@@ -101,7 +114,7 @@ func (op conv2dInputGradOp) JVP(out *Node, t []*Node) *Node {
 func Conv2DInputGrad(dy, w *Node, xShape []int, p tensor.ConvParams) *Node {
 	checkNodes("conv2d_input_grad", dy, w)
 	checkConvAdjoint("conv2d_input_grad", dy, w, xShape, w.Shape(), p)
-	return Apply(conv2dInputGradOp{slices.Clone(xShape), p}, dy, w)
+	return apply(conv2dInputGradOp{slices.Clone(xShape), p}, dy, w)
 }
 
 // conv2dWeightGradOp is dw = Σ dy ⋆ x, the adjoint of w ↦ conv(x, w); it is
@@ -116,7 +129,11 @@ func (conv2dWeightGradOp) Name() string { return "conv2d_weight_grad" }
 func (conv2dWeightGradOp) Arity() int { return 2 }
 
 func (op conv2dWeightGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.Conv2DWeightGradTo(g.AllocUninit(in[0].DType(), op.wShape...), in[0], in[1], op.wShape, op.p)
+	return kern.Conv2DWeightGrad(g.AllocUninit(in[0].DType(), op.wShape...), in[0], in[1], op.wShape, op.p)
+}
+
+func (op conv2dWeightGradOp) check(in []*Node) {
+	checkConvAdjoint("conv2d_weight_grad", in[1], in[0], in[0].Shape(), op.wShape, op.p)
 }
 
 // ⟨c, dw(x, dy)⟩ = ⟨conv(x, c), dy⟩ = ⟨x, convᵀ_c(dy)⟩.
@@ -141,25 +158,23 @@ func (op conv2dWeightGradOp) JVP(out *Node, t []*Node) *Node {
 func Conv2DWeightGrad(x, dy *Node, wShape []int, p tensor.ConvParams) *Node {
 	checkNodes("conv2d_weight_grad", x, dy)
 	checkConvAdjoint("conv2d_weight_grad", dy, x, x.Shape(), wShape, p)
-	return Apply(conv2dWeightGradOp{slices.Clone(wShape), p}, x, dy)
+	return apply(conv2dWeightGradOp{slices.Clone(wShape), p}, x, dy)
 }
 
 // checkConv checks the operands of a convolution of an input shaped xShape
 // with a weight shaped wShape; a and b are the nodes named in errors.
 func checkConv(op string, a, b *Node, xShape, wShape []int, p tensor.ConvParams) []int {
-	if a.g != b.g {
-		tensor.Fail(op, "operands %s belong to different graphs", Describe(a, b))
-	}
 	if a.DType() != b.DType() {
 		tensor.Fail(op, "mixed dtypes: %s", Describe(a, b))
 	}
 	if len(xShape) != 4 || len(wShape) != 4 {
-		tensor.Fail(op, "input %v and weight %v must be 4-D (N, C, H, W) and (O, C/groups, kh, kw): operands %s", xShape, wShape, Describe(a, b))
+		tensor.Fail(op, "input %s and weight %s must be 4-D (N, C, H, W) and (O, C/groups, kh, kw): operands %s",
+			tensor.FormatShape(xShape), tensor.FormatShape(wShape), Describe(a, b))
 	}
 	groups := max(p.Groups, 1)
 	if wShape[1]*groups != xShape[1] || wShape[0]%groups != 0 {
-		tensor.Fail(op, "input %v has %d channels but weight %v with groups %d expects %d in and a multiple of %d out: operands %s",
-			xShape, xShape[1], wShape, groups, wShape[1]*groups, groups, Describe(a, b))
+		tensor.Fail(op, "input %s has %d channels but weight %s with groups %d expects %d in and a multiple of %d out: operands %s",
+			tensor.FormatShape(xShape), xShape[1], tensor.FormatShape(wShape), groups, wShape[1]*groups, groups, Describe(a, b))
 	}
 	var shape []int
 	func() {
@@ -182,8 +197,8 @@ func checkConv(op string, a, b *Node, xShape, wShape []int, p tensor.ConvParams)
 func checkConvAdjoint(op string, dy, other *Node, xShape, wShape []int, p tensor.ConvParams) {
 	yShape := checkConv(op, dy, other, xShape, wShape, p)
 	if !slices.Equal(dy.Shape(), yShape) {
-		tensor.Fail(op, "output gradient %v %v does not match the output %v of input %v with weight %v",
-			dy.Shape(), dy.DType(), yShape, xShape, wShape)
+		tensor.Fail(op, "output gradient %s does not match the output %s of input %s with weight %s",
+			Describe(dy), tensor.FormatShape(yShape), tensor.FormatShape(xShape), tensor.FormatShape(wShape))
 	}
 }
 

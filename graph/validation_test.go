@@ -170,3 +170,41 @@ func TestReduceValuesThroughTheTrustedKernel(t *testing.T) {
 	assert.Equal(t, []int{2, 1, 2}, graph.Mean(x, ax, true).Shape())
 	assert.Equal(t, []int{}, graph.Sum(x, nil, false).Shape())
 }
+
+func TestConvMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 1, 3, 5, 5))
+	w := g.Var(tensor.Ones(tensor.Float32, 4, 2, 3, 3))
+	e, site := graphError(t, func() { graph.Conv2D(x, w, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d", site, "3 channels", "weight (4, 2, 3, 3)", "(1, 3, 5, 5) float32")
+	big := g.Var(tensor.Ones(tensor.Float32, 4, 3, 7, 7))
+	e, site = graphError(t, func() { graph.Conv2D(x, big, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d", site, "smaller than", "(1, 3, 5, 5)", "(4, 3, 7, 7)")
+	w3 := g.Var(tensor.Ones(tensor.Float32, 4, 3, 3, 3))
+	dy := g.Var(tensor.Ones(tensor.Float32, 1, 4, 2, 2))
+	e, site = graphError(t, func() { graph.Conv2DInputGrad(dy, w3, []int{1, 3, 5, 5}, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d_input_grad", site, "(1, 4, 2, 2) float32", "output (1, 4, 3, 3)")
+	e, site = graphError(t, func() { graph.Conv2DWeightGrad(x, dy, []int{4, 3, 3, 3}, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d_weight_grad", site, "(1, 4, 2, 2) float32", "output (1, 4, 3, 3)")
+
+	// Ops re-applied to operands they were not built for.
+	op := graph.Conv2D(x, w3, tensor.ConvParams{}).Op()
+	x7 := g.Var(tensor.Ones(tensor.Float32, 1, 3, 7, 7))
+	e, site = graphError(t, func() { graph.Apply(op, x7, w3) }), here()
+	requireMisuse(t, e, "conv2d", site, "(1, 4, 3, 3)", "(1, 4, 5, 5)")
+	e, site = graphError(t, func() { graph.Apply(op, x, w) }), here()
+	requireMisuse(t, e, "conv2d", site, "3 channels")
+	dy3 := g.Var(tensor.Ones(tensor.Float32, 1, 4, 3, 3))
+	igrad := graph.Conv2DInputGrad(dy3, w3, []int{1, 3, 5, 5}, tensor.ConvParams{}).Op()
+	e, site = graphError(t, func() { graph.Apply(igrad, dy, w3) }), here()
+	requireMisuse(t, e, "conv2d_input_grad", site, "(1, 4, 2, 2) float32")
+	wgrad := graph.Conv2DWeightGrad(x, dy3, []int{4, 3, 3, 3}, tensor.ConvParams{}).Op()
+	e, site = graphError(t, func() { graph.Apply(wgrad, x, dy) }), here()
+	requireMisuse(t, e, "conv2d_weight_grad", site, "(1, 4, 2, 2) float32")
+
+	// A valid re-application computes: a 3×3 all-ones kernel over ones
+	// sums 3·9 = 27 taps.
+	y := graph.Apply(op, x, w3)
+	require.Equal(t, []int{1, 4, 3, 3}, y.Shape())
+	assert.Equal(t, float64(27), y.Value().Values()[0])
+}
