@@ -45,7 +45,7 @@ func (expOp) Name() string { return "exp" }
 func (expOp) Arity() int { return 1 }
 
 func (expOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.ExpTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+	return kern.Exp(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
 // d exp(x) = exp(x) dx: both rules reuse the output node.
@@ -217,7 +217,7 @@ func (negOp) Name() string { return "neg" }
 func (negOp) Arity() int { return 1 }
 
 func (negOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.NegTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+	return kern.Neg(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
 func (negOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Neg(ct)} }
@@ -234,8 +234,10 @@ func (powOp) Name() string { return "pow" }
 func (powOp) Arity() int { return 2 }
 
 func (powOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.PowTo(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
+	return kern.Pow(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (powOp) check(in []*Node) { checkBroadcast("pow", in[0], in[1]) }
 
 // powPartials returns ∂(aᵇ)/∂a = b·aᵇ⁻¹ and ∂(aᵇ)/∂b = aᵇ·log a, each only
 // when wanted, with the conventions of PyTorch and JAX where these formulas
@@ -291,7 +293,7 @@ func (powOp) JVP(out *Node, t []*Node) *Node {
 // and ∂/∂b is 0 where b ≥ 0 (see powPartials).
 func Pow(a, b *Node) *Node {
 	checkBinary("pow", a, b)
-	return Apply(powOp{}, a, b)
+	return apply(powOp{}, a, b)
 }
 
 // extremumOp is Maximum (max true) or Minimum. Where a = b the derivative
@@ -310,10 +312,12 @@ func (extremumOp) Arity() int { return 2 }
 func (o extremumOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...)
 	if o.max {
-		return tensor.MaximumTo(dst, in[0], in[1])
+		return kern.Maximum(dst, in[0], in[1])
 	}
-	return tensor.MinimumTo(dst, in[0], in[1])
+	return kern.Minimum(dst, in[0], in[1])
 }
+
+func (o extremumOp) check(in []*Node) { checkBroadcast(o.Name(), in[0], in[1]) }
 
 // weights returns the share of the derivative that goes to a and to b:
 // 1 to the selected operand, ½ each on ties (comparisons are constants to
@@ -352,14 +356,14 @@ func (o extremumOp) JVP(out *Node, t []*Node) *Node {
 // Where a = b each operand receives half of the derivative.
 func Maximum(a, b *Node) *Node {
 	checkBinary("maximum", a, b)
-	return Apply(extremumOp{max: true}, a, b)
+	return apply(extremumOp{max: true}, a, b)
 }
 
 // Minimum returns the elementwise minimum of a and b with broadcasting.
 // Where a = b each operand receives half of the derivative.
 func Minimum(a, b *Node) *Node {
 	checkBinary("minimum", a, b)
-	return Apply(extremumOp{max: false}, a, b)
+	return apply(extremumOp{max: false}, a, b)
 }
 
 type addScalarOp struct{ s float64 }
@@ -403,7 +407,7 @@ func (powScalarOp) Name() string { return "pow_scalar" }
 func (powScalarOp) Arity() int { return 1 }
 
 func (o powScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.PowScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.p)
+	return kern.PowScalar(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.p)
 }
 
 // deriv returns v·p·x^(p−1), or nil (zero) for p = 0.

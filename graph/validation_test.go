@@ -45,7 +45,13 @@ func TestBinaryMisuseNamesOpShapesAndCaller(t *testing.T) {
 	for _, tc := range []struct {
 		op string
 		f  func(a, b *graph.Node) *graph.Node
-	}{{"add", graph.Add}, {"sub", graph.Sub}, {"mul", graph.Mul}, {"div", graph.Div}} {
+	}{
+		{"add", graph.Add}, {"sub", graph.Sub}, {"mul", graph.Mul}, {"div", graph.Div},
+		{"pow", graph.Pow}, {"maximum", graph.Maximum}, {"minimum", graph.Minimum}, {"xlogy", graph.Xlogy},
+		{"equal", graph.Equal}, {"not_equal", graph.NotEqual}, {"less", graph.Less},
+		{"less_equal", graph.LessEqual}, {"greater", graph.Greater}, {"greater_equal", graph.GreaterEqual},
+		{"sigmoid_grad", graph.SigmoidGrad}, {"tanh_grad", graph.TanhGrad}, {"relu_grad", graph.ReluGrad},
+	} {
 		t.Run(tc.op, func(t *testing.T) {
 			e, site := graphError(t, func() { tc.f(a, b) }), here()
 			requireMisuse(t, e, tc.op, site, "(2, 3)", "(4, 1, 2)", "do not broadcast")
@@ -60,6 +66,18 @@ func TestBinaryMisuseNamesOpShapesAndCaller(t *testing.T) {
 			requireMisuse(t, e, tc.op, site, "mixed dtypes")
 		})
 	}
+}
+
+func TestUnaryOnStridedInputs(t *testing.T) {
+	// The unchecked unary kernels read a transposed view: y = f(xᵀ).
+	g := graph.New()
+	x := g.Const(tensor.FromFloat64s([]float64{1, 4, 9, 16, 25, 36}, 2, 3))
+	xt := graph.Transpose(x)
+	assert.Equal(t, []float64{1, 16, 4, 25, 9, 36}, graph.Square(graph.Sqrt(xt)).Value().Values())
+	assert.Equal(t, []float64{-1, -16, -4, -25, -9, -36}, graph.Neg(xt).Value().Values())
+	assert.Equal(t, []float64{1, 16, 4, 25, 9, 36}, graph.Relu(xt).Value().Values())
+	assert.InDeltaSlice(t, []float64{2, 17, 5, 26, 10, 37}, graph.Exp(graph.Log1p(xt)).Value().Values(), 1e-12)
+	assert.Equal(t, []float64{3, 48, 12, 75, 27, 108}, graph.MulScalar(xt, 3).Value().Values())
 }
 
 func TestBinaryBroadcastBothWays(t *testing.T) {

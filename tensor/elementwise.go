@@ -42,6 +42,12 @@ type binaryOp struct {
 func (op *unaryOp) apply(dst, a *Tensor) *Tensor {
 	dst = prepareDst(op.name, dst, a.dtype, a.shape, a)
 	checkOverlap(op.name, dst, a)
+	return op.run(dst, a)
+}
+
+// run is apply after validation (dst shaped like a, same dtype, no partial
+// overlap): the trusted kernel graph calls (internal/unchecked).
+func (op *unaryOp) run(dst, a *Tensor) *Tensor {
 	if a.dtype == Float32 {
 		runUnary(dst, a, op.f32)
 	} else {

@@ -23,10 +23,16 @@ package unchecked
 
 // Kernels is tensor's table of trusted kernels. Each returns dst.
 type Kernels[T, P any] struct {
-	// Add, Sub, Mul and Div compute a ∘ b elementwise with broadcasting.
-	Add, Sub, Mul, Div func(dst, a, b T) T
-	// AddScalar and MulScalar compute a + s and a·s.
-	AddScalar, MulScalar func(dst, a T, s float64) T
+	// The broadcasting binary ops: tensor.AddTo, SubTo, ... ReluGradTo.
+	Add, Sub, Mul, Div, Pow, Maximum, Minimum, Xlogy        func(dst, a, b T) T
+	Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual func(dst, a, b T) T
+	SigmoidGrad, TanhGrad, ReluGrad                         func(dst, a, b T) T
+	// The unary ops: tensor.NegTo, ExpTo, ... GeluTo.
+	Neg, Exp, Log, Log1p, Expm1, Sqrt, Square, Reciprocal, Abs, Sign    func(dst, a T) T
+	Sin, Cos, Erf, Lgamma, Digamma, Tanh, Sigmoid, Softplus, Relu, Gelu func(dst, a T) T
+	// The unary ops with a parameter: tensor.AddScalarTo, MulScalarTo,
+	// PowScalarTo, LeakyReluTo, EluTo.
+	AddScalar, MulScalar, PowScalar, LeakyRelu, Elu func(dst, a T, s float64) T
 	// MatMulT computes op(a)·op(b) for operands of at least two
 	// dimensions, op transposing the last two axes where its flag is set;
 	// batch dimensions broadcast.
