@@ -184,9 +184,15 @@ func (softmaxOp) Arity() int { return 1 }
 func (o softmaxOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.AllocUninit(in[0].DType(), in[0].Shape()...)
 	if o.log {
-		return tensor.LogSoftmaxInto(dst, in[0], o.axis)
+		return kern.LogSoftmax(dst, in[0], o.axis)
 	}
-	return tensor.SoftmaxInto(dst, in[0], o.axis)
+	return kern.Softmax(dst, in[0], o.axis)
+}
+
+func (o softmaxOp) check(in []*Node) {
+	if o.axis >= in[0].Dim() {
+		tensor.Fail(o.Name(), "axis %d out of range for operand %s", o.axis, Describe(in[0]))
+	}
 }
 
 // lin applies the Jacobian, which is symmetric for softmax (s ⊙ (v − Σ v s))
@@ -211,13 +217,13 @@ func (o softmaxOp) JVP(out *Node, t []*Node) *Node {
 // Softmax returns exp(x)/Σexp(x) along axis, computed stably.
 func Softmax(x *Node, axis int) *Node {
 	checkNodes("softmax", x)
-	return Apply(softmaxOp{axis: normAxis("softmax", x, axis)}, x)
+	return apply(softmaxOp{axis: normAxis("softmax", x, axis)}, x)
 }
 
 // LogSoftmax returns x − LogSumExp(x) along axis, computed stably.
 func LogSoftmax(x *Node, axis int) *Node {
 	checkNodes("log_softmax", x)
-	return Apply(softmaxOp{axis: normAxis("log_softmax", x, axis), log: true}, x)
+	return apply(softmaxOp{axis: normAxis("log_softmax", x, axis), log: true}, x)
 }
 
 // normAxis resolves a possibly negative axis of x, panicking for op when it

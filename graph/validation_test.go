@@ -226,3 +226,35 @@ func TestConvMisuseNamesOpShapesAndCaller(t *testing.T) {
 	require.Equal(t, []int{1, 4, 3, 3}, y.Shape())
 	assert.Equal(t, float64(27), y.Value().Values()[0])
 }
+
+func TestSumToAndSoftmaxMisuse(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.SumTo(x, 2, 1, 1) }), here()
+	requireMisuse(t, e, "sum_to", site, "(2, 1, 1)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Softmax(x, 2) }), here()
+	requireMisuse(t, e, "softmax", site, "axis 2", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.LogSoftmax(x, -3) }), here()
+	requireMisuse(t, e, "log_softmax", site, "axis -3", "(2, 3) float32")
+
+	sumTo := graph.SumTo(x, 3).Op()
+	y := g.Var(tensor.Ones(tensor.Float32, 3, 2))
+	e, site = graphError(t, func() { graph.Apply(sumTo, y) }), here()
+	requireMisuse(t, e, "sum_to", site, "(3,)", "(3, 2) float32")
+	soft := graph.Softmax(x, 1).Op()
+	v := g.Var(tensor.Ones(tensor.Float32, 6))
+	e, site = graphError(t, func() { graph.Apply(soft, v) }), here()
+	requireMisuse(t, e, "softmax", site, "axis 1", "(6,) float32")
+}
+
+func TestSumToValuesThroughTheTrustedKernel(t *testing.T) {
+	g := graph.New()
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 2, 2, 3))
+	assert.Equal(t, []float64{8, 10, 12, 14, 16, 18}, graph.SumTo(x, 2, 3).Value().Values())
+	assert.Equal(t, []float64{22, 26, 30}, graph.SumTo(x, 1, 3).Value().Values())
+	assert.Equal(t, []float64{6, 15, 24, 33}, graph.SumTo(x, 2, 2, 1).Value().Values())
+	assert.Equal(t, []float64{78}, graph.SumTo(x).Value().Values())
+	// On a transposed view: (3, 2) columns summed into (1, 2).
+	m := graph.Transpose(g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3)))
+	assert.Equal(t, []float64{6, 15}, graph.SumTo(m, 1, 2).Value().Values())
+}

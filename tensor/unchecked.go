@@ -28,6 +28,9 @@ func init() {
 
 		MatMulT:          matmulTrusted,
 		Reduce:           reduceTrusted,
+		SumTo:            sumToTrusted,
+		Softmax:          func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, false) },
+		LogSoftmax:       func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, true) },
 		Conv2D:           conv2DTrusted,
 		Conv2DInputGrad:  conv2DInputGradTrusted,
 		Conv2DWeightGrad: conv2DWeightGradTrusted,

@@ -41,6 +41,10 @@ type Kernels[T, P any] struct {
 	// 5 logsumexp, 6 variance with ddof) of a over the axes; max and min
 	// need non-empty axes.
 	Reduce func(kind int, dst, a T, axes []int, keepdims bool, ddof int) T
+	// SumTo sums a down to dst's shape, which broadcasts to a's.
+	SumTo func(dst, a T) T
+	// Softmax and LogSoftmax normalise along a non-negative axis.
+	Softmax, LogSoftmax func(dst, a T, axis int) T
 	// Conv2D is tensor.Conv2DTo, Conv2DInputGrad tensor.Conv2DInputGradTo
 	// and Conv2DWeightGrad tensor.Conv2DWeightGradTo.
 	Conv2D                            func(dst, x, w T, p P) T
