@@ -4,7 +4,9 @@ import "github.com/gradus-ml/gradus/tensor"
 
 // This file shows the pattern every op follows: an unexported op type with
 // Forward, VJP and JVP side by side, registered at init, and an exported
-// constructor that checks its operands and calls Apply.
+// constructor that checks its operands and calls Apply; or, as here, where
+// Forward calls kern (tensor's unchecked kernels), calls apply and keeps
+// its checks in a check method too (see the package doc, "Validation").
 
 func init() {
 	Register(addOp{})
