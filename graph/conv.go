@@ -208,6 +208,7 @@ func checkConvAdjoint(op string, dy, other *Node, xShape, wShape []int, p tensor
 // (the choice of maximum is locally constant).
 type maxPool2DOp struct {
 	p      tensor.PoolParams
+	yShape []int // the output shape, worked out by the constructor's check
 	argmax []int
 }
 
@@ -217,11 +218,13 @@ func (*maxPool2DOp) Arity() int { return 1 }
 
 func (op *maxPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
-	dst := g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...)
-	y, argmax := tensor.MaxPool2DTo(dst, g.AllocInts(dst.Size()), x, op.p)
+	dst := g.AllocUninit(x.DType(), op.yShape...)
+	y, argmax := kern.MaxPool2D(dst, g.AllocInts(dst.Size()), x, op.p)
 	op.argmax = argmax
 	return y
 }
+
+func (op *maxPool2DOp) check(in []*Node) { checkPoolOutput("maxpool2d", in[0], op.p, op.yShape) }
 
 func (op *maxPool2DOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape()))
@@ -237,8 +240,7 @@ func (op *maxPool2DOp) JVP(out *Node, t []*Node) *Node {
 // not 4-D or the parameters are invalid.
 func MaxPool2D(x *Node, p tensor.PoolParams) *Node {
 	checkNodes("maxpool2d", x)
-	checkPool("maxpool2d", x, x.Shape(), p)
-	return Apply(&maxPool2DOp{p: p}, x)
+	return apply(&maxPool2DOp{p: p, yShape: checkPool("maxpool2d", x, x.Shape(), p)}, x)
 }
 
 // maxPoolGradOp scatters dy onto a zero tensor shaped xShape at the indices
@@ -254,7 +256,11 @@ func (maxPoolGradOp) Name() string { return "maxpool2d_grad" }
 func (maxPoolGradOp) Arity() int { return 1 }
 
 func (op maxPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.MaxPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.argmax, op.xShape)
+	return kern.MaxPool2DGrad(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.argmax)
+}
+
+func (op maxPoolGradOp) check(in []*Node) {
+	checkArgmax("maxpool2d_grad", in[0].Size(), op.argmax, op.xShape, in[0])
 }
 
 func (op maxPoolGradOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -274,7 +280,7 @@ func (op maxPoolGradOp) JVP(out *Node, t []*Node) *Node {
 func MaxPool2DGrad(dy *Node, argmax []int, xShape []int) *Node {
 	checkNodes("maxpool2d_grad", dy)
 	checkArgmax("maxpool2d_grad", dy.Size(), argmax, xShape, dy)
-	return Apply(maxPoolGradOp{argmax, slices.Clone(xShape)}, dy)
+	return apply(maxPoolGradOp{argmax, slices.Clone(xShape)}, dy)
 }
 
 type maxPoolGatherOp struct {
@@ -309,12 +315,18 @@ func (op maxPoolGatherOp) JVP(out *Node, t []*Node) *Node {
 // yShape: the forward derivative of a max pooling.
 func MaxPool2DGather(x *Node, argmax []int, yShape []int) *Node {
 	checkNodes("maxpool2d_gather", x)
+	op := maxPoolGatherOp{argmax, slices.Clone(yShape)}
+	op.check([]*Node{x})
+	return apply(op, x)
+}
+
+// check: the gather reads x at every index, so each must lie within x.
+func (op maxPoolGatherOp) check(in []*Node) {
 	n := 1
-	for _, d := range yShape {
+	for _, d := range op.yShape {
 		n *= d
 	}
-	checkArgmax("maxpool2d_gather", n, argmax, x.Shape(), x)
-	return Apply(maxPoolGatherOp{argmax, slices.Clone(yShape)}, x)
+	checkArgmax("maxpool2d_gather", n, op.argmax, in[0].Shape(), in[0])
 }
 
 func gatherFlat[T float32 | float64](x []T, idx []int, y []T) {
@@ -326,7 +338,7 @@ func gatherFlat[T float32 | float64](x []T, idx []int, y []T) {
 // checkArgmax checks that argmax has n indices, all inside xShape.
 func checkArgmax(op string, n int, argmax, xShape []int, operand *Node) {
 	if len(argmax) != n {
-		tensor.Fail(op, "%d argmax indices for %d elements (operand %s, input shape %v)", len(argmax), n, Describe(operand), xShape)
+		tensor.Fail(op, "%d argmax indices for %d elements (operand %s, input shape %s)", len(argmax), n, Describe(operand), tensor.FormatShape(xShape))
 	}
 	size := 1
 	for _, d := range xShape {
@@ -334,23 +346,27 @@ func checkArgmax(op string, n int, argmax, xShape []int, operand *Node) {
 	}
 	for _, a := range argmax {
 		if a < 0 || a >= size {
-			tensor.Fail(op, "argmax index %d out of range for input shape %v (operand %s)", a, xShape, Describe(operand))
+			tensor.Fail(op, "argmax index %d out of range for input shape %s (operand %s)", a, tensor.FormatShape(xShape), Describe(operand))
 		}
 	}
 }
 
 // avgPool2DOp is average pooling, a linear map of x; avgPoolGradOp is its
 // adjoint. Each one's VJP is the other and each one's JVP itself.
-type avgPool2DOp struct{ p tensor.PoolParams }
+type avgPool2DOp struct {
+	p      tensor.PoolParams
+	yShape []int // the output shape, worked out by the constructor's check
+}
 
 func (avgPool2DOp) Name() string { return "avgpool2d" }
 
 func (avgPool2DOp) Arity() int { return 1 }
 
 func (op avgPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	x := in[0]
-	return tensor.AvgPool2DTo(g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...), x, op.p)
+	return kern.AvgPool2D(g.AllocUninit(in[0].DType(), op.yShape...), in[0], op.p)
 }
+
+func (op avgPool2DOp) check(in []*Node) { checkPoolOutput("avgpool2d", in[0], op.p, op.yShape) }
 
 func (op avgPool2DOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, AvgPool2DGrad(ct, out.inputs[0].Shape(), op.p))
@@ -364,8 +380,7 @@ func (op avgPool2DOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 // the parameters are invalid.
 func AvgPool2D(x *Node, p tensor.PoolParams) *Node {
 	checkNodes("avgpool2d", x)
-	checkPool("avgpool2d", x, x.Shape(), p)
-	return Apply(avgPool2DOp{p}, x)
+	return apply(avgPool2DOp{p, checkPool("avgpool2d", x, x.Shape(), p)}, x)
 }
 
 type avgPoolGradOp struct {
@@ -378,8 +393,10 @@ func (avgPoolGradOp) Name() string { return "avgpool2d_grad" }
 func (avgPoolGradOp) Arity() int { return 1 }
 
 func (op avgPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AvgPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.xShape, op.p)
+	return kern.AvgPool2DGrad(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.xShape, op.p)
 }
+
+func (op avgPoolGradOp) check(in []*Node) { checkAvgPoolGrad(in[0], op.xShape, op.p) }
 
 func (op avgPoolGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, AvgPool2D(ct, op.p))
@@ -394,11 +411,23 @@ func (op avgPoolGradOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0])
 // dy is not shaped like that pooling's output.
 func AvgPool2DGrad(dy *Node, xShape []int, p tensor.PoolParams) *Node {
 	checkNodes("avgpool2d_grad", dy)
-	yShape := checkPool("avgpool2d_grad", dy, xShape, p)
-	if !slices.Equal(dy.Shape(), yShape) {
-		tensor.Fail("avgpool2d_grad", "output gradient %s does not match the output %v of input %v", Describe(dy), yShape, xShape)
+	checkAvgPoolGrad(dy, xShape, p)
+	return apply(avgPoolGradOp{slices.Clone(xShape), p}, dy)
+}
+
+func checkAvgPoolGrad(dy *Node, xShape []int, p tensor.PoolParams) {
+	if yShape := checkPool("avgpool2d_grad", dy, xShape, p); !slices.Equal(dy.Shape(), yShape) {
+		tensor.Fail("avgpool2d_grad", "output gradient %s does not match the output %s of input %s",
+			Describe(dy), tensor.FormatShape(yShape), tensor.FormatShape(xShape))
 	}
-	return Apply(avgPoolGradOp{slices.Clone(xShape), p}, dy)
+}
+
+// checkPoolOutput is the check of a pooling op value re-applied with Apply:
+// x must fit p and give the output shape the op was built for.
+func checkPoolOutput(op string, x *Node, p tensor.PoolParams, yShape []int) {
+	if y := checkPool(op, x, x.Shape(), p); !slices.Equal(y, yShape) {
+		tensor.Fail(op, "op built for output %s, operand %s gives %s", tensor.FormatShape(yShape), Describe(x), tensor.FormatShape(y))
+	}
 }
 
 // checkPool checks a pooling of an input shaped xShape and returns the

@@ -258,3 +258,37 @@ func TestSumToValuesThroughTheTrustedKernel(t *testing.T) {
 	m := graph.Transpose(g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3)))
 	assert.Equal(t, []float64{6, 15}, graph.SumTo(m, 1, 2).Value().Values())
 }
+
+func TestPoolingMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	p := tensor.PoolParams{Kernel: [2]int{2, 2}}
+	x := g.Var(tensor.FromFloat64s([]float64{1, 5, 2, 0, 3, 4, 8, 7, 6, 0, 1, 2, 9, 3, 4, 5}, 1, 1, 4, 4))
+	e, site := graphError(t, func() { graph.AvgPool2DGrad(g.Var(tensor.Ones(tensor.Float64, 1, 1, 3, 3)), []int{1, 1, 4, 4}, p) }), here()
+	requireMisuse(t, e, "avgpool2d_grad", site, "(1, 1, 3, 3) float64", "output (1, 1, 2, 2)", "input (1, 1, 4, 4)")
+	ones22 := g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2))
+	e, site = graphError(t, func() { graph.MaxPool2DGrad(ones22, []int{0, 1, 2, 16}, []int{1, 1, 4, 4}) }), here()
+	requireMisuse(t, e, "maxpool2d_grad", site, "16", "input shape (1, 1, 4, 4)", "(1, 1, 2, 2) float64")
+
+	// Op values re-applied to operands they were not built for.
+	small := g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2))
+	for _, op := range []struct {
+		name string
+		y    *graph.Node
+	}{{"maxpool2d", graph.MaxPool2D(x, p)}, {"avgpool2d", graph.AvgPool2D(x, p)}} {
+		e, site = graphError(t, func() { graph.Apply(op.y.Op(), small) }), here()
+		requireMisuse(t, e, op.name, site, "op built for output (1, 1, 2, 2)", "(1, 1, 2, 2) float64 gives (1, 1, 1, 1)")
+	}
+	mp := graph.MaxPool2D(x, p)
+	assert.Equal(t, []float64{5, 8, 9, 5}, mp.Value().Values())
+	grad := graph.MaxPool2DGrad(g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2)), []int{1, 6, 12, 15}, []int{1, 1, 4, 4})
+	e, site = graphError(t, func() { graph.Apply(grad.Op(), g.Var(tensor.Ones(tensor.Float64, 1, 1, 1, 2))) }), here()
+	requireMisuse(t, e, "maxpool2d_grad", site, "4 argmax", "(1, 1, 1, 2) float64")
+	gather := graph.MaxPool2DGather(x, []int{1, 6, 12, 15}, []int{1, 1, 2, 2})
+	assert.Equal(t, []float64{5, 8, 9, 5}, gather.Value().Values())
+	e, site = graphError(t, func() { graph.Apply(gather.Op(), small) }), here()
+	requireMisuse(t, e, "maxpool2d_gather", site, "out of range", "(1, 1, 2, 2) float64")
+	agrad := graph.AvgPool2DGrad(g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2)), []int{1, 1, 4, 4}, p)
+	assert.Equal(t, make([]float64, 16), graph.Sub(agrad, g.Const(tensor.Full(tensor.Float64, 0.25, 1, 1, 4, 4))).Value().Values())
+	e, site = graphError(t, func() { graph.Apply(agrad.Op(), g.Var(tensor.Ones(tensor.Float64, 1, 1, 3, 3))) }), here()
+	requireMisuse(t, e, "avgpool2d_grad", site, "(1, 1, 3, 3) float64")
+}

@@ -10,7 +10,7 @@ func init() {
 	param := func(op *paramOp) func(dst, a *Tensor, s float64) *Tensor {
 		return func(dst, a *Tensor, s float64) *Tensor { return op.run(dst, a, s, 0) }
 	}
-	unchecked.Set(&unchecked.Kernels[*Tensor, ConvParams]{
+	unchecked.Set(&unchecked.Kernels[*Tensor, ConvParams, PoolParams]{
 		Add: addOp.run, Sub: subOp.run, Mul: mulOp.run, Div: divOp.run,
 		Pow: powOp.run, Maximum: maximumOp.run, Minimum: minimumOp.run, Xlogy: xlogyOp.run,
 		Equal: equalOp.run, NotEqual: notEqualOp.run, Less: lessOp.run, LessEqual: lessEqualOp.run,
@@ -34,5 +34,9 @@ func init() {
 		Conv2D:           conv2DTrusted,
 		Conv2DInputGrad:  conv2DInputGradTrusted,
 		Conv2DWeightGrad: conv2DWeightGradTrusted,
+		MaxPool2D:        maxPool2DTrusted,
+		MaxPool2DGrad:    maxPool2DGradTrusted,
+		AvgPool2D:        avgPool2DTrusted,
+		AvgPool2DGrad:    avgPool2DGradTrusted,
 	})
 }

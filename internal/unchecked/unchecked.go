@@ -17,12 +17,12 @@
 // Given anything else a kernel may compute garbage or panic deep inside.
 //
 // The table is generic in the tensor type because tensor fills it at init:
-// this package cannot import tensor, so T is *tensor.Tensor and P is
-// tensor.ConvParams wherever the table is used.
+// this package cannot import tensor, so T is *tensor.Tensor, C is
+// tensor.ConvParams and P is tensor.PoolParams wherever the table is used.
 package unchecked
 
 // Kernels is tensor's table of trusted kernels. Each returns dst.
-type Kernels[T, P any] struct {
+type Kernels[T, C, P any] struct {
 	// The broadcasting binary ops: tensor.AddTo, SubTo, ... ReluGradTo.
 	Add, Sub, Mul, Div, Pow, Maximum, Minimum, Xlogy        func(dst, a, b T) T
 	Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual func(dst, a, b T) T
@@ -47,19 +47,26 @@ type Kernels[T, P any] struct {
 	Softmax, LogSoftmax func(dst, a T, axis int) T
 	// Conv2D is tensor.Conv2DTo, Conv2DInputGrad tensor.Conv2DInputGradTo
 	// and Conv2DWeightGrad tensor.Conv2DWeightGradTo.
-	Conv2D                            func(dst, x, w T, p P) T
-	Conv2DInputGrad, Conv2DWeightGrad func(dst, a, b T, shape []int, p P) T
+	Conv2D                            func(dst, x, w T, p C) T
+	Conv2DInputGrad, Conv2DWeightGrad func(dst, a, b T, shape []int, p C) T
+	// MaxPool2D is tensor.MaxPool2DTo, MaxPool2DGrad tensor.MaxPool2DGradTo
+	// (with dst's shape as xShape), AvgPool2D tensor.AvgPool2DTo and
+	// AvgPool2DGrad tensor.AvgPool2DGradTo.
+	MaxPool2D     func(dst T, argmax []int, x T, p P) (T, []int)
+	MaxPool2DGrad func(dst, dy T, argmax []int) T
+	AvgPool2D     func(dst, x T, p P) T
+	AvgPool2DGrad func(dst, dy T, xShape []int, p P) T
 }
 
 var table any
 
 // Set installs tensor's table; tensor calls it at init.
-func Set[T, P any](k *Kernels[T, P]) { table = k }
+func Set[T, C, P any](k *Kernels[T, C, P]) { table = k }
 
 // Get returns the table tensor installed. Call it from a package-level
 // variable's initialiser: imported packages finish their init first.
-func Get[T, P any]() *Kernels[T, P] {
-	k, ok := table.(*Kernels[T, P])
+func Get[T, C, P any]() *Kernels[T, C, P] {
+	k, ok := table.(*Kernels[T, C, P])
 	if !ok {
 		panic("unchecked: package tensor has not installed its kernels")
 	}
