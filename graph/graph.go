@@ -113,9 +113,10 @@ func (g *Graph) leafNode(op string, t *tensor.Tensor, kind leafKind, name string
 }
 
 // Apply adds a node computing op on the inputs and computes its value now.
-// All inputs must belong to one graph. Op implementations call it from
-// their constructor functions (Add, MatMul, ...); users call it for their
-// own ops. It validates the call (see the package doc, "Validation").
+// All inputs must belong to one graph. Users call it for their own ops,
+// and so do the constructors of graph's ops that have nothing to check
+// beyond it (Exp, Log, ...); it validates the call (see the package doc,
+// "Validation").
 func Apply(op Op, inputs ...*Node) *Node {
 	if len(inputs) == 0 {
 		tensor.Fail(op.Name(), "no inputs")
