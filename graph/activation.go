@@ -21,14 +21,14 @@ func init() {
 		invSqrt2   = 1 / math.Sqrt2
 		invSqrt2Pi = 0.3989422804014327 // 1/√(2π)
 	)
-	tanhOp = &unaryOp{"tanh", tensor.TanhTo, func(x, y, v *Node) *Node { return TanhGrad(v, y) }}
+	tanhOp = &unaryOp{"tanh", kern.Tanh, func(x, y, v *Node) *Node { return TanhGrad(v, y) }}
 	// σ'(x) = σ(x)·σ(−x): exact even where 1 − σ(x) would round to 0.
-	sigmoidOp = &unaryOp{"sigmoid", tensor.SigmoidTo, func(x, y, v *Node) *Node { return SigmoidGrad(v, x) }}
-	softplusOp = &unaryOp{"softplus", tensor.SoftplusTo, func(x, y, v *Node) *Node { return Mul(v, Sigmoid(x)) }}
+	sigmoidOp = &unaryOp{"sigmoid", kern.Sigmoid, func(x, y, v *Node) *Node { return SigmoidGrad(v, x) }}
+	softplusOp = &unaryOp{"softplus", kern.Softplus, func(x, y, v *Node) *Node { return Mul(v, Sigmoid(x)) }}
 	// relu(x) > 0 exactly where x > 0, so sign(y) is the step function.
-	reluOp = &unaryOp{"relu", tensor.ReluTo, func(x, y, v *Node) *Node { return ReluGrad(v, y) }}
+	reluOp = &unaryOp{"relu", kern.Relu, func(x, y, v *Node) *Node { return ReluGrad(v, y) }}
 	// gelu(x) = x·Φ(x), gelu'(x) = Φ(x) + x·φ(x).
-	geluOp = &unaryOp{"gelu", tensor.GeluTo, func(x, y, v *Node) *Node {
+	geluOp = &unaryOp{"gelu", kern.Gelu, func(x, y, v *Node) *Node {
 		cdf := MulScalar(AddScalar(Erf(MulScalar(x, invSqrt2)), 1), 0.5)
 		pdf := MulScalar(Exp(MulScalar(Square(x), -0.5)), invSqrt2Pi)
 		return Mul(v, Add(cdf, Mul(x, pdf)))
@@ -62,7 +62,7 @@ func (leakyReluOp) Name() string { return "leaky_relu" }
 func (leakyReluOp) Arity() int { return 1 }
 
 func (o leakyReluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.LeakyReluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.slope)
+	return kern.LeakyRelu(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.slope)
 }
 
 func (o leakyReluOp) lin(out, v *Node) *Node {
@@ -84,7 +84,7 @@ func (eluOp) Name() string { return "elu" }
 func (eluOp) Arity() int { return 1 }
 
 func (o eluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.EluTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.alpha)
+	return kern.Elu(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.alpha)
 }
 
 // For x ≤ 0, y = α(eˣ − 1) so y' = y + α.
@@ -108,8 +108,10 @@ func (sigmoidGradOp) Name() string { return "sigmoid_grad" }
 func (sigmoidGradOp) Arity() int { return 2 }
 
 func (sigmoidGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.SigmoidGradTo(g.AllocUninit(in[0].DType(), broadcastShape("sigmoid_grad", in[0], in[1])...), in[0], in[1])
+	return kern.SigmoidGrad(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (sigmoidGradOp) check(in []*Node) { checkBroadcast("sigmoid_grad", in[0], in[1]) }
 
 // sigmoidCurv returns w·s'(x) for s = σ(x)·σ(−x): s' = s·(σ(−x) − σ(x)).
 func sigmoidCurv(w, x *Node) *Node {
@@ -144,7 +146,7 @@ func (sigmoidGradOp) JVP(out *Node, t []*Node) *Node {
 // (and Jacobian-vector) product of Sigmoid at x with v.
 func SigmoidGrad(v, x *Node) *Node {
 	checkBinary("sigmoid_grad", v, x)
-	return Apply(sigmoidGradOp{}, v, x)
+	return apply(sigmoidGradOp{}, v, x)
 }
 
 // tanhGradOp is v·(1 − y²) (tensor.TanhGrad).
@@ -155,8 +157,10 @@ func (tanhGradOp) Name() string { return "tanh_grad" }
 func (tanhGradOp) Arity() int { return 2 }
 
 func (tanhGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.TanhGradTo(g.AllocUninit(in[0].DType(), broadcastShape("tanh_grad", in[0], in[1])...), in[0], in[1])
+	return kern.TanhGrad(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (tanhGradOp) check(in []*Node) { checkBroadcast("tanh_grad", in[0], in[1]) }
 
 func (tanhGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	v, y := out.inputs[0], out.inputs[1]
@@ -186,7 +190,7 @@ func (tanhGradOp) JVP(out *Node, t []*Node) *Node {
 // vector-Jacobian (and Jacobian-vector) product of Tanh with v.
 func TanhGrad(v, y *Node) *Node {
 	checkBinary("tanh_grad", v, y)
-	return Apply(tanhGradOp{}, v, y)
+	return apply(tanhGradOp{}, v, y)
 }
 
 // reluGradOp is v·sign(y), the ReLU's derivative rule given its output y,
@@ -199,8 +203,10 @@ func (reluGradOp) Name() string { return "relu_grad" }
 func (reluGradOp) Arity() int { return 2 }
 
 func (reluGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.ReluGradTo(g.AllocUninit(in[0].DType(), broadcastShape("relu_grad", in[0], in[1])...), in[0], in[1])
+	return kern.ReluGrad(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (reluGradOp) check(in []*Node) { checkBroadcast("relu_grad", in[0], in[1]) }
 
 func (reluGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	v, y := out.inputs[0], out.inputs[1]
@@ -222,5 +228,5 @@ func (reluGradOp) JVP(out *Node, t []*Node) *Node {
 // derivative with respect to y is zero.
 func ReluGrad(v, y *Node) *Node {
 	checkBinary("relu_grad", v, y)
-	return Apply(reluGradOp{}, v, y)
+	return apply(reluGradOp{}, v, y)
 }

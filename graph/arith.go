@@ -4,7 +4,9 @@ import "github.com/gradus-ml/gradus/tensor"
 
 // This file shows the pattern every op follows: an unexported op type with
 // Forward, VJP and JVP side by side, registered at init, and an exported
-// constructor that checks its operands and calls Apply.
+// constructor that checks its operands and calls Apply; or, as here, where
+// Forward calls kern (tensor's unchecked kernels), calls apply and keeps
+// its checks in a check method too (see the package doc, "Validation").
 
 func init() {
 	Register(addOp{})
@@ -18,8 +20,10 @@ func (addOp) Name() string { return "add" }
 func (addOp) Arity() int { return 2 }
 
 func (addOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AddTo(g.AllocUninit(in[0].DType(), broadcastShape("add", in[0], in[1])...), in[0], in[1])
+	return kern.Add(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (addOp) check(in []*Node) { checkBroadcast("add", in[0], in[1]) }
 
 func (addOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
@@ -33,7 +37,7 @@ func (addOp) JVP(out *Node, t []*Node) *Node {
 // Add returns a + b with NumPy broadcasting.
 func Add(a, b *Node) *Node {
 	checkBinary("add", a, b)
-	return Apply(addOp{}, a, b)
+	return apply(addOp{}, a, b)
 }
 
 type expOp struct{}
@@ -43,7 +47,7 @@ func (expOp) Name() string { return "exp" }
 func (expOp) Arity() int { return 1 }
 
 func (expOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.ExpTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+	return kern.Exp(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
 // d exp(x) = exp(x) dx: both rules reuse the output node.
@@ -83,12 +87,15 @@ func bilinearJVP(out *Node, t []*Node, f func(a, b *Node) *Node) *Node {
 }
 
 // checkBinary panics with a *tensor.Error naming op and both operands when
-// their dtypes differ or their shapes do not broadcast.
+// either is not a valid node, their dtypes differ or their shapes do not
+// broadcast.
 func checkBinary(op string, a, b *Node) {
 	checkNodes(op, a, b)
-	if a.g != b.g {
-		tensor.Fail(op, "operands %s belong to different graphs", Describe(a, b))
-	}
+	checkBroadcast(op, a, b)
+}
+
+// checkBroadcast is checkBinary for nodes that checkNodes accepted.
+func checkBroadcast(op string, a, b *Node) {
 	if a.DType() != b.DType() {
 		tensor.Fail(op, "mixed dtypes: %s", Describe(a, b))
 	}
@@ -111,8 +118,10 @@ func (subOp) Name() string { return "sub" }
 func (subOp) Arity() int { return 2 }
 
 func (subOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.SubTo(g.AllocUninit(in[0].DType(), broadcastShape("sub", in[0], in[1])...), in[0], in[1])
+	return kern.Sub(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (subOp) check(in []*Node) { checkBroadcast("sub", in[0], in[1]) }
 
 func (subOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
@@ -132,7 +141,7 @@ func (subOp) JVP(out *Node, t []*Node) *Node {
 // Sub returns a − b with NumPy broadcasting.
 func Sub(a, b *Node) *Node {
 	checkBinary("sub", a, b)
-	return Apply(subOp{}, a, b)
+	return apply(subOp{}, a, b)
 }
 
 type mulOp struct{}
@@ -142,8 +151,10 @@ func (mulOp) Name() string { return "mul" }
 func (mulOp) Arity() int { return 2 }
 
 func (mulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.MulTo(g.AllocUninit(in[0].DType(), broadcastShape("mul", in[0], in[1])...), in[0], in[1])
+	return kern.Mul(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (mulOp) check(in []*Node) { checkBroadcast("mul", in[0], in[1]) }
 
 func (mulOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
@@ -162,7 +173,7 @@ func (mulOp) JVP(out *Node, t []*Node) *Node { return bilinearJVP(out, t, Mul) }
 // Mul returns the elementwise product a·b with NumPy broadcasting.
 func Mul(a, b *Node) *Node {
 	checkBinary("mul", a, b)
-	return Apply(mulOp{}, a, b)
+	return apply(mulOp{}, a, b)
 }
 
 type divOp struct{}
@@ -172,8 +183,10 @@ func (divOp) Name() string { return "div" }
 func (divOp) Arity() int { return 2 }
 
 func (divOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.DivTo(g.AllocUninit(in[0].DType(), broadcastShape("div", in[0], in[1])...), in[0], in[1])
+	return kern.Div(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (divOp) check(in []*Node) { checkBroadcast("div", in[0], in[1]) }
 
 // With q = a/b: dq = da/b − q·db/b, so both rules reuse the output.
 func (divOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -196,7 +209,7 @@ func (divOp) JVP(out *Node, t []*Node) *Node {
 // Div returns a / b with NumPy broadcasting (IEEE semantics for b = 0).
 func Div(a, b *Node) *Node {
 	checkBinary("div", a, b)
-	return Apply(divOp{}, a, b)
+	return apply(divOp{}, a, b)
 }
 
 type negOp struct{}
@@ -206,7 +219,7 @@ func (negOp) Name() string { return "neg" }
 func (negOp) Arity() int { return 1 }
 
 func (negOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.NegTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
+	return kern.Neg(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
 func (negOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Neg(ct)} }
@@ -223,8 +236,10 @@ func (powOp) Name() string { return "pow" }
 func (powOp) Arity() int { return 2 }
 
 func (powOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.PowTo(g.AllocUninit(in[0].DType(), broadcastShape("pow", in[0], in[1])...), in[0], in[1])
+	return kern.Pow(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (powOp) check(in []*Node) { checkBroadcast("pow", in[0], in[1]) }
 
 // powPartials returns ∂(aᵇ)/∂a = b·aᵇ⁻¹ and ∂(aᵇ)/∂b = aᵇ·log a, each only
 // when wanted, with the conventions of PyTorch and JAX where these formulas
@@ -280,7 +295,7 @@ func (powOp) JVP(out *Node, t []*Node) *Node {
 // and ∂/∂b is 0 where b ≥ 0 (see powPartials).
 func Pow(a, b *Node) *Node {
 	checkBinary("pow", a, b)
-	return Apply(powOp{}, a, b)
+	return apply(powOp{}, a, b)
 }
 
 // extremumOp is Maximum (max true) or Minimum. Where a = b the derivative
@@ -297,12 +312,14 @@ func (o extremumOp) Name() string {
 func (extremumOp) Arity() int { return 2 }
 
 func (o extremumOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	dst := g.AllocUninit(in[0].DType(), broadcastShape(o.Name(), in[0], in[1])...)
+	dst := g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...)
 	if o.max {
-		return tensor.MaximumTo(dst, in[0], in[1])
+		return kern.Maximum(dst, in[0], in[1])
 	}
-	return tensor.MinimumTo(dst, in[0], in[1])
+	return kern.Minimum(dst, in[0], in[1])
 }
+
+func (o extremumOp) check(in []*Node) { checkBroadcast(o.Name(), in[0], in[1]) }
 
 // weights returns the share of the derivative that goes to a and to b:
 // 1 to the selected operand, ½ each on ties (comparisons are constants to
@@ -341,14 +358,14 @@ func (o extremumOp) JVP(out *Node, t []*Node) *Node {
 // Where a = b each operand receives half of the derivative.
 func Maximum(a, b *Node) *Node {
 	checkBinary("maximum", a, b)
-	return Apply(extremumOp{max: true}, a, b)
+	return apply(extremumOp{max: true}, a, b)
 }
 
 // Minimum returns the elementwise minimum of a and b with broadcasting.
 // Where a = b each operand receives half of the derivative.
 func Minimum(a, b *Node) *Node {
 	checkBinary("minimum", a, b)
-	return Apply(extremumOp{max: false}, a, b)
+	return apply(extremumOp{max: false}, a, b)
 }
 
 type addScalarOp struct{ s float64 }
@@ -358,7 +375,7 @@ func (addScalarOp) Name() string { return "add_scalar" }
 func (addScalarOp) Arity() int { return 1 }
 
 func (o addScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AddScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
+	return kern.AddScalar(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
 }
 
 func (addScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{ct} }
@@ -375,7 +392,7 @@ func (mulScalarOp) Name() string { return "mul_scalar" }
 func (mulScalarOp) Arity() int { return 1 }
 
 func (o mulScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.MulScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
+	return kern.MulScalar(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.s)
 }
 
 func (o mulScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{MulScalar(ct, o.s)} }
@@ -392,7 +409,7 @@ func (powScalarOp) Name() string { return "pow_scalar" }
 func (powScalarOp) Arity() int { return 1 }
 
 func (o powScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.PowScalarTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.p)
+	return kern.PowScalar(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.p)
 }
 
 // deriv returns v·p·x^(p−1), or nil (zero) for p = 0.
@@ -416,19 +433,30 @@ func (o powScalarOp) JVP(out *Node, t []*Node) *Node { return o.deriv(out, t[0])
 // PowScalar returns xᵖ elementwise.
 func PowScalar(x *Node, p float64) *Node { return Apply(powScalarOp{p}, x) }
 
-// broadcastShape returns the broadcast shape of two operand values,
-// avoiding the computation when they already agree.
-func broadcastShape(op string, a, b *tensor.Tensor) []int {
-	// Usually one operand already has the result's shape (a bias added to
-	// a batch): return it rather than allocating the same shape again.
-	// Tensor shapes are never changed, so sharing the slice is safe.
-	switch sa, sb := a.Shape(), b.Shape(); {
+// broadcastShape returns the broadcast shape of two operand values that
+// the op's constructor checked: one of theirs when it is the result (a
+// bias added to a batch; tensor shapes never change, so sharing is safe),
+// else one built in g's scratch memory.
+func broadcastShape(g *Graph, a, b *tensor.Tensor) []int {
+	sa, sb := a.Shape(), b.Shape()
+	switch {
 	case broadcastsTo(sb, sa):
 		return sa
 	case broadcastsTo(sa, sb):
 		return sb
 	}
-	return tensor.BroadcastShapes(op, a.Shape(), b.Shape())
+	if len(sa) < len(sb) {
+		sa, sb = sb, sa
+	}
+	out := g.AllocInts(len(sa))
+	copy(out, sa)
+	lead := len(sa) - len(sb)
+	for i, d := range sb {
+		if d != 1 {
+			out[lead+i] = d
+		}
+	}
+	return out
 }
 
 // broadcastsTo reports whether shape s broadcasts to target exactly, that

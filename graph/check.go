@@ -1,6 +1,15 @@
 package graph
 
-import "github.com/gradus-ml/gradus/tensor"
+import (
+	"github.com/gradus-ml/gradus/internal/unchecked"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// kern holds tensor's kernels without their validation. An op's Forward
+// may call them only when its constructor and its check method (see
+// checker) validate everything the kernel assumes; the others call
+// tensor's exported functions.
+var kern = unchecked.Get[*tensor.Tensor, tensor.ConvParams, tensor.PoolParams]()
 
 // checkNodes is the first operand check of every constructor: it fails for
 // op, naming the argument, when an operand is nil, belongs to a graph that

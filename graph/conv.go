@@ -24,16 +24,26 @@ func init() {
 	Register(avgPoolGradOp{})
 }
 
-// conv2dOp is y = conv(x, w) (cross-correlation, NCHW).
-type conv2dOp struct{ p tensor.ConvParams }
+// conv2dOp is y = conv(x, w) (cross-correlation, NCHW); yShape is the
+// output shape the constructor worked out while checking the operands.
+type conv2dOp struct {
+	p      tensor.ConvParams
+	yShape []int
+}
 
 func (conv2dOp) Name() string { return "conv2d" }
 
 func (conv2dOp) Arity() int { return 2 }
 
 func (op conv2dOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	shape := tensor.Conv2DShape(in[0].Shape(), in[1].Shape(), op.p)
-	return tensor.Conv2DTo(g.AllocUninit(in[0].DType(), shape...), in[0], in[1], op.p)
+	return kern.Conv2D(g.AllocUninit(in[0].DType(), op.yShape...), in[0], in[1], op.p)
+}
+
+func (op conv2dOp) check(in []*Node) {
+	x, w := in[0], in[1]
+	if y := checkConv("conv2d", x, w, x.Shape(), w.Shape(), op.p); !slices.Equal(y, op.yShape) {
+		tensor.Fail("conv2d", "op built for output %s, operands %s give %s", tensor.FormatShape(op.yShape), Describe(x, w), tensor.FormatShape(y))
+	}
 }
 
 func (op conv2dOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -60,8 +70,7 @@ func (op conv2dOp) JVP(out *Node, t []*Node) *Node {
 // do not fit or the dilated kernel is larger than the padded input.
 func Conv2D(x, w *Node, p tensor.ConvParams) *Node {
 	checkNodes("conv2d", x, w)
-	checkConv("conv2d", x, w, x.Shape(), w.Shape(), p)
-	return Apply(conv2dOp{p}, x, w)
+	return apply(conv2dOp{p, checkConv("conv2d", x, w, x.Shape(), w.Shape(), p)}, x, w)
 }
 
 // conv2dInputGradOp is dx = convᵀ_w(dy), the adjoint of x ↦ conv(x, w). It
@@ -77,7 +86,11 @@ func (conv2dInputGradOp) Name() string { return "conv2d_input_grad" }
 func (conv2dInputGradOp) Arity() int { return 2 }
 
 func (op conv2dInputGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.Conv2DInputGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], in[1], op.xShape, op.p)
+	return kern.Conv2DInputGrad(g.AllocUninit(in[0].DType(), op.xShape...), in[0], in[1], op.xShape, op.p)
+}
+
+func (op conv2dInputGradOp) check(in []*Node) {
+	checkConvAdjoint("conv2d_input_grad", in[0], in[1], op.xShape, in[1].Shape(), op.p)
 }
 
 // ⟨c, convᵀ_w(dy)⟩ = ⟨conv(c, w), dy⟩ = ⟨w, convᵀ_c-weights(c, dy)⟩.
@@ -101,7 +114,7 @@ func (op conv2dInputGradOp) JVP(out *Node, t []*Node) *Node {
 func Conv2DInputGrad(dy, w *Node, xShape []int, p tensor.ConvParams) *Node {
 	checkNodes("conv2d_input_grad", dy, w)
 	checkConvAdjoint("conv2d_input_grad", dy, w, xShape, w.Shape(), p)
-	return Apply(conv2dInputGradOp{slices.Clone(xShape), p}, dy, w)
+	return apply(conv2dInputGradOp{slices.Clone(xShape), p}, dy, w)
 }
 
 // conv2dWeightGradOp is dw = Σ dy ⋆ x, the adjoint of w ↦ conv(x, w); it is
@@ -116,7 +129,11 @@ func (conv2dWeightGradOp) Name() string { return "conv2d_weight_grad" }
 func (conv2dWeightGradOp) Arity() int { return 2 }
 
 func (op conv2dWeightGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.Conv2DWeightGradTo(g.AllocUninit(in[0].DType(), op.wShape...), in[0], in[1], op.wShape, op.p)
+	return kern.Conv2DWeightGrad(g.AllocUninit(in[0].DType(), op.wShape...), in[0], in[1], op.wShape, op.p)
+}
+
+func (op conv2dWeightGradOp) check(in []*Node) {
+	checkConvAdjoint("conv2d_weight_grad", in[1], in[0], in[0].Shape(), op.wShape, op.p)
 }
 
 // ⟨c, dw(x, dy)⟩ = ⟨conv(x, c), dy⟩ = ⟨x, convᵀ_c(dy)⟩.
@@ -141,25 +158,23 @@ func (op conv2dWeightGradOp) JVP(out *Node, t []*Node) *Node {
 func Conv2DWeightGrad(x, dy *Node, wShape []int, p tensor.ConvParams) *Node {
 	checkNodes("conv2d_weight_grad", x, dy)
 	checkConvAdjoint("conv2d_weight_grad", dy, x, x.Shape(), wShape, p)
-	return Apply(conv2dWeightGradOp{slices.Clone(wShape), p}, x, dy)
+	return apply(conv2dWeightGradOp{slices.Clone(wShape), p}, x, dy)
 }
 
 // checkConv checks the operands of a convolution of an input shaped xShape
 // with a weight shaped wShape; a and b are the nodes named in errors.
 func checkConv(op string, a, b *Node, xShape, wShape []int, p tensor.ConvParams) []int {
-	if a.g != b.g {
-		tensor.Fail(op, "operands %s belong to different graphs", Describe(a, b))
-	}
 	if a.DType() != b.DType() {
 		tensor.Fail(op, "mixed dtypes: %s", Describe(a, b))
 	}
 	if len(xShape) != 4 || len(wShape) != 4 {
-		tensor.Fail(op, "input %v and weight %v must be 4-D (N, C, H, W) and (O, C/groups, kh, kw): operands %s", xShape, wShape, Describe(a, b))
+		tensor.Fail(op, "input %s and weight %s must be 4-D (N, C, H, W) and (O, C/groups, kh, kw): operands %s",
+			tensor.FormatShape(xShape), tensor.FormatShape(wShape), Describe(a, b))
 	}
 	groups := max(p.Groups, 1)
 	if wShape[1]*groups != xShape[1] || wShape[0]%groups != 0 {
-		tensor.Fail(op, "input %v has %d channels but weight %v with groups %d expects %d in and a multiple of %d out: operands %s",
-			xShape, xShape[1], wShape, groups, wShape[1]*groups, groups, Describe(a, b))
+		tensor.Fail(op, "input %s has %d channels but weight %s with groups %d expects %d in and a multiple of %d out: operands %s",
+			tensor.FormatShape(xShape), xShape[1], tensor.FormatShape(wShape), groups, wShape[1]*groups, groups, Describe(a, b))
 	}
 	var shape []int
 	func() {
@@ -182,8 +197,8 @@ func checkConv(op string, a, b *Node, xShape, wShape []int, p tensor.ConvParams)
 func checkConvAdjoint(op string, dy, other *Node, xShape, wShape []int, p tensor.ConvParams) {
 	yShape := checkConv(op, dy, other, xShape, wShape, p)
 	if !slices.Equal(dy.Shape(), yShape) {
-		tensor.Fail(op, "output gradient %v %v does not match the output %v of input %v with weight %v",
-			dy.Shape(), dy.DType(), yShape, xShape, wShape)
+		tensor.Fail(op, "output gradient %s does not match the output %s of input %s with weight %s",
+			Describe(dy), tensor.FormatShape(yShape), tensor.FormatShape(xShape), tensor.FormatShape(wShape))
 	}
 }
 
@@ -193,6 +208,7 @@ func checkConvAdjoint(op string, dy, other *Node, xShape, wShape []int, p tensor
 // (the choice of maximum is locally constant).
 type maxPool2DOp struct {
 	p      tensor.PoolParams
+	yShape []int // the output shape, worked out by the constructor's check
 	argmax []int
 }
 
@@ -202,11 +218,13 @@ func (*maxPool2DOp) Arity() int { return 1 }
 
 func (op *maxPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
-	dst := g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...)
-	y, argmax := tensor.MaxPool2DTo(dst, g.AllocInts(dst.Size()), x, op.p)
+	dst := g.AllocUninit(x.DType(), op.yShape...)
+	y, argmax := kern.MaxPool2D(dst, g.AllocInts(dst.Size()), x, op.p)
 	op.argmax = argmax
 	return y
 }
+
+func (op *maxPool2DOp) check(in []*Node) { checkPoolOutput("maxpool2d", in[0], op.p, op.yShape) }
 
 func (op *maxPool2DOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape()))
@@ -222,8 +240,7 @@ func (op *maxPool2DOp) JVP(out *Node, t []*Node) *Node {
 // not 4-D or the parameters are invalid.
 func MaxPool2D(x *Node, p tensor.PoolParams) *Node {
 	checkNodes("maxpool2d", x)
-	checkPool("maxpool2d", x, x.Shape(), p)
-	return Apply(&maxPool2DOp{p: p}, x)
+	return apply(&maxPool2DOp{p: p, yShape: checkPool("maxpool2d", x, x.Shape(), p)}, x)
 }
 
 // maxPoolGradOp scatters dy onto a zero tensor shaped xShape at the indices
@@ -239,7 +256,11 @@ func (maxPoolGradOp) Name() string { return "maxpool2d_grad" }
 func (maxPoolGradOp) Arity() int { return 1 }
 
 func (op maxPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.MaxPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.argmax, op.xShape)
+	return kern.MaxPool2DGrad(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.argmax)
+}
+
+func (op maxPoolGradOp) check(in []*Node) {
+	checkArgmax("maxpool2d_grad", in[0].Size(), op.argmax, op.xShape, in[0])
 }
 
 func (op maxPoolGradOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -259,7 +280,7 @@ func (op maxPoolGradOp) JVP(out *Node, t []*Node) *Node {
 func MaxPool2DGrad(dy *Node, argmax []int, xShape []int) *Node {
 	checkNodes("maxpool2d_grad", dy)
 	checkArgmax("maxpool2d_grad", dy.Size(), argmax, xShape, dy)
-	return Apply(maxPoolGradOp{argmax, slices.Clone(xShape)}, dy)
+	return apply(maxPoolGradOp{argmax, slices.Clone(xShape)}, dy)
 }
 
 type maxPoolGatherOp struct {
@@ -294,12 +315,18 @@ func (op maxPoolGatherOp) JVP(out *Node, t []*Node) *Node {
 // yShape: the forward derivative of a max pooling.
 func MaxPool2DGather(x *Node, argmax []int, yShape []int) *Node {
 	checkNodes("maxpool2d_gather", x)
+	op := maxPoolGatherOp{argmax, slices.Clone(yShape)}
+	op.check([]*Node{x})
+	return apply(op, x)
+}
+
+// check: the gather reads x at every index, so each must lie within x.
+func (op maxPoolGatherOp) check(in []*Node) {
 	n := 1
-	for _, d := range yShape {
+	for _, d := range op.yShape {
 		n *= d
 	}
-	checkArgmax("maxpool2d_gather", n, argmax, x.Shape(), x)
-	return Apply(maxPoolGatherOp{argmax, slices.Clone(yShape)}, x)
+	checkArgmax("maxpool2d_gather", n, op.argmax, in[0].Shape(), in[0])
 }
 
 func gatherFlat[T float32 | float64](x []T, idx []int, y []T) {
@@ -311,7 +338,7 @@ func gatherFlat[T float32 | float64](x []T, idx []int, y []T) {
 // checkArgmax checks that argmax has n indices, all inside xShape.
 func checkArgmax(op string, n int, argmax, xShape []int, operand *Node) {
 	if len(argmax) != n {
-		tensor.Fail(op, "%d argmax indices for %d elements (operand %s, input shape %v)", len(argmax), n, Describe(operand), xShape)
+		tensor.Fail(op, "%d argmax indices for %d elements (operand %s, input shape %s)", len(argmax), n, Describe(operand), tensor.FormatShape(xShape))
 	}
 	size := 1
 	for _, d := range xShape {
@@ -319,23 +346,27 @@ func checkArgmax(op string, n int, argmax, xShape []int, operand *Node) {
 	}
 	for _, a := range argmax {
 		if a < 0 || a >= size {
-			tensor.Fail(op, "argmax index %d out of range for input shape %v (operand %s)", a, xShape, Describe(operand))
+			tensor.Fail(op, "argmax index %d out of range for input shape %s (operand %s)", a, tensor.FormatShape(xShape), Describe(operand))
 		}
 	}
 }
 
 // avgPool2DOp is average pooling, a linear map of x; avgPoolGradOp is its
 // adjoint. Each one's VJP is the other and each one's JVP itself.
-type avgPool2DOp struct{ p tensor.PoolParams }
+type avgPool2DOp struct {
+	p      tensor.PoolParams
+	yShape []int // the output shape, worked out by the constructor's check
+}
 
 func (avgPool2DOp) Name() string { return "avgpool2d" }
 
 func (avgPool2DOp) Arity() int { return 1 }
 
 func (op avgPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	x := in[0]
-	return tensor.AvgPool2DTo(g.AllocUninit(x.DType(), tensor.Pool2DShape(x.Shape(), op.p)...), x, op.p)
+	return kern.AvgPool2D(g.AllocUninit(in[0].DType(), op.yShape...), in[0], op.p)
 }
+
+func (op avgPool2DOp) check(in []*Node) { checkPoolOutput("avgpool2d", in[0], op.p, op.yShape) }
 
 func (op avgPool2DOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, AvgPool2DGrad(ct, out.inputs[0].Shape(), op.p))
@@ -349,8 +380,7 @@ func (op avgPool2DOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 // the parameters are invalid.
 func AvgPool2D(x *Node, p tensor.PoolParams) *Node {
 	checkNodes("avgpool2d", x)
-	checkPool("avgpool2d", x, x.Shape(), p)
-	return Apply(avgPool2DOp{p}, x)
+	return apply(avgPool2DOp{p, checkPool("avgpool2d", x, x.Shape(), p)}, x)
 }
 
 type avgPoolGradOp struct {
@@ -363,8 +393,10 @@ func (avgPoolGradOp) Name() string { return "avgpool2d_grad" }
 func (avgPoolGradOp) Arity() int { return 1 }
 
 func (op avgPoolGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AvgPool2DGradTo(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.xShape, op.p)
+	return kern.AvgPool2DGrad(g.AllocUninit(in[0].DType(), op.xShape...), in[0], op.xShape, op.p)
 }
+
+func (op avgPoolGradOp) check(in []*Node) { checkAvgPoolGrad(in[0], op.xShape, op.p) }
 
 func (op avgPoolGradOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, AvgPool2D(ct, op.p))
@@ -379,11 +411,23 @@ func (op avgPoolGradOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0])
 // dy is not shaped like that pooling's output.
 func AvgPool2DGrad(dy *Node, xShape []int, p tensor.PoolParams) *Node {
 	checkNodes("avgpool2d_grad", dy)
-	yShape := checkPool("avgpool2d_grad", dy, xShape, p)
-	if !slices.Equal(dy.Shape(), yShape) {
-		tensor.Fail("avgpool2d_grad", "output gradient %s does not match the output %v of input %v", Describe(dy), yShape, xShape)
+	checkAvgPoolGrad(dy, xShape, p)
+	return apply(avgPoolGradOp{slices.Clone(xShape), p}, dy)
+}
+
+func checkAvgPoolGrad(dy *Node, xShape []int, p tensor.PoolParams) {
+	if yShape := checkPool("avgpool2d_grad", dy, xShape, p); !slices.Equal(dy.Shape(), yShape) {
+		tensor.Fail("avgpool2d_grad", "output gradient %s does not match the output %s of input %s",
+			Describe(dy), tensor.FormatShape(yShape), tensor.FormatShape(xShape))
 	}
-	return Apply(avgPoolGradOp{slices.Clone(xShape), p}, dy)
+}
+
+// checkPoolOutput is the check of a pooling op value re-applied with Apply:
+// x must fit p and give the output shape the op was built for.
+func checkPoolOutput(op string, x *Node, p tensor.PoolParams, yShape []int) {
+	if y := checkPool(op, x, x.Shape(), p); !slices.Equal(y, yShape) {
+		tensor.Fail(op, "op built for output %s, operand %s gives %s", tensor.FormatShape(yShape), Describe(x), tensor.FormatShape(y))
+	}
 }
 
 // checkPool checks a pooling of an input shaped xShape and returns the

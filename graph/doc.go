@@ -26,10 +26,28 @@
 // (xlogy.go is the worked example):
 //  1. graph/<op>.go: an unexported type with Name, Arity, Forward (the result
 //     from g.AllocUninit), VJP and JVP side by side, written in graph ops.
-//  2. An exported constructor that checks its operands and calls Apply.
+//  2. An exported constructor that checks its operands and calls Apply; or,
+//     if Forward calls kern (see Validation), a check method and apply.
 //  3. Register(value of the type) in the file's init.
 //  4. A case in autodiff's cases_*_test.go (TestGradCheckAllOps fails for a
 //     registered op without one) and value tests worked out by hand.
+//
+// # Validation
+//
+// A call is validated once, where it enters Gradus, and trusted below. A
+// graph constructor (Add, MatMul, Sum, Conv2D, ...) checks its operands
+// (nodes, dtypes, shapes, axes) and so fixes the output's shape and dtype;
+// its op's Forward then computes with kern, tensor's kernels without their
+// checks (internal/unchecked, which only tensor and graph may import), and
+// builds the output shape without checking it again. Such an op has a
+// check method holding its constructor's checks, which Apply runs, so an
+// op value re-applied to other nodes (Node.Op) fails like its constructor
+// and never inside a kernel. Apply validates for ops users write, whose
+// Forward calls tensor's exported functions; those validate, being an
+// entry point of their own. nn layers check only what they say better in
+// their terms (Linear's "want (..., 784)") and leave the rest to graph.
+// VJP and JVP rules call the constructors like any user. Every misuse
+// panic names the op, the shapes and the caller's file:line.
 //
 // # Memory
 //
@@ -54,7 +72,7 @@
 //   - Misuse is a programmer error and panics with a *tensor.Error built by
 //     tensor.Fail. It names the op, the shapes and dtypes of the operands,
 //     and the file:line of the first caller outside Gradus, e.g.
-//     "tensor.matmul: shapes (2, 3) float32 and (4, 5) float32 do not fit
+//     "tensor.matmul: inner dimensions differ: (2, 3) and (4, 5) (3 vs 4)
 //     (called at train.go:42)". Mixing graphs, mixed dtypes, shapes that do
 //     not broadcast, axes out of range and nil nodes are misuse.
 //   - Failures that depend on the data (a matrix that is not positive

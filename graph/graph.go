@@ -113,9 +113,10 @@ func (g *Graph) leafNode(op string, t *tensor.Tensor, kind leafKind, name string
 }
 
 // Apply adds a node computing op on the inputs and computes its value now.
-// All inputs must belong to one graph. Op implementations call it from
-// their constructor functions (Add, MatMul, ...); users call it for their
-// own ops.
+// All inputs must belong to one graph. Users call it for their own ops,
+// and so do the constructors of graph's ops that have nothing to check
+// beyond it (Exp, Log, ...); it validates the call (see the package doc,
+// "Validation").
 func Apply(op Op, inputs ...*Node) *Node {
 	if len(inputs) == 0 {
 		tensor.Fail(op.Name(), "no inputs")
@@ -124,18 +125,47 @@ func Apply(op Op, inputs ...*Node) *Node {
 		tensor.Fail(op.Name(), "takes %d inputs, got %d", a, len(inputs))
 	}
 	checkNodes(op.Name(), inputs...)
-	g := inputs[0].g
-	// Copy the inputs into the graph's arena rather than keeping the
-	// caller's variadic slice, so that slice can live on the caller's stack.
+	ins := inputs[0].g.arenaCopy(inputs)
+	if c, ok := op.(checker); ok {
+		c.check(ins)
+	}
+	return record(op, ins)
+}
+
+// checker is an op whose Forward trusts its inputs: it calls tensor's
+// kernels through internal/unchecked, because its constructor validated
+// the operands. Apply calls check, the constructor's validation, before
+// Forward, so an op value re-applied to other nodes (Node.Op) fails as
+// its constructor would instead of deep inside a kernel. check runs after
+// checkNodes.
+type checker interface {
+	check(in []*Node)
+}
+
+// apply is Apply without validation, for constructors that have validated
+// their operands (checkNodes and the op's own checks) themselves.
+func apply(op Op, inputs ...*Node) *Node { return record(op, inputs[0].g.arenaCopy(inputs)) }
+
+// arenaCopy copies the inputs into the graph's arena rather than keeping
+// the caller's variadic slice, so that slice can live on the caller's
+// stack.
+func (g *Graph) arenaCopy(inputs []*Node) []*Node {
 	ins := g.inArena.take(len(inputs))
 	copy(ins, inputs)
-	vals := g.valArena.take(len(inputs))
-	for i, in := range inputs {
+	return ins
+}
+
+// record computes op's value on the inputs ins (in the graph's arena) and
+// adds the node.
+func record(op Op, ins []*Node) *Node {
+	g := ins[0].g
+	vals := g.valArena.take(len(ins))
+	for i, in := range ins {
 		vals[i] = in.value
 	}
 	value := op.Forward(g, vals)
 	if value == nil {
-		tensor.Fail(op.Name(), "Forward returned nil for inputs %s", Describe(inputs...))
+		tensor.Fail(op.Name(), "Forward returned nil for inputs %s", Describe(ins...))
 	}
 	n := g.newNode()
 	n.op, n.inputs, n.value = op, ins, value

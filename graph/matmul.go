@@ -18,19 +18,52 @@ func (matmulOp) Name() string { return "matmul" }
 
 func (matmulOp) Arity() int { return 2 }
 
+// Forward builds the shape the constructor checked (in graph scratch
+// memory, which the pool copies where it keeps a shape) and multiplies
+// without checking again.
 func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	a, b := in[0], in[1]
-	var shape []int
-	if a.Dim() == 2 && b.Dim() == 2 {
-		// The common case builds its shape in graph scratch memory: the
-		// pool copies shapes it keeps, so no slice is allocated per op.
-		m, n := matmulDims(a.Shape(), b.Shape(), o.transA, o.transB)
-		shape = g.AllocInts(2)
-		shape[0], shape[1] = m, n
-	} else {
-		shape = matmulShape(a.Shape(), b.Shape(), o.transA, o.transB)
+	sa, sb := a.Shape(), b.Shape()
+	na, nb := len(sa), len(sb)
+	nd := max(na, nb)
+	shape := g.AllocInts(nd)
+	shape[nd-2], shape[nd-1] = sa[na-2], sb[nb-1]
+	if o.transA {
+		shape[nd-2] = sa[na-1]
 	}
-	return tensor.MatMulTTo(g.AllocUninit(a.DType(), shape...), a, b, o.transA, o.transB)
+	if o.transB {
+		shape[nd-1] = sb[nb-2]
+	}
+	// Batch dimensions: the longer operand's, except where it has a 1.
+	long, short := sa, sb
+	if na < nb {
+		long, short = sb, sa
+	}
+	copy(shape, long[:nd-2])
+	lead := len(long) - len(short)
+	for i, d := range short[:len(short)-2] {
+		if d != 1 {
+			shape[lead+i] = d
+		}
+	}
+	return kern.MatMulT(g.AllocUninit(a.DType(), shape...), a, b, o.transA, o.transB)
+}
+
+// check validates operands of at least two dimensions: one dtype, inner
+// dimensions that agree and batch dimensions that broadcast.
+func (o matmulOp) check(in []*Node) {
+	a, b := in[0], in[1]
+	if a.DType() != b.DType() {
+		tensor.Fail("matmul", "mixed dtypes: %s", Describe(a, b))
+	}
+	if a.Dim() < 2 || b.Dim() < 2 {
+		tensor.Fail("matmul", "operands %s must have at least 2 dimensions (the constructors reshape vectors)", Describe(a, b))
+	}
+	if a.Dim() == 2 && b.Dim() == 2 {
+		matmulDims(a.Shape(), b.Shape(), o.transA, o.transB)
+	} else {
+		matmulShape(a.Shape(), b.Shape(), o.transA, o.transB)
+	}
 }
 
 // For C = op(A)·op(B): dop(A) = dC·op(B)ᵀ and dop(B) = op(A)ᵀ·dC, folded
@@ -65,8 +98,12 @@ func (o matmulOp) JVP(out *Node, t []*Node) *Node {
 // dimensions, panicking when they do not fit.
 func matmulShape(a, b []int, transA, transB bool) []int {
 	m, n := matmulDims(a, b, transA, transB)
-	batch := tensor.BroadcastShapes("matmul", a[:len(a)-2], b[:len(b)-2])
-	return append(batch, m, n)
+	ba, bb := a[:len(a)-2], b[:len(b)-2]
+	if !tensor.Broadcastable(ba, bb) {
+		tensor.Fail("matmul", "batch dimensions %s and %s of %s and %s do not broadcast",
+			tensor.FormatShape(ba), tensor.FormatShape(bb), tensor.FormatShape(a), tensor.FormatShape(b))
+	}
+	return append(tensor.BroadcastShapes("matmul", ba, bb), m, n)
 }
 
 // matmulDims returns the rows of op(a) and the columns of op(b), panicking
@@ -82,10 +119,18 @@ func matmulDims(a, b []int, transA, transB bool) (m, n int) {
 		k2, n = n, k2
 	}
 	if k != k2 {
-		tensor.Fail("matmul", "inner dimensions differ: %v (transposed %v) and %v (transposed %v)",
-			append([]int(nil), a...), transA, append([]int(nil), b...), transB)
+		tensor.Fail("matmul", "inner dimensions differ: %s%s and %s%s (%d vs %d)",
+			tensor.FormatShape(a), transposed(transA), tensor.FormatShape(b), transposed(transB), k, k2)
 	}
 	return m, n
+}
+
+// transposed marks an operand read transposed in messages: (2, 3)ᵀ.
+func transposed(t bool) string {
+	if t {
+		return "ᵀ"
+	}
+	return ""
 }
 
 func matmulT(a, b *Node, transA, transB bool) *Node {
@@ -117,7 +162,7 @@ func MatMulT(a, b *Node, transA, transB bool) *Node {
 	} else {
 		matmulShape(a.Shape(), b.Shape(), transA, transB)
 	}
-	out := matmulT(a, b, transA, transB)
+	out := apply(matmulOp{transA, transB}, a, b)
 	if !vecA && !vecB {
 		return out
 	}
@@ -136,9 +181,6 @@ func MatMulT(a, b *Node, transA, transB bool) *Node {
 
 func checkMatMul(a, b *Node) {
 	checkNodes("matmul", a, b)
-	if a.g != b.g {
-		tensor.Fail("matmul", "operands %s belong to different graphs", Describe(a, b))
-	}
 	if a.DType() != b.DType() {
 		tensor.Fail("matmul", "mixed dtypes: %s", Describe(a, b))
 	}

@@ -46,3 +46,25 @@ func BenchmarkMLPStepOps(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSmallOpsForward builds, forward only, a chain of small ops of
+// the kinds whose constructors validate and whose Forwards call tensor's
+// unchecked kernels (broadcast add, matmul, relu, scalar ops, a reduction),
+// so the time is mostly the per-op cost of graph and validation rather
+// than arithmetic. One b.N iteration is 100 ops.
+func BenchmarkSmallOpsForward(b *testing.B) {
+	rng := tensor.NewRNG(1)
+	x := rng.Normal(tensor.Float32, 0, 1, 4, 4)
+	w := rng.Normal(tensor.Float32, 0, 0.5, 4, 4)
+	bias := rng.Normal(tensor.Float32, 0, 0.1, 4)
+	g := graph.New()
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Reset()
+		y, wn, bn := g.Const(x), g.Var(w), g.Var(bias)
+		for range 20 {
+			y = graph.Relu(graph.Add(graph.MatMul(y, wn), bn))
+			y = graph.MulScalar(graph.Sub(y, graph.Mean(y, []int{1}, true)), 0.5)
+		}
+	}
+}

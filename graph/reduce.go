@@ -45,24 +45,27 @@ func (o *reduceOp) Name() string { return reduceNames[o.kind] }
 
 func (*reduceOp) Arity() int { return 1 }
 
+// Forward reduces with tensor's kernel for the same kind (the two packages
+// list the kinds in one order) without checking again.
 func (o *reduceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0]
-	dst := g.AllocUninit(x.DType(), reducedShape(x.Shape(), o.axes, o.keep)...)
-	switch o.kind {
-	case redSum:
-		return tensor.SumInto(dst, x, o.axes, o.keep)
-	case redMean:
-		return tensor.MeanInto(dst, x, o.axes, o.keep)
-	case redMax:
-		return tensor.MaxInto(dst, x, o.axes, o.keep)
-	case redMin:
-		return tensor.MinInto(dst, x, o.axes, o.keep)
-	case redProd:
-		return tensor.ProdInto(dst, x, o.axes, o.keep)
-	case redLSE:
-		return tensor.LogSumExpInto(dst, x, o.axes, o.keep)
-	default:
-		return tensor.VarianceInto(dst, x, o.axes, o.keep, o.ddof)
+	dst := g.AllocUninit(x.DType(), reducedShape(g.AllocInts(x.Dim())[:0], x.Shape(), o.axes, o.keep)...)
+	return kern.Reduce(int(o.kind), dst, x, o.axes, o.keep, o.ddof)
+}
+
+// check validates an op value re-applied with Apply: its axes must be in
+// range and reduce as many elements as the operand it was built for.
+func (o *reduceOp) check(in []*Node) {
+	x := in[0]
+	n := 1
+	for _, a := range o.axes {
+		if a >= x.Dim() {
+			tensor.Fail(o.Name(), "axes %v out of range for operand %s", o.axes, Describe(x))
+		}
+		n *= x.Shape()[a]
+	}
+	if n != o.n {
+		tensor.Fail(o.Name(), "op built to reduce %d elements per output, operand %s gives %d over axes %v", o.n, Describe(x), n, o.axes)
 	}
 }
 
@@ -72,7 +75,7 @@ func (o *reduceOp) unreduce(x, v *Node) *Node {
 	if o.keep {
 		return v
 	}
-	return Reshape(v, reducedShape(x.Shape(), o.axes, true)...)
+	return Reshape(v, reducedShape(nil, x.Shape(), o.axes, true)...)
 }
 
 // weights returns w with ∂out/∂x = w (elementwise, before broadcasting of
@@ -130,7 +133,7 @@ func reduceNode(kind reduceKind, x *Node, axes []int, keepdims bool, ddof int) *
 	if (kind == redMax || kind == redMin) && n == 0 {
 		tensor.Fail(reduceNames[kind], "reduction over a size-0 axis of %s (axes %v)", Describe(x), axes)
 	}
-	return Apply(&reduceOp{kind: kind, axes: ax, keep: keepdims, ddof: ddof, n: n}, x)
+	return apply(&reduceOp{kind: kind, axes: ax, keep: keepdims, ddof: ddof, n: n}, x)
 }
 
 // Sum returns the sum of x over axes (nil: all); with keepdims the reduced
@@ -181,9 +184,15 @@ func (softmaxOp) Arity() int { return 1 }
 func (o softmaxOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.AllocUninit(in[0].DType(), in[0].Shape()...)
 	if o.log {
-		return tensor.LogSoftmaxInto(dst, in[0], o.axis)
+		return kern.LogSoftmax(dst, in[0], o.axis)
 	}
-	return tensor.SoftmaxInto(dst, in[0], o.axis)
+	return kern.Softmax(dst, in[0], o.axis)
+}
+
+func (o softmaxOp) check(in []*Node) {
+	if o.axis >= in[0].Dim() {
+		tensor.Fail(o.Name(), "axis %d out of range for operand %s", o.axis, Describe(in[0]))
+	}
 }
 
 // lin applies the Jacobian, which is symmetric for softmax (s ⊙ (v − Σ v s))
@@ -208,13 +217,13 @@ func (o softmaxOp) JVP(out *Node, t []*Node) *Node {
 // Softmax returns exp(x)/Σexp(x) along axis, computed stably.
 func Softmax(x *Node, axis int) *Node {
 	checkNodes("softmax", x)
-	return Apply(softmaxOp{axis: normAxis("softmax", x, axis)}, x)
+	return apply(softmaxOp{axis: normAxis("softmax", x, axis)}, x)
 }
 
 // LogSoftmax returns x − LogSumExp(x) along axis, computed stably.
 func LogSoftmax(x *Node, axis int) *Node {
 	checkNodes("log_softmax", x)
-	return Apply(softmaxOp{axis: normAxis("log_softmax", x, axis), log: true}, x)
+	return apply(softmaxOp{axis: normAxis("log_softmax", x, axis), log: true}, x)
 }
 
 // normAxis resolves a possibly negative axis of x, panicking for op when it
@@ -254,10 +263,9 @@ func normAxes(op string, x *Node, axes []int) []int {
 	return out
 }
 
-// reducedShape returns shape with the (normalised) axes removed, or set to
-// 1 with keepdims.
-func reducedShape(shape, axes []int, keepdims bool) []int {
-	out := make([]int, 0, len(shape))
+// reducedShape appends to out shape with the (normalised) axes removed,
+// or set to 1 with keepdims.
+func reducedShape(out, shape, axes []int, keepdims bool) []int {
 	j := 0
 	for i, d := range shape {
 		if j < len(axes) && axes[j] == i {

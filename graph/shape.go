@@ -231,7 +231,13 @@ func (sumToOp) Name() string { return "sum_to" }
 func (sumToOp) Arity() int { return 1 }
 
 func (o sumToOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.SumToInto(g.AllocUninit(in[0].DType(), o.shape...), in[0])
+	return kern.SumTo(g.AllocUninit(in[0].DType(), o.shape...), in[0])
+}
+
+func (o sumToOp) check(in []*Node) {
+	if !broadcastsTo(o.shape, in[0].Shape()) {
+		tensor.Fail("sum_to", "shape %s does not broadcast to operand %s", tensor.FormatShape(o.shape), Describe(in[0]))
+	}
 }
 
 func (sumToOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -248,9 +254,9 @@ func SumTo(x *Node, shape ...int) *Node {
 		return x
 	}
 	if !broadcastsTo(shape, x.Shape()) {
-		tensor.Fail("sum_to", "shape %v does not broadcast to operand %s", shape, Describe(x))
+		tensor.Fail("sum_to", "shape %s does not broadcast to operand %s", tensor.FormatShape(shape), Describe(x))
 	}
-	return Apply(sumToOp{append([]int(nil), shape...)}, x)
+	return apply(sumToOp{append([]int(nil), shape...)}, x)
 }
 
 // sliceSpec is a Python slice start:stop:step along one axis.

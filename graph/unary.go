@@ -54,21 +54,21 @@ var (
 
 func init() {
 	const twoSqrtPi = 1.1283791670955126 // 2/√π
-	logOp = &unaryOp{"log", tensor.LogTo, func(x, y, v *Node) *Node { return Div(v, x) }}
-	log1pOp = &unaryOp{"log1p", tensor.Log1pTo, func(x, y, v *Node) *Node { return Div(v, AddScalar(x, 1)) }}
-	expm1Op = &unaryOp{"expm1", tensor.Expm1To, func(x, y, v *Node) *Node { return Mul(v, AddScalar(y, 1)) }}
-	sqrtOp = &unaryOp{"sqrt", tensor.SqrtTo, func(x, y, v *Node) *Node { return Div(MulScalar(v, 0.5), y) }}
-	squareOp = &unaryOp{"square", tensor.SquareTo, func(x, y, v *Node) *Node { return Mul(v, MulScalar(x, 2)) }}
-	reciprocalOp = &unaryOp{"reciprocal", tensor.ReciprocalTo, func(x, y, v *Node) *Node { return Neg(Mul(v, Square(y))) }}
-	absOp = &unaryOp{"abs", tensor.AbsTo, func(x, y, v *Node) *Node { return Mul(v, Sign(x)) }}
-	signOp = &unaryOp{"sign", tensor.SignTo, nil}
-	sinOp = &unaryOp{"sin", tensor.SinTo, func(x, y, v *Node) *Node { return Mul(v, Cos(x)) }}
-	cosOp = &unaryOp{"cos", tensor.CosTo, func(x, y, v *Node) *Node { return Neg(Mul(v, Sin(x))) }}
-	erfOp = &unaryOp{"erf", tensor.ErfTo, func(x, y, v *Node) *Node {
+	logOp = &unaryOp{"log", kern.Log, func(x, y, v *Node) *Node { return Div(v, x) }}
+	log1pOp = &unaryOp{"log1p", kern.Log1p, func(x, y, v *Node) *Node { return Div(v, AddScalar(x, 1)) }}
+	expm1Op = &unaryOp{"expm1", kern.Expm1, func(x, y, v *Node) *Node { return Mul(v, AddScalar(y, 1)) }}
+	sqrtOp = &unaryOp{"sqrt", kern.Sqrt, func(x, y, v *Node) *Node { return Div(MulScalar(v, 0.5), y) }}
+	squareOp = &unaryOp{"square", kern.Square, func(x, y, v *Node) *Node { return Mul(v, MulScalar(x, 2)) }}
+	reciprocalOp = &unaryOp{"reciprocal", kern.Reciprocal, func(x, y, v *Node) *Node { return Neg(Mul(v, Square(y))) }}
+	absOp = &unaryOp{"abs", kern.Abs, func(x, y, v *Node) *Node { return Mul(v, Sign(x)) }}
+	signOp = &unaryOp{"sign", kern.Sign, nil}
+	sinOp = &unaryOp{"sin", kern.Sin, func(x, y, v *Node) *Node { return Mul(v, Cos(x)) }}
+	cosOp = &unaryOp{"cos", kern.Cos, func(x, y, v *Node) *Node { return Neg(Mul(v, Sin(x))) }}
+	erfOp = &unaryOp{"erf", kern.Erf, func(x, y, v *Node) *Node {
 		return Mul(v, MulScalar(Exp(Neg(Square(x))), twoSqrtPi))
 	}}
-	lgammaOp = &unaryOp{"lgamma", tensor.LgammaTo, func(x, y, v *Node) *Node { return Mul(v, Digamma(x)) }}
-	digammaOp = &unaryOp{"digamma", tensor.DigammaTo, func(x, y, v *Node) *Node { return Mul(v, Polygamma(1, x)) }}
+	lgammaOp = &unaryOp{"lgamma", kern.Lgamma, func(x, y, v *Node) *Node { return Mul(v, Digamma(x)) }}
+	digammaOp = &unaryOp{"digamma", kern.Digamma, func(x, y, v *Node) *Node { return Mul(v, Polygamma(1, x)) }}
 
 	for _, op := range []*unaryOp{logOp, log1pOp, expm1Op, sqrtOp, squareOp, reciprocalOp, absOp, signOp,
 		sinOp, cosOp, erfOp, lgammaOp, digammaOp} {
@@ -204,9 +204,9 @@ type compareOp struct {
 }
 
 var compareOps = []*compareOp{
-	{"equal", tensor.EqualTo}, {"not_equal", tensor.NotEqualTo},
-	{"less", tensor.LessTo}, {"less_equal", tensor.LessEqualTo},
-	{"greater", tensor.GreaterTo}, {"greater_equal", tensor.GreaterEqualTo},
+	{"equal", kern.Equal}, {"not_equal", kern.NotEqual},
+	{"less", kern.Less}, {"less_equal", kern.LessEqual},
+	{"greater", kern.Greater}, {"greater_equal", kern.GreaterEqual},
 }
 
 func (o *compareOp) Name() string { return o.name }
@@ -214,16 +214,18 @@ func (o *compareOp) Name() string { return o.name }
 func (*compareOp) Arity() int { return 2 }
 
 func (o *compareOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return o.fwd(g.AllocUninit(in[0].DType(), broadcastShape(o.name, in[0], in[1])...), in[0], in[1])
+	return o.fwd(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
 
 func (*compareOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{nil, nil} }
 
 func (*compareOp) JVP(out *Node, t []*Node) *Node { return nil }
 
+func (o *compareOp) check(in []*Node) { checkBroadcast(o.name, in[0], in[1]) }
+
 func compare(op *compareOp, a, b *Node) *Node {
 	checkBinary(op.name, a, b)
-	return Apply(op, a, b)
+	return apply(op, a, b)
 }
 
 // Equal returns 1 where a = b and 0 elsewhere (broadcasting). It has zero

@@ -16,8 +16,10 @@ func (xlogyOp) Name() string { return "xlogy" }
 func (xlogyOp) Arity() int { return 2 }
 
 func (xlogyOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.XlogyTo(g.AllocUninit(in[0].DType(), broadcastShape("xlogy", in[0], in[1])...), in[0], in[1])
+	return kern.Xlogy(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
 }
+
+func (xlogyOp) check(in []*Node) { checkBroadcast("xlogy", in[0], in[1]) }
 
 // ∂/∂x = log y where x ≠ 0 and 0 where x = 0 (so that 0·log 0 stays flat
 // in x, as in PyTorch): Xlogy(x ≠ 0, y). ∂/∂y = x/y.
@@ -58,5 +60,5 @@ func (o xlogyOp) JVP(out *Node, t []*Node) *Node {
 // derivative in x is log y where x ≠ 0 and 0 where x = 0.
 func Xlogy(x, y *Node) *Node {
 	checkBinary("xlogy", x, y)
-	return Apply(xlogyOp{}, x, y)
+	return apply(xlogyOp{}, x, y)
 }

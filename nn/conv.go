@@ -84,16 +84,13 @@ func (c *Conv2D) SetTraining(bool) {}
 // naming the layer and both shapes, if x is not 4-D with In channels, has
 // another dtype, or is smaller than the dilated kernel.
 func (c *Conv2D) Forward(x *graph.Node) *graph.Node {
+	// The layer's own terms (its name, its channel count) read better than
+	// conv2d's operand shapes; the geometry (an input smaller than the
+	// dilated kernel) is graph.Conv2D's to check.
 	checkInput(c, x, c.Weight.Value.DType())
 	s := x.Shape()
 	if len(s) != 4 || s[1] != c.In {
 		tensor.Fail(c.String(), "input shape %s does not fit: want (N, %d, H, W)", tensor.FormatShape(s), c.In)
-	}
-	for i := range 2 {
-		if s[2+i]+2*c.Conv.Padding[i] < c.Conv.Dilation[i]*(c.Kernel[i]-1)+1 {
-			tensor.Fail(c.String(), "input shape %s is smaller than the kernel (padding %v, dilation %v)",
-				tensor.FormatShape(s), c.Conv.Padding, c.Conv.Dilation)
-		}
 	}
 	g := x.Graph()
 	y := graph.Conv2D(x, c.Weight.Node(g), c.Conv)
@@ -115,11 +112,8 @@ type MaxPool2D struct {
 func NewMaxPool2D(p tensor.PoolParams) *MaxPool2D { return &MaxPool2D{Pool: p} }
 
 // Forward pools x (N, C, H, W) into (N, C, Ho, Wo). It panics if x is not
-// 4-D or the window does not fit.
-func (m *MaxPool2D) Forward(x *graph.Node) *graph.Node {
-	checkPoolInput("MaxPool2D", x)
-	return graph.MaxPool2D(x, m.Pool)
-}
+// 4-D or the window does not fit (graph.MaxPool2D checks both).
+func (m *MaxPool2D) Forward(x *graph.Node) *graph.Node { return graph.MaxPool2D(x, m.Pool) }
 
 // AvgPool2D averages over windows of NCHW inputs (PyTorch's nn.AvgPool2d
 // with count_include_pad=True: padding counts as zeros). It has no
@@ -134,20 +128,8 @@ type AvgPool2D struct {
 func NewAvgPool2D(p tensor.PoolParams) *AvgPool2D { return &AvgPool2D{Pool: p} }
 
 // Forward pools x (N, C, H, W) into (N, C, Ho, Wo). It panics if x is not
-// 4-D or the window does not fit.
-func (m *AvgPool2D) Forward(x *graph.Node) *graph.Node {
-	checkPoolInput("AvgPool2D", x)
-	return graph.AvgPool2D(x, m.Pool)
-}
-
-func checkPoolInput(layer string, x *graph.Node) {
-	if x == nil {
-		tensor.Fail(layer, "nil input")
-	}
-	if x.Dim() != 4 {
-		tensor.Fail(layer, "input shape %s does not fit: want (N, C, H, W)", tensor.FormatShape(x.Shape()))
-	}
-}
+// 4-D or the window does not fit (graph.AvgPool2D checks both).
+func (m *AvgPool2D) Forward(x *graph.Node) *graph.Node { return graph.AvgPool2D(x, m.Pool) }
 
 // Flatten merges the axes StartDim..EndDim into one (PyTorch's nn.Flatten;
 // the defaults 1 and −1 keep the batch axis and flatten the rest).

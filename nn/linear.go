@@ -51,6 +51,9 @@ func (l *Linear) SetTraining(bool) {}
 // Forward maps x (..., In) to (..., Out). It panics, naming the layer and
 // both shapes, if x's last dimension is not In or its dtype differs.
 func (l *Linear) Forward(x *graph.Node) *graph.Node {
+	// Checked here although MatMulT checks too: "Linear(784→256): input
+	// shape (32, 100) does not fit: want (..., 784)" says more than
+	// matmul's inner-dimension message about the transposed weight.
 	checkInput(l, x, l.Weight.Value.DType())
 	s := x.Shape()
 	if len(s) == 0 || s[len(s)-1] != l.In {

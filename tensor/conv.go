@@ -28,14 +28,17 @@ type convGeom struct {
 
 // resolve fills in the defaults and checks p for op.
 func (p ConvParams) resolve(op string) (sh, sw, ph, pw, dh, dw, groups int) {
-	sh, sw = orOne(p.Stride[0]), orOne(p.Stride[1])
-	ph, pw = p.Padding[0], p.Padding[1]
-	dh, dw = orOne(p.Dilation[0]), orOne(p.Dilation[1])
-	groups = orOne(p.Groups)
+	sh, sw, ph, pw, dh, dw, groups = p.defaults()
 	if sh < 1 || sw < 1 || dh < 1 || dw < 1 || ph < 0 || pw < 0 || groups < 1 {
 		Fail(op, "invalid parameters %+v: stride and dilation must be >= 1 (0 means 1), padding >= 0, groups >= 1", p)
 	}
 	return
+}
+
+// defaults fills in the defaults of p without checking it.
+func (p ConvParams) defaults() (sh, sw, ph, pw, dh, dw, groups int) {
+	return orOne(p.Stride[0]), orOne(p.Stride[1]), p.Padding[0], p.Padding[1],
+		orOne(p.Dilation[0]), orOne(p.Dilation[1]), orOne(p.Groups)
 }
 
 func orOne(v int) int {
@@ -51,10 +54,8 @@ func convGeometry(op string, xShape, wShape []int, dt DType, p ConvParams) convG
 	if len(xShape) != 4 || len(wShape) != 4 {
 		Fail(op, "input %v and weight %v must both be 4-D (N, C, H, W) and (O, C/groups, kh, kw)", convDesc(xShape, dt), fmtShape(wShape))
 	}
-	var g convGeom
-	g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups = p.resolve(op)
-	g.n, g.c, g.h, g.w = xShape[0], xShape[1], xShape[2], xShape[3]
-	g.o, g.kh, g.kw = wShape[0], wShape[2], wShape[3]
+	p.resolve(op)
+	g := geometry(xShape, wShape, p)
 	if wShape[1]*g.groups != g.c {
 		Fail(op, "input %v has %d channels, weight %v expects %d×groups %d", convDesc(xShape, dt), g.c, fmtShape(wShape), wShape[1], g.groups)
 	}
@@ -64,13 +65,21 @@ func convGeometry(op string, xShape, wShape []int, dt DType, p ConvParams) convG
 	if g.kh < 1 || g.kw < 1 {
 		Fail(op, "weight %v has an empty kernel (input %v)", fmtShape(wShape), convDesc(xShape, dt))
 	}
-	effH := g.dh*(g.kh-1) + 1
-	effW := g.dw*(g.kw-1) + 1
-	if g.h+2*g.ph < effH || g.w+2*g.pw < effW {
+	if g.h+2*g.ph < g.dh*(g.kh-1)+1 || g.w+2*g.pw < g.dw*(g.kw-1)+1 {
 		Fail(op, "input %v padded by (%d, %d) is smaller than weight %v's kernel dilated by (%d, %d)", convDesc(xShape, dt), g.ph, g.pw, fmtShape(wShape), g.dh, g.dw)
 	}
-	g.ho = (g.h+2*g.ph-effH)/g.sh + 1
-	g.wo = (g.w+2*g.pw-effW)/g.sw + 1
+	return g
+}
+
+// geometry resolves the geometry of shapes that fit together (see
+// convGeometry) without checking them.
+func geometry(xShape, wShape []int, p ConvParams) convGeom {
+	var g convGeom
+	g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups = p.defaults()
+	g.n, g.c, g.h, g.w = xShape[0], xShape[1], xShape[2], xShape[3]
+	g.o, g.kh, g.kw = wShape[0], wShape[2], wShape[3]
+	g.ho = (g.h+2*g.ph-(g.dh*(g.kh-1)+1))/g.sh + 1
+	g.wo = (g.w+2*g.pw-(g.dw*(g.kw-1)+1))/g.sw + 1
 	g.cg, g.og = g.c/g.groups, g.o/g.groups
 	g.kdim = g.cg * g.kh * g.kw
 	g.hw, g.howo = g.h*g.w, g.ho*g.wo
@@ -111,11 +120,23 @@ func Conv2DTo(dst, x, w *Tensor, p ConvParams) *Tensor {
 	sameDType(op, x, w)
 	g := convGeometry(op, x.shape, w.shape, x.dtype, p)
 	dst = prepareDst(op, dst, x.dtype, g.outShape(), x, w)
+	return conv2DRun(&g, dst, x, w)
+}
+
+// conv2DTrusted is Conv2DTo after validation, the trusted kernel graph
+// calls (internal/unchecked): the shapes fit, dst has the output's shape
+// and dtype and overlaps neither operand.
+func conv2DTrusted(dst, x, w *Tensor, p ConvParams) *Tensor {
+	g := geometry(x.shape, w.shape, p)
+	return conv2DRun(&g, dst, x, w)
+}
+
+func conv2DRun(g *convGeom, dst, x, w *Tensor) *Tensor {
 	out := dst.Contiguous()
 	if x.dtype == Float32 {
-		convForward(&g, contigData[float32](x), contigData[float32](w), storage[float32](out)[out.offset:])
+		convForward(g, contigData[float32](x), contigData[float32](w), storage[float32](out)[out.offset:])
 	} else {
-		convForward(&g, contigData[float64](x), contigData[float64](w), storage[float64](out)[out.offset:])
+		convForward(g, contigData[float64](x), contigData[float64](w), storage[float64](out)[out.offset:])
 	}
 	if out != dst {
 		CopyInto(dst, out)
@@ -142,11 +163,22 @@ func Conv2DInputGradTo(dst, dy, w *Tensor, xShape []int, p ConvParams) *Tensor {
 		Fail(op, "output gradient %v %v does not match the output %v of input %v with weight %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(xShape), fmtShape(w.shape))
 	}
 	dst = prepareDst(op, dst, dy.dtype, xShape, dy, w)
+	return conv2DInputGradRun(&g, dst, dy, w)
+}
+
+// conv2DInputGradTrusted is Conv2DInputGradTo after validation (see
+// conv2DTrusted).
+func conv2DInputGradTrusted(dst, dy, w *Tensor, xShape []int, p ConvParams) *Tensor {
+	g := geometry(xShape, w.shape, p)
+	return conv2DInputGradRun(&g, dst, dy, w)
+}
+
+func conv2DInputGradRun(g *convGeom, dst, dy, w *Tensor) *Tensor {
 	out := dst.Contiguous()
 	if dy.dtype == Float32 {
-		convInputGrad(&g, contigData[float32](dy), contigData[float32](w), storage[float32](out)[out.offset:])
+		convInputGrad(g, contigData[float32](dy), contigData[float32](w), storage[float32](out)[out.offset:])
 	} else {
-		convInputGrad(&g, contigData[float64](dy), contigData[float64](w), storage[float64](out)[out.offset:])
+		convInputGrad(g, contigData[float64](dy), contigData[float64](w), storage[float64](out)[out.offset:])
 	}
 	if out != dst {
 		CopyInto(dst, out)
@@ -173,11 +205,22 @@ func Conv2DWeightGradTo(dst, x, dy *Tensor, wShape []int, p ConvParams) *Tensor 
 		Fail(op, "output gradient %v %v does not match the output %v of input %v with weight %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(x.shape), fmtShape(wShape))
 	}
 	dst = prepareDst(op, dst, x.dtype, wShape, x, dy)
+	return conv2DWeightGradRun(&g, dst, x, dy)
+}
+
+// conv2DWeightGradTrusted is Conv2DWeightGradTo after validation (see
+// conv2DTrusted).
+func conv2DWeightGradTrusted(dst, x, dy *Tensor, wShape []int, p ConvParams) *Tensor {
+	g := geometry(x.shape, wShape, p)
+	return conv2DWeightGradRun(&g, dst, x, dy)
+}
+
+func conv2DWeightGradRun(g *convGeom, dst, x, dy *Tensor) *Tensor {
 	out := dst.Contiguous()
 	if x.dtype == Float32 {
-		convWeightGrad(&g, contigData[float32](x), contigData[float32](dy), storage[float32](out)[out.offset:])
+		convWeightGrad(g, contigData[float32](x), contigData[float32](dy), storage[float32](out)[out.offset:])
 	} else {
-		convWeightGrad(&g, contigData[float64](x), contigData[float64](dy), storage[float64](out)[out.offset:])
+		convWeightGrad(g, contigData[float64](x), contigData[float64](dy), storage[float64](out)[out.offset:])
 	}
 	if out != dst {
 		CopyInto(dst, out)

@@ -24,4 +24,9 @@
 //	b := tensor.FromFloat64s([]float64{10, 20, 30}, 3)
 //	y := tensor.Add(x, b)          // broadcasts b over the rows: shape (2, 3)
 //	s := tensor.Sum(y, []int{1}, false) // (66, 75)
+//
+// Every exported function validates its arguments: it is where a user's call
+// enters. Package graph, whose constructors have validated already, calls the
+// same kernels without the checks through internal/unchecked (see graph's
+// package doc, "Validation").
 package tensor

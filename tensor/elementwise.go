@@ -42,6 +42,12 @@ type binaryOp struct {
 func (op *unaryOp) apply(dst, a *Tensor) *Tensor {
 	dst = prepareDst(op.name, dst, a.dtype, a.shape, a)
 	checkOverlap(op.name, dst, a)
+	return op.run(dst, a)
+}
+
+// run is apply after validation (dst shaped like a, same dtype, no partial
+// overlap): the trusted kernel graph calls (internal/unchecked).
+func (op *unaryOp) run(dst, a *Tensor) *Tensor {
 	if a.dtype == Float32 {
 		runUnary(dst, a, op.f32)
 	} else {
@@ -86,7 +92,14 @@ func (op *binaryOp) apply(dst, a, b *Tensor) *Tensor {
 	}
 	dst = prepareDst(op.name, dst, a.dtype, shape, a, b)
 	checkOverlap(op.name, dst, a, b)
-	av, bv := a.broadcastTo(op.name, shape), b.broadcastTo(op.name, shape)
+	return op.run(dst, a, b)
+}
+
+// run is apply after validation: dst has the broadcast shape and the
+// operands' dtype, and overlaps an operand only by being it. It is the
+// trusted kernel graph calls (internal/unchecked).
+func (op *binaryOp) run(dst, a, b *Tensor) *Tensor {
+	av, bv := a.broadcastTo(op.name, dst.shape), b.broadcastTo(op.name, dst.shape)
 	if a.dtype == Float32 {
 		runBinary(dst, av, bv, op.f32)
 	} else {

@@ -181,16 +181,36 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	if !dst.IsContiguous() || sharesStorage(dst, a) || sharesStorage(dst, b) {
 		out = New(a.dtype, cloneInts(outShape)...)
 	}
+	gemmInto(out, a, b, ka, kb, transA, transB, batch, m, n, k)
+	if out != dst {
+		CopyInto(dst, out)
+	}
+	return dst
+}
+
+// matmulTrusted is matmul after validation, the trusted kernel graph
+// calls (internal/unchecked): a and b have at least two dimensions whose
+// inner sizes agree and whose batch dimensions broadcast to dst's, and dst
+// is contiguous, of the result's shape and dtype, and overlaps neither.
+func matmulTrusted(dst, a, b *Tensor, transA, transB bool) *Tensor {
+	if dst.Size() == 0 {
+		return dst
+	}
+	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
+	_, n, _, _ := logicalMatrix(b, asMatrix, transB)
+	gemmInto(dst, a, b, asMatrix, asMatrix, transA, transB, dst.shape[:len(dst.shape)-2], m, n, k)
+	return dst
+}
+
+// gemmInto computes the product into the contiguous out, which overlaps
+// neither operand.
+func gemmInto(out, a, b *Tensor, ka, kb int, transA, transB bool, batch []int, m, n, k int) {
 	oa, ob := prepOperand(a, ka, transA, batch), prepOperand(b, kb, transB, batch)
 	if a.dtype == Float32 {
 		batchedGemm[float32](out, oa, ob, batch, m, n, k)
 	} else {
 		batchedGemm[float64](out, oa, ob, batch, m, n, k)
 	}
-	if out != dst {
-		CopyInto(dst, out)
-	}
-	return dst
 }
 
 // sharesStorage reports whether x and y may overlap in memory: they view

@@ -26,6 +26,20 @@ func poolGeometry(op string, xShape []int, dt DType, p PoolParams) poolGeom {
 	if len(xShape) != 4 {
 		Fail(op, "input %v must be 4-D (N, C, H, W)", convDesc(xShape, dt))
 	}
+	g := poolGeometryOf(xShape, p)
+	if g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.ph < 0 || g.pw < 0 || 2*g.ph > g.kh || 2*g.pw > g.kw {
+		Fail(op, "invalid parameters %+v for input %v: kernel and stride must be >= 1 (stride 0 means the kernel), padding between 0 and half the kernel", p, convDesc(xShape, dt))
+	}
+	if g.h+2*g.ph < g.kh || g.w+2*g.pw < g.kw {
+		Fail(op, "input %v padded by (%d, %d) is smaller than the %d×%d window", convDesc(xShape, dt), g.ph, g.pw, g.kh, g.kw)
+	}
+	return g
+}
+
+// poolGeometryOf resolves the geometry of a 4-D xShape and p without
+// checking them (see poolGeometry). Ho and Wo stay 0 for a stride below 1,
+// which poolGeometry rejects, so it never divides by zero.
+func poolGeometryOf(xShape []int, p PoolParams) poolGeom {
 	g := poolGeom{n: xShape[0], c: xShape[1], h: xShape[2], w: xShape[3],
 		kh: p.Kernel[0], kw: p.Kernel[1], sh: p.Stride[0], sw: p.Stride[1], ph: p.Padding[0], pw: p.Padding[1]}
 	if g.sh == 0 {
@@ -34,14 +48,10 @@ func poolGeometry(op string, xShape []int, dt DType, p PoolParams) poolGeom {
 	if g.sw == 0 {
 		g.sw = g.kw
 	}
-	if g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || g.ph < 0 || g.pw < 0 || 2*g.ph > g.kh || 2*g.pw > g.kw {
-		Fail(op, "invalid parameters %+v for input %v: kernel and stride must be >= 1 (stride 0 means the kernel), padding between 0 and half the kernel", p, convDesc(xShape, dt))
+	if g.sh > 0 && g.sw > 0 {
+		g.ho = (g.h+2*g.ph-g.kh)/g.sh + 1
+		g.wo = (g.w+2*g.pw-g.kw)/g.sw + 1
 	}
-	if g.h+2*g.ph < g.kh || g.w+2*g.pw < g.kw {
-		Fail(op, "input %v padded by (%d, %d) is smaller than the %d×%d window", convDesc(xShape, dt), g.ph, g.pw, g.kh, g.kw)
-	}
-	g.ho = (g.h+2*g.ph-g.kh)/g.sh + 1
-	g.wo = (g.w+2*g.pw-g.kw)/g.sw + 1
 	return g
 }
 
@@ -82,7 +92,18 @@ func MaxPool2D(x *Tensor, p PoolParams) (y *Tensor, argmax []int) {
 func MaxPool2DTo(dst *Tensor, argmax []int, x *Tensor, p PoolParams) (*Tensor, []int) {
 	const op = "MaxPool2D"
 	g := poolGeometry(op, x.shape, x.dtype, p)
-	y := prepareDst(op, dst, x.dtype, g.outShape(), x)
+	return maxPoolRun(&g, prepareDst(op, dst, x.dtype, g.outShape(), x), argmax, x)
+}
+
+// maxPool2DTrusted is MaxPool2DTo after validation, the trusted kernel
+// graph calls (internal/unchecked): x and p fit, dst has the output's shape
+// and dtype and does not overlap x.
+func maxPool2DTrusted(dst *Tensor, argmax []int, x *Tensor, p PoolParams) (*Tensor, []int) {
+	g := poolGeometryOf(x.shape, p)
+	return maxPoolRun(&g, dst, argmax, x)
+}
+
+func maxPoolRun(g *poolGeom, y *Tensor, argmax []int, x *Tensor) (*Tensor, []int) {
 	n := g.n * g.c * g.ho * g.wo
 	if cap(argmax) < n {
 		argmax = make([]int, n)
@@ -90,11 +111,11 @@ func MaxPool2DTo(dst *Tensor, argmax []int, x *Tensor, p PoolParams) (*Tensor, [
 	argmax = argmax[:n]
 	if x.dtype == Float32 {
 		yd := contigDst[float32](y)
-		maxPool(&g, contigData[float32](x), yd, argmax)
+		maxPool(g, contigData[float32](x), yd, argmax)
 		finishDst(y, yd)
 	} else {
 		yd := contigDst[float64](y)
-		maxPool(&g, contigData[float64](x), yd, argmax)
+		maxPool(g, contigData[float64](x), yd, argmax)
 		finishDst(y, yd)
 	}
 	return y, argmax
@@ -234,6 +255,13 @@ func MaxPool2DGradTo(dst, dy *Tensor, argmax []int, xShape []int) *Tensor {
 			Fail(op, "argmax index %d out of range for input shape %v (output gradient %v %v)", a, fmtShape(xShape), fmtShape(dy.shape), dy.dtype)
 		}
 	}
+	return maxPool2DGradTrusted(dx, dy, argmax)
+}
+
+// maxPool2DGradTrusted is MaxPool2DGradTo after validation, the trusted
+// kernel graph calls (internal/unchecked): argmax has one index within dx
+// per element of dy, and dx has dy's dtype and does not overlap it.
+func maxPool2DGradTrusted(dx, dy *Tensor, argmax []int) *Tensor {
 	if dy.dtype == Float32 {
 		d := contigDst[float32](dx)
 		clear(d)
@@ -264,14 +292,23 @@ func AvgPool2D(x *Tensor, p PoolParams) *Tensor { return AvgPool2DTo(nil, x, p) 
 func AvgPool2DTo(dst, x *Tensor, p PoolParams) *Tensor {
 	const op = "AvgPool2D"
 	g := poolGeometry(op, x.shape, x.dtype, p)
-	y := prepareDst(op, dst, x.dtype, g.outShape(), x)
+	return avgPoolRun(&g, prepareDst(op, dst, x.dtype, g.outShape(), x), x)
+}
+
+// avgPool2DTrusted is AvgPool2DTo after validation (see maxPool2DTrusted).
+func avgPool2DTrusted(dst, x *Tensor, p PoolParams) *Tensor {
+	g := poolGeometryOf(x.shape, p)
+	return avgPoolRun(&g, dst, x)
+}
+
+func avgPoolRun(g *poolGeom, y, x *Tensor) *Tensor {
 	if x.dtype == Float32 {
 		d := contigDst[float32](y)
-		avgPool(&g, contigData[float32](x), d)
+		avgPool(g, contigData[float32](x), d)
 		finishDst(y, d)
 	} else {
 		d := contigDst[float64](y)
-		avgPool(&g, contigData[float64](x), d)
+		avgPool(g, contigData[float64](x), d)
 		finishDst(y, d)
 	}
 	return y
@@ -315,16 +352,27 @@ func AvgPool2DGradTo(dst, dy *Tensor, xShape []int, p PoolParams) *Tensor {
 	if !slices.Equal(dy.shape, g.outShape()) {
 		Fail(op, "output gradient %v %v does not match the output %v of input %v", fmtShape(dy.shape), dy.dtype, fmtShape(g.outShape()), fmtShape(xShape))
 	}
-	dx := prepareDst(op, dst, dy.dtype, xShape, dy)
+	return avgPoolGradRun(&g, prepareDst(op, dst, dy.dtype, xShape, dy), dy)
+}
+
+// avgPool2DGradTrusted is AvgPool2DGradTo after validation: dy has the
+// pooling's output shape for xShape and p, dst has shape xShape and dy's
+// dtype and does not overlap dy.
+func avgPool2DGradTrusted(dst, dy *Tensor, xShape []int, p PoolParams) *Tensor {
+	g := poolGeometryOf(xShape, p)
+	return avgPoolGradRun(&g, dst, dy)
+}
+
+func avgPoolGradRun(g *poolGeom, dx, dy *Tensor) *Tensor {
 	if dy.dtype == Float32 {
 		d := contigDst[float32](dx)
 		clear(d)
-		avgPoolGrad(&g, contigData[float32](dy), d)
+		avgPoolGrad(g, contigData[float32](dy), d)
 		finishDst(dx, d)
 	} else {
 		d := contigDst[float64](dx)
 		clear(d)
-		avgPoolGrad(&g, contigData[float64](dy), d)
+		avgPoolGrad(g, contigData[float64](dy), d)
 		finishDst(dx, d)
 	}
 	return dx

@@ -161,7 +161,11 @@ type planBufs struct {
 
 // planReduce plans a reduction, with the plan's slices in b when they fit.
 func planReduce(op string, a *Tensor, axes []int, keepdims bool, b *planBufs) reducePlan {
-	ax := normAxes(op, axes, a.shape)
+	return planAxes(a, normAxes(op, axes, a.shape), keepdims, b)
+}
+
+// planAxes is planReduce for axes that are in range and distinct.
+func planAxes(a *Tensor, ax []int, keepdims bool, b *planBufs) reducePlan {
 	var p reducePlan
 	p.R, p.O = 1, 1
 	if a.Dim() <= len(b.reduced) {
@@ -208,14 +212,28 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(p.shape)), a.dtype, describe(a))
 	}
 	checkDst(op, dst)
+	return reduceRun(kind, dst, a, &p, ddof)
+}
+
+// reduceTrusted is reduce after validation, the trusted kernel graph calls
+// (internal/unchecked): the axes are in range and distinct, dst has the
+// result's shape and a's dtype, and max and min reduce no size-0 axis.
+func reduceTrusted(kind int, dst, a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
+	var bufs planBufs
+	p := planAxes(a, axes, keepdims, &bufs)
+	return reduceRun(redKind(kind), dst, a, &p, ddof)
+}
+
+// reduceRun computes the planned reduction into dst.
+func reduceRun(kind redKind, dst, a *Tensor, p *reducePlan, ddof int) *Tensor {
 	out := dst
 	if !dst.IsContiguous() || sharesStorage(dst, a) { // a must stay intact while it is read
 		out = New(a.dtype, cloneInts(p.shape)...)
 	}
 	if a.dtype == Float32 {
-		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, &p, ddof, fmath32)
+		reduceT(kind, storage[float32](out)[out.offset:out.offset+out.Size()], a, p, ddof, fmath32)
 	} else {
-		reduceT(kind, storage[float64](out)[out.offset:out.offset+out.Size()], a, &p, ddof, fmath64)
+		reduceT(kind, storage[float64](out)[out.offset:out.offset+out.Size()], a, p, ddof, fmath64)
 	}
 	if out != dst {
 		CopyInto(dst, out)
@@ -521,21 +539,8 @@ func SumToInto(dst, a *Tensor) *Tensor {
 }
 
 func sumTo(dst, a *Tensor, shape []int) *Tensor {
-	lead := a.Dim() - len(shape)
-	ok := lead >= 0
 	var axesBuf [8]int
-	axes := axesBuf[:0]
-	for i := 0; ok && i < a.Dim(); i++ {
-		switch {
-		case i < lead:
-			axes = append(axes, i)
-		case shape[i-lead] == a.shape[i]:
-		case shape[i-lead] == 1:
-			axes = append(axes, i)
-		default:
-			ok = false
-		}
-	}
+	axes, ok := sumToAxes(a, shape, axesBuf[:0])
 	if !ok {
 		Fail("SumTo", "shape %v does not broadcast to %v", fmtShape(shape), fmtShape(a.shape))
 	}
@@ -544,14 +549,53 @@ func sumTo(dst, a *Tensor, shape []int) *Tensor {
 	} else if dst.dtype != a.dtype {
 		Fail("SumTo", "destination %s does not match source %s", describe(dst), describe(a))
 	}
-	// The keepdims result is shape with lead leading 1s, so reduce into a
-	// view of dst with those axes prepended (any stride suits a size-1 axis).
+	v := sumToView(dst, a.Dim()-len(shape))
+	reduce(redSum, &v, a, axes, true, 0)
+	return dst
+}
+
+// sumToTrusted is SumToInto after validation, the trusted kernel graph
+// calls (internal/unchecked): dst's shape broadcasts to a's, dst has a's
+// dtype and does not overlap a.
+func sumToTrusted(dst, a *Tensor) *Tensor {
+	var axesBuf [8]int
+	axes, _ := sumToAxes(a, dst.shape, axesBuf[:0])
+	v := sumToView(dst, a.Dim()-len(dst.shape))
+	var bufs planBufs
+	p := planAxes(a, axes, true, &bufs)
+	reduceRun(redSum, &v, a, &p, 0)
+	return dst
+}
+
+// sumToAxes appends to axes the axes of a that summing down to shape
+// reduces; ok is false when shape does not broadcast to a's shape.
+func sumToAxes(a *Tensor, shape, axes []int) (_ []int, ok bool) {
+	lead := a.Dim() - len(shape)
+	if lead < 0 {
+		return axes, false
+	}
+	for i := 0; i < a.Dim(); i++ {
+		switch {
+		case i < lead:
+			axes = append(axes, i)
+		case shape[i-lead] == a.shape[i]:
+		case shape[i-lead] == 1:
+			axes = append(axes, i)
+		default:
+			return axes, false
+		}
+	}
+	return axes, true
+}
+
+// sumToView returns dst seen with lead leading axes of size 1, the
+// keepdims shape of the sum (any stride suits a size-1 axis).
+func sumToView(dst *Tensor, lead int) Tensor {
 	v := *dst
-	v.shape = append(make([]int, lead), shape...)
+	v.shape = append(make([]int, lead), dst.shape...)
 	v.strides = append(make([]int, lead), dst.strides...)
 	for i := 0; i < lead; i++ {
 		v.shape[i] = 1
 	}
-	reduce(redSum, &v, a, axes, true, 0)
-	return dst
+	return v
 }

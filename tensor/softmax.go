@@ -27,6 +27,13 @@ func softmax(op string, dst, a *Tensor, axis int, logOut bool) *Tensor {
 	ax := normAxis(op, axis, a.shape)
 	dst = prepareDst(op, dst, a.dtype, a.shape, a)
 	checkOverlap(op, dst, a)
+	return softmaxRun(dst, a, ax, logOut)
+}
+
+// softmaxRun is softmax after validation, the trusted kernel graph calls
+// (internal/unchecked): axis is in range and non-negative, dst is shaped
+// like a with its dtype and overlaps a only by being it.
+func softmaxRun(dst, a *Tensor, ax int, logOut bool) *Tensor {
 	out := dst
 	if !dst.IsContiguous() {
 		out = New(a.dtype, a.shape...)

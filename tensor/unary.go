@@ -361,6 +361,12 @@ type paramOp struct {
 func (op *paramOp) apply(dst, a *Tensor, p, q float64) *Tensor {
 	dst = prepareDst(op.name, dst, a.dtype, a.shape, a)
 	checkOverlap(op.name, dst, a)
+	return op.run(dst, a, p, q)
+}
+
+// run is apply after validation (dst shaped like a, same dtype, no partial
+// overlap): the trusted kernel graph calls (internal/unchecked).
+func (op *paramOp) run(dst, a *Tensor, p, q float64) *Tensor {
 	if a.dtype == Float32 {
 		runParam(dst, a, float32(p), float32(q), op.f32)
 	} else {

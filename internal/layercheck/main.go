@@ -5,6 +5,8 @@
 //     ../shared/DESIGN.md's stack (the table below; a new package must be
 //     added to it, which forces the decision of where it sits);
 //   - the test-helper packages (testOnly below) are imported by tests only;
+//   - internal/unchecked, tensor's kernels without validation, is imported
+//     by tensor and graph only (trustedBy below);
 //   - no Go file, tests included, is longer than 700 lines;
 //   - every exported name of a library package has a doc comment.
 //
@@ -22,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,7 +39,8 @@ var layers = []struct {
 	prefix string
 	rank   int
 }{
-	{"tensor", 0}, // tensor/internal/gemm shares tensor's layer
+	{"internal/unchecked", 0}, // tensor's trusted kernels: filled by tensor, so below it
+	{"tensor", 0},             // tensor/internal/gemm shares tensor's layer
 	{"graph", 1},
 	{"autodiff", 2},
 	{"losses", 3},
@@ -72,6 +76,15 @@ var layers = []struct {
 var testOnly = map[string]bool{
 	"internal/numtest":                  true,
 	"examples/internal/mnist/mnisttest": true,
+}
+
+// trustedBy lists packages that only the named packages may import, tests
+// included: internal/unchecked skips validation, so only tensor (which
+// fills it) and graph (whose constructors validate before their ops'
+// Forward calls it) may use it. The layer table alone would let any
+// package above tensor call kernels that trust their arguments.
+var trustedBy = map[string][]string{
+	"internal/unchecked": {"tensor", "graph"},
 }
 
 const maxLines = 700
@@ -155,6 +168,8 @@ func checkFile(fset *token.FileSet, module, rel string, src []byte) []string {
 		tr, forTests, ok := layerOf(target)
 		line := fset.Position(imp.Pos()).Line
 		switch {
+		case trustedBy[target] != nil && !slices.Contains(trustedBy[target], dir):
+			out = append(out, fmt.Sprintf("%s:%d: imports %s, which only %s may import", rel, line, target, strings.Join(trustedBy[target], " and ")))
 		case !ok:
 			out = append(out, fmt.Sprintf("%s:%d: imports %s, which is not in the layer table", rel, line, target))
 		case forTests && !test:

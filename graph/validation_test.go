@@ -1,0 +1,294 @@
+package graph_test
+
+// Ops whose Forward calls tensor's kernels without validation (see the
+// package doc, "Validation") must still fail, at their constructor, with a
+// *tensor.Error naming the op, the shapes and the caller's file:line, and
+// an op value re-applied to unfit nodes with Apply must fail the same way
+// rather than inside a kernel.
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// here returns the file:line it is called from.
+func here() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// requireMisuse checks that e names op, every fragment and the call site.
+func requireMisuse(t *testing.T, e *tensor.Error, op, site string, fragments ...string) {
+	t.Helper()
+	require.NotNil(t, e)
+	assert.Equal(t, op, e.Op)
+	assert.Equal(t, site, e.Caller, "the caller's file:line")
+	for _, f := range fragments {
+		assert.Contains(t, e.Msg, f)
+	}
+	assert.Contains(t, e.Error(), "(called at "+site+")")
+}
+
+func TestBinaryMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	a := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	b := g.Var(tensor.Ones(tensor.Float32, 4, 1, 2))
+	c := g.Var(tensor.Ones(tensor.Float64, 2, 3))
+	for _, tc := range []struct {
+		op string
+		f  func(a, b *graph.Node) *graph.Node
+	}{
+		{"add", graph.Add}, {"sub", graph.Sub}, {"mul", graph.Mul}, {"div", graph.Div},
+		{"pow", graph.Pow}, {"maximum", graph.Maximum}, {"minimum", graph.Minimum}, {"xlogy", graph.Xlogy},
+		{"equal", graph.Equal}, {"not_equal", graph.NotEqual}, {"less", graph.Less},
+		{"less_equal", graph.LessEqual}, {"greater", graph.Greater}, {"greater_equal", graph.GreaterEqual},
+		{"sigmoid_grad", graph.SigmoidGrad}, {"tanh_grad", graph.TanhGrad}, {"relu_grad", graph.ReluGrad},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			e, site := graphError(t, func() { tc.f(a, b) }), here()
+			requireMisuse(t, e, tc.op, site, "(2, 3)", "(4, 1, 2)", "do not broadcast")
+			e, site = graphError(t, func() { tc.f(a, c) }), here()
+			requireMisuse(t, e, tc.op, site, "mixed dtypes", "(2, 3) float32", "(2, 3) float64")
+			// The op of a valid node, re-applied to operands that do not
+			// broadcast: the constructor's check, not a kernel's panic.
+			op := tc.f(a, a).Op()
+			e, site = graphError(t, func() { graph.Apply(op, a, b) }), here()
+			requireMisuse(t, e, tc.op, site, "(2, 3)", "(4, 1, 2)", "do not broadcast")
+			e, site = graphError(t, func() { graph.Apply(op, a, c) }), here()
+			requireMisuse(t, e, tc.op, site, "mixed dtypes")
+		})
+	}
+}
+
+func TestUnaryOnStridedInputs(t *testing.T) {
+	// The unchecked unary kernels read a transposed view: y = f(xᵀ).
+	g := graph.New()
+	x := g.Const(tensor.FromFloat64s([]float64{1, 4, 9, 16, 25, 36}, 2, 3))
+	xt := graph.Transpose(x)
+	assert.Equal(t, []float64{1, 16, 4, 25, 9, 36}, graph.Square(graph.Sqrt(xt)).Value().Values())
+	assert.Equal(t, []float64{-1, -16, -4, -25, -9, -36}, graph.Neg(xt).Value().Values())
+	assert.Equal(t, []float64{1, 16, 4, 25, 9, 36}, graph.Relu(xt).Value().Values())
+	assert.InDeltaSlice(t, []float64{2, 17, 5, 26, 10, 37}, graph.Exp(graph.Log1p(xt)).Value().Values(), 1e-12)
+	assert.Equal(t, []float64{3, 48, 12, 75, 27, 108}, graph.MulScalar(xt, 3).Value().Values())
+}
+
+func TestBinaryBroadcastBothWays(t *testing.T) {
+	// Neither shape is the result: the trusted Forward builds (2, 3, 4).
+	g := graph.New()
+	a := g.Const(tensor.FromFloat64s([]float64{1, 2, 3}, 1, 3, 1))
+	b := g.Const(tensor.FromFloat64s([]float64{10, 20, 30, 40, 50, 60, 70, 80}, 2, 1, 4))
+	y := graph.Add(a, b)
+	require.Equal(t, []int{2, 3, 4}, y.Shape())
+	assert.Equal(t, []float64{
+		11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43,
+		51, 61, 71, 81, 52, 62, 72, 82, 53, 63, 73, 83,
+	}, y.Value().Values())
+	z := graph.Mul(g.Const(tensor.FromFloat64s([]float64{2, 3}, 2, 1)), g.Const(tensor.FromFloat64s([]float64{1, 10}, 2)))
+	assert.Equal(t, []float64{2, 20, 3, 30}, z.Value().Values())
+}
+
+func TestMatMulMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 100))
+	w := g.Var(tensor.Ones(tensor.Float32, 256, 784))
+	e, site := graphError(t, func() { graph.MatMulT(x, w, false, true) }), here()
+	requireMisuse(t, e, "matmul", site, "inner dimensions differ", "(2, 100)", "(256, 784)ᵀ", "100 vs 784")
+
+	xb := g.Var(tensor.Ones(tensor.Float32, 3, 2, 4))
+	wb := g.Var(tensor.Ones(tensor.Float32, 2, 4, 5))
+	e, site = graphError(t, func() { graph.MatMul(xb, wb) }), here()
+	requireMisuse(t, e, "matmul", site, "batch dimensions (3,) and (2,)", "(3, 2, 4)", "(2, 4, 5)", "do not broadcast")
+
+	w64 := g.Var(tensor.Ones(tensor.Float64, 100, 3))
+	e, site = graphError(t, func() { graph.MatMul(x, w64) }), here()
+	requireMisuse(t, e, "matmul", site, "mixed dtypes", "(2, 100) float32", "(100, 3) float64")
+
+	// Re-applying a matmul op to operands that do not fit.
+	op := graph.MatMul(x, g.Var(tensor.Ones(tensor.Float32, 100, 3))).Op()
+	e, site = graphError(t, func() { graph.Apply(op, x, x) }), here()
+	requireMisuse(t, e, "matmul", site, "inner dimensions differ", "(2, 100)")
+	v := g.Var(tensor.Ones(tensor.Float32, 100))
+	e, site = graphError(t, func() { graph.Apply(op, x, v) }), here()
+	requireMisuse(t, e, "matmul", site, "at least 2 dimensions", "(100,) float32")
+}
+
+func TestMatMulBatchShapes(t *testing.T) {
+	// (2, 1, 2, 3)ᵀ-free batch broadcast against (3, 3, 1): the trusted
+	// Forward builds (2, 3, 2, 1); every entry is a row sum weighted by
+	// the batch index of b.
+	g := graph.New()
+	a := g.Const(tensor.Ones(tensor.Float64, 2, 1, 2, 3))
+	bv := make([]float64, 9)
+	for i := range bv {
+		bv[i] = float64(i/3 + 1) // batch j holds j+1 in every entry
+	}
+	y := graph.MatMul(a, g.Const(tensor.FromFloat64s(bv, 3, 3, 1)))
+	require.Equal(t, []int{2, 3, 2, 1}, y.Shape())
+	assert.Equal(t, []float64{3, 3, 6, 6, 9, 9, 3, 3, 6, 6, 9, 9}, y.Value().Values())
+	// Transposed operands: op(a) = aᵀ of (3, 2) and op(b) = bᵀ of (4, 3).
+	at := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 3, 2))
+	bt := g.Const(tensor.Ones(tensor.Float64, 4, 3))
+	z := graph.MatMulT(at, bt, true, true)
+	require.Equal(t, []int{2, 4}, z.Shape())
+	assert.Equal(t, []float64{9, 9, 9, 9, 12, 12, 12, 12}, z.Value().Values())
+}
+
+func TestReduceMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.Sum(x, []int{2}, false) }), here()
+	requireMisuse(t, e, "sum", site, "axis 2", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Mean(x, []int{1, -1}, false) }), here()
+	requireMisuse(t, e, "mean", site, "repeated", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Max(g.Var(tensor.Ones(tensor.Float32, 2, 0)), []int{1}, false) }), here()
+	requireMisuse(t, e, "max", site, "size-0", "(2, 0) float32")
+	// A reduction op re-applied to an operand it was not built for: an
+	// axis out of range, or another number of elements per output.
+	op := graph.Mean(x, []int{1}, false).Op()
+	v := g.Var(tensor.Ones(tensor.Float32, 6))
+	e, site = graphError(t, func() { graph.Apply(op, v) }), here()
+	requireMisuse(t, e, "mean", site, "out of range", "(6,) float32")
+	y := g.Var(tensor.Ones(tensor.Float32, 2, 5))
+	e, site = graphError(t, func() { graph.Apply(op, y) }), here()
+	requireMisuse(t, e, "mean", site, "3 elements", "(2, 5) float32", "gives 5")
+	// Re-applied to an operand of the same geometry, it reduces as built.
+	z := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	assert.Equal(t, []float64{2, 5}, graph.Apply(graph.Mean(z, []int{1}, false).Op(), z).Value().Values())
+}
+
+func TestReduceValuesThroughTheTrustedKernel(t *testing.T) {
+	// Every kind over the middle axis of a (2, 2, 2) tensor, by hand.
+	g := graph.New()
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 5, -1, 0, 4, 4}, 2, 2, 2))
+	ax := []int{1}
+	for _, tc := range []struct {
+		name string
+		y    *graph.Node
+		want []float64
+	}{
+		{"sum", graph.Sum(x, ax, false), []float64{4, 7, 3, 4}},
+		{"mean", graph.Mean(x, ax, true), []float64{2, 3.5, 1.5, 2}},
+		{"max", graph.Max(x, ax, false), []float64{3, 5, 4, 4}},
+		{"min", graph.Min(x, ax, false), []float64{1, 2, -1, 0}},
+		{"prod", graph.Prod(x, ax, false), []float64{3, 10, -4, 0}},
+		{"variance", graph.Variance(x, ax, false, 1), []float64{2, 4.5, 12.5, 8}},
+	} {
+		assert.InDeltaSlice(t, tc.want, tc.y.Value().Values(), 1e-12, tc.name)
+	}
+	lse := graph.LogSumExp(x, ax, false).Value().Values()
+	assert.InDelta(t, 3+math.Log(1+math.Exp(-2)), lse[0], 1e-12)
+	assert.Equal(t, []int{2, 1, 2}, graph.Mean(x, ax, true).Shape())
+	assert.Equal(t, []int{}, graph.Sum(x, nil, false).Shape())
+}
+
+func TestConvMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 1, 3, 5, 5))
+	w := g.Var(tensor.Ones(tensor.Float32, 4, 2, 3, 3))
+	e, site := graphError(t, func() { graph.Conv2D(x, w, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d", site, "3 channels", "weight (4, 2, 3, 3)", "(1, 3, 5, 5) float32")
+	big := g.Var(tensor.Ones(tensor.Float32, 4, 3, 7, 7))
+	e, site = graphError(t, func() { graph.Conv2D(x, big, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d", site, "smaller than", "(1, 3, 5, 5)", "(4, 3, 7, 7)")
+	w3 := g.Var(tensor.Ones(tensor.Float32, 4, 3, 3, 3))
+	dy := g.Var(tensor.Ones(tensor.Float32, 1, 4, 2, 2))
+	e, site = graphError(t, func() { graph.Conv2DInputGrad(dy, w3, []int{1, 3, 5, 5}, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d_input_grad", site, "(1, 4, 2, 2) float32", "output (1, 4, 3, 3)")
+	e, site = graphError(t, func() { graph.Conv2DWeightGrad(x, dy, []int{4, 3, 3, 3}, tensor.ConvParams{}) }), here()
+	requireMisuse(t, e, "conv2d_weight_grad", site, "(1, 4, 2, 2) float32", "output (1, 4, 3, 3)")
+
+	// Ops re-applied to operands they were not built for.
+	op := graph.Conv2D(x, w3, tensor.ConvParams{}).Op()
+	x7 := g.Var(tensor.Ones(tensor.Float32, 1, 3, 7, 7))
+	e, site = graphError(t, func() { graph.Apply(op, x7, w3) }), here()
+	requireMisuse(t, e, "conv2d", site, "(1, 4, 3, 3)", "(1, 4, 5, 5)")
+	e, site = graphError(t, func() { graph.Apply(op, x, w) }), here()
+	requireMisuse(t, e, "conv2d", site, "3 channels")
+	dy3 := g.Var(tensor.Ones(tensor.Float32, 1, 4, 3, 3))
+	igrad := graph.Conv2DInputGrad(dy3, w3, []int{1, 3, 5, 5}, tensor.ConvParams{}).Op()
+	e, site = graphError(t, func() { graph.Apply(igrad, dy, w3) }), here()
+	requireMisuse(t, e, "conv2d_input_grad", site, "(1, 4, 2, 2) float32")
+	wgrad := graph.Conv2DWeightGrad(x, dy3, []int{4, 3, 3, 3}, tensor.ConvParams{}).Op()
+	e, site = graphError(t, func() { graph.Apply(wgrad, x, dy) }), here()
+	requireMisuse(t, e, "conv2d_weight_grad", site, "(1, 4, 2, 2) float32")
+
+	// A valid re-application computes: a 3×3 all-ones kernel over ones
+	// sums 3·9 = 27 taps.
+	y := graph.Apply(op, x, w3)
+	require.Equal(t, []int{1, 4, 3, 3}, y.Shape())
+	assert.Equal(t, float64(27), y.Value().Values()[0])
+}
+
+func TestSumToAndSoftmaxMisuse(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.SumTo(x, 2, 1, 1) }), here()
+	requireMisuse(t, e, "sum_to", site, "(2, 1, 1)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Softmax(x, 2) }), here()
+	requireMisuse(t, e, "softmax", site, "axis 2", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.LogSoftmax(x, -3) }), here()
+	requireMisuse(t, e, "log_softmax", site, "axis -3", "(2, 3) float32")
+
+	sumTo := graph.SumTo(x, 3).Op()
+	y := g.Var(tensor.Ones(tensor.Float32, 3, 2))
+	e, site = graphError(t, func() { graph.Apply(sumTo, y) }), here()
+	requireMisuse(t, e, "sum_to", site, "(3,)", "(3, 2) float32")
+	soft := graph.Softmax(x, 1).Op()
+	v := g.Var(tensor.Ones(tensor.Float32, 6))
+	e, site = graphError(t, func() { graph.Apply(soft, v) }), here()
+	requireMisuse(t, e, "softmax", site, "axis 1", "(6,) float32")
+}
+
+func TestSumToValuesThroughTheTrustedKernel(t *testing.T) {
+	g := graph.New()
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 2, 2, 3))
+	assert.Equal(t, []float64{8, 10, 12, 14, 16, 18}, graph.SumTo(x, 2, 3).Value().Values())
+	assert.Equal(t, []float64{22, 26, 30}, graph.SumTo(x, 1, 3).Value().Values())
+	assert.Equal(t, []float64{6, 15, 24, 33}, graph.SumTo(x, 2, 2, 1).Value().Values())
+	assert.Equal(t, []float64{78}, graph.SumTo(x).Value().Values())
+	// On a transposed view: (3, 2) columns summed into (1, 2).
+	m := graph.Transpose(g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3)))
+	assert.Equal(t, []float64{6, 15}, graph.SumTo(m, 1, 2).Value().Values())
+}
+
+func TestPoolingMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	p := tensor.PoolParams{Kernel: [2]int{2, 2}}
+	x := g.Var(tensor.FromFloat64s([]float64{1, 5, 2, 0, 3, 4, 8, 7, 6, 0, 1, 2, 9, 3, 4, 5}, 1, 1, 4, 4))
+	e, site := graphError(t, func() { graph.AvgPool2DGrad(g.Var(tensor.Ones(tensor.Float64, 1, 1, 3, 3)), []int{1, 1, 4, 4}, p) }), here()
+	requireMisuse(t, e, "avgpool2d_grad", site, "(1, 1, 3, 3) float64", "output (1, 1, 2, 2)", "input (1, 1, 4, 4)")
+	ones22 := g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2))
+	e, site = graphError(t, func() { graph.MaxPool2DGrad(ones22, []int{0, 1, 2, 16}, []int{1, 1, 4, 4}) }), here()
+	requireMisuse(t, e, "maxpool2d_grad", site, "16", "input shape (1, 1, 4, 4)", "(1, 1, 2, 2) float64")
+
+	// Op values re-applied to operands they were not built for.
+	small := g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2))
+	for _, op := range []struct {
+		name string
+		y    *graph.Node
+	}{{"maxpool2d", graph.MaxPool2D(x, p)}, {"avgpool2d", graph.AvgPool2D(x, p)}} {
+		e, site = graphError(t, func() { graph.Apply(op.y.Op(), small) }), here()
+		requireMisuse(t, e, op.name, site, "op built for output (1, 1, 2, 2)", "(1, 1, 2, 2) float64 gives (1, 1, 1, 1)")
+	}
+	mp := graph.MaxPool2D(x, p)
+	assert.Equal(t, []float64{5, 8, 9, 5}, mp.Value().Values())
+	grad := graph.MaxPool2DGrad(g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2)), []int{1, 6, 12, 15}, []int{1, 1, 4, 4})
+	e, site = graphError(t, func() { graph.Apply(grad.Op(), g.Var(tensor.Ones(tensor.Float64, 1, 1, 1, 2))) }), here()
+	requireMisuse(t, e, "maxpool2d_grad", site, "4 argmax", "(1, 1, 1, 2) float64")
+	gather := graph.MaxPool2DGather(x, []int{1, 6, 12, 15}, []int{1, 1, 2, 2})
+	assert.Equal(t, []float64{5, 8, 9, 5}, gather.Value().Values())
+	e, site = graphError(t, func() { graph.Apply(gather.Op(), small) }), here()
+	requireMisuse(t, e, "maxpool2d_gather", site, "out of range", "(1, 1, 2, 2) float64")
+	agrad := graph.AvgPool2DGrad(g.Var(tensor.Ones(tensor.Float64, 1, 1, 2, 2)), []int{1, 1, 4, 4}, p)
+	assert.Equal(t, make([]float64, 16), graph.Sub(agrad, g.Const(tensor.Full(tensor.Float64, 0.25, 1, 1, 4, 4))).Value().Values())
+	e, site = graphError(t, func() { graph.Apply(agrad.Op(), g.Var(tensor.Ones(tensor.Float64, 1, 1, 3, 3))) }), here()
+	requireMisuse(t, e, "avgpool2d_grad", site, "(1, 1, 3, 3) float64")
+}

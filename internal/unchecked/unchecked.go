@@ -1,0 +1,74 @@
+// Package unchecked is package tensor's trusted entry: the kernels behind
+// tensor's exported functions without their validation, for package graph
+// only (internal/layercheck rejects any other importer).
+//
+// Gradus validates a call once, where it enters: a graph constructor (or
+// graph.Apply) checks its operands and fixes the output's shape and dtype,
+// so the op's Forward has nothing left to check and calls these kernels.
+// tensor's exported functions, an entry point of their own, keep
+// validating. A kernel here assumes, and does not check, that:
+//
+//   - all tensors share one dtype;
+//   - dst has exactly the result's shape, is contiguous (a buffer the graph
+//     allocated) and shares no memory with an operand;
+//   - the operands fit the op (shapes broadcast, inner dimensions agree,
+//     axes are in range, sorted and distinct).
+//
+// Given anything else a kernel may compute garbage or panic deep inside.
+//
+// The table is generic in the tensor type because tensor fills it at init:
+// this package cannot import tensor, so T is *tensor.Tensor, C is
+// tensor.ConvParams and P is tensor.PoolParams wherever the table is used.
+package unchecked
+
+// Kernels is tensor's table of trusted kernels. Each returns dst.
+type Kernels[T, C, P any] struct {
+	// The broadcasting binary ops: tensor.AddTo, SubTo, ... ReluGradTo.
+	Add, Sub, Mul, Div, Pow, Maximum, Minimum, Xlogy        func(dst, a, b T) T
+	Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual func(dst, a, b T) T
+	SigmoidGrad, TanhGrad, ReluGrad                         func(dst, a, b T) T
+	// The unary ops: tensor.NegTo, ExpTo, ... GeluTo.
+	Neg, Exp, Log, Log1p, Expm1, Sqrt, Square, Reciprocal, Abs, Sign    func(dst, a T) T
+	Sin, Cos, Erf, Lgamma, Digamma, Tanh, Sigmoid, Softplus, Relu, Gelu func(dst, a T) T
+	// The unary ops with a parameter: tensor.AddScalarTo, MulScalarTo,
+	// PowScalarTo, LeakyReluTo, EluTo.
+	AddScalar, MulScalar, PowScalar, LeakyRelu, Elu func(dst, a T, s float64) T
+	// MatMulT computes op(a)·op(b) for operands of at least two
+	// dimensions, op transposing the last two axes where its flag is set;
+	// batch dimensions broadcast.
+	MatMulT func(dst, a, b T, transA, transB bool) T
+	// Reduce computes reduction kind (0 sum, 1 mean, 2 max, 3 min, 4 prod,
+	// 5 logsumexp, 6 variance with ddof) of a over the axes; max and min
+	// need non-empty axes.
+	Reduce func(kind int, dst, a T, axes []int, keepdims bool, ddof int) T
+	// SumTo sums a down to dst's shape, which broadcasts to a's.
+	SumTo func(dst, a T) T
+	// Softmax and LogSoftmax normalise along a non-negative axis.
+	Softmax, LogSoftmax func(dst, a T, axis int) T
+	// Conv2D is tensor.Conv2DTo, Conv2DInputGrad tensor.Conv2DInputGradTo
+	// and Conv2DWeightGrad tensor.Conv2DWeightGradTo.
+	Conv2D                            func(dst, x, w T, p C) T
+	Conv2DInputGrad, Conv2DWeightGrad func(dst, a, b T, shape []int, p C) T
+	// MaxPool2D is tensor.MaxPool2DTo, MaxPool2DGrad tensor.MaxPool2DGradTo
+	// (with dst's shape as xShape), AvgPool2D tensor.AvgPool2DTo and
+	// AvgPool2DGrad tensor.AvgPool2DGradTo.
+	MaxPool2D     func(dst T, argmax []int, x T, p P) (T, []int)
+	MaxPool2DGrad func(dst, dy T, argmax []int) T
+	AvgPool2D     func(dst, x T, p P) T
+	AvgPool2DGrad func(dst, dy T, xShape []int, p P) T
+}
+
+var table any
+
+// Set installs tensor's table; tensor calls it at init.
+func Set[T, C, P any](k *Kernels[T, C, P]) { table = k }
+
+// Get returns the table tensor installed. Call it from a package-level
+// variable's initialiser: imported packages finish their init first.
+func Get[T, C, P any]() *Kernels[T, C, P] {
+	k, ok := table.(*Kernels[T, C, P])
+	if !ok {
+		panic("unchecked: package tensor has not installed its kernels")
+	}
+	return k
+}
