@@ -25,12 +25,12 @@ type UNetConfig struct {
 // up with skip connections concatenated; multi-head self-attention over
 // the ¼-resolution positions between two residual blocks. The time step
 // enters through the sinusoidal position encoding of t (nn.
-// SinusoidalPositions) and a two-layer SiLU MLP. The output convolution
+// SinusoidalPositions, 4·Base wide) and a two-layer SiLU MLP. The output convolution
 // starts at zero, so an untrained model predicts ε̂ = 0.
 type UNet struct {
 	Config   UNetConfig
-	table    *tensor.Tensor // (MaxT+1, Base) sinusoidal encodings of t
-	Time1    *nn.Linear     // Base → 4·Base
+	table    *tensor.Tensor // (MaxT+1, 4·Base) sinusoidal encodings of t
+	Time1    *nn.Linear     // 4·Base → 4·Base
 	Time2    *nn.Linear     // 4·Base → 4·Base
 	In       *nn.Conv2D
 	Down1    *ResBlock
@@ -71,8 +71,8 @@ func NewUNet(rng *tensor.RNG, cfg UNetConfig, dt tensor.DType) *UNet {
 	temb := 4 * b
 	u := &UNet{
 		Config:   cfg,
-		table:    nn.SinusoidalPositions(dt, cfg.MaxT+1, b),
-		Time1:    nn.NewLinear(rng, b, temb, true, dt),
+		table:    nn.SinusoidalPositions(dt, cfg.MaxT+1, temb),
+		Time1:    nn.NewLinear(rng, temb, temb, true, dt),
 		Time2:    nn.NewLinear(rng, temb, temb, true, dt),
 		In:       nn.NewConv2D(rng, cfg.Channels, b, [2]int{3, 3}, same, dt),
 		Down1:    NewResBlock(rng, b, b, temb, cfg.Groups, dt),

@@ -26,12 +26,15 @@ func TestDemo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(200))
 
-	cfg.Sampler, cfg.Steps, cfg.Out = "ddim", 10, ""
-	res, err = run(cfg, io.Discard)
+	// Sampling again from the saved weights: the held-out loss (same noise
+	// and time steps) is the trained model's.
+	cfg.Sampler, cfg.Steps, cfg.Out, cfg.Load = "ddim", 10, "", res.Checkpoint
+	again, err := run(cfg, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, "ddim", res.Sampler)
-	assert.Equal(t, 10, res.Steps)
-	assert.Empty(t, res.Grid)
+	assert.Equal(t, "ddim", again.Sampler)
+	assert.Equal(t, 10, again.Steps)
+	assert.Empty(t, again.Grid)
+	assert.Equal(t, res.TestLoss, again.TestLoss)
 
 	_, err = run(config{Sampler: "euler"}, io.Discard)
 	assert.ErrorContains(t, err, `unknown sampler "euler"`)
