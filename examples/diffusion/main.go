@@ -205,6 +205,9 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	if cfg.Out == "" {
 		return res, nil
 	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return res, err
+	}
 	if cfg.Load == "" {
 		res.Checkpoint = filepath.Join(cfg.Out, "unet.safetensors")
 		params := map[string]*tensor.Tensor{}

@@ -13,7 +13,7 @@ import (
 // starts near E[ε²] = 1 (the U-Net's output layer starts at zero) and one
 // epoch already lowers it; both samplers write a grid.
 func TestDemo(t *testing.T) {
-	cfg := demoConfig(config{Batch: 32, LR: 2e-3, Sampler: "ancestral", Seed: 1, Out: t.TempDir()})
+	cfg := demoConfig(config{Batch: 32, LR: 2e-3, Sampler: "ancestral", Seed: 1, Out: t.TempDir() + "/new"})
 	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 256, 64, 20, 4
 	res, err := run(cfg, io.Discard)
 	require.NoError(t, err)
@@ -26,6 +26,7 @@ func TestDemo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(200))
 
+	require.FileExists(t, res.Checkpoint)
 	// Sampling again from the saved weights: the held-out loss (same noise
 	// and time steps) is the trained model's.
 	cfg.Sampler, cfg.Steps, cfg.Out, cfg.Load = "ddim", 10, "", res.Checkpoint
