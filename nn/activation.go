@@ -32,6 +32,12 @@ type GELU struct{ noParams }
 // Forward returns graph.Gelu(x).
 func (GELU) Forward(x *graph.Node) *graph.Node { return graph.Gelu(x) }
 
+// SiLU is x·σ(x) (Elfwing et al. 2018; "swish"), PyTorch's nn.SiLU.
+type SiLU struct{ noParams }
+
+// Forward applies x·σ(x) elementwise.
+func (SiLU) Forward(x *graph.Node) *graph.Node { return graph.Mul(x, graph.Sigmoid(x)) }
+
 // Softplus is log(1 + eˣ) (PyTorch's nn.Softplus with beta 1; the
 // threshold is not needed, the op is stable).
 type Softplus struct{ noParams }

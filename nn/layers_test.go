@@ -266,6 +266,7 @@ func TestActivationLayers(t *testing.T) {
 				{nn.Softplus{}, []float64{math.Log1p(math.Exp(-1)), math.Ln2, math.Log1p(math.Exp(2))}},
 				// x·Φ(x) with Φ(x) = (1 + erf(x/√2))/2.
 				{nn.GELU{}, []float64{-(1 + math.Erf(-1/math.Sqrt2)) / 2, 0, 2 * (1 + math.Erf(2/math.Sqrt2)) / 2}},
+				{nn.SiLU{}, []float64{-sig(-1), 0, 2 * sig(2)}},
 				{nn.Identity{}, []float64{-1, 0, 2}},
 				{nn.Softmax{Axis: 0}, softmax(-1, 0, 2)},
 			}

@@ -54,6 +54,7 @@ var layers = []struct {
 	{"anomaly", 8}, // the model packages
 	{"bayeslinear", 8},
 	{"cluster", 8},
+	{"diffusion", 8},
 	{"ensemble", 8},
 	{"kerneltest", 8},
 	{"mixture", 8},

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"io"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A quicker run than -demo (256 digits, T = 20): the ε-prediction loss
+// starts near E[ε²] = 1 (the U-Net's output layer starts at zero) and one
+// epoch already lowers it; both samplers write a grid.
+func TestDemo(t *testing.T) {
+	cfg := demoConfig(config{Batch: 32, LR: 2e-3, Sampler: "ancestral", Seed: 1, Out: t.TempDir() + "/new"})
+	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 256, 64, 20, 4
+	res, err := run(cfg, io.Discard)
+	require.NoError(t, err)
+	require.Len(t, res.TrainLoss, 1)
+	t.Logf("train %.3f, test %.3f", res.TrainLoss[0], res.TestLoss[0])
+	assert.Less(t, res.TrainLoss[0], 1.0)
+	assert.Less(t, res.TestLoss[0], 0.9)
+	assert.Equal(t, 20, res.Steps)
+	st, err := os.Stat(res.Grid)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(200))
+
+	require.FileExists(t, res.Checkpoint)
+	// Sampling again from the saved weights: the held-out loss (same noise
+	// and time steps) is the trained model's.
+	cfg.Sampler, cfg.Steps, cfg.Out, cfg.Load = "ddim", 10, "", res.Checkpoint
+	again, err := run(cfg, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "ddim", again.Sampler)
+	assert.Equal(t, 10, again.Steps)
+	assert.Empty(t, again.Grid)
+	assert.Equal(t, res.TestLoss, again.TestLoss)
+
+	_, err = run(config{Sampler: "euler"}, io.Discard)
+	assert.ErrorContains(t, err, `unknown sampler "euler"`)
+	_, err = run(config{Sampler: "ddim", Epochs: 1, Samples: 1, T: 10, Steps: 20}, io.Discard)
+	assert.ErrorContains(t, err, "-steps 20 in 0…T = 10")
+}
