@@ -347,3 +347,36 @@ func reluGradRun64(d, v, y []float64) {
 		d[i] = reluGrad64(v[i], y[i])
 	}
 }
+
+// geluGradOp fuses the GELU's derivative rule v·(Φ(x) + x·φ(x)) into one
+// pass: composed of erf, exp and six arithmetic ops it read and wrote the
+// feed-forward activations of a transformer eleven times.
+var geluGradOp = &binaryOp{name: "GeluGrad",
+	f32: binaryKernel[float32]{elem: geluGrad32},
+	f64: binaryKernel[float64]{elem: geluGrad64},
+}
+
+// GeluGrad returns v·(Φ(x) + x·φ(x)) elementwise with broadcasting, Φ and
+// φ the standard normal CDF and density: the exact GELU's derivative at x
+// applied to v. Φ is computed as erfc(−x/√2)/2, accurate in the left tail.
+func GeluGrad(v, x *Tensor) *Tensor { return geluGradOp.apply(nil, v, x) }
+
+// GeluGradTo stores GeluGrad(v, x) in dst (nil allocates) and returns it.
+func GeluGradTo(dst, v, x *Tensor) *Tensor { return geluGradOp.apply(dst, v, x) }
+
+// geluDeriv64 is Φ(x) + x·φ(x); the float32 kernel evaluates it in float64
+// too (math32's erfc does the same), so both dtypes round once at the end.
+func geluDeriv64(x float64) float64 {
+	const invSqrt2Pi = 0.3989422804014327 // 1/√(2π)
+	if math.IsInf(x, 0) {
+		if x > 0 {
+			return 1
+		}
+		return 0
+	}
+	return 0.5*math.Erfc(-x*(1/math.Sqrt2)) + x*invSqrt2Pi*math.Exp(-0.5*x*x)
+}
+
+func geluGrad32(v, x float32) float32 { return v * float32(geluDeriv64(float64(x))) }
+
+func geluGrad64(v, x float64) float64 { return v * geluDeriv64(x) }

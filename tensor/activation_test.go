@@ -107,3 +107,30 @@ func TestReluGrad(t *testing.T) {
 		})
 	}
 }
+
+// gelu'(x) = Φ(x) + x·φ(x): gelu'(0) = 1/2, gelu'(1) = Φ(1) + φ(1) =
+// 0.8413447460685429 + 0.24197072451914337, gelu'(−1) = Φ(−1) − φ(−1) =
+// 0.15865525393145707 − 0.24197072451914337; 1 and 0 at ±Inf; and far
+// left it is x·φ(x)·(1 − 1/x² + …) → 0 without cancelling.
+func TestGeluGradHandValues(t *testing.T) {
+	inf := math.Inf(1)
+	want := []float64{0.5, 0.8413447460685429 + 0.24197072451914337, 0.15865525393145707 - 0.24197072451914337, 1, 0}
+	for _, dt := range cvDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			x := FromValues(dt, []float64{0, 1, -1, inf, -inf}, 5)
+			v := FromValues(dt, []float64{2, 1, 1, 1, 1}, 5)
+			w := append([]float64{1}, want[1:]...)
+			tol := 1e-6
+			if dt == Float64 {
+				tol = 1e-15
+			}
+			assert.InDeltaSlice(t, w, GeluGrad(v, x).Values(), tol)
+			dst := Full(dt, 7, 2, 5)
+			require.Same(t, dst, GeluGradTo(dst, FromValues(dt, []float64{1, 3}, 2, 1), x))
+			assert.InDelta(t, 3*want[1], dst.Values()[6], 3*tol)
+		})
+	}
+	// x = −10: Φ(−10) = 7.61985302416e−24, −10·φ(−10) = −7.69459862671e−22.
+	far := GeluGrad(Scalar(Float64, 1), Scalar(Float64, -10)).Item()
+	assert.InDelta(t, 1, far/(7.619853024160527e-24-10*7.69459862670642e-23), 1e-12)
+}
