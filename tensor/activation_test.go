@@ -134,3 +134,21 @@ func TestGeluGradHandValues(t *testing.T) {
 	far := GeluGrad(Scalar(Float64, 1), Scalar(Float64, -10)).Item()
 	assert.InDelta(t, 1, far/(7.619853024160527e-24-10*7.69459862670642e-23), 1e-12)
 }
+
+// The float32 GELU derivative (a fitted erfc and exp32) against the
+// float64 one: within 1e−6 absolutely where it is of order one, and
+// within 1e−5 relatively in the left tail, where it is tiny.
+func TestGeluGrad32Accuracy(t *testing.T) {
+	worst := 0.0
+	for x := -4.0; x < 10; x += 1e-3 {
+		worst = math.Max(worst, math.Abs(float64(geluGrad32(1, float32(x)))-geluDeriv64(float64(float32(x)))))
+	}
+	assert.Less(t, worst, 1e-6)
+	for x := -13.0; x < -4; x += 1e-3 { // below −13 the values turn subnormal in float32
+		want := geluDeriv64(float64(float32(x)))
+		assert.InEpsilon(t, want, float64(geluGrad32(1, float32(x))), 1e-5, "x=%v", x)
+	}
+	assert.Equal(t, float32(0), geluGrad32(1, -100))
+	assert.Equal(t, float32(2), geluGrad32(2, 100))
+	assert.True(t, math.IsNaN(float64(geluGrad32(1, float32(math.NaN())))))
+}
