@@ -152,3 +152,22 @@ func TestGeluGrad32Accuracy(t *testing.T) {
 	assert.Equal(t, float32(2), geluGrad32(2, 100))
 	assert.True(t, math.IsNaN(float64(geluGrad32(1, float32(math.NaN())))))
 }
+
+// A softmax large enough to be split over goroutines equals, bit for bit,
+// the softmax of each of its slices computed alone (serially), along the
+// last axis and along a middle one, for both dtypes and LogSoftmax.
+func TestSoftmaxSplitMatchesSerial(t *testing.T) {
+	rng := NewRNG(9)
+	for _, dt := range cvDTypes {
+		x := rng.Normal(dt, 0, 3, 300, 4, 64) // 76,800 elements: split
+		for _, axis := range []int{2, 1} {
+			for _, f := range []func(*Tensor, int) *Tensor{Softmax, LogSoftmax} {
+				got := f(x, axis)
+				for _, o := range []int{0, 151, 299} {
+					slice := Slice(x, 0, o, o+1, 1).Contiguous() // 256 elements: serial
+					assertSameBits(t, f(slice, axis), Slice(got, 0, o, o+1, 1).Contiguous())
+				}
+			}
+		}
+	}
+}
