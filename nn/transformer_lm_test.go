@@ -89,3 +89,29 @@ func TestTransformerLMSampling(t *testing.T) {
 	}),
 		"width 6 must be a multiple of the head count 4")
 }
+
+// GPT-2's initialisation: weights N(0, 0.02²), the residual projections
+// N(0, (0.02/√(2·Layers))²), zero biases, LayerNorms at (1, 0).
+func TestTransformerLMInit(t *testing.T) {
+	m := NewTransformerLM(tensor.NewRNG(4), TransformerLMConfig{Vocab: 50, Context: 32, Width: 64, Heads: 4, Layers: 2}, tensor.Float64)
+	sd := func(v []float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += x * x
+		}
+		return math.Sqrt(s / float64(len(v)))
+	}
+	for _, p := range m.Params() {
+		v := p.Value.Values()
+		switch p.Name {
+		case "tok.weight", "pos.weight", "blocks.1.linear1.weight", "head.weight", "blocks.0.self_attn.in_proj_weight":
+			assert.InEpsilon(t, 0.02, sd(v), 0.1, p.Name)
+		case "blocks.0.linear2.weight", "blocks.1.self_attn.out_proj.weight":
+			assert.InEpsilon(t, 0.01, sd(v), 0.1, p.Name)
+		case "head.bias", "blocks.0.linear1.bias", "blocks.0.self_attn.in_proj_bias", "norm.bias", "blocks.1.norm3.bias":
+			assert.Zero(t, sd(v), p.Name)
+		case "norm.weight", "blocks.0.norm1.weight":
+			assert.Equal(t, 1.0, sd(v), p.Name)
+		}
+	}
+}
