@@ -227,4 +227,6 @@ func init() {
 	addCase("sigmoid_grad", opCase{name: "broadcast", inputs: ewNormal(1.5, ewS4, ewS31), f: ewBinary(graph.SigmoidGrad)})
 	addCase("tanh_grad", opCase{name: "same shape", inputs: ewUniform(-0.9, 0.9, ewS34, ewS34), f: ewBinary(graph.TanhGrad)})
 	addCase("tanh_grad", opCase{name: "broadcast", inputs: ewUniform(-0.9, 0.9, ewS31, ewS4), f: ewBinary(graph.TanhGrad)})
+	addCase("gelu_grad", opCase{name: "same shape", inputs: ewNormal(1.5, ewS34, ewS34), f: ewBinary(graph.GeluGrad)})
+	addCase("gelu_grad", opCase{name: "broadcast", inputs: ewNormal(1.5, ewS4, ewS31), f: ewBinary(graph.GeluGrad)})
 }

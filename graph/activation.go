@@ -1,8 +1,6 @@
 package graph
 
 import (
-	"math"
-
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -16,26 +14,21 @@ import (
 
 var tanhOp, sigmoidOp, softplusOp, reluOp, geluOp *unaryOp
 
+// invSqrt2Pi is 1/√(2π), the standard normal density at 0.
+const invSqrt2Pi = 0.3989422804014327
+
 func init() {
-	const (
-		invSqrt2   = 1 / math.Sqrt2
-		invSqrt2Pi = 0.3989422804014327 // 1/√(2π)
-	)
 	tanhOp = &unaryOp{"tanh", kern.Tanh, func(x, y, v *Node) *Node { return TanhGrad(v, y) }}
 	// σ'(x) = σ(x)·σ(−x): exact even where 1 − σ(x) would round to 0.
 	sigmoidOp = &unaryOp{"sigmoid", kern.Sigmoid, func(x, y, v *Node) *Node { return SigmoidGrad(v, x) }}
 	softplusOp = &unaryOp{"softplus", kern.Softplus, func(x, y, v *Node) *Node { return Mul(v, Sigmoid(x)) }}
 	// relu(x) > 0 exactly where x > 0, so sign(y) is the step function.
 	reluOp = &unaryOp{"relu", kern.Relu, func(x, y, v *Node) *Node { return ReluGrad(v, y) }}
-	// gelu(x) = x·Φ(x), gelu'(x) = Φ(x) + x·φ(x).
-	geluOp = &unaryOp{"gelu", kern.Gelu, func(x, y, v *Node) *Node {
-		cdf := MulScalar(AddScalar(Erf(MulScalar(x, invSqrt2)), 1), 0.5)
-		pdf := MulScalar(Exp(MulScalar(Square(x), -0.5)), invSqrt2Pi)
-		return Mul(v, Add(cdf, Mul(x, pdf)))
-	}}
+	// gelu(x) = x·Φ(x), gelu'(x) = Φ(x) + x·φ(x), fused (GeluGrad).
+	geluOp = &unaryOp{"gelu", kern.Gelu, func(x, y, v *Node) *Node { return GeluGrad(v, x) }}
 
 	for _, op := range []Op{tanhOp, sigmoidOp, softplusOp, reluOp, geluOp, leakyReluOp{}, eluOp{},
-		sigmoidGradOp{}, tanhGradOp{}, reluGradOp{}} {
+		sigmoidGradOp{}, tanhGradOp{}, reluGradOp{}, geluGradOp{}} {
 		Register(op)
 	}
 }
@@ -147,6 +140,55 @@ func (sigmoidGradOp) JVP(out *Node, t []*Node) *Node {
 func SigmoidGrad(v, x *Node) *Node {
 	checkBinary("sigmoid_grad", v, x)
 	return apply(sigmoidGradOp{}, v, x)
+}
+
+// geluGradOp is v·(Φ(x) + x·φ(x)) (tensor.GeluGrad), the GELU's
+// derivative rule in one pass.
+type geluGradOp struct{}
+
+func (geluGradOp) Name() string { return "gelu_grad" }
+
+func (geluGradOp) Arity() int { return 2 }
+
+func (geluGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return kern.GeluGrad(g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...), in[0], in[1])
+}
+
+// geluCurv returns w·(Φ(x) + x·φ(x))' = w·φ(x)·(2 − x²).
+func geluCurv(w, x *Node) *Node {
+	pdf := MulScalar(Exp(MulScalar(Square(x), -0.5)), invSqrt2Pi)
+	return Mul(w, Mul(pdf, AddScalar(Neg(Square(x)), 2)))
+}
+
+func (geluGradOp) VJP(out, ct *Node, needs []bool) []*Node {
+	v, x := out.inputs[0], out.inputs[1]
+	var dv, dx *Node
+	if needs[0] {
+		dv = SumTo(GeluGrad(ct, x), v.Shape()...)
+	}
+	if needs[1] {
+		dx = SumTo(geluCurv(Mul(ct, v), x), x.Shape()...)
+	}
+	return cotangents(out, dv, dx)
+}
+
+func (geluGradOp) JVP(out *Node, t []*Node) *Node {
+	v, x := out.inputs[0], out.inputs[1]
+	var tv, tx *Node
+	if t[0] != nil {
+		tv = GeluGrad(t[0], x)
+	}
+	if t[1] != nil {
+		tx = geluCurv(Mul(v, t[1]), x)
+	}
+	return addTangents(out, tv, tx)
+}
+
+// GeluGrad returns v·(Φ(x) + x·φ(x)) with broadcasting: the
+// vector-Jacobian (and Jacobian-vector) product of Gelu at x with v.
+func GeluGrad(v, x *Node) *Node {
+	checkBinary("gelu_grad", v, x)
+	return apply(geluGradOp{}, v, x)
 }
 
 // tanhGradOp is v·(1 − y²) (tensor.TanhGrad).

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,6 +52,14 @@ func fusedCases() []fusedCase {
 			fused: func(xs []*graph.Node) *graph.Node { return graph.TanhGrad(xs[0], xs[1]) },
 			composite: func(xs []*graph.Node) *graph.Node {
 				return graph.Mul(xs[0], graph.AddScalar(graph.Neg(graph.Square(xs[1])), 1))
+			}},
+		{name: "gelu_grad", inputs: normal([]int{3, 4}, []int{4}),
+			fused: func(xs []*graph.Node) *graph.Node { return graph.GeluGrad(xs[0], xs[1]) },
+			composite: func(xs []*graph.Node) *graph.Node {
+				x := xs[1]
+				cdf := graph.MulScalar(graph.AddScalar(graph.Erf(graph.MulScalar(x, 1/math.Sqrt2)), 1), 0.5)
+				pdf := graph.MulScalar(graph.Exp(graph.MulScalar(graph.Square(x), -0.5)), 1/math.Sqrt(2*math.Pi))
+				return graph.Mul(xs[0], graph.Add(cdf, graph.Mul(x, pdf)))
 			}},
 		{name: "relu_grad", inputs: normal([]int{3, 4}, []int{3, 4}), bitwise: true,
 			fused:     func(xs []*graph.Node) *graph.Node { return graph.ReluGrad(xs[0], xs[1]) },

@@ -29,9 +29,25 @@ func ScaledDotProductAttention(q, k, v, mask *graph.Node, causal bool) *graph.No
 		scores = graph.Add(scores, q.Graph().Const(CausalMask(q.DType(), lq)))
 	}
 	if mask != nil {
+		checkMask("nn.ScaledDotProductAttention", mask, scores.Shape(), scores.DType())
 		scores = graph.Add(scores, mask)
 	}
 	return graph.MatMul(graph.Softmax(scores, -1), v)
+}
+
+// checkMask panics, naming op, unless the additive mask broadcasts to the
+// scores' shape (..., Lq, Lk) without enlarging it and has their dtype.
+func checkMask(op string, mask *graph.Node, ss []int, dt tensor.DType) {
+	ms := mask.Shape()
+	fits := len(ms) <= len(ss) && mask.DType() == dt
+	for i := 1; fits && i <= len(ms); i++ {
+		d := ms[len(ms)-i]
+		fits = d == 1 || d == ss[len(ss)-i]
+	}
+	if !fits {
+		tensor.Fail(op, "mask %s %v does not broadcast to the attention scores %s %v (..., queries, keys)",
+			tensor.FormatShape(ms), mask.DType(), tensor.FormatShape(ss), dt)
+	}
 }
 
 // CausalMask returns the (n, n) additive mask with −Inf above the diagonal:
@@ -123,6 +139,12 @@ func (m *MultiheadAttention) Forward(query, key, value, mask *graph.Node, causal
 		if x.Dim() != 3 || x.Shape()[2] != e {
 			tensor.Fail(m.String(), "inputs must be (B, L, %d), got %s", e, graph.Describe(query, key, value))
 		}
+	}
+	if key.Shape()[0] != query.Shape()[0] || value.Shape()[0] != query.Shape()[0] || value.Shape()[1] != key.Shape()[1] {
+		tensor.Fail(m.String(), "query (B, Lq, E), key and value (B, Lk, E) do not agree: %s", graph.Describe(query, key, value))
+	}
+	if mask != nil {
+		checkMask(m.String(), mask, []int{query.Shape()[0], h, query.Shape()[1], key.Shape()[1]}, query.DType())
 	}
 	g := query.Graph()
 	w, b := m.InProjWeight.Node(g), m.InProjBias.Node(g)

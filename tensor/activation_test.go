@@ -107,3 +107,81 @@ func TestReluGrad(t *testing.T) {
 		})
 	}
 }
+
+// gelu'(x) = Φ(x) + x·φ(x): gelu'(0) = 1/2, gelu'(1) = Φ(1) + φ(1) =
+// 0.8413447460685429 + 0.24197072451914337, gelu'(−1) = Φ(−1) − φ(−1) =
+// 0.15865525393145707 − 0.24197072451914337; 1 and 0 at ±Inf; and far
+// left it is x·φ(x)·(1 − 1/x² + …) → 0 without cancelling.
+func TestGeluGradHandValues(t *testing.T) {
+	inf := math.Inf(1)
+	want := []float64{0.5, 0.8413447460685429 + 0.24197072451914337, 0.15865525393145707 - 0.24197072451914337, 1, 0}
+	for _, dt := range cvDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			x := FromValues(dt, []float64{0, 1, -1, inf, -inf}, 5)
+			v := FromValues(dt, []float64{2, 1, 1, 1, 1}, 5)
+			w := append([]float64{1}, want[1:]...)
+			tol := 1e-6
+			if dt == Float64 {
+				tol = 1e-15
+			}
+			assert.InDeltaSlice(t, w, GeluGrad(v, x).Values(), tol)
+			dst := Full(dt, 7, 2, 5)
+			require.Same(t, dst, GeluGradTo(dst, FromValues(dt, []float64{1, 3}, 2, 1), x))
+			assert.InDelta(t, 3*want[1], dst.Values()[6], 3*tol)
+		})
+	}
+	// x = −10: Φ(−10) = 7.61985302416e−24, −10·φ(−10) = −7.69459862671e−22.
+	far := GeluGrad(Scalar(Float64, 1), Scalar(Float64, -10)).Item()
+	assert.InDelta(t, 1, far/(7.619853024160527e-24-10*7.69459862670642e-23), 1e-12)
+}
+
+// The float32 GELU derivative (a fitted erfc and exp32) against the
+// float64 one: within 1e−6 absolutely where it is of order one, and
+// within 1e−5 relatively in the left tail, where it is tiny.
+func TestGeluGrad32Accuracy(t *testing.T) {
+	worst := 0.0
+	for x := -4.0; x < 10; x += 1e-3 {
+		worst = math.Max(worst, math.Abs(float64(geluGrad32(1, float32(x)))-geluDeriv64(float64(float32(x)))))
+	}
+	assert.Less(t, worst, 1e-6)
+	for x := -13.0; x < -4; x += 1e-3 { // below −13 the values turn subnormal in float32
+		want := geluDeriv64(float64(float32(x)))
+		assert.InEpsilon(t, want, float64(geluGrad32(1, float32(x))), 1e-5, "x=%v", x)
+	}
+	assert.Equal(t, float32(0), geluGrad32(1, -100))
+	assert.Equal(t, float32(2), geluGrad32(2, 100))
+	assert.True(t, math.IsNaN(float64(geluGrad32(1, float32(math.NaN())))))
+}
+
+// A softmax large enough to be split over goroutines equals, bit for bit,
+// the softmax of each of its slices computed alone (serially), along the
+// last axis and along a middle one, for both dtypes and LogSoftmax.
+func TestSoftmaxSplitMatchesSerial(t *testing.T) {
+	rng := NewRNG(9)
+	for _, dt := range cvDTypes {
+		x := rng.Normal(dt, 0, 3, 300, 4, 64) // 76,800 elements: split
+		for _, axis := range []int{2, 1} {
+			for _, f := range []func(*Tensor, int) *Tensor{Softmax, LogSoftmax} {
+				got := f(x, axis)
+				for _, o := range []int{0, 151, 299} {
+					slice := Slice(x, 0, o, o+1, 1).Contiguous() // 256 elements: serial
+					assertSameBits(t, f(slice, axis), Slice(got, 0, o, o+1, 1).Contiguous())
+				}
+			}
+		}
+	}
+}
+
+// erfFit32 against math.Erf: within 5e−7 absolutely on [−6, 6] and NaN
+// for NaN.
+func TestErfFit32(t *testing.T) {
+	worst, at := 0.0, 0.0
+	for x := -6.0; x <= 6; x += 1e-4 {
+		xf := float32(x)
+		if e := math.Abs(float64(erfFit32(xf)) - math.Erf(float64(xf))); e > worst {
+			worst, at = e, x
+		}
+	}
+	assert.Less(t, worst, 5e-7, "at x=%v", at)
+	assert.True(t, math.IsNaN(float64(erfFit32(float32(math.NaN())))))
+}

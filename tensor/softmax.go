@@ -50,15 +50,31 @@ func softmaxRun(dst, a *Tensor, ax int, logOut bool) *Tensor {
 	inner := shapeSize(a.shape[ax+1:])
 	if a.Size() > 0 {
 		if a.dtype == Float32 {
-			softmaxT(storage[float32](out)[out.offset:out.offset+out.Size()], storage[float32](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, fmath32)
+			softmaxRows(storage[float32](out)[out.offset:out.offset+out.Size()], storage[float32](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, fmath32)
 		} else {
-			softmaxT(storage[float64](out)[out.offset:out.offset+out.Size()], storage[float64](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, fmath64)
+			softmaxRows(storage[float64](out)[out.offset:out.offset+out.Size()], storage[float64](src)[src.offset:src.offset+src.Size()], outer, r, inner, logOut, fmath64)
 		}
 	}
 	if out != dst {
 		CopyInto(dst, out)
 	}
 	return dst
+}
+
+// softmaxRows is softmaxT with the outer slices split over goroutines
+// when there are enough elements (an exponential each, so as many as a
+// heavy elementwise op needs): attention scores, (B·heads·L, L), are
+// millions. Each slice is computed by the same kernel as in a serial run,
+// so the result is bit-identical.
+func softmaxRows[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T]) {
+	span := r * inner
+	if outer < 2 || outer*span < 2*heavyElemMin {
+		softmaxT(dst, x, outer, r, inner, logOut, fm)
+		return
+	}
+	splitRun(outer, max(1, (heavyElemMin+span-1)/span), func(lo, hi int) {
+		softmaxT(dst[lo*span:hi*span], x[lo*span:hi*span], hi-lo, r, inner, logOut, fm)
+	})
 }
 
 // softmaxT computes softmax of x laid out as (outer, r, inner) into dst

@@ -16,6 +16,7 @@ func init() {
 		Equal: equalOp.run, NotEqual: notEqualOp.run, Less: lessOp.run, LessEqual: lessEqualOp.run,
 		Greater: greaterOp.run, GreaterEqual: greaterEqualOp.run,
 		SigmoidGrad: sigmoidGradOp.run, TanhGrad: tanhGradOp.run, ReluGrad: reluGradOp.run,
+		GeluGrad: geluGradOp.run,
 
 		Neg: negOp.run, Exp: expOp.run, Log: logOp.run, Log1p: log1pOp.run, Expm1: expm1Op.run,
 		Sqrt: sqrtOp.run, Square: squareOp.run, Reciprocal: reciprocalOp.run, Abs: absOp.run,

@@ -23,10 +23,10 @@ package unchecked
 
 // Kernels is tensor's table of trusted kernels. Each returns dst.
 type Kernels[T, C, P any] struct {
-	// The broadcasting binary ops: tensor.AddTo, SubTo, ... ReluGradTo.
+	// The broadcasting binary ops: tensor.AddTo, SubTo, ... GeluGradTo.
 	Add, Sub, Mul, Div, Pow, Maximum, Minimum, Xlogy        func(dst, a, b T) T
 	Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual func(dst, a, b T) T
-	SigmoidGrad, TanhGrad, ReluGrad                         func(dst, a, b T) T
+	SigmoidGrad, TanhGrad, ReluGrad, GeluGrad               func(dst, a, b T) T
 	// The unary ops: tensor.NegTo, ExpTo, ... GeluTo.
 	Neg, Exp, Log, Log1p, Expm1, Sqrt, Square, Reciprocal, Abs, Sign    func(dst, a T) T
 	Sin, Cos, Erf, Lgamma, Digamma, Tanh, Sigmoid, Softplus, Relu, Gelu func(dst, a T) T

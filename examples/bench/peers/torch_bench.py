@@ -158,6 +158,22 @@ def gp(n):
     return step
 
 
+def transformer():
+    """Pre-norm encoder block (width 256, 4 heads, ff 1024, GELU, no mask), batch 32 x 128:
+    forward, sum(out * r), backward to every parameter; no optimiser step (as Gradus's)."""
+    layer = torch.nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, dropout=0.0, activation="gelu",
+                                             batch_first=True, norm_first=True)
+    layer.train()  # the training path, as in a training step (p = 0: no dropout)
+    x = torch.randn(32, 128, 256)
+    r = torch.randn(32, 128, 256)
+
+    def step():
+        layer.zero_grad(set_to_none=True)
+        (layer(x) * r).sum().backward()
+
+    return step
+
+
 def overhead():
     x0 = torch.ones(1, 1, requires_grad=True)
 
@@ -202,6 +218,7 @@ def main():
     ws += [
         ("op_overhead", 20, overhead, lambda s: ("ns_per_op", s * 1e9 / 1000, "ns")),
         ("vae_train", 20, vae, ratio("samples_per_s", 128)),
+        ("transformer_block", 3, transformer, ratio("sequences_per_s", 32)),
     ]
     prefixes = [p.strip() for p in args.only.split(",") if p.strip()]
     for name, steps, factory, report in ws:

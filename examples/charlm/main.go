@@ -1,0 +1,304 @@
+// Command charlm trains a character-level transformer language model
+// (nn.TransformerLM: decoder-only, learned positions, pre-norm causal
+// blocks) on Newton's Opticks (1730, public domain; see SOURCES.md),
+// shipped next to this file. The first 90 % of the characters train it
+// and the last 10 % are held out; it reports the held-out bits per
+// character next to a unigram and a bigram model with add-one smoothing
+// counted on the training split, writes a sample generated at -temperature
+// to sample.txt, the training curve to curve.png and the JSON-lines log to
+// log.jsonl in -out.
+//
+// The defaults (width 128, 4 heads, 2 blocks, context 64, batches of 32,
+// AdamW with warm-up and cosine decay, 8 epochs of 100 steps) take a few
+// minutes on two cores and beat the bigram model clearly. -demo trains a
+// tiny model for 60 steps.
+//
+//	go run ./examples/charlm [-epochs 8] [-steps 100] [-seed 1] [-temperature 0.8] [-prompt Light] [-out out/charlm] [-json] [-demo]
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/losses"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/plot"
+	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
+)
+
+// config is a run's settings.
+type config struct {
+	Width, Heads, Layers, Context int
+	Batch, Epochs, StepsPerEpoch  int
+	LR, Temperature               float64
+	Seed                          uint64
+	SampleLen                     int
+	Prompt                        string
+	ValChars                      int // score only the first ValChars held-out characters (0: all)
+	Out                           string
+	JSON                          bool
+}
+
+// defaults are the settings of a plain `go run ./examples/charlm`.
+func defaults() config {
+	return config{Width: 128, Heads: 4, Layers: 2, Context: 64, Batch: 32, Epochs: 8, StepsPerEpoch: 100,
+		LR: 3e-3, Temperature: 0.8, Seed: 1, SampleLen: 600, Prompt: "Light", Out: "out/charlm"}
+}
+
+// demo is the quick mode of -demo and main_test.go: a tiny model, a few
+// dozen steps, part of the held-out split.
+func demo(c config) config {
+	c.Width, c.Heads, c.Layers, c.Context, c.Batch = 32, 2, 1, 32, 16
+	c.Epochs, c.StepsPerEpoch, c.SampleLen, c.ValChars, c.LR = 2, 30, 80, 4000, 5e-3
+	return c
+}
+
+// result is what -json prints.
+type result struct {
+	ValBPC     float64   `json:"val_bpc"`
+	UnigramBPC float64   `json:"unigram_bpc"`
+	BigramBPC  float64   `json:"bigram_bpc"`
+	TrainBPC   float64   `json:"train_bpc"` // the last epoch's mean training loss in bits
+	ValCurve   []float64 `json:"val_bpc_per_epoch"`
+	Params     int       `json:"params"`
+	Steps      int       `json:"steps"`
+	Seconds    float64   `json:"seconds"`
+	Sample     string    `json:"sample"`
+	StepBPC    []float64 `json:"-"`
+}
+
+func main() {
+	c := defaults()
+	flag.IntVar(&c.Epochs, "epochs", c.Epochs, "epochs of -steps optimiser steps each")
+	flag.IntVar(&c.StepsPerEpoch, "steps", c.StepsPerEpoch, "optimiser steps per epoch")
+	flag.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the weights, batches and sample")
+	flag.Float64Var(&c.Temperature, "temperature", c.Temperature, "sampling temperature (0: greedy)")
+	flag.IntVar(&c.SampleLen, "sample", c.SampleLen, "characters to generate")
+	flag.StringVar(&c.Prompt, "prompt", c.Prompt, "text the sample starts from")
+	flag.StringVar(&c.Out, "out", c.Out, "directory for sample.txt, curve.png and log.jsonl (empty: none)")
+	flag.BoolVar(&c.JSON, "json", false, `print {"val_bpc", "unigram_bpc", "bigram_bpc", …} as JSON`)
+	quick := flag.Bool("demo", false, "quick run: a tiny model for a few dozen steps")
+	flag.Parse()
+	if *quick {
+		c = demo(c)
+		flag.Visit(func(f *flag.Flag) { // explicit flags still win
+			switch f.Name {
+			case "epochs":
+				c.Epochs, _ = f.Value.(flag.Getter).Get().(int)
+			case "steps":
+				c.StepsPerEpoch, _ = f.Value.(flag.Getter).Get().(int)
+			case "sample":
+				c.SampleLen, _ = f.Value.(flag.Getter).Get().(int)
+			}
+		})
+	}
+	var log io.Writer = os.Stdout
+	if c.JSON {
+		log = os.Stderr
+	}
+	if _, err := run(c, os.Stdout, log); err != nil {
+		fmt.Fprintln(os.Stderr, "charlm:", err)
+		os.Exit(1)
+	}
+}
+
+// windows samples count random window starts per epoch (with
+// replacement) from [0, n), reproducibly from the seed and the epoch.
+type windows struct {
+	n, count int
+	seed     uint64
+}
+
+// Indices returns the epoch's window starts.
+func (w windows) Indices(epoch int) []int {
+	rng := tensor.NewRNG(w.seed*0x9E3779B97F4A7C15 + uint64(epoch) + 7)
+	out := make([]int, w.count)
+	for i := range out {
+		out[i] = rng.Intn(w.n)
+	}
+	return out
+}
+
+// starts is a Dataset whose examples are window starts only: the loss
+// function reads the characters itself.
+type starts int
+
+// Len returns the number of window starts.
+func (s starts) Len() int { return int(s) }
+
+// Get returns an empty example: the index is the data.
+func (starts) Get(int) data.Example { return data.Example{} }
+
+// collate keeps only the indices (the window starts).
+func collate(_ []data.Example, index []int) data.Batch {
+	return data.Batch{Index: append([]int(nil), index...), Labels: make([]float64, len(index))}
+}
+
+// windowLoss returns the mean cross-entropy (nats) of predicting
+// text[s+1 : s+L+1] from text[s : s+L] for every start s.
+func windowLoss(g *graph.Graph, m *nn.TransformerLM, text []int, starts []int, l int) *graph.Node {
+	in := make([]int, 0, len(starts)*l)
+	next := make([]int, 0, len(starts)*l)
+	for _, s := range starts {
+		in = append(in, text[s:s+l]...)
+		next = append(next, text[s+1:s+l+1]...)
+	}
+	logits := m.Forward(g, in, len(starts))
+	return losses.CrossEntropy(graph.Reshape(logits, len(in), m.Config.Vocab), next)
+}
+
+// heldOutBPC scores every character of val after the first, in
+// consecutive windows of the context length (each window's first
+// character is read, not scored), and returns the bits per character.
+func heldOutBPC(m *nn.TransformerLM, val []int, l, batch int) float64 {
+	g := graph.New()
+	defer g.Reset()
+	var ss []int
+	for s := 0; s+1 < len(val); s += l {
+		ss = append(ss, s)
+	}
+	total, n := 0.0, 0
+	for lo := 0; lo < len(ss); lo += batch {
+		full := ss[lo:min(lo+batch, len(ss))]
+		// The last window may be short: score it alone at its length.
+		if last := full[len(full)-1]; last+l+1 > len(val) {
+			if len(full) > 1 {
+				total += sumNats(g, m, val, full[:len(full)-1], l)
+				n += (len(full) - 1) * l
+			}
+			k := len(val) - 1 - last
+			total += sumNats(g, m, val, []int{last}, k)
+			n += k
+			continue
+		}
+		total += sumNats(g, m, val, full, l)
+		n += len(full) * l
+	}
+	return total / float64(n) / math.Ln2
+}
+
+// sumNats is the summed negative log-likelihood of windows of length l.
+func sumNats(g *graph.Graph, m *nn.TransformerLM, text, starts []int, l int) float64 {
+	g.Reset()
+	return windowLoss(g, m, text, starts, l).Item() * float64(len(starts)*l)
+}
+
+// run trains and evaluates the model; progress goes to log, the JSON
+// result (with -json) to stdout.
+func run(c config, stdout, log io.Writer) (res result, err error) {
+	defer tensor.Recover(&err)
+	start := time.Now()
+	corp := newCorpus(opticks)
+	cut := len(corp.text) * 9 / 10
+	trainIDs, val := corp.text[:cut], corp.text[cut:]
+	if c.ValChars > 0 && c.ValChars < len(val) {
+		val = val[:c.ValChars]
+	}
+	v := len(corp.chars)
+	res.UnigramBPC, res.BigramBPC = baselines(trainIDs, val, v)
+	prog := train.NewProgress(log)
+	prog.Printf("charlm: Newton's Opticks, %d characters (%d distinct): %d train, %d held out; unigram %.3f, bigram %.3f bits/char",
+		len(corp.text), v, len(trainIDs), len(val), res.UnigramBPC, res.BigramBPC)
+
+	m := nn.NewTransformerLM(tensor.NewRNG(c.Seed), nn.TransformerLMConfig{
+		Vocab: v, Context: c.Context, Width: c.Width, Heads: c.Heads, Layers: c.Layers}, tensor.Float32)
+	res.Params = nn.NumParams(m)
+	prog.Printf("TransformerLM: width %d, %d heads, %d blocks, context %d: %d parameters", c.Width, c.Heads, c.Layers, c.Context, res.Params)
+
+	total := c.Epochs * c.StepsPerEpoch
+	opt := optim.NewAdamW(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR, Beta2: 0.99, WeightDecay: 0.01})
+	loader := data.NewLoader(starts(len(trainIDs)-c.Context), data.LoaderOptions{BatchSize: c.Batch, Collate: collate,
+		Sampler: windows{n: len(trainIDs) - c.Context, count: c.StepsPerEpoch * c.Batch, seed: c.Seed}})
+	var logFile *os.File
+	if c.Out != "" {
+		if err := os.MkdirAll(c.Out, 0o755); err != nil {
+			return res, err
+		}
+		if logFile, err = os.Create(filepath.Join(c.Out, "log.jsonl")); err != nil {
+			return res, err
+		}
+		defer logFile.Close()
+	}
+	cfg := train.Config{Epochs: c.Epochs, ClipNorm: 1, Seed: c.Seed, Progress: log,
+		Schedule: optim.LinearWarmup(min(100, total/10), optim.CosineAnnealingLR(c.LR, max(1, total-min(100, total/10)), c.LR/10)),
+		Eval: func(int) (map[string]float64, error) {
+			b := heldOutBPC(m, val, c.Context, 2*c.Batch)
+			res.ValCurve = append(res.ValCurve, b)
+			return map[string]float64{"val_bpc": b}, nil
+		}}
+	if logFile != nil {
+		cfg.Log = logFile
+	}
+	tr := train.New(m, opt, func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
+		return windowLoss(g, m, trainIDs, b.Index, c.Context)
+	}, loader, cfg)
+	hist, err := tr.Fit()
+	if err != nil {
+		return res, err
+	}
+	for _, l := range hist.StepLoss {
+		res.StepBPC = append(res.StepBPC, l/math.Ln2)
+	}
+	res.Steps = tr.Steps()
+	last := hist.Records[len(hist.Records)-1]
+	res.TrainBPC = last.TrainLoss / math.Ln2
+	res.ValBPC = res.ValCurve[len(res.ValCurve)-1]
+	prog.Printf("held-out bits per character: model %.3f, bigram %.3f, unigram %.3f", res.ValBPC, res.BigramBPC, res.UnigramBPC)
+
+	prompt, err := corp.encode(c.Prompt)
+	if err != nil {
+		return res, fmt.Errorf("-prompt: %w", err)
+	}
+	res.Sample = c.Prompt + corp.decode(m.Sample(tensor.NewRNG(c.Seed+1), prompt, c.SampleLen, c.Temperature))
+	prog.Printf("sample at temperature %g:\n%s", c.Temperature, res.Sample)
+	if c.Out != "" {
+		if err := writeOutputs(c, res); err != nil {
+			return res, err
+		}
+		prog.Printf("wrote %s, %s and %s", filepath.Join(c.Out, "sample.txt"), filepath.Join(c.Out, "curve.png"), filepath.Join(c.Out, "log.jsonl"))
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if c.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return res, enc.Encode(res)
+	}
+	return res, nil
+}
+
+// writeOutputs writes the sample and the training curve: the loss of
+// every step and the held-out bits per character of every epoch, against
+// the two baselines.
+func writeOutputs(c config, res result) error {
+	if err := os.WriteFile(filepath.Join(c.Out, "sample.txt"), []byte(res.Sample+"\n"), 0o644); err != nil {
+		return err
+	}
+	steps := make([]float64, len(res.StepBPC))
+	for i := range steps {
+		steps[i] = float64(i + 1)
+	}
+	perEpoch := make([]float64, len(res.ValCurve))
+	for i := range perEpoch {
+		perEpoch[i] = float64((i + 1) * c.StepsPerEpoch)
+	}
+	flat := func(v float64) []float64 { return []float64{v, v} }
+	ends := []float64{1, float64(max(len(steps), 2))}
+	return plot.WritePNG(filepath.Join(c.Out, "curve.png"), plot.Panel{
+		Title: "charlm on Newton's Opticks", XLabel: "optimiser step", YLabel: "bits per character",
+		Curves: []plot.Curve{
+			{Name: "train (batch)", X: steps, Y: res.StepBPC, Style: plot.Line},
+			{Name: "held out", X: perEpoch, Y: res.ValCurve, Style: plot.LinePoints},
+			{Name: fmt.Sprintf("bigram %.2f", res.BigramBPC), X: ends, Y: flat(res.BigramBPC), Style: plot.Line},
+			{Name: fmt.Sprintf("unigram %.2f", res.UnigramBPC), X: ends, Y: flat(res.UnigramBPC), Style: plot.Line},
+		}})
+}
