@@ -51,6 +51,7 @@ var layers = []struct {
 	{"bayeslinear", 8},
 	{"cluster", 8},
 	{"ensemble", 8},
+	{"gan", 8},
 	{"kerneltest", 8},
 	{"mixture", 8},
 	{"pca", 8},
