@@ -1,5 +1,5 @@
 // Command bench is Gradus's performance suite: GEMM, three small training
-// workloads (MLP, CNN, LSTM), a VAE, the gradient of a Gaussian process's
+// workloads (MLP, CNN, LSTM), a VAE, a DCGAN step, the gradient of a Gaussian process's
 // log marginal likelihood, the per-op overhead of the graph and autodiff,
 // and the dense factorisations (SVD, QR, eigh).
 // Each workload runs after a warm-up, is repeated -reps times over a fixed
@@ -196,7 +196,7 @@ func allWorkloads(o options) []workload {
 	ws := gemmWorkloads()
 	ws = append(ws, mlpWorkload(), mlpLoaderWorkload(), cnnWorkload(), lstmWorkload())
 	ws = append(ws, gpWorkloads(o.sizes)...)
-	ws = append(ws, overheadWorkload(), vaeWorkload())
+	ws = append(ws, overheadWorkload(), vaeWorkload(), dcganWorkload())
 	ws = append(ws, linalgWorkloads(o.laSizes)...)
 	return ws
 }

@@ -243,22 +243,18 @@ func run(cfg config, progress, logw io.Writer) (res result, err error) {
 	}
 	res.Loss, res.Epochs = cfg.Loss, cfg.Epochs
 	var ev *evaluator
+	var zEval *tensor.Tensor
 	if cfg.EvalN > 0 {
 		if ev, err = newEvaluator(cfg.EvalN); err != nil {
 			return res, err
 		}
-		zEval := tensor.NewRNG(cfg.Seed+2).Normal(tensor.Float32, 0, 1, cfg.EvalN, cfg.Latent)
+		zEval = tensor.NewRNG(cfg.Seed+2).Normal(tensor.Float32, 0, 1, cfg.EvalN, cfg.Latent)
 		res.MMD2Untrained = ev.mmd2(m.sample(zEval))
 		train1k, err := mnist("train", cfg.EvalN)
 		if err != nil {
 			return res, err
 		}
 		res.MMD2Reference = ev.mmd2(train1k)
-		defer func() {
-			if err == nil {
-				res.MMD2 = ev.mmd2(m.sample(zEval))
-			}
-		}()
 	}
 	prog := train.NewProgress(progress)
 	enc := json.NewEncoder(io.Discard)
@@ -303,23 +299,39 @@ func run(cfg config, progress, logw io.Writer) (res result, err error) {
 		} else {
 			prog.EndEpoch("discriminator %.4f, generator %.4f, %.1f s", res.DLoss, res.GLoss, dt.Seconds())
 		}
+		if ev != nil {
+			res.MMD2 = ev.mmd2(m.sample(zEval))
+			rec.Metrics["mmd2"] = res.MMD2
+			prog.Printf("MMD² to held-out digits %.4f (untrained %.4f, training digits %.4f)", res.MMD2, res.MMD2Untrained, res.MMD2Reference)
+		}
 		if err := enc.Encode(rec); err != nil {
+			return res, err
+		}
+		// The grid is rewritten after every epoch, so a long run can be
+		// watched and stopped.
+		if res.Samples, err = m.writeSamples(cfg); err != nil {
 			return res, err
 		}
 	}
 	res.SecondsPerEpoch = total.Seconds() / float64(max(cfg.Epochs, 1))
-	if cfg.Out != "" {
-		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-			return res, err
-		}
-		res.Samples = filepath.Join(cfg.Out, "samples-"+cfg.Loss+".png")
-		z := tensor.NewRNG(cfg.Seed+1).Normal(tensor.Float32, 0, 1, 64, cfg.Latent)
-		if err := plot.ImageGrid(res.Samples, m.sample(z), 8, 2, -1, 1); err != nil {
-			return res, err
-		}
+	if res.Samples != "" {
 		prog.Printf("samples: %s", res.Samples)
 	}
 	return res, nil
+}
+
+// writeSamples draws 64 digits from fixed noise as an 8×8 grid into
+// cfg.Out and returns the file's path ("" without cfg.Out).
+func (m *model) writeSamples(cfg config) (string, error) {
+	if cfg.Out == "" {
+		return "", nil
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(cfg.Out, "samples-"+cfg.Loss+".png")
+	z := tensor.NewRNG(cfg.Seed+1).Normal(tensor.Float32, 0, 1, 64, cfg.Latent)
+	return path, plot.ImageGrid(path, m.sample(z), 8, 2, -1, 1)
 }
 
 // evaluator holds held-out digits and the kernel of the MMD².
