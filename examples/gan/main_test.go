@@ -34,7 +34,7 @@ func TestQuickRun(t *testing.T) {
 			} else {
 				// The critic separates real from fake digits (a positive
 				// Wasserstein estimate) under the penalty.
-				assert.Less(t, res.MMD2, 0.95*res.MMD2Untrained)
+				assert.Less(t, res.MMD2, 0.9*res.MMD2Untrained)
 				assert.Greater(t, res.WDistance, 0.3)
 				assert.Greater(t, res.Penalty, 0.0)
 				assert.Less(t, res.Penalty, cfg.Lambda)
