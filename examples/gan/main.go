@@ -2,8 +2,8 @@
 // digits, with the standard GAN loss (-loss bce: binary cross entropy, the
 // non-saturating generator loss, Adam 2e-4 with β₁ = 0.5) or as a
 // Wasserstein GAN with gradient penalty (-loss wgan-gp, Gulrajani et al.
-// 2017: no batch norm in the critic, which keeps PyTorch's default
-// initialisation, λ = 10, five critic steps per generator step, Adam 5e-4
+// 2017: no batch norm in the critic, PyTorch's default initialisation in
+// both networks, λ = 10, five critic steps per generator step, Adam 5e-4
 // with β = (0.5, 0.9); the paper's 1e-4 and β₁ = 0 are -lr 1e-4 -beta1 0).
 // The networks are gan.NewGenerator (transposed convolutions, batch norm,
 // ReLU, tanh) and gan.NewDiscriminator (strided convolutions, leaky ReLU).
@@ -179,6 +179,7 @@ func newModel(cfg config) (*model, error) {
 		// The paper's Adam(1e-4, β = (0, 0.9)) needs far more steps than a
 		// run of a few minutes gives; 5e-4 with β₁ = 0.5 reaches digits in
 		// a few epochs.
+		gc.DefaultInit = true
 		ac = optim.AdamConfig{LR: 5e-4, Beta1: 0.5, Beta2: 0.9, Eps: 1e-8, NoDefaults: true}
 	default:
 		return nil, fmt.Errorf("unknown loss %q: want bce or wgan-gp", cfg.Loss)
@@ -190,9 +191,7 @@ func newModel(cfg config) (*model, error) {
 		ac.Beta1 = cfg.Beta1
 	}
 	m.gen = gan.NewGenerator(m.rng, gc, tensor.Float32)
-	dc := gc
-	dc.DefaultInit = cfg.Loss == "wgan-gp"
-	m.disc = gan.NewDiscriminator(m.rng, dc, tensor.Float32)
+	m.disc = gan.NewDiscriminator(m.rng, gc, tensor.Float32)
 	m.optG = optim.NewAdam(nn.Values(m.gen.Params()), ac)
 	m.optD = optim.NewAdam(nn.Values(m.disc.Params()), ac)
 	return m, nil
