@@ -79,7 +79,7 @@ func defaults() config {
 func main() {
 	cfg := defaults()
 	flag.StringVar(&cfg.Loss, "loss", cfg.Loss, "bce (standard DCGAN) or wgan-gp")
-	flag.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "passes over the training digits (wgan-gp: critic steps)")
+	flag.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "passes over the training digits (one discriminator or critic step per batch)")
 	flag.IntVar(&cfg.TrainN, "n", 0, "training digits (0: all 8,000)")
 	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam's learning rate (0: 2e-4 for bce, 5e-4 for wgan-gp)")
 	flag.Float64Var(&cfg.Beta1, "beta1", cfg.Beta1, "Adam's β₁ (negative: 0.5)")
