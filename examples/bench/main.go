@@ -1,7 +1,7 @@
 // Command bench is Gradus's performance suite: GEMM, three small training
-// workloads (MLP, CNN, LSTM), a VAE, the gradient of a Gaussian process's
-// log marginal likelihood, the per-op overhead of the graph and autodiff, a
-// transformer encoder block forward and backward,
+// workloads (MLP, CNN, LSTM), a VAE, a DCGAN step, the gradient of a Gaussian
+// process's log marginal likelihood, the per-op overhead of the graph and
+// autodiff, a transformer encoder block forward and backward,
 // and the dense factorisations (SVD, QR, eigh).
 // Each workload runs after a warm-up, is repeated -reps times over a fixed
 // number of steps, and reports the median. Output is one line per result,
@@ -210,7 +210,7 @@ func allWorkloads(o options) []workload {
 	ws := gemmWorkloads()
 	ws = append(ws, mlpWorkload(), mlpLoaderWorkload(), cnnWorkload(), lstmWorkload())
 	ws = append(ws, gpWorkloads(o.sizes)...)
-	ws = append(ws, overheadWorkload(), vaeWorkload(), transformerWorkload())
+	ws = append(ws, overheadWorkload(), vaeWorkload(), transformerWorkload(), dcganWorkload())
 	ws = append(ws, linalgWorkloads(o.laSizes)...)
 	return ws
 }

@@ -38,6 +38,8 @@ var documented = [][3]string{
 	{"vae_train", "allocs_per_step", "1"},
 	{"transformer_block", "sequences_per_s", "1/s"},
 	{"transformer_block", "allocs_per_step", "1"},
+	{"dcgan_train", "samples_per_s", "1/s"},
+	{"dcgan_train", "allocs_per_step", "1"},
 	{"svd_f64_n8", "ms_per_op", "ms"},
 	{"qr_f64_n8", "ms_per_op", "ms"},
 	{"eigh_f64_n8", "ms_per_op", "ms"},

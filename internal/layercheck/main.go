@@ -56,6 +56,7 @@ var layers = []struct {
 	{"cluster", 8},
 	{"diffusion", 8},
 	{"ensemble", 8},
+	{"gan", 8},
 	{"kerneltest", 8},
 	{"mixture", 8},
 	{"pca", 8},

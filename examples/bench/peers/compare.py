@@ -37,6 +37,7 @@ TARGETS = {
     "mlp_train": (("torch2", "torch1"), 1.0),
     "vae_train": (("torch2", "torch1"), 1.0),
     "transformer_block": (("torch2", "torch1"), 1.0),
+    "dcgan_train": (("torch2", "torch1"), 1.0),
     "cnn_train": (("torch2", "torch1"), 0.8),
     "lstm_train": (("torch2", "torch1"), 0.8),
     "gp_lml_grad_n2000": (("numpy",), 1 / 1.2),  # no slower than 1.2× NumPy/SciPy

@@ -134,6 +134,36 @@ def vae():
     return trainer(m, loss)
 
 
+def dcgan():
+    """One DCGAN step (as examples/bench's dcgan_train): D on real and detached fakes, then G."""
+    nz, ngf, ndf, b = 100, 64, 64, 64
+    G = nn.Sequential(
+        nn.ConvTranspose2d(nz, 2 * ngf, 7, 1, 0, bias=False), nn.BatchNorm2d(2 * ngf), nn.ReLU(),
+        nn.ConvTranspose2d(2 * ngf, ngf, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf), nn.ReLU(),
+        nn.ConvTranspose2d(ngf, 1, 4, 2, 1), nn.Tanh())
+    D = nn.Sequential(
+        nn.Conv2d(1, ndf, 4, 2, 1), nn.LeakyReLU(0.2),
+        nn.Conv2d(ndf, 2 * ndf, 4, 2, 1, bias=False), nn.BatchNorm2d(2 * ndf), nn.LeakyReLU(0.2),
+        nn.Conv2d(2 * ndf, 1, 7, 1, 0), nn.Flatten())
+    optG = torch.optim.Adam(G.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    optD = torch.optim.Adam(D.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    real = torch.rand(b, 1, 28, 28) * 2 - 1
+    ones, zeros = torch.ones(b, 1), torch.zeros(b, 1)
+
+    def step():
+        fake = G(torch.randn(b, nz, 1, 1))
+        optD.zero_grad(set_to_none=True)
+        lossD = (F.binary_cross_entropy_with_logits(D(real), ones)
+                 + F.binary_cross_entropy_with_logits(D(fake.detach()), zeros))
+        lossD.backward()
+        optD.step()
+        optG.zero_grad(set_to_none=True)
+        F.binary_cross_entropy_with_logits(D(fake), ones).backward()
+        optG.step()
+
+    return step
+
+
 def gp(n):
     """LML of an RBF + noise GP and its gradient w.r.t. the 3 log-hyperparameters."""
     g = torch.Generator().manual_seed(1)
@@ -219,6 +249,7 @@ def main():
         ("op_overhead", 20, overhead, lambda s: ("ns_per_op", s * 1e9 / 1000, "ns")),
         ("vae_train", 20, vae, ratio("samples_per_s", 128)),
         ("transformer_block", 3, transformer, ratio("sequences_per_s", 32)),
+        ("dcgan_train", 5, dcgan, ratio("samples_per_s", 64)),
     ]
     prefixes = [p.strip() for p in args.only.split(",") if p.strip()]
     for name, steps, factory, report in ws:
