@@ -52,6 +52,7 @@ func main() {
 	softplusKernel()
 	exp64Kernel()
 	rotKernel()
+	symvKernel()
 	os.Exit(build.Main(flags.Config(), a))
 }
 
