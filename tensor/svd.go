@@ -130,7 +130,13 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	for i := 0; i < n; i++ {
 		ut[i*n+i], vt[i*n+i] = 1, 1
 	}
-	if !bidiagSVD(n, d, e, ut, vt) {
+	// Row p of ut and vt is the pair of singular vectors of d[p]: the
+	// layout of both the QR sweeps and (column-major) divide and conquer.
+	if n > bdLeaf {
+		if !bdsdc(n, d, e, ut, vt) {
+			return false
+		}
+	} else if !bidiagSVD(n, d, e, ut, vt) {
 		return false
 	}
 	// Make the singular values non-negative and sort them in descending
