@@ -125,7 +125,12 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	}
 	w := a[:mw*n]
 	d, e := make([]T, n), make([]T, max(n-1, 0))
-	left, right := bidiagonalize(mw, n, w, d, e)
+	var left, right *reflectors[T]
+	if n > bdBlockedMin {
+		left, right = bidiagonalizeBlocked(mw, n, w, d, e)
+	} else {
+		left, right = bidiagonalize(mw, n, w, d, e)
+	}
 	ut, vt := make([]T, n*n), make([]T, n*n)
 	for i := 0; i < n; i++ {
 		ut[i*n+i], vt[i*n+i] = 1, 1
