@@ -43,7 +43,9 @@ func bdSolve[T Float](ld, lo, k, sqre int, d, e, u, v []T) bool {
 	nl := k / 2
 	r := lo + nl
 	alpha, beta := d[r], e[r]
-	if !bdSolve(ld, lo, nl, 1, d, e, u, v) || !bdSolve(ld, r+1, k-nl-1, sqre, d, e, u, v) {
+	if !bothHalves(k >= dcParallelMin,
+		func() bool { return bdSolve(ld, lo, nl, 1, d, e, u, v) },
+		func() bool { return bdSolve(ld, r+1, k-nl-1, sqre, d, e, u, v) }) {
 		return false
 	}
 	bdMerge(ld, lo, k, nl, sqre, alpha, beta, d, u, v)

@@ -11,6 +11,23 @@ import "sort"
 // dcLeaf is the order at and below which the QL iteration solves a block.
 const dcLeaf = 32
 
+// dcParallelMin is the order from which the two halves of a divide and
+// conquer split are solved on goroutines of their own: they write disjoint
+// blocks, and their merges' GEMMs are too small to use both cores well.
+const dcParallelMin = 200
+
+// bothHalves runs left and right, concurrently when par is set, and
+// reports whether both succeeded.
+func bothHalves(par bool, left, right func() bool) bool {
+	if !par {
+		return left() && right()
+	}
+	done := make(chan bool, 1)
+	go func() { done <- right() }()
+	ok := left()
+	return <-done && ok
+}
+
 // stedc computes the eigenvalues (into d, unsorted) and eigenvectors of the
 // n×n tridiagonal matrix with diagonal d and subdiagonal e[0:n−1]: column j
 // of the column-major z (leading dimension n) is the eigenvector of d[j]. e
@@ -40,7 +57,9 @@ func dcSolve[T Float](ld, o, s int, d, e, z []T) bool {
 	rho := e[o+m-1]
 	d[o+m-1] -= rho
 	d[o+m] -= rho
-	if !dcSolve(ld, o, m, d, e, z) || !dcSolve(ld, o+m, s-m, d, e, z) {
+	if !bothHalves(s >= dcParallelMin,
+		func() bool { return dcSolve(ld, o, m, d, e, z) },
+		func() bool { return dcSolve(ld, o+m, s-m, d, e, z) }) {
 		return false
 	}
 	return dcMerge(ld, o, s, m, rho, d, z)
