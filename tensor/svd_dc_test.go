@@ -49,3 +49,23 @@ func TestSVDLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestSVDLargeBatched checks that a batch at the blocked orders gives, per
+// matrix, the decomposition of that matrix alone (the matrices run on
+// goroutines of their own, each with goroutines inside).
+func TestSVDLargeBatched(t *testing.T) {
+	for _, dt := range laDTypes {
+		a := laRandom(dt, 17, 2, 130, 110)
+		u, s, v, err := SVD(a)
+		require.NoError(t, err)
+		for b := 0; b < 2; b++ {
+			ab := Squeeze(Slice(a, 0, b, b+1, 1), 0).Clone()
+			ub, sb, vb, err := SVD(ab)
+			require.NoError(t, err)
+			assert.Equal(t, sb.Values(), Squeeze(Slice(s, 0, b, b+1, 1), 0).Clone().Values(), "%s matrix %d", dt, b)
+			assert.Equal(t, ub.Values(), Squeeze(Slice(u, 0, b, b+1, 1), 0).Clone().Values())
+			assert.Equal(t, vb.Values(), Squeeze(Slice(v, 0, b, b+1, 1), 0).Clone().Values())
+			svdCheck(t, dt, laMatOf(ab), laMatOf(ub), sb.Values(), laMatOf(vb))
+		}
+	}
+}
