@@ -85,13 +85,12 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 		for r := i; r < mm; r++ {
 			axpy(u[r-i], a[r*lda:r*lda+i], t1[:i])
 		}
+		colsDot(x[i:], mm, i, u, t2, work)
 		for j := 0; j < i; j++ {
-			t2[j] = dotContig(x[j*mm+i:(j+1)*mm], u)
+			t1[j], t2[j] = -t1[j], -t2[j]
 		}
-		for j := 0; j < i; j++ {
-			axpy(-t1[j], y[j*nn+i+1:(j+1)*nn], yi)
-			axpy(-t2[j], a[j*lda+i+1:j*lda+nn], yi)
-		}
+		colsAxpy(y[i+1:], nn, i, t1, yi)
+		colsAxpy(a[i+1:], lda, i, t2, yi)
 		for c := range yi {
 			yi[c] *= tau
 		}
@@ -99,11 +98,13 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 		// Row i, columns i+1..: A(i, c) −= Σ_{j≤i} A(i, j)·Y(c, j) + Σ_{j<i} X(i, j)·A(j, c).
 		row := a[i*lda+i+1 : i*lda+nn]
 		for j := 0; j <= i; j++ {
-			axpy(-*at(i, j), y[j*nn+i+1:(j+1)*nn], row)
+			t1[j] = -*at(i, j)
+			if j < i {
+				t2[j] = -x[i+j*mm]
+			}
 		}
-		for j := 0; j < i; j++ {
-			axpy(-x[i+j*mm], a[j*lda+i+1:j*lda+nn], row)
-		}
+		colsAxpy(y[i+1:], nn, i+1, t1, row)
+		colsAxpy(a[i+1:], lda, i, t2, row)
 		// Right reflector v_i from A(i, i+1:).
 		taup := householder(row)
 		e[i] = row[0]
@@ -114,18 +115,15 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 		// X(i+1:, i) = τ·(A(i+1:, i+1:)·v − U·(Yᵀv) − X(i+1:, :i)·(V v)).
 		xi := x[i*mm+i+1 : (i+1)*mm]
 		rowsDotFast(a, lda, i+1, mm, i+1, nn, row, xi, work)
-		for j := 0; j <= i; j++ {
-			t1[j] = dotContig(y[j*nn+i+1:(j+1)*nn], row)
-		}
-		for j := 0; j < i; j++ {
-			t2[j] = dotContig(a[j*lda+i+1:j*lda+nn], row)
-		}
+		colsDot(y[i+1:], nn, i+1, row, t1, work)
+		colsDot(a[i+1:], lda, i, row, t2, work)
 		for r := i + 1; r < mm; r++ {
 			xi[r-i-1] -= dotContig(a[r*lda:r*lda+i+1], t1[:i+1])
 		}
 		for j := 0; j < i; j++ {
-			axpy(-t2[j], x[j*mm+i+1:(j+1)*mm], xi)
+			t2[j] = -t2[j]
 		}
+		colsAxpy(x[i+1:], mm, i, t2, xi)
 		for r := range xi {
 			xi[r] *= taup
 		}

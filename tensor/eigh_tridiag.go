@@ -77,13 +77,15 @@ func syr2kLower[T Float](m, k int, v []T, ldv int, w []T, ldw int, x, y, c []T, 
 // such that the trailing block's update is A −= V·Wᵀ + W·Vᵀ (dlatrd).
 func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int, scratch []T) {
 	col := func(x []T, ld, c, r0, r1 int) []T { return x[r0+c*ld : r1+c*ld] }
+	cw, ca := make([]T, nb), make([]T, nb)
 	for i := 0; i < nb; i++ {
 		ai := col(a, lda, i, i, m)
+		// A(i:m, i) −= A(i:m, :i)·W(i, :i)ᵀ + W(i:m, :i)·A(i, :i)ᵀ
 		for j := 0; j < i; j++ {
-			// A(i:m, i) −= A(i:m, j)·W(i, j) + W(i:m, j)·A(i, j)
-			axpy(-w[i+j*ldw], col(a, lda, j, i, m), ai)
-			axpy(-a[i+j*lda], col(w, ldw, j, i, m), ai)
+			cw[j], ca[j] = -w[i+j*ldw], -a[i+j*lda]
 		}
+		colsAxpy(a[i:], lda, i, cw, ai)
+		colsAxpy(w[i:], ldw, i, ca, ai)
 		if i == m-1 {
 			tau[i] = 0
 			continue
@@ -96,19 +98,14 @@ func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int, scra
 		// panel's start; only its lower triangle is kept up to date.
 		symvLower(m-i-1, a[(i+1)+(i+1)*lda:], lda, v, wi, scratch)
 		if i > 0 {
-			tmp := col(w, ldw, i, 0, i)
+			// W(i+1:m, i) −= A·(Wᵀv) + W·(Aᵀv) over the panel's first i columns.
+			colsDot(w[i+1:], ldw, i, v, cw, scratch)
+			colsDot(a[i+1:], lda, i, v, ca, scratch)
 			for j := 0; j < i; j++ {
-				tmp[j] = dotContig(col(w, ldw, j, i+1, m), v)
+				cw[j], ca[j] = -cw[j], -ca[j]
 			}
-			for j := 0; j < i; j++ {
-				axpy(-tmp[j], col(a, lda, j, i+1, m), wi)
-			}
-			for j := 0; j < i; j++ {
-				tmp[j] = dotContig(col(a, lda, j, i+1, m), v)
-			}
-			for j := 0; j < i; j++ {
-				axpy(-tmp[j], col(w, ldw, j, i+1, m), wi)
-			}
+			colsAxpy(a[i+1:], lda, i, cw, wi)
+			colsAxpy(w[i+1:], ldw, i, ca, wi)
 		}
 		t := tau[i]
 		for k := range wi {

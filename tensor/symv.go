@@ -98,3 +98,45 @@ func symvColsScalar[T Float](a []T, lda int, x, y []T, alpha, dots *[4]T) {
 	dots[2] += s2
 	dots[3] += s3
 }
+
+// colsDot sets out[j] = a_j·x for the ncols vectors a_j = a[j·lda:][:len(x)],
+// four at a time through the symmetric product's kernel (with zero weights,
+// so its update of scratch, len(x) long, changes nothing).
+func colsDot[T Float](a []T, lda, ncols int, x, out, scratch []T) {
+	n := len(x)
+	j := 0
+	if n >= 16 {
+		var zero [4]T
+		y := scratch[:n]
+		for ; j+4 <= ncols; j += 4 {
+			var dots [4]T
+			blk := a[j*lda:]
+			done := symvCols(blk, lda, x, y, &zero, &dots)
+			symvColsScalar(blk[done:], lda, x[done:], y[done:], &zero, &dots)
+			copy(out[j:j+4], dots[:])
+		}
+	}
+	for ; j < ncols; j++ {
+		out[j] = dotContig(a[j*lda:j*lda+n], x)
+	}
+}
+
+// colsAxpy sets y += Σⱼ coef[j]·a_j for the ncols vectors a_j =
+// a[j·lda:][:len(y)], four at a time through the symmetric product's kernel
+// (its dot products, against y itself, are discarded).
+func colsAxpy[T Float](a []T, lda, ncols int, coef, y []T) {
+	n := len(y)
+	j := 0
+	if n >= 16 {
+		for ; j+4 <= ncols; j += 4 {
+			var dots [4]T
+			alpha := [4]T{coef[j], coef[j+1], coef[j+2], coef[j+3]}
+			blk := a[j*lda:]
+			done := symvCols(blk, lda, y, y, &alpha, &dots)
+			symvColsScalar(blk[done:], lda, y[done:], y[done:], &alpha, &dots)
+		}
+	}
+	for ; j < ncols; j++ {
+		axpy(coef[j], a[j*lda:j*lda+n], y)
+	}
+}
