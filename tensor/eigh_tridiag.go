@@ -11,6 +11,11 @@ package tensor
 // reflectors applied at once.
 const eighBlock = 32
 
+// ormtrBlock is the number of reflectors applied at once by ormtrLower: a
+// wider block makes the GEMMs' inner dimension larger and the passes over
+// the eigenvectors fewer.
+const ormtrBlock = 64
+
 // eighBlockedMin is the order below which the unblocked tred2 is used.
 const eighBlockedMin = 64
 
@@ -155,7 +160,7 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 	if nr <= 0 {
 		return
 	}
-	nb := eighBlock
+	nb := ormtrBlock
 	vbuf := make([]T, n*nb)
 	tbuf := make([]T, nb*nb)
 	ybuf := make([]T, nb*n)
