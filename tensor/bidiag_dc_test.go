@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,18 +63,10 @@ func bdCheck(t *testing.T, d, e []float64, tol float64) {
 		q[i] = math.Abs(q[i])
 	}
 	sorted := append([]float64{}, s...)
-	slicesSortDesc(sorted)
-	slicesSortDesc(q)
+	slices.Sort(sorted)
+	slices.Sort(q)
 	for i := range q {
 		assert.InDelta(t, q[i], sorted[i], tol*bnorm, "σ%d", i)
-	}
-}
-
-func slicesSortDesc(x []float64) {
-	for i := 1; i < len(x); i++ {
-		for j := i; j > 0 && x[j] > x[j-1]; j-- {
-			x[j], x[j-1] = x[j-1], x[j]
-		}
 	}
 }
 
