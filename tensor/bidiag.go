@@ -17,9 +17,16 @@ const bidiagSplitWork = 1 << 15
 func bidiagonalize[T Float](m, n int, a, d, e []T) (left, right *reflectors[T]) {
 	left = newReflectors[T](n, m, 0)
 	right = newReflectors[T](max(n-1, 0), n, 1)
+	bidiagonalizeFrom(0, m, n, a, d, e, left, right)
+	return left, right
+}
+
+// bidiagonalizeFrom continues the reduction from row and column k0, the
+// reflectors before it already in left and right.
+func bidiagonalizeFrom[T Float](k0, m, n int, a, d, e []T, left, right *reflectors[T]) {
 	x := make([]T, m)
 	w := make([]T, n)
-	for k := 0; k < n; k++ {
+	for k := k0; k < n; k++ {
 		// Left reflector from column k, rows k..m−1 (strided: gathered).
 		col := x[:m-k]
 		for i := range col {
@@ -58,7 +65,6 @@ func bidiagonalize[T Float](m, n int, a, d, e []T) (left, right *reflectors[T]) 
 		}
 		row[0] = e[k]
 	}
-	return left, right
 }
 
 // rowsCombine sets w = Σᵢ v[i−r0]·A[i, c0:] over rows r0..r1−1 of the

@@ -76,7 +76,8 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 			}
 			d := W[bi*n : (bi+1)*n]
 			if n >= eighBlockedMin {
-				// Blocked reduction: most of its work in GEMM.
+				// Blocked reduction: most of its work in GEMM. It reads
+				// the lower triangle column-major, the upper one of z.
 				for i := 0; i < n; i++ {
 					for j := 0; j < i; j++ {
 						z[j*n+i] = z[i*n+j]

@@ -11,6 +11,23 @@ import "sort"
 // dcLeaf is the order at and below which the QL iteration solves a block.
 const dcLeaf = 32
 
+// dcParallelMin is the order from which the two halves of a divide and
+// conquer split are solved on goroutines of their own: they write disjoint
+// blocks, and their merges' GEMMs are too small to use both cores well.
+const dcParallelMin = 200
+
+// bothHalves runs left and right, concurrently when par is set, and
+// reports whether both succeeded.
+func bothHalves(par bool, left, right func() bool) bool {
+	if !par {
+		return left() && right()
+	}
+	done := make(chan bool, 1)
+	go func() { done <- right() }()
+	ok := left()
+	return <-done && ok
+}
+
 // stedc computes the eigenvalues (into d, unsorted) and eigenvectors of the
 // n×n tridiagonal matrix with diagonal d and subdiagonal e[0:n−1]: column j
 // of the column-major z (leading dimension n) is the eigenvector of d[j]. e
@@ -40,7 +57,9 @@ func dcSolve[T Float](ld, o, s int, d, e, z []T) bool {
 	rho := e[o+m-1]
 	d[o+m-1] -= rho
 	d[o+m] -= rho
-	if !dcSolve(ld, o, m, d, e, z) || !dcSolve(ld, o+m, s-m, d, e, z) {
+	if !bothHalves(s >= dcParallelMin,
+		func() bool { return dcSolve(ld, o, m, d, e, z) },
+		func() bool { return dcSolve(ld, o+m, s-m, d, e, z) }) {
 		return false
 	}
 	return dcMerge(ld, o, s, m, rho, d, z)
@@ -142,10 +161,7 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 	for i, j := range nd {
 		dk[i], zk[i] = ds[j], zs[j]
 	}
-	orig, mu := make([]int, k), make([]T, k)
-	for i := 0; i < k; i++ {
-		orig[i], mu[i] = secularRoot(i, dk, zk, rho, eps)
-	}
+	orig, mu := secularRoots(dk, zk, rho, false)
 	// diff(i, j) = λ_j − d_i, accurate through the root's origin.
 	diff := func(i, j int) T { return (dk[orig[j]] - dk[i]) + mu[j] }
 	zh := make([]T, k)
@@ -224,64 +240,4 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 		dv[c] = lam
 	}
 	return true
-}
-
-// secularRoot returns root i of 1 + rho·Σ z_j²/(d_j − λ) = 0 (d ascending,
-// ‖z‖ = 1, rho > 0) as λ = d[origin] + mu with the origin the nearer pole,
-// by Newton's method safeguarded by bisection.
-func secularRoot[T Float](i int, d, z []T, rho, eps T) (int, T) {
-	k := len(d)
-	f := func(org int, mu T) (fv, fd, scale T) {
-		fv = 1
-		scale = 1
-		for j := 0; j < k; j++ {
-			del := (d[j] - d[org]) - mu
-			t := z[j] * z[j] / del
-			fv += rho * t
-			fd += rho * t / del
-			scale += rho * absT(t)
-		}
-		return
-	}
-	var org int
-	var lo, hi T
-	if i == k-1 {
-		org, lo, hi = i, 0, rho
-	} else {
-		gap := d[i+1] - d[i]
-		if fv, _, _ := f(i, gap/2); fv > 0 {
-			org, lo, hi = i, 0, gap/2
-		} else {
-			org, lo, hi = i+1, -gap/2, 0
-		}
-	}
-	mu := (lo + hi) / 2
-	for iter := 0; iter < 400; iter++ {
-		fv, fd, _ := f(org, mu)
-		if fv == 0 {
-			break
-		}
-		if fv > 0 {
-			hi = mu
-		} else {
-			lo = mu
-		}
-		if hi-lo <= 2*eps*max(absT(lo), absT(hi)) {
-			break
-		}
-		// Newton's step on g = −mu·f, which has no pole at the origin, so
-		// it converges fast even for a root next to its pole; bisection
-		// when the step leaves the bracket.
-		gv, gd := -mu*fv, -fv-mu*fd
-		next := mu - gv/gd
-		if !(next > lo && next < hi) {
-			next = (lo + hi) / 2
-		}
-		if absT(next-mu) <= eps*absT(mu) {
-			mu = next
-			break
-		}
-		mu = next
-	}
-	return org, mu
 }

@@ -11,6 +11,11 @@ package tensor
 // reflectors applied at once.
 const eighBlock = 32
 
+// ormtrBlock is the number of reflectors applied at once by ormtrLower: a
+// wider block makes the GEMMs' inner dimension larger and the passes over
+// the eigenvectors fewer.
+const ormtrBlock = 64
+
 // eighBlockedMin is the order below which the unblocked tred2 is used.
 const eighBlockedMin = 64
 
@@ -24,25 +29,22 @@ func colGemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, 
 	gemmT(tB, tA, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc)
 }
 
-// sytrdLower reduces the full symmetric n×n column-major a to tridiagonal
-// form Qᵀ·A·Q = T. On return d holds T's diagonal, e[i] (i < n−1) its
+// sytrdLower reduces the symmetric n×n column-major a, of which only the
+// lower triangle is read and kept up to date, to tridiagonal form Qᵀ·A·Q = T. On return d holds T's diagonal, e[i] (i < n−1) its
 // subdiagonal T(i+1, i), and column i of a below row i+1 and tau[i] the
 // Householder reflector H(i) = I − tau·v·vᵀ with v(i+1) = 1, Q = H(0)…H(n−2).
 func sytrdLower[T Float](n int, a, d, e, tau []T) {
 	nb := eighBlock
 	w := make([]T, n*nb)
+	scratch := make([]T, n)
+	x, y := make([]T, 2*nb*n), make([]T, 2*nb*n)
 	for i := 0; i < n; i += nb {
 		b := min(nb, n-i)
 		m := n - i
 		ai := a[i+i*n:]
-		latrdLower(m, b, ai, n, e[i:], tau[i:], w, m)
+		latrdLower(m, b, ai, n, e[i:], tau[i:], w, m, scratch)
 		if b < m {
-			// A22 −= V·Wᵀ + W·Vᵀ on the whole (both triangles) trailing block.
-			a22 := a[(i+b)+(i+b)*n:]
-			vv := a[(i+b)+i*n:]
-			ww := w[b:]
-			colGemm(false, true, m-b, m-b, b, -1, vv, n, ww, m, 1, a22, n)
-			colGemm(false, true, m-b, m-b, b, -1, ww, m, vv, n, 1, a22, n)
+			syr2kLower(m-b, b, a[(i+b)+i*n:], n, w[b:], m, x, y, a[(i+b)+(i+b)*n:], n)
 		}
 		for j := i; j < i+b; j++ {
 			if j+1 < n {
@@ -53,18 +55,42 @@ func sytrdLower[T Float](n int, a, d, e, tau []T) {
 	}
 }
 
+// syr2kBlock is the width of the column blocks of the trailing update.
+const syr2kBlock = 96
+
+// syr2kLower sets the lower triangle of the m×m column-major c to
+// C − V·Wᵀ − W·Vᵀ for the m×k v and w (dsyr2k): with X = [V W] and
+// Y = [W V] that is C − X·Yᵀ, one GEMM of inner dimension 2k per block of
+// columns, each from its diagonal down, so that only about half of the
+// full product is computed. x and y hold 2k·m values each.
+func syr2kLower[T Float](m, k int, v []T, ldv int, w []T, ldw int, x, y, c []T, ldc int) {
+	x, y = x[:2*k*m], y[:2*k*m]
+	for j := 0; j < k; j++ {
+		copy(x[j*m:(j+1)*m], v[j*ldv:j*ldv+m])
+		copy(y[(k+j)*m:(k+j+1)*m], v[j*ldv:j*ldv+m])
+		copy(x[(k+j)*m:(k+j+1)*m], w[j*ldw:j*ldw+m])
+		copy(y[j*m:(j+1)*m], w[j*ldw:j*ldw+m])
+	}
+	for c0 := 0; c0 < m; c0 += syr2kBlock {
+		cw := min(syr2kBlock, m-c0)
+		colGemm(false, true, m-c0, cw, 2*k, -1, x[c0:], m, y[c0:], m, 1, c[c0+c0*ldc:], ldc)
+	}
+}
+
 // latrdLower reduces the first nb columns of the m×m column-major a (leading
-// dimension lda) and returns in w (m×nb, leading dimension ldw) the matrix W
+// dimension lda, lower triangle) and returns in w (m×nb, leading dimension ldw) the matrix W
 // such that the trailing block's update is A −= V·Wᵀ + W·Vᵀ (dlatrd).
-func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int) {
+func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int, scratch []T) {
 	col := func(x []T, ld, c, r0, r1 int) []T { return x[r0+c*ld : r1+c*ld] }
+	cw, ca := make([]T, nb), make([]T, nb)
 	for i := 0; i < nb; i++ {
 		ai := col(a, lda, i, i, m)
+		// A(i:m, i) −= A(i:m, :i)·W(i, :i)ᵀ + W(i:m, :i)·A(i, :i)ᵀ
 		for j := 0; j < i; j++ {
-			// A(i:m, i) −= A(i:m, j)·W(i, j) + W(i:m, j)·A(i, j)
-			axpy(-w[i+j*ldw], col(a, lda, j, i, m), ai)
-			axpy(-a[i+j*lda], col(w, ldw, j, i, m), ai)
+			cw[j], ca[j] = -w[i+j*ldw], -a[i+j*lda]
 		}
+		colsAxpy(a[i:], lda, i, cw, ai)
+		colsAxpy(w[i:], ldw, i, ca, ai)
 		if i == m-1 {
 			tau[i] = 0
 			continue
@@ -73,28 +99,18 @@ func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int) {
 		tau[i], e[i] = larfg(v)
 		v[0] = 1
 		wi := col(w, ldw, i, i+1, m)
-		// W(i+1:m, i) = A(i+1:m, i+1:m)·v, the block still as at the panel's start.
-		// A is symmetric, so each entry is a dot product down a column;
-		// the columns are shared among the cores.
-		linalgParallel(m-i-1, 64, func(c0, c1 int) {
-			for c := c0; c < c1; c++ {
-				wi[c] = dotContig(col(a, lda, i+1+c, i+1, m), v)
-			}
-		})
+		// W(i+1:m, i) = A(i+1:m, i+1:m)·v, the block still as at the
+		// panel's start; only its lower triangle is kept up to date.
+		symvLower(m-i-1, a[(i+1)+(i+1)*lda:], lda, v, wi, scratch)
 		if i > 0 {
-			tmp := col(w, ldw, i, 0, i)
+			// W(i+1:m, i) −= A·(Wᵀv) + W·(Aᵀv) over the panel's first i columns.
+			colsDot(w[i+1:], ldw, i, v, cw, scratch)
+			colsDot(a[i+1:], lda, i, v, ca, scratch)
 			for j := 0; j < i; j++ {
-				tmp[j] = dotContig(col(w, ldw, j, i+1, m), v)
+				cw[j], ca[j] = -cw[j], -ca[j]
 			}
-			for j := 0; j < i; j++ {
-				axpy(-tmp[j], col(a, lda, j, i+1, m), wi)
-			}
-			for j := 0; j < i; j++ {
-				tmp[j] = dotContig(col(a, lda, j, i+1, m), v)
-			}
-			for j := 0; j < i; j++ {
-				axpy(-tmp[j], col(w, ldw, j, i+1, m), wi)
-			}
+			colsAxpy(a[i+1:], lda, i, cw, wi)
+			colsAxpy(w[i+1:], ldw, i, ca, wi)
 		}
 		t := tau[i]
 		for k := range wi {
@@ -144,7 +160,7 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 	if nr <= 0 {
 		return
 	}
-	nb := eighBlock
+	nb := ormtrBlock
 	vbuf := make([]T, n*nb)
 	tbuf := make([]T, nb*nb)
 	ybuf := make([]T, nb*n)

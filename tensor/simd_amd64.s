@@ -1341,3 +1341,64 @@ rotavx2f64done:
 	VZEROUPPER
 	MOVQ AX, ret+40(FP)
 	RET
+
+// func symvColsAVX2F64(a *float64, lda int, x *float64, y *float64, n int, alpha *float64, dots *float64) int
+// Requires: AVX, FMA3
+TEXT ·symvColsAVX2F64(SB), NOSPLIT, $0-64
+	// symvColsAVX2F64 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n
+	// rounded down to 4: it sets y[i] += Σₖ alpha[k]·a[k·lda+i], accumulates the lanes of
+	// Σᵢ a[k·lda+i]·x[i] into dots[4k : 4k+4] (overwritten; the caller adds the lanes) and
+	// returns the count of rows done.
+	MOVQ         a+0(FP), SI
+	MOVQ         lda+8(FP), R8
+	MOVQ         x+16(FP), DI
+	MOVQ         y+24(FP), DX
+	MOVQ         n+32(FP), CX
+	MOVQ         alpha+40(FP), R12
+	SHLQ         $0x03, R8
+	LEAQ         (SI)(R8*1), R9
+	LEAQ         (R9)(R8*1), R10
+	LEAQ         (R10)(R8*1), R11
+	VXORPD       Y0, Y0, Y0
+	VBROADCASTSD (R12), Y4
+	VXORPD       Y1, Y1, Y1
+	VBROADCASTSD 8(R12), Y5
+	VXORPD       Y2, Y2, Y2
+	VBROADCASTSD 16(R12), Y6
+	VXORPD       Y3, Y3, Y3
+	VBROADCASTSD 24(R12), Y7
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $-4, BX
+
+symvloop4:
+	CMPQ        AX, BX
+	JGE         symvdone
+	VMOVUPD     (DI)(AX*8), Y8
+	VMOVUPD     (SI)(AX*8), Y10
+	VMOVUPD     (R9)(AX*8), Y11
+	VMOVUPD     (R10)(AX*8), Y12
+	VMOVUPD     (R11)(AX*8), Y13
+	VFMADD231PD Y10, Y8, Y0
+	VFMADD231PD Y11, Y8, Y1
+	VFMADD231PD Y12, Y8, Y2
+	VFMADD231PD Y13, Y8, Y3
+	VMULPD      Y10, Y4, Y9
+	VMULPD      Y12, Y6, Y14
+	VFMADD231PD Y11, Y5, Y9
+	VFMADD231PD Y13, Y7, Y14
+	VADDPD      Y14, Y9, Y9
+	VADDPD      (DX)(AX*8), Y9, Y9
+	VMOVUPD     Y9, (DX)(AX*8)
+	ADDQ        $0x00000004, AX
+	JMP         symvloop4
+
+symvdone:
+	MOVQ    dots+48(FP), R12
+	VMOVUPD Y0, (R12)
+	VMOVUPD Y1, 32(R12)
+	VMOVUPD Y2, 64(R12)
+	VMOVUPD Y3, 96(R12)
+	VZEROUPPER
+	MOVQ    AX, ret+56(FP)
+	RET

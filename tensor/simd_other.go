@@ -31,3 +31,6 @@ func expBlocks64(d, x []float64) int { return 0 }
 
 // rotBlocks has no vector implementation here: it rotates nothing.
 func rotBlocks[T Float](zi, zj []T, c, s T) int { return 0 }
+
+// symvCols has no vector implementation here: it does no rows.
+func symvCols[T Float](a []T, lda int, x, y []T, alpha *[4]T, dots *[4]T) int { return 0 }

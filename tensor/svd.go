@@ -23,14 +23,15 @@ const svdQRRatio = 5.0 / 3
 // which also keeps the factors continuous in A); within the span of a
 // repeated singular value they are determined only up to a rotation.
 //
-// The method is Golub–Kahan–Reinsch: a tall matrix (m ≥ 5n/3) is first
+// The method is LAPACK's gesdd: a tall matrix (m ≥ 5n/3) is first
 // reduced to its triangular factor by a blocked QR; the matrix is reduced
-// to upper bidiagonal form by Householder reflections; the bidiagonal
-// matrix is diagonalised by implicitly shifted QR sweeps whose rotations
-// are accumulated into the singular vectors; and the reflectors are
-// applied to those in the compact WY form (GEMM). The singular values are
-// accurate to about ε·‖A‖, as LAPACK's; unlike an eigendecomposition of
-// AᵀA, nothing squares the condition number.
+// to upper bidiagonal form by Householder reflections, in panels whose
+// trailing updates are GEMMs (from 97 columns on); the bidiagonal matrix
+// is diagonalised by divide and conquer (from order 25; below it by
+// implicitly shifted QR sweeps, Golub–Kahan–Reinsch); and the reflectors
+// are applied to the singular vectors in the compact WY form (GEMM). The
+// singular values are accurate to about ε·‖A‖, as LAPACK's; unlike an
+// eigendecomposition of AᵀA, nothing squares the condition number.
 //
 // SVD returns an error wrapping ErrNotFinite when an entry of a is NaN or
 // infinite, and an error if the QR iteration does not converge. It panics
@@ -125,12 +126,23 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	}
 	w := a[:mw*n]
 	d, e := make([]T, n), make([]T, max(n-1, 0))
-	left, right := bidiagonalize(mw, n, w, d, e)
+	var left, right *reflectors[T]
+	if n > bdBlockedMin {
+		left, right = bidiagonalizeBlocked(mw, n, w, d, e)
+	} else {
+		left, right = bidiagonalize(mw, n, w, d, e)
+	}
 	ut, vt := make([]T, n*n), make([]T, n*n)
 	for i := 0; i < n; i++ {
 		ut[i*n+i], vt[i*n+i] = 1, 1
 	}
-	if !bidiagSVD(n, d, e, ut, vt) {
+	// Row p of ut and vt is the pair of singular vectors of d[p]: the
+	// layout of both the QR sweeps and (column-major) divide and conquer.
+	if n > bdLeaf {
+		if !bdsdc(n, d, e, ut, vt) {
+			return false
+		}
+	} else if !bidiagSVD(n, d, e, ut, vt) {
 		return false
 	}
 	// Make the singular values non-negative and sort them in descending

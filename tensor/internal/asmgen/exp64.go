@@ -157,3 +157,59 @@ func rotKernel() {
 	countedLoop("rotavx2f64loop4", "rotavx2f64done", 4, func() { body(blocks(1, 6)) })
 	done("rotavx2f64done")
 }
+
+// symvKernel emits symvColsAVX2F64, the inner loop of the lower symmetric
+// matrix-vector product: four columns are read once, each both as a row
+// (a dot product with x) and as a column (an update of y). Unlike the
+// elementwise kernels it uses FMA and its own summation order: no scalar
+// loop is meant to match it bit for bit.
+func symvKernel() {
+	text("symvColsAVX2F64", "func(a *float64, lda int, x, y *float64, n int, alpha, dots *float64) int")
+	a.Comment("symvColsAVX2F64 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n",
+		"rounded down to 4: it sets y[i] += Σₖ alpha[k]·a[k·lda+i], accumulates the lanes of",
+		"Σᵢ a[k·lda+i]·x[i] into dots[4k : 4k+4] (overwritten; the caller adds the lanes) and",
+		"returns the count of rows done.")
+	a.Load(a.Param("a"), RSI)
+	a.Load(a.Param("lda"), R8)
+	a.Load(a.Param("x"), RDI)
+	a.Load(a.Param("y"), RDX)
+	a.Load(a.Param("n"), RCX)
+	a.Load(a.Param("alpha"), R12)
+	a.SHLQ(U8(3), R8)
+	a.LEAQ(Mem{Base: RSI, Index: R8, Scale: 1}, R9)
+	a.LEAQ(Mem{Base: R9, Index: R8, Scale: 1}, R10)
+	a.LEAQ(Mem{Base: R10, Index: R8, Scale: 1}, R11)
+	acc := []VecPhysical{Y0, Y1, Y2, Y3}
+	alpha := []VecPhysical{Y4, Y5, Y6, Y7}
+	col := []VecPhysical{Y10, Y11, Y12, Y13}
+	base := []Register{RSI, R9, R10, R11}
+	for k := 0; k < 4; k++ {
+		a.VXORPD(acc[k], acc[k], acc[k])
+		a.VBROADCASTSD(Mem{Base: R12, Disp: 8 * k}, alpha[k])
+	}
+	a.XORQ(RAX, RAX)
+	countedLoop("symvloop4", "symvdone", 4, func() {
+		a.VMOVUPD(at(RDI, 8, 0), Y8)
+		for k := 0; k < 4; k++ {
+			a.VMOVUPD(at(base[k], 8, 0), col[k])
+		}
+		for k := 0; k < 4; k++ {
+			a.VFMADD231PD(col[k], Y8, acc[k])
+		}
+		a.VMULPD(col[0], alpha[0], Y9)
+		a.VMULPD(col[2], alpha[2], Y14)
+		a.VFMADD231PD(col[1], alpha[1], Y9)
+		a.VFMADD231PD(col[3], alpha[3], Y14)
+		a.VADDPD(Y14, Y9, Y9)
+		a.VADDPD(at(RDX, 8, 0), Y9, Y9)
+		a.VMOVUPD(Y9, at(RDX, 8, 0))
+	})
+	a.Label("symvdone")
+	a.Load(a.Param("dots"), R12)
+	for k := 0; k < 4; k++ {
+		a.VMOVUPD(acc[k], Mem{Base: R12, Disp: 32 * k})
+	}
+	a.VZEROUPPER()
+	a.Store(RAX, a.ReturnIndex(0))
+	a.RET()
+}

@@ -9,7 +9,9 @@
 //
 // Every lane of a kernel performs the IEEE operations of tensor's scalar Go
 // code, in the same order and with the same constants (no FMA), so results
-// are bit-identical to it; tensor's tests check that.
+// are bit-identical to it; tensor's tests check that. The one exception is
+// symvColsAVX2F64 (the symmetric matrix-vector product of the
+// factorisations), which fuses its multiply-adds and sums in its own order.
 //
 // The kernels name physical registers, as the hand-written file did, and
 // emit exactly its instructions in the same order: what the generator
@@ -52,6 +54,7 @@ func main() {
 	softplusKernel()
 	exp64Kernel()
 	rotKernel()
+	symvKernel()
 	os.Exit(build.Main(flags.Config(), a))
 }
 

@@ -1,0 +1,142 @@
+package tensor
+
+import "math"
+
+// The symmetric matrix-vector product of the blocked tridiagonal reduction
+// (LAPACK's dsymv, lower): only the lower triangle is read, and each
+// column once, both as a column (its part of A·x below the diagonal) and,
+// by symmetry, as a row (the dot product that gives the entry at its
+// diagonal). That halves the memory traffic of a product over the full
+// matrix, which is what limits it.
+
+// symvLower sets y = A·x for the m×m symmetric A whose lower triangle is
+// held column-major in a (leading dimension lda). scratch holds at least
+// m values; the two halves of the columns run on their own goroutines
+// when the product is large enough to be worth it.
+func symvLower[T Float](m int, a []T, lda int, x, y, scratch []T) {
+	clear(y[:m])
+	if m < 256 {
+		symvRange(m, 0, m, a, lda, x, y)
+		return
+	}
+	// Column j costs m−j rows: split the triangle into two equal areas.
+	split := int(float64(m) * (1 - 1/math.Sqrt2))
+	split -= split % 4
+	y2 := scratch[:m]
+	clear(y2)
+	linalgParallel(2, 1, func(p0, p1 int) {
+		for p := p0; p < p1; p++ {
+			if p == 0 {
+				symvRange(m, 0, split, a, lda, x, y)
+			} else {
+				symvRange(m, split, m, a, lda, x, y2)
+			}
+		}
+	})
+	axpy(1, y2[split:m], y[split:m])
+}
+
+// symvRange adds to y the contributions of columns c0..c1−1 of the lower
+// triangle of A (and of their mirror images above the diagonal).
+func symvRange[T Float](m, c0, c1 int, a []T, lda int, x, y []T) {
+	j := c0
+	for ; j+4 <= c1; j += 4 {
+		// The 4×4 diagonal block, from its lower triangle.
+		for p := 0; p < 4; p++ {
+			for q := 0; q < 4; q++ {
+				r, c := max(p, q), min(p, q)
+				y[j+p] += a[j+r+(j+c)*lda] * x[j+q]
+			}
+		}
+		r0 := j + 4
+		if r0 >= m {
+			continue
+		}
+		alpha := [4]T{x[j], x[j+1], x[j+2], x[j+3]}
+		var dots [4]T
+		cols := a[r0+j*lda:]
+		xs, ys := x[r0:m], y[r0:m]
+		done := symvCols(cols, lda, xs, ys, &alpha, &dots)
+		symvColsScalar(cols[done:], lda, xs[done:], ys[done:], &alpha, &dots)
+		for k := range 4 {
+			y[j+k] += dots[k]
+		}
+	}
+	for ; j < c1; j++ {
+		col := a[j+j*lda : m+j*lda]
+		y[j] += col[0] * x[j]
+		var s T
+		xj := x[j]
+		for r := 1; r < len(col); r++ {
+			s += col[r] * x[j+r]
+			y[j+r] += col[r] * xj
+		}
+		y[j] += s
+	}
+}
+
+// symvColsScalar sets y[i] += Σₖ alpha[k]·a[k·lda+i] and dots[k] +=
+// Σᵢ a[k·lda+i]·x[i] for the four columns of a and every i < len(y).
+func symvColsScalar[T Float](a []T, lda int, x, y []T, alpha, dots *[4]T) {
+	n := len(y)
+	if n == 0 {
+		return
+	}
+	c0, c1, c2, c3 := a[:n], a[lda:lda+n], a[2*lda:2*lda+n], a[3*lda:3*lda+n]
+	x = x[:n]
+	var s0, s1, s2, s3 T
+	for i := range y {
+		xi := x[i]
+		s0 += c0[i] * xi
+		s1 += c1[i] * xi
+		s2 += c2[i] * xi
+		s3 += c3[i] * xi
+		y[i] += (alpha[0]*c0[i] + alpha[1]*c1[i]) + (alpha[2]*c2[i] + alpha[3]*c3[i])
+	}
+	dots[0] += s0
+	dots[1] += s1
+	dots[2] += s2
+	dots[3] += s3
+}
+
+// colsDot sets out[j] = a_j·x for the ncols vectors a_j = a[j·lda:][:len(x)],
+// four at a time through the symmetric product's kernel (with zero weights,
+// so its update of scratch, len(x) long, changes nothing).
+func colsDot[T Float](a []T, lda, ncols int, x, out, scratch []T) {
+	n := len(x)
+	j := 0
+	if n >= 16 {
+		var zero [4]T
+		y := scratch[:n]
+		for ; j+4 <= ncols; j += 4 {
+			var dots [4]T
+			blk := a[j*lda:]
+			done := symvCols(blk, lda, x, y, &zero, &dots)
+			symvColsScalar(blk[done:], lda, x[done:], y[done:], &zero, &dots)
+			copy(out[j:j+4], dots[:])
+		}
+	}
+	for ; j < ncols; j++ {
+		out[j] = dotContig(a[j*lda:j*lda+n], x)
+	}
+}
+
+// colsAxpy sets y += Σⱼ coef[j]·a_j for the ncols vectors a_j =
+// a[j·lda:][:len(y)], four at a time through the symmetric product's kernel
+// (its dot products, against y itself, are discarded).
+func colsAxpy[T Float](a []T, lda, ncols int, coef, y []T) {
+	n := len(y)
+	j := 0
+	if n >= 16 {
+		for ; j+4 <= ncols; j += 4 {
+			var dots [4]T
+			alpha := [4]T{coef[j], coef[j+1], coef[j+2], coef[j+3]}
+			blk := a[j*lda:]
+			done := symvCols(blk, lda, y, y, &alpha, &dots)
+			symvColsScalar(blk[done:], lda, y[done:], y[done:], &alpha, &dots)
+		}
+	}
+	for ; j < ncols; j++ {
+		axpy(coef[j], a[j*lda:j*lda+n], y)
+	}
+}
