@@ -73,6 +73,7 @@ func TestMNISTQuick(t *testing.T) {
 		Out: t.TempDir() + "/flow-mnist.png"}
 	res, err := runMNIST(cfg, false)
 	require.NoError(t, err)
+	t.Logf("quick run: test %.3f bpd, baseline %.3f", res.TestBPD, res.BaselineBPD)
 	assert.Equal(t, 8.0, res.UniformBPD)
 	assert.Greater(t, res.BaselineBPD, 3.0)
 	assert.Less(t, res.BaselineBPD, 8.0)
