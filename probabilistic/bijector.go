@@ -72,6 +72,38 @@ func (Sigmoid) LogDetJacobian(x *graph.Node) *graph.Node {
 	return graph.Neg(graph.Add(graph.Softplus(graph.Neg(x)), graph.Softplus(x)))
 }
 
+// ScaledSigmoid maps ℝ onto the interval (−α/(1−2α), (1−α)/(1−2α)) ⊃
+// [0, 1] by y = (sigmoid(x) − α)/(1 − 2α). Its inverse is the logit
+// transform of RealNVP (Dinh, Sohl-Dickstein and Bengio 2017, §4.1) for
+// dequantised pixels y ∈ [0, 1): x = logit(α + (1 − 2α)·y), whose α keeps
+// the logit away from the infinities at 0 and 1 (they use α = 0.05).
+// Alpha must lie in [0, ½).
+type ScaledSigmoid struct{ Alpha float64 }
+
+func (b ScaledSigmoid) check(op string) {
+	if !(b.Alpha >= 0 && b.Alpha < 0.5) {
+		tensor.Fail("probabilistic.ScaledSigmoid."+op, "alpha %g: want 0 ≤ α < ½", b.Alpha)
+	}
+}
+
+// Forward returns (sigmoid(x) − α)/(1 − 2α). It panics for α outside [0, ½).
+func (b ScaledSigmoid) Forward(x *graph.Node) *graph.Node {
+	b.check("Forward")
+	return graph.MulScalar(graph.AddScalar(graph.Sigmoid(x), -b.Alpha), 1/(1-2*b.Alpha))
+}
+
+// Inverse returns logit(α + (1 − 2α)·y).
+func (b ScaledSigmoid) Inverse(y *graph.Node) *graph.Node {
+	b.check("Inverse")
+	return Sigmoid{}.Inverse(graph.AddScalar(graph.MulScalar(y, 1-2*b.Alpha), b.Alpha))
+}
+
+// LogDetJacobian returns log(σ(x)(1 − σ(x))) − log(1 − 2α) for each entry.
+func (b ScaledSigmoid) LogDetJacobian(x *graph.Node) *graph.Node {
+	b.check("LogDetJacobian")
+	return graph.AddScalar(Sigmoid{}.LogDetJacobian(x), -math.Log(1-2*b.Alpha))
+}
+
 // StickBreaking maps ℝ^{K−1} onto the interior of the simplex Δᴷ = {y ∈
 // (0, 1)ᴷ : Σ y = 1} along the last axis, by logistic stick-breaking as in
 // Stan and TensorFlow Probability: zₖ = sigmoid(xₖ − log(K − k)) for k = 1,

@@ -27,6 +27,7 @@ var bijectorCases = []struct {
 	{"Exp", Exp{}, []float64{-1.5, 0, 0.7}, nil},
 	{"Softplus", Softplus{}, []float64{-3, 0.2, 4}, nil},
 	{"Sigmoid", Sigmoid{}, []float64{-2, 0.1, 1.5}, nil},
+	{"ScaledSigmoid", ScaledSigmoid{Alpha: 0.05}, []float64{-2, 0.1, 3.5}, nil},
 	{"StickBreaking K=4", StickBreaking{}, []float64{0.3, -1, 0.8}, []int{0, 1, 2}},
 	{"StickBreaking K=2", StickBreaking{}, []float64{1.2}, []int{0}},
 	{"CholeskyFactor exp", NewCholeskyFactor(3, false), []float64{0.1, -0.4, 0.3, 0.5, 1.1, -0.2}, []int{0, 3, 4, 6, 7, 8}},
@@ -60,6 +61,10 @@ func TestBijectorRoundTrip(t *testing.T) {
 						for j := i + 1; j < b.N; j++ {
 							require.Equal(t, 0.0, yv[i*b.N+j])
 						}
+					}
+				case ScaledSigmoid:
+					for _, v := range yv {
+						require.True(t, v > -b.Alpha/(1-2*b.Alpha) && v < (1-b.Alpha)/(1-2*b.Alpha))
 					}
 				case Sigmoid:
 					for _, v := range yv {
@@ -146,4 +151,21 @@ func TestGradCheckBijectors(t *testing.T) {
 		cases = append(cases, gradCase{tc.name + " Inverse", []*tensor.Tensor{y}, func(xs []*graph.Node) *graph.Node { return b.Inverse(xs[0]) }})
 	}
 	runGradChecks(t, cases)
+}
+
+// TestScaledSigmoidPixel checks RealNVP's logit transform on one
+// dequantised pixel, byte 128 with noise u = ½: y = 128.5/256, so
+// p = α + (1 − 2α)·y = 0.05 + 0.9·0.501953125 = ½ + 0.0017578125 and
+// log |dy/dx| = log(p(1 − p)) − log(1 − 2α) = log((¼ − 0.0017578125²)/0.9).
+func TestScaledSigmoidPixel(t *testing.T) {
+	b := ScaledSigmoid{Alpha: 0.05}
+	for _, dt := range numtest.DTypes {
+		g := graph.New()
+		x := b.Inverse(c(g, dt, []float64{128.5 / 256}, 1))
+		requireValues(t, []float64{math.Log(0.5017578125 / 0.4982421875)}, x, numtest.Pick(dt, 1e-5, 1e-12))
+		want := math.Log((0.25 - 0.0017578125*0.0017578125) / 0.9)
+		requireValues(t, []float64{want}, b.LogDetJacobian(x), numtest.Pick(dt, 1e-5, 1e-12))
+	}
+	g := graph.New()
+	requirePanicsWith(t, func() { ScaledSigmoid{Alpha: 0.5}.Forward(c(g, tensor.Float64, []float64{0}, 1)) }, "ScaledSigmoid.Forward", "alpha 0.5")
 }

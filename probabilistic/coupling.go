@@ -106,3 +106,12 @@ func (c *AffineCoupling) LogDetJacobian(x *graph.Node) *graph.Node {
 	s, _, _, _ := c.scaleShift(x)
 	return graph.Sum(s, []int{-1}, false)
 }
+
+// InverseLogDet returns Inverse(y) and LogDetJacobian at that point from
+// one evaluation of the conditioner (the passed entries, which it reads,
+// are the same in x and y); Transformed.LogProb uses it.
+func (c *AffineCoupling) InverseLogDet(y *graph.Node) (x, logDet *graph.Node) {
+	s, t, keep, change := c.scaleShift(y)
+	back := graph.Mul(graph.Mul(graph.Sub(y, t), change), graph.Exp(graph.Neg(s)))
+	return graph.Add(graph.Mul(y, keep), back), graph.Sum(s, []int{-1}, false)
+}

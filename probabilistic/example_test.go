@@ -159,3 +159,19 @@ func ExampleNewNormalInverseWishart() {
 	fmt.Printf("%.4f\n", lp.Value().Item())
 	// Output: -1.9189
 }
+
+// RealNVP's logit transform of dequantised pixels y ∈ [0, 1) is
+// ScaledSigmoid's inverse; its log-det enters an image flow's likelihood.
+func ExampleScaledSigmoid() {
+	b := probabilistic.ScaledSigmoid{Alpha: 0.05}
+	g := graph.New()
+	y := g.Const(tensor.FromFloat64s([]float64{0.5 / 256, 128.5 / 256, 255.5 / 256}, 3))
+	x := b.Inverse(y)
+	fmt.Printf("logit %.4f\n", x.Value().Values())
+	fmt.Printf("log|dy/dx| %.4f\n", b.LogDetJacobian(x).Value().Values())
+	fmt.Printf("back %.6f\n", b.Forward(x).Value().Values())
+	// Output:
+	// logit [-2.9080 0.0070 2.9080]
+	// log|dy/dx| [-2.9090 -1.2809 -2.9090]
+	// back [0.001953 0.501953 0.998047]
+}

@@ -20,6 +20,13 @@ type Transformed struct {
 	Bijectors []Bijector // applied in order: f_1 first
 }
 
+// inverseLogDetter is a bijector that gives its inverse and the
+// log-determinant there at once, sharing work (AffineCoupling's
+// conditioner) that Inverse and LogDetJacobian would each repeat.
+type inverseLogDetter interface {
+	InverseLogDet(y *graph.Node) (x, logDet *graph.Node)
+}
+
 // NewTransformed returns the distribution of the bijectors applied in
 // order to draws of base. It panics with a *tensor.Error for a nil base
 // or bijector.
@@ -41,8 +48,14 @@ func (d *Transformed) LogProb(y *graph.Node) *graph.Node {
 	x := y
 	var logDet *graph.Node
 	for k := len(d.Bijectors) - 1; k >= 0; k-- {
-		x = d.Bijectors[k].Inverse(x)
-		ld := d.eventSum(d.Bijectors[k].LogDetJacobian(x), x.Dim())
+		var ld *graph.Node
+		if b, ok := d.Bijectors[k].(inverseLogDetter); ok {
+			x, ld = b.InverseLogDet(x)
+		} else {
+			x = d.Bijectors[k].Inverse(x)
+			ld = d.Bijectors[k].LogDetJacobian(x)
+		}
+		ld = d.eventSum(ld, x.Dim())
 		if logDet == nil {
 			logDet = ld
 		} else {

@@ -60,6 +60,10 @@ func TestAffineCouplingInverseAndJacobian(t *testing.T) {
 		assert.InDelta(t, v, back[i], 1e-12)
 	}
 	ld := c.LogDetJacobian(g.Const(x)).Value().Values()
+	// InverseLogDet gives the same two from one pass of the conditioner.
+	xi, ldi := c.InverseLogDet(y)
+	assert.InDeltaSlice(t, x.Values(), xi.Value().Values(), 1e-12)
+	assert.InDeltaSlice(t, ld, ldi.Value().Values(), 1e-12)
 	const h = 1e-6
 	for r := range 3 {
 		row := x.Values()[3*r : 3*r+3]
