@@ -204,17 +204,12 @@ func run(cfg config, verbose bool) (res result, err error) {
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node { return nll(f.dist(g), g.Const(b.X)) }
 	tc := train.Config{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}
 	if cfg.Out != "" {
-		// A JSON-lines log of every 100 steps next to the PNG, for gradus plot.
-		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
-			return res, err
-		}
-		res.Log = strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".jsonl"
-		lf, err := os.Create(res.Log)
+		lf, err := createLog(cfg.Out)
 		if err != nil {
 			return res, err
 		}
 		defer lf.Close()
-		tc.Log = lf
+		res.Log, tc.Log = lf.Name(), lf
 	}
 	if verbose {
 		tc.Progress = os.Stdout
@@ -353,4 +348,13 @@ func draw3(path string, f *flow, data, samples *tensor.Tensor) error {
 		return err
 	}
 	return out.Close()
+}
+
+// createLog creates the JSON-lines training log beside the PNG out (the
+// same name with .jsonl), for gradus plot, and out's directory with it.
+func createLog(out string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
+	return os.Create(strings.TrimSuffix(out, filepath.Ext(out)) + ".jsonl")
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
@@ -248,16 +246,12 @@ func runMNIST(cfg mnistConfig, verbose bool) (res mnistResult, err error) {
 	}
 	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
 	if cfg.Out != "" {
-		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
-			return res, err
-		}
-		res.Log = strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".jsonl"
-		lf, err := os.Create(res.Log)
+		lf, err := createLog(cfg.Out)
 		if err != nil {
 			return res, err
 		}
 		defer lf.Close()
-		tc.Log = lf
+		res.Log, tc.Log = lf.Name(), lf
 	}
 	if verbose {
 		tc.Progress = os.Stdout
