@@ -292,3 +292,68 @@ func TestPoolingMisuseNamesOpShapesAndCaller(t *testing.T) {
 	e, site = graphError(t, func() { graph.Apply(agrad.Op(), g.Var(tensor.Ones(tensor.Float64, 1, 1, 3, 3))) }), here()
 	requireMisuse(t, e, "avgpool2d_grad", site, "(1, 1, 3, 3) float64")
 }
+
+func TestShapeOpsMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.Reshape(x, 4, 2) }), here()
+	requireMisuse(t, e, "reshape", site, "(2, 3) float32", "[4 2]")
+	e, site = graphError(t, func() { graph.Permute(x, 0, 0) }), here()
+	requireMisuse(t, e, "permute", site, "[0 0]", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.BroadcastTo(x, 4, 3) }), here()
+	requireMisuse(t, e, "broadcast_to", site, "(2, 3) float32", "(4, 3)")
+	e, site = graphError(t, func() { graph.Slice(x, 2, 0, 1, 1) }), here()
+	requireMisuse(t, e, "slice", site, "axis 2", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterSlice(x, []int{2, 5}, 1, 0, 2, 1) }), here()
+	requireMisuse(t, e, "scatter_slice", site, "(2, 3) float32", "shape (2, 5)", "(shape (2, 2))")
+	y := g.Var(tensor.Ones(tensor.Float64, 2, 3))
+	e, site = graphError(t, func() { graph.Concat(0, x, y) }), here()
+	requireMisuse(t, e, "concat", site, "(2, 3) float32", "(2, 3) float64")
+	e, site = graphError(t, func() { graph.Stack(0, x, y) }), here()
+	requireMisuse(t, e, "stack", site, "(1, 2, 3) float32", "(1, 2, 3) float64")
+	e, site = graphError(t, func() { graph.Pad(x, [][2]int{{0, 1}}, 0) }), here()
+	requireMisuse(t, e, "pad", site, "1 pad pairs", "(2, 3) float32")
+
+	// Op values re-applied to operands they were not built for: the
+	// constructor's check, not a panic inside a view or a copy.
+	v := g.Var(tensor.Ones(tensor.Float32, 5))
+	for _, tc := range []struct {
+		name string
+		y    *graph.Node
+		in   []*graph.Node
+		frag []string
+	}{
+		{"reshape", graph.Reshape(x, 3, 2), []*graph.Node{v}, []string{"(5,) float32", "(3, 2)"}},
+		{"permute", graph.Transpose(x), []*graph.Node{v}, []string{"[1 0]", "(5,) float32"}},
+		{"broadcast_to", graph.BroadcastTo(x, 4, 2, 3), []*graph.Node{v}, []string{"(5,) float32", "(4, 2, 3)"}},
+		{"slice", graph.Slice(x, 1, 0, 2, 1), []*graph.Node{v}, []string{"axis 1", "(5,) float32"}},
+		{"scatter_slice", graph.ScatterSlice(x, []int{2, 5}, 1, 1, 4, 1), []*graph.Node{v}, []string{"(5,) float32", "shape (2, 5)"}},
+		{"concat", graph.Concat(1, x, x), []*graph.Node{x, g.Var(tensor.Ones(tensor.Float32, 3, 3))}, []string{"(2, 3) float32", "(3, 3) float32"}},
+		{"pad", graph.Pad(x, [][2]int{{1, 0}, {0, 2}}, 0), []*graph.Node{v}, []string{"2 pad pairs", "(5,) float32"}},
+	} {
+		e, site = graphError(t, func() { graph.Apply(tc.y.Op(), tc.in...) }), here()
+		requireMisuse(t, e, tc.name, site, tc.frag...)
+	}
+}
+
+func TestShapeOpsValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// x = [[1 2 3] [4 5 6]].
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	assert.Equal(t, []float64{1, 4, 2, 5, 3, 6}, graph.Transpose(x).Value().Values())
+	// Reshaping the transposed (strided) view copies it first.
+	r := graph.Reshape(graph.Transpose(x), 2, 3)
+	assert.Equal(t, []int{2, 3}, r.Shape())
+	assert.Equal(t, []float64{1, 4, 2, 5, 3, 6}, r.Value().Values())
+	assert.Equal(t, []float64{1, 2, 3, 1, 2, 3}, graph.BroadcastTo(graph.Slice(x, 0, 0, 1, 1), 2, 3).Value().Values())
+	assert.Equal(t, []float64{3, 1, 6, 4}, graph.Slice(x, 1, -1, math.MinInt, -2).Value().Values())
+	assert.Equal(t, []float64{0, 1, 2, 3, 0, 0, 4, 5, 6, 0}, graph.ScatterSlice(x, []int{2, 5}, 1, 1, 4, 1).Value().Values())
+	assert.Equal(t, []float64{1, 2, 3, 1, 2, 4, 5, 6, 4, 5}, graph.Concat(1, x, graph.Slice(x, 1, 0, 2, 1)).Value().Values())
+	st := graph.Stack(1, x, graph.MulScalar(x, 10))
+	assert.Equal(t, []int{2, 2, 3}, st.Shape())
+	assert.Equal(t, []float64{1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60}, st.Value().Values())
+	assert.Equal(t, []float64{9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9},
+		graph.Pad(x, [][2]int{{1, 0}, {0, 2}}, 9).Value().Values())
+	// Pad of a transposed view: (3, 2) with one zero column before.
+	assert.Equal(t, []float64{0, 1, 4, 0, 2, 5, 0, 3, 6}, graph.Pad(graph.Transpose(x), [][2]int{{0, 0}, {1, 0}}, 0).Value().Values())
+}

@@ -38,5 +38,13 @@ func init() {
 		MaxPool2DGrad:    maxPool2DGradTrusted,
 		AvgPool2D:        avgPool2DTrusted,
 		AvgPool2DGrad:    avgPool2DGradTrusted,
+
+		Reshape:     func(a *Tensor, shape []int) *Tensor { return reshapeTrusted(a, cloneInts(shape)) },
+		Expand:      expandTrusted,
+		Permute:     permuteTrusted,
+		Slice:       sliceTrusted,
+		Copy:        copyTrusted,
+		IndexSelect: indexSelectTrusted,
+		ScatterAdd:  scatterAddTrusted,
 	})
 }
