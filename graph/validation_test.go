@@ -357,3 +357,45 @@ func TestShapeOpsValuesThroughTheTrustedKernels(t *testing.T) {
 	// Pad of a transposed view: (3, 2) with one zero column before.
 	assert.Equal(t, []float64{0, 1, 4, 0, 2, 5, 0, 3, 6}, graph.Pad(graph.Transpose(x), [][2]int{{0, 0}, {1, 0}}, 0).Value().Values())
 }
+
+func TestGatherScatterMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.IndexSelect(x, 1, []int{0, 3}) }), here()
+	requireMisuse(t, e, "index_select", site, "index 3", "[0, 3)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterAdd(x, 1, []int{0, 1}, 4) }), here()
+	requireMisuse(t, e, "scatter_add", site, "2 indices along axis 1", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterAdd(x, 0, []int{0, 2}, 2) }), here()
+	requireMisuse(t, e, "scatter_add", site, "index 2", "[0, 2)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.TakeAlongAxis(x, 1, []int{0, 1, 5, 0}) }), here()
+	requireMisuse(t, e, "take_along_axis", site, "index 5", "[0, 3)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterAddAlongAxis(x, 0, []int{0, 1, 0}, 2) }), here()
+	requireMisuse(t, e, "scatter_add_along_axis", site, "3 indices", "(2, 3) float32")
+
+	// Re-applied to an operand whose axis is shorter than an index, or
+	// which lacks the axis: the constructor's check, not an index panic.
+	sel := graph.IndexSelect(x, 1, []int{2, 0}).Op()
+	e, site = graphError(t, func() { graph.Apply(sel, g.Var(tensor.Ones(tensor.Float32, 2, 2))) }), here()
+	requireMisuse(t, e, "index_select", site, "index 2", "(2, 2) float32")
+	e, site = graphError(t, func() { graph.Apply(sel, g.Var(tensor.Ones(tensor.Float32, 4))) }), here()
+	requireMisuse(t, e, "index_select", site, "axis 1", "(4,) float32")
+	sc := graph.ScatterAdd(x, 1, []int{2, 0, 2}, 3).Op()
+	e, site = graphError(t, func() { graph.Apply(sc, g.Var(tensor.Ones(tensor.Float32, 2, 2))) }), here()
+	requireMisuse(t, e, "scatter_add", site, "3 indices along axis 1", "(2, 2) float32")
+}
+
+func TestGatherScatterValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// x = [[1 2 3] [4 5 6]].
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	assert.Equal(t, []float64{3, 1, 3, 6, 4, 6}, graph.IndexSelect(x, 1, []int{2, 0, 2}).Value().Values())
+	// Columns 0, 1, 2 added into columns 2, 0, 2 of a (2, 4) zero tensor.
+	assert.Equal(t, []float64{2, 0, 4, 0, 5, 0, 10, 0}, graph.ScatterAdd(x, 1, []int{2, 0, 2}, 4).Value().Values())
+	// On a transposed view (3, 2): rows 1 and 1.
+	assert.Equal(t, []float64{2, 5, 2, 5}, graph.IndexSelect(graph.Transpose(x), 0, []int{1, 1}).Value().Values())
+	take := graph.TakeAlongAxis(x, 1, []int{2, 2, 0, 1})
+	assert.Equal(t, []int{2, 2}, take.Shape())
+	assert.Equal(t, []float64{3, 3, 4, 5}, take.Value().Values())
+	back := graph.ScatterAddAlongAxis(take, 1, []int{2, 2, 0, 1}, 3)
+	assert.Equal(t, []float64{0, 0, 6, 4, 5, 0}, back.Value().Values())
+}
