@@ -399,3 +399,63 @@ func TestGatherScatterValuesThroughTheTrustedKernels(t *testing.T) {
 	back := graph.ScatterAddAlongAxis(take, 1, []int{2, 2, 0, 1}, 3)
 	assert.Equal(t, []float64{0, 0, 6, 4, 5, 0}, back.Value().Values())
 }
+
+func TestWhereClampDiagMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	c := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	a := g.Var(tensor.Ones(tensor.Float32, 4, 3))
+	d := g.Var(tensor.Ones(tensor.Float64, 2, 3))
+	e, site := graphError(t, func() { graph.Where(c, a, c) }), here()
+	requireMisuse(t, e, "where", site, "(2, 3)", "(4, 3)")
+	e, site = graphError(t, func() { graph.Where(c, c, d) }), here()
+	requireMisuse(t, e, "where", site, "mixed dtypes", "(2, 3) float64")
+	e, site = graphError(t, func() { graph.Clamp(c, 1, -1) }), here()
+	requireMisuse(t, e, "clamp", site, "lower bound 1 exceeds upper bound -1", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Diagonal(c) }), here()
+	requireMisuse(t, e, "diagonal", site, "(2, 3) float32", "not a square matrix")
+	sq := g.Var(tensor.Ones(tensor.Float32, 3, 3))
+	st := g.Var(tensor.Ones(tensor.Float32, 2, 3, 3))
+	e, site = graphError(t, func() { graph.AddDiag(st, a) }), here()
+	requireMisuse(t, e, "add_diag", site, "do not broadcast", "(2, 3, 3) float32", "(4, 3) float32")
+	e, site = graphError(t, func() { graph.AddDiag(sq, g.Var(tensor.Ones(tensor.Float32, 2))) }), here()
+	requireMisuse(t, e, "add_diag", site, "does not fit the 3×3 matrices", "(2,) float32")
+
+	// Re-applied op values.
+	where := graph.Where(c, c, c).Op()
+	e, site = graphError(t, func() { graph.Apply(where, c, a, c) }), here()
+	requireMisuse(t, e, "where", site, "(2, 3)", "(4, 3)")
+	e, site = graphError(t, func() { graph.Apply(where, c, d, d) }), here()
+	requireMisuse(t, e, "where", site, "mixed dtypes")
+	diag := graph.Diagonal(sq).Op()
+	e, site = graphError(t, func() { graph.Apply(diag, c) }), here()
+	requireMisuse(t, e, "diagonal", site, "(2, 3) float32")
+	addDiag := graph.AddDiag(sq, g.Var(tensor.Ones(tensor.Float32, 3))).Op()
+	e, site = graphError(t, func() { graph.Apply(addDiag, st, a) }), here()
+	requireMisuse(t, e, "add_diag", site, "do not broadcast", "(2, 3, 3) float32", "(4, 3) float32")
+	e, site = graphError(t, func() { graph.Apply(addDiag, c, sq) }), here()
+	requireMisuse(t, e, "add_diag", site, "need square matrices", "(2, 3) float32")
+}
+
+func TestWhereClampDiagValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// cond (2, 1) picks row-wise between a (1, 3) and the scalar b.
+	cond := g.Const(tensor.FromFloat64s([]float64{1, 0}, 2, 1))
+	a := g.Const(tensor.FromFloat64s([]float64{1, 2, 3}, 1, 3))
+	b := g.Const(tensor.FromFloat64s([]float64{-1}))
+	w := graph.Where(cond, a, b)
+	assert.Equal(t, []int{2, 3}, w.Shape())
+	assert.Equal(t, []float64{1, 2, 3, -1, -1, -1}, w.Value().Values())
+	x := g.Const(tensor.FromFloat64s([]float64{-2, -0.5, 0, 0.5, 2, 7}, 2, 3))
+	assert.Equal(t, []float64{-1, -0.5, 0, 0.5, 1, 1}, graph.Clamp(x, -1, 1).Value().Values())
+	// m = [[1 2] [3 4]] and its transpose: diagonals (1, 4) both.
+	m := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2))
+	assert.Equal(t, []float64{1, 4}, graph.Diagonal(m).Value().Values())
+	assert.Equal(t, []float64{1, 4}, graph.Diagonal(graph.Transpose(m)).Value().Values())
+	assert.Equal(t, []float64{11, 2, 3, 24}, graph.AddDiag(m, g.Const(tensor.FromFloat64s([]float64{10, 20}, 2))).Value().Values())
+	// A scalar diagonal, and a (2, 2) stack of diagonals broadcasting m to
+	// (2, 2, 2).
+	assert.Equal(t, []float64{1.5, 2, 3, 4.5}, graph.AddDiag(graph.Transpose(graph.Transpose(m)), g.Const(tensor.Scalar(tensor.Float64, 0.5))).Value().Values())
+	s := graph.AddDiag(m, g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2)))
+	assert.Equal(t, []int{2, 2, 2}, s.Shape())
+	assert.Equal(t, []float64{2, 2, 3, 6, 4, 2, 3, 8}, s.Value().Values())
+}

@@ -46,5 +46,10 @@ func init() {
 		Copy:        copyTrusted,
 		IndexSelect: indexSelectTrusted,
 		ScatterAdd:  scatterAddTrusted,
+
+		Where:    whereTrusted,
+		Clamp:    func(dst, a *Tensor, lo, hi float64) *Tensor { return clampOp.run(dst, a, lo, hi) },
+		Diagonal: diagonalTrusted,
+		AddDiag:  addDiagTrusted,
 	})
 }

@@ -69,6 +69,13 @@ type Kernels[T, C, P any] struct {
 	// IndexSelect is tensor.IndexSelectTo and ScatterAdd tensor.ScatterAddTo
 	// along a non-negative axis with indices in range.
 	IndexSelect, ScatterAdd func(dst, a T, axis int, idx []int) T
+	// Where is tensor.WhereTo into a dst of the broadcast shape, Clamp
+	// tensor.ClampTo with lo <= hi, Diagonal tensor.DiagonalTo and AddDiag
+	// tensor.AddDiagTo.
+	Where    func(dst, cond, a, b T) T
+	Clamp    func(dst, a T, lo, hi float64) T
+	Diagonal func(dst, a T) T
+	AddDiag  func(dst, a, d T) T
 }
 
 var table any
