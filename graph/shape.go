@@ -199,6 +199,26 @@ func Permute(x *Node, perm ...int) *Node {
 	return apply(permuteOp{p}, x)
 }
 
+// permuted is Permute for a perm its caller built as a permutation of x's
+// axes without negative entries (Einsum): no second check.
+func permuted(x *Node, perm []int) *Node {
+	for i, a := range perm {
+		if a != i {
+			return apply(permuteOp{perm}, x)
+		}
+	}
+	return x
+}
+
+// reshaped is Reshape for a shape its caller built without -1 and with
+// x's size (Einsum): no second check.
+func reshaped(x *Node, shape ...int) *Node {
+	if slices.Equal(shape, x.Shape()) {
+		return x
+	}
+	return apply(reshapeOp{shape}, x)
+}
+
 // Transpose swaps the last two axes of x (the batched matrix transpose).
 // It panics for fewer than two axes.
 func Transpose(x *Node) *Node {

@@ -459,3 +459,46 @@ func TestWhereClampDiagValuesThroughTheTrustedKernels(t *testing.T) {
 	assert.Equal(t, []int{2, 2, 2}, s.Shape())
 	assert.Equal(t, []float64{2, 2, 3, 6, 4, 2, 3, 8}, s.Value().Values())
 }
+
+func TestSqDistEinsumMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	a := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	b := g.Var(tensor.Ones(tensor.Float32, 4, 2))
+	e, site := graphError(t, func() { graph.SqDist(a, b) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(2, 3) float32", "(4, 2) float32")
+	e, site = graphError(t, func() { graph.SqDist(a, g.Var(tensor.Ones(tensor.Float64, 2, 3))) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(2, 3) float32", "(2, 3) float64")
+	sq := graph.SqDist(a, a).Op()
+	e, site = graphError(t, func() { graph.Apply(sq, a, b) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(2, 3) float32", "(4, 2) float32")
+	e, site = graphError(t, func() { graph.Apply(sq, g.Var(tensor.Ones(tensor.Float32, 6)), a) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(6,) float32", "(2, 3) float32")
+
+	// Einsum has no op of its own: it checks the spec once and builds
+	// its permutations and reshapes without checking them again.
+	e, site = graphError(t, func() { graph.Einsum("ij,jk->ik", a, a) }), here()
+	requireMisuse(t, e, "einsum", site, `axis 'j' has sizes 3 and 2`, "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Einsum("ij,jk->ii", a, g.Var(tensor.Ones(tensor.Float32, 3, 2))) }), here()
+	requireMisuse(t, e, "einsum", site, `repeats 'i' in the output`)
+	e, site = graphError(t, func() { graph.Einsum("ijk,jk->i", a, b) }), here()
+	requireMisuse(t, e, "einsum", site, "does not fit operands", "(2, 3) float32", "(4, 2) float32")
+}
+
+func TestSqDistEinsumValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// Points (0, 0), (1, 2) against (3, 4), (1, 0): 9+16, 1+0; 4+4, 0+4.
+	a := g.Const(tensor.FromFloat64s([]float64{0, 0, 1, 2}, 2, 2))
+	b := g.Const(tensor.FromFloat64s([]float64{3, 4, 1, 0}, 2, 2))
+	assert.Equal(t, []float64{25, 1, 8, 4}, graph.SqDist(a, b).Value().Values())
+	assert.Equal(t, []float64{0, 5, 5, 0}, graph.SqDist(a, a).Value().Values())
+	// m = [[1 2 3] [4 5 6]], v = (1, 0, -1).
+	m := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	v := g.Const(tensor.FromFloat64s([]float64{1, 0, -1}, 3))
+	assert.Equal(t, []float64{-2, -2}, graph.Einsum("ij,j->i", m, v).Value().Values())
+	// Σᵢ mᵢⱼ mᵢₖ = mᵀm, laid out as "kj" (symmetric anyway): 17 22 27 / 22 29 36 / 27 36 45.
+	assert.Equal(t, []float64{17, 22, 27, 22, 29, 36, 27, 36, 45}, graph.Einsum("ij,ik->kj", m, m).Value().Values())
+	// The outer product transposed: (v ⊗ row 0 of m)ᵀ, shape (2, 3, 3) → "bji".
+	outer := graph.Einsum("bi,j->bji", m, v)
+	assert.Equal(t, []int{2, 3, 3}, outer.Shape())
+	assert.Equal(t, []float64{1, 2, 3, 0, 0, 0, -1, -2, -3, 4, 5, 6, 0, 0, 0, -4, -5, -6}, outer.Value().Values())
+}

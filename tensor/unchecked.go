@@ -51,5 +51,6 @@ func init() {
 		Clamp:    func(dst, a *Tensor, lo, hi float64) *Tensor { return clampOp.run(dst, a, lo, hi) },
 		Diagonal: diagonalTrusted,
 		AddDiag:  addDiagTrusted,
+		SqDist:   sqDistTrusted,
 	})
 }

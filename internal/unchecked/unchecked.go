@@ -76,6 +76,8 @@ type Kernels[T, C, P any] struct {
 	Clamp    func(dst, a T, lo, hi float64) T
 	Diagonal func(dst, a T) T
 	AddDiag  func(dst, a, d T) T
+	// SqDist is tensor.SqDistTo.
+	SqDist func(dst, a, b T) T
 }
 
 var table any
