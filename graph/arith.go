@@ -438,7 +438,13 @@ func PowScalar(x *Node, p float64) *Node { return Apply(powScalarOp{p}, x) }
 // bias added to a batch; tensor shapes never change, so sharing is safe),
 // else one built in g's scratch memory.
 func broadcastShape(g *Graph, a, b *tensor.Tensor) []int {
-	sa, sb := a.Shape(), b.Shape()
+	return joinShapes(g, a.Shape(), b.Shape())
+}
+
+// joinShapes is the broadcast of shapes sa and sb, which the caller has
+// checked broadcast together: one of them when it is the result, else a
+// slice from g's arena.
+func joinShapes(g *Graph, sa, sb []int) []int {
 	switch {
 	case broadcastsTo(sb, sa):
 		return sa

@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/gradus-ml/gradus/tensor"
+import (
+	"slices"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
 
 func init() {
 	Register(diagonalOp{})
@@ -17,8 +21,10 @@ func (diagonalOp) Arity() int { return 1 }
 
 func (diagonalOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	s := in[0].Shape()
-	return tensor.DiagonalTo(g.AllocUninit(in[0].DType(), s[:len(s)-1]...), in[0])
+	return kern.Diagonal(g.AllocUninit(in[0].DType(), s[:len(s)-1]...), in[0])
 }
+
+func (diagonalOp) check(in []*Node) { checkSquare("diagonal", in[0]) }
 
 func (diagonalOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x := out.inputs[0]
@@ -32,7 +38,7 @@ func (op diagonalOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 // dimensions or its last two differ.
 func Diagonal(x *Node) *Node {
 	checkSquare("diagonal", x)
-	return Apply(diagonalOp{}, x)
+	return apply(diagonalOp{}, x)
 }
 
 // addDiagOp is x + diag(d). Its cotangents are the output's cotangent
@@ -45,8 +51,10 @@ func (addDiagOp) Name() string { return "add_diag" }
 func (addDiagOp) Arity() int { return 2 }
 
 func (addDiagOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.AddDiagTo(g.AllocUninit(in[0].DType(), addDiagShape(in[0].Shape(), in[1].Shape())...), in[0], in[1])
+	return kern.AddDiag(g.AllocUninit(in[0].DType(), addDiagShape(g, in[0].Shape(), in[1].Shape())...), in[0], in[1])
 }
+
+func (addDiagOp) check(in []*Node) { checkAddDiag(in[0], in[1]) }
 
 func (addDiagOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x, d := out.inputs[0], out.inputs[1]
@@ -78,8 +86,15 @@ func (op addDiagOp) JVP(out *Node, t []*Node) *Node {
 // touches n extra numbers. It panics with a *tensor.Error when the dtypes
 // differ or the shapes do not fit.
 func AddDiag(x, d *Node) *Node {
+	checkNodes("add_diag", x, d)
+	checkAddDiag(x, d)
+	return apply(addDiagOp{}, x, d)
+}
+
+// checkAddDiag fails unless x is (..., n, n) and d is () or a (..., n) of
+// x's dtype whose batch axes broadcast with x's.
+func checkAddDiag(x, d *Node) {
 	const op = "add_diag"
-	checkNodes(op, x, d)
 	if x.DType() != d.DType() {
 		tensor.Fail(op, "mixed dtypes: %s", Describe(x, d))
 	}
@@ -96,13 +111,12 @@ func AddDiag(x, d *Node) *Node {
 			tensor.Fail(op, "batch axes of the matrices and the diagonal do not broadcast: %s", Describe(x, d))
 		}
 	}
-	return Apply(addDiagOp{}, x, d)
 }
 
 // addDiagShape is the shape of x + diag(d) for operands AddDiag checked.
 // It is x's own shape slice, not a copy, in the usual case where d's batch
 // axes fit in x's.
-func addDiagShape(xs, ds []int) []int {
+func addDiagShape(g *Graph, xs, ds []int) []int {
 	if len(ds) == 0 {
 		return xs
 	}
@@ -110,7 +124,7 @@ func addDiagShape(xs, ds []int) []int {
 	if broadcastsTo(db, xb) {
 		return xs
 	}
-	return append(tensor.BroadcastShapes("add_diag", xb, db), xs[len(xs)-2:]...)
+	return append(slices.Clone(joinShapes(g, xb, db)), xs[len(xs)-2:]...)
 }
 
 // zerosOf returns a constant of zeros held in a buffer g recycles on

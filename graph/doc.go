@@ -47,7 +47,15 @@
 // entry point of their own. nn layers check only what they say better in
 // their terms (Linear's "want (..., 784)") and leave the rest to graph.
 // VJP and JVP rules call the constructors like any user. Every misuse
-// panic names the op, the shapes and the caller's file:line.
+// panic names the op, the shapes and the caller's file:line. Composites
+// (Einsum, TakeAlongAxis) check their arguments once and build their
+// inner ops without checking them again.
+//
+// The linear-algebra ops (Cholesky, Solve, TriSolve, Inverse, Det,
+// SlogDet, Eigh, QR, SVD, and the triangular masks and products their
+// adjoints use) are the deliberate exception: their Forwards call
+// tensor's validating functions, whose checks cost O(rank) against the
+// O(n²) to O(n³) work they guard.
 //
 // # Memory
 //

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -42,9 +43,12 @@ func Einsum(spec string, a, b *Node) *Node {
 		}
 	}
 	inA, inB, inOut := strings.ContainsRune, strings.ContainsRune, strings.ContainsRune
-	for _, r := range out {
+	for i, r := range out {
 		if !inA(la, r) && !inB(lb, r) {
 			tensor.Fail(op, "spec %q: output axis %q is in neither operand", spec, r)
+		}
+		if strings.ContainsRune(out[i+utf8.RuneLen(r):], r) {
+			tensor.Fail(op, "spec %q repeats %q in the output", spec, r)
 		}
 	}
 	// Sum away the axes that appear in one operand only and not in the output.
@@ -93,18 +97,20 @@ func Einsum(spec string, a, b *Node) *Node {
 		for i, r := range order {
 			perm[i] = strings.IndexRune(labels, r)
 		}
-		return Permute(n, perm...)
+		return permuted(n, perm) // the labels make perm a permutation
 	}
 	nb, na, nk, nbf := prod(batch), prod(freeA), prod(contr), prod(freeB)
-	am := Reshape(arrange(a, la, batch+freeA+contr), nb, na, nk)
-	bm := Reshape(arrange(b, lb, batch+contr+freeB), nb, nk, nbf)
+	// The spec's checks above fix every size: the reshapes, permutations
+	// and the product below need no second check.
+	am := reshaped(arrange(a, la, batch+freeA+contr), nb, na, nk)
+	bm := reshaped(arrange(b, lb, batch+contr+freeB), nb, nk, nbf)
 	res := MatMul(am, bm) // (batch, freeA, freeB)
 	have := batch + freeA + freeB
 	shape := make([]int, len(have))
 	for i, r := range have {
 		shape[i] = size[r]
 	}
-	res = Reshape(res, shape...)
+	res = reshaped(res, shape...)
 	if have == out {
 		return res
 	}

@@ -31,7 +31,8 @@ func TakeAlongAxis(x *Node, axis int, idx []int) *Node {
 	flat := flatIndices(op, x, idx, outer, n, k, inner)
 	shape := append([]int(nil), s...)
 	shape[ax] = k
-	return Reshape(IndexSelect(Reshape(x, x.Size()), 0, flat), shape...)
+	// flatIndices checked every index: no second pass in IndexSelect.
+	return Reshape(apply(indexSelectOp{0, flat}, Reshape(x, x.Size())), shape...)
 }
 
 // ScatterAddAlongAxis is the transpose of TakeAlongAxis: it returns a zero
@@ -55,7 +56,8 @@ func ScatterAddAlongAxis(src *Node, axis int, idx []int, size int) *Node {
 	flat := flatIndices(op, src, idx, outer, size, k, inner)
 	shape := append([]int(nil), s...)
 	shape[ax] = size
-	return Reshape(ScatterAdd(Reshape(src, src.Size()), 0, flat, outer*size*inner), shape...)
+	// flatIndices checked every index: no second pass in ScatterAdd.
+	return Reshape(apply(scatterAddOp{0, flat, outer * size * inner}, Reshape(src, src.Size())), shape...)
 }
 
 // flatIndices turns idx, laid out as (outer, k, inner) with entries in
@@ -75,4 +77,96 @@ func flatIndices(op string, x *Node, idx []int, outer, n, k, inner int) []int {
 		}
 	}
 	return flat
+}
+
+type indexSelectOp struct {
+	axis int
+	idx  []int
+}
+
+func (indexSelectOp) Name() string { return "index_select" }
+
+func (indexSelectOp) Arity() int { return 1 }
+
+func (o indexSelectOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	shape := append([]int(nil), in[0].Shape()...)
+	shape[o.axis] = len(o.idx)
+	return kern.IndexSelect(g.AllocUninit(in[0].DType(), shape...), in[0], o.axis, o.idx)
+}
+
+func (o indexSelectOp) check(in []*Node) {
+	x := in[0]
+	if o.axis >= x.Dim() {
+		tensor.Fail("index_select", "axis %d out of range for operand %s", o.axis, Describe(x))
+	}
+	checkIndices("index_select", x, o.axis, o.idx, x.Shape()[o.axis])
+}
+
+func (o indexSelectOp) VJP(out, ct *Node, needs []bool) []*Node {
+	n := out.inputs[0].Shape()[o.axis]
+	return cotangents(out, apply(scatterAddOp{o.axis, o.idx, n}, ct))
+}
+
+func (o indexSelectOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
+
+// IndexSelect gathers the entries idx along axis of x: the result's axis
+// has len(idx) entries, entry i being x's entry idx[i]. Indices may repeat.
+// It panics if an index is out of range.
+func IndexSelect(x *Node, axis int, idx []int) *Node {
+	checkNodes("index_select", x)
+	ax := normAxis("index_select", x, axis)
+	checkIndices("index_select", x, ax, idx, x.Shape()[ax])
+	return apply(indexSelectOp{ax, append([]int(nil), idx...)}, x)
+}
+
+type scatterAddOp struct {
+	axis int
+	idx  []int
+	size int
+}
+
+func (scatterAddOp) Name() string { return "scatter_add" }
+
+func (scatterAddOp) Arity() int { return 1 }
+
+func (o scatterAddOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	shape := append([]int(nil), in[0].Shape()...)
+	shape[o.axis] = o.size
+	return kern.ScatterAdd(g.Alloc(in[0].DType(), shape...), in[0], o.axis, o.idx)
+}
+
+func (o scatterAddOp) check(in []*Node) { checkScatterAdd(in[0], o.axis, o.idx, o.size) }
+
+// checkScatterAdd fails unless src has len(idx) entries along the
+// non-negative axis ax and every index is in [0, size).
+func checkScatterAdd(src *Node, ax int, idx []int, size int) {
+	if ax >= src.Dim() || src.Shape()[ax] != len(idx) {
+		tensor.Fail("scatter_add", "%d indices along axis %d do not fit operand %s", len(idx), ax, Describe(src))
+	}
+	checkIndices("scatter_add", src, ax, idx, size)
+}
+
+func (o scatterAddOp) VJP(out, ct *Node, needs []bool) []*Node {
+	return cotangents(out, apply(indexSelectOp{o.axis, o.idx}, ct))
+}
+
+func (o scatterAddOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
+
+// ScatterAdd is the transpose of IndexSelect: it returns a zero tensor
+// with size entries along axis and src's other dimensions, adding entry i
+// of src along axis into entry idx[i] (repeated indices accumulate). src
+// must have len(idx) entries along axis.
+func ScatterAdd(src *Node, axis int, idx []int, size int) *Node {
+	checkNodes("scatter_add", src)
+	ax := normAxis("scatter_add", src, axis)
+	checkScatterAdd(src, ax, idx, size)
+	return apply(scatterAddOp{ax, append([]int(nil), idx...), size}, src)
+}
+
+func checkIndices(op string, x *Node, axis int, idx []int, n int) {
+	for _, i := range idx {
+		if i < 0 || i >= n {
+			tensor.Fail(op, "index %d out of range [0, %d) along axis %d (operand %s)", i, n, axis, Describe(x))
+		}
+	}
 }

@@ -30,9 +30,15 @@ func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	if !src.IsContiguous() {
 		// A strided input may need a copy; make it into a graph buffer.
 		src = g.AllocUninit(in[0].DType(), in[0].Shape()...)
-		tensor.CopyInto(src, in[0])
+		kern.Copy(src, in[0])
 	}
-	return g.view(src, viewReshape, [4]int{}, o.shape, func() *tensor.Tensor { return tensor.Reshape(src, o.shape...) })
+	return g.view(src, viewReshape, [4]int{}, o.shape, func() *tensor.Tensor { return kern.Reshape(src, o.shape) })
+}
+
+func (o reshapeOp) check(in []*Node) {
+	if slices.ContainsFunc(o.shape, func(d int) bool { return d < 0 }) || shapeSize(o.shape) != in[0].Size() {
+		tensor.Fail("reshape", "cannot reshape operand %s (size %d) to %s", Describe(in[0]), in[0].Size(), tensor.FormatShape(o.shape))
+	}
 }
 
 func (reshapeOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -50,7 +56,7 @@ func Reshape(x *Node, shape ...int) *Node {
 	if slices.Equal(shape, x.Shape()) {
 		return x
 	}
-	return Apply(reshapeOp{shape}, x)
+	return apply(reshapeOp{shape}, x)
 }
 
 func resolveShape(x *Node, shape []int) []int {
@@ -136,7 +142,22 @@ func (permuteOp) Name() string { return "permute" }
 func (permuteOp) Arity() int { return 1 }
 
 func (o permuteOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return g.view(in[0], viewPermute, [4]int{}, o.perm, func() *tensor.Tensor { return tensor.Permute(in[0], o.perm...) })
+	return g.view(in[0], viewPermute, [4]int{}, o.perm, func() *tensor.Tensor { return kern.Permute(in[0], o.perm) })
+}
+
+func (o permuteOp) check(in []*Node) {
+	nd := in[0].Dim()
+	ok := len(o.perm) == nd
+	seen := make([]bool, nd)
+	for _, a := range o.perm {
+		ok = ok && a >= 0 && a < nd && !seen[a]
+		if ok {
+			seen[a] = true
+		}
+	}
+	if !ok {
+		tensor.Fail("permute", "%v is not a permutation of the axes of operand %s", o.perm, Describe(in[0]))
+	}
 }
 
 func (o permuteOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -175,7 +196,27 @@ func Permute(x *Node, perm ...int) *Node {
 	if identity {
 		return x
 	}
-	return Apply(permuteOp{p}, x)
+	return apply(permuteOp{p}, x)
+}
+
+// permuted is Permute for a perm its caller built as a permutation of x's
+// axes without negative entries (Einsum): no second check.
+func permuted(x *Node, perm []int) *Node {
+	for i, a := range perm {
+		if a != i {
+			return apply(permuteOp{perm}, x)
+		}
+	}
+	return x
+}
+
+// reshaped is Reshape for a shape its caller built without -1 and with
+// x's size (Einsum): no second check.
+func reshaped(x *Node, shape ...int) *Node {
+	if slices.Equal(shape, x.Shape()) {
+		return x
+	}
+	return apply(reshapeOp{shape}, x)
 }
 
 // Transpose swaps the last two axes of x (the batched matrix transpose).
@@ -201,7 +242,13 @@ func (broadcastToOp) Name() string { return "broadcast_to" }
 func (broadcastToOp) Arity() int { return 1 }
 
 func (o broadcastToOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return g.view(in[0], viewExpand, [4]int{}, o.shape, func() *tensor.Tensor { return tensor.Expand(in[0], o.shape...) })
+	return g.view(in[0], viewExpand, [4]int{}, o.shape, func() *tensor.Tensor { return kern.Expand(in[0], o.shape) })
+}
+
+func (o broadcastToOp) check(in []*Node) {
+	if !broadcastsTo(in[0].Shape(), o.shape) {
+		tensor.Fail("broadcast_to", "cannot broadcast operand %s to %s", Describe(in[0]), tensor.FormatShape(o.shape))
+	}
 }
 
 func (broadcastToOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -219,9 +266,9 @@ func BroadcastTo(x *Node, shape ...int) *Node {
 		return x
 	}
 	if !broadcastsTo(x.Shape(), shape) {
-		tensor.Fail("broadcast_to", "cannot broadcast operand %s to %v", Describe(x), shape)
+		tensor.Fail("broadcast_to", "cannot broadcast operand %s to %s", Describe(x), tensor.FormatShape(shape))
 	}
-	return Apply(broadcastToOp{append([]int(nil), shape...)}, x)
+	return apply(broadcastToOp{append([]int(nil), shape...)}, x)
 }
 
 type sumToOp struct{ shape []int }
@@ -272,10 +319,16 @@ func (o sliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return g.slice(in[0], o.sliceSpec)
 }
 
+func (o sliceOp) check(in []*Node) {
+	if o.axis < 0 || o.axis >= in[0].Dim() || o.step == 0 {
+		tensor.Fail("slice", "axis %d with step %d does not fit operand %s", o.axis, o.step, Describe(in[0]))
+	}
+}
+
 // slice is tensor.Slice through the graph's view replay.
 func (g *Graph) slice(t *tensor.Tensor, s sliceSpec) *tensor.Tensor {
 	return g.view(t, viewSlice, [4]int{s.axis, s.start, s.stop, s.step}, nil, func() *tensor.Tensor {
-		return tensor.Slice(t, s.axis, s.start, s.stop, s.step)
+		return kern.Slice(t, s.axis, s.start, s.stop, s.step)
 	})
 }
 
@@ -300,7 +353,7 @@ func Slice(x *Node, axis, start, stop, step int) *Node {
 	if step == 1 && start == 0 && stop >= n {
 		return x
 	}
-	return Apply(sliceOp{sliceSpec{ax, start, stop, step}}, x)
+	return apply(sliceOp{sliceSpec{ax, start, stop, step}}, x)
 }
 
 type scatterSliceOp struct {
@@ -314,8 +367,25 @@ func (scatterSliceOp) Arity() int { return 1 }
 
 func (o scatterSliceOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	dst := g.Alloc(in[0].DType(), o.shape...)
-	tensor.CopyInto(g.slice(dst, o.sliceSpec), in[0])
+	kern.Copy(g.slice(dst, o.sliceSpec), in[0])
 	return dst
+}
+
+func (o scatterSliceOp) check(in []*Node) {
+	checkScatterSlice(in[0], o.shape, o.sliceSpec)
+}
+
+// checkScatterSlice fails unless src has the shape of slice s of shape.
+func checkScatterSlice(src *Node, shape []int, s sliceSpec) {
+	if len(shape) != src.Dim() || s.axis < 0 || s.axis >= len(shape) || s.step == 0 {
+		tensor.Fail("scatter_slice", "cannot scatter operand %s into shape %s along axis %d with step %d",
+			Describe(src), tensor.FormatShape(shape), s.axis, s.step)
+	}
+	want := tensor.Slice(tensor.Expand(tensor.Scalar(src.DType(), 0), shape...), s.axis, s.start, s.stop, s.step).Shape()
+	if !slices.Equal(want, src.Shape()) {
+		tensor.Fail("scatter_slice", "operand %s does not match slice %d:%d:%d of axis %d of shape %s (shape %s)",
+			Describe(src), s.start, s.stop, s.step, s.axis, tensor.FormatShape(shape), tensor.FormatShape(want))
+	}
 }
 
 func (o scatterSliceOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -329,24 +399,19 @@ func (o scatterSliceOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) 
 // must have the slice's shape.
 func ScatterSlice(src *Node, shape []int, axis, start, stop, step int) *Node {
 	checkNodes("scatter_slice", src)
-	if len(shape) != src.Dim() || axis < -len(shape) || axis >= len(shape) || step == 0 {
-		tensor.Fail("scatter_slice", "cannot scatter operand %s into shape %v along axis %d with step %d", Describe(src), shape, axis, step)
-	}
-	if axis < 0 {
+	if axis < 0 && axis >= -len(shape) {
 		axis += len(shape)
 	}
-	want := tensor.Slice(tensor.Expand(tensor.Scalar(src.DType(), 0), shape...), axis, start, stop, step).Shape()
-	if !slices.Equal(want, src.Shape()) {
-		tensor.Fail("scatter_slice", "operand %s does not match slice %d:%d:%d of axis %d of shape %v (shape %v)",
-			Describe(src), start, stop, step, axis, shape, want)
-	}
-	return scatterSlice(src, append([]int(nil), shape...), sliceSpec{axis, start, stop, step})
+	s := sliceSpec{axis, start, stop, step}
+	checkScatterSlice(src, shape, s)
+	return scatterSlice(src, append([]int(nil), shape...), s)
 }
 
 // scatterSlice keeps shape: callers pass a node's shape (never changed) or
-// a copy.
+// a copy. The caller has checked that src has the slice's shape (sliceOp's
+// VJP: the cotangent has the slice's shape).
 func scatterSlice(src *Node, shape []int, s sliceSpec) *Node {
-	return Apply(scatterSliceOp{s, shape}, src)
+	return apply(scatterSliceOp{s, shape}, src)
 }
 
 type concatOp struct{ axis int }
@@ -365,10 +430,29 @@ func (o concatOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	off := 0
 	for _, t := range in {
 		n := t.Shape()[o.axis]
-		tensor.CopyInto(g.slice(dst, sliceSpec{o.axis, off, off + n, 1}), t)
+		kern.Copy(g.slice(dst, sliceSpec{o.axis, off, off + n, 1}), t)
 		off += n
 	}
 	return dst
+}
+
+func (o concatOp) check(in []*Node) { checkConcat("concat", o.axis, in) }
+
+// checkConcat fails for op unless the xs share a dtype and agree on every
+// axis but the non-negative axis ax, which they all have.
+func checkConcat(op string, ax int, xs []*Node) {
+	if ax < 0 || ax >= xs[0].Dim() {
+		tensor.Fail(op, "axis %d out of range for operand %s", ax, Describe(xs[0]))
+	}
+	for _, x := range xs[1:] {
+		ok := x.DType() == xs[0].DType() && x.Dim() == xs[0].Dim()
+		for d := 0; ok && d < x.Dim(); d++ {
+			ok = d == ax || x.Shape()[d] == xs[0].Shape()[d]
+		}
+		if !ok {
+			tensor.Fail(op, "operands %s do not match along axes other than %d (or differ in dtype)", Describe(xs...), ax)
+		}
+	}
 }
 
 func (o concatOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -408,19 +492,11 @@ func Concat(axis int, xs ...*Node) *Node {
 	}
 	checkNodes("concat", xs...)
 	ax := normAxis("concat", xs[0], axis)
-	for _, x := range xs[1:] {
-		ok := x.g == xs[0].g && x.DType() == xs[0].DType() && x.Dim() == xs[0].Dim()
-		for d := 0; ok && d < x.Dim(); d++ {
-			ok = d == ax || x.Shape()[d] == xs[0].Shape()[d]
-		}
-		if !ok {
-			tensor.Fail("concat", "operands %s do not match along axes other than %d (or differ in dtype or graph)", Describe(xs...), axis)
-		}
-	}
+	checkConcat("concat", ax, xs)
 	if len(xs) == 1 {
 		return xs[0]
 	}
-	return Apply(concatOp{ax}, xs...)
+	return apply(concatOp{ax}, xs...)
 }
 
 // Stack joins xs, which must have equal shapes and dtypes, along a new axis
@@ -446,7 +522,8 @@ func Stack(axis int, xs ...*Node) *Node {
 	if len(us) == 1 {
 		return us[0]
 	}
-	return Apply(concatOp{ax}, us...)
+	checkConcat("stack", ax, us)
+	return apply(concatOp{ax}, us...)
 }
 
 // Split cuts x along axis into consecutive pieces of the given sizes, which
@@ -471,82 +548,6 @@ func Split(x *Node, axis int, sizes ...int) []*Node {
 		off += s
 	}
 	return out
-}
-
-type indexSelectOp struct {
-	axis int
-	idx  []int
-}
-
-func (indexSelectOp) Name() string { return "index_select" }
-
-func (indexSelectOp) Arity() int { return 1 }
-
-func (o indexSelectOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	shape := append([]int(nil), in[0].Shape()...)
-	shape[o.axis] = len(o.idx)
-	return tensor.IndexSelectTo(g.AllocUninit(in[0].DType(), shape...), in[0], o.axis, o.idx)
-}
-
-func (o indexSelectOp) VJP(out, ct *Node, needs []bool) []*Node {
-	n := out.inputs[0].Shape()[o.axis]
-	return cotangents(out, Apply(scatterAddOp{o.axis, o.idx, n}, ct))
-}
-
-func (o indexSelectOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
-
-// IndexSelect gathers the entries idx along axis of x: the result's axis
-// has len(idx) entries, entry i being x's entry idx[i]. Indices may repeat.
-// It panics if an index is out of range.
-func IndexSelect(x *Node, axis int, idx []int) *Node {
-	checkNodes("index_select", x)
-	ax := normAxis("index_select", x, axis)
-	checkIndices("index_select", x, ax, idx, x.Shape()[ax])
-	return Apply(indexSelectOp{ax, append([]int(nil), idx...)}, x)
-}
-
-type scatterAddOp struct {
-	axis int
-	idx  []int
-	size int
-}
-
-func (scatterAddOp) Name() string { return "scatter_add" }
-
-func (scatterAddOp) Arity() int { return 1 }
-
-func (o scatterAddOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	shape := append([]int(nil), in[0].Shape()...)
-	shape[o.axis] = o.size
-	return tensor.ScatterAddTo(g.Alloc(in[0].DType(), shape...), in[0], o.axis, o.idx)
-}
-
-func (o scatterAddOp) VJP(out, ct *Node, needs []bool) []*Node {
-	return cotangents(out, Apply(indexSelectOp{o.axis, o.idx}, ct))
-}
-
-func (o scatterAddOp) JVP(out *Node, t []*Node) *Node { return Apply(o, t[0]) }
-
-// ScatterAdd is the transpose of IndexSelect: it returns a zero tensor
-// with size entries along axis and src's other dimensions, adding entry i
-// of src along axis into entry idx[i] (repeated indices accumulate). src
-// must have len(idx) entries along axis.
-func ScatterAdd(src *Node, axis int, idx []int, size int) *Node {
-	checkNodes("scatter_add", src)
-	ax := normAxis("scatter_add", src, axis)
-	if src.Shape()[ax] != len(idx) {
-		tensor.Fail("scatter_add", "operand %s has %d entries along axis %d but %d indices are given", Describe(src), src.Shape()[ax], axis, len(idx))
-	}
-	checkIndices("scatter_add", src, ax, idx, size)
-	return Apply(scatterAddOp{ax, append([]int(nil), idx...), size}, src)
-}
-
-func checkIndices(op string, x *Node, axis int, idx []int, n int) {
-	for _, i := range idx {
-		if i < 0 || i >= n {
-			tensor.Fail(op, "index %d out of range [0, %d) along axis %d (operand %s)", i, n, axis, Describe(x))
-		}
-	}
 }
 
 // OneHot returns a constant node of shape (len(labels), classes) with a 1
@@ -576,11 +577,25 @@ func (o padOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	inner := dst
 	for i, p := range o.pads {
 		if p != [2]int{} {
-			inner = tensor.Slice(inner, i, p[0], p[0]+x.Shape()[i], 1)
+			inner = kern.Slice(inner, i, p[0], p[0]+x.Shape()[i], 1)
 		}
 	}
-	tensor.CopyInto(inner, x)
+	kern.Copy(inner, x)
 	return dst
+}
+
+func (o padOp) check(in []*Node) { checkPads(in[0], o.pads) }
+
+// checkPads fails unless pads holds one non-negative pair per axis of x.
+func checkPads(x *Node, pads [][2]int) {
+	if len(pads) != x.Dim() {
+		tensor.Fail("pad", "%d pad pairs for operand %s", len(pads), Describe(x))
+	}
+	for _, p := range pads {
+		if p[0] < 0 || p[1] < 0 {
+			tensor.Fail("pad", "negative padding %v for operand %s", pads, Describe(x))
+		}
+	}
 }
 
 func (o padOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -599,18 +614,9 @@ func (o padOp) JVP(out *Node, t []*Node) *Node { return Apply(padOp{o.pads, 0}, 
 // axis i. It panics unless there is one non-negative pair per axis.
 func Pad(x *Node, pads [][2]int, value float64) *Node {
 	checkNodes("pad", x)
-	if len(pads) != x.Dim() {
-		tensor.Fail("pad", "%d pad pairs for operand %s", len(pads), Describe(x))
-	}
-	zero := true
-	for _, p := range pads {
-		if p[0] < 0 || p[1] < 0 {
-			tensor.Fail("pad", "negative padding %v for operand %s", pads, Describe(x))
-		}
-		zero = zero && p == [2]int{}
-	}
-	if zero {
+	checkPads(x, pads)
+	if slices.Equal(pads, make([][2]int, len(pads))) {
 		return x
 	}
-	return Apply(padOp{append([][2]int(nil), pads...), value}, x)
+	return apply(padOp{append([][2]int(nil), pads...), value}, x)
 }

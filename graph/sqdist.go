@@ -16,7 +16,15 @@ func (sqDistOp) Name() string { return "sq_dist" }
 func (sqDistOp) Arity() int { return 2 }
 
 func (sqDistOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.SqDistTo(g.AllocUninit(in[0].DType(), in[0].Shape()[0], in[1].Shape()[0]), in[0], in[1])
+	return kern.SqDist(g.AllocUninit(in[0].DType(), in[0].Shape()[0], in[1].Shape()[0]), in[0], in[1])
+}
+
+func (sqDistOp) check(in []*Node) { checkSqDist(in[0], in[1]) }
+
+func checkSqDist(a, b *Node) {
+	if a.Dim() != 2 || b.Dim() != 2 || a.Shape()[1] != b.Shape()[1] || a.DType() != b.DType() {
+		tensor.Fail("sq_dist", "need points (n, d) and (m, d) with the same d and dtype, got %s", Describe(a, b))
+	}
 }
 
 // Ā = 2(diag(R̄·1)·A − R̄·B) and B̄ = 2(diag(R̄ᵀ·1)·B − R̄ᵀ·A).
@@ -62,8 +70,6 @@ func (sqDistOp) JVP(out *Node, t []*Node) *Node {
 // do not fit.
 func SqDist(a, b *Node) *Node {
 	checkNodes("sq_dist", a, b)
-	if a.Dim() != 2 || b.Dim() != 2 || a.Shape()[1] != b.Shape()[1] || a.DType() != b.DType() {
-		tensor.Fail("sq_dist", "need points (n, d) and (m, d) with the same d and dtype, got %s", Describe(a, b))
-	}
-	return Apply(sqDistOp{}, a, b)
+	checkSqDist(a, b)
+	return apply(sqDistOp{}, a, b)
 }

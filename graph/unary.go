@@ -128,7 +128,15 @@ func (clampOp) Name() string { return "clamp" }
 func (clampOp) Arity() int { return 1 }
 
 func (o clampOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	return tensor.ClampTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.lo, o.hi)
+	return kern.Clamp(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], o.lo, o.hi)
+}
+
+func (o clampOp) check(in []*Node) { checkClamp(in[0], o.lo, o.hi) }
+
+func checkClamp(x *Node, lo, hi float64) {
+	if lo > hi {
+		tensor.Fail("clamp", "lower bound %g exceeds upper bound %g (operand %s)", lo, hi, Describe(x))
+	}
 }
 
 // The derivative is 1 where the value passed through unchanged.
@@ -141,10 +149,9 @@ func (o clampOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 // Clamp limits x to [lo, hi] (either may be infinite). The derivative is 1
 // inside the interval and 0 where x was clipped. It panics if lo > hi.
 func Clamp(x *Node, lo, hi float64) *Node {
-	if lo > hi {
-		tensor.Fail("clamp", "lower bound %g exceeds upper bound %g (operand %s)", lo, hi, Describe(x))
-	}
-	return Apply(clampOp{lo, hi}, x)
+	checkNodes("clamp", x)
+	checkClamp(x, lo, hi)
+	return apply(clampOp{lo, hi}, x)
 }
 
 type whereOp struct{}
@@ -157,9 +164,18 @@ func (whereOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	c, a, b := in[0], in[1], in[2]
 	shape := c.Shape()
 	if !slices.Equal(shape, a.Shape()) || !slices.Equal(shape, b.Shape()) {
-		shape = tensor.BroadcastShapes("where", c.Shape(), a.Shape(), b.Shape())
+		shape = joinShapes(g, joinShapes(g, c.Shape(), a.Shape()), b.Shape())
 	}
-	return tensor.WhereTo(g.AllocUninit(a.DType(), shape...), c, a, b)
+	return kern.Where(g.AllocUninit(a.DType(), shape...), c, a, b)
+}
+
+func (whereOp) check(in []*Node) { checkWhere(in[0], in[1], in[2]) }
+
+func checkWhere(cond, a, b *Node) {
+	if cond.DType() != a.DType() || a.DType() != b.DType() {
+		tensor.Fail("where", "mixed dtypes: %s", Describe(cond, a, b))
+	}
+	tensor.BroadcastShapes("where", cond.Shape(), a.Shape(), b.Shape())
 }
 
 func (whereOp) VJP(out, ct *Node, needs []bool) []*Node {
@@ -186,14 +202,8 @@ func (whereOp) JVP(out *Node, t []*Node) *Node {
 // together. cond receives no gradient.
 func Where(cond, a, b *Node) *Node {
 	checkNodes("where", cond, a, b)
-	if cond.g != a.g || a.g != b.g {
-		tensor.Fail("where", "operands %s belong to different graphs", Describe(cond, a, b))
-	}
-	if cond.DType() != a.DType() || a.DType() != b.DType() {
-		tensor.Fail("where", "mixed dtypes: %s", Describe(cond, a, b))
-	}
-	tensor.BroadcastShapes("where", cond.Shape(), a.Shape(), b.Shape())
-	return Apply(whereOp{}, cond, a, b)
+	checkWhere(cond, a, b)
+	return apply(whereOp{}, cond, a, b)
 }
 
 // compareOp is an elementwise comparison giving 0 or 1 in the operands'

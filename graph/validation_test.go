@@ -292,3 +292,213 @@ func TestPoolingMisuseNamesOpShapesAndCaller(t *testing.T) {
 	e, site = graphError(t, func() { graph.Apply(agrad.Op(), g.Var(tensor.Ones(tensor.Float64, 1, 1, 3, 3))) }), here()
 	requireMisuse(t, e, "avgpool2d_grad", site, "(1, 1, 3, 3) float64")
 }
+
+func TestShapeOpsMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.Reshape(x, 4, 2) }), here()
+	requireMisuse(t, e, "reshape", site, "(2, 3) float32", "[4 2]")
+	e, site = graphError(t, func() { graph.Permute(x, 0, 0) }), here()
+	requireMisuse(t, e, "permute", site, "[0 0]", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.BroadcastTo(x, 4, 3) }), here()
+	requireMisuse(t, e, "broadcast_to", site, "(2, 3) float32", "(4, 3)")
+	e, site = graphError(t, func() { graph.Slice(x, 2, 0, 1, 1) }), here()
+	requireMisuse(t, e, "slice", site, "axis 2", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterSlice(x, []int{2, 5}, 1, 0, 2, 1) }), here()
+	requireMisuse(t, e, "scatter_slice", site, "(2, 3) float32", "shape (2, 5)", "(shape (2, 2))")
+	y := g.Var(tensor.Ones(tensor.Float64, 2, 3))
+	e, site = graphError(t, func() { graph.Concat(0, x, y) }), here()
+	requireMisuse(t, e, "concat", site, "(2, 3) float32", "(2, 3) float64")
+	e, site = graphError(t, func() { graph.Stack(0, x, y) }), here()
+	requireMisuse(t, e, "stack", site, "(1, 2, 3) float32", "(1, 2, 3) float64")
+	e, site = graphError(t, func() { graph.Pad(x, [][2]int{{0, 1}}, 0) }), here()
+	requireMisuse(t, e, "pad", site, "1 pad pairs", "(2, 3) float32")
+
+	// Op values re-applied to operands they were not built for: the
+	// constructor's check, not a panic inside a view or a copy.
+	v := g.Var(tensor.Ones(tensor.Float32, 5))
+	for _, tc := range []struct {
+		name string
+		y    *graph.Node
+		in   []*graph.Node
+		frag []string
+	}{
+		{"reshape", graph.Reshape(x, 3, 2), []*graph.Node{v}, []string{"(5,) float32", "(3, 2)"}},
+		{"permute", graph.Transpose(x), []*graph.Node{v}, []string{"[1 0]", "(5,) float32"}},
+		{"broadcast_to", graph.BroadcastTo(x, 4, 2, 3), []*graph.Node{v}, []string{"(5,) float32", "(4, 2, 3)"}},
+		{"slice", graph.Slice(x, 1, 0, 2, 1), []*graph.Node{v}, []string{"axis 1", "(5,) float32"}},
+		{"scatter_slice", graph.ScatterSlice(x, []int{2, 5}, 1, 1, 4, 1), []*graph.Node{v}, []string{"(5,) float32", "shape (2, 5)"}},
+		{"concat", graph.Concat(1, x, x), []*graph.Node{x, g.Var(tensor.Ones(tensor.Float32, 3, 3))}, []string{"(2, 3) float32", "(3, 3) float32"}},
+		{"pad", graph.Pad(x, [][2]int{{1, 0}, {0, 2}}, 0), []*graph.Node{v}, []string{"2 pad pairs", "(5,) float32"}},
+	} {
+		e, site = graphError(t, func() { graph.Apply(tc.y.Op(), tc.in...) }), here()
+		requireMisuse(t, e, tc.name, site, tc.frag...)
+	}
+}
+
+func TestShapeOpsValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// x = [[1 2 3] [4 5 6]].
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	assert.Equal(t, []float64{1, 4, 2, 5, 3, 6}, graph.Transpose(x).Value().Values())
+	// Reshaping the transposed (strided) view copies it first.
+	r := graph.Reshape(graph.Transpose(x), 2, 3)
+	assert.Equal(t, []int{2, 3}, r.Shape())
+	assert.Equal(t, []float64{1, 4, 2, 5, 3, 6}, r.Value().Values())
+	assert.Equal(t, []float64{1, 2, 3, 1, 2, 3}, graph.BroadcastTo(graph.Slice(x, 0, 0, 1, 1), 2, 3).Value().Values())
+	assert.Equal(t, []float64{3, 1, 6, 4}, graph.Slice(x, 1, -1, math.MinInt, -2).Value().Values())
+	assert.Equal(t, []float64{0, 1, 2, 3, 0, 0, 4, 5, 6, 0}, graph.ScatterSlice(x, []int{2, 5}, 1, 1, 4, 1).Value().Values())
+	assert.Equal(t, []float64{1, 2, 3, 1, 2, 4, 5, 6, 4, 5}, graph.Concat(1, x, graph.Slice(x, 1, 0, 2, 1)).Value().Values())
+	st := graph.Stack(1, x, graph.MulScalar(x, 10))
+	assert.Equal(t, []int{2, 2, 3}, st.Shape())
+	assert.Equal(t, []float64{1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60}, st.Value().Values())
+	assert.Equal(t, []float64{9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9},
+		graph.Pad(x, [][2]int{{1, 0}, {0, 2}}, 9).Value().Values())
+	// Pad of a transposed view: (3, 2) with one zero column before.
+	assert.Equal(t, []float64{0, 1, 4, 0, 2, 5, 0, 3, 6}, graph.Pad(graph.Transpose(x), [][2]int{{0, 0}, {1, 0}}, 0).Value().Values())
+}
+
+func TestGatherScatterMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	x := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	e, site := graphError(t, func() { graph.IndexSelect(x, 1, []int{0, 3}) }), here()
+	requireMisuse(t, e, "index_select", site, "index 3", "[0, 3)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterAdd(x, 1, []int{0, 1}, 4) }), here()
+	requireMisuse(t, e, "scatter_add", site, "2 indices along axis 1", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterAdd(x, 0, []int{0, 2}, 2) }), here()
+	requireMisuse(t, e, "scatter_add", site, "index 2", "[0, 2)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.TakeAlongAxis(x, 1, []int{0, 1, 5, 0}) }), here()
+	requireMisuse(t, e, "take_along_axis", site, "index 5", "[0, 3)", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.ScatterAddAlongAxis(x, 0, []int{0, 1, 0}, 2) }), here()
+	requireMisuse(t, e, "scatter_add_along_axis", site, "3 indices", "(2, 3) float32")
+
+	// Re-applied to an operand whose axis is shorter than an index, or
+	// which lacks the axis: the constructor's check, not an index panic.
+	sel := graph.IndexSelect(x, 1, []int{2, 0}).Op()
+	e, site = graphError(t, func() { graph.Apply(sel, g.Var(tensor.Ones(tensor.Float32, 2, 2))) }), here()
+	requireMisuse(t, e, "index_select", site, "index 2", "(2, 2) float32")
+	e, site = graphError(t, func() { graph.Apply(sel, g.Var(tensor.Ones(tensor.Float32, 4))) }), here()
+	requireMisuse(t, e, "index_select", site, "axis 1", "(4,) float32")
+	sc := graph.ScatterAdd(x, 1, []int{2, 0, 2}, 3).Op()
+	e, site = graphError(t, func() { graph.Apply(sc, g.Var(tensor.Ones(tensor.Float32, 2, 2))) }), here()
+	requireMisuse(t, e, "scatter_add", site, "3 indices along axis 1", "(2, 2) float32")
+}
+
+func TestGatherScatterValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// x = [[1 2 3] [4 5 6]].
+	x := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	assert.Equal(t, []float64{3, 1, 3, 6, 4, 6}, graph.IndexSelect(x, 1, []int{2, 0, 2}).Value().Values())
+	// Columns 0, 1, 2 added into columns 2, 0, 2 of a (2, 4) zero tensor.
+	assert.Equal(t, []float64{2, 0, 4, 0, 5, 0, 10, 0}, graph.ScatterAdd(x, 1, []int{2, 0, 2}, 4).Value().Values())
+	// On a transposed view (3, 2): rows 1 and 1.
+	assert.Equal(t, []float64{2, 5, 2, 5}, graph.IndexSelect(graph.Transpose(x), 0, []int{1, 1}).Value().Values())
+	take := graph.TakeAlongAxis(x, 1, []int{2, 2, 0, 1})
+	assert.Equal(t, []int{2, 2}, take.Shape())
+	assert.Equal(t, []float64{3, 3, 4, 5}, take.Value().Values())
+	back := graph.ScatterAddAlongAxis(take, 1, []int{2, 2, 0, 1}, 3)
+	assert.Equal(t, []float64{0, 0, 6, 4, 5, 0}, back.Value().Values())
+}
+
+func TestWhereClampDiagMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	c := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	a := g.Var(tensor.Ones(tensor.Float32, 4, 3))
+	d := g.Var(tensor.Ones(tensor.Float64, 2, 3))
+	e, site := graphError(t, func() { graph.Where(c, a, c) }), here()
+	requireMisuse(t, e, "where", site, "(2, 3)", "(4, 3)")
+	e, site = graphError(t, func() { graph.Where(c, c, d) }), here()
+	requireMisuse(t, e, "where", site, "mixed dtypes", "(2, 3) float64")
+	e, site = graphError(t, func() { graph.Clamp(c, 1, -1) }), here()
+	requireMisuse(t, e, "clamp", site, "lower bound 1 exceeds upper bound -1", "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Diagonal(c) }), here()
+	requireMisuse(t, e, "diagonal", site, "(2, 3) float32", "not a square matrix")
+	sq := g.Var(tensor.Ones(tensor.Float32, 3, 3))
+	st := g.Var(tensor.Ones(tensor.Float32, 2, 3, 3))
+	e, site = graphError(t, func() { graph.AddDiag(st, a) }), here()
+	requireMisuse(t, e, "add_diag", site, "do not broadcast", "(2, 3, 3) float32", "(4, 3) float32")
+	e, site = graphError(t, func() { graph.AddDiag(sq, g.Var(tensor.Ones(tensor.Float32, 2))) }), here()
+	requireMisuse(t, e, "add_diag", site, "does not fit the 3×3 matrices", "(2,) float32")
+
+	// Re-applied op values.
+	where := graph.Where(c, c, c).Op()
+	e, site = graphError(t, func() { graph.Apply(where, c, a, c) }), here()
+	requireMisuse(t, e, "where", site, "(2, 3)", "(4, 3)")
+	e, site = graphError(t, func() { graph.Apply(where, c, d, d) }), here()
+	requireMisuse(t, e, "where", site, "mixed dtypes")
+	diag := graph.Diagonal(sq).Op()
+	e, site = graphError(t, func() { graph.Apply(diag, c) }), here()
+	requireMisuse(t, e, "diagonal", site, "(2, 3) float32")
+	addDiag := graph.AddDiag(sq, g.Var(tensor.Ones(tensor.Float32, 3))).Op()
+	e, site = graphError(t, func() { graph.Apply(addDiag, st, a) }), here()
+	requireMisuse(t, e, "add_diag", site, "do not broadcast", "(2, 3, 3) float32", "(4, 3) float32")
+	e, site = graphError(t, func() { graph.Apply(addDiag, c, sq) }), here()
+	requireMisuse(t, e, "add_diag", site, "need square matrices", "(2, 3) float32")
+}
+
+func TestWhereClampDiagValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// cond (2, 1) picks row-wise between a (1, 3) and the scalar b.
+	cond := g.Const(tensor.FromFloat64s([]float64{1, 0}, 2, 1))
+	a := g.Const(tensor.FromFloat64s([]float64{1, 2, 3}, 1, 3))
+	b := g.Const(tensor.FromFloat64s([]float64{-1}))
+	w := graph.Where(cond, a, b)
+	assert.Equal(t, []int{2, 3}, w.Shape())
+	assert.Equal(t, []float64{1, 2, 3, -1, -1, -1}, w.Value().Values())
+	x := g.Const(tensor.FromFloat64s([]float64{-2, -0.5, 0, 0.5, 2, 7}, 2, 3))
+	assert.Equal(t, []float64{-1, -0.5, 0, 0.5, 1, 1}, graph.Clamp(x, -1, 1).Value().Values())
+	// m = [[1 2] [3 4]] and its transpose: diagonals (1, 4) both.
+	m := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2))
+	assert.Equal(t, []float64{1, 4}, graph.Diagonal(m).Value().Values())
+	assert.Equal(t, []float64{1, 4}, graph.Diagonal(graph.Transpose(m)).Value().Values())
+	assert.Equal(t, []float64{11, 2, 3, 24}, graph.AddDiag(m, g.Const(tensor.FromFloat64s([]float64{10, 20}, 2))).Value().Values())
+	// A scalar diagonal, and a (2, 2) stack of diagonals broadcasting m to
+	// (2, 2, 2).
+	assert.Equal(t, []float64{1.5, 2, 3, 4.5}, graph.AddDiag(graph.Transpose(graph.Transpose(m)), g.Const(tensor.Scalar(tensor.Float64, 0.5))).Value().Values())
+	s := graph.AddDiag(m, g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2)))
+	assert.Equal(t, []int{2, 2, 2}, s.Shape())
+	assert.Equal(t, []float64{2, 2, 3, 6, 4, 2, 3, 8}, s.Value().Values())
+}
+
+func TestSqDistEinsumMisuseNamesOpShapesAndCaller(t *testing.T) {
+	g := graph.New()
+	a := g.Var(tensor.Ones(tensor.Float32, 2, 3))
+	b := g.Var(tensor.Ones(tensor.Float32, 4, 2))
+	e, site := graphError(t, func() { graph.SqDist(a, b) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(2, 3) float32", "(4, 2) float32")
+	e, site = graphError(t, func() { graph.SqDist(a, g.Var(tensor.Ones(tensor.Float64, 2, 3))) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(2, 3) float32", "(2, 3) float64")
+	sq := graph.SqDist(a, a).Op()
+	e, site = graphError(t, func() { graph.Apply(sq, a, b) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(2, 3) float32", "(4, 2) float32")
+	e, site = graphError(t, func() { graph.Apply(sq, g.Var(tensor.Ones(tensor.Float32, 6)), a) }), here()
+	requireMisuse(t, e, "sq_dist", site, "(6,) float32", "(2, 3) float32")
+
+	// Einsum has no op of its own: it checks the spec once and builds
+	// its permutations and reshapes without checking them again.
+	e, site = graphError(t, func() { graph.Einsum("ij,jk->ik", a, a) }), here()
+	requireMisuse(t, e, "einsum", site, `axis 'j' has sizes 3 and 2`, "(2, 3) float32")
+	e, site = graphError(t, func() { graph.Einsum("ij,jk->ii", a, g.Var(tensor.Ones(tensor.Float32, 3, 2))) }), here()
+	requireMisuse(t, e, "einsum", site, `repeats 'i' in the output`)
+	e, site = graphError(t, func() { graph.Einsum("ijk,jk->i", a, b) }), here()
+	requireMisuse(t, e, "einsum", site, "does not fit operands", "(2, 3) float32", "(4, 2) float32")
+}
+
+func TestSqDistEinsumValuesThroughTheTrustedKernels(t *testing.T) {
+	g := graph.New()
+	// Points (0, 0), (1, 2) against (3, 4), (1, 0): 9+16, 1+0; 4+4, 0+4.
+	a := g.Const(tensor.FromFloat64s([]float64{0, 0, 1, 2}, 2, 2))
+	b := g.Const(tensor.FromFloat64s([]float64{3, 4, 1, 0}, 2, 2))
+	assert.Equal(t, []float64{25, 1, 8, 4}, graph.SqDist(a, b).Value().Values())
+	assert.Equal(t, []float64{0, 5, 5, 0}, graph.SqDist(a, a).Value().Values())
+	// m = [[1 2 3] [4 5 6]], v = (1, 0, -1).
+	m := g.Const(tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	v := g.Const(tensor.FromFloat64s([]float64{1, 0, -1}, 3))
+	assert.Equal(t, []float64{-2, -2}, graph.Einsum("ij,j->i", m, v).Value().Values())
+	// Σᵢ mᵢⱼ mᵢₖ = mᵀm, laid out as "kj" (symmetric anyway): 17 22 27 / 22 29 36 / 27 36 45.
+	assert.Equal(t, []float64{17, 22, 27, 22, 29, 36, 27, 36, 45}, graph.Einsum("ij,ik->kj", m, m).Value().Values())
+	// The outer product transposed: (v ⊗ row 0 of m)ᵀ, shape (2, 3, 3) → "bji".
+	outer := graph.Einsum("bi,j->bji", m, v)
+	assert.Equal(t, []int{2, 3, 3}, outer.Shape())
+	assert.Equal(t, []float64{1, 2, 3, 0, 0, 0, -1, -2, -3, 4, 5, 6, 0, 0, 0, -4, -5, -6}, outer.Value().Values())
+}

@@ -127,7 +127,21 @@ func WhereTo(dst, cond, a, b *Tensor) *Tensor {
 	}
 	dst = prepareDst(op, dst, a.dtype, shape, cond, a, b)
 	checkOverlap(op, dst, cond, a, b)
-	c, av, bv := cond.broadcastTo(op, shape), a.broadcastTo(op, shape), b.broadcastTo(op, shape)
+	return whereTrusted(dst, cond, a, b)
+}
+
+// whereTrusted is WhereTo after validation, the trusted kernel graph calls
+// (internal/unchecked): the operands share dst's dtype and broadcast to
+// dst's shape, and dst overlaps none of them other than as its very view.
+func whereTrusted(dst, cond, a, b *Tensor) *Tensor {
+	shape := dst.shape
+	view := func(t *Tensor) *Tensor { // broadcastTo without its checks
+		if slices.Equal(t.shape, shape) {
+			return t
+		}
+		return expandTrusted(t, shape)
+	}
+	c, av, bv := view(cond), view(a), view(b)
 	if a.dtype == Float32 {
 		whereApply[float32](dst, c, av, bv)
 	} else {

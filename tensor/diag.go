@@ -19,6 +19,15 @@ func DiagonalTo(dst, a *Tensor) *Tensor {
 	if sharesStorage(dst, a) {
 		Fail(op, "destination %v overlaps the operand %v", describe(dst), describe(a))
 	}
+	return diagonalTrusted(dst, a)
+}
+
+// diagonalTrusted is DiagonalTo after validation, the trusted kernel graph
+// calls (internal/unchecked): a is (..., n, n), dst is (..., n) of a's
+// dtype and does not overlap a.
+func diagonalTrusted(dst, a *Tensor) *Tensor {
+	nb := len(a.shape) - 2
+	n := a.shape[nb+1]
 	if a.dtype == Float32 {
 		diagonalKernel[float32](dst, a, nb, n)
 	} else {
@@ -75,9 +84,23 @@ func AddDiagTo(dst, a, d *Tensor) *Tensor {
 	if !sharesStorage(dst, a) { // else dst is a's very view (checkOverlap)
 		CopyInto(dst, a)
 	}
-	nb := len(shape) - 2
-	dv := d.broadcastTo(op, append(cloneInts(shape[:nb]), n))
-	if a.dtype == Float32 {
+	return addDiagKernels(dst, d, n)
+}
+
+// addDiagTrusted is AddDiagTo after validation, the trusted kernel graph
+// calls (internal/unchecked): a (..., n, n) and the diagonal d ((), or
+// (..., n)) share dst's dtype, their batch axes broadcast to dst's, which
+// is (..., n, n), and dst overlaps neither.
+func addDiagTrusted(dst, a, d *Tensor) *Tensor {
+	copyTrusted(dst, expandTrusted(a, dst.shape))
+	return addDiagKernels(dst, d, dst.shape[len(dst.shape)-1])
+}
+
+// addDiagKernels adds d to the diagonals of dst, which holds a's copy.
+func addDiagKernels(dst, d *Tensor, n int) *Tensor {
+	nb := len(dst.shape) - 2
+	dv := expandTrusted(d, append(cloneInts(dst.shape[:nb]), n))
+	if dst.dtype == Float32 {
 		addDiagKernel[float32](dst, dv, nb, n)
 	} else {
 		addDiagKernel[float64](dst, dv, nb, n)

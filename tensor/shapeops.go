@@ -136,6 +136,15 @@ func indexSelect(op string, dst, a *Tensor, axis int, idx []int) *Tensor {
 		}
 		out = dst
 	}
+	return indexSelectTrusted(out, a, ax, idx)
+}
+
+// indexSelectTrusted is IndexSelectTo after validation, the trusted kernel
+// graph calls (internal/unchecked): 0 <= ax < a.Dim(), every index is in
+// range, and out has a's dtype and the result's shape and does not overlap
+// a.
+func indexSelectTrusted(out, a *Tensor, ax int, idx []int) *Tensor {
+	n := a.shape[ax]
 	outer, inner := shapeSize(a.shape[:ax]), shapeSize(a.shape[ax+1:])
 	if out.Size() == 0 {
 		return out
@@ -211,8 +220,16 @@ func scatterAdd(op string, dst, src *Tensor, ax int, idx []int) *Tensor {
 	if len(idx) != src.shape[ax] {
 		Fail(op, "%d indices for axis %d of length %d in source shape %v", len(idx), ax, src.shape[ax], fmtShape(src.shape))
 	}
+	checkIndices(op, idx, dst.shape[ax], ax, dst.shape)
+	return scatterAddTrusted(dst, src, ax, idx)
+}
+
+// scatterAddTrusted is ScatterAddTo after validation, the trusted kernel
+// graph calls (internal/unchecked): dst has src's dtype and shape except
+// along ax, len(idx) is src's length along ax, every index is in range for
+// dst, and dst does not overlap src.
+func scatterAddTrusted(dst, src *Tensor, ax int, idx []int) *Tensor {
 	size := dst.shape[ax]
-	checkIndices(op, idx, size, ax, dst.shape)
 	if src.Size() == 0 {
 		return dst
 	}

@@ -28,9 +28,7 @@ func sqDist(op string, dst, a, b *Tensor) *Tensor {
 	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[1] {
 		Fail(op, "need points (n, d) and (m, d) with the same d, got %s", describe(a, b))
 	}
-	n, m, d := a.shape[0], b.shape[0], a.shape[1]
-	same := a == b
-	out := prepareDst(op, dst, a.dtype, []int{n, m}, a, b)
+	out := prepareDst(op, dst, a.dtype, []int{a.shape[0], b.shape[0]}, a, b)
 	if dst != nil {
 		if !dst.IsContiguous() {
 			Fail(op, "destination %s is not contiguous", describe(dst))
@@ -39,6 +37,15 @@ func sqDist(op string, dst, a, b *Tensor) *Tensor {
 			Fail(op, "destination %s overlaps an operand: %s", describe(dst), describe(a, b))
 		}
 	}
+	return sqDistTrusted(out, a, b)
+}
+
+// sqDistTrusted is SqDistTo after validation, the trusted kernel graph
+// calls (internal/unchecked): a (n, d) and b (m, d) share out's dtype, and
+// out is a contiguous (n, m) overlapping neither.
+func sqDistTrusted(out, a, b *Tensor) *Tensor {
+	n, m, d := a.shape[0], b.shape[0], a.shape[1]
+	same := a == b
 	if out.Size() == 0 {
 		return out
 	}

@@ -284,7 +284,12 @@ func (t *Tensor) Clone() *Tensor {
 // The dtypes must match.
 func CopyInto(dst, src *Tensor) {
 	sameDType("CopyInto", dst, src)
-	s := src.broadcastTo("CopyInto", dst.shape)
+	copyTrusted(dst, src.broadcastTo("CopyInto", dst.shape))
+}
+
+// copyTrusted is CopyInto after validation, the trusted kernel graph calls
+// (internal/unchecked): s has dst's dtype and shape.
+func copyTrusted(dst, s *Tensor) {
 	if dst.dtype == Float32 {
 		unaryApply[float32](dst, s, func(d, a []float32) { copy(d, a) }, func(x float32) float32 { return x })
 	} else {

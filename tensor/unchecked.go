@@ -39,5 +39,19 @@ func init() {
 		MaxPool2DGrad:    maxPool2DGradTrusted,
 		AvgPool2D:        avgPool2DTrusted,
 		AvgPool2DGrad:    avgPool2DGradTrusted,
+
+		Reshape:     func(a *Tensor, shape []int) *Tensor { return reshapeTrusted(a, cloneInts(shape)) },
+		Expand:      expandTrusted,
+		Permute:     permuteTrusted,
+		Slice:       sliceTrusted,
+		Copy:        copyTrusted,
+		IndexSelect: indexSelectTrusted,
+		ScatterAdd:  scatterAddTrusted,
+
+		Where:    whereTrusted,
+		Clamp:    func(dst, a *Tensor, lo, hi float64) *Tensor { return clampOp.run(dst, a, lo, hi) },
+		Diagonal: diagonalTrusted,
+		AddDiag:  addDiagTrusted,
+		SqDist:   sqDistTrusted,
 	})
 }

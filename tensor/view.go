@@ -14,7 +14,13 @@ package tensor
 // that need to know can compare Offset/storage or call Contiguous first.
 // It panics if the shape is invalid or its size differs from a's.
 func Reshape(a *Tensor, shape ...int) *Tensor {
-	shape = resolveShape("Reshape", a, shape)
+	return reshapeTrusted(a, resolveShape("Reshape", a, shape))
+}
+
+// reshapeTrusted is Reshape after validation, the trusted kernel graph
+// calls (internal/unchecked): shape has no -1 and a's size. The result
+// keeps shape.
+func reshapeTrusted(a *Tensor, shape []int) *Tensor {
 	if strides, ok := reshapeStrides(a.shape, a.strides, shape); ok {
 		v := *a
 		v.shape = shape
@@ -113,11 +119,8 @@ func Permute(a *Tensor, perm ...int) *Tensor {
 		Fail("Permute", "permutation %v has %d entries for tensor of shape %v", perm, len(perm), fmtShape(a.shape))
 	}
 	seen := make([]bool, nd)
-	v := *a
-	v.shape = make([]int, nd)
-	v.strides = make([]int, nd)
-	for i, p := range perm {
-		q := p
+	p := make([]int, nd)
+	for i, q := range perm {
 		if q < 0 {
 			q += nd
 		}
@@ -125,6 +128,19 @@ func Permute(a *Tensor, perm ...int) *Tensor {
 			Fail("Permute", "%v is not a permutation of the axes of shape %v", perm, fmtShape(a.shape))
 		}
 		seen[q] = true
+		p[i] = q
+	}
+	return permuteTrusted(a, p)
+}
+
+// permuteTrusted is Permute after validation, the trusted kernel graph
+// calls (internal/unchecked): perm is a permutation of a's axes without
+// negative entries.
+func permuteTrusted(a *Tensor, perm []int) *Tensor {
+	v := *a
+	v.shape = make([]int, len(perm))
+	v.strides = make([]int, len(perm))
+	for i, q := range perm {
 		v.shape[i] = a.shape[q]
 		v.strides[i] = a.strides[q]
 	}
@@ -152,12 +168,24 @@ func Transpose(a *Tensor) *Tensor {
 // element. It panics if a's shape does not broadcast to shape.
 func Expand(a *Tensor, shape ...int) *Tensor {
 	checkShape("Expand", shape)
-	v := a.broadcastTo("Expand", shape)
-	if v == a { // broadcastTo returns a itself for equal shapes; Expand always makes a new view
-		c := *a
-		v = &c
+	a.broadcastTo("Expand", shape)
+	return expandTrusted(a, shape)
+}
+
+// expandTrusted is Expand after validation, the trusted kernel graph calls
+// (internal/unchecked): a's shape broadcasts to shape.
+func expandTrusted(a *Tensor, shape []int) *Tensor {
+	strides := make([]int, len(shape))
+	lead := len(shape) - len(a.shape)
+	for i := lead; i < len(shape); i++ {
+		if a.shape[i-lead] == shape[i] {
+			strides[i] = a.strides[i-lead]
+		}
 	}
-	return v
+	v := *a
+	v.shape = cloneInts(shape)
+	v.strides = strides
+	return &v
 }
 
 // Squeeze returns a view without the given axes, which must have size 1.
@@ -225,6 +253,12 @@ func Slice(a *Tensor, axis, start, stop, step int) *Tensor {
 	if step == 0 {
 		Fail("Slice", "step is 0 (axis %d of shape %v)", axis, fmtShape(a.shape))
 	}
+	return sliceTrusted(a, ax, start, stop, step)
+}
+
+// sliceTrusted is Slice after validation, the trusted kernel graph calls
+// (internal/unchecked): 0 <= ax < a.Dim() and step != 0.
+func sliceTrusted(a *Tensor, ax, start, stop, step int) *Tensor {
 	n := a.shape[ax]
 	lo, hi := 0, n // clamping bounds for a positive step
 	if step < 0 {

@@ -56,6 +56,28 @@ type Kernels[T, C, P any] struct {
 	MaxPool2DGrad func(dst, dy T, argmax []int) T
 	AvgPool2D     func(dst, x T, p P) T
 	AvgPool2DGrad func(dst, dy T, xShape []int, p P) T
+	// The views: Reshape is tensor.Reshape to a resolved shape (no -1),
+	// Permute tensor.Permute with non-negative entries, Expand
+	// tensor.Expand, Slice tensor.Slice along a non-negative axis with a
+	// non-zero step.
+	Reshape, Expand func(a T, shape []int) T
+	Permute         func(a T, perm []int) T
+	Slice           func(a T, axis, start, stop, step int) T
+	// Copy is tensor.CopyInto for src of dst's shape (a strided dst is
+	// fine here).
+	Copy func(dst, src T)
+	// IndexSelect is tensor.IndexSelectTo and ScatterAdd tensor.ScatterAddTo
+	// along a non-negative axis with indices in range.
+	IndexSelect, ScatterAdd func(dst, a T, axis int, idx []int) T
+	// Where is tensor.WhereTo into a dst of the broadcast shape, Clamp
+	// tensor.ClampTo with lo <= hi, Diagonal tensor.DiagonalTo and AddDiag
+	// tensor.AddDiagTo.
+	Where    func(dst, cond, a, b T) T
+	Clamp    func(dst, a T, lo, hi float64) T
+	Diagonal func(dst, a T) T
+	AddDiag  func(dst, a, d T) T
+	// SqDist is tensor.SqDistTo.
+	SqDist func(dst, a, b T) T
 }
 
 var table any
