@@ -425,8 +425,8 @@ func geluGrad32(v, x float32) float32 {
 	if x < -14 { // Φ(x) + x·φ(x) < 1e−40: zero in float32
 		return 0 * v
 	}
-	h := float32(-0.5*x) * x // −x²/2 = −z² for z = x/√2
-	phi := float32(x*invSqrt2Pi) * exp32Core(h)
+	h := float32(float32(-0.5*x) * x) // −x²/2 = −z² for z = x/√2
+	phi := float32(float32(x*invSqrt2Pi) * exp32Core(h))
 	if x >= -0.5 { // Φ ≥ 0.31: erf's rational fit, as gelu32
 		return v * (float32(0.5*(1+erfFit32(x*(1/math.Sqrt2)))) + phi)
 	}

@@ -162,7 +162,7 @@ func gelu32(x float32) float32 {
 		return float32(0.5*x) * (1 + erfFit32(x*(1/math.Sqrt2)))
 	}
 	if x >= -12 {
-		return float32(0.5*x) * erfcNR32(x, float32(-0.5*x)*x)
+		return float32(0.5*x) * erfcNR32(x, float32(float32(-0.5*x)*x))
 	}
 	if math32.IsInf(x, -1) {
 		return 0
