@@ -58,7 +58,7 @@ func newFmath[T Float](exp, log func(T) T) *fmath[T] {
 }
 
 var (
-	fmath32 = newFmath[float32](math32.Exp, math32.Log)
+	fmath32 = newFmath[float32](exp32, math32.Log)
 	fmath64 = newFmath[float64](math.Exp, math.Log)
 )
 

@@ -228,3 +228,27 @@ func symvCols[T Float](a []T, lda int, x, y []T, alpha *[4]T, dots *[4]T) int {
 	}
 	return done
 }
+
+//go:noescape
+func geluAVX2(d, x *float32, n int) int
+
+//go:noescape
+func geluGradAVX2(d, v, x *float32, n int) int
+
+// geluBlocks runs the vector gelu32 over d and x (same length) as far as
+// it can and returns how many elements it wrote.
+func geluBlocks(d, x []float32) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	return geluAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+}
+
+// geluGradBlocks runs the vector geluGrad32 over d, v and x (same length)
+// as far as it can and returns how many elements it wrote.
+func geluGradBlocks(d, v, x []float32) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	return geluGradAVX2(unsafe.SliceData(d), unsafe.SliceData(v), unsafe.SliceData(x), len(d))
+}

@@ -1402,3 +1402,571 @@ symvdone:
 	VZEROUPPER
 	MOVQ    AX, ret+56(FP)
 	RET
+
+DATA gehalf<>+0(SB)/4, $0x3f000000
+DATA gehalf<>+4(SB)/4, $0x3f000000
+DATA gehalf<>+8(SB)/4, $0x3f000000
+DATA gehalf<>+12(SB)/4, $0x3f000000
+DATA gehalf<>+16(SB)/4, $0x3f000000
+DATA gehalf<>+20(SB)/4, $0x3f000000
+DATA gehalf<>+24(SB)/4, $0x3f000000
+DATA gehalf<>+28(SB)/4, $0x3f000000
+GLOBL gehalf<>(SB), RODATA|NOPTR, $32
+
+DATA gemhalf<>+0(SB)/4, $0xbf000000
+DATA gemhalf<>+4(SB)/4, $0xbf000000
+DATA gemhalf<>+8(SB)/4, $0xbf000000
+DATA gemhalf<>+12(SB)/4, $0xbf000000
+DATA gemhalf<>+16(SB)/4, $0xbf000000
+DATA gemhalf<>+20(SB)/4, $0xbf000000
+DATA gemhalf<>+24(SB)/4, $0xbf000000
+DATA gemhalf<>+28(SB)/4, $0xbf000000
+GLOBL gemhalf<>(SB), RODATA|NOPTR, $32
+
+DATA gersqrt2<>+0(SB)/4, $0x3f3504f3
+DATA gersqrt2<>+4(SB)/4, $0x3f3504f3
+DATA gersqrt2<>+8(SB)/4, $0x3f3504f3
+DATA gersqrt2<>+12(SB)/4, $0x3f3504f3
+DATA gersqrt2<>+16(SB)/4, $0x3f3504f3
+DATA gersqrt2<>+20(SB)/4, $0x3f3504f3
+DATA gersqrt2<>+24(SB)/4, $0x3f3504f3
+DATA gersqrt2<>+28(SB)/4, $0x3f3504f3
+GLOBL gersqrt2<>(SB), RODATA|NOPTR, $32
+
+DATA gemrsqrt2<>+0(SB)/4, $0xbf3504f3
+DATA gemrsqrt2<>+4(SB)/4, $0xbf3504f3
+DATA gemrsqrt2<>+8(SB)/4, $0xbf3504f3
+DATA gemrsqrt2<>+12(SB)/4, $0xbf3504f3
+DATA gemrsqrt2<>+16(SB)/4, $0xbf3504f3
+DATA gemrsqrt2<>+20(SB)/4, $0xbf3504f3
+DATA gemrsqrt2<>+24(SB)/4, $0xbf3504f3
+DATA gemrsqrt2<>+28(SB)/4, $0xbf3504f3
+GLOBL gemrsqrt2<>(SB), RODATA|NOPTR, $32
+
+DATA gelo<>+0(SB)/4, $0xc07ae148
+DATA gelo<>+4(SB)/4, $0xc07ae148
+DATA gelo<>+8(SB)/4, $0xc07ae148
+DATA gelo<>+12(SB)/4, $0xc07ae148
+DATA gelo<>+16(SB)/4, $0xc07ae148
+DATA gelo<>+20(SB)/4, $0xc07ae148
+DATA gelo<>+24(SB)/4, $0xc07ae148
+DATA gelo<>+28(SB)/4, $0xc07ae148
+GLOBL gelo<>(SB), RODATA|NOPTR, $32
+
+DATA gehi<>+0(SB)/4, $0x407ae148
+DATA gehi<>+4(SB)/4, $0x407ae148
+DATA gehi<>+8(SB)/4, $0x407ae148
+DATA gehi<>+12(SB)/4, $0x407ae148
+DATA gehi<>+16(SB)/4, $0x407ae148
+DATA gehi<>+20(SB)/4, $0x407ae148
+DATA gehi<>+24(SB)/4, $0x407ae148
+DATA gehi<>+28(SB)/4, $0x407ae148
+GLOBL gehi<>(SB), RODATA|NOPTR, $32
+
+DATA gec126<>+0(SB)/4, $0x3fa1fc4e
+DATA gec126<>+4(SB)/4, $0x3fa1fc4e
+DATA gec126<>+8(SB)/4, $0x3fa1fc4e
+DATA gec126<>+12(SB)/4, $0x3fa1fc4e
+DATA gec126<>+16(SB)/4, $0x3fa1fc4e
+DATA gec126<>+20(SB)/4, $0x3fa1fc4e
+DATA gec126<>+24(SB)/4, $0x3fa1fc4e
+DATA gec126<>+28(SB)/4, $0x3fa1fc4e
+GLOBL gec126<>(SB), RODATA|NOPTR, $32
+
+DATA geisq2pi<>+0(SB)/4, $0x3ecc422a
+DATA geisq2pi<>+4(SB)/4, $0x3ecc422a
+DATA geisq2pi<>+8(SB)/4, $0x3ecc422a
+DATA geisq2pi<>+12(SB)/4, $0x3ecc422a
+DATA geisq2pi<>+16(SB)/4, $0x3ecc422a
+DATA geisq2pi<>+20(SB)/4, $0x3ecc422a
+DATA geisq2pi<>+24(SB)/4, $0x3ecc422a
+DATA geisq2pi<>+28(SB)/4, $0x3ecc422a
+GLOBL geisq2pi<>(SB), RODATA|NOPTR, $32
+
+DATA gelim<>+0(SB)/4, $0x41400000
+DATA gelim<>+4(SB)/4, $0x41400000
+DATA gelim<>+8(SB)/4, $0x41400000
+DATA gelim<>+12(SB)/4, $0x41400000
+DATA gelim<>+16(SB)/4, $0x41400000
+DATA gelim<>+20(SB)/4, $0x41400000
+DATA gelim<>+24(SB)/4, $0x41400000
+DATA gelim<>+28(SB)/4, $0x41400000
+GLOBL gelim<>(SB), RODATA|NOPTR, $32
+
+DATA gep0<>+0(SB)/4, $0xaf95df0b
+DATA gep0<>+4(SB)/4, $0xaf95df0b
+DATA gep0<>+8(SB)/4, $0xaf95df0b
+DATA gep0<>+12(SB)/4, $0xaf95df0b
+DATA gep0<>+16(SB)/4, $0xaf95df0b
+DATA gep0<>+20(SB)/4, $0xaf95df0b
+DATA gep0<>+24(SB)/4, $0xaf95df0b
+DATA gep0<>+28(SB)/4, $0xaf95df0b
+GLOBL gep0<>(SB), RODATA|NOPTR, $32
+
+DATA gep1<>+0(SB)/4, $0x32edffee
+DATA gep1<>+4(SB)/4, $0x32edffee
+DATA gep1<>+8(SB)/4, $0x32edffee
+DATA gep1<>+12(SB)/4, $0x32edffee
+DATA gep1<>+16(SB)/4, $0x32edffee
+DATA gep1<>+20(SB)/4, $0x32edffee
+DATA gep1<>+24(SB)/4, $0x32edffee
+DATA gep1<>+28(SB)/4, $0x32edffee
+GLOBL gep1<>(SB), RODATA|NOPTR, $32
+
+DATA gep2<>+0(SB)/4, $0xb60cff51
+DATA gep2<>+4(SB)/4, $0xb60cff51
+DATA gep2<>+8(SB)/4, $0xb60cff51
+DATA gep2<>+12(SB)/4, $0xb60cff51
+DATA gep2<>+16(SB)/4, $0xb60cff51
+DATA gep2<>+20(SB)/4, $0xb60cff51
+DATA gep2<>+24(SB)/4, $0xb60cff51
+DATA gep2<>+28(SB)/4, $0xb60cff51
+GLOBL gep2<>(SB), RODATA|NOPTR, $32
+
+DATA gep3<>+0(SB)/4, $0xb86ec2d2
+DATA gep3<>+4(SB)/4, $0xb86ec2d2
+DATA gep3<>+8(SB)/4, $0xb86ec2d2
+DATA gep3<>+12(SB)/4, $0xb86ec2d2
+DATA gep3<>+16(SB)/4, $0xb86ec2d2
+DATA gep3<>+20(SB)/4, $0xb86ec2d2
+DATA gep3<>+24(SB)/4, $0xb86ec2d2
+DATA gep3<>+28(SB)/4, $0xb86ec2d2
+GLOBL gep3<>(SB), RODATA|NOPTR, $32
+
+DATA gep4<>+0(SB)/4, $0xba40ac63
+DATA gep4<>+4(SB)/4, $0xba40ac63
+DATA gep4<>+8(SB)/4, $0xba40ac63
+DATA gep4<>+12(SB)/4, $0xba40ac63
+DATA gep4<>+16(SB)/4, $0xba40ac63
+DATA gep4<>+20(SB)/4, $0xba40ac63
+DATA gep4<>+24(SB)/4, $0xba40ac63
+DATA gep4<>+28(SB)/4, $0xba40ac63
+GLOBL gep4<>(SB), RODATA|NOPTR, $32
+
+DATA gep5<>+0(SB)/4, $0xbb41a1f6
+DATA gep5<>+4(SB)/4, $0xbb41a1f6
+DATA gep5<>+8(SB)/4, $0xbb41a1f6
+DATA gep5<>+12(SB)/4, $0xbb41a1f6
+DATA gep5<>+16(SB)/4, $0xbb41a1f6
+DATA gep5<>+20(SB)/4, $0xbb41a1f6
+DATA gep5<>+24(SB)/4, $0xbb41a1f6
+DATA gep5<>+28(SB)/4, $0xbb41a1f6
+GLOBL gep5<>(SB), RODATA|NOPTR, $32
+
+DATA gep6<>+0(SB)/4, $0xbc83dbd4
+DATA gep6<>+4(SB)/4, $0xbc83dbd4
+DATA gep6<>+8(SB)/4, $0xbc83dbd4
+DATA gep6<>+12(SB)/4, $0xbc83dbd4
+DATA gep6<>+16(SB)/4, $0xbc83dbd4
+DATA gep6<>+20(SB)/4, $0xbc83dbd4
+DATA gep6<>+24(SB)/4, $0xbc83dbd4
+DATA gep6<>+28(SB)/4, $0xbc83dbd4
+GLOBL gep6<>(SB), RODATA|NOPTR, $32
+
+DATA geq0<>+0(SB)/4, $0xb77460cd
+DATA geq0<>+4(SB)/4, $0xb77460cd
+DATA geq0<>+8(SB)/4, $0xb77460cd
+DATA geq0<>+12(SB)/4, $0xb77460cd
+DATA geq0<>+16(SB)/4, $0xb77460cd
+DATA geq0<>+20(SB)/4, $0xb77460cd
+DATA geq0<>+24(SB)/4, $0xb77460cd
+DATA geq0<>+28(SB)/4, $0xb77460cd
+GLOBL geq0<>(SB), RODATA|NOPTR, $32
+
+DATA geq1<>+0(SB)/4, $0xb95fbd29
+DATA geq1<>+4(SB)/4, $0xb95fbd29
+DATA geq1<>+8(SB)/4, $0xb95fbd29
+DATA geq1<>+12(SB)/4, $0xb95fbd29
+DATA geq1<>+16(SB)/4, $0xb95fbd29
+DATA geq1<>+20(SB)/4, $0xb95fbd29
+DATA geq1<>+24(SB)/4, $0xb95fbd29
+DATA geq1<>+28(SB)/4, $0xb95fbd29
+GLOBL geq1<>(SB), RODATA|NOPTR, $32
+
+DATA geq2<>+0(SB)/4, $0xbadc924e
+DATA geq2<>+4(SB)/4, $0xbadc924e
+DATA geq2<>+8(SB)/4, $0xbadc924e
+DATA geq2<>+12(SB)/4, $0xbadc924e
+DATA geq2<>+16(SB)/4, $0xbadc924e
+DATA geq2<>+20(SB)/4, $0xbadc924e
+DATA geq2<>+24(SB)/4, $0xbadc924e
+DATA geq2<>+28(SB)/4, $0xbadc924e
+GLOBL geq2<>(SB), RODATA|NOPTR, $32
+
+DATA geq3<>+0(SB)/4, $0xbbf19bf8
+DATA geq3<>+4(SB)/4, $0xbbf19bf8
+DATA geq3<>+8(SB)/4, $0xbbf19bf8
+DATA geq3<>+12(SB)/4, $0xbbf19bf8
+DATA geq3<>+16(SB)/4, $0xbbf19bf8
+DATA geq3<>+20(SB)/4, $0xbbf19bf8
+DATA geq3<>+24(SB)/4, $0xbbf19bf8
+DATA geq3<>+28(SB)/4, $0xbbf19bf8
+GLOBL geq3<>(SB), RODATA|NOPTR, $32
+
+DATA geq4<>+0(SB)/4, $0xbc69b6a7
+DATA geq4<>+4(SB)/4, $0xbc69b6a7
+DATA geq4<>+8(SB)/4, $0xbc69b6a7
+DATA geq4<>+12(SB)/4, $0xbc69b6a7
+DATA geq4<>+16(SB)/4, $0xbc69b6a7
+DATA geq4<>+20(SB)/4, $0xbc69b6a7
+DATA geq4<>+24(SB)/4, $0xbc69b6a7
+DATA geq4<>+28(SB)/4, $0xbc69b6a7
+GLOBL geq4<>(SB), RODATA|NOPTR, $32
+
+DATA genr0<>+0(SB)/4, $0x3e2ef945
+DATA genr0<>+4(SB)/4, $0x3e2ef945
+DATA genr0<>+8(SB)/4, $0x3e2ef945
+DATA genr0<>+12(SB)/4, $0x3e2ef945
+DATA genr0<>+16(SB)/4, $0x3e2ef945
+DATA genr0<>+20(SB)/4, $0x3e2ef945
+DATA genr0<>+24(SB)/4, $0x3e2ef945
+DATA genr0<>+28(SB)/4, $0x3e2ef945
+GLOBL genr0<>(SB), RODATA|NOPTR, $32
+
+DATA genr1<>+0(SB)/4, $0xbf527892
+DATA genr1<>+4(SB)/4, $0xbf527892
+DATA genr1<>+8(SB)/4, $0xbf527892
+DATA genr1<>+12(SB)/4, $0xbf527892
+DATA genr1<>+16(SB)/4, $0xbf527892
+DATA genr1<>+20(SB)/4, $0xbf527892
+DATA genr1<>+24(SB)/4, $0xbf527892
+DATA genr1<>+28(SB)/4, $0xbf527892
+GLOBL genr1<>(SB), RODATA|NOPTR, $32
+
+DATA genr2<>+0(SB)/4, $0x3fbe87b0
+DATA genr2<>+4(SB)/4, $0x3fbe87b0
+DATA genr2<>+8(SB)/4, $0x3fbe87b0
+DATA genr2<>+12(SB)/4, $0x3fbe87b0
+DATA genr2<>+16(SB)/4, $0x3fbe87b0
+DATA genr2<>+20(SB)/4, $0x3fbe87b0
+DATA genr2<>+24(SB)/4, $0x3fbe87b0
+DATA genr2<>+28(SB)/4, $0x3fbe87b0
+GLOBL genr2<>(SB), RODATA|NOPTR, $32
+
+DATA genr3<>+0(SB)/4, $0xbf914e5d
+DATA genr3<>+4(SB)/4, $0xbf914e5d
+DATA genr3<>+8(SB)/4, $0xbf914e5d
+DATA genr3<>+12(SB)/4, $0xbf914e5d
+DATA genr3<>+16(SB)/4, $0xbf914e5d
+DATA genr3<>+20(SB)/4, $0xbf914e5d
+DATA genr3<>+24(SB)/4, $0xbf914e5d
+DATA genr3<>+28(SB)/4, $0xbf914e5d
+GLOBL genr3<>(SB), RODATA|NOPTR, $32
+
+DATA genr4<>+0(SB)/4, $0x3e8ec7cc
+DATA genr4<>+4(SB)/4, $0x3e8ec7cc
+DATA genr4<>+8(SB)/4, $0x3e8ec7cc
+DATA genr4<>+12(SB)/4, $0x3e8ec7cc
+DATA genr4<>+16(SB)/4, $0x3e8ec7cc
+DATA genr4<>+20(SB)/4, $0x3e8ec7cc
+DATA genr4<>+24(SB)/4, $0x3e8ec7cc
+DATA genr4<>+28(SB)/4, $0x3e8ec7cc
+GLOBL genr4<>(SB), RODATA|NOPTR, $32
+
+DATA genr5<>+0(SB)/4, $0xbe3ec24c
+DATA genr5<>+4(SB)/4, $0xbe3ec24c
+DATA genr5<>+8(SB)/4, $0xbe3ec24c
+DATA genr5<>+12(SB)/4, $0xbe3ec24c
+DATA genr5<>+16(SB)/4, $0xbe3ec24c
+DATA genr5<>+20(SB)/4, $0xbe3ec24c
+DATA genr5<>+24(SB)/4, $0xbe3ec24c
+DATA genr5<>+28(SB)/4, $0xbe3ec24c
+GLOBL genr5<>(SB), RODATA|NOPTR, $32
+
+DATA genr6<>+0(SB)/4, $0x3dc636c9
+DATA genr6<>+4(SB)/4, $0x3dc636c9
+DATA genr6<>+8(SB)/4, $0x3dc636c9
+DATA genr6<>+12(SB)/4, $0x3dc636c9
+DATA genr6<>+16(SB)/4, $0x3dc636c9
+DATA genr6<>+20(SB)/4, $0x3dc636c9
+DATA genr6<>+24(SB)/4, $0x3dc636c9
+DATA genr6<>+28(SB)/4, $0x3dc636c9
+GLOBL genr6<>(SB), RODATA|NOPTR, $32
+
+DATA genr7<>+0(SB)/4, $0x3ebf88fb
+DATA genr7<>+4(SB)/4, $0x3ebf88fb
+DATA genr7<>+8(SB)/4, $0x3ebf88fb
+DATA genr7<>+12(SB)/4, $0x3ebf88fb
+DATA genr7<>+16(SB)/4, $0x3ebf88fb
+DATA genr7<>+20(SB)/4, $0x3ebf88fb
+DATA genr7<>+24(SB)/4, $0x3ebf88fb
+DATA genr7<>+28(SB)/4, $0x3ebf88fb
+GLOBL genr7<>(SB), RODATA|NOPTR, $32
+
+DATA genr8<>+0(SB)/4, $0x3f8000c7
+DATA genr8<>+4(SB)/4, $0x3f8000c7
+DATA genr8<>+8(SB)/4, $0x3f8000c7
+DATA genr8<>+12(SB)/4, $0x3f8000c7
+DATA genr8<>+16(SB)/4, $0x3f8000c7
+DATA genr8<>+20(SB)/4, $0x3f8000c7
+DATA genr8<>+24(SB)/4, $0x3f8000c7
+DATA genr8<>+28(SB)/4, $0x3f8000c7
+GLOBL genr8<>(SB), RODATA|NOPTR, $32
+
+// func geluAVX2(d *float32, x *float32, n int) int
+// Requires: AVX, AVX2
+TEXT ·geluAVX2(SB), NOSPLIT, $0-32
+	// geluAVX2 computes gelu32 on blocks of 8 while every |x| ≤ 12 and returns how
+	// many elements it wrote: a multiple of 8, stopping at the first block holding a
+	// larger |x| or a NaN, or at the last full block. Both branches are computed and
+	// blended by x ≥ −0.5, with the scalar code's operations in its order.
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+geloop:
+	LEAQ      8(AX), DX
+	CMPQ      DX, CX
+	JGT       gedone
+	VMOVUPS   (SI)(AX*4), Y0
+	VANDPS    sgabs<>+0(SB), Y0, Y1
+	VCMPPS    $0x02, gelim<>+0(SB), Y1, Y2
+	VMOVMSKPS Y2, BX
+	CMPL      BX, $0x000000ff
+	JNE       gedone
+
+	// x ≥ −0.5: (0.5·x)·(1 + erfFit32(x/√2))
+	VMULPS gersqrt2<>+0(SB), Y0, Y6
+	VMAXPS gelo<>+0(SB), Y6, Y6
+	VMINPS gehi<>+0(SB), Y6, Y6
+	VMULPS Y6, Y6, Y7
+	VMULPS gep0<>+0(SB), Y7, Y8
+	VADDPS gep1<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep2<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep3<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep4<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep5<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep6<>+0(SB), Y8, Y8
+	VMULPS geq0<>+0(SB), Y7, Y9
+	VADDPS geq1<>+0(SB), Y9, Y9
+	VMULPS Y7, Y9, Y9
+	VADDPS geq2<>+0(SB), Y9, Y9
+	VMULPS Y7, Y9, Y9
+	VADDPS geq3<>+0(SB), Y9, Y9
+	VMULPS Y7, Y9, Y9
+	VADDPS geq4<>+0(SB), Y9, Y9
+	VMULPS Y8, Y6, Y8
+	VDIVPS Y9, Y8, Y8
+	VMULPS gehalf<>+0(SB), Y0, Y10
+	VADDPS sgone<>+0(SB), Y8, Y8
+	VMULPS Y8, Y10, Y11
+
+	// x < −0.5: (0.5·x)·erfcNR32(x, (−0.5·x)·x)
+	VMULPS     gemhalf<>+0(SB), Y0, Y12
+	VMULPS     Y0, Y12, Y12
+	VMULPS     gemrsqrt2<>+0(SB), Y0, Y13
+	VMULPS     gehalf<>+0(SB), Y13, Y13
+	VADDPS     sgone<>+0(SB), Y13, Y13
+	VMOVUPS    sgone<>+0(SB), Y14
+	VDIVPS     Y13, Y14, Y14
+	VMULPS     genr0<>+0(SB), Y14, Y15
+	VADDPS     genr1<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr2<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr3<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr4<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr5<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr6<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr7<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr8<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VSUBPS     gec126<>+0(SB), Y12, Y13
+	VADDPS     Y15, Y13, Y13
+	VMULPS     sglog2e<>+0(SB), Y13, Y2
+	VADDPS     sground<>+0(SB), Y2, Y2
+	VSUBPS     sground<>+0(SB), Y2, Y2
+	VMULPS     sgc1<>+0(SB), Y2, Y3
+	VSUBPS     Y3, Y13, Y3
+	VMULPS     sgc2<>+0(SB), Y2, Y4
+	VSUBPS     Y4, Y3, Y3
+	VMULPS     sgp0<>+0(SB), Y3, Y4
+	VADDPS     sgp1<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp2<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp3<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp4<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
+	VCVTTPS2DQ Y2, Y5
+	VPADDD     sg127<>+0(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     Y5, Y4, Y4
+	VMULPS     Y4, Y14, Y14
+	VMULPS     Y14, Y10, Y14
+	VCMPPS     $0x0d, gemhalf<>+0(SB), Y0, Y15
+	VBLENDVPS  Y15, Y11, Y14, Y11
+	VMOVUPS    Y11, (DI)(AX*4)
+	ADDQ       $0x00000008, AX
+	JMP        geloop
+
+gedone:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+// func geluGradAVX2(d *float32, v *float32, x *float32, n int) int
+// Requires: AVX, AVX2
+TEXT ·geluGradAVX2(SB), NOSPLIT, $0-40
+	// geluGradAVX2 computes geluGrad32, v·(Φ(x) + x·φ(x)), on blocks of 8 while
+	// every |x| ≤ 12 and returns how many elements it wrote (a multiple of 8).
+	MOVQ d+0(FP), DI
+	MOVQ v+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+gegloop:
+	LEAQ      8(AX), BX
+	CMPQ      BX, CX
+	JGT       gegdone
+	VMOVUPS   (SI)(AX*4), Y0
+	VANDPS    sgabs<>+0(SB), Y0, Y1
+	VCMPPS    $0x02, gelim<>+0(SB), Y1, Y2
+	VMOVMSKPS Y2, BX
+	CMPL      BX, $0x000000ff
+	JNE       gegdone
+
+	// h = (−0.5·x)·x, φ term = (x·(1/√(2π)))·exp32Core(h)
+	VMULPS     gemhalf<>+0(SB), Y0, Y12
+	VMULPS     Y0, Y12, Y12
+	VMULPS     geisq2pi<>+0(SB), Y0, Y10
+	VMULPS     sglog2e<>+0(SB), Y12, Y2
+	VADDPS     sground<>+0(SB), Y2, Y2
+	VSUBPS     sground<>+0(SB), Y2, Y2
+	VMULPS     sgc1<>+0(SB), Y2, Y3
+	VSUBPS     Y3, Y12, Y3
+	VMULPS     sgc2<>+0(SB), Y2, Y4
+	VSUBPS     Y4, Y3, Y3
+	VMULPS     sgp0<>+0(SB), Y3, Y4
+	VADDPS     sgp1<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp2<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp3<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp4<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
+	VCVTTPS2DQ Y2, Y5
+	VPADDD     sg127<>+0(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     Y5, Y4, Y4
+	VMULPS     Y4, Y10, Y10
+
+	// x ≥ −0.5: 0.5·(1 + erfFit32(x/√2)) + φ term
+	VMULPS gersqrt2<>+0(SB), Y0, Y6
+	VMAXPS gelo<>+0(SB), Y6, Y6
+	VMINPS gehi<>+0(SB), Y6, Y6
+	VMULPS Y6, Y6, Y7
+	VMULPS gep0<>+0(SB), Y7, Y8
+	VADDPS gep1<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep2<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep3<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep4<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep5<>+0(SB), Y8, Y8
+	VMULPS Y7, Y8, Y8
+	VADDPS gep6<>+0(SB), Y8, Y8
+	VMULPS geq0<>+0(SB), Y7, Y9
+	VADDPS geq1<>+0(SB), Y9, Y9
+	VMULPS Y7, Y9, Y9
+	VADDPS geq2<>+0(SB), Y9, Y9
+	VMULPS Y7, Y9, Y9
+	VADDPS geq3<>+0(SB), Y9, Y9
+	VMULPS Y7, Y9, Y9
+	VADDPS geq4<>+0(SB), Y9, Y9
+	VMULPS Y8, Y6, Y8
+	VDIVPS Y9, Y8, Y8
+	VADDPS sgone<>+0(SB), Y8, Y8
+	VMULPS gehalf<>+0(SB), Y8, Y8
+	VADDPS Y10, Y8, Y11
+
+	// x < −0.5: 0.5·erfcNR32(x, h) + φ term
+	VMULPS     gemrsqrt2<>+0(SB), Y0, Y13
+	VMULPS     gehalf<>+0(SB), Y13, Y13
+	VADDPS     sgone<>+0(SB), Y13, Y13
+	VMOVUPS    sgone<>+0(SB), Y14
+	VDIVPS     Y13, Y14, Y14
+	VMULPS     genr0<>+0(SB), Y14, Y15
+	VADDPS     genr1<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr2<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr3<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr4<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr5<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr6<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr7<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VADDPS     genr8<>+0(SB), Y15, Y15
+	VMULPS     Y14, Y15, Y15
+	VSUBPS     gec126<>+0(SB), Y12, Y13
+	VADDPS     Y15, Y13, Y13
+	VMULPS     sglog2e<>+0(SB), Y13, Y2
+	VADDPS     sground<>+0(SB), Y2, Y2
+	VSUBPS     sground<>+0(SB), Y2, Y2
+	VMULPS     sgc1<>+0(SB), Y2, Y3
+	VSUBPS     Y3, Y13, Y3
+	VMULPS     sgc2<>+0(SB), Y2, Y4
+	VSUBPS     Y4, Y3, Y3
+	VMULPS     sgp0<>+0(SB), Y3, Y4
+	VADDPS     sgp1<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp2<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp3<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp4<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
+	VCVTTPS2DQ Y2, Y5
+	VPADDD     sg127<>+0(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     Y5, Y4, Y4
+	VMULPS     Y4, Y14, Y14
+	VMULPS     gehalf<>+0(SB), Y14, Y14
+	VADDPS     Y10, Y14, Y14
+	VCMPPS     $0x0d, gemhalf<>+0(SB), Y0, Y15
+	VBLENDVPS  Y15, Y11, Y14, Y11
+	VMULPS     (DX)(AX*4), Y11, Y11
+	VMOVUPS    Y11, (DI)(AX*4)
+	ADDQ       $0x00000008, AX
+	JMP        gegloop
+
+gegdone:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET

@@ -34,3 +34,9 @@ func rotBlocks[T Float](zi, zj []T, c, s T) int { return 0 }
 
 // symvCols has no vector implementation here: it does no rows.
 func symvCols[T Float](a []T, lda int, x, y []T, alpha *[4]T, dots *[4]T) int { return 0 }
+
+// geluBlocks has no vector implementation here: it writes nothing.
+func geluBlocks(d, x []float32) int { return 0 }
+
+// geluGradBlocks has no vector implementation here: it writes nothing.
+func geluGradBlocks(d, v, x []float32) int { return 0 }

@@ -174,3 +174,34 @@ func forVectorInputs32(rng *RNG, f func(x []float32)) {
 		}
 	}
 }
+
+// The vector GELU and its derivative must match gelu32 and geluGrad32 bit
+// for bit: on random runs with special values (blocks that fall back to
+// the scalar code), and on a grid of [−16, 16] in steps of 2⁻¹⁰ through
+// both branches (x = −0.5) and across the kernels' limit |x| = 12.
+func TestGeluVectorMatchesScalar(t *testing.T) {
+	rng := NewRNG(8)
+	check := func(x []float32) {
+		n := len(x)
+		got, want := make([]float32, n), make([]float32, n)
+		geluRun32(got, x)
+		geluScalar32(want, x)
+		requireSameBits32(t, x, want, got)
+		v := rng.Normal(Float32, 0, 1, n).Float32s()
+		geluGradRun32(got, v, x)
+		geluGradScalar32(want, v, x)
+		requireSameBits32(t, x, want, got)
+	}
+	forVectorInputs32(rng, check)
+	x := make([]float32, 32<<10)
+	for i := range x {
+		x[i] = -16 + float32(i)/1024
+	}
+	check(x)
+	// In a full block: gelu(0) = 0, gelu(−0.5) on the left branch's edge.
+	y := make([]float32, 8)
+	geluRun32(y, []float32{0, -0.5, 1, 0, 0, 0, 0, 0})
+	require.Equal(t, float32(0), y[0])
+	require.InEpsilon(t, -0.5*0.5*math.Erfc(0.5/math.Sqrt2), float64(y[1]), 1e-6)
+	require.InEpsilon(t, 0.5*math.Erfc(-1/math.Sqrt2), float64(y[2]), 1e-6)
+}

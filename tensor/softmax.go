@@ -97,10 +97,14 @@ func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T
 				}
 				continue
 			}
-			for i, v := range row {
-				e := fm.exp(v - m)
-				d[i] = e
-				s += e
+			if d32, ok := any(d).([]float32); ok {
+				s = T(expShift32(d32, any(row).([]float32), float32(m)))
+			} else {
+				for i, v := range row {
+					e := fm.exp(v - m)
+					d[i] = e
+					s += e
+				}
 			}
 			inv := 1 / s
 			for i := range d {
@@ -150,4 +154,24 @@ func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T
 			}
 		}
 	}
+}
+
+// expShift32 sets d[i] = exp32(x[i] − m) and returns their sum (added in
+// order), with exp32Core inlined on its common path: a softmax row's
+// exponentials, which math32.Exp made a twentieth of a transformer block.
+func expShift32(d, x []float32, m float32) float32 {
+	x = x[:len(d)]
+	var s float32
+	for i := range d {
+		v := x[i] - m
+		var e float32
+		if v >= -87 && v <= 88 {
+			e = exp32Core(v)
+		} else {
+			e = exp32(v)
+		}
+		d[i] = e
+		s += e
+	}
+	return s
 }

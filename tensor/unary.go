@@ -87,7 +87,7 @@ var digammaOp = &unaryOp{name: "Digamma",
 }
 
 var geluOp = &unaryOp{name: "Gelu",
-	f32: unaryKernel[float32]{elem: gelu32, heavy: true},
+	f32: unaryKernel[float32]{elem: gelu32, run: geluRun32},
 	f64: unaryKernel[float64]{elem: gelu64, heavy: true},
 }
 

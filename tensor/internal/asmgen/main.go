@@ -55,6 +55,7 @@ func main() {
 	exp64Kernel()
 	rotKernel()
 	symvKernel()
+	geluKernels()
 	os.Exit(build.Main(flags.Config(), a))
 }
 
