@@ -14,9 +14,24 @@ import (
 // partial sum and the partial sums are added at the end. Buffers are reused
 // across images and, through a pool, across calls.
 
+// full reports a kernel that covers the whole unpadded input (a 7×7
+// kernel on a 7×7 image, the last convolution of a DCGAN discriminator and
+// the first transposed one of its generator): one output pixel per image,
+// whose column matrix is the image itself, so the convolution over the
+// batch is one matrix product, (N, C·H·W)·(O, C·H·W)ᵀ, with no im2col and
+// instead of N matrix-vector products that each stream the weights.
+func (g *convGeom) full() bool {
+	return g.groups == 1 && g.kh == g.h && g.kw == g.w && g.ph == 0 && g.pw == 0 &&
+		g.dh == 1 && g.dw == 1 && g.ho == 1 && g.wo == 1
+}
+
 // convForward computes y = conv(x, w) for contiguous x (N, C, H, W),
 // w (O, C/groups, kh, kw) and y (N, O, Ho, Wo).
 func convForward[T Float](g *convGeom, x, w, y []T) {
+	if g.full() {
+		gemmT(false, true, g.n, g.o, g.kdim, 1, x, g.kdim, w, g.kdim, 0, y, g.o)
+		return
+	}
 	colLen := g.c * g.kh * g.kw * g.howo
 	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
 		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col)
@@ -34,6 +49,10 @@ func convForward[T Float](g *convGeom, x, w, y []T) {
 // image dcol = wᵀ·dy for each group, then col2im adds the columns back
 // onto the image.
 func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
+	if g.full() {
+		gemmT(false, false, g.n, g.kdim, g.o, 1, dy, g.o, w, g.kdim, 0, dx, g.kdim)
+		return
+	}
 	colLen := g.c * g.kh * g.kw * g.howo
 	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
 		dyn := dy[n*g.o*g.howo : (n+1)*g.o*g.howo]
@@ -53,6 +72,10 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 // GEMM cannot split; each range accumulates into its own partial sum, and
 // the partial sums are added at the end.
 func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
+	if g.full() {
+		gemmT(true, false, g.o, g.kdim, g.n, 1, dy, g.o, x, g.kdim, 0, dw, g.kdim)
+		return
+	}
 	p := min(runtime.GOMAXPROCS(0), g.n)
 	if work := g.n * (g.c*g.kh*g.kw + g.o) * g.howo; work < parallelMinElems {
 		p = 1
@@ -150,8 +173,13 @@ func im2col[T Float](g *convGeom, x, col []T) {
 						copy(dst[owLo:owHi], src[owLo+woff:])
 						continue
 					}
-					for ow := owLo; ow < owHi; ow++ {
-						dst[ow] = src[ow*g.sw+woff]
+					sw, d := g.sw, dst[owLo:owHi]
+					if len(d) == 0 {
+						continue
+					}
+					sr := src[owLo*sw+woff : (owHi-1)*sw+woff+1]
+					for k := range d {
+						d[k] = sr[k*sw]
 					}
 				}
 			}
@@ -186,8 +214,13 @@ func col2im[T Float](g *convGeom, col, x []T) {
 						}
 						continue
 					}
-					for ow := owLo; ow < owHi; ow++ {
-						dst[ow*g.sw+woff] += src[ow]
+					sw, sr := g.sw, src[owLo:owHi]
+					if len(sr) == 0 {
+						continue
+					}
+					d := dst[owLo*sw+woff : (owHi-1)*sw+woff+1]
+					for k, v := range sr {
+						d[k*sw] += v
 					}
 				}
 			}

@@ -176,6 +176,8 @@ var cvConvCases = []struct {
 	{[]int{2, 4, 4, 6}, []int{4, 2, 1, 1}, ConvParams{Groups: 2}},                        // grouped 1×1
 	{[]int{1, 2, 8, 7}, []int{3, 2, 1, 1}, ConvParams{Stride: [2]int{2, 2}}},             // strided 1×1
 	{[]int{2, 1, 5, 5}, []int{2, 1, 5, 5}, ConvParams{}},                                 // kernel = image
+	{[]int{3, 4, 3, 2}, []int{5, 4, 3, 2}, ConvParams{Stride: [2]int{2, 3}}},             // kernel = image, one GEMM
+	{[]int{2, 4, 3, 3}, []int{4, 2, 3, 3}, ConvParams{Groups: 2}},                        // kernel = image, grouped
 	{[]int{1, 2, 3, 3}, []int{2, 2, 3, 3}, ConvParams{Padding: [2]int{3, 3}, Stride: [2]int{2, 2}}},
 	{[]int{1, 1, 4, 9}, []int{1, 1, 2, 4}, ConvParams{Stride: [2]int{3, 3}, Dilation: [2]int{1, 2}}},
 }
