@@ -390,8 +390,21 @@ func runParam[T Float](dst, a *Tensor, p, q T, k paramKernel[T]) {
 }
 
 var leakyReluOp = &paramOp{name: "LeakyRelu",
-	f32: paramKernel[float32]{elem: leakyRelu[float32]},
-	f64: paramKernel[float64]{elem: leakyRelu[float64]},
+	f32: paramKernel[float32]{elem: leakyRelu[float32], run: leakyReluRun[float32]},
+	f64: paramKernel[float64]{elem: leakyRelu[float64], run: leakyReluRun[float64]},
+}
+
+// leakyReluRun is leakyRelu over a run, without a call per element and
+// with a select the compiler makes branch-free (signs are random).
+func leakyReluRun[T Float](d, x []T, slope, _ T) {
+	x = x[:len(d)]
+	for i, v := range x {
+		w := slope * v
+		if v > 0 {
+			w = v
+		}
+		d[i] = w
+	}
 }
 
 var eluOp = &paramOp{name: "Elu",
