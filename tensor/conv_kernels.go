@@ -6,10 +6,12 @@ import (
 	"sync/atomic"
 )
 
-// Parallelism: images are spread over goroutines, each with its own im2col
-// buffer, which stays in cache between im2col and the GEMM that consumes it
-// (unfolding a whole batch into one wide column matrix measured slower: it
-// streams the columns through memory). The weight gradient sums over
+// Parallelism: small groups of images (gemmImages, one image when the
+// output has 256 pixels or more) are spread over goroutines, each with its
+// own im2col buffer, which stays in cache between im2col and the GEMM that
+// consumes it (unfolding a whole batch into one wide column matrix
+// measured slower: it streams the columns through memory; a group shares
+// the weights' packing). The weight gradient sums over
 // images, so each goroutine accumulates its range of images into its own
 // partial sum and the partial sums are added at the end. Buffers are reused
 // across images and, through a pool, across calls.
