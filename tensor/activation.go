@@ -461,14 +461,28 @@ func leakyReluGrad[T Float](v, x, slope T) T {
 	return v * slope
 }
 
+// leakyReluGradRun multiplies by a factor, 1 or the slope, chosen in
+// integer registers (conditional moves: a float select would branch, and
+// on random signs mispredict half of the time); v·1 = v exactly.
 func leakyReluGradRun[T Float](d, v, x []T, slope T) {
+	switch d := any(d).(type) {
+	case []float32:
+		leakyFactorRun(d, any(v).([]float32), any(x).([]float32), math.Float32bits(float32(slope)), one32Bits, math.Float32frombits)
+	case []float64:
+		leakyFactorRun(d, any(v).([]float64), any(x).([]float64), math.Float64bits(float64(slope)), one64Bits, math.Float64frombits)
+	}
+}
+
+// leakyFactorRun sets d[i] = v[i]·(1 if x[i] > 0 else slope), the factors
+// given by their bits.
+func leakyFactorRun[T Float, B uint32 | uint64](d, v, x []T, slope, one B, frombits func(B) T) {
 	v, x = v[:len(d)], x[:len(d)]
 	for i := range d {
-		w := v[i] * slope
+		f := slope
 		if x[i] > 0 {
-			w = v[i]
+			f = one
 		}
-		d[i] = w
+		d[i] = v[i] * frombits(f)
 	}
 }
 

@@ -394,16 +394,16 @@ var leakyReluOp = &paramOp{name: "LeakyRelu",
 	f64: paramKernel[float64]{elem: leakyRelu[float64], run: leakyReluRun[float64]},
 }
 
-// leakyReluRun is leakyRelu over a run, without a call per element and
-// with a select the compiler makes branch-free (signs are random).
+// leakyReluRun is leakyRelu over a run, without a call per element: x
+// times a factor chosen branch-free (leakyFactorRun; x·1 = x exactly).
 func leakyReluRun[T Float](d, x []T, slope, _ T) {
-	x = x[:len(d)]
-	for i, v := range x {
-		w := slope * v
-		if v > 0 {
-			w = v
-		}
-		d[i] = w
+	switch d := any(d).(type) {
+	case []float32:
+		xs := any(x).([]float32)
+		leakyFactorRun(d, xs, xs, math.Float32bits(float32(slope)), one32Bits, math.Float32frombits)
+	case []float64:
+		xs := any(x).([]float64)
+		leakyFactorRun(d, xs, xs, math.Float64bits(float64(slope)), one64Bits, math.Float64frombits)
 	}
 }
 
