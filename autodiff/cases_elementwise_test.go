@@ -229,4 +229,10 @@ func init() {
 	addCase("tanh_grad", opCase{name: "broadcast", inputs: ewUniform(-0.9, 0.9, ewS31, ewS4), f: ewBinary(graph.TanhGrad)})
 	addCase("gelu_grad", opCase{name: "same shape", inputs: ewNormal(1.5, ewS34, ewS34), f: ewBinary(graph.GeluGrad)})
 	addCase("gelu_grad", opCase{name: "broadcast", inputs: ewNormal(1.5, ewS4, ewS31), f: ewBinary(graph.GeluGrad)})
+	// leaky_relu_grad is linear in v and locally constant in x, kept away
+	// from the kink at 0.
+	leakyGrad := ewBinary(func(v, x *graph.Node) *graph.Node { return graph.LeakyReluGrad(v, x, 0.2) })
+	addCase("leaky_relu_grad", opCase{name: "same shape", inputs: reluGradInputs(ewS34, ewS34), f: leakyGrad})
+	addCase("leaky_relu_grad", opCase{name: "broadcast v", inputs: reluGradInputs(ewS4, ewS34), f: leakyGrad})
+	addCase("leaky_relu_grad", opCase{name: "broadcast x", inputs: reluGradInputs(ewS34, ewS31), f: leakyGrad})
 }

@@ -28,7 +28,7 @@ func init() {
 	geluOp = &unaryOp{"gelu", kern.Gelu, func(x, y, v *Node) *Node { return GeluGrad(v, x) }}
 
 	for _, op := range []Op{tanhOp, sigmoidOp, softplusOp, reluOp, geluOp, leakyReluOp{}, eluOp{},
-		sigmoidGradOp{}, tanhGradOp{}, reluGradOp{}, geluGradOp{}} {
+		sigmoidGradOp{}, tanhGradOp{}, reluGradOp{}, geluGradOp{}, leakyReluGradOp{}} {
 		Register(op)
 	}
 }
@@ -59,8 +59,7 @@ func (o leakyReluOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 }
 
 func (o leakyReluOp) lin(out, v *Node) *Node {
-	x := out.inputs[0]
-	return Where(Greater(x, constLike(x, 0)), v, MulScalar(v, o.slope))
+	return LeakyReluGrad(v, out.inputs[0], o.slope)
 }
 
 func (o leakyReluOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin(out, ct)} }
@@ -69,6 +68,46 @@ func (o leakyReluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 
 // LeakyRelu returns x where x > 0 and slope·x elsewhere.
 func LeakyRelu(x *Node, slope float64) *Node { return Apply(leakyReluOp{slope}, x) }
+
+// leakyReluGradOp is v where x > 0 and v·slope elsewhere, the leaky ReLU's
+// derivative rule fused into one kernel (tensor.LeakyReluGrad) instead of
+// Where(Greater(x, 0), v, MulScalar(v, slope)). It is linear in v and
+// locally constant in x.
+type leakyReluGradOp struct{ slope float64 }
+
+func (leakyReluGradOp) Name() string { return "leaky_relu_grad" }
+
+func (leakyReluGradOp) Arity() int { return 2 }
+
+func (o leakyReluGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	dst := g.AllocUninit(in[0].DType(), broadcastShape(g, in[0], in[1])...)
+	return kern.LeakyReluGrad(dst, in[0], in[1], o.slope)
+}
+
+func (leakyReluGradOp) check(in []*Node) { checkBroadcast("leaky_relu_grad", in[0], in[1]) }
+
+func (o leakyReluGradOp) VJP(out, ct *Node, needs []bool) []*Node {
+	v, x := out.inputs[0], out.inputs[1]
+	if !needs[0] {
+		return cotangents(out, nil, nil)
+	}
+	return cotangents(out, SumTo(LeakyReluGrad(ct, x, o.slope), v.Shape()...), nil)
+}
+
+func (o leakyReluGradOp) JVP(out *Node, t []*Node) *Node {
+	if t[0] == nil {
+		return nil
+	}
+	return BroadcastTo(LeakyReluGrad(t[0], out.inputs[1], o.slope), out.Shape()...)
+}
+
+// LeakyReluGrad returns v where x > 0 and v·slope elsewhere, with
+// broadcasting: the vector-Jacobian (and Jacobian-vector) product of
+// LeakyRelu(·, slope) at x with v. Its derivative with respect to x is zero.
+func LeakyReluGrad(v, x *Node, slope float64) *Node {
+	checkBinary("leaky_relu_grad", v, x)
+	return apply(leakyReluGradOp{slope}, v, x)
+}
 
 type eluOp struct{ alpha float64 }
 

@@ -64,6 +64,18 @@ func fusedCases() []fusedCase {
 		{name: "relu_grad", inputs: normal([]int{3, 4}, []int{3, 4}), bitwise: true,
 			fused:     func(xs []*graph.Node) *graph.Node { return graph.ReluGrad(xs[0], xs[1]) },
 			composite: func(xs []*graph.Node) *graph.Node { return graph.Mul(xs[0], graph.Sign(xs[1])) }},
+		{name: "leaky_relu_grad", inputs: normal([]int{3, 4}, []int{3, 4}), bitwise: true,
+			fused: func(xs []*graph.Node) *graph.Node { return graph.LeakyReluGrad(xs[0], xs[1], 0.2) },
+			composite: func(xs []*graph.Node) *graph.Node {
+				x := xs[1]
+				return graph.Where(graph.Greater(x, x.Graph().Scalar(tensor.Float64, 0)), xs[0], graph.MulScalar(xs[0], 0.2))
+			}},
+		{name: "leaky_relu_grad broadcast", inputs: normal([]int{4}, []int{3, 4}), bitwise: true,
+			fused: func(xs []*graph.Node) *graph.Node { return graph.LeakyReluGrad(xs[0], xs[1], 0.2) },
+			composite: func(xs []*graph.Node) *graph.Node {
+				x := xs[1]
+				return graph.Where(graph.Greater(x, x.Graph().Scalar(tensor.Float64, 0)), xs[0], graph.MulScalar(xs[0], 0.2))
+			}},
 		{name: "add_diag", inputs: normal([]int{2, 4, 4}, []int{4}), bitwise: true,
 			fused: func(xs []*graph.Node) *graph.Node { return graph.AddDiag(xs[0], xs[1]) },
 			composite: func(xs []*graph.Node) *graph.Node {

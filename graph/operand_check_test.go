@@ -66,6 +66,7 @@ func constructors() map[string]nodeCtor {
 		"SigmoidGrad":   b("sigmoid_grad", func(x, y *graph.Node) { graph.SigmoidGrad(x, y) }),
 		"TanhGrad":      b("tanh_grad", func(x, y *graph.Node) { graph.TanhGrad(x, y) }),
 		"GeluGrad":      b("gelu_grad", func(x, y *graph.Node) { graph.GeluGrad(x, y) }),
+		"LeakyReluGrad": b("leaky_relu_grad", func(x, y *graph.Node) { graph.LeakyReluGrad(x, y, 0.2) }),
 		"Where":         {"where", 3, func(_ *graph.Graph, ns []*graph.Node) { graph.Where(ns[0], ns[1], ns[2]) }},
 		"Exp":           u("exp", func(x *graph.Node) { graph.Exp(x) }),
 		"Neg":           u("neg", func(x *graph.Node) { graph.Neg(x) }),

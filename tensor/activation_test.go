@@ -185,3 +185,22 @@ func TestErfFit32(t *testing.T) {
 	assert.Less(t, worst, 5e-7, "at x=%v", at)
 	assert.True(t, math.IsNaN(float64(erfFit32(float32(math.NaN())))))
 }
+
+// The leaky ReLU's derivative is 1 for x > 0 and the slope elsewhere
+// (x = 0 and NaN included), applied to v: with slope 0.25 (exact in
+// binary) the products are exact.
+func TestLeakyReluGradHandValues(t *testing.T) {
+	nan := math.NaN()
+	for _, dt := range cvDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			x := FromValues(dt, []float64{2, -3, 0, 1e-30, -1e-30, nan}, 6)
+			v := FromValues(dt, []float64{4, 4, 8, -2, -2, 1}, 6)
+			assert.Equal(t, []float64{4, 1, 2, -2, -0.5, 0.25}, LeakyReluGrad(v, x, 0.25).Values())
+			// Broadcasting v of shape (2, 1) against x of shape (6): rows 3, −1.
+			dst := Full(dt, 7, 2, 6)
+			require.Same(t, dst, LeakyReluGradTo(dst, FromValues(dt, []float64{3, -1}, 2, 1), x, 0.25))
+			assert.Equal(t, []float64{3, 0.75, 0.75, 3, 0.75, 0.75, -1, -0.25, -0.25, -1, -0.25, -0.25}, dst.Values())
+		})
+	}
+	require.Panics(t, func() { LeakyReluGrad(Zeros(Float64, 2), Zeros(Float64, 3), 0.2) })
+}

@@ -6,44 +6,123 @@ import (
 	"sync/atomic"
 )
 
-// Parallelism: images are spread over goroutines, each with its own im2col
-// buffer, which stays in cache between im2col and the GEMM that consumes it
-// (unfolding a whole batch into one wide column matrix measured slower: it
-// streams the columns through memory). The weight gradient sums over
+// Parallelism: small groups of images (gemmImages, one image when the
+// output has 256 pixels or more) are spread over goroutines, each with its
+// own im2col buffer, which stays in cache between im2col and the GEMM that
+// consumes it (unfolding a whole batch into one wide column matrix
+// measured slower: it streams the columns through memory; a group shares
+// the weights' packing). The weight gradient sums over
 // images, so each goroutine accumulates its range of images into its own
 // partial sum and the partial sums are added at the end. Buffers are reused
 // across images and, through a pool, across calls.
 
+// full reports a kernel that covers the whole unpadded input (a 7×7
+// kernel on a 7×7 image, the last convolution of a DCGAN discriminator and
+// the first transposed one of its generator): one output pixel per image,
+// whose column matrix is the image itself, so the convolution over the
+// batch is one matrix product, (N, C·H·W)·(O, C·H·W)ᵀ, with no im2col and
+// instead of N matrix-vector products that each stream the weights.
+func (g *convGeom) full() bool {
+	return g.groups == 1 && g.kh == g.h && g.kw == g.w && g.ph == 0 && g.pw == 0 &&
+		g.dh == 1 && g.dw == 1 && g.ho == 1 && g.wo == 1
+}
+
+// gemmImages is how many images one GEMM covers: enough that the product
+// has about gemmCols columns. Per image the weights were repacked for
+// every GEMM and the products were thin (49 columns for a 7×7 output, a
+// depth of 49 in the weight gradient, whose whole output was read and
+// written per image); side by side in one column matrix of row stride
+// m·Ho·Wo, m images share one packing and one pass over the output.
+func (g *convGeom) gemmImages() int {
+	// At most n/GOMAXPROCS images, so every goroutine gets a group.
+	const gemmCols = 256
+	return max(1, min(gemmCols/g.howo, g.n/runtime.GOMAXPROCS(0)))
+}
+
+// imageGroups calls fn(n0, m, buf) for the groups of m ≤ gemmImages()
+// consecutive images from n0, in parallel as forEachImage does, with a
+// scratch buffer of per·gemmImages() elements.
+func imageGroups[T Float](g *convGeom, per, work int, fn func(n0, m int, buf []T)) {
+	G := g.gemmImages()
+	forEachImage(
+		(g.n+G-1)/G, per*G, work, func(b int, buf []T) {
+			n0 := b * G
+			fn(n0, min(G, g.n-n0), buf)
+		})
+}
+
 // convForward computes y = conv(x, w) for contiguous x (N, C, H, W),
 // w (O, C/groups, kh, kw) and y (N, O, Ho, Wo).
 func convForward[T Float](g *convGeom, x, w, y []T) {
-	colLen := g.c * g.kh * g.kw * g.howo
-	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
-		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col)
-		yn := y[n*g.o*g.howo : (n+1)*g.o*g.howo]
+	if g.full() {
+		gemmT(false, true, g.n, g.o, g.kdim, 1, x, g.kdim, w, g.kdim, 0, y, g.o)
+		return
+	}
+	rows, chw, ohw := g.c*g.kh*g.kw, g.c*g.hw, g.o*g.howo
+	imageGroups(g, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf []T) {
+		ld := m * g.howo
+		col := buf[:rows*ld]
+		for k := range m {
+			im2col(g, x[(n0+k)*chw:(n0+k+1)*chw], col[k*g.howo:], ld)
+		}
+		out := y[n0*ohw : (n0+1)*ohw]
+		if m > 1 {
+			out = buf[rows*ld : (rows+g.o)*ld]
+		}
 		for gi := 0; gi < g.groups; gi++ {
-			gemmT(false, false, g.og, g.howo, g.kdim,
+			gemmT(false, false, g.og, ld, g.kdim,
 				1, w[gi*g.og*g.kdim:], g.kdim,
-				col[gi*g.kdim*g.howo:], g.howo,
-				0, yn[gi*g.og*g.howo:], g.howo)
+				col[gi*g.kdim*ld:], ld,
+				0, out[gi*g.og*ld:], ld)
+		}
+		if m > 1 {
+			for k := range m {
+				for o := 0; o < g.o; o++ {
+					copy(y[(n0+k)*ohw+o*g.howo:(n0+k)*ohw+(o+1)*g.howo], out[o*ld+k*g.howo:])
+				}
+			}
 		}
 	})
 }
 
-// convInputGrad computes dx, the adjoint of the convolution in x: per
-// image dcol = wᵀ·dy for each group, then col2im adds the columns back
-// onto the image.
-func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
-	colLen := g.c * g.kh * g.kw * g.howo
-	forEachImage(g.n, colLen, g.n*(colLen+g.o*g.howo), func(n int, col []T) {
-		dyn := dy[n*g.o*g.howo : (n+1)*g.o*g.howo]
-		for gi := 0; gi < g.groups; gi++ {
-			gemmT(true, false, g.kdim, g.howo, g.og,
-				1, w[gi*g.og*g.kdim:], g.kdim,
-				dyn[gi*g.og*g.howo:], g.howo,
-				0, col[gi*g.kdim*g.howo:], g.howo)
+// gatherImages returns dy's rows for images [n0, n0+m) side by side as an
+// (O, m·Ho·Wo) matrix: dy itself for one image, else a copy in buf.
+func gatherImages[T Float](g *convGeom, dy []T, n0, m int, buf []T) []T {
+	ohw := g.o * g.howo
+	if m == 1 {
+		return dy[n0*ohw : (n0+1)*ohw]
+	}
+	ld := m * g.howo
+	for k := range m {
+		for o := 0; o < g.o; o++ {
+			copy(buf[o*ld+k*g.howo:o*ld+(k+1)*g.howo], dy[(n0+k)*ohw+o*g.howo:])
 		}
-		col2im(g, col, dx[n*g.c*g.hw:(n+1)*g.c*g.hw])
+	}
+	return buf[:g.o*ld]
+}
+
+// convInputGrad computes dx, the adjoint of the convolution in x: per
+// group of images dcol = wᵀ·dy for each group, then col2im adds the
+// columns back onto each image.
+func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
+	if g.full() {
+		gemmT(false, false, g.n, g.kdim, g.o, 1, dy, g.o, w, g.kdim, 0, dx, g.kdim)
+		return
+	}
+	rows, chw := g.c*g.kh*g.kw, g.c*g.hw
+	imageGroups(g, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf []T) {
+		ld := m * g.howo
+		col := buf[:rows*ld]
+		dyb := gatherImages(g, dy, n0, m, buf[rows*ld:])
+		for gi := 0; gi < g.groups; gi++ {
+			gemmT(true, false, g.kdim, ld, g.og,
+				1, w[gi*g.og*g.kdim:], g.kdim,
+				dyb[gi*g.og*ld:], ld,
+				0, col[gi*g.kdim*ld:], ld)
+		}
+		for k := range m {
+			col2im(g, col[k*g.howo:], dx[(n0+k)*chw:(n0+k+1)*chw], ld)
+		}
 	})
 }
 
@@ -53,6 +132,10 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 // GEMM cannot split; each range accumulates into its own partial sum, and
 // the partial sums are added at the end.
 func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
+	if g.full() {
+		gemmT(true, false, g.o, g.kdim, g.n, 1, dy, g.o, x, g.kdim, 0, dw, g.kdim)
+		return
+	}
 	p := min(runtime.GOMAXPROCS(0), g.n)
 	if work := g.n * (g.c*g.kh*g.kw + g.o) * g.howo; work < parallelMinElems {
 		p = 1
@@ -86,25 +169,32 @@ func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 
 // weightGradImages sets dw to the weight gradient of images [n0, n1):
 // Σₙ dyₙ·colₙᵀ per group, accumulated by the GEMM (beta = 1 after the
-// first image). Unfolding one image at a time keeps its columns in cache.
+// first group of images). Unfolding a few images at a time keeps their
+// columns in cache.
 func weightGradImages[T Float](g *convGeom, x, dy []T, n0, n1 int, dw []T) {
 	if n0 == n1 {
 		clear(dw)
 		return
 	}
-	col := getBuf[T](g.c * g.kh * g.kw * g.howo)
-	defer putBuf(col)
-	for n := n0; n < n1; n++ {
-		im2col(g, x[n*g.c*g.hw:(n+1)*g.c*g.hw], col)
+	rows, chw, G := g.c*g.kh*g.kw, g.c*g.hw, g.gemmImages()
+	buf := getBuf[T]((rows + g.o) * G * g.howo)
+	defer putBuf(buf)
+	for b := n0; b < n1; b += G {
+		m := min(G, n1-b)
+		ld := m * g.howo
+		col := buf[:rows*ld]
+		for k := range m {
+			im2col(g, x[(b+k)*chw:(b+k+1)*chw], col[k*g.howo:], ld)
+		}
+		dyb := gatherImages(g, dy, b, m, buf[rows*ld:])
 		var beta T
-		if n > n0 {
+		if b > n0 {
 			beta = 1
 		}
-		dyn := dy[n*g.o*g.howo : (n+1)*g.o*g.howo]
 		for gi := 0; gi < g.groups; gi++ {
-			gemmT(false, true, g.og, g.kdim, g.howo,
-				1, dyn[gi*g.og*g.howo:], g.howo,
-				col[gi*g.kdim*g.howo:], g.howo,
+			gemmT(false, true, g.og, g.kdim, ld,
+				1, dyb[gi*g.og*ld:], ld,
+				col[gi*g.kdim*ld:], ld,
 				beta, dw[gi*g.og*g.kdim:], g.kdim)
 		}
 	}
@@ -127,7 +217,7 @@ func validRange(nOut, size, stride, off int) (lo, hi int) {
 // im2col writes the (C·kh·kw, Ho·Wo) column matrix of one image x
 // (C, H, W): row (c, i, j) holds, for every output position, the input
 // value under kernel tap (i, j) of channel c, or 0 in the padding.
-func im2col[T Float](g *convGeom, x, col []T) {
+func im2col[T Float](g *convGeom, x, col []T, ld int) {
 	r := 0
 	for c := 0; c < g.c; c++ {
 		plane := x[c*g.hw : (c+1)*g.hw]
@@ -137,7 +227,7 @@ func im2col[T Float](g *convGeom, x, col []T) {
 			for j := 0; j < g.kw; j++ {
 				woff := j*g.dw - g.pw
 				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
-				row := col[r*g.howo : (r+1)*g.howo]
+				row := col[r*ld : r*ld+g.howo]
 				r++
 				clear(row[:ohLo*g.wo])
 				clear(row[ohHi*g.wo:])
@@ -150,8 +240,13 @@ func im2col[T Float](g *convGeom, x, col []T) {
 						copy(dst[owLo:owHi], src[owLo+woff:])
 						continue
 					}
-					for ow := owLo; ow < owHi; ow++ {
-						dst[ow] = src[ow*g.sw+woff]
+					sw, d := g.sw, dst[owLo:owHi]
+					if len(d) == 0 {
+						continue
+					}
+					sr := src[owLo*sw+woff : (owHi-1)*sw+woff+1]
+					for k := range d {
+						d[k] = sr[k*sw]
 					}
 				}
 			}
@@ -162,7 +257,7 @@ func im2col[T Float](g *convGeom, x, col []T) {
 // col2im is the adjoint of im2col: it overwrites x (C, H, W) with, for
 // each pixel, the sum of the column entries im2col would have copied from
 // it.
-func col2im[T Float](g *convGeom, col, x []T) {
+func col2im[T Float](g *convGeom, col, x []T, ld int) {
 	clear(x)
 	r := 0
 	for c := 0; c < g.c; c++ {
@@ -173,7 +268,7 @@ func col2im[T Float](g *convGeom, col, x []T) {
 			for j := 0; j < g.kw; j++ {
 				woff := j*g.dw - g.pw
 				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
-				row := col[r*g.howo : (r+1)*g.howo]
+				row := col[r*ld : r*ld+g.howo]
 				r++
 				for oh := ohLo; oh < ohHi; oh++ {
 					src := row[oh*g.wo : (oh+1)*g.wo]
@@ -186,8 +281,13 @@ func col2im[T Float](g *convGeom, col, x []T) {
 						}
 						continue
 					}
-					for ow := owLo; ow < owHi; ow++ {
-						dst[ow*g.sw+woff] += src[ow]
+					sw, sr := g.sw, src[owLo:owHi]
+					if len(sr) == 0 {
+						continue
+					}
+					d := dst[owLo*sw+woff : (owHi-1)*sw+woff+1]
+					for k, v := range sr {
+						d[k*sw] += v
 					}
 				}
 			}

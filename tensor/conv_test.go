@@ -176,6 +176,8 @@ var cvConvCases = []struct {
 	{[]int{2, 4, 4, 6}, []int{4, 2, 1, 1}, ConvParams{Groups: 2}},                        // grouped 1×1
 	{[]int{1, 2, 8, 7}, []int{3, 2, 1, 1}, ConvParams{Stride: [2]int{2, 2}}},             // strided 1×1
 	{[]int{2, 1, 5, 5}, []int{2, 1, 5, 5}, ConvParams{}},                                 // kernel = image
+	{[]int{3, 4, 3, 2}, []int{5, 4, 3, 2}, ConvParams{Stride: [2]int{2, 3}}},             // kernel = image, one GEMM
+	{[]int{2, 4, 3, 3}, []int{4, 2, 3, 3}, ConvParams{Groups: 2}},                        // kernel = image, grouped
 	{[]int{1, 2, 3, 3}, []int{2, 2, 3, 3}, ConvParams{Padding: [2]int{3, 3}, Stride: [2]int{2, 2}}},
 	{[]int{1, 1, 4, 9}, []int{1, 1, 2, 4}, ConvParams{Stride: [2]int{3, 3}, Dilation: [2]int{1, 2}}},
 }
@@ -294,27 +296,37 @@ func TestConv2DErrors(t *testing.T) {
 
 // TestConv2DLargeBatches covers the path small cases skip: images spread
 // over goroutines, with the weight gradient's partial sums (one per
-// goroutine, over uneven ranges of images) added at the end.
+// goroutine, over uneven ranges of images) added at the end. The second
+// shape has 16 output pixels, so several images share a GEMM (6, 6 and 1
+// on two threads; the weight gradient's ranges of 6 and 7 end in partial
+// groups).
 func TestConv2DLargeBatches(t *testing.T) {
 	rng := NewRNG(14)
-	xs, ws := []int{5, 8, 20, 20}, []int{6, 4, 3, 3}
-	p := ConvParams{Padding: [2]int{1, 1}, Groups: 2}
-	for _, dt := range cvDTypes {
-		t.Run(dt.String(), func(t *testing.T) {
-			x := rng.Normal(dt, 0, 1, xs...)
-			w := rng.Normal(dt, 0, 1, ws...)
-			want, shape := naiveConv2D(x.Values(), xs, w.Values(), ws, p)
-			y := Conv2D(x, w, p)
-			require.Equal(t, shape, y.Shape())
-			cvAssertClose(t, want, y)
+	for i, c := range []struct {
+		xs, ws []int
+		p      ConvParams
+	}{
+		{[]int{5, 8, 20, 20}, []int{6, 4, 3, 3}, ConvParams{Padding: [2]int{1, 1}, Groups: 2}},
+		{[]int{13, 16, 9, 9}, []int{6, 16, 4, 4}, ConvParams{Padding: [2]int{1, 1}, Stride: [2]int{2, 2}}},
+	} {
+		xs, ws, p := c.xs, c.ws, c.p
+		for _, dt := range cvDTypes {
+			t.Run(fmt.Sprintf("%d/%v", i, dt), func(t *testing.T) {
+				x := rng.Normal(dt, 0, 1, xs...)
+				w := rng.Normal(dt, 0, 1, ws...)
+				want, shape := naiveConv2D(x.Values(), xs, w.Values(), ws, p)
+				y := Conv2D(x, w, p)
+				require.Equal(t, shape, y.Shape())
+				cvAssertClose(t, want, y)
 
-			dy := rng.Normal(dt, 0, 1, shape...)
-			dx := Conv2DInputGrad(dy, w, xs, p)
-			dw := Conv2DWeightGrad(x, dy, ws, p)
-			lhs := cvDot(y, dy)
-			scale := math.Sqrt(float64(y.Size())) * 6
-			assert.InDelta(t, lhs, cvDot(x, dx), cvTol(dt)*scale, "input adjoint")
-			assert.InDelta(t, lhs, cvDot(w, dw), cvTol(dt)*scale, "weight adjoint")
-		})
+				dy := rng.Normal(dt, 0, 1, shape...)
+				dx := Conv2DInputGrad(dy, w, xs, p)
+				dw := Conv2DWeightGrad(x, dy, ws, p)
+				lhs := cvDot(y, dy)
+				scale := math.Sqrt(float64(y.Size())) * math.Sqrt(float64(ws[1]*ws[2]*ws[3]))
+				assert.InDelta(t, lhs, cvDot(x, dx), cvTol(dt)*scale, "input adjoint")
+				assert.InDelta(t, lhs, cvDot(w, dw), cvTol(dt)*scale, "weight adjoint")
+			})
+		}
 	}
 }

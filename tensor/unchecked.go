@@ -16,7 +16,8 @@ func init() {
 		Equal: equalOp.run, NotEqual: notEqualOp.run, Less: lessOp.run, LessEqual: lessEqualOp.run,
 		Greater: greaterOp.run, GreaterEqual: greaterEqualOp.run,
 		SigmoidGrad: sigmoidGradOp.run, TanhGrad: tanhGradOp.run, ReluGrad: reluGradOp.run,
-		GeluGrad: geluGradOp.run,
+		GeluGrad:      geluGradOp.run,
+		LeakyReluGrad: func(dst, v, x *Tensor, s float64) *Tensor { return leakyReluGradOp(s).run(dst, v, x) },
 
 		Neg: negOp.run, Exp: expOp.run, Log: logOp.run, Log1p: log1pOp.run, Expm1: expm1Op.run,
 		Sqrt: sqrtOp.run, Square: squareOp.run, Reciprocal: reciprocalOp.run, Abs: absOp.run,

@@ -27,6 +27,8 @@ type Kernels[T, C, P any] struct {
 	Add, Sub, Mul, Div, Pow, Maximum, Minimum, Xlogy        func(dst, a, b T) T
 	Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual func(dst, a, b T) T
 	SigmoidGrad, TanhGrad, ReluGrad, GeluGrad               func(dst, a, b T) T
+	// LeakyReluGrad is tensor.LeakyReluGradTo (a, b are v, x; s the slope).
+	LeakyReluGrad func(dst, a, b T, s float64) T
 	// The unary ops: tensor.NegTo, ExpTo, ... GeluTo.
 	Neg, Exp, Log, Log1p, Expm1, Sqrt, Square, Reciprocal, Abs, Sign    func(dst, a T) T
 	Sin, Cos, Erf, Lgamma, Digamma, Tanh, Sigmoid, Softplus, Relu, Gelu func(dst, a T) T
