@@ -13,15 +13,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/gradus-ml/gradus/anomaly"
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -183,30 +182,12 @@ func count(b []bool) int {
 // extremes writes two rows of 28×28 digits: the 12 lowest-density test
 // digits on top, the 12 highest below (ink dark).
 func extremes(path string, xt *tensor.Tensor, idx, order []int) error {
-	const per, z = 12, 2
-	img := image.NewGray(image.Rect(0, 0, per*(28*z+4), 2*(28*z+4)))
-	for i := range img.Pix {
-		img.Pix[i] = 255
+	const per = 12
+	picks := make([]int, 0, 2*per)
+	for _, o := range append(slices.Clone(order[:per]), order[len(order)-per:]...) {
+		picks = append(picks, idx[o])
 	}
-	for r, pick := range [][]int{order[:per], order[len(order)-per:]} {
-		for j, o := range pick {
-			for p := range 784 {
-				g := color.Gray{Y: uint8(255 * (1 - xt.At(idx[o], p)))}
-				for dy := range z {
-					for dx := range z {
-						img.SetGray(j*(28*z+4)+(p%28)*z+dx, r*(28*z+4)+(p/28)*z+dy, g)
-					}
-				}
-			}
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	// Negated so that ink (1) is black on white.
+	digits := tensor.Neg(rows(xt, picks))
+	return plot.ImageGrid(path, tensor.Reshape(digits, 2*per, 28, 28), per, 2, -1, 0)
 }

@@ -102,9 +102,9 @@ func (a pixelAffine) LogDetJacobian(z *graph.Node) *graph.Node {
 
 // imageFlow holds the couplings and the fitted per-pixel standardisation.
 type imageFlow struct {
-	layers []*probabilistic.AffineCoupling
-	norm   pixelAffine
-	dt     tensor.DType
+	flow // the coupling layers, their Params and SetTraining
+	norm pixelAffine
+	dt   tensor.DType
 }
 
 // checkerboard returns the 28×28 checkerboard mask (1 where row + column
@@ -120,16 +120,6 @@ func checkerboard(odd bool) []float64 {
 	}
 	return m
 }
-
-func (f *imageFlow) Params() []nn.NamedParam {
-	var ps []nn.NamedParam
-	for k, l := range f.layers {
-		ps = append(ps, nn.Prefix(fmt.Sprintf("coupling%d", k), l.Params())...)
-	}
-	return ps
-}
-
-func (f *imageFlow) SetTraining(bool) {}
 
 func (f *imageFlow) dist(g *graph.Graph) *probabilistic.Transformed {
 	bs := make([]probabilistic.Bijector, 0, len(f.layers)+2)

@@ -10,15 +10,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 
 	"github.com/gradus-ml/gradus/cluster"
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/metrics"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -113,29 +111,6 @@ func run(c config) (res result, err error) {
 // centres writes the (k, 64) centres as a row of 8×8 images, each pixel
 // 8× enlarged, ink (16) dark.
 func centres(path string, c *tensor.Tensor) error {
-	k, z := c.Shape()[0], 8
-	img := image.NewGray(image.Rect(0, 0, k*(8*z+4), 8*z))
-	for i := range img.Pix {
-		img.Pix[i] = 255
-	}
-	for j := range k {
-		for p := range 64 {
-			v := c.At(j, p) / 16
-			g := color.Gray{Y: uint8(255 * (1 - min(max(v, 0), 1)))}
-			for dy := range z {
-				for dx := range z {
-					img.SetGray(j*(8*z+4)+(p%8)*z+dx, (p/8)*z+dy, g)
-				}
-			}
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	// Negated so that ink (16) is black on white, as digits are drawn.
+	return plot.ImageGrid(path, tensor.Reshape(tensor.Neg(c), c.Shape()[0], 8, 8), c.Shape()[0], 8, -16, 0)
 }
