@@ -73,5 +73,9 @@ func init() {
 			f: func(xs []*graph.Node) *graph.Node { return graph.Softmax(xs[0], axis) }})
 		addCase("log_softmax", opCase{name: fmt.Sprint("axis ", axis), inputs: ewNormal(2, ewS234),
 			f: func(xs []*graph.Node) *graph.Node { return graph.LogSoftmax(xs[0], axis) }})
+		// Any y will do for the rule's own derivatives (it is quadratic in y
+		// and linear in v); the last axis runs the contiguous-row kernel.
+		addCase("softmax_grad", opCase{name: fmt.Sprint("axis ", axis), inputs: ewNormal(2, ewS234, ewS234),
+			f: func(xs []*graph.Node) *graph.Node { return graph.SoftmaxGrad(xs[0], xs[1], axis) }})
 	}
 }

@@ -76,6 +76,12 @@ func fusedCases() []fusedCase {
 				x := xs[1]
 				return graph.Where(graph.Greater(x, x.Graph().Scalar(tensor.Float64, 0)), xs[0], graph.MulScalar(xs[0], 0.2))
 			}},
+		{name: "softmax_grad", inputs: normal([]int{3, 4}, []int{3, 4}),
+			fused: func(xs []*graph.Node) *graph.Node { return graph.SoftmaxGrad(graph.Softmax(xs[0], 0), xs[1], 0) },
+			composite: func(xs []*graph.Node) *graph.Node {
+				y := graph.Softmax(xs[0], 0)
+				return graph.Mul(y, graph.Sub(xs[1], graph.Sum(graph.Mul(xs[1], y), []int{0}, true)))
+			}},
 		{name: "add_diag", inputs: normal([]int{2, 4, 4}, []int{4}), bitwise: true,
 			fused: func(xs []*graph.Node) *graph.Node { return graph.AddDiag(xs[0], xs[1]) },
 			composite: func(xs []*graph.Node) *graph.Node {

@@ -79,7 +79,18 @@ func (o matmulOp) VJP(out, ct *Node, needs []bool) []*Node {
 		}
 		da = SumTo(da, a.Shape()...)
 	}
-	if needs[1] {
+	if needs[1] && b.Dim() == 2 && a.Dim() > 2 && !o.transA {
+		// A batch of a's rows against one matrix b: its gradient sums over
+		// the batch, which one GEMM over the flattened rows does directly
+		// (a deeper inner dimension and no batch of partial products to add).
+		k, n := a.Shape()[a.Dim()-1], ct.Shape()[ct.Dim()-1]
+		a2, ct2 := Reshape(a, -1, k), Reshape(ct, -1, n)
+		if o.transB {
+			db = matmulT(ct2, a2, true, false)
+		} else {
+			db = matmulT(a2, ct2, true, false)
+		}
+	} else if needs[1] {
 		if o.transB {
 			db = matmulT(ct, a, true, o.transA)
 		} else {

@@ -120,6 +120,7 @@ func constructors() map[string]nodeCtor {
 		"LogSumExp":     u("logsumexp", func(x *graph.Node) { graph.LogSumExp(x, nil, false) }),
 		"Variance":      u("variance", func(x *graph.Node) { graph.Variance(x, nil, false, 0) }),
 		"Softmax":       u("softmax", func(x *graph.Node) { graph.Softmax(x, -1) }),
+		"SoftmaxGrad":   b("softmax_grad", func(x, y *graph.Node) { graph.SoftmaxGrad(x, y, -1) }),
 		"LogSoftmax":    u("log_softmax", func(x *graph.Node) { graph.LogSoftmax(x, -1) }),
 		"MatMul":        b("matmul", func(x, y *graph.Node) { graph.MatMul(x, y) }),
 		"MatMulT":       b("matmul", func(x, y *graph.Node) { graph.MatMulT(x, y, true, false) }),

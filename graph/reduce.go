@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/gradus-ml/gradus/tensor"
@@ -31,6 +32,7 @@ func init() {
 	}
 	Register(softmaxOp{})
 	Register(softmaxOp{log: true})
+	Register(softmaxGradOp{})
 }
 
 type reduceOp struct {
@@ -195,23 +197,84 @@ func (o softmaxOp) check(in []*Node) {
 	}
 }
 
-// lin applies the Jacobian, which is symmetric for softmax (s ⊙ (v − Σ v s))
-// and for log-softmax transposes to v − s·Σv (reverse) or v − Σ(s v)
-// (forward), with s = softmax(x) recovered from the output.
+// The Jacobian is symmetric for softmax, s ⊙ (v − Σ v s) (SoftmaxGrad, one
+// fused pass), and for log-softmax transposes to v − s·Σv (reverse) or
+// v − Σ(s v) (forward), with s = softmax(x) recovered from the output.
 func (o softmaxOp) VJP(out, ct *Node, needs []bool) []*Node {
-	ax := []int{o.axis}
 	if o.log {
-		return cotangents(out, Sub(ct, Mul(Exp(out), Sum(ct, ax, true))))
+		return cotangents(out, Sub(ct, Mul(Exp(out), Sum(ct, []int{o.axis}, true))))
 	}
-	return cotangents(out, Mul(out, Sub(ct, Sum(Mul(ct, out), ax, true))))
+	return cotangents(out, apply(softmaxGradOp{o.axis}, out, ct))
 }
 
 func (o softmaxOp) JVP(out *Node, t []*Node) *Node {
-	ax := []int{o.axis}
 	if o.log {
-		return Sub(t[0], Sum(Mul(Exp(out), t[0]), ax, true))
+		return Sub(t[0], Sum(Mul(Exp(out), t[0]), []int{o.axis}, true))
 	}
-	return Mul(out, Sub(t[0], Sum(Mul(t[0], out), ax, true)))
+	return apply(softmaxGradOp{o.axis}, out, t[0])
+}
+
+// softmaxGradOp is y ⊙ (v − Σ v ⊙ y) along axis (tensor.SoftmaxGrad):
+// softmax's Jacobian at the output y applied to v.
+type softmaxGradOp struct{ axis int }
+
+func (softmaxGradOp) Name() string { return "softmax_grad" }
+
+func (softmaxGradOp) Arity() int { return 2 }
+
+func (o softmaxGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	return kern.SoftmaxGrad(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0], in[1], o.axis)
+}
+
+func (o softmaxGradOp) check(in []*Node) {
+	y, v := in[0], in[1]
+	if y.DType() != v.DType() || !slices.Equal(y.Shape(), v.Shape()) {
+		tensor.Fail("softmax_grad", "operands must have one shape and dtype: %s", Describe(y, v))
+	}
+	if o.axis < 0 || o.axis >= y.Dim() {
+		tensor.Fail("softmax_grad", "axis %d out of range for operand %s", o.axis, Describe(y))
+	}
+}
+
+// With s = Σ v ⊙ y: ∂f/∂v is the symmetric Jacobian itself, and ∂f/∂y
+// applied to u is u ⊙ (v − s) − y·Σ(v ⊙ u), transposed g ⊙ (v − s) − v·Σ(g ⊙ y).
+func (o softmaxGradOp) VJP(out, ct *Node, needs []bool) []*Node {
+	y, v := out.inputs[0], out.inputs[1]
+	ax := []int{o.axis}
+	var dy, dv *Node
+	if needs[0] {
+		s := Sum(Mul(v, y), ax, true)
+		dy = Sub(Mul(ct, Sub(v, s)), Mul(v, Sum(Mul(ct, y), ax, true)))
+	}
+	if needs[1] {
+		dv = apply(softmaxGradOp{o.axis}, y, ct)
+	}
+	return cotangents(out, dy, dv)
+}
+
+func (o softmaxGradOp) JVP(out *Node, t []*Node) *Node {
+	y, v := out.inputs[0], out.inputs[1]
+	ax := []int{o.axis}
+	var ty, tv *Node
+	if t[0] != nil {
+		s := Sum(Mul(v, y), ax, true)
+		ty = Sub(Mul(t[0], Sub(v, s)), Mul(y, Sum(Mul(v, t[0]), ax, true)))
+	}
+	if t[1] != nil {
+		tv = apply(softmaxGradOp{o.axis}, y, t[1])
+	}
+	return addTangents(out, ty, tv)
+}
+
+// SoftmaxGrad returns y ⊙ (v − Σ v ⊙ y) along axis: for y = Softmax(x,
+// axis), the product of softmax's Jacobian at x with v (the Jacobian is
+// symmetric, so this is both the VJP and the JVP). y and v must have one
+// shape and dtype.
+func SoftmaxGrad(y, v *Node, axis int) *Node {
+	checkNodes("softmax_grad", y, v)
+	op := softmaxGradOp{normAxis("softmax_grad", y, axis)}
+	op.check([]*Node{y, v})
+	return apply(op, y, v)
 }
 
 // Softmax returns exp(x)/Σexp(x) along axis, computed stably.

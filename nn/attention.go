@@ -19,8 +19,17 @@ func ScaledDotProductAttention(q, k, v, mask *graph.Node, causal bool) *graph.No
 	if q == nil || k == nil || v == nil {
 		tensor.Fail("nn.ScaledDotProductAttention", "nil operand")
 	}
-	e := q.Shape()[q.Dim()-1]
-	scores := graph.MulScalar(graph.MatMulT(q, k, false, true), 1/math.Sqrt(float64(e)))
+	// Scaling q rather than the scores touches Lq·E elements instead of
+	// Lq·Lk (as PyTorch does).
+	return attend(graph.MulScalar(q, attentionScale(q)), k, v, mask, causal)
+}
+
+// attentionScale is 1/√E for queries of width E.
+func attentionScale(q *graph.Node) float64 { return 1 / math.Sqrt(float64(q.Shape()[q.Dim()-1])) }
+
+// attend is ScaledDotProductAttention for queries already scaled.
+func attend(q, k, v, mask *graph.Node, causal bool) *graph.Node {
+	scores := graph.MatMulT(q, k, false, true)
 	if causal {
 		lq, lk := q.Shape()[q.Dim()-2], k.Shape()[k.Dim()-2]
 		if lq != lk {
@@ -148,15 +157,21 @@ func (m *MultiheadAttention) Forward(query, key, value, mask *graph.Node, causal
 	}
 	g := query.Graph()
 	w, b := m.InProjWeight.Node(g), m.InProjBias.Node(g)
-	project := func(x *graph.Node, block int) *graph.Node {
+	project := func(x *graph.Node, block int, scale float64) *graph.Node {
 		wb := graph.Slice(w, 0, block*e, (block+1)*e, 1)
 		bb := graph.Slice(b, 0, block*e, (block+1)*e, 1)
 		y := graph.Add(graph.MatMulT(x, wb, false, true), bb) // (B, L, E)
+		if scale != 1 {
+			// The queries' scale, while they are contiguous (cheaper than
+			// on the per-head view).
+			y = graph.MulScalar(y, scale)
+		}
 		s := y.Shape()
 		return graph.Permute(graph.Reshape(y, s[0], s[1], h, e/h), 0, 2, 1, 3) // (B, H, L, E/H)
 	}
-	q, k, v := project(query, 0), project(key, 1), project(value, 2)
-	out := ScaledDotProductAttention(q, k, v, mask, causal) // (B, H, Lq, E/H)
+	q := project(query, 0, 1/math.Sqrt(float64(e/h)))
+	k, v := project(key, 1, 1), project(value, 2, 1)
+	out := attend(q, k, v, mask, causal) // (B, H, Lq, E/H)
 	s := out.Shape()
 	joined := graph.Reshape(graph.Permute(out, 0, 2, 1, 3), s[0], s[2], e)
 	return m.OutProj.Forward(joined)

@@ -3,7 +3,10 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/chewxy/math32"
 	"github.com/gradus-ml/gradus/tensor/internal/gemm"
@@ -17,6 +20,16 @@ func gemmT[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b
 		gemm.Sgemm(transA, transB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
 		gemm.Dgemm(transA, transB, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+// gemmSerialT is gemmT on the calling goroutine alone.
+func gemmSerialT[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	switch a := any(a).(type) {
+	case []float32:
+		gemm.SgemmSerial(transA, transB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		gemm.DgemmSerial(transA, transB, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	}
 }
 
@@ -281,19 +294,50 @@ func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k i
 		return
 	}
 	offA, offB := batchOffsets(oa, batch), batchOffsets(ob, batch)
-	run := func(b0, b1 int) {
-		for bi := b0; bi < b1; bi++ {
-			gemmT(oa.trans, ob.trans, m, n, k, 1, A[offA[bi]:], oa.ld, B[offB[bi]:], ob.ld, 0, c[bi*m*n:], n)
+	product := func(bi int, gemm func(bool, bool, int, int, int, T, []T, int, []T, int, T, []T, int)) {
+		gemm(oa.trans, ob.trans, m, n, k, 1, A[offA[bi]:], oa.ld, B[offB[bi]:], ob.ld, 0, c[bi*m*n:], n)
+	}
+	work := m * n * k
+	threads := min(gemm.Threads(), runtime.GOMAXPROCS(0), nb, max(1, nb*work/gemmParallelWork))
+	if threads < 2 || !spreadBatch(nb, threads, work) {
+		// GEMM spreads each large product over the cores itself.
+		for bi := range nb {
+			product(bi, gemmT[T])
+		}
+		return
+	}
+	// A batch of small or medium products is spread here instead, whole
+	// products per goroutine: no synchronisation inside a product, and
+	// claiming them from a counter keeps a late goroutine from holding the
+	// others up. Which goroutine computes a product does not change it.
+	var next atomic.Int64
+	claim := func() {
+		for bi := int(next.Add(1) - 1); bi < nb; bi = int(next.Add(1) - 1) {
+			product(bi, gemmSerialT[T])
 		}
 	}
-	// GEMM spreads a large product over the cores itself; a batch of small
-	// ones is spread here instead.
-	if work := m * n * k; work < gemmParallelWork {
-		linalgParallel(nb, max(1, gemmParallelWork/max(1, work)), run)
-	} else {
-		run(0, nb)
+	var wg sync.WaitGroup
+	for range threads - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); claim() }()
 	}
+	claim()
+	wg.Wait()
 }
+
+// spreadBatch reports whether a batch of nb products of m·n·k = work each
+// is better spread over threads goroutines one whole product at a time than
+// computed one after another with each product spread by GEMM. Small
+// products always are (GEMM would not split them); larger ones when the
+// batch divides evenly or is long enough that the last, unshared round of
+// products costs little.
+func spreadBatch(nb, threads, work int) bool {
+	return work < gemmSpreadWork || nb%threads == 0 || nb >= 4*threads
+}
+
+// gemmSpreadWork is the m·n·k below which a lone product runs on one
+// goroutine (gemm's own threshold).
+const gemmSpreadWork = 96 * 96 * 96
 
 // gemmParallelWork is about the m·n·k below which one GEMM call runs on a
 // single goroutine (gemm's own threshold).

@@ -154,6 +154,10 @@ func TestMatMulAgainstNaive(t *testing.T) {
 		{"batch·vec", []int{2, 3, 4}, []int{4}, laRandom, laRandom},
 		{"vec·batch", []int{3}, []int{2, 3, 4}, laRandom, laRandom},
 		{"many small batched", []int{300, 16, 16}, []int{300, 16, 16}, laRandom, laRandom},
+		// Medium products: an even batch is spread whole products per
+		// goroutine, an odd short one product by product over GEMM's own.
+		{"medium batch spread", []int{4, 100, 60}, []int{4, 60, 100}, laRandom, laTransposed},
+		{"medium batch odd", []int{3, 100, 100}, []int{3, 100, 100}, laTransposed, laRandom},
 		{"empty m", []int{0, 3}, []int{3, 4}, laRandom, laRandom},
 		{"empty k", []int{2, 0}, []int{0, 3}, laRandom, laRandom},
 		{"empty batch", []int{0, 2, 3}, []int{3, 4}, laRandom, laRandom},

@@ -252,3 +252,16 @@ func geluGradBlocks(d, v, x []float32) int {
 	}
 	return geluGradAVX2(unsafe.SliceData(d), unsafe.SliceData(v), unsafe.SliceData(x), len(d))
 }
+
+//go:noescape
+func expShiftAVX2(d, x *float32, n int, m float32) int
+
+// expShiftBlocks sets d[i] = exp32(x[i] − m) with the vector exp32Core as
+// far as every value stays in its range and returns how many elements it
+// wrote (a multiple of 8).
+func expShiftBlocks(d, x []float32, m float32) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	return expShiftAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d), m)
+}

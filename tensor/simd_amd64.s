@@ -1970,3 +1970,62 @@ gegdone:
 	VZEROUPPER
 	MOVQ AX, ret+32(FP)
 	RET
+
+// func expShiftAVX2(d *float32, x *float32, n int, m float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·expShiftAVX2(SB), NOSPLIT, $0-40
+	// expShiftAVX2 sets d[i] = exp32Core(x[i] − m) on blocks of 8 while every
+	// |x[i] − m| ≤ 87 (where the scalar code, expShift32, inlines exp32Core) and returns
+	// how many elements it wrote: a multiple of 8, stopping at the first block out of
+	// that range or holding a NaN, or at the last full block.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVSS        m+24(FP), X9
+	VBROADCASTSS X9, Y9
+	XORQ         AX, AX
+
+esloop:
+	LEAQ       8(AX), DX
+	CMPQ       DX, CX
+	JGT        esdone
+	VMOVUPS    (SI)(AX*4), Y0
+	VSUBPS     Y9, Y0, Y0
+	VANDPS     sgabs<>+0(SB), Y0, Y1
+	VCMPPS     $0x02, sglim<>+0(SB), Y1, Y2
+	VMOVMSKPS  Y2, BX
+	CMPL       BX, $0x000000ff
+	JNE        esdone
+	VMULPS     sglog2e<>+0(SB), Y0, Y2
+	VADDPS     sground<>+0(SB), Y2, Y2
+	VSUBPS     sground<>+0(SB), Y2, Y2
+	VMULPS     sgc1<>+0(SB), Y2, Y3
+	VSUBPS     Y3, Y0, Y3
+	VMULPS     sgc2<>+0(SB), Y2, Y4
+	VSUBPS     Y4, Y3, Y3
+	VMULPS     sgp0<>+0(SB), Y3, Y4
+	VADDPS     sgp1<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp2<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp3<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp4<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VMULPS     Y3, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
+	VCVTTPS2DQ Y2, Y5
+	VPADDD     sg127<>+0(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     Y5, Y4, Y4
+	VMOVUPS    Y4, (DI)(AX*4)
+	ADDQ       $0x00000008, AX
+	JMP        esloop
+
+esdone:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET

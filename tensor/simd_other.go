@@ -40,3 +40,6 @@ func geluBlocks(d, x []float32) int { return 0 }
 
 // geluGradBlocks has no vector implementation here: it writes nothing.
 func geluGradBlocks(d, v, x []float32) int { return 0 }
+
+// expShiftBlocks has no vector implementation here: it writes nothing.
+func expShiftBlocks(d, x []float32, m float32) int { return 0 }

@@ -205,3 +205,30 @@ func TestGeluVectorMatchesScalar(t *testing.T) {
 	require.InEpsilon(t, -0.5*0.5*math.Erfc(0.5/math.Sqrt2), float64(y[1]), 1e-6)
 	require.InEpsilon(t, 0.5*math.Erfc(-1/math.Sqrt2), float64(y[2]), 1e-6)
 }
+
+// Softmax's exponentials, exp32(x − m), must match the scalar exp32 bit
+// for bit whether a block went through the vector kernel or not (random
+// runs with special values, and shifts that put values on both sides of
+// the kernel's limit |x − m| = 87); their sum is sum8's fixed order.
+func TestExpShiftVectorMatchesScalar(t *testing.T) {
+	rng := NewRNG(9)
+	check := func(x []float32) {
+		for _, m := range []float32{0, 3, -40, 50} {
+			got := make([]float32, len(x))
+			s := expShift32(got, x, m)
+			want := make([]float32, len(x))
+			for i, v := range x {
+				want[i] = exp32(v - m)
+			}
+			requireSameBits32(t, x, want, got)
+			require.Equal(t, math.Float32bits(sum8(want)), math.Float32bits(s))
+		}
+	}
+	forVectorInputs32(rng, check)
+	// sum8 of 1..20: interleaved partial sums of exact integers.
+	x := make([]float32, 20)
+	for i := range x {
+		x[i] = float32(i + 1)
+	}
+	require.Equal(t, float32(210), sum8(x))
+}

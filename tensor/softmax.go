@@ -156,22 +156,45 @@ func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T
 	}
 }
 
-// expShift32 sets d[i] = exp32(x[i] − m) and returns their sum (added in
-// order), with exp32Core inlined on its common path: a softmax row's
-// exponentials, which math32.Exp made a twentieth of a transformer block.
+// expShift32 sets d[i] = exp32(x[i] − m) and returns their sum: the
+// exponentials of a softmax row, which math32.Exp made a twentieth of a
+// transformer block. The vector kernel takes the blocks whose values stay
+// in exp32Core's range; the rest go through the same scalar code, so the
+// values do not depend on which path computed them.
 func expShift32(d, x []float32, m float32) float32 {
 	x = x[:len(d)]
-	var s float32
-	for i := range d {
-		v := x[i] - m
-		var e float32
-		if v >= -87 && v <= 88 {
-			e = exp32Core(v)
-		} else {
-			e = exp32(v)
+	for i := 0; i < len(d); {
+		i += expShiftBlocks(d[i:], x[i:], m)
+		for end := min(i+8, len(d)); i < end; i++ {
+			v := x[i] - m
+			if v >= -87 && v <= 88 {
+				d[i] = exp32Core(v)
+			} else {
+				d[i] = exp32(v)
+			}
 		}
-		d[i] = e
-		s += e
 	}
-	return s
+	return sum8(d)
+}
+
+// sum8 adds x in eight interleaved partial sums, combined pairwise: a
+// fixed order on every platform, without the latency of one running sum.
+func sum8(x []float32) float32 {
+	var p [8]float32
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		b := x[i : i+8 : i+8]
+		p[0] += b[0]
+		p[1] += b[1]
+		p[2] += b[2]
+		p[3] += b[3]
+		p[4] += b[4]
+		p[5] += b[5]
+		p[6] += b[6]
+		p[7] += b[7]
+	}
+	for j, v := range x[i:] {
+		p[j] += v
+	}
+	return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
 }

@@ -33,6 +33,7 @@ func init() {
 		SumTo:            sumToTrusted,
 		Softmax:          func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, false) },
 		LogSoftmax:       func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, true) },
+		SoftmaxGrad:      softmaxGradRun,
 		Conv2D:           conv2DTrusted,
 		Conv2DInputGrad:  conv2DInputGradTrusted,
 		Conv2DWeightGrad: conv2DWeightGradTrusted,

@@ -47,6 +47,9 @@ type Kernels[T, C, P any] struct {
 	SumTo func(dst, a T) T
 	// Softmax and LogSoftmax normalise along a non-negative axis.
 	Softmax, LogSoftmax func(dst, a T, axis int) T
+	// SoftmaxGrad is tensor.SoftmaxGrad: y ⊙ (v − Σ v ⊙ y) along a
+	// non-negative axis, for y and v of dst's shape.
+	SoftmaxGrad func(dst, y, v T, axis int) T
 	// Conv2D is tensor.Conv2DTo, Conv2DInputGrad tensor.Conv2DInputGradTo
 	// and Conv2DWeightGrad tensor.Conv2DWeightGradTo.
 	Conv2D                            func(dst, x, w T, p C) T

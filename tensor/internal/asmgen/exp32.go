@@ -236,3 +236,34 @@ func softplusKernel() {
 	})
 	done("spdone")
 }
+
+// expShiftKernel emits expShiftAVX2, the exponentials of a softmax row.
+func expShiftKernel() {
+	text("expShiftAVX2", "func(d, x *float32, n int, m float32) int")
+	a.Comment("expShiftAVX2 sets d[i] = exp32Core(x[i] − m) on blocks of 8 while every",
+		"|x[i] − m| ≤ 87 (where the scalar code, expShift32, inlines exp32Core) and returns",
+		"how many elements it wrote: a multiple of 8, stopping at the first block out of",
+		"that range or holding a NaN, or at the last full block.")
+	a.Load(a.Param("d"), RDI)
+	a.Load(a.Param("x"), RSI)
+	a.Load(a.Param("n"), RCX)
+	a.Load(a.Param("m"), X9)
+	a.VBROADCASTSS(X9, Y9)
+	a.XORQ(RAX, RAX)
+	a.Label("esloop")
+	a.LEAQ(Mem{Base: RAX, Disp: 8}, RDX)
+	a.CMPQ(RDX, RCX)
+	a.JGT(LabelRef("esdone"))
+	a.VMOVUPS(at(RSI, 4, 0), Y0)
+	a.VSUBPS(Y9, Y0, Y0)
+	a.VANDPS(sgabs, Y0, Y1)
+	a.VCMPPS(U8(2), sglim, Y1, Y2)
+	a.VMOVMSKPS(Y2, EBX)
+	a.CMPL(EBX, U32(0xff))
+	a.JNE(LabelRef("esdone"))
+	exp32Core(Y0)
+	a.VMOVUPS(Y4, at(RDI, 4, 0))
+	a.ADDQ(U32(8), RAX)
+	a.JMP(LabelRef("esloop"))
+	done("esdone")
+}

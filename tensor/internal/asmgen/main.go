@@ -56,6 +56,7 @@ func main() {
 	rotKernel()
 	symvKernel()
 	geluKernels()
+	expShiftKernel()
 	os.Exit(build.Main(flags.Config(), a))
 }
 

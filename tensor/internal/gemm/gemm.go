@@ -36,6 +36,10 @@ func SetThreads(n int) int {
 	return int(maxThreads.Swap(int64(n)))
 }
 
+// Threads returns the maximum number of goroutines one Sgemm or Dgemm call
+// may use (see SetThreads).
+func Threads() int { return int(maxThreads.Load()) }
+
 // UsePortable forces the pure-Go micro-kernel when on is true (the assembly
 // kernel is otherwise used when the CPU supports it) and returns the previous
 // setting. It is meant for tests and benchmarks and is safe for concurrent use.
@@ -51,6 +55,16 @@ func UsePortable(on bool) bool {
 // beta. It panics with a message starting with "gemm: " on invalid
 // arguments.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemm(int(maxThreads.Load()), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmSerial is Sgemm on the calling goroutine alone, for callers that
+// spread a batch of products over the cores themselves.
+func SgemmSerial(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemm(1, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func sgemm(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
@@ -64,7 +78,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		p = asmParamsS
 	}
 	jb := job[float32]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
-	execute(jb, &poolS, m, n, int(maxThreads.Load()))
+	execute(jb, &poolS, m, n, threads)
 }
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float64
@@ -75,6 +89,16 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 // beta. It panics with a message starting with "gemm: " on invalid
 // arguments.
 func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	dgemm(int(maxThreads.Load()), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// DgemmSerial is Dgemm on the calling goroutine alone, for callers that
+// spread a batch of products over the cores themselves.
+func DgemmSerial(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	dgemm(1, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func dgemm(threads int, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
@@ -88,7 +112,7 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 		p = asmParamsD
 	}
 	jb := job[float64]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
-	execute(jb, &poolD, m, n, int(maxThreads.Load()))
+	execute(jb, &poolD, m, n, threads)
 }
 
 // scaleC sets C = beta·C, writing zeros without reading C when beta == 0.
