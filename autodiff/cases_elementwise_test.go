@@ -89,6 +89,10 @@ func ewBinary(op func(a, b *graph.Node) *graph.Node) func(xs []*graph.Node) *gra
 	return func(xs []*graph.Node) *graph.Node { return op(xs[0], xs[1]) }
 }
 
+func ewTernary(op func(a, b, c *graph.Node) *graph.Node) func(xs []*graph.Node) *graph.Node {
+	return func(xs []*graph.Node) *graph.Node { return op(xs[0], xs[1], xs[2]) }
+}
+
 var (
 	ewS34  = []int{3, 4}
 	ewS4   = []int{4}

@@ -57,6 +57,9 @@ func init() {
 
 	addCase("matmul", opCase{name: "matrices", inputs: ewNormal(1, ewS34, []int{4, 5}), f: ewBinary(graph.MatMul)})
 	addCase("matmul", opCase{name: "broadcast batch", inputs: ewNormal(1, []int{2, 1, 3, 4}, []int{3, 4, 2}), f: ewBinary(graph.MatMul)})
+	addCase("linear", opCase{name: "batch", inputs: ewNormal(1, []int{2, 3, 4}, []int{5, 4}, []int{5}), f: ewTernary(graph.Linear)})
+	addCase("linear", opCase{name: "matrix", inputs: ewNormal(1, []int{3, 4}, []int{2, 4}, []int{2}), f: ewTernary(graph.Linear)})
+	addCase("linear", opCase{name: "vector", inputs: ewNormal(1, []int{4}, []int{2, 4}, []int{2}), f: ewTernary(graph.Linear)})
 	// A batch against one matrix: b's gradient is one GEMM over the flattened rows.
 	addCase("matmul", opCase{name: "batch @ matrix", inputs: ewNormal(1, []int{2, 2, 3, 4}, []int{4, 5}), f: ewBinary(graph.MatMul)})
 	addCase("matmul", opCase{name: "vector @ batch", inputs: ewNormal(1, ewS4, []int{2, 4, 3}), f: ewBinary(graph.MatMul)})

@@ -122,6 +122,7 @@ func constructors() map[string]nodeCtor {
 		"Softmax":       u("softmax", func(x *graph.Node) { graph.Softmax(x, -1) }),
 		"SoftmaxGrad":   b("softmax_grad", func(x, y *graph.Node) { graph.SoftmaxGrad(x, y, -1) }),
 		"LogSoftmax":    u("log_softmax", func(x *graph.Node) { graph.LogSoftmax(x, -1) }),
+		"Linear":        {"linear", 3, func(_ *graph.Graph, ns []*graph.Node) { graph.Linear(ns[0], ns[1], ns[2]) }},
 		"MatMul":        b("matmul", func(x, y *graph.Node) { graph.MatMul(x, y) }),
 		"MatMulT":       b("matmul", func(x, y *graph.Node) { graph.MatMulT(x, y, true, false) }),
 		"Dot":           b("dot", func(x, y *graph.Node) { graph.Dot(x, y) }),

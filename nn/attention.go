@@ -160,7 +160,7 @@ func (m *MultiheadAttention) Forward(query, key, value, mask *graph.Node, causal
 	project := func(x *graph.Node, block int, scale float64) *graph.Node {
 		wb := graph.Slice(w, 0, block*e, (block+1)*e, 1)
 		bb := graph.Slice(b, 0, block*e, (block+1)*e, 1)
-		y := graph.Add(graph.MatMulT(x, wb, false, true), bb) // (B, L, E)
+		y := graph.Linear(x, wb, bb) // (B, L, E)
 		if scale != 1 {
 			// The queries' scale, while they are contiguous (cheaper than
 			// on the per-head view).

@@ -60,9 +60,8 @@ func (l *Linear) Forward(x *graph.Node) *graph.Node {
 		tensor.Fail(l.String(), "input shape %s does not fit: want (..., %d)", tensor.FormatShape(s), l.In)
 	}
 	g := x.Graph()
-	y := graph.MatMulT(x, l.Weight.Node(g), false, true)
 	if l.Bias != nil {
-		y = graph.Add(y, l.Bias.Node(g))
+		return graph.Linear(x, l.Weight.Node(g), l.Bias.Node(g))
 	}
-	return y
+	return graph.MatMulT(x, l.Weight.Node(g), false, true)
 }

@@ -194,7 +194,7 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	if !dst.IsContiguous() || sharesStorage(dst, a) || sharesStorage(dst, b) {
 		out = New(a.dtype, cloneInts(outShape)...)
 	}
-	gemmInto(out, a, b, ka, kb, transA, transB, batch, m, n, k)
+	gemmInto(out, a, b, ka, kb, transA, transB, batch, m, n, k, false)
 	if out != dst {
 		CopyInto(dst, out)
 	}
@@ -211,18 +211,48 @@ func matmulTrusted(dst, a, b *Tensor, transA, transB bool) *Tensor {
 	}
 	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
 	_, n, _, _ := logicalMatrix(b, asMatrix, transB)
-	gemmInto(dst, a, b, asMatrix, asMatrix, transA, transB, dst.shape[:len(dst.shape)-2], m, n, k)
+	gemmInto(dst, a, b, asMatrix, asMatrix, transA, transB, dst.shape[:len(dst.shape)-2], m, n, k, false)
 	return dst
+}
+
+// matmulBiasTrusted is op(a)·op(b) + bias in one pass over dst (the
+// trusted kernel of graph's linear op): dst's rows start as copies of the
+// 1-D bias, which the GEMM then accumulates into. The operands are as for
+// matmulTrusted, and bias has dst's last dimension and dtype.
+func matmulBiasTrusted(dst, a, b, bias *Tensor, transA, transB bool) *Tensor {
+	if dst.Size() == 0 {
+		return dst
+	}
+	if a.dtype == Float32 {
+		fillRows(storage[float32](dst)[dst.offset:dst.offset+dst.Size()], bias)
+	} else {
+		fillRows(storage[float64](dst)[dst.offset:dst.offset+dst.Size()], bias)
+	}
+	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
+	_, n, _, _ := logicalMatrix(b, asMatrix, transB)
+	gemmInto(dst, a, b, asMatrix, asMatrix, transA, transB, dst.shape[:len(dst.shape)-2], m, n, k, true)
+	return dst
+}
+
+// fillRows copies the 1-D v into every len(v)-long row of d.
+func fillRows[T Float](d []T, v *Tensor) {
+	row := d[:v.shape[0]]
+	for i := range row {
+		row[i] = storage[T](v)[v.offset+i*v.strides[0]]
+	}
+	for off := len(row); off < len(d); off += len(row) {
+		copy(d[off:off+len(row)], row)
+	}
 }
 
 // gemmInto computes the product into the contiguous out, which overlaps
 // neither operand.
-func gemmInto(out, a, b *Tensor, ka, kb int, transA, transB bool, batch []int, m, n, k int) {
+func gemmInto(out, a, b *Tensor, ka, kb int, transA, transB bool, batch []int, m, n, k int, accumulate bool) {
 	oa, ob := prepOperand(a, ka, transA, batch), prepOperand(b, kb, transB, batch)
 	if a.dtype == Float32 {
-		batchedGemm[float32](out, oa, ob, batch, m, n, k)
+		batchedGemm[float32](out, oa, ob, batch, m, n, k, accumulate)
 	} else {
-		batchedGemm[float64](out, oa, ob, batch, m, n, k)
+		batchedGemm[float64](out, oa, ob, batch, m, n, k, accumulate)
 	}
 }
 
@@ -274,28 +304,35 @@ func sameArray[T Float](x, y []T) bool {
 	return &x[:cap(x)][cap(x)-1] == &y[:cap(y)][cap(y)-1]
 }
 
-// batchedGemm computes out[batch] = A[batch]·B[batch] for a contiguous out.
-func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k int) {
+// batchedGemm computes out[batch] = A[batch]·B[batch] for a contiguous out,
+// or adds the products to out's values when accumulate is set.
+func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k int, accumulate bool) {
 	c := storage[T](out)[out.offset:]
 	A, B := storage[T](oa.t), storage[T](ob.t)
 	nb := shapeSize(batch)
+	var beta T
+	if accumulate {
+		beta = 1
+	}
 	if k == 0 {
-		clear(c[:nb*m*n])
+		if !accumulate {
+			clear(c[:nb*m*n])
+		}
 		return
 	}
 	if nb == 1 {
-		gemmT(oa.trans, ob.trans, m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, 0, c, n)
+		gemmT(oa.trans, ob.trans, m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, beta, c, n)
 		return
 	}
 	// Fold the batch into the rows of one GEMM when B is shared by every
 	// batch entry and A's matrices are stacked contiguously: (b, m, k)@(k, n).
 	if nb > 1 && !oa.trans && allZero(ob.bstr) && stacked(oa, batch, m) {
-		gemmT(false, ob.trans, nb*m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, 0, c, n)
+		gemmT(false, ob.trans, nb*m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, beta, c, n)
 		return
 	}
 	offA, offB := batchOffsets(oa, batch), batchOffsets(ob, batch)
 	product := func(bi int, gemm func(bool, bool, int, int, int, T, []T, int, []T, int, T, []T, int)) {
-		gemm(oa.trans, ob.trans, m, n, k, 1, A[offA[bi]:], oa.ld, B[offB[bi]:], ob.ld, 0, c[bi*m*n:], n)
+		gemm(oa.trans, ob.trans, m, n, k, 1, A[offA[bi]:], oa.ld, B[offB[bi]:], ob.ld, beta, c[bi*m*n:], n)
 	}
 	work := m * n * k
 	threads := min(gemm.Threads(), runtime.GOMAXPROCS(0), nb, max(1, nb*work/gemmParallelWork))

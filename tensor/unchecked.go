@@ -29,6 +29,7 @@ func init() {
 		LeakyRelu: param(leakyReluOp), Elu: param(eluOp),
 
 		MatMulT:          matmulTrusted,
+		MatMulBiasT:      matmulBiasTrusted,
 		Reduce:           reduceTrusted,
 		SumTo:            sumToTrusted,
 		Softmax:          func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, false) },

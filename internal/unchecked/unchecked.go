@@ -39,6 +39,9 @@ type Kernels[T, C, P any] struct {
 	// dimensions, op transposing the last two axes where its flag is set;
 	// batch dimensions broadcast.
 	MatMulT func(dst, a, b T, transA, transB bool) T
+	// MatMulBiasT is MatMulT plus a 1-D bias of dst's last dimension added
+	// to every row, in one pass over dst.
+	MatMulBiasT func(dst, a, b, bias T, transA, transB bool) T
 	// Reduce computes reduction kind (0 sum, 1 mean, 2 max, 3 min, 4 prod,
 	// 5 logsumexp, 6 variance with ddof) of a over the axes; max and min
 	// need non-empty axes.
