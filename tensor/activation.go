@@ -475,7 +475,7 @@ func leakyReluGradRun[T Float](d, v, x []T, slope T) {
 // given by their bits.
 func leakyFactorRun[T Float, B uint32 | uint64](d, v, x []T, slope, one B, frombits func(B) T) {
 	v, x = v[:len(d)], x[:len(d)]
-	for i := range d {
+	for i := leakyBlocks(d, v, x, frombits(slope)); i < len(d); i++ {
 		f := slope
 		if x[i] > 0 {
 			f = one

@@ -19,6 +19,10 @@ func BenchmarkElementwise(b *testing.B) {
 		{"Exp", 1, func(dst, x, _ *Tensor) *Tensor { return ExpTo(dst, x) }},
 		{"Relu", 1, func(dst, x, _ *Tensor) *Tensor { return ReluTo(dst, x) }},
 		{"Sigmoid", 1, func(dst, x, _ *Tensor) *Tensor { return SigmoidTo(dst, x) }},
+		{"Gelu", 1, func(dst, x, _ *Tensor) *Tensor { return GeluTo(dst, x) }},
+		{"GeluGrad", 2, GeluGradTo},
+		{"LeakyRelu", 1, func(dst, x, _ *Tensor) *Tensor { return LeakyReluTo(dst, x, 0.2) }},
+		{"LeakyReluGrad", 2, func(dst, x, y *Tensor) *Tensor { return LeakyReluGradTo(dst, x, y, 0.2) }},
 	}
 	rng := NewRNG(1)
 	for _, op := range ops {

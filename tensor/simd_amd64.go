@@ -265,3 +265,23 @@ func expShiftBlocks(d, x []float32, m float32) int {
 	}
 	return expShiftAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d), m)
 }
+
+//go:noescape
+func leakyAVX2F32(d, v, x, slope unsafe.Pointer, n int) int
+
+//go:noescape
+func leakyAVX2F64(d, v, x, slope unsafe.Pointer, n int) int
+
+// leakyBlocks sets d[i] = v[i]·(1 if x[i] > 0 else slope) over whole
+// vectors and returns how many elements it wrote.
+func leakyBlocks[T Float](d, v, x []T, slope T) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	v, x = v[:len(d)], x[:len(d)]
+	pd, pv, px, ps := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(v)), unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(&slope)
+	if _, ok := any(d).([]float32); ok {
+		return leakyAVX2F32(pd, pv, px, ps, len(d))
+	}
+	return leakyAVX2F64(pd, pv, px, ps, len(d))
+}

@@ -2029,3 +2029,73 @@ esdone:
 	VZEROUPPER
 	MOVQ AX, ret+32(FP)
 	RET
+
+// func leakyAVX2F32(d unsafe.Pointer, v unsafe.Pointer, x unsafe.Pointer, slope unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·leakyAVX2F32(SB), NOSPLIT, $0-48
+	// leakyAVX2F32 sets d[i] = v[i]·f with f = 1 where x[i] > 0 and f = *slope elsewhere
+	// (NaN included), as leakyFactorRun does, for i below n rounded down to 8, and
+	// returns that count. The leaky ReLU is v = x (x·1 = x exactly).
+	MOVQ         d+0(FP), DI
+	MOVQ         v+8(FP), SI
+	MOVQ         x+16(FP), DX
+	MOVQ         slope+24(FP), R8
+	MOVQ         n+32(FP), CX
+	ANDQ         $-8, CX
+	XORQ         AX, AX
+	VXORPS       Y15, Y15, Y15
+	VMOVUPS      sgone<>+0(SB), Y14
+	VBROADCASTSS (R8), Y13
+
+leakyF32loop:
+	CMPQ    AX, CX
+	JGE     leakyF32done
+	VMOVUPS (DX)(AX*4), Y1
+
+	// x > 0 (ordered) picks 1, anything else the slope
+	VCMPPS    $0x1e, Y15, Y1, Y2
+	VBLENDVPS Y2, Y14, Y13, Y4
+	VMULPS    (SI)(AX*4), Y4, Y4
+	VMOVUPS   Y4, (DI)(AX*4)
+	ADDQ      $0x00000008, AX
+	JMP       leakyF32loop
+
+leakyF32done:
+	VZEROUPPER
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func leakyAVX2F64(d unsafe.Pointer, v unsafe.Pointer, x unsafe.Pointer, slope unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·leakyAVX2F64(SB), NOSPLIT, $0-48
+	// leakyAVX2F64 sets d[i] = v[i]·f with f = 1 where x[i] > 0 and f = *slope elsewhere
+	// (NaN included), as leakyFactorRun does, for i below n rounded down to 4, and
+	// returns that count. The leaky ReLU is v = x (x·1 = x exactly).
+	MOVQ         d+0(FP), DI
+	MOVQ         v+8(FP), SI
+	MOVQ         x+16(FP), DX
+	MOVQ         slope+24(FP), R8
+	MOVQ         n+32(FP), CX
+	ANDQ         $-4, CX
+	XORQ         AX, AX
+	VXORPD       Y15, Y15, Y15
+	VMOVUPS      dpone<>+0(SB), Y14
+	VBROADCASTSD (R8), Y13
+
+leakyF64loop:
+	CMPQ    AX, CX
+	JGE     leakyF64done
+	VMOVUPS (DX)(AX*8), Y1
+
+	// x > 0 (ordered) picks 1, anything else the slope
+	VCMPPD    $0x1e, Y15, Y1, Y2
+	VBLENDVPD Y2, Y14, Y13, Y4
+	VMULPD    (SI)(AX*8), Y4, Y4
+	VMOVUPS   Y4, (DI)(AX*8)
+	ADDQ      $0x00000004, AX
+	JMP       leakyF64loop
+
+leakyF64done:
+	VZEROUPPER
+	MOVQ AX, ret+40(FP)
+	RET

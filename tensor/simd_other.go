@@ -43,3 +43,6 @@ func geluGradBlocks(d, v, x []float32) int { return 0 }
 
 // expShiftBlocks has no vector implementation here: it writes nothing.
 func expShiftBlocks(d, x []float32, m float32) int { return 0 }
+
+// leakyBlocks has no vector implementation here: it writes nothing.
+func leakyBlocks[T Float](d, v, x []T, slope T) int { return 0 }

@@ -232,3 +232,39 @@ func TestExpShiftVectorMatchesScalar(t *testing.T) {
 	}
 	require.Equal(t, float32(210), sum8(x))
 }
+
+// The vector leaky ReLU and its derivative rule give what the scalar
+// leakyRelu and leakyReluGrad give, bit for bit, on both dtypes, in full
+// vectors and tails, with signed zeros, NaN, infinities and subnormals.
+func TestLeakyVectorRuns(t *testing.T) {
+	rng := NewRNG(6)
+	special := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1e-310, -1e-310, 1e-42, -1e-42}
+	const slope = 0.2
+	for _, dt := range cvDTypes {
+		for _, n := range []int{1, 7, 8, 9, 16, 23, 64, 101} {
+			xv := rng.Normal(dt, 0, 1, n).Values()
+			vv := rng.Normal(dt, 0, 1, n).Values()
+			for i := range xv {
+				if i%3 == 1 {
+					xv[i] = special[(i/3)%len(special)]
+				}
+			}
+			x, v := FromValues(dt, xv, n), FromValues(dt, vv, n)
+			fwd, grad := LeakyRelu(x, slope), LeakyReluGrad(v, x, slope)
+			for i := range n {
+				var want, wantGrad float64
+				if dt == Float32 {
+					xs, vs := x.Float32s()[i], v.Float32s()[i]
+					want, wantGrad = float64(leakyRelu(xs, float32(slope), 0)), float64(leakyReluGrad(vs, xs, float32(slope)))
+				} else {
+					xs, vs := x.Float64s()[i], v.Float64s()[i]
+					want, wantGrad = leakyRelu(xs, slope, 0), leakyReluGrad(vs, xs, slope)
+				}
+				got, gotGrad := fwd.Values()[i], grad.Values()[i]
+				require.True(t, want != want && got != got || math.Float64bits(want) == math.Float64bits(got),
+					"LeakyRelu %v n=%d x=%v: want %v, got %v", dt, n, xv[i], want, got)
+				require.Equal(t, math.Float64bits(wantGrad), math.Float64bits(gotGrad), "LeakyReluGrad %v n=%d x=%v", dt, n, xv[i])
+			}
+		}
+	}
+}

@@ -158,10 +158,17 @@ func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T
 
 // expShift32 sets d[i] = exp32(x[i] − m) and returns their sum: the
 // exponentials of a softmax row, which math32.Exp made a twentieth of a
-// transformer block. The vector kernel takes the blocks whose values stay
-// in exp32Core's range; the rest go through the same scalar code, so the
-// values do not depend on which path computed them.
+// transformer block.
 func expShift32(d, x []float32, m float32) float32 {
+	expShiftRun32(d, x, m)
+	return sum8(d)
+}
+
+// expShiftRun32 sets d[i] = exp32(x[i] − m). The vector kernel takes the
+// blocks whose values stay in exp32Core's range; the rest go through the
+// same scalar code, so the values do not depend on which path computed
+// them. With m = 0 it is Exp (x − 0 is x exactly).
+func expShiftRun32(d, x []float32, m float32) {
 	x = x[:len(d)]
 	for i := 0; i < len(d); {
 		i += expShiftBlocks(d[i:], x[i:], m)
@@ -174,7 +181,6 @@ func expShift32(d, x []float32, m float32) float32 {
 			}
 		}
 	}
-	return sum8(d)
 }
 
 // sum8 adds x in eight interleaved partial sums, combined pairwise: a

@@ -115,19 +115,9 @@ func squareRun[T Float](d, x []T) {
 	}
 }
 
-// expRun32 inlines exp32's common path; only arguments outside the range
-// where eˣ is a normal float32 take the call.
-func expRun32(d, x []float32) {
-	x = x[:len(d)]
-	for i := range d {
-		v := x[i]
-		if v >= -87 && v <= 88 {
-			d[i] = exp32Core(v)
-		} else {
-			d[i] = exp32(v)
-		}
-	}
-}
+// expRun32 is exp32 over a run: the vector kernel where the values stay in
+// its range, the scalar code elsewhere (expShiftRun32 with no shift).
+func expRun32(d, x []float32) { expShiftRun32(d, x, 0) }
 
 // expRun64 runs the vector kernel on blocks of 4 while every input is in
 // [exp64Min, exp64Max]; a block it hands back, the tail, and every element

@@ -128,3 +128,42 @@ func reluKernels() {
 		done(exit)
 	}
 }
+
+// leakyKernels emits leakyAVX2F32 and leakyAVX2F64, the leaky ReLU and its
+// derivative rule in one form: d[i] = v[i]·(1 if x[i] > 0 else slope).
+func leakyKernels() {
+	for _, w := range []*width{&f32, &f64} {
+		name := "leakyAVX2" + w.suffix
+		textPointers(name, "d", "v", "x", "slope")
+		a.Comment(name+" sets d[i] = v[i]·f with f = 1 where x[i] > 0 and f = *slope elsewhere",
+			"(NaN included), as leakyFactorRun does, for i below n rounded down to "+strconv.Itoa(w.lanes)+", and",
+			"returns that count. The leaky ReLU is v = x (x·1 = x exactly).")
+		loadPointer("d", RDI)
+		loadPointer("v", RSI)
+		loadPointer("x", RDX)
+		loadPointer("slope", R8)
+		a.Load(a.Param("n"), RCX)
+		a.ANDQ(I32(-w.lanes), RCX)
+		a.XORQ(RAX, RAX)
+		w.xor(Y15, Y15, Y15)
+		a.VMOVUPS(w.one, Y14)
+		if w.elem == 4 {
+			a.VBROADCASTSS(Mem{Base: R8}, Y13)
+		} else {
+			a.VBROADCASTSD(Mem{Base: R8}, Y13)
+		}
+		loop, exit := "leaky"+w.suffix+"loop", "leaky"+w.suffix+"done"
+		a.Label(loop)
+		a.CMPQ(RAX, RCX)
+		a.JGE(LabelRef(exit))
+		a.VMOVUPS(at(RDX, w.elem, 0), Y1)
+		a.Comment("x > 0 (ordered) picks 1, anything else the slope")
+		w.cmp(U8(30), Y15, Y1, Y2)
+		w.blendv(Y2, Y14, Y13, Y4)
+		w.mul(at(RSI, w.elem, 0), Y4, Y4)
+		a.VMOVUPS(Y4, at(RDI, w.elem, 0))
+		a.ADDQ(U32(w.lanes), RAX)
+		a.JMP(LabelRef(loop))
+		done(exit)
+	}
+}

@@ -57,6 +57,7 @@ func main() {
 	symvKernel()
 	geluKernels()
 	expShiftKernel()
+	leakyKernels()
 	os.Exit(build.Main(flags.Config(), a))
 }
 
