@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"runtime"
 	"slices"
 
 	"github.com/chewxy/math32"
@@ -401,6 +402,11 @@ func pairDepth(r int) int {
 // Additive kernels split the rows in halves recursively, each half summed
 // into its own scratch row, so the error grows like log r.
 func colReduce[T Float](dst, x []T, r int, aux []T, k *redKernel[T], scratch []T) {
+	colReduceOn(dst, x, r, aux, k, scratch, runtime.GOMAXPROCS(0))
+}
+
+// colReduceOn is colReduce on up to par goroutines.
+func colReduceOn[T Float](dst, x []T, r int, aux []T, k *redKernel[T], scratch []T, par int) {
 	n := len(dst)
 	if !k.additive || r <= pairBlock {
 		fillT1(dst, k.identity)
@@ -410,9 +416,21 @@ func colReduce[T Float](dst, x []T, r int, aux []T, k *redKernel[T], scratch []T
 		return
 	}
 	h := r / 2
-	colReduce(dst, x[:h*n], h, aux, k, scratch)
 	tmp, rest := scratch[:n], scratch[n:]
-	colReduce(tmp, x[h*n:], r-h, aux, k, rest)
+	if par > 1 && r*n >= 2*parallelElemMin {
+		// The halves are independent: the second on a goroutine of its own
+		// (with scratch of its own) gives the serial result bit for bit.
+		done := make(chan struct{})
+		go func() {
+			colReduceOn(tmp, x[h*n:], r-h, aux, k, make([]T, len(rest)), par-par/2)
+			close(done)
+		}()
+		colReduceOn(dst, x[:h*n], h, aux, k, rest, par/2)
+		<-done
+	} else {
+		colReduceOn(dst, x[:h*n], h, aux, k, scratch, 1)
+		colReduceOn(tmp, x[h*n:], r-h, aux, k, rest, 1)
+	}
 	for j := range dst {
 		dst[j] += tmp[j]
 	}

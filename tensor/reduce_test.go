@@ -412,3 +412,24 @@ func TestReduceSumTo(t *testing.T) {
 		requireOpPanics(t, "SumTo", func() { SumTo(m, 3, 1) }, "(3, 1)", "(2, 3)")
 	}
 }
+
+// A column sum split over goroutines (the halves of the pairwise tree on
+// goroutines of their own) is the serial sum bit for bit, for an even and
+// an odd number of rows.
+func TestColReduceParallelMatchesSerial(t *testing.T) {
+	rng := NewRNG(12)
+	for _, r := range []int{4096, 3001} {
+		n := 256
+		x := rng.Normal(Float32, 0, 1, r, n).Float32s()
+		k := sumKernel[float32]()
+		serial, par := make([]float32, n), make([]float32, n)
+		colReduceOn(serial, x, r, nil, k, make([]float32, n*pairDepth(r)), 1)
+		colReduceOn(par, x, r, nil, k, make([]float32, n*pairDepth(r)), 4)
+		for j := range serial {
+			require.Equal(t, math.Float32bits(serial[j]), math.Float32bits(par[j]), "r=%d column %d", r, j)
+		}
+		// And what Sum over the rows gives.
+		got := Sum(FromFloat32s(x, r, n), []int{0}, false).Float32s()
+		require.Equal(t, serial, got)
+	}
+}
