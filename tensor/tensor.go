@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 )
 
@@ -290,6 +291,22 @@ func CopyInto(dst, src *Tensor) {
 // copyTrusted is CopyInto after validation, the trusted kernel graph calls
 // (internal/unchecked): s has dst's dtype and shape.
 func copyTrusted(dst, s *Tensor) {
+	if n := dst.Size(); n >= 2*parallelElemMin && len(dst.shape) > 1 && dst.shape[0] > 1 &&
+		!(dst.IsContiguous() && s.IsContiguous()) && runtime.GOMAXPROCS(0) > 1 {
+		// A strided copy (a permuted view made contiguous) walks short runs
+		// that the elementwise splitting never sees: split the outer axis.
+		rows := dst.shape[0]
+		splitRun(rows, max(1, rows*parallelElemMin/n), func(lo, hi int) {
+			copySerial(sliceTrusted(dst, 0, lo, hi, 1), sliceTrusted(s, 0, lo, hi, 1))
+		})
+		return
+	}
+	copySerial(dst, s)
+}
+
+// copySerial is copyTrusted on the calling goroutine (contiguous runs long
+// enough are still split by unaryApply).
+func copySerial(dst, s *Tensor) {
 	if dst.dtype == Float32 {
 		unaryApply[float32](dst, s, func(d, a []float32) { copy(d, a) }, func(x float32) float32 { return x })
 	} else {

@@ -278,3 +278,20 @@ func TestSliceView(t *testing.T) {
 		requireOpPanics(t, "Slice", func() { Slice(m, 0, 0, 1, 0) }, "step is 0", "(3, 4)")
 	}
 }
+
+// A large permuted view copied in parallel (split along its first axis)
+// holds every element where the permutation puts it.
+func TestLargePermutedCopy(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		x := Arange(dt, 0, 32*128*4*16, 1)
+		v := Permute(Reshape(x, 32, 128, 4, 16), 0, 2, 1, 3) // (32, 4, 128, 16)
+		c := v.Clone()
+		require.True(t, c.IsContiguous())
+		vals := c.Values()
+		for _, idx := range [][4]int{{0, 0, 0, 0}, {31, 3, 127, 15}, {7, 2, 64, 9}, {16, 1, 5, 0}, {15, 3, 127, 15}} {
+			b, h, l, d := idx[0], idx[1], idx[2], idx[3]
+			want := float64(((b*128+l)*4+h)*16 + d)
+			require.Equal(t, want, vals[((b*4+h)*128+l)*16+d], "%v %v", dt, idx)
+		}
+	}
+}
