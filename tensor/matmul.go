@@ -33,6 +33,13 @@ func gemmSerialT[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda 
 	}
 }
 
+// MatMulKernel describes the GEMM micro-kernels that MatMul and the
+// factorisations use on this machine, such as
+// "avx512f 6x32 (f32), 6x16 (f64)": the instruction set, chosen at start-up
+// from the CPU's features, and the register tiles. Benchmark reports print it
+// so that a figure says which code produced it.
+func MatMulKernel() string { return gemm.KernelName() }
+
 // MatMul returns the matrix product of a and b with NumPy matmul semantics:
 // a 1-D a is treated as a row vector (1, k) and a 1-D b as a column vector
 // (k, 1), the added dimension being removed from the result; the leading

@@ -40,6 +40,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Result is one measured number.
@@ -140,6 +142,9 @@ func run(args []string, out, log io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if !*asJSON {
+		fmt.Fprintf(out, "# gemm kernel: %s; cpu: %s\n", tensor.MatMulKernel(), cpuFeatures())
+	}
 	var all []Result
 	if *rounds == 1 {
 		for _, w := range ws {
@@ -162,8 +167,10 @@ func run(args []string, out, log io.Writer) error {
 			Threads int      `json:"threads"`
 			Reps    int      `json:"reps"`
 			GoVer   string   `json:"go"`
+			Kernel  string   `json:"gemm_kernel"`
+			CPU     string   `json:"cpu"`
 			Results []Result `json:"results"`
-		}{o.threads, o.reps, runtime.Version(), all})
+		}{o.threads, o.reps, runtime.Version(), tensor.MatMulKernel(), cpuFeatures(), all})
 	}
 	return nil
 }

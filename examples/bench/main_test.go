@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,13 +49,23 @@ var documented = [][3]string{
 	{"eigh_f64_n16", "ms_per_op", "ms"},
 }
 
+// splitHeader checks the report's first line, which names the GEMM kernel
+// and the CPU's features, and returns the result lines after it.
+func splitHeader(t *testing.T, out string) []string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.NotEmpty(t, lines)
+	want := "# gemm kernel: " + tensor.MatMulKernel() + "; cpu: " + runtime.GOARCH
+	require.True(t, strings.HasPrefix(lines[0], want), "header %q, want prefix %q", lines[0], want)
+	return lines[1:]
+}
+
 // TestRunLines runs every workload for one step and checks that each output
 // line is `workload metric value unit` with the documented names, in order,
 // and a positive finite value (allocation counts may be zero).
 func TestRunLines(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run([]string{"-steps", "1", "-reps", "1", "-sizes", "20,40", "-la-sizes", "8,16"}, &out, io.Discard))
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := splitHeader(t, out.String())
 	require.Len(t, lines, len(documented), out.String())
 	for i, line := range lines {
 		f := strings.Fields(line)
@@ -90,10 +101,12 @@ func TestRunJSONOnly(t *testing.T) {
 			require.NoError(t, run(args, &out, io.Discard))
 			var got struct {
 				Reps    int      `json:"reps"`
+				Kernel  string   `json:"gemm_kernel"`
 				Results []Result `json:"results"`
 			}
 			require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
 			assert.Equal(t, 2, got.Reps)
+			assert.Equal(t, tensor.MatMulKernel(), got.Kernel)
 			require.Len(t, got.Results, len(c.want))
 			for i, w := range c.want {
 				assert.Equal(t, w, [2]string{got.Results[i].Workload, got.Results[i].Metric})
@@ -124,7 +137,7 @@ func TestRunRounds(t *testing.T) {
 		}
 	}
 	assert.Equal(t, want, order)
-	assert.Len(t, strings.Split(strings.TrimSpace(out.String()), "\n"), 3, out.String())
+	assert.Len(t, splitHeader(t, out.String()), 3, out.String())
 }
 
 // TestRunErrors checks that bad flags are errors, not panics or empty runs.

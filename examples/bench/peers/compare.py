@@ -7,8 +7,9 @@
 It builds `go run ./examples/bench` once, then for each round runs, one after
 the other, Gradus (2 threads), PyTorch with 2 threads, PyTorch with 1 thread
 (peers/torch_bench.py, OMP_WAIT_POLICY=PASSIVE) and NumPy/SciPy
-(peers/gp_numpy.py, peers/linalg_numpy.py and the GEMM owner's peers/gemm_numpy.py, with
-OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for those commands only).
+(peers/gp_numpy.py, peers/linalg_numpy.py and the GEMM owner's peers/gemm_numpy.py);
+the peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so that
+OpenBLAS picks the kernels of the CPU it runs on.
 Alternating spreads the noise of a shared machine over every tool instead of
 letting it land on one. Each cell is the median over rounds of each run's
 median. The ratio column is Gradus's speed divided by the best peer's, so
@@ -147,8 +148,10 @@ def main():
     exe = os.path.join(tmp, "bench")
     subprocess.run(["go", "build", "-o", exe, "./examples/bench"], cwd=ROOT, check=True)
 
-    torch_env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    # The peers get the BLAS kernels their CPU supports: a development
+    # environment may pin OpenBLAS to Haswell (AVX2) even on AVX-512 machines.
     np_env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    torch_env = dict(np_env, OMP_WAIT_POLICY="PASSIVE")
     common = ["--reps", str(args.reps), "--sizes", args.sizes]
     if args.only:
         common += ["--only", args.only]

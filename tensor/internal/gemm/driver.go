@@ -26,8 +26,8 @@ type workspace[T float] struct {
 	tile [maxTile]T
 }
 
-// maxTile is the largest mr·nr of any kernel.
-const maxTile = 6 * 16
+// maxTile is the largest mr·nr of any kernel (AVX-512 float32: 6×32).
+const maxTile = 6 * 32
 
 // alignedSlice returns a zeroed slice of n elements whose first element is
 // 64-byte aligned.
@@ -189,8 +189,10 @@ func packA[T float](dst, a []T, lda int, trans bool, i0, mb, p0, kb, mr int) {
 func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 	var z T
 	es := int(unsafe.Sizeof(z))
-	// The assembly kernels use 64-byte B rows: nr=16 float32 or nr=8 float64.
-	fast := nr*es == 64 && hasAsm && asmPack
+	// The assembly kernels use 64-byte B rows (AVX2: nr=16 float32 or nr=8
+	// float64) or 128-byte ones (AVX-512: nr=32 or nr=16).
+	rowBytes := nr * es
+	fast := (rowBytes == 64 || rowBytes == 128) && hasAsm && asmPack
 	for jr := 0; jr < nb; jr += nr {
 		cols := min(nr, nb-jr)
 		d := dst[jr*kb : (jr+nr)*kb]
@@ -199,7 +201,11 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 			base := p0*ldb + j0 + jr
 			if cols == nr && fast {
 				_ = b[base+(kb-1)*ldb+nr-1]
-				packCopy64(kb, unsafe.Pointer(&b[base]), ldb*es, unsafe.Pointer(&d[0]))
+				if rowBytes == 64 {
+					packCopy64(kb, unsafe.Pointer(&b[base]), ldb*es, unsafe.Pointer(&d[0]))
+				} else {
+					packCopy128(kb, unsafe.Pointer(&b[base]), ldb*es, unsafe.Pointer(&d[0]))
+				}
 				continue
 			}
 			for p := 0; p < kb; p++ {
@@ -215,10 +221,16 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 		if cols == nr && fast {
 			_ = b[base+(nr-1)*ldb+kb-1]
 			n4 := kb / 4
-			if es == 4 {
-				packBT16S(n4, unsafe.Pointer(&b[base]), ldb*4, unsafe.Pointer(&d[0]))
-			} else {
-				packBT8D(n4, unsafe.Pointer(&b[base]), ldb*8, unsafe.Pointer(&d[0]))
+			src, ld, d0 := unsafe.Pointer(&b[base]), ldb*es, unsafe.Pointer(&d[0])
+			switch {
+			case es == 4 && nr == 16:
+				packBT16S(n4, src, ld, d0)
+			case es == 4:
+				packBT32S(n4, src, ld, d0)
+			case nr == 8:
+				packBT8D(n4, src, ld, d0)
+			default:
+				packBT16D(n4, src, ld, d0)
 			}
 			p = 4 * n4
 		}

@@ -16,6 +16,7 @@ const parallelMinWork = 96 * 96 * 96
 var (
 	maxThreads atomic.Int64
 	portable   atomic.Bool
+	narrow     atomic.Bool
 
 	poolS = sync.Pool{New: func() any { return new(workspace[float32]) }}
 	poolD = sync.Pool{New: func() any { return new(workspace[float64]) }}
@@ -47,6 +48,37 @@ func UsePortable(on bool) bool {
 	return portable.Swap(on)
 }
 
+// UseNarrow forces the AVX2 kernels on a CPU that also has AVX-512 when on
+// is true and returns the previous setting. Like UsePortable it is meant for
+// tests and benchmarks; it has no effect where there is no AVX-512 kernel.
+func UseNarrow(on bool) bool {
+	return narrow.Swap(on)
+}
+
+// KernelName describes the micro-kernels the next call will use, for
+// benchmark reports: the instruction set and the register tiles.
+func KernelName() string {
+	switch {
+	case !hasAsm || portable.Load():
+		return portableName
+	case hasWide && !narrow.Load():
+		return wideName
+	}
+	return asmName
+}
+
+// pick returns the blocking and kernel for the next call: the widest kernel
+// the CPU runs unless a test switch narrows the choice.
+func pick[T float](portableP, asmP, wideP *params[T]) *params[T] {
+	switch {
+	case !hasAsm || portable.Load():
+		return portableP
+	case hasWide && !narrow.Load():
+		return wideP
+	}
+	return asmP
+}
+
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
 // matrices, where op(X) is X or Xᵀ as selected by transA and transB. op(A) is
 // m×k, op(B) is k×n and C is m×n; lda, ldb and ldc are the row strides of the
@@ -73,10 +105,7 @@ func sgemm(threads int, transA, transB bool, m, n, k int, alpha float32, a []flo
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
-	p := portableParamsS
-	if hasAsm && !portable.Load() {
-		p = asmParamsS
-	}
+	p := pick(portableParamsS, asmParamsS, wideParamsS)
 	jb := job[float32]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	execute(jb, &poolS, m, n, threads)
 }
@@ -107,10 +136,7 @@ func dgemm(threads int, transA, transB bool, m, n, k int, alpha float64, a []flo
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
-	p := portableParamsD
-	if hasAsm && !portable.Load() {
-		p = asmParamsD
-	}
+	p := pick(portableParamsD, asmParamsD, wideParamsD)
 	jb := job[float64]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	execute(jb, &poolD, m, n, threads)
 }

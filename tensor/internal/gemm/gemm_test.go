@@ -22,7 +22,9 @@ var testShapes = []shape{
 	{2, 3, 1}, {3, 5, 7}, {7, 9, 11}, {13, 17, 19},
 	{4, 4, 4}, {3, 3, 5}, {5, 5, 3}, // portable MR/NR ± 1
 	{5, 7, 9}, {6, 8, 9}, {7, 9, 9}, // f64 asm MR ± 1, NR ± 1
-	{5, 15, 4}, {6, 16, 4}, {7, 17, 4}, // f32 asm MR ± 1, NR ± 1
+	{5, 15, 4}, {6, 16, 4}, {7, 17, 4}, // f32 asm MR ± 1, NR ± 1; f64 avx512 NR
+	{5, 31, 4}, {6, 32, 8}, {7, 33, 9}, {6, 15, 5}, {6, 17, 7}, // avx512 f32/f64 NR ± 1
+	{13, 65, 131}, {6, 96, 300}, // several avx512 panels, depth tails
 	{12, 32, 1}, {6, 16, 257}, {11, 23, 1000},
 	{64, 3, 33}, {3, 64, 33}, {257, 2, 5}, {2, 300, 5}, {1, 100, 60},
 	{31, 33, 300}, {145, 20, 10}, {20, 4100, 3}, {70, 70, 520},
@@ -184,18 +186,35 @@ func runSuite[T float](t *testing.T) {
 	}
 }
 
-func withPortable(t *testing.T, on bool) {
-	prev := UsePortable(on)
-	t.Cleanup(func() { UsePortable(prev) })
+// kernelMode is a choice of micro-kernel made through the test switches.
+type kernelMode struct {
+	name             string
+	portable, narrow bool
+}
+
+// kernelModes lists every kernel this machine can run: the AVX-512 one
+// (where the CPU has it), the AVX2 or NEON one, and the portable one.
+func kernelModes() []kernelMode {
+	modes := []kernelMode{{"portable", true, false}}
+	if hasAsm {
+		modes = append(modes, kernelMode{"asm", false, true})
+	}
+	if hasWide {
+		modes = append(modes, kernelMode{"wide", false, false})
+	}
+	return modes
+}
+
+// use selects the mode's kernel until restore is called.
+func (m kernelMode) use() (restore func()) {
+	p, n := UsePortable(m.portable), UseNarrow(m.narrow)
+	return func() { UsePortable(p); UseNarrow(n) }
 }
 
 func TestGemmCorrectness(t *testing.T) {
-	for _, mode := range []struct {
-		name     string
-		portable bool
-	}{{"asm", false}, {"portable", true}} {
+	for _, mode := range kernelModes() {
 		t.Run(mode.name, func(t *testing.T) {
-			withPortable(t, mode.portable)
+			t.Cleanup(mode.use())
 			for _, threads := range []int{1, 2} {
 				if mode.portable && threads == 2 {
 					continue // the partition is kernel-independent
@@ -342,7 +361,13 @@ func TestSetThreadsAndPortable(t *testing.T) {
 	prev := SetThreads(3)
 	assert.Equal(t, 3, SetThreads(prev))
 	p := UsePortable(true)
+	assert.Equal(t, portableName, KernelName())
 	assert.True(t, UsePortable(p))
+	n := UseNarrow(true)
+	if hasAsm {
+		assert.Equal(t, asmName, KernelName())
+	}
+	assert.True(t, UseNarrow(n))
 }
 
 func FuzzGemmShapes(f *testing.F) {
@@ -361,13 +386,13 @@ func FuzzGemmShapes(f *testing.F) {
 		defer SetThreads(prev)
 		rng := rand.New(rand.NewPCG(uint64(m), uint64(n)<<8|uint64(k)))
 		s := shape{int(m), int(n), int(k)}
-		for _, port := range []bool{false, true} {
-			old := UsePortable(port)
+		for _, mode := range kernelModes() {
+			restore := mode.use()
 			ok := checkCase[float32](t, rng, tA, tB, s, alpha, beta, beta == 0) &&
 				checkCase[float64](t, rng, tA, tB, s, alpha, beta, beta == 0)
-			UsePortable(old)
+			restore()
 			if !ok {
-				t.Fatalf("portable=%v", port)
+				t.Fatalf("kernel %s", mode.name)
 			}
 		}
 	})

@@ -20,8 +20,23 @@ func sgemmKernel6x16(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //go:noescape
 func dgemmKernel6x8(k int, a, b, c *float64, ldc int, alpha, beta float64)
 
+// sgemmKernel6x32 is the AVX-512 float32 kernel for a 6×32 tile: the same
+// packed A panels as sgemmKernel6x16, B rows of 32 values.
+//
+//go:noescape
+func sgemmKernel6x32(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// dgemmKernel6x16 is the AVX-512 float64 kernel for a 6×16 tile.
+//
+//go:noescape
+func dgemmKernel6x16(k int, a, b, c *float64, ldc int, alpha, beta float64)
+
 // hasAsm reports whether the AVX2+FMA micro-kernels can run on this CPU.
 var hasAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// hasWide reports whether the AVX-512 kernels can run: the CPU has AVX512F
+// and the operating system saves the ZMM state (x/sys/cpu checks XCR0).
+var hasWide = hasAsm && cpu.X86.HasAVX512F
 
 func asmKernelS(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
@@ -31,7 +46,23 @@ func asmKernelD(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 	dgemmKernel6x8(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
 }
 
+func wideKernelS(k int, a, b, c []float32, ldc int, alpha, beta float32) {
+	sgemmKernel6x32(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+}
+
+func wideKernelD(k int, a, b, c []float64, ldc int, alpha, beta float64) {
+	dgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+}
+
+// Kernel names for KernelName.
+const (
+	asmName  = "avx2+fma 6x16 (f32), 6x8 (f64)"
+	wideName = "avx512f 6x32 (f32), 6x16 (f64)"
+)
+
 var (
-	asmParamsS = &params[float32]{mr: 6, nr: 16, mc: 144, kc: 256, nc: 4096, kern: asmKernelS}
-	asmParamsD = &params[float64]{mr: 6, nr: 8, mc: 96, kc: 256, nc: 2048, kern: asmKernelD}
+	wideParamsS = &params[float32]{mr: 6, nr: 32, mc: 144, kc: 512, nc: 4096, kern: wideKernelS}
+	wideParamsD = &params[float64]{mr: 6, nr: 16, mc: 96, kc: 256, nc: 2048, kern: wideKernelD}
+	asmParamsS  = &params[float32]{mr: 6, nr: 16, mc: 144, kc: 256, nc: 4096, kern: asmKernelS}
+	asmParamsD  = &params[float64]{mr: 6, nr: 8, mc: 96, kc: 256, nc: 2048, kern: asmKernelD}
 )

@@ -27,6 +27,15 @@ func dgemmKernel8x4(k int, a, b, c *float64, ldc int, alpha, beta float64)
 // hasAsm is true: Advanced SIMD is part of ARMv8-A.
 var hasAsm = true
 
+// hasWide is false: there is no wider kernel than NEON's.
+var hasWide = false
+
+// Kernel names for KernelName.
+const (
+	asmName  = "neon 8x8 (f32), 8x4 (f64)"
+	wideName = asmName
+)
+
 func asmKernelS(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	sgemmKernel8x8(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
 }
@@ -36,6 +45,8 @@ func asmKernelD(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 }
 
 var (
-	asmParamsS = &params[float32]{mr: 8, nr: 8, mc: 128, kc: 256, nc: 4096, kern: asmKernelS}
-	asmParamsD = &params[float64]{mr: 8, nr: 4, mc: 64, kc: 256, nc: 2048, kern: asmKernelD}
+	wideParamsS = asmParamsS
+	wideParamsD = asmParamsD
+	asmParamsS  = &params[float32]{mr: 8, nr: 8, mc: 128, kc: 256, nc: 4096, kern: asmKernelS}
+	asmParamsD  = &params[float64]{mr: 8, nr: 4, mc: 64, kc: 256, nc: 2048, kern: asmKernelD}
 )

@@ -29,6 +29,27 @@ func BenchmarkKernel(b *testing.B) {
 			}
 			b.ReportMetric(float64(2*6*16*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+		if !hasWide {
+			continue
+		}
+		b.Run(fmt.Sprintf("d512/k=%d", k), func(b *testing.B) {
+			a := alignedSlice[float64](6 * k)
+			bb := alignedSlice[float64](16 * k)
+			c := alignedSlice[float64](6 * 16)
+			for b.Loop() {
+				dgemmKernel6x16(k, &a[0], &bb[0], &c[0], 16, 1, 0)
+			}
+			b.ReportMetric(float64(2*6*16*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run(fmt.Sprintf("s512/k=%d", k), func(b *testing.B) {
+			a := alignedSlice[float32](6 * k)
+			bb := alignedSlice[float32](32 * k)
+			c := alignedSlice[float32](6 * 32)
+			for b.Loop() {
+				sgemmKernel6x32(k, &a[0], &bb[0], &c[0], 32, 1, 0)
+			}
+			b.ReportMetric(float64(2*6*32*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
 }
 

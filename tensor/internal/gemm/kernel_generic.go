@@ -48,6 +48,8 @@ func portableKernel4x4[T float](k int, a, b, c []T, ldc int, alpha, beta T) {
 	}
 }
 
+const portableName = "portable go 4x4"
+
 var (
 	portableParamsS = &params[float32]{mr: 4, nr: 4, mc: 128, kc: 256, nc: 1024, kern: portableKernel4x4[float32]}
 	portableParamsD = &params[float64]{mr: 4, nr: 4, mc: 64, kc: 256, nc: 1024, kern: portableKernel4x4[float64]}

@@ -4,7 +4,8 @@ package gemm
 
 import "unsafe"
 
-// asmPack is true: the AVX2 packers below serve the AVX2 kernels.
+// asmPack is true: the packers below serve the AVX2 kernels (64-byte B rows)
+// and the AVX-512 ones (128-byte B rows).
 const asmPack = true
 
 // Assembly packing helpers (see pack_amd64.s). Strides are in bytes.
@@ -29,3 +30,12 @@ func packBT16S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
 
 //go:noescape
 func packBT8D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
+
+//go:noescape
+func packCopy128(n int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
+
+//go:noescape
+func packBT32S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
+
+//go:noescape
+func packBT16D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)

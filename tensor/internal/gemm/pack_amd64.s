@@ -268,3 +268,148 @@ bt8loop:
 bt8done:
 	VZEROUPPER
 	RET
+
+// Packers for the AVX-512 kernels' 128-byte B rows (32 float32 or 16
+// float64 columns). They use VEX encodings like the ones above.
+
+// func packCopy128(n int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
+// copies 128 bytes from src+i*ld to dst+i*128 for i < n.
+TEXT ·packCopy128(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ dst+24(FP), DI
+	TESTQ CX, CX
+	JZ   c128done
+
+c128loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ R8, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  c128loop
+
+c128done:
+	VZEROUPPER
+	RET
+
+// TR4S128 is TR4S for 128-byte packed rows: the four columns go to off,
+// off+128, off+256, off+384.
+#define TR4S128(base, off) \
+	VMOVUPS (base), X0; \
+	VMOVUPS (base)(R8*1), X1; \
+	VMOVUPS (base)(R8*2), X2; \
+	VMOVUPS (base)(R9*1), X3; \
+	VUNPCKLPS X1, X0, X4; \
+	VUNPCKHPS X1, X0, X5; \
+	VUNPCKLPS X3, X2, X6; \
+	VUNPCKHPS X3, X2, X7; \
+	VMOVLHPS X6, X4, X8; \
+	VMOVHLPS X4, X6, X9; \
+	VMOVLHPS X7, X5, X10; \
+	VMOVHLPS X5, X7, X11; \
+	VMOVUPS X8, off(DI); \
+	VMOVUPS X9, off+128(DI); \
+	VMOVUPS X10, off+256(DI); \
+	VMOVUPS X11, off+384(DI)
+
+// func packBT32S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
+// gathers 32 float32 rows (stride ld bytes), 4 depth steps per iteration,
+// into dst[p*32+j].
+TEXT ·packBT32S(SB), NOSPLIT, $0-32
+	MOVQ n4+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ dst+24(FP), DI
+	LEAQ (R8)(R8*2), R9
+	LEAQ (SI)(R8*4), R10
+	LEAQ (R10)(R8*4), R11
+	LEAQ (R11)(R8*4), R12
+	LEAQ (R12)(R8*4), R13
+	LEAQ (R13)(R8*4), R14
+	LEAQ (R14)(R8*4), AX
+	LEAQ (AX)(R8*4), BX
+	TESTQ CX, CX
+	JZ   bt32done
+
+bt32loop:
+	TR4S128(SI, 0)
+	TR4S128(R10, 16)
+	TR4S128(R11, 32)
+	TR4S128(R12, 48)
+	TR4S128(R13, 64)
+	TR4S128(R14, 80)
+	TR4S128(AX, 96)
+	TR4S128(BX, 112)
+	ADDQ $16, SI
+	ADDQ $16, R10
+	ADDQ $16, R11
+	ADDQ $16, R12
+	ADDQ $16, R13
+	ADDQ $16, R14
+	ADDQ $16, AX
+	ADDQ $16, BX
+	ADDQ $512, DI
+	DECQ CX
+	JNZ  bt32loop
+
+bt32done:
+	RET
+
+// TR4D128 is TR4D for 128-byte packed rows.
+#define TR4D128(base, off) \
+	VMOVUPD (base), Y0; \
+	VMOVUPD (base)(R8*1), Y1; \
+	VMOVUPD (base)(R8*2), Y2; \
+	VMOVUPD (base)(R9*1), Y3; \
+	VUNPCKLPD Y1, Y0, Y4; \
+	VUNPCKHPD Y1, Y0, Y5; \
+	VUNPCKLPD Y3, Y2, Y6; \
+	VUNPCKHPD Y3, Y2, Y7; \
+	VPERM2F128 $0x20, Y6, Y4, Y8; \
+	VPERM2F128 $0x20, Y7, Y5, Y9; \
+	VPERM2F128 $0x31, Y6, Y4, Y10; \
+	VPERM2F128 $0x31, Y7, Y5, Y11; \
+	VMOVUPD Y8, off(DI); \
+	VMOVUPD Y9, off+128(DI); \
+	VMOVUPD Y10, off+256(DI); \
+	VMOVUPD Y11, off+384(DI)
+
+// func packBT16D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
+// gathers 16 float64 rows (stride ld bytes), 4 depth steps per iteration,
+// into dst[p*16+j].
+TEXT ·packBT16D(SB), NOSPLIT, $0-32
+	MOVQ n4+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ dst+24(FP), DI
+	LEAQ (R8)(R8*2), R9
+	LEAQ (SI)(R8*4), R10
+	LEAQ (R10)(R8*4), R11
+	LEAQ (R11)(R8*4), R12
+	TESTQ CX, CX
+	JZ   bt16ddone
+
+bt16dloop:
+	TR4D128(SI, 0)
+	TR4D128(R10, 32)
+	TR4D128(R11, 64)
+	TR4D128(R12, 96)
+	ADDQ $32, SI
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $512, DI
+	DECQ CX
+	JNZ  bt16dloop
+
+bt16ddone:
+	VZEROUPPER
+	RET

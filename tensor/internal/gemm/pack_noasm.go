@@ -14,6 +14,11 @@ func packA6S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)   { panic("
 func packA6D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)   { panic("unreachable") }
 func packBT16S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer) { panic("unreachable") }
 func packBT8D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)  { panic("unreachable") }
+func packCopy128(n int, src unsafe.Pointer, ld int, dst unsafe.Pointer) {
+	panic("unreachable")
+}
+func packBT32S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer) { panic("unreachable") }
+func packBT16D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer) { panic("unreachable") }
 
 // asmPack is false: packing runs in Go.
 const asmPack = false
