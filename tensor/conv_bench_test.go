@@ -6,7 +6,8 @@ import (
 )
 
 // BenchmarkConv2D times the forward pass and both gradients of the two
-// convolutions of the MNIST CNN example, writing into preallocated
+// convolutions of the MNIST CNN example and the two strided ones of the
+// DCGAN discriminator (examples/bench's dcgan_train), writing into preallocated
 // destinations as a training loop would. GFLOP/s counts 2 flops per
 // multiply-add of the equivalent GEMM.
 func BenchmarkConv2D(b *testing.B) {
@@ -16,6 +17,8 @@ func BenchmarkConv2D(b *testing.B) {
 	}{
 		{[]int{64, 1, 28, 28}, []int{16, 1, 3, 3}, ConvParams{Padding: [2]int{1, 1}}},
 		{[]int{64, 16, 14, 14}, []int{32, 16, 3, 3}, ConvParams{Padding: [2]int{1, 1}}},
+		{[]int{64, 1, 28, 28}, []int{64, 1, 4, 4}, ConvParams{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}},
+		{[]int{64, 64, 14, 14}, []int{128, 64, 4, 4}, ConvParams{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}},
 	}
 	for _, dt := range []DType{Float32, Float64} {
 		for _, s := range shapes {

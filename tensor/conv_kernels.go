@@ -39,15 +39,18 @@ func (g *convGeom) gemmImages() int {
 	return max(1, min(gemmCols/g.howo, g.n/runtime.GOMAXPROCS(0)))
 }
 
-// imageGroups calls fn(n0, m, buf) for the groups of m ≤ gemmImages()
+// imageGroups calls fn(n0, m, buf, pad) for the groups of m ≤ gemmImages()
 // consecutive images from n0, in parallel as forEachImage does, with a
-// scratch buffer of per·gemmImages() elements.
-func imageGroups[T Float](g *convGeom, per, work int, fn func(n0, m int, buf []T)) {
+// scratch buffer of per·gemmImages() elements and a zeroed one of
+// p.scratch() elements for im2col and col2im.
+func imageGroups[T Float](g *convGeom, p *colPlan, per, work int, fn func(n0, m int, buf, pad []T)) {
 	G := g.gemmImages()
 	forEachImage(
-		(g.n+G-1)/G, per*G, work, func(b int, buf []T) {
+		(g.n+G-1)/G, per*G+p.scratch(), work, func(b int, buf []T) {
 			n0 := b * G
-			fn(n0, min(G, g.n-n0), buf)
+			pad := buf[per*G:]
+			clear(pad)
+			fn(n0, min(G, g.n-n0), buf[:per*G], pad)
 		})
 }
 
@@ -59,11 +62,12 @@ func convForward[T Float](g *convGeom, x, w, y []T) {
 		return
 	}
 	rows, chw, ohw := g.c*g.kh*g.kw, g.c*g.hw, g.o*g.howo
-	imageGroups(g, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf []T) {
+	p := newColPlan(g)
+	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T) {
 		ld := m * g.howo
 		col := buf[:rows*ld]
 		for k := range m {
-			im2col(g, x[(n0+k)*chw:(n0+k+1)*chw], col[k*g.howo:], ld)
+			im2col(g, p, x[(n0+k)*chw:(n0+k+1)*chw], col[k*g.howo:], ld, pad)
 		}
 		out := y[n0*ohw : (n0+1)*ohw]
 		if m > 1 {
@@ -110,7 +114,8 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 		return
 	}
 	rows, chw := g.c*g.kh*g.kw, g.c*g.hw
-	imageGroups(g, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf []T) {
+	p := newColPlan(g)
+	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T) {
 		ld := m * g.howo
 		col := buf[:rows*ld]
 		dyb := gatherImages(g, dy, n0, m, buf[rows*ld:])
@@ -121,7 +126,7 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 				0, col[gi*g.kdim*ld:], ld)
 		}
 		for k := range m {
-			col2im(g, col[k*g.howo:], dx[(n0+k)*chw:(n0+k+1)*chw], ld)
+			col2im(g, p, col[k*g.howo:], dx[(n0+k)*chw:(n0+k+1)*chw], ld, pad)
 		}
 	})
 }
@@ -140,8 +145,9 @@ func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 	if work := g.n * (g.c*g.kh*g.kw + g.o) * g.howo; work < parallelMinElems {
 		p = 1
 	}
+	plan := newColPlan(g)
 	if p <= 1 {
-		weightGradImages(g, x, dy, 0, g.n, dw)
+		weightGradImages(g, plan, x, dy, 0, g.n, dw)
 		return
 	}
 	partial := make([][]T, p)
@@ -155,7 +161,7 @@ func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 				acc = getBuf[T](len(dw))
 				partial[k] = acc
 			}
-			weightGradImages(g, x, dy, k*g.n/p, (k+1)*g.n/p, acc)
+			weightGradImages(g, plan, x, dy, k*g.n/p, (k+1)*g.n/p, acc)
 		}()
 	}
 	wg.Wait()
@@ -171,20 +177,23 @@ func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 // Σₙ dyₙ·colₙᵀ per group, accumulated by the GEMM (beta = 1 after the
 // first group of images). Unfolding a few images at a time keeps their
 // columns in cache.
-func weightGradImages[T Float](g *convGeom, x, dy []T, n0, n1 int, dw []T) {
+func weightGradImages[T Float](g *convGeom, p *colPlan, x, dy []T, n0, n1 int, dw []T) {
 	if n0 == n1 {
 		clear(dw)
 		return
 	}
 	rows, chw, G := g.c*g.kh*g.kw, g.c*g.hw, g.gemmImages()
-	buf := getBuf[T]((rows + g.o) * G * g.howo)
+	per := (rows + g.o) * G * g.howo
+	buf := getBuf[T](per + p.scratch())
 	defer putBuf(buf)
+	pad := buf[per:]
+	clear(pad)
 	for b := n0; b < n1; b += G {
 		m := min(G, n1-b)
 		ld := m * g.howo
 		col := buf[:rows*ld]
 		for k := range m {
-			im2col(g, x[(b+k)*chw:(b+k+1)*chw], col[k*g.howo:], ld)
+			im2col(g, p, x[(b+k)*chw:(b+k+1)*chw], col[k*g.howo:], ld, pad)
 		}
 		dyb := gatherImages(g, dy, b, m, buf[rows*ld:])
 		var beta T
@@ -200,96 +209,116 @@ func weightGradImages[T Float](g *convGeom, x, dy []T, n0, n1 int, dw []T) {
 	}
 }
 
-// validRange returns the output positions [lo, hi) among 0..nOut-1 whose
-// input coordinate o·stride + off falls inside 0..size-1.
-func validRange(nOut, size, stride, off int) (lo, hi int) {
-	if off < 0 {
-		lo = (-off + stride - 1) / stride
+// colPlan is how im2col and col2im address one image: through a copy of
+// each channel plane with a zero border as wide as the padding (the plane
+// itself without padding), output pixel k of kernel tap (i, j) reads
+// offset base[k] + i·dh·wp + j·dw. One gather of Ho·Wo values per column row
+// replaces a loop per output row, whose short trip counts (7 pixels for a
+// strided 4×4 kernel on 14×14 DCGAN maps) mispredicted at every row and
+// made the unfolding cost as much as the GEMM.
+type colPlan struct {
+	hp, wp int     // padded plane
+	padded bool    // whether the planes are copied into a bordered scratch
+	base   []int32 // per output pixel: offset of tap (0, 0)
+}
+
+func newColPlan(g *convGeom) *colPlan {
+	p := &colPlan{hp: g.h + 2*g.ph, wp: g.w + 2*g.pw, padded: g.ph > 0 || g.pw > 0}
+	p.base = make([]int32, g.howo)
+	for oh := 0; oh < g.ho; oh++ {
+		for ow := 0; ow < g.wo; ow++ {
+			p.base[oh*g.wo+ow] = int32(oh*g.sh*p.wp + ow*g.sw)
+		}
 	}
-	if last := size - 1 - off; last >= 0 {
-		hi = last/stride + 1
+	return p
+}
+
+// scratch is the length of the bordered plane buffer the plan needs.
+func (p *colPlan) scratch() int {
+	if p.padded {
+		return p.hp * p.wp
 	}
-	hi = min(hi, nOut)
-	lo = min(lo, hi)
-	return lo, hi
+	return 0
 }
 
 // im2col writes the (C·kh·kw, Ho·Wo) column matrix of one image x
-// (C, H, W): row (c, i, j) holds, for every output position, the input
-// value under kernel tap (i, j) of channel c, or 0 in the padding.
-func im2col[T Float](g *convGeom, x, col []T, ld int) {
+// (C, H, W) into col (row stride ld): row (c, i, j) holds, for every output
+// position, the input value under kernel tap (i, j) of channel c, or 0 in
+// the padding. pad is p.scratch() elements whose border must be zero; only
+// its interior is written.
+func im2col[T Float](g *convGeom, p *colPlan, x, col []T, ld int, pad []T) {
+	base := p.base
 	r := 0
 	for c := 0; c < g.c; c++ {
-		plane := x[c*g.hw : (c+1)*g.hw]
+		src := x[c*g.hw : (c+1)*g.hw]
+		if p.padded {
+			for h := 0; h < g.h; h++ {
+				copy(pad[(h+g.ph)*p.wp+g.pw:], src[h*g.w:(h+1)*g.w])
+			}
+			src = pad
+		}
 		for i := 0; i < g.kh; i++ {
-			hoff := i*g.dh - g.ph
-			ohLo, ohHi := validRange(g.ho, g.h, g.sh, hoff)
 			for j := 0; j < g.kw; j++ {
-				woff := j*g.dw - g.pw
-				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
-				row := col[r*ld : r*ld+g.howo]
+				row, s := col[r*ld:][:len(base)], src[i*g.dh*p.wp+j*g.dw:]
 				r++
-				clear(row[:ohLo*g.wo])
-				clear(row[ohHi*g.wo:])
-				for oh := ohLo; oh < ohHi; oh++ {
-					dst := row[oh*g.wo : (oh+1)*g.wo]
-					src := plane[(oh*g.sh+hoff)*g.w : (oh*g.sh+hoff+1)*g.w]
-					clear(dst[:owLo])
-					clear(dst[owHi:])
-					if g.sw == 1 {
-						copy(dst[owLo:owHi], src[owLo+woff:])
-						continue
-					}
-					sw, d := g.sw, dst[owLo:owHi]
-					if len(d) == 0 {
-						continue
-					}
-					sr := src[owLo*sw+woff : (owHi-1)*sw+woff+1]
-					for k := range d {
-						d[k] = sr[k*sw]
-					}
+				if g.sw > 1 {
+					gatherRow(row, s, base)
+					continue
+				}
+				// Unit stride: each output row is a contiguous run.
+				for oh := 0; oh < g.ho; oh++ {
+					copy(row[oh*g.wo:(oh+1)*g.wo], s[oh*g.sh*p.wp:])
 				}
 			}
 		}
 	}
 }
 
+// gatherRow sets row[k] = s[base[k]]. It is a function of its own so that
+// the loop keeps its few variables in registers (inside im2col's nest the
+// compiler spilled them, at several cycles per element).
+//
+//go:noinline
+func gatherRow[T Float](row, s []T, base []int32) {
+	row = row[:len(base)]
+	for k, b := range base {
+		row[k] = s[b]
+	}
+}
+
+// scatterAddRow adds row[k] to d[base[k]]; the offsets in base are distinct.
+//
+//go:noinline
+func scatterAddRow[T Float](d, row []T, base []int32) {
+	row = row[:len(base)]
+	for k, b := range base {
+		d[b] += row[k]
+	}
+}
+
 // col2im is the adjoint of im2col: it overwrites x (C, H, W) with, for
 // each pixel, the sum of the column entries im2col would have copied from
-// it.
-func col2im[T Float](g *convGeom, col, x []T, ld int) {
-	clear(x)
+// it, tap by tap in im2col's row order. pad is p.scratch() elements of any
+// content.
+func col2im[T Float](g *convGeom, p *colPlan, col, x []T, ld int, pad []T) {
+	base := p.base
 	r := 0
 	for c := 0; c < g.c; c++ {
 		plane := x[c*g.hw : (c+1)*g.hw]
+		dst := plane
+		if p.padded {
+			dst = pad
+		}
+		clear(dst)
 		for i := 0; i < g.kh; i++ {
-			hoff := i*g.dh - g.ph
-			ohLo, ohHi := validRange(g.ho, g.h, g.sh, hoff)
 			for j := 0; j < g.kw; j++ {
-				woff := j*g.dw - g.pw
-				owLo, owHi := validRange(g.wo, g.w, g.sw, woff)
-				row := col[r*ld : r*ld+g.howo]
+				scatterAddRow(dst[i*g.dh*p.wp+j*g.dw:], col[r*ld:][:len(base)], base)
 				r++
-				for oh := ohLo; oh < ohHi; oh++ {
-					src := row[oh*g.wo : (oh+1)*g.wo]
-					dst := plane[(oh*g.sh+hoff)*g.w : (oh*g.sh+hoff+1)*g.w]
-					if g.sw == 1 {
-						d := dst[owLo+woff : owHi+woff]
-						s := src[owLo:owHi]
-						for k := range d {
-							d[k] += s[k]
-						}
-						continue
-					}
-					sw, sr := g.sw, src[owLo:owHi]
-					if len(sr) == 0 {
-						continue
-					}
-					d := dst[owLo*sw+woff : (owHi-1)*sw+woff+1]
-					for k, v := range sr {
-						d[k*sw] += v
-					}
-				}
+			}
+		}
+		if p.padded {
+			for h := 0; h < g.h; h++ {
+				copy(plane[h*g.w:(h+1)*g.w], pad[(h+g.ph)*p.wp+g.pw:])
 			}
 		}
 	}
