@@ -60,6 +60,14 @@ func init() {
 	addCase("linear", opCase{name: "batch", inputs: ewNormal(1, []int{2, 3, 4}, []int{5, 4}, []int{5}), f: ewTernary(graph.Linear)})
 	addCase("linear", opCase{name: "matrix", inputs: ewNormal(1, []int{3, 4}, []int{2, 4}, []int{2}), f: ewTernary(graph.Linear)})
 	addCase("linear", opCase{name: "vector", inputs: ewNormal(1, []int{4}, []int{2, 4}, []int{2}), f: ewTernary(graph.Linear)})
+	// Per-channel affine maps and sums on (N, C, ...) layouts, channels on axis 1.
+	addCase("channel_affine", opCase{name: "image", inputs: ewNormal(1, []int{2, 3, 2, 2}, []int{3}, []int{3}), f: ewTernary(graph.ChannelAffine)})
+	addCase("channel_affine", opCase{name: "sequence", inputs: ewNormal(1, []int{2, 3, 4}, []int{3}, []int{3}), f: ewTernary(graph.ChannelAffine)})
+	addCase("channel_affine", opCase{name: "features", inputs: ewNormal(1, []int{4, 3}, []int{3}, []int{3}), f: ewTernary(graph.ChannelAffine)})
+	addCase("channel_scale", opCase{inputs: ewNormal(1, []int{2, 3, 2, 2}, []int{3}),
+		f: func(xs []*graph.Node) *graph.Node { return graph.ChannelAffine(xs[0], xs[1], nil) }})
+	addCase("channel_dot", opCase{name: "image", inputs: ewNormal(1, []int{2, 3, 2, 2}, []int{2, 3, 2, 2}), f: ewBinary(graph.ChannelDot)})
+	addCase("channel_dot", opCase{name: "features", inputs: ewNormal(1, []int{4, 3}, []int{4, 3}), f: ewBinary(graph.ChannelDot)})
 	// A batch against one matrix: b's gradient is one GEMM over the flattened rows.
 	addCase("matmul", opCase{name: "batch @ matrix", inputs: ewNormal(1, []int{2, 2, 3, 4}, []int{4, 5}), f: ewBinary(graph.MatMul)})
 	addCase("matmul", opCase{name: "vector @ batch", inputs: ewNormal(1, ewS4, []int{2, 4, 3}), f: ewBinary(graph.MatMul)})

@@ -105,33 +105,26 @@ func (b *BatchNorm) Forward(x *graph.Node) *graph.Node {
 	for i := 2; i < len(s); i++ {
 		axes = append(axes, i)
 	}
-	bshape := make([]int, len(s)) // (1, C, 1, ...) broadcasts over the others
-	for i := range bshape {
-		bshape[i] = 1
-	}
-	bshape[1] = b.Features
 	g := x.Graph()
-	w := graph.Reshape(b.Weight.Node(g), bshape...)
-	bias := graph.Reshape(b.Bias.Node(g), bshape...)
-
+	c := b.Features
 	// y = x·s + (bias − mean·s) with s = weight/√(var + eps): the per-channel
-	// work is done on (1, C, 1, ...) nodes, leaving two elementwise passes
-	// over x (plus the two reductions in training).
+	// work is done on (C) nodes, leaving one pass over x (ChannelAffine; plus
+	// the two reductions in training).
 	var mean, v *graph.Node
 	if b.eval {
-		mean = g.Const(tensor.Reshape(b.RunningMean.Value, bshape...))
-		v = g.Const(tensor.Reshape(b.RunningVar.Value, bshape...))
+		mean = g.Const(b.RunningMean.Value)
+		v = g.Const(b.RunningVar.Value)
 	} else {
-		n := x.Size() / b.Features
+		n := x.Size() / c
 		if n <= 1 {
 			tensor.Fail(b.String(), "input shape %s has one value per channel; training needs more", tensor.FormatShape(s))
 		}
-		mean = graph.Mean(x, axes, true)
-		v = graph.Variance(x, axes, true, 0) // biased, as the normalisation uses
+		mean = graph.Mean(x, axes, false)
+		v = graph.Variance(x, axes, false, 0) // biased, as the normalisation uses
 		b.track(mean.Value(), v.Value(), n)
 	}
-	scale := graph.Div(w, graph.Sqrt(graph.AddScalar(v, b.Eps)))
-	return graph.Add(graph.Mul(x, scale), graph.Sub(bias, graph.Mul(mean, scale)))
+	scale := graph.Div(b.Weight.Node(g), graph.Sqrt(graph.AddScalar(v, b.Eps)))
+	return graph.ChannelAffine(x, scale, graph.Sub(b.Bias.Node(g), graph.Mul(mean, scale)))
 }
 
 // track folds one batch's mean and biased variance into the running

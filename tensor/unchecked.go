@@ -35,6 +35,8 @@ func init() {
 		Softmax:          func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, false) },
 		LogSoftmax:       func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, true) },
 		SoftmaxGrad:      softmaxGradRun,
+		ChannelAffine:    channelAffineTrusted,
+		ChannelDot:       channelDotTrusted,
 		Conv2D:           conv2DTrusted,
 		Conv2DInputGrad:  conv2DInputGradTrusted,
 		Conv2DWeightGrad: conv2DWeightGradTrusted,

@@ -53,6 +53,10 @@ type Kernels[T, C, P any] struct {
 	// SoftmaxGrad is tensor.SoftmaxGrad: y ⊙ (v − Σ v ⊙ y) along a
 	// non-negative axis, for y and v of dst's shape.
 	SoftmaxGrad func(dst, y, v T, axis int) T
+	// ChannelAffine is tensor.ChannelAffineTo (shift may be nil, and x a
+	// view of any layout); ChannelDot is tensor.ChannelDot into dst (C).
+	ChannelAffine func(dst, x, scale, shift T) T
+	ChannelDot    func(dst, a, b T) T
 	// Conv2D is tensor.Conv2DTo, Conv2DInputGrad tensor.Conv2DInputGradTo
 	// and Conv2DWeightGrad tensor.Conv2DWeightGradTo.
 	Conv2D                            func(dst, x, w T, p C) T

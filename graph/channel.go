@@ -1,0 +1,226 @@
+package graph
+
+import (
+	"slices"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Per-channel ops on (N, C, ...) layouts, channels on axis 1: the affine
+// map that ends batch and instance normalisation, x·scale[c] + shift[c],
+// and the sum of a product per channel that is its gradient in the scale.
+// Each is one pass where the broadcasting composite (a multiply, an add,
+// and their reductions in the backward pass) took several. Their rules are
+// written with one another.
+
+func init() {
+	Register(channelAffineOp{})
+	Register(channelScaleOp{})
+	Register(channelDotOp{})
+}
+
+// channelAffineOp is x·scale[c] + shift[c]: inputs x, scale (C), shift (C).
+type channelAffineOp struct{}
+
+func (channelAffineOp) Name() string { return "channel_affine" }
+
+func (channelAffineOp) Arity() int { return 3 }
+
+func (channelAffineOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	x := in[0]
+	return kern.ChannelAffine(g.AllocUninit(x.DType(), x.Shape()...), x, in[1], in[2])
+}
+
+func (channelAffineOp) check(in []*Node) { checkChannel("channel_affine", in) }
+
+// dx = ct·scale[c], dscale = Σ ct·x per channel, dshift = Σ ct per channel.
+func (channelAffineOp) VJP(out, ct *Node, needs []bool) []*Node {
+	x, scale := out.inputs[0], out.inputs[1]
+	var dx, ds, db *Node
+	if needs[0] {
+		dx = ChannelAffine(ct, scale, nil)
+	}
+	if needs[1] {
+		ds = ChannelDot(ct, x)
+	}
+	if needs[2] {
+		db = Sum(ct, channelSumAxes(ct.Dim()), false)
+	}
+	return cotangents(out, dx, ds, db)
+}
+
+func (channelAffineOp) JVP(out *Node, t []*Node) *Node {
+	x, scale := out.inputs[0], out.inputs[1]
+	sum := channelLinearJVP(x, scale, t[0], t[1])
+	if t[2] != nil {
+		shift := BroadcastTo(Reshape(t[2], channelShape(out)...), out.Shape()...)
+		if sum == nil {
+			return shift
+		}
+		sum = Add(sum, shift)
+	}
+	return sum
+}
+
+// channelScaleOp is x·scale[c]: ChannelAffine without a shift.
+type channelScaleOp struct{}
+
+func (channelScaleOp) Name() string { return "channel_scale" }
+
+func (channelScaleOp) Arity() int { return 2 }
+
+func (channelScaleOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	x := in[0]
+	return kern.ChannelAffine(g.AllocUninit(x.DType(), x.Shape()...), x, in[1], nil)
+}
+
+func (channelScaleOp) check(in []*Node) { checkChannel("channel_scale", in) }
+
+func (channelScaleOp) VJP(out, ct *Node, needs []bool) []*Node {
+	x, scale := out.inputs[0], out.inputs[1]
+	var dx, ds *Node
+	if needs[0] {
+		dx = ChannelAffine(ct, scale, nil)
+	}
+	if needs[1] {
+		ds = ChannelDot(ct, x)
+	}
+	return cotangents(out, dx, ds)
+}
+
+func (channelScaleOp) JVP(out *Node, t []*Node) *Node {
+	return channelLinearJVP(out.inputs[0], out.inputs[1], t[0], t[1])
+}
+
+// channelLinearJVP is the tangent of x·scale[c] for tangents tx and ts
+// (either may be nil): tx·scale[c] + x·ts[c].
+func channelLinearJVP(x, scale, tx, ts *Node) *Node {
+	var sum *Node
+	if tx != nil {
+		sum = ChannelAffine(tx, scale, nil)
+	}
+	if ts != nil {
+		term := ChannelAffine(x, ts, nil)
+		if sum == nil {
+			sum = term
+		} else {
+			sum = Add(sum, term)
+		}
+	}
+	return sum
+}
+
+// channelDotOp is Σ a·b over every axis but the channel axis 1.
+type channelDotOp struct{}
+
+func (channelDotOp) Name() string { return "channel_dot" }
+
+func (channelDotOp) Arity() int { return 2 }
+
+func (channelDotOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	a := in[0]
+	return kern.ChannelDot(g.AllocUninit(a.DType(), a.Shape()[1]), a, in[1])
+}
+
+func (channelDotOp) check(in []*Node) {
+	a, b := in[0], in[1]
+	if a.DType() != b.DType() {
+		tensor.Fail("channel_dot", "mixed dtypes: %s", Describe(a, b))
+	}
+	if a.Dim() < 2 || !slices.Equal(a.Shape(), b.Shape()) {
+		tensor.Fail("channel_dot", "operands %s must have one shape (N, C, ...)", Describe(a, b))
+	}
+}
+
+// d a = ct[c]·b, d b = ct[c]·a: the sum is bilinear.
+func (channelDotOp) VJP(out, ct *Node, needs []bool) []*Node {
+	a, b := out.inputs[0], out.inputs[1]
+	var da, db *Node
+	if needs[0] {
+		da = ChannelAffine(b, ct, nil)
+	}
+	if needs[1] {
+		db = ChannelAffine(a, ct, nil)
+	}
+	return cotangents(out, da, db)
+}
+
+func (channelDotOp) JVP(out *Node, t []*Node) *Node {
+	a, b := out.inputs[0], out.inputs[1]
+	var sum *Node
+	if t[0] != nil {
+		sum = ChannelDot(t[0], b)
+	}
+	if t[1] != nil {
+		term := ChannelDot(a, t[1])
+		if sum == nil {
+			sum = term
+		} else {
+			sum = Add(sum, term)
+		}
+	}
+	return sum
+}
+
+// checkChannel validates x (N, C, ...), scale (C) and, for the affine op,
+// shift (C), all of one dtype.
+func checkChannel(op string, in []*Node) {
+	x := in[0]
+	for _, v := range in[1:] {
+		if v.DType() != x.DType() {
+			tensor.Fail(op, "mixed dtypes: %s", Describe(in...))
+		}
+	}
+	ok := x.Dim() >= 2
+	for _, v := range in[1:] {
+		ok = ok && v.Dim() == 1 && v.Shape()[0] == x.Shape()[1]
+	}
+	if !ok {
+		tensor.Fail(op, "operands %s do not fit: want x (N, C, ...) and per-channel vectors (C)", Describe(in...))
+	}
+}
+
+// channelSumAxes lists every axis of a rank-d tensor but the channel axis.
+func channelSumAxes(d int) []int {
+	axes := []int{0}
+	for i := 2; i < d; i++ {
+		axes = append(axes, i)
+	}
+	return axes
+}
+
+// channelShape is (1, C, 1, ...) for out (N, C, ...).
+func channelShape(out *Node) []int {
+	s := make([]int, out.Dim())
+	for i := range s {
+		s[i] = 1
+	}
+	s[1] = out.Shape()[1]
+	return s
+}
+
+// ChannelAffine returns x·scale[c] + shift[c] for x (N, C, ...) with at
+// least two axes and scale and shift of shape (C), channels on axis 1 as
+// in PyTorch's image layout: the affine map of batch, instance and group
+// normalisation in one pass. shift may be nil for x·scale[c]. It panics
+// for mixed dtypes or shapes that do not fit.
+func ChannelAffine(x, scale, shift *Node) *Node {
+	if shift == nil {
+		checkNodes("channel_scale", x, scale)
+		channelScaleOp{}.check([]*Node{x, scale})
+		return apply(channelScaleOp{}, x, scale)
+	}
+	checkNodes("channel_affine", x, scale, shift)
+	channelAffineOp{}.check([]*Node{x, scale, shift})
+	return apply(channelAffineOp{}, x, scale, shift)
+}
+
+// ChannelDot returns the per-channel sums Σ a·b over every axis of a and b
+// (N, C, ...) but axis 1, of shape (C): the gradient of ChannelAffine in
+// its scale. a and b must have one shape, of at least two axes, and one
+// dtype.
+func ChannelDot(a, b *Node) *Node {
+	checkNodes("channel_dot", a, b)
+	channelDotOp{}.check([]*Node{a, b})
+	return apply(channelDotOp{}, a, b)
+}

@@ -1,0 +1,152 @@
+package tensor
+
+import "slices"
+
+// Per-channel kernels for tensors laid out (N, C, ...), channels on axis 1:
+// the affine map of batch and instance normalisation, x·scale[c] +
+// shift[c], and its adjoint in the scale, the per-channel sum of a product.
+// Each is one pass over the data, where the broadcasting composites took
+// two (multiply, then add) or two plus a reduction.
+
+// ChannelAffine returns x·scale[c] + shift[c] for x (N, C, ...) with at
+// least two axes, scale (C) and shift (C) or nil (no shift), all of one
+// dtype. It panics with the shapes otherwise.
+func ChannelAffine(x, scale, shift *Tensor) *Tensor {
+	return ChannelAffineTo(nil, x, scale, shift)
+}
+
+// ChannelAffineTo is ChannelAffine writing into dst (nil allocates), which
+// must have x's shape and dtype and may be x itself.
+func ChannelAffineTo(dst, x, scale, shift *Tensor) *Tensor {
+	const op = "ChannelAffine"
+	checkChannelOperands(op, x, scale, shift)
+	dst = prepareDst(op, dst, x.dtype, x.shape, x, scale)
+	checkOverlap(op, dst, x)
+	if sharesStorage(dst, scale) || (shift != nil && sharesStorage(dst, shift)) {
+		Fail(op, "destination %v shares storage with scale or shift", describe(dst))
+	}
+	if !dst.IsContiguous() {
+		CopyInto(dst, channelAffineTrusted(nil, x, scale, shift))
+		return dst
+	}
+	return channelAffineTrusted(dst, x, scale, shift)
+}
+
+// ChannelDot returns the (C) sums Σ a·b over every axis of a and b
+// (N, C, ...) but the channel axis 1: the gradient of ChannelAffine in its
+// scale, with a the cotangent and b the input. a and b must have one shape
+// (at least two axes) and dtype.
+func ChannelDot(a, b *Tensor) *Tensor {
+	const op = "ChannelDot"
+	sameDType(op, a, b)
+	if a.Dim() < 2 || !slices.Equal(a.shape, b.shape) {
+		Fail(op, "operands %s must have one shape (N, C, ...)", describe(a, b))
+	}
+	return channelDotTrusted(New(a.dtype, a.shape[1]), a, b)
+}
+
+// checkChannelOperands validates ChannelAffine's operands.
+func checkChannelOperands(op string, x, scale, shift *Tensor) {
+	if shift != nil {
+		sameDType(op, x, scale, shift)
+	} else {
+		sameDType(op, x, scale)
+	}
+	ok := x.Dim() >= 2 && scale.Dim() == 1 && scale.shape[0] == x.shape[1]
+	if shift != nil {
+		ok = ok && shift.Dim() == 1 && shift.shape[0] == x.shape[1]
+	}
+	if !ok {
+		operands := []*Tensor{x, scale}
+		if shift != nil {
+			operands = append(operands, shift)
+		}
+		Fail(op, "operands %s do not fit: want x (N, C, ...), scale (C) and shift (C) or nil", describe(operands...))
+	}
+}
+
+// channelLayout returns the (outer, channels, inner) sizes of x (N, C, ...).
+func channelLayout(x *Tensor) (n, c, r int) {
+	return x.shape[0], x.shape[1], shapeSize(x.shape[2:])
+}
+
+// channelAffineTrusted is ChannelAffineTo after validation (graph's
+// kernel): dst is nil or contiguous with x's shape and dtype.
+func channelAffineTrusted(dst, x, scale, shift *Tensor) *Tensor {
+	if dst == nil {
+		dst = New(x.dtype, x.shape...)
+	}
+	if dst.Size() == 0 {
+		return dst
+	}
+	n, c, r := channelLayout(x)
+	if x.dtype == Float32 {
+		channelAffineRuns(dst32(dst), contigData[float32](x), contigData[float32](scale), optData[float32](shift), n, c, r)
+	} else {
+		channelAffineRuns(dst64(dst), contigData[float64](x), contigData[float64](scale), optData[float64](shift), n, c, r)
+	}
+	return dst
+}
+
+func dst32(t *Tensor) []float32 { return storage[float32](t)[t.offset : t.offset+t.Size()] }
+func dst64(t *Tensor) []float64 { return storage[float64](t)[t.offset : t.offset+t.Size()] }
+
+// optData is contigData, or nil for a nil tensor.
+func optData[T Float](t *Tensor) []T {
+	if t == nil {
+		return nil
+	}
+	return contigData[T](t)
+}
+
+// channelAffineRuns maps the n·c runs of r elements, each with its
+// channel's scale and shift, over goroutines for large tensors.
+func channelAffineRuns[T Float](d, x, scale, shift []T, n, c, r int) {
+	runs := n * c
+	splitRun(runs, max(1, parallelElemMin/max(r, 1)), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			ch := k % c
+			var b T
+			if shift != nil {
+				b = shift[ch]
+			}
+			affineRun(d[k*r:(k+1)*r], x[k*r:(k+1)*r], scale[ch], b)
+		}
+	})
+}
+
+// affineRun sets d = x·s + b elementwise. d may be x.
+func affineRun[T Float](d, x []T, s, b T) {
+	x = x[:len(d)]
+	for i, v := range x {
+		d[i] = v*s + b
+	}
+}
+
+// channelDotTrusted is ChannelDot after validation: dst (C) is contiguous,
+// a and b have one shape (N, C, ...).
+func channelDotTrusted(dst, a, b *Tensor) *Tensor {
+	n, c, r := channelLayout(a)
+	if a.dtype == Float32 {
+		channelDotRuns(dst32(dst), contigData[float32](a), contigData[float32](b), n, c, r)
+	} else {
+		channelDotRuns(dst64(dst), contigData[float64](a), contigData[float64](b), n, c, r)
+	}
+	return dst
+}
+
+// channelDotRuns sums, per channel, the dot products of its n runs (each
+// in dot8's fixed order), accumulating the runs in float64. Channels are
+// split over goroutines, so the result does not depend on how many run.
+func channelDotRuns[T Float](d, a, b []T, n, c, r int) {
+	splitRun(c, max(1, parallelElemMin/max(n*r, 1)), func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			var s float64
+			for i := 0; i < n; i++ {
+				k := (i*c + ch) * r
+				s += float64(dot8(a[k:k+r], b[k:k+r]))
+			}
+			d[ch] = T(s)
+		}
+	})
+}
