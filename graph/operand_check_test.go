@@ -123,8 +123,8 @@ func constructors() map[string]nodeCtor {
 		"SoftmaxGrad":   b("softmax_grad", func(x, y *graph.Node) { graph.SoftmaxGrad(x, y, -1) }),
 		"LogSoftmax":    u("log_softmax", func(x *graph.Node) { graph.LogSoftmax(x, -1) }),
 		"Linear":        {"linear", 3, func(_ *graph.Graph, ns []*graph.Node) { graph.Linear(ns[0], ns[1], ns[2]) }},
-		"ChannelAffine": {"channel_affine", 3, func(_ *graph.Graph, ns []*graph.Node) { graph.ChannelAffine(ns[0], ns[1], ns[2]) }},
-		"ChannelScale":  b("channel_scale", func(x, y *graph.Node) { graph.ChannelAffine(x, y, nil) }),
+		// ChannelAffine's shift may be nil (no shift, op channel_scale).
+		"ChannelAffine": b("channel_scale", func(x, y *graph.Node) { graph.ChannelAffine(x, y, nil) }),
 		"ChannelDot":    b("channel_dot", func(x, y *graph.Node) { graph.ChannelDot(x, y) }),
 		"MatMul":        b("matmul", func(x, y *graph.Node) { graph.MatMul(x, y) }),
 		"MatMulT":       b("matmul", func(x, y *graph.Node) { graph.MatMulT(x, y, true, false) }),
