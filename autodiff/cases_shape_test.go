@@ -68,6 +68,12 @@ func init() {
 		f: func(xs []*graph.Node) *graph.Node { return graph.ChannelAffine(xs[0], xs[1], nil) }})
 	addCase("channel_dot", opCase{name: "image", inputs: ewNormal(1, []int{2, 3, 2, 2}, []int{2, 3, 2, 2}), f: ewBinary(graph.ChannelDot)})
 	addCase("channel_dot", opCase{name: "features", inputs: ewNormal(1, []int{4, 3}, []int{4, 3}), f: ewBinary(graph.ChannelDot)})
+	moments := func(xs []*graph.Node) *graph.Node {
+		m, v := graph.ChannelMoments(xs[0])
+		return graph.Stack(0, m, v)
+	}
+	addCase("channel_moments", opCase{name: "image", inputs: ewNormal(1, []int{3, 2, 2, 2}), f: moments})
+	addCase("channel_moments", opCase{name: "features", inputs: ewNormal(1, []int{5, 3}), f: moments})
 	// A batch against one matrix: b's gradient is one GEMM over the flattened rows.
 	addCase("matmul", opCase{name: "batch @ matrix", inputs: ewNormal(1, []int{2, 2, 3, 4}, []int{4, 5}), f: ewBinary(graph.MatMul)})
 	addCase("matmul", opCase{name: "vector @ batch", inputs: ewNormal(1, ewS4, []int{2, 4, 3}), f: ewBinary(graph.MatMul)})

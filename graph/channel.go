@@ -224,3 +224,72 @@ func ChannelDot(a, b *Node) *Node {
 	channelDotOp{}.check([]*Node{a, b})
 	return apply(channelDotOp{}, a, b)
 }
+
+// channelMomentsOp is the per-channel mean and biased variance of x
+// (N, C, ...) over every other axis, stacked as (2, C).
+type channelMomentsOp struct{}
+
+func init() { Register(channelMomentsOp{}) }
+
+func (channelMomentsOp) Name() string { return "channel_moments" }
+
+func (channelMomentsOp) Arity() int { return 1 }
+
+func (channelMomentsOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	x := in[0]
+	return kern.ChannelMoments(g.AllocUninit(x.DType(), 2, x.Shape()[1]), x)
+}
+
+func (channelMomentsOp) check(in []*Node) {
+	x := in[0]
+	if x.Dim() < 2 {
+		tensor.Fail("channel_moments", "input %s must have shape (N, C, ...)", Describe(x))
+	}
+	if c := x.Shape()[1]; c > 0 && x.Size() == 0 {
+		tensor.Fail("channel_moments", "input %s has no elements per channel", Describe(x))
+	}
+}
+
+// With n values per channel, mean = Σx/n and var = Σ(x − mean)²/n, whose
+// derivative in x_i is 2(x_i − mean)/n (the path through the mean adds
+// Σ(x − mean) = 0). So dx = dmean/n + dvar·2(x − mean)/n, one ChannelAffine
+// of x: scale 2·dvar/n, shift dmean/n − scale·mean.
+func (channelMomentsOp) VJP(out, ct *Node, needs []bool) []*Node {
+	x := out.inputs[0]
+	c := x.Shape()[1]
+	n := float64(x.Size() / c)
+	dm, dv := channelRow(ct, 0), channelRow(ct, 1)
+	scale := MulScalar(dv, 2/n)
+	shift := Sub(MulScalar(dm, 1/n), Mul(scale, channelRow(out, 0)))
+	return cotangents(out, ChannelAffine(x, scale, shift))
+}
+
+// The tangents: mean' = Σẋ/n and var' = (2/n)·Σ(x − mean)·ẋ
+// = (2/n)·(Σx·ẋ − mean·Σẋ).
+func (channelMomentsOp) JVP(out *Node, t []*Node) *Node {
+	if t[0] == nil {
+		return nil
+	}
+	x, tx := out.inputs[0], t[0]
+	n := float64(x.Size() / x.Shape()[1])
+	sum := Sum(tx, channelSumAxes(x.Dim()), false)
+	tv := MulScalar(Sub(ChannelDot(x, tx), Mul(channelRow(out, 0), sum)), 2/n)
+	return Stack(0, MulScalar(sum, 1/n), tv)
+}
+
+// channelRow is row r of a (2, C) node, as a (C) node.
+func channelRow(m *Node, r int) *Node {
+	return Reshape(Slice(m, 0, r, r+1, 1), m.Shape()[1])
+}
+
+// ChannelMoments returns the per-channel mean and biased variance (each of
+// shape (C)) of x (N, C, ...) over every axis but axis 1: batch
+// normalisation's statistics in one op, summed in float64, whose gradient
+// is one ChannelAffine pass over x. It panics if x has fewer than two axes
+// or no elements per channel.
+func ChannelMoments(x *Node) (mean, variance *Node) {
+	checkNodes("channel_moments", x)
+	channelMomentsOp{}.check([]*Node{x})
+	m := apply(channelMomentsOp{}, x)
+	return channelRow(m, 0), channelRow(m, 1)
+}

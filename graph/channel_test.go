@@ -49,6 +49,24 @@ func TestChannelAffineHand(t *testing.T) {
 	}
 }
 
+// By hand: channel 0 of x = 1..8 (2, 2, 1, 2) holds {1, 2, 5, 6}, mean 3.5
+// and biased variance (2.5² + 1.5² + 1.5² + 2.5²)/4 = 4.25; channel 1
+// {3, 4, 7, 8}, mean 5.5, variance 4.25. The gradient of Σ var is
+// 2(x − mean)/4, of Σ mean 1/4 everywhere.
+func TestChannelMomentsHand(t *testing.T) {
+	for _, dt := range numtest.DTypes {
+		g := graph.New()
+		x := g.Var(tensor.FromValues(dt, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 2, 2, 1, 2))
+		m, v := graph.ChannelMoments(x)
+		assert.Equal(t, []float64{3.5, 5.5}, m.Value().Values())
+		assert.Equal(t, []float64{4.25, 4.25}, v.Value().Values())
+		gv := autodiff.Grad(graph.Sum(v, nil, false), x)[0]
+		assert.Equal(t, []float64{-1.25, -0.75, -1.25, -0.75, 0.75, 1.25, 0.75, 1.25}, gv.Value().Values())
+		gm := autodiff.Grad(graph.Sum(m, nil, false), x)[0]
+		assert.Equal(t, []float64{0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25}, gm.Value().Values())
+	}
+}
+
 func TestChannelAffineMisuse(t *testing.T) {
 	g := graph.New()
 	x := g.Const(tensor.New(tensor.Float64, 4, 3, 2))
@@ -63,6 +81,8 @@ func TestChannelAffineMisuse(t *testing.T) {
 		"dtype":   {func() { graph.ChannelAffine(x, g.Const(tensor.New(tensor.Float32, 3)), nil) }, "channel_scale", "mixed dtypes"},
 		"dot":     {func() { graph.ChannelDot(x, g.Const(tensor.New(tensor.Float64, 4, 3))) }, "channel_dot", "must have one shape"},
 		"dotType": {func() { graph.ChannelDot(x, g.Const(tensor.New(tensor.Float32, 4, 3, 2))) }, "channel_dot", "mixed dtypes"},
+		"moments": {func() { graph.ChannelMoments(s) }, "channel_moments", "must have shape (N, C, ...)"},
+		"empty":   {func() { graph.ChannelMoments(g.Const(tensor.New(tensor.Float64, 0, 3))) }, "channel_moments", "no elements per channel"},
 	} {
 		e := graphError(t, c.f)
 		require.NotNil(t, e, name)

@@ -101,15 +101,11 @@ func (b *BatchNorm) Forward(x *graph.Node) *graph.Node {
 		}
 		tensor.Fail(b.String(), "input shape %s does not fit: want %s", tensor.FormatShape(s), want)
 	}
-	axes := []int{0}
-	for i := 2; i < len(s); i++ {
-		axes = append(axes, i)
-	}
 	g := x.Graph()
 	c := b.Features
 	// y = x·s + (bias − mean·s) with s = weight/√(var + eps): the per-channel
-	// work is done on (C) nodes, leaving one pass over x (ChannelAffine; plus
-	// the two reductions in training).
+	// work is done on (C) nodes, leaving one pass over x (ChannelAffine; in
+	// training also ChannelMoments, whose gradient is one more pass).
 	var mean, v *graph.Node
 	if b.eval {
 		mean = g.Const(b.RunningMean.Value)
@@ -119,8 +115,7 @@ func (b *BatchNorm) Forward(x *graph.Node) *graph.Node {
 		if n <= 1 {
 			tensor.Fail(b.String(), "input shape %s has one value per channel; training needs more", tensor.FormatShape(s))
 		}
-		mean = graph.Mean(x, axes, false)
-		v = graph.Variance(x, axes, false, 0) // biased, as the normalisation uses
+		mean, v = graph.ChannelMoments(x) // biased variance, as the normalisation uses
 		b.track(mean.Value(), v.Value(), n)
 	}
 	scale := graph.Div(b.Weight.Node(g), graph.Sqrt(graph.AddScalar(v, b.Eps)))

@@ -150,3 +150,81 @@ func channelDotRuns[T Float](d, a, b []T, n, c, r int) {
 		}
 	})
 }
+
+// ChannelMoments returns the per-channel mean and biased variance of x
+// (N, C, ...) over every axis but axis 1, stacked as a (2, C) tensor: row 0
+// the means, row 1 the variances, as batch normalisation uses them. Each
+// channel is summed in float64, its mean first and then the squared
+// deviations from it (two passes, no cancellation). It panics if x has
+// fewer than two axes or no elements per channel.
+func ChannelMoments(x *Tensor) *Tensor {
+	const op = "ChannelMoments"
+	if x.Dim() < 2 {
+		Fail(op, "input %s must have shape (N, C, ...)", describe(x))
+	}
+	if n, c, r := channelLayout(x); c > 0 && n*r == 0 {
+		Fail(op, "input %s has no elements per channel", describe(x))
+	}
+	return channelMomentsTrusted(New(x.dtype, 2, x.shape[1]), x)
+}
+
+// channelMomentsTrusted is ChannelMoments after validation: dst (2, C) is
+// contiguous.
+func channelMomentsTrusted(dst, x *Tensor) *Tensor {
+	n, c, r := channelLayout(x)
+	if x.dtype == Float32 {
+		channelMomentRuns(dst32(dst), contigData[float32](x), n, c, r)
+	} else {
+		channelMomentRuns(dst64(dst), contigData[float64](x), n, c, r)
+	}
+	return dst
+}
+
+// channelMomentRuns writes the means to d[:c] and the variances to d[c:],
+// channels split over goroutines (each computed the same way whatever the
+// split).
+func channelMomentRuns[T Float](d, x []T, n, c, r int) {
+	count := float64(n * r)
+	splitRun(c, max(1, parallelElemMin/max(2*n*r, 1)), func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			var s float64
+			for i := 0; i < n; i++ {
+				k := (i*c + ch) * r
+				s += float64(sum8(x[k : k+r]))
+			}
+			mean := s / count
+			var q float64
+			m := T(mean)
+			for i := 0; i < n; i++ {
+				k := (i*c + ch) * r
+				q += float64(sqDev8(x[k:k+r], m))
+			}
+			d[ch], d[c+ch] = m, T(q/count)
+		}
+	})
+}
+
+// sqDev8 returns Σ (x[i] − m)² in eight interleaved partial sums combined
+// pairwise, as dot8.
+func sqDev8[T Float](x []T, m T) T {
+	var p [8]T
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		a := x[i : i+8 : i+8]
+		d0, d1, d2, d3 := a[0]-m, a[1]-m, a[2]-m, a[3]-m
+		d4, d5, d6, d7 := a[4]-m, a[5]-m, a[6]-m, a[7]-m
+		p[0] += d0 * d0
+		p[1] += d1 * d1
+		p[2] += d2 * d2
+		p[3] += d3 * d3
+		p[4] += d4 * d4
+		p[5] += d5 * d5
+		p[6] += d6 * d6
+		p[7] += d7 * d7
+	}
+	for j, v := range x[i:] {
+		dv := v - m
+		p[j] += dv * dv
+	}
+	return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
+}

@@ -19,6 +19,8 @@ func TestChannelAffineValues(t *testing.T) {
 		assert.Equal(t, []float64{2, 4, -3, -4, 10, 12, -7, -8}, ChannelAffine(x, s, nil).Values())
 		assert.Equal(t, []float64{66, 138}, ChannelDot(x, x).Values())
 
+		assert.Equal(t, []float64{3.5, 5.5, 4.25, 4.25}, ChannelMoments(x).Values())
+
 		// A permuted view: xt (2, 2, 2) is [[1 3] [2 4]], [[5 7] [6 8]], so
 		// channel 0 holds {1, 3, 5, 7} and channel 1 {2, 4, 6, 8}.
 		xt := Permute(Reshape(x, 2, 2, 2), 0, 2, 1)
@@ -42,6 +44,12 @@ func TestChannelAffineLarge(t *testing.T) {
 		b := rng.Normal(dt, 0, 1, 40)
 		want := Add(Mul(x, Reshape(s, 1, 40, 1, 1)), Reshape(b, 1, 40, 1, 1))
 		assert.Equal(t, want.Values(), ChannelAffine(x, s, b).Values())
+		mom := ChannelMoments(x)
+		mean, variance := Mean(x, []int{0, 2, 3}, false), Variance(x, []int{0, 2, 3}, false, 0)
+		for c := range 40 {
+			assert.InDelta(t, mean.Values()[c], mom.Values()[c], 1e-6, "mean %d", c)
+			assert.InDelta(t, variance.Values()[c], mom.Values()[40+c], 1e-5, "variance %d", c)
+		}
 		dot := Sum(Mul(x, v), []int{0, 2, 3}, false)
 		got := ChannelDot(x, v)
 		tol := 1e-9
@@ -65,4 +73,6 @@ func TestChannelAffineMisuse(t *testing.T) {
 	requirePanics(t, func() { ChannelAffineTo(New(Float64, 4, 3), x, s, nil) }, "ChannelAffine", "destination")
 	requirePanics(t, func() { ChannelAffineTo(s, s, s, nil) }, "ChannelAffine")
 	requirePanics(t, func() { ChannelDot(x, New(Float64, 4, 3)) }, "ChannelDot", "one shape")
+	requirePanics(t, func() { ChannelMoments(s) }, "ChannelMoments", "(N, C, ...)")
+	requirePanics(t, func() { ChannelMoments(New(Float64, 2, 3, 0)) }, "ChannelMoments", "no elements per channel")
 }

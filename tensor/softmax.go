@@ -185,8 +185,8 @@ func expShiftRun32(d, x []float32, m float32) {
 
 // sum8 adds x in eight interleaved partial sums, combined pairwise: a
 // fixed order on every platform, without the latency of one running sum.
-func sum8(x []float32) float32 {
-	var p [8]float32
+func sum8[T Float](x []T) T {
+	var p [8]T
 	i := 0
 	for ; i+8 <= len(x); i += 8 {
 		b := x[i : i+8 : i+8]

@@ -37,6 +37,7 @@ func init() {
 		SoftmaxGrad:      softmaxGradRun,
 		ChannelAffine:    channelAffineTrusted,
 		ChannelDot:       channelDotTrusted,
+		ChannelMoments:   channelMomentsTrusted,
 		Conv2D:           conv2DTrusted,
 		Conv2DInputGrad:  conv2DInputGradTrusted,
 		Conv2DWeightGrad: conv2DWeightGradTrusted,

@@ -57,6 +57,8 @@ type Kernels[T, C, P any] struct {
 	// view of any layout); ChannelDot is tensor.ChannelDot into dst (C).
 	ChannelAffine func(dst, x, scale, shift T) T
 	ChannelDot    func(dst, a, b T) T
+	// ChannelMoments is tensor.ChannelMoments into dst (2, C).
+	ChannelMoments func(dst, x T) T
 	// Conv2D is tensor.Conv2DTo, Conv2DInputGrad tensor.Conv2DInputGradTo
 	// and Conv2DWeightGrad tensor.Conv2DWeightGradTo.
 	Conv2D                            func(dst, x, w T, p C) T
