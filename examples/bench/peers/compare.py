@@ -51,6 +51,29 @@ TARGETS = {
 }
 
 
+def round_ratios(order, units, samples):
+    """Lines 'workload metric: median (min–max)' of per-round ratios to the best peer."""
+    out = []
+    for key in order:
+        g = samples["gradus"].get(key)
+        if not g or units[key] == "1":
+            continue
+        peers = TARGETS.get(key[0], (("torch2", "torch1", "numpy"), None))[0]
+        ratios = []
+        for r, gv in enumerate(g):
+            pv = [samples[t][key][r] for t in peers if key in samples[t] and r < len(samples[t][key])]
+            if not pv or gv <= 0:
+                continue
+            if higher_is_better(units[key]):
+                ratios.append(gv / max(pv))
+            else:
+                ratios.append(min(pv) / gv)
+        if ratios:
+            out.append(f"- {key[0]} {key[1]}: {statistics.median(ratios):.2f} "
+                       f"({min(ratios):.2f}–{max(ratios):.2f}, {len(ratios)} rounds)")
+    return out
+
+
 def higher_is_better(unit):
     return unit in ("GFLOP/s", "1/s")
 
@@ -220,6 +243,9 @@ def main():
         best = {t: {k: (max(v) if higher_is_better(units[k]) else min(v))
                     for k, v in samples[t].items()} for t in TOOLS}
         lines += table(order, units, best)
+        lines += ["", "Per-round ratio (Gradus ÷ the best peer of the same round, so machine load that "
+                  "hits a whole round cancels): median (min–max) over rounds:", ""]
+        lines += round_ratios(order, units, samples)
     text = "\n".join(lines)
     print(text)
     if args.out:
