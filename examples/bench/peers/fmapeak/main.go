@@ -1,8 +1,9 @@
 //go:build amd64
 
-// Command fmapeak measures the AVX2 FMA throughput (GFLOP/s) of this machine
+// Command fmapeak measures the FMA throughput (GFLOP/s) of this machine
 // with 1 and 2 goroutines, each running a loop of 12 independent
-// accumulators of VFMADD231PS / VFMADD231PD. It is the "peak" that the gemm
+// accumulators of VFMADD231PS / VFMADD231PD: on YMM registers (AVX2), and
+// on ZMM registers (lines ending _zmm) where the CPU has AVX-512F. It is the "peak" that the gemm
 // package's RESULTS.md compares against.
 //
 //	go run ./examples/bench/peers/fmapeak
@@ -15,10 +16,14 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/cpu"
 )
 
 func fmaLoopPS(n int)
 func fmaLoopPD(n int)
+func fmaLoopPS512(n int)
+func fmaLoopPD512(n int)
 
 func measure(f func(int), lanes, threads, iters int) float64 {
 	var wg sync.WaitGroup
@@ -41,12 +46,17 @@ func main() {
 	iters := flag.Int("iters", 20_000_000, "loop iterations per goroutine per repeat")
 	reps := flag.Int("reps", 7, "repeats (median reported)")
 	flag.Parse()
+	type loop struct {
+		name  string
+		f     func(int)
+		lanes int
+	}
+	loops := []loop{{"f32", fmaLoopPS, 8}, {"f64", fmaLoopPD, 4}}
+	if cpu.X86.HasAVX512F {
+		loops = append(loops, loop{"f32_zmm", fmaLoopPS512, 16}, loop{"f64_zmm", fmaLoopPD512, 8})
+	}
 	for _, threads := range []int{1, 2} {
-		for _, k := range []struct {
-			name  string
-			f     func(int)
-			lanes int
-		}{{"f32", fmaLoopPS, 8}, {"f64", fmaLoopPD, 4}} {
+		for _, k := range loops {
 			measure(k.f, k.lanes, threads, *iters/10) // warm-up / clock ramp
 			var r []float64
 			for i := 0; i < *reps; i++ {
