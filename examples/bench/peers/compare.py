@@ -97,14 +97,20 @@ def run(cmd, env=None, log=None):
 
 
 def cpu_model():
+    """The CPU's name, family/model and the vector features that pick kernels."""
+    info = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    info.setdefault(k.strip(), v.strip())
     except OSError:
-        pass
-    return platform.processor() or "unknown"
+        return platform.processor() or "unknown"
+    flags = info.get("flags", "").split()
+    feats = [f for f in ("avx2", "fma", "avx512f") if f in flags]
+    return (f"{info.get('model name', 'unknown')} (family {info.get('cpu family', '?')}, "
+            f"model {info.get('model', '?')}; {', '.join(feats) or 'no AVX2'})")
 
 
 def versions():
