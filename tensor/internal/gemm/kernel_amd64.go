@@ -8,6 +8,12 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
+// The micro-kernels live in kernel_amd64.s, written by gen_kernel_amd64.go:
+// one template for the AVX2 (YMM) and AVX-512 (ZMM) widths and both element
+// sizes.
+
+//go:generate sh -c "go run gen_kernel_amd64.go > kernel_amd64.s"
+
 // sgemmKernel6x16 computes the 6×16 tile C = alpha·Ã·B̃ + beta·C from a packed
 // A micro-panel (k steps of 6 values) and a packed B micro-panel (k steps of 16
 // values). When beta == 0, C is not read. ldc is in elements.

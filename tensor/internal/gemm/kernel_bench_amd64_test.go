@@ -8,48 +8,36 @@ import (
 )
 
 // BenchmarkKernel measures the assembly micro-kernels alone on L1-resident
-// packed panels (an upper bound for the full GEMM).
+// packed panels (an upper bound for the full GEMM): the AVX2 ones, and the
+// AVX-512 ones (s512, d512) where the CPU has them.
 func BenchmarkKernel(b *testing.B) {
+	type kern struct {
+		name   string
+		mr, nr int
+		s      func(k int, a, b, c *float32, ldc int, alpha, beta float32)
+		d      func(k int, a, b, c *float64, ldc int, alpha, beta float64)
+	}
+	kernels := []kern{{"d", 6, 8, nil, dgemmKernel6x8}, {"s", 6, 16, sgemmKernel6x16, nil}}
+	if hasWide {
+		kernels = append(kernels, kern{"d512", 6, 16, nil, dgemmKernel6x16}, kern{"s512", 6, 32, sgemmKernel6x32, nil})
+	}
 	for _, k := range []int{64, 128, 256, 512} {
-		b.Run(fmt.Sprintf("d/k=%d", k), func(b *testing.B) {
-			a := alignedSlice[float64](6 * k)
-			bb := alignedSlice[float64](8 * k)
-			c := alignedSlice[float64](6 * 8)
-			for b.Loop() {
-				dgemmKernel6x8(k, &a[0], &bb[0], &c[0], 8, 1, 0)
-			}
-			b.ReportMetric(float64(2*6*8*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
-		b.Run(fmt.Sprintf("s/k=%d", k), func(b *testing.B) {
-			a := alignedSlice[float32](6 * k)
-			bb := alignedSlice[float32](16 * k)
-			c := alignedSlice[float32](6 * 16)
-			for b.Loop() {
-				sgemmKernel6x16(k, &a[0], &bb[0], &c[0], 16, 1, 0)
-			}
-			b.ReportMetric(float64(2*6*16*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
-		if !hasWide {
-			continue
+		for _, kn := range kernels {
+			b.Run(fmt.Sprintf("%s/k=%d", kn.name, k), func(b *testing.B) {
+				if kn.s != nil {
+					a, bb, c := alignedSlice[float32](kn.mr*k), alignedSlice[float32](kn.nr*k), alignedSlice[float32](kn.mr*kn.nr)
+					for b.Loop() {
+						kn.s(k, &a[0], &bb[0], &c[0], kn.nr, 1, 0)
+					}
+				} else {
+					a, bb, c := alignedSlice[float64](kn.mr*k), alignedSlice[float64](kn.nr*k), alignedSlice[float64](kn.mr*kn.nr)
+					for b.Loop() {
+						kn.d(k, &a[0], &bb[0], &c[0], kn.nr, 1, 0)
+					}
+				}
+				b.ReportMetric(float64(2*kn.mr*kn.nr*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
 		}
-		b.Run(fmt.Sprintf("d512/k=%d", k), func(b *testing.B) {
-			a := alignedSlice[float64](6 * k)
-			bb := alignedSlice[float64](16 * k)
-			c := alignedSlice[float64](6 * 16)
-			for b.Loop() {
-				dgemmKernel6x16(k, &a[0], &bb[0], &c[0], 16, 1, 0)
-			}
-			b.ReportMetric(float64(2*6*16*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
-		b.Run(fmt.Sprintf("s512/k=%d", k), func(b *testing.B) {
-			a := alignedSlice[float32](6 * k)
-			bb := alignedSlice[float32](32 * k)
-			c := alignedSlice[float32](6 * 32)
-			for b.Loop() {
-				sgemmKernel6x32(k, &a[0], &bb[0], &c[0], 32, 1, 0)
-			}
-			b.ReportMetric(float64(2*6*32*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
 	}
 }
 

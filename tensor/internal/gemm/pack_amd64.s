@@ -173,8 +173,10 @@ a6ddone:
 	RET
 
 // TR4S transposes the 4×4 float32 block at rows base..base+3 (stride R8,
-// R9 = 3*R8) and stores its four columns at off, off+64, off+128, off+192.
-#define TR4S(base, off) \
+// R9 = 3*R8) and stores its four columns at off, off+row, off+2*row and
+// off+3*row: row is the packed B row in bytes (64 for the AVX2 kernels, 128
+// for the AVX-512 ones).
+#define TR4S(base, off, row) \
 	VMOVUPS (base), X0; \
 	VMOVUPS (base)(R8*1), X1; \
 	VMOVUPS (base)(R8*2), X2; \
@@ -188,9 +190,9 @@ a6ddone:
 	VMOVLHPS X7, X5, X10; \
 	VMOVHLPS X5, X7, X11; \
 	VMOVUPS X8, off(DI); \
-	VMOVUPS X9, off+64(DI); \
-	VMOVUPS X10, off+128(DI); \
-	VMOVUPS X11, off+192(DI)
+	VMOVUPS X9, off+row(DI); \
+	VMOVUPS X10, off+2*row(DI); \
+	VMOVUPS X11, off+3*row(DI)
 
 // func packBT16S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
 // gathers 16 float32 rows (stride ld bytes), 4 depth steps per iteration,
@@ -208,10 +210,10 @@ TEXT ·packBT16S(SB), NOSPLIT, $0-32
 	JZ   bt16done
 
 bt16loop:
-	TR4S(SI, 0)
-	TR4S(R10, 16)
-	TR4S(R11, 32)
-	TR4S(R12, 48)
+	TR4S(SI, 0, 64)
+	TR4S(R10, 16, 64)
+	TR4S(R11, 32, 64)
+	TR4S(R12, 48, 64)
 	ADDQ $16, SI
 	ADDQ $16, R10
 	ADDQ $16, R11
@@ -224,8 +226,8 @@ bt16done:
 	RET
 
 // TR4D transposes the 4×4 float64 block at rows base..base+3 and stores its
-// four columns at off, off+64, off+128, off+192.
-#define TR4D(base, off) \
+// four columns as TR4S does.
+#define TR4D(base, off, row) \
 	VMOVUPD (base), Y0; \
 	VMOVUPD (base)(R8*1), Y1; \
 	VMOVUPD (base)(R8*2), Y2; \
@@ -239,9 +241,9 @@ bt16done:
 	VPERM2F128 $0x31, Y6, Y4, Y10; \
 	VPERM2F128 $0x31, Y7, Y5, Y11; \
 	VMOVUPD Y8, off(DI); \
-	VMOVUPD Y9, off+64(DI); \
-	VMOVUPD Y10, off+128(DI); \
-	VMOVUPD Y11, off+192(DI)
+	VMOVUPD Y9, off+row(DI); \
+	VMOVUPD Y10, off+2*row(DI); \
+	VMOVUPD Y11, off+3*row(DI)
 
 // func packBT8D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
 // gathers 8 float64 rows (stride ld bytes), 4 depth steps per iteration,
@@ -257,8 +259,8 @@ TEXT ·packBT8D(SB), NOSPLIT, $0-32
 	JZ   bt8done
 
 bt8loop:
-	TR4D(SI, 0)
-	TR4D(R10, 32)
+	TR4D(SI, 0, 64)
+	TR4D(R10, 32, 64)
 	ADDQ $32, SI
 	ADDQ $32, R10
 	ADDQ $256, DI
@@ -300,26 +302,6 @@ c128done:
 	VZEROUPPER
 	RET
 
-// TR4S128 is TR4S for 128-byte packed rows: the four columns go to off,
-// off+128, off+256, off+384.
-#define TR4S128(base, off) \
-	VMOVUPS (base), X0; \
-	VMOVUPS (base)(R8*1), X1; \
-	VMOVUPS (base)(R8*2), X2; \
-	VMOVUPS (base)(R9*1), X3; \
-	VUNPCKLPS X1, X0, X4; \
-	VUNPCKHPS X1, X0, X5; \
-	VUNPCKLPS X3, X2, X6; \
-	VUNPCKHPS X3, X2, X7; \
-	VMOVLHPS X6, X4, X8; \
-	VMOVHLPS X4, X6, X9; \
-	VMOVLHPS X7, X5, X10; \
-	VMOVHLPS X5, X7, X11; \
-	VMOVUPS X8, off(DI); \
-	VMOVUPS X9, off+128(DI); \
-	VMOVUPS X10, off+256(DI); \
-	VMOVUPS X11, off+384(DI)
-
 // func packBT32S(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
 // gathers 32 float32 rows (stride ld bytes), 4 depth steps per iteration,
 // into dst[p*32+j].
@@ -340,14 +322,14 @@ TEXT ·packBT32S(SB), NOSPLIT, $0-32
 	JZ   bt32done
 
 bt32loop:
-	TR4S128(SI, 0)
-	TR4S128(R10, 16)
-	TR4S128(R11, 32)
-	TR4S128(R12, 48)
-	TR4S128(R13, 64)
-	TR4S128(R14, 80)
-	TR4S128(AX, 96)
-	TR4S128(BX, 112)
+	TR4S(SI, 0, 128)
+	TR4S(R10, 16, 128)
+	TR4S(R11, 32, 128)
+	TR4S(R12, 48, 128)
+	TR4S(R13, 64, 128)
+	TR4S(R14, 80, 128)
+	TR4S(AX, 96, 128)
+	TR4S(BX, 112, 128)
 	ADDQ $16, SI
 	ADDQ $16, R10
 	ADDQ $16, R11
@@ -362,25 +344,6 @@ bt32loop:
 
 bt32done:
 	RET
-
-// TR4D128 is TR4D for 128-byte packed rows.
-#define TR4D128(base, off) \
-	VMOVUPD (base), Y0; \
-	VMOVUPD (base)(R8*1), Y1; \
-	VMOVUPD (base)(R8*2), Y2; \
-	VMOVUPD (base)(R9*1), Y3; \
-	VUNPCKLPD Y1, Y0, Y4; \
-	VUNPCKHPD Y1, Y0, Y5; \
-	VUNPCKLPD Y3, Y2, Y6; \
-	VUNPCKHPD Y3, Y2, Y7; \
-	VPERM2F128 $0x20, Y6, Y4, Y8; \
-	VPERM2F128 $0x20, Y7, Y5, Y9; \
-	VPERM2F128 $0x31, Y6, Y4, Y10; \
-	VPERM2F128 $0x31, Y7, Y5, Y11; \
-	VMOVUPD Y8, off(DI); \
-	VMOVUPD Y9, off+128(DI); \
-	VMOVUPD Y10, off+256(DI); \
-	VMOVUPD Y11, off+384(DI)
 
 // func packBT16D(n4 int, src unsafe.Pointer, ld int, dst unsafe.Pointer)
 // gathers 16 float64 rows (stride ld bytes), 4 depth steps per iteration,
@@ -398,10 +361,10 @@ TEXT ·packBT16D(SB), NOSPLIT, $0-32
 	JZ   bt16ddone
 
 bt16dloop:
-	TR4D128(SI, 0)
-	TR4D128(R10, 32)
-	TR4D128(R11, 64)
-	TR4D128(R12, 96)
+	TR4D(SI, 0, 128)
+	TR4D(R10, 32, 128)
+	TR4D(R11, 64, 128)
+	TR4D(R12, 96, 128)
 	ADDQ $32, SI
 	ADDQ $32, R10
 	ADDQ $32, R11
