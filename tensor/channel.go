@@ -102,6 +102,16 @@ func optData[T Float](t *Tensor) []T {
 // channelAffineRuns maps the n·c runs of r elements, each with its
 // channel's scale and shift, over goroutines for large tensors.
 func channelAffineRuns[T Float](d, x, scale, shift []T, n, c, r int) {
+	if r == 1 && c > 1 {
+		// Channels last, as in a layer's features (N, C): each of the n
+		// rows is one elementwise pass against scale and shift.
+		splitRun(n, max(1, parallelElemMin/c), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				affineRow(d[i*c:(i+1)*c], x[i*c:(i+1)*c], scale, shift)
+			}
+		})
+		return
+	}
 	runs := n * c
 	splitRun(runs, max(1, parallelElemMin/max(r, 1)), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
@@ -113,6 +123,22 @@ func channelAffineRuns[T Float](d, x, scale, shift []T, n, c, r int) {
 			affineRun(d[k*r:(k+1)*r], x[k*r:(k+1)*r], scale[ch], b)
 		}
 	})
+}
+
+// affineRow sets d = x·scale + shift elementwise (shift nil: none). d may
+// be x.
+func affineRow[T Float](d, x, scale, shift []T) {
+	x, scale = x[:len(d)], scale[:len(d)]
+	if shift == nil {
+		for i, v := range x {
+			d[i] = v * scale[i]
+		}
+		return
+	}
+	shift = shift[:len(d)]
+	for i, v := range x {
+		d[i] = v*scale[i] + shift[i]
+	}
 }
 
 // affineRun sets d = x·s + b elementwise. d may be x.
@@ -139,6 +165,10 @@ func channelDotTrusted(dst, a, b *Tensor) *Tensor {
 // in dot8's fixed order), accumulating the runs in float64. Channels are
 // split over goroutines, so the result does not depend on how many run.
 func channelDotRuns[T Float](d, a, b []T, n, c, r int) {
+	if r == 1 && c > 1 {
+		channelDotColumns(d, a, b, n, c)
+		return
+	}
 	splitRun(c, max(1, parallelElemMin/max(n*r, 1)), func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			var s float64
@@ -200,6 +230,25 @@ func channelMomentRuns[T Float](d, x []T, n, c, r int) {
 				q += float64(sqDev8(x[k:k+r], m))
 			}
 			d[ch], d[c+ch] = m, T(q/count)
+		}
+	})
+}
+
+// channelDotColumns is channelDotRuns for channels last (runs of one):
+// each goroutine takes a range of channels and walks the rows, adding the
+// products into float64 accumulators in row order.
+func channelDotColumns[T Float](d, a, b []T, n, c int) {
+	splitRun(c, max(16, parallelElemMin/max(n, 1)), func(lo, hi int) {
+		acc := make([]float64, hi-lo)
+		for i := 0; i < n; i++ {
+			ar, br := a[i*c+lo:i*c+hi], b[i*c+lo:i*c+hi]
+			br = br[:len(ar)]
+			for j, v := range ar {
+				acc[j] += float64(v * br[j])
+			}
+		}
+		for j, v := range acc {
+			d[lo+j] = T(v)
 		}
 	})
 }

@@ -63,6 +63,29 @@ func TestChannelAffineLarge(t *testing.T) {
 	}
 }
 
+// TestChannelAffineFeatures checks the channels-last paths (runs of one:
+// a layer's (N, C) features), split over goroutines at 4,096 × 64, against
+// the broadcasting composites.
+func TestChannelAffineFeatures(t *testing.T) {
+	rng := NewRNG(4)
+	const n, c = 4096, 64
+	x := rng.Normal(Float32, 0, 1, n, c)
+	v := rng.Normal(Float32, 0, 1, n, c)
+	s := rng.Normal(Float32, 0, 1, c)
+	b := rng.Normal(Float32, 0, 1, c)
+	want := Add(Mul(x, s), b).Values()
+	for i, g := range ChannelAffine(x, s, b).Values() {
+		if math.Abs(g-want[i]) > 1e-6*(1+math.Abs(want[i])) {
+			t.Fatalf("element %d: %v, want %v", i, g, want[i])
+		}
+	}
+	assert.Equal(t, Mul(x, s).Values(), ChannelAffine(x, s, nil).Values())
+	dot := Sum(Mul(x, v), []int{0}, false).Values()
+	for ch, g := range ChannelDot(x, v).Values() {
+		assert.InDelta(t, dot[ch], g, 2e-3, "dot %d", ch)
+	}
+}
+
 func TestChannelAffineMisuse(t *testing.T) {
 	x := New(Float64, 4, 3, 2)
 	s := New(Float64, 3)
