@@ -38,7 +38,7 @@ func (channelAffineOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x, scale := out.inputs[0], out.inputs[1]
 	var dx, ds, db *Node
 	if needs[0] {
-		dx = ChannelAffine(ct, scale, nil)
+		dx = channelScale(ct, scale)
 	}
 	if needs[1] {
 		ds = ChannelDot(ct, x)
@@ -50,16 +50,11 @@ func (channelAffineOp) VJP(out, ct *Node, needs []bool) []*Node {
 }
 
 func (channelAffineOp) JVP(out *Node, t []*Node) *Node {
-	x, scale := out.inputs[0], out.inputs[1]
-	sum := channelLinearJVP(x, scale, t[0], t[1])
+	var shift *Node
 	if t[2] != nil {
-		shift := BroadcastTo(Reshape(t[2], channelShape(out)...), out.Shape()...)
-		if sum == nil {
-			return shift
-		}
-		sum = Add(sum, shift)
+		shift = Reshape(t[2], channelShape(out)...)
 	}
-	return sum
+	return addTangents(out, bilinearJVP(out, t, channelScale), shift)
 }
 
 // channelScaleOp is x·scale[c]: ChannelAffine without a shift.
@@ -80,7 +75,7 @@ func (channelScaleOp) VJP(out, ct *Node, needs []bool) []*Node {
 	x, scale := out.inputs[0], out.inputs[1]
 	var dx, ds *Node
 	if needs[0] {
-		dx = ChannelAffine(ct, scale, nil)
+		dx = channelScale(ct, scale)
 	}
 	if needs[1] {
 		ds = ChannelDot(ct, x)
@@ -88,27 +83,11 @@ func (channelScaleOp) VJP(out, ct *Node, needs []bool) []*Node {
 	return cotangents(out, dx, ds)
 }
 
-func (channelScaleOp) JVP(out *Node, t []*Node) *Node {
-	return channelLinearJVP(out.inputs[0], out.inputs[1], t[0], t[1])
-}
+// The map is bilinear in x and scale.
+func (channelScaleOp) JVP(out *Node, t []*Node) *Node { return bilinearJVP(out, t, channelScale) }
 
-// channelLinearJVP is the tangent of x·scale[c] for tangents tx and ts
-// (either may be nil): tx·scale[c] + x·ts[c].
-func channelLinearJVP(x, scale, tx, ts *Node) *Node {
-	var sum *Node
-	if tx != nil {
-		sum = ChannelAffine(tx, scale, nil)
-	}
-	if ts != nil {
-		term := ChannelAffine(x, ts, nil)
-		if sum == nil {
-			sum = term
-		} else {
-			sum = Add(sum, term)
-		}
-	}
-	return sum
-}
+// channelScale is x·scale[c].
+func channelScale(x, scale *Node) *Node { return ChannelAffine(x, scale, nil) }
 
 // channelDotOp is Σ a·b over every axis but the channel axis 1.
 type channelDotOp struct{}
@@ -137,30 +116,15 @@ func (channelDotOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	var da, db *Node
 	if needs[0] {
-		da = ChannelAffine(b, ct, nil)
+		da = channelScale(b, ct)
 	}
 	if needs[1] {
-		db = ChannelAffine(a, ct, nil)
+		db = channelScale(a, ct)
 	}
 	return cotangents(out, da, db)
 }
 
-func (channelDotOp) JVP(out *Node, t []*Node) *Node {
-	a, b := out.inputs[0], out.inputs[1]
-	var sum *Node
-	if t[0] != nil {
-		sum = ChannelDot(t[0], b)
-	}
-	if t[1] != nil {
-		term := ChannelDot(a, t[1])
-		if sum == nil {
-			sum = term
-		} else {
-			sum = Add(sum, term)
-		}
-	}
-	return sum
-}
+func (channelDotOp) JVP(out *Node, t []*Node) *Node { return bilinearJVP(out, t, ChannelDot) }
 
 // checkChannel validates x (N, C, ...), scale (C) and, for the affine op,
 // shift (C), all of one dtype.

@@ -81,15 +81,12 @@ func channelAffineTrusted(dst, x, scale, shift *Tensor) *Tensor {
 	}
 	n, c, r := channelLayout(x)
 	if x.dtype == Float32 {
-		channelAffineRuns(dst32(dst), contigData[float32](x), contigData[float32](scale), optData[float32](shift), n, c, r)
+		channelAffineRuns(contigData[float32](dst), contigData[float32](x), contigData[float32](scale), optData[float32](shift), n, c, r)
 	} else {
-		channelAffineRuns(dst64(dst), contigData[float64](x), contigData[float64](scale), optData[float64](shift), n, c, r)
+		channelAffineRuns(contigData[float64](dst), contigData[float64](x), contigData[float64](scale), optData[float64](shift), n, c, r)
 	}
 	return dst
 }
-
-func dst32(t *Tensor) []float32 { return storage[float32](t)[t.offset : t.offset+t.Size()] }
-func dst64(t *Tensor) []float64 { return storage[float64](t)[t.offset : t.offset+t.Size()] }
 
 // optData is contigData, or nil for a nil tensor.
 func optData[T Float](t *Tensor) []T {
@@ -116,28 +113,22 @@ func channelAffineRuns[T Float](d, x, scale, shift []T, n, c, r int) {
 	splitRun(runs, max(1, parallelElemMin/max(r, 1)), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			ch := k % c
-			var b T
-			if shift != nil {
-				b = shift[ch]
+			if shift == nil {
+				mulScalarRun(d[k*r:(k+1)*r], x[k*r:(k+1)*r], scale[ch], 0)
+				continue
 			}
-			affineRun(d[k*r:(k+1)*r], x[k*r:(k+1)*r], scale[ch], b)
+			affineRun(d[k*r:(k+1)*r], x[k*r:(k+1)*r], scale[ch], shift[ch])
 		}
 	})
 }
 
-// affineRow sets d = x·scale + shift elementwise (shift nil: none). d may
-// be x.
+// affineRow sets d = x·scale + shift elementwise (shift nil: none) with
+// the vector multiply and add kernels; the row is still in cache for the
+// second. d may be x.
 func affineRow[T Float](d, x, scale, shift []T) {
-	x, scale = x[:len(d)], scale[:len(d)]
-	if shift == nil {
-		for i, v := range x {
-			d[i] = v * scale[i]
-		}
-		return
-	}
-	shift = shift[:len(d)]
-	for i, v := range x {
-		d[i] = v*scale[i] + shift[i]
+	mulRun(d, x, scale)
+	if shift != nil {
+		addRun(d, d, shift)
 	}
 }
 
@@ -154,9 +145,9 @@ func affineRun[T Float](d, x []T, s, b T) {
 func channelDotTrusted(dst, a, b *Tensor) *Tensor {
 	n, c, r := channelLayout(a)
 	if a.dtype == Float32 {
-		channelDotRuns(dst32(dst), contigData[float32](a), contigData[float32](b), n, c, r)
+		channelDotRuns(contigData[float32](dst), contigData[float32](a), contigData[float32](b), n, c, r)
 	} else {
-		channelDotRuns(dst64(dst), contigData[float64](a), contigData[float64](b), n, c, r)
+		channelDotRuns(contigData[float64](dst), contigData[float64](a), contigData[float64](b), n, c, r)
 	}
 	return dst
 }
@@ -203,9 +194,9 @@ func ChannelMoments(x *Tensor) *Tensor {
 func channelMomentsTrusted(dst, x *Tensor) *Tensor {
 	n, c, r := channelLayout(x)
 	if x.dtype == Float32 {
-		channelMomentRuns(dst32(dst), contigData[float32](x), n, c, r)
+		channelMomentRuns(contigData[float32](dst), contigData[float32](x), n, c, r)
 	} else {
-		channelMomentRuns(dst64(dst), contigData[float64](x), n, c, r)
+		channelMomentRuns(contigData[float64](dst), contigData[float64](x), n, c, r)
 	}
 	return dst
 }

@@ -55,28 +55,37 @@ func UseNarrow(on bool) bool {
 	return narrow.Swap(on)
 }
 
+// kernelFamily is which micro-kernels a call uses: portable Go, the AVX2
+// (or NEON) ones, or the AVX-512 ones.
+type kernelFamily int
+
+const (
+	portableKernels kernelFamily = iota
+	asmKernels
+	wideKernels
+)
+
+// family is the widest kernel family the CPU runs, unless a test switch
+// narrows the choice.
+func family() kernelFamily {
+	switch {
+	case !hasAsm || portable.Load():
+		return portableKernels
+	case hasWide && !narrow.Load():
+		return wideKernels
+	}
+	return asmKernels
+}
+
 // KernelName describes the micro-kernels the next call will use, for
 // benchmark reports: the instruction set and the register tiles.
 func KernelName() string {
-	switch {
-	case !hasAsm || portable.Load():
-		return portableName
-	case hasWide && !narrow.Load():
-		return wideName
-	}
-	return asmName
+	return [...]string{portableName, asmName, wideName}[family()]
 }
 
-// pick returns the blocking and kernel for the next call: the widest kernel
-// the CPU runs unless a test switch narrows the choice.
+// pick returns the blocking and kernel of the next call's family.
 func pick[T float](portableP, asmP, wideP *params[T]) *params[T] {
-	switch {
-	case !hasAsm || portable.Load():
-		return portableP
-	case hasWide && !narrow.Load():
-		return wideP
-	}
-	return asmP
+	return [...]*params[T]{portableP, asmP, wideP}[family()]
 }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
