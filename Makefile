@@ -34,7 +34,7 @@ asm:
 
 # The race detector over the packages that run goroutines.
 race:
-	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff ./inference ./distributed ./data ./train ./svm ./probabilistic/gp
+	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff ./probabilistic/inference ./distributed ./data ./train ./learn/svm ./probabilistic/gp
 
 # The distributed package's tests on two MPI ranks (Open MPI is installed
 # with apt-get when it is missing; CI runs as root, hence the OMPI_ALLOW_*).

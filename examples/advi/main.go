@@ -28,7 +28,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/inference"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
 	"github.com/gradus-ml/gradus/tensor"
 )

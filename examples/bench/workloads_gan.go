@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/gradus-ml/gradus/gan"
+	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"

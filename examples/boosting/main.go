@@ -21,7 +21,7 @@ import (
 	"os"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/ensemble"
+	"github.com/gradus-ml/gradus/learn/ensemble"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"

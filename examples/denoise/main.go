@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/inference"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/diffusion"
+	"github.com/gradus-ml/gradus/probabilistic/diffusion"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"

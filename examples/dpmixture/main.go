@@ -33,7 +33,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/inference"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/metrics"
 )
 

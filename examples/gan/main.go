@@ -29,9 +29,9 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/gan"
+	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/kerneltest"
+	"github.com/gradus-ml/gradus/learn/kerneltest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/plot"

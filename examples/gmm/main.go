@@ -23,7 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/mixture"
+	"github.com/gradus-ml/gradus/learn/mixture"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -13,7 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gradus-ml/gradus/cluster"
+	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"

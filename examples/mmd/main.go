@@ -21,7 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/kerneltest"
+	"github.com/gradus-ml/gradus/learn/kerneltest"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )

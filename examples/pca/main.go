@@ -25,7 +25,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/pca"
+	"github.com/gradus-ml/gradus/learn/pca"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )

@@ -34,7 +34,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
-	"github.com/gradus-ml/gradus/svm"
+	"github.com/gradus-ml/gradus/learn/svm"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

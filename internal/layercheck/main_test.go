@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"go/token"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -46,7 +49,7 @@ func TestUnknownPackagesAndTestOnlyImports(t *testing.T) {
 
 func TestSubpackagesSitAboveTheirParent(t *testing.T) {
 	up := "package probabilistic\n\nimport _ \"" + mod + "/probabilistic/gp\"\n"
-	if p := problems("probabilistic/x.go", up); len(p) != 1 || !strings.Contains(p[0], "probabilistic (layer 6) imports probabilistic/gp (layer 7)") {
+	if p := problems("probabilistic/x.go", up); len(p) != 1 || !strings.Contains(p[0], "probabilistic (layer 6) imports probabilistic/gp (layer 8)") {
 		t.Errorf("probabilistic importing its gp subpackage: %v", p)
 	}
 	if p := problems("tensor/internal/gemm/x.go", "package gemm\n\nimport _ \""+mod+"/graph\"\n"); len(p) != 1 {
@@ -113,5 +116,63 @@ func TestTrustedKernelsOnlyFromTensorAndGraph(t *testing.T) {
 		if p := problems(bad, src("x")); len(p) != 1 || !strings.Contains(p[0], "only tensor and graph may import") {
 			t.Errorf("%s importing internal/unchecked: %v", bad, p)
 		}
+	}
+}
+
+func TestConvention(t *testing.T) {
+	src := `package svm
+
+import "context"
+
+// Config is a second dialect.
+type Config struct{}
+
+// FitSVC takes its options variadically.
+func FitSVC(x int, opts ...SVCOptions) {}
+
+// Fit is the one function.
+func Fit(ctx context.Context) {}
+
+// FitContext is its twin.
+func FitContext(ctx context.Context) {}
+
+// Bind has a variadic list that is not options.
+func Bind(xs ...int) {}
+`
+	p := problems("learn/svm/x.go", src)
+	want := []string{"type Config", "func FitSVC takes variadic options", "func FitContext is a …Context twin"}
+	if len(p) != len(want) {
+		t.Fatalf("got %d problems, want %d: %v", len(p), len(want), p)
+	}
+	for i, w := range want {
+		if !strings.Contains(p[i], w) {
+			t.Errorf("problem %d = %q, want it to name %q", i, p[i], w)
+		}
+	}
+	// Config is allowed outside the estimator packages (train's loop).
+	if p := problems("train/x.go", "package train\n\n// Config sets the loop.\ntype Config struct{}\n"); len(p) != 0 {
+		t.Errorf("a Config outside the estimators: %v", p)
+	}
+}
+
+func TestTopLevelFolders(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < maxTopLevel+1; i++ {
+		if err := os.Mkdir(filepath.Join(root, fmt.Sprintf("d%02d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := topLevel(root)
+	if err != nil || len(p) != 1 || !strings.Contains(p[0], "18 top-level folders") {
+		t.Errorf("18 folders: %v, %v", p, err)
+	}
+	if err := os.Remove(filepath.Join(root, "d00")); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := topLevel(root); err != nil || len(p) != 0 {
+		t.Errorf("17 folders: %v, %v", p, err)
 	}
 }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"strings"
+)
+
+// maxTopLevel bounds the folders at the module root: the design card's
+// packages, learn/, the toolkit, cmd, internal and docs.
+const maxTopLevel = 17
+
+// estimatorPrefixes lists the packages that follow the estimator
+// convention (FitX(x, y, XOptions) (*X, error)), where a Config type would
+// be a second dialect.
+var estimatorPrefixes = []string{"learn", "probabilistic/gp", "probabilistic/logreg", "probabilistic/inference"}
+
+// topLevel reports the root's folders over maxTopLevel.
+func topLevel(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && e.Name() != "out" {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	if len(dirs) > maxTopLevel {
+		return []string{fmt.Sprintf(".:1: %d top-level folders (%s), over the limit of %d: group them", len(dirs), strings.Join(dirs, " "), maxTopLevel)}, nil
+	}
+	return nil, nil
+}
+
+// convention returns the file's breaches of the API convention: exported
+// variadic options (one plain struct instead), exported XContext twins
+// (ctx is the first parameter of the one function), and Config types in
+// estimator packages (XOptions instead).
+func convention(fset *token.FileSet, rel, dir string, f *ast.File) []string {
+	var out []string
+	at := func(pos token.Pos, format string, args ...any) {
+		out = append(out, fmt.Sprintf("%s:%d: ", rel, fset.Position(pos).Line)+fmt.Sprintf(format, args...))
+	}
+	estimator := false
+	for _, p := range estimatorPrefixes {
+		if dir == p || strings.HasPrefix(dir, p+"/") {
+			estimator = true
+		}
+	}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv)) {
+				continue
+			}
+			params := d.Type.Params.List
+			if n := len(params); n > 0 {
+				if v, ok := params[n-1].Type.(*ast.Ellipsis); ok && optionsType(v.Elt) {
+					at(d.Pos(), "func %s takes variadic options: take one options struct whose zero value means the defaults", d.Name.Name)
+				}
+			}
+			if name := d.Name.Name; name != "Context" && strings.HasSuffix(name, "Context") && len(params) > 0 && isContext(params[0].Type) {
+				at(d.Pos(), "func %s is a …Context twin: give %s the context as its first parameter instead", name, strings.TrimSuffix(name, "Context"))
+			}
+		case *ast.GenDecl:
+			if !estimator {
+				continue
+			}
+			for _, spec := range d.Specs {
+				if s, ok := spec.(*ast.TypeSpec); ok && s.Name.IsExported() && strings.HasSuffix(s.Name.Name, "Config") {
+					at(s.Pos(), "type %s: estimator packages take XOptions, not Config", s.Name.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// optionsType reports whether t names an options or config type.
+func optionsType(t ast.Expr) bool {
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.SelectorExpr:
+			t = x.Sel
+		case *ast.Ident:
+			return strings.HasSuffix(x.Name, "Options") || strings.HasSuffix(x.Name, "Option") || strings.HasSuffix(x.Name, "Config")
+		default:
+			return false
+		}
+	}
+}
+
+func isContext(t ast.Expr) bool {
+	s, ok := t.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := s.X.(*ast.Ident)
+	return ok && pkg.Name == "context" && s.Sel.Name == "Context"
+}

@@ -1,0 +1,34 @@
+package cluster_test
+
+import (
+	"fmt"
+
+	"github.com/gradus-ml/gradus/learn/cluster"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+func ExampleKMeans() {
+	// Two groups on a line: {0, 2} and {10, 12}.
+	x := tensor.FromFloat64s([]float64{0, 10, 2, 12}, 4, 1)
+	res, err := cluster.KMeans(x, cluster.KMeansOptions{K: 2, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("inertia", res.Inertia)
+	fmt.Println("same cluster:", res.Labels[0] == res.Labels[2], res.Labels[1] == res.Labels[3])
+	fmt.Println("new point 11 joins 10:", res.Predict(tensor.FromFloat64s([]float64{11}, 1, 1))[0] == res.Labels[1])
+	// Output:
+	// inertia 4
+	// same cluster: true true
+	// new point 11 joins 10: true
+}
+
+func ExampleDPMeans() {
+	x := tensor.FromFloat64s([]float64{0, 1, 10, 11}, 4, 1)
+	res, err := cluster.DPMeans(x, cluster.DPMeansOptions{Lambda: 4})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.K, "clusters, objective", res.Objective)
+	// Output: 2 clusters, objective 9
+}
