@@ -50,7 +50,7 @@ func Recover(errp *error) {
 }
 
 // libraryPackages are the Gradus packages whose frames CallerOutside skips.
-var libraryPackages = []string{"tensor", "graph", "autodiff", "nn", "optim", "losses", "probabilistic"}
+var libraryPackages = []string{"tensor", "graph", "autodiff", "nn", "optim", "losses", "probabilistic", "learn", "data", "metrics", "plot", "train", "distributed"}
 
 const modulePath = "github.com/gradus-ml/gradus/"
 
@@ -116,3 +116,27 @@ func (e *NotPositiveDefiniteError) Error() string {
 
 // Unwrap lets errors.Is match ErrNotPositiveDefinite.
 func (e *NotPositiveDefiniteError) Unwrap() error { return ErrNotPositiveDefinite }
+
+// ErrNotConverged is matched (errors.Is) by every *NotConvergedError.
+var ErrNotConverged = errors.New("did not converge")
+
+// NotConvergedError reports an iterative fit (EM, SMO, coordinate
+// descent, L-BFGS, …) that used its iteration budget before meeting its
+// tolerance. The fit that returns it also returns its best result so far,
+// which callers may keep: errors.As(err, &nc) tells this case apart from
+// a failure.
+type NotConvergedError struct {
+	Op         string  // the fit, e.g. "mixture.FitGaussian"
+	Iterations int     // iterations run
+	Change     float64 // the last change of the monitored quantity
+	Tol        float64 // the tolerance it had to fall below
+}
+
+// Error names the fit, the iterations and the last change against the
+// tolerance.
+func (e *NotConvergedError) Error() string {
+	return fmt.Sprintf("%s: did not converge in %d iterations (last change %.3g, tolerance %.3g)", e.Op, e.Iterations, e.Change, e.Tol)
+}
+
+// Unwrap lets errors.Is match ErrNotConverged.
+func (e *NotConvergedError) Unwrap() error { return ErrNotConverged }
