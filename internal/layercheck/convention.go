@@ -5,8 +5,27 @@ import (
 	"go/ast"
 	"go/token"
 	"os"
+	"regexp"
 	"strings"
 )
+
+// courseText matches a citation of the course texts behind Gradus
+// (../shared/seeds), which users do not have: comments cite the papers and
+// books instead.
+var courseText = regexp.MustCompile(`(?i)\bseeds?\s+0\d\d\b|shared/seeds`)
+
+// courseCitations reports the comments of f that cite the course texts.
+func courseCitations(fset *token.FileSet, rel string, f *ast.File) []string {
+	var out []string
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if m := courseText.FindString(c.Text); m != "" {
+				out = append(out, fmt.Sprintf("%s:%d: comment cites the course texts (%q): cite the paper or book (author, year, title)", rel, fset.Position(c.Pos()).Line, m))
+			}
+		}
+	}
+	return out
+}
 
 // maxTopLevel bounds the folders at the module root: the design card's
 // packages, learn/, the toolkit, cmd, internal and docs.

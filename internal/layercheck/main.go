@@ -11,7 +11,9 @@
 //   - every exported name of a library package has a doc comment;
 //   - the API convention (convention.go): no exported variadic options, no
 //     exported …Context twins, no Config types in estimator packages, and at
-//     most 17 folders at the top level.
+//     most 17 folders at the top level;
+//   - no comment cites the course texts behind Gradus (users cannot read
+//     them): comments cite papers and books.
 //
 // It prints one line per violation, file:line: what, and exits 1 if there
 // is any.
@@ -182,6 +184,7 @@ func checkFile(fset *token.FileSet, module, rel string, src []byte) []string {
 			out = append(out, fmt.Sprintf("%s:%d: %s (layer %d) imports %s (layer %d) from above", rel, line, dir, rank, target, tr))
 		}
 	}
+	out = append(out, courseCitations(fset, rel, f)...)
 	if !test && f.Name.Name != "main" {
 		out = append(out, undocumented(fset, rel, f)...)
 		out = append(out, convention(fset, rel, dir, f)...)

@@ -176,3 +176,13 @@ func TestTopLevelFolders(t *testing.T) {
 		t.Errorf("17 folders: %v, %v", p, err)
 	}
 }
+
+func TestCourseCitations(t *testing.T) {
+	src := "package svm\n\n// Fit follows seed 000 §3.2 and Platt (1999).\nfunc Fit() {}\n\n// Bishop (2006), §9.2.\nfunc Other() {}\n"
+	if p := problems("learn/svm/x.go", src); len(p) != 1 || !strings.Contains(p[0], "x.go:3: comment cites the course texts") {
+		t.Errorf("a course citation: %v", p)
+	}
+	if p := problems("learn/svm/x_test.go", "package svm\n\n// as ../shared/seeds says\n"); len(p) != 1 {
+		t.Errorf("a course citation in a test: %v", p)
+	}
+}
