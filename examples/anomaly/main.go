@@ -18,8 +18,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/gradus-ml/gradus/learn/anomaly"
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/learn/anomaly"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )

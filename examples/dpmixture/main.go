@@ -33,8 +33,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/metrics"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 )
 
 type config struct {

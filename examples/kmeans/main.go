@@ -13,8 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"

@@ -21,11 +21,11 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/metrics"
+	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/learn/mixture"
 	"github.com/gradus-ml/gradus/learn/pca"
+	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

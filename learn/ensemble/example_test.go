@@ -3,8 +3,8 @@ package ensemble_test
 import (
 	"fmt"
 
-	"github.com/gradus-ml/gradus/learn/ensemble"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/learn/ensemble"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 )
 
 // A coin with a Beta(2, 2) prior shows 7 heads in 10 tosses: the posterior
