@@ -10,8 +10,9 @@ import (
 // StudentT is a batch of Student t distributions with ν degrees of
 // freedom, location μ and scale σ: the density
 // Γ((ν+1)/2)/(Γ(ν/2)√(νπ)σ)·(1 + z²/ν)^{−(ν+1)/2}, z = (x − μ)/σ. Heavy
-// tails make it the robust choice for likelihoods and priors (seed 001
-// §1.4); ν → ∞ gives the normal.
+// tails make it the robust choice for likelihoods and priors (Bishop 2006,
+// Pattern Recognition and Machine Learning, §2.3.7); ν → ∞ gives the
+// normal.
 type StudentT struct {
 	DF, Loc, Scale *graph.Node
 	batch          []int

@@ -9,8 +9,10 @@ import (
 
 // VonMises is a batch of von Mises distributions on the circle, with mean
 // direction μ and concentration κ ≥ 0: the density
-// exp(κ cos(x − μ))/(2π I₀(κ)) for x in [−π, π) (seed 001 §1.4). κ = 0 is
-// the uniform distribution; large κ approaches N(μ, 1/κ).
+// exp(κ cos(x − μ))/(2π I₀(κ)) for x in [−π, π) (Mardia and Jupp 2000,
+// Directional Statistics, ch. 3; Bishop 2006, Pattern Recognition and
+// Machine Learning, §2.3.8). κ = 0 is the uniform distribution; large κ
+// approaches N(μ, 1/κ).
 type VonMises struct {
 	Loc, Concentration *graph.Node
 	batch              []int

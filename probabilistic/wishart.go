@@ -40,7 +40,8 @@ func checkTril(op string, l *graph.Node) int {
 }
 
 // Wishart is the distribution of XXᵀ summed over ν draws of N(0, Σ): the
-// conjugate prior of a Gaussian's precision matrix (seed 001 §1.4), with
+// conjugate prior of a Gaussian's precision matrix (Bishop 2006, Pattern
+// Recognition and Machine Learning, §2.3.6), with
 // density |X|^{(ν−p−1)/2} exp(−tr(Σ⁻¹X)/2) / (2^{νp/2} |Σ|^{ν/2} Γ_p(ν/2))
 // on p×p positive definite X, for ν > p − 1.
 type Wishart struct {

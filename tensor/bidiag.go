@@ -1,7 +1,7 @@
 package tensor
 
-// The two stages of the Golub–Kahan–Reinsch SVD (Golub and Van Loan,
-// Matrix Computations, §8.6): Householder reduction to upper bidiagonal
+// The two stages of the Golub–Kahan–Reinsch SVD (Golub and Van Loan 2013,
+// Matrix Computations, 4th ed., §8.6): Householder reduction to upper bidiagonal
 // form, then implicitly shifted QR sweeps on the bidiagonal matrix, whose
 // plane rotations are accumulated into the singular vectors.
 

@@ -2,7 +2,7 @@
 // source (run by make lint and make test):
 //
 //   - imports point down: no package imports one on a higher layer of
-//     ../shared/DESIGN.md's stack (the table below; a new package must be
+//     the stack drawn in docs/design.md (the table below; a new package must be
 //     added to it, which forces the decision of where it sits);
 //   - the test-helper packages (testOnly below) are imported by tests only;
 //   - internal/unchecked, tensor's kernels without validation, is imported
@@ -38,7 +38,7 @@ import (
 // layers lists the module's packages by prefix, lowest layer first, one
 // line each. A package may import packages of its own layer or below; the
 // longest matching prefix decides a package's layer. Ranks follow the stack
-// in DESIGN.md, with a package's subpackages a step above it where they
+// in docs/design.md, with a package's subpackages a step above it where they
 // import it (probabilistic/gp imports probabilistic).
 var layers = []struct {
 	prefix string
