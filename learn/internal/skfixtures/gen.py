@@ -124,9 +124,9 @@ da["qda"] = {"proba": L(m.predict_proba(iris_x[rows])), "decision": L(m._decisio
              "pred": L(m.predict(iris_x))}
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = QuadraticDiscriminantAnalysis(reg_param=0.5).fit(dig_x[:300], dig_y[:300])
-da["qda_digits"] = {"reg_param": 0.5, "decision": L(m._decision_function(dig_x[300:305])),
-                    "pred": L(m.predict(dig_x[300:400]))}
+    m = QuadraticDiscriminantAnalysis(reg_param=0.5).fit(dig_x[:1000], dig_y[:1000])
+da["qda_digits"] = {"reg_param": 0.5, "decision": L(m._decision_function(dig_x[1000:1005])),
+                    "pred": L(m.predict(dig_x[1000:1100]))}
 write("discriminant", da)
 
 # ---- neighbours ---------------------------------------------------------
