@@ -212,6 +212,11 @@ func TestQuantileMatchesSklearn(t *testing.T) {
 		// The optimum is a vertex here; the interior point reaches it to 1e-6.
 		near(t, "quantile coef", m.Coef, c.want.Coef, 1e-6)
 		near(t, "quantile intercept", []float64{m.Intercept}, []float64{c.want.Intercept}, 1e-6)
+		for j, w := range c.want.Coef {
+			if (w == 0) != (m.Coef[j] == 0) {
+				t.Errorf("τ=%v coef %d = %v, scikit-learn %v: zeros must match exactly", c.tau, j, m.Coef[j], w)
+			}
+		}
 		want := objective(qx, qy, c.want.Coef, c.want.Intercept, c.tau, c.alpha)
 		got := objective(qx, qy, m.Coef, m.Intercept, c.tau, c.alpha)
 		if got > want*(1+1e-9) {

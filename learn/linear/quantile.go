@@ -41,7 +41,9 @@ type QuantileRegressor struct {
 // the fit suits up to a few thousand rows. Where the optimum is unique it
 // is scikit-learn's to the tolerance; where it is not (ties in the data),
 // the interior point lands inside the optimal face and the coefficients
-// may differ from a simplex solver's while the objective agrees.
+// may differ from a simplex solver's while the objective agrees. Weights
+// within Tol·max|w| of zero are set to exactly zero when α > 0, as the
+// penalty's zeros are only approached by an interior point.
 //
 // Bad data and a τ outside (0, 1) or a negative α give an error naming
 // the fit. When ctx is cancelled it returns the current iterate and
@@ -81,6 +83,19 @@ func FitQuantile(ctx context.Context, x, y *tensor.Tensor, opts QuantileOptions)
 		copy(m.Coef, beta)
 	} else {
 		m.Intercept, m.Coef = beta[0], beta[1:]
+	}
+	if alpha > 0 {
+		// An interior point approaches the zeros of the L1 penalty without
+		// reaching them: snap what lies within the tolerance.
+		top := 0.0
+		for _, w := range m.Coef {
+			top = max(top, math.Abs(w))
+		}
+		for j, w := range m.Coef {
+			if math.Abs(w) <= tol*top {
+				m.Coef[j] = 0
+			}
+		}
 	}
 	return m, err
 }

@@ -121,7 +121,9 @@ type MultinomialOptions struct {
 	Priors []float64 // class priors summing to 1 (default: the class frequencies)
 }
 
-// Multinomial is a fitted multinomial naive Bayes classifier.
+// Multinomial is a fitted multinomial naive Bayes classifier. It has no
+// LogProb: its joint log-likelihood leaves out the multinomial
+// coefficient, which depends on x alone, so it is no density of x.
 type Multinomial struct {
 	FeatureLogProb [][]float64 // FeatureLogProb[c][j] = log θ_cj, the smoothed share of feature j's counts in class c
 	ClassLogPrior  []float64   // log p(c)
