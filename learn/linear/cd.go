@@ -278,8 +278,9 @@ func coordinateDescent(ctx context.Context, op string, ds *design, w []float64, 
 				axpy(old, c, r)
 			}
 			t := dot(c, r)
-			w[j] = math.Copysign(math.Max(math.Abs(t)-l1, 0), t) / (norms[j] + l2)
-			if w[j] != 0 {
+			w[j] = 0 // +0, never the −0 that soft thresholding a negative t gives
+			if a := math.Abs(t) - l1; a > 0 {
+				w[j] = math.Copysign(a, t) / (norms[j] + l2)
 				axpy(-w[j], c, r)
 			}
 			dwMax = max(dwMax, math.Abs(w[j]-old))

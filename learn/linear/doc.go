@@ -15,8 +15,9 @@
 //	path, err := linear.FitPath(ctx, x, y, linear.PathOptions{NumAlphas: 50})
 //	q, err := linear.FitQuantile(ctx, x, y, linear.QuantileOptions{Quantile: 0.9})
 //
-// Every fit centres x and y and fits an unpenalised intercept unless its
-// options set NoIntercept. x and y may be float32 or float64: the fits
+// Every fit fits an unpenalised intercept unless its options set
+// NoIntercept (the closed forms and coordinate descent by centring x and
+// y first, as scikit-learn does). x and y may be float32 or float64: the fits
 // compute in float64 and keep Coef and Intercept as float64, and Predict
 // returns a tensor of its input's dtype.
 //

@@ -75,3 +75,18 @@ func ExampleFitQuantile() {
 	// τ = 0.5: slope 1106.7, intercept 146.3
 	// τ = 0.9: slope 1027.2, intercept 237.4
 }
+
+// The lasso on the diabetes data at α = 0.5 keeps four of the ten
+// features and sets the others exactly to zero.
+func ExampleFitLasso() {
+	x, y := diabetesData()
+	m, err := linear.FitLasso(context.Background(), x, y, linear.LassoOptions{Alpha: 0.5})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("weights %.1f\n", m.Coef)
+	fmt.Printf("intercept %.2f after %d passes\n", m.Intercept, m.Iterations)
+	// Output:
+	// weights [0.0 0.0 471.0 136.5 0.0 0.0 -58.3 0.0 408.0 0.0]
+	// intercept 152.13 after 9 passes
+}

@@ -37,9 +37,11 @@ type QuantileRegressor struct {
 // variables rather than split pairs). The solver is
 // Mehrotra's primal-dual predictor-corrector interior-point method
 // (Mehrotra 1992, "On the implementation of a primal-dual interior point
-// method"; Nocedal & Wright 2006, "Numerical Optimization", §14.2). Each iteration factors an n×n matrix (Cholesky), so
-// the fit suits up to a few thousand rows. Where the optimum is unique it
-// is scikit-learn's to the tolerance; where it is not (ties in the data),
+// method"; Nocedal & Wright 2006, "Numerical Optimization", §14.2). With
+// α > 0 each iteration factors an n×n matrix (Cholesky), so the fit suits
+// up to a few thousand rows; with α = 0 that matrix is diagonal and only a
+// (d+1)×(d+1) system is factored. Where the optimum is unique it is
+// scikit-learn's to the tolerance; where it is not (ties in the data),
 // the interior point lands inside the optimal face and the coefficients
 // may differ from a simplex solver's while the objective agrees. Weights
 // within Tol·max|w| of zero are set to exactly zero when α > 0, as the
