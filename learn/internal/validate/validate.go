@@ -1,0 +1,133 @@
+// Package validate checks the inputs of the estimators in learn/linear,
+// learn/naivebayes, learn/discriminant, learn/neighbors and
+// learn/preprocess, so that every fit words its errors the same way:
+// "<fit>: <what was wrong>". Fits get errors; predictions, which the
+// conventions treat as misuse when shapes are wrong, get *tensor.Error
+// panics.
+package validate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Matrix returns the entries of the data matrix x (n, d) as row-major
+// float64 values with its shape. It errors, naming op, when x is nil, not
+// 2-D, not float32 or float64, has no rows or no columns, or holds a NaN
+// or an infinity.
+func Matrix(op string, x *tensor.Tensor) (v []float64, n, d int, err error) {
+	if x == nil {
+		return nil, 0, 0, fmt.Errorf("%s: x is nil", op)
+	}
+	if x.Dim() != 2 {
+		return nil, 0, 0, fmt.Errorf("%s: x must be an (n, d) matrix, got shape %v", op, x.Shape())
+	}
+	n, d = x.Shape()[0], x.Shape()[1]
+	if n == 0 {
+		return nil, 0, 0, fmt.Errorf("%s: x has no rows", op)
+	}
+	if d == 0 {
+		return nil, 0, 0, fmt.Errorf("%s: x has zero columns", op)
+	}
+	v = x.Values()
+	for i, e := range v {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return nil, 0, 0, fmt.Errorf("%s: x[%d, %d] is %v: values must be finite", op, i/d, i%d, e)
+		}
+	}
+	return v, n, d, nil
+}
+
+// Target returns the regression targets y, an (n) tensor, as float64
+// values. It errors, naming op, when y is nil, not 1-D of length n, or
+// holds a value that is not finite.
+func Target(op string, y *tensor.Tensor, n int) ([]float64, error) {
+	if y == nil {
+		return nil, fmt.Errorf("%s: y is nil", op)
+	}
+	if y.Dim() != 1 || y.Shape()[0] != n {
+		return nil, fmt.Errorf("%s: y must have shape (%d) to match x's rows, got %v", op, n, y.Shape())
+	}
+	v := y.Values()
+	for i, e := range v {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return nil, fmt.Errorf("%s: y[%d] is %v: targets must be finite", op, i, e)
+		}
+	}
+	return v, nil
+}
+
+// Labels checks class labels for n rows: len(labels) == n, each in
+// 0 … classes−1 with classes = max+1 ≥ 2, and every class present. It
+// returns classes and the count of each class, or an error naming op.
+func Labels(op string, labels []int, n int) (classes int, counts []int, err error) {
+	if len(labels) != n {
+		return 0, nil, fmt.Errorf("%s: %d labels for %d rows", op, len(labels), n)
+	}
+	for i, c := range labels {
+		if c < 0 {
+			return 0, nil, fmt.Errorf("%s: label %d of row %d is negative: classes are 0 … classes−1", op, c, i)
+		}
+		classes = max(classes, c+1)
+	}
+	if classes < 2 {
+		return 0, nil, fmt.Errorf("%s: the labels hold one class; a classifier needs at least two", op)
+	}
+	counts = make([]int, classes)
+	for _, c := range labels {
+		counts[c]++
+	}
+	for c, k := range counts {
+		if k == 0 {
+			return 0, nil, fmt.Errorf("%s: class %d has no rows: labels must be 0 … %d with every class present", op, c, classes-1)
+		}
+	}
+	return classes, counts, nil
+}
+
+// Priors checks class priors given for classes classes: nil means none
+// (it returns nil); otherwise there must be one per class, each
+// non-negative, summing to 1 within 1e-8. op names the fit in errors.
+func Priors(op string, priors []float64, classes int) ([]float64, error) {
+	if priors == nil {
+		return nil, nil
+	}
+	if len(priors) != classes {
+		return nil, fmt.Errorf("%s: %d priors for %d classes", op, len(priors), classes)
+	}
+	s := 0.0
+	for c, p := range priors {
+		if !(p >= 0) || math.IsInf(p, 0) {
+			return nil, fmt.Errorf("%s: prior %d is %v: priors must be non-negative", op, c, p)
+		}
+		s += p
+	}
+	if math.Abs(s-1) > 1e-8 {
+		return nil, fmt.Errorf("%s: the priors sum to %v, not 1", op, s)
+	}
+	return append([]float64(nil), priors...), nil
+}
+
+// Query returns the rows of x (m, d) for a prediction as row-major float64
+// values and m. It panics with a *tensor.Error naming op when x is nil,
+// not 2-D or does not have d columns.
+func Query(op string, x *tensor.Tensor, d int) ([]float64, int) {
+	if x == nil {
+		tensor.Fail(op, "x is nil")
+	}
+	if x.Dim() != 2 || x.Shape()[1] != d {
+		tensor.Fail(op, "x must be an (m, %d) matrix, got shape %v", d, x.Shape())
+	}
+	return x.Values(), x.Shape()[0]
+}
+
+// Out returns values as a tensor of dtype dt (float32 or float64, the
+// dtype of the caller's input) and the given shape.
+func Out(dt tensor.DType, values []float64, shape ...int) *tensor.Tensor {
+	if dt != tensor.Float32 {
+		dt = tensor.Float64
+	}
+	return tensor.FromValues(dt, values, shape...)
+}
