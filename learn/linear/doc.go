@@ -1,5 +1,5 @@
 // Package linear fits linear regression models in scikit-learn's family:
-// least squares (FitLinearRegression) and ridge regression (FitRidge) in
+// least squares (FitLeastSquares) and ridge regression (FitRidge) in
 // closed form, the lasso and the elastic net by cyclic coordinate descent
 // (FitLasso, FitElasticNet) with their regularisation path (FitPath), and
 // quantile regression by a primal-dual interior-point method

@@ -89,7 +89,7 @@ func near(t *testing.T, what string, got, want []float64, tol float64) {
 func TestLeastSquaresAndRidgeMatchSklearn(t *testing.T) {
 	f := load(t)
 	x, y := diabetes(t)
-	ols, err := linear.FitLinearRegression(x, y, linear.LinearRegressionOptions{})
+	ols, err := linear.FitLeastSquares(x, y, linear.LeastSquaresOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,14 +260,14 @@ func TestBadInput(t *testing.T) {
 			return err
 		}, "linear.FitLasso: x has zero columns"},
 		{"y length", func() error {
-			_, err := linear.FitLinearRegression(x, tensor.Zeros(tensor.Float64, 3), linear.LinearRegressionOptions{})
+			_, err := linear.FitLeastSquares(x, tensor.Zeros(tensor.Float64, 3), linear.LeastSquaresOptions{})
 			return err
-		}, "linear.FitLinearRegression: y must have shape (442)"},
+		}, "linear.FitLeastSquares: y must have shape (442)"},
 		{"collinear", func() error {
 			dup := tensor.Concat(1, x, tensor.Slice(x, 1, 0, 1, 1))
-			_, err := linear.FitLinearRegression(dup, y, linear.LinearRegressionOptions{})
+			_, err := linear.FitLeastSquares(dup, y, linear.LeastSquaresOptions{})
 			return err
-		}, "linear.FitLinearRegression: x's columns are linearly dependent"},
+		}, "linear.FitLeastSquares: x's columns are linearly dependent"},
 		{"L1 ratio", func() error {
 			_, err := linear.FitElasticNet(ctx, x, y, linear.ElasticNetOptions{L1Ratio: 1.5})
 			return err

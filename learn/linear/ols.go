@@ -8,25 +8,25 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// LinearRegressionOptions configures FitLinearRegression.
-type LinearRegressionOptions struct {
+// LeastSquaresOptions configures FitLeastSquares.
+type LeastSquaresOptions struct {
 	NoIntercept bool // fit y ≈ Xw through the origin (default: fit an intercept b)
 }
 
-// LinearRegression is a least-squares fit y ≈ Xw + b.
-type LinearRegression struct {
+// LeastSquares is a least-squares fit y ≈ Xw + b.
+type LeastSquares struct {
 	Coef      []float64 // w, one weight per column of x
 	Intercept float64   // b (0 with NoIntercept)
 }
 
-// FitLinearRegression minimises ‖y − Xw − b‖² for x (n, d) and y (n) by a
+// FitLeastSquares minimises ‖y − Xw − b‖² for x (n, d) and y (n) by a
 // Householder QR factorisation of the centred x (tensor.QR), which never
 // forms XᵀX and so keeps the accuracy of the data. It returns an error,
 // naming the fit, for bad data (nil, NaN or ±Inf, zero columns, y of the
 // wrong length) and when x's centred columns are linearly dependent (rank
 // below d, which includes n ≤ d with an intercept): use FitRidge there.
-func FitLinearRegression(x, y *tensor.Tensor, opts LinearRegressionOptions) (*LinearRegression, error) {
-	const op = "linear.FitLinearRegression"
+func FitLeastSquares(x, y *tensor.Tensor, opts LeastSquaresOptions) (*LeastSquares, error) {
+	const op = "linear.FitLeastSquares"
 	ds, err := prepare(op, x, y, !opts.NoIntercept)
 	if err != nil {
 		return nil, err
@@ -50,18 +50,18 @@ func FitLinearRegression(x, y *tensor.Tensor, opts LinearRegressionOptions) (*Li
 	}
 	qty := tensor.MatMulT(q, tensor.FromFloat64s(ds.y, ds.n, 1), true, false)
 	w := tensor.TriSolve(r, qty, false, false).Values()
-	return &LinearRegression{Coef: w, Intercept: ds.intercept(w)}, nil
+	return &LeastSquares{Coef: w, Intercept: ds.intercept(w)}, nil
 }
 
 // Predict returns Xw + b for the rows of x (m, d), in x's dtype. It
 // panics with a *tensor.Error when x does not have d columns.
-func (m *LinearRegression) Predict(x *tensor.Tensor) *tensor.Tensor {
-	return predict("linear.LinearRegression.Predict", x, m.Coef, m.Intercept)
+func (m *LeastSquares) Predict(x *tensor.Tensor) *tensor.Tensor {
+	return predict("linear.LeastSquares.Predict", x, m.Coef, m.Intercept)
 }
 
 // RidgeOptions configures FitRidge.
 type RidgeOptions struct {
-	Alpha       float64 // the L2 penalty α > 0 (default 1, scikit-learn's); FitLinearRegression is α = 0
+	Alpha       float64 // the L2 penalty α > 0 (default 1, scikit-learn's); FitLeastSquares is α = 0
 	NoIntercept bool    // fit through the origin (default: fit an unpenalised intercept)
 }
 
