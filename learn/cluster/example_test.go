@@ -1,16 +1,17 @@
 package cluster_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-func ExampleKMeans() {
+func ExampleFitKMeans() {
 	// Two groups on a line: {0, 2} and {10, 12}.
 	x := tensor.FromFloat64s([]float64{0, 10, 2, 12}, 4, 1)
-	res, err := cluster.KMeans(x, cluster.KMeansOptions{K: 2, Seed: 1})
+	res, err := cluster.FitKMeans(context.Background(), x, cluster.KMeansOptions{K: 2, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -23,9 +24,9 @@ func ExampleKMeans() {
 	// new point 11 joins 10: true
 }
 
-func ExampleDPMeans() {
+func ExampleFitDPMeans() {
 	x := tensor.FromFloat64s([]float64{0, 1, 10, 11}, 4, 1)
-	res, err := cluster.DPMeans(x, cluster.DPMeansOptions{Lambda: 4})
+	res, err := cluster.FitDPMeans(context.Background(), x, cluster.DPMeansOptions{Lambda: 4})
 	if err != nil {
 		panic(err)
 	}
