@@ -20,8 +20,8 @@ type DPMeans struct {
 	Centers    *tensor.Tensor // (K, d) float64
 	Labels     []int          // cluster of each training row
 	K          int            // clusters found
-	Objective  float64
-	Iterations int // passes made
+	Objective  float64        // Σᵢ ‖xᵢ − μ_{labelᵢ}‖² + λ·K
+	Iterations int            // passes made
 }
 
 // FitDPMeans clusters the rows of x (n, d) by DP-means (Kulis and Jordan

@@ -33,3 +33,15 @@ func ExampleFitDPMeans() {
 	fmt.Println(res.K, "clusters, objective", res.Objective)
 	// Output: 2 clusters, objective 9
 }
+
+// Mini-batch k-means on two groups far apart: each batch step pulls a
+// centre towards its group, and the final assignment separates them.
+func ExampleFitMiniBatchKMeans() {
+	x := tensor.FromFloat64s([]float64{0, 10, 1, 11, 0.5, 10.5}, 6, 1)
+	km, err := cluster.FitMiniBatchKMeans(context.Background(), x, cluster.MiniBatchKMeansOptions{K: 2, BatchSize: 4, Steps: 20, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(km.Labels[0] == km.Labels[2], km.Labels[1] == km.Labels[3], km.Labels[0] != km.Labels[1])
+	// Output: true true true
+}

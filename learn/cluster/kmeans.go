@@ -26,8 +26,8 @@ type KMeansOptions struct {
 type KMeans struct {
 	Centers    *tensor.Tensor // (K, d) float64
 	Labels     []int          // cluster of each training row
-	Inertia    float64
-	Iterations int // Lloyd iterations of the kept run
+	Inertia    float64        // Σᵢ ‖xᵢ − c_{labelᵢ}‖² over the training rows
+	Iterations int            // Lloyd iterations of the kept run
 }
 
 // FitKMeans clusters the rows of x (n, d) into opts.K groups by Lloyd's

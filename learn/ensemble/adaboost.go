@@ -18,9 +18,9 @@ import (
 // weighted error ε shrinks. For two classes this is forward stagewise
 // minimisation of the exponential loss Σ exp(−yᵢF(xᵢ)).
 type AdaBoost struct {
-	Trees   []*ClassTree
-	Alphas  []float64
-	Classes int
+	Trees   []*ClassTree // one per round kept
+	Alphas  []float64    // each tree's vote
+	Classes int          // number of classes
 	// TrainError is the ensemble's training error after each round.
 	TrainError []float64
 	features   int
@@ -67,10 +67,8 @@ func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBo
 	}
 	rng := tensor.NewRNG(opts.Seed)
 	a := &AdaBoost{Classes: classes, features: len(rows[0])}
-	votes := make([][]float64, n)
-	for i := range votes {
-		votes[i] = make([]float64, classes)
-	}
+	votes := tensor.Zeros(tensor.Float64, n, classes)
+	vv := votes.Float64s()
 	cum := make([]float64, n)
 	for range opts.Rounds {
 		if ctx.Err() != nil {
@@ -89,7 +87,7 @@ func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBo
 		eps := 0.0
 		wrong := make([]bool, n)
 		for i, r := range rows {
-			if argmax(t.proba(r)) != labels[i] {
+			if t.class(r) != labels[i] {
 				wrong[i] = true
 				eps += w[i]
 			}
@@ -105,13 +103,15 @@ func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBo
 			alpha += 10 // a perfect tree: a large, finite vote
 		}
 		a.Trees, a.Alphas = append(a.Trees, t), append(a.Alphas, alpha)
-		errs := 0
 		for i, r := range rows {
-			votes[i][argmax(t.proba(r))] += alpha
+			vv[i*classes+t.class(r)] += alpha
 			if wrong[i] {
 				w[i] *= math.Exp(alpha)
 			}
-			if argmax(votes[i]) != labels[i] {
+		}
+		errs := 0
+		for i, c := range tensor.ArgMax(votes, 1) {
+			if c != labels[i] {
 				errs++
 			}
 		}
@@ -144,7 +144,7 @@ func (a *AdaBoost) votes(op string, x *tensor.Tensor) *tensor.Tensor {
 	out := make([]float64, len(rows)*a.Classes)
 	for i, r := range rows {
 		for k, t := range a.Trees {
-			out[i*a.Classes+argmax(t.proba(r))] += a.Alphas[k]
+			out[i*a.Classes+t.class(r)] += a.Alphas[k]
 		}
 	}
 	return tensor.FromFloat64s(out, len(rows), a.Classes)

@@ -21,7 +21,7 @@ type BaggingOptions struct {
 // a bootstrap sample of the rows (Breiman 1996, "Bagging predictors"): the
 // regression counterpart of Forest.
 type Bagging struct {
-	Trees    []*Tree
+	Trees    []*Tree // one per bootstrap sample
 	features int
 }
 

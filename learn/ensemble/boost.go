@@ -31,9 +31,9 @@ type BoosterOptions struct {
 // Booster is a boosted ensemble: F(x) = Base + LearningRate·Σ treeₖ(x), in
 // the loss's prediction space (logits for losses.BCEWithLogits).
 type Booster struct {
-	Base         float64
-	LearningRate float64
-	Trees        []*Tree
+	Base         float64 // the starting score, one Newton step from 0
+	LearningRate float64 // the shrinkage each tree was added with
+	Trees        []*Tree // one per round
 	// Trace holds the training loss at the start of each round.
 	Trace    []float64
 	features int

@@ -25,3 +25,18 @@ func ExampleFitBooster() {
 	fmt.Printf("%.3f\n", b.Predict(tensor.FromFloat64s([]float64{1.5, 3.5}, 2, 1)).Float64s())
 	// Output: [-1.000 2.000]
 }
+
+// Two classes split at x = 5: every tree whose bootstrap sample holds both
+// classes finds the split; one of the 20 drew class 0 only and votes 0
+// everywhere.
+func ExampleFitForest() {
+	x := tensor.FromFloat64s([]float64{1, 2, 3, 4, 6, 7, 8, 9}, 8, 1)
+	labels := []int{0, 0, 0, 0, 1, 1, 1, 1}
+	f, err := ensemble.FitForest(context.Background(), x, labels, ensemble.ForestOptions{Trees: 20, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	q := tensor.FromFloat64s([]float64{0, 10}, 2, 1)
+	fmt.Printf("%v %.2f\n", f.Predict(q), f.PredictProba(q).Float64s())
+	// Output: [0 1] [1.00 0.00 0.05 0.95]
+}

@@ -48,6 +48,7 @@ type ClassTree struct {
 type classNode struct {
 	leaf        bool
 	dist        []float64 // class frequencies at a leaf
+	class       int       // the most frequent class at a leaf (the lowest on ties)
 	feature     int
 	threshold   float64
 	left, right int
@@ -118,7 +119,7 @@ func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, o
 	for c, k := range counts {
 		dist[c] = k / n
 	}
-	t.nodes = append(t.nodes, classNode{leaf: true, dist: dist})
+	t.nodes = append(t.nodes, classNode{leaf: true, dist: dist, class: tensor.ArgMax(tensor.FromFloat64s(dist, t.classes), 0)[0]})
 	parent := t.impurity(counts, n, opts.criterion)
 	if parent == 0 || depth >= opts.maxDepth || len(idx) < 2*opts.minLeaf {
 		return me
@@ -172,18 +173,24 @@ func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, o
 	return me
 }
 
-// proba returns the class frequencies of the leaf row reaches.
-func (t *ClassTree) proba(row []float64) []float64 {
-	n := t.nodes[0]
+// leaf returns the leaf row reaches.
+func (t *ClassTree) leaf(row []float64) *classNode {
+	n := &t.nodes[0]
 	for !n.leaf {
 		if row[n.feature] <= n.threshold {
-			n = t.nodes[n.left]
+			n = &t.nodes[n.left]
 		} else {
-			n = t.nodes[n.right]
+			n = &t.nodes[n.right]
 		}
 	}
-	return n.dist
+	return n
 }
+
+// proba returns the class frequencies of the leaf row reaches.
+func (t *ClassTree) proba(row []float64) []float64 { return t.leaf(row).dist }
+
+// class returns the most frequent class of the leaf row reaches.
+func (t *ClassTree) class(row []float64) int { return t.leaf(row).class }
 
 // PredictProba returns the class frequencies of the leaf each row of x
 // (m, d) reaches, an (m, classes) tensor. It panics with a *tensor.Error
@@ -203,7 +210,7 @@ func (t *ClassTree) Predict(x *tensor.Tensor) []int {
 	rows := predictRows("ensemble.ClassTree.Predict", x, t.features)
 	out := make([]int, len(rows))
 	for i, r := range rows {
-		out[i] = argmax(t.proba(r))
+		out[i] = t.class(r)
 	}
 	return out
 }
@@ -213,8 +220,8 @@ func (t *ClassTree) Predict(x *tensor.Tensor) []int {
 // random features per split, and the forest predicts the class of largest
 // mean probability.
 type Forest struct {
-	Trees   []*ClassTree
-	Classes int
+	Trees   []*ClassTree // one per bootstrap sample
+	Classes int          // number of classes
 	// OOBError is the error of each row's prediction by the trees whose
 	// bootstrap sample left it out (rows no tree left out are skipped).
 	OOBError float64
@@ -257,7 +264,8 @@ func FitForest(ctx context.Context, x *tensor.Tensor, labels []int, opts ForestO
 	}
 	rng := tensor.NewRNG(opts.Seed)
 	f := &Forest{Classes: classes, features: d}
-	oob := make([][]float64, n)
+	oob := make([]float64, n*classes) // summed probabilities of the trees that left each row out
+	left := make([]bool, n)
 	for range opts.Trees {
 		if ctx.Err() != nil {
 			return f, fmt.Errorf("%s: stopped after %d trees: %w", op, len(f.Trees), ctx.Err())
@@ -274,22 +282,19 @@ func FitForest(ctx context.Context, x *tensor.Tensor, labels []int, opts ForestO
 			if in[i] {
 				continue
 			}
-			if oob[i] == nil {
-				oob[i] = make([]float64, classes)
-			}
+			left[i] = true
 			for c, p := range t.proba(r) {
-				oob[i][c] += p
+				oob[i*classes+c] += p
 			}
 		}
 	}
 	wrong, counted := 0, 0
-	for i, v := range oob {
-		if v == nil {
-			continue
-		}
-		counted++
-		if argmax(v) != labels[i] {
-			wrong++
+	for i, c := range tensor.ArgMax(tensor.FromFloat64s(oob, n, classes), 1) {
+		if left[i] {
+			counted++
+			if c != labels[i] {
+				wrong++
+			}
 		}
 	}
 	if counted > 0 {
@@ -322,16 +327,6 @@ func (f *Forest) proba(op string, x *tensor.Tensor) *tensor.Tensor {
 		}
 	}
 	return tensor.FromFloat64s(out, len(rows), f.Classes)
-}
-
-func argmax(v []float64) int {
-	b := 0
-	for i, x := range v {
-		if x > v[b] {
-			b = i
-		}
-	}
-	return b
 }
 
 // classRows checks x and labels as the training data of the classifier
