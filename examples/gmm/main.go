@@ -96,10 +96,11 @@ func run(c config) (res result, err error) {
 		return res, fmt.Errorf("-init %q: want kmeans or rows:i,j,k", c.init)
 	}
 	m, err := mixture.FitGaussianMixture(context.Background(), x, opts)
-	if errors.Is(err, tensor.ErrNotConverged) && c.verbose {
-		fmt.Println(err)
-	} else if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
+	if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
 		return res, err
+	}
+	if err != nil && c.verbose {
+		fmt.Println(err, "(keeping the last EM iterate)")
 	}
 	res.Trace = m.Trace
 	if c.verbose {

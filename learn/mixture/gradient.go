@@ -122,6 +122,9 @@ func FitGaussianMixtureGradient(ctx context.Context, x *tensor.Tensor, opts Gaus
 	w := graph.Softmax(vars[0], 0).Value().Values()
 	m := &GaussianMixture{Weights: w, Means: params[1], Covariances: cov, LogLikelihood: -res.F,
 		Iterations: res.Iterations, converged: res.Converged}
+	if _, err := m.factor(); err != nil { // factor now, so prediction never writes to m
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
 	switch {
 	case ctx.Err() != nil:
 		return m, fmt.Errorf("%s: stopped: %w", op, ctx.Err())
