@@ -83,6 +83,7 @@ func FitBernoulliMixture(ctx context.Context, x *tensor.Tensor, opts BernoulliMi
 	}
 	m := &BernoulliMixture{}
 	mu := make([]float64, k*d)
+	logMu, log1m := make([]float64, k*d), make([]float64, k*d)
 	logp := make([]float64, k)
 	prev := math.Inf(-1)
 	converged, change := false, math.Inf(1)
@@ -109,7 +110,10 @@ func FitBernoulliMixture(ctx context.Context, x *tensor.Tensor, opts BernoulliMi
 			}
 			m.Weights[j] /= float64(n)
 		}
-		// E-step and log-likelihood.
+		// E-step and log-likelihood, with the K·d logarithms taken once.
+		for e, p := range mu {
+			logMu[e], log1m[e] = math.Log(p), math.Log(1-p)
+		}
 		total := 0.0
 		for i := range n {
 			top := math.Inf(-1)
@@ -117,7 +121,7 @@ func FitBernoulliMixture(ctx context.Context, x *tensor.Tensor, opts BernoulliMi
 				l := math.Log(math.Max(m.Weights[j], 1e-300))
 				for f := range d {
 					v := xv[i*d+f]
-					l += v*math.Log(mu[j*d+f]) + (1-v)*math.Log(1-mu[j*d+f])
+					l += v*logMu[j*d+f] + (1-v)*log1m[j*d+f]
 				}
 				logp[j] = l
 				top = math.Max(top, l)
@@ -164,13 +168,17 @@ func (m *BernoulliMixture) jointLogProb(op string, x *tensor.Tensor) *tensor.Ten
 	}
 	n := x.Shape()[0]
 	xv, mu := x.Cast(tensor.Float64).Contiguous().Float64s(), m.Means.Float64s()
+	logMu, log1m := make([]float64, k*d), make([]float64, k*d)
+	for e, p := range mu {
+		logMu[e], log1m[e] = math.Log(p), math.Log(1-p)
+	}
 	out := make([]float64, n*k)
 	for i := range n {
 		for j := range k {
 			l := math.Log(math.Max(m.Weights[j], 1e-300))
 			for f := range d {
 				v := xv[i*d+f]
-				l += v*math.Log(mu[j*d+f]) + (1-v)*math.Log(1-mu[j*d+f])
+				l += v*logMu[j*d+f] + (1-v)*log1m[j*d+f]
 			}
 			out[i*k+j] = l
 		}
