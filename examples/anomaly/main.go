@@ -10,7 +10,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/anomaly"
+	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -112,8 +115,10 @@ func run(c config) (res result, err error) {
 	res.TrainRows = len(normal)
 	say("fitting PCA (%d components) and a %d-component Gaussian mixture to %d training digits other than %d…",
 		c.components, c.k, len(normal), c.digit)
-	d, err := anomaly.Fit(rows(x, normal), anomaly.Options{Components: c.components, K: c.k, RegCovar: 1e-4, Seed: c.seed})
-	if err != nil {
+	d, err := anomaly.FitDetector(context.Background(), rows(x, normal), anomaly.Options{Components: c.components, K: c.k, RegCovar: 1e-4, Seed: c.seed})
+	if errors.Is(err, tensor.ErrNotConverged) {
+		say("%v (keeping the last EM iterate)", err)
+	} else if err != nil {
 		return res, err
 	}
 	say("EM: %d iterations, mean log-likelihood %.3f in the principal subspace", d.Mixture.Iterations, d.Mixture.LogLikelihood)
@@ -123,12 +128,14 @@ func run(c config) (res result, err error) {
 		return res, err
 	}
 	half := len(yt) / 2
-	split := func(lo, hi int) (*tensor.Tensor, []bool, []int) {
+	split := func(lo, hi int) (*tensor.Tensor, []int, []int) {
 		idx := make([]int, 0, hi-lo)
-		truth := make([]bool, 0, hi-lo)
+		truth := make([]int, hi-lo) // 1: the anomalous digit
 		for i := lo; i < hi; i++ {
 			idx = append(idx, i)
-			truth = append(truth, yt[i] == c.digit)
+			if yt[i] == c.digit {
+				truth[i-lo] = 1
+			}
 		}
 		return rows(xt, idx), truth, idx
 	}
@@ -139,11 +146,11 @@ func run(c config) (res result, err error) {
 	res.Threshold = d.Threshold
 	say("threshold on the log-density %.2f, chosen by F1 = %.3f on %d validation digits", d.Threshold, res.ValidationF1, half)
 	xs, ts, idx := split(half, len(yt))
-	pred, err := d.Predict(xs)
+	prf, _, _, err := metrics.PrecisionRecallF1(d.Predict(xs), ts, 2)
 	if err != nil {
 		return res, err
 	}
-	res.Precision, res.Recall, res.F1 = anomaly.PrecisionRecallF1(pred, ts)
+	res.Precision, res.Recall, res.F1 = prf[1].Precision, prf[1].Recall, prf[1].F1
 	say("test (%d digits, %d of them %d): precision %.3f, recall %.3f, F1 %.3f",
 		len(ts), count(ts), c.digit, res.Precision, res.Recall, res.F1)
 	if c.out == "" {
@@ -152,10 +159,7 @@ func run(c config) (res result, err error) {
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return res, err
 	}
-	scores, err := d.Score(xs)
-	if err != nil {
-		return res, err
-	}
+	scores := d.LogProb(xs).Float64s()
 	order := make([]int, len(scores))
 	for i := range order {
 		order[i] = i
@@ -169,12 +173,10 @@ func run(c config) (res result, err error) {
 	return res, nil
 }
 
-func count(b []bool) int {
+func count(labels []int) int {
 	n := 0
-	for _, v := range b {
-		if v {
-			n++
-		}
+	for _, v := range labels {
+		n += v
 	}
 	return n
 }

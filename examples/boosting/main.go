@@ -1,4 +1,4 @@
-// Command boosting trains gradient-boosted trees (ensemble.Boost, Newton
+// Command boosting trains gradient-boosted trees (ensemble.FitBooster, Newton
 // boosting whose gradients and Hessians come from autodiff) on two sets
 // shipped with Gradus and compares them with bagged trees / a random
 // forest on a held-out quarter:
@@ -14,6 +14,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/ensemble"
+	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
@@ -77,7 +79,9 @@ func split(x *tensor.Tensor, y []float64, tr, te []int) (xtr, xte *tensor.Tensor
 }
 
 func run(cfg config, verbose bool) (res result, err error) {
-	opts := ensemble.BoostOptions{Rounds: cfg.Rounds, LearningRate: cfg.LR, Tree: ensemble.TreeOptions{MaxDepth: cfg.Depth}}
+	ctx := context.Background()
+	opts := ensemble.BoosterOptions{Loss: losses.MSE, Rounds: cfg.Rounds, LearningRate: cfg.LR, MaxDepth: cfg.Depth}
+	vec := func(v []float64) *tensor.Tensor { return tensor.FromFloat64s(v, len(v)) }
 
 	// Diabetes: regression.
 	x, labels, err := data.Classes("sklearn/diabetes.csv", "target")
@@ -90,11 +94,11 @@ func run(cfg config, verbose bool) (res result, err error) {
 	}
 	tr, te := data.TrainTestSplit(len(y), 0.25, cfg.Seed)
 	xtr, xte, ytr, yte := split(x, y, tr, te)
-	boost, err := ensemble.Boost(xtr, ytr, ensemble.SquaredError, opts)
+	boost, err := ensemble.FitBooster(ctx, xtr, vec(ytr), opts)
 	if err != nil {
 		return res, fmt.Errorf("diabetes: %w", err)
 	}
-	bag, err := ensemble.FitBagging(xtr, ytr, 100, ensemble.TreeOptions{}, cfg.Seed)
+	bag, err := ensemble.FitBagging(ctx, xtr, vec(ytr), ensemble.BaggingOptions{Trees: 100, Seed: cfg.Seed})
 	if err != nil {
 		return res, fmt.Errorf("diabetes: %w", err)
 	}
@@ -106,17 +110,17 @@ func run(cfg config, verbose bool) (res result, err error) {
 		r2, err := metrics.R2(pred, yte)
 		return math.Sqrt(mse), r2, err
 	}
-	if res.DiabetesBoostRMSE, res.DiabetesBoostR2, err = score(boost.Predict(xte)); err != nil {
+	if res.DiabetesBoostRMSE, res.DiabetesBoostR2, err = score(boost.Predict(xte).Float64s()); err != nil {
 		return res, err
 	}
-	if res.DiabetesBagRMSE, res.DiabetesBagR2, err = score(bag.Predict(xte)); err != nil {
+	if res.DiabetesBagRMSE, res.DiabetesBagR2, err = score(bag.Predict(xte).Float64s()); err != nil {
 		return res, err
 	}
 	if verbose {
 		fmt.Printf("diabetes (%d train, %d test): boosted trees RMSE %.1f, R² %.3f; bagged trees RMSE %.1f, R² %.3f\n",
 			len(tr), len(te), res.DiabetesBoostRMSE, res.DiabetesBoostR2, res.DiabetesBagRMSE, res.DiabetesBagR2)
 	}
-	diabetesLoss := boost.Loss
+	diabetesLoss := boost.Trace
 
 	// Breast cancer: classification.
 	xc, cls, err := data.Classes("sklearn/breast_cancer.csv", "target")
@@ -129,11 +133,12 @@ func run(cfg config, verbose bool) (res result, err error) {
 	}
 	tr, te = data.TrainTestSplit(len(yc), 0.25, cfg.Seed)
 	xtr, xte, ytr, _ = split(xc, yc, tr, te)
-	cb, err := ensemble.Boost(xtr, ytr, ensemble.Logistic, opts)
+	opts.Loss = losses.BCEWithLogits
+	cb, err := ensemble.FitBooster(ctx, xtr, vec(ytr), opts)
 	if err != nil {
 		return res, fmt.Errorf("breast cancer: %w", err)
 	}
-	logits := cb.Predict(xte)
+	logits := cb.Predict(xte).Float64s()
 	pred, truth := make([]int, len(te)), make([]int, len(te))
 	for i, k := range te {
 		truth[i] = cls[k]
@@ -151,7 +156,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	for i, k := range tr {
 		trCls[i] = cls[k]
 	}
-	forest, err := ensemble.FitForest(xtr, trCls, 2, 100, ensemble.ClassTreeOptions{}, cfg.Seed)
+	forest, err := ensemble.FitForest(ctx, xtr, trCls, ensemble.ForestOptions{Trees: 100, Classes: 2, Seed: cfg.Seed})
 	if err != nil {
 		return res, fmt.Errorf("breast cancer: %w", err)
 	}
@@ -169,7 +174,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 		plot.Panel{Title: "diabetes: boosting training loss", XLabel: "round", YLabel: "sum of squared errors",
 			Curves: []plot.Curve{{Name: "train", Y: diabetesLoss, Style: plot.Line}}},
 		plot.Panel{Title: "breast cancer: boosting training loss", XLabel: "round", YLabel: "logistic loss (sum)",
-			Curves: []plot.Curve{{Name: "train", Y: cb.Loss, Style: plot.Line}}})
+			Curves: []plot.Curve{{Name: "train", Y: cb.Trace, Style: plot.Line}}})
 	if err != nil {
 		return res, err
 	}

@@ -7,7 +7,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"image/color"
@@ -73,7 +75,7 @@ func run(c config) (res result, err error) {
 		return res, err
 	}
 	const k = 3
-	opts := mixture.Options{K: k, Tol: c.tol, MaxIter: c.maxIter, Seed: c.seed, Restarts: 5}
+	opts := mixture.GaussianMixtureOptions{K: k, Tol: c.tol, MaxIter: c.maxIter, Seed: c.seed, Restarts: 5}
 	switch {
 	case c.init == "kmeans":
 	case strings.HasPrefix(c.init, "rows:"):
@@ -93,9 +95,12 @@ func run(c config) (res result, err error) {
 	default:
 		return res, fmt.Errorf("-init %q: want kmeans or rows:i,j,k", c.init)
 	}
-	m, err := mixture.FitGaussianMixture(x, opts)
-	if err != nil {
+	m, err := mixture.FitGaussianMixture(context.Background(), x, opts)
+	if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
 		return res, err
+	}
+	if err != nil && c.verbose {
+		fmt.Println(err, "(keeping the last EM iterate)")
 	}
 	res.Trace = m.Trace
 	if c.verbose {
@@ -106,12 +111,12 @@ func run(c config) (res result, err error) {
 	switch c.fit {
 	case "em":
 	case "gradient":
-		g, r, err := mixture.FitGaussianMixtureGradient(x, m, 0)
-		if err != nil {
+		g, err := mixture.FitGaussianMixtureGradient(context.Background(), x, mixture.GaussianMixtureGradientOptions{Start: m})
+		if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
 			return res, err
 		}
 		if c.verbose {
-			fmt.Printf("L-BFGS from the EM fit: %d iterations, mean log-likelihood %.8f (EM %.8f)\n", r.Iterations, g.LogLikelihood, m.LogLikelihood)
+			fmt.Printf("L-BFGS from the EM fit: %d iterations, mean log-likelihood %.8f (EM %.8f)\n", g.Iterations, g.LogLikelihood, m.LogLikelihood)
 		}
 		res.Trace = append(res.Trace, g.LogLikelihood)
 		m = g
@@ -141,10 +146,7 @@ func run(c config) (res result, err error) {
 // ellipses draws the rows of x on features a and b, coloured by their most
 // probable component, with each component's 2-σ ellipse in that plane.
 func ellipses(path string, x *tensor.Tensor, m *mixture.GaussianMixture, a, b int) error {
-	labels, err := m.Predict(x)
-	if err != nil {
-		return err
-	}
+	labels := m.Predict(x)
 	k, d := len(m.Weights), m.Means.Shape()[1]
 	pl := plot.New()
 	pl.Title.Text = "iris: Gaussian mixture components (2 σ) on the petal measurements"

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -77,7 +78,7 @@ func run(c config) (res result, err error) {
 	if c.verbose {
 		fmt.Printf("digits %v: k-means with k = %d, init %s\n", x.Shape(), c.k, c.init)
 	}
-	km, err := cluster.KMeans(x, opts)
+	km, err := cluster.FitKMeans(context.Background(), x, opts)
 	if err != nil {
 		return res, err
 	}

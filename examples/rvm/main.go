@@ -12,7 +12,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"image/color"
@@ -108,8 +110,8 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	r, err := bayeslinear.FitRVM(phi, y, bayeslinear.Options{})
-	if err != nil {
+	r, err := bayeslinear.FitRVM(context.Background(), phi, tensor.FromFloat64s(y, len(y)), bayeslinear.RVMOptions{})
+	if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // the evidence still creeping up is a usable fit
 		return res, err
 	}
 	res.NoiseSD = 1 / math.Sqrt(r.Beta)
@@ -128,7 +130,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	mean, variance := r.Predict(gphi)
+	mean, variance := r.Predict(gphi).Float64s(), r.PredictVariance(gphi).Float64s()
 	svr, err := svm.FitSVR(train, y, kernel, svm.Options{C: cfg.SVRCost, Epsilon: cfg.SVREpsilon, Tol: 1e-6})
 	if err != nil {
 		return res, err

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -88,21 +89,18 @@ func run(seed uint64, out string, verbose bool) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	km, err := cluster.KMeans(iris, cluster.KMeansOptions{K: 3, Seed: seed})
+	km, err := cluster.FitKMeans(context.Background(), iris, cluster.KMeansOptions{K: 3, Seed: seed})
 	if err != nil {
 		return res, err
 	}
 	res.KMeansInertia, res.KMeansARI = km.Inertia, ari(species, km.Labels)
 	say("iris k-means (K = 3, 10 restarts): inertia %.3f after %d iterations, adjusted Rand index %.3f against the species",
 		km.Inertia, km.Iterations, res.KMeansARI)
-	gm, err := mixture.FitGaussianMixture(iris, mixture.Options{K: 3, Restarts: 5, Seed: seed})
+	gm, err := mixture.FitGaussianMixture(context.Background(), iris, mixture.GaussianMixtureOptions{K: 3, Restarts: 5, Seed: seed})
 	if err != nil {
 		return res, err
 	}
-	gl, err := gm.Predict(iris)
-	if err != nil {
-		return res, err
-	}
+	gl := gm.Predict(iris)
 	res.GMMLogLik, res.GMMARI = gm.LogLikelihood, ari(species, gl)
 	say("iris Gaussian mixture (K = 3, full covariances, EM): mean log-likelihood %.4f in %d iterations, adjusted Rand index %.3f",
 		gm.LogLikelihood, gm.Iterations, res.GMMARI)

@@ -1,6 +1,7 @@
 package anomaly_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -15,34 +16,26 @@ import (
 // + 3) of 2/4, 2/5, 4/6, 6/7, 6/8, 6/9 when flagging the lowest 1…6; the
 // best is 6/7 with the threshold between 4 and 5.
 func TestBestThresholdByHand(t *testing.T) {
-	th, f1, err := anomaly.BestThreshold([]float64{5, 1, 6, 3, 2, 4}, []bool{false, true, false, true, false, true})
+	th, f1, err := anomaly.BestThreshold([]float64{5, 1, 6, 3, 2, 4}, []int{0, 1, 0, 1, 0, 1})
 	require.NoError(t, err)
 	assert.InDelta(t, 4.5, th, 1e-15)
 	assert.InDelta(t, 6.0/7, f1, 1e-15)
 
 	// Tied scores are flagged together: {1, 1} holds one anomaly of one,
 	// F₁ = 2/3 at t = 1.5, better than flagging all three (1/2).
-	th, f1, err = anomaly.BestThreshold([]float64{1, 1, 2}, []bool{true, false, false})
+	th, f1, err = anomaly.BestThreshold([]float64{1, 1, 2}, []int{1, 0, 0})
 	require.NoError(t, err)
 	assert.InDelta(t, 1.5, th, 1e-15)
 	assert.InDelta(t, 2.0/3, f1, 1e-15)
 
-	_, _, err = anomaly.BestThreshold([]float64{1, 2}, []bool{false, false})
-	assert.ErrorContains(t, err, "no anomalous row")
-	_, _, err = anomaly.BestThreshold([]float64{1, math.NaN()}, []bool{true, false})
+	_, _, err = anomaly.BestThreshold([]float64{1, 2}, []int{0, 0})
+	assert.ErrorContains(t, err, "anomaly.BestThreshold: no anomalous row")
+	_, _, err = anomaly.BestThreshold([]float64{1, math.NaN()}, []int{1, 0})
 	assert.ErrorContains(t, err, "score 1 is NaN")
-	_, _, err = anomaly.BestThreshold([]float64{1}, []bool{true, false})
+	_, _, err = anomaly.BestThreshold([]float64{1}, []int{1, 0})
 	assert.ErrorContains(t, err, "1 scores for 2 labels")
-}
-
-func TestPrecisionRecallF1ByHand(t *testing.T) {
-	// TP = 2, FP = 1, FN = 1.
-	p, r, f := anomaly.PrecisionRecallF1([]bool{true, true, true, false, false}, []bool{true, true, false, true, false})
-	assert.InDelta(t, 2.0/3, p, 1e-15)
-	assert.InDelta(t, 2.0/3, r, 1e-15)
-	assert.InDelta(t, 2.0/3, f, 1e-15)
-	p, r, f = anomaly.PrecisionRecallF1([]bool{false}, []bool{false})
-	assert.Zero(t, p+r+f)
+	_, _, err = anomaly.BestThreshold([]float64{1, 2}, []int{1, 2})
+	assert.ErrorContains(t, err, "label 1 is 2")
 }
 
 // blobs returns n rows in 6-D: two tight clusters on a plane, plus small
@@ -68,31 +61,55 @@ func blobs(rng *tensor.RNG, n int, anomalous bool) *tensor.Tensor {
 // groups' scores.
 func TestPipelineSeparates(t *testing.T) {
 	rng := tensor.NewRNG(3)
-	d, err := anomaly.Fit(blobs(rng, 400, false), anomaly.Options{Components: 2, K: 2, Seed: 1})
+	d, err := anomaly.FitDetector(context.Background(), blobs(rng, 400, false), anomaly.Options{Components: 2, K: 2, Seed: 1})
 	require.NoError(t, err)
 	val := tensor.Concat(0, blobs(rng, 100, false), blobs(rng, 10, true))
-	truth := make([]bool, 110)
+	truth := make([]int, 110)
 	for i := 100; i < 110; i++ {
-		truth[i] = true
+		truth[i] = 1
 	}
 	f1, err := d.Calibrate(val, truth)
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, f1)
 	test := tensor.Concat(0, blobs(rng, 100, false), blobs(rng, 10, true))
-	pred, err := d.Predict(test)
-	require.NoError(t, err)
-	p, r, f := anomaly.PrecisionRecallF1(pred, truth)
-	assert.Equal(t, []float64{1, 1, 1}, []float64{p, r, f})
-	s, err := d.Score(test)
-	require.NoError(t, err)
-	for i, v := range s {
+	assert.Equal(t, truth, d.Predict(test))
+	s := d.LogProb(test)
+	assert.Equal(t, []int{110}, s.Shape())
+	for i, v := range s.Float64s() {
 		assert.Equal(t, i >= 100, v < d.Threshold, "row %d", i)
 	}
+	defer func() {
+		e, ok := recover().(*tensor.Error)
+		require.True(t, ok, "want a *tensor.Error panic")
+		assert.Contains(t, e.Error(), "tensor.anomaly.Detector.LogProb: want an (m, 6) matrix, got shape (3, 5)")
+	}()
+	d.LogProb(tensor.Zeros(tensor.Float64, 3, 5))
+}
 
-	_, err = d.Score(tensor.Zeros(tensor.Float64, 3, 5))
-	assert.ErrorContains(t, err, "anomaly.Score: want an (m, 6) matrix")
-	_, err = anomaly.Fit(blobs(rng, 10, false), anomaly.Options{Components: 2, K: 20})
-	assert.ErrorContains(t, err, "K = 20 components for 10 rows")
-	_, err = anomaly.Fit(blobs(rng, 10, false), anomaly.Options{K: 2})
-	assert.ErrorContains(t, err, "Components = 0")
+// FitDetector rejects bad data and options with an error naming the fit.
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	rng := tensor.NewRNG(4)
+	nan := blobs(rng, 10, false)
+	nan.Float64s()[13] = math.NaN()
+	for _, c := range []struct {
+		name string
+		x    *tensor.Tensor
+		opts anomaly.Options
+		want string
+	}{
+		{"K > n", blobs(rng, 10, false), anomaly.Options{Components: 2, K: 20}, "anomaly.FitDetector: K = 20 components for 10 rows"},
+		{"no components", blobs(rng, 10, false), anomaly.Options{K: 2}, "anomaly.FitDetector: Components = 0 for 6 columns"},
+		{"NaN", nan, anomaly.Options{Components: 2, K: 2}, "anomaly.FitDetector: row 2, column 1 is NaN"},
+		{"zero columns", tensor.Zeros(tensor.Float64, 4, 0), anomaly.Options{Components: 1, K: 1}, "anomaly.FitDetector: data has zero columns"},
+		{"vector", tensor.Zeros(tensor.Float64, 4), anomaly.Options{Components: 1, K: 1}, "anomaly.FitDetector: data must be a non-empty (n, d) matrix"},
+	} {
+		_, err := anomaly.FitDetector(ctx, c.x, c.opts)
+		assert.ErrorContains(t, err, c.want, c.name)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	d, err := anomaly.FitDetector(cancelled, blobs(rng, 50, false), anomaly.Options{Components: 2, K: 2})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.NotNil(t, d)
 }

@@ -1,6 +1,7 @@
 package bayeslinear
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -12,6 +13,11 @@ import (
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )
+
+var ctx = context.Background()
+
+// vec makes an (n) tensor of targets.
+func vec(v []float64) *tensor.Tensor { return tensor.FromFloat64s(v, len(v)) }
 
 // polyData is y = 0.5 − x + 2x² + noise on [−1, 1] with the basis (1, x, x², x³).
 func polyData(n int, seed uint64) (*tensor.Tensor, []float64) {
@@ -32,7 +38,7 @@ func polyData(n int, seed uint64) (*tensor.Tensor, []float64) {
 func TestEvidenceAndPosteriorAgainstMarginal(t *testing.T) {
 	phi, y := polyData(30, 1)
 	const alpha, beta = 0.7, 20.0
-	m, err := Fit(phi, y, alpha, beta)
+	m, err := FitRegression(phi, vec(y), RegressionOptions{Alpha: alpha, Beta: beta})
 	require.NoError(t, err)
 	n := 30
 	c := tensor.AddDiag(tensor.MulScalar(tensor.MatMulT(phi, phi, false, true), 1/alpha), tensor.Scalar(tensor.Float64, 1/beta))
@@ -54,12 +60,11 @@ func TestEvidenceAndPosteriorAgainstMarginal(t *testing.T) {
 // differences of log p(y | α, β) in log α and log β vanish.
 func TestEvidenceMaximum(t *testing.T) {
 	phi, y := polyData(40, 2)
-	m, err := FitEvidence(phi, y, Options{})
-	require.NoError(t, err)
-	require.True(t, m.Converged)
+	m, err := FitEvidence(ctx, phi, vec(y), EvidenceOptions{})
+	require.NoError(t, err, "converged")
 	a, b := m.Alpha[0], m.Beta
 	ev := func(a, b float64) float64 {
-		f, err := Fit(phi, y, a, b)
+		f, err := FitRegression(phi, vec(y), RegressionOptions{Alpha: a, Beta: b})
 		require.NoError(t, err)
 		return f.LogEvidence
 	}
@@ -70,9 +75,13 @@ func TestEvidenceMaximum(t *testing.T) {
 	assert.InDelta(t, 0, db, 1e-5)
 	// The noise precision lands near the truth, 1/0.2² = 25.
 	assert.InDelta(t, 25, b, 12)
-	mean, variance := m.Predict(tensor.FromFloat64s([]float64{1, 0, 0, 0}, 1, 4))
-	assert.InDelta(t, 0.5, mean[0], 0.2)
-	assert.Greater(t, variance[0], 1/b)
+	q := tensor.FromFloat64s([]float64{1, 0, 0, 0}, 1, 4)
+	mean, variance := m.Predict(q), m.PredictVariance(q)
+	assert.Equal(t, []int{1}, mean.Shape())
+	assert.InDelta(t, 0.5, mean.Float64s()[0], 0.2)
+	// By hand at φ = e₀: 1/β + (S_N)₀₀, and the mean is the first weight.
+	assert.InDelta(t, 1/b+m.Cov.At(0, 0), variance.Float64s()[0], 1e-12)
+	assert.InDelta(t, m.Mean[0], mean.Float64s()[0], 1e-12)
 }
 
 // Tipping's sinc example: 100 noisy samples of sin(x)/x on [−10, 10] with
@@ -92,7 +101,7 @@ func TestRVMSinc(t *testing.T) {
 		k := gp.NewRBF(1.6).K(g.Const(tensor.FromFloat64s(q, len(q), 1)), g.Const(tensor.FromFloat64s(xs, n, 1))).Value()
 		return tensor.Concat(1, tensor.Ones(tensor.Float64, len(q), 1), k)
 	}
-	r, err := FitRVM(design(xs), y, Options{})
+	r, err := FitRVM(ctx, design(xs), vec(y), RVMOptions{})
 	require.NoError(t, err)
 	assert.Less(t, len(r.Relevant), 20, "relevance vectors %v", r.Relevant)
 	assert.Greater(t, len(r.Relevant), 2)
@@ -100,7 +109,7 @@ func TestRVMSinc(t *testing.T) {
 	for i := range grid {
 		grid[i] = -10 + 0.1*float64(i)
 	}
-	mean, _ := r.Predict(design(grid))
+	mean := r.Predict(design(grid)).Float64s()
 	se := 0.0
 	for i, g := range grid {
 		se += (mean[i] - sinc(g)) * (mean[i] - sinc(g))
@@ -115,11 +124,70 @@ func sinc(x float64) float64 {
 	return math.Sin(x) / x
 }
 
+// Every fit rejects bad data and options with an error naming the fit and
+// what was wrong.
 func TestBadInput(t *testing.T) {
-	_, err := Fit(tensor.FromFloat64s([]float64{1, 2}, 2, 1), []float64{1}, 1, 1)
-	assert.ErrorContains(t, err, "2 rows but 1 targets")
-	_, err = Fit(tensor.FromFloat64s([]float64{1, 2}, 2, 1), []float64{1, 2}, 0, 1)
-	assert.ErrorContains(t, err, "α = 0")
+	x := tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2)
+	y := vec([]float64{1, 2})
+	nan := tensor.FromFloat64s([]float64{1, 2, math.NaN(), 4}, 2, 2)
+	noCols := tensor.Zeros(tensor.Float64, 2, 0)
+	type fit func(x, y *tensor.Tensor) error
+	fits := map[string]fit{
+		"bayeslinear.FitRegression": func(x, y *tensor.Tensor) error { _, err := FitRegression(x, y, RegressionOptions{}); return err },
+		"bayeslinear.FitEvidence":   func(x, y *tensor.Tensor) error { _, err := FitEvidence(ctx, x, y, EvidenceOptions{}); return err },
+		"bayeslinear.FitEvidenceGradient": func(x, y *tensor.Tensor) error {
+			_, err := FitEvidenceGradient(ctx, x, y, EvidenceOptions{})
+			return err
+		},
+		"bayeslinear.FitRVM": func(x, y *tensor.Tensor) error { _, err := FitRVM(ctx, x, y, RVMOptions{}); return err },
+	}
+	for name, f := range fits {
+		assert.ErrorContains(t, f(x, vec([]float64{1})), name+": 2 rows but 1 targets")
+		assert.ErrorContains(t, f(nan, y), name+": design matrix row 1, column 0 is NaN")
+		assert.ErrorContains(t, f(x, vec([]float64{1, math.Inf(-1)})), name+": target 1 is -Inf")
+		assert.ErrorContains(t, f(noCols, y), name+": the design matrix has zero columns")
+		assert.ErrorContains(t, f(x, nil), name+": the targets must be an (n) tensor")
+	}
+	_, err := FitRegression(x, y, RegressionOptions{Alpha: -1})
+	assert.ErrorContains(t, err, "α = -1")
+	_, err = FitEvidence(ctx, x, y, EvidenceOptions{Tol: -1})
+	assert.ErrorContains(t, err, "Tol = -1 must not be negative")
+	_, err = FitRVC(ctx, x, []int{1, 1}, RVCOptions{})
+	assert.ErrorContains(t, err, "bayeslinear.FitRVC: the labels hold a single class (1)")
+	_, err = FitRVC(ctx, nan, []int{0, 1}, RVCOptions{})
+	assert.ErrorContains(t, err, "bayeslinear.FitRVC: design matrix row 1, column 0 is NaN")
+	_, err = FitRVC(ctx, noCols, []int{0, 1}, RVCOptions{})
+	assert.ErrorContains(t, err, "zero columns")
+}
+
+// A cancelled context stops the iterative fits after their first
+// re-estimation: the model so far comes back with the context's error. A
+// fit out of iterations returns its model with a NotConvergedError.
+func TestCancelledAndNotConverged(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	phi, y := polyData(30, 1)
+	m, err := FitEvidence(cancelled, phi, vec(y), EvidenceOptions{})
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, m)
+	assert.Equal(t, 1, m.Iterations)
+	r, err := FitRVM(cancelled, phi, vec(y), RVMOptions{})
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, r)
+	_, err = FitEvidenceGradient(cancelled, phi, vec(y), EvidenceOptions{})
+	assert.ErrorIs(t, err, context.Canceled)
+	c, err := FitRVC(cancelled, phi, []int{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}, RVCOptions{})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.NotNil(t, c)
+
+	m, err = FitEvidence(ctx, phi, vec(y), EvidenceOptions{MaxIter: 2})
+	var nc *tensor.NotConvergedError
+	require.ErrorAs(t, err, &nc)
+	assert.Equal(t, "bayeslinear.FitEvidence", nc.Op)
+	assert.Equal(t, 2, m.Iterations)
+	r, err = FitRVM(ctx, phi, vec(y), RVMOptions{MaxIter: 2})
+	assert.ErrorIs(t, err, tensor.ErrNotConverged)
+	assert.Equal(t, len(r.Relevant), len(r.Mean), "the posterior is over the relevant columns")
 }
 
 // On diabetes (442 rows, 10 features, centred as scikit-learn's
@@ -153,11 +221,11 @@ func TestEvidenceFixedPointGradientAndScikitLearn(t *testing.T) {
 		y[i] -= ym
 	}
 	phi := tensor.FromFloat64s(xv, n, d)
-	fp, err := FitEvidence(phi, y, Options{Tol: 1e-12, MaxIter: 100000})
+	fp, err := FitEvidence(ctx, phi, vec(y), EvidenceOptions{Tol: 1e-12, MaxIter: 100000})
 	require.NoError(t, err)
 	assert.InEpsilon(t, 1.1462296185517662e-05, fp.Alpha[0], 1e-5)
 	assert.InEpsilon(t, 0.000341019507147856, fp.Beta, 1e-5)
-	gr, err := FitEvidenceGradient(phi, y, Options{})
+	gr, err := FitEvidenceGradient(ctx, phi, vec(y), EvidenceOptions{})
 	require.NoError(t, err)
 	assert.InEpsilon(t, fp.Alpha[0], gr.Alpha[0], 1e-5)
 	assert.InEpsilon(t, fp.Beta, gr.Beta, 1e-5)

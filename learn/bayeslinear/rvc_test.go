@@ -39,15 +39,23 @@ func TestRVCTwoGaussians(t *testing.T) {
 		return tensor.Concat(1, tensor.Ones(tensor.Float64, len(q)/2, 1), k)
 	}
 	phi := design(xtr)
-	r, err := FitRVC(phi, ytr, Options{})
-	require.NoError(t, err)
+	// A few precisions creep towards the pruning threshold by about 1 % per
+	// re-estimation (the slow tail of the fixed-point updates), so the
+	// default 1000 end before Tol is met: the classifier comes back with a
+	// NotConvergedError and is usable.
+	r, err := FitRVC(ctx, phi, ytr, RVCOptions{})
+	require.ErrorIs(t, err, tensor.ErrNotConverged)
 	assert.Less(t, len(r.Relevant), 15, "relevance vectors %v", r.Relevant)
-	p := r.Probability(design(xte))
+	pt := r.PredictProba(design(xte))
+	assert.Equal(t, []int{400, 2}, pt.Shape())
+	p := tensor.Slice(pt, 1, 1, 2, 1).Contiguous().Float64s()
+	pred := r.Predict(design(xte))
 	right, bayes := 0, 0
 	for i, pr := range p {
 		if (pr > 0.5) == (yte[i] == 1) {
 			right++
 		}
+		assert.Equal(t, pred[i] == 1, pr > 0.5)
 		if (xte[2*i] > 0) == (yte[i] == 1) { // the Bayes rule for equal spreads
 			bayes++
 		}
@@ -56,7 +64,7 @@ func TestRVCTwoGaussians(t *testing.T) {
 	assert.Greater(t, float64(right), float64(bayes)-0.04*400)
 	// Stationarity at the mode.
 	pv := phi.Values()
-	ptr := r.Probability(phi)
+	ptr := tensor.Slice(r.PredictProba(phi), 1, 1, 2, 1).Contiguous().Float64s()
 	for j, c := range r.Relevant {
 		g := -r.Alpha[j] * r.Weights[j]
 		for i := range 100 {
@@ -64,6 +72,6 @@ func TestRVCTwoGaussians(t *testing.T) {
 		}
 		assert.Less(t, math.Abs(g), 1e-7, "gradient of weight %d", j)
 	}
-	_, err = FitRVC(phi, append([]int{2}, ytr[1:]...), Options{})
+	_, err = FitRVC(ctx, phi, append([]int{2}, ytr[1:]...), RVCOptions{})
 	assert.ErrorContains(t, err, "label 0 is 2")
 }

@@ -1,46 +1,57 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// DPMeansOptions configures DPMeans.
+// DPMeansOptions configures FitDPMeans.
 type DPMeansOptions struct {
 	Lambda  float64 // the cost of a cluster, in squared distance units (required, > 0)
 	MaxIter int     // passes over the data (default 100)
 }
 
-// DPMeansResult is DP-means' clustering; Objective is
+// DPMeans is a fitted DP-means clustering; Objective is
 // Σᵢ ‖xᵢ − μ_{labelᵢ}‖² + λ·K, which every pass lowers or keeps.
-type DPMeansResult struct {
+type DPMeans struct {
 	Centers    *tensor.Tensor // (K, d) float64
-	Labels     []int
-	K          int
-	Objective  float64
-	Iterations int  // passes made
-	Converged  bool // a pass changed no assignment
+	Labels     []int          // cluster of each training row
+	K          int            // clusters found
+	Objective  float64        // Σᵢ ‖xᵢ − μ_{labelᵢ}‖² + λ·K
+	Iterations int            // passes made
 }
 
-// DPMeans clusters the rows of x (n, d) by DP-means (seed 000 §2.1.2;
-// Kulis and Jordan 2012): starting from one cluster at the global mean, it
+// FitDPMeans clusters the rows of x (n, d) by DP-means (Kulis and Jordan
+// 2012, "Revisiting k-means: new algorithms via Bayesian
+// nonparametrics"): starting from one cluster at the global mean, it
 // visits the rows in order and opens a new cluster at a row whose squared
 // distance to every centre exceeds λ, otherwise moves the row to its
 // nearest centre, updating the centres it leaves and joins at once; it
 // repeats the passes until none changes an assignment. Clusters left empty
-// are dropped. The result is deterministic. It returns an error for a bad
-// x or a λ that is not positive and finite.
-func DPMeans(x *tensor.Tensor, opts DPMeansOptions) (*DPMeansResult, error) {
-	rows, err := matrix("cluster.DPMeans", x)
+// are dropped. The result is deterministic.
+//
+// It returns an error for bad data (as FitKMeans) or a λ that is not
+// positive and finite. When MaxIter passes all changed an assignment, the
+// clustering comes back with a *tensor.NotConvergedError (Change counts
+// the rows moved in the last pass). When ctx is cancelled it stops before
+// the next pass and returns the clustering so far with an error wrapping
+// ctx.Err().
+func FitDPMeans(ctx context.Context, x *tensor.Tensor, opts DPMeansOptions) (*DPMeans, error) {
+	const op = "cluster.FitDPMeans"
+	rows, err := matrix(op, x)
 	if err != nil {
 		return nil, err
 	}
 	if !(opts.Lambda > 0) || math.IsInf(opts.Lambda, 0) {
-		return nil, fmt.Errorf("cluster.DPMeans: λ = %v must be positive and finite", opts.Lambda)
+		return nil, fmt.Errorf("%s: λ = %v must be positive and finite", op, opts.Lambda)
 	}
-	if opts.MaxIter <= 0 {
+	if opts.MaxIter < 0 {
+		return nil, fmt.Errorf("%s: MaxIter = %d must not be negative", op, opts.MaxIter)
+	}
+	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
 	n, d := len(rows), len(rows[0])
@@ -55,10 +66,12 @@ func DPMeans(x *tensor.Tensor, opts DPMeansOptions) (*DPMeansResult, error) {
 		centers[0][f] = mean[f] / float64(n)
 	}
 	labels := make([]int, n) // every row starts in cluster 0
-	res := &DPMeansResult{}
-	for res.Iterations < opts.MaxIter {
+	res := &DPMeans{}
+	converged := false
+	changed := 0
+	for res.Iterations < opts.MaxIter && ctx.Err() == nil {
 		res.Iterations++
-		changed := false
+		changed = 0
 		for i, r := range rows {
 			bj, bd := -1, math.Inf(1)
 			for j, c := range centers {
@@ -74,13 +87,13 @@ func DPMeans(x *tensor.Tensor, opts DPMeansOptions) (*DPMeansResult, error) {
 				bj = len(centers) - 1
 			}
 			if old := labels[i]; bj != old {
-				changed = true
+				changed++
 				move(r, old, bj, sums, counts, centers)
 				labels[i] = bj
 			}
 		}
-		if !changed {
-			res.Converged = true
+		if changed == 0 {
+			converged = true
 			break
 		}
 	}
@@ -102,6 +115,12 @@ func DPMeans(x *tensor.Tensor, opts DPMeansOptions) (*DPMeansResult, error) {
 	res.K = len(kept)
 	res.Objective = obj + opts.Lambda*float64(res.K)
 	res.Centers, res.Labels = fromRows(kept, d), labels
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("%s: stopped: %w", op, ctx.Err())
+	case !converged:
+		return res, &tensor.NotConvergedError{Op: op, Iterations: res.Iterations, Change: float64(changed), Tol: 0}
+	}
 	return res, nil
 }
 

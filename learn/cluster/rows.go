@@ -17,8 +17,11 @@ func matrix(op string, x *tensor.Tensor) ([][]float64, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%s: nil data", op)
 	}
-	if x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
+	if x.Dim() != 2 || x.Shape()[0] == 0 {
 		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got shape %s", op, tensor.FormatShape(x.Shape()))
+	}
+	if x.Shape()[1] == 0 {
+		return nil, fmt.Errorf("%s: data has zero columns (shape %s)", op, tensor.FormatShape(x.Shape()))
 	}
 	n, d := x.Shape()[0], x.Shape()[1]
 	vals := x.Values()
@@ -80,13 +83,22 @@ func meanVariance(rows [][]float64) float64 {
 	return total / float64(d)
 }
 
-// nearest returns each row of x's nearest centre and the squared distance
-// to it. It panics with a *tensor.Error when x does not have the centres'
-// number of columns.
-func nearest(x, centers *tensor.Tensor) ([]int, []float64) {
-	if x == nil || x.Dim() != 2 || x.Shape()[1] != centers.Shape()[1] {
-		tensor.Fail("cluster.Predict", "data must be (m, %d), got %v", centers.Shape()[1], x)
+// checkRows panics with a *tensor.Error for op when x is not a matrix with
+// the centres' number of columns.
+func checkRows(op string, x, centers *tensor.Tensor) {
+	if x == nil {
+		tensor.Fail(op, "nil data")
 	}
+	if x.Dim() != 2 || x.Shape()[1] != centers.Shape()[1] {
+		tensor.Fail(op, "data must be (m, %d), got shape %s", centers.Shape()[1], tensor.FormatShape(x.Shape()))
+	}
+}
+
+// nearest returns each row of x's nearest centre and the squared distance
+// to it. It panics with a *tensor.Error naming op when x does not have
+// the centres' number of columns.
+func nearest(op string, x, centers *tensor.Tensor) ([]int, []float64) {
+	checkRows(op, x, centers)
 	d := tensor.SqDist(x.Cast(tensor.Float64), centers).Values()
 	k := centers.Shape()[0]
 	labels := make([]int, x.Shape()[0])

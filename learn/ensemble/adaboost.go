@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -9,47 +10,70 @@ import (
 )
 
 // AdaBoost is a weighted vote of classification trees, AdaBoost.M1 in its
-// multiclass form SAMME (Zhu et al. 2009; Freund and Schapire 1997 for two
-// classes): each round fits a tree to a sample drawn by the current
+// multiclass form SAMME (Zhu, Zou, Rosset and Hastie 2009, "Multi-class
+// AdaBoost"; Freund and Schapire 1997, "A decision-theoretic
+// generalization of on-line learning and an application to boosting", for
+// two classes): each round fits a tree to a sample drawn by the current
 // weights, and its vote α = log((1 − ε)/ε) + log(K − 1) grows as its
 // weighted error ε shrinks. For two classes this is forward stagewise
 // minimisation of the exponential loss Σ exp(−yᵢF(xᵢ)).
 type AdaBoost struct {
-	Trees   []*ClassTree
-	Alphas  []float64
-	Classes int
+	Trees   []*ClassTree // one per round kept
+	Alphas  []float64    // each tree's vote
+	Classes int          // number of classes
 	// TrainError is the ensemble's training error after each round.
 	TrainError []float64
+	features   int
 }
 
-// FitAdaBoost runs rounds rounds of SAMME with trees of the given options
-// (MaxDepth 1, stumps, by default), resampling by weight with seed. It
+// AdaBoostOptions configures FitAdaBoost. Zero fields take the defaults
+// given.
+type AdaBoostOptions struct {
+	Rounds    int       // most rounds (default 50, as scikit-learn's)
+	Classes   int       // number of classes (default: the largest label + 1)
+	Criterion Criterion // impurity of the trees: Gini (default) or Entropy
+	MaxDepth  int       // depth of each tree (default 1: stumps)
+	MinLeaf   int       // fewest examples in a leaf (default 1)
+	Seed      uint64    // seed of the weighted resampling (default 0)
+}
+
+// FitAdaBoost runs up to opts.Rounds rounds of SAMME on the rows of x
+// (n, d) with labels in [0, Classes), resampling by weight each round. It
 // stops early when a tree is perfect on the weighted sample (ε = 0) or no
-// better than chance (ε ≥ 1 − 1/K).
-func FitAdaBoost(x *tensor.Tensor, labels []int, classes, rounds int, opts ClassTreeOptions, seed uint64) (*AdaBoost, error) {
-	rows, err := classRows("ensemble.FitAdaBoost", x, labels, classes)
+// better than chance (ε ≥ 1 − 1/K). It returns an error naming the fit
+// for bad data (as FitClassTree), negative options, or a first tree no
+// better than chance. When ctx is cancelled it stops before the next
+// round and returns the vote so far with an error wrapping ctx.Err().
+func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBoostOptions) (*AdaBoost, error) {
+	const op = "ensemble.FitAdaBoost"
+	if opts.Rounds < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 {
+		return nil, fmt.Errorf("%s: Rounds = %d, MaxDepth = %d and MinLeaf = %d must not be negative", op, opts.Rounds, opts.MaxDepth, opts.MinLeaf)
+	}
+	rows, classes, err := classRows(op, x, labels, opts.Classes)
 	if err != nil {
 		return nil, err
 	}
-	if rounds < 1 || classes < 2 {
-		return nil, fmt.Errorf("ensemble.FitAdaBoost: %d rounds, %d classes", rounds, classes)
+	if opts.Rounds == 0 {
+		opts.Rounds = 50
 	}
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = 1
+	shape := classTreeOptions{criterion: opts.Criterion, maxDepth: opts.MaxDepth, minLeaf: opts.MinLeaf}
+	if shape.maxDepth == 0 {
+		shape.maxDepth = 1
 	}
 	n := len(rows)
 	w := make([]float64, n)
 	for i := range w {
 		w[i] = 1 / float64(n)
 	}
-	rng := tensor.NewRNG(seed)
-	a := &AdaBoost{Classes: classes}
-	votes := make([][]float64, n)
-	for i := range votes {
-		votes[i] = make([]float64, classes)
-	}
+	rng := tensor.NewRNG(opts.Seed)
+	a := &AdaBoost{Classes: classes, features: len(rows[0])}
+	votes := tensor.Zeros(tensor.Float64, n, classes)
+	vv := votes.Float64s()
 	cum := make([]float64, n)
-	for range rounds {
+	for range opts.Rounds {
+		if ctx.Err() != nil {
+			return a, fmt.Errorf("%s: stopped after %d rounds: %w", op, len(a.Trees), ctx.Err())
+		}
 		total := 0.0
 		for i, v := range w {
 			total += v
@@ -59,11 +83,11 @@ func FitAdaBoost(x *tensor.Tensor, labels []int, classes, rounds int, opts Class
 		for k := range idx {
 			idx[k] = min(sort.SearchFloat64s(cum, rng.Float64()*total), n-1)
 		}
-		t := growClassTree(rows, labels, classes, idx, opts, rng)
+		t := growClassTree(rows, labels, classes, idx, shape, rng)
 		eps := 0.0
 		wrong := make([]bool, n)
 		for i, r := range rows {
-			if argmax(t.Proba(r)) != labels[i] {
+			if t.class(r) != labels[i] {
 				wrong[i] = true
 				eps += w[i]
 			}
@@ -79,13 +103,15 @@ func FitAdaBoost(x *tensor.Tensor, labels []int, classes, rounds int, opts Class
 			alpha += 10 // a perfect tree: a large, finite vote
 		}
 		a.Trees, a.Alphas = append(a.Trees, t), append(a.Alphas, alpha)
-		errs := 0
 		for i, r := range rows {
-			votes[i][argmax(t.Proba(r))] += alpha
+			vv[i*classes+t.class(r)] += alpha
 			if wrong[i] {
 				w[i] *= math.Exp(alpha)
 			}
-			if argmax(votes[i]) != labels[i] {
+		}
+		errs := 0
+		for i, c := range tensor.ArgMax(votes, 1) {
+			if c != labels[i] {
 				errs++
 			}
 		}
@@ -95,26 +121,31 @@ func FitAdaBoost(x *tensor.Tensor, labels []int, classes, rounds int, opts Class
 		}
 	}
 	if len(a.Trees) == 0 {
-		return nil, fmt.Errorf("ensemble.FitAdaBoost: the first tree was no better than chance")
+		return nil, fmt.Errorf("%s: the first tree was no better than chance", op)
 	}
 	return a, nil
 }
 
-// Predict returns the class with the largest total vote for each row.
+// Decision returns each class's total vote Σₖ αₖ[treeₖ(x) = c] for the
+// rows of x (m, d), an (m, Classes) tensor. It panics with a *tensor.Error
+// when x is not an (m, d) matrix of the training width.
+func (a *AdaBoost) Decision(x *tensor.Tensor) *tensor.Tensor {
+	return a.votes("ensemble.AdaBoost.Decision", x)
+}
+
+// Predict returns the class with the largest total vote for each row of
+// x. It panics as Decision does.
 func (a *AdaBoost) Predict(x *tensor.Tensor) []int {
-	if x == nil || x.Dim() != 2 {
-		tensor.Fail("ensemble.AdaBoost.Predict", "want an (m, d) matrix, got %v", x)
-	}
-	m, d := x.Shape()[0], x.Shape()[1]
-	v := x.Cast(tensor.Float64).Contiguous().Values()
-	out := make([]int, m)
-	votes := make([]float64, a.Classes)
-	for i := range out {
-		clear(votes)
+	return tensor.ArgMax(a.votes("ensemble.AdaBoost.Predict", x), 1)
+}
+
+func (a *AdaBoost) votes(op string, x *tensor.Tensor) *tensor.Tensor {
+	rows := predictRows(op, x, a.features)
+	out := make([]float64, len(rows)*a.Classes)
+	for i, r := range rows {
 		for k, t := range a.Trees {
-			votes[argmax(t.Proba(v[i*d:(i+1)*d]))] += a.Alphas[k]
+			out[i*a.Classes+t.class(r)] += a.Alphas[k]
 		}
-		out[i] = argmax(votes)
 	}
-	return out
+	return tensor.FromFloat64s(out, len(rows), a.Classes)
 }

@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/autodiff"
@@ -9,82 +10,85 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Loss is a differentiable loss summed over examples: pred and target are
-// (n) nodes of one graph, and the result a scalar node. Its Hessian must be
-// diagonal (a sum of per-example terms), as every pointwise loss's is.
-type Loss func(pred, target *graph.Node) *graph.Node
+// Loss is a differentiable loss in package losses' form: pred and target
+// are (n) nodes of one graph, and the booster asks for the losses.Sum
+// reduction, a scalar node. losses.MSE, losses.BCEWithLogits, losses.L1
+// serve as they are. Its Hessian must be diagonal (a sum of per-example
+// terms), as every pointwise loss's is.
+type Loss func(pred, target *graph.Node, red losses.Reduction) *graph.Node
 
-// SquaredError is Σ ½(predᵢ − targetᵢ)².
-func SquaredError(pred, target *graph.Node) *graph.Node {
-	return graph.MulScalar(graph.Sum(graph.Square(graph.Sub(pred, target)), nil, false), 0.5)
-}
-
-// Logistic is the binary cross-entropy of logits pred against 0/1 targets,
-// summed (losses.BCEWithLogits).
-func Logistic(pred, target *graph.Node) *graph.Node {
-	return losses.BCEWithLogits(pred, target, losses.Sum)
-}
-
-// BoostOptions configures Boost. Zero fields take the defaults given.
-type BoostOptions struct {
+// BoosterOptions configures FitBooster. Zero fields take the defaults
+// given.
+type BoosterOptions struct {
+	Loss         Loss    // the training loss (default losses.MSE)
 	Rounds       int     // trees (default 100)
 	LearningRate float64 // shrinkage of each tree (default 0.1)
-	Tree         TreeOptions
+	MaxDepth     int     // depth of each tree (default 3)
+	MinLeaf      int     // fewest examples in a leaf (default 1)
+	Lambda       float64 // L2 penalty on leaf weights (default 1)
 }
 
 // Booster is a boosted ensemble: F(x) = Base + LearningRate·Σ treeₖ(x), in
-// the loss's prediction space (logits for Logistic).
+// the loss's prediction space (logits for losses.BCEWithLogits).
 type Booster struct {
-	Base         float64
-	LearningRate float64
-	Trees        []*Tree
-	// Loss holds the training loss after each round.
-	Loss []float64
+	Base         float64 // the starting score, one Newton step from 0
+	LearningRate float64 // the shrinkage each tree was added with
+	Trees        []*Tree // one per round
+	// Trace holds the training loss at the start of each round.
+	Trace    []float64
+	features int
 }
 
-// Boost fits gradient-boosted trees to the rows of x (n, d) and targets y
-// under loss, by Newton boosting: each round takes gᵢ = ∂L/∂Fᵢ from
-// autodiff.Grad and hᵢ = ∂²L/∂Fᵢ² from one Hessian-vector product with
-// ones (exact for a per-example loss), grows a tree on (g, h) and adds it
-// with shrinkage. The base score is one Newton step from 0.
-func Boost(x *tensor.Tensor, y []float64, loss Loss, opts BoostOptions) (*Booster, error) {
-	const op = "ensemble.Boost"
-	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[0] != len(y) {
-		return nil, fmt.Errorf("%s: want an (n, d) matrix with one target per row, got %v and %d targets", op, x, len(y))
+// FitBooster fits gradient-boosted trees to the rows of x (n, d) and the
+// targets y (n) under opts.Loss, by Newton boosting (Friedman 2001,
+// "Greedy function approximation: a gradient boosting machine"; Chen and
+// Guestrin 2016): each round takes gᵢ = ∂L/∂Fᵢ from autodiff.Grad and
+// hᵢ = ∂²L/∂Fᵢ² from one Hessian-vector product with ones (exact for a
+// per-example loss), grows a tree on (g, h) and adds it with shrinkage.
+// The base score is one Newton step from 0.
+//
+// It returns an error naming the fit for bad data (not a matrix, zero
+// columns, NaN or Inf in x or y, a row count other than y's), negative
+// options, or a loss whose gradient or Hessian is not finite or whose
+// Hessian is negative. When ctx is cancelled it stops before the next
+// round and returns the ensemble so far with an error wrapping ctx.Err().
+func FitBooster(ctx context.Context, x, y *tensor.Tensor, opts BoosterOptions) (*Booster, error) {
+	const op = "ensemble.FitBooster"
+	yv, err := targets(op, y)
+	if err != nil {
+		return nil, err
 	}
-	if loss == nil {
-		return nil, fmt.Errorf("%s: nil loss", op)
+	rows, err := dataRows(op, x, len(yv))
+	if err != nil {
+		return nil, err
 	}
-	if opts.Rounds <= 0 {
+	if opts.Rounds < 0 || opts.LearningRate < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.Lambda < 0 {
+		return nil, fmt.Errorf("%s: Rounds, LearningRate, MaxDepth, MinLeaf and Lambda must not be negative", op)
+	}
+	if opts.Loss == nil {
+		opts.Loss = losses.MSE
+	}
+	if opts.Rounds == 0 {
 		opts.Rounds = 100
 	}
-	if opts.LearningRate <= 0 {
+	if opts.LearningRate == 0 {
 		opts.LearningRate = 0.1
 	}
-	if opts.Tree.MaxDepth <= 0 {
-		opts.Tree.MaxDepth = 3
+	tree := treeOptions{maxDepth: opts.MaxDepth, minLeaf: opts.MinLeaf, lambda: opts.Lambda}
+	if tree.maxDepth == 0 {
+		tree.maxDepth = 3
 	}
-	if opts.Tree.MinLeaf <= 0 {
-		opts.Tree.MinLeaf = 1
+	if tree.minLeaf == 0 {
+		tree.minLeaf = 1
 	}
-	if opts.Tree.Lambda == 0 {
-		opts.Tree.Lambda = 1
+	if tree.lambda == 0 {
+		tree.lambda = 1
 	}
-	n, d := x.Shape()[0], x.Shape()[1]
-	xv := x.Cast(tensor.Float64).Contiguous().Values()
-	rows := make([][]float64, n)
-	for i := range rows {
-		rows[i] = xv[i*d : (i+1)*d]
-		for j, v := range rows[i] {
-			if !finite(v) {
-				return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i, j, v)
-			}
-		}
-	}
-	target := tensor.FromFloat64s(append([]float64(nil), y...), n)
+	n := len(rows)
+	target := tensor.FromFloat64s(yv, n)
 	f := make([]float64, n)
-	b := &Booster{LearningRate: opts.LearningRate}
-	g0, h0, _, err := derivatives(loss, f, target)
+	b := &Booster{LearningRate: opts.LearningRate, features: len(rows[0])}
+	g0, h0, _, err := derivatives(opts.Loss, f, target)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -103,15 +107,18 @@ func Boost(x *tensor.Tensor, y []float64, loss Loss, opts BoostOptions) (*Booste
 		idx[i] = i
 	}
 	for range opts.Rounds {
-		g, h, l, err := derivatives(loss, f, target)
+		if ctx.Err() != nil {
+			return b, fmt.Errorf("%s: stopped after %d rounds: %w", op, len(b.Trees), ctx.Err())
+		}
+		g, h, l, err := derivatives(opts.Loss, f, target)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		b.Loss = append(b.Loss, l)
-		t := fitTree(rows, g, h, idx, opts.Tree)
+		b.Trace = append(b.Trace, l)
+		t := fitTree(rows, g, h, idx, tree)
 		b.Trees = append(b.Trees, t)
 		for i, r := range rows {
-			f[i] += opts.LearningRate * t.Predict(r)
+			f[i] += opts.LearningRate * t.value(r)
 		}
 	}
 	return b, nil
@@ -123,7 +130,7 @@ func derivatives(loss Loss, f []float64, target *tensor.Tensor) (g, h []float64,
 	defer tensor.Recover(&err)
 	gr := graph.New()
 	fn := gr.Var(tensor.FromFloat64s(append([]float64(nil), f...), len(f)))
-	ln := loss(fn, gr.Const(target))
+	ln := loss(fn, gr.Const(target), losses.Sum)
 	if ln == nil || ln.Size() != 1 {
 		return nil, nil, 0, fmt.Errorf("the loss must return a scalar, got %v", ln)
 	}
@@ -139,19 +146,17 @@ func derivatives(loss Loss, f []float64, target *tensor.Tensor) (g, h []float64,
 	return g, h, ln.Item(), nil
 }
 
-// Predict returns F(x) for the rows of x (m, d).
-func (b *Booster) Predict(x *tensor.Tensor) []float64 {
-	if x == nil || x.Dim() != 2 {
-		tensor.Fail("ensemble.Predict", "want an (m, d) matrix, got %v", x)
-	}
-	m, d := x.Shape()[0], x.Shape()[1]
-	v := x.Cast(tensor.Float64).Contiguous().Values()
-	out := make([]float64, m)
-	for i := range out {
+// Predict returns F(x) for the rows of x (m, d), an (m) tensor. It panics
+// with a *tensor.Error when x is not an (m, d) matrix of the training
+// width.
+func (b *Booster) Predict(x *tensor.Tensor) *tensor.Tensor {
+	rows := predictRows("ensemble.Booster.Predict", x, b.features)
+	out := make([]float64, len(rows))
+	for i, r := range rows {
 		out[i] = b.Base
 		for _, t := range b.Trees {
-			out[i] += b.LearningRate * t.Predict(v[i*d:(i+1)*d])
+			out[i] += b.LearningRate * t.value(r)
 		}
 	}
-	return out
+	return tensor.FromFloat64s(out, len(out))
 }

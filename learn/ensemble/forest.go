@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -18,35 +19,53 @@ const (
 	Entropy
 )
 
-// ClassTreeOptions configures classification trees (CART).
+// ClassTreeOptions configures FitClassTree. Zero fields take the
+// defaults given.
 type ClassTreeOptions struct {
-	Criterion   Criterion
-	MaxDepth    int // default: unlimited (grow until pure or MinLeaf)
-	MinLeaf     int // default 1
-	MaxFeatures int // features tried per split; 0: all (a forest uses √d)
+	Classes     int       // number of classes (default: the largest label + 1)
+	Criterion   Criterion // impurity: Gini (default) or Entropy
+	MaxDepth    int       // default: unlimited (grow until pure or MinLeaf)
+	MinLeaf     int       // fewest examples in a leaf (default 1)
+	MaxFeatures int       // features tried per split (default all)
+	Seed        uint64    // seed of the features drawn when MaxFeatures < d (default 0)
 }
 
-// ClassTree is a CART classification tree; its leaves hold class
+// classTreeOptions shape a classification tree.
+type classTreeOptions struct {
+	criterion                      Criterion
+	maxDepth, minLeaf, maxFeatures int
+}
+
+// ClassTree is a CART classification tree (Breiman, Friedman, Olshen and
+// Stone 1984, Classification and Regression Trees); its leaves hold class
 // frequencies.
 type ClassTree struct {
-	classes int
-	nodes   []classNode
+	classes  int
+	features int
+	nodes    []classNode
 }
 
 type classNode struct {
 	leaf        bool
 	dist        []float64 // class frequencies at a leaf
+	class       int       // the most frequent class at a leaf (the lowest on ties)
 	feature     int
 	threshold   float64
 	left, right int
 }
 
 // FitClassTree grows a tree on the rows of x (n, d) with labels in
-// [0, classes), choosing at each node the split of largest impurity
+// [0, Classes), choosing at each node the split of largest impurity
 // decrease among MaxFeatures features drawn without replacement (all by
-// default). rng draws those features; it may be nil when all are used.
-func FitClassTree(x *tensor.Tensor, labels []int, classes int, opts ClassTreeOptions, rng *tensor.RNG) (*ClassTree, error) {
-	rows, err := classRows("ensemble.FitClassTree", x, labels, classes)
+// default). It returns an error naming the fit for bad data (not a
+// matrix, zero columns, NaN or Inf, one label per row missing, a label
+// out of range, a single class) or negative options.
+func FitClassTree(x *tensor.Tensor, labels []int, opts ClassTreeOptions) (*ClassTree, error) {
+	const op = "ensemble.FitClassTree"
+	if opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.MaxFeatures < 0 {
+		return nil, fmt.Errorf("%s: MaxDepth = %d, MinLeaf = %d and MaxFeatures = %d must not be negative", op, opts.MaxDepth, opts.MinLeaf, opts.MaxFeatures)
+	}
+	rows, classes, err := classRows(op, x, labels, opts.Classes)
 	if err != nil {
 		return nil, err
 	}
@@ -54,17 +73,18 @@ func FitClassTree(x *tensor.Tensor, labels []int, classes int, opts ClassTreeOpt
 	for i := range idx {
 		idx[i] = i
 	}
-	return growClassTree(rows, labels, classes, idx, opts, rng), nil
+	shape := classTreeOptions{criterion: opts.Criterion, maxDepth: opts.MaxDepth, minLeaf: opts.MinLeaf, maxFeatures: opts.MaxFeatures}
+	return growClassTree(rows, labels, classes, idx, shape, tensor.NewRNG(opts.Seed)), nil
 }
 
-func growClassTree(rows [][]float64, labels []int, classes int, idx []int, opts ClassTreeOptions, rng *tensor.RNG) *ClassTree {
-	if opts.MinLeaf <= 0 {
-		opts.MinLeaf = 1
+func growClassTree(rows [][]float64, labels []int, classes int, idx []int, opts classTreeOptions, rng *tensor.RNG) *ClassTree {
+	if opts.minLeaf == 0 {
+		opts.minLeaf = 1
 	}
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = math.MaxInt
+	if opts.maxDepth == 0 {
+		opts.maxDepth = math.MaxInt
 	}
-	t := &ClassTree{classes: classes}
+	t := &ClassTree{classes: classes, features: len(rows[0])}
 	t.grow(rows, labels, idx, 0, opts, rng)
 	return t
 }
@@ -88,7 +108,7 @@ func (t *ClassTree) impurity(counts []float64, n float64, c Criterion) float64 {
 	return 1 - s
 }
 
-func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, opts ClassTreeOptions, rng *tensor.RNG) int {
+func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, opts classTreeOptions, rng *tensor.RNG) int {
 	counts := make([]float64, t.classes)
 	for _, i := range idx {
 		counts[labels[i]]++
@@ -99,9 +119,9 @@ func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, o
 	for c, k := range counts {
 		dist[c] = k / n
 	}
-	t.nodes = append(t.nodes, classNode{leaf: true, dist: dist})
-	parent := t.impurity(counts, n, opts.Criterion)
-	if parent == 0 || depth >= opts.MaxDepth || len(idx) < 2*opts.MinLeaf {
+	t.nodes = append(t.nodes, classNode{leaf: true, dist: dist, class: tensor.ArgMax(tensor.FromFloat64s(dist, t.classes), 0)[0]})
+	parent := t.impurity(counts, n, opts.criterion)
+	if parent == 0 || depth >= opts.maxDepth || len(idx) < 2*opts.minLeaf {
 		return me
 	}
 	d := len(rows[idx[0]])
@@ -109,9 +129,9 @@ func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, o
 	for i := range features {
 		features[i] = i
 	}
-	if opts.MaxFeatures > 0 && opts.MaxFeatures < d && rng != nil {
+	if opts.maxFeatures > 0 && opts.maxFeatures < d {
 		perm := rng.Perm(d)
-		features = perm[:opts.MaxFeatures]
+		features = perm[:opts.maxFeatures]
 	}
 	best, bestF, bestThr := 1e-12, -1, 0.0
 	order := append([]int(nil), idx...)
@@ -123,14 +143,14 @@ func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, o
 			left[labels[order[k]]]++
 			x0, x1 := rows[order[k]][f], rows[order[k+1]][f]
 			nl := float64(k + 1)
-			if x0 == x1 || k+1 < opts.MinLeaf || len(order)-k-1 < opts.MinLeaf {
+			if x0 == x1 || k+1 < opts.minLeaf || len(order)-k-1 < opts.minLeaf {
 				continue
 			}
 			right := make([]float64, t.classes)
 			for c := range right {
 				right[c] = counts[c] - left[c]
 			}
-			gain := parent - nl/n*t.impurity(left, nl, opts.Criterion) - (n-nl)/n*t.impurity(right, n-nl, opts.Criterion)
+			gain := parent - nl/n*t.impurity(left, nl, opts.criterion) - (n-nl)/n*t.impurity(right, n-nl, opts.criterion)
 			if gain > best {
 				best, bestF, bestThr = gain, f, (x0+x1)/2
 			}
@@ -153,76 +173,128 @@ func (t *ClassTree) grow(rows [][]float64, labels []int, idx []int, depth int, o
 	return me
 }
 
-// Proba returns the class frequencies of the leaf row reaches.
-func (t *ClassTree) Proba(row []float64) []float64 {
-	n := t.nodes[0]
+// leaf returns the leaf row reaches.
+func (t *ClassTree) leaf(row []float64) *classNode {
+	n := &t.nodes[0]
 	for !n.leaf {
 		if row[n.feature] <= n.threshold {
-			n = t.nodes[n.left]
+			n = &t.nodes[n.left]
 		} else {
-			n = t.nodes[n.right]
+			n = &t.nodes[n.right]
 		}
 	}
-	return n.dist
+	return n
 }
 
-// Forest is a random forest of classification trees (Breiman 2001): each
-// tree grows on a bootstrap sample, trying √d random features per split,
-// and the forest predicts the class of largest mean probability.
+// proba returns the class frequencies of the leaf row reaches.
+func (t *ClassTree) proba(row []float64) []float64 { return t.leaf(row).dist }
+
+// class returns the most frequent class of the leaf row reaches.
+func (t *ClassTree) class(row []float64) int { return t.leaf(row).class }
+
+// PredictProba returns the class frequencies of the leaf each row of x
+// (m, d) reaches, an (m, classes) tensor. It panics with a *tensor.Error
+// when x is not an (m, d) matrix of the training width.
+func (t *ClassTree) PredictProba(x *tensor.Tensor) *tensor.Tensor {
+	rows := predictRows("ensemble.ClassTree.PredictProba", x, t.features)
+	out := make([]float64, 0, len(rows)*t.classes)
+	for _, r := range rows {
+		out = append(out, t.proba(r)...)
+	}
+	return tensor.FromFloat64s(out, len(rows), t.classes)
+}
+
+// Predict returns the most frequent class of the leaf each row of x
+// reaches (the lowest on ties). It panics as PredictProba does.
+func (t *ClassTree) Predict(x *tensor.Tensor) []int {
+	rows := predictRows("ensemble.ClassTree.Predict", x, t.features)
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = t.class(r)
+	}
+	return out
+}
+
+// Forest is a random forest of classification trees (Breiman 2001,
+// "Random forests"): each tree grows on a bootstrap sample, trying √d
+// random features per split, and the forest predicts the class of largest
+// mean probability.
 type Forest struct {
-	Trees   []*ClassTree
-	Classes int
+	Trees   []*ClassTree // one per bootstrap sample
+	Classes int          // number of classes
 	// OOBError is the error of each row's prediction by the trees whose
 	// bootstrap sample left it out (rows no tree left out are skipped).
 	OOBError float64
+	features int
 }
 
-// FitForest grows trees trees on the rows of x with labels in [0, classes)
-// from seed.
-func FitForest(x *tensor.Tensor, labels []int, classes, trees int, opts ClassTreeOptions, seed uint64) (*Forest, error) {
-	rows, err := classRows("ensemble.FitForest", x, labels, classes)
+// ForestOptions configures FitForest. Zero fields take the defaults
+// given.
+type ForestOptions struct {
+	Trees       int       // trees (default 100)
+	Classes     int       // number of classes (default: the largest label + 1)
+	Criterion   Criterion // impurity: Gini (default) or Entropy
+	MaxDepth    int       // default: unlimited
+	MinLeaf     int       // fewest examples in a leaf (default 1)
+	MaxFeatures int       // features tried per split (default ⌊√d⌋, at least 1)
+	Seed        uint64    // seed of the bootstrap samples and feature draws (default 0)
+}
+
+// FitForest grows opts.Trees trees on the rows of x (n, d) with labels in
+// [0, Classes). It returns an error naming the fit for bad data (as
+// FitClassTree) or negative options. When ctx is cancelled it stops
+// before the next tree and returns the forest so far (OOBError unset)
+// with an error wrapping ctx.Err().
+func FitForest(ctx context.Context, x *tensor.Tensor, labels []int, opts ForestOptions) (*Forest, error) {
+	const op = "ensemble.FitForest"
+	if opts.Trees < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.MaxFeatures < 0 {
+		return nil, fmt.Errorf("%s: Trees = %d, MaxDepth = %d, MinLeaf = %d and MaxFeatures = %d must not be negative", op, opts.Trees, opts.MaxDepth, opts.MinLeaf, opts.MaxFeatures)
+	}
+	rows, classes, err := classRows(op, x, labels, opts.Classes)
 	if err != nil {
 		return nil, err
 	}
-	if trees < 1 {
-		return nil, fmt.Errorf("ensemble.FitForest: %d trees", trees)
+	if opts.Trees == 0 {
+		opts.Trees = 100
 	}
 	n, d := len(rows), len(rows[0])
-	if opts.MaxFeatures == 0 {
-		opts.MaxFeatures = max(1, int(math.Sqrt(float64(d))))
+	shape := classTreeOptions{criterion: opts.Criterion, maxDepth: opts.MaxDepth, minLeaf: opts.MinLeaf, maxFeatures: opts.MaxFeatures}
+	if shape.maxFeatures == 0 {
+		shape.maxFeatures = max(1, int(math.Sqrt(float64(d))))
 	}
-	rng := tensor.NewRNG(seed)
-	f := &Forest{Classes: classes}
-	oob := make([][]float64, n)
-	for range trees {
+	rng := tensor.NewRNG(opts.Seed)
+	f := &Forest{Classes: classes, features: d}
+	oob := make([]float64, n*classes) // summed probabilities of the trees that left each row out
+	left := make([]bool, n)
+	for range opts.Trees {
+		if ctx.Err() != nil {
+			return f, fmt.Errorf("%s: stopped after %d trees: %w", op, len(f.Trees), ctx.Err())
+		}
 		in := make([]bool, n)
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = rng.Intn(n)
 			in[idx[i]] = true
 		}
-		t := growClassTree(rows, labels, classes, idx, opts, rng)
+		t := growClassTree(rows, labels, classes, idx, shape, rng)
 		f.Trees = append(f.Trees, t)
 		for i, r := range rows {
 			if in[i] {
 				continue
 			}
-			if oob[i] == nil {
-				oob[i] = make([]float64, classes)
-			}
-			for c, p := range t.Proba(r) {
-				oob[i][c] += p
+			left[i] = true
+			for c, p := range t.proba(r) {
+				oob[i*classes+c] += p
 			}
 		}
 	}
 	wrong, counted := 0, 0
-	for i, v := range oob {
-		if v == nil {
-			continue
-		}
-		counted++
-		if argmax(v) != labels[i] {
-			wrong++
+	for i, c := range tensor.ArgMax(tensor.FromFloat64s(oob, n, classes), 1) {
+		if left[i] {
+			counted++
+			if c != labels[i] {
+				wrong++
+			}
 		}
 	}
 	if counted > 0 {
@@ -231,54 +303,62 @@ func FitForest(x *tensor.Tensor, labels []int, classes, trees int, opts ClassTre
 	return f, nil
 }
 
-// Predict returns the class of largest mean probability for each row.
+// PredictProba returns the trees' mean class probabilities for each row
+// of x (m, d), an (m, Classes) tensor. It panics with a *tensor.Error when
+// x is not an (m, d) matrix of the training width.
+func (f *Forest) PredictProba(x *tensor.Tensor) *tensor.Tensor {
+	return f.proba("ensemble.Forest.PredictProba", x)
+}
+
+// Predict returns the class of largest mean probability for each row of
+// x. It panics as PredictProba does.
 func (f *Forest) Predict(x *tensor.Tensor) []int {
-	if x == nil || x.Dim() != 2 {
-		tensor.Fail("ensemble.Forest.Predict", "want an (m, d) matrix, got %v", x)
-	}
-	m, d := x.Shape()[0], x.Shape()[1]
-	v := x.Cast(tensor.Float64).Contiguous().Values()
-	out := make([]int, m)
-	sum := make([]float64, f.Classes)
-	for i := range out {
-		clear(sum)
+	return tensor.ArgMax(f.proba("ensemble.Forest.Predict", x), 1)
+}
+
+func (f *Forest) proba(op string, x *tensor.Tensor) *tensor.Tensor {
+	rows := predictRows(op, x, f.features)
+	out := make([]float64, len(rows)*f.Classes)
+	for i, r := range rows {
 		for _, t := range f.Trees {
-			for c, p := range t.Proba(v[i*d : (i+1)*d]) {
-				sum[c] += p
+			for c, p := range t.proba(r) {
+				out[i*f.Classes+c] += p / float64(len(f.Trees))
 			}
 		}
-		out[i] = argmax(sum)
 	}
-	return out
+	return tensor.FromFloat64s(out, len(rows), f.Classes)
 }
 
-func argmax(v []float64) int {
-	b := 0
-	for i, x := range v {
-		if x > v[b] {
-			b = i
+// classRows checks x and labels as the training data of the classifier
+// op and returns x's rows and the number of classes (classes, or the
+// largest label + 1 when it is 0): an error names op and what was wrong
+// (not a matrix, zero columns, NaN or Inf, a label count other than the
+// rows', a label out of range, fewer than two classes present).
+func classRows(op string, x *tensor.Tensor, labels []int, classes int) ([][]float64, int, error) {
+	rows, err := dataRows(op, x, -1)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(rows) != len(labels) {
+		return nil, 0, fmt.Errorf("%s: %d rows but %d labels", op, len(rows), len(labels))
+	}
+	if classes < 0 {
+		return nil, 0, fmt.Errorf("%s: Classes = %d must not be negative", op, classes)
+	}
+	if classes == 0 {
+		for _, l := range labels {
+			classes = max(classes, l+1)
 		}
 	}
-	return b
-}
-
-func classRows(op string, x *tensor.Tensor, labels []int, classes int) ([][]float64, error) {
-	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[0] != len(labels) {
-		return nil, fmt.Errorf("%s: want an (n, d) matrix with one label per row, got %v and %d labels", op, x, len(labels))
-	}
-	n, d := x.Shape()[0], x.Shape()[1]
-	v := x.Cast(tensor.Float64).Contiguous().Values()
-	rows := make([][]float64, n)
-	for i := range rows {
-		rows[i] = v[i*d : (i+1)*d]
-		for j, val := range rows[i] {
-			if !finite(val) {
-				return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i, j, val)
-			}
+	seen := map[int]bool{}
+	for i, l := range labels {
+		if l < 0 || l >= classes {
+			return nil, 0, fmt.Errorf("%s: label %d of row %d is not in [0, %d)", op, l, i, classes)
 		}
-		if labels[i] < 0 || labels[i] >= classes {
-			return nil, fmt.Errorf("%s: label %d of row %d is not in [0, %d)", op, labels[i], i, classes)
-		}
+		seen[l] = true
 	}
-	return rows, nil
+	if len(seen) < 2 {
+		return nil, 0, fmt.Errorf("%s: the labels hold a single class (%d); a classifier needs two or more", op, labels[0])
+	}
+	return rows, classes, nil
 }

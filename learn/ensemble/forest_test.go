@@ -1,6 +1,7 @@
 package ensemble
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,21 +15,17 @@ import (
 // leaves (the Gini gain is 0.5, the whole impurity); XOR needs two levels.
 func TestClassTreeByHand(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{1, 2, 3, 4}, 4, 1)
-	tr, err := FitClassTree(x, []int{0, 0, 1, 1}, 2, ClassTreeOptions{}, nil)
+	tr, err := FitClassTree(x, []int{0, 0, 1, 1}, ClassTreeOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, []float64{1, 0}, tr.Proba([]float64{2.4}))
-	assert.Equal(t, []float64{0, 1}, tr.Proba([]float64{2.6}))
+	q := tensor.FromFloat64s([]float64{2.4, 2.6}, 2, 1)
+	assert.Equal(t, []float64{1, 0, 0, 1}, tr.PredictProba(q).Float64s())
+	assert.Equal(t, []int{0, 1}, tr.Predict(q))
 	xor := tensor.FromFloat64s([]float64{0, 0, 0, 1, 1, 0, 1, 1, 0, 0.1, 1, 0.9}, 6, 2)
 	for _, c := range []Criterion{Gini, Entropy} {
-		tr, err = FitClassTree(xor, []int{0, 1, 1, 0, 0, 0}, 2, ClassTreeOptions{Criterion: c}, nil)
+		tr, err = FitClassTree(xor, []int{0, 1, 1, 0, 0, 0}, ClassTreeOptions{Criterion: c})
 		require.NoError(t, err)
-		for i, want := range []int{0, 1, 1, 0, 0, 0} {
-			row := xor.Values()[2*i : 2*i+2]
-			assert.Equal(t, float64(1), tr.Proba(row)[want], "criterion %d row %d", c, i)
-		}
+		assert.Equal(t, []int{0, 1, 1, 0, 0, 0}, tr.Predict(xor), "criterion %d", c)
 	}
-	_, err = FitClassTree(x, []int{0, 0, 1, 2}, 2, ClassTreeOptions{}, nil)
-	assert.ErrorContains(t, err, "label 2 of row 3")
 }
 
 // A forest on iris: training accuracy near 1 and an out-of-bag error in
@@ -36,9 +33,13 @@ func TestClassTreeByHand(t *testing.T) {
 func TestForestOnIris(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
-	f, err := FitForest(x, labels, 3, 100, ClassTreeOptions{}, 4)
+	f, err := FitForest(context.Background(), x, labels, ForestOptions{Seed: 4})
 	require.NoError(t, err)
 	pred := f.Predict(x)
+	p := f.PredictProba(x)
+	assert.Equal(t, []int{150, 3}, p.Shape())
+	assert.Equal(t, pred, tensor.ArgMax(p, 1))
+	assert.InDeltaSlice(t, []float64{1, 1, 1}, tensor.Sum(p, []int{1}, false).Float64s()[:3], 1e-12)
 	right := 0
 	for i, p := range pred {
 		if p == labels[i] {
@@ -64,9 +65,10 @@ func TestAdaBoostLearnsAnInterval(t *testing.T) {
 		}
 	}
 	x := tensor.FromFloat64s(xs, 10, 1)
-	a, err := FitAdaBoost(x, y, 2, 50, ClassTreeOptions{}, 2)
+	a, err := FitAdaBoost(context.Background(), x, y, AdaBoostOptions{Seed: 2})
 	require.NoError(t, err)
 	assert.Greater(t, len(a.Trees), 1)
 	assert.Equal(t, y, a.Predict(x))
+	assert.Equal(t, y, tensor.ArgMax(a.Decision(x), 1))
 	assert.Equal(t, 0.0, a.TrainError[len(a.TrainError)-1])
 }

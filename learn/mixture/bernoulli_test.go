@@ -32,7 +32,8 @@ func TestBernoulliMixtureRecoversPrototypes(t *testing.T) {
 			x = append(x, v)
 		}
 	}
-	m, err := mixture.FitBernoulliMixture(tensor.FromFloat64s(x, n, 4), 2, 500, 1e-9, 3)
+	xt := tensor.FromFloat64s(x, n, 4)
+	m, err := mixture.FitBernoulliMixture(ctx, xt, mixture.BernoulliMixtureOptions{K: 2, MaxIter: 500, Tol: 1e-9, Seed: 3})
 	require.NoError(t, err)
 	for i := 1; i < len(m.Trace); i++ {
 		assert.GreaterOrEqual(t, m.Trace[i], m.Trace[i-1]-1e-12)
@@ -46,6 +47,14 @@ func TestBernoulliMixtureRecoversPrototypes(t *testing.T) {
 		assert.InDelta(t, protos[0][f], m.Means.At(first, f), 0.03)
 		assert.InDelta(t, protos[1][f], m.Means.At(1-first, f), 0.03)
 	}
+	// The prediction methods agree with the fitted likelihood, and a row
+	// of the first prototype's mode belongs to the first component.
+	assert.InDelta(t, m.LogLikelihood, tensor.Mean(m.LogProb(xt), nil, false).Item(), 1e-12)
+	one := tensor.FromFloat64s([]float64{1, 1, 0, 0}, 1, 4)
+	assert.Equal(t, []int{first}, m.Predict(one))
+	p := m.PredictProba(one).Float64s()
+	assert.InDelta(t, 1, p[0]+p[1], 1e-12)
+	assert.Greater(t, p[first], 0.99)
 }
 
 // On 300 binarised MNIST digits, ten components rise well above one
@@ -61,11 +70,9 @@ func TestBernoulliMixtureOnMNIST(t *testing.T) {
 		}
 	}
 	bin := tensor.FromFloat64s(imgs, 300, 784)
-	one, err := mixture.FitBernoulliMixture(bin, 1, 5, 0, 1)
+	one, err := mixture.FitBernoulliMixture(ctx, bin, mixture.BernoulliMixtureOptions{K: 1, MaxIter: 5, Seed: 1})
 	require.NoError(t, err)
-	ten, err := mixture.FitBernoulliMixture(bin, 10, 10, 0, 1)
-	require.NoError(t, err)
+	ten, err := mixture.FitBernoulliMixture(ctx, bin, mixture.BernoulliMixtureOptions{K: 10, MaxIter: 10, Seed: 1})
+	assert.ErrorIs(t, err, tensor.ErrNotConverged, "ten iterations are too few")
 	assert.Greater(t, ten.LogLikelihood, one.LogLikelihood+40, "nats per image")
-	_, err = mixture.FitBernoulliMixture(tensor.FromFloat64s([]float64{0.5, 2}, 1, 2), 1, 1, 0, 1)
-	assert.ErrorContains(t, err, "not in [0, 1]")
 }

@@ -1,6 +1,7 @@
 package mixture_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/learn/mixture"
@@ -11,11 +12,11 @@ import (
 // weight ½ each, at 0.1 and 10.1, and each point certain of its component.
 func ExampleFitGaussianMixture() {
 	x := tensor.FromFloat64s([]float64{0, 10, 0.2, 10.2}, 4, 1)
-	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 2, Seed: 1})
+	m, err := mixture.FitGaussianMixture(context.Background(), x, mixture.GaussianMixtureOptions{K: 2, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
-	labels, _ := m.Predict(x)
+	labels := m.Predict(x)
 	mu := m.Means.Values()
 	fmt.Printf("weights %.2f, means %.2f and %.2f\n", m.Weights, min(mu[0], mu[1]), max(mu[0], mu[1]))
 	fmt.Println("groups:", labels[0] == labels[2], labels[1] == labels[3], labels[0] != labels[1])
@@ -31,7 +32,7 @@ func ExampleFitGaussianMixture() {
 func ExampleFitGaussianMixture_prior() {
 	x := tensor.FromFloat64s([]float64{0, 0, 2, 1, 1, 3, 5, 4}, 4, 2)
 	prior := &mixture.Prior{Mean: []float64{0, 0}, Kappa: 1, Nu: 4, Scale: tensor.FromFloat64s([]float64{2, 0, 0, 4}, 2, 2)}
-	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 1, Covariance: mixture.Diagonal, Prior: prior})
+	m, err := mixture.FitGaussianMixture(context.Background(), x, mixture.GaussianMixtureOptions{K: 1, Covariance: mixture.Diagonal, Prior: prior})
 	if err != nil {
 		panic(err)
 	}

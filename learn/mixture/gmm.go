@@ -1,15 +1,26 @@
-// Package mixture fits Gaussian mixture models: by expectation-maximisation
-// (FitGaussianMixture; seed 000 §9.4) from a k-means start, with full,
-// diagonal, spherical or tied covariances, or by MAP-EM under a conjugate
-// Prior for any of them, and by gradient on the mixture's log-likelihood as
-// a graph (FitGaussianMixtureGradient), which reaches the same optimum.
+// Package mixture fits mixture models. Gaussian mixtures by
+// expectation-maximisation (FitGaussianMixture; Dempster, Laird and Rubin
+// 1977, "Maximum likelihood from incomplete data via the EM algorithm";
+// Bishop 2006, Pattern Recognition and Machine Learning, §9.2) from a
+// k-means start, with full, diagonal, spherical or tied covariances, or by
+// MAP-EM under a conjugate Prior for any of them, and by gradient on the
+// mixture's log-likelihood as a graph (FitGaussianMixtureGradient), which
+// reaches the same optimum. Bernoulli mixtures of binary vectors by EM
+// (FitBernoulliMixture).
 //
-//	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Seed: 1})
-//	fmt.Println(m.LogLikelihood, m.Weights)     // mean log p(x) per row
-//	resp := m.Responsibilities(x)             // (n, K) posterior of each component
+//	m, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 3, Seed: 1})
+//	fmt.Println(m.LogLikelihood, m.Weights) // mean log p(x) per row
+//	resp := m.PredictProba(x)             // (n, K) posterior of each component
+//
+// Every EM fit takes a context: when it is cancelled, the fit stops after
+// the current iteration and returns its model so far with an error
+// wrapping ctx.Err(). A fit that uses MaxIter iterations without meeting
+// Tol returns its model with a *tensor.NotConvergedError.
 package mixture
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -31,16 +42,16 @@ const (
 	Tied
 )
 
-// Options configures FitGaussianMixture. Zero fields take scikit-learn's
-// defaults.
-type Options struct {
-	K          int            // number of components (required)
+// GaussianMixtureOptions configures FitGaussianMixture. Zero fields take
+// scikit-learn's defaults.
+type GaussianMixtureOptions struct {
+	K          int            // number of components (required, 1 ≤ K ≤ n)
 	Covariance CovarianceType // Full (default), Diagonal, Spherical or Tied
 	MaxIter    int            // EM iterations per start (default 100)
 	Tol        float64        // stop when the mean log-likelihood per row rises by less (default 1e-3)
 	RegCovar   float64        // added to every variance, keeping covariances positive definite (default 1e-6)
 	Restarts   int            // EM runs from k-means starts with different seeds, the best kept (default 1)
-	Seed       uint64
+	Seed       uint64         // seed of the k-means starts (default 0)
 	// InitMeans, when set, holds the initial means (K, d): EM starts from
 	// them with identity covariances and equal weights (one run, no
 	// k-means).
@@ -68,36 +79,52 @@ type GaussianMixture struct {
 	// without one).
 	LogPrior   float64
 	Trace      []float64
-	Iterations int
-	Converged  bool
+	Iterations int // EM iterations of the kept run
 	covariance CovarianceType
+	chol       *tensor.Tensor // Cholesky factors of Covariances, (K, d, d)
+	converged  bool
+	change     float64 // the last rise of the monitored quantity
 }
 
 // FitGaussianMixture fits a K-component mixture to the rows of x (n, d) by
-// EM: responsibilities from the k-means labels (cluster.KMeans, one
+// EM: responsibilities from the k-means labels (cluster.FitKMeans, one
 // restart per EM start), then alternating E-steps (posterior
 // responsibilities) and M-steps (weighted means and covariances, plus
 // RegCovar on the diagonal) until the mean log-likelihood gains less than
-// Tol. It returns an error for bad data or options.
-func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error) {
-	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 {
-		return nil, fmt.Errorf("mixture.FitGaussianMixture: data must be a non-empty (n, d) matrix, got %v", x)
+// Tol. It returns an error naming the fit for bad data (not a matrix,
+// zero columns, NaN or Inf, fewer rows than components) or bad options.
+// The run with the highest final objective is kept; when that run used
+// MaxIter iterations without meeting Tol it comes back with a
+// *tensor.NotConvergedError. When ctx is cancelled the current run stops
+// after its current iteration (the first always runs, so the model has
+// parameters) and the best model so far comes back with an error wrapping
+// ctx.Err().
+func FitGaussianMixture(ctx context.Context, x *tensor.Tensor, opts GaussianMixtureOptions) (*GaussianMixture, error) {
+	const op = "mixture.FitGaussianMixture"
+	x, err := checkData(op, x)
+	if err != nil {
+		return nil, err
 	}
-	x = x.Cast(tensor.Float64).Contiguous()
-	n := x.Shape()[0]
+	n, d := x.Shape()[0], x.Shape()[1]
 	if opts.K < 1 || opts.K > n {
-		return nil, fmt.Errorf("mixture.FitGaussianMixture: K = %d components for %d rows", opts.K, n)
+		return nil, fmt.Errorf("%s: K = %d components for %d rows", op, opts.K, n)
 	}
-	if opts.MaxIter <= 0 {
+	if opts.MaxIter < 0 || opts.Restarts < 0 || !(opts.Tol >= 0) || !(opts.RegCovar >= 0) {
+		return nil, fmt.Errorf("%s: MaxIter = %d, Restarts = %d, Tol = %v and RegCovar = %v must not be negative", op, opts.MaxIter, opts.Restarts, opts.Tol, opts.RegCovar)
+	}
+	if opts.Covariance < Full || opts.Covariance > Tied {
+		return nil, fmt.Errorf("%s: unknown CovarianceType %d", op, opts.Covariance)
+	}
+	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
-	if opts.Tol <= 0 {
+	if opts.Tol == 0 {
 		opts.Tol = 1e-3
 	}
-	if opts.RegCovar <= 0 {
+	if opts.RegCovar == 0 {
 		opts.RegCovar = 1e-6
 	}
-	if opts.Restarts <= 0 {
+	if opts.Restarts == 0 {
 		opts.Restarts = 1
 	}
 	if opts.Prior != nil {
@@ -107,10 +134,10 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 		}
 		opts.Prior = p
 	}
+	var best *GaussianMixture
 	if opts.InitMeans != nil {
-		d := x.Shape()[1]
 		if sh := opts.InitMeans.Shape(); len(sh) != 2 || sh[0] != opts.K || sh[1] != d {
-			return nil, fmt.Errorf("mixture.FitGaussianMixture: InitMeans has shape %v, want (%d, %d)", sh, opts.K, d)
+			return nil, fmt.Errorf("%s: InitMeans has shape %v, want (%d, %d)", op, sh, opts.K, d)
 		}
 		w := make([]float64, opts.K)
 		for j := range w {
@@ -121,35 +148,75 @@ func FitGaussianMixture(x *tensor.Tensor, opts Options) (*GaussianMixture, error
 			Covariances: tensor.Expand(eye, opts.K, d, d).Contiguous()}
 		_, resp, err := start.eStep(x)
 		if err != nil {
-			return nil, fmt.Errorf("mixture.FitGaussianMixture: %w", err)
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		return em(x, resp, opts)
+		if best, err = em(ctx, x, resp, opts); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	} else {
+		for r := range opts.Restarts {
+			km, err := cluster.FitKMeans(ctx, x, cluster.KMeansOptions{K: opts.K, Restarts: 1, Seed: opts.Seed + uint64(r)})
+			if km == nil || (err != nil && !errors.Is(err, tensor.ErrNotConverged) && ctx.Err() == nil) {
+				return nil, fmt.Errorf("%s: %w", op, err)
+			}
+			resp := make([]float64, n*opts.K)
+			for i, l := range km.Labels {
+				resp[i*opts.K+l] = 1
+			}
+			m, err := em(ctx, x, tensor.FromFloat64s(resp, n, opts.K), opts)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", op, err)
+			}
+			if best == nil || m.Trace[len(m.Trace)-1] > best.Trace[len(best.Trace)-1] {
+				best = m
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
 	}
-	var best *GaussianMixture
-	for r := range opts.Restarts {
-		km, err := cluster.KMeans(x, cluster.KMeansOptions{K: opts.K, Restarts: 1, Seed: opts.Seed + uint64(r)})
-		if err != nil {
-			return nil, fmt.Errorf("mixture.FitGaussianMixture: %w", err)
-		}
-		resp := make([]float64, n*opts.K)
-		for i, l := range km.Labels {
-			resp[i*opts.K+l] = 1
-		}
-		m, err := em(x, tensor.FromFloat64s(resp, n, opts.K), opts)
-		if err != nil {
-			return nil, err
-		}
-		if best == nil || m.Trace[len(m.Trace)-1] > best.Trace[len(best.Trace)-1] {
-			best = m
-		}
+	switch {
+	case ctx.Err() != nil:
+		return best, fmt.Errorf("%s: stopped: %w", op, ctx.Err())
+	case !best.converged:
+		return best, &tensor.NotConvergedError{Op: op, Iterations: best.Iterations, Change: best.change, Tol: opts.Tol}
 	}
 	return best, nil
 }
 
-func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
+// checkData returns x as a contiguous float64 (n, d) matrix, or an error
+// naming op when it is not a non-empty matrix with columns and finite
+// values.
+func checkData(op string, x *tensor.Tensor) (*tensor.Tensor, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%s: nil data", op)
+	}
+	if x.Dim() != 2 || x.Shape()[0] == 0 {
+		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got shape %s", op, tensor.FormatShape(x.Shape()))
+	}
+	d := x.Shape()[1]
+	if d == 0 {
+		return nil, fmt.Errorf("%s: data has zero columns (shape %s)", op, tensor.FormatShape(x.Shape()))
+	}
+	x = x.Cast(tensor.Float64).Contiguous()
+	for i, v := range x.Float64s() {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i/d, i%d, v)
+		}
+	}
+	return x, nil
+}
+
+// em runs EM from the responsibilities resp until the objective gains
+// less than opts.Tol, opts.MaxIter iterations or ctx is cancelled (checked
+// from the second iteration on).
+func em(ctx context.Context, x, resp *tensor.Tensor, opts GaussianMixtureOptions) (*GaussianMixture, error) {
 	m := &GaussianMixture{covariance: opts.Covariance}
 	prev := math.Inf(-1)
 	for it := range opts.MaxIter {
+		if it > 0 && ctx.Err() != nil {
+			break
+		}
 		mStep(m, x, resp, opts)
 		if opts.Prior != nil {
 			opts.Prior.mapStep(m, x, resp, opts.Covariance)
@@ -159,6 +226,7 @@ func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
 			}
 			m.LogPrior = lp
 		}
+		m.chol = nil
 		logp, r, err := m.eStep(x)
 		if err != nil {
 			return nil, err
@@ -168,8 +236,9 @@ func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
 		obj := m.LogLikelihood + m.LogPrior/float64(len(logp))
 		m.Trace = append(m.Trace, obj)
 		m.Iterations = it + 1
+		m.change = obj - prev
 		if obj-prev < opts.Tol {
-			m.Converged = true
+			m.converged = true
 			break
 		}
 		prev = obj
@@ -179,7 +248,7 @@ func em(x, resp *tensor.Tensor, opts Options) (*GaussianMixture, error) {
 
 // mStep sets the weights, means and covariances from the
 // responsibilities.
-func mStep(m *GaussianMixture, x, resp *tensor.Tensor, opts Options) {
+func mStep(m *GaussianMixture, x, resp *tensor.Tensor, opts GaussianMixtureOptions) {
 	n, d, k := x.Shape()[0], x.Shape()[1], resp.Shape()[1]
 	nk := tensor.Sum(resp, []int{0}, false).Values()
 	for j := range nk {
@@ -291,12 +360,24 @@ func (m *GaussianMixture) eStep(x *tensor.Tensor) ([]float64, *tensor.Tensor, er
 	return logp, lj, nil
 }
 
+// factor returns the Cholesky factors of the covariances, computed once.
+func (m *GaussianMixture) factor() (*tensor.Tensor, error) {
+	if m.chol == nil {
+		l, err := tensor.Cholesky(m.Covariances)
+		if err != nil {
+			return nil, fmt.Errorf("mixture: a covariance is not positive definite (raise RegCovar): %w", err)
+		}
+		m.chol = l
+	}
+	return m.chol, nil
+}
+
 // jointLogProb returns log πₖ + log N(xᵢ; μₖ, Σₖ) as an (n, K) matrix.
 func (m *GaussianMixture) jointLogProb(x *tensor.Tensor) (*tensor.Tensor, error) {
 	n, d, k := x.Shape()[0], x.Shape()[1], len(m.Weights)
-	l, err := tensor.Cholesky(m.Covariances)
+	l, err := m.factor()
 	if err != nil {
-		return nil, fmt.Errorf("mixture: a covariance is not positive definite (raise RegCovar): %w", err)
+		return nil, err
 	}
 	lv, xv, mv := l.Float64s(), x.Float64s(), m.Means.Float64s()
 	out := make([]float64, n*k)
@@ -346,64 +427,64 @@ func (m *GaussianMixture) NumParams() int {
 }
 
 // BIC returns −2·log L + p·log n for the n rows of x (lower is better).
-func (m *GaussianMixture) BIC(x *tensor.Tensor) (float64, error) {
-	ll, n, err := m.totalLogLik(x)
-	return -2*ll + float64(m.NumParams())*math.Log(float64(n)), err
+// It panics as LogProb does.
+func (m *GaussianMixture) BIC(x *tensor.Tensor) float64 {
+	ll, n := m.totalLogLik("mixture.GaussianMixture.BIC", x)
+	return -2*ll + float64(m.NumParams())*math.Log(float64(n))
 }
 
-// AIC returns −2·log L + 2p for the rows of x.
-func (m *GaussianMixture) AIC(x *tensor.Tensor) (float64, error) {
-	ll, _, err := m.totalLogLik(x)
-	return -2*ll + 2*float64(m.NumParams()), err
+// AIC returns −2·log L + 2p for the rows of x. It panics as LogProb does.
+func (m *GaussianMixture) AIC(x *tensor.Tensor) float64 {
+	ll, _ := m.totalLogLik("mixture.GaussianMixture.AIC", x)
+	return -2*ll + 2*float64(m.NumParams())
 }
 
-func (m *GaussianMixture) totalLogLik(x *tensor.Tensor) (float64, int, error) {
-	lp, err := m.LogProb(x)
+func (m *GaussianMixture) totalLogLik(op string, x *tensor.Tensor) (float64, int) {
+	logp, _ := m.predict(op, x)
 	s := 0.0
-	for _, v := range lp {
+	for _, v := range logp {
 		s += v
 	}
-	return s, len(lp), err
+	return s, len(logp)
 }
 
-// Responsibilities returns p(k | xᵢ) for the rows of x (m, d): an (m, K)
-// matrix whose rows sum to 1.
-func (m *GaussianMixture) Responsibilities(x *tensor.Tensor) (*tensor.Tensor, error) {
-	_, r, err := m.eStep(m.check("mixture.Responsibilities", x))
-	return r, err
+// PredictProba returns the responsibilities p(k | xᵢ) for the rows of x
+// (m, d): an (m, K) matrix whose rows sum to 1. It panics with a
+// *tensor.Error when x is not an (m, d) matrix, or when the mixture was
+// not made by a fit and a covariance is not positive definite.
+func (m *GaussianMixture) PredictProba(x *tensor.Tensor) *tensor.Tensor {
+	_, r := m.predict("mixture.GaussianMixture.PredictProba", x)
+	return r
 }
 
-// LogProb returns log p(xᵢ) under the mixture for the rows of x.
-func (m *GaussianMixture) LogProb(x *tensor.Tensor) ([]float64, error) {
-	logp, _, err := m.eStep(m.check("mixture.LogProb", x))
-	return logp, err
+// LogProb returns log p(xᵢ) under the mixture for the rows of x (m, d) as
+// an (m) tensor. It panics as PredictProba does.
+func (m *GaussianMixture) LogProb(x *tensor.Tensor) *tensor.Tensor {
+	logp, _ := m.predict("mixture.GaussianMixture.LogProb", x)
+	return tensor.FromFloat64s(logp, len(logp))
 }
 
-// Predict returns the most probable component of each row of x.
-func (m *GaussianMixture) Predict(x *tensor.Tensor) ([]int, error) {
-	r, err := m.Responsibilities(x)
-	if err != nil {
-		return nil, err
-	}
-	k := len(m.Weights)
-	v := r.Float64s()
-	out := make([]int, x.Shape()[0])
-	for i := range out {
-		for j := range k {
-			if v[i*k+j] > v[i*k+out[i]] {
-				out[i] = j
-			}
-		}
-	}
-	return out, nil
+// Predict returns the most probable component of each row of x (m, d).
+// It panics as PredictProba does.
+func (m *GaussianMixture) Predict(x *tensor.Tensor) []int {
+	_, r := m.predict("mixture.GaussianMixture.Predict", x)
+	return tensor.ArgMax(r, 1)
 }
 
-func (m *GaussianMixture) check(op string, x *tensor.Tensor) *tensor.Tensor {
+// predict checks x for op and runs the E-step on it.
+func (m *GaussianMixture) predict(op string, x *tensor.Tensor) ([]float64, *tensor.Tensor) {
 	d := m.Means.Shape()[1]
-	if x == nil || x.Dim() != 2 || x.Shape()[1] != d {
-		tensor.Fail(op, "want an (m, %d) matrix, got %v", d, x)
+	if x == nil {
+		tensor.Fail(op, "nil data")
 	}
-	return x.Cast(tensor.Float64).Contiguous()
+	if x.Dim() != 2 || x.Shape()[1] != d {
+		tensor.Fail(op, "want an (m, %d) matrix, got shape %s", d, tensor.FormatShape(x.Shape()))
+	}
+	logp, r, err := m.eStep(x.Cast(tensor.Float64).Contiguous())
+	if err != nil {
+		tensor.Fail(op, "%v", err)
+	}
+	return logp, r
 }
 
 func mean(v []float64) float64 {

@@ -1,6 +1,7 @@
 package mixture
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -27,23 +28,48 @@ func LogLikelihood(x, logits, means, chol *graph.Node) *graph.Node {
 	return graph.Sum(graph.LogSumExp(comp, []int{0}, false), nil, false)
 }
 
+// GaussianMixtureGradientOptions configures FitGaussianMixtureGradient.
+type GaussianMixtureGradientOptions struct {
+	// Start is the mixture the optimiser starts from (required): an EM
+	// fit, or any mixture with positive definite covariances.
+	Start   *GaussianMixture
+	MaxIter int // L-BFGS iterations (default 500)
+}
+
 // FitGaussianMixtureGradient maximises LogLikelihood over the weights'
 // logits, the means and the Cholesky factors (diagonals through exp, so
-// covariances stay positive definite) with L-BFGS, starting from start
-// (an EM fit, or any mixture). It returns the fitted mixture, whose
-// LogLikelihood is the mean per row as for EM, and the optimiser's report.
-func FitGaussianMixtureGradient(x *tensor.Tensor, start *GaussianMixture, maxIter int) (*GaussianMixture, optim.LBFGSResult, error) {
+// covariances stay positive definite) with L-BFGS (Nocedal and Wright
+// 2006, Numerical Optimization, Algorithm 7.5), starting from opts.Start.
+// The fitted mixture's LogLikelihood is the mean per row as for EM, and
+// Iterations counts the L-BFGS iterations. It returns an error for bad
+// data, a missing start or a start of another width; when the optimiser
+// stops without meeting its tolerance, the mixture comes back with a
+// *tensor.NotConvergedError; when ctx is cancelled, the best mixture so
+// far comes back with an error wrapping ctx.Err().
+func FitGaussianMixtureGradient(ctx context.Context, x *tensor.Tensor, opts GaussianMixtureGradientOptions) (*GaussianMixture, error) {
+	const op = "mixture.FitGaussianMixtureGradient"
+	start := opts.Start
 	if start == nil {
-		return nil, optim.LBFGSResult{}, fmt.Errorf("mixture.FitGaussianMixtureGradient: nil start")
+		return nil, fmt.Errorf("%s: nil Start", op)
 	}
-	x = start.check("mixture.FitGaussianMixtureGradient", x)
+	x, err := checkData(op, x)
+	if err != nil {
+		return nil, err
+	}
 	n, k, d := x.Shape()[0], len(start.Weights), x.Shape()[1]
-	if maxIter <= 0 {
+	if start.Means == nil || start.Means.Dim() != 2 || start.Means.Shape()[1] != d {
+		return nil, fmt.Errorf("%s: data has %d columns but Start does not have means of that width", op, d)
+	}
+	if opts.MaxIter < 0 {
+		return nil, fmt.Errorf("%s: MaxIter = %d must not be negative", op, opts.MaxIter)
+	}
+	maxIter := opts.MaxIter
+	if maxIter == 0 {
 		maxIter = 500
 	}
 	l, err := tensor.Cholesky(start.Covariances)
 	if err != nil {
-		return nil, optim.LBFGSResult{}, fmt.Errorf("mixture.FitGaussianMixtureGradient: %w", err)
+		return nil, fmt.Errorf("%s: Start: %w", op, err)
 	}
 	// Unconstrained parameters: logits, means, and L with log-diagonal.
 	logits := make([]float64, k)
@@ -67,6 +93,9 @@ func FitGaussianMixtureGradient(x *tensor.Tensor, start *GaussianMixture, maxIte
 		return LogLikelihood(g.Const(x), p[0], p[1], chol)
 	}
 	f := func(p, grad []*tensor.Tensor) (v float64, err error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err // every trial fails, so L-BFGS stops at its last good point
+		}
 		defer tensor.Recover(&err)
 		g.Reset()
 		vars := []*graph.Node{g.Var(p[0]), g.Var(p[1]), g.Var(p[2])}
@@ -76,9 +105,13 @@ func FitGaussianMixtureGradient(x *tensor.Tensor, start *GaussianMixture, maxIte
 		}
 		return nll.Item(), nil
 	}
-	res, err := optim.Minimize(f, params, optim.LBFGSConfig{MaxIter: maxIter, GradTol: 1e-9})
+	const gradTol = 1e-9
+	res, err := optim.Minimize(f, params, optim.LBFGSConfig{MaxIter: maxIter, GradTol: gradTol})
 	if err != nil {
-		return nil, res, fmt.Errorf("mixture.FitGaussianMixtureGradient: %w", err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: stopped: %w", op, ctx.Err())
+		}
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	g.Reset()
 	vars := []*graph.Node{g.Const(params[0]), g.Const(params[1]), g.Const(params[2])}
@@ -87,6 +120,16 @@ func FitGaussianMixtureGradient(x *tensor.Tensor, start *GaussianMixture, maxIte
 	chol := graph.Add(strict, graph.Mul(graph.Exp(vars[2]), e))
 	cov := graph.MatMulT(chol, chol, false, true).Value().Clone()
 	w := graph.Softmax(vars[0], 0).Value().Values()
-	return &GaussianMixture{Weights: w, Means: params[1], Covariances: cov, LogLikelihood: -res.F,
-		Iterations: res.Iterations, Converged: res.Converged}, res, nil
+	m := &GaussianMixture{Weights: w, Means: params[1], Covariances: cov, LogLikelihood: -res.F,
+		Iterations: res.Iterations, converged: res.Converged}
+	if _, err := m.factor(); err != nil { // factor now, so prediction never writes to m
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return m, fmt.Errorf("%s: stopped: %w", op, ctx.Err())
+	case !res.Converged:
+		return m, &tensor.NotConvergedError{Op: op, Iterations: res.Iterations, Change: res.GradNorm, Tol: gradTol}
+	}
+	return m, nil
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Prior is a conjugate prior for MAP-EM of a Gaussian mixture (seed 001
-// §8.1.4: the M-step maximises the expected complete log-likelihood plus
-// log p(θ)), for every CovarianceType. The weights have a symmetric
+// Prior is a conjugate prior for MAP-EM of a Gaussian mixture (the
+// M-step maximises the expected complete log-likelihood plus log p(θ);
+// Fraley and Raftery 2007, "Bayesian regularization for normal mixture
+// estimation and model-based clustering"), for every CovarianceType. The weights have a symmetric
 // Dirichlet(Alpha) and each component's mean μₖ | Σₖ ~ N(Mean, Σₖ/Kappa)
 // (flat when Kappa = 0); the covariances' prior is built from the inverse
 // Wishart IW(Scale, Nu) = IW(Ψ₀, ν₀) to suit the type:

@@ -21,7 +21,7 @@ func TestMAPEMOneComponentByHand(t *testing.T) {
 	xs := []float64{0, 1, 2, 5}
 	x := tensor.FromFloat64s(xs, 4, 1)
 	prior := &mixture.Prior{Mean: []float64{0}, Kappa: 1, Nu: 3, Scale: tensor.FromFloat64s([]float64{2}, 1, 1)}
-	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 1, Prior: prior, Tol: 1e-12})
+	m, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 1, Prior: prior, Tol: 1e-12})
 	require.NoError(t, err)
 	assert.InDelta(t, 1.6, m.Means.Float64s()[0], 1e-12)
 	assert.InDelta(t, 1.92, m.Covariances.Float64s()[0], 1e-12)
@@ -50,7 +50,7 @@ func TestMAPEMOneComponentByHand(t *testing.T) {
 func TestMAPEMDirichletAndFlatMeansByHand(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{100, 0, 101, 1, 102}, 5, 1)
 	prior := &mixture.Prior{Alpha: 3, Nu: 2, Scale: tensor.FromFloat64s([]float64{1}, 1, 1)}
-	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 2, Prior: prior, Tol: 1e-12})
+	m, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 2, Prior: prior, Tol: 1e-12})
 	require.NoError(t, err)
 	order := []int{0, 1}
 	mv, cv := m.Means.Float64s(), m.Covariances.Float64s()
@@ -71,7 +71,7 @@ func TestMAPEMMonotoneOnIris(t *testing.T) {
 	x := iris(t)
 	for _, ct := range []mixture.CovarianceType{mixture.Full, mixture.Diagonal, mixture.Spherical, mixture.Tied} {
 		for _, prior := range []mixture.Prior{{}, {Alpha: 2, Kappa: 0.5, Nu: 8}} {
-			m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Seed: 1, Covariance: ct, Prior: &prior, Tol: 1e-10, MaxIter: 300})
+			m, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 3, Seed: 1, Covariance: ct, Prior: &prior, Tol: 1e-10, MaxIter: 300})
 			require.NoError(t, err)
 			require.Greater(t, len(m.Trace), 5, "type %d", ct)
 			for i := 1; i < len(m.Trace); i++ {
@@ -83,9 +83,9 @@ func TestMAPEMMonotoneOnIris(t *testing.T) {
 
 	tiny := tensor.MulScalar(tensor.Eye(tensor.Float64, 4), 1e-10)
 	weak := &mixture.Prior{Nu: 3 + 1e-9, Scale: tiny}
-	ml, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Seed: 1, Tol: 1e-10, MaxIter: 300, RegCovar: 1e-10})
+	ml, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 3, Seed: 1, Tol: 1e-10, MaxIter: 300, RegCovar: 1e-10})
 	require.NoError(t, err)
-	mp, err := mixture.FitGaussianMixture(x, mixture.Options{K: 3, Seed: 1, Tol: 1e-10, MaxIter: 300, Prior: weak})
+	mp, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 3, Seed: 1, Tol: 1e-10, MaxIter: 300, Prior: weak})
 	require.NoError(t, err)
 	// The weak prior still counts ν₀ + d + 1 ≈ 8 pseudo-rows per
 	// component, so the two optima are close but not equal.
@@ -94,7 +94,7 @@ func TestMAPEMMonotoneOnIris(t *testing.T) {
 
 func TestMAPEMBadPrior(t *testing.T) {
 	x := iris(t)
-	for name, o := range map[string]mixture.Options{
+	for name, o := range map[string]mixture.GaussianMixtureOptions{
 		"Alpha":    {K: 2, Prior: &mixture.Prior{Alpha: 0.5}},
 		"Kappa":    {K: 2, Prior: &mixture.Prior{Kappa: -1}},
 		"Nu":       {K: 2, Prior: &mixture.Prior{Nu: 2}},
@@ -103,14 +103,14 @@ func TestMAPEMBadPrior(t *testing.T) {
 		"positive": {K: 2, Prior: &mixture.Prior{Scale: tensor.MulScalar(tensor.Eye(tensor.Float64, 4), -1)}},
 		"Nu/Tied":  {K: 2, Covariance: mixture.Tied, Prior: &mixture.Prior{Nu: 3}},
 	} {
-		_, err := mixture.FitGaussianMixture(x, o)
+		_, err := mixture.FitGaussianMixture(ctx, x, o)
 		require.Error(t, err, name)
 		assert.Contains(t, err.Error(), "mixture.FitGaussianMixture", name)
 	}
 }
 
 func TestInitMeansShape(t *testing.T) {
-	_, err := mixture.FitGaussianMixture(iris(t), mixture.Options{K: 3, InitMeans: tensor.Eye(tensor.Float64, 3)})
+	_, err := mixture.FitGaussianMixture(ctx, iris(t), mixture.GaussianMixtureOptions{K: 3, InitMeans: tensor.Eye(tensor.Float64, 3)})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "InitMeans has shape [3 3], want (3, 4)")
 }

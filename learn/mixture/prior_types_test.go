@@ -61,7 +61,7 @@ func TestMAPEMOneComponentTypesByHand(t *testing.T) {
 		return &mixture.Prior{Mean: []float64{0, 0}, Kappa: 1, Nu: 4, Scale: tensor.FromFloat64s([]float64{2, 1, 1, 4}, 2, 2)}
 	}
 	fit := func(ct mixture.CovarianceType) *mixture.GaussianMixture {
-		m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 1, Covariance: ct, Prior: prior(), Tol: 1e-12})
+		m, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 1, Covariance: ct, Prior: prior(), Tol: 1e-12})
 		require.NoError(t, err)
 		assert.InDeltaSlice(t, []float64{1.6, 1.6}, m.Means.Float64s(), 1e-12, "type %d", ct)
 		assert.Equal(t, []float64{1}, m.Weights)
@@ -127,7 +127,7 @@ func TestMAPEMTiedTwoComponentsByHand(t *testing.T) {
 	xs := []float64{100, 0, 101, 1, 102}
 	x := tensor.FromFloat64s(xs, 5, 1)
 	prior := &mixture.Prior{Alpha: 2, Mean: []float64{50}, Kappa: 0.01, Nu: 2, Scale: tensor.FromFloat64s([]float64{1}, 1, 1)}
-	m, err := mixture.FitGaussianMixture(x, mixture.Options{K: 2, Covariance: mixture.Tied, Prior: prior, Tol: 1e-12,
+	m, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: 2, Covariance: mixture.Tied, Prior: prior, Tol: 1e-12,
 		InitMeans: tensor.FromFloat64s([]float64{0, 100}, 2, 1)})
 	require.NoError(t, err)
 	v := (1 + 0.5 + 2 + (0.02/2.01)*49.5*49.5 + (0.03/3.01)*51*51) / 11
@@ -165,7 +165,7 @@ func TestMAPEMTypesCoincide(t *testing.T) {
 	}
 	fit := func(x *tensor.Tensor, k int, ct mixture.CovarianceType) *mixture.GaussianMixture {
 		p := prior
-		m, err := mixture.FitGaussianMixture(x, mixture.Options{K: k, Covariance: ct, Prior: &p, Tol: 1e-10, Seed: 3})
+		m, err := mixture.FitGaussianMixture(ctx, x, mixture.GaussianMixtureOptions{K: k, Covariance: ct, Prior: &p, Tol: 1e-10, Seed: 3})
 		require.NoError(t, err)
 		return m
 	}
