@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,10 +53,12 @@ func newLinear(dt tensor.DType, seed uint64) *nn.Linear {
 	return nn.NewLinear(tensor.NewRNG(seed), 3, 1, true, dt)
 }
 
+// values copies m's state dict, sorted by name.
 func values(m nn.Module) [][]float64 {
+	st := nn.State(m)
 	var out [][]float64
-	for _, p := range nn.State(m) {
-		out = append(out, append([]float64(nil), p.Value.Cast(tensor.Float64).Float64s()...))
+	for _, name := range slices.Sorted(maps.Keys(st)) {
+		out = append(out, append([]float64(nil), st[name].Cast(tensor.Float64).Float64s()...))
 	}
 	return out
 }

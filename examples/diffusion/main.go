@@ -210,12 +210,8 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	}
 	if cfg.Load == "" {
 		res.Checkpoint = filepath.Join(cfg.Out, "unet.safetensors")
-		params := map[string]*tensor.Tensor{}
-		for _, p := range unet.Params() {
-			params[p.Name] = p.Value
-		}
 		meta := map[string]string{"model": "diffusion.UNet", "T": fmt.Sprint(cfg.T), "base": fmt.Sprint(cfg.Base), "epochs": fmt.Sprint(cfg.Epochs)}
-		if err := checkpoint.SaveParams(res.Checkpoint, params, nil, meta); err != nil {
+		if err := checkpoint.Save(res.Checkpoint, nn.State(unet), nil, meta); err != nil {
 			return res, err
 		}
 		fmt.Fprintln(log, "weights:", res.Checkpoint)
@@ -263,11 +259,7 @@ func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedul
 
 // load reads the U-Net's weights from a checkpoint written by an earlier run.
 func load(path string, unet *diffusion.UNet) error {
-	params := map[string]*tensor.Tensor{}
-	for _, p := range unet.Params() {
-		params[p.Name] = p.Value
-	}
-	_, err := checkpoint.LoadInto(path, params)
+	_, err := checkpoint.LoadInto(path, nn.State(unet))
 	return err
 }
 

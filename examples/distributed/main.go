@@ -141,12 +141,8 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 		// and the others wait so that the file is complete when any rank
 		// returns.
 		if comm.Rank() == 0 {
-			state := map[string]*tensor.Tensor{}
-			for _, p := range model.Params() {
-				state[p.Name] = p.Value
-			}
 			meta := map[string]string{"ranks": fmt.Sprint(comm.Size()), "steps": fmt.Sprint(steps)}
-			if err := checkpoint.SaveParams(out, state, opt.State(), meta); err != nil {
+			if err := checkpoint.Save(out, nn.State(model), opt.State(nn.Names(model.Params())), meta); err != nil {
 				return nil, err
 			}
 		}

@@ -284,12 +284,8 @@ func run(o options, log io.Writer) (res result, err error) {
 		name = fmt.Sprintf("hvae_latent%d_%d.safetensors", o.Latent, o.Latent2)
 	}
 	res.Checkpoint = filepath.Join(o.Out, name)
-	params := map[string]*tensor.Tensor{}
-	for _, p := range t.m.Params() {
-		params[p.Name] = p.Value
-	}
 	meta := map[string]string{"model": t.m.describe(), "epochs": fmt.Sprint(o.Epochs)}
-	if err := checkpoint.SaveParams(res.Checkpoint, params, t.tr.Optimizer().State(), meta); err != nil {
+	if err := checkpoint.Save(res.Checkpoint, nn.State(t.m), t.tr.Optimizer().State(nn.Names(t.m.Params())), meta); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(log, "checkpoint: %s\n", res.Checkpoint)

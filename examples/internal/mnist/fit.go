@@ -90,6 +90,6 @@ func FitClassifier(model nn.Module, forward train.Forward, x *tensor.Tensor, y [
 		h.SecondsPerEpoch = append(h.SecondsPerEpoch, r.Seconds)
 	}
 	h.StepLoss = th.StepLoss
-	h.OptState = tr.Optimizer().State()
+	h.OptState = tr.Optimizer().State(nn.Names(model.Params()))
 	return h, err
 }
