@@ -22,13 +22,12 @@ func line() data.TensorDataset {
 		xs[i] = -1 + 2*float64(i)/15
 		ys[i] = 2*xs[i] - 1
 	}
-	return data.TensorDataset{X: tensor.FromValues(tensor.Float64, xs, 16, 1), Labels: ys}
+	return data.TensorDataset{X: tensor.FromValues(tensor.Float64, xs, 16, 1), Targets: tensor.FromValues(tensor.Float64, ys, 16, 1)}
 }
 
 func mseLoss(lin *nn.Linear) train.LossFunc {
 	return func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
-		pred := graph.Reshape(lin.Forward(g.Const(b.X)), len(b.Labels))
-		return losses.MSE(pred, g.Const(tensor.FromValues(tensor.Float64, b.Labels, len(b.Labels))), losses.Mean)
+		return losses.MSE(lin.Forward(g.Const(b.X)), g.Const(b.Targets), losses.Mean)
 	}
 }
 

@@ -137,7 +137,7 @@ func TestInFloat64Forward(t *testing.T) {
 	bias := lin.Bias.Value.Cast(tensor.Float64).Item()
 	xs := ds.X.Float64s()
 	want := 0.0
-	for i, y := range ds.Labels {
+	for i, y := range ds.Targets.Values() {
 		d := xs[3*i]*w[0] + xs[3*i+1]*w[1] + xs[3*i+2]*w[2] + bias - y
 		want += d * d / 6
 	}
@@ -145,7 +145,7 @@ func TestInFloat64Forward(t *testing.T) {
 	var dt tensor.DType
 	InFloat64(lin, func() {
 		g := graph.New()
-		l := mse(lin, 0)(g, data.Batch{X: ds.X, Labels: ds.Labels}, nil)
+		l := mse(lin, 0)(g, data.Batch{X: ds.X, Targets: ds.Targets}, nil)
 		got, dt = l.Item(), l.Value().DType()
 	})
 	assert.Equal(t, tensor.Float64, dt)

@@ -175,7 +175,7 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 	defer tensor.Recover(&err)
 	total := 0
 	for _, b := range micro {
-		total += len(b.Labels)
+		total += b.Len()
 	}
 	if total == 0 {
 		return 0, fmt.Errorf("train: step %d: no examples in %d micro-batches", t.step+1, len(micro))
@@ -194,7 +194,7 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 			t.g.Reset()
 			return v, fmt.Errorf("train: step %d, micro-batch %d: loss is %g", t.step+1, i+1, v)
 		}
-		w := float64(len(b.Labels)) / float64(total)
+		w := float64(b.Len()) / float64(total)
 		loss += w * v
 		grads, err := t.gradients(l)
 		if err != nil {
@@ -259,7 +259,7 @@ func (t *Trainer) RunEpoch() (stop bool, err error) {
 		}
 		m := 0
 		for _, b := range micro {
-			m += len(b.Labels)
+			m += b.Len()
 		}
 		sum += l * float64(m)
 		seen += m

@@ -32,7 +32,7 @@ func regression(dt tensor.DType, n int) data.TensorDataset {
 	for i := range y {
 		y[i] = xs[3*i] - 2*xs[3*i+1] + 0.5*xs[3*i+2] + 0.3
 	}
-	return data.TensorDataset{X: x, Labels: y}
+	return data.TensorDataset{X: x, Targets: tensor.FromValues(dt, y, n, 1)}
 }
 
 // mse is the mean squared error of a Linear(3, 1) model on a batch; with
@@ -44,8 +44,7 @@ func mse(lin *nn.Linear, noise float64) LossFunc {
 		if noise > 0 {
 			x = tensor.AddTo(nil, x, rng.Normal(x.DType(), 0, noise, x.Shape()...))
 		}
-		pred := graph.Reshape(lin.Forward(g.Const(x)), len(b.Labels))
-		return losses.MSE(pred, g.Const(tensor.FromValues(x.DType(), b.Labels, len(b.Labels))), losses.Mean)
+		return losses.MSE(lin.Forward(g.Const(x)), g.Const(b.Targets.Cast(x.DType())), losses.Mean)
 	}
 }
 
@@ -75,7 +74,7 @@ func TestAccumulationEqualsBigBatch(t *testing.T) {
 		return ex
 	}(), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	part := func(lo, hi int) data.Batch {
-		return data.Batch{X: tensor.Slice(all.X, 0, lo, hi, 1), Labels: all.Labels[lo:hi]}
+		return data.Batch{X: tensor.Slice(all.X, 0, lo, hi, 1), Targets: tensor.Slice(all.Targets, 0, lo, hi, 1)}
 	}
 	run := func(micro ...data.Batch) ([][]float64, float64) {
 		lin := newLinear(tensor.Float64, 1)

@@ -82,19 +82,14 @@ func mlpLoaderWorkload() workload {
 				nn.NewLinear(rng, 512, 10, true, tensor.Float32),
 			)
 			ys := labels(rng, n, 10)
-			fl := make([]float64, n)
-			for i, y := range ys {
-				fl[i] = float64(y)
-			}
-			ds := data.TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, n, 784), Labels: fl}
+			ds := data.TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, n, 784), Labels: ys}
 			ld := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
 				Sampler: data.Random{N: n, Seed: 1}})
 			epoch := 0
 			next, _ := iter.Pull(ld.Epoch(epoch))
-			yb := make([]int, batch)
 			var cur data.Batch
 			tr := trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), yb)
+				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), cur.Labels)
 			})
 			return func() {
 				b, ok := next()
@@ -102,9 +97,6 @@ func mlpLoaderWorkload() workload {
 					epoch++
 					next, _ = iter.Pull(ld.Epoch(epoch))
 					b, _ = next()
-				}
-				for i, l := range b.Labels {
-					yb[i] = int(l)
 				}
 				cur = b
 				tr()

@@ -141,7 +141,7 @@ func (starts) Get(int) data.Example { return data.Example{} }
 
 // collate keeps only the indices (the window starts).
 func collate(_ []data.Example, index []int) data.Batch {
-	return data.Batch{Index: append([]int(nil), index...), Labels: make([]float64, len(index))}
+	return data.Batch{Index: append([]int(nil), index...)}
 }
 
 // windowLoss returns the mean cross-entropy (nats) of predicting

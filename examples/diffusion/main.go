@@ -101,7 +101,7 @@ func demoConfig(cfg config) config {
 }
 
 // images returns a split as (n, 1, 28, 28) in [−1, 1] with its labels.
-func images(split string, n int) (*tensor.Tensor, []float64, error) {
+func images(split string, n int) (*tensor.Tensor, []int, error) {
 	x, y, err := data.MNIST(split)
 	if err != nil {
 		return nil, nil, err
@@ -109,12 +109,8 @@ func images(split string, n int) (*tensor.Tensor, []float64, error) {
 	if n > 0 && n < len(y) {
 		x, y = tensor.Slice(x, 0, 0, n, 1).Contiguous(), y[:n]
 	}
-	labels := make([]float64, len(y))
-	for i, c := range y {
-		labels[i] = float64(c)
-	}
 	x = tensor.AddScalar(tensor.MulScalar(x, 2), -1)
-	return tensor.Reshape(x, len(y), 1, 28, 28), labels, nil
+	return tensor.Reshape(x, len(y), 1, 28, 28), y, nil
 }
 
 func run(cfg config, log io.Writer) (res result, err error) {
@@ -229,7 +225,7 @@ func run(cfg config, log io.Writer) (res result, err error) {
 }
 
 // fit trains unet on x and records the curve in res.
-func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedule, x *tensor.Tensor, labels []float64,
+func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedule, x *tensor.Tensor, labels []int,
 	eval train.EvalFunc, log io.Writer) error {
 	loader := data.NewLoader(data.TensorDataset{X: x, Labels: labels},
 		data.LoaderOptions{BatchSize: cfg.Batch, Sampler: data.Random{N: len(labels), Seed: cfg.Seed}})

@@ -195,11 +195,11 @@ func run(cfg config, verbose bool) (res result, err error) {
 	const perEpoch = 100
 	n := xTrain.Shape()[0]
 	gather := data.NewGatherer(xTrain)
-	loader := data.NewLoader(data.TensorDataset{X: xTrain, Labels: make([]float64, n)}, data.LoaderOptions{
+	loader := data.NewLoader(data.TensorDataset{X: xTrain}, data.LoaderOptions{
 		BatchSize: cfg.Batch,
 		Sampler:   data.Weighted{Weights: slices.Repeat([]float64{1}, n), Count: perEpoch * cfg.Batch, Seed: cfg.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
-			return data.Batch{X: gather.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+			return data.Batch{X: gather.Gather(idx), Index: idx}
 		}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node { return nll(f.dist(g), g.Const(b.X)) }
 	tc := train.Config{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}

@@ -153,10 +153,10 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 	}
 	n := x.Shape()[0]
 	rows := data.NewGatherer(x)
-	loader := data.NewLoader(data.TensorDataset{X: x, Labels: make([]float64, n)}, data.LoaderOptions{
+	loader := data.NewLoader(data.TensorDataset{X: x}, data.LoaderOptions{
 		BatchSize: o.Batch, Sampler: data.Random{N: n, Seed: o.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
-			return data.Batch{X: rows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+			return data.Batch{X: rows.Gather(idx), Index: idx}
 		}})
 	// The Trainer wants the batch mean; the model's loss is the batch sum.
 	beta := o.Beta
@@ -169,7 +169,7 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 		if warm > 0 {
 			m.setBeta(beta * min(1, float64(t.tr.Steps()+1)/warm))
 		}
-		return graph.MulScalar(m.loss(g, b.X, rng), 1/float64(len(b.Labels)))
+		return graph.MulScalar(m.loss(g, b.X, rng), 1/float64(b.Len()))
 	}
 	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: o.LR})
 	t = &trainer{m: m, tr: train.New(m, opt, loss, loader, cfg), g: graph.New()}
@@ -179,7 +179,7 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 // step takes one Adam step on the batch xb through the Trainer's step API
 // and returns its mean β-weighted −ELBO per image.
 func (t *trainer) step(xb *tensor.Tensor) (float64, error) {
-	return t.tr.Step(data.Batch{X: xb, Labels: make([]float64, xb.Shape()[0])})
+	return t.tr.Step(data.Batch{X: xb})
 }
 
 // evaluate returns the mean −ELBO per image over x and the mean KL of
