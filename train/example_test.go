@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func ExampleTrainer_Fit() {
 		ClipNorm: 5, Monitor: "train_loss", BestPath: filepath.Join(dir, "best.safetensors"),
 		Log: &log,
 	})
-	h, err := tr.Fit()
+	h, err := tr.Fit(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -94,10 +95,10 @@ func ExampleTrainer_Resume() {
 		return lin, train.New(lin, opt, mseLoss(lin), loader, train.Config{Epochs: epochs, Seed: 3})
 	}
 	whole, tr := setup(1, 4)
-	tr.Fit()
+	tr.Fit(context.Background())
 
 	_, first := setup(1, 2)
-	first.Fit()
+	first.Fit(context.Background())
 	if err := first.Save(path); err != nil {
 		fmt.Println(err)
 		return
@@ -107,7 +108,7 @@ func ExampleTrainer_Resume() {
 		fmt.Println(err)
 		return
 	}
-	h, _ := second.Fit()
+	h, _ := second.Fit(context.Background())
 	fmt.Println("resumed at epoch", h.Records[0].Epoch, "after", second.Steps()-len(h.StepLoss), "steps")
 	fmt.Println("same weights:", whole.Weight.Value.Item() == resumed.Weight.Value.Item() &&
 		whole.Bias.Value.Item() == resumed.Bias.Value.Item())

@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -40,13 +41,13 @@ func resumable(seed uint64, epochs int, log *bytes.Buffer) (*nn.Linear, *Trainer
 // and the same losses bit for bit.
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	full, tr := resumable(1, 6, nil)
-	h, err := tr.Fit()
+	h, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	require.Len(t, h.Records, 6)
 
 	path := filepath.Join(t.TempDir(), "run.safetensors")
 	_, first := resumable(1, 3, nil)
-	_, err = first.Fit()
+	_, err = first.Fit(context.Background())
 	require.NoError(t, err)
 	require.NoError(t, first.Save(path))
 
@@ -55,7 +56,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	require.NoError(t, second.Resume(path))
 	assert.Equal(t, 3, second.Epoch())
 	assert.Equal(t, first.Steps(), second.Steps())
-	h2, err := second.Fit()
+	h2, err := second.Fit(context.Background())
 	require.NoError(t, err)
 	require.Len(t, h2.Records, 3)
 
@@ -81,7 +82,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	require.NoError(t, otherTr.Save(bad))
 
 	lin, tr := resumable(1, 2, nil)
-	_, err := tr.Fit()
+	_, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	names := nn.Names(lin.Params())
 	before, state := values(lin), tr.opt.State(names)
@@ -103,7 +104,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 func TestLog(t *testing.T) {
 	var log bytes.Buffer
 	_, tr := resumable(1, 2, &log)
-	_, err := tr.Fit()
+	_, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	recs, err := ReadLog(&log)
 	require.NoError(t, err)

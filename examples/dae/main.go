@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -109,7 +110,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if verbose {
 		tc.Progress = os.Stdout
 	}
-	hist, err := train.New(m, opt, loss, loader, tc).Fit()
+	hist, err := train.New(m, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -234,7 +235,7 @@ func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedul
 	}
 	opt := optim.NewAdam(nn.Values(unet.Params()), optim.AdamConfig{LR: cfg.LR})
 	tr := train.New(unet, opt, loss, loader, train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed, ClipNorm: 1, Eval: eval, Progress: log})
-	hist, err := tr.Fit()
+	hist, err := tr.Fit(context.Background())
 	if err != nil {
 		return err
 	}

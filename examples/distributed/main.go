@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -106,7 +107,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 		cfg.Progress = os.Stdout
 	}
 	start := time.Now()
-	hist, err := train.New(model, opt, loss, loader, cfg).Fit()
+	hist, err := train.New(model, opt, loss, loader, cfg).Fit(context.Background())
 	if err != nil {
 		return nil, err
 	}

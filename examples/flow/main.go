@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -214,7 +215,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if verbose {
 		tc.Progress = os.Stdout
 	}
-	hist, err := train.New(f, opt, loss, loader, tc).Fit()
+	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

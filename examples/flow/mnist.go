@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -246,7 +247,7 @@ func runMNIST(cfg mnistConfig, verbose bool) (res mnistResult, err error) {
 	if verbose {
 		tc.Progress = os.Stdout
 	}
-	hist, err := train.New(f, opt, loss, loader, tc).Fit()
+	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -134,7 +135,7 @@ func runSine(c sineConfig, stdout, log io.Writer) (res sineResult, err error) {
 		defer f.Close()
 		tc.Log = f
 	}
-	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR}), loss, loader, tc).Fit()
+	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR}), loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -256,7 +257,7 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	fmt.Fprintf(log, "%s on %d training and %d test images, %d epochs, %d parameters\n",
 		t.m.describe(), x.Shape()[0], xt.Shape()[0], o.Epochs, nn.NumParams(t.m))
-	hist, err := t.tr.Fit()
+	hist, err := t.tr.Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

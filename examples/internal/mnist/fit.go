@@ -1,6 +1,7 @@
 package mnist
 
 import (
+	"context"
 	"io"
 
 	"github.com/gradus-ml/gradus/data"
@@ -58,11 +59,12 @@ func FitClassifier(model nn.Module, forward train.Forward, x *tensor.Tensor, y [
 	tr := NewTrainer(model, forward, x, y, cfg.Batch, cfg.LR, train.Config{
 		Epochs: cfg.Epochs, Seed: cfg.Seed, MaxSteps: cfg.MaxSteps, Progress: cfg.Progress, Log: cfg.Log,
 		Eval: func(int) (map[string]float64, error) {
-			acc, err := metrics.Accuracy(train.Predict(xTest, 500, forward), yTest)
+			pred, _ := train.Predict(xTest, 500, forward)
+			acc, err := metrics.Accuracy(pred, yTest)
 			return map[string]float64{"test_accuracy": acc}, err
 		},
 	})
-	th, err := tr.Fit()
+	th, err := tr.Fit(context.Background())
 	for _, r := range th.Records {
 		h.TrainLoss = append(h.TrainLoss, r.TrainLoss)
 		h.TestAccuracy = append(h.TestAccuracy, r.Metrics["test_accuracy"])
