@@ -118,12 +118,12 @@ func cnnWorkload() workload {
 		allocs: true,
 		setup: func() step {
 			rng := tensor.NewRNG(1)
-			conv := nn.Conv2DConfig{Padding: [2]int{1, 1}, NoBias: true}
+			conv := nn.Conv2DOptions{Padding: [2]int{1, 1}, NoBias: true}
 			pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
 			m := nn.NewSequential(
-				nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, conv, tensor.Float32), nn.ReLU{},
+				nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, conv), nn.ReLU{},
 				nn.NewMaxPool2D(pool),
-				nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, conv, tensor.Float32), nn.ReLU{},
+				nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, conv), nn.ReLU{},
 				nn.NewMaxPool2D(pool),
 				nn.NewFlatten(),
 				nn.NewLinear(rng, 32*7*7, 10, true, tensor.Float32),
@@ -149,7 +149,7 @@ func lstmWorkload() workload {
 		allocs: true,
 		setup: func() step {
 			rng := tensor.NewRNG(1)
-			m := nn.NewLSTM(rng, in, hidden, 1, false, tensor.Float32)
+			m := nn.NewLSTM(rng, in, hidden, nn.RNNOptions{})
 			x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
 			target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
 			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {

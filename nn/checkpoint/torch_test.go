@@ -51,7 +51,7 @@ func TestTorchCNNWithBatchNorm(t *testing.T) {
 	rng := tensor.NewRNG(1)
 	bn := nn.NewBatchNorm2D(4, tensor.Float32)
 	m := nn.NewSequential(
-		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
 		bn,
 		nn.ReLU{},
 		nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}}),
@@ -76,7 +76,7 @@ func TestTorchCNNWithBatchNorm(t *testing.T) {
 // gives PyTorch's outputs and final states to 1e-5.
 func TestTorchLSTM(t *testing.T) {
 	o := readTorchOutputs(t)
-	m := nn.NewLSTM(tensor.NewRNG(1), 3, 4, 2, true, tensor.Float32)
+	m := nn.NewLSTM(tensor.NewRNG(1), 3, 4, nn.RNNOptions{Layers: 2, BatchFirst: true})
 	_, err := checkpoint.LoadInto("testdata/torch_lstm.safetensors", nn.State(m))
 	require.NoError(t, err)
 	g := graph.New()
@@ -92,7 +92,7 @@ func TestTorchLSTM(t *testing.T) {
 func TestTorchCNNOtherArchitectureUntouched(t *testing.T) {
 	rng := tensor.NewRNG(1)
 	m := nn.NewSequential(
-		nn.NewConv2D(rng, 2, 3, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewConv2D(rng, 2, 3, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
 		nn.NewBatchNorm2D(3, tensor.Float32),
 	)
 	st := nn.State(m)
@@ -115,7 +115,7 @@ var updateGradus = flag.Bool("update", false, "rewrite testdata/gradus_cnn.safet
 func gradusCNN(t *testing.T) (*nn.Sequential, *tensor.Tensor) {
 	rng := tensor.NewRNG(7)
 	m := nn.NewSequential(
-		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
 		nn.NewBatchNorm2D(4, tensor.Float32),
 		nn.ReLU{},
 		nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}}),
