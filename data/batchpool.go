@@ -8,12 +8,28 @@ import (
 )
 
 // batchBuf is the memory of one full batch: the stacked features, the
-// labels and the dataset indices.
+// stacked targets (nil without targets), the labels and the dataset
+// indices.
 type batchBuf struct {
-	x      *tensor.Tensor
-	labels []float64
-	index  []int
-	seq    uint64 // when it was last handed out
+	x       *tensor.Tensor
+	targets *tensor.Tensor
+	labels  []int
+	index   []int
+	seq     uint64 // when it was last handed out
+}
+
+// layout is the dtype and shape of one example's features or target; a nil
+// *layout is "no target".
+type layout struct {
+	dt    tensor.DType
+	shape []int
+}
+
+func (a *layout) equal(t *tensor.Tensor) bool {
+	if a == nil || t == nil {
+		return a == nil && t == nil
+	}
+	return t.DType() == a.dt && slices.Equal(t.Shape()[1:], a.shape)
 }
 
 // batchPool keeps a Loader's full-size batch buffers, handed out to
@@ -32,11 +48,12 @@ type batchPool struct {
 	out   map[*tensor.Tensor]*batchBuf
 }
 
-// get returns a buffer for n examples of the given dtype and shape; size
-// is the loader's batch size (only buffers of that many rows are pooled).
-func (p *batchPool) get(dt tensor.DType, n, size int, example []int) *batchBuf {
+// get returns a buffer for n examples of features x and targets t (nil:
+// none); size is the loader's batch size (only buffers of that many rows
+// are pooled).
+func (p *batchPool) get(n, size int, x, t *layout) *batchBuf {
 	if n != size {
-		return newBatchBuf(dt, n, example)
+		return newBatchBuf(n, x, t)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -44,7 +61,7 @@ func (p *batchPool) get(dt tensor.DType, n, size int, example []int) *batchBuf {
 	for len(p.free) > 0 {
 		b := p.free[len(p.free)-1]
 		p.free = p.free[:len(p.free)-1]
-		if b.x.DType() == dt && slices.Equal(b.x.Shape()[1:], example) {
+		if x.equal(b.x) && t.equal(b.targets) {
 			b.seq = p.seq
 			p.out[b.x] = b
 			return b
@@ -64,7 +81,7 @@ func (p *batchPool) get(dt tensor.DType, n, size int, example []int) *batchBuf {
 		}
 		delete(p.out, oldest.x)
 	}
-	b := newBatchBuf(dt, n, example)
+	b := newBatchBuf(n, x, t)
 	b.seq = p.seq
 	p.out[b.x] = b
 	return b
@@ -80,53 +97,90 @@ func (p *batchPool) put(x *tensor.Tensor) {
 	}
 }
 
-func newBatchBuf(dt tensor.DType, n int, example []int) *batchBuf {
-	return &batchBuf{
-		x:      tensor.New(dt, append([]int{n}, example...)...),
-		labels: make([]float64, n),
+func newBatchBuf(n int, x, t *layout) *batchBuf {
+	b := &batchBuf{
+		x:      tensor.New(x.dt, append([]int{n}, x.shape...)...),
+		labels: make([]int, n),
 		index:  make([]int, n),
 	}
+	if t != nil {
+		b.targets = tensor.New(t.dt, append([]int{n}, t.shape...)...)
+	}
+	return b
 }
 
-func (b *batchBuf) batch() Batch { return Batch{X: b.x, Labels: b.labels, Index: b.index} }
+func (b *batchBuf) batch() Batch {
+	return Batch{X: b.x, Targets: b.targets, Labels: b.labels, Index: b.index}
+}
 
 // gather builds the batch of rows part of the loader's TensorDataset by
 // copying the rows straight into the batch buffer.
 func (l *Loader) gather(part []int) Batch {
-	shape := l.rows.Shape()
-	b := l.pool.get(l.rows.DType(), len(part), l.opts.BatchSize, shape[1:])
-	row := l.rows.Size() / shape[0]
-	if l.rows.DType() == tensor.Float32 {
-		gatherRows(b.x.Float32s(), l.rows.Float32s(), part, row)
-	} else {
-		gatherRows(b.x.Float64s(), l.rows.Float64s(), part, row)
+	var tl *layout
+	if l.targets != nil {
+		tl = &layout{l.targets.DType(), l.targets.Shape()[1:]}
+	}
+	b := l.pool.get(len(part), l.opts.BatchSize, &layout{l.rows.DType(), l.rows.Shape()[1:]}, tl)
+	copyRows(b.x, l.rows, part)
+	if l.targets != nil {
+		copyRows(b.targets, l.targets, part)
 	}
 	for i, k := range part {
-		b.labels[i] = l.labels[k]
+		if l.labels != nil {
+			b.labels[i] = l.labels[k]
+		} else {
+			b.labels[i] = 0
+		}
 	}
 	copy(b.index, part)
 	return b.batch()
 }
 
+// copyRows copies rows part of the contiguous src into dst.
+func copyRows(dst, src *tensor.Tensor, part []int) {
+	row := src.Size() / src.Shape()[0]
+	if src.DType() == tensor.Float32 {
+		gatherRows(dst.Float32s(), src.Float32s(), part, row)
+	} else {
+		gatherRows(dst.Float64s(), src.Float64s(), part, row)
+	}
+}
+
 // stack is Collate into a batch buffer: the examples' features, all of one
-// shape and dtype, stacked along a new first axis.
+// shape and dtype, stacked along a new first axis, and their targets
+// likewise.
 func (l *Loader) stack(ex []Example, part []int) Batch {
-	first := ex[0].X
-	b := l.pool.get(first.DType(), len(ex), l.opts.BatchSize, first.Shape())
-	row := first.Size()
+	first := ex[0]
+	var tl *layout
+	if first.Target != nil {
+		tl = &layout{first.Target.DType(), first.Target.Shape()}
+	}
+	b := l.pool.get(len(ex), l.opts.BatchSize, &layout{first.X.DType(), first.X.Shape()}, tl)
 	for i, e := range ex {
-		if e.X.DType() != first.DType() || !slices.Equal(e.X.Shape(), first.Shape()) {
+		if e.X.DType() != first.X.DType() || !slices.Equal(e.X.Shape(), first.X.Shape()) {
 			tensor.Fail("data.Collate", "example %d of the batch (dataset index %d) is %v of shape %v, the first is %v of shape %v",
-				i, part[i], e.X.DType(), e.X.Shape(), first.DType(), first.Shape())
+				i, part[i], e.X.DType(), e.X.Shape(), first.X.DType(), first.X.Shape())
 		}
-		x := e.X.Contiguous()
-		if x.DType() == tensor.Float32 {
-			copy(b.x.Float32s()[i*row:(i+1)*row], x.Float32s())
-		} else {
-			copy(b.x.Float64s()[i*row:(i+1)*row], x.Float64s())
+		setRow(b.x, i, e.X)
+		if (e.Target != nil) != (tl != nil) || (tl != nil && (e.Target.DType() != tl.dt || !slices.Equal(e.Target.Shape(), tl.shape))) {
+			tensor.Fail("data.Collate", "the target of example %d of the batch (dataset index %d) does not match the first example's", i, part[i])
+		}
+		if tl != nil {
+			setRow(b.targets, i, e.Target)
 		}
 		b.labels[i] = e.Label
 	}
 	copy(b.index, part)
 	return b.batch()
+}
+
+// setRow copies the tensor v into row i of dst.
+func setRow(dst *tensor.Tensor, i int, v *tensor.Tensor) {
+	v = v.Contiguous()
+	row := v.Size()
+	if v.DType() == tensor.Float32 {
+		copy(dst.Float32s()[i*row:(i+1)*row], v.Float32s())
+	} else {
+		copy(dst.Float64s()[i*row:(i+1)*row], v.Float64s())
+	}
 }

@@ -19,6 +19,18 @@
 //		xb := rows.Gather(idx) // (len(idx), 784), a reused buffer
 //		...
 //	}
+//
+// Loader deals a Dataset in batches for package train. Class labels are
+// []int everywhere (TensorDataset.Labels, Batch.Labels), as losses,
+// metrics and every classifier take them; regression targets are a tensor
+// (TensorDataset.Targets, Batch.Targets) gathered row by row like the
+// features, so a target may have several outputs:
+//
+//	loader := data.NewLoader(data.TensorDataset{X: x, Labels: labels}, data.LoaderOptions{BatchSize: 32, Seed: 1})
+//	for b := range loader.Epoch(epoch) {
+//		loss := losses.CrossEntropy(model.Forward(g.Const(b.X)), b.Labels)
+//		...
+//	}
 package data
 
 import (

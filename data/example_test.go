@@ -49,7 +49,7 @@ func ExampleLoader() {
 	// the seed, built ahead on two goroutines. Each batch is handed back
 	// once used, so the loader builds later batches in its memory.
 	x := tensor.FromFloat64s([]float64{0, 0, 1, 1, 2, 4, 3, 9, 4, 16}, 5, 2)
-	ds := data.TensorDataset{X: x, Labels: []float64{0, 1, 2, 3, 4}}
+	ds := data.TensorDataset{X: x, Labels: []int{0, 1, 2, 3, 4}}
 	l := data.NewLoader(ds, data.LoaderOptions{BatchSize: 3, Sampler: data.Sequential{N: 5}, Workers: 2})
 	for b := range l.Epoch(0) {
 		fmt.Println(b.X.Shape(), b.Labels)

@@ -10,11 +10,15 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Example is one item of a Dataset: its features and its label (a class
-// index or a regression target).
+// Example is one item of a Dataset: its features and what it is learned
+// against. Class labels are ints, as everywhere in Gradus (losses,
+// metrics, classifiers); a regression target is a tensor, so that one
+// example can have several outputs. A dataset with neither (a generative
+// model's) leaves both zero.
 type Example struct {
-	X     *tensor.Tensor
-	Label float64
+	X      *tensor.Tensor
+	Label  int            // class index 0 … classes−1 (0 when there are no labels)
+	Target *tensor.Tensor // regression target, nil when there is none
 }
 
 // Dataset is indexed access to examples. Get must be safe to call from
@@ -24,35 +28,87 @@ type Dataset interface {
 	Get(i int) Example
 }
 
-// TensorDataset serves the rows of X (n, …) with their labels.
+// TensorDataset serves the rows of X (n, …) with their class labels or
+// their regression targets (either may be nil; NewLoader checks that the
+// ones given have n rows).
 type TensorDataset struct {
-	X      *tensor.Tensor
-	Labels []float64
+	X       *tensor.Tensor // (n, …) features
+	Labels  []int          // (n) class labels, or nil
+	Targets *tensor.Tensor // (n, …) regression targets, or nil
 }
 
 // Len returns the number of rows.
 func (d TensorDataset) Len() int { return d.X.Shape()[0] }
 
-// Get returns row i (a view of X) and its label.
+// Get returns row i (a view of X) with its label and target (a view of
+// Targets).
 func (d TensorDataset) Get(i int) Example {
-	return Example{X: tensor.Squeeze(tensor.Slice(d.X, 0, i, i+1, 1), 0), Label: d.Labels[i]}
+	e := Example{X: row(d.X, i)}
+	if d.Labels != nil {
+		e.Label = d.Labels[i]
+	}
+	if d.Targets != nil {
+		e.Target = row(d.Targets, i)
+	}
+	return e
+}
+
+// check panics, naming op, unless Labels and Targets fit X.
+func (d TensorDataset) check(op string) {
+	if d.X == nil || d.X.Dim() == 0 {
+		tensor.Fail(op, "TensorDataset.X must be a tensor with a row axis")
+	}
+	n := d.X.Shape()[0]
+	if d.Labels != nil && len(d.Labels) != n {
+		tensor.Fail(op, "TensorDataset has %d labels for %d rows of X", len(d.Labels), n)
+	}
+	if d.Targets != nil && (d.Targets.Dim() == 0 || d.Targets.Shape()[0] != n) {
+		tensor.Fail(op, "TensorDataset.Targets has shape %s, want %d rows like X", tensor.FormatShape(d.Targets.Shape()), n)
+	}
+}
+
+func row(t *tensor.Tensor, i int) *tensor.Tensor {
+	return tensor.Squeeze(tensor.Slice(t, 0, i, i+1, 1), 0)
 }
 
 // Batch is a collated group of examples.
 type Batch struct {
-	X      *tensor.Tensor // the examples' features stacked along a new first axis
-	Labels []float64
-	Index  []int // the dataset indices, in batch order
+	X       *tensor.Tensor // the examples' features stacked along a new first axis
+	Labels  []int          // the examples' class labels (zeros when the data has none)
+	Targets *tensor.Tensor // the examples' regression targets stacked, nil when they have none
+	Index   []int          // the dataset indices, in batch order
 }
 
-// Collate stacks the examples' features (all of one shape) into a batch.
+// Len returns the number of examples in the batch: len(Index), or the
+// rows of X for a batch made by hand without an Index.
+func (b Batch) Len() int {
+	if b.Index == nil && b.X != nil && b.X.Dim() > 0 {
+		return b.X.Shape()[0]
+	}
+	return len(b.Index)
+}
+
+// Collate stacks the examples' features (all of one shape) into a batch,
+// with their labels and, if the examples have targets, their targets
+// stacked likewise.
 func Collate(examples []Example, index []int) Batch {
 	xs := make([]*tensor.Tensor, len(examples))
-	labels := make([]float64, len(examples))
+	labels := make([]int, len(examples))
+	var ts []*tensor.Tensor
 	for i, e := range examples {
 		xs[i], labels[i] = tensor.Unsqueeze(e.X, 0), e.Label
+		if (e.Target != nil) != (examples[0].Target != nil) {
+			tensor.Fail("data.Collate", "example %d has a target and example 0 has not, or the other way round", i)
+		}
+		if e.Target != nil {
+			ts = append(ts, tensor.Unsqueeze(e.Target, 0))
+		}
 	}
-	return Batch{X: tensor.Concat(0, xs...), Labels: labels, Index: append([]int(nil), index...)}
+	b := Batch{X: tensor.Concat(0, xs...), Labels: labels, Index: append([]int(nil), index...)}
+	if ts != nil {
+		b.Targets = tensor.Concat(0, ts...)
+	}
+	return b
 }
 
 // Sampler gives the order in which an epoch visits a dataset's indices. It
@@ -152,7 +208,7 @@ func (s Sharded) Indices(epoch int) []int {
 type LoaderOptions struct {
 	BatchSize int     // examples per batch (required)
 	DropLast  bool    // leave out a short last batch
-	Sampler   Sampler // nil: Random over the dataset with seed 0
+	Sampler   Sampler // nil: Random over the dataset, seeded by Seed
 	// Collate builds a batch; nil is Collate (stacking), done by the
 	// loader into reused buffers (see Loader.Release).
 	Collate func(examples []Example, index []int) Batch
@@ -169,7 +225,9 @@ type LoaderOptions struct {
 	// Transform), with a generator seeded from Seed, the epoch and the
 	// example's index.
 	Transform Transform
-	Seed      uint64
+	// Seed seeds the shuffle of the default sampler (Random{N, Seed}) and
+	// the transforms' generators. An explicit Sampler has its own seed.
+	Seed uint64
 }
 
 // Loader deals a Dataset out in batches.
@@ -183,24 +241,35 @@ type LoaderOptions struct {
 type Loader struct {
 	ds   Dataset
 	opts LoaderOptions
-	// rows and labels are a TensorDataset's contiguous features and its
-	// labels when batches are plain row gathers (default collation, no
-	// transform): the loader then copies rows straight into the batch
-	// without making an Example per row.
+	// rows, labels and targets are a TensorDataset's contiguous features,
+	// its labels and its contiguous targets when batches are plain row
+	// gathers (default collation, no transform): the loader then copies
+	// rows straight into the batch without making an Example per row.
 	rows    *tensor.Tensor
-	labels  []float64
+	labels  []int
+	targets *tensor.Tensor
 	workers int
 	pool    batchPool
 }
 
 // NewLoader returns a loader over ds. It panics with a *tensor.Error for a
-// batch size below 1.
+// batch size below 1, or a TensorDataset whose labels or targets do not
+// have one row per row of X.
 func NewLoader(ds Dataset, opts LoaderOptions) *Loader {
 	if opts.BatchSize < 1 {
 		tensor.Fail("data.NewLoader", "batch size %d", opts.BatchSize)
 	}
+	var td TensorDataset
+	switch d := ds.(type) {
+	case TensorDataset:
+		td = d
+		td.check("data.NewLoader")
+	case *TensorDataset:
+		td = *d
+		td.check("data.NewLoader")
+	}
 	if opts.Sampler == nil {
-		opts.Sampler = Random{N: ds.Len()}
+		opts.Sampler = Random{N: ds.Len(), Seed: opts.Seed}
 	}
 	l := &Loader{ds: ds, opts: opts}
 	if opts.Workers > 0 {
@@ -210,16 +279,10 @@ func NewLoader(ds Dataset, opts LoaderOptions) *Loader {
 		}
 	}
 	l.pool.limit = l.opts.Prefetch + 8
-	if opts.Collate == nil && opts.Transform == nil {
-		var td TensorDataset
-		switch d := ds.(type) {
-		case TensorDataset:
-			td = d
-		case *TensorDataset:
-			td = *d
-		}
-		if td.X != nil && td.X.Dim() > 0 && len(td.Labels) == td.X.Shape()[0] {
-			l.rows, l.labels = td.X.Contiguous(), td.Labels
+	if opts.Collate == nil && opts.Transform == nil && td.X != nil {
+		l.rows, l.labels = td.X.Contiguous(), td.Labels
+		if td.Targets != nil {
+			l.targets = td.Targets.Contiguous()
 		}
 	}
 	return l

@@ -10,9 +10,9 @@ import (
 // rows of 784 features.
 func benchDataset() TensorDataset {
 	rng := tensor.NewRNG(1)
-	labels := make([]float64, 1024)
+	labels := make([]int, 1024)
 	for i := range labels {
-		labels[i] = float64(rng.Intn(10))
+		labels[i] = rng.Intn(10)
 	}
 	return TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, 1024, 784), Labels: labels}
 }

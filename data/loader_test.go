@@ -14,10 +14,10 @@ import (
 // squares is a dataset whose example i is the row (i, i²) with label i.
 func squares(n int) TensorDataset {
 	x := make([]float64, 0, 2*n)
-	y := make([]float64, n)
+	y := make([]int, n)
 	for i := range n {
 		x = append(x, float64(i), float64(i*i))
-		y[i] = float64(i)
+		y[i] = i
 	}
 	return TensorDataset{X: tensor.FromFloat64s(x, n, 2), Labels: y}
 }
@@ -38,7 +38,10 @@ func TestLoaderBatches(t *testing.T) {
 	require.Len(t, bs, 3)
 	assert.Equal(t, []int{4, 2}, bs[0].X.Shape())
 	assert.Equal(t, []float64{0, 0, 1, 1, 2, 4, 3, 9}, bs[0].X.Values())
-	assert.Equal(t, []float64{8, 9}, bs[2].Labels)
+	assert.Equal(t, []int{8, 9}, bs[2].Labels)
+	assert.Equal(t, 2, bs[2].Len())
+	assert.Nil(t, bs[2].Targets)
+	assert.Equal(t, 3, Batch{X: tensor.New(tensor.Float32, 3, 5)}.Len(), "a batch made by hand counts the rows of X")
 	assert.Equal(t, 3, l.NumBatches(0))
 	dl := NewLoader(squares(10), LoaderOptions{BatchSize: 4, Sampler: Sequential{N: 10}, DropLast: true})
 	assert.Len(t, collectBatches(dl, 0), 2)
@@ -170,7 +173,7 @@ func TestLoaderReleaseReuses(t *testing.T) {
 // only the sampler's permutation, the batch bounds and the iterator.
 func TestLoaderReleasedEpochAllocations(t *testing.T) {
 	x := tensor.New(tensor.Float32, 256, 16)
-	l := NewLoader(TensorDataset{X: x, Labels: make([]float64, 256)},
+	l := NewLoader(TensorDataset{X: x, Labels: make([]int, 256)},
 		LoaderOptions{BatchSize: 16, Sampler: Random{N: 256, Seed: 1}})
 	epoch := 0
 	allocs := testing.AllocsPerRun(5, func() {
@@ -180,6 +183,68 @@ func TestLoaderReleasedEpochAllocations(t *testing.T) {
 		epoch++
 	})
 	assert.LessOrEqual(t, allocs, 8.0, "16 batches per epoch")
+}
+
+// Regression targets travel with their rows as tensors, on the gathering
+// path, the stacking path and through Collate alike; a dataset without
+// labels gives zero labels.
+func TestLoaderTargets(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5}, 3, 2)
+	y := tensor.FromFloat32s([]float32{10, 11, 20, 21, 30, 31}, 3, 2)
+	ds := TensorDataset{X: x, Targets: y}
+	assert.Equal(t, []float64{20, 21}, ds.Get(1).Target.Values())
+	order := Sequential{N: 3}
+	for _, opts := range []LoaderOptions{
+		{BatchSize: 2, Sampler: order},
+		{BatchSize: 2, Sampler: order, Collate: Collate},
+	} {
+		for _, d := range []Dataset{ds, rowsOnly{ds}} {
+			bs := collectBatches(NewLoader(d, opts), 0)
+			require.Len(t, bs, 2)
+			assert.Equal(t, []int{2, 2}, bs[0].Targets.Shape())
+			assert.Equal(t, tensor.Float32, bs[0].Targets.DType())
+			assert.Equal(t, []float64{10, 11, 20, 21}, bs[0].Targets.Values())
+			assert.Equal(t, []float64{30, 31}, bs[1].Targets.Values())
+			assert.Equal(t, []int{0}, bs[1].Labels)
+		}
+	}
+}
+
+// NewLoader refuses labels or targets that do not have a row per row of X.
+func TestLoaderRefusesShortLabels(t *testing.T) {
+	x := tensor.New(tensor.Float64, 4, 2)
+	for _, c := range []struct {
+		ds  TensorDataset
+		msg string
+	}{
+		{TensorDataset{X: x, Labels: []int{0, 1, 2}}, "TensorDataset has 3 labels for 4 rows of X"},
+		{TensorDataset{X: x, Targets: tensor.New(tensor.Float64, 5)}, "TensorDataset.Targets has shape (5,), want 4 rows like X"},
+	} {
+		var err *tensor.Error
+		func() {
+			defer func() { err, _ = recover().(*tensor.Error) }()
+			NewLoader(c.ds, LoaderOptions{BatchSize: 2})
+		}()
+		require.NotNil(t, err, c.msg)
+		assert.Equal(t, "data.NewLoader", err.Op)
+		assert.Equal(t, c.msg, err.Msg)
+	}
+}
+
+// LoaderOptions.Seed seeds the default shuffle: the same seed gives the
+// same order, Random{N, Seed}'s, and another seed another order.
+func TestLoaderSeedShuffles(t *testing.T) {
+	order := func(seed uint64) []int {
+		var idx []int
+		for b := range NewLoader(squares(20), LoaderOptions{BatchSize: 20, Seed: seed}).Epoch(0) {
+			idx = append(idx, b.Index...)
+		}
+		return idx
+	}
+	assert.Equal(t, order(1), order(1))
+	assert.Equal(t, Random{N: 20, Seed: 1}.Indices(0), order(1))
+	assert.NotEqual(t, order(1), order(2))
+	assert.Equal(t, Random{N: 20, Seed: 2}.Indices(0), order(2))
 }
 
 // Examples of different shapes cannot be stacked: the error names them.

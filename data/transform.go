@@ -51,7 +51,8 @@ func image(op string, e Example) (vals []float64, c, h, w int) {
 }
 
 func withValues(e Example, v []float64) Example {
-	return Example{X: tensor.FromValues(e.X.DType(), v, e.X.Shape()...), Label: e.Label}
+	e.X = tensor.FromValues(e.X.DType(), v, e.X.Shape()...)
+	return e
 }
 
 // Normalize returns (x − mean[c])/std[c] per channel of (C, H, W) images

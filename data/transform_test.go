@@ -19,7 +19,7 @@ func TestNormalizeAndFlip(t *testing.T) {
 	e := img([]float64{1, 2, 3, 4, 10, 20, 30, 40}, 2, 2, 2)
 	n := Normalize([]float64{1, 10}, []float64{2, 10})(e, nil)
 	assert.Equal(t, []float64{0, 0.5, 1, 1.5, 0, 1, 2, 3}, n.X.Values())
-	assert.Equal(t, 7.0, n.Label)
+	assert.Equal(t, 7, n.Label)
 	f := HorizontalFlip(1)(e, tensor.NewRNG(1))
 	assert.Equal(t, []float64{2, 1, 4, 3, 20, 10, 40, 30}, f.X.Values())
 	assert.Equal(t, e.X.Values(), HorizontalFlip(0)(e, tensor.NewRNG(1)).X.Values())
@@ -79,7 +79,7 @@ func TestRandomCropIsABoundedShift(t *testing.T) {
 // on every run, and differ between epochs.
 func TestLoaderTransformIsDeterministic(t *testing.T) {
 	x := tensor.NewRNG(1).Normal(tensor.Float64, 0, 1, 12, 3, 3)
-	ds := TensorDataset{X: x, Labels: make([]float64, 12)}
+	ds := TensorDataset{X: x, Labels: make([]int, 12)}
 	aug := Compose(RandomCrop(1), HorizontalFlip(0.5))
 	collect := func(workers, epoch int) [][]float64 {
 		l := NewLoader(ds, LoaderOptions{BatchSize: 5, Sampler: Random{N: 12, Seed: 2}, Transform: aug, Seed: 9, Workers: workers})

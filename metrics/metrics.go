@@ -2,16 +2,42 @@
 // accuracy, the confusion matrix, per-class and macro/micro precision,
 // recall and F₁, ROC AUC, log loss, expected calibration error) and
 // regression (MSE, MAE, R²), and clusterings (the adjusted Rand index).
-// Functions take plain slices, so they serve
-// any model; they return an error for inputs of different lengths or
-// labels out of range.
+// Labels and predicted classes are []int and class scores or
+// probabilities an (n, classes) tensor, the forms every classifier and
+// train.Predict return, so they pass straight in; regression values are
+// []float64. The functions return an error for inputs of different
+// lengths, scores that are not (n, classes), or labels out of range.
 package metrics
 
 import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
+
+// table returns the rows of an (n, classes) scores tensor as float64
+// slices, or an error naming op unless it is 2-D with one row per label.
+func table(op string, scores *tensor.Tensor, labels []int) ([][]float64, error) {
+	if scores == nil || scores.Dim() != 2 {
+		shape := "nil"
+		if scores != nil {
+			shape = tensor.FormatShape(scores.Shape())
+		}
+		return nil, fmt.Errorf("%s: scores must be an (n, classes) tensor, got %s", op, shape)
+	}
+	n, c := scores.Shape()[0], scores.Shape()[1]
+	if err := sameLen(op, n, len(labels)); err != nil {
+		return nil, err
+	}
+	vals := scores.Values()
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = vals[i*c : (i+1)*c]
+	}
+	return rows, nil
+}
 
 // Accuracy returns the fraction of predictions equal to the labels.
 func Accuracy(pred, labels []int) (float64, error) {
@@ -27,10 +53,11 @@ func Accuracy(pred, labels []int) (float64, error) {
 	return float64(right) / float64(len(pred)), nil
 }
 
-// TopK returns the fraction of rows whose label is among the k highest
-// scores (ties broken towards the lower class index).
-func TopK(scores [][]float64, labels []int, k int) (float64, error) {
-	if err := sameLen("metrics.TopK", len(scores), len(labels)); err != nil {
+// TopK returns the fraction of rows of scores (n, classes) whose label is
+// among the k highest scores (ties broken towards the lower class index).
+func TopK(scoreTable *tensor.Tensor, labels []int, k int) (float64, error) {
+	scores, err := table("metrics.TopK", scoreTable, labels)
+	if err != nil {
 		return 0, err
 	}
 	hit := 0
@@ -157,10 +184,12 @@ func ROCAUC(scores []float64, labels []int) (float64, error) {
 	return (rankSum - float64(pos)*float64(pos+1)/2) / (float64(pos) * float64(neg)), nil
 }
 
-// LogLoss returns the mean negative log-probability of the labels,
-// −(1/n)Σ log p[i][label i], with probabilities clipped to [1e-15, 1].
-func LogLoss(probs [][]float64, labels []int) (float64, error) {
-	if err := sameLen("metrics.LogLoss", len(probs), len(labels)); err != nil {
+// LogLoss returns the mean negative log-probability of the labels under
+// probs (n, classes), −(1/n)Σ log p[i][label i], with probabilities
+// clipped to [1e-15, 1].
+func LogLoss(probTable *tensor.Tensor, labels []int) (float64, error) {
+	probs, err := table("metrics.LogLoss", probTable, labels)
+	if err != nil {
 		return 0, err
 	}
 	s := 0.0
@@ -177,9 +206,11 @@ func LogLoss(probs [][]float64, labels []int) (float64, error) {
 // ECE returns the expected calibration error with bins equal-width bins
 // of confidence: Σ_b (n_b/n)·|accuracy_b − mean confidence_b|, where a
 // row's confidence is its largest probability and it is right when that
-// class is the label (Guo et al. 2017).
-func ECE(probs [][]float64, labels []int, bins int) (float64, error) {
-	if err := sameLen("metrics.ECE", len(probs), len(labels)); err != nil {
+// class is the label (Guo, Pleiss, Sun and Weinberger 2017, "On
+// calibration of modern neural networks"). probs is (n, classes).
+func ECE(probTable *tensor.Tensor, labels []int, bins int) (float64, error) {
+	probs, err := table("metrics.ECE", probTable, labels)
+	if err != nil {
 		return 0, err
 	}
 	if bins < 1 {

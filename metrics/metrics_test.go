@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Every expected value below is worked out by hand.
@@ -45,7 +47,7 @@ func TestPrecisionRecallF1(t *testing.T) {
 // TopK: row 0 ranks class 2 second; row 1's label ties the best score at
 // a higher index, so it counts as second.
 func TestTopK(t *testing.T) {
-	scores := [][]float64{{0.1, 0.6, 0.3}, {0.5, 0.5, 0.0}}
+	scores := tensor.FromFloat64s([]float64{0.1, 0.6, 0.3, 0.5, 0.5, 0.0}, 2, 3)
 	labels := []int{2, 1}
 	k1, err := TopK(scores, labels, 1)
 	require.NoError(t, err)
@@ -67,12 +69,18 @@ func TestROCAUCWithTies(t *testing.T) {
 
 // log loss −(log 0.9 + log 0.5)/2; a zero probability is clipped at 1e-15.
 func TestLogLoss(t *testing.T) {
-	l, err := LogLoss([][]float64{{0.9, 0.1}, {0.5, 0.5}}, []int{0, 1})
+	l, err := LogLoss(tensor.FromFloat32s([]float32{0.9, 0.1, 0.5, 0.5}, 2, 2), []int{0, 1})
 	require.NoError(t, err)
-	assert.InDelta(t, -(math.Log(0.9)+math.Log(0.5))/2, l, 1e-15)
-	l, err = LogLoss([][]float64{{1, 0}}, []int{1})
+	assert.InDelta(t, -(math.Log(0.9)+math.Log(0.5))/2, l, 1e-7, "float32 probabilities")
+	l, err = LogLoss(tensor.FromFloat64s([]float64{1, 0}, 1, 2), []int{1})
 	require.NoError(t, err)
 	assert.InDelta(t, -math.Log(1e-15), l, 1e-9)
+	_, err = LogLoss(tensor.FromFloat64s([]float64{1, 0}, 2), []int{1})
+	assert.ErrorContains(t, err, "metrics.LogLoss: scores must be an (n, classes) tensor, got (2,)")
+	_, err = LogLoss(tensor.FromFloat64s([]float64{1, 0}, 1, 2), []int{1, 0})
+	assert.ErrorContains(t, err, "metrics.LogLoss")
+	_, err = LogLoss(tensor.FromFloat64s([]float64{1, 0}, 1, 2), []int{2})
+	assert.ErrorContains(t, err, "label 2 of row 0 is out of range [0, 2)")
 }
 
 // Two bins: the rows of confidence 0.9 (right) and 0.8 (wrong) fall in
@@ -80,7 +88,7 @@ func TestLogLoss(t *testing.T) {
 // |0.5 − 0.85|·2/3; the third row's confidence 0.4 (right) falls in
 // [0, 0.5) and contributes |1 − 0.4|·1/3.
 func TestECE(t *testing.T) {
-	probs := [][]float64{{0.9, 0.1}, {0.8, 0.2}, {0.4, 0.3, 0.3}}
+	probs := tensor.FromFloat64s([]float64{0.9, 0.1, 0, 0.8, 0.2, 0, 0.4, 0.3, 0.3}, 3, 3)
 	e, err := ECE(probs, []int{0, 1, 0}, 2)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.35*2/3+0.6/3, e, 1e-15)

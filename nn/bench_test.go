@@ -31,7 +31,7 @@ func BenchmarkMLPStep(b *testing.B) {
 
 func BenchmarkLSTMStep(b *testing.B) {
 	rng := tensor.NewRNG(1)
-	lstm := nn.NewLSTM(rng, 28, 128, 1, true, tensor.Float32)
+	lstm := nn.NewLSTM(rng, 28, 128, nn.RNNOptions{BatchFirst: true})
 	x := rng.Normal(tensor.Float32, 0, 1, 64, 28, 28)
 	benchStep(b, lstm.Params(), func(g *graph.Graph) *graph.Node {
 		_, h, _ := lstm.Forward(g.Const(x), nil, nil)
@@ -42,7 +42,7 @@ func BenchmarkLSTMStep(b *testing.B) {
 func BenchmarkConvStep(b *testing.B) {
 	rng := tensor.NewRNG(1)
 	model := nn.NewSequential(
-		nn.NewConv2D(rng, 1, 32, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewConv2D(rng, 1, 32, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
 		nn.NewBatchNorm2D(32, tensor.Float32), nn.ReLU{},
 		nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}}), nn.NewFlatten(),
 		nn.NewLinear(rng, 32*14*14, 10, true, tensor.Float32))

@@ -8,14 +8,31 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Conv2DConfig holds Conv2D's options. The zero value is PyTorch's
-// default: stride 1, no padding, dilation 1, one group, with a bias.
-type Conv2DConfig struct {
+// Conv2DOptions holds the options of NewConv2D and NewConvTranspose2D.
+// The zero value is PyTorch's default in float32: stride 1, no padding,
+// dilation 1, one group, with a bias.
+type Conv2DOptions struct {
 	Stride   [2]int // 0 means 1
 	Padding  [2]int // zeros added on both sides of the input
 	Dilation [2]int // 0 means 1
 	Groups   int    // 0 means 1; In and Out must be multiples of it
 	NoBias   bool   // leave out the bias
+	// OutputPadding adds rows and columns at the bottom and right of a
+	// ConvTranspose2D's output (< stride or dilation), resolving its size
+	// when the stride is above 1. NewConv2D panics if it is set.
+	OutputPadding [2]int
+	DType         tensor.DType // the parameters' dtype; 0 means tensor.Float32
+}
+
+// dtype returns o.DType, tensor.Float32 when it is zero.
+func (o Conv2DOptions) dtype() tensor.DType { return orFloat32(o.DType) }
+
+// orFloat32 is the zero-value default of the options' DType fields.
+func orFloat32(dt tensor.DType) tensor.DType {
+	if dt == 0 {
+		return tensor.Float32
+	}
+	return dt
 }
 
 // Conv2D is a 2-D convolution over NCHW inputs (PyTorch's nn.Conv2d),
@@ -31,11 +48,17 @@ type Conv2D struct {
 }
 
 // NewConv2D returns a convolution from in to out channels with a kernel of
-// size kernel (height, width) in dtype dt, initialised as PyTorch does:
-// weight and bias from U(−1/√fan_in, 1/√fan_in) with fan_in =
-// (in/groups)·kh·kw. It panics if the channels are not multiples of the
-// groups or a size is not positive.
-func NewConv2D(rng *tensor.RNG, in, out int, kernel [2]int, cfg Conv2DConfig, dt tensor.DType) *Conv2D {
+// size kernel (height, width), initialised as PyTorch does: weight and
+// bias from U(−1/√fan_in, 1/√fan_in) with fan_in = (in/groups)·kh·kw. It
+// panics if the channels are not multiples of the groups, a size is not
+// positive or opts.OutputPadding is set.
+//
+//	conv := nn.NewConv2D(rng, 1, 32, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}})
+func NewConv2D(rng *tensor.RNG, in, out int, kernel [2]int, opts Conv2DOptions) *Conv2D {
+	cfg, dt := opts, opts.dtype()
+	if opts.OutputPadding != [2]int{} {
+		tensor.Fail("nn.NewConv2D", "OutputPadding %v is for ConvTranspose2D only", opts.OutputPadding)
+	}
 	p := tensor.ConvParams{Stride: cfg.Stride, Padding: cfg.Padding, Dilation: cfg.Dilation, Groups: cfg.Groups}
 	for i := range 2 {
 		if p.Stride[i] == 0 {

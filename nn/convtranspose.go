@@ -24,10 +24,12 @@ type ConvTranspose2D struct {
 }
 
 // NewConvTranspose2D returns the layer initialised as PyTorch does: weight
-// and bias from U(−1/√fan, 1/√fan) with fan = (Out/groups)·kh·kw. cfg's
-// fields mean what they mean for the equivalent convolution; outputPadding
-// resolves the output size when the stride is above 1.
-func NewConvTranspose2D(rng *tensor.RNG, in, out int, kernel [2]int, cfg Conv2DConfig, outputPadding [2]int, dt tensor.DType) *ConvTranspose2D {
+// and bias from U(−1/√fan, 1/√fan) with fan = (Out/groups)·kh·kw. The
+// options' stride, padding, dilation and groups mean what they mean for the
+// equivalent convolution; OutputPadding resolves the output size when the
+// stride is above 1.
+func NewConvTranspose2D(rng *tensor.RNG, in, out int, kernel [2]int, opts Conv2DOptions) *ConvTranspose2D {
+	cfg, outputPadding, dt := opts, opts.OutputPadding, opts.dtype()
 	p := tensor.ConvParams{Stride: cfg.Stride, Padding: cfg.Padding, Dilation: cfg.Dilation, Groups: cfg.Groups}
 	for i := range 2 {
 		if p.Stride[i] == 0 {

@@ -34,9 +34,8 @@ func TestConvTranspose2DMatchesPyTorch(t *testing.T) {
 	f := loadUpsampling(t)
 	rng := tensor.NewRNG(1)
 	layers := map[string]*ConvTranspose2D{
-		"plain": NewConvTranspose2D(rng, 3, 4, [2]int{3, 3}, Conv2DConfig{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}, [2]int{1, 1}, tensor.Float64),
-		"grouped": NewConvTranspose2D(rng, 4, 6, [2]int{2, 3},
-			Conv2DConfig{Stride: [2]int{1, 2}, Padding: [2]int{0, 1}, Dilation: [2]int{2, 1}, Groups: 2}, [2]int{0, 0}, tensor.Float64),
+		"plain":   NewConvTranspose2D(rng, 3, 4, [2]int{3, 3}, Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, OutputPadding: [2]int{1, 1}, DType: tensor.Float64}),
+		"grouped": NewConvTranspose2D(rng, 4, 6, [2]int{2, 3}, Conv2DOptions{Stride: [2]int{1, 2}, Padding: [2]int{0, 1}, Dilation: [2]int{2, 1}, Groups: 2, DType: tensor.Float64}),
 	}
 	for name, l := range layers {
 		c := f[name]
@@ -65,7 +64,7 @@ func TestUpsampleMatchesPyTorch(t *testing.T) {
 // same weight: ⟨Conv2D(x, W), y⟩ = ⟨x, ConvTranspose(y)⟩ (bias-free).
 func TestConvTransposeIsTheAdjoint(t *testing.T) {
 	rng := tensor.NewRNG(2)
-	l := NewConvTranspose2D(rng, 3, 2, [2]int{3, 3}, Conv2DConfig{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, NoBias: true}, [2]int{1, 1}, tensor.Float64)
+	l := NewConvTranspose2D(rng, 3, 2, [2]int{3, 3}, Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, NoBias: true, OutputPadding: [2]int{1, 1}, DType: tensor.Float64})
 	y := rng.Normal(tensor.Float64, 0, 1, 1, 3, 4, 4)
 	g := graph.New()
 	xt := l.Forward(g.Const(y)) // (1, 2, 8, 8)
@@ -78,7 +77,7 @@ func TestConvTransposeIsTheAdjoint(t *testing.T) {
 
 func TestConvTransposeAndUpsampleGradients(t *testing.T) {
 	rng := tensor.NewRNG(3)
-	l := NewConvTranspose2D(rng, 2, 2, [2]int{2, 2}, Conv2DConfig{Stride: [2]int{2, 2}}, [2]int{0, 0}, tensor.Float64)
+	l := NewConvTranspose2D(rng, 2, 2, [2]int{2, 2}, Conv2DOptions{Stride: [2]int{2, 2}, DType: tensor.Float64})
 	gradCheckModule(t, "ConvTranspose2D", l.Params(), []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 1, 2, 3, 3)},
 		func(xs []*graph.Node) *graph.Node { return l.Forward(xs[0]) }, 2)
 	gradCheckModule(t, "Upsample", nil, []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 1, 1, 2, 3)},

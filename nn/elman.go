@@ -47,11 +47,35 @@ type RNN struct {
 	Reverse       []*RNNCell // reverse cell of each layer (bidirectional only)
 }
 
-// NewRNN returns the stack, with biases, in dtype dt.
-func NewRNN(rng *tensor.RNG, in, hidden, layers int, batchFirst, bidirectional bool, dt tensor.DType) *RNN {
-	if layers <= 0 {
-		tensor.Fail("nn.NewRNN", "number of layers must be positive, got %d", layers)
+// RNNOptions holds the options of NewRNN, NewLSTM and NewGRU. The zero
+// value is PyTorch's default in float32: one layer, time-major sequences
+// (T, B, ·), one direction.
+type RNNOptions struct {
+	Layers        int          // stacked layers; 0 means 1
+	BatchFirst    bool         // inputs and outputs are (B, T, ·) instead of (T, B, ·)
+	Bidirectional bool         // NewRNN only: a second cell per layer runs over the reversed sequence
+	DType         tensor.DType // the parameters' dtype; 0 means tensor.Float32
+}
+
+// resolve returns the number of layers and the dtype with the zero-value
+// defaults applied, panicking, naming op, on a negative number of layers
+// or, unless bidirectional is allowed, on Bidirectional.
+func (o RNNOptions) resolve(op string, bidirectional bool) (int, tensor.DType) {
+	if o.Layers < 0 {
+		tensor.Fail(op, "number of layers must be positive, got %d", o.Layers)
 	}
+	if o.Bidirectional && !bidirectional {
+		tensor.Fail(op, "Bidirectional is not supported (only NewRNN has it)")
+	}
+	return max(o.Layers, 1), orFloat32(o.DType)
+}
+
+// NewRNN returns the stack, with biases, initialised as PyTorch does.
+//
+//	rnn := nn.NewRNN(rng, 28, 128, nn.RNNOptions{Layers: 2, Bidirectional: true})
+func NewRNN(rng *tensor.RNG, in, hidden int, opts RNNOptions) *RNN {
+	layers, dt := opts.resolve("nn.NewRNN", true)
+	batchFirst, bidirectional := opts.BatchFirst, opts.Bidirectional
 	m := &RNN{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}, Bidirectional: bidirectional}
 	dirs := 1
 	if bidirectional {

@@ -19,7 +19,7 @@ func TestBidirectionalRNNMatchesPyTorch(t *testing.T) {
 	require.NoError(t, err)
 	var f map[string][]float64
 	require.NoError(t, json.Unmarshal(b, &f))
-	m := NewRNN(tensor.NewRNG(1), 3, 4, 2, true, true, tensor.Float64)
+	m := NewRNN(tensor.NewRNG(1), 3, 4, RNNOptions{Layers: 2, BatchFirst: true, Bidirectional: true, DType: tensor.Float64})
 	for _, p := range m.Params() {
 		v, ok := f[p.Name]
 		require.True(t, ok, "PyTorch has no %s", p.Name)
@@ -34,7 +34,7 @@ func TestBidirectionalRNNMatchesPyTorch(t *testing.T) {
 
 func TestRNNGradients(t *testing.T) {
 	rng := tensor.NewRNG(2)
-	m := NewRNN(rng, 2, 3, 1, false, true, tensor.Float64)
+	m := NewRNN(rng, 2, 3, RNNOptions{Bidirectional: true, DType: tensor.Float64})
 	gradCheckModule(t, "RNN", m.Params(), []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 3, 2, 2)},
 		func(xs []*graph.Node) *graph.Node { out, _ := m.Forward(xs[0], nil); return out }, 2)
 	c := NewRNNCell(rng, 2, 3, true, tensor.Float64)

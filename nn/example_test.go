@@ -58,7 +58,7 @@ func ExampleGradients() {
 
 func ExampleLSTM() {
 	rng := tensor.NewRNG(1)
-	lstm := nn.NewLSTM(rng, 28, 128, 2, true, tensor.Float32)
+	lstm := nn.NewLSTM(rng, 28, 128, nn.RNNOptions{Layers: 2, BatchFirst: true})
 	g := graph.New()
 	x := g.Const(rng.Normal(tensor.Float32, 0, 1, 16, 28, 28)) // (B, T, features)
 	out, h, c := lstm.Forward(x, nil, nil)

@@ -79,7 +79,7 @@ func TestGradCheckModules(t *testing.T) {
 	normal := func(shape ...int) *tensor.Tensor { return rng.Normal(dt, 0, 1, shape...) }
 
 	lin := NewLinear(rng, 3, 4, true, dt)
-	conv := NewConv2D(rng, 2, 4, [2]int{2, 2}, Conv2DConfig{Stride: [2]int{1, 2}, Padding: [2]int{1, 0}, Groups: 2}, dt)
+	conv := NewConv2D(rng, 2, 4, [2]int{2, 2}, Conv2DOptions{Stride: [2]int{1, 2}, Padding: [2]int{1, 0}, Groups: 2, DType: dt})
 	ln := NewLayerNorm([]int{4}, 1e-5, true, dt)
 	Normal(rng, ln.Weight.Value, 1, 0.3)
 	Normal(rng, ln.Bias.Value, 0, 0.3)
@@ -88,9 +88,9 @@ func TestGradCheckModules(t *testing.T) {
 	bn1 := NewBatchNorm1D(3, dt)
 	lstmCell := NewLSTMCell(rng, 3, 2, true, dt)
 	gruCell := NewGRUCell(rng, 3, 2, true, dt)
-	lstm := NewLSTM(rng, 3, 2, 2, false, dt)
-	lstmBF := NewLSTM(rng, 2, 2, 1, true, dt)
-	gru := NewGRU(rng, 3, 2, 2, true, dt)
+	lstm := NewLSTM(rng, 3, 2, RNNOptions{Layers: 2, DType: dt})
+	lstmBF := NewLSTM(rng, 2, 2, RNNOptions{BatchFirst: true, DType: dt})
+	gru := NewGRU(rng, 3, 2, RNNOptions{Layers: 2, BatchFirst: true, DType: dt})
 	emb := NewEmbedding(rng, 5, 3, dt)
 	mlp := NewSequential(NewLinear(rng, 3, 4, true, dt), Tanh{}, NewLinear(rng, 4, 2, true, dt))
 	// Max pooling is only differentiable away from ties: distinct values.

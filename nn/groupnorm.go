@@ -143,12 +143,26 @@ type Conv1D struct {
 	Bias   *Param
 }
 
-// NewConv1D returns a 1-D convolution initialised as PyTorch does. stride,
-// padding, dilation and groups mean what they do in PyTorch (0 stride,
-// dilation or groups mean 1).
-func NewConv1D(rng *tensor.RNG, in, out, kernel, stride, padding, dilation, groups int, bias bool, dt tensor.DType) *Conv1D {
-	c := NewConv2D(rng, in, out, [2]int{1, kernel}, Conv2DConfig{Stride: [2]int{1, stride}, Padding: [2]int{0, padding},
-		Dilation: [2]int{1, dilation}, Groups: groups, NoBias: !bias}, dt)
+// Conv1DOptions holds NewConv1D's options. The zero value is PyTorch's
+// default in float32: stride 1, no padding, dilation 1, one group, with a
+// bias.
+type Conv1DOptions struct {
+	Stride   int          // 0 means 1
+	Padding  int          // zeros added at both ends of the input
+	Dilation int          // 0 means 1
+	Groups   int          // 0 means 1; In and Out must be multiples of it
+	NoBias   bool         // leave out the bias
+	DType    tensor.DType // the parameters' dtype; 0 means tensor.Float32
+}
+
+// NewConv1D returns a 1-D convolution from in to out channels with a
+// kernel of kernel taps, initialised as PyTorch does. The options mean
+// what they do in PyTorch's nn.Conv1d.
+//
+//	conv := nn.NewConv1D(rng, 16, 32, 3, nn.Conv1DOptions{Padding: 1})
+func NewConv1D(rng *tensor.RNG, in, out, kernel int, opts Conv1DOptions) *Conv1D {
+	c := NewConv2D(rng, in, out, [2]int{1, kernel}, Conv2DOptions{Stride: [2]int{1, opts.Stride}, Padding: [2]int{0, opts.Padding},
+		Dilation: [2]int{1, opts.Dilation}, Groups: opts.Groups, NoBias: opts.NoBias, DType: opts.DType})
 	w := c.Weight.Value
 	return &Conv1D{conv: c, Weight: NewParam(tensor.Reshape(w, w.Shape()[0], w.Shape()[1], kernel)), Bias: c.Bias}
 }

@@ -41,7 +41,7 @@ func TestNormsAndConv1DMatchReferences(t *testing.T) {
 	copy(rms.Weight.Value.Float64s(), f["rms"].W)
 	numtest.Close(t, f["rms"].Y, rms.Forward(g.Const(tensor.FromFloat64s(f["rms"].X, 3, 5))).Value(), 1e-12, "rms")
 
-	c := NewConv1D(tensor.NewRNG(1), 4, 6, 3, 2, 1, 2, 2, true, tensor.Float64)
+	c := NewConv1D(tensor.NewRNG(1), 4, 6, 3, Conv1DOptions{Stride: 2, Padding: 1, Dilation: 2, Groups: 2, DType: tensor.Float64})
 	copy(c.Weight.Value.Float64s(), f["conv1d"].W)
 	copy(c.Bias.Value.Float64s(), f["conv1d"].B)
 	y := c.Forward(g.Const(tensor.FromFloat64s(f["conv1d"].X, 2, 4, 9)))
@@ -57,7 +57,7 @@ func TestNormGradients(t *testing.T) {
 	rms := NewRMSNorm([]int{4}, 1e-6, true, tensor.Float64)
 	gradCheckModule(t, "RMSNorm", rms.Params(), []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 3, 4)},
 		func(xs []*graph.Node) *graph.Node { return rms.Forward(xs[0]) }, 2)
-	c := NewConv1D(rng, 2, 3, 2, 1, 0, 1, 1, true, tensor.Float64)
+	c := NewConv1D(rng, 2, 3, 2, Conv1DOptions{DType: tensor.Float64})
 	gradCheckModule(t, "Conv1D", c.Params(), []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 1, 2, 5)},
 		func(xs []*graph.Node) *graph.Node { return c.Forward(xs[0]) }, 2)
 }

@@ -101,7 +101,7 @@ func TestLayerDefaultInit(t *testing.T) {
 	for _, v := range l.Bias.Value.Values() {
 		require.LessOrEqual(t, math.Abs(v), b)
 	}
-	c := nn.NewConv2D(rng, 16, 64, [2]int{3, 3}, nn.Conv2DConfig{}, tensor.Float64)
+	c := nn.NewConv2D(rng, 16, 64, [2]int{3, 3}, nn.Conv2DOptions{DType: tensor.Float64})
 	b = 1 / math.Sqrt(16*9)
 	checkDist(t, c.Weight.Value.Values(), b, b*b/3, "conv weight")
 	for _, v := range c.Bias.Value.Values() {

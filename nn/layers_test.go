@@ -93,24 +93,26 @@ func TestConv2DForwardByHand(t *testing.T) {
 	w := []float64{1, 2, 3, 4}                // 2×2
 	cases := []struct {
 		name  string
-		cfg   nn.Conv2DConfig
+		cfg   nn.Conv2DOptions
 		shape []int
 		want  []float64
 	}{
 		// Each output is Σ w·window + 0.5: 1·1+2·2+3·4+4·5 = 37, then 47, 67, 77.
-		{"valid", nn.Conv2DConfig{}, []int{1, 1, 2, 2}, []float64{37.5, 47.5, 67.5, 77.5}},
+		{"valid", nn.Conv2DOptions{}, []int{1, 1, 2, 2}, []float64{37.5, 47.5, 67.5, 77.5}},
 		// Padding 1, stride 2: windows at rows/cols −1 and 1. Top-left sees only
 		// x₀₀·w₁₁ = 4; top-right 2·3 + 3·4 = 18; bottom-left 4·2 + 7·4 = 36;
 		// bottom-right 5·1 + 6·2 + 8·3 + 9·4 = 77.
-		{"pad-stride", nn.Conv2DConfig{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}, []int{1, 1, 2, 2},
+		{"pad-stride", nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}, []int{1, 1, 2, 2},
 			[]float64{4.5, 18.5, 36.5, 77.5}},
 		// Dilation 2 on a 3×3 input leaves one window, the corners: 1·1+2·3+3·7+4·9 = 64.
-		{"dilation", nn.Conv2DConfig{Dilation: [2]int{2, 2}}, []int{1, 1, 1, 1}, []float64{64.5}},
+		{"dilation", nn.Conv2DOptions{Dilation: [2]int{2, 2}}, []int{1, 1, 1, 1}, []float64{64.5}},
 	}
 	for _, dt := range numtest.DTypes {
 		for _, c := range cases {
 			t.Run(dt.String()+"/"+c.name, func(t *testing.T) {
-				conv := nn.NewConv2D(tensor.NewRNG(1), 1, 1, [2]int{2, 2}, c.cfg, dt)
+				opts := c.cfg
+				opts.DType = dt
+				conv := nn.NewConv2D(tensor.NewRNG(1), 1, 1, [2]int{2, 2}, opts)
 				require.Equal(t, []int{1, 1, 2, 2}, conv.Weight.Value.Shape())
 				set(conv.Weight, w...)
 				set(conv.Bias, 0.5)
@@ -127,7 +129,7 @@ func TestConv2DGroupsAndShapes(t *testing.T) {
 	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			// Two groups of one channel each: output channel k sees input channel k only.
-			conv := nn.NewConv2D(tensor.NewRNG(1), 2, 2, [2]int{1, 1}, nn.Conv2DConfig{Groups: 2, NoBias: true}, dt)
+			conv := nn.NewConv2D(tensor.NewRNG(1), 2, 2, [2]int{1, 1}, nn.Conv2DOptions{Groups: 2, NoBias: true, DType: dt})
 			require.Equal(t, []int{2, 1, 1, 1}, conv.Weight.Value.Shape())
 			require.Nil(t, conv.Bias)
 			set(conv.Weight, 2, -1)
@@ -135,7 +137,7 @@ func TestConv2DGroupsAndShapes(t *testing.T) {
 			y := conv.Forward(g.Const(tensor.FromValues(dt, []float64{1, 2, 3, 4, 5, 6, 7, 8}, 1, 2, 2, 2)))
 			assert.InDeltaSlice(t, []float64{2, 4, 6, 8, -5, -6, -7, -8}, y.Value().Values(), numtest.Tol(dt))
 
-			c := nn.NewConv2D(tensor.NewRNG(1), 3, 8, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, dt)
+			c := nn.NewConv2D(tensor.NewRNG(1), 3, 8, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}, DType: dt})
 			assert.Equal(t, []int{4, 8, 5, 5}, c.Forward(g.Const(tensor.Zeros(dt, 4, 3, 5, 5))).Shape())
 			msg := panicMessage(t, func() { c.Forward(g.Const(tensor.Zeros(dt, 4, 1, 5, 5))) })
 			assert.Contains(t, msg, "Conv2D(3→8, 3×3)")
@@ -310,10 +312,12 @@ func TestErrorsNameTheLayer(t *testing.T) {
 		f    func()
 		want []string
 	}{
-		{func() { nn.NewLSTM(rng, 28, 16, 1, false, dt).Forward(g.Const(tensor.Zeros(dt, 5, 2, 27)), nil, nil) },
+		{func() {
+			nn.NewLSTM(rng, 28, 16, nn.RNNOptions{DType: dt}).Forward(g.Const(tensor.Zeros(dt, 5, 2, 27)), nil, nil)
+		},
 			[]string{"LSTM(28→16, 1 layers)", "(5, 2, 27)", "(T, B, 28)"}},
 		{func() {
-			nn.NewLSTM(rng, 28, 16, 2, true, dt).Forward(g.Const(tensor.Zeros(dt, 5, 2, 28)), g.Const(tensor.Zeros(dt, 2, 2, 16)), nil)
+			nn.NewLSTM(rng, 28, 16, nn.RNNOptions{Layers: 2, BatchFirst: true, DType: dt}).Forward(g.Const(tensor.Zeros(dt, 5, 2, 28)), g.Const(tensor.Zeros(dt, 2, 2, 16)), nil)
 		}, []string{"LSTM(28→16, 2 layers)", "(2, 2, 16)", "(2, 5, 16)"}},
 		{func() {
 			nn.NewGRUCell(rng, 3, 4, true, dt).Forward(g.Const(tensor.Zeros(dt, 2, 3)), g.Const(tensor.Zeros(dt, 2, 5)))

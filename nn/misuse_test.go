@@ -58,7 +58,7 @@ func TestLinearMisuseNamesLayerShapesAndCaller(t *testing.T) {
 }
 
 func TestConv2DMisuseNamesShapesAndCaller(t *testing.T) {
-	c := nn.NewConv2D(tensor.NewRNG(1), 3, 2, [2]int{3, 3}, nn.Conv2DConfig{}, tensor.Float32)
+	c := nn.NewConv2D(tensor.NewRNG(1), 3, 2, [2]int{3, 3}, nn.Conv2DOptions{})
 	g := graph.New()
 	e, site := misuse(t, func() { c.Forward(g.Const(tensor.Zeros(tensor.Float32, 1, 4, 5, 5))) }), here()
 	requireNames(t, e, c.String(), site, "(1, 4, 5, 5)", "(N, 3, H, W)")

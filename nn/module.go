@@ -69,10 +69,36 @@ func Buffers(m Module) []NamedParam {
 	return nil
 }
 
-// State returns everything a checkpoint of m saves, PyTorch's state_dict:
-// its parameters followed by its buffers, under their dotted names.
-func State(m Module) []NamedParam {
-	return append(append([]NamedParam(nil), m.Params()...), Buffers(m)...)
+// StateDict is a model's state under PyTorch's dotted names
+// ("fc1.weight", "bn.running_mean"), PyTorch's state_dict: State produces
+// it and nn/checkpoint's Save and LoadInto take it. It is a map, not an
+// ordered list, because a name is what identifies a tensor everywhere it
+// goes: checkpoint files store the names sorted, loading matches by name,
+// optimiser state is keyed by name, and a map cannot hold one name twice.
+// The tensors are the model's own, not copies, so copying values into a
+// StateDict (checkpoint.LoadInto) loads the model.
+type StateDict map[string]*tensor.Tensor
+
+// State returns m's state dict: its parameters and its buffers under their
+// dotted names. Tied parameters (one tensor under two names) appear under
+// both names. It panics with a *tensor.Error if two different entries share
+// a name, which would make a checkpoint ambiguous.
+func State(m Module) StateDict {
+	ps := m.Params()
+	bs := Buffers(m)
+	out := make(StateDict, len(ps)+len(bs))
+	for _, list := range [][]NamedParam{ps, bs} {
+		for _, p := range list {
+			if p.Param == nil {
+				tensor.Fail("nn.State", "%q is nil", p.Name)
+			}
+			if old, ok := out[p.Name]; ok && old != p.Value {
+				tensor.Fail("nn.State", "two tensors are named %q", p.Name)
+			}
+			out[p.Name] = p.Value
+		}
+	}
+	return out
 }
 
 // Values returns the parameters' tensors in order, the form optimisers take.
@@ -80,6 +106,16 @@ func Values(ps []NamedParam) []*tensor.Tensor {
 	out := make([]*tensor.Tensor, len(ps))
 	for i, p := range ps {
 		out[i] = p.Value
+	}
+	return out
+}
+
+// Names returns the parameters' names in order, the keys under which an
+// optimiser's State and LoadState store its buffers.
+func Names(ps []NamedParam) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
 	}
 	return out
 }

@@ -95,12 +95,15 @@ func TestSequentialNamesAndModes(t *testing.T) {
 	}
 	assert.Equal(t, []string{"0.bn.running_mean", "0.bn.running_var", "0.bn.num_batches_tracked"}, bufs)
 	assert.Nil(t, nn.Buffers(nn.ReLU{}))
-	var state []string
-	for _, p := range nn.State(outer) {
-		state = append(state, p.Name)
+	state := nn.State(outer)
+	var names []string
+	for name := range state {
+		names = append(names, name)
 	}
-	assert.Equal(t, []string{"0.fc.weight", "0.bn.weight", "0.bn.bias",
-		"0.bn.running_mean", "0.bn.running_var", "0.bn.num_batches_tracked"}, state)
+	assert.ElementsMatch(t, []string{"0.fc.weight", "0.bn.weight", "0.bn.bias",
+		"0.bn.running_mean", "0.bn.running_var", "0.bn.num_batches_tracked"}, names)
+	assert.Same(t, bn.RunningMean.Value, state["0.bn.running_mean"], "the state dict holds the model's own tensors")
+	assert.Same(t, inner.Layer(0).Params()[0].Value, state["0.fc.weight"])
 
 	assert.True(t, bn.Training(), "modules start in training mode")
 	outer.SetTraining(false)
@@ -133,4 +136,22 @@ func TestPrefixAndValues(t *testing.T) {
 	vs := nn.Values(pre)
 	assert.Same(t, p.Value, vs[0])
 	assert.Same(t, q.Value, vs[1])
+	assert.Equal(t, []string{"enc.fc1.weight", "enc.fc1.bias"}, nn.Names(pre))
+}
+
+// twoNames is a module whose Params lists the tensors ps as they are.
+type twoNames []nn.NamedParam
+
+func (m twoNames) Params() []nn.NamedParam { return m }
+func (twoNames) SetTraining(bool)          {}
+
+func TestStateTiedAndDuplicateNames(t *testing.T) {
+	p := nn.NewParam(tensor.Ones(tensor.Float64, 2))
+	q := nn.NewParam(tensor.Zeros(tensor.Float64, 2))
+	tied := nn.State(twoNames{{Name: "enc.weight", Param: p}, {Name: "dec.weight", Param: p}})
+	assert.Len(t, tied, 2)
+	assert.Same(t, tied["enc.weight"], tied["dec.weight"])
+	msg := panicMessage(t, func() { nn.State(twoNames{{Name: "w", Param: p}, {Name: "w", Param: q}}) })
+	assert.Contains(t, msg, "nn.State")
+	assert.Contains(t, msg, `two tensors are named "w"`)
 }

@@ -284,11 +284,15 @@ type LSTM struct {
 	Cells []*LSTMCell // one per layer; layer 0 reads In features, the others Hidden
 }
 
-// NewLSTM returns a stack of layers LSTM layers from in features to hidden
-// units, with biases, in dtype dt, initialised as PyTorch does.
-func NewLSTM(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor.DType) *LSTM {
+// NewLSTM returns a stack of opts.Layers LSTM layers from in features to
+// hidden units, with biases, initialised as PyTorch does. It panics if
+// opts.Bidirectional is set.
+//
+//	lstm := nn.NewLSTM(rng, 28, 128, nn.RNNOptions{Layers: 2, BatchFirst: true})
+func NewLSTM(rng *tensor.RNG, in, hidden int, opts RNNOptions) *LSTM {
+	layers, dt := opts.resolve("nn.NewLSTM", false)
 	cells := newLayers("nn.NewLSTM", rng, in, hidden, layers, 4, dt, func(c RNNCellBase) *LSTMCell { return &LSTMCell{c} })
-	return &LSTM{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}, Cells: cells}
+	return &LSTM{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: opts.BatchFirst}, Cells: cells}
 }
 
 // String names the module as its errors do, e.g. "LSTM(28→128, 2 layers)".
@@ -351,11 +355,13 @@ type GRU struct {
 	Cells []*GRUCell // one per layer
 }
 
-// NewGRU returns a stack of layers GRU layers from in features to hidden
-// units, with biases, in dtype dt, initialised as PyTorch does.
-func NewGRU(rng *tensor.RNG, in, hidden, layers int, batchFirst bool, dt tensor.DType) *GRU {
+// NewGRU returns a stack of opts.Layers GRU layers from in features to
+// hidden units, with biases, initialised as PyTorch does. It panics if
+// opts.Bidirectional is set.
+func NewGRU(rng *tensor.RNG, in, hidden int, opts RNNOptions) *GRU {
+	layers, dt := opts.resolve("nn.NewGRU", false)
 	cells := newLayers("nn.NewGRU", rng, in, hidden, layers, 3, dt, func(c RNNCellBase) *GRUCell { return &GRUCell{c} })
-	return &GRU{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: batchFirst}, Cells: cells}
+	return &GRU{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: opts.BatchFirst}, Cells: cells}
 }
 
 // String names the module as its errors do, e.g. "GRU(28→128, 1 layers)".

@@ -95,11 +95,11 @@ func paramNames(m nn.Module) []string {
 
 func TestRNNParamNamesShapesAndCounts(t *testing.T) {
 	rng := tensor.NewRNG(1)
-	lstm := nn.NewLSTM(rng, 28, 128, 1, false, tensor.Float32)
+	lstm := nn.NewLSTM(rng, 28, 128, nn.RNNOptions{})
 	assert.Equal(t, 4*128*(28+128)+8*128, nn.NumParams(lstm))
 	assert.Equal(t, 80896, nn.NumParams(lstm))
 
-	lstm2 := nn.NewLSTM(rng, 10, 20, 2, true, tensor.Float64)
+	lstm2 := nn.NewLSTM(rng, 10, 20, nn.RNNOptions{Layers: 2, BatchFirst: true, DType: tensor.Float64})
 	assert.Equal(t, []string{
 		"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
 		"weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1",
@@ -111,7 +111,7 @@ func TestRNNParamNamesShapesAndCounts(t *testing.T) {
 
 	assert.Equal(t, []string{"weight_ih", "weight_hh", "bias_ih", "bias_hh"}, paramNames(nn.NewLSTMCell(rng, 3, 4, true, tensor.Float32)))
 	assert.Equal(t, []string{"weight_ih", "weight_hh"}, paramNames(nn.NewGRUCell(rng, 3, 4, false, tensor.Float32)))
-	gru := nn.NewGRU(rng, 28, 128, 1, false, tensor.Float32)
+	gru := nn.NewGRU(rng, 28, 128, nn.RNNOptions{})
 	assert.Equal(t, 3*128*(28+128)+6*128, nn.NumParams(gru))
 	assert.Equal(t, []int{384, 28}, gru.Params()[0].Value.Shape())
 
@@ -146,7 +146,7 @@ func TestLSTMMatchesCellLoop(t *testing.T) {
 			t.Run(dt.String(), func(t *testing.T) {
 				const T, B, in, h = 3, 2, 4, 5
 				rng := tensor.NewRNG(11)
-				m := nn.NewLSTM(rng, in, h, 2, batchFirst, dt)
+				m := nn.NewLSTM(rng, in, h, nn.RNNOptions{Layers: 2, BatchFirst: batchFirst, DType: dt})
 				g := graph.New()
 				xt := rng.Normal(dt, 0, 1, T, B, in)
 				var xs []*graph.Node
@@ -191,7 +191,7 @@ func TestGRUMatchesCellLoop(t *testing.T) {
 	for _, dt := range numtest.DTypes {
 		const T, B, in, h = 3, 2, 4, 5
 		rng := tensor.NewRNG(12)
-		m := nn.NewGRU(rng, in, h, 2, false, dt)
+		m := nn.NewGRU(rng, in, h, nn.RNNOptions{Layers: 2, DType: dt})
 		g := graph.New()
 		xt := rng.Normal(dt, 0, 1, T, B, in)
 		out, hN := m.Forward(g.Const(xt), nil)
@@ -232,15 +232,43 @@ func TestRNNOneMatMulPerGateBlock(t *testing.T) {
 		g := graph.New()
 		x := g.Const(tensor.Zeros(dt, T, 2, 3))
 		h0 := g.Const(tensor.Zeros(dt, layers, 2, 4))
-		nn.NewLSTM(rng, 3, 4, layers, false, dt).Forward(x, h0, h0)
+		nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Layers: layers, DType: dt}).Forward(x, h0, h0)
 		assert.Equal(t, 2*T*layers, count(g), "LSTM with a given state")
 		g.Reset()
 		x = g.Const(tensor.Zeros(dt, T, 2, 3))
-		nn.NewGRU(rng, 3, 4, layers, false, dt).Forward(x, nil)
+		nn.NewGRU(rng, 3, 4, nn.RNNOptions{Layers: layers, DType: dt}).Forward(x, nil)
 		assert.Equal(t, 2*T*layers, count(g), "GRU")
 		g.Reset()
 		x = g.Const(tensor.Zeros(dt, T, 2, 3))
-		nn.NewLSTM(rng, 3, 4, layers, false, dt).Forward(x, nil, nil)
+		nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Layers: layers, DType: dt}).Forward(x, nil, nil)
 		assert.Equal(t, (2*T-1)*layers, count(g), "LSTM from a zero state")
 	}
+}
+
+// The options' zero value is one layer, time-major, float32, as PyTorch's
+// defaults; Bidirectional is refused where it is not implemented, and a
+// convolution refuses a transposed convolution's output padding.
+func TestOptionsDefaults(t *testing.T) {
+	rng := tensor.NewRNG(1)
+	lstm := nn.NewLSTM(rng, 3, 4, nn.RNNOptions{})
+	assert.Equal(t, 1, lstm.Layers)
+	assert.False(t, lstm.BatchFirst)
+	assert.Equal(t, tensor.Float32, lstm.Cells[0].WeightIH.Value.DType())
+	assert.Len(t, lstm.Params(), 4)
+	rnn := nn.NewRNN(rng, 3, 4, nn.RNNOptions{Layers: 2, Bidirectional: true, DType: tensor.Float64})
+	assert.Equal(t, tensor.Float64, rnn.Cells[1].WeightIH.Value.DType())
+	assert.Equal(t, []int{4, 8}, rnn.Cells[1].WeightIH.Value.Shape(), "layer 2 reads both directions")
+	conv := nn.NewConv2D(rng, 2, 3, [2]int{3, 3}, nn.Conv2DOptions{})
+	assert.Equal(t, tensor.Float32, conv.Weight.Value.DType())
+	assert.NotNil(t, conv.Bias)
+	c1 := nn.NewConv1D(rng, 2, 3, 5, nn.Conv1DOptions{NoBias: true, DType: tensor.Float64})
+	assert.Equal(t, []int{3, 2, 5}, c1.Weight.Value.Shape())
+	assert.Nil(t, c1.Bias)
+
+	assert.Contains(t, panicMessage(t, func() { nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Bidirectional: true}) }), "nn.NewLSTM")
+	assert.Contains(t, panicMessage(t, func() { nn.NewGRU(rng, 3, 4, nn.RNNOptions{Bidirectional: true}) }), "Bidirectional is not supported")
+	assert.Contains(t, panicMessage(t, func() { nn.NewRNN(rng, 3, 4, nn.RNNOptions{Layers: -1}) }), "number of layers must be positive, got -1")
+	assert.Contains(t, panicMessage(t, func() {
+		nn.NewConv2D(rng, 2, 3, [2]int{3, 3}, nn.Conv2DOptions{OutputPadding: [2]int{1, 1}})
+	}), "OutputPadding [1 1] is for ConvTranspose2D only")
 }

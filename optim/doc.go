@@ -42,9 +42,11 @@
 // # Checkpoints
 //
 // State returns the step count, the learning rate and every moment buffer
-// as named tensors ("step", "lr", "0.exp_avg", "0.exp_avg_sq", ...), ready
-// for a safetensors writer; LoadState restores them after validating every
-// name, shape and dtype. Training resumed from a checkpoint is bit-identical
+// as named tensors keyed by the parameters' names ("step", "lr",
+// "fc1.weight.exp_avg", "fc1.weight.exp_avg_sq", ...), ready for
+// nn/checkpoint.Save; LoadState restores them by name, whatever order the
+// parameters were listed in when the state was saved, after validating
+// every name, shape and dtype. Training resumed from a checkpoint is bit-identical
 // to training that never stopped.
 //
 // # Errors

@@ -27,11 +27,14 @@ type Optimizer interface {
 	// call it.
 	SetLR(lr float64)
 	// State returns a copy of the optimiser's state as named tensors, for
-	// checkpoints.
-	State() map[string]*tensor.Tensor
-	// LoadState restores a state returned by State. It validates every
-	// name, shape and dtype first and changes nothing on error.
-	LoadState(state map[string]*tensor.Tensor) error
+	// checkpoints, its per-parameter buffers keyed by the parameters' names
+	// (names[i] names Params()[i], e.g. nn.Names(model.Params())).
+	State(names []string) map[string]*tensor.Tensor
+	// LoadState restores a state returned by State, matching the
+	// per-parameter buffers by the parameters' names, so the parameters
+	// may be listed in another order than when it was saved. It validates
+	// every name, shape and dtype first and changes nothing on error.
+	LoadState(names []string, state map[string]*tensor.Tensor) error
 }
 
 // ErrMismatch is wrapped by the errors of Step and LoadState when a tensor
@@ -65,10 +68,11 @@ var (
 	_ Optimizer = (*Adagrad)(nil)
 )
 
-// slot is one named state buffer, e.g. "0.exp_avg" for parameter 0.
+// slot is one state buffer of parameter param, e.g. its "exp_avg".
 type slot struct {
-	name string
-	t    *tensor.Tensor
+	param  int
+	suffix string
+	t      *tensor.Tensor
 }
 
 // base holds what every first-order optimiser shares: the parameters, the
@@ -102,14 +106,36 @@ func newBase(name string, params []*tensor.Tensor, lr float64) base {
 	return base{name: name, params: append([]*tensor.Tensor(nil), params...), lr: lr}
 }
 
-// addSlots allocates one zero buffer per parameter named "i.suffix".
+// addSlots allocates one zero buffer per parameter, saved as
+// "<parameter name>.suffix".
 func (b *base) addSlots(suffix string) []*tensor.Tensor {
 	ts := make([]*tensor.Tensor, len(b.params))
 	for i, p := range b.params {
 		ts[i] = tensor.ZerosLike(p)
-		b.slots = append(b.slots, slot{fmt.Sprintf("%d.%s", i, suffix), ts[i]})
+		b.slots = append(b.slots, slot{i, suffix, ts[i]})
 	}
 	return ts
+}
+
+// keys returns the state key of every slot, checking names: one non-empty,
+// distinct name per parameter, none "step" or "lr". Wrong names are misuse
+// and panic with a *tensor.Error naming op.
+func (b *base) keys(op string, names []string) []string {
+	if len(names) != len(b.params) {
+		tensor.Fail(op, "got %d names for %d parameters", len(names), len(b.params))
+	}
+	seen := make(map[string]bool, len(names))
+	for i, n := range names {
+		if n == "" || n == "step" || n == "lr" || seen[n] {
+			tensor.Fail(op, "name %d (%q) must be non-empty, distinct and neither \"step\" nor \"lr\"", i, n)
+		}
+		seen[n] = true
+	}
+	out := make([]string, len(b.slots))
+	for k, s := range b.slots {
+		out[k] = names[s.param] + "." + s.suffix
+	}
+	return out
 }
 
 func checkLR(op string, lr float64) {
@@ -204,32 +230,39 @@ func firstNonFinite[T tensor.Float](xs []T) (int, float64, bool) {
 
 // State returns a copy of the state: "step" (the number of steps taken)
 // and "lr" (the current learning rate) as float64 scalars, and the
-// per-parameter buffers named "<index>.<buffer>" with the parameter's
-// shape and dtype, e.g. "0.exp_avg". The copies do not change when the
-// optimiser steps again.
-func (b *base) State() map[string]*tensor.Tensor {
+// per-parameter buffers named "<parameter name>.<buffer>" with the
+// parameter's shape and dtype, e.g. "fc1.weight.exp_avg", where names[i]
+// names parameter i. The copies do not change when the optimiser steps
+// again. It panics with a *tensor.Error unless names holds one non-empty,
+// distinct name per parameter (none "step" or "lr").
+func (b *base) State(names []string) map[string]*tensor.Tensor {
+	keys := b.keys(b.name+".State", names)
 	m := make(map[string]*tensor.Tensor, len(b.slots)+2)
 	m["step"] = tensor.Scalar(tensor.Float64, float64(b.step))
 	m["lr"] = tensor.Scalar(tensor.Float64, b.lr)
-	for _, s := range b.slots {
-		m[s.name] = s.t.Clone()
+	for k, s := range b.slots {
+		m[keys[k]] = s.t.Clone()
 	}
 	return m
 }
 
 // LoadState restores a state saved by State from an optimiser of the same
-// kind, configuration and parameter shapes. It requires exactly the names
-// State produces, each with the right shape and dtype, a non-negative
-// integer "step" and a valid "lr"; otherwise it returns an error wrapping
-// ErrMismatch and changes nothing. The tensors are copied.
-func (b *base) LoadState(state map[string]*tensor.Tensor) error {
+// kind, configuration and parameter shapes, matching the buffers by the
+// parameters' names (names[i] names parameter i, as for State), so a state
+// saved with the parameters in another order restores each buffer to its
+// own parameter. It requires exactly the names State produces, each with
+// the right shape and dtype, a non-negative integer "step" and a valid
+// "lr"; otherwise it returns an error wrapping ErrMismatch and changes
+// nothing. The tensors are copied. Wrong names panic as in State.
+func (b *base) LoadState(names []string, state map[string]*tensor.Tensor) error {
 	op := b.name + ".LoadState"
+	keys := b.keys(op, names)
 	fail := func(format string, args ...any) error {
 		return &Error{Op: op, Param: -1, Err: ErrMismatch, Msg: fmt.Sprintf(format, args...)}
 	}
 	want := map[string]bool{"step": true, "lr": true}
-	for _, s := range b.slots {
-		want[s.name] = true
+	for _, k := range keys {
+		want[k] = true
 	}
 	var unknown []string
 	for name := range state {
@@ -265,17 +298,17 @@ func (b *base) LoadState(state map[string]*tensor.Tensor) error {
 	if !(lr >= 0) || math.IsInf(lr, 0) {
 		return fail("\"lr\" is %g, want finite and >= 0", lr)
 	}
-	for _, s := range b.slots {
-		t, ok := state[s.name]
+	for k, s := range b.slots {
+		t, ok := state[keys[k]]
 		if !ok || t == nil {
-			return fail("missing %q", s.name)
+			return fail("missing %q", keys[k])
 		}
 		if t.DType() != s.t.DType() || !slices.Equal(t.Shape(), s.t.Shape()) {
-			return fail("%q has shape %s %v, want %s %v", s.name, tensor.FormatShape(t.Shape()), t.DType(), tensor.FormatShape(s.t.Shape()), s.t.DType())
+			return fail("%q has shape %s %v, want %s %v", keys[k], tensor.FormatShape(t.Shape()), t.DType(), tensor.FormatShape(s.t.Shape()), s.t.DType())
 		}
 	}
-	for _, s := range b.slots {
-		tensor.CopyInto(s.t, state[s.name])
+	for k, s := range b.slots {
+		tensor.CopyInto(s.t, state[keys[k]])
 	}
 	b.step = int(step)
 	b.lr = lr

@@ -40,6 +40,9 @@ var kinds = []struct {
 	}, []string{"sum"}},
 }
 
+// names names the two parameters of problem.
+var names = []string{"fc.weight", "fc.bias"}
+
 // problem returns two parameters of shapes (2, 3) and (4) and a function
 // giving deterministic gradients for step k.
 func problem(dt tensor.DType, seed uint64) ([]*tensor.Tensor, func(k int) []*tensor.Tensor) {
@@ -85,13 +88,13 @@ func TestStateNames(t *testing.T) {
 		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", k.name, dt), func(t *testing.T) {
 				params, _ := problem(dt, 1)
-				st := k.make(params).State()
+				st := k.make(params).State(names)
 				require.Len(t, st, 2+2*len(k.slots))
 				require.Equal(t, 0.0, st["step"].Item())
 				for i, p := range params {
 					for _, s := range k.slots {
-						b := st[fmt.Sprintf("%d.%s", i, s)]
-						require.NotNil(t, b, "%d.%s", i, s)
+						b := st[names[i]+"."+s]
+						require.NotNil(t, b, "%s.%s", names[i], s)
 						require.Equal(t, p.Shape(), b.Shape())
 						require.Equal(t, dt, b.DType())
 					}
@@ -112,7 +115,7 @@ func TestStateRoundTrip(t *testing.T) {
 				for s := 0; s < 3; s++ {
 					require.NoError(t, a.Step(grads(s)))
 				}
-				saved := a.State()
+				saved := a.State(names)
 				savedParams := cloneAll(params)
 				require.Equal(t, 3.0, saved["step"].Item())
 				for s := 3; s < 5; s++ {
@@ -123,7 +126,7 @@ func TestStateRoundTrip(t *testing.T) {
 
 				b := k.make(savedParams)
 				b.SetLR(123) // LoadState restores the rate too
-				require.NoError(t, b.LoadState(saved))
+				require.NoError(t, b.LoadState(names, saved))
 				require.Equal(t, a.LR(), b.LR())
 				for s := 3; s < 5; s++ {
 					require.NoError(t, b.Step(grads(s)))
@@ -131,9 +134,64 @@ func TestStateRoundTrip(t *testing.T) {
 				for i := range params {
 					requireBitEqual(t, params[i], savedParams[i], "param", i)
 				}
-				requireStateEqual(t, a.State(), b.State())
+				requireStateEqual(t, a.State(names), b.State(names))
 			})
 		}
+	}
+}
+
+// A state saved with the parameters in one order restores into an
+// optimiser over the same parameters listed the other way round: each
+// buffer goes to the parameter of its name, and the next steps are bit for
+// bit those of the original.
+func TestLoadStateOtherOrder(t *testing.T) {
+	for _, k := range kinds {
+		for _, dt := range numtest.DTypes {
+			t.Run(fmt.Sprintf("%s/%v", k.name, dt), func(t *testing.T) {
+				params, grads := problem(dt, 5)
+				a := k.make(params)
+				for s := 0; s < 3; s++ {
+					require.NoError(t, a.Step(grads(s)))
+				}
+				saved := a.State(names)
+				w, b := params[0].Clone(), params[1].Clone()
+				for s := 3; s < 5; s++ {
+					require.NoError(t, a.Step(grads(s)))
+				}
+				swapped := k.make([]*tensor.Tensor{b, w})
+				require.NoError(t, swapped.LoadState([]string{"fc.bias", "fc.weight"}, saved))
+				for s := 3; s < 5; s++ {
+					g := grads(s)
+					require.NoError(t, swapped.Step([]*tensor.Tensor{g[1], g[0]}))
+				}
+				requireBitEqual(t, params[0], w, "fc.weight")
+				requireBitEqual(t, params[1], b, "fc.bias")
+				requireStateEqual(t, a.State(names), swapped.State([]string{"fc.bias", "fc.weight"}))
+			})
+		}
+	}
+}
+
+func TestStateNamesMisuse(t *testing.T) {
+	params, _ := problem(tensor.Float64, 6)
+	opt := NewAdam(params, AdamConfig{})
+	for _, c := range []struct {
+		names []string
+		msg   string
+	}{
+		{[]string{"fc.weight"}, "got 1 names for 2 parameters"},
+		{[]string{"w", "w"}, `name 1 ("w")`},
+		{[]string{"", "b"}, `name 0 ("")`},
+		{[]string{"step", "b"}, `name 0 ("step")`},
+	} {
+		var te *tensor.Error
+		func() {
+			defer func() { te, _ = recover().(*tensor.Error) }()
+			opt.State(c.names)
+		}()
+		require.NotNil(t, te, "%v", c.names)
+		assert.Contains(t, te.Error(), "Adam.State")
+		assert.Contains(t, te.Error(), c.msg)
 	}
 }
 
@@ -143,17 +201,17 @@ func TestLoadStateRejects(t *testing.T) {
 		mutate func(st map[string]*tensor.Tensor, dt tensor.DType)
 		msg    string
 	}{
-		{"missing buffer", func(st map[string]*tensor.Tensor, _ tensor.DType) { delete(st, "1.exp_avg") }, `missing "1.exp_avg"`},
+		{"missing buffer", func(st map[string]*tensor.Tensor, _ tensor.DType) { delete(st, "fc.bias.exp_avg") }, `missing "fc.bias.exp_avg"`},
 		{"missing step", func(st map[string]*tensor.Tensor, _ tensor.DType) { delete(st, "step") }, `missing "step"`},
-		{"unknown name", func(st map[string]*tensor.Tensor, dt tensor.DType) { st["0.momentum"] = tensor.Zeros(dt, 2, 3) }, "unknown state entries 0.momentum"},
-		{"wrong shape", func(st map[string]*tensor.Tensor, dt tensor.DType) { st["0.exp_avg"] = tensor.Zeros(dt, 3, 2) }, `"0.exp_avg" has shape (3, 2)`},
+		{"unknown name", func(st map[string]*tensor.Tensor, dt tensor.DType) { st["fc.weight.momentum"] = tensor.Zeros(dt, 2, 3) }, "unknown state entries fc.weight.momentum"},
+		{"wrong shape", func(st map[string]*tensor.Tensor, dt tensor.DType) { st["fc.weight.exp_avg"] = tensor.Zeros(dt, 3, 2) }, `"fc.weight.exp_avg" has shape (3, 2)`},
 		{"wrong dtype", func(st map[string]*tensor.Tensor, dt tensor.DType) {
 			other := tensor.Float64
 			if dt == other {
 				other = tensor.Float32
 			}
-			st["1.exp_avg_sq"] = tensor.Zeros(other, 4)
-		}, `"1.exp_avg_sq" has shape (4,)`},
+			st["fc.bias.exp_avg_sq"] = tensor.Zeros(other, 4)
+		}, `"fc.bias.exp_avg_sq" has shape (4,)`},
 		{"fractional step", func(st map[string]*tensor.Tensor, _ tensor.DType) { st["step"] = tensor.Scalar(tensor.Float64, 2.5) }, "non-negative integer"},
 		{"negative lr", func(st map[string]*tensor.Tensor, _ tensor.DType) { st["lr"] = tensor.Scalar(tensor.Float64, -1) }, `"lr" is -1`},
 	}
@@ -166,14 +224,14 @@ func TestLoadStateRejects(t *testing.T) {
 				other := NewAdam(cloneAll(params), AdamConfig{LR: 0.5})
 				require.NoError(t, other.Step(grads(1)))
 				require.NoError(t, other.Step(grads(2)))
-				st := other.State()
+				st := other.State(names)
 				c.mutate(st, dt)
-				before := opt.State()
-				err := opt.LoadState(st)
+				before := opt.State(names)
+				err := opt.LoadState(names, st)
 				require.Error(t, err)
 				require.ErrorIs(t, err, ErrMismatch)
 				require.Contains(t, err.Error(), c.msg)
-				requireStateEqual(t, before, opt.State())
+				requireStateEqual(t, before, opt.State(names))
 			})
 		}
 	}
@@ -221,7 +279,7 @@ func TestStepRejects(t *testing.T) {
 					params, grads := problem(dt, 4)
 					opt := k.make(params)
 					require.NoError(t, opt.Step(grads(0)))
-					before, beforeParams := opt.State(), cloneAll(params)
+					before, beforeParams := opt.State(names), cloneAll(params)
 					err := opt.Step(c.grads(grads(1), dt))
 					require.Error(t, err)
 					require.ErrorIs(t, err, c.is)
@@ -230,7 +288,7 @@ func TestStepRejects(t *testing.T) {
 					for _, m := range c.msg {
 						require.Contains(t, err.Error(), m)
 					}
-					requireStateEqual(t, before, opt.State())
+					requireStateEqual(t, before, opt.State(names))
 					for i := range params {
 						requireBitEqual(t, beforeParams[i], params[i], "param", i)
 					}

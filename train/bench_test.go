@@ -23,22 +23,14 @@ func BenchmarkLoaderFeedingMLP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	y := make([]float64, len(labels))
-	for i, l := range labels {
-		y[i] = float64(l)
-	}
-	ds := data.TensorDataset{X: x, Labels: y}
+	ds := data.TensorDataset{X: x, Labels: labels}
 	const batch = 128
 	setup := func() (*train.Trainer, *data.Loader) {
 		rng := tensor.NewRNG(1)
 		model := nn.NewSequential(nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
 			nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{}, nn.NewLinear(rng, 512, 10, true, tensor.Float32))
 		loss := func(g *graph.Graph, bt data.Batch, _ *tensor.RNG) *graph.Node {
-			cls := make([]int, len(bt.Labels))
-			for i, v := range bt.Labels {
-				cls[i] = int(v)
-			}
-			return losses.CrossEntropy(model.Forward(g.Const(bt.X)), cls)
+			return losses.CrossEntropy(model.Forward(g.Const(bt.X)), bt.Labels)
 		}
 		loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
 			Sampler: data.Random{N: ds.Len(), Seed: 1}})

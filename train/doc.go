@@ -8,7 +8,7 @@
 //	tr := train.New(model, optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{}),
 //		func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node { ... return loss },
 //		loader, train.Config{Epochs: 10, Eval: eval, Monitor: "val_loss"})
-//	hist, err := tr.Fit()
+//	hist, err := tr.Fit(context.Background())
 //
 // Or drive it step by step with Trainer.Step and Trainer.EndEpoch.
 //

@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,13 +23,12 @@ func line() data.TensorDataset {
 		xs[i] = -1 + 2*float64(i)/15
 		ys[i] = 2*xs[i] - 1
 	}
-	return data.TensorDataset{X: tensor.FromValues(tensor.Float64, xs, 16, 1), Labels: ys}
+	return data.TensorDataset{X: tensor.FromValues(tensor.Float64, xs, 16, 1), Targets: tensor.FromValues(tensor.Float64, ys, 16, 1)}
 }
 
 func mseLoss(lin *nn.Linear) train.LossFunc {
 	return func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
-		pred := graph.Reshape(lin.Forward(g.Const(b.X)), len(b.Labels))
-		return losses.MSE(pred, g.Const(tensor.FromValues(tensor.Float64, b.Labels, len(b.Labels))), losses.Mean)
+		return losses.MSE(lin.Forward(g.Const(b.X)), g.Const(b.Targets), losses.Mean)
 	}
 }
 
@@ -47,7 +47,7 @@ func ExampleTrainer_Fit() {
 		ClipNorm: 5, Monitor: "train_loss", BestPath: filepath.Join(dir, "best.safetensors"),
 		Log: &log,
 	})
-	h, err := tr.Fit()
+	h, err := tr.Fit(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -95,10 +95,10 @@ func ExampleTrainer_Resume() {
 		return lin, train.New(lin, opt, mseLoss(lin), loader, train.Config{Epochs: epochs, Seed: 3})
 	}
 	whole, tr := setup(1, 4)
-	tr.Fit()
+	tr.Fit(context.Background())
 
 	_, first := setup(1, 2)
-	first.Fit()
+	first.Fit(context.Background())
 	if err := first.Save(path); err != nil {
 		fmt.Println(err)
 		return
@@ -108,7 +108,7 @@ func ExampleTrainer_Resume() {
 		fmt.Println(err)
 		return
 	}
-	h, _ := second.Fit()
+	h, _ := second.Fit(context.Background())
 	fmt.Println("resumed at epoch", h.Records[0].Epoch, "after", second.Steps()-len(h.StepLoss), "steps")
 	fmt.Println("same weights:", whole.Weight.Value.Item() == resumed.Weight.Value.Item() &&
 		whole.Bias.Value.Item() == resumed.Bias.Value.Item())

@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,17 +24,40 @@ func TestProgressPlain(t *testing.T) {
 	NewProgress(nil).Printf("discarded") // must not panic
 }
 
-// Predict takes the arg-max of each row's logits, across batch boundaries.
+// Predict takes the arg-max of each row's logits, across batch
+// boundaries, and their softmax, exp(zᵢ)/Σⱼexp(zⱼ) row by row.
 func TestPredict(t *testing.T) {
-	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		x := tensor.FromValues(dt, []float64{
-			0, 1, 0,
-			5, -1, 2,
-			-3, -2, -1,
-			0, 0, 7,
-			9, 8, 8,
-		}, 5, 3)
-		identity := func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return g.Const(xb) }
-		assert.Equal(t, []int{1, 0, 2, 2, 0}, Predict(x, 2, identity), dt)
+	logits := []float64{
+		0, 1, 0,
+		5, -1, 2,
+		-3, -2, -1,
+		0, 0, 7,
+		9, 8, 8,
 	}
+	want := make([]float64, len(logits))
+	for r := range 5 {
+		z := logits[3*r : 3*r+3]
+		sum := math.Exp(z[0]) + math.Exp(z[1]) + math.Exp(z[2])
+		for j := range 3 {
+			want[3*r+j] = math.Exp(z[j]) / sum
+		}
+	}
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		x := tensor.FromValues(dt, logits, 5, 3)
+		identity := func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return g.Const(xb) }
+		classes, proba := Predict(x, 2, identity)
+		assert.Equal(t, []int{1, 0, 2, 2, 0}, classes, dt)
+		assert.Equal(t, []int{5, 3}, proba.Shape())
+		assert.Equal(t, dt, proba.DType())
+		assert.InDeltaSlice(t, want, proba.Values(), 1e-6, dt)
+	}
+	msg := func() (msg string) {
+		defer func() { msg = recover().(*tensor.Error).Error() }()
+		Predict(tensor.New(tensor.Float64, 4, 3), 2, func(g *graph.Graph, xb *tensor.Tensor) *graph.Node {
+			return g.Const(tensor.New(tensor.Float64, 6))
+		})
+		return ""
+	}()
+	assert.Contains(t, msg, "train.Predict")
+	assert.Contains(t, msg, "logits of shape (6,) for 2 rows")
 }

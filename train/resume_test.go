@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -40,13 +41,13 @@ func resumable(seed uint64, epochs int, log *bytes.Buffer) (*nn.Linear, *Trainer
 // and the same losses bit for bit.
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	full, tr := resumable(1, 6, nil)
-	h, err := tr.Fit()
+	h, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	require.Len(t, h.Records, 6)
 
 	path := filepath.Join(t.TempDir(), "run.safetensors")
 	_, first := resumable(1, 3, nil)
-	_, err = first.Fit()
+	_, err = first.Fit(context.Background())
 	require.NoError(t, err)
 	require.NoError(t, first.Save(path))
 
@@ -55,7 +56,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	require.NoError(t, second.Resume(path))
 	assert.Equal(t, 3, second.Epoch())
 	assert.Equal(t, first.Steps(), second.Steps())
-	h2, err := second.Fit()
+	h2, err := second.Fit(context.Background())
 	require.NoError(t, err)
 	require.Len(t, h2.Records, 3)
 
@@ -81,13 +82,14 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	require.NoError(t, otherTr.Save(bad))
 
 	lin, tr := resumable(1, 2, nil)
-	_, err := tr.Fit()
+	_, err := tr.Fit(context.Background())
 	require.NoError(t, err)
-	before, state := values(lin), tr.opt.State()
+	names := nn.Names(lin.Params())
+	before, state := values(lin), tr.opt.State(names)
 	err = tr.Resume(bad)
-	require.ErrorContains(t, err, `tensor "weight" is (1, 4) float32 in the file but (1, 3) float32 in the parameters`)
+	require.ErrorContains(t, err, `tensor "weight" is (1, 4) float32 in the file but (1, 3) float32 in the model`)
 	assert.Equal(t, before, values(lin))
-	assert.Equal(t, state["0.exp_avg"].Float32s(), tr.opt.State()["0.exp_avg"].Float32s())
+	assert.Equal(t, state["weight.exp_avg"].Float32s(), tr.opt.State(names)["weight.exp_avg"].Float32s())
 	assert.Equal(t, 2, tr.Epoch())
 
 	good := filepath.Join(dir, "good.safetensors")
@@ -102,7 +104,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 func TestLog(t *testing.T) {
 	var log bytes.Buffer
 	_, tr := resumable(1, 2, &log)
-	_, err := tr.Fit()
+	_, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	recs, err := ReadLog(&log)
 	require.NoError(t, err)
@@ -136,7 +138,7 @@ func TestInFloat64Forward(t *testing.T) {
 	bias := lin.Bias.Value.Cast(tensor.Float64).Item()
 	xs := ds.X.Float64s()
 	want := 0.0
-	for i, y := range ds.Labels {
+	for i, y := range ds.Targets.Values() {
 		d := xs[3*i]*w[0] + xs[3*i+1]*w[1] + xs[3*i+2]*w[2] + bias - y
 		want += d * d / 6
 	}
@@ -144,7 +146,7 @@ func TestInFloat64Forward(t *testing.T) {
 	var dt tensor.DType
 	InFloat64(lin, func() {
 		g := graph.New()
-		l := mse(lin, 0)(g, data.Batch{X: ds.X, Labels: ds.Labels}, nil)
+		l := mse(lin, 0)(g, data.Batch{X: ds.X, Targets: ds.Targets}, nil)
 		got, dt = l.Item(), l.Value().DType()
 	})
 	assert.Equal(t, tensor.Float64, dt)

@@ -20,14 +20,6 @@ const (
 	metaBad   = "train.bad_epochs"
 )
 
-func named(m nn.Module) map[string]*tensor.Tensor {
-	out := map[string]*tensor.Tensor{}
-	for _, p := range nn.State(m) {
-		out[p.Name] = p.Value
-	}
-	return out
-}
-
 // Save writes a checkpoint to path atomically (nn/checkpoint's safetensors
 // with the parameters and buffers under their dotted names, the optimiser
 // state, and the counters as metadata): everything Resume needs to
@@ -39,7 +31,7 @@ func (t *Trainer) Save(path string) error {
 		metaSeed: strconv.FormatUint(t.cfg.Seed, 10), metaBest: strconv.FormatFloat(t.best, 'g', -1, 64),
 		metaBestE: strconv.Itoa(t.bestEpoch), metaBad: strconv.Itoa(t.bad),
 	}
-	if err := checkpoint.SaveParams(path, named(t.model), t.opt.State(), meta); err != nil {
+	if err := checkpoint.Save(path, nn.State(t.model), t.opt.State(nn.Names(t.params)), meta); err != nil {
 		return fmt.Errorf("train: saving: %w", err)
 	}
 	return nil
@@ -72,20 +64,21 @@ func (t *Trainer) Resume(path string) error {
 	}
 	// Check the optimiser state against a scratch copy of the model first,
 	// so that a bad file changes nothing.
-	scratch := map[string]*tensor.Tensor{}
-	for name, v := range named(t.model) {
+	scratch := nn.StateDict{}
+	for name, v := range nn.State(t.model) {
 		scratch[name] = tensor.ZerosLike(v)
 	}
 	optState, err := checkpoint.LoadInto(path, scratch)
 	if err != nil {
 		return fmt.Errorf("train: resuming: %w", err)
 	}
-	saved := t.opt.State()
-	if err := t.opt.LoadState(optState); err != nil {
+	names := nn.Names(t.params)
+	saved := t.opt.State(names)
+	if err := t.opt.LoadState(names, optState); err != nil {
 		return fmt.Errorf("train: resuming from %s: optimiser state: %w", path, err)
 	}
-	if _, err := checkpoint.LoadInto(path, named(t.model)); err != nil {
-		_ = t.opt.LoadState(saved)
+	if _, err := checkpoint.LoadInto(path, nn.State(t.model)); err != nil {
+		_ = t.opt.LoadState(names, saved)
 		return fmt.Errorf("train: resuming: %w", err)
 	}
 	t.epoch, t.step, t.bestEpoch, t.bad, t.best = ints[0], ints[1], ints[2], ints[3], best
@@ -103,7 +96,7 @@ func (t *Trainer) Resume(path string) error {
 // float32 and evaluate in float64: the forward pass builds on whatever
 // dtype the parameters have, so inputs must be cast by f too.
 func InFloat64(model nn.Module, f func()) {
-	ps := nn.State(model)
+	ps := append(append([]nn.NamedParam(nil), model.Params()...), nn.Buffers(model)...)
 	orig := make([]*tensor.Tensor, len(ps))
 	for i, p := range ps {
 		orig[i] = p.Value

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -175,7 +176,7 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 	defer tensor.Recover(&err)
 	total := 0
 	for _, b := range micro {
-		total += len(b.Labels)
+		total += b.Len()
 	}
 	if total == 0 {
 		return 0, fmt.Errorf("train: step %d: no examples in %d micro-batches", t.step+1, len(micro))
@@ -194,7 +195,7 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 			t.g.Reset()
 			return v, fmt.Errorf("train: step %d, micro-batch %d: loss is %g", t.step+1, i+1, v)
 		}
-		w := float64(len(b.Labels)) / float64(total)
+		w := float64(b.Len()) / float64(total)
 		loss += w * v
 		grads, err := t.gradients(l)
 		if err != nil {
@@ -238,7 +239,13 @@ func (t *Trainer) gradients(l *graph.Node) ([]*tensor.Tensor, error) {
 // RunEpoch trains one epoch over the loader's batches, Config.Accumulate
 // micro-batches per step (a short remainder makes a smaller last step),
 // then calls EndEpoch. It reports whether training should stop.
-func (t *Trainer) RunEpoch() (stop bool, err error) {
+//
+// When ctx is cancelled it stops after the step in progress and returns
+// an error wrapping ctx.Err(), without ending the epoch: the epoch is not
+// counted, logged, evaluated or checkpointed, so the log and the best
+// checkpoint hold complete epochs only. The steps taken stay in the
+// parameters and in Steps and History.StepLoss.
+func (t *Trainer) RunEpoch(ctx context.Context) (stop bool, err error) {
 	if t.loader == nil {
 		return false, fmt.Errorf("train: RunEpoch: the Trainer has no loader")
 	}
@@ -259,7 +266,7 @@ func (t *Trainer) RunEpoch() (stop bool, err error) {
 		}
 		m := 0
 		for _, b := range micro {
-			m += len(b.Labels)
+			m += b.Len()
 		}
 		sum += l * float64(m)
 		seen += m
@@ -268,10 +275,22 @@ func (t *Trainer) RunEpoch() (stop bool, err error) {
 		return nil
 	}
 	limited := func() bool { return t.cfg.MaxSteps > 0 && t.step >= t.cfg.MaxSteps }
+	cancelled := func() error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("train: epoch %d cancelled after step %d: %w", t.epoch+1, t.step, err)
+		}
+		return nil
+	}
+	if err := cancelled(); err != nil {
+		return true, err
+	}
 	for b := range t.loader.Epoch(t.epoch) {
 		if micro = append(micro, b); len(micro) == k {
 			if err := flush(); err != nil {
 				return false, err
+			}
+			if err := cancelled(); err != nil {
+				return true, err
 			}
 			if limited() {
 				micro = micro[:0]
@@ -363,9 +382,15 @@ func summary(r Record) string {
 // checkpoint) until Config.Epochs, early stopping or a callback ends the
 // run, and returns the history. On error the parameters hold the values of
 // the last successful step.
-func (t *Trainer) Fit() (History, error) {
+//
+// When ctx is cancelled, Fit returns promptly, after the optimiser step in
+// progress, with the history so far and an error wrapping ctx.Err()
+// (errors.Is(err, context.Canceled)). The interrupted epoch is not logged
+// or checkpointed (see RunEpoch); Save then Resume continue from the last
+// complete epoch's counters with the parameters as they are.
+func (t *Trainer) Fit(ctx context.Context) (History, error) {
 	for t.epoch < t.cfg.Epochs {
-		stop, err := t.RunEpoch()
+		stop, err := t.RunEpoch(ctx)
 		if err != nil {
 			return t.hist, err
 		}

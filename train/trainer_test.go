@@ -3,10 +3,13 @@ package train
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,7 +33,7 @@ func regression(dt tensor.DType, n int) data.TensorDataset {
 	for i := range y {
 		y[i] = xs[3*i] - 2*xs[3*i+1] + 0.5*xs[3*i+2] + 0.3
 	}
-	return data.TensorDataset{X: x, Labels: y}
+	return data.TensorDataset{X: x, Targets: tensor.FromValues(dt, y, n, 1)}
 }
 
 // mse is the mean squared error of a Linear(3, 1) model on a batch; with
@@ -42,8 +45,7 @@ func mse(lin *nn.Linear, noise float64) LossFunc {
 		if noise > 0 {
 			x = tensor.AddTo(nil, x, rng.Normal(x.DType(), 0, noise, x.Shape()...))
 		}
-		pred := graph.Reshape(lin.Forward(g.Const(x)), len(b.Labels))
-		return losses.MSE(pred, g.Const(tensor.FromValues(x.DType(), b.Labels, len(b.Labels))), losses.Mean)
+		return losses.MSE(lin.Forward(g.Const(x)), g.Const(b.Targets.Cast(x.DType())), losses.Mean)
 	}
 }
 
@@ -51,10 +53,12 @@ func newLinear(dt tensor.DType, seed uint64) *nn.Linear {
 	return nn.NewLinear(tensor.NewRNG(seed), 3, 1, true, dt)
 }
 
+// values copies m's state dict, sorted by name.
 func values(m nn.Module) [][]float64 {
+	st := nn.State(m)
 	var out [][]float64
-	for _, p := range nn.State(m) {
-		out = append(out, append([]float64(nil), p.Value.Cast(tensor.Float64).Float64s()...))
+	for _, name := range slices.Sorted(maps.Keys(st)) {
+		out = append(out, append([]float64(nil), st[name].Cast(tensor.Float64).Float64s()...))
 	}
 	return out
 }
@@ -71,7 +75,7 @@ func TestAccumulationEqualsBigBatch(t *testing.T) {
 		return ex
 	}(), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	part := func(lo, hi int) data.Batch {
-		return data.Batch{X: tensor.Slice(all.X, 0, lo, hi, 1), Labels: all.Labels[lo:hi]}
+		return data.Batch{X: tensor.Slice(all.X, 0, lo, hi, 1), Targets: tensor.Slice(all.Targets, 0, lo, hi, 1)}
 	}
 	run := func(micro ...data.Batch) ([][]float64, float64) {
 		lin := newLinear(tensor.Float64, 1)
@@ -141,7 +145,7 @@ func TestScheduleRates(t *testing.T) {
 	var log bytes.Buffer
 	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.01}), mse(lin, 0), loader, Config{
 		Epochs: 7, Schedule: optim.LinearWarmup(2, optim.CosineAnnealingLR(0.01, 4, 0)), Log: &log})
-	h, err := tr.Fit()
+	h, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	c := math.Cos(math.Pi / 4)
 	want := []float64{0.5, 1, 1, (1 + c) / 2, 0.5, (1 - c) / 2, 0}
@@ -184,7 +188,7 @@ func TestEarlyStopping(t *testing.T) {
 				return false, nil
 			}},
 		})
-	h, err := tr.Fit()
+	h, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, h.Records, 6)
 	assert.True(t, h.Stopped)
@@ -207,13 +211,13 @@ func TestEarlyStopping(t *testing.T) {
 		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Config{
 			Epochs: 4, Monitor: "acc", Maximize: true, Patience: 1,
 			Eval: func(epoch int) (map[string]float64, error) { return map[string]float64{"acc": acc[epoch-1]}, nil }})
-	h, err = tr.Fit()
+	h, err = tr.Fit(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, h.Records, 3)
 
 	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.01}), mse(lin, 0),
 		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Config{Monitor: "val_acc"})
-	_, err = tr.Fit()
+	_, err = tr.Fit(context.Background())
 	require.ErrorContains(t, err, `the monitored metric "val_acc" is not among`)
 }
 
@@ -228,7 +232,7 @@ func TestNonFiniteLossAndCallbacks(t *testing.T) {
 		return graph.Mul(mse(lin, 0)(g, b, rng), g.Scalar(tensor.Float64, math.NaN()))
 	}
 	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), nan, loader, Config{Epochs: 2})
-	_, err := tr.Fit()
+	_, err := tr.Fit(context.Background())
 	require.ErrorContains(t, err, "epoch 1: train: step 1, micro-batch 1: loss is NaN")
 	assert.Equal(t, before, values(lin))
 	assert.Equal(t, 0, tr.Steps())
@@ -236,7 +240,7 @@ func TestNonFiniteLossAndCallbacks(t *testing.T) {
 	calls := 0
 	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), mse(lin, 0), loader, Config{
 		Epochs: 5, Callbacks: []Callback{func(t *Trainer, r Record) (bool, error) { calls++; return r.Epoch == 2, nil }}})
-	h, err := tr.Fit()
+	h, err := tr.Fit(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 2, calls)
 	assert.Len(t, h.Records, 2)
@@ -245,7 +249,7 @@ func TestNonFiniteLossAndCallbacks(t *testing.T) {
 
 	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), mse(lin, 0), loader, Config{
 		Epochs: 5, Callbacks: []Callback{func(*Trainer, Record) (bool, error) { return false, assert.AnError }}})
-	_, err = tr.Fit()
+	_, err = tr.Fit(context.Background())
 	require.ErrorIs(t, err, assert.AnError)
 	require.ErrorContains(t, err, "callback after epoch 1")
 
@@ -289,4 +293,46 @@ func TestGradientsHook(t *testing.T) {
 	got, err = step(0.1, func(*graph.Node, []nn.NamedParam) ([]*tensor.Tensor, error) { return nil, nil })
 	assert.ErrorContains(t, err, "returned 0 gradients for 2 parameters")
 	assert.Equal(t, initial, got)
+}
+
+// Cancelling the context stops Fit after the step in progress: the
+// interrupted epoch is neither logged nor checkpointed, the error wraps
+// context.Canceled, and the history holds the complete epochs and every
+// step taken. A context cancelled before Fit takes no step.
+func TestFitCancelled(t *testing.T) {
+	ds := regression(tensor.Float64, 8) // 2 steps of 4 per epoch
+	lin := newLinear(tensor.Float64, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	steps := 0
+	loss := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
+		if steps++; steps == 5 { // the first step of epoch 3
+			cancel()
+		}
+		return mse(lin, 0)(g, b, rng)
+	}
+	var log bytes.Buffer
+	best := filepath.Join(t.TempDir(), "best.safetensors")
+	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), loss,
+		data.NewLoader(ds, data.LoaderOptions{BatchSize: 4}), Config{Epochs: 10, Log: &log, Monitor: "train_loss", BestPath: best})
+	h, err := tr.Fit(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "train: epoch 3 cancelled after step 5")
+	assert.Equal(t, 5, tr.Steps(), "the step in progress completes")
+	assert.Len(t, h.StepLoss, 5)
+	assert.Len(t, h.Records, 2)
+	assert.Equal(t, 2, tr.Epoch())
+	recs, err := ReadLog(&log)
+	require.NoError(t, err)
+	assert.Len(t, recs, 2, "the log holds complete epochs only")
+	_, meta, err := checkpoint.ReadFile(best)
+	require.NoError(t, err)
+	assert.Equal(t, "4", meta["train.step"], "the best checkpoint is the last complete epoch's")
+
+	before := values(lin)
+	h, err = tr.Fit(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 5, tr.Steps())
+	assert.Equal(t, before, values(lin))
+	assert.Len(t, h.Records, 2)
 }

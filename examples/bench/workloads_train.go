@@ -82,19 +82,14 @@ func mlpLoaderWorkload() workload {
 				nn.NewLinear(rng, 512, 10, true, tensor.Float32),
 			)
 			ys := labels(rng, n, 10)
-			fl := make([]float64, n)
-			for i, y := range ys {
-				fl[i] = float64(y)
-			}
-			ds := data.TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, n, 784), Labels: fl}
+			ds := data.TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, n, 784), Labels: ys}
 			ld := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
 				Sampler: data.Random{N: n, Seed: 1}})
 			epoch := 0
 			next, _ := iter.Pull(ld.Epoch(epoch))
-			yb := make([]int, batch)
 			var cur data.Batch
 			tr := trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), yb)
+				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), cur.Labels)
 			})
 			return func() {
 				b, ok := next()
@@ -102,9 +97,6 @@ func mlpLoaderWorkload() workload {
 					epoch++
 					next, _ = iter.Pull(ld.Epoch(epoch))
 					b, _ = next()
-				}
-				for i, l := range b.Labels {
-					yb[i] = int(l)
 				}
 				cur = b
 				tr()
@@ -126,12 +118,12 @@ func cnnWorkload() workload {
 		allocs: true,
 		setup: func() step {
 			rng := tensor.NewRNG(1)
-			conv := nn.Conv2DConfig{Padding: [2]int{1, 1}, NoBias: true}
+			conv := nn.Conv2DOptions{Padding: [2]int{1, 1}, NoBias: true}
 			pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
 			m := nn.NewSequential(
-				nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, conv, tensor.Float32), nn.ReLU{},
+				nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, conv), nn.ReLU{},
 				nn.NewMaxPool2D(pool),
-				nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, conv, tensor.Float32), nn.ReLU{},
+				nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, conv), nn.ReLU{},
 				nn.NewMaxPool2D(pool),
 				nn.NewFlatten(),
 				nn.NewLinear(rng, 32*7*7, 10, true, tensor.Float32),
@@ -157,7 +149,7 @@ func lstmWorkload() workload {
 		allocs: true,
 		setup: func() step {
 			rng := tensor.NewRNG(1)
-			m := nn.NewLSTM(rng, in, hidden, 1, false, tensor.Float32)
+			m := nn.NewLSTM(rng, in, hidden, nn.RNNOptions{})
 			x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
 			target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
 			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {

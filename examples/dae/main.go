@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -82,14 +83,14 @@ func run(cfg config, verbose bool) (res result, err error) {
 	// Batches of clean digits, shuffled from the seed; the masking noise is
 	// drawn from the Trainer's RNG, so a run is reproducible.
 	gather := data.NewGatherer(x)
-	loader := data.NewLoader(data.TensorDataset{X: x, Labels: make([]float64, n)}, data.LoaderOptions{
+	loader := data.NewLoader(data.TensorDataset{X: x}, data.LoaderOptions{
 		BatchSize: cfg.Batch, DropLast: true, Sampler: data.Random{N: n, Seed: cfg.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
-			return data.Batch{X: gather.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+			return data.Batch{X: gather.Gather(idx), Index: idx}
 		}})
 	// The loss is the BCE per image (the batch mean of the summed BCE).
 	loss := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
-		k := float64(len(b.Labels))
+		k := float64(b.Len())
 		return graph.MulScalar(m.Loss(g.Const(m.Corrupt(b.X, rng)), g.Const(b.X)), 1/k)
 	}
 	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
@@ -109,7 +110,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if verbose {
 		tc.Progress = os.Stdout
 	}
-	hist, err := train.New(m, opt, loss, loader, tc).Fit()
+	hist, err := train.New(m, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

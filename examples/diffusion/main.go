@@ -15,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -101,7 +102,7 @@ func demoConfig(cfg config) config {
 }
 
 // images returns a split as (n, 1, 28, 28) in [−1, 1] with its labels.
-func images(split string, n int) (*tensor.Tensor, []float64, error) {
+func images(split string, n int) (*tensor.Tensor, []int, error) {
 	x, y, err := data.MNIST(split)
 	if err != nil {
 		return nil, nil, err
@@ -109,12 +110,8 @@ func images(split string, n int) (*tensor.Tensor, []float64, error) {
 	if n > 0 && n < len(y) {
 		x, y = tensor.Slice(x, 0, 0, n, 1).Contiguous(), y[:n]
 	}
-	labels := make([]float64, len(y))
-	for i, c := range y {
-		labels[i] = float64(c)
-	}
 	x = tensor.AddScalar(tensor.MulScalar(x, 2), -1)
-	return tensor.Reshape(x, len(y), 1, 28, 28), labels, nil
+	return tensor.Reshape(x, len(y), 1, 28, 28), y, nil
 }
 
 func run(cfg config, log io.Writer) (res result, err error) {
@@ -210,12 +207,8 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	}
 	if cfg.Load == "" {
 		res.Checkpoint = filepath.Join(cfg.Out, "unet.safetensors")
-		params := map[string]*tensor.Tensor{}
-		for _, p := range unet.Params() {
-			params[p.Name] = p.Value
-		}
 		meta := map[string]string{"model": "diffusion.UNet", "T": fmt.Sprint(cfg.T), "base": fmt.Sprint(cfg.Base), "epochs": fmt.Sprint(cfg.Epochs)}
-		if err := checkpoint.SaveParams(res.Checkpoint, params, nil, meta); err != nil {
+		if err := checkpoint.Save(res.Checkpoint, nn.State(unet), nil, meta); err != nil {
 			return res, err
 		}
 		fmt.Fprintln(log, "weights:", res.Checkpoint)
@@ -233,7 +226,7 @@ func run(cfg config, log io.Writer) (res result, err error) {
 }
 
 // fit trains unet on x and records the curve in res.
-func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedule, x *tensor.Tensor, labels []float64,
+func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedule, x *tensor.Tensor, labels []int,
 	eval train.EvalFunc, log io.Writer) error {
 	loader := data.NewLoader(data.TensorDataset{X: x, Labels: labels},
 		data.LoaderOptions{BatchSize: cfg.Batch, Sampler: data.Random{N: len(labels), Seed: cfg.Seed}})
@@ -242,7 +235,7 @@ func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedul
 	}
 	opt := optim.NewAdam(nn.Values(unet.Params()), optim.AdamConfig{LR: cfg.LR})
 	tr := train.New(unet, opt, loss, loader, train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed, ClipNorm: 1, Eval: eval, Progress: log})
-	hist, err := tr.Fit()
+	hist, err := tr.Fit(context.Background())
 	if err != nil {
 		return err
 	}
@@ -263,11 +256,7 @@ func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedul
 
 // load reads the U-Net's weights from a checkpoint written by an earlier run.
 func load(path string, unet *diffusion.UNet) error {
-	params := map[string]*tensor.Tensor{}
-	for _, p := range unet.Params() {
-		params[p.Name] = p.Value
-	}
-	_, err := checkpoint.LoadInto(path, params)
+	_, err := checkpoint.LoadInto(path, nn.State(unet))
 	return err
 }
 

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -88,28 +89,11 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 	// Every rank shuffles the same order from the seed and takes its share
 	// of it (data.Sharded), batch/size rows per step, so a step covers one
 	// global batch.
-	y := make([]float64, n)
-	for i, c := range labels {
-		y[i] = float64(c)
-	}
-	rows := data.NewGatherer(x)
-	loader := data.NewLoader(data.TensorDataset{X: x, Labels: y}, data.LoaderOptions{
+	loader := data.NewLoader(data.TensorDataset{X: x, Labels: labels}, data.LoaderOptions{
 		BatchSize: batch / comm.Size(), DropLast: true,
-		Sampler: data.Sharded{Inner: data.Random{N: n, Seed: seed}, Rank: comm.Rank(), Size: comm.Size()},
-		Collate: func(_ []data.Example, idx []int) data.Batch {
-			b := data.Batch{X: rows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
-			for i, k := range idx {
-				b.Labels[i] = y[k]
-			}
-			return b
-		}})
-	yb := make([]int, 0, batch)
+		Sampler: data.Sharded{Inner: data.Random{N: n, Seed: seed}, Rank: comm.Rank(), Size: comm.Size()}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
-		yb = yb[:0]
-		for _, l := range b.Labels {
-			yb = append(yb, int(l))
-		}
-		return losses.CrossEntropy(model.Forward(g.Const(b.X)), yb, losses.CrossEntropyOptions{})
+		return losses.CrossEntropy(model.Forward(g.Const(b.X)), b.Labels, losses.CrossEntropyOptions{})
 	}
 	perEpoch := loader.NumBatches(0)
 	if perEpoch == 0 {
@@ -123,7 +107,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 		cfg.Progress = os.Stdout
 	}
 	start := time.Now()
-	hist, err := train.New(model, opt, loss, loader, cfg).Fit()
+	hist, err := train.New(model, opt, loss, loader, cfg).Fit(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -141,12 +125,8 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 		// and the others wait so that the file is complete when any rank
 		// returns.
 		if comm.Rank() == 0 {
-			state := map[string]*tensor.Tensor{}
-			for _, p := range model.Params() {
-				state[p.Name] = p.Value
-			}
 			meta := map[string]string{"ranks": fmt.Sprint(comm.Size()), "steps": fmt.Sprint(steps)}
-			if err := checkpoint.SaveParams(out, state, opt.State(), meta); err != nil {
+			if err := checkpoint.Save(out, nn.State(model), opt.State(nn.Names(model.Params())), meta); err != nil {
 				return nil, err
 			}
 		}

@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -195,11 +196,11 @@ func run(cfg config, verbose bool) (res result, err error) {
 	const perEpoch = 100
 	n := xTrain.Shape()[0]
 	gather := data.NewGatherer(xTrain)
-	loader := data.NewLoader(data.TensorDataset{X: xTrain, Labels: make([]float64, n)}, data.LoaderOptions{
+	loader := data.NewLoader(data.TensorDataset{X: xTrain}, data.LoaderOptions{
 		BatchSize: cfg.Batch,
 		Sampler:   data.Weighted{Weights: slices.Repeat([]float64{1}, n), Count: perEpoch * cfg.Batch, Seed: cfg.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
-			return data.Batch{X: gather.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+			return data.Batch{X: gather.Gather(idx), Index: idx}
 		}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node { return nll(f.dist(g), g.Const(b.X)) }
 	tc := train.Config{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}
@@ -214,7 +215,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if verbose {
 		tc.Progress = os.Stdout
 	}
-	hist, err := train.New(f, opt, loss, loader, tc).Fit()
+	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -223,10 +224,10 @@ func runMNIST(cfg mnistConfig, verbose bool) (res mnistResult, err error) {
 	n := xTrain.Shape()[0]
 	gather := data.NewGatherer(xTrain)
 	noise := tensor.NewRNG(cfg.Seed + 1)
-	loader := data.NewLoader(data.TensorDataset{X: xTrain, Labels: make([]float64, n)}, data.LoaderOptions{
+	loader := data.NewLoader(data.TensorDataset{X: xTrain}, data.LoaderOptions{
 		BatchSize: cfg.Batch, DropLast: true, Sampler: data.Random{N: n, Seed: cfg.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
-			return data.Batch{X: dequantise(noise, gather.Gather(idx)), Labels: make([]float64, len(idx)), Index: idx}
+			return data.Batch{X: dequantise(noise, gather.Gather(idx)), Index: idx}
 		}})
 	// The loss is the batch's bits per pixel: an affine function of the
 	// mean NLL, so the progress line and the log read in bpd.
@@ -246,7 +247,7 @@ func runMNIST(cfg mnistConfig, verbose bool) (res mnistResult, err error) {
 	if verbose {
 		tc.Progress = os.Stdout
 	}
-	hist, err := train.New(f, opt, loss, loader, tc).Fit()
+	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

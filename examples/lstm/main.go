@@ -42,7 +42,7 @@ type seqModel struct {
 // Linear(hidden→out), initialised as PyTorch does.
 func newSeqModel(rng *tensor.RNG, in, hidden, out int) *seqModel {
 	return &seqModel{
-		lstm: nn.NewLSTM(rng, in, hidden, 1, true, tensor.Float32),
+		lstm: nn.NewLSTM(rng, in, hidden, nn.RNNOptions{BatchFirst: true}),
 		head: nn.NewLinear(rng, hidden, out, true, tensor.Float32),
 	}
 }

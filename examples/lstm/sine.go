@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -110,25 +111,12 @@ func runSine(c sineConfig, stdout, log io.Writer) (res sineResult, err error) {
 	res.PersistenceMSE /= float64(len(yv))
 
 	m := newSeqModel(tensor.NewRNG(c.Seed+1), 1, c.Hidden, 1)
-	// Batches of windows shuffled from the seed; the labels carry the
-	// next values (float32 values, exact in float64).
-	labels := make([]float64, nTrain)
-	for i, v := range yTr.Values() {
-		labels[i] = v
-	}
-	xRows := data.NewGatherer(xTr.Contiguous())
-	loader := data.NewLoader(data.TensorDataset{X: xTr, Labels: labels}, data.LoaderOptions{
-		BatchSize: c.Batch, Sampler: data.Random{N: nTrain, Seed: c.Seed},
-		Collate: func(_ []data.Example, idx []int) data.Batch {
-			b := data.Batch{X: xRows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
-			for i, k := range idx {
-				b.Labels[i] = labels[k]
-			}
-			return b
-		}})
+	// Batches of windows shuffled from the seed; the targets are the
+	// next values, (nTrain, 1).
+	loader := data.NewLoader(data.TensorDataset{X: xTr, Targets: tensor.Reshape(yTr.Contiguous(), nTrain, 1)}, data.LoaderOptions{
+		BatchSize: c.Batch, Sampler: data.Random{N: nTrain, Seed: c.Seed}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
-		target := tensor.FromValues(tensor.Float32, b.Labels, len(b.Labels), 1)
-		return losses.MSE(m.Forward(g.Const(b.X)), g.Const(target), losses.Mean)
+		return losses.MSE(m.Forward(g.Const(b.X)), g.Const(b.Targets), losses.Mean)
 	}
 	prog.Printf("lstm sine: %d training and %d held-out windows of %d, LSTM(1→%d), noise sd %g", nTrain, n-nTrain, c.Window, c.Hidden, c.Noise)
 	// Cosine decay to zero: the late, small steps average out the noise.
@@ -147,7 +135,7 @@ func runSine(c sineConfig, stdout, log io.Writer) (res sineResult, err error) {
 		defer f.Close()
 		tc.Log = f
 	}
-	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR}), loss, loader, tc).Fit()
+	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR}), loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

@@ -33,13 +33,13 @@ var classifier = mnist.Classifier{
 	Name:  "mnist-cnn",
 	Input: []int{1, 28, 28},
 	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
-		same := nn.Conv2DConfig{Padding: [2]int{1, 1}}
+		same := nn.Conv2DOptions{Padding: [2]int{1, 1}}
 		pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
 		m := nn.NewSequential(
-			nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, same, tensor.Float32), // (B, 16, 28, 28)
+			nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, same), // (B, 16, 28, 28)
 			nn.ReLU{},
 			nn.NewMaxPool2D(pool), // (B, 16, 14, 14)
-			nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, same, tensor.Float32), // (B, 32, 14, 14)
+			nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, same), // (B, 32, 14, 14)
 			nn.ReLU{},
 			nn.NewMaxPool2D(pool), // (B, 32, 7, 7)
 			nn.NewFlatten(),       // (B, 1568)

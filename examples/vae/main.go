@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -153,10 +154,10 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 	}
 	n := x.Shape()[0]
 	rows := data.NewGatherer(x)
-	loader := data.NewLoader(data.TensorDataset{X: x, Labels: make([]float64, n)}, data.LoaderOptions{
+	loader := data.NewLoader(data.TensorDataset{X: x}, data.LoaderOptions{
 		BatchSize: o.Batch, Sampler: data.Random{N: n, Seed: o.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
-			return data.Batch{X: rows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
+			return data.Batch{X: rows.Gather(idx), Index: idx}
 		}})
 	// The Trainer wants the batch mean; the model's loss is the batch sum.
 	beta := o.Beta
@@ -169,7 +170,7 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 		if warm > 0 {
 			m.setBeta(beta * min(1, float64(t.tr.Steps()+1)/warm))
 		}
-		return graph.MulScalar(m.loss(g, b.X, rng), 1/float64(len(b.Labels)))
+		return graph.MulScalar(m.loss(g, b.X, rng), 1/float64(b.Len()))
 	}
 	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: o.LR})
 	t = &trainer{m: m, tr: train.New(m, opt, loss, loader, cfg), g: graph.New()}
@@ -179,7 +180,7 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 // step takes one Adam step on the batch xb through the Trainer's step API
 // and returns its mean β-weighted −ELBO per image.
 func (t *trainer) step(xb *tensor.Tensor) (float64, error) {
-	return t.tr.Step(data.Batch{X: xb, Labels: make([]float64, xb.Shape()[0])})
+	return t.tr.Step(data.Batch{X: xb})
 }
 
 // evaluate returns the mean −ELBO per image over x and the mean KL of
@@ -256,7 +257,7 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	fmt.Fprintf(log, "%s on %d training and %d test images, %d epochs, %d parameters\n",
 		t.m.describe(), x.Shape()[0], xt.Shape()[0], o.Epochs, nn.NumParams(t.m))
-	hist, err := t.tr.Fit()
+	hist, err := t.tr.Fit(context.Background())
 	if err != nil {
 		return res, err
 	}
@@ -284,12 +285,8 @@ func run(o options, log io.Writer) (res result, err error) {
 		name = fmt.Sprintf("hvae_latent%d_%d.safetensors", o.Latent, o.Latent2)
 	}
 	res.Checkpoint = filepath.Join(o.Out, name)
-	params := map[string]*tensor.Tensor{}
-	for _, p := range t.m.Params() {
-		params[p.Name] = p.Value
-	}
 	meta := map[string]string{"model": t.m.describe(), "epochs": fmt.Sprint(o.Epochs)}
-	if err := checkpoint.SaveParams(res.Checkpoint, params, t.tr.Optimizer().State(), meta); err != nil {
+	if err := checkpoint.Save(res.Checkpoint, nn.State(t.m), t.tr.Optimizer().State(nn.Names(t.m.Params())), meta); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(log, "checkpoint: %s\n", res.Checkpoint)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -29,7 +30,7 @@ func TestStepsLowerLoss(t *testing.T) {
 		assert.InDelta(t, 784*math.Ln2, before, 60, model)
 		// Four epochs of the Trainer's RunEpoch, then four steps by hand.
 		for range 4 {
-			_, err := tr.tr.RunEpoch()
+			_, err := tr.tr.RunEpoch(context.Background())
 			require.NoError(t, err)
 		}
 		rows := data.NewGatherer(x)

@@ -2,10 +2,13 @@ package checkpoint_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -41,24 +44,26 @@ func ExampleLoadInto() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "model.safetensors")
 
-	trained := map[string]*tensor.Tensor{"fc.weight": tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2)}
+	trained := nn.NewLinear(tensor.NewRNG(1), 2, 2, false, tensor.Float64)
+	tensor.CopyInto(trained.Weight.Value, tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2))
 	adam := map[string]*tensor.Tensor{"step": tensor.Scalar(tensor.Float64, 100)}
-	if err := checkpoint.SaveParams(path, trained, adam, map[string]string{"epoch": "7"}); err != nil {
+	if err := checkpoint.Save(path, nn.State(trained), adam, map[string]string{"epoch": "7"}); err != nil {
 		panic(err)
 	}
 
-	fresh := map[string]*tensor.Tensor{"fc.weight": tensor.New(tensor.Float64, 2, 2)}
-	state, err := checkpoint.LoadInto(path, fresh)
+	fresh := nn.NewLinear(tensor.NewRNG(2), 2, 2, false, tensor.Float64)
+	state, err := checkpoint.LoadInto(path, nn.State(fresh))
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(fresh["fc.weight"].Values(), state["step"].Item())
+	fmt.Println(fresh.Weight.Value.Values(), state["step"].Item())
 
 	// A model of another shape is refused and left untouched.
-	wrong := map[string]*tensor.Tensor{"fc.weight": tensor.New(tensor.Float64, 3, 2)}
-	_, err = checkpoint.LoadInto(path, wrong)
-	fmt.Println(err != nil, wrong["fc.weight"].Values())
+	wrong := nn.NewLinear(tensor.NewRNG(3), 2, 3, false, tensor.Float64)
+	before := wrong.Weight.Value.Values()
+	_, err = checkpoint.LoadInto(path, nn.State(wrong))
+	fmt.Println(errors.Is(err, checkpoint.ErrMismatch), slices.Equal(before, wrong.Weight.Value.Values()))
 	// Output:
 	// [1 2 3 4] 100
-	// true [0 0 0 0 0 0]
+	// true true
 }

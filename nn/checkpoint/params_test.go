@@ -30,7 +30,7 @@ func snapshot(params map[string]*tensor.Tensor) map[string][]float64 {
 	return s
 }
 
-func TestSaveParamsLoadInto(t *testing.T) {
+func TestSaveLoadInto(t *testing.T) {
 	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "m.safetensors")
@@ -40,7 +40,7 @@ func TestSaveParamsLoadInto(t *testing.T) {
 				"v.fc.weight":  tensor.Full(dt, 0.5, 2, 3),
 				"optim.nested": tensor.Scalar(dt, 1), // keeps its own prefix
 			}
-			require.NoError(t, SaveParams(path, model(dt, 0), opt, map[string]string{"epoch": "4"}))
+			require.NoError(t, Save(path, model(dt, 0), opt, map[string]string{"epoch": "4"}))
 
 			// Stored names: parameters as given, state under "optim.".
 			raw, meta, err := ReadFile(path)
@@ -72,7 +72,7 @@ func TestLoadIntoMismatchLeavesParamsUnchanged(t *testing.T) {
 			wants []string
 		}{
 			{"shape", func(m map[string]*tensor.Tensor) { m["fc.weight"] = tensor.New(dt, 3, 2) },
-				[]string{`tensor "fc.weight" is (3, 2) ` + dt.String() + ` in the file but (2, 3) ` + dt.String() + ` in the parameters`}},
+				[]string{`tensor "fc.weight" is (3, 2) ` + dt.String() + ` in the file but (2, 3) ` + dt.String() + ` in the model`}},
 			{"missing", func(m map[string]*tensor.Tensor) { delete(m, "scale") },
 				[]string{`tensor "scale" () ` + dt.String() + ` is missing from the file`}},
 			{"unexpected", func(m map[string]*tensor.Tensor) { m["fc2.weight"] = tensor.New(dt, 4) },
@@ -88,7 +88,7 @@ func TestLoadIntoMismatchLeavesParamsUnchanged(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "m.safetensors")
 				saved := model(dt, 0)
 				c.edit(saved)
-				require.NoError(t, SaveParams(path, saved, nil, nil))
+				require.NoError(t, Save(path, saved, nil, nil))
 
 				dst := model(dt, 100)
 				before := snapshot(dst)
@@ -108,7 +108,7 @@ func TestLoadIntoMismatchLeavesParamsUnchanged(t *testing.T) {
 
 func TestLoadIntoCorruptFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.safetensors")
-	require.NoError(t, SaveParams(path, model(tensor.Float32, 0), nil, nil))
+	require.NoError(t, Save(path, model(tensor.Float32, 0), nil, nil))
 	dst := model(tensor.Float32, 100)
 	before := snapshot(dst)
 	// Truncate the last data byte.
@@ -120,9 +120,9 @@ func TestLoadIntoCorruptFile(t *testing.T) {
 	assert.Equal(t, before, snapshot(dst))
 }
 
-func TestSaveParamsReservedPrefix(t *testing.T) {
+func TestSaveReservedPrefix(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.safetensors")
-	err := SaveParams(path, map[string]*tensor.Tensor{"optim.lr": tensor.Scalar(tensor.Float32, 1)}, nil, nil)
+	err := Save(path, map[string]*tensor.Tensor{"optim.lr": tensor.Scalar(tensor.Float32, 1)}, nil, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"optim.lr"`)
 	assertNoTempFiles(t, filepath.Dir(path))

@@ -16,15 +16,17 @@
 // WriteFile is atomic: a crash or an error leaves either the old file or the
 // new one, never a mixture.
 //
-// SaveParams and LoadInto are the training-loop helpers: they store a
-// model's named parameters with the optimiser's state, and load them back
-// only if every parameter is present with its shape and dtype.
+// Save and LoadInto are the training-loop helpers: they store a model's
+// state dict (nn.State: parameters and buffers under PyTorch's dotted
+// names) with the optimiser's state, and load them back only if every
+// tensor is present with its shape and dtype.
 //
-//	err := checkpoint.SaveParams("model.safetensors", params, opt.State(), map[string]string{"epoch": "3"})
+//	names := nn.Names(model.Params())
+//	err := checkpoint.Save("model.safetensors", nn.State(model), opt.State(names), map[string]string{"epoch": "3"})
 //	...
-//	optState, err := checkpoint.LoadInto("model.safetensors", params) // params unchanged on error
+//	optState, err := checkpoint.LoadInto("model.safetensors", nn.State(model)) // model unchanged on error
 //	if err == nil {
-//		err = opt.LoadState(optState)
+//		err = opt.LoadState(names, optState)
 //	}
 //
 // Files are written in F32 and F64, the dtypes Gradus computes in. Reading

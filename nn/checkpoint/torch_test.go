@@ -42,16 +42,6 @@ func readTorchOutputs(t *testing.T) torchOutputs {
 	return o
 }
 
-// stateMap is a module's state_dict (parameters and buffers) by name, the
-// form LoadInto fills.
-func stateMap(m nn.Module) map[string]*tensor.Tensor {
-	out := map[string]*tensor.Tensor{}
-	for _, p := range nn.State(m) {
-		out[p.Name] = p.Value
-	}
-	return out
-}
-
 // A PyTorch Sequential(Conv2d, BatchNorm2d, ReLU, MaxPool2d, Flatten,
 // Linear) after three training steps, saved with its int64
 // num_batches_tracked, loads into the same Gradus layers by the same
@@ -61,14 +51,14 @@ func TestTorchCNNWithBatchNorm(t *testing.T) {
 	rng := tensor.NewRNG(1)
 	bn := nn.NewBatchNorm2D(4, tensor.Float32)
 	m := nn.NewSequential(
-		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
 		bn,
 		nn.ReLU{},
 		nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}}),
 		nn.NewFlatten(),
 		nn.NewLinear(rng, 36, 3, true, tensor.Float32),
 	)
-	opt, err := checkpoint.LoadInto("testdata/torch_cnn.safetensors", stateMap(m))
+	opt, err := checkpoint.LoadInto("testdata/torch_cnn.safetensors", nn.State(m))
 	require.NoError(t, err)
 	assert.Empty(t, opt)
 	assert.Equal(t, 3.0, bn.NumBatchesTracked.Value.Item(), "num_batches_tracked (I64 in the file)")
@@ -86,8 +76,8 @@ func TestTorchCNNWithBatchNorm(t *testing.T) {
 // gives PyTorch's outputs and final states to 1e-5.
 func TestTorchLSTM(t *testing.T) {
 	o := readTorchOutputs(t)
-	m := nn.NewLSTM(tensor.NewRNG(1), 3, 4, 2, true, tensor.Float32)
-	_, err := checkpoint.LoadInto("testdata/torch_lstm.safetensors", stateMap(m))
+	m := nn.NewLSTM(tensor.NewRNG(1), 3, 4, nn.RNNOptions{Layers: 2, BatchFirst: true})
+	_, err := checkpoint.LoadInto("testdata/torch_lstm.safetensors", nn.State(m))
 	require.NoError(t, err)
 	g := graph.New()
 	out, h, c := m.Forward(g.Const(tensor.FromValues(tensor.Float32, o.LSTM.X, o.LSTM.XShape...)), nil, nil)
@@ -102,10 +92,10 @@ func TestTorchLSTM(t *testing.T) {
 func TestTorchCNNOtherArchitectureUntouched(t *testing.T) {
 	rng := tensor.NewRNG(1)
 	m := nn.NewSequential(
-		nn.NewConv2D(rng, 2, 3, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewConv2D(rng, 2, 3, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
 		nn.NewBatchNorm2D(3, tensor.Float32),
 	)
-	st := stateMap(m)
+	st := nn.State(m)
 	before := map[string][]float64{}
 	for k, v := range st {
 		before[k] = v.Values()
@@ -125,7 +115,7 @@ var updateGradus = flag.Bool("update", false, "rewrite testdata/gradus_cnn.safet
 func gradusCNN(t *testing.T) (*nn.Sequential, *tensor.Tensor) {
 	rng := tensor.NewRNG(7)
 	m := nn.NewSequential(
-		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DConfig{Padding: [2]int{1, 1}}, tensor.Float32),
+		nn.NewConv2D(rng, 2, 4, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
 		nn.NewBatchNorm2D(4, tensor.Float32),
 		nn.ReLU{},
 		nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}}),
@@ -149,7 +139,7 @@ func TestGradusCNNForTorch(t *testing.T) {
 	m, x := gradusCNN(t)
 	y := m.Forward(graph.New().Const(x)).Value()
 	var buf bytes.Buffer
-	require.NoError(t, checkpoint.Write(&buf, stateMap(m), map[string]string{"format": "pt"}))
+	require.NoError(t, checkpoint.Write(&buf, nn.State(m), map[string]string{"format": "pt"}))
 	js, err := json.Marshal(map[string]any{"x_shape": x.Shape(), "x": x.Values(), "y_shape": y.Shape(), "y": y.Values()})
 	require.NoError(t, err)
 	if *updateGradus {
@@ -160,7 +150,7 @@ func TestGradusCNNForTorch(t *testing.T) {
 	// CPU, so the check allows 1e-5.
 	want, _, err := checkpoint.ReadFile("testdata/gradus_cnn.safetensors")
 	require.NoError(t, err)
-	got := stateMap(m)
+	got := nn.State(m)
 	require.Len(t, want, len(got))
 	for k, v := range got {
 		require.Contains(t, want, k)

@@ -66,28 +66,28 @@ func NewUNet(rng *tensor.RNG, cfg UNetConfig, dt tensor.DType) *UNet {
 	if cfg.Channels < 0 || b <= 0 || cfg.Groups <= 0 || b%cfg.Groups != 0 || cfg.Heads <= 0 || 2*b%cfg.Heads != 0 || cfg.MaxT < 0 {
 		tensor.Fail("diffusion.NewUNet", "invalid configuration %+v: groups must divide Base, heads 2·Base", cfg)
 	}
-	same := nn.Conv2DConfig{Padding: [2]int{1, 1}}
-	half := nn.Conv2DConfig{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}
+	same := nn.Conv2DOptions{Padding: [2]int{1, 1}, DType: dt}
+	half := nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, DType: dt}
 	temb := 4 * b
 	u := &UNet{
 		Config:   cfg,
 		table:    nn.SinusoidalPositions(dt, cfg.MaxT+1, temb),
 		Time1:    nn.NewLinear(rng, temb, temb, true, dt),
 		Time2:    nn.NewLinear(rng, temb, temb, true, dt),
-		In:       nn.NewConv2D(rng, cfg.Channels, b, [2]int{3, 3}, same, dt),
+		In:       nn.NewConv2D(rng, cfg.Channels, b, [2]int{3, 3}, same),
 		Down1:    NewResBlock(rng, b, b, temb, cfg.Groups, dt),
-		Pool1:    nn.NewConv2D(rng, b, 2*b, [2]int{3, 3}, half, dt),
+		Pool1:    nn.NewConv2D(rng, b, 2*b, [2]int{3, 3}, half),
 		Down2:    NewResBlock(rng, 2*b, 2*b, temb, cfg.Groups, dt),
-		Pool2:    nn.NewConv2D(rng, 2*b, 2*b, [2]int{3, 3}, half, dt),
+		Pool2:    nn.NewConv2D(rng, 2*b, 2*b, [2]int{3, 3}, half),
 		Mid1:     NewResBlock(rng, 2*b, 2*b, temb, cfg.Groups, dt),
 		Attn:     NewAttentionBlock(rng, 2*b, cfg.Groups, cfg.Heads, dt),
 		Mid2:     NewResBlock(rng, 2*b, 2*b, temb, cfg.Groups, dt),
-		Up2:      nn.NewConvTranspose2D(rng, 2*b, 2*b, [2]int{4, 4}, half, [2]int{}, dt),
+		Up2:      nn.NewConvTranspose2D(rng, 2*b, 2*b, [2]int{4, 4}, half),
 		UpBlock2: NewResBlock(rng, 4*b, 2*b, temb, cfg.Groups, dt),
-		Up1:      nn.NewConvTranspose2D(rng, 2*b, b, [2]int{4, 4}, half, [2]int{}, dt),
+		Up1:      nn.NewConvTranspose2D(rng, 2*b, b, [2]int{4, 4}, half),
 		UpBlock1: NewResBlock(rng, 2*b, b, temb, cfg.Groups, dt),
 		OutNorm:  nn.NewGroupNorm(cfg.Groups, b, 1e-5, true, dt),
-		Out:      nn.NewConv2D(rng, b, cfg.Channels, [2]int{3, 3}, same, dt),
+		Out:      nn.NewConv2D(rng, b, cfg.Channels, [2]int{3, 3}, same),
 	}
 	u.Out.Weight.Value.Fill(0)
 	u.Out.Bias.Value.Fill(0)
@@ -175,16 +175,16 @@ type ResBlock struct {
 // NewResBlock returns a block from in to out channels taking a time
 // embedding of width temb, with GroupNorm in groups groups.
 func NewResBlock(rng *tensor.RNG, in, out, temb, groups int, dt tensor.DType) *ResBlock {
-	same := nn.Conv2DConfig{Padding: [2]int{1, 1}}
+	same := nn.Conv2DOptions{Padding: [2]int{1, 1}, DType: dt}
 	r := &ResBlock{
 		Norm1: nn.NewGroupNorm(groups, in, 1e-5, true, dt),
-		Conv1: nn.NewConv2D(rng, in, out, [2]int{3, 3}, same, dt),
+		Conv1: nn.NewConv2D(rng, in, out, [2]int{3, 3}, same),
 		Time:  nn.NewLinear(rng, temb, out, true, dt),
 		Norm2: nn.NewGroupNorm(groups, out, 1e-5, true, dt),
-		Conv2: nn.NewConv2D(rng, out, out, [2]int{3, 3}, same, dt),
+		Conv2: nn.NewConv2D(rng, out, out, [2]int{3, 3}, same),
 	}
 	if in != out {
-		r.Skip = nn.NewConv2D(rng, in, out, [2]int{1, 1}, nn.Conv2DConfig{}, dt)
+		r.Skip = nn.NewConv2D(rng, in, out, [2]int{1, 1}, nn.Conv2DOptions{DType: dt})
 	}
 	return r
 }

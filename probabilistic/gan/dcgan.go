@@ -54,13 +54,13 @@ type Generator struct {
 func NewGenerator(rng *tensor.RNG, cfg Config, dt tensor.DType) *Generator {
 	cfg.check("gan.NewGenerator")
 	w, b := cfg.Width, cfg.Size/4
-	up := nn.Conv2DConfig{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, NoBias: true}
+	up := nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, NoBias: true, DType: dt}
 	s := nn.NewSequential(
-		nn.NewConvTranspose2D(rng, cfg.Latent, 2*w, [2]int{b, b}, nn.Conv2DConfig{NoBias: true}, [2]int{}, dt),
+		nn.NewConvTranspose2D(rng, cfg.Latent, 2*w, [2]int{b, b}, nn.Conv2DOptions{NoBias: true, DType: dt}),
 		nn.NewBatchNorm2D(2*w, dt), nn.ReLU{},
-		nn.NewConvTranspose2D(rng, 2*w, w, [2]int{4, 4}, up, [2]int{}, dt),
+		nn.NewConvTranspose2D(rng, 2*w, w, [2]int{4, 4}, up),
 		nn.NewBatchNorm2D(w, dt), nn.ReLU{},
-		nn.NewConvTranspose2D(rng, w, cfg.Channels, [2]int{4, 4}, nn.Conv2DConfig{Stride: up.Stride, Padding: up.Padding}, [2]int{}, dt),
+		nn.NewConvTranspose2D(rng, w, cfg.Channels, [2]int{4, 4}, nn.Conv2DOptions{Stride: up.Stride, Padding: up.Padding, DType: dt}),
 		nn.Tanh{},
 	)
 	if !cfg.DefaultInit {
@@ -102,18 +102,18 @@ type Discriminator struct {
 func NewDiscriminator(rng *tensor.RNG, cfg Config, dt tensor.DType) *Discriminator {
 	cfg.check("gan.NewDiscriminator")
 	w, b := cfg.Width, cfg.Size/4
-	down := nn.Conv2DConfig{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}
+	down := nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, DType: dt}
 	mid := down
 	mid.NoBias = cfg.BatchNorm
 	s := nn.NewSequential(
-		nn.NewConv2D(rng, cfg.Channels, w, [2]int{4, 4}, down, dt), nn.NewLeakyReLU(0.2),
-		nn.NewConv2D(rng, w, 2*w, [2]int{4, 4}, mid, dt),
+		nn.NewConv2D(rng, cfg.Channels, w, [2]int{4, 4}, down), nn.NewLeakyReLU(0.2),
+		nn.NewConv2D(rng, w, 2*w, [2]int{4, 4}, mid),
 	)
 	if cfg.BatchNorm {
 		s.Add("", nn.NewBatchNorm2D(2*w, dt))
 	}
 	s.Add("", nn.NewLeakyReLU(0.2))
-	s.Add("", nn.NewConv2D(rng, 2*w, 1, [2]int{b, b}, nn.Conv2DConfig{}, dt))
+	s.Add("", nn.NewConv2D(rng, 2*w, 1, [2]int{b, b}, nn.Conv2DOptions{DType: dt}))
 	s.Add("", nn.NewFlatten())
 	if !cfg.DefaultInit {
 		dcganInit(rng, s)

@@ -46,7 +46,7 @@ func TestGradientPenaltyLinearCritic(t *testing.T) {
 func TestGradientPenaltyFiniteDifferences(t *testing.T) {
 	dt := tensor.Float64
 	rng := tensor.NewRNG(7)
-	conv := nn.NewConv2D(rng, 1, 2, [2]int{3, 3}, nn.Conv2DConfig{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}, dt)
+	conv := nn.NewConv2D(rng, 1, 2, [2]int{3, 3}, nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, DType: dt})
 	lin := nn.NewLinear(rng, 8, 1, true, dt)
 	critic := nn.NewSequential(conv, nn.NewLeakyReLU(0.2), nn.NewFlatten(), lin)
 	realT := rng.Normal(dt, 0, 1, 3, 1, 4, 4)

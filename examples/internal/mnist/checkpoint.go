@@ -9,15 +9,6 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// namedTensors maps a module's parameter and buffer names to their values.
-func namedTensors(m nn.Module) map[string]*tensor.Tensor {
-	out := map[string]*tensor.Tensor{}
-	for _, p := range append(m.Params(), nn.Buffers(m)...) {
-		out[p.Name] = p.Value
-	}
-	return out
-}
-
 // CheckpointRoundTrip saves model's parameters, with the optimiser state
 // optState (may be nil) and meta, to path in the safetensors format, loads
 // them into fresh (a model of the same architecture with other weights),
@@ -27,17 +18,17 @@ func namedTensors(m nn.Module) map[string]*tensor.Tensor {
 // first digit that differs.
 func CheckpointRoundTrip(path string, model, fresh nn.Module, optState map[string]*tensor.Tensor,
 	meta map[string]string, preds func() (trained, reloaded []int)) (bool, error) {
-	if err := checkpoint.SaveParams(path, namedTensors(model), optState, meta); err != nil {
+	if err := checkpoint.Save(path, nn.State(model), optState, meta); err != nil {
 		return false, err
 	}
-	state, err := checkpoint.LoadInto(path, namedTensors(fresh))
+	state, err := checkpoint.LoadInto(path, nn.State(fresh))
 	if err != nil {
 		return false, err
 	}
 	if optState != nil {
 		// Training could go on from here exactly where it stopped.
 		opt := optim.NewAdam(nn.Values(fresh.Params()), optim.AdamConfig{})
-		if err := opt.LoadState(state); err != nil {
+		if err := opt.LoadState(nn.Names(fresh.Params()), state); err != nil {
 			return false, fmt.Errorf("checkpoint %s: optimiser state: %w", path, err)
 		}
 	}

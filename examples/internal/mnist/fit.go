@@ -1,6 +1,7 @@
 package mnist
 
 import (
+	"context"
 	"io"
 
 	"github.com/gradus-ml/gradus/data"
@@ -36,13 +37,8 @@ type History struct {
 // CrossEntropy is the loss of a classifier whose logits forward computes:
 // the mean cross-entropy of a batch whose labels are class indices.
 func CrossEntropy(forward train.Forward) train.LossFunc {
-	var yb []int
 	return func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
-		yb = yb[:0]
-		for _, l := range b.Labels {
-			yb = append(yb, int(l))
-		}
-		return losses.CrossEntropy(forward(g, b.X), yb)
+		return losses.CrossEntropy(forward(g, b.X), b.Labels)
 	}
 }
 
@@ -50,23 +46,7 @@ func CrossEntropy(forward train.Forward) train.LossFunc {
 // rate lr on the mean cross-entropy of forward's logits over mini-batches
 // of batch rows of x with labels y, shuffled from cfg.Seed.
 func NewTrainer(model nn.Module, forward train.Forward, x *tensor.Tensor, y []int, batch int, lr float64, cfg train.Config) *train.Trainer {
-	labels := make([]float64, len(y))
-	for i, c := range y {
-		labels[i] = float64(c)
-	}
-	// Rows are gathered into a reused buffer rather than stacked one by
-	// one: the loader runs without workers, so each batch is consumed
-	// before the next overwrites it.
-	rows := data.NewGatherer(x)
-	gather := func(ex []data.Example, idx []int) data.Batch {
-		b := data.Batch{X: rows.Gather(idx), Labels: make([]float64, len(idx)), Index: idx}
-		for i, e := range ex {
-			b.Labels[i] = e.Label
-		}
-		return b
-	}
-	loader := data.NewLoader(data.TensorDataset{X: x, Labels: labels},
-		data.LoaderOptions{BatchSize: batch, Sampler: data.Random{N: len(y), Seed: cfg.Seed}, Collate: gather})
+	loader := data.NewLoader(data.TensorDataset{X: x, Labels: y}, data.LoaderOptions{BatchSize: batch, Seed: cfg.Seed})
 	opt := optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{LR: lr})
 	return train.New(model, opt, CrossEntropy(forward), loader, cfg)
 }
@@ -79,17 +59,18 @@ func FitClassifier(model nn.Module, forward train.Forward, x *tensor.Tensor, y [
 	tr := NewTrainer(model, forward, x, y, cfg.Batch, cfg.LR, train.Config{
 		Epochs: cfg.Epochs, Seed: cfg.Seed, MaxSteps: cfg.MaxSteps, Progress: cfg.Progress, Log: cfg.Log,
 		Eval: func(int) (map[string]float64, error) {
-			acc, err := metrics.Accuracy(train.Predict(xTest, 500, forward), yTest)
+			pred, _ := train.Predict(xTest, 500, forward)
+			acc, err := metrics.Accuracy(pred, yTest)
 			return map[string]float64{"test_accuracy": acc}, err
 		},
 	})
-	th, err := tr.Fit()
+	th, err := tr.Fit(context.Background())
 	for _, r := range th.Records {
 		h.TrainLoss = append(h.TrainLoss, r.TrainLoss)
 		h.TestAccuracy = append(h.TestAccuracy, r.Metrics["test_accuracy"])
 		h.SecondsPerEpoch = append(h.SecondsPerEpoch, r.Seconds)
 	}
 	h.StepLoss = th.StepLoss
-	h.OptState = tr.Optimizer().State()
+	h.OptState = tr.Optimizer().State(nn.Names(model.Params()))
 	return h, err
 }

@@ -154,7 +154,8 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 		prog.Printf("wrote %s", res.Plot)
 
 		res.ConfusionPlot = filepath.Join(o.OutDir, "confusion.png")
-		cm, err := metrics.Confusion(train.Predict(xt, 500, forward), yt, 10)
+		pred, _ := train.Predict(xt, 500, forward)
+		cm, err := metrics.Confusion(pred, yt, 10)
 		if err != nil {
 			return res, err
 		}
@@ -172,7 +173,9 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 		meta := map[string]string{"model": c.Name, "epochs": fmt.Sprint(len(h.TrainLoss)),
 			"seed": fmt.Sprint(o.Seed), "test_accuracy": fmt.Sprint(res.TestAccuracy)}
 		match, err := CheckpointRoundTrip(res.Checkpoint, model, fresh, h.OptState, meta, func() ([]int, []int) {
-			return train.Predict(xt, 500, forward), train.Predict(xt, 500, freshForward)
+			a, _ := train.Predict(xt, 500, forward)
+			b, _ := train.Predict(xt, 500, freshForward)
+			return a, b
 		})
 		if err != nil {
 			return res, err

@@ -81,12 +81,8 @@ func BenchmarkStep(b *testing.B, c mnist.Classifier, batch int) {
 		b.Fatal(err)
 	}
 	model, forward := c.Build(tensor.NewRNG(1))
-	labels := make([]float64, len(y))
-	for i, c := range y {
-		labels[i] = float64(c)
-	}
 	tr := mnist.NewTrainer(model, forward, x, y, batch, 1e-3, train.Config{})
-	bt := data.Batch{X: x, Labels: labels}
+	bt := data.Batch{X: x, Labels: y}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := tr.Step(bt); err != nil {
