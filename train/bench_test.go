@@ -38,7 +38,7 @@ func BenchmarkLoaderFeedingMLP(b *testing.B) {
 			for i, v := range bt.Labels {
 				cls[i] = int(v)
 			}
-			return losses.CrossEntropy(model.Forward(g.Const(bt.X)), cls)
+			return losses.CrossEntropy(model.Forward(g.Const(bt.X)), cls, losses.CrossEntropyOptions{})
 		}
 		loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
 			Sampler: data.Random{N: ds.Len(), Seed: 1}})

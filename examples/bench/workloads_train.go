@@ -54,7 +54,7 @@ func mlpWorkload() workload {
 			x := rng.Normal(tensor.Float32, 0, 1, batch, 784)
 			ys := labels(rng, batch, 10)
 			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(x)), ys)
+				return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
 			})
 		},
 		report: throughput("samples_per_s", batch),
@@ -94,7 +94,7 @@ func mlpLoaderWorkload() workload {
 			yb := make([]int, batch)
 			var cur data.Batch
 			tr := trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), yb)
+				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), yb, losses.CrossEntropyOptions{})
 			})
 			return func() {
 				b, ok := next()
@@ -139,7 +139,7 @@ func cnnWorkload() workload {
 			x := rng.Normal(tensor.Float32, 0, 1, batch, 1, 28, 28)
 			ys := labels(rng, batch, 10)
 			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(x)), ys)
+				return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
 			})
 		},
 		report: throughput("samples_per_s", batch),

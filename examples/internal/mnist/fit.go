@@ -42,7 +42,7 @@ func CrossEntropy(forward train.Forward) train.LossFunc {
 		for _, l := range b.Labels {
 			yb = append(yb, int(l))
 		}
-		return losses.CrossEntropy(forward(g, b.X), yb)
+		return losses.CrossEntropy(forward(g, b.X), yb, losses.CrossEntropyOptions{})
 	}
 }
 
