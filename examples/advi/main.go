@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -96,15 +97,11 @@ func run(cfg config, verbose bool) (res result, err error) {
 			return graph.Add(ll, graph.MulScalar(graph.Sum(graph.Square(q["w"]), nil, false), -0.5))
 		},
 	}
-	post, err := logreg.FitLaplace(x, labels, logreg.BayesConfig{Alpha: 1})
+	post, err := logreg.FitLaplace(context.Background(), x, labels, logreg.LaplaceOptions{Alpha: 1})
 	if err != nil {
 		return res, err
 	}
-	theta := post.Theta() // weights then intercept
-	cov, err := tensor.Inverse(tensor.FromFloat64s(post.Hessian, p, p))
-	if err != nil {
-		return res, err
-	}
+	theta, cov := post.MAP.Theta(), post.Cov() // weights then intercept
 	lmean, lsd := make([]float64, p), make([]float64, p)
 	for a := range p {
 		src := a - 1 // the sampler's weight a is logreg's a − 1; its 0 is the intercept
