@@ -115,7 +115,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 		name string
 	}{{inference.MeanField, "mean-field"}, {inference.FullRank, "full-rank"}} {
 		start := time.Now()
-		r, err := inference.ADVI(model, inference.ADVIOptions{Family: fam.f, Samples: cfg.Samples, MaxSteps: cfg.Steps, LR: 0.02, Tol: 1e-3, Seed: cfg.Seed})
+		r, err := inference.ADVI(context.Background(), model, inference.ADVIOptions{Family: fam.f, Samples: cfg.Samples, MaxSteps: cfg.Steps, LR: 0.02, Tol: 1e-3, Seed: cfg.Seed})
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", fam.name, err)
 		}

@@ -24,12 +24,12 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/diffusion"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/plot"
+	"github.com/gradus-ml/gradus/probabilistic/diffusion"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"
 )

@@ -29,12 +29,12 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/plot"
+	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"

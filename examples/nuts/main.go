@@ -38,8 +38,8 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -130,7 +130,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if verbose {
 		fmt.Printf("NUTS: %d chains × (%d warm-up + %d draws) on %d tumours, 30 features + intercept\n", cfg.Chains, cfg.Warmup, cfg.Draws, n)
 	}
-	r, err := inference.NUTS(model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed})
+	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed})
 	if err != nil {
 		return res, err
 	}
@@ -227,7 +227,7 @@ func eightSchools(cfg config, verbose bool) (*schools, error) {
 			return graph.Add(graph.Add(ll, priorMu), graph.Add(priorTau, priorTT))
 		},
 	}
-	r, err := inference.NUTS(model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed + 1, TargetAccept: 0.95})
+	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed + 1, TargetAccept: 0.95})
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gradus-ml/gradus/probabilistic/diffusion"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/probabilistic/diffusion"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

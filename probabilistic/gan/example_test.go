@@ -3,9 +3,9 @@ package gan_test
 import (
 	"fmt"
 
-	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -14,7 +14,7 @@ import (
 // Full-rank ADVI on a Gaussian target recovers it: mean 0, covariance
 // [[1, 1.8], [1.8, 4]] (ρ = 0.9, σ = (1, 2)).
 func TestADVIFullRankRecoversAGaussian(t *testing.T) {
-	r, err := ADVI(gaussian2D(0.9, 2), ADVIOptions{Family: FullRank, Samples: 4, MaxSteps: 6000, Tol: 1e-4, Seed: 1})
+	r, err := ADVI(ctx, gaussian2D(0.9, 2), ADVIOptions{Family: FullRank, Samples: 4, MaxSteps: 6000, Tol: 1e-4, Seed: 1})
 	require.NoError(t, err)
 	assert.InDeltaSlice(t, []float64{0, 0}, r.Mean, 0.15)
 	want := []float64{1, 1.8, 1.8, 4}
@@ -27,7 +27,7 @@ func TestADVIFullRankRecoversAGaussian(t *testing.T) {
 // the known way: the optimal factorised Gaussian has variances 1/Λᵢᵢ, the
 // inverse diagonal of the precision, σᵢ²(1 − ρ²) = (0.19, 0.76).
 func TestADVIMeanFieldMatchesTheKnownOptimum(t *testing.T) {
-	r, err := ADVI(gaussian2D(0.9, 2), ADVIOptions{Samples: 4, MaxSteps: 6000, Tol: 1e-4, Seed: 2})
+	r, err := ADVI(ctx, gaussian2D(0.9, 2), ADVIOptions{Samples: 4, MaxSteps: 6000, Tol: 1e-4, Seed: 2})
 	require.NoError(t, err)
 	assert.InDeltaSlice(t, []float64{0, 0}, r.Mean, 0.1)
 	assert.InDelta(t, 0.19, r.Cov[0], 0.04)
@@ -44,7 +44,7 @@ func TestADVIScoreFunction(t *testing.T) {
 			return graph.MulScalar(graph.Square(graph.AddScalar(p["x"], -3)), -0.5/0.25)
 		},
 	}
-	r, err := ADVI(m, ADVIOptions{Samples: 32, MaxSteps: 3000, Tol: 1e-4, ScoreFunction: true, Seed: 3})
+	r, err := ADVI(ctx, m, ADVIOptions{Samples: 32, MaxSteps: 3000, Tol: 1e-4, ScoreFunction: true, Seed: 3})
 	require.NoError(t, err)
 	assert.InDelta(t, 3, r.Mean[0], 0.1)
 	assert.InDelta(t, 0.5, math.Sqrt(r.Cov[0]), 0.1)
@@ -60,7 +60,7 @@ func TestADVIThroughABijector(t *testing.T) {
 			return graph.Add(graph.MulScalar(graph.Log(p), 8), graph.MulScalar(graph.Log1p(graph.Neg(p)), 4))
 		},
 	}
-	r, err := ADVI(m, ADVIOptions{Samples: 4, MaxSteps: 4000, Tol: 1e-4, Seed: 4})
+	r, err := ADVI(ctx, m, ADVIOptions{Samples: 4, MaxSteps: 4000, Tol: 1e-4, Seed: 4})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p"}, r.Names())
 	sum := 0.0
