@@ -58,7 +58,9 @@ type ADVIResult struct {
 //
 // ADVI checks ctx before every step: when ctx is cancelled it returns
 // promptly with q as it stands (Steps says how far it got, Converged is
-// false) and ctx.Err() wrapped.
+// false) and ctx.Err() wrapped. When MaxSteps run out before the windowed
+// ELBO settles, it returns q with a *tensor.NotConvergedError
+// (errors.Is(err, tensor.ErrNotConverged)).
 func ADVI(ctx context.Context, m Model, opts ADVIOptions) (*ADVIResult, error) {
 	ev, err := newEvaluator(m)
 	if err != nil {
@@ -134,6 +136,13 @@ func ADVI(ctx context.Context, m Model, opts ADVIOptions) (*ADVIResult, error) {
 				res.Cov[i*d+j] += res.chol[i*d+k] * res.chol[j*d+k]
 			}
 		}
+	}
+	if stopped == nil && !res.Converged {
+		change := math.Inf(1)
+		if k := len(res.ELBO); k >= 2 {
+			change = math.Abs(res.ELBO[k-1]-res.ELBO[k-2]) / math.Max(math.Abs(res.ELBO[k-1]), 1e-12)
+		}
+		return res, &tensor.NotConvergedError{Op: "inference.ADVI", Iterations: res.Steps, Change: change, Tol: opts.Tol}
 	}
 	return res, stopped
 }

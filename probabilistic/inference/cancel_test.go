@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // ctx is the context of the runs that are not about cancellation.
@@ -67,7 +69,8 @@ func TestCancelledPartWay(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 50, a.Steps)
 	b, err := ADVI(ctx, gaussian2D(0.5, 1), ADVIOptions{MaxSteps: 50, Seed: 1})
-	require.NoError(t, err)
+	require.ErrorIs(t, err, tensor.ErrNotConverged) // 50 steps are less than two windows of 100
+	assert.ErrorContains(t, err, "inference.ADVI: did not converge in 50 iterations")
 	assert.Equal(t, b.Mean, a.Mean)
 	assert.Equal(t, b.Cov, a.Cov)
 }

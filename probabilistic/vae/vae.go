@@ -5,7 +5,7 @@
 // decoders, the evidence lower bound with the analytic KL divergence, and the
 // importance-weighted bound of Burda et al. (2016).
 //
-//	m := vae.New(rng, vae.Config{Input: 784, Hidden: []int{400}, Latent: 20})
+//	m := vae.New(rng, vae.Options{Input: 784, Hidden: []int{400}, Latent: 20})
 //	g := graph.New()
 //	x := g.Const(batch)                       // (N, 784), pixels in [0, 1]
 //	eps := g.Const(noise)                     // (N, 20), standard normal

@@ -154,7 +154,7 @@ func TestLossMatchesELBO(t *testing.T) {
 }
 
 // β-VAE: the loss is −Σ log p(x|z) + β·Σ KL for both decoders, computed
-// here from the ELBO's two terms; β = 0 in the Config means 1.
+// here from the ELBO's two terms; β = 0 in the Options means 1.
 func TestBetaWeighsKL(t *testing.T) {
 	for _, lik := range []Likelihood{Bernoulli, Gaussian} {
 		for _, beta := range []float64{0, 1, 4} {
