@@ -2,14 +2,14 @@ package autodiff_test
 
 import (
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
-	"github.com/gradus-ml/gradus/probabilistic/vae"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Gradient-check cases for the ops that packages above graph register:
-// logreg's log Φ, the VAE's fused Bernoulli loss and probabilistic's
+// logreg's log Φ, losses' fused Bernoulli loss and probabilistic's
 // Bessel functions (both sides of the series/asymptotic switch at 30).
 func init() {
 	addCase("logreg.log_ndtr", opCase{
@@ -17,11 +17,11 @@ func init() {
 		inputs: ewUniform(-12, 6, []int{3, 4}),
 		f:      func(xs []*graph.Node) *graph.Node { return logreg.LogNdtr(xs[0]) },
 	})
-	addCase("vae.bce_with_logits_sum", opCase{
+	addCase("losses.bce_with_logits_sum", opCase{
 		inputs: func(rng *tensor.RNG) []*tensor.Tensor {
 			return []*tensor.Tensor{rng.Normal(ewF64, 0, 2, 4, 5), rng.Uniform(ewF64, 0, 1, 4, 5)}
 		},
-		f: func(xs []*graph.Node) *graph.Node { return vae.BCEWithLogitsSum(xs[0], xs[1]) },
+		f: func(xs []*graph.Node) *graph.Node { return losses.BCEWithLogits(xs[0], xs[1], losses.Sum) },
 	})
 	addCase("probabilistic.log_i0", opCase{
 		name:   "wide",

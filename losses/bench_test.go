@@ -35,7 +35,7 @@ func BenchmarkCrossEntropy(b *testing.B) {
 			name string
 			f    func(*graph.Node) *graph.Node
 		}{
-			{"indexselect", func(l *graph.Node) *graph.Node { return losses.CrossEntropy(l, labels) }},
+			{"indexselect", func(l *graph.Node) *graph.Node { return losses.CrossEntropy(l, labels, losses.CrossEntropyOptions{}) }},
 			{"onehot", func(l *graph.Node) *graph.Node { return crossEntropyOneHot(l, labels) }},
 		} {
 			b.Run(v.name+"/"+dt.String(), func(b *testing.B) {

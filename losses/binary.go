@@ -57,7 +57,12 @@ func BCEWithLogits(logits, target *graph.Node, red Reduction) *graph.Node {
 	return bceWithLogits(logits, target, red)
 }
 
+// bceWithLogits returns softplus(x) − x·t reduced by red; the Sum is one
+// fused op (bceSumOp) that makes no full-size intermediates.
 func bceWithLogits(x, t *graph.Node, red Reduction) *graph.Node {
+	if red == Sum {
+		return graph.Apply(bceSumOp{}, x, t)
+	}
 	return reduce(graph.Sub(graph.Softplus(x), graph.Mul(x, t)), red)
 }
 

@@ -33,15 +33,16 @@ type CrossEntropyOptions struct {
 // with ε = opts.LabelSmoothing and w = opts.Weights (all ones if nil).
 // Mean returns Σᵢ lᵢ / Σᵢ w_{yᵢ}, Sum returns Σᵢ lᵢ and None the N values
 // lᵢ. A Mean over no samples, or over targets whose weights add up to 0,
-// divides by zero (NaN, or ±Inf with smoothing where PyTorch gives NaN). Log-softmax is computed stably, so large logits do not overflow. The
+// divides by zero (NaN, or ±Inf with smoothing where PyTorch gives NaN).
+// Log-softmax is computed stably, so large logits do not overflow. The
 // gradient with respect to the logits is softmax minus the (smoothed,
 // weighted) target.
 //
-// At most one options value may be given. CrossEntropy panics with a
-// *tensor.Error naming the shapes and the offending label if logits is not
-// (N, C), len(labels) ≠ N, a label is outside [0, C), there are not C
+// The zero CrossEntropyOptions is the plain mean. CrossEntropy panics with
+// a *tensor.Error naming the shapes and the offending label if logits is
+// not (N, C), len(labels) ≠ N, a label is outside [0, C), there are not C
 // weights, or ε is outside [0, 1].
-func CrossEntropy(logits *graph.Node, labels []int, opts ...CrossEntropyOptions) *graph.Node {
+func CrossEntropy(logits *graph.Node, labels []int, opts CrossEntropyOptions) *graph.Node {
 	const op = "losses.CrossEntropy"
 	o := checkClassification(op, logits, labels, opts)
 	return nllFromLogProbs(graph.LogSoftmax(logits, 1), labels, o)
@@ -53,7 +54,7 @@ func CrossEntropy(logits *graph.Node, labels []int, opts ...CrossEntropyOptions)
 // exactly as in CrossEntropy, so CrossEntropy(x, y, o) equals
 // NLL(LogSoftmax(x, 1), y, o). The rows are not checked to be normalised.
 // It panics as CrossEntropy does.
-func NLL(logProbs *graph.Node, labels []int, opts ...CrossEntropyOptions) *graph.Node {
+func NLL(logProbs *graph.Node, labels []int, opts CrossEntropyOptions) *graph.Node {
 	const op = "losses.NLL"
 	o := checkClassification(op, logProbs, labels, opts)
 	return nllFromLogProbs(logProbs, labels, o)
@@ -61,17 +62,9 @@ func NLL(logProbs *graph.Node, labels []int, opts ...CrossEntropyOptions) *graph
 
 // checkClassification validates the operands of CrossEntropy and NLL and
 // returns the options in effect.
-func checkClassification(op string, x *graph.Node, labels []int, opts []CrossEntropyOptions) CrossEntropyOptions {
+func checkClassification(op string, x *graph.Node, labels []int, o CrossEntropyOptions) CrossEntropyOptions {
 	if x == nil {
 		tensor.Fail(op, "input is nil")
-	}
-	var o CrossEntropyOptions
-	switch len(opts) {
-	case 0:
-	case 1:
-		o = opts[0]
-	default:
-		tensor.Fail(op, "got %d options values, want at most one", len(opts))
 	}
 	checkReduction(op, o.Reduction)
 	checkLabels(op, x, labels)

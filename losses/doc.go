@@ -12,9 +12,9 @@
 //
 //	g := graph.New()
 //	logits := g.Var(tensor.FromFloat64s([]float64{1, 2, 3}, 1, 3))
-//	loss := losses.CrossEntropy(logits, []int{2}) // log(e¹+e²+e³) − 3
-//	fmt.Printf("%.6f\n", loss.Item())             // 0.407606
-//	grad := autodiff.Grad(loss, logits)[0]        // softmax − onehot
+//	loss := losses.CrossEntropy(logits, []int{2}, losses.CrossEntropyOptions{})
+//	fmt.Printf("%.6f\n", loss.Item())      // 0.407606 = log(e¹+e²+e³) − 3
+//	grad := autodiff.Grad(loss, logits)[0] // softmax − onehot
 //
 // # Reduction
 //

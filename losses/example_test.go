@@ -12,8 +12,8 @@ import (
 func ExampleCrossEntropy() {
 	g := graph.New()
 	logits := g.Var(tensor.FromFloat64s([]float64{1, 2, 3}, 1, 3))
-	loss := losses.CrossEntropy(logits, []int{2}) // log(e¹+e²+e³) − 3
-	grad := autodiff.Grad(loss, logits)[0]        // softmax − onehot
+	loss := losses.CrossEntropy(logits, []int{2}, losses.CrossEntropyOptions{}) // log(e¹+e²+e³) − 3
+	grad := autodiff.Grad(loss, logits)[0]                                      // softmax − onehot
 	fmt.Printf("%.8f\n", loss.Item())
 	fmt.Printf("%.4f\n", grad.Value().Values())
 	// Output:

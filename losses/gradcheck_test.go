@@ -147,7 +147,7 @@ func TestCrossEntropyGradient(t *testing.T) {
 		t.Run(dt.String(), func(t *testing.T) {
 			g := graph.New()
 			x := g.Var(tensor.FromValues(dt, []float64{1, 2, 3}, 1, 3))
-			assertClose(t, dt, want, gradValue(losses.CrossEntropy(x, []int{2}), x))
+			assertClose(t, dt, want, gradValue(losses.CrossEntropy(x, []int{2}, losses.CrossEntropyOptions{}), x))
 		})
 	}
 }

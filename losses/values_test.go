@@ -165,6 +165,30 @@ func TestBCEWithLogitsStable(t *testing.T) {
 	}
 }
 
+// TestBCEWithLogitsSum checks the fused Sum path (one pass, float64
+// accumulation) against terms worked out by hand and the None path.
+func TestBCEWithLogitsSum(t *testing.T) {
+	// softplus(x) − x·t: (0, 1) → ln 2; (2, 0) → ln(1 + e²) = 2.1269280110429727;
+	// (−100, 1) → 100 + ln(1 + e⁻¹⁰⁰) = 100; (3, 0.25) → ln(1 + e³) − 0.75.
+	x := []float64{0, 2, -100, 3}
+	tg := []float64{1, 0, 1, 0.25}
+	want := math.Ln2 + 2.1269280110429727 + 100 + math.Log1p(math.Exp(3)) - 0.75
+	for _, dt := range numtest.DTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			g := graph.New()
+			xs := vars(g, dt, [][]float64{x, tg}, [][]int{{2, 2}, {2, 2}})
+			sum := losses.BCEWithLogits(xs[0], xs[1], losses.Sum)
+			assert.Empty(t, sum.Shape())
+			assert.InDelta(t, want, sum.Item(), 1e4*numtest.Tol(dt))
+			var byHand float64
+			for _, v := range losses.BernoulliNLL(xs[0], xs[1], losses.None).Value().Values() {
+				byHand += v
+			}
+			assert.InDelta(t, byHand, losses.BernoulliNLL(xs[0], xs[1], losses.Sum).Item(), 1e4*numtest.Tol(dt))
+		})
+	}
+}
+
 func TestBCEWithLogitsAgreesWithBCE(t *testing.T) {
 	// For moderate logits the two routes to the same loss agree.
 	x := []float64{-4, -1.5, -0.2, 0, 0.7, 2.5, 5}
@@ -196,7 +220,9 @@ func TestClassificationValues(t *testing.T) {
 	w := []float64{1, 2, 3}
 	runValueCases(t, []valueCase{
 		{"ce/single", [][]float64{{1, 2, 3}}, [][]int{{1, 3}},
-			func(x []*graph.Node) *graph.Node { return losses.CrossEntropy(x[0], []int{2}) }, []float64{0.40760596444438}, []int{}},
+			func(x []*graph.Node) *graph.Node {
+				return losses.CrossEntropy(x[0], []int{2}, losses.CrossEntropyOptions{})
+			}, []float64{0.40760596444438}, []int{}},
 		{"ce/mean", logits, s23, ce(losses.CrossEntropyOptions{}), []float64{lse3 - 2}, []int{}},
 		{"ce/sum", logits, s23, ce(losses.CrossEntropyOptions{Reduction: losses.Sum}), []float64{2*lse3 - 4}, []int{}},
 		{"ce/none", logits, s23, ce(losses.CrossEntropyOptions{Reduction: losses.None}), []float64{lse3 - 3, lse3 - 1}, []int{2}},
@@ -217,9 +243,11 @@ func TestClassificationValues(t *testing.T) {
 		{"ce/smoothing1/sum", logits, s23, ce(losses.CrossEntropyOptions{LabelSmoothing: 1, Reduction: losses.Sum}), []float64{2*lse3 - 4}, []int{}},
 		// Large logits do not overflow: (1000, 1001, 1002) has the same loss.
 		{"ce/large", [][]float64{{1000, 1001, 1002}}, [][]int{{1, 3}},
-			func(x []*graph.Node) *graph.Node { return losses.CrossEntropy(x[0], []int{2}) }, []float64{lse3 - 3}, []int{}},
+			func(x []*graph.Node) *graph.Node {
+				return losses.CrossEntropy(x[0], []int{2}, losses.CrossEntropyOptions{})
+			}, []float64{lse3 - 3}, []int{}},
 		{"nll/mean", [][]float64{{-0.5, -1, -2, -3, -0.25, -4}}, s23,
-			func(x []*graph.Node) *graph.Node { return losses.NLL(x[0], []int{1, 2}) }, []float64{2.5}, []int{}},
+			func(x []*graph.Node) *graph.Node { return losses.NLL(x[0], []int{1, 2}, losses.CrossEntropyOptions{}) }, []float64{2.5}, []int{}},
 		{"nll/weights/sum", [][]float64{{-0.5, -1, -2, -3, -0.25, -4}}, s23,
 			func(x []*graph.Node) *graph.Node {
 				return losses.NLL(x[0], []int{1, 2}, losses.CrossEntropyOptions{Weights: w, Reduction: losses.Sum})

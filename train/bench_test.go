@@ -30,7 +30,7 @@ func BenchmarkLoaderFeedingMLP(b *testing.B) {
 		model := nn.NewSequential(nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
 			nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{}, nn.NewLinear(rng, 512, 10, true, tensor.Float32))
 		loss := func(g *graph.Graph, bt data.Batch, _ *tensor.RNG) *graph.Node {
-			return losses.CrossEntropy(model.Forward(g.Const(bt.X)), bt.Labels)
+			return losses.CrossEntropy(model.Forward(g.Const(bt.X)), bt.Labels, losses.CrossEntropyOptions{})
 		}
 		loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
 			Sampler: data.Random{N: ds.Len(), Seed: 1}})

@@ -26,7 +26,7 @@ func dcganWorkload() workload {
 		allocs: true,
 		setup: func() step {
 			rng := tensor.NewRNG(1)
-			cfg := gan.Config{Size: 28, Channels: 1, Latent: latent, Width: 64, BatchNorm: true}
+			cfg := gan.Options{Size: 28, Channels: 1, Latent: latent, Width: 64, BatchNorm: true}
 			gen := gan.NewGenerator(rng, cfg, tensor.Float32)
 			disc := gan.NewDiscriminator(rng, cfg, tensor.Float32)
 			ac := optim.AdamConfig{LR: 2e-4, Beta1: 0.5, Beta2: 0.999}

@@ -54,7 +54,7 @@ func mlpWorkload() workload {
 			x := rng.Normal(tensor.Float32, 0, 1, batch, 784)
 			ys := labels(rng, batch, 10)
 			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(x)), ys)
+				return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
 			})
 		},
 		report: throughput("samples_per_s", batch),
@@ -89,7 +89,7 @@ func mlpLoaderWorkload() workload {
 			next, _ := iter.Pull(ld.Epoch(epoch))
 			var cur data.Batch
 			tr := trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), cur.Labels)
+				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), cur.Labels, losses.CrossEntropyOptions{})
 			})
 			return func() {
 				b, ok := next()
@@ -131,7 +131,7 @@ func cnnWorkload() workload {
 			x := rng.Normal(tensor.Float32, 0, 1, batch, 1, 28, 28)
 			ys := labels(rng, batch, 10)
 			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(x)), ys)
+				return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
 			})
 		},
 		report: throughput("samples_per_s", batch),

@@ -155,7 +155,7 @@ func windowLoss(g *graph.Graph, m *nn.TransformerLM, text []int, starts []int, l
 		next = append(next, text[s+1:s+l+1]...)
 	}
 	logits := m.Forward(g, in, len(starts))
-	return losses.CrossEntropy(graph.Reshape(logits, len(in), m.Config.Vocab), next)
+	return losses.CrossEntropy(graph.Reshape(logits, len(in), m.Config.Vocab), next, losses.CrossEntropyOptions{})
 }
 
 // heldOutBPC scores every character of val after the first, in

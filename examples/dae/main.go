@@ -21,6 +21,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/plot"
@@ -77,7 +78,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 		x = tensor.Slice(x, 0, 0, cfg.TrainN, 1).Contiguous()
 	}
 	rng := tensor.NewRNG(cfg.Seed)
-	m := vae.NewDAE(rng, 784, []int{256}, 32, cfg.Drop, tensor.Float32)
+	m := vae.NewDAE(rng, vae.DAEOptions{Input: 784, Hidden: []int{256}, Code: 32, Drop: cfg.Drop})
 	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: 3e-3})
 	n := x.Shape()[0]
 	// Batches of clean digits, shuffled from the seed; the masking noise is
@@ -120,7 +121,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	g := graph.New()
 	noisy := m.Corrupt(xt, tensor.NewRNG(cfg.Seed+1))
 	logits := m.Reconstruct(g.Const(noisy))
-	res.TestBCE = vae.BCEWithLogitsSum(logits, g.Const(xt)).Item() / float64(xt.Shape()[0])
+	res.TestBCE = losses.BCEWithLogits(logits, g.Const(xt), losses.Sum).Item() / float64(xt.Shape()[0])
 	rec := graph.Sigmoid(logits).Value()
 	rv, cv, nv := rec.Values(), xt.Values(), noisy.Values()
 	for i, c := range cv {

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -66,7 +67,7 @@ func run(n int, sigma, w float64, sweeps int, seed uint64, out string, verbose b
 			}
 			noisy[i] = clean[i] + sigma*rng.NormFloat64()
 		}
-		r, err := inference.IsingDenoise(tensor.FromFloat64s(noisy, 28, 28), w, sigma, sweeps)
+		r, err := inference.IsingDenoise(context.Background(), tensor.FromFloat64s(noisy, 28, 28), inference.IsingOptions{Coupling: w, Sigma: sigma, Sweeps: sweeps})
 		if err != nil {
 			return res, err
 		}

@@ -136,7 +136,7 @@ func run(cfg config, log io.Writer) (res result, err error) {
 		return res, err
 	}
 	rng := tensor.NewRNG(cfg.Seed)
-	unet := diffusion.NewUNet(rng, diffusion.UNetConfig{Base: cfg.Base, Groups: min(8, cfg.Base), MaxT: cfg.T}, tensor.Float32)
+	unet := diffusion.NewUNet(rng, diffusion.UNetOptions{Base: cfg.Base, Groups: min(8, cfg.Base), MaxT: cfg.T}, tensor.Float32)
 	res.Params = nn.NumParams(unet)
 	fmt.Fprintf(log, "DDPM on %d MNIST digits: T = %d, U-Net base %d (%d parameters), batch %d, Adam %g, %d epochs\n",
 		len(labels), cfg.T, cfg.Base, res.Params, cfg.Batch, cfg.LR, cfg.Epochs)
@@ -188,7 +188,7 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	prog := train.NewProgress(log)
 	prog.StartEpoch(fmt.Sprintf("sampling %d digits, %s, %d steps", cfg.Samples, sampler, steps), steps)
 	start := time.Now()
-	samples, err := sched.Sample(unet.Forward, tensor.NewRNG(cfg.Seed+2000), tensor.Float32,
+	samples, err := sched.Sample(context.Background(), unet.Forward, tensor.NewRNG(cfg.Seed+2000), tensor.Float32,
 		diffusion.SampleOptions{Sampler: sampler, Steps: steps, Clip: 1, Progress: func(int, int) { prog.Step(0) }},
 		cfg.Samples, 1, 28, 28)
 	if err != nil {

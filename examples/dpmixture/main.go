@@ -19,6 +19,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -87,7 +88,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	for i := range d {
 		prior.Psi[i*d+i] = 0.1
 	}
-	r, err := inference.DPMixtureGibbs(x, cfg.Alpha, prior, cfg.Burn, cfg.Keep, cfg.Seed)
+	r, err := inference.DPMixtureGibbs(context.Background(), x, inference.DPMixtureOptions{Alpha: cfg.Alpha, Prior: prior, Burn: cfg.Burn, Keep: cfg.Keep, Seed: cfg.Seed})
 	if err != nil {
 		return res, err
 	}

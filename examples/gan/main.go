@@ -46,7 +46,7 @@ type config struct {
 	Epochs  int
 	TrainN  int // training digits used (0: all 8,000)
 	Batch   int
-	Width   int // gan.Config.Width
+	Width   int // gan.Options.Width
 	Latent  int
 	NCritic int     // critic steps per generator step (wgan-gp)
 	LR      float64 // Adam's learning rate (0: 2e-4 for bce, 5e-4 for wgan-gp)
@@ -169,7 +169,7 @@ type model struct {
 
 func newModel(cfg config) (*model, error) {
 	m := &model{cfg: cfg, g: graph.New(), rng: tensor.NewRNG(cfg.Seed)}
-	gc := gan.Config{Size: 28, Channels: 1, Latent: cfg.Latent, Width: cfg.Width}
+	gc := gan.Options{Size: 28, Channels: 1, Latent: cfg.Latent, Width: cfg.Width}
 	var ac optim.AdamConfig
 	switch cfg.Loss {
 	case "bce":

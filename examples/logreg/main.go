@@ -15,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -32,6 +33,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -171,8 +173,8 @@ func run(o options, log io.Writer) (res result, err error) {
 		fmt.Fprintf(log, "held out %d samples; fitting on %d\n", len(testIdx), len(trainIdx))
 	}
 	var (
-		m    *logreg.Model
-		post *logreg.Posterior
+		m    *logreg.Regression
+		post *logreg.Laplace
 	)
 	if o.Bayes {
 		alpha := o.L2
@@ -181,18 +183,18 @@ func run(o options, log io.Writer) (res result, err error) {
 		} else if alpha <= 0 {
 			return res, fmt.Errorf("-bayes needs a prior precision -l2 > 0 (or -fit-alpha)")
 		}
-		post, err = logreg.FitLaplace(x, y, logreg.BayesConfig{Alpha: alpha, Link: link, Classes: classes, Solver: o.Solver})
+		post, err = logreg.FitLaplace(context.Background(), x, y, logreg.LaplaceOptions{Alpha: alpha, Link: link, Classes: classes, Solver: o.Solver})
 		if err != nil {
 			return res, err
 		}
-		m = post.Model
+		m = post.MAP
 		ev, a := post.LogEvidence, post.Alpha
 		res.LogEvidence, res.Alpha = &ev, &a
 		fmt.Fprintf(log, "Laplace: α = %.4g, log evidence = %.4f\n", a, ev)
 	} else {
-		m, err = logreg.Fit(x, y, logreg.Config{L2: o.L2, Link: link, Classes: classes, Solver: o.Solver})
+		m, err = logreg.FitRegression(context.Background(), x, y, logreg.RegressionOptions{L2: o.L2, Link: link, Classes: classes, Solver: o.Solver})
 		if err != nil {
-			if errors.Is(err, logreg.ErrSeparable) || errors.Is(err, logreg.ErrNotConverged) {
+			if errors.Is(err, logreg.ErrSeparable) || errors.Is(err, tensor.ErrNotConverged) {
 				return res, fmt.Errorf("%w\n(the maximum-likelihood fit of standardised %s does not exist or did not converge; try -l2 1)", err, o.Data)
 			}
 			return res, err
@@ -200,13 +202,26 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	// predict returns the plug-in, probit-approximation and Monte Carlo
 	// predictive probabilities (the last two nil without -bayes).
-	predict := func(x *tensor.Tensor) (mapP, bayesP, mcP [][]float64) {
+	predict := func(x *tensor.Tensor) (mapP, bayesP, mcP *tensor.Tensor) {
 		mapP = m.PredictProba(x)
 		if post != nil {
-			bayesP = post.PredictProbit(x)
-			mcP = post.PredictMC(x, tensor.NewRNG(o.MCSeed), 200)
+			bayesP = post.PredictProba(x)
+			mcP = post.PredictMC(x, 200, o.MCSeed)
 		}
 		return mapP, bayesP, mcP
+	}
+	// score returns the mean log loss and the accuracy of probabilities p
+	// (n, classes) against labels (the accuracy only if acc is not nil).
+	var scoreErr error
+	score := func(p *tensor.Tensor, labels []int, acc *float64) float64 {
+		ll, err := metrics.LogLoss(p, labels)
+		scoreErr = errors.Join(scoreErr, err)
+		if acc != nil {
+			a, err := metrics.Accuracy(tensor.ArgMax(p, 1), labels)
+			scoreErr = errors.Join(scoreErr, err)
+			*acc = a
+		}
+		return ll
 	}
 	res.Iterations = m.Iterations
 	res.SolverReport = m.Reason
@@ -216,13 +231,13 @@ func run(o options, log io.Writer) (res result, err error) {
 		res.Coef, res.Intercept = m.Coef, m.Intercept
 	}
 	mapP, bayesP, mcP := predict(x)
-	res.MeanLogLoss, res.Accuracy = logreg.LogLoss(mapP, y), logreg.Accuracy(mapP, y)
+	res.MeanLogLoss = score(mapP, y, &res.Accuracy)
 	fmt.Fprintf(log, "training set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f (%d iterations, %s)\n",
 		res.MeanLogLoss, res.Accuracy, m.Iterations, m.Reason)
 	if o.Bayes {
-		ml, ma, mc := res.MeanLogLoss, res.Accuracy, logreg.LogLoss(mcP, y)
+		ml, ma, mc := res.MeanLogLoss, res.Accuracy, score(mcP, y, nil)
 		res.MAPLogLoss, res.MAPAccuracy, res.MCLogLoss = &ml, &ma, &mc
-		res.MeanLogLoss, res.Accuracy = logreg.LogLoss(bayesP, y), logreg.Accuracy(bayesP, y)
+		res.MeanLogLoss = score(bayesP, y, &res.Accuracy)
 		fmt.Fprintf(log, "training set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f\n", res.MeanLogLoss, res.Accuracy)
 		fmt.Fprintf(log, "training set, Bayesian predictive (Monte Carlo, 200 draws): mean log loss %.4f\n", mc)
 	}
@@ -231,16 +246,22 @@ func run(o options, log io.Writer) (res result, err error) {
 		where = "held-out set"
 		mapP, bayesP, mcP = predict(xTest)
 		y = yTest
-		res.Test = map[string]float64{"map_mean_log_loss": logreg.LogLoss(mapP, y), "map_accuracy": logreg.Accuracy(mapP, y)}
+		var acc float64
+		res.Test = map[string]float64{"map_mean_log_loss": score(mapP, y, &acc)}
+		res.Test["map_accuracy"] = acc
 		fmt.Fprintf(log, "held-out set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f\n", res.Test["map_mean_log_loss"], res.Test["map_accuracy"])
 		if o.Bayes {
-			res.Test["bayes_mean_log_loss"], res.Test["bayes_accuracy"] = logreg.LogLoss(bayesP, y), logreg.Accuracy(bayesP, y)
-			res.Test["mc_mean_log_loss"] = logreg.LogLoss(mcP, y)
+			res.Test["bayes_mean_log_loss"] = score(bayesP, y, &acc)
+			res.Test["bayes_accuracy"] = acc
+			res.Test["mc_mean_log_loss"] = score(mcP, y, nil)
 			fmt.Fprintf(log, "held-out set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f; Monte Carlo: %.4f\n",
 				res.Test["bayes_mean_log_loss"], res.Test["bayes_accuracy"], res.Test["mc_mean_log_loss"])
 		}
 	}
 
+	if scoreErr != nil {
+		return res, scoreErr
+	}
 	base := strings.TrimSuffix(filepath.Base(o.Data), filepath.Ext(o.Data))
 	path := filepath.Join(o.Out, "calibration_"+base+".png")
 	series := []calSeries{{"MAP plug-in", mapP}}
@@ -267,7 +288,7 @@ func gather(y, idx []int) []int {
 // calSeries is one set of predicted probabilities for the diagram.
 type calSeries struct {
 	name string
-	p    [][]float64
+	p    *tensor.Tensor // (n, classes)
 }
 
 // reliability bins predictions by confidence into bins equal-width bins
@@ -275,11 +296,13 @@ type calSeries struct {
 // frequency and the count. For two classes the confidence is P(y = 1) and
 // the frequency that of y = 1; for more, the confidence is the largest
 // class probability and the frequency the accuracy.
-func reliability(p [][]float64, y []int, bins int) (conf, freq []float64, count []int) {
+func reliability(p *tensor.Tensor, y []int, bins int) (conf, freq []float64, count []int) {
 	sumC := make([]float64, bins)
 	sumF := make([]float64, bins)
 	cnt := make([]int, bins)
-	for i, row := range p {
+	classes, pv, best := p.Shape()[1], p.Values(), tensor.ArgMax(p, 1)
+	for i := range y {
+		row := pv[i*classes : (i+1)*classes]
 		var c, f float64
 		if len(row) == 2 {
 			c = row[1]
@@ -287,7 +310,7 @@ func reliability(p [][]float64, y []int, bins int) (conf, freq []float64, count 
 				f = 1
 			}
 		} else {
-			k := logreg.Argmax([][]float64{row})[0]
+			k := best[i]
 			c = row[k]
 			if k == y[i] {
 				f = 1
@@ -315,7 +338,7 @@ func writeCalibration(path, title string, series []calSeries, y []int) error {
 	p.Title.Text = "Reliability diagram: " + title
 	p.X.Label.Text = "predicted probability"
 	p.Y.Label.Text = "observed frequency"
-	if len(series[0].p[0]) > 2 {
+	if series[0].p.Shape()[1] > 2 {
 		p.X.Label.Text = "confidence (largest class probability)"
 		p.Y.Label.Text = "accuracy"
 	}

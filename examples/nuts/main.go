@@ -20,6 +20,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -129,7 +130,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if verbose {
 		fmt.Printf("NUTS: %d chains × (%d warm-up + %d draws) on %d tumours, 30 features + intercept\n", cfg.Chains, cfg.Warmup, cfg.Draws, n)
 	}
-	r, err := inference.NUTS(model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed})
+	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed})
 	if err != nil {
 		return res, err
 	}
@@ -153,14 +154,11 @@ func run(cfg config, verbose bool) (res result, err error) {
 		res.PosteriorSD = append(res.PosteriorSD, sd)
 	}
 	// The Laplace fit adds its own intercept: give it the features only.
-	post, err := logreg.FitLaplace(tensor.Slice(x, 1, 1, p, 1).Contiguous(), labels, logreg.BayesConfig{Alpha: 1})
+	post, err := logreg.FitLaplace(context.Background(), tensor.Slice(x, 1, 1, p, 1).Contiguous(), labels, logreg.LaplaceOptions{Alpha: 1})
 	if err != nil {
 		return res, err
 	}
-	lmean, lcov, err := laplaceMoments(post)
-	if err != nil {
-		return res, err
-	}
+	lmean, lcov := post.MAP.Theta(), post.Cov().Values() // weights then intercept
 	// logreg orders weights then intercept; the sampler has the intercept first.
 	order := append([]int{p - 1}, seq(p-1)...)
 	maxVar, maxDiff := 0.0, 0.0
@@ -229,7 +227,7 @@ func eightSchools(cfg config, verbose bool) (*schools, error) {
 			return graph.Add(graph.Add(ll, priorMu), graph.Add(priorTau, priorTT))
 		},
 	}
-	r, err := inference.NUTS(model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed + 1, TargetAccept: 0.95})
+	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed + 1, TargetAccept: 0.95})
 	if err != nil {
 		return nil, err
 	}
@@ -271,18 +269,6 @@ func covariance(a, b []float64) float64 {
 		s += (a[i] - ma) * (b[i] - mb)
 	}
 	return s / float64(len(a)-1)
-}
-
-// laplaceMoments returns the Laplace posterior's mean θ* (weights then
-// intercept) and covariance H⁻¹, row-major.
-func laplaceMoments(p *logreg.Posterior) (mean, cov []float64, err error) {
-	theta := p.Theta()
-	k := len(theta)
-	inv, err := tensor.Inverse(tensor.FromFloat64s(p.Hessian, k, k))
-	if err != nil {
-		return nil, nil, err
-	}
-	return theta, inv.Values(), nil
 }
 
 func meanSD(x []float64) (float64, float64) {

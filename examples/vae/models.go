@@ -149,10 +149,10 @@ func newModel(o options) (model, error) {
 	rng := tensor.NewRNG(o.Seed)
 	switch o.Model {
 	case "", "vae":
-		return &plainVAE{VAE: vae.New(rng, vae.Config{Input: 784, Hidden: []int{o.Hidden}, Latent: o.Latent, Beta: o.Beta}),
+		return &plainVAE{VAE: vae.New(rng, vae.Options{Input: 784, Hidden: []int{o.Hidden}, Latent: o.Latent, Beta: o.Beta}),
 			eps: noise{}, hidden: o.Hidden}, nil
 	case "hvae":
-		return &ladderVAE{HVAE: vae.NewHVAE(rng, vae.HConfig{Input: 784, Hidden: []int{o.Hidden}, Latent1: o.Latent,
+		return &ladderVAE{HVAE: vae.NewHVAE(rng, vae.HVAEOptions{Input: 784, Hidden: []int{o.Hidden}, Latent1: o.Latent,
 			Hidden2: []int{o.Hidden2}, Latent2: o.Latent2, Beta: o.Beta}), eps: noise{}, hidden: o.Hidden, hidden2: o.Hidden2}, nil
 	}
 	return nil, fmt.Errorf("unknown -model %q: want vae or hvae", o.Model)

@@ -12,7 +12,7 @@ import (
 // default U-Net on a batch of 64 digits.
 func BenchmarkUNetStep(b *testing.B) {
 	rng := tensor.NewRNG(1)
-	u := NewUNet(rng, UNetConfig{Base: 16}, tensor.Float32)
+	u := NewUNet(rng, UNetOptions{Base: 16}, tensor.Float32)
 	s, _ := Linear(1000, 1e-4, 0.02)
 	x := Noise(rng, tensor.Float32, 64, 1, 28, 28)
 	g := graph.New()

@@ -6,7 +6,7 @@
 // a small UNet that predicts the noise.
 //
 //	s, _ := diffusion.Linear(1000, 1e-4, 0.02)
-//	u := diffusion.NewUNet(rng, diffusion.UNetConfig{}, tensor.Float32)
+//	u := diffusion.NewUNet(rng, diffusion.UNetOptions{}, tensor.Float32)
 //	loss := s.Loss(g, u.Forward, x0, rng) // x0 (N, 1, 28, 28) in [−1, 1]
 //	… optimiser step on nn.Gradients(loss, u.Params()) …
 //	x, err := s.Sample(u.Forward, rng, tensor.Float32,

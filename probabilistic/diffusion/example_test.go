@@ -1,6 +1,7 @@
 package diffusion_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -31,7 +32,7 @@ func Example() {
 	}
 	rng := tensor.NewRNG(1)
 	for _, opts := range []diffusion.SampleOptions{{}, {Sampler: diffusion.DDIM, Steps: 50}} {
-		x, err := s.Sample(exact, rng, tensor.Float64, opts, 2, 2)
+		x, err := s.Sample(context.Background(), exact, rng, tensor.Float64, opts, 2, 2)
 		if err != nil {
 			panic(err)
 		}
@@ -48,7 +49,7 @@ func Example() {
 func ExampleSchedule_Loss() {
 	rng := tensor.NewRNG(1)
 	s, _ := diffusion.Linear(100, 1e-4, 0.02)
-	u := diffusion.NewUNet(rng, diffusion.UNetConfig{Base: 8, MaxT: 100}, tensor.Float32)
+	u := diffusion.NewUNet(rng, diffusion.UNetOptions{Base: 8, MaxT: 100}, tensor.Float32)
 	x0 := tensor.MulScalar(tensor.Sign(diffusion.Noise(rng, tensor.Float32, 8, 1, 8, 8)), 0.9) // a batch of 8×8 images
 	opt := optim.NewAdam(nn.Values(u.Params()), optim.AdamConfig{LR: 3e-3})
 	g := graph.New()

@@ -1,6 +1,7 @@
 package diffusion
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -127,8 +128,10 @@ func (s *Schedule) timeSteps(steps int) ([]int, error) {
 // Sample draws x_0 by the reverse process from x_T ~ N(0, I) of the given
 // shape (N, …) and dtype, with the noise model's predictions and noise
 // from rng. It returns an error for a bad shape or option, a model whose
-// output does not fit, or a non-finite value.
-func (s *Schedule) Sample(model NoiseModel, rng *tensor.RNG, dt tensor.DType, opts SampleOptions, shape ...int) (*tensor.Tensor, error) {
+// output does not fit, or a non-finite value. It checks ctx before every
+// reverse step and returns ctx.Err() wrapped when ctx is cancelled (a
+// partly denoised x_t is no sample, so nothing else comes back).
+func (s *Schedule) Sample(ctx context.Context, model NoiseModel, rng *tensor.RNG, dt tensor.DType, opts SampleOptions, shape ...int) (*tensor.Tensor, error) {
 	for _, d := range shape {
 		if d <= 0 {
 			return nil, fmt.Errorf("diffusion: Sample: shape %s must be a non-empty batch (N, …)", tensor.FormatShape(shape))
@@ -137,12 +140,12 @@ func (s *Schedule) Sample(model NoiseModel, rng *tensor.RNG, dt tensor.DType, op
 	if len(shape) == 0 {
 		return nil, fmt.Errorf("diffusion: Sample: no shape")
 	}
-	return s.SampleFrom(model, Noise(rng, dt, shape...), rng, opts)
+	return s.SampleFrom(ctx, model, Noise(rng, dt, shape...), rng, opts)
 }
 
 // SampleFrom runs the reverse process from the given x_T (N, …), drawing
 // any further noise from rng, and returns x_0. See Sample.
-func (s *Schedule) SampleFrom(model NoiseModel, xT *tensor.Tensor, rng *tensor.RNG, opts SampleOptions) (out *tensor.Tensor, err error) {
+func (s *Schedule) SampleFrom(ctx context.Context, model NoiseModel, xT *tensor.Tensor, rng *tensor.RNG, opts SampleOptions) (out *tensor.Tensor, err error) {
 	defer tensor.Recover(&err)
 	if opts.Sampler != Ancestral && opts.Sampler != DDIM {
 		return nil, fmt.Errorf("diffusion: Sample: unknown sampler %v", opts.Sampler)
@@ -162,6 +165,9 @@ func (s *Schedule) SampleFrom(model NoiseModel, xT *tensor.Tensor, rng *tensor.R
 	ts := make([]int, shape[0])
 	g := graph.New()
 	for i := len(tau) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("diffusion: Sample: stopped after %d of %d steps: %w", len(tau)-1-i, len(tau), err)
+		}
 		t, prev := tau[i], 0
 		if i > 0 {
 			prev = tau[i-1]

@@ -1,6 +1,7 @@
 package diffusion
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestSamplersRecoverPointMass(t *testing.T) {
 	} {
 		done := 0
 		c.opts.Progress = func(i, n int) { done = i }
-		x, err := s.Sample(perfect(s, point), tensor.NewRNG(5), tensor.Float64, c.opts, 3, 4)
+		x, err := s.Sample(context.Background(), perfect(s, point), tensor.NewRNG(5), tensor.Float64, c.opts, 3, 4)
 		require.NoError(t, err, c.name)
 		assert.Equal(t, []int{3, 4}, x.Shape())
 		assert.InDeltaSlice(t, append(append(append([]float64{}, point...), point...), point...), x.Values(), 1e-9, c.name)
@@ -68,21 +69,21 @@ func TestAncestralMeanIsPosteriorMean(t *testing.T) {
 	s, err := Linear(50, 1e-3, 0.1)
 	require.NoError(t, err)
 	model := func(xt *graph.Node, ts []int) *graph.Node { return graph.MulScalar(graph.Sin(xt), 0.3) }
-	a, err := s.Sample(model, tensor.NewRNG(9), tensor.Float64, SampleOptions{}, 2, 3)
+	a, err := s.Sample(context.Background(), model, tensor.NewRNG(9), tensor.Float64, SampleOptions{}, 2, 3)
 	require.NoError(t, err)
-	b, err := s.Sample(model, tensor.NewRNG(9), tensor.Float64, SampleOptions{Clip: 1e9}, 2, 3)
+	b, err := s.Sample(context.Background(), model, tensor.NewRNG(9), tensor.Float64, SampleOptions{Clip: 1e9}, 2, 3)
 	require.NoError(t, err)
 	assert.InDeltaSlice(t, a.Values(), b.Values(), 1e-9)
 	// DDIM with η = 0 is deterministic given x_T; the ancestral sampler is not.
 	xT := Noise(tensor.NewRNG(1), tensor.Float64, 2, 3)
-	d1, err := s.SampleFrom(model, xT, tensor.NewRNG(1), SampleOptions{Sampler: DDIM})
+	d1, err := s.SampleFrom(context.Background(), model, xT, tensor.NewRNG(1), SampleOptions{Sampler: DDIM})
 	require.NoError(t, err)
-	d2, err := s.SampleFrom(model, xT, tensor.NewRNG(2), SampleOptions{Sampler: DDIM})
+	d2, err := s.SampleFrom(context.Background(), model, xT, tensor.NewRNG(2), SampleOptions{Sampler: DDIM})
 	require.NoError(t, err)
 	assert.Equal(t, d1.Values(), d2.Values())
-	a1, err := s.SampleFrom(model, xT, tensor.NewRNG(1), SampleOptions{})
+	a1, err := s.SampleFrom(context.Background(), model, xT, tensor.NewRNG(1), SampleOptions{})
 	require.NoError(t, err)
-	a2, err := s.SampleFrom(model, xT, tensor.NewRNG(2), SampleOptions{})
+	a2, err := s.SampleFrom(context.Background(), model, xT, tensor.NewRNG(2), SampleOptions{})
 	require.NoError(t, err)
 	assert.NotEqual(t, a1.Values(), a2.Values())
 }
@@ -122,15 +123,15 @@ func TestSampleBadInput(t *testing.T) {
 		{SampleOptions{}, []int{0, 3}, "shape (0, 3) must be a non-empty batch"},
 		{SampleOptions{}, nil, "no shape"},
 	} {
-		x, err := s.Sample(id, rng, tensor.Float64, c.opts, c.shape...)
+		x, err := s.Sample(context.Background(), id, rng, tensor.Float64, c.opts, c.shape...)
 		assert.Nil(t, x)
 		assert.ErrorContains(t, err, c.want)
 	}
 	wrong := func(xt *graph.Node, _ []int) *graph.Node { return graph.Sum(xt, []int{1}, false) }
-	_, err = s.Sample(wrong, rng, tensor.Float64, SampleOptions{}, 2, 3)
+	_, err = s.Sample(context.Background(), wrong, rng, tensor.Float64, SampleOptions{}, 2, 3)
 	assert.ErrorContains(t, err, "diffusion.Schedule.Sample: the noise model maps x_t (2, 3) to (2,); want the same shape")
 	blowup := func(xt *graph.Node, _ []int) *graph.Node { return graph.MulScalar(xt, 1e300) }
-	_, err = s.Sample(blowup, rng, tensor.Float64, SampleOptions{}, 2, 3)
+	_, err = s.Sample(context.Background(), blowup, rng, tensor.Float64, SampleOptions{}, 2, 3)
 	assert.ErrorContains(t, err, "is not finite")
 	_, err = ParseSampler("euler")
 	assert.ErrorContains(t, err, `unknown sampler "euler"`)
@@ -139,4 +140,19 @@ func TestSampleBadInput(t *testing.T) {
 	assert.Equal(t, "ddim", k.String())
 	assert.Contains(t, panicMessage(func() { s.Loss(graph.New(), wrong, tensor.Zeros(tensor.Float64, 2, 3), rng) }),
 		"diffusion.Schedule.Loss: the noise model maps x_t (2, 3) to (2,)")
+}
+
+// A cancelled context stops sampling before the model is called.
+func TestSampleCancelled(t *testing.T) {
+	s, err := Linear(50, 1e-3, 0.1)
+	require.NoError(t, err)
+	calls := 0
+	model := func(xt *graph.Node, ts []int) *graph.Node { calls++; return graph.MulScalar(xt, 0) }
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x, err := s.Sample(ctx, model, tensor.NewRNG(1), tensor.Float64, SampleOptions{}, 2, 3)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "stopped after 0 of 50 steps")
+	assert.Nil(t, x)
+	assert.Zero(t, calls)
 }

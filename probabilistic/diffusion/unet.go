@@ -8,8 +8,9 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// UNetConfig sizes a UNet. Zero fields take the defaults in brackets.
-type UNetConfig struct {
+// UNetOptions sizes a UNet (NewUNet). Zero fields take the defaults in
+// brackets.
+type UNetOptions struct {
 	Channels int // image channels in and out [1]
 	Base     int // channels at full resolution; twice as many at ½ and ¼ [16]
 	Groups   int // GroupNorm groups; must divide Base [8]
@@ -28,7 +29,7 @@ type UNetConfig struct {
 // SinusoidalPositions, 4·Base wide) and a two-layer SiLU MLP. The output convolution
 // starts at zero, so an untrained model predicts ε̂ = 0.
 type UNet struct {
-	Config   UNetConfig
+	Options  UNetOptions    // the sizes, defaults filled in
 	table    *tensor.Tensor // (MaxT+1, 4·Base) sinusoidal encodings of t
 	Time1    *nn.Linear     // 4·Base → 4·Base
 	Time2    *nn.Linear     // 4·Base → 4·Base
@@ -51,7 +52,7 @@ type UNet struct {
 // NewUNet returns a UNet initialised from rng. It panics with a
 // *tensor.Error if the configuration does not fit (groups or heads that
 // do not divide the channels, a size that is not positive).
-func NewUNet(rng *tensor.RNG, cfg UNetConfig, dt tensor.DType) *UNet {
+func NewUNet(rng *tensor.RNG, cfg UNetOptions, dt tensor.DType) *UNet {
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -69,23 +70,24 @@ func NewUNet(rng *tensor.RNG, cfg UNetConfig, dt tensor.DType) *UNet {
 	same := nn.Conv2DOptions{Padding: [2]int{1, 1}, DType: dt}
 	half := nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, DType: dt}
 	temb := 4 * b
+	rb := ResBlockOptions{TimeDim: temb, Groups: cfg.Groups}
 	u := &UNet{
-		Config:   cfg,
+		Options:  cfg,
 		table:    nn.SinusoidalPositions(dt, cfg.MaxT+1, temb),
 		Time1:    nn.NewLinear(rng, temb, temb, true, dt),
 		Time2:    nn.NewLinear(rng, temb, temb, true, dt),
 		In:       nn.NewConv2D(rng, cfg.Channels, b, [2]int{3, 3}, same),
-		Down1:    NewResBlock(rng, b, b, temb, cfg.Groups, dt),
+		Down1:    NewResBlock(rng, b, b, rb, dt),
 		Pool1:    nn.NewConv2D(rng, b, 2*b, [2]int{3, 3}, half),
-		Down2:    NewResBlock(rng, 2*b, 2*b, temb, cfg.Groups, dt),
+		Down2:    NewResBlock(rng, 2*b, 2*b, rb, dt),
 		Pool2:    nn.NewConv2D(rng, 2*b, 2*b, [2]int{3, 3}, half),
-		Mid1:     NewResBlock(rng, 2*b, 2*b, temb, cfg.Groups, dt),
+		Mid1:     NewResBlock(rng, 2*b, 2*b, rb, dt),
 		Attn:     NewAttentionBlock(rng, 2*b, cfg.Groups, cfg.Heads, dt),
-		Mid2:     NewResBlock(rng, 2*b, 2*b, temb, cfg.Groups, dt),
+		Mid2:     NewResBlock(rng, 2*b, 2*b, rb, dt),
 		Up2:      nn.NewConvTranspose2D(rng, 2*b, 2*b, [2]int{4, 4}, half),
-		UpBlock2: NewResBlock(rng, 4*b, 2*b, temb, cfg.Groups, dt),
+		UpBlock2: NewResBlock(rng, 4*b, 2*b, rb, dt),
 		Up1:      nn.NewConvTranspose2D(rng, 2*b, b, [2]int{4, 4}, half),
-		UpBlock1: NewResBlock(rng, 2*b, b, temb, cfg.Groups, dt),
+		UpBlock1: NewResBlock(rng, 2*b, b, rb, dt),
 		OutNorm:  nn.NewGroupNorm(cfg.Groups, b, 1e-5, true, dt),
 		Out:      nn.NewConv2D(rng, b, cfg.Channels, [2]int{3, 3}, same),
 	}
@@ -96,7 +98,7 @@ func NewUNet(rng *tensor.RNG, cfg UNetConfig, dt tensor.DType) *UNet {
 
 // String names the model in errors.
 func (u *UNet) String() string {
-	return fmt.Sprintf("diffusion.UNet(channels %d, base %d)", u.Config.Channels, u.Config.Base)
+	return fmt.Sprintf("diffusion.UNet(channels %d, base %d)", u.Options.Channels, u.Options.Base)
 }
 
 // Params returns the parameters under stable names ("down1.conv1.weight",
@@ -135,16 +137,16 @@ func (u *UNet) Forward(x *graph.Node, t []int) *graph.Node {
 		tensor.Fail(u.String(), "nil input")
 	}
 	s := x.Shape()
-	if len(s) != 4 || s[1] != u.Config.Channels || s[2]%4 != 0 || s[3]%4 != 0 || s[2] == 0 || s[3] == 0 {
+	if len(s) != 4 || s[1] != u.Options.Channels || s[2]%4 != 0 || s[3]%4 != 0 || s[2] == 0 || s[3] == 0 {
 		tensor.Fail(u.String(), "input shape %s does not fit: want (N, %d, H, W) with H and W positive multiples of 4",
-			tensor.FormatShape(s), u.Config.Channels)
+			tensor.FormatShape(s), u.Options.Channels)
 	}
 	if len(t) != s[0] {
 		tensor.Fail(u.String(), "%d time steps for a batch of %d", len(t), s[0])
 	}
 	for _, v := range t {
-		if v < 0 || v > u.Config.MaxT {
-			tensor.Fail(u.String(), "time step %d outside 0…%d", v, u.Config.MaxT)
+		if v < 0 || v > u.Options.MaxT {
+			tensor.Fail(u.String(), "time step %d outside 0…%d", v, u.Options.MaxT)
 		}
 	}
 	g := x.Graph()
@@ -172,9 +174,24 @@ type ResBlock struct {
 	Skip         *nn.Conv2D // nil when in = out
 }
 
+// ResBlockOptions sizes a ResBlock's time embedding and normalisation
+// (NewResBlock).
+type ResBlockOptions struct {
+	TimeDim int // width of the time embedding the block takes (required)
+	Groups  int // GroupNorm groups; must divide in and out; 0 means 8
+}
+
 // NewResBlock returns a block from in to out channels taking a time
-// embedding of width temb, with GroupNorm in groups groups.
-func NewResBlock(rng *tensor.RNG, in, out, temb, groups int, dt tensor.DType) *ResBlock {
+// embedding of width opts.TimeDim, with GroupNorm in opts.Groups groups.
+// It panics with a *tensor.Error if a size is not positive.
+func NewResBlock(rng *tensor.RNG, in, out int, opts ResBlockOptions, dt tensor.DType) *ResBlock {
+	temb, groups := opts.TimeDim, opts.Groups
+	if groups == 0 {
+		groups = 8
+	}
+	if in < 1 || out < 1 || temb < 1 || groups < 1 {
+		tensor.Fail("diffusion.NewResBlock", "in = %d, out = %d, TimeDim = %d and Groups = %d must be positive", in, out, temb, groups)
+	}
 	same := nn.Conv2DOptions{Padding: [2]int{1, 1}, DType: dt}
 	r := &ResBlock{
 		Norm1: nn.NewGroupNorm(groups, in, 1e-5, true, dt),

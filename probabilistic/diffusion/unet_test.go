@@ -12,7 +12,7 @@ import (
 )
 
 func TestUNetShapesAndNames(t *testing.T) {
-	u := NewUNet(tensor.NewRNG(1), UNetConfig{Base: 8, MaxT: 50}, tensor.Float32)
+	u := NewUNet(tensor.NewRNG(1), UNetOptions{Base: 8, MaxT: 50}, tensor.Float32)
 	names := map[string]bool{}
 	for _, p := range u.Params() {
 		assert.False(t, names[p.Name], "duplicate %s", p.Name)
@@ -40,7 +40,7 @@ func TestUNetShapesAndNames(t *testing.T) {
 // gradient once the output layer has moved.
 func TestUNetLearns(t *testing.T) {
 	rng := tensor.NewRNG(3)
-	u := NewUNet(rng, UNetConfig{Base: 8, MaxT: 100}, tensor.Float32)
+	u := NewUNet(rng, UNetOptions{Base: 8, MaxT: 100}, tensor.Float32)
 	s, err := Linear(100, 1e-4, 0.02)
 	require.NoError(t, err)
 	x0 := tensor.MulScalar(tensor.Sign(Noise(rng, tensor.Float32, 4, 1, 8, 8)), 0.8)
@@ -75,11 +75,11 @@ func TestUNetLearns(t *testing.T) {
 }
 
 func TestUNetBadInput(t *testing.T) {
-	assert.Contains(t, panicMessage(func() { NewUNet(tensor.NewRNG(1), UNetConfig{Base: 12, Groups: 8}, tensor.Float32) }),
+	assert.Contains(t, panicMessage(func() { NewUNet(tensor.NewRNG(1), UNetOptions{Base: 12, Groups: 8}, tensor.Float32) }),
 		"diffusion.NewUNet: invalid configuration")
-	assert.Contains(t, panicMessage(func() { NewUNet(tensor.NewRNG(1), UNetConfig{Base: 8, Heads: 3}, tensor.Float32) }),
+	assert.Contains(t, panicMessage(func() { NewUNet(tensor.NewRNG(1), UNetOptions{Base: 8, Heads: 3}, tensor.Float32) }),
 		"heads 2·Base")
-	u := NewUNet(tensor.NewRNG(1), UNetConfig{Base: 8, MaxT: 10}, tensor.Float32)
+	u := NewUNet(tensor.NewRNG(1), UNetOptions{Base: 8, MaxT: 10}, tensor.Float32)
 	g := graph.New()
 	for _, c := range []struct {
 		shape []int

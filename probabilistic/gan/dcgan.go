@@ -6,10 +6,10 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Config describes a DCGAN pair for Size×Size images with Channels
-// channels (1 for MNIST). Size must be a multiple of 4; the networks work
-// at Size/4 and Size/2 internally.
-type Config struct {
+// Options describes a DCGAN pair (NewGenerator, NewDiscriminator) for
+// Size×Size images with Channels channels (1 for MNIST). Size must be a
+// multiple of 4; the networks work at Size/4 and Size/2 internally.
+type Options struct {
 	Size     int // image height and width (28 for MNIST)
 	Channels int // image channels
 	Latent   int // length of the generator's noise vector z
@@ -26,7 +26,7 @@ type Config struct {
 	DefaultInit bool
 }
 
-func (c Config) check(op string) {
+func (c Options) check(op string) {
 	if c.Size < 4 || c.Size%4 != 0 || c.Channels < 1 || c.Latent < 1 || c.Width < 1 {
 		tensor.Fail(op, "invalid configuration %+v: Size must be a positive multiple of 4, Channels, Latent and Width positive", c)
 	}
@@ -45,13 +45,13 @@ func (c Config) check(op string) {
 // convolutions before batch normalisation have no bias.
 type Generator struct {
 	*nn.Sequential
-	Config Config
+	Options Options
 }
 
 // NewGenerator returns a generator initialised as in the DCGAN paper
 // (unless cfg.DefaultInit): convolution weights from N(0, 0.02²),
 // batch-norm scales from N(1, 0.02²), biases 0. It panics with a *tensor.Error on an invalid cfg.
-func NewGenerator(rng *tensor.RNG, cfg Config, dt tensor.DType) *Generator {
+func NewGenerator(rng *tensor.RNG, cfg Options, dt tensor.DType) *Generator {
 	cfg.check("gan.NewGenerator")
 	w, b := cfg.Width, cfg.Size/4
 	up := nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, NoBias: true, DType: dt}
@@ -66,22 +66,22 @@ func NewGenerator(rng *tensor.RNG, cfg Config, dt tensor.DType) *Generator {
 	if !cfg.DefaultInit {
 		dcganInit(rng, s)
 	}
-	return &Generator{Sequential: s, Config: cfg}
+	return &Generator{Sequential: s, Options: cfg}
 }
 
 // Forward maps z (N, Latent) to images (N, Channels, Size, Size).
 func (g *Generator) Forward(z *graph.Node) *graph.Node {
-	if z == nil || z.Dim() != 2 || z.Shape()[1] != g.Config.Latent {
+	if z == nil || z.Dim() != 2 || z.Shape()[1] != g.Options.Latent {
 		var got []int
 		if z != nil {
 			got = z.Shape()
 		}
-		tensor.Fail("gan.Generator", "noise of shape %s, want (N, %d)", tensor.FormatShape(got), g.Config.Latent)
+		tensor.Fail("gan.Generator", "noise of shape %s, want (N, %d)", tensor.FormatShape(got), g.Options.Latent)
 	}
-	return g.Sequential.Forward(graph.Reshape(z, z.Shape()[0], g.Config.Latent, 1, 1))
+	return g.Sequential.Forward(graph.Reshape(z, z.Shape()[0], g.Options.Latent, 1, 1))
 }
 
-// Discriminator is the DCGAN discriminator, or with Config.BatchNorm off a
+// Discriminator is the DCGAN discriminator, or with Options.BatchNorm off a
 // WGAN-GP critic: strided convolutions with leaky ReLUs (slope 0.2) down
 // to one score per image,
 //
@@ -93,13 +93,13 @@ func (g *Generator) Forward(z *graph.Node) *graph.Node {
 // the Wasserstein critic.
 type Discriminator struct {
 	*nn.Sequential
-	Config Config
+	Options Options
 }
 
 // NewDiscriminator returns a discriminator initialised as NewGenerator
 // initialises the generator. It panics with a *tensor.Error on an invalid
 // cfg.
-func NewDiscriminator(rng *tensor.RNG, cfg Config, dt tensor.DType) *Discriminator {
+func NewDiscriminator(rng *tensor.RNG, cfg Options, dt tensor.DType) *Discriminator {
 	cfg.check("gan.NewDiscriminator")
 	w, b := cfg.Width, cfg.Size/4
 	down := nn.Conv2DOptions{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, DType: dt}
@@ -118,12 +118,12 @@ func NewDiscriminator(rng *tensor.RNG, cfg Config, dt tensor.DType) *Discriminat
 	if !cfg.DefaultInit {
 		dcganInit(rng, s)
 	}
-	return &Discriminator{Sequential: s, Config: cfg}
+	return &Discriminator{Sequential: s, Options: cfg}
 }
 
 // Forward maps images (N, Channels, Size, Size) to scores (N, 1).
 func (d *Discriminator) Forward(x *graph.Node) *graph.Node {
-	c := d.Config
+	c := d.Options
 	if x == nil || x.Dim() != 4 || x.Shape()[1] != c.Channels || x.Shape()[2] != c.Size || x.Shape()[3] != c.Size {
 		var got []int
 		if x != nil {

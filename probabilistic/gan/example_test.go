@@ -28,7 +28,7 @@ func ExampleGradientPenalty() {
 // 28×28 images, the discriminator images to one logit each.
 func ExampleNewGenerator() {
 	rng := tensor.NewRNG(1)
-	cfg := gan.Config{Size: 28, Channels: 1, Latent: 100, Width: 32, BatchNorm: true}
+	cfg := gan.Options{Size: 28, Channels: 1, Latent: 100, Width: 32, BatchNorm: true}
 	gen := gan.NewGenerator(rng, cfg, tensor.Float32)
 	disc := gan.NewDiscriminator(rng, cfg, tensor.Float32)
 	g := graph.New()

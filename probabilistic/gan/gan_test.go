@@ -105,7 +105,7 @@ func TestWassersteinLosses(t *testing.T) {
 
 func TestDCGANShapes(t *testing.T) {
 	rng := tensor.NewRNG(1)
-	cfg := gan.Config{Size: 28, Channels: 1, Latent: 16, Width: 8, BatchNorm: true}
+	cfg := gan.Options{Size: 28, Channels: 1, Latent: 16, Width: 8, BatchNorm: true}
 	gen := gan.NewGenerator(rng, cfg, tensor.Float32)
 	disc := gan.NewDiscriminator(rng, cfg, tensor.Float32)
 	g := graph.New()
@@ -123,7 +123,7 @@ func TestDCGANShapes(t *testing.T) {
 	// (16·16·7·7) + 2·16 + (16·8·4·4) + 2·8 + (8·1·4·4 + 1)
 	assert.Equal(t, 12544+32+2048+16+129, nn.NumParams(gen))
 	// Without batch norm the critic's middle convolution has a bias instead.
-	critic := gan.NewDiscriminator(rng, gan.Config{Size: 28, Channels: 1, Latent: 16, Width: 8}, tensor.Float32)
+	critic := gan.NewDiscriminator(rng, gan.Options{Size: 28, Channels: 1, Latent: 16, Width: 8}, tensor.Float32)
 	names = names[:0]
 	for _, p := range critic.Params() {
 		names = append(names, p.Name)
@@ -145,9 +145,9 @@ func TestMisuse(t *testing.T) {
 		"shapes":    {func() { gan.GradientPenalty(sum, a, b, tensor.Zeros(tensor.Float64, 3), 10) }, "must be batches"},
 		"eps":       {func() { gan.GradientPenalty(sum, a, a, tensor.Zeros(tensor.Float64, 2), 10) }, "3 interpolation weights"},
 		"scores":    {func() { gan.GradientPenalty(id, a, a, tensor.Zeros(tensor.Float64, 3), 10) }, "one score per sample"},
-		"generator": {func() { gan.NewGenerator(rng, gan.Config{Size: 30, Channels: 1, Latent: 2, Width: 2}, tensor.Float64) }, "multiple of 4"},
+		"generator": {func() { gan.NewGenerator(rng, gan.Options{Size: 30, Channels: 1, Latent: 2, Width: 2}, tensor.Float64) }, "multiple of 4"},
 		"noise": {func() {
-			gan.NewGenerator(rng, gan.Config{Size: 28, Channels: 1, Latent: 2, Width: 2}, tensor.Float64).Forward(a)
+			gan.NewGenerator(rng, gan.Options{Size: 28, Channels: 1, Latent: 2, Width: 2}, tensor.Float64).Forward(a)
 		}, "want (N, 2)"},
 	} {
 		var err error

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -51,9 +52,16 @@ type ADVIResult struct {
 // the ELBO E_q[log p(θ) + log|J|] + H[q], by Adam on Monte Carlo
 // gradients. The default gradient is the reparameterised one (θ = μ + Lε,
 // ε ~ N(0, I), differentiated through the model's graph); ScoreFunction
-// uses E[(log p − log q)·∇log q] with the batch mean as a baseline (seed
-// 000 §9.6.3), which needs no gradient of the model but many more samples.
-func ADVI(m Model, opts ADVIOptions) (*ADVIResult, error) {
+// uses E[(log p − log q)·∇log q] with the batch mean as a baseline
+// (Ranganath, Gerrish and Blei 2014, "Black box variational inference"),
+// which needs no gradient of the model but many more samples.
+//
+// ADVI checks ctx before every step: when ctx is cancelled it returns
+// promptly with q as it stands (Steps says how far it got, Converged is
+// false) and ctx.Err() wrapped. When MaxSteps run out before the windowed
+// ELBO settles, it returns q with a *tensor.NotConvergedError
+// (errors.Is(err, tensor.ErrNotConverged)).
+func ADVI(ctx context.Context, m Model, opts ADVIOptions) (*ADVIResult, error) {
 	ev, err := newEvaluator(m)
 	if err != nil {
 		return nil, err
@@ -86,8 +94,15 @@ func ADVI(m Model, opts ADVIOptions) (*ADVIResult, error) {
 	rng := tensor.NewRNG(opts.Seed)
 	g := graph.New()
 	res := &ADVIResult{Family: opts.Family, ev: ev}
-	var windowSum float64
+	var (
+		windowSum float64
+		stopped   error
+	)
 	for step := 1; step <= opts.MaxSteps; step++ {
+		if err := ctx.Err(); err != nil {
+			stopped = fmt.Errorf("inference.ADVI: stopped after %d steps: %w", step-1, err)
+			break
+		}
 		g.Reset()
 		eps := rng.Normal(tensor.Float64, 0, 1, opts.Samples, d)
 		elbo, grads, err := adviStep(g, ev, mu, scale, eps, opts)
@@ -122,7 +137,14 @@ func ADVI(m Model, opts ADVIOptions) (*ADVIResult, error) {
 			}
 		}
 	}
-	return res, nil
+	if stopped == nil && !res.Converged {
+		change := math.Inf(1)
+		if k := len(res.ELBO); k >= 2 {
+			change = math.Abs(res.ELBO[k-1]-res.ELBO[k-2]) / math.Max(math.Abs(res.ELBO[k-1]), 1e-12)
+		}
+		return res, &tensor.NotConvergedError{Op: "inference.ADVI", Iterations: res.Steps, Change: change, Tol: opts.Tol}
+	}
+	return res, stopped
 }
 
 // adviStep returns one ELBO estimate and the (negated, for minimising)

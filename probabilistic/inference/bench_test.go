@@ -107,7 +107,7 @@ func BenchmarkNUTSvsRandomWalk(b *testing.B) {
 	m := logisticModel()
 	for range b.N {
 		start := time.Now()
-		r, err := NUTS(m, NUTSOptions{Chains: 1, Warmup: 500, Draws: 1000, Seed: 1})
+		r, err := NUTS(ctx, m, NUTSOptions{Chains: 1, Warmup: 500, Draws: 1000, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -22,17 +23,42 @@ type DPMixtureResult struct {
 	K      []int   // the number of clusters after each kept sweep
 }
 
+// DPMixtureOptions configures DPMixtureGibbs.
+type DPMixtureOptions struct {
+	// Alpha is the concentration α > 0 of the Dirichlet process; 0 means 1.
+	Alpha float64
+	// Prior is the conjugate NIW prior of each cluster's mean and
+	// covariance, of the data's width (required: its zero value is
+	// rejected).
+	Prior NIW
+	Burn  int // sweeps run and discarded first; 0 means none
+	Keep  int // sweeps kept after the burn-in; 0 means 100
+	Seed  uint64
+}
+
 // DPMixtureGibbs samples the partition of the rows of x (n, d) under a
-// Dirichlet-process mixture of Gaussians with concentration alpha and the
+// Dirichlet-process mixture of Gaussians with concentration α and the
 // conjugate prior, by collapsed Gibbs sampling over the Chinese-restaurant
-// representation (Neal 2000, algorithm 3; the ETH summary §6.1.2): each
-// row in turn leaves its cluster and joins cluster c with probability
-// ∝ n_c·p(x | the cluster's other rows), or a new cluster ∝ α·p(x | prior),
-// where p is the NIW posterior predictive, a Student t. The means and
-// covariances are integrated out (Rao-Blackwellised). It runs burn+keep
-// sweeps and returns the last keep.
-func DPMixtureGibbs(x *tensor.Tensor, alpha float64, prior NIW, burn, keep int, seed uint64) (*DPMixtureResult, error) {
+// representation (Neal 2000, "Markov chain sampling methods for Dirichlet
+// process mixture models", algorithm 3): each row in turn leaves its
+// cluster and joins cluster c with probability ∝ n_c·p(x | the cluster's
+// other rows), or a new cluster ∝ α·p(x | prior), where p is the NIW
+// posterior predictive, a Student t. The means and covariances are
+// integrated out (Rao-Blackwellised). It runs Burn+Keep sweeps and returns
+// the last Keep. It checks ctx before every sweep: when ctx is cancelled
+// it returns the sweeps kept so far with ctx.Err() wrapped.
+func DPMixtureGibbs(ctx context.Context, x *tensor.Tensor, opts DPMixtureOptions) (*DPMixtureResult, error) {
 	const op = "inference.DPMixtureGibbs"
+	alpha, prior, burn, keep := opts.Alpha, opts.Prior, opts.Burn, opts.Keep
+	if alpha == 0 {
+		alpha = 1
+	}
+	if keep == 0 {
+		keep = 100
+	}
+	if burn < 0 || keep < 0 {
+		return nil, fmt.Errorf("%s: Burn = %d and Keep = %d must not be negative", op, burn, keep)
+	}
 	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 {
 		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got %v", op, x)
 	}
@@ -44,11 +70,16 @@ func DPMixtureGibbs(x *tensor.Tensor, alpha float64, prior NIW, burn, keep int, 
 		return nil, fmt.Errorf("%s: Psi is not positive definite", op)
 	}
 	xv := x.Cast(tensor.Float64).Contiguous().Values()
+	for i, v := range xv {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: x[%d, %d] = %v is not finite", op, i/d, i%d, v)
+		}
+	}
 	rows := make([][]float64, n)
 	for i := range rows {
 		rows[i] = xv[i*d : (i+1)*d]
 	}
-	rng := tensor.NewRNG(seed)
+	rng := tensor.NewRNG(opts.Seed)
 	labels := make([]int, n) // start with everything in one cluster
 	var clusters []*suffStats
 	clusters = append(clusters, newSuffStats(d))
@@ -58,6 +89,9 @@ func DPMixtureGibbs(x *tensor.Tensor, alpha float64, prior NIW, burn, keep int, 
 	res := &DPMixtureResult{}
 	logw := []float64{}
 	for sweep := 0; sweep < burn+keep; sweep++ {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("%s: stopped after %d sweeps: %w", op, sweep, err)
+		}
 		for i, r := range rows {
 			c := labels[i]
 			clusters[c].add(r, -1)

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestDPMixtureFindsThreeClusters(t *testing.T) {
 		}
 	}
 	prior := NIW{Mu: []float64{2, 2}, Kappa: 0.01, Nu: 4, Psi: []float64{1, 0, 0, 1}}
-	res, err := DPMixtureGibbs(tensor.FromFloat64s(v, 120, 2), 1, prior, 50, 20, 5)
+	res, err := DPMixtureGibbs(ctx, tensor.FromFloat64s(v, 120, 2), DPMixtureOptions{Alpha: 1, Prior: prior, Burn: 50, Keep: 20, Seed: 5})
 	require.NoError(t, err)
 	for s, labels := range res.Labels {
 		members := map[int]map[int]int{} // sampled cluster → true cluster → count
@@ -81,8 +82,21 @@ func TestDPMixtureFindsThreeClusters(t *testing.T) {
 		}
 		assert.Len(t, found, 3, "sweep %d: every true cluster has a main cluster of 25+ points", s)
 	}
-	_, err = DPMixtureGibbs(tensor.FromFloat64s(v, 120, 2), 0, prior, 1, 1, 1)
+	_, err = DPMixtureGibbs(ctx, tensor.FromFloat64s(v, 120, 2), DPMixtureOptions{Alpha: -1, Prior: prior, Burn: 1, Keep: 1})
 	assert.ErrorContains(t, err, "α > 0")
+	_, err = DPMixtureGibbs(ctx, tensor.FromFloat64s(v, 120, 2), DPMixtureOptions{})
+	assert.ErrorContains(t, err, "Mu (2), Psi (2×2) of the data's width")
+	nan := append([]float64(nil), v...)
+	nan[7] = math.NaN()
+	_, err = DPMixtureGibbs(ctx, tensor.FromFloat64s(nan, 120, 2), DPMixtureOptions{Prior: prior})
+	assert.ErrorContains(t, err, "x[3, 1] = NaN is not finite")
+	_, err = DPMixtureGibbs(ctx, tensor.Zeros(tensor.Float64, 120, 0), DPMixtureOptions{Prior: prior})
+	assert.ErrorContains(t, err, "inference.DPMixtureGibbs")
+	// Cancelled after 52 sweeps, it returns the 2 kept after the burn-in,
+	// the same as the first 2 of a full run.
+	part, err := DPMixtureGibbs(&countdown{Context: ctx, n: 52}, tensor.FromFloat64s(v, 120, 2), DPMixtureOptions{Alpha: 1, Prior: prior, Burn: 50, Keep: 20, Seed: 5})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, res.Labels[:2], part.Labels)
 }
 
 // On four points the sampler's stationary distribution over the 15 set
@@ -144,7 +158,7 @@ func TestDPMixtureMatchesExactPartitionPosterior(t *testing.T) {
 	}
 
 	const keep = 40000
-	res, err := DPMixtureGibbs(tensor.FromFloat64s(v, 4, 2), alpha, prior, 100, keep, 9)
+	res, err := DPMixtureGibbs(ctx, tensor.FromFloat64s(v, 4, 2), DPMixtureOptions{Alpha: alpha, Prior: prior, Burn: 100, Keep: keep, Seed: 9})
 	require.NoError(t, err)
 	freq := map[string]float64{}
 	for _, l := range res.Labels {

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -21,15 +22,33 @@ type ImportanceResult struct {
 	LogEvidence float64
 }
 
-// Importance draws n points from the Gaussian proposal N(mean, diag(sd²))
-// on the unconstrained parameters and weights them by the model's density
-// over the proposal's (seed 000 §5.7.4). Self-normalised weights give
-// posterior expectations (Expect); the mean unnormalised weight estimates
-// the evidence. Draws where the model has no density get weight 0.
-func Importance(m Model, mean, sd []float64, n int, seed uint64) (*ImportanceResult, error) {
+// ImportanceOptions configures Importance: the Gaussian proposal
+// N(Mean, diag(SD²)) on the unconstrained parameters, the number of draws
+// and the seed.
+type ImportanceOptions struct {
+	Mean []float64 // the proposal's mean, one per unconstrained scalar (required)
+	SD   []float64 // its standard deviations, positive (required)
+	// Draws is the number of draws; 0 means 1000.
+	Draws int
+	Seed  uint64
+}
+
+// Importance draws points from the Gaussian proposal of opts on the
+// unconstrained parameters and weights them by the model's density over
+// the proposal's (importance sampling; Owen 2013, "Monte Carlo theory,
+// methods and examples", ch. 9). Self-normalised weights give posterior
+// expectations (Expect); the mean unnormalised weight estimates the
+// evidence. Draws where the model has no density get weight 0. When ctx
+// is cancelled it stops drawing and returns the result of the draws so far
+// (if any has a finite density) with ctx.Err() wrapped.
+func Importance(ctx context.Context, m Model, opts ImportanceOptions) (*ImportanceResult, error) {
 	ev, err := newEvaluator(m)
 	if err != nil {
 		return nil, err
+	}
+	mean, sd, n := opts.Mean, opts.SD, opts.Draws
+	if n == 0 {
+		n = 1000
 	}
 	if len(mean) != ev.dim || len(sd) != ev.dim {
 		return nil, fmt.Errorf("inference.Importance: the proposal has %d means and %d sds for %d unconstrained parameters", len(mean), len(sd), ev.dim)
@@ -42,12 +61,17 @@ func Importance(m Model, mean, sd []float64, n int, seed uint64) (*ImportanceRes
 	if n < 1 {
 		return nil, fmt.Errorf("inference.Importance: %d draws", n)
 	}
-	rng := tensor.NewRNG(seed)
+	rng := tensor.NewRNG(opts.Seed)
 	res := &ImportanceResult{Names: ev.names(mean)}
 	grad := make([]float64, ev.dim)
 	theta := make([]float64, ev.dim)
 	top := math.Inf(-1)
-	for range n {
+	var stopped error
+	for k := range n {
+		if err := ctx.Err(); err != nil {
+			stopped = fmt.Errorf("inference.Importance: stopped after %d of %d draws: %w", k, n, err)
+			break
+		}
 		logq := 0.0
 		for i := range theta {
 			z := rng.NormFloat64()
@@ -59,9 +83,13 @@ func Importance(m Model, mean, sd []float64, n int, seed uint64) (*ImportanceRes
 		res.Draws = append(res.Draws, ev.constrain(theta))
 		top = math.Max(top, lw)
 	}
+	if stopped != nil && len(res.LogW) == 0 {
+		return nil, stopped
+	}
 	if math.IsInf(top, -1) {
 		return nil, fmt.Errorf("inference.Importance: no draw has a finite density")
 	}
+	n = len(res.LogW)
 	sum, sum2 := 0.0, 0.0
 	res.Weights = make([]float64, n)
 	for i, lw := range res.LogW {
@@ -74,7 +102,7 @@ func Importance(m Model, mean, sd []float64, n int, seed uint64) (*ImportanceRes
 	}
 	res.ESS = 1 / sum2
 	res.LogEvidence = top + math.Log(sum/float64(n))
-	return res, nil
+	return res, stopped
 }
 
 // Expect returns the self-normalised estimate of E[f(θ)] over the

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestImportanceOnAConjugateModel(t *testing.T) {
 			return lp
 		},
 	}
-	res, err := Importance(m, []float64{0.5}, []float64{1}, 20000, 1)
+	res, err := Importance(ctx, m, ImportanceOptions{Mean: []float64{0.5}, SD: []float64{1}, Draws: 20000, Seed: 1})
 	require.NoError(t, err)
 	// log N(y; 0, C), C = I + 11ᵀ: det C = 1 + n = 4, C⁻¹ = I − 11ᵀ/4.
 	sy, syy := 3.0, 0.25+2.25+1.0
@@ -40,6 +41,19 @@ func TestImportanceOnAConjugateModel(t *testing.T) {
 	assert.InDelta(t, 0.25, v, 0.02)
 	assert.Greater(t, res.ESS, 5000.0)
 	assert.LessOrEqual(t, res.ESS, 20000.0)
-	_, err = Importance(m, []float64{0, 1}, []float64{1}, 10, 1)
+	_, err = Importance(ctx, m, ImportanceOptions{Mean: []float64{0, 1}, SD: []float64{1}, Draws: 10, Seed: 1})
 	assert.ErrorContains(t, err, "2 means and 1 sds")
+	// Cancelled before the first draw: nothing to return; after 100, the
+	// result of those 100 draws, the same as asking for 100.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = Importance(cancelled, m, ImportanceOptions{Mean: []float64{0.5}, SD: []float64{1}, Seed: 1})
+	assert.ErrorIs(t, err, context.Canceled)
+	part, err := Importance(&countdown{Context: ctx, n: 100}, m, ImportanceOptions{Mean: []float64{0.5}, SD: []float64{1}, Seed: 1})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "stopped after 100 of 1000 draws")
+	want100, err := Importance(ctx, m, ImportanceOptions{Mean: []float64{0.5}, SD: []float64{1}, Draws: 100, Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, want100.Weights, part.Weights)
+	assert.Equal(t, want100.LogEvidence, part.LogEvidence)
 }

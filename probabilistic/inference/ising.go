@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -16,10 +17,21 @@ type IsingResult struct {
 	ELBO []float64
 }
 
+// IsingOptions configures IsingDenoise.
+type IsingOptions struct {
+	// Coupling is the Ising prior's w; 0 (the default) makes the pixels
+	// independent, so the posterior is the likelihood's alone.
+	Coupling float64
+	Sigma    float64 // the noise's standard deviation σ > 0; 0 means 1
+	Sweeps   int     // sweeps over the image; 0 means 10
+}
+
 // IsingDenoise restores a binary (±1) image from noisy observations y
 // (H, W), yᵢ = xᵢ + N(0, σ²), under the Ising prior p(x) ∝ exp(w·Σ_{i~j}
 // xᵢxⱼ) over 4-neighbour edges, by mean-field coordinate-ascent variational
-// inference (CAVI; the Bristol notes §18, catalogue J12): with
+// inference (CAVI; Bishop 2006, "Pattern recognition and machine
+// learning", §8.4 and ch. 10; Blei, Kucukelbir and McAuliffe 2017,
+// "Variational inference: a review for statisticians"): with
 // mᵢ = w·Σ_{j~i} μⱼ and aᵢ = mᵢ + ½(Lᵢ(1) − Lᵢ(−1)) = mᵢ + 2yᵢ/(2σ²),
 //
 //	μᵢ ← tanh(aᵢ),   q(xᵢ = 1) = σ(2aᵢ).
@@ -27,7 +39,16 @@ type IsingResult struct {
 // Pixels are updated a checkerboard colour at a time: no two neighbours
 // change together, so each half-sweep is a set of exact coordinate updates
 // and the ELBO cannot decrease. The neighbour sums are a 3×3 convolution.
-func IsingDenoise(y *tensor.Tensor, w, sigma float64, sweeps int) (*IsingResult, error) {
+// It checks ctx before every sweep: when ctx is cancelled it returns the
+// current q with ctx.Err() wrapped.
+func IsingDenoise(ctx context.Context, y *tensor.Tensor, opts IsingOptions) (*IsingResult, error) {
+	w, sigma, sweeps := opts.Coupling, opts.Sigma, opts.Sweeps
+	if sigma == 0 {
+		sigma = 1
+	}
+	if sweeps == 0 {
+		sweeps = 10
+	}
 	if y == nil || y.Dim() != 2 || y.Size() == 0 {
 		return nil, fmt.Errorf("inference.IsingDenoise: observations must be a non-empty (H, W) image, got %v", y)
 	}
@@ -44,7 +65,11 @@ func IsingDenoise(y *tensor.Tensor, w, sigma float64, sweeps int) (*IsingResult,
 	conv := tensor.ConvParams{Padding: [2]int{1, 1}}
 	mu := make([]float64, len(yv)) // start from q = ½ everywhere
 	res := &IsingResult{}
-	for range sweeps {
+	for sweep := range sweeps {
+		if err := ctx.Err(); err != nil {
+			res.Mean = tensor.FromFloat64s(mu, h, wd)
+			return res, fmt.Errorf("inference.IsingDenoise: stopped after %d sweeps: %w", sweep, err)
+		}
 		for colour := range 2 {
 			nb := tensor.Conv2D(tensor.FromFloat64s(mu, 1, 1, h, wd), cross, conv).Values()
 			for r := range h {

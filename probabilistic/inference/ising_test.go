@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -28,10 +29,10 @@ func noisyBlob(sigma float64, seed uint64) (clean, y []float64) {
 }
 
 // Without coupling the posterior factorises: after one sweep μᵢ = tanh(yᵢ/σ²)
-// (catalogue J12's check).
+// (each pixel's posterior alone).
 func TestIsingWithoutCoupling(t *testing.T) {
 	_, y := noisyBlob(0.7, 1)
-	res, err := IsingDenoise(tensor.FromFloat64s(y, 20, 20), 0, 0.7, 1)
+	res, err := IsingDenoise(ctx, tensor.FromFloat64s(y, 20, 20), IsingOptions{Sigma: 0.7, Sweeps: 1})
 	require.NoError(t, err)
 	for i, v := range res.Mean.Values() {
 		assert.InDelta(t, math.Tanh(y[i]/0.49), v, 1e-15)
@@ -42,7 +43,7 @@ func TestIsingWithoutCoupling(t *testing.T) {
 // μ recover the image far better than the signs of y.
 func TestIsingDenoises(t *testing.T) {
 	clean, y := noisyBlob(1.0, 2)
-	res, err := IsingDenoise(tensor.FromFloat64s(y, 20, 20), 0.8, 1.0, 15)
+	res, err := IsingDenoise(ctx, tensor.FromFloat64s(y, 20, 20), IsingOptions{Coupling: 0.8, Sigma: 1.0, Sweeps: 15})
 	require.NoError(t, err)
 	for i := 1; i < len(res.ELBO); i++ {
 		assert.GreaterOrEqual(t, res.ELBO[i], res.ELBO[i-1]-1e-9, "sweep %d", i)
@@ -58,6 +59,13 @@ func TestIsingDenoises(t *testing.T) {
 	}
 	assert.Greater(t, wrongNoisy, 40, "σ = 1 flips about 16 %% of 400 pixels")
 	assert.Less(t, wrongDenoised, wrongNoisy/4)
-	_, err = IsingDenoise(tensor.FromFloat64s(y, 20, 20), 0.8, 0, 1)
+	_, err = IsingDenoise(ctx, tensor.FromFloat64s(y, 20, 20), IsingOptions{Coupling: 0.8, Sigma: -1, Sweeps: 1})
 	assert.ErrorContains(t, err, "σ > 0")
+	// Cancelled after 3 sweeps, it returns those 3 sweeps' q.
+	part, err := IsingDenoise(&countdown{Context: ctx, n: 3}, tensor.FromFloat64s(y, 20, 20), IsingOptions{Coupling: 0.8, Sigma: 1.0, Sweeps: 15})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, res.ELBO[:3], part.ELBO)
+	three, err := IsingDenoise(ctx, tensor.FromFloat64s(y, 20, 20), IsingOptions{Coupling: 0.8, Sigma: 1.0, Sweeps: 3})
+	require.NoError(t, err)
+	assert.Equal(t, three.Mean.Values(), part.Mean.Values())
 }

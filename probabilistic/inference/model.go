@@ -12,7 +12,7 @@
 //			{Name: "sigma", Shape: []int{}, Bijector: probabilistic.Softplus{}}},
 //		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node { ... },
 //	}
-//	res, err := inference.NUTS(m, inference.NUTSOptions{Chains: 4, Seed: 1})
+//	res, err := inference.NUTS(ctx, m, inference.NUTSOptions{Chains: 4, Seed: 1})
 //	fmt.Print(res.Summary())
 //
 // Parameters live in an unconstrained space: a constrained parameter names

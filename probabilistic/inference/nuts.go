@@ -59,12 +59,13 @@ type Result struct {
 // A transition whose energy error exceeds 1000 is divergent: it ends the
 // trajectory and is counted. Chains run on their own goroutines with their
 // own seeded streams, so results are the same on every run.
-func NUTS(m Model, opts NUTSOptions) (*Result, error) {
-	return NUTSContext(context.Background(), m, opts)
-}
-
-// NUTSContext is NUTS that stops early, with ctx's error, when ctx is done.
-func NUTSContext(ctx context.Context, m Model, opts NUTSOptions) (*Result, error) {
+//
+// NUTS checks ctx before every transition of every chain: when ctx is
+// cancelled it returns promptly with the draws kept so far (Draws may then
+// be short, or empty during warm-up, and chains may differ in length)
+// together with ctx.Err() wrapped. Other failures (a model that does not
+// evaluate, bad options) return a nil Result and an error naming NUTS.
+func NUTS(ctx context.Context, m Model, opts NUTSOptions) (*Result, error) {
 	if opts.Chains <= 0 {
 		opts.Chains = 4
 	}
@@ -105,12 +106,19 @@ func NUTSContext(ctx context.Context, m Model, opts NUTSOptions) (*Result, error
 		}()
 	}
 	wg.Wait()
+	res.Names = probe.names(make([]float64, probe.dim))
 	for c, err := range errs {
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			return nil, fmt.Errorf("inference.NUTS: chain %d: %w", c, err)
 		}
 	}
-	res.Names = probe.names(make([]float64, probe.dim))
+	if err := ctx.Err(); err != nil {
+		kept := 0
+		for _, d := range res.Draws {
+			kept += len(d)
+		}
+		return res, fmt.Errorf("inference.NUTS: stopped with %d draws kept over %d chains: %w", kept, opts.Chains, err)
+	}
 	for c := range opts.Chains {
 		if n := res.Divergences[c]; n > 0 {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("chain %d: %d divergent transitions after warm-up (of %d): the posterior has regions the step size cannot follow; reparameterise (e.g. non-centred) or raise TargetAccept", c, n, opts.Draws))
@@ -127,6 +135,9 @@ func NUTSContext(ctx context.Context, m Model, opts NUTSOptions) (*Result, error
 
 func runChain(ctx context.Context, m Model, opts NUTSOptions, c uint64, res *Result) (err error) {
 	defer tensor.Recover(&err)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	ev, err := newEvaluator(m)
 	if err != nil {
 		return err
@@ -140,6 +151,14 @@ func runChain(ctx context.Context, m Model, opts NUTSOptions, c uint64, res *Res
 	ad := newAdapter(opts.Warmup, opts.TargetAccept, s.eps, s.dim)
 	ad.dense = opts.DenseMetric
 	depthSum := 0
+	// On cancellation, too, the chain reports what it has: the kept draws,
+	// the current step size and metric.
+	defer func() {
+		res.StepSize[c], res.InvMass[c], res.DenseInvMass[c] = s.eps, s.invMass, s.dense
+		if n := len(res.Draws[c]); n > 0 {
+			res.MeanTreeDepth[c] = float64(depthSum) / float64(n)
+		}
+	}()
 	for it := range opts.Warmup + opts.Draws {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -168,10 +187,6 @@ func runChain(ctx context.Context, m Model, opts NUTSOptions, c uint64, res *Res
 		}
 		depthSum += st.depth
 		res.Draws[c] = append(res.Draws[c], ev.constrain(s.theta))
-	}
-	res.StepSize[c], res.InvMass[c], res.DenseInvMass[c] = s.eps, s.invMass, s.dense
-	if opts.Draws > 0 {
-		res.MeanTreeDepth[c] = float64(depthSum) / float64(opts.Draws)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func withinMCSE(t *testing.T, r *Result, name string, mean, sd, rhatMax float64)
 }
 
 func TestNUTSCorrelatedGaussian(t *testing.T) {
-	r, err := NUTS(gaussian2D(0.9, 2), NUTSOptions{Chains: 4, Warmup: 500, Draws: 1000, Seed: 11})
+	r, err := NUTS(ctx, gaussian2D(0.9, 2), NUTSOptions{Chains: 4, Warmup: 500, Draws: 1000, Seed: 11})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"x[0]", "x[1]"}, r.Names)
 	within4MCSE(t, r, "x[0]", 0, 1)
@@ -78,7 +78,7 @@ func TestNUTSBetaBernoulliThroughABijector(t *testing.T) {
 		"nuts": {Chains: 4, Warmup: 400, Draws: 1000, Seed: 3},
 		"hmc":  {Chains: 4, Warmup: 400, Draws: 1000, Seed: 3, Steps: 6, TargetAccept: 0.65},
 	} {
-		r, err := NUTS(m, opts)
+		r, err := NUTS(ctx, m, opts)
 		require.NoError(t, err, name)
 		within4MCSE(t, r, "p", 9.0/14, math.Sqrt(9*5/(14*14*15.0)))
 	}
@@ -86,21 +86,21 @@ func TestNUTSBetaBernoulliThroughABijector(t *testing.T) {
 
 func TestNUTSIsDeterministic(t *testing.T) {
 	opts := NUTSOptions{Chains: 2, Warmup: 50, Draws: 20, Seed: 5}
-	a, err := NUTS(gaussian2D(0.5, 1), opts)
+	a, err := NUTS(ctx, gaussian2D(0.5, 1), opts)
 	require.NoError(t, err)
-	b, err := NUTS(gaussian2D(0.5, 1), opts)
+	b, err := NUTS(ctx, gaussian2D(0.5, 1), opts)
 	require.NoError(t, err)
 	assert.Equal(t, a.Draws, b.Draws)
 }
 
 func TestModelErrors(t *testing.T) {
-	_, err := NUTS(Model{}, NUTSOptions{})
+	_, err := NUTS(ctx, Model{}, NUTSOptions{})
 	assert.ErrorContains(t, err, "no LogDensity")
 	m := gaussian2D(0, 1)
 	m.Params = append(m.Params, Param{Name: "x", Shape: []int{}})
-	_, err = NUTS(m, NUTSOptions{})
+	_, err = NUTS(ctx, m, NUTSOptions{})
 	assert.ErrorContains(t, err, `"x" is empty or repeated`)
-	_, err = NUTS(gaussian2D(0, 1), NUTSOptions{TargetAccept: 1.5})
+	_, err = NUTS(ctx, gaussian2D(0, 1), NUTSOptions{TargetAccept: 1.5})
 	assert.ErrorContains(t, err, "TargetAccept")
 }
 
@@ -108,7 +108,7 @@ func TestModelErrors(t *testing.T) {
 // path length mixes less evenly than NUTS, so the R̂ bound is 1.02 (over
 // seeds 1-5 it reached 1.011).
 func TestHMCCorrelatedGaussian(t *testing.T) {
-	r, err := NUTS(gaussian2D(0.5, 1.5), NUTSOptions{Chains: 4, Warmup: 500, Draws: 1000, Steps: 10, TargetAccept: 0.65, Seed: 12})
+	r, err := NUTS(ctx, gaussian2D(0.5, 1.5), NUTSOptions{Chains: 4, Warmup: 500, Draws: 1000, Steps: 10, TargetAccept: 0.65, Seed: 12})
 	require.NoError(t, err)
 	withinMCSE(t, r, "x[0]", 0, 1, 1.02)
 	withinMCSE(t, r, "x[1]", 0, 1.5, 1.02)
@@ -133,7 +133,7 @@ func TestNormalNormalConjugate(t *testing.T) {
 		"nuts": {Chains: 4, Warmup: 300, Draws: 1000, Seed: 3},
 		"hmc":  {Chains: 4, Warmup: 300, Draws: 1000, Seed: 3, Steps: 8, TargetAccept: 0.65},
 	} {
-		r, err := NUTS(m, opts)
+		r, err := NUTS(ctx, m, opts)
 		require.NoError(t, err, name)
 		within4MCSE(t, r, "mu", mean, sd)
 		assert.Empty(t, r.Warnings, name)
@@ -149,14 +149,14 @@ func TestBadModels(t *testing.T) {
 			LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
 				return graph.Add(graph.MulScalar(p["x"], 0), g.Scalar(tensor.Float64, v))
 			}}
-		_, err := NUTS(m, NUTSOptions{Chains: 1, Warmup: 10, Draws: 10})
+		_, err := NUTS(ctx, m, NUTSOptions{Chains: 1, Warmup: 10, Draws: 10})
 		assert.ErrorContains(t, err, "no initial point with a finite log density", name)
 	}
 	vec := Model{Params: []Param{{Name: "x", Shape: []int{3}}},
 		LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node { return graph.Square(p["x"]) }}
-	_, err := NUTS(vec, NUTSOptions{Chains: 1})
+	_, err := NUTS(ctx, vec, NUTSOptions{Chains: 1})
 	assert.ErrorContains(t, err, "LogDensity returned square[3] float64, want a scalar node")
-	_, err = ADVI(vec, ADVIOptions{})
+	_, err = ADVI(ctx, vec, ADVIOptions{})
 	assert.ErrorContains(t, err, "want a scalar node")
 
 	// Neal's funnel, centred: v ~ N(0, 3²), x | v ~ N(0, e^v).
@@ -166,7 +166,7 @@ func TestBadModels(t *testing.T) {
 			lx := graph.Sub(graph.MulScalar(graph.Mul(graph.Square(x), graph.Exp(graph.Neg(v))), -0.5), graph.MulScalar(v, 0.5))
 			return graph.Add(graph.MulScalar(graph.Square(v), -0.5/9), lx)
 		}}
-	r, err := NUTS(funnel, NUTSOptions{Chains: 2, Warmup: 200, Draws: 300, Seed: 1})
+	r, err := NUTS(ctx, funnel, NUTSOptions{Chains: 2, Warmup: 200, Draws: 300, Seed: 1})
 	require.NoError(t, err)
 	require.NotEmpty(t, r.Warnings)
 	assert.Contains(t, r.Warnings[0], "divergent transitions after warm-up")
@@ -177,9 +177,9 @@ func TestBadModels(t *testing.T) {
 // (a smaller mean tree depth) than with the diagonal one, and both sample
 // the right marginals; the adapted dense inverse metric approaches Σ.
 func TestDenseMetric(t *testing.T) {
-	diag, err := NUTS(gaussian2D(0.99, 10), NUTSOptions{Chains: 2, Warmup: 600, Draws: 1000, Seed: 5})
+	diag, err := NUTS(ctx, gaussian2D(0.99, 10), NUTSOptions{Chains: 2, Warmup: 600, Draws: 1000, Seed: 5})
 	require.NoError(t, err)
-	dense, err := NUTS(gaussian2D(0.99, 10), NUTSOptions{Chains: 2, Warmup: 600, Draws: 1000, Seed: 5, DenseMetric: true})
+	dense, err := NUTS(ctx, gaussian2D(0.99, 10), NUTSOptions{Chains: 2, Warmup: 600, Draws: 1000, Seed: 5, DenseMetric: true})
 	require.NoError(t, err)
 	for name, r := range map[string]*Result{"diagonal": diag, "dense": dense} {
 		withinMCSE(t, r, "x[0]", 0, 1, 1.02)
@@ -210,7 +210,7 @@ func TestParameterOutsideItsSupport(t *testing.T) {
 			return graph.Sub(ll, s) // an Exp(1) prior on σ
 		},
 	}
-	r, err := NUTS(m, NUTSOptions{Chains: 2, Warmup: 300, Draws: 500, Seed: 4})
+	r, err := NUTS(ctx, m, NUTSOptions{Chains: 2, Warmup: 300, Draws: 500, Seed: 4})
 	require.NoError(t, err)
 	for _, ch := range r.Column("sigma") {
 		for _, v := range ch {

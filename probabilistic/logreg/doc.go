@@ -7,7 +7,7 @@
 // # Objective
 //
 // With parameters θ = (w, b) (one weight vector and intercept per class for
-// softmax, one of each for the binary links), Fit minimises
+// softmax, one of each for the binary links), FitRegression minimises
 //
 //	E(θ) = Σᵢ ℓ(yᵢ, ηᵢ) + (λ/2)·‖w‖²,   ηᵢ = w·xᵢ + b,
 //
@@ -17,8 +17,9 @@
 // fails with ErrSeparable when the classes are separable (the ML weights are
 // then infinite); λ > 0 is MAP with the prior w ~ N(0, λ⁻¹I).
 //
-//	m, err := logreg.Fit(x, y, logreg.Config{L2: 1, Solver: "newton"})
-//	p := m.PredictProba(xTest)        // (n, classes)
+//	m, err := logreg.FitRegression(ctx, x, labels, logreg.RegressionOptions{L2: 1, Solver: logreg.Newton})
+//	p := m.PredictProba(xTest) // (n, classes) tensor
+//	pred := m.Predict(xTest)   // []int
 //
 // # Solvers
 //
@@ -45,5 +46,6 @@
 // predictive probabilities by the probit approximation (MacKay 1992:
 // σ(κ(s²)·μ), κ = (1 + πs²/8)^(−1/2), with μ and s² the mean and variance of
 // the linear predictor; exactly Φ(μ/√(1+s²)) for the probit link) or by Monte
-// Carlo, and can choose α by maximising the evidence (see FitAlpha).
+// Carlo, and chooses α by maximising the evidence when LaplaceOptions.Alpha
+// is zero.
 package logreg

@@ -1,6 +1,7 @@
 package logreg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -32,7 +33,8 @@ func (l Link) String() string {
 	return fmt.Sprintf("Link(%d)", int(l))
 }
 
-// Solver names accepted in Config.Solver.
+// Solver names accepted in RegressionOptions.Solver and
+// LaplaceOptions.Solver.
 const (
 	LBFGS  = "lbfgs"
 	Newton = "newton"
@@ -44,31 +46,28 @@ const (
 // without bound as the weights grow, so no finite estimate exists.
 var ErrSeparable = errors.New("classes are separable: the maximum-likelihood weights are infinite (use L2 > 0)")
 
-// ErrNotConverged is returned (wrapped) when a solver stops before meeting
-// its tolerance; the model returned with it holds the last iterate.
-var ErrNotConverged = errors.New("solver did not converge")
-
-// Config configures Fit. The zero value is L-BFGS maximum likelihood of
-// binary logistic regression with an intercept.
-type Config struct {
-	L2          float64 // λ ≥ 0, the weight penalty (λ/2)‖w‖²; 0 is maximum likelihood
-	Solver      string  // LBFGS (default), Newton or IRLS
-	Link        Link    // Logit (default), Probit or Softmax
-	Classes     int     // Softmax only: the number of classes; 0 means max(y)+1
+// RegressionOptions configures FitRegression. The zero value is L-BFGS
+// maximum likelihood of binary logistic regression with an intercept.
+type RegressionOptions struct {
+	L2          float64 // λ ≥ 0, the weight penalty (λ/2)‖w‖²; 0 (the default) is maximum likelihood
+	Solver      string  // LBFGS (the default), Newton or IRLS
+	Link        Link    // Logit (the default), Probit or Softmax
+	Classes     int     // Softmax only: the number of classes; 0 means max(label)+1
 	NoIntercept bool    // fit without the intercept b
 	MaxIter     int     // iterations; 0 means 100 (Newton, IRLS) or 1000 (L-BFGS)
 	GradTol     float64 // stop when max |∇E| ≤ GradTol; 0 means 1e-8·max(1, n)
-	// Init, if not nil, is the starting θ in the layout of Model.Theta;
-	// nil starts from zero.
+	// Init, if not nil, is the starting θ in the layout of
+	// Regression.Theta; nil (the default) starts from zero.
 	Init []float64
 
-	// interceptPrec is the prior precision of the intercepts (0 in Fit,
-	// α in FitLaplace).
+	// interceptPrec is the prior precision of the intercepts (0 in
+	// FitRegression, α in FitLaplace).
 	interceptPrec float64
 }
 
-// Model is a fitted regression.
-type Model struct {
+// Regression is a fitted logistic (or probit, or softmax) regression: the
+// maximum-likelihood or MAP point estimate.
+type Regression struct {
 	Link      Link
 	Classes   int         // 2 for Logit and Probit
 	Coef      [][]float64 // one row of weights per class for Softmax, a single row otherwise
@@ -86,7 +85,7 @@ type Model struct {
 // Theta returns the parameters flattened as the solvers see them: for
 // each row of Coef, its weights followed by its intercept (omitted without
 // an intercept).
-func (m *Model) Theta() []float64 {
+func (m *Regression) Theta() []float64 {
 	var th []float64
 	for r, w := range m.Coef {
 		th = append(th, w...)
@@ -97,57 +96,65 @@ func (m *Model) Theta() []float64 {
 	return th
 }
 
-// Fit fits the model to x (n, d), a float64 (or float32, converted) tensor,
-// and integer labels y: 0 or 1 for Logit and Probit, 0..K−1 for Softmax.
-// It returns an error for bad input (labels out of range, a length
-// mismatch, non-finite features, an unknown solver), ErrSeparable for a
-// maximum-likelihood fit of separable classes, and ErrNotConverged (with
-// the last iterate's model) when the solver runs out of iterations.
-func Fit(x *tensor.Tensor, y []int, cfg Config) (m *Model, err error) {
+// FitRegression fits the model to x (n, d), a float64 (or float32,
+// converted) tensor, and integer labels: 0 or 1 for Logit and Probit,
+// 0 … K−1 for Softmax. It returns an error naming the fit for bad input
+// (non-finite features, no rows or no columns, a length mismatch, labels
+// out of range or all of one class, an unknown solver or link, L2 < 0),
+// ErrSeparable (wrapped, with the last iterate) for a maximum-likelihood
+// fit of separable classes, and a *tensor.NotConvergedError with the last
+// iterate when the solver runs out of iterations. When ctx is cancelled it
+// stops within an iteration and returns the last iterate with ctx.Err()
+// wrapped.
+func FitRegression(ctx context.Context, x *tensor.Tensor, labels []int, opts RegressionOptions) (m *Regression, err error) {
+	const op = "logreg.FitRegression"
 	defer tensor.Recover(&err)
-	p, err := setup(x, y, cfg)
+	p, err := setup(op, x, labels, opts)
 	if err != nil {
 		return nil, err
 	}
-	return p.fit(cfg)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return p.fit(ctx, op, opts)
 }
 
-// setup validates cfg and the data and returns the problem.
-func setup(x *tensor.Tensor, y []int, cfg Config) (*problem, error) {
-	if cfg.L2 < 0 || math.IsNaN(cfg.L2) || math.IsInf(cfg.L2, 0) {
-		return nil, fmt.Errorf("logreg: L2 = %v must be finite and ≥ 0", cfg.L2)
+// setup validates opts and the data and returns the problem.
+func setup(op string, x *tensor.Tensor, y []int, opts RegressionOptions) (*problem, error) {
+	if opts.L2 < 0 || math.IsNaN(opts.L2) || math.IsInf(opts.L2, 0) {
+		return nil, fmt.Errorf("%s: L2 = %v must be finite and ≥ 0", op, opts.L2)
 	}
-	switch cfg.Solver {
+	switch opts.Solver {
 	case "", LBFGS, Newton, IRLS:
 	default:
-		return nil, fmt.Errorf("logreg: unknown solver %q (want %q, %q or %q)", cfg.Solver, LBFGS, Newton, IRLS)
+		return nil, fmt.Errorf("%s: unknown solver %q (want %q, %q or %q)", op, opts.Solver, LBFGS, Newton, IRLS)
 	}
-	if cfg.Link < Logit || cfg.Link > Softmax {
-		return nil, fmt.Errorf("logreg: unknown link %v", cfg.Link)
+	if opts.Link < Logit || opts.Link > Softmax {
+		return nil, fmt.Errorf("%s: unknown link %v", op, opts.Link)
 	}
-	classes := cfg.Classes
-	if cfg.Link == Softmax && classes == 0 {
+	classes := opts.Classes
+	if opts.Link == Softmax && classes == 0 {
 		for _, v := range y {
 			classes = max(classes, v+1)
 		}
 		classes = max(classes, 2)
 	}
-	p, err := newProblem(x, y, cfg.Link, classes, !cfg.NoIntercept)
+	p, err := newProblem(op, x, y, opts.Link, classes, !opts.NoIntercept)
 	if err != nil {
 		return nil, err
 	}
-	p.setPrecision(cfg.L2, cfg.interceptPrec)
-	if cfg.Init != nil && len(cfg.Init) != p.size() {
-		return nil, fmt.Errorf("logreg: Init has %d values, the model has %d parameters", len(cfg.Init), p.size())
+	p.setPrecision(opts.L2, opts.interceptPrec)
+	if opts.Init != nil && len(opts.Init) != p.size() {
+		return nil, fmt.Errorf("%s: Init has %d values, the model has %d parameters", op, len(opts.Init), p.size())
 	}
 	return p, nil
 }
 
-// fit runs the configured solver from cfg.Init (or zero).
-func (p *problem) fit(cfg Config) (*Model, error) {
+// fit runs the configured solver from opts.Init (or zero).
+func (p *problem) fit(ctx context.Context, op string, opts RegressionOptions) (*Regression, error) {
 	theta := make([]float64, p.size())
-	copy(theta, cfg.Init)
-	tol := cfg.GradTol
+	copy(theta, opts.Init)
+	tol := opts.GradTol
 	if tol == 0 {
 		tol = 1e-8 * math.Max(1, float64(p.n))
 	}
@@ -155,30 +162,33 @@ func (p *problem) fit(cfg Config) (*Model, error) {
 		st  solverState
 		err error
 	)
-	switch cfg.Solver {
+	switch opts.Solver {
 	case Newton, IRLS:
-		iters := cfg.MaxIter
+		iters := opts.MaxIter
 		if iters == 0 {
 			iters = 100
 		}
-		st, err = p.newton(theta, iters, tol, cfg.Solver == IRLS, nil)
+		st, err = p.newton(ctx, theta, iters, tol, opts.Solver == IRLS, nil)
 	default:
-		iters := cfg.MaxIter
+		iters := opts.MaxIter
 		if iters == 0 {
 			iters = 1000
 		}
-		st, err = p.lbfgs(theta, iters, tol)
+		st, err = p.lbfgs(ctx, theta, iters, tol)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	m := p.model(theta, st)
-	if cfg.L2 == 0 && p.separated(theta) {
-		return m, fmt.Errorf("logreg: %s after %d iterations (%s): %w", p.link, st.iters, st.reason, ErrSeparable)
+	if err := ctx.Err(); err != nil {
+		return m, fmt.Errorf("%s: stopped after %d iterations: %w", op, st.iters, err)
+	}
+	if opts.L2 == 0 && p.separated(theta) {
+		return m, fmt.Errorf("%s: %s after %d iterations (%s): %w", op, p.link, st.iters, st.reason, ErrSeparable)
 	}
 	if !st.converged {
-		return m, fmt.Errorf("logreg: %s solver stopped after %d iterations with max |gradient| %.3g > %.3g (%s): %w",
-			solverName(cfg.Solver), st.iters, st.gradNorm, tol, st.reason, ErrNotConverged)
+		return m, &tensor.NotConvergedError{Op: op + " (" + solverName(opts.Solver) + ": " + st.reason + ")",
+			Iterations: st.iters, Change: st.gradNorm, Tol: tol}
 	}
 	return m, nil
 }
@@ -201,11 +211,15 @@ type solverState struct {
 // newton runs Newton's method (or IRLS, the same update in weighted
 // least-squares form) on θ in place, halving steps that do not decrease E.
 // trace, if set, is called with each iterate, starting with the initial one.
-func (p *problem) newton(theta []float64, maxIter int, tol float64, irls bool, trace func([]float64)) (solverState, error) {
+func (p *problem) newton(ctx context.Context, theta []float64, maxIter int, tol float64, irls bool, trace func([]float64)) (solverState, error) {
 	np := p.size()
 	pinv := p.rankDeficient()
 	var st solverState
 	for {
+		if ctx.Err() != nil {
+			st.reason = "cancelled"
+			return st, nil
+		}
 		if trace != nil {
 			trace(append([]float64(nil), theta...))
 		}
@@ -233,7 +247,7 @@ func (p *problem) newton(theta []float64, maxIter int, tol float64, irls bool, t
 		}
 		st.f, st.gradNorm = f, maxAbs(grad)
 		if !isFinite(f) || !isFinite(st.gradNorm) {
-			return st, fmt.Errorf("logreg: objective or gradient is not finite at iteration %d", st.iters)
+			return st, fmt.Errorf("objective or gradient is not finite at iteration %d", st.iters)
 		}
 		if st.gradNorm <= tol {
 			st.converged, st.reason = true, "gradient below tolerance"
@@ -266,15 +280,24 @@ func (p *problem) newton(theta []float64, maxIter int, tol float64, irls bool, t
 	}
 }
 
-// lbfgs minimises E with optim.Minimize and autodiff gradients.
-func (p *problem) lbfgs(theta []float64, maxIter int, tol float64) (solverState, error) {
+// lbfgs minimises E with optim.Minimize and autodiff gradients; th wraps
+// theta, so the result lands in theta. Once ctx is cancelled the objective refuses to
+// evaluate, so the line search fails at once and Minimize returns its
+// last good point.
+func (p *problem) lbfgs(ctx context.Context, theta []float64, maxIter int, tol float64) (solverState, error) {
 	th := tensor.FromFloat64s(theta)
 	obj := func(x, grad []*tensor.Tensor) (float64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		return p.valueGrad(x[0].Float64s(), grad[0].Float64s()), nil
 	}
 	res, err := optim.Minimize(obj, []*tensor.Tensor{th}, optim.LBFGSConfig{MaxIter: maxIter, GradTol: tol, FuncTol: -1})
+	if ctx.Err() != nil {
+		return solverState{f: res.F, gradNorm: res.GradNorm, iters: res.Iterations, reason: "cancelled"}, nil
+	}
 	if err != nil {
-		return solverState{}, fmt.Errorf("logreg: lbfgs: %w", err)
+		return solverState{}, fmt.Errorf("lbfgs: %w", err)
 	}
 	// L-BFGS can stall a little above a tight tolerance when no step changes
 	// x in float64 any more: that is the attainable optimum, so stopping
@@ -284,9 +307,9 @@ func (p *problem) lbfgs(theta []float64, maxIter int, tol float64) (solverState,
 	return st, nil
 }
 
-// model packages θ as a Model.
-func (p *problem) model(theta []float64, st solverState) *Model {
-	m := &Model{Link: p.link, Classes: 2, Objective: st.f, GradNorm: st.gradNorm, Iterations: st.iters,
+// model packages θ as a Regression.
+func (p *problem) model(theta []float64, st solverState) *Regression {
+	m := &Regression{Link: p.link, Classes: 2, Objective: st.f, GradNorm: st.gradNorm, Iterations: st.iters,
 		Converged: st.converged, Reason: st.reason, noIntercept: !p.intercept}
 	if p.link == Softmax {
 		m.Classes = p.rows
@@ -303,100 +326,79 @@ func (p *problem) model(theta []float64, st solverState) *Model {
 	return m
 }
 
-// Eta returns the linear predictor (n, rows of Coef) for x (n, d).
-func (m *Model) Eta(x *tensor.Tensor) [][]float64 {
-	if len(x.Shape()) != 2 || x.Shape()[1] != len(m.Coef[0]) {
-		tensor.Fail("logreg.Model.Eta", "x has shape %v, the model has %d features", x.Shape(), len(m.Coef[0]))
-	}
+// Eta returns the linear predictor, an (n, rows of Coef) float64 tensor,
+// for x (n, d) of either dtype. It panics with a *tensor.Error if x is not (n, d) with
+// the model's d features.
+func (m *Regression) Eta(x *tensor.Tensor) *tensor.Tensor {
+	checkX("logreg.Regression.Eta", x, len(m.Coef[0]))
 	n, d := x.Shape()[0], x.Shape()[1]
 	v := x.Values()
-	out := make([][]float64, n)
+	k := len(m.Coef)
+	out := make([]float64, n*k)
 	for i := range n {
-		out[i] = make([]float64, len(m.Coef))
 		for r, w := range m.Coef {
 			s := m.Intercept[r]
 			for j := range d {
 				s += w[j] * v[i*d+j]
 			}
-			out[i][r] = s
+			out[i*k+r] = s
 		}
 	}
-	return out
+	return tensor.FromFloat64s(out, n, k)
 }
 
-// PredictProba returns the class probabilities (n, Classes) for x (n, d):
-// for the binary links, column 1 is P(y = 1) and column 0 its complement.
-// It panics with a *tensor.Error if x does not have the model's features.
-func (m *Model) PredictProba(x *tensor.Tensor) [][]float64 {
-	eta := m.Eta(x)
-	out := make([][]float64, len(eta))
-	for i, e := range eta {
-		out[i] = probs(m.Link, e)
+// checkX panics naming op unless x is a non-nil (n, d) tensor.
+func checkX(op string, x *tensor.Tensor, d int) {
+	if x == nil {
+		tensor.Fail(op, "x is nil")
 	}
-	return out
+	if x.Dim() != 2 || x.Shape()[1] != d {
+		tensor.Fail(op, "x has shape %v, the model has %d features", x.Shape(), d)
+	}
 }
 
-// probs maps one sample's linear predictor to class probabilities.
-func probs(link Link, eta []float64) []float64 {
+// PredictProba returns the class probabilities, an (n, Classes) float64
+// tensor, for x (n, d): for the binary links, column 1 is P(y = 1) and
+// column 0 its complement. It panics with a *tensor.Error if x does not
+// have the model's features.
+func (m *Regression) PredictProba(x *tensor.Tensor) *tensor.Tensor {
+	eta := m.Eta(x)
+	n, k := eta.Shape()[0], eta.Shape()[1]
+	e := eta.Float64s()
+	out := make([]float64, n*m.Classes)
+	for i := range n {
+		probs(m.Link, e[i*k:(i+1)*k], out[i*m.Classes:(i+1)*m.Classes])
+	}
+	return tensor.FromFloat64s(out, n, m.Classes)
+}
+
+// Predict returns the most probable class of each row of x. It panics as
+// PredictProba does.
+func (m *Regression) Predict(x *tensor.Tensor) []int { return tensor.ArgMax(m.PredictProba(x), 1) }
+
+// probs writes one sample's class probabilities for the linear predictor
+// eta into dst.
+func probs(link Link, eta, dst []float64) {
 	switch link {
 	case Logit:
-		p := sigmoid(eta[0])
-		return []float64{sigmoid(-eta[0]), p}
+		dst[0], dst[1] = sigmoid(-eta[0]), sigmoid(eta[0])
+		return
 	case Probit:
-		return []float64{math.Exp(logNdtr(-eta[0])), math.Exp(logNdtr(eta[0]))}
+		dst[0], dst[1] = math.Exp(logNdtr(-eta[0])), math.Exp(logNdtr(eta[0]))
+		return
 	}
 	mx := math.Inf(-1)
 	for _, v := range eta {
 		mx = math.Max(mx, v)
 	}
-	out := make([]float64, len(eta))
 	var s float64
 	for k, v := range eta {
-		out[k] = math.Exp(v - mx)
-		s += out[k]
+		dst[k] = math.Exp(v - mx)
+		s += dst[k]
 	}
-	for k := range out {
-		out[k] /= s
+	for k := range dst {
+		dst[k] /= s
 	}
-	return out
-}
-
-// Predict returns the most probable class of each row of x.
-func (m *Model) Predict(x *tensor.Tensor) []int { return Argmax(m.PredictProba(x)) }
-
-// Argmax returns the index of the largest entry of each row.
-func Argmax(p [][]float64) []int {
-	out := make([]int, len(p))
-	for i, row := range p {
-		for k, v := range row {
-			if v > row[out[i]] {
-				out[i] = k
-			}
-		}
-	}
-	return out
-}
-
-// LogLoss returns the mean negative log-probability of the labels under
-// the predicted probabilities p (n, classes), with probabilities clipped
-// at 1e-15 as scikit-learn's log_loss does.
-func LogLoss(p [][]float64, y []int) float64 {
-	var s float64
-	for i, row := range p {
-		s -= math.Log(math.Max(row[y[i]], 1e-15))
-	}
-	return s / float64(len(y))
-}
-
-// Accuracy returns the fraction of rows whose most probable class is the label.
-func Accuracy(p [][]float64, y []int) float64 {
-	var c int
-	for i, k := range Argmax(p) {
-		if k == y[i] {
-			c++
-		}
-	}
-	return float64(c) / float64(len(y))
 }
 
 func sigmoid(x float64) float64 {

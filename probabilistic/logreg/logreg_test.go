@@ -2,6 +2,8 @@ package logreg
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -10,10 +12,14 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// ctx is the context of the fits that are not about cancellation.
+var ctx = context.Background()
 
 // Logistic regression is float64-only by design, so these tests run in
 // float64; LogNdtr, the one op defined here, is checked in both dtypes.
@@ -46,17 +52,17 @@ func TestHandWorkedOptimum(t *testing.T) {
 	y := []int{1, 0}
 	for _, solver := range []string{LBFGS, Newton, IRLS} {
 		t.Run(solver, func(t *testing.T) {
-			m, err := Fit(x, y, Config{L2: 1, Solver: solver, NoIntercept: true, GradTol: 1e-12})
+			m, err := FitRegression(ctx, x, y, RegressionOptions{L2: 1, Solver: solver, NoIntercept: true, GradTol: 1e-12})
 			require.NoError(t, err)
 			assert.InDelta(t, want, m.Coef[0][0], 1e-10)
 			assert.Equal(t, 0.0, m.Intercept[0])
 		})
 	}
-	post, err := FitLaplace(x, y, BayesConfig{Alpha: 1, Solver: Newton, GradTol: 1e-12, NoIntercept: true})
+	post, err := FitLaplace(ctx, x, y, LaplaceOptions{Alpha: 1, Solver: Newton, GradTol: 1e-12, NoIntercept: true})
 	require.NoError(t, err)
-	require.Len(t, post.Hessian, 1)
-	assert.InDelta(t, wantH, post.Hessian[0], 1e-10)
-	assert.InDelta(t, 1/wantH, post.Cov()[0], 1e-10)
+	assert.Equal(t, []int{1, 1}, post.Hessian.Shape())
+	assert.InDelta(t, wantH, post.Hessian.At(0, 0), 1e-10)
+	assert.InDelta(t, 1/wantH, post.Cov().At(0, 0), 1e-10)
 }
 
 func TestHessianMatchesClosedForm(t *testing.T) {
@@ -64,7 +70,7 @@ func TestHessianMatchesClosedForm(t *testing.T) {
 	// with X̃ = [X 1] and p = σ(X̃θ).
 	const n, d, lambda = 25, 3, 0.7
 	x, y := toyData(n, d, 3)
-	p, err := setup(x, y, Config{L2: lambda})
+	p, err := setup("test", x, y, RegressionOptions{L2: lambda})
 	require.NoError(t, err)
 	theta := []float64{0.4, -0.3, 0.8, 0.2}
 	_, _, h := p.hessian(theta)
@@ -112,11 +118,11 @@ func TestIRLSEqualsNewton(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var its [2][][]float64
 			for k, irls := range []bool{false, true} {
-				p, err := setup(x, c.y, Config{L2: c.lambda, Link: c.link})
+				p, err := setup("test", x, c.y, RegressionOptions{L2: c.lambda, Link: c.link})
 				require.NoError(t, err)
 				p.setPrecision(c.lambda, c.icept)
 				theta := make([]float64, p.size())
-				_, err = p.newton(theta, 4, 0, irls, func(th []float64) { its[k] = append(its[k], th) })
+				_, err = p.newton(context.Background(), theta, 4, 0, irls, func(th []float64) { its[k] = append(its[k], th) })
 				require.NoError(t, err)
 			}
 			require.Len(t, its[0], 5)
@@ -138,7 +144,7 @@ func TestSolversAgree(t *testing.T) {
 		t.Run(link.String(), func(t *testing.T) {
 			var thetas [][]float64
 			for _, s := range []string{LBFGS, Newton, IRLS} {
-				m, err := Fit(x, y, Config{L2: 0.3, Link: link, Solver: s, GradTol: 1e-9})
+				m, err := FitRegression(ctx, x, y, RegressionOptions{L2: 0.3, Link: link, Solver: s, GradTol: 1e-9})
 				require.NoError(t, err, s)
 				assert.True(t, m.Converged)
 				thetas = append(thetas, m.Theta())
@@ -193,17 +199,24 @@ func TestIrisMulticlass(t *testing.T) {
 	// summed loss) fits standardised iris with a training accuracy of
 	// about 0.97; 0.95 leaves room for solver differences.
 	x, y := readIris(t)
-	m, err := Fit(x, y, Config{L2: 1, Link: Softmax, Solver: Newton})
+	m, err := FitRegression(ctx, x, y, RegressionOptions{L2: 1, Link: Softmax, Solver: Newton})
 	require.NoError(t, err)
 	assert.Equal(t, 3, m.Classes)
 	p := m.PredictProba(x)
-	assert.GreaterOrEqual(t, Accuracy(p, y), 0.95)
+	assert.Equal(t, []int{150, 3}, p.Shape())
+	acc, err := metrics.Accuracy(m.Predict(x), y)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, acc, 0.95)
 	// The unpenalised intercepts are only defined up to a constant;
 	// the minimum-norm Newton steps from zero keep their sum at 0.
 	assert.InDelta(t, 0, m.Intercept[0]+m.Intercept[1]+m.Intercept[2], 1e-8)
-	ml, err := Fit(x, y, Config{L2: 1, Link: Softmax, Solver: LBFGS, GradTol: 1e-7})
+	ml, err := FitRegression(ctx, x, y, RegressionOptions{L2: 1, Link: Softmax, Solver: LBFGS, GradTol: 1e-7})
 	require.NoError(t, err)
-	assert.InDelta(t, LogLoss(p, y), LogLoss(ml.PredictProba(x), y), 1e-8)
+	l1, err := metrics.LogLoss(p, y)
+	require.NoError(t, err)
+	l2, err := metrics.LogLoss(ml.PredictProba(x), y)
+	require.NoError(t, err)
+	assert.InDelta(t, l1, l2, 1e-8)
 }
 
 func TestLaplaceEvidenceMatchesQuadrature(t *testing.T) {
@@ -222,7 +235,7 @@ func TestLaplaceEvidenceMatchesQuadrature(t *testing.T) {
 		}
 	}
 	x := tensor.FromFloat64s(xs, 30, 1)
-	post, err := FitLaplace(x, y, BayesConfig{Alpha: alpha, Solver: Newton, NoIntercept: true})
+	post, err := FitLaplace(ctx, x, y, LaplaceOptions{Alpha: alpha, Solver: Newton, NoIntercept: true})
 	require.NoError(t, err)
 
 	logLik := func(w float64) float64 {
@@ -252,16 +265,16 @@ func TestLaplaceEvidenceMatchesQuadrature(t *testing.T) {
 
 func TestFitAlphaMaximisesEvidence(t *testing.T) {
 	x, y := toyData(80, 3, 11)
-	post, err := FitLaplace(x, y, BayesConfig{Solver: Newton})
+	post, err := FitLaplace(ctx, x, y, LaplaceOptions{Solver: Newton})
 	require.NoError(t, err)
 	for _, f := range []float64{0.7, 1.4} {
-		q, err := FitLaplace(x, y, BayesConfig{Alpha: post.Alpha * f, Solver: Newton})
+		q, err := FitLaplace(ctx, x, y, LaplaceOptions{Alpha: post.Alpha * f, Solver: Newton})
 		require.NoError(t, err)
 		assert.Less(t, q.LogEvidence, post.LogEvidence, "α×%g", f)
 	}
 	// Cov is the inverse of the Hessian: H·Σ = I.
 	np := len(post.theta)
-	hs := tensor.MatMul(tensor.FromFloat64s(post.Hessian, np, np), tensor.FromFloat64s(post.Cov(), np, np))
+	hs := tensor.MatMul(post.Hessian, post.Cov())
 	assert.InDeltaSlice(t, tensor.Eye(tensor.Float64, np).Values(), hs.Values(), 1e-10)
 }
 
@@ -288,7 +301,7 @@ func TestPredictive(t *testing.T) {
 	xt := tensor.FromFloat64s([]float64{0, 0, 2, -1, -3, 3, 1.5, 1.5}, 4, 2)
 	for _, link := range []Link{Logit, Probit} {
 		t.Run(link.String(), func(t *testing.T) {
-			post, err := FitLaplace(x, y, BayesConfig{Alpha: 0.5, Link: link, Solver: Newton})
+			post, err := FitLaplace(ctx, x, y, LaplaceOptions{Alpha: 0.5, Link: link, Solver: Newton})
 			require.NoError(t, err)
 			mu, s2 := post.PredictiveMoments(xt)
 			cdf := func(a float64) float64 { return 0.5 * math.Erfc(-a/math.Sqrt2) }
@@ -296,21 +309,22 @@ func TestPredictive(t *testing.T) {
 			if link == Probit {
 				lik = cdf
 			}
-			pp := post.PredictProbit(xt)
-			mc := post.PredictMC(xt, tensor.NewRNG(1), 20000)
-			for i := range mu {
-				require.Greater(t, s2[i][0], 0.01)
-				exact := gaussExpect(lik, mu[i][0], s2[i][0])
+			pp := post.PredictProba(xt)
+			mc := post.PredictMC(xt, 20000, 1)
+			for i := range mu.Shape()[0] {
+				require.Greater(t, s2.At(i, 0), 0.01)
+				exact := gaussExpect(lik, mu.At(i, 0), s2.At(i, 0))
 				tolApprox := 0.02 // MacKay's approximation
 				if link == Probit {
 					tolApprox = 1e-6 // Φ(μ/√(1+s²)) is exact
 				}
-				assert.InDelta(t, exact, pp[i][1], tolApprox, "probit approximation, point %d", i)
-				assert.InDelta(t, 1, pp[i][0]+pp[i][1], 1e-12)
-				assert.InDelta(t, exact, mc[i][1], 0.01, "Monte Carlo, point %d", i) // sd ≤ 0.5/√20000
+				assert.InDelta(t, exact, pp.At(i, 1), tolApprox, "probit approximation, point %d", i)
+				assert.InDelta(t, 1, pp.At(i, 0)+pp.At(i, 1), 1e-12)
+				assert.InDelta(t, exact, mc.At(i, 1), 0.01, "Monte Carlo, point %d", i) // sd ≤ 0.5/√20000
 			}
-			// Same seed, same numbers.
-			assert.Equal(t, mc, post.PredictMC(xt, tensor.NewRNG(1), 20000))
+			// Same seed, same numbers; Predict is PredictProba's argmax.
+			assert.Equal(t, mc.Values(), post.PredictMC(xt, 20000, 1).Values())
+			assert.Equal(t, tensor.ArgMax(pp, 1), post.Predict(xt))
 		})
 	}
 }
@@ -319,34 +333,143 @@ func TestBadInput(t *testing.T) {
 	x, y := toyData(10, 2, 1)
 	nan := x.Clone()
 	nan.SetAt(math.NaN(), 3, 1)
+	inf := x.Clone()
+	inf.SetAt(math.Inf(-1), 0, 0)
 	sep := tensor.FromFloat64s([]float64{-2, -1, 1, 2}, 4, 1)
 	cases := []struct {
 		name string
 		x    *tensor.Tensor
 		y    []int
-		cfg  Config
+		opts RegressionOptions
 		msg  string
 	}{
-		{"label-2-binary", x, []int{0, 1, 2, 0, 1, 0, 1, 0, 1, 0}, Config{}, "binary labels must be 0 or 1"},
-		{"label-negative-softmax", x, []int{0, 1, -1, 0, 1, 0, 1, 0, 1, 0}, Config{Link: Softmax}, "outside [0, 2)"},
-		{"label-out-of-range-softmax", x, []int{0, 1, 3, 0, 1, 0, 1, 0, 1, 0}, Config{Link: Softmax, Classes: 3}, "outside [0, 3)"},
-		{"length", x, y[:9], Config{}, "10 rows but y has 9 labels"},
-		{"nan", nan, y, Config{}, "X[3, 1] = NaN is not finite"},
-		{"solver", x, y, Config{Solver: "sgd"}, "unknown solver"},
-		{"l2", x, y, Config{L2: -1}, "must be finite and ≥ 0"},
-		{"not-2d", tensor.Zeros(tensor.Float64, 10), y, Config{}, "must be 2-D"},
-		{"separable-newton", sep, []int{0, 0, 1, 1}, Config{Solver: Newton}, "separable"},
-		{"separable-lbfgs", sep, []int{0, 0, 1, 1}, Config{}, "separable"},
+		{"label-2-binary", x, []int{0, 1, 2, 0, 1, 0, 1, 0, 1, 0}, RegressionOptions{}, "label 2 at position 2: binary labels must be 0 or 1"},
+		{"label-negative-softmax", x, []int{0, 1, -1, 0, 1, 0, 1, 0, 1, 0}, RegressionOptions{Link: Softmax}, "label -1 at position 2 is outside [0, 2)"},
+		{"label-out-of-range-softmax", x, []int{0, 1, 3, 0, 1, 0, 1, 0, 1, 0}, RegressionOptions{Link: Softmax, Classes: 3}, "outside [0, 3)"},
+		{"one-class", x, make([]int, 10), RegressionOptions{}, "every label is 0: need at least two classes"},
+		{"one-class-softmax", x, []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, RegressionOptions{Link: Softmax}, "every label is 2"},
+		{"length", x, y[:9], RegressionOptions{}, "x has 10 rows but there are 9 labels"},
+		{"nan", nan, y, RegressionOptions{}, "x[3, 1] = NaN is not finite"},
+		{"inf", inf, y, RegressionOptions{}, "x[0, 0] = -Inf is not finite"},
+		{"zero-columns", tensor.Zeros(tensor.Float64, 10, 0), y, RegressionOptions{}, "shape [10 0]: need at least one sample and one feature"},
+		{"no-rows", tensor.Zeros(tensor.Float64, 0, 2), nil, RegressionOptions{}, "need at least one sample"},
+		{"nil", nil, y, RegressionOptions{}, "x is nil"},
+		{"solver", x, y, RegressionOptions{Solver: "sgd"}, "unknown solver"},
+		{"link", x, y, RegressionOptions{Link: Link(7)}, "unknown link Link(7)"},
+		{"l2", x, y, RegressionOptions{L2: -1}, "L2 = -1 must be finite and ≥ 0"},
+		{"l2-nan", x, y, RegressionOptions{L2: math.NaN()}, "L2 = NaN must be finite"},
+		{"init", x, y, RegressionOptions{Init: []float64{1}}, "Init has 1 values, the model has 3 parameters"},
+		{"not-2d", tensor.Zeros(tensor.Float64, 10), y, RegressionOptions{}, "must be 2-D"},
+		{"separable-newton", sep, []int{0, 0, 1, 1}, RegressionOptions{Solver: Newton}, "separable"},
+		{"separable-lbfgs", sep, []int{0, 0, 1, 1}, RegressionOptions{}, "separable"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Fit(c.x, c.y, c.cfg)
+			_, err := FitRegression(ctx, c.x, c.y, c.opts)
 			require.Error(t, err)
+			assert.Contains(t, err.Error(), "logreg.FitRegression: ")
 			assert.Contains(t, err.Error(), c.msg)
 		})
 	}
-	_, err := Fit(sep, []int{0, 0, 1, 1}, Config{Solver: IRLS})
+	_, err := FitRegression(ctx, sep, []int{0, 0, 1, 1}, RegressionOptions{Solver: IRLS})
 	assert.ErrorIs(t, err, ErrSeparable)
+
+	// FitLaplace validates the same data and its own options, naming itself.
+	for _, c := range []struct {
+		name string
+		x    *tensor.Tensor
+		y    []int
+		opts LaplaceOptions
+		msg  string
+	}{
+		{"nan", nan, y, LaplaceOptions{Alpha: 1}, "x[3, 1] = NaN is not finite"},
+		{"nan-search", nan, y, LaplaceOptions{}, "x[3, 1] = NaN is not finite"},
+		{"one-class", x, make([]int, 10), LaplaceOptions{Alpha: 1}, "every label is 0"},
+		{"zero-columns", tensor.Zeros(tensor.Float64, 10, 0), y, LaplaceOptions{}, "need at least one sample and one feature"},
+		{"alpha", x, y, LaplaceOptions{Alpha: -2}, "Alpha = -2 must be finite and > 0"},
+		{"alpha-range", x, y, LaplaceOptions{AlphaMin: 10, AlphaMax: 1}, "the α range [10, 1]"},
+	} {
+		t.Run("laplace/"+c.name, func(t *testing.T) {
+			_, err := FitLaplace(ctx, c.x, c.y, c.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "logreg.FitLaplace: ")
+			assert.Contains(t, err.Error(), c.msg)
+		})
+	}
+}
+
+// A solver out of iterations returns its last iterate with a
+// *tensor.NotConvergedError; one more iteration's budget changes the
+// iterate, so it is not the optimum.
+func TestNotConverged(t *testing.T) {
+	x, y := toyData(40, 3, 5)
+	for _, solver := range []string{LBFGS, Newton} {
+		t.Run(solver, func(t *testing.T) {
+			m, err := FitRegression(ctx, x, y, RegressionOptions{L2: 0.5, Solver: solver, MaxIter: 1})
+			require.ErrorIs(t, err, tensor.ErrNotConverged)
+			var nc *tensor.NotConvergedError
+			require.True(t, errors.As(err, &nc))
+			assert.Equal(t, 1, nc.Iterations)
+			assert.Contains(t, nc.Op, "logreg.FitRegression")
+			require.NotNil(t, m)
+			assert.False(t, m.Converged)
+			full, err := FitRegression(ctx, x, y, RegressionOptions{L2: 0.5, Solver: solver})
+			require.NoError(t, err)
+			assert.Greater(t, m.Objective, full.Objective)
+		})
+	}
+}
+
+// A cancelled context stops every fit before its first iteration with
+// the context's error wrapped.
+func TestCancelled(t *testing.T) {
+	x, y := toyData(40, 3, 5)
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, solver := range []string{LBFGS, Newton} {
+		_, err := FitRegression(cctx, x, y, RegressionOptions{L2: 0.5, Solver: solver})
+		assert.ErrorIs(t, err, context.Canceled, solver)
+		assert.Contains(t, err.Error(), "logreg.FitRegression")
+	}
+	for _, alpha := range []float64{0, 1} {
+		_, err := FitLaplace(cctx, x, y, LaplaceOptions{Alpha: alpha})
+		assert.ErrorIs(t, err, context.Canceled, "α = %g", alpha)
+		assert.Contains(t, err.Error(), "logreg.FitLaplace")
+	}
+	// Cancelled between iterations, the solvers return the iterate they
+	// have: the objective is below its value at θ = 0, n·log 2.
+	for _, solver := range []string{LBFGS, Newton} {
+		t.Run(solver, func(t *testing.T) {
+			m, err := FitRegression(&countdown{Context: ctx, n: 4}, x, y, RegressionOptions{L2: 0.5, Solver: solver, GradTol: 1e-14})
+			require.ErrorIs(t, err, context.Canceled)
+			require.NotNil(t, m)
+			assert.False(t, m.Converged)
+			assert.Equal(t, "cancelled", m.Reason)
+			assert.Less(t, m.Objective, 40*math.Ln2)
+			assert.Less(t, m.Iterations, 4)
+		})
+	}
+	// Cancelled during the α search, FitLaplace returns the best
+	// approximation so far.
+	post, err := FitLaplace(&countdown{Context: ctx, n: 40}, x, y, LaplaceOptions{Solver: Newton})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, post)
+	assert.NotEmpty(t, post.Evaluations)
+	assert.Less(t, len(post.Evaluations), 13)
+}
+
+// countdown is a context whose Err reports cancellation from its (n+1)th
+// call on: a cancellation in the middle of a fit without timing.
+type countdown struct {
+	context.Context
+	n int
+}
+
+func (c *countdown) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
 }
 
 func TestLogNdtr(t *testing.T) {

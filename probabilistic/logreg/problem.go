@@ -3,6 +3,7 @@ package logreg
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
@@ -26,24 +27,24 @@ type problem struct {
 	g         *graph.Graph
 }
 
-// newProblem checks x (n, d) and y and lays the problem out. classes is
-// 2 for the binary links.
-func newProblem(x *tensor.Tensor, y []int, link Link, classes int, intercept bool) (*problem, error) {
+// newProblem checks x (n, d) and y and lays the problem out, naming op in
+// its errors. classes is 2 for the binary links.
+func newProblem(op string, x *tensor.Tensor, y []int, link Link, classes int, intercept bool) (*problem, error) {
 	if x == nil {
-		return nil, fmt.Errorf("logreg: X is nil")
+		return nil, fmt.Errorf("%s: x is nil", op)
 	}
 	if len(x.Shape()) != 2 {
-		return nil, fmt.Errorf("logreg: X must be 2-D (samples, features), got shape %v", x.Shape())
+		return nil, fmt.Errorf("%s: x must be 2-D (samples, features), got shape %v", op, x.Shape())
 	}
 	n, d := x.Shape()[0], x.Shape()[1]
 	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("logreg: X has shape %v: need at least one sample and one feature", x.Shape())
+		return nil, fmt.Errorf("%s: x has shape %v: need at least one sample and one feature", op, x.Shape())
 	}
 	if len(y) != n {
-		return nil, fmt.Errorf("logreg: X has %d rows but y has %d labels", n, len(y))
+		return nil, fmt.Errorf("%s: x has %d rows but there are %d labels", op, n, len(y))
 	}
 	if link == Softmax && classes < 2 {
-		return nil, fmt.Errorf("logreg: softmax needs at least 2 classes, got %d", classes)
+		return nil, fmt.Errorf("%s: softmax needs at least 2 classes, got %d", op, classes)
 	}
 	if link != Softmax {
 		classes = 2
@@ -51,10 +52,13 @@ func newProblem(x *tensor.Tensor, y []int, link Link, classes int, intercept boo
 	for i, v := range y {
 		if v < 0 || v >= classes {
 			if link != Softmax {
-				return nil, fmt.Errorf("logreg: label y[%d] = %d: binary labels must be 0 or 1", i, v)
+				return nil, fmt.Errorf("%s: label %d at position %d: binary labels must be 0 or 1", op, v, i)
 			}
-			return nil, fmt.Errorf("logreg: label y[%d] = %d outside [0, %d)", i, v, classes)
+			return nil, fmt.Errorf("%s: label %d at position %d is outside [0, %d)", op, v, i, classes)
 		}
+	}
+	if slices.Min(y) == slices.Max(y) {
+		return nil, fmt.Errorf("%s: every label is %d: need at least two classes", op, y[0])
 	}
 	vals := x.Values()
 	cols := d
@@ -66,7 +70,7 @@ func newProblem(x *tensor.Tensor, y []int, link Link, classes int, intercept boo
 		for j := range d {
 			v := vals[i*d+j]
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("logreg: X[%d, %d] = %v is not finite", i, j, v)
+				return nil, fmt.Errorf("%s: x[%d, %d] = %v is not finite", op, i, j, v)
 			}
 			xa[i*cols+j] = v
 		}
@@ -315,7 +319,7 @@ func solveSym(a, b []float64, n int, pinv bool) ([]float64, error) {
 	}
 	w, v, err := tensor.Eigh(at)
 	if err != nil {
-		return nil, fmt.Errorf("logreg: eigendecomposition of the Hessian: %w", err)
+		return nil, fmt.Errorf("eigendecomposition of the Hessian: %w", err)
 	}
 	wv, vv := w.Values(), v.Values()
 	cut := 1e-10 * math.Max(math.Abs(wv[0]), math.Abs(wv[n-1]))

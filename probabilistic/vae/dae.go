@@ -2,14 +2,16 @@ package vae
 
 import (
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// DAE is a denoising autoencoder (Vincent et al. 2008; the ETH summary
-// §5.2): a deterministic encoder and a Bernoulli decoder trained to
-// reconstruct clean inputs from corrupted ones, which forces the code to
-// capture the data's structure rather than copy pixels. It reuses the
+// DAE is a denoising autoencoder (Vincent, Larochelle, Bengio and Manzagol
+// 2008, "Extracting and composing robust features with denoising
+// autoencoders"): a deterministic encoder and a Bernoulli decoder trained
+// to reconstruct clean inputs from corrupted ones, which forces the code
+// to capture the data's structure rather than copy pixels. It reuses the
 // VAE's MLPs: the encoder's mean is the code.
 type DAE struct {
 	Encoder *Encoder
@@ -19,18 +21,38 @@ type DAE struct {
 	Drop float64
 }
 
-// NewDAE returns a DAE in → hidden → code → reversed hidden → in with
-// masking noise drop. It panics if a size is not positive or drop is not
-// in [0, 1).
-func NewDAE(rng *tensor.RNG, in int, hidden []int, code int, drop float64, dt tensor.DType) *DAE {
-	if in <= 0 || code <= 0 || !(drop >= 0 && drop < 1) {
-		tensor.Fail("vae.NewDAE", "want positive sizes and 0 ≤ drop < 1, got in = %d, code = %d, drop = %g", in, code, drop)
+// DAEOptions describes a DAE (NewDAE).
+type DAEOptions struct {
+	Input  int   // data dimension, e.g. 784
+	Hidden []int // encoder hidden sizes; the decoder uses them reversed
+	Code   int   // code dimension
+	// Drop is the masking-noise level in [0, 1); 0 means no corruption.
+	Drop  float64
+	DType tensor.DType // Float32 (default) or Float64
+}
+
+// NewDAE returns a DAE Input → Hidden… → Code → reversed Hidden… → Input
+// with PyTorch's default Linear initialisation drawn from rng. It panics
+// with a *tensor.Error if a size is not positive or Drop is not in [0, 1).
+func NewDAE(rng *tensor.RNG, opts DAEOptions) *DAE {
+	if opts.Input <= 0 || opts.Code <= 0 || !(opts.Drop >= 0 && opts.Drop < 1) {
+		tensor.Fail("vae.NewDAE", "want positive sizes and 0 ≤ Drop < 1, got Input = %d, Code = %d, Drop = %g", opts.Input, opts.Code, opts.Drop)
 	}
-	rev := make([]int, len(hidden))
-	for i, h := range hidden {
+	for _, h := range opts.Hidden {
+		if h <= 0 {
+			tensor.Fail("vae.NewDAE", "hidden sizes %v must be positive", opts.Hidden)
+		}
+	}
+	dt := opts.DType
+	if dt != tensor.Float64 {
+		dt = tensor.Float32
+	}
+	rev := make([]int, len(opts.Hidden))
+	for i, h := range opts.Hidden {
 		rev[len(rev)-1-i] = h
 	}
-	return &DAE{Encoder: NewEncoder(rng, in, hidden, code, dt), Decoder: NewBernoulliDecoder(rng, code, rev, in, dt), Drop: drop}
+	return &DAE{Encoder: NewEncoder(rng, opts.Input, opts.Hidden, opts.Code, dt),
+		Decoder: NewBernoulliDecoder(rng, opts.Code, rev, opts.Input, dt), Drop: opts.Drop}
 }
 
 // Params lists the encoder's parameters under "encoder." and the
@@ -59,5 +81,5 @@ func (m *DAE) Reconstruct(x *graph.Node) *graph.Node {
 // Loss returns Σ BCE(reconstruction of noisy, clean), summed over the rows:
 // the denoising objective.
 func (m *DAE) Loss(noisy, clean *graph.Node) *graph.Node {
-	return BCEWithLogitsSum(m.Reconstruct(noisy), clean)
+	return losses.BCEWithLogits(m.Reconstruct(noisy), clean, losses.Sum)
 }

@@ -18,7 +18,7 @@ import (
 // better than the corrupted input itself does.
 func TestDAE(t *testing.T) {
 	rng := tensor.NewRNG(1)
-	m := NewDAE(rng, 16, []int{12}, 4, 0.3, tensor.Float64)
+	m := NewDAE(rng, DAEOptions{Input: 16, Hidden: []int{12}, Code: 4, Drop: 0.3, DType: tensor.Float64})
 	x := tensor.Ones(tensor.Float64, 200, 16)
 	cx := m.Corrupt(x, tensor.NewRNG(2)).Values()
 	zeros := 0
@@ -63,5 +63,7 @@ func TestDAE(t *testing.T) {
 	}
 	assert.Greater(t, wrongNoisy, 100, "the corruption flips about 30 % of the 448 ones")
 	assert.Less(t, wrongRec, wrongNoisy/10, "reconstructed pixels wrong: %d, corrupted ones: %d", wrongRec, wrongNoisy)
-	assert.Panics(t, func() { NewDAE(rng, 16, nil, 4, 1, tensor.Float64) })
+	assert.Panics(t, func() { NewDAE(rng, DAEOptions{Input: 16, Code: 4, Drop: 1}) })
+	assert.Panics(t, func() { NewDAE(rng, DAEOptions{Input: 16, Hidden: []int{0}, Code: 4}) })
+	assert.Equal(t, tensor.Float32, NewDAE(rng, DAEOptions{Input: 3, Code: 2}).Encoder.Params()[0].Value.DType())
 }

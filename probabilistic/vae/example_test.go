@@ -9,19 +9,10 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// The analytic KL term of the ELBO: ½(μ² + σ² − log σ² − 1) = 0.5 at μ = 1, σ² = 1.
-func ExampleKL() {
-	g := graph.New()
-	mu := g.Const(tensor.FromFloat64s([]float64{1, 0}, 1, 2))
-	logvar := g.Const(tensor.FromFloat64s([]float64{0, 0}, 1, 2))
-	fmt.Println(vae.KL(mu, logvar).Value().Values())
-	// Output: [0.5]
-}
-
 // One training step's loss for a tiny VAE: Σ over the batch of BCE + KL.
 func ExampleVAE_Loss() {
 	rng := tensor.NewRNG(1)
-	m := vae.New(rng, vae.Config{Input: 4, Hidden: []int{3}, Latent: 2})
+	m := vae.New(rng, vae.Options{Input: 4, Hidden: []int{3}, Latent: 2})
 	g := graph.New()
 	x := g.Const(tensor.FromValues(tensor.Float32, []float64{1, 0, 1, 0, 0, 1, 0, 1}, 2, 4))
 	eps := g.Const(rng.Normal(tensor.Float32, 0, 1, 2, 2))
@@ -35,7 +26,7 @@ func ExampleVAE_Loss() {
 // of z₁ against the top-down prior p(z₁|z₂), and that of z₂ against N(0, I)).
 func ExampleHVAE() {
 	rng := tensor.NewRNG(1)
-	m := vae.NewHVAE(rng, vae.HConfig{Input: 4, Hidden: []int{8}, Latent1: 3, Latent2: 2})
+	m := vae.NewHVAE(rng, vae.HVAEOptions{Input: 4, Hidden: []int{8}, Latent1: 3, Latent2: 2})
 	g := graph.New()
 	x := g.Const(tensor.FromValues(tensor.Float32, []float64{1, 0, 1, 0, 0, 1, 0, 1}, 2, 4))
 	eps1 := g.Const(rng.Normal(tensor.Float32, 0, 1, 2, 3))

@@ -10,8 +10,8 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// HConfig describes a two-level hierarchical VAE (see HVAE).
-type HConfig struct {
+// HVAEOptions describes a two-level hierarchical VAE (NewHVAE).
+type HVAEOptions struct {
 	Input   int   // data dimension, e.g. 784
 	Hidden  []int // bottom-up hidden sizes x → d₁; the decoder z₁ → x uses them reversed
 	Latent1 int   // dimension of z₁, the level next to the data
@@ -30,8 +30,8 @@ type HConfig struct {
 //	p(z₁|z₂) = N(μₚ(z₂), diag σₚ²(z₂)),   p(x|z₁) Bernoulli or Gaussian,
 //
 // and the top-down (ladder) inference model of Sønderby et al. (2016),
-// "Ladder variational autoencoders", which seed 004 §5.2.1 calls the
-// top-down shared model:
+// "Ladder variational autoencoders", the top-down inference model that
+// shares its path with the generative one:
 //
 //	q(z₂|x) q(z₁|z₂, x),   q(z₂|x) = N(μ₂(x), diag σ₂²(x)),
 //	q(z₁|z₂, x) = N(μ₁, σ₁²),  σ₁⁻² = σ̂⁻² + σₚ⁻²,  μ₁ = σ₁²·(μ̂/σ̂² + μₚ/σₚ²),
@@ -67,7 +67,7 @@ type HVAE struct {
 // NewHVAE returns a hierarchical VAE with PyTorch's default Linear
 // initialisation drawn from rng. It panics with a *tensor.Error if a size
 // is not positive or Beta is negative or infinite.
-func NewHVAE(rng *tensor.RNG, cfg HConfig) *HVAE {
+func NewHVAE(rng *tensor.RNG, cfg HVAEOptions) *HVAE {
 	const op = "vae.NewHVAE"
 	if cfg.Input <= 0 || cfg.Latent1 <= 0 || cfg.Latent2 <= 0 {
 		tensor.Fail(op, "Input = %d, Latent1 = %d and Latent2 = %d must be positive", cfg.Input, cfg.Latent1, cfg.Latent2)
@@ -197,22 +197,22 @@ func (m *HVAE) ELBO(x, eps1, eps2 *graph.Node) (elbo, logLik, kl1, kl2 *graph.No
 	q := m.infer(x, eps2)
 	z1 := Sample(q.Mu1, q.LogVar1, eps1)
 	logLik = m.Decoder.logLik(m.Decoder.forward(z1), x)
-	kl2 = KL(q.Mu2, q.LogVar2)
+	kl2 = losses.KLDiagGaussian(q.Mu2, q.LogVar2, losses.None)
 	kl1 = losses.KLDiagGaussians(q.Mu1, q.LogVar1, q.PriorMu1, q.PriorLogVar1, losses.None)
 	return graph.Sub(graph.Sub(logLik, kl1), kl2), logLik, kl1, kl2
 }
 
 // Loss returns the negative ELBO summed over the rows of x, with both KL
 // terms weighed by Beta: Σₙ (−log p(x|z₁) + β·(KL₁ + KL₂)). For a
-// Bernoulli decoder the reconstruction term is one fused op
-// (BCEWithLogitsSum).
+// Bernoulli decoder the reconstruction term is losses.BCEWithLogits with
+// the Sum reduction, one fused op.
 func (m *HVAE) Loss(x, eps1, eps2 *graph.Node) *graph.Node {
 	m.check("vae.HVAE.Loss", x, eps1, eps2)
 	q := m.infer(x, eps2)
 	out := m.Decoder.forward(Sample(q.Mu1, q.LogVar1, eps1))
 	var rec *graph.Node
 	if m.Decoder.Likelihood == Bernoulli {
-		rec = BCEWithLogitsSum(out, x)
+		rec = losses.BCEWithLogits(out, x, losses.Sum)
 	} else {
 		rec = graph.Neg(graph.Sum(m.Decoder.logLik(out, x), nil, false))
 	}

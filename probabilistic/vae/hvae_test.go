@@ -34,7 +34,7 @@ func set(p *nn.Param, v ...float64) {
 // decoder, whose prior variance does not depend on z₂: then z₂, z₁ and x
 // are jointly Gaussian, x = B·z₁ + b + noise, z₁ = A·z₂ + a + noise.
 func linearHVAE(seed uint64, d, l1, l2 int) *HVAE {
-	m := NewHVAE(tensor.NewRNG(seed), HConfig{Input: d, Latent1: l1, Latent2: l2, Likelihood: Gaussian, DType: tensor.Float64})
+	m := NewHVAE(tensor.NewRNG(seed), HVAEOptions{Input: d, Latent1: l1, Latent2: l2, Likelihood: Gaussian, DType: tensor.Float64})
 	set(m.Prior.Head.ScaleLayer.Weight, 0)
 	set(m.Prior.Head.ScaleLayer.Bias, -0.4)
 	// Decoder noise variances e^{-1}, e^{-0.5}, …: log p(x) depends on them.
@@ -320,7 +320,7 @@ func TestHVAEExactPosteriorIsTight(t *testing.T) {
 func TestHVAEELBOGradCheck(t *testing.T) {
 	for _, lik := range []Likelihood{Bernoulli, Gaussian} {
 		t.Run([]string{"bernoulli", "gaussian"}[lik], func(t *testing.T) {
-			m := NewHVAE(tensor.NewRNG(41), HConfig{Input: 5, Hidden: []int{4}, Latent1: 3, Hidden2: []int{3}, Latent2: 2,
+			m := NewHVAE(tensor.NewRNG(41), HVAEOptions{Input: 5, Hidden: []int{4}, Latent1: 3, Hidden2: []int{3}, Latent2: 2,
 				Likelihood: lik, DType: tensor.Float64})
 			ps := m.Params()
 			xs := tinyData(tensor.Float64, 3, 5, 42)
@@ -359,7 +359,7 @@ func TestHVAELossMatchesELBO(t *testing.T) {
 	for _, dt := range numtest.DTypes {
 		for _, lik := range []Likelihood{Bernoulli, Gaussian} {
 			for _, beta := range []float64{0, 3} {
-				m := NewHVAE(tensor.NewRNG(51), HConfig{Input: 8, Hidden: []int{6}, Latent1: 3, Latent2: 2,
+				m := NewHVAE(tensor.NewRNG(51), HVAEOptions{Input: 8, Hidden: []int{6}, Latent1: 3, Latent2: 2,
 					Likelihood: lik, DType: dt, Beta: beta})
 				g := graph.New()
 				x := g.Const(tinyData(dt, 5, 8, 52))
@@ -389,12 +389,12 @@ func TestHVAEBadInput(t *testing.T) {
 		}()
 		f()
 	}
-	panicsWith("vae.NewHVAE: Input = 4, Latent1 = 0", func() { NewHVAE(tensor.NewRNG(1), HConfig{Input: 4, Latent2: 2}) })
+	panicsWith("vae.NewHVAE: Input = 4, Latent1 = 0", func() { NewHVAE(tensor.NewRNG(1), HVAEOptions{Input: 4, Latent2: 2}) })
 	panicsWith("hidden sizes [8] and [0]", func() {
-		NewHVAE(tensor.NewRNG(1), HConfig{Input: 4, Hidden: []int{8}, Hidden2: []int{0}, Latent1: 2, Latent2: 2})
+		NewHVAE(tensor.NewRNG(1), HVAEOptions{Input: 4, Hidden: []int{8}, Hidden2: []int{0}, Latent1: 2, Latent2: 2})
 	})
-	panicsWith("Beta = -1", func() { NewHVAE(tensor.NewRNG(1), HConfig{Input: 4, Latent1: 2, Latent2: 2, Beta: -1}) })
-	m := NewHVAE(tensor.NewRNG(1), HConfig{Input: 4, Latent1: 3, Latent2: 2})
+	panicsWith("Beta = -1", func() { NewHVAE(tensor.NewRNG(1), HVAEOptions{Input: 4, Latent1: 2, Latent2: 2, Beta: -1}) })
+	m := NewHVAE(tensor.NewRNG(1), HVAEOptions{Input: 4, Latent1: 3, Latent2: 2})
 	g := graph.New()
 	x := g.Const(tensor.Zeros(tensor.Float32, 5, 4))
 	e1, e2 := g.Const(tensor.Zeros(tensor.Float32, 5, 3)), g.Const(tensor.Zeros(tensor.Float32, 5, 2))

@@ -5,7 +5,7 @@
 // decoders, the evidence lower bound with the analytic KL divergence, and the
 // importance-weighted bound of Burda et al. (2016).
 //
-//	m := vae.New(rng, vae.Config{Input: 784, Hidden: []int{400}, Latent: 20})
+//	m := vae.New(rng, vae.Options{Input: 784, Hidden: []int{400}, Latent: 20})
 //	g := graph.New()
 //	x := g.Const(batch)                       // (N, 784), pixels in [0, 1]
 //	eps := g.Const(noise)                     // (N, 20), standard normal
@@ -185,16 +185,17 @@ func (d *Decoder) logLik(out, x *graph.Node) *graph.Node {
 	return graph.MulScalar(graph.Sum(t, []int{-1}, false), -0.5)
 }
 
-// Config describes a VAE with mirrored MLPs.
-type Config struct {
+// Options describes a VAE with mirrored MLPs (New).
+type Options struct {
 	Input      int          // data dimension, e.g. 784
 	Hidden     []int        // encoder hidden sizes; the decoder uses them reversed
 	Latent     int          // latent dimension
 	Likelihood Likelihood   // Bernoulli (default) or Gaussian
 	DType      tensor.DType // Float32 (default) or Float64
 	// Beta weighs the KL term of Loss: β > 1 is the β-VAE of Higgins et
-	// al. (2017), which trades reconstruction for a more factorised
-	// latent code (seed 001 §9.6). 0 means 1, the plain ELBO.
+	// al. (2017, "β-VAE: learning basic visual concepts with a constrained
+	// variational framework"), which trades reconstruction for a more
+	// factorised latent code. 0 means 1, the plain ELBO.
 	Beta float64
 }
 
@@ -203,13 +204,13 @@ type VAE struct {
 	Encoder *Encoder
 	Decoder *Decoder
 	Latent  int
-	Beta    float64 // the KL weight of Loss (see Config.Beta); 1 for the ELBO
+	Beta    float64 // the KL weight of Loss (see Options.Beta); 1 for the ELBO
 }
 
 // New returns a VAE Input → Hidden… → Latent → reversed Hidden… → Input
 // with PyTorch's default Linear initialisation drawn from rng. It panics if
 // a size is not positive.
-func New(rng *tensor.RNG, cfg Config) *VAE {
+func New(rng *tensor.RNG, cfg Options) *VAE {
 	if cfg.Input <= 0 || cfg.Latent <= 0 {
 		tensor.Fail("vae.New", "Input = %d and Latent = %d must be positive", cfg.Input, cfg.Latent)
 	}
@@ -245,10 +246,6 @@ func (m *VAE) Params() []nn.NamedParam {
 // SetTraining does nothing: a VAE's layers behave the same in both modes.
 func (m *VAE) SetTraining(bool) {}
 
-// KL returns KL(N(μ, diag exp(logvar)) ‖ N(0, I)) = ½·Σⱼ(μⱼ² + σⱼ² − log σⱼ² − 1)
-// for each row (…), summed over the last axis.
-func KL(mu, logvar *graph.Node) *graph.Node { return losses.KLDiagGaussian(mu, logvar, losses.None) }
-
 // Sample returns the reparameterised z = μ + exp(½·logvar)·ε; see
 // probabilistic.Reparameterise.
 func Sample(mu, logvar, eps *graph.Node) *graph.Node {
@@ -267,14 +264,15 @@ func (m *VAE) elbo(x, eps *graph.Node) (elbo, logLik, kl *graph.Node) {
 	mu, logvar := m.Encoder.forward(x)
 	z := Sample(mu, logvar, eps)
 	logLik = m.Decoder.logLik(m.Decoder.forward(z), x)
-	kl = KL(mu, logvar)
+	kl = losses.KLDiagGaussian(mu, logvar, losses.None)
 	return graph.Sub(logLik, kl), logLik, kl
 }
 
 // Loss returns the negative ELBO summed over the rows of x, with the KL
 // term weighed by Beta: Σₙ (BCE + β·KL) for the Bernoulli decoder, as in
 // PyTorch's VAE example when β = 1. For a Bernoulli decoder the
-// reconstruction term is one fused op (BCEWithLogitsSum).
+// reconstruction term is losses.BCEWithLogits with the Sum reduction, one
+// fused op.
 func (m *VAE) Loss(x, eps *graph.Node) *graph.Node {
 	beta := m.Beta
 	if beta == 0 { // a VAE assembled by hand
@@ -293,7 +291,7 @@ func (m *VAE) Loss(x, eps *graph.Node) *graph.Node {
 	mu, logvar := m.Encoder.forward(x)
 	logits := m.Decoder.forward(Sample(mu, logvar, eps))
 	kl := losses.KLDiagGaussian(mu, logvar, losses.Sum)
-	return graph.Add(BCEWithLogitsSum(logits, x), weigh(kl))
+	return graph.Add(losses.BCEWithLogits(logits, x, losses.Sum), weigh(kl))
 }
 
 // IWAE returns the K-sample importance-weighted bound for each row of x

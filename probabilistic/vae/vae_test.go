@@ -7,37 +7,12 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
+	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestKL(t *testing.T) {
-	cases := []struct {
-		name       string
-		mu, logvar []float64
-		want       float64 // ½Σ(μ² + σ² − log σ² − 1), by hand
-	}{
-		{"mu1-var1", []float64{1}, []float64{0}, 0.5},
-		{"prior", []float64{0, 0}, []float64{0, 0}, 0},
-		// ½[(1 + 2 − ln 2 − 1) + (4 + 1 − 0 − 1)] = ½(6 − ln 2)
-		{"two", []float64{1, 2}, []float64{math.Ln2, 0}, 0.5 * (6 - math.Ln2)},
-		// σ² = e⁻²: ½(0 + e⁻² + 2 − 1)
-		{"narrow", []float64{0}, []float64{-2}, 0.5 * (math.Exp(-2) + 1)},
-	}
-	for _, dt := range numtest.DTypes {
-		for _, c := range cases {
-			t.Run(dt.String()+"/"+c.name, func(t *testing.T) {
-				g := graph.New()
-				n := len(c.mu)
-				kl := KL(g.Const(tensor.FromValues(dt, c.mu, 1, n)), g.Const(tensor.FromValues(dt, c.logvar, 1, n)))
-				assert.Equal(t, []int{1}, kl.Shape())
-				assert.InDelta(t, c.want, kl.Value().Values()[0], 10*numtest.Tol(dt))
-			})
-		}
-	}
-}
 
 // TestEncoderKL checks the KL of the encoder head's q(z|x) against the
 // formula evaluated on the head's own outputs.
@@ -49,7 +24,7 @@ func TestEncoderKL(t *testing.T) {
 			g := graph.New()
 			x := g.Const(rng.Uniform(dt, 0, 1, 4, 6))
 			mu, logvar := enc.Forward(x)
-			kl := KL(mu, logvar).Value().Values()
+			kl := losses.KLDiagGaussian(mu, logvar, losses.None).Value().Values()
 			m, lv := mu.Value().Values(), logvar.Value().Values()
 			for i := range 4 {
 				var want float64
@@ -60,26 +35,6 @@ func TestEncoderKL(t *testing.T) {
 				assert.InDelta(t, want, kl[i], 1e-5)
 			}
 			assert.Len(t, enc.Params(), 6)
-		})
-	}
-}
-
-func TestBCEWithLogitsSum(t *testing.T) {
-	// softplus(x) − x·t: (0, 1) → ln 2; (2, 0) → ln(1 + e²) = 2.1269280110429727;
-	// (−100, 1) → 100 + ln(1 + e⁻¹⁰⁰) = 100; (3, 0.25) → ln(1 + e³) − 0.75.
-	x := []float64{0, 2, -100, 3}
-	tg := []float64{1, 0, 1, 0.25}
-	want := math.Ln2 + 2.1269280110429727 + 100 + math.Log1p(math.Exp(3)) - 0.75
-	for _, dt := range numtest.DTypes {
-		t.Run(dt.String(), func(t *testing.T) {
-			g := graph.New()
-			got := BCEWithLogitsSum(g.Const(tensor.FromValues(dt, x, 2, 2)), g.Const(tensor.FromValues(dt, tg, 2, 2))).Item()
-			assert.InDelta(t, want, got, 1e4*numtest.Tol(dt))
-			rep, err := autodiff.GradCheck(func(in []*graph.Node) *graph.Node { return BCEWithLogitsSum(in[0], in[1]) },
-				[]*tensor.Tensor{tensor.FromValues(dt, []float64{0.3, -1.2, 2.5, 0.1}, 2, 2), tensor.FromValues(dt, []float64{1, 0, 0.25, 0.5}, 2, 2)},
-				autodiff.GradCheckOptions{Seed: 2})
-			require.NoError(t, err)
-			assert.True(t, rep.Passed)
 		})
 	}
 }
@@ -110,7 +65,7 @@ func TestIWAEBound(t *testing.T) {
 	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			const n, dim = 400, 16
-			m := New(tensor.NewRNG(3), Config{Input: dim, Hidden: []int{12}, Latent: 2, DType: dt})
+			m := New(tensor.NewRNG(3), Options{Input: dim, Hidden: []int{12}, Latent: 2, DType: dt})
 			xs := tinyData(dt, n, dim, 4)
 			g := graph.New()
 			x := g.Const(xs)
@@ -158,7 +113,7 @@ func bindAll(ps []nn.NamedParam, xs []*graph.Node) {
 func TestELBOGradCheck(t *testing.T) {
 	for _, lik := range []Likelihood{Bernoulli, Gaussian} {
 		t.Run([]string{"bernoulli", "gaussian"}[lik], func(t *testing.T) {
-			m := New(tensor.NewRNG(7), Config{Input: 5, Hidden: []int{4}, Latent: 2, Likelihood: lik, DType: tensor.Float64})
+			m := New(tensor.NewRNG(7), Options{Input: 5, Hidden: []int{4}, Latent: 2, Likelihood: lik, DType: tensor.Float64})
 			ps := m.Params()
 			xs := tinyData(tensor.Float64, 3, 5, 8)
 			eps := normal(tensor.NewRNG(9), tensor.Float64, 3, 2)
@@ -183,7 +138,7 @@ func TestLossMatchesELBO(t *testing.T) {
 	// The fused training loss is −Σ ELBO.
 	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
-			m := New(tensor.NewRNG(10), Config{Input: 8, Hidden: []int{6}, Latent: 3, DType: dt})
+			m := New(tensor.NewRNG(10), Options{Input: 8, Hidden: []int{6}, Latent: 3, DType: dt})
 			g := graph.New()
 			x := g.Const(tinyData(dt, 5, 8, 11))
 			eps := g.Const(normal(tensor.NewRNG(12), dt, 5, 3))
@@ -199,11 +154,11 @@ func TestLossMatchesELBO(t *testing.T) {
 }
 
 // β-VAE: the loss is −Σ log p(x|z) + β·Σ KL for both decoders, computed
-// here from the ELBO's two terms; β = 0 in the Config means 1.
+// here from the ELBO's two terms; β = 0 in the Options means 1.
 func TestBetaWeighsKL(t *testing.T) {
 	for _, lik := range []Likelihood{Bernoulli, Gaussian} {
 		for _, beta := range []float64{0, 1, 4} {
-			m := New(tensor.NewRNG(10), Config{Input: 8, Hidden: []int{6}, Latent: 3, DType: tensor.Float64, Likelihood: lik, Beta: beta})
+			m := New(tensor.NewRNG(10), Options{Input: 8, Hidden: []int{6}, Latent: 3, DType: tensor.Float64, Likelihood: lik, Beta: beta})
 			g := graph.New()
 			x := g.Const(tinyData(tensor.Float64, 5, 8, 11))
 			eps := g.Const(normal(tensor.NewRNG(12), tensor.Float64, 5, 3))
@@ -213,15 +168,12 @@ func TestBetaWeighsKL(t *testing.T) {
 			assert.InDelta(t, -sum(ll)+b*sum(kl), m.Loss(x, eps).Item(), 1e-9, "likelihood %v, β = %g", lik, beta)
 		}
 	}
-	assert.Panics(t, func() { New(tensor.NewRNG(1), Config{Input: 4, Latent: 2, Beta: -1}) })
+	assert.Panics(t, func() { New(tensor.NewRNG(1), Options{Input: 4, Latent: 2, Beta: -1}) })
 }
 
 func TestBadSizes(t *testing.T) {
-	assert.Panics(t, func() { New(tensor.NewRNG(1), Config{Input: 0, Latent: 2}) })
-	m := New(tensor.NewRNG(1), Config{Input: 4, Latent: 2})
+	assert.Panics(t, func() { New(tensor.NewRNG(1), Options{Input: 0, Latent: 2}) })
+	m := New(tensor.NewRNG(1), Options{Input: 4, Latent: 2})
 	g := graph.New()
 	assert.Panics(t, func() { m.Encoder.Forward(g.Const(tensor.Zeros(tensor.Float32, 2, 5))) })
-	assert.Panics(t, func() {
-		BCEWithLogitsSum(g.Const(tensor.Zeros(tensor.Float32, 2, 4)), g.Const(tensor.Zeros(tensor.Float32, 2, 3)))
-	})
 }

@@ -38,7 +38,7 @@ type History struct {
 // the mean cross-entropy of a batch whose labels are class indices.
 func CrossEntropy(forward train.Forward) train.LossFunc {
 	return func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
-		return losses.CrossEntropy(forward(g, b.X), b.Labels)
+		return losses.CrossEntropy(forward(g, b.X), b.Labels, losses.CrossEntropyOptions{})
 	}
 }
 

@@ -1,33 +1,21 @@
-package vae
+package losses
 
 import (
 	"math"
-	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// bceSumOp is Σ (softplus(x) − x·t) over all elements in one pass: the
-// Bernoulli reconstruction loss of a VAE without the four full-size
-// intermediate tensors of the composite losses.BCEWithLogits(…, Sum).
+// bceSumOp is Σ (softplus(x) − x·t) over all elements in one pass: what
+// BCEWithLogits and BernoulliNLL compute for the Sum reduction (the
+// Bernoulli reconstruction loss of a VAE), without the four full-size
+// intermediate tensors of the composite softplus(x) − x·t.
 type bceSumOp struct{}
 
-const bceSumName = "vae.bce_with_logits_sum"
+const bceSumName = "losses.bce_with_logits_sum"
 
 func init() { graph.Register(bceSumOp{}) }
-
-// BCEWithLogitsSum returns Σ softplus(x) − x·t = Σ −(t·log σ(x) + (1−t)·log(1−σ(x)))
-// over every element, a 0-d node, computed stably in one pass. It equals
-// losses.BCEWithLogits(logits, target, losses.Sum). logits and target must
-// have the same shape and dtype; it panics with a *tensor.Error otherwise.
-func BCEWithLogitsSum(logits, target *graph.Node) *graph.Node {
-	if !slices.Equal(logits.Shape(), target.Shape()) || logits.DType() != target.DType() {
-		tensor.Fail("vae.BCEWithLogitsSum", "logits %v %v and target %v %v differ",
-			logits.Shape(), logits.DType(), target.Shape(), target.DType())
-	}
-	return graph.Apply(bceSumOp{}, logits, target)
-}
 
 func (bceSumOp) Name() string { return bceSumName }
 
