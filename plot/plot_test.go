@@ -2,6 +2,7 @@ package plot
 
 import (
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,7 +35,36 @@ func TestWritePNG(t *testing.T) {
 
 	require.Error(t, WritePNG(path))
 	err = WritePNG(path, Panel{Curves: []Curve{{Name: "bad", X: []float64{1}, Y: []float64{1, 2}}}})
-	require.ErrorContains(t, err, `curve "bad" has 1 x and 2 y values`)
+	require.ErrorContains(t, err, `curve "bad": 1 x and 2 y values`)
+}
+
+// Three panels in rows of two: a histogram with a vertical line, a band
+// with rings, and a heat map under a scatter; the fourth cell stays empty.
+func TestWriteGrid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grid.png")
+	x := []float64{0, 1, 2}
+	err := WriteGrid(path, 2,
+		Panel{Title: "null", Curves: []Curve{{Name: "permutations", Y: []float64{0.1, 0.2, 0.2, 0.3}, Style: Histogram, Bins: 3}, {Name: "observed", X: []float64{0.5}, Style: VLines}}},
+		Panel{Title: "fit", Bands: []Band{{Name: "±2 sd", X: x, Lo: []float64{-1, -1, -1}, Hi: []float64{1, 2, 1}}},
+			Curves: []Curve{{Name: "data", X: x, Y: []float64{0, 1, 0}, Style: Scatter}, {Name: "support", X: x[:1], Y: []float64{0}, Style: Rings}}},
+		Panel{Title: "density", Map: &Map{X: x, Y: x[:2], Z: [][]float64{{0, 1, 2}, {1, 2, 3}}}, Curves: []Curve{{Y: []float64{1, 0.5}, Style: Scatter}}})
+	require.NoError(t, err)
+	img, err := png.Decode(decode(t, path))
+	require.NoError(t, err)
+	assert.Equal(t, []int{960, 672}, []int{img.Bounds().Dx(), img.Bounds().Dy()})
+
+	for _, c := range []struct {
+		pn   Panel
+		want string
+	}{
+		{Panel{Title: "a", Bands: []Band{{Name: "b", X: x, Lo: x[:2], Hi: x}}}, `panel "a": band "b" has 3 x, 2 low and 3 high values`},
+		{Panel{Title: "m", Map: &Map{X: x, Y: x[:1], Z: [][]float64{{1}}}}, `panel "m": map row 0 has 1 values for 3 xs`},
+		{Panel{Title: "v", Curves: []Curve{{Name: "l", X: []float64{math.NaN()}, Style: VLines}}}, "vertical line at NaN"},
+		{Panel{Title: "h", Curves: []Curve{{Name: "e", Style: Histogram}}}, `curve "e": histogram of no values`},
+	} {
+		assert.ErrorContains(t, WritePNG(path, c.pn), c.want)
+	}
+	assert.ErrorContains(t, WriteGrid(path, 0, Panel{}), "1 panels in 0 columns")
 }
 
 // Two 2×2 images, scaled by 2, in a grid of 2 columns: each cell is 5
