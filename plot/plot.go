@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Curve is one series of a panel: Y[i] is drawn at x = X[i], or at i+1
@@ -283,4 +285,35 @@ func (v vline) DataRange() (xmin, xmax, ymin, ymax float64) {
 func (v vline) Thumbnail(c *draw.Canvas) {
 	x := (c.Min.X + c.Max.X) / 2
 	c.StrokeLine2(v.style, x, c.Min.Y, x, c.Max.Y)
+}
+
+// ByLabel splits the points (the rows of xy, an (n, 2) tensor) by their
+// labels in 0 … len(names)−1 into one Scatter curve per label, named by
+// names: a scatter plot coloured by class or cluster. It panics with a
+// *tensor.Error if xy is not (len(labels), 2) or a label is out of range.
+func ByLabel(xy *tensor.Tensor, labels []int, names []string) []Curve {
+	if sh := xy.Shape(); len(sh) != 2 || sh[1] != 2 || sh[0] != len(labels) {
+		tensor.Fail("plot.ByLabel", "points of shape %s for %d labels, want (%d, 2)", tensor.FormatShape(sh), len(labels), len(labels))
+	}
+	curves := make([]Curve, len(names))
+	for c, name := range names {
+		curves[c] = Curve{Name: name, Style: Scatter, X: []float64{}, Y: []float64{}}
+	}
+	for i, l := range labels {
+		if l < 0 || l >= len(names) {
+			tensor.Fail("plot.ByLabel", "label %d of point %d outside 0 … %d", l, i, len(names)-1)
+		}
+		curves[l].X = append(curves[l].X, xy.At(i, 0))
+		curves[l].Y = append(curves[l].Y, xy.At(i, 1))
+	}
+	return curves
+}
+
+// Names returns the labels "0", "1", … "k−1", for ByLabel.
+func Names(k int) []string {
+	names := make([]string, k)
+	for i := range names {
+		names[i] = fmt.Sprint(i)
+	}
+	return names
 }

@@ -88,3 +88,19 @@ func TestImageGrid(t *testing.T) {
 	require.ErrorContains(t, ImageGrid(path, tensor.Zeros(tensor.Float32, 4), 2, 1, 0, 1), "want (n, h, w)")
 	require.ErrorContains(t, ImageGrid(path, imgs, 0, 1, 0, 1), "0 columns")
 }
+
+func TestByLabel(t *testing.T) {
+	xy := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5}, 3, 2)
+	c := ByLabel(xy, []int{1, 0, 1}, []string{"a", "b"})
+	require.Len(t, c, 2)
+	assert.Equal(t, Curve{Name: "a", Style: Scatter, X: []float64{2}, Y: []float64{3}}, c[0])
+	assert.Equal(t, Curve{Name: "b", Style: Scatter, X: []float64{0, 4}, Y: []float64{1, 5}}, c[1])
+	assert.Equal(t, []string{"0", "1", "2"}, Names(3))
+	defer func() {
+		e, ok := recover().(*tensor.Error)
+		require.True(t, ok)
+		assert.Equal(t, "label 2 of point 1 outside 0 … 1", e.Msg)
+	}()
+	assert.Panics(t, func() { ByLabel(xy, []int{0, 1}, []string{"a", "b"}) })
+	ByLabel(xy, []int{0, 2, 1}, []string{"a", "b"})
+}
