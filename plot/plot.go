@@ -151,7 +151,8 @@ func (pn Panel) plot() (*gplot.Plot, error) {
 				return nil, fmt.Errorf("panel %q: map row %d has %d values for %d xs", pn.Title, r, len(row), len(m.X))
 			}
 		}
-		p.Add(plotter.NewHeatMap(grid{z: m.Z, x: m.X, y: m.Y}, gpalette.Heat(64, 1)))
+		// Faint, so the curves drawn over it stay legible.
+		p.Add(plotter.NewHeatMap(grid{z: m.Z, x: m.X, y: m.Y}, gpalette.Heat(64, 0.4)))
 	} else {
 		p.Add(plotter.NewGrid())
 	}
