@@ -27,6 +27,10 @@ type Curve struct {
 	Style Style
 	// Bins is the number of bins of a Histogram (0: 30).
 	Bins int
+	// Like, when positive, draws the curve in the colour of curve Like−1
+	// of its panel (an ellipse around its points, a fit through them)
+	// and leaves it out of the legend; 0 gives each curve its own colour.
+	Like int
 }
 
 // Style says how a curve is drawn.
@@ -182,11 +186,15 @@ func (pn Panel) plot() (*gplot.Plot, error) {
 		}
 	}
 	for j, c := range pn.Curves {
-		th, err := addCurve(p, c, j)
+		k := j
+		if c.Like > 0 {
+			k = c.Like - 1
+		}
+		th, err := addCurve(p, c, k)
 		if err != nil {
 			return nil, fmt.Errorf("panel %q: curve %q: %w", pn.Title, c.Name, err)
 		}
-		if c.Name != "" && len(pn.Curves)+len(pn.Bands) > 1 { // one curve: the title says what it is
+		if c.Name != "" && c.Like == 0 && len(pn.Curves)+len(pn.Bands) > 1 { // one curve: the title says what it is
 			p.Legend.Add(c.Name, th...)
 			legend++
 		}
@@ -199,8 +207,8 @@ func (pn Panel) plot() (*gplot.Plot, error) {
 	return p, nil
 }
 
-// addCurve adds curve c, the j-th of its panel, to p and returns what its
-// legend entry shows.
+// addCurve adds curve c to p in the j-th colour and marker, and returns
+// what its legend entry shows.
 func addCurve(p *gplot.Plot, c Curve, j int) ([]gplot.Thumbnailer, error) {
 	col := palette[j%len(palette)]
 	switch c.Style {

@@ -80,6 +80,9 @@ func (e *Env) Path(name string) string { return filepath.Join(e.Out, name) }
 // program's preset, such as -demo, can yield to flags given explicitly).
 func (e *Env) Given(name string) bool {
 	given := false
+	if e.fs == nil { // an Env made by hand, in a test
+		return false
+	}
 	e.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -99,6 +100,12 @@ func (r *Result) Files(names ...string) {
 			r.t.Errorf("%s: want a non-empty file (%v)", name, err)
 		}
 	}
+}
+
+// Env is an Env for calling a program's run function directly in a test:
+// -seed 1, -out a temporary folder, no progress lines.
+func Env(t testing.TB) *cli.Env {
+	return &cli.Env{Seed: 1, Out: t.TempDir(), Log: io.Discard}
 }
 
 // Fails runs p with args and fails t unless it exits with code.
