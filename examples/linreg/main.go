@@ -86,7 +86,7 @@ func run(steps int, lr float64, env *cli.Env) (res result, err error) {
 		l, grads := autodiff.ValueAndGrad(loss(g, wv), wv)
 		tensor.SubTo(w, w, tensor.MulScalar(grads[0].Value(), lr))
 		curve = append(curve, l)
-		if (step == 1 || step%50 == 0 || step == steps) {
+		if step == 1 || step%50 == 0 || step == steps {
 			env.Printf("step %4d  loss %.6f\n", step, l)
 		}
 	}

@@ -48,7 +48,8 @@ type Program struct {
 	// Flags registers the program's own flags (nil: none).
 	Flags func(fs *flag.FlagSet)
 	// Run runs the program once the flags are parsed and returns the value
-	// printed as JSON with -json.
+	// printed as JSON with -json (nil: nothing, as from the workers of a
+	// distributed run).
 	Run func(env *Env) (any, error)
 }
 
@@ -149,7 +150,7 @@ func Run(p Program, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", p.Name, err)
 		return 1
 	}
-	if env.JSON {
+	if env.JSON && res != nil {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
