@@ -92,6 +92,7 @@ func (e *Env) Given(name string) bool {
 // set, a negative size): the program exits with code 2.
 type BadFlag struct{ Msg string }
 
+// Error returns the message.
 func (e *BadFlag) Error() string { return e.Msg }
 
 // BadFlagf returns a *BadFlag with the formatted message.
