@@ -46,7 +46,8 @@ func TestWriteGrid(t *testing.T) {
 	err := WriteGrid(path, 2,
 		Panel{Title: "null", Curves: []Curve{{Name: "permutations", Y: []float64{0.1, 0.2, 0.2, 0.3}, Style: Histogram, Bins: 3}, {Name: "observed", X: []float64{0.5}, Style: VLines}}},
 		Panel{Title: "fit", Bands: []Band{{Name: "±2 sd", X: x, Lo: []float64{-1, -1, -1}, Hi: []float64{1, 2, 1}}},
-			Curves: []Curve{{Name: "data", X: x, Y: []float64{0, 1, 0}, Style: Scatter}, {Name: "support", X: x[:1], Y: []float64{0}, Style: Rings}}},
+			Curves: []Curve{{Name: "data", X: x, Y: []float64{0, 1, 0}, Style: Scatter}, {Name: "support", X: x[:1], Y: []float64{0}, Style: Rings},
+				{Name: "through the data", X: x, Y: []float64{0, 0.8, 0.1}, Style: Line, Like: 1}}},
 		Panel{Title: "density", Map: &Map{X: x, Y: x[:2], Z: [][]float64{{0, 1, 2}, {1, 2, 3}}}, Curves: []Curve{{Y: []float64{1, 0.5}, Style: Scatter}}})
 	require.NoError(t, err)
 	img, err := png.Decode(decode(t, path))

@@ -1,8 +1,11 @@
 // Command denoise denoises binarised MNIST digits shipped with Gradus by
-// mean-field variational inference in an Ising model (the Bristol notes'
-// §18 lab): each digit becomes a ±1 image, Gaussian noise is added, and
-// CAVI sweeps restore it. It prints the pixel error rates before and after
-// and writes a PNG with, per digit, the clean, noisy and denoised images.
+// mean-field variational inference in an Ising model (Bishop 2006,
+// "Pattern Recognition and Machine Learning", §8.3.3; MacKay 2003,
+// "Information Theory, Inference, and Learning Algorithms", ch. 33): each
+// digit becomes a ±1 image, Gaussian noise is added, and CAVI sweeps
+// restore it. It prints the pixel error rates before and after and writes
+// a PNG with, per digit, the clean, noisy and denoised images (digits.png
+// in -out).
 //
 //	go run ./examples/denoise [-n 8] [-sigma 1] [-w 0.8] [-sweeps 15] [-seed 1] [-out out/denoise] [-json] [-quiet]
 package main
