@@ -161,7 +161,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		}
 	}
 	res.CovRelDiff = maxDiff / maxVar
-	fmt.Print(r.Summary())
+	env.Printf("%s", r.Summary())
 	env.Printf("\nR̂ max %.4f, bulk ESS min %.0f, %d divergences, %.1f s\n", res.RhatMax, res.ESSBulkMin, res.Divergences, res.Seconds)
 	env.Printf("%-6s %10s %10s %10s %10s\n", "weight", "NUTS mean", "Laplace", "NUTS sd", "Laplace")
 	for k := range p {

@@ -16,10 +16,10 @@ import (
 // (the mean sits a little off the mode with 31 weights: within 0.5 posterior sds; the sds
 // within 20 %, short chains). Eight schools: E[μ] ≈ 4.4 and E[τ] ≈ 3.6
 // (Gelman et al., BDA §5.5; Stan's case study), within the Monte Carlo
-// error of 800 draws.
+// error of 400 draws.
 func TestNUTSAgreesWithLaplaceAndEightSchools(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-seed", "2", "-chains", "2", "-warmup", "300", "-draws", "400")
+	r := clitest.Run(t, program(), "-seed", "2", "-chains", "2", "-warmup", "150", "-draws", "200")
 	r.Fields("rhat_max", "ess_bulk_min", "divergences", "posterior_mean", "seconds", "laplace_mean", "cov_rel_diff", "eight_schools", "plots")
 	r.Pictures("trace_0.png", "trace_5.png")
 	var res result
