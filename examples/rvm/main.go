@@ -1,5 +1,6 @@
-// Command rvm fits a relevance vector machine (Tipping 2001; the Cambridge
-// PML notes §6.2) to Tipping's sinc toy problem: 100 noisy samples of
+// Command rvm fits a relevance vector machine (Tipping 2001, "Sparse
+// Bayesian learning and the relevance vector machine") to Tipping's sinc
+// toy problem: 100 noisy samples of
 // sin(x)/x on [−10, 10] (Gaussian noise, σ = 0.1) with an RBF basis
 // function on every input plus a bias. Evidence maximisation prunes all but
 // a handful of basis functions. Beside it, an ε-SVR (package svm) on the
