@@ -1,8 +1,9 @@
 // Command rvm fits a relevance vector machine (Tipping 2001, "Sparse
 // Bayesian learning and the relevance vector machine") to Tipping's sinc
 // toy problem: 100 noisy samples of sin(x)/x on [−10, 10] (Gaussian
-// noise, σ = 0.1) with an RBF basis function on every input plus a bias. Evidence maximisation prunes all but
-// a handful of basis functions. Beside it, an ε-SVR (package svm) on the
+// noise, σ = 0.1) with an RBF basis function on every input plus a bias.
+// Evidence maximisation prunes all but a handful of basis functions.
+// Beside it, an ε-SVR (package svm) on the
 // same kernel shows the contrast Tipping drew: similar error, many more
 // support vectors. It prints the relevance vectors, the estimated noise
 // and the errors against the noiseless function, and draws a PNG with the
