@@ -6,30 +6,24 @@
 // approximation of probabilistic/logreg. Mean-field ADVI is known to
 // underestimate posterior variances when the weights are correlated (they
 // are here: the 30 features hold many near-copies); full rank does not.
-// It draws the ELBO of both fits against the Adam steps.
+// It draws the ELBO of both fits against the Adam steps (elbo.png in -out).
 //
-//	go run ./examples/advi [-seed 1] [-samples 8] [-steps 20000] [-out out/advi.png] [-json]
+//	go run ./examples/advi [-seed 1] [-samples 8] [-steps 20000] [-out out/advi] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
 	"github.com/gradus-ml/gradus/tensor"
@@ -38,7 +32,6 @@ import (
 type config struct {
 	Seed           uint64
 	Samples, Steps int
-	Out            string
 }
 
 // fit summarises one family against Laplace.
@@ -60,25 +53,24 @@ type result struct {
 	Plot string `json:"plot,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var cfg config
-	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the Monte Carlo draws")
-	flag.IntVar(&cfg.Samples, "samples", 8, "draws per ELBO gradient")
-	flag.IntVar(&cfg.Steps, "steps", 20000, "maximum Adam steps")
-	flag.StringVar(&cfg.Out, "out", "out/advi.png", "PNG of the ELBO curves (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(cfg, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "advi:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "advi",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&cfg.Samples, "samples", 8, "draws per ELBO gradient")
+			fs.IntVar(&cfg.Steps, "steps", 20000, "maximum Adam steps")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			cfg.Seed = env.Seed
+			return run(cfg, env)
+		},
 	}
 }
 
-func run(cfg config, verbose bool) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
 	if err != nil {
 		return res, err
@@ -128,24 +120,14 @@ func run(cfg config, verbose bool) (res result, err error) {
 		}
 		f.SDRatio = median(ratios)
 		res.Fits = append(res.Fits, f)
-		if verbose {
-			fmt.Printf("%-10s ADVI: ELBO %.2f after %d steps (%.1f s); means within %.2f Laplace sds; median sd ratio to Laplace %.2f\n",
-				f.Family, f.ELBO, f.Steps, f.Seconds, f.MeanErr, f.SDRatio)
-		}
+		env.Printf("%-10s ADVI: ELBO %.2f after %d steps (%.1f s); means within %.2f Laplace sds; median sd ratio to Laplace %.2f\n",
+			f.Family, f.ELBO, f.Steps, f.Seconds, f.MeanErr, f.SDRatio)
 	}
-	if cfg.Out == "" {
-		return res, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+	res.Plot = env.Path("elbo.png")
+	if err := plotELBO(res.Plot, res.Fits); err != nil {
 		return res, err
 	}
-	if err := plotELBO(cfg.Out, res.Fits); err != nil {
-		return res, err
-	}
-	res.Plot = cfg.Out
-	if verbose {
-		fmt.Println("ELBO curves:", cfg.Out)
-	}
+	env.Println("ELBO curves:", res.Plot)
 	return res, nil
 }
 
@@ -158,27 +140,17 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// plotELBO draws each fit's ELBO, averaged over windows of steps, against
+// the step.
 func plotELBO(path string, fits []fit) error {
-	p := plot.New()
-	p.Title.Text = "ADVI on Bayesian logistic regression (breast cancer): ELBO"
-	p.X.Label.Text, p.Y.Label.Text = "Adam step", "mean ELBO over 100 steps"
-	cols := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}}
-	for k, f := range fits {
-		pts := make(plotter.XYs, 0, len(f.Curve))
-		for i, v := range f.Curve {
-			if i == 0 {
-				continue // the first window starts far from the optimum and flattens the rest
-			}
-			pts = append(pts, plotter.XY{X: float64((i + 1) * f.Window), Y: v})
+	pn := plot.Panel{Title: "ADVI on Bayesian logistic regression (breast cancer): ELBO",
+		XLabel: "Adam step", YLabel: "mean ELBO over 100 steps"}
+	for _, f := range fits {
+		c := plot.Curve{Name: f.Family, Style: plot.Line}
+		for i, v := range f.Curve[1:] { // the first window starts far from the optimum and flattens the rest
+			c.X, c.Y = append(c.X, float64((i+2)*f.Window)), append(c.Y, v)
 		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return err
-		}
-		l.Color, l.Width = cols[k%2], vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(f.Family, l)
+		pn.Curves = append(pn.Curves, c)
 	}
-	p.Legend.Top = false
-	return p.Save(7*vg.Inch, 4*vg.Inch, path)
+	return plot.WritePNG(path, pn)
 }

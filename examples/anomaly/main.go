@@ -6,21 +6,18 @@
 // on the second half. A PNG shows the most and the least anomalous test
 // digits.
 //
-//	go run ./examples/anomaly [-digit 0] [-components 30] [-k 10] [-train-n 0] [-seed 1] [-data DIR] [-out out/anomaly] [-json] [-demo]
+//	go run ./examples/anomaly [-digit 0] [-components 30] [-k 10] [-train-n 0] [-seed 1] [-data DIR] [-out out/anomaly] [-json] [-quiet] [-demo]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/anomaly"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"
@@ -41,35 +38,32 @@ type result struct {
 
 // config holds the flags.
 type config struct {
-	data, out                   string
+	data                        string
 	digit, components, k, train int
 	seed                        uint64
-	verbose                     bool
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var c config
-	flag.IntVar(&c.digit, "digit", 0, "the digit class held out as the anomaly")
-	flag.IntVar(&c.components, "components", 30, "principal components kept")
-	flag.IntVar(&c.k, "k", 10, "mixture components (full covariances)")
-	flag.IntVar(&c.train, "train-n", 0, "use the first n training digits (0: all)")
-	flag.Uint64Var(&c.seed, "seed", 1, "seed of the mixture's k-means start")
-	flag.StringVar(&c.data, "data", "", "directory of MNIST idx files (empty: the embedded 10,000-digit subset)")
-	flag.StringVar(&c.out, "out", "out/anomaly", "directory for the PNG (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	demo := flag.Bool("demo", false, "quick run: 2,000 training digits, 20 components, K = 5")
-	flag.Parse()
-	if *demo {
-		c.train, c.components, c.k = 2000, 20, 5
-	}
-	c.verbose = !*asJSON
-	res, err := run(c)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "anomaly:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	var demo bool
+	return cli.Program{
+		Name: "anomaly", DataUsage: "directory of MNIST idx files (default: the embedded 10,000-digit subset)",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&c.digit, "digit", 0, "the digit class held out as the anomaly")
+			fs.IntVar(&c.components, "components", 30, "principal components kept")
+			fs.IntVar(&c.k, "k", 10, "mixture components (full covariances)")
+			fs.IntVar(&c.train, "train-n", 0, "use the first n training digits (0: all)")
+			fs.BoolVar(&demo, "demo", false, "quick run: 2,000 training digits, 20 components, K = 5")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			if demo {
+				c.train, c.components, c.k = 2000, 20, 5
+			}
+			c.data, c.seed = env.Data, env.Seed // -seed: the mixture's k-means start
+			return run(c, env)
+		},
 	}
 }
 
@@ -89,14 +83,10 @@ func rows(x *tensor.Tensor, idx []int) *tensor.Tensor {
 	return tensor.Concat(0, parts...).Cast(tensor.Float64).Contiguous()
 }
 
-func run(c config) (res result, err error) {
-	say := func(format string, a ...any) {
-		if c.verbose {
-			fmt.Printf(format+"\n", a...)
-		}
-	}
+func run(c config, env *cli.Env) (res result, err error) {
+	say := func(format string, a ...any) { env.Printf(format+"\n", a...) }
 	if c.digit < 0 || c.digit > 9 {
-		return res, fmt.Errorf("-digit %d: want 0…9", c.digit)
+		return res, cli.BadFlagf("-digit %d: want 0…9", c.digit)
 	}
 	res.Digit = c.digit
 	x, y, err := load(c.data, "train")
@@ -153,19 +143,13 @@ func run(c config) (res result, err error) {
 	res.Precision, res.Recall, res.F1 = prf[1].Precision, prf[1].Recall, prf[1].F1
 	say("test (%d digits, %d of them %d): precision %.3f, recall %.3f, F1 %.3f",
 		len(ts), count(ts), c.digit, res.Precision, res.Recall, res.F1)
-	if c.out == "" {
-		return res, nil
-	}
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return res, err
-	}
 	scores := d.LogProb(xs).Float64s()
 	order := make([]int, len(scores))
 	for i := range order {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return scores[order[a]] < scores[order[b]] })
-	res.Plot = filepath.Join(c.out, "anomaly_extremes.png")
+	res.Plot = env.Path("anomaly_extremes.png")
 	if err := extremes(res.Plot, xt, idx, order); err != nil {
 		return res, err
 	}

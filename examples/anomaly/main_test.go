@@ -1,13 +1,13 @@
 package main
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // The quick mode (2,000 training digits, 20 components, K = 5) with 0 held
@@ -16,9 +16,12 @@ import (
 // precision, 0.64 recall). F1 is the harmonic mean of the two, and the
 // PNG is written.
 func TestDemoDetectsHeldOutDigit(t *testing.T) {
-	dir := t.TempDir()
-	res, err := run(config{digit: 0, components: 20, k: 5, train: 2000, seed: 1, out: dir})
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-demo", "-digit", "0")
+	r.Fields("precision", "recall", "f1", "validation_f1", "train_rows", "plot")
+	r.Pictures("anomaly_extremes.png")
+	var res result
+	r.Decode(&res)
 	assert.Greater(t, res.F1, 0.6)
 	assert.Greater(t, res.ValidationF1, 0.6)
 	assert.InDelta(t, 2*res.Precision*res.Recall/(res.Precision+res.Recall), res.F1, 1e-12)
@@ -31,10 +34,5 @@ func TestDemoDetectsHeldOutDigit(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2000-zeros, res.TrainRows)
-	st, err := os.Stat(res.Plot)
-	require.NoError(t, err)
-	assert.Greater(t, st.Size(), int64(5000))
-
-	_, err = run(config{digit: 10, components: 20, k: 5, train: 2000})
-	assert.ErrorContains(t, err, "-digit 10")
+	clitest.Fails(t, program(), 2, "-digit", "10")
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"image/png"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // f(x) = x/15 − x²/50 − sin(x)/x peaks where f'(x) = 1/15 − x/25 −
@@ -31,7 +30,7 @@ func TestObjectiveByHand(t *testing.T) {
 // several seeds of the initial points and the noise.
 func TestFindsMaximum(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		res, err := run(config{seed: seed, acq: "ei", evals: 20})
+		res, err := run(config{seed: seed, acq: "ei", evals: 20}, clitest.Env(t))
 		require.NoError(t, err)
 		assert.Equal(t, 20, res.Evaluations, "seed %d", seed)
 		assert.InDelta(t, trueMaxX, res.BestX, 0.1, "seed %d", seed)
@@ -40,26 +39,20 @@ func TestFindsMaximum(t *testing.T) {
 	}
 }
 
-// The other acquisitions work too, and the plot is a PNG of the stated size.
+// The other acquisitions work too, and the picture is written.
 func TestOtherAcquisitionsAndPlot(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "bo", "step.png")
-	res, err := run(config{seed: 2, acq: "ucb", evals: 20, out: out})
-	require.NoError(t, err)
+	r := clitest.Run(t, program(), "-seed", "2", "-acq", "ucb", "-evals", "20")
+	r.Fields("best_x", "best_y", "evaluations", "best_observed_x", "best_observed_y", "acquisition", "plot")
+	r.Pictures("step.png")
+	var res result
+	r.Decode(&res)
 	assert.InDelta(t, trueMaxX, res.BestX, 0.1)
 	assert.Equal(t, "ucb", res.Acquisition)
-	f, err := os.Open(out)
-	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
-	assert.Equal(t, 7*96, img.Bounds().Dx())
-
-	res, err = run(config{seed: 2, acq: "pi", evals: 20})
+	res, err := run(config{seed: 2, acq: "pi", evals: 20}, clitest.Env(t))
 	require.NoError(t, err)
 	assert.InDelta(t, trueMaxX, res.BestX, 0.1)
 
-	_, err = run(config{seed: 1, acq: "nope", evals: 20})
+	_, err = run(config{seed: 1, acq: "nope", evals: 20}, clitest.Env(t))
 	assert.ErrorContains(t, err, "unknown acquisition")
-	_, err = run(config{seed: 1, acq: "ei", evals: 3})
-	assert.Error(t, err)
+	clitest.Fails(t, program(), 2, "-evals", "3")
 }

@@ -8,20 +8,19 @@
 //   - breast cancer (classification, the logistic loss of package losses):
 //     test accuracy and ROC AUC against a random forest.
 //
-// It draws the boosting training loss per round for both.
+// It draws the boosting training loss per round for both (loss.png in -out).
 //
-//	go run ./examples/boosting [-rounds 200] [-lr 0.05] [-depth 3] [-seed 1] [-out out/boosting.png] [-json]
+//	go run ./examples/boosting [-rounds 200] [-lr 0.05] [-depth 3] [-seed 1] [-out out/boosting] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/ensemble"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/metrics"
@@ -33,7 +32,6 @@ type config struct {
 	Rounds, Depth int
 	LR            float64
 	Seed          uint64
-	Out           string
 }
 
 type result struct {
@@ -47,22 +45,21 @@ type result struct {
 	Plot              string  `json:"plot,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var cfg config
-	flag.IntVar(&cfg.Rounds, "rounds", 200, "boosting rounds")
-	flag.IntVar(&cfg.Depth, "depth", 3, "depth of the boosted trees")
-	flag.Float64Var(&cfg.LR, "lr", 0.05, "learning rate (shrinkage)")
-	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the split, the bootstrap samples and the forest")
-	flag.StringVar(&cfg.Out, "out", "out/boosting.png", "PNG of the training loss per round (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(cfg, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "boosting:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "boosting",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&cfg.Rounds, "rounds", 200, "boosting rounds")
+			fs.IntVar(&cfg.Depth, "depth", 3, "depth of the boosted trees")
+			fs.Float64Var(&cfg.LR, "lr", 0.05, "learning rate (shrinkage)")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			cfg.Seed = env.Seed
+			return run(cfg, env)
+		},
 	}
 }
 
@@ -78,7 +75,7 @@ func split(x *tensor.Tensor, y []float64, tr, te []int) (xtr, xte *tensor.Tensor
 	return tensor.IndexSelect(x, 0, tr), tensor.IndexSelect(x, 0, te), pick(tr), pick(te)
 }
 
-func run(cfg config, verbose bool) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	ctx := context.Background()
 	opts := ensemble.BoosterOptions{Loss: losses.MSE, Rounds: cfg.Rounds, LearningRate: cfg.LR, MaxDepth: cfg.Depth}
 	vec := func(v []float64) *tensor.Tensor { return tensor.FromFloat64s(v, len(v)) }
@@ -116,10 +113,8 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if res.DiabetesBagRMSE, res.DiabetesBagR2, err = score(bag.Predict(xte).Float64s()); err != nil {
 		return res, err
 	}
-	if verbose {
-		fmt.Printf("diabetes (%d train, %d test): boosted trees RMSE %.1f, R² %.3f; bagged trees RMSE %.1f, R² %.3f\n",
-			len(tr), len(te), res.DiabetesBoostRMSE, res.DiabetesBoostR2, res.DiabetesBagRMSE, res.DiabetesBagR2)
-	}
+	env.Printf("diabetes (%d train, %d test): boosted trees RMSE %.1f, R² %.3f; bagged trees RMSE %.1f, R² %.3f\n",
+		len(tr), len(te), res.DiabetesBoostRMSE, res.DiabetesBoostR2, res.DiabetesBagRMSE, res.DiabetesBagR2)
 	diabetesLoss := boost.Trace
 
 	// Breast cancer: classification.
@@ -163,14 +158,10 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if res.CancerForestAcc, err = metrics.Accuracy(forest.Predict(xte), truth); err != nil {
 		return res, err
 	}
-	if verbose {
-		fmt.Printf("breast cancer (%d train, %d test): boosted trees accuracy %.3f, AUC %.3f; random forest accuracy %.3f\n",
-			len(tr), len(te), res.CancerBoostAcc, res.CancerBoostAUC, res.CancerForestAcc)
-	}
-	if cfg.Out == "" {
-		return res, nil
-	}
-	err = plot.WritePNG(cfg.Out,
+	env.Printf("breast cancer (%d train, %d test): boosted trees accuracy %.3f, AUC %.3f; random forest accuracy %.3f\n",
+		len(tr), len(te), res.CancerBoostAcc, res.CancerBoostAUC, res.CancerForestAcc)
+	res.Plot = env.Path("loss.png")
+	err = plot.WritePNG(res.Plot,
 		plot.Panel{Title: "diabetes: boosting training loss", XLabel: "round", YLabel: "sum of squared errors",
 			Curves: []plot.Curve{{Name: "train", Y: diabetesLoss, Style: plot.Line}}},
 		plot.Panel{Title: "breast cancer: boosting training loss", XLabel: "round", YLabel: "logistic loss (sum)",
@@ -178,9 +169,6 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	res.Plot = cfg.Out
-	if verbose {
-		fmt.Println("training loss per round:", cfg.Out)
-	}
+	env.Println("training loss per round:", res.Plot)
 	return res, nil
 }

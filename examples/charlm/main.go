@@ -13,12 +13,11 @@
 // minutes on two cores and beat the bigram model clearly. -demo trains a
 // tiny model for 60 steps.
 //
-//	go run ./examples/charlm [-epochs 8] [-steps 100] [-seed 1] [-temperature 0.8] [-prompt Light] [-out out/charlm] [-json] [-demo]
+//	go run ./examples/charlm [-epochs 8] [-steps 100] [-seed 1] [-temperature 0.8] [-prompt Light] [-out out/charlm] [-json] [-quiet] [-demo]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
@@ -47,13 +47,12 @@ type config struct {
 	Prompt                        string
 	ValChars                      int // score only the first ValChars held-out characters (0: all)
 	Out                           string
-	JSON                          bool
 }
 
 // defaults are the settings of a plain `go run ./examples/charlm`.
 func defaults() config {
 	return config{Width: 128, Heads: 4, Layers: 2, Context: 64, Batch: 32, Epochs: 8, StepsPerEpoch: 100,
-		LR: 3e-3, Temperature: 0.8, Seed: 1, SampleLen: 600, Prompt: "Light", Out: "out/charlm"}
+		LR: 3e-3, Temperature: 0.8, Seed: 1, SampleLen: 600, Prompt: "Light"}
 }
 
 // demo is the quick mode of -demo and main_test.go: a tiny model, a few
@@ -75,41 +74,42 @@ type result struct {
 	Steps      int       `json:"steps"`
 	Seconds    float64   `json:"seconds"`
 	Sample     string    `json:"sample"`
-	StepBPC    []float64 `json:"-"`
+	StepBPC    []float64 `json:"step_bpc"` // every optimiser step's training loss in bits
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	c := defaults()
-	flag.IntVar(&c.Epochs, "epochs", c.Epochs, "epochs of -steps optimiser steps each")
-	flag.IntVar(&c.StepsPerEpoch, "steps", c.StepsPerEpoch, "optimiser steps per epoch")
-	flag.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the weights, batches and sample")
-	flag.Float64Var(&c.Temperature, "temperature", c.Temperature, "sampling temperature (0: greedy)")
-	flag.IntVar(&c.SampleLen, "sample", c.SampleLen, "characters to generate")
-	flag.StringVar(&c.Prompt, "prompt", c.Prompt, "text the sample starts from")
-	flag.StringVar(&c.Out, "out", c.Out, "directory for sample.txt, curve.png and log.jsonl (empty: none)")
-	flag.BoolVar(&c.JSON, "json", false, `print {"val_bpc", "unigram_bpc", "bigram_bpc", …} as JSON`)
-	quick := flag.Bool("demo", false, "quick run: a tiny model for a few dozen steps")
-	flag.Parse()
-	if *quick {
-		c = demo(c)
-		flag.Visit(func(f *flag.Flag) { // explicit flags still win
-			switch f.Name {
-			case "epochs":
-				c.Epochs, _ = f.Value.(flag.Getter).Get().(int)
-			case "steps":
-				c.StepsPerEpoch, _ = f.Value.(flag.Getter).Get().(int)
-			case "sample":
-				c.SampleLen, _ = f.Value.(flag.Getter).Get().(int)
+	var quick bool
+	return cli.Program{
+		Name: "charlm",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&c.Epochs, "epochs", c.Epochs, "epochs of -steps optimiser steps each")
+			fs.IntVar(&c.StepsPerEpoch, "steps", c.StepsPerEpoch, "optimiser steps per epoch")
+			fs.Float64Var(&c.Temperature, "temperature", c.Temperature, "sampling temperature (0: greedy)")
+			fs.IntVar(&c.SampleLen, "sample", c.SampleLen, "characters to generate")
+			fs.StringVar(&c.Prompt, "prompt", c.Prompt, "text the sample starts from")
+			fs.BoolVar(&quick, "demo", false, "quick run: a tiny model for a few dozen steps")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			if quick {
+				d := demo(c)
+				// Explicit flags still win.
+				if env.Given("epochs") {
+					d.Epochs = c.Epochs
+				}
+				if env.Given("steps") {
+					d.StepsPerEpoch = c.StepsPerEpoch
+				}
+				if env.Given("sample") {
+					d.SampleLen = c.SampleLen
+				}
+				c = d
 			}
-		})
-	}
-	var log io.Writer = os.Stdout
-	if c.JSON {
-		log = os.Stderr
-	}
-	if _, err := run(c, os.Stdout, log); err != nil {
-		fmt.Fprintln(os.Stderr, "charlm:", err)
-		os.Exit(1)
+			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and sample
+			return run(c, env.Log)
+		},
 	}
 }
 
@@ -194,9 +194,8 @@ func sumNats(g *graph.Graph, m *nn.TransformerLM, text, starts []int, l int) flo
 	return windowLoss(g, m, text, starts, l).Item() * float64(len(starts)*l)
 }
 
-// run trains and evaluates the model; progress goes to log, the JSON
-// result (with -json) to stdout.
-func run(c config, stdout, log io.Writer) (res result, err error) {
+// run trains and evaluates the model; progress goes to log.
+func run(c config, log io.Writer) (res result, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
 	corp := newCorpus(opticks)
@@ -269,11 +268,6 @@ func run(c config, stdout, log io.Writer) (res result, err error) {
 		prog.Printf("wrote %s, %s and %s", filepath.Join(c.Out, "sample.txt"), filepath.Join(c.Out, "curve.png"), filepath.Join(c.Out, "log.jsonl"))
 	}
 	res.Seconds = time.Since(start).Seconds()
-	if c.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return res, enc.Encode(res)
-	}
 	return res, nil
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
@@ -65,11 +65,13 @@ func TestHeldOutBPCScoresEachCharacterOnce(t *testing.T) {
 // character beat the unigram model, the training loss falls, and the
 // sample, the curve and the log are written.
 func TestQuickRun(t *testing.T) {
-	c := demo(defaults())
-	c.Out, c.JSON = t.TempDir(), true
-	var out bytes.Buffer
-	res, err := run(c, &out, nil)
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-demo")
+	r.Fields("val_bpc", "unigram_bpc", "bigram_bpc", "train_bpc", "val_bpc_per_epoch", "sample")
+	r.Pictures("curve.png")
+	r.Files("sample.txt", "log.jsonl")
+	var res result
+	r.Decode(&res)
 	assert.InDelta(t, 4.49, res.UnigramBPC, 0.01)
 	assert.InDelta(t, 3.44, res.BigramBPC, 0.01)
 	assert.Less(t, res.ValBPC, res.UnigramBPC)
@@ -79,17 +81,7 @@ func TestQuickRun(t *testing.T) {
 	assert.Less(t, last, first-1, "training loss in bits: %.3f → %.3f", first, last)
 	assert.Len(t, []rune(res.Sample), len("Light")+80)
 
-	var obj map[string]any
-	require.NoError(t, json.Unmarshal(out.Bytes(), &obj))
-	for _, k := range []string{"val_bpc", "unigram_bpc", "bigram_bpc"} {
-		assert.Contains(t, obj, k)
-	}
-	for _, f := range []string{"sample.txt", "curve.png", "log.jsonl"} {
-		st, err := os.Stat(filepath.Join(c.Out, f))
-		require.NoError(t, err, f)
-		assert.Greater(t, st.Size(), int64(50), f)
-	}
-	logLines, err := os.ReadFile(filepath.Join(c.Out, "log.jsonl"))
+	logLines, err := os.ReadFile(filepath.Join(r.Dir, "log.jsonl"))
 	require.NoError(t, err)
 	assert.Equal(t, 2, bytes.Count(logLines, []byte("\n")), "one JSON line per epoch")
 }

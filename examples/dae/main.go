@@ -7,19 +7,16 @@
 // test digits, against leaving the corrupted digit as it is,
 // and writes a PNG with rows of clean, corrupted and reconstructed digits.
 //
-//	go run ./examples/dae [-epochs 5] [-drop 0.5] [-seed 1] [-out out/dae.png] [-json]
+//	go run ./examples/dae [-epochs 5] [-drop 0.5] [-seed 1] [-out out/dae] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
@@ -34,7 +31,6 @@ type config struct {
 	Epochs, TrainN, Batch int
 	Drop                  float64
 	Seed                  uint64
-	Out                   string
 }
 
 type result struct {
@@ -46,26 +42,25 @@ type result struct {
 	Log      string    `json:"log,omitempty"` // the JSON-lines training log
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	cfg := config{Batch: 128}
-	flag.IntVar(&cfg.Epochs, "epochs", 5, "training epochs")
-	flag.IntVar(&cfg.TrainN, "n", 0, "training digits (0: all 8,000)")
-	flag.Float64Var(&cfg.Drop, "drop", 0.5, "masking noise: the fraction of pixels set to 0")
-	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the weights, batches and noise")
-	flag.StringVar(&cfg.Out, "out", "out/dae.png", "PNG of clean, corrupted and reconstructed digits (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(cfg, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dae:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "dae",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&cfg.Epochs, "epochs", 5, "training epochs")
+			fs.IntVar(&cfg.TrainN, "n", 0, "training digits (0: all 8,000)")
+			fs.Float64Var(&cfg.Drop, "drop", 0.5, "masking noise: the fraction of pixels set to 0")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			cfg.Seed = env.Seed
+			return run(cfg, env)
+		},
 	}
 }
 
-func run(cfg config, verbose bool) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	x, _, err := data.MNIST("train")
 	if err != nil {
 		return res, err
@@ -95,22 +90,14 @@ func run(cfg config, verbose bool) (res result, err error) {
 		return graph.MulScalar(m.Loss(g.Const(m.Corrupt(b.X, rng)), g.Const(b.X)), 1/k)
 	}
 	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
-	if cfg.Out != "" {
-		// A JSON-lines log of every epoch next to the PNG, for gradus plot.
-		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
-			return res, err
-		}
-		res.Log = strings.TrimSuffix(cfg.Out, filepath.Ext(cfg.Out)) + ".jsonl"
-		f, err := os.Create(res.Log)
-		if err != nil {
-			return res, err
-		}
-		defer f.Close()
-		tc.Log = f
+	// A JSON-lines log of every epoch next to the PNG, for gradus plot.
+	res.Log = env.Path("train.jsonl")
+	f, err := os.Create(res.Log)
+	if err != nil {
+		return res, err
 	}
-	if verbose {
-		tc.Progress = os.Stdout
-	}
+	defer f.Close()
+	tc.Log, tc.Progress = f, env.Log
 	hist, err := train.New(m, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
@@ -130,22 +117,15 @@ func run(cfg config, verbose bool) (res result, err error) {
 	}
 	res.TestMSE /= float64(len(cv))
 	res.NoisyMSE /= float64(len(cv))
-	if verbose {
-		fmt.Printf("held-out digits with %.0f %% of pixels dropped: reconstruction BCE %.1f nats per image; MSE per pixel %.4f (the corrupted digit: %.4f)\n",
-			100*cfg.Drop, res.TestBCE, res.TestMSE, res.NoisyMSE)
-	}
-	if cfg.Out == "" {
-		return res, nil
-	}
+	env.Printf("held-out digits with %.0f %% of pixels dropped: reconstruction BCE %.1f nats per image; MSE per pixel %.4f (the corrupted digit: %.4f)\n",
+		100*cfg.Drop, res.TestBCE, res.TestMSE, res.NoisyMSE)
 	const k = 10
 	rows := []*tensor.Tensor{tensor.Slice(xt, 0, 0, k, 1), tensor.Slice(noisy, 0, 0, k, 1), tensor.Slice(rec, 0, 0, k, 1)}
 	grid := tensor.Reshape(tensor.Concat(0, rows...).Contiguous(), 3*k, 28, 28)
-	if err := plot.ImageGrid(cfg.Out, grid, k, 3, 0, 1); err != nil {
+	res.Plot = env.Path("digits.png")
+	if err := plot.ImageGrid(res.Plot, grid, k, 3, 0, 1); err != nil {
 		return res, err
 	}
-	res.Plot = cfg.Out
-	if verbose {
-		fmt.Println("clean / corrupted / reconstructed:", cfg.Out)
-	}
+	env.Println("clean / corrupted / reconstructed:", res.Plot)
 	return res, nil
 }

@@ -1,24 +1,22 @@
 // Command denoise denoises binarised MNIST digits shipped with Gradus by
-// mean-field variational inference in an Ising model (the Bristol notes'
-// §18 lab): each digit becomes a ±1 image, Gaussian noise is added, and
-// CAVI sweeps restore it. It prints the pixel error rates before and after
-// and writes a PNG with, per digit, the clean, noisy and denoised images.
+// mean-field variational inference in an Ising model (Bishop 2006,
+// "Pattern Recognition and Machine Learning", §8.3.3; MacKay 2003,
+// "Information Theory, Inference, and Learning Algorithms", ch. 33): each
+// digit becomes a ±1 image, Gaussian noise is added, and CAVI sweeps
+// restore it. It prints the pixel error rates before and after and writes
+// a PNG with, per digit, the clean, noisy and denoised images (digits.png
+// in -out).
 //
-//	go run ./examples/denoise [-n 8] [-sigma 1] [-w 0.8] [-sweeps 15] [-seed 1] [-out out/denoise.png] [-json]
+//	go run ./examples/denoise [-n 8] [-sigma 1] [-w 0.8] [-sweeps 15] [-seed 1] [-out out/denoise] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
-	"image"
-	"image/color"
-	"image/png"
-	"os"
-	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -30,32 +28,30 @@ type result struct {
 	Plot              string    `json:"plot,omitempty"`
 }
 
-func main() {
-	n := flag.Int("n", 8, "digits")
-	sigma := flag.Float64("sigma", 1, "noise standard deviation (pixels are ±1)")
-	w := flag.Float64("w", 0.8, "Ising coupling")
-	sweeps := flag.Int("sweeps", 15, "CAVI sweeps")
-	seed := flag.Uint64("seed", 1, "seed of the noise")
-	out := flag.String("out", "out/denoise.png", "PNG of clean, noisy and denoised digits (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(*n, *sigma, *w, *sweeps, *seed, *out, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "denoise:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	var n, sweeps int
+	var sigma, w float64
+	return cli.Program{
+		Name: "denoise",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&n, "n", 8, "digits")
+			fs.Float64Var(&sigma, "sigma", 1, "noise standard deviation (pixels are ±1)")
+			fs.Float64Var(&w, "w", 0.8, "Ising coupling")
+			fs.IntVar(&sweeps, "sweeps", 15, "CAVI sweeps")
+		},
+		Run: func(env *cli.Env) (any, error) { return run(n, sigma, w, sweeps, env) },
 	}
 }
 
-func run(n int, sigma, w float64, sweeps int, seed uint64, out string, verbose bool) (res result, err error) {
+func run(n int, sigma, w float64, sweeps int, env *cli.Env) (res result, err error) {
 	x, _, err := data.MNIST("test")
 	if err != nil {
 		return res, err
 	}
-	rng := tensor.NewRNG(seed)
-	var rows [][3][]float64
+	rng := tensor.NewRNG(env.Seed)
+	var rows []float64 // clean, noisy and denoised digits, one triple per row of the picture
 	wrongNoisy, wrongDenoised, total := 0, 0, 0
 	for d := range n {
 		img := tensor.Slice(x, 0, d, d+1, 1).Values()
@@ -82,61 +78,19 @@ func run(n int, sigma, w float64, sweeps int, seed uint64, out string, verbose b
 		}
 		total += 784
 		res.FinalELBO = append(res.FinalELBO, r.ELBO[len(r.ELBO)-1])
-		rows = append(rows, [3][]float64{clean, noisy, den})
-		if verbose {
-			fmt.Printf("digit %d: ELBO %.1f → %.1f over %d sweeps\n", d, r.ELBO[0], r.ELBO[len(r.ELBO)-1], sweeps)
-		}
+		rows = append(append(append(rows, clean...), noisy...), den...)
+		env.Printf("digit %d: ELBO %.1f → %.1f over %d sweeps\n", d, r.ELBO[0], r.ELBO[len(r.ELBO)-1], sweeps)
 	}
 	res.NoisyErrorRate = float64(wrongNoisy) / float64(total)
 	res.DenoisedErrorRate = float64(wrongDenoised) / float64(total)
-	if verbose {
-		fmt.Printf("pixel error rate: %.1f%% noisy → %.1f%% denoised (σ = %g, w = %g)\n",
-			100*res.NoisyErrorRate, 100*res.DenoisedErrorRate, sigma, w)
+	env.Printf("pixel error rate: %.1f%% noisy → %.1f%% denoised (σ = %g, w = %g)\n",
+		100*res.NoisyErrorRate, 100*res.DenoisedErrorRate, sigma, w)
+	// Clean, noisy (clipped to [−1, 1]) and the posterior mean, grey from
+	// −1 (black) to 1.
+	res.Plot = env.Path("digits.png")
+	if err := plot.ImageGrid(res.Plot, tensor.FromFloat64s(rows, 3*n, 28, 28), 3, 3, -1, 1); err != nil {
+		return res, err
 	}
-	if out != "" {
-		if err := writeGrid(out, rows); err != nil {
-			return res, err
-		}
-		res.Plot = out
-		if verbose {
-			fmt.Println("picture:", out)
-		}
-	}
+	env.Println("picture:", res.Plot)
 	return res, nil
-}
-
-// writeGrid draws one row per digit: clean, noisy (clipped to [−1, 1]) and
-// the posterior mean, each 28×28 scaled ×3, grey from −1 (black) to 1.
-func writeGrid(path string, rows [][3][]float64) error {
-	const s, pad = 3, 4
-	cell := 28*s + pad
-	img := image.NewGray(image.Rect(0, 0, 3*cell+pad, len(rows)*cell+pad))
-	for i := range img.Pix {
-		img.Pix[i] = 128
-	}
-	for r, row := range rows {
-		for k, v := range row {
-			for p, x := range v {
-				g := uint8(255 * (min(max(x, -1), 1) + 1) / 2)
-				py, px := p/28, p%28
-				for dy := range s {
-					for dx := range s {
-						img.SetGray(pad+k*cell+px*s+dx, pad+r*cell+py*s+dy, color.Gray{Y: g})
-					}
-				}
-			}
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

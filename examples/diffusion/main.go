@@ -16,7 +16,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
@@ -62,36 +62,44 @@ type result struct {
 	Checkpoint      string    `json:"checkpoint,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	cfg := config{TestN: 500}
-	flag.IntVar(&cfg.Epochs, "epochs", 4, "passes over the 8,000 training digits")
-	flag.IntVar(&cfg.Batch, "batch", 32, "digits per step")
-	flag.Float64Var(&cfg.LR, "lr", 2e-3, "Adam's learning rate")
-	flag.IntVar(&cfg.T, "T", 1000, "diffusion steps")
-	flag.IntVar(&cfg.Base, "base", 16, "U-Net channels at full resolution (twice as many below)")
-	flag.IntVar(&cfg.Samples, "samples", 36, "digits to sample for the grid")
-	flag.StringVar(&cfg.Sampler, "sampler", "ancestral", "reverse process: ancestral (Algorithm 2) or ddim (η = 0)")
-	flag.IntVar(&cfg.Steps, "steps", 0, "reverse steps (0: T for ancestral, 100 for ddim)")
-	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the weights, batches, noise and samples")
-	flag.StringVar(&cfg.Out, "out", "out/diffusion", "directory for samples.png and unet.safetensors (empty: none)")
-	flag.StringVar(&cfg.Load, "load", "", "sample from this checkpoint (unet.safetensors of an earlier run with the same -T and -base) instead of training")
-	demo := flag.Bool("demo", false, "a quick run: 512 digits, 1 epoch, T = 100, 16 samples")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	if *demo {
-		cfg = demoConfig(cfg)
-	}
-	var log io.Writer = os.Stdout
-	if *asJSON {
-		log = os.Stderr
-	}
-	res, err := run(cfg, log)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "diffusion:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	var demo bool
+	return cli.Program{
+		Name: "diffusion",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&cfg.Epochs, "epochs", 4, "passes over the 8,000 training digits")
+			fs.IntVar(&cfg.Batch, "batch", 32, "digits per step")
+			fs.Float64Var(&cfg.LR, "lr", 2e-3, "Adam's learning rate")
+			fs.IntVar(&cfg.T, "T", 1000, "diffusion steps")
+			fs.IntVar(&cfg.Base, "base", 16, "U-Net channels at full resolution (twice as many below)")
+			fs.IntVar(&cfg.Samples, "samples", 36, "digits to sample for the grid")
+			fs.StringVar(&cfg.Sampler, "sampler", "ancestral", "reverse process: ancestral (Algorithm 2) or ddim (η = 0)")
+			fs.IntVar(&cfg.Steps, "steps", 0, "reverse steps (0: T for ancestral, 100 for ddim)")
+			fs.StringVar(&cfg.Load, "load", "", "sample from this checkpoint (unet.safetensors of an earlier run with the same -T and -base) instead of training")
+			fs.IntVar(&cfg.TrainN, "train-n", 0, "use the first n training digits (0: all 8,000)")
+			fs.IntVar(&cfg.TestN, "test-n", 500, "held-out digits for the test loss")
+			fs.BoolVar(&demo, "demo", false, "a quick run: 512 digits, 1 epoch, T = 100, 16 samples")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			c := cfg
+			if demo {
+				c = demoConfig(cfg)
+				for _, f := range []struct {
+					name     string
+					dst, val *int
+				}{{"train-n", &c.TrainN, &cfg.TrainN}, {"test-n", &c.TestN, &cfg.TestN}, {"epochs", &c.Epochs, &cfg.Epochs},
+					{"T", &c.T, &cfg.T}, {"base", &c.Base, &cfg.Base}, {"samples", &c.Samples, &cfg.Samples}} {
+					if env.Given(f.name) { // explicit flags win over the demo's sizes
+						*f.dst = *f.val
+					}
+				}
+			}
+			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches, noise and samples
+			return run(c, env.Log)
+		},
 	}
 }
 

@@ -2,34 +2,35 @@ package main
 
 import (
 	"io"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // A quicker run than -demo (256 digits, T = 20): the ε-prediction loss
 // starts near E[ε²] = 1 (the U-Net's output layer starts at zero) and one
 // epoch already lowers it; both samplers write a grid.
 func TestDemo(t *testing.T) {
-	cfg := demoConfig(config{Batch: 32, LR: 2e-3, Sampler: "ancestral", Seed: 1, Out: t.TempDir() + "/new"})
-	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 256, 64, 20, 4
-	res, err := run(cfg, io.Discard)
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-demo", "-train-n", "256", "-test-n", "64", "-T", "20", "-samples", "4")
+	r.Fields("train_loss_per_epoch", "test_loss_per_epoch", "steps", "sampler", "grid", "checkpoint")
+	r.Pictures("samples.png")
+	r.Files("unet.safetensors")
+	var res result
+	r.Decode(&res)
 	require.Len(t, res.TrainLoss, 1)
 	t.Logf("train %.3f, test %.3f", res.TrainLoss[0], res.TestLoss[0])
 	assert.Less(t, res.TrainLoss[0], 1.0)
 	assert.Less(t, res.TestLoss[0], 0.9)
 	assert.Equal(t, 20, res.Steps)
-	st, err := os.Stat(res.Grid)
-	require.NoError(t, err)
-	assert.Greater(t, st.Size(), int64(200))
-
-	require.FileExists(t, res.Checkpoint)
 	// Sampling again from the saved weights: the held-out loss (same noise
 	// and time steps) is the trained model's.
-	cfg.Sampler, cfg.Steps, cfg.Out, cfg.Load = "ddim", 10, "", res.Checkpoint
+	cfg := demoConfig(config{Batch: 32, LR: 2e-3, Seed: 1})
+	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 256, 64, 20, 4
+	cfg.Sampler, cfg.Steps, cfg.Load = "ddim", 10, res.Checkpoint
 	again, err := run(cfg, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "ddim", again.Sampler)

@@ -8,21 +8,23 @@
 // Built without the tag it runs as one rank. Each rank takes an equal share
 // of every global batch (data.Sharded) and trains through train.Trainer,
 // whose gradients come from distributed.DataParallel; rank 0 prints
-// progress and the figures, and with -json one JSON object.
+// progress and the figures, writes the trained parameters with the
+// optimiser state (model.safetensors in -out), and with -json one JSON
+// object.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"slices"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/distributed"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
@@ -32,42 +34,47 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-func main() {
-	mode := flag.String("mode", "train", "train or allreduce")
-	steps := flag.Int("steps", 200, "training steps")
-	batch := flag.Int("batch", 128, "global batch size")
-	seed := flag.Uint64("seed", 1, "random seed")
-	asJSON := flag.Bool("json", false, "print one JSON object")
-	out := flag.String("out", "", "rank 0 writes the trained parameters and the optimiser state here (safetensors, atomically); empty: none")
-	flag.Parse()
-	comm, err := distributed.Init()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	var res map[string]any
-	switch *mode {
-	case "train":
-		res, err = trainMLP(comm, *steps, *batch, *seed, *out)
-	case "allreduce":
-		res, err = allReduce(comm)
-	default:
-		err = fmt.Errorf("unknown -mode %q", *mode)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "rank %d: %v\n", comm.Rank(), err)
-		os.Exit(1)
-	}
-	if comm.Rank() == 0 && *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
-	}
-	if err := comm.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	var mode string
+	var steps, batch int
+	return cli.Program{
+		Name: "distributed",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&mode, "mode", "train", "train or allreduce")
+			fs.IntVar(&steps, "steps", 200, "training steps")
+			fs.IntVar(&batch, "batch", 128, "global batch size")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			comm, err := distributed.Init()
+			if err != nil {
+				return nil, err
+			}
+			var res map[string]any
+			switch mode {
+			case "train":
+				res, err = trainMLP(comm, steps, batch, env.Seed, env.Path("model.safetensors"), env.Log)
+			case "allreduce":
+				res, err = allReduce(comm, env.Log)
+			default:
+				err = cli.BadFlagf("unknown -mode %q", mode)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("rank %d: %w", comm.Rank(), err)
+			}
+			if err := comm.Close(); err != nil {
+				return nil, err
+			}
+			if comm.Rank() != 0 {
+				return nil, nil // only rank 0 reports
+			}
+			return res, nil
+		},
 	}
 }
 
-func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) (map[string]any, error) {
+func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string, log io.Writer) (map[string]any, error) {
 	if batch%comm.Size() != 0 {
 		return nil, fmt.Errorf("global batch %d does not split evenly over %d ranks", batch, comm.Size())
 	}
@@ -104,7 +111,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 		// the backward pass is still running.
 		Gradients: dp.Gradients}
 	if comm.Rank() == 0 {
-		cfg.Progress = os.Stdout
+		cfg.Progress = log
 	}
 	start := time.Now()
 	hist, err := train.New(model, opt, loss, loader, cfg).Fit(context.Background())
@@ -135,7 +142,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 		}
 	}
 	if comm.Rank() == 0 {
-		fmt.Printf("%d ranks (GOMAXPROCS %d each): %.0f samples/s, loss %.4f -> %.4f\n",
+		fmt.Fprintf(log, "%d ranks (GOMAXPROCS %d each): %.0f samples/s, loss %.4f -> %.4f\n",
 			comm.Size(), runtime.GOMAXPROCS(0), rate, first, last)
 	}
 	return map[string]any{"ranks": comm.Size(), "gomaxprocs": runtime.GOMAXPROCS(0),
@@ -144,7 +151,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string) 
 
 // allReduce times float32 all-reduces from 4 KiB to 64 MiB (median of 10)
 // and reports the algorithmic bandwidth, bytes reduced per second.
-func allReduce(comm distributed.Comm) (map[string]any, error) {
+func allReduce(comm distributed.Comm, log io.Writer) (map[string]any, error) {
 	out := map[string]any{"ranks": comm.Size()}
 	for elems := 1 << 10; elems <= 1<<24; elems <<= 2 {
 		buf := make([]float32, elems)
@@ -162,7 +169,7 @@ func allReduce(comm distributed.Comm) (map[string]any, error) {
 		slices.Sort(times)
 		gbs := float64(4*elems) / times[len(times)/2] / 1e9
 		if comm.Rank() == 0 {
-			fmt.Printf("allreduce %9d floats: %8.1f µs, %.2f GB/s\n", elems, times[len(times)/2]*1e6, gbs)
+			fmt.Fprintf(log, "allreduce %9d floats: %8.1f µs, %.2f GB/s\n", elems, times[len(times)/2]*1e6, gbs)
 		}
 		out[fmt.Sprintf("gbs_%d", elems)] = gbs
 	}

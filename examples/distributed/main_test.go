@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/distributed"
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 )
 
@@ -19,15 +21,24 @@ func TestTrainOneRank(t *testing.T) {
 	require.NoError(t, err)
 	defer comm.Close()
 	out := filepath.Join(t.TempDir(), "dp.safetensors")
-	res, err := trainMLP(comm, 40, 64, 1, out)
+	res, err := trainMLP(comm, 40, 64, 1, out, io.Discard)
 	require.NoError(t, err)
 	assert.InDelta(t, 2.3, res["first_loss"].(float64), 0.2)
 	assert.Less(t, res["final_loss"].(float64), 1.0)
 	ts, _, err := checkpoint.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, []int{256, 784}, ts["0.weight"].Shape())
-	_, err = trainMLP(comm, 10, 63, 1, "")
+	_, err = trainMLP(comm, 10, 63, 1, "", io.Discard)
 	assert.NoError(t, err) // one rank divides every batch
-	_, err = trainMLP(comm, 10, 9000, 1, "")
+	_, err = trainMLP(comm, 10, 9000, 1, "", io.Discard)
 	assert.ErrorContains(t, err, "larger than the 8000 training digits")
+}
+
+// Through the cli on one rank: the JSON object's fields and the checkpoint
+// in -out.
+func TestProgram(t *testing.T) {
+	r := clitest.Run(t, program(), "-steps", "5", "-batch", "32")
+	r.Fields("ranks", "first_loss", "final_loss")
+	r.Files("model.safetensors")
+	clitest.Fails(t, program(), 2, "-mode", "broadcast")
 }

@@ -1,12 +1,14 @@
 // Command dpmixture clusters the iris flowers shipped with Gradus by a
 // Dirichlet-process Gaussian mixture, sampled by collapsed Gibbs
-// (inference.DPMixtureGibbs; the ETH summary §6.1.2): the number of
+// (inference.DPMixtureGibbs; Neal 2000, "Markov chain sampling methods
+// for Dirichlet process mixture models", algorithm 3): the number of
 // clusters is not fixed but sampled with the partition. The four features
 // are standardised; the prior is Normal-inverse-Wishart centred on the
 // data's mean with a prior covariance of 0.1·I. It prints the number of
 // clusters over the kept sweeps and the adjusted Rand index of the last
 // partition against the species, and draws two PNGs: the number of
-// clusters per sweep, and the last partition on the petal features.
+// clusters per sweep (clusters.png), and the last partition beside the
+// species on the petal features (partition.png).
 //
 // Setosa always forms a cluster of its own. Versicolor and virginica
 // overlap, and the posterior has modes that keep them together or split
@@ -15,34 +17,26 @@
 // seed decides which one a short run reports: seed 1 finds a split
 // (adjusted Rand index 0.77), seed 2 keeps them together (0.56).
 //
-//	go run ./examples/dpmixture [-alpha 1] [-burn 100] [-keep 100] [-seed 1] [-out out/dpmixture] [-json]
+//	go run ./examples/dpmixture [-alpha 1] [-burn 100] [-keep 100] [-seed 1] [-out out/dpmixture] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
-	"image/color"
-	"os"
-	"path/filepath"
 	"slices"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/metrics"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/inference"
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 type config struct {
 	Alpha      float64
 	Burn, Keep int
 	Seed       uint64
-	Out        string
 }
 
 type result struct {
@@ -57,26 +51,25 @@ type result struct {
 	Plots       []string `json:"plots,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var cfg config
-	flag.Float64Var(&cfg.Alpha, "alpha", 1, "DP concentration α")
-	flag.IntVar(&cfg.Burn, "burn", 100, "burn-in sweeps")
-	flag.IntVar(&cfg.Keep, "keep", 100, "kept sweeps")
-	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the sampler")
-	flag.StringVar(&cfg.Out, "out", "out/dpmixture", "directory for the PNGs (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(cfg, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dpmixture:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "dpmixture",
+		Flags: func(fs *flag.FlagSet) {
+			fs.Float64Var(&cfg.Alpha, "alpha", 1, "DP concentration α")
+			fs.IntVar(&cfg.Burn, "burn", 100, "burn-in sweeps")
+			fs.IntVar(&cfg.Keep, "keep", 100, "kept sweeps")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			cfg.Seed = env.Seed
+			return run(cfg, env)
+		},
 	}
 }
 
-func run(cfg config, verbose bool) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	x, species, err := data.Classes("sklearn/iris.csv", "target")
 	if err != nil {
 		return res, err
@@ -129,69 +122,41 @@ func run(cfg config, verbose bool) (res result, err error) {
 	}
 	slices.Sort(res.LastSizes)
 	slices.Reverse(res.LastSizes)
-	if verbose {
-		fmt.Printf("collapsed Gibbs, α = %g: %d burn-in + %d kept sweeps over %d flowers\n", cfg.Alpha, cfg.Burn, cfg.Keep, x.Shape()[0])
-		fmt.Printf("clusters per kept sweep: mode %d, counts %v\n", res.KMode, counts)
-		fmt.Printf("last partition: sizes %v, adjusted Rand index %.3f against the species (mean over kept sweeps %.3f)\n",
-			res.LastSizes, res.ARI, res.MeanARI)
+	env.Printf("collapsed Gibbs, α = %g: %d burn-in + %d kept sweeps over %d flowers\n", cfg.Alpha, cfg.Burn, cfg.Keep, x.Shape()[0])
+	env.Printf("clusters per kept sweep: mode %d, counts %v\n", res.KMode, counts)
+	env.Printf("last partition: sizes %v, adjusted Rand index %.3f against the species (mean over kept sweeps %.3f)\n",
+		res.LastSizes, res.ARI, res.MeanARI)
+	kPath, scatterPath := env.Path("clusters.png"), env.Path("partition.png")
+	ks := make([]float64, len(r.K))
+	for i, k := range r.K {
+		ks[i] = float64(k)
 	}
-	if cfg.Out == "" {
-		return res, nil
-	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+	err = plot.WritePNG(kPath, plot.Panel{Title: "DP mixture on iris: number of clusters per kept sweep",
+		XLabel: "sweep", YLabel: "clusters", Curves: []plot.Curve{{Name: "clusters", Y: ks, Style: plot.Line}}})
+	if err != nil {
 		return res, err
 	}
-	kPath, scatterPath := filepath.Join(cfg.Out, "clusters.png"), filepath.Join(cfg.Out, "partition.png")
-	if err := plotK(kPath, r.K); err != nil {
-		return res, err
-	}
-	if err := plotPartition(scatterPath, x.Values(), d, last, species); err != nil {
+	if err := plotPartition(scatterPath, tensor.Slice(x, 1, 2, 4, 1).Contiguous(), last, species); err != nil {
 		return res, err
 	}
 	res.Plots = []string{kPath, scatterPath}
-	if verbose {
-		fmt.Println("plots:", kPath, scatterPath)
-	}
+	env.Println("plots:", kPath, scatterPath)
 	return res, nil
 }
 
-func plotK(path string, k []int) error {
-	p := plot.New()
-	p.Title.Text = "DP mixture on iris: number of clusters per kept sweep"
-	p.X.Label.Text, p.Y.Label.Text = "sweep", "clusters"
-	pts := make(plotter.XYs, len(k))
-	for i, v := range k {
-		pts[i] = plotter.XY{X: float64(i), Y: float64(v)}
-	}
-	l, err := plotter.NewLine(pts)
-	if err != nil {
-		return err
-	}
-	p.Add(l)
-	return p.Save(7*vg.Inch, 3.5*vg.Inch, path)
-}
-
-var palette = []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
-	{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}}
-
-// plotPartition draws the flowers on the standardised petal features,
-// coloured by sampled cluster, shaped by species.
-func plotPartition(path string, xv []float64, d int, labels, species []int) error {
-	p := plot.New()
-	p.Title.Text = "last sampled partition (colour) and species (shape)"
-	p.X.Label.Text, p.Y.Label.Text = "petal length (standardised)", "petal width (standardised)"
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}}
-	ids := map[int]int{}
+// plotPartition draws the flowers on the standardised petal features
+// coloured by sampled cluster, beside the same coloured by species.
+func plotPartition(path string, petals *tensor.Tensor, labels, species []int) error {
+	ids := map[int]int{} // cluster labels as 0, 1, … in order of appearance
+	clusters := make([]int, len(labels))
 	for i, l := range labels {
 		if _, ok := ids[l]; !ok {
 			ids[l] = len(ids)
 		}
-		s, err := plotter.NewScatter(plotter.XYs{{X: xv[i*d+2], Y: xv[i*d+3]}})
-		if err != nil {
-			return err
-		}
-		s.GlyphStyle = draw.GlyphStyle{Color: palette[ids[l]%len(palette)], Shape: shapes[species[i]%3], Radius: vg.Points(3)}
-		p.Add(s)
+		clusters[i] = ids[l]
 	}
-	return p.Save(7*vg.Inch, 5*vg.Inch, path)
+	const xl, yl = "petal length (standardised)", "petal width (standardised)"
+	return plot.WritePNG(path,
+		plot.Panel{Title: "last sampled partition", XLabel: xl, YLabel: yl, Curves: plot.ByLabel(petals, clusters, plot.Names(len(ids)))},
+		plot.Panel{Title: "species", XLabel: xl, YLabel: yl, Curves: plot.ByLabel(petals, species, []string{"setosa", "versicolor", "virginica"})})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -16,18 +17,18 @@ import (
 // wide margin (2.81 nats per point: the data are standardised), and the
 // samples' moments follow the data's.
 func TestTwoMoons(t *testing.T) {
-	cfg := config{Steps: 300, Layers: 6, Hidden: 32, Batch: 256, LR: 1e-3, Seed: 1, Out: t.TempDir() + "/flow.png"}
-	res, err := run(cfg, false)
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-steps", "300", "-layers", "6", "-hidden", "32")
+	r.Fields("test_nll", "base_test_nll", "train_nll_per_100_steps", "sample_mean", "data_mean", "plot", "log", "parameters")
+	r.Pictures("flow.png")
+	var res result
+	r.Decode(&res)
 	assert.InDelta(t, 2.81, res.BaseNLL, 0.05)
 	assert.Less(t, res.TestNLL, res.BaseNLL-0.6)
 	for j := range 2 {
 		assert.Less(t, math.Abs(res.SampleMean[j]-res.DataMean[j]), 0.15, "mean %d", j)
 		assert.InDelta(t, res.DataStd[j], res.SampleStd[j], 0.2, "sd %d", j)
 	}
-	st, err := os.Stat(cfg.Out)
-	require.NoError(t, err)
-	assert.Greater(t, st.Size(), int64(20000))
 	// Three windows of 100 steps, one JSON line each from the Trainer.
 	require.Len(t, res.Curve, 3)
 	assert.Less(t, res.Curve[2], res.Curve[0])
@@ -35,8 +36,8 @@ func TestTwoMoons(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, strings.Count(string(log), "\n"))
 	assert.Contains(t, string(log), `"step":300`)
-	_, err = run(config{Steps: 0, Layers: 2, Hidden: 1, Batch: 1}, false)
-	assert.ErrorContains(t, err, "-steps ≥ 1")
+	clitest.Fails(t, program(), 2, "-steps", "0")
+	clitest.Fails(t, program(), 2, "-data", "cifar")
 }
 
 // The uniform density on [0, 1)^784 codes each 8-bit pixel in exactly 8
@@ -69,22 +70,20 @@ func TestLogitStatsOnePixel(t *testing.T) {
 // already beats the independent per-pixel Gaussians in logit space on 500
 // test digits, and writes the sample grid and one log line per epoch.
 func TestMNISTQuick(t *testing.T) {
-	cfg := mnistConfig{Epochs: 1, Layers: 2, Hidden: 64, Batch: 64, Train: 2000, Test: 500, LR: 1e-3, Seed: 1,
-		Out: t.TempDir() + "/flow-mnist.png"}
-	res, err := runMNIST(cfg, false)
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-data", "mnist", "-epochs", "1", "-layers", "2", "-hidden", "64", "-train", "2000", "-test", "500")
+	r.Fields("test_bpd", "baseline_test_bpd", "uniform_bpd", "train_bpd_per_epoch", "parameters")
+	r.Pictures("flow-mnist.png")
+	var res mnistResult
+	r.Decode(&res)
 	t.Logf("quick run: test %.3f bpd, baseline %.3f", res.TestBPD, res.BaselineBPD)
 	assert.Equal(t, 8.0, res.UniformBPD)
 	assert.Greater(t, res.BaselineBPD, 3.0)
 	assert.Less(t, res.BaselineBPD, 8.0)
 	assert.Less(t, res.TestBPD, res.BaselineBPD-0.1)
 	require.Len(t, res.Curve, 1)
-	st, err := os.Stat(cfg.Out)
-	require.NoError(t, err)
-	assert.Greater(t, st.Size(), int64(5000))
 	log, err := os.ReadFile(res.Log)
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(string(log), "\n"))
-	_, err = runMNIST(mnistConfig{Epochs: 0, Layers: 2, Hidden: 1, Batch: 1}, false)
-	assert.ErrorContains(t, err, "-epochs ≥ 1")
+	clitest.Fails(t, program(), 2, "-data", "mnist", "-epochs", "0")
 }

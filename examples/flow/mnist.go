@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
@@ -50,7 +50,6 @@ type mnistConfig struct {
 	Train, Test                   int // images used from each split (0: all)
 	LR                            float64
 	Seed                          uint64
-	Out                           string
 }
 
 type mnistResult struct {
@@ -187,9 +186,9 @@ func head(x *tensor.Tensor, n int) *tensor.Tensor {
 	return tensor.FromValues(x.DType(), x.Values()[:n*pixels], n, pixels)
 }
 
-func runMNIST(cfg mnistConfig, verbose bool) (res mnistResult, err error) {
+func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 	if cfg.Epochs < 1 || cfg.Layers < 2 || cfg.Hidden < 1 || cfg.Batch < 1 {
-		return res, fmt.Errorf("need -epochs ≥ 1, -layers ≥ 2, -hidden ≥ 1, got %d, %d, %d", cfg.Epochs, cfg.Layers, cfg.Hidden)
+		return res, cli.BadFlagf("need -epochs ≥ 1, -layers ≥ 2, -hidden ≥ 1, got %d, %d, %d", cfg.Epochs, cfg.Layers, cfg.Hidden)
 	}
 	xTrain, _, err := data.MNIST("train")
 	if err != nil {
@@ -236,17 +235,12 @@ func runMNIST(cfg mnistConfig, verbose bool) (res mnistResult, err error) {
 		return graph.MulScalar(graph.AddScalar(nllNats, pixels*math.Log(256)), 1/(pixels*math.Ln2))
 	}
 	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
-	if cfg.Out != "" {
-		lf, err := createLog(cfg.Out)
-		if err != nil {
-			return res, err
-		}
-		defer lf.Close()
-		res.Log, tc.Log = lf.Name(), lf
+	lf, err := os.Create(env.Path("flow-mnist.jsonl")) // for gradus plot
+	if err != nil {
+		return res, err
 	}
-	if verbose {
-		tc.Progress = os.Stdout
-	}
+	defer lf.Close()
+	res.Log, tc.Log, tc.Progress = lf.Name(), lf, env.Log
 	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
@@ -266,21 +260,14 @@ func runMNIST(cfg mnistConfig, verbose bool) (res mnistResult, err error) {
 		}
 	}
 	res.TestBPD = bitsPerDim(total / float64(m))
-	if verbose {
-		fmt.Printf("test %.3f bits per pixel (per-pixel logit-Gaussian baseline %.3f, uniform %.0f); %d parameters\n",
-			res.TestBPD, res.BaselineBPD, res.UniformBPD, res.Parameters)
-	}
-	if cfg.Out == "" {
-		return res, nil
-	}
+	env.Printf("test %.3f bits per pixel (per-pixel logit-Gaussian baseline %.3f, uniform %.0f); %d parameters\n",
+		res.TestBPD, res.BaselineBPD, res.UniformBPD, res.Parameters)
 	g := graph.New()
 	s := f.dist(g).Sample(rng, 64)
-	if err := plot.ImageGrid(cfg.Out, tensor.Reshape(s, 64, 28, 28), 8, 3, 0, 1); err != nil {
+	res.Samples = env.Path("flow-mnist.png")
+	if err := plot.ImageGrid(res.Samples, tensor.Reshape(s, 64, 28, 28), 8, 3, 0, 1); err != nil {
 		return res, err
 	}
-	res.Samples = cfg.Out
-	if verbose {
-		fmt.Println("samples:", cfg.Out)
-	}
+	env.Println("samples:", res.Samples)
 	return res, nil
 }

@@ -15,8 +15,11 @@
 // 1,000 training digits (the floor a perfect generator would reach).
 //
 //	go run ./examples/gan [-loss bce|wgan-gp] [-epochs 5] [-seed 1]
-//	    [-out out/gan] [-log run.jsonl] [-n 8000] [-width 32] [-lr 2e-4]
-//	    [-beta1 0.5] [-ncritic 5] [-quick] [-json]
+//	    [-out out/gan] [-n 8000] [-width 32] [-lr 2e-4]
+//	    [-beta1 0.5] [-ncritic 5] [-quick] [-json] [-quiet]
+//
+// It writes the sample grid (samples-<loss>.png) and one JSON line per
+// epoch (run.jsonl, train.Record) into -out.
 package main
 
 import (
@@ -29,6 +32,7 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
 	"github.com/gradus-ml/gradus/nn"
@@ -76,56 +80,45 @@ func defaults() config {
 	return config{Loss: "bce", Epochs: 5, Batch: 64, Width: 32, Latent: 64, NCritic: 5, Beta1: -1, Lambda: 10, EvalN: 1000, Seed: 1, Out: "out/gan"}
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	cfg := defaults()
-	flag.StringVar(&cfg.Loss, "loss", cfg.Loss, "bce (standard DCGAN) or wgan-gp")
-	flag.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "passes over the training digits (one discriminator or critic step per batch)")
-	flag.IntVar(&cfg.TrainN, "n", 0, "training digits (0: all 8,000)")
-	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam's learning rate (0: 2e-4 for bce, 5e-4 for wgan-gp)")
-	flag.Float64Var(&cfg.Beta1, "beta1", cfg.Beta1, "Adam's β₁ (negative: 0.5)")
-	flag.IntVar(&cfg.NCritic, "ncritic", cfg.NCritic, "critic steps per generator step (wgan-gp)")
-	flag.IntVar(&cfg.Width, "width", cfg.Width, "feature maps of the outer layers (the middle ones have twice as many)")
-	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the weights, batches and noise")
-	flag.StringVar(&cfg.Out, "out", cfg.Out, "directory of the sample grid (empty: none)")
-	logPath := flag.String("log", "", "write one JSON line per epoch (train.Record) to this file")
-	quick := flag.Bool("quick", false, "a small run for tests: 2,048 digits, width 8, 3 epochs")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	if *quick { // the quick sizes, except where a flag says otherwise
-		q := quickConfig(cfg)
-		flag.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "n":
-				q.TrainN = cfg.TrainN
-			case "width":
-				q.Width = cfg.Width
-			case "epochs":
-				q.Epochs = cfg.Epochs
+	var quick bool
+	return cli.Program{
+		Name: "gan",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&cfg.Loss, "loss", cfg.Loss, "bce (standard DCGAN) or wgan-gp")
+			fs.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "passes over the training digits (one discriminator or critic step per batch)")
+			fs.IntVar(&cfg.TrainN, "n", 0, "training digits (0: all 8,000)")
+			fs.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam's learning rate (0: 2e-4 for bce, 5e-4 for wgan-gp)")
+			fs.Float64Var(&cfg.Beta1, "beta1", cfg.Beta1, "Adam's β₁ (negative: 0.5)")
+			fs.IntVar(&cfg.NCritic, "ncritic", cfg.NCritic, "critic steps per generator step (wgan-gp)")
+			fs.IntVar(&cfg.Width, "width", cfg.Width, "feature maps of the outer layers (the middle ones have twice as many)")
+			fs.BoolVar(&quick, "quick", false, "a small run for tests: 2,048 digits, width 8, 3 epochs")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			c := cfg
+			if quick { // the quick sizes, except where a flag says otherwise
+				c = quickConfig(cfg)
+				if env.Given("n") {
+					c.TrainN = cfg.TrainN
+				}
+				if env.Given("width") {
+					c.Width = cfg.Width
+				}
+				if env.Given("epochs") {
+					c.Epochs = cfg.Epochs
+				}
 			}
-		})
-		cfg = q
-	}
-	var progress io.Writer = os.Stderr
-	if *asJSON {
-		progress = nil
-	}
-	var logw io.Writer
-	if *logPath != "" {
-		f, err := os.Create(*logPath)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "gan:", err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		logw = f
-	}
-	res, err := run(cfg, progress, logw)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gan:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and noise
+			f, err := os.Create(env.Path("run.jsonl"))
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return run(c, env.Log, f)
+		},
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // -init rows:0,50,100 is scikit-learn's EM from means_init = those rows,
@@ -16,22 +18,21 @@ import (
 // at the initial parameters as an iteration, so it is one more than our
 // M-steps); a trace that never decreases; and the PNG.
 func TestRowsInitMatchesScikitLearn(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/iris_rows.json")
 	require.NoError(t, err)
 	var want result
 	require.NoError(t, json.Unmarshal(b, &want))
-	dir := t.TempDir()
-	res, err := run(config{init: "rows:0,50,100", fit: "em", data: "sklearn/iris.csv", out: dir, tol: 1e-3, maxIter: 100, seed: 1})
-	require.NoError(t, err)
+	r := clitest.Run(t, program(), "-init", "rows:0,50,100", "-fit", "em", "-tol", "1e-3", "-max-iter", "100")
+	r.Fields("mean_log_likelihood", "iterations", "weights", "log_likelihood_per_iteration", "plot")
+	r.Pictures("gmm_ellipses.png")
+	var res result
+	r.Decode(&res)
 	assert.Equal(t, want.Iterations, res.Iterations+1)
 	for i := 1; i < len(res.Trace); i++ {
 		assert.GreaterOrEqual(t, res.Trace[i], res.Trace[i-1])
 	}
-	st, err := os.Stat(res.Plot)
-	require.NoError(t, err)
-	assert.Greater(t, st.Size(), int64(10000))
-
-	res, err = run(config{init: "rows:0,50,100", fit: "em", data: "sklearn/iris.csv", tol: 1e-12, maxIter: 5000, seed: 1})
+	res, err = run(config{init: "rows:0,50,100", fit: "em", data: "sklearn/iris.csv", tol: 1e-12, maxIter: 5000, seed: 1}, clitest.Env(t))
 	require.NoError(t, err)
 	assert.InDelta(t, want.MeanLogLikelihood, res.MeanLogLikelihood, 1e-9)
 	require.Len(t, res.Weights, 3)
@@ -43,11 +44,12 @@ func TestRowsInitMatchesScikitLearn(t *testing.T) {
 // The gradient fit from a converged EM fit (k-means starts) reaches the
 // same mean log-likelihood to 1e-6.
 func TestGradientMeetsEM(t *testing.T) {
+	t.Parallel()
 	c := config{init: "kmeans", fit: "em", data: "sklearn/iris.csv", tol: 1e-12, maxIter: 3000, seed: 1}
-	em, err := run(c)
+	em, err := run(c, clitest.Env(t))
 	require.NoError(t, err)
 	c.fit = "gradient"
-	gr, err := run(c)
+	gr, err := run(c, clitest.Env(t))
 	require.NoError(t, err)
 	assert.InDelta(t, em.MeanLogLikelihood, gr.MeanLogLikelihood, 1e-6)
 	assert.GreaterOrEqual(t, gr.MeanLogLikelihood, em.MeanLogLikelihood-1e-9)
@@ -60,7 +62,7 @@ func TestBadFlags(t *testing.T) {
 		{init: "random", fit: "em", data: "sklearn/iris.csv"},
 		{init: "kmeans", fit: "newton", data: "sklearn/iris.csv"},
 	} {
-		_, err := run(c)
+		_, err := run(c, clitest.Env(t))
 		assert.Error(t, err, c.init+" "+c.fit)
 	}
 }

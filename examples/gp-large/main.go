@@ -24,14 +24,12 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +37,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/distributed"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
@@ -52,7 +51,6 @@ type config struct {
 	Seed                                 uint64
 	LR                                   float64
 	Out                                  string
-	JSON                                 bool
 	// NoSubsetFit skips the two fits on the subset (only one evaluation
 	// of each method is timed), for large -exact-n.
 	NoSubsetFit bool
@@ -90,50 +88,53 @@ type result struct {
 	Plot           string             `json:"plot,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var c config
-	flag.IntVar(&c.N, "n", 100000, "training points")
-	flag.IntVar(&c.Steps, "steps", 20, "Adam steps on the CG objective")
-	flag.IntVar(&c.ExactN, "exact-n", 2000, "subset size for the exact comparison (0: skip)")
-	flag.IntVar(&c.Test, "test", 1000, "test points")
-	flag.IntVar(&c.Probes, "probes", 16, "probe vectors of the stochastic estimates")
-	flag.IntVar(&c.Rank, "rank", 100, "rank of the pivoted-Cholesky preconditioner")
-	flag.Float64Var(&c.LR, "lr", 0.1, "Adam's learning rate")
-	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the data and the probes")
-	flag.StringVar(&c.Out, "out", filepath.Join("out", "gp-large"), "output directory for the LML trace plot (empty: none)")
-	flag.BoolVar(&c.JSON, "json", false, "print one JSON object with the results")
-	flag.BoolVar(&c.NoSubsetFit, "no-subset-fit", false, "on the subset, time one evaluation of each method but fit neither")
-	demo := flag.Bool("demo", false, "quick run: n = 3000, 5 steps, exact subset 500")
-	flag.Parse()
-	if *demo {
-		c.N, c.Steps, c.ExactN, c.Test = 3000, 5, 500, 200
-	}
-	comm, err := distributed.Init() // one rank unless built with -tags mpi and run by mpirun
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gp-large:", err)
-		os.Exit(1)
-	}
-	c.Partition = comm
-	var log io.Writer = os.Stdout
-	if c.JSON || comm.Rank() != 0 {
-		log = io.Discard
-	}
-	if comm.Rank() != 0 {
-		c.Out = ""
-	}
-	if comm.Size() > 1 {
-		fmt.Fprintf(log, "kernel products split by rows over %d MPI ranks\n", comm.Size())
-	}
-	res, err := run(context.Background(), c, log)
-	if err == nil {
-		err = comm.Close()
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gp-large (rank %d): %v\n", comm.Rank(), err)
-		os.Exit(1)
-	}
-	if c.JSON && comm.Rank() == 0 {
-		json.NewEncoder(os.Stdout).Encode(res)
+	var demo bool
+	return cli.Program{
+		Name: "gp-large",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&c.N, "n", 100000, "training points")
+			fs.IntVar(&c.Steps, "steps", 20, "Adam steps on the CG objective")
+			fs.IntVar(&c.ExactN, "exact-n", 2000, "subset size for the exact comparison (0: skip)")
+			fs.IntVar(&c.Test, "test", 1000, "test points")
+			fs.IntVar(&c.Probes, "probes", 16, "probe vectors of the stochastic estimates")
+			fs.IntVar(&c.Rank, "rank", 100, "rank of the pivoted-Cholesky preconditioner")
+			fs.Float64Var(&c.LR, "lr", 0.1, "Adam's learning rate")
+			fs.BoolVar(&c.NoSubsetFit, "no-subset-fit", false, "on the subset, time one evaluation of each method but fit neither")
+			fs.BoolVar(&demo, "demo", false, "quick run: n = 3000, 5 steps, exact subset 500")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			if demo {
+				c.N, c.Steps, c.ExactN, c.Test = 3000, 5, 500, 200
+			}
+			c.Seed, c.Out = env.Seed, env.Out // -seed: the data and the probes
+			comm, err := distributed.Init()   // one rank unless built with -tags mpi and run by mpirun
+			if err != nil {
+				return nil, err
+			}
+			c.Partition = comm
+			log := env.Log
+			if comm.Rank() != 0 {
+				log, c.Out = io.Discard, ""
+			}
+			if comm.Size() > 1 {
+				fmt.Fprintf(log, "kernel products split by rows over %d MPI ranks\n", comm.Size())
+			}
+			res, err := run(context.Background(), c, log)
+			if err == nil {
+				err = comm.Close()
+			}
+			if err != nil {
+				return nil, fmt.Errorf("rank %d: %w", comm.Rank(), err)
+			}
+			if comm.Rank() != 0 {
+				return nil, nil // only rank 0 reports
+			}
+			return res, nil
+		},
 	}
 }
 

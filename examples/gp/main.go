@@ -14,7 +14,7 @@
 // draws the data, the posterior mean and its ±2σ band to -out/co2.png
 // (named after the data file).
 //
-//	go run ./examples/gp [-kernel co2] [-restarts 2] [-seed 1] [-data co2.csv] [-x decimal_year] [-y ppm] [-out out/gp] [-json]
+//	go run ./examples/gp [-kernel co2] [-restarts 2] [-seed 1] [-data co2.csv] [-x decimal_year] [-y ppm] [-out out/gp] [-json] [-quiet]
 //
 // -kernel takes a preset (co2, rbf, matern52, rbf+periodic) or a small
 // expression: terms joined by "+", factors by "*", from rbf, matern12,
@@ -25,17 +25,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
@@ -51,7 +50,6 @@ type config struct {
 	Restarts int
 	MaxIter  int
 	Ahead    float64 // years to extrapolate
-	JSON     bool
 }
 
 // result is what -json prints.
@@ -63,30 +61,24 @@ type result struct {
 	Plot   string         `json:"plot,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var c config
-	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the restarts' starting points")
-	flag.StringVar(&c.Data, "data", "co2.csv", "CSV file (embedded name or path)")
-	flag.StringVar(&c.X, "x", "decimal_year", "input column")
-	flag.StringVar(&c.Y, "y", "ppm", "target column")
-	flag.StringVar(&c.Kernel, "kernel", "co2", "kernel preset (co2, rbf, matern52, rbf+periodic) or expression")
-	flag.StringVar(&c.Out, "out", filepath.Join("out", "gp"), "output directory")
-	flag.IntVar(&c.Restarts, "restarts", 2, "random restarts after the start from the initial values")
-	flag.IntVar(&c.MaxIter, "iters", 100, "L-BFGS iterations per start")
-	flag.Float64Var(&c.Ahead, "ahead", 10, "extrapolate this far beyond the last input")
-	flag.BoolVar(&c.JSON, "json", false, "print one JSON object with the results")
-	flag.Parse()
-	var log io.Writer = os.Stdout
-	if c.JSON {
-		log = os.Stderr
-	}
-	res, err := run(context.Background(), c, log)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gp:", err)
-		os.Exit(1)
-	}
-	if c.JSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "gp", Data: "co2.csv", DataUsage: "CSV file (embedded name or path)",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&c.X, "x", "decimal_year", "input column")
+			fs.StringVar(&c.Y, "y", "ppm", "target column")
+			fs.StringVar(&c.Kernel, "kernel", "co2", "kernel preset (co2, rbf, matern52, rbf+periodic) or expression")
+			fs.IntVar(&c.Restarts, "restarts", 2, "random restarts after the start from the initial values")
+			fs.IntVar(&c.MaxIter, "iters", 100, "L-BFGS iterations per start")
+			fs.Float64Var(&c.Ahead, "ahead", 10, "extrapolate this far beyond the last input")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			c.Seed, c.Data, c.Out = env.Seed, env.Data, env.Out // -seed: the restarts' starting points
+			return run(context.Background(), c, env.Log)
+		},
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"image/png"
 	"math"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 )
 
@@ -32,6 +32,7 @@ func TestLoadCO2(t *testing.T) {
 // A short fit on the CO2 record improves the log marginal likelihood,
 // keeps the yearly period, and writes the plot; -json has the agreed keys.
 func TestRunCO2(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	var log bytes.Buffer
 	res, err := run(context.Background(), config{Seed: 1, Data: "co2.csv", X: "decimal_year", Y: "ppm", Kernel: "co2",
@@ -52,13 +53,14 @@ func TestRunCO2(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, img.Bounds().Dx(), 500)
 
-	b, err := json.Marshal(res)
-	require.NoError(t, err)
-	var back map[string]any
-	require.NoError(t, json.Unmarshal(b, &back))
-	for _, key := range []string{"lml", "params", "n"} {
-		assert.Contains(t, back, key)
-	}
+}
+
+// Through the cli: the JSON object's fields and the picture.
+func TestProgram(t *testing.T) {
+	t.Parallel()
+	r := clitest.Run(t, program(), "-kernel", "rbf", "-restarts", "0", "-iters", "5")
+	r.Fields("lml", "lml_start", "params", "n", "plot")
+	r.Pictures("co2.png")
 }
 
 // Kernel expressions: terms by +, factors by *, each non-noise term scaled.

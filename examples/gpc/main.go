@@ -5,54 +5,37 @@
 // by maximising the approximate log marginal likelihood with L-BFGS
 // (gradients by autodiff, the moving mode included), and predictive
 // probabilities by the probit approximation. It prints the training
-// accuracy and the LML and draws the probability surface with the points.
+// accuracy and the LML and draws the probability surface with the points
+// (surface.png in -out).
 //
-//	go run ./examples/gpc [-seed 1] [-data sklearn/iris.csv] [-out out/gpc.png] [-json]
+//	go run ./examples/gpc [-seed 1] [-data sklearn/iris.csv] [-out out/gpc] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"image/color"
 	"math"
-	"os"
-	"path/filepath"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette/moreland"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-func main() {
-	seed := flag.Uint64("seed", 1, "seed of the fit's random restarts")
-	dataPath := flag.String("data", "sklearn/iris.csv", "embedded data set name or CSV path (iris layout)")
-	out := flag.String("out", "out/gpc.png", "PNG of the probability surface (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(config{seed: *seed, data: *dataPath, out: *out, verbose: !*asJSON})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gpc:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	return cli.Program{
+		Name: "gpc", Data: "sklearn/iris.csv", DataUsage: "embedded data set name or CSV path (iris layout)",
+		Run: func(env *cli.Env) (any, error) { return run(config{seed: env.Seed, data: env.Data}, env) },
 	}
 }
 
 type config struct {
-	seed    uint64
-	data    string
-	out     string
-	verbose bool
+	seed uint64 // of the fit's random restarts
+	data string
 }
 
 // result holds the figures the program reports.
@@ -73,7 +56,7 @@ const (
 	colTarget = "target"
 )
 
-func run(cfg config) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	defer tensor.Recover(&err)
 	tab, err := data.LoadCSV(cfg.data)
 	if err != nil {
@@ -147,41 +130,24 @@ func run(cfg config) (res result, err error) {
 		}
 	}
 	res.Accuracy = float64(correct) / float64(n)
-	if cfg.verbose {
-		fmt.Printf("iris versicolor vs virginica: %d points, features petal length and width (standardised)\n", n)
-		fmt.Printf("approximate log marginal likelihood: %.4f before fitting, %.4f after (%d L-BFGS iterations over %d starts)\n",
-			res.InitialLML, res.LML, fit.Iterations, len(fit.Restarts))
-		fmt.Printf("hyperparameters: lengthscale %.4f, variance %.4f\n", res.Lengthscale, res.Variance)
-		fmt.Printf("training accuracy: %.4f (%d/%d)\n", res.Accuracy, correct, n)
+	env.Printf("iris versicolor vs virginica: %d points, features petal length and width (standardised)\n", n)
+	env.Printf("approximate log marginal likelihood: %.4f before fitting, %.4f after (%d L-BFGS iterations over %d starts)\n",
+		res.InitialLML, res.LML, fit.Iterations, len(fit.Restarts))
+	env.Printf("hyperparameters: lengthscale %.4f, variance %.4f\n", res.Lengthscale, res.Variance)
+	env.Printf("training accuracy: %.4f (%d/%d)\n", res.Accuracy, correct, n)
+	res.Plot = env.Path("surface.png")
+	if err := drawSurface(res.Plot, c, raw, labels, std); err != nil {
+		return res, err
 	}
-	if cfg.out != "" {
-		if err := drawSurface(cfg.out, c, raw, labels, std); err != nil {
-			return res, err
-		}
-		res.Plot = cfg.out
-		if cfg.verbose {
-			fmt.Println("wrote", cfg.out)
-		}
-	}
+	env.Println("wrote", res.Plot)
 	return res, nil
 }
 
-// grid is the predictive probability on a regular grid, for the heat map.
-type grid struct {
-	xs, ys []float64
-	z      []float64 // z[r*len(xs)+c]
-}
-
-func (g grid) Dims() (c, r int)   { return len(g.xs), len(g.ys) }
-func (g grid) Z(c, r int) float64 { return g.z[r*len(g.xs)+c] }
-func (g grid) X(c int) float64    { return g.xs[c] }
-func (g grid) Y(r int) float64    { return g.ys[r] }
-
 // drawSurface writes a PNG of p(virginica | x) over the feature plane with
-// the training points and the 0.5 contour.
+// the training points.
 func drawSurface(path string, c *gp.Classifier, raw [][2]float64, labels []int, std func([2]float64) []float64) error {
 	const cols, rows = 120, 100
-	gr := grid{xs: make([]float64, cols), ys: make([]float64, rows)}
+	gr := struct{ xs, ys []float64 }{make([]float64, cols), make([]float64, rows)}
 	for i := range gr.xs {
 		gr.xs[i] = 2.5 + 5*float64(i)/float64(cols-1)
 	}
@@ -198,50 +164,15 @@ func drawSurface(path string, c *gp.Classifier, raw [][2]float64, labels []int, 
 	if err != nil {
 		return err
 	}
-	gr.z = pred.Prob
-
-	p := plot.New()
-	p.Title.Text = "GP classification (Laplace): p(virginica | petal length, width)"
-	p.X.Label.Text = "petal length (cm)"
-	p.Y.Label.Text = "petal width (cm)"
-	pal := moreland.SmoothBlueRed().Palette(64)
-	hm := plotter.NewHeatMap(gr, pal)
-	hm.Min, hm.Max = 0, 1
-	hm.Rasterized = true
-	p.Add(hm)
-	if ct := plotter.NewContour(gr, []float64{0.5}, nil); ct != nil {
-		ct.LineStyles = []draw.LineStyle{{Color: color.Black, Width: vg.Points(1.5)}}
-		p.Add(ct)
+	surface := &plot.Map{X: gr.xs, Y: gr.ys, Z: make([][]float64, rows)}
+	for r := range rows {
+		surface.Z[r] = pred.Prob[r*cols : (r+1)*cols]
 	}
-	for cls, name := range []string{"versicolor", "virginica"} {
-		var pts plotter.XYs
-		for i, q := range raw {
-			if labels[i] == cls {
-				pts = append(pts, plotter.XY{X: q[0], Y: q[1]})
-			}
-		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return err
-		}
-		sc.GlyphStyle.Radius = vg.Points(3)
-		sc.GlyphStyle.Color = color.Black
-		if cls == 0 {
-			sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		} else {
-			sc.GlyphStyle.Shape = draw.TriangleGlyph{}
-		}
-		p.Add(sc)
-		p.Legend.Add(name, sc)
+	pts := make([]float64, 0, 2*len(raw))
+	for _, q := range raw {
+		pts = append(pts, q[0], q[1])
 	}
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.X.Min, p.X.Max = gr.xs[0], gr.xs[cols-1]
-	p.Y.Min, p.Y.Max = gr.ys[0], gr.ys[rows-1]
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	return p.Save(7*vg.Inch, 5*vg.Inch, path)
+	return plot.WritePNG(path, plot.Panel{Title: "GP classification (Laplace): p(virginica | petal length, width)",
+		XLabel: "petal length (cm)", YLabel: "petal width (cm)", Map: surface,
+		Curves: plot.ByLabel(tensor.FromFloat64s(pts, len(raw), 2), labels, []string{"versicolor", "virginica"})})
 }

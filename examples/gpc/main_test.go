@@ -1,13 +1,11 @@
 package main
 
 import (
-	"image/png"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // Versicolor and virginica overlap in petal length and width (several
@@ -17,9 +15,12 @@ import (
 // approximation of the log marginal likelihood well above its value at the
 // initial hyperparameters.
 func TestIrisClassification(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "gpc.png")
-	res, err := run(config{seed: 1, data: "sklearn/iris.csv", out: out})
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program())
+	r.Fields("n", "train_accuracy", "lml", "initial_lml", "lengthscale", "variance", "plot")
+	r.Pictures("surface.png")
+	var res result
+	r.Decode(&res)
 	assert.Equal(t, 100, res.N)
 	assert.GreaterOrEqual(t, res.Accuracy, 0.93)
 	assert.Less(t, res.Accuracy, 1.0)
@@ -28,17 +29,8 @@ func TestIrisClassification(t *testing.T) {
 	// point is a coin flip (LML 100·log ½ = −69.3); an LML is below 0.
 	assert.Greater(t, res.LML, -69.3)
 	assert.Less(t, res.LML, 0.0)
-
-	f, err := os.Open(out)
-	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
-	assert.Equal(t, 7*96, img.Bounds().Dx())
-	assert.Equal(t, 5*96, img.Bounds().Dy())
 }
 
 func TestMissingData(t *testing.T) {
-	_, err := run(config{data: "no/such.csv"})
-	assert.Error(t, err)
+	clitest.Fails(t, program(), 1, "-data", "no/such.csv")
 }

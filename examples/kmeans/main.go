@@ -3,18 +3,15 @@
 // or from the first k rows, prints the inertia, iterations and cluster
 // sizes, and draws the ten centres as images.
 //
-//	go run ./examples/kmeans [-init kmeans++|first] [-k 10] [-restarts 10] [-seed 1] [-data sklearn/digits.csv] [-out out/kmeans] [-json]
+//	go run ./examples/kmeans [-init kmeans++|first] [-k 10] [-restarts 10] [-seed 1] [-data sklearn/digits.csv] [-out out/kmeans] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"
@@ -32,34 +29,30 @@ type result struct {
 
 // config holds the flags.
 type config struct {
-	init, data, out string
-	k, restarts     int
-	seed            uint64
-	verbose         bool
+	init, data  string
+	k, restarts int
+	seed        uint64
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var c config
-	flag.StringVar(&c.init, "init", "kmeans++", "kmeans++ (seeded restarts) or first (the first k rows as centres)")
-	flag.IntVar(&c.k, "k", 10, "number of clusters")
-	flag.IntVar(&c.restarts, "restarts", 10, "k-means++ restarts")
-	flag.Uint64Var(&c.seed, "seed", 1, "seed of the k-means++ draws")
-	flag.StringVar(&c.data, "data", "sklearn/digits.csv", "CSV of 8×8 images with a target column")
-	flag.StringVar(&c.out, "out", "out/kmeans", "directory for the PNG (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	c.verbose = !*asJSON
-	res, err := run(c)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kmeans:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "kmeans", Data: "sklearn/digits.csv", DataUsage: "CSV of 8×8 images with a target column",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&c.init, "init", "kmeans++", "kmeans++ (seeded restarts) or first (the first k rows as centres)")
+			fs.IntVar(&c.k, "k", 10, "number of clusters")
+			fs.IntVar(&c.restarts, "restarts", 10, "k-means++ restarts")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			c.data, c.seed = env.Data, env.Seed
+			return run(c, env)
+		},
 	}
 }
 
-func run(c config) (res result, err error) {
+func run(c config, env *cli.Env) (res result, err error) {
 	x, labels, err := data.Classes(c.data, "target")
 	if err != nil {
 		return res, err
@@ -69,15 +62,13 @@ func run(c config) (res result, err error) {
 	case "kmeans++":
 	case "first":
 		if c.k > x.Shape()[0] {
-			return res, fmt.Errorf("-k %d for %d rows", c.k, x.Shape()[0])
+			return res, cli.BadFlagf("-k %d for %d rows", c.k, x.Shape()[0])
 		}
 		opts.Init = tensor.Slice(x, 0, 0, c.k, 1)
 	default:
-		return res, fmt.Errorf("-init %q: want kmeans++ or first", c.init)
+		return res, cli.BadFlagf("-init %q: want kmeans++ or first", c.init)
 	}
-	if c.verbose {
-		fmt.Printf("digits %v: k-means with k = %d, init %s\n", x.Shape(), c.k, c.init)
-	}
+	env.Printf("digits %v: k-means with k = %d, init %s\n", x.Shape(), c.k, c.init)
 	km, err := cluster.FitKMeans(context.Background(), x, opts)
 	if err != nil {
 		return res, err
@@ -90,21 +81,14 @@ func run(c config) (res result, err error) {
 	if res.ARI, err = metrics.AdjustedRand(labels, km.Labels); err != nil {
 		return res, err
 	}
-	if c.verbose {
-		fmt.Printf("inertia %.1f after %d Lloyd iterations; sizes %v; adjusted Rand index %.3f against the digit labels\n",
-			res.Inertia, res.Iterations, res.Sizes, res.ARI)
-	}
-	if c.out != "" && x.Shape()[1] == 64 {
-		if err := os.MkdirAll(c.out, 0o755); err != nil {
-			return res, err
-		}
-		res.Plot = filepath.Join(c.out, "kmeans_centres.png")
+	env.Printf("inertia %.1f after %d Lloyd iterations; sizes %v; adjusted Rand index %.3f against the digit labels\n",
+		res.Inertia, res.Iterations, res.Sizes, res.ARI)
+	if x.Shape()[1] == 64 {
+		res.Plot = env.Path("kmeans_centres.png")
 		if err := centres(res.Plot, km.Centers); err != nil {
 			return res, err
 		}
-		if c.verbose {
-			fmt.Println("picture:", res.Plot)
-		}
+		env.Println("picture:", res.Plot)
 	}
 	return res, nil
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // -init first is scikit-learn's KMeans(init=X[:10], n_init=1,
@@ -17,24 +19,24 @@ func TestFirstRowsMatchScikitLearn(t *testing.T) {
 	require.NoError(t, err)
 	var want result
 	require.NoError(t, json.Unmarshal(b, &want))
-	dir := t.TempDir()
-	res, err := run(config{init: "first", k: 10, data: "sklearn/digits.csv", out: dir})
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-init", "first", "-k", "10")
+	r.Fields("inertia", "iterations", "sizes", "adjusted_rand", "plot")
+	r.Pictures("kmeans_centres.png")
+	var res result
+	r.Decode(&res)
 	assert.InDelta(t, want.Inertia, res.Inertia, 1e-6*want.Inertia)
 	assert.Equal(t, want.Iterations, res.Iterations)
 	assert.Equal(t, want.Sizes, res.Sizes)
-	st, err := os.Stat(res.Plot)
-	require.NoError(t, err)
-	assert.Greater(t, st.Size(), int64(1000))
 }
 
 // k-means++ with restarts does no worse than the first-rows start here,
 // its sizes sum to the 1,797 rows, and it agrees with the digit labels
 // better than chance.
 func TestPlusPlusRestarts(t *testing.T) {
-	first, err := run(config{init: "first", k: 10, data: "sklearn/digits.csv"})
+	first, err := run(config{init: "first", k: 10, data: "sklearn/digits.csv"}, clitest.Env(t))
 	require.NoError(t, err)
-	res, err := run(config{init: "kmeans++", k: 10, restarts: 3, seed: 1, data: "sklearn/digits.csv"})
+	res, err := run(config{init: "kmeans++", k: 10, restarts: 3, seed: 1, data: "sklearn/digits.csv"}, clitest.Env(t))
 	require.NoError(t, err)
 	assert.LessOrEqual(t, res.Inertia, first.Inertia*1.001)
 	n := 0
@@ -43,6 +45,5 @@ func TestPlusPlusRestarts(t *testing.T) {
 	}
 	assert.Equal(t, 1797, n)
 	assert.Greater(t, res.ARI, 0.5)
-	_, err = run(config{init: "random", k: 10, data: "sklearn/digits.csv"})
-	assert.Error(t, err)
+	clitest.Fails(t, program(), 2, "-init", "random")
 }

@@ -4,34 +4,36 @@
 // the same graph, and checks both against the closed-form least-squares
 // solution of the normal equations.
 //
-//	go run ./examples/linreg [-steps 300] [-lr 0.1] [-json]
+// It draws the gradient-descent loss against the step (loss.png in -out).
+//
+//	go run ./examples/linreg [-steps 300] [-lr 0.1] [-out out/linreg] [-json] [-quiet]
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-func main() {
-	steps := flag.Int("steps", 300, "gradient-descent steps")
-	lr := flag.Float64("lr", 0.1, "learning rate")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(*steps, *lr, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "linreg:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	var steps int
+	var lr float64
+	return cli.Program{
+		Name: "linreg",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&steps, "steps", 300, "gradient-descent steps")
+			fs.Float64Var(&lr, "lr", 0.1, "learning rate")
+		},
+		Run: func(env *cli.Env) (any, error) { return run(steps, lr, env) },
 	}
 }
 
@@ -41,11 +43,11 @@ type result struct {
 	NewtonLoss float64 `json:"newton_mse"`   // after one Newton step from zero
 	ExactLoss  float64 `json:"exact_mse"`    // of the normal-equations solution
 	MaxCoefGap float64 `json:"max_coef_gap"` // max |w_newton − w_exact|
+	Plot       string  `json:"plot"`
 }
 
 // run loads the data, standardises it, and fits it three ways.
-func run(steps int, lr float64, verbose bool) (res result, err error) {
-	defer tensor.Recover(&err)
+func run(steps int, lr float64, env *cli.Env) (res result, err error) {
 	tab, err := data.LoadCSV("sklearn/diabetes.csv")
 	if err != nil {
 		return res, err
@@ -77,14 +79,15 @@ func run(steps int, lr float64, verbose bool) (res result, err error) {
 	// Gradient descent.
 	w := tensor.Zeros(tensor.Float64, d+1, 1)
 	g := graph.New()
+	curve := make([]float64, 0, steps)
 	for step := 1; step <= steps; step++ {
 		g.Reset()
 		wv := g.Var(w)
 		l, grads := autodiff.ValueAndGrad(loss(g, wv), wv)
 		tensor.SubTo(w, w, tensor.MulScalar(grads[0].Value(), lr))
-		res.GDLoss = l
-		if verbose && (step == 1 || step%50 == 0 || step == steps) {
-			fmt.Printf("step %4d  loss %.6f\n", step, l)
+		curve = append(curve, l)
+		if step == 1 || step%50 == 0 || step == steps {
+			env.Printf("step %4d  loss %.6f\n", step, l)
 		}
 	}
 	res.GDLoss = evalLoss(loss, w)
@@ -115,13 +118,13 @@ func run(steps int, lr float64, verbose bool) (res result, err error) {
 	for i, v := range wNewton.Values() {
 		res.MaxCoefGap = math.Max(res.MaxCoefGap, math.Abs(v-wExact.Values()[i]))
 	}
-	if verbose {
-		fmt.Printf("gradient descent (%d steps): mse/2 = %.6f\n", steps, res.GDLoss)
-		fmt.Printf("one Newton step (autodiff Hessian): mse/2 = %.6f\n", res.NewtonLoss)
-		fmt.Printf("normal equations: mse/2 = %.6f (max coefficient gap to Newton %.2e)\n", res.ExactLoss, res.MaxCoefGap)
-		fmt.Printf("fraction of variance explained: %.3f\n", 1-2*res.ExactLoss)
-	}
-	return res, nil
+	env.Printf("gradient descent (%d steps): mse/2 = %.6f\n", steps, res.GDLoss)
+	env.Printf("one Newton step (autodiff Hessian): mse/2 = %.6f\n", res.NewtonLoss)
+	env.Printf("normal equations: mse/2 = %.6f (max coefficient gap to Newton %.2e)\n", res.ExactLoss, res.MaxCoefGap)
+	env.Printf("fraction of variance explained: %.3f\n", 1-2*res.ExactLoss)
+	res.Plot = env.Path("loss.png")
+	return res, plot.WritePNG(res.Plot, plot.Panel{Title: "linreg: gradient descent", XLabel: "step", YLabel: "mse/2",
+		Curves: []plot.Curve{{Name: "loss", Y: curve, Style: plot.Line}}})
 }
 
 func evalLoss(loss func(*graph.Graph, *graph.Node) *graph.Node, w *tensor.Tensor) float64 {

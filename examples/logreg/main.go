@@ -5,7 +5,7 @@
 //
 //	go run ./examples/logreg [-data breast_cancer|digits|file.csv] [-l2 1]
 //	    [-solver lbfgs|newton|irls] [-link logit|probit] [-bayes [-fit-alpha]]
-//	    [-out ./out/logreg] [-json]
+//	    [-out ./out/logreg] [-json] [-quiet]
 //
 // Features are standardised by their mean and population standard deviation
 // over the whole set; the figures are on the training set. With -bayes the
@@ -16,24 +16,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/metrics"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -73,30 +67,24 @@ type result struct {
 	Test map[string]float64 `json:"test,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var o options
-	flag.StringVar(&o.Data, "data", "breast_cancer", "breast_cancer, digits, or the path of a CSV with a \"target\" column")
-	flag.Float64Var(&o.L2, "l2", 1, "λ of the penalty (λ/2)‖w‖² (0: maximum likelihood); with -bayes the prior precision α")
-	flag.StringVar(&o.Solver, "solver", logreg.LBFGS, "lbfgs, newton or irls")
-	flag.StringVar(&o.Link, "link", "logit", "logit or probit (binary data only)")
-	flag.BoolVar(&o.Bayes, "bayes", false, "Bayesian logistic regression by the Laplace approximation")
-	flag.BoolVar(&o.FitAlpha, "fit-alpha", false, "with -bayes: choose α by maximising the evidence")
-	flag.StringVar(&o.Out, "out", "./out/logreg", "directory for the calibration PNG")
-	flag.Uint64Var(&o.MCSeed, "seed", 1, "seed of the Monte Carlo predictive and the -holdout split")
-	flag.Float64Var(&o.Holdout, "holdout", 0, "fraction of the samples held out for test figures and the reliability diagram")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	var log io.Writer = os.Stdout
-	if *asJSON {
-		log = io.Discard
-	}
-	res, err := run(o, log)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "logreg:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "logreg", Data: "breast_cancer", DataUsage: "breast_cancer, digits, or the path of a CSV with a \"target\" column",
+		Flags: func(fs *flag.FlagSet) {
+			fs.Float64Var(&o.L2, "l2", 1, "λ of the penalty (λ/2)‖w‖² (0: maximum likelihood); with -bayes the prior precision α")
+			fs.StringVar(&o.Solver, "solver", logreg.LBFGS, "lbfgs, newton or irls")
+			fs.StringVar(&o.Link, "link", "logit", "logit or probit (binary data only)")
+			fs.BoolVar(&o.Bayes, "bayes", false, "Bayesian logistic regression by the Laplace approximation")
+			fs.BoolVar(&o.FitAlpha, "fit-alpha", false, "with -bayes: choose α by maximising the evidence")
+			fs.Float64Var(&o.Holdout, "holdout", 0, "fraction of the samples held out for test figures and the reliability diagram")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			o.Data, o.Out, o.MCSeed = env.Data, env.Out, env.Seed // -seed: the Monte Carlo predictive and the -holdout split
+			return run(o, env.Log)
+		},
 	}
 }
 
@@ -156,7 +144,7 @@ func run(o options, log io.Writer) (res result, err error) {
 	case o.Link == "probit":
 		link = logreg.Probit
 	case o.Link != "logit":
-		return res, fmt.Errorf("unknown -link %q (want logit or probit)", o.Link)
+		return res, cli.BadFlagf("unknown -link %q (want logit or probit)", o.Link)
 	}
 	classes = max(classes, 2)
 	n, d := x.Shape()[0], x.Shape()[1]
@@ -334,50 +322,14 @@ func reliability(p *tensor.Tensor, y []int, bins int) (conf, freq []float64, cou
 // writeCalibration draws the reliability diagram of each series against
 // the diagonal of perfect calibration.
 func writeCalibration(path, title string, series []calSeries, y []int) error {
-	p := plot.New()
-	p.Title.Text = "Reliability diagram: " + title
-	p.X.Label.Text = "predicted probability"
-	p.Y.Label.Text = "observed frequency"
+	pn := plot.Panel{Title: "Reliability diagram: " + title, XLabel: "predicted probability", YLabel: "observed frequency",
+		Curves: []plot.Curve{{Name: "perfect calibration", X: []float64{0, 1}, Y: []float64{0, 1}, Style: plot.Line}}}
 	if series[0].p.Shape()[1] > 2 {
-		p.X.Label.Text = "confidence (largest class probability)"
-		p.Y.Label.Text = "accuracy"
+		pn.XLabel, pn.YLabel = "confidence (largest class probability)", "accuracy"
 	}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	p.Add(plotter.NewGrid())
-	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	if err != nil {
-		return err
-	}
-	diag.Color = color.Gray{Y: 120}
-	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(diag)
-	p.Legend.Add("perfect calibration", diag)
-	colors := []color.Color{color.RGBA{0, 114, 178, 255}, color.RGBA{213, 94, 0, 255}, color.RGBA{0, 158, 115, 255}}
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}}
-	for k, s := range series {
+	for _, s := range series {
 		conf, freq, _ := reliability(s.p, y, 10)
-		xy := make(plotter.XYs, len(conf))
-		for i := range conf {
-			xy[i].X, xy[i].Y = conf[i], freq[i]
-		}
-		l, pts, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return err
-		}
-		l.Color = colors[k%len(colors)]
-		pts.Color = colors[k%len(colors)]
-		pts.Shape = shapes[k%len(shapes)]
-		pts.Radius = vg.Points(3)
-		p.Add(l, pts)
-		p.Legend.Add(s.name, l, pts)
+		pn.Curves = append(pn.Curves, plot.Curve{Name: s.name, X: conf, Y: freq})
 	}
-	// Lower right: the curves of a classifier that is any good pass near
-	// the top left and bottom right corners' opposite.
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(8)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return p.Save(6*vg.Inch, 5*vg.Inch, path)
+	return plot.WritePNG(path, pn)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // scikit-learn's LogisticRegression(C=1) on the standardised breast-cancer
@@ -88,4 +90,13 @@ func TestHoldout(t *testing.T) {
 		assert.Contains(t, res.Test, k)
 	}
 	assert.Greater(t, res.Test["bayes_accuracy"], 0.9)
+}
+
+// Through the cli: the JSON object's fields and the reliability diagram.
+func TestProgram(t *testing.T) {
+	t.Parallel()
+	r := clitest.Run(t, program(), "-bayes", "-solver", "newton", "-holdout", "0.3")
+	r.Fields("coef", "intercept", "mean_log_loss", "accuracy", "log_evidence", "map_accuracy", "calibration_png", "test")
+	r.Pictures("calibration_breast_cancer.png")
+	clitest.Fails(t, program(), 2, "-link", "cauchit")
 }

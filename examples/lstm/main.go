@@ -15,20 +15,18 @@
 // series next to the noise floor (the noise variance: the error of a
 // forecaster that knows the clean sine exactly).
 //
-//	go run ./examples/lstm [-task mnist|sine] [-epochs 10] [-seed 1] [-data dir] [-out out/lstm] [-json]
+//	go run ./examples/lstm [-task mnist|sine] [-epochs 10] [-seed 1] [-data dir] [-out out/lstm] [-json] [-quiet]
 package main
 
 import (
 	"flag"
-	"fmt"
-	"github.com/gradus-ml/gradus/train"
-	"io"
-	"os"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // seqModel is an LSTM followed by a linear read-out of its last hidden
@@ -71,34 +69,33 @@ var classifier = mnist.Classifier{
 	},
 }
 
-func main() {
-	o := mnist.RegisterFlags(flag.CommandLine, classifier.Name)
-	task := flag.String("task", "mnist", "mnist (digits as sequences of rows) or sine (noisy sine forecast)")
-	flag.Parse()
-	var log io.Writer = os.Stdout
-	if o.JSON {
-		log = os.Stderr
-	}
-	var err error
-	switch *task {
-	case "mnist":
-		_, err = mnist.RunMNIST(classifier, *o, os.Stdout, log)
-	case "sine":
-		c := defaultSine(*o)
-		flag.Visit(func(f *flag.Flag) { // -lr and -batch given explicitly override the task's own
-			switch f.Name {
-			case "lr":
-				c.LR = o.LR
-			case "batch":
-				c.Batch = o.Batch
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	o := mnist.DefaultOptions()
+	var task string
+	return cli.Program{
+		Name: classifier.Name, DataUsage: mnist.DataUsage + " (-task mnist)",
+		Flags: func(fs *flag.FlagSet) {
+			o.Flags(fs)
+			fs.StringVar(&task, "task", "mnist", "mnist (digits as sequences of rows) or sine (noisy sine forecast)")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			o.FromEnv(env)
+			switch task {
+			case "mnist":
+				return mnist.RunMNIST(classifier, o, env.Log)
+			case "sine":
+				c := defaultSine(o)
+				if env.Given("lr") { // -lr and -batch given explicitly override the task's own
+					c.LR = o.LR
+				}
+				if env.Given("batch") {
+					c.Batch = o.Batch
+				}
+				return runSine(c, env.Log)
 			}
-		})
-		_, err = runSine(c, os.Stdout, log)
-	default:
-		err = fmt.Errorf("unknown -task %q: want mnist or sine", *task)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "lstm:", err)
-		os.Exit(1)
+			return nil, cli.BadFlagf("unknown -task %q: want mnist or sine", task)
+		},
 	}
 }

@@ -1,22 +1,21 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/examples/internal/mnist"
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/examples/internal/mnist/mnisttest"
 )
 
 // A few Adam steps on 512 digits read row by row must lower the
 // cross-entropy from its starting value near ln 10 ≈ 2.3.
 func TestMNISTTrainingLossFalls(t *testing.T) {
-	o := mnist.Options{Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, TrainN: 1024, TestN: 100, MaxSteps: 30}
-	res := mnisttest.CheckQuickRun(t, classifier, o, 0.9)
+	t.Parallel()
+	res := mnisttest.CheckQuickRun(t, classifier, 0.9, "-epochs", "1", "-batch", "32", "-lr", "1e-2", "-train-n", "1024", "-test-n", "100", "-max-steps", "30")
 	// LSTM: 4·128·28 + 4·128·128 + 2·4·128; head 128·10 + 10.
 	if want := 14336 + 65536 + 1024 + 1290; res.Params != want {
 		t.Errorf("parameters: got %d, want %d", res.Params, want)
@@ -26,24 +25,29 @@ func TestMNISTTrainingLossFalls(t *testing.T) {
 // The sine forecaster's training loss falls within a few steps, and the
 // JSON object has the documented keys.
 func TestSineTrainingLossFalls(t *testing.T) {
+	t.Parallel()
 	c := sineConfig{Points: 600, Period: 25, Noise: 0.1, Window: 20, Hidden: 16,
-		Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, JSON: true, MaxStep: 12}
-	var out bytes.Buffer
-	res, err := runSine(c, &out, nil)
+		Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, OutDir: t.TempDir(), MaxStep: 12}
+	res, err := runSine(c, io.Discard)
 	require.NoError(t, err)
 	require.Len(t, res.StepLoss, 12)
 	first := (res.StepLoss[0] + res.StepLoss[1] + res.StepLoss[2]) / 3
 	last := (res.StepLoss[9] + res.StepLoss[10] + res.StepLoss[11]) / 3
 	assert.Less(t, last, 0.8*first)
-
-	var obj map[string]any
-	require.NoError(t, json.Unmarshal(out.Bytes(), &obj))
-	for _, key := range []string{"heldout_mse", "noise_floor", "persistence_mse", "train_loss_per_epoch", "seconds"} {
-		assert.Contains(t, obj, key)
-	}
+	assert.FileExists(t, res.Plot)
 	// The noise floor is the mean square of N(0, 0.1²) draws over 116
 	// held-out targets: 0.01 give or take a few tenths.
 	assert.InDelta(t, 0.01, res.NoiseFloor, 0.004)
+}
+
+// -task sine through the cli: the JSON object has the documented keys and
+// the picture is written.
+func TestSineProgram(t *testing.T) {
+	t.Parallel()
+	r := clitest.Run(t, program(), "-task", "sine", "-epochs", "1", "-max-steps", "4")
+	r.Fields("heldout_mse", "noise_floor", "persistence_mse", "train_loss_per_epoch", "seconds")
+	r.Pictures("sine.png")
+	clitest.Fails(t, program(), 2, "-task", "nosuch")
 }
 
 // BenchmarkTrainStep measures a training step on 128 digits.

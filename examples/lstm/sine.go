@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"math"
 	"os"
@@ -32,19 +31,18 @@ type sineConfig struct {
 	LR      float64
 	Seed    uint64
 	OutDir  string // "" = no plot
-	JSON    bool
-	MaxStep int // stop after this many steps (0 = no limit), for tests
+	MaxStep int    // stop after this many steps (0 = no limit), for tests
 }
 
 // defaultSine returns the task used by -task sine: 4,000 points of
 // sin(2πt/25) with noise of standard deviation 0.1 (a noise floor of 0.01),
 // windows of 20, LSTM(1→32), batches of 64, Adam with learning rate 5e-3
 // decaying to 0 on a cosine; the shared flags set the epochs, seed, output
-// directory and JSON output, and -lr and -batch, if given, override.
+// directory, and -lr and -batch, if given, override.
 func defaultSine(o mnist.Options) sineConfig {
 	return sineConfig{
 		Points: 4000, Period: 25, Noise: 0.1, Window: 20, Hidden: 32,
-		Epochs: o.Epochs, Batch: 64, LR: 5e-3, Seed: o.Seed, OutDir: o.OutDir, JSON: o.JSON,
+		Epochs: o.Epochs, Batch: 64, LR: 5e-3, Seed: o.Seed, OutDir: o.OutDir, MaxStep: o.MaxSteps,
 	}
 }
 
@@ -90,7 +88,7 @@ func sineData(c sineConfig) (x, y *tensor.Tensor, clean []float64) {
 // runSine trains the forecaster on the first four fifths of the series
 // (in time order, so the held-out part is the future) and evaluates it on
 // the rest.
-func runSine(c sineConfig, stdout, log io.Writer) (res sineResult, err error) {
+func runSine(c sineConfig, log io.Writer) (res sineResult, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
 	prog := train.NewProgress(log)
@@ -171,12 +169,5 @@ func runSine(c sineConfig, stdout, log io.Writer) (res sineResult, err error) {
 		prog.Printf("wrote %s", res.Plot)
 	}
 	res.Seconds = time.Since(start).Seconds()
-	if c.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return res, err
-		}
-	}
 	return res, nil
 }

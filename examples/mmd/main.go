@@ -3,25 +3,19 @@
 // different distribution), between two disjoint sets of 3s (the same),
 // and HSIC between x and x² + noise (dependent but uncorrelated). It
 // prints each statistic and permutation p-value and draws the null
-// distribution of the two MNIST tests with the observed values.
+// distribution of the two MNIST tests with the observed values (nulls.png
+// in -out).
 //
-//	go run ./examples/mmd [-n 100] [-perms 500] [-seed 1] [-out out/mmd.png] [-json]
+//	go run ./examples/mmd [-n 100] [-perms 500] [-seed 1] [-out out/mmd] [-json] [-quiet]
 package main
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
-	"image/color"
-	"os"
-	"path/filepath"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -37,20 +31,17 @@ type result struct {
 	Plot  string `json:"plot,omitempty"`
 }
 
-func main() {
-	n := flag.Int("n", 100, "images per sample")
-	perms := flag.Int("perms", 500, "permutations per test")
-	seed := flag.Uint64("seed", 1, "seed of the permutations and the toy data")
-	out := flag.String("out", "out/mmd.png", "PNG of the null distributions (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(*n, *perms, *seed, *out, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mmd:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	var n, perms int
+	return cli.Program{
+		Name: "mmd",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&n, "n", 100, "images per sample")
+			fs.IntVar(&perms, "perms", 500, "permutations per test")
+		},
+		Run: func(env *cli.Env) (any, error) { return run(n, perms, env) },
 	}
 }
 
@@ -65,7 +56,7 @@ func digits(x *tensor.Tensor, labels []int, c, from, count int) *tensor.Tensor {
 	return tensor.Reshape(tensor.IndexSelect(x, 0, idx), len(idx), 784).Cast(tensor.Float64)
 }
 
-func run(n, perms int, seed uint64, out string, verbose bool) (res result, err error) {
+func run(n, perms int, env *cli.Env) (res result, err error) {
 	x, labels, err := data.MNIST("train")
 	if err != nil {
 		return res, err
@@ -73,7 +64,7 @@ func run(n, perms int, seed uint64, out string, verbose bool) (res result, err e
 	threes, eights := digits(x, labels, 3, 0, n), digits(x, labels, 8, 0, n)
 	moreThrees := digits(x, labels, 3, 4000, n)
 	k := gp.NewRBF(kerneltest.MedianHeuristic(threes, eights))
-	opts := kerneltest.Options{Estimator: kerneltest.Unbiased, Permutations: perms, Seed: seed}
+	opts := kerneltest.Options{Estimator: kerneltest.Unbiased, Permutations: perms, Seed: env.Seed}
 	diff, err := kerneltest.TwoSample(threes, eights, k, opts)
 	if err != nil {
 		return res, err
@@ -82,54 +73,33 @@ func run(n, perms int, seed uint64, out string, verbose bool) (res result, err e
 	if err != nil {
 		return res, err
 	}
-	rng := tensor.NewRNG(seed)
+	rng := tensor.NewRNG(env.Seed)
 	u := rng.Normal(tensor.Float64, 0, 1, 200, 1)
 	v := tensor.Add(tensor.Mul(u, u), rng.Normal(tensor.Float64, 0, 0.3, 200, 1))
-	ind, err := kerneltest.Independence(u, v, gp.NewRBF(1), gp.NewRBF(1), kerneltest.Options{Permutations: perms, Seed: seed})
+	ind, err := kerneltest.Independence(u, v, gp.NewRBF(1), gp.NewRBF(1), kerneltest.Options{Permutations: perms, Seed: env.Seed})
 	if err != nil {
 		return res, err
 	}
 	res.Tests = []test{{"MMD² 3s vs 8s", diff.Statistic, diff.PValue}, {"MMD² 3s vs 3s", same.Statistic, same.PValue},
 		{"HSIC x vs x²+ε", ind.Statistic, ind.PValue}}
-	if verbose {
-		for _, t := range res.Tests {
-			fmt.Printf("%-16s statistic %10.6f  p-value %.4f\n", t.Name, t.Statistic, t.PValue)
-		}
+	for _, t := range res.Tests {
+		env.Printf("%-16s statistic %10.6f  p-value %.4f\n", t.Name, t.Statistic, t.PValue)
 	}
-	if out != "" {
-		if err := drawNulls(out, diff, same); err != nil {
-			return res, err
-		}
-		res.Plot = out
-		if verbose {
-			fmt.Println("null distributions:", out)
-		}
+	res.Plot = env.Path("nulls.png")
+	if err := drawNulls(res.Plot, diff, same); err != nil {
+		return res, err
 	}
+	env.Println("null distributions:", res.Plot)
 	return res, nil
 }
 
+// drawNulls draws each MNIST test's permutation null with its observed
+// statistic.
 func drawNulls(path string, diff, same kerneltest.Result) error {
-	pl := plot.New()
-	pl.Title.Text = "permutation null of unbiased MMD² (lines: observed)"
-	pl.X.Label.Text = "MMD²"
-	for i, r := range []kerneltest.Result{same, diff} {
-		h, err := plotter.NewHist(plotter.Values(r.Null), 30)
-		if err != nil {
-			return err
-		}
-		h.FillColor = []color.Color{color.NRGBA{31, 119, 180, 120}, color.NRGBA{214, 39, 40, 120}}[i]
-		pl.Add(h)
-		l, err := plotter.NewLine(plotter.XYs{{X: r.Statistic, Y: 0}, {X: r.Statistic, Y: float64(len(r.Null)) / 6}})
-		if err != nil {
-			return err
-		}
-		l.Color = []color.Color{color.NRGBA{31, 119, 180, 255}, color.NRGBA{214, 39, 40, 255}}[i]
-		l.Width = vg.Points(2)
-		pl.Add(l)
-		pl.Legend.Add([]string{"3s vs 3s", "3s vs 8s"}[i], l)
+	panel := func(name string, r kerneltest.Result) plot.Panel {
+		return plot.Panel{Title: "unbiased MMD², " + name, XLabel: "MMD²", YLabel: "density", Curves: []plot.Curve{
+			{Name: "permutation null", Y: r.Null, Style: plot.Histogram},
+			{Name: "observed", X: []float64{r.Statistic}, Style: plot.VLines}}}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return pl.Save(8*vg.Inch, 4.5*vg.Inch, path)
+	return plot.WritePNG(path, panel("3s vs 3s", same), panel("3s vs 8s", diff))
 }

@@ -5,13 +5,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // 3s against 8s and x against x² + ε are rejected at the smallest p-value
 // 200 permutations allow; two samples of 3s are not.
 func TestTests(t *testing.T) {
-	res, err := run(60, 200, 1, t.TempDir()+"/mmd.png", false)
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-n", "60", "-perms", "200")
+	r.Fields("tests", "plot")
+	r.Pictures("nulls.png")
+	var res result
+	r.Decode(&res)
 	require.Len(t, res.Tests, 3)
 	assert.InDelta(t, 1.0/201, res.Tests[0].PValue, 1e-12, res.Tests[0].Name)
 	assert.Greater(t, res.Tests[1].PValue, 0.05, res.Tests[1].Name)

@@ -8,16 +8,13 @@
 // classes. Ten epochs reach about 93-94 % test accuracy on the subset, as
 // PyTorch does.
 //
-//	go run ./examples/mnist-mlp [-epochs 10] [-seed 1] [-data dir] [-out out/mnist-mlp] [-json]
+//	go run ./examples/mnist-mlp [-epochs 10] [-seed 1] [-data dir] [-out out/mnist-mlp] [-json] [-quiet]
 package main
 
 import (
-	"flag"
-	"fmt"
 	"github.com/gradus-ml/gradus/train"
-	"io"
-	"os"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
@@ -39,15 +36,4 @@ var classifier = mnist.Classifier{
 	},
 }
 
-func main() {
-	o := mnist.RegisterFlags(flag.CommandLine, classifier.Name)
-	flag.Parse()
-	var log io.Writer = os.Stdout
-	if o.JSON {
-		log = os.Stderr
-	}
-	if _, err := mnist.RunMNIST(classifier, *o, os.Stdout, log); err != nil {
-		fmt.Fprintln(os.Stderr, classifier.Name+":", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main(mnist.Program(classifier)) }

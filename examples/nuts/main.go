@@ -7,13 +7,14 @@
 // (intercept included); 4 chains of 1,000 warm-up and 1,000 kept draws.
 // It prints the summary table (means, quantiles, R̂, bulk and tail ESS)
 // and the posterior mean and covariance next to the Laplace approximation
-// of probabilistic/logreg, and draws trace and density plots.
+// of probabilistic/logreg, and draws trace and density plots (trace_k.png
+// in -out).
 //
 // The eight-schools hierarchical model (Rubin 1981; Gelman et al., BDA
 // §5.5) in its non-centred form: μ ~ N(0, 5), τ ~ half-Cauchy(0, 5),
 // θ̃ⱼ ~ N(0, 1), yⱼ ~ N(μ + τθ̃ⱼ, σⱼ).
 //
-//	go run ./examples/nuts [-seed 1] [-chains 4] [-warmup 1000] [-draws 1000] [-out out/nuts] [-json]
+//	go run ./examples/nuts [-seed 1] [-chains 4] [-warmup 1000] [-draws 1000] [-out out/nuts] [-json] [-quiet]
 //
 // -json prints {"rhat_max", "ess_bulk_min", "divergences",
 // "posterior_mean" (31 values, intercept first), "seconds", ...}.
@@ -21,23 +22,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/probabilistic/logreg"
@@ -45,10 +38,9 @@ import (
 )
 
 type config struct {
-	Seed                   uint64
-	Chains, Warmup, Draws  int
-	Out                    string
-	SkipSchools, SkipPlots bool
+	Seed                  uint64
+	Chains, Warmup, Draws int
+	SkipSchools           bool
 }
 
 // schools is the eight-schools model's summary.
@@ -75,23 +67,21 @@ type result struct {
 	Plots        []string `json:"plots,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var cfg config
-	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the chains")
-	flag.IntVar(&cfg.Chains, "chains", 4, "chains")
-	flag.IntVar(&cfg.Warmup, "warmup", 1000, "warm-up iterations per chain")
-	flag.IntVar(&cfg.Draws, "draws", 1000, "kept draws per chain")
-	flag.StringVar(&cfg.Out, "out", "out/nuts", "directory for the PNGs (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	cfg.SkipPlots = cfg.Out == ""
-	res, err := run(cfg, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "nuts:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "nuts",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&cfg.Chains, "chains", 4, "chains")
+			fs.IntVar(&cfg.Warmup, "warmup", 1000, "warm-up iterations per chain")
+			fs.IntVar(&cfg.Draws, "draws", 1000, "kept draws per chain")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			cfg.Seed = env.Seed // of the chains
+			return run(cfg, env)
+		},
 	}
 }
 
@@ -110,7 +100,7 @@ func design() (*tensor.Tensor, *tensor.Tensor, []int, error) {
 	return data.WithIntercept(x), tensor.FromFloat64s(y, len(y), 1), labels, nil
 }
 
-func run(cfg config, verbose bool) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	start := time.Now()
 	x, yt, labels, err := design()
 	if err != nil {
@@ -127,9 +117,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 			return graph.Add(ll, graph.MulScalar(graph.Sum(graph.Square(w), nil, false), -0.5))
 		},
 	}
-	if verbose {
-		fmt.Printf("NUTS: %d chains × (%d warm-up + %d draws) on %d tumours, 30 features + intercept\n", cfg.Chains, cfg.Warmup, cfg.Draws, n)
-	}
+	env.Printf("NUTS: %d chains × (%d warm-up + %d draws) on %d tumours, 30 features + intercept\n", cfg.Chains, cfg.Warmup, cfg.Draws, n)
 	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed})
 	if err != nil {
 		return res, err
@@ -171,42 +159,33 @@ func run(cfg config, verbose bool) (res result, err error) {
 		}
 	}
 	res.CovRelDiff = maxDiff / maxVar
-	if verbose {
-		fmt.Print(r.Summary())
-		fmt.Printf("\nR̂ max %.4f, bulk ESS min %.0f, %d divergences, %.1f s\n", res.RhatMax, res.ESSBulkMin, res.Divergences, res.Seconds)
-		fmt.Printf("%-6s %10s %10s %10s %10s\n", "weight", "NUTS mean", "Laplace", "NUTS sd", "Laplace")
-		for k := range p {
-			fmt.Printf("%-6d %10.4f %10.4f %10.4f %10.4f\n", k, res.PosteriorMean[k], res.LaplaceMean[k], res.PosteriorSD[k], res.LaplaceSD[k])
-		}
-		fmt.Printf("covariance: max |Σ_NUTS − Σ_Laplace| = %.3f of the largest Laplace variance\n", res.CovRelDiff)
+	env.Printf("%s", r.Summary())
+	env.Printf("\nR̂ max %.4f, bulk ESS min %.0f, %d divergences, %.1f s\n", res.RhatMax, res.ESSBulkMin, res.Divergences, res.Seconds)
+	env.Printf("%-6s %10s %10s %10s %10s\n", "weight", "NUTS mean", "Laplace", "NUTS sd", "Laplace")
+	for k := range p {
+		env.Printf("%-6d %10.4f %10.4f %10.4f %10.4f\n", k, res.PosteriorMean[k], res.LaplaceMean[k], res.PosteriorSD[k], res.LaplaceSD[k])
 	}
+	env.Printf("covariance: max |Σ_NUTS − Σ_Laplace| = %.3f of the largest Laplace variance\n", res.CovRelDiff)
 	if !cfg.SkipSchools {
-		s, err := eightSchools(cfg, verbose)
+		s, err := eightSchools(cfg, env)
 		if err != nil {
 			return res, err
 		}
 		res.EightSchools = s
 	}
-	if !cfg.SkipPlots {
-		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+	for k, name := range r.Names[:min(6, len(r.Names))] { // the intercept and the first five weights
+		path := env.Path(fmt.Sprintf("trace_%d.png", k))
+		if err := tracePlot(path, name, r.Column(name)); err != nil {
 			return res, err
 		}
-		for k, name := range r.Names[:min(6, len(r.Names))] { // the intercept and the first five weights
-			path := filepath.Join(cfg.Out, fmt.Sprintf("trace_%d.png", k))
-			if err := tracePlot(path, name, r.Column(name)); err != nil {
-				return res, err
-			}
-			res.Plots = append(res.Plots, path)
-		}
-		if verbose {
-			fmt.Printf("trace and density plots in %s\n", cfg.Out)
-		}
+		res.Plots = append(res.Plots, path)
 	}
+	env.Printf("trace and density plots in %s\n", env.Out)
 	return res, nil
 }
 
 // eightSchools samples the non-centred eight-schools model.
-func eightSchools(cfg config, verbose bool) (*schools, error) {
+func eightSchools(cfg config, env *cli.Env) (*schools, error) {
 	y := []float64{28, 8, -3, 7, -1, 1, 18, 12}
 	sigma := []float64{15, 10, 16, 11, 9, 11, 10, 18}
 	model := inference.Model{
@@ -247,9 +226,7 @@ func eightSchools(cfg config, verbose bool) (*schools, error) {
 		return m
 	}
 	s.MuMean, s.TauMean = mean("mu"), mean("tau")
-	if verbose {
-		fmt.Printf("\neight schools (non-centred): E[μ] = %.2f, E[τ] = %.2f, R̂ max %.4f, %d divergences\n", s.MuMean, s.TauMean, s.RhatMax, s.Divergences)
-	}
+	env.Printf("\neight schools (non-centred): E[μ] = %.2f, E[τ] = %.2f, R̂ max %.4f, %d divergences\n", s.MuMean, s.TauMean, s.RhatMax, s.Divergences)
 	return s, nil
 }
 
@@ -287,45 +264,11 @@ func meanSD(x []float64) (float64, float64) {
 // tracePlot draws each chain's draws against the iteration and, on the
 // right, a histogram of all draws.
 func tracePlot(path, title string, chains [][]float64) error {
-	tr := plot.New()
-	tr.Title.Text, tr.X.Label.Text = "trace: "+title, "iteration"
-	cols := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}}
-	var all plotter.Values
+	trace := plot.Panel{Title: "trace: " + title, XLabel: "iteration"}
+	density := plot.Curve{Name: "all chains", Style: plot.Histogram, Bins: 40}
 	for c, ch := range chains {
-		pts := make(plotter.XYs, len(ch))
-		for i, v := range ch {
-			pts[i] = plotter.XY{X: float64(i), Y: v}
-			all = append(all, v)
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return err
-		}
-		l.Color = cols[c%len(cols)]
-		l.Width = vg.Points(0.5)
-		tr.Add(l)
+		trace.Curves = append(trace.Curves, plot.Curve{Name: fmt.Sprintf("chain %d", c+1), Y: ch, Style: plot.Line})
+		density.Y = append(density.Y, ch...)
 	}
-	hist := plot.New()
-	hist.Title.Text = "density: " + title
-	h, err := plotter.NewHist(all, 40)
-	if err != nil {
-		return err
-	}
-	h.Normalize(1)
-	hist.Add(h)
-	img := vgimg.New(10*vg.Inch, 3.5*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4}
-	canvases := plot.Align([][]*plot.Plot{{tr, hist}}, tiles, dc)
-	tr.Draw(canvases[0][0])
-	hist.Draw(canvases[0][1])
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return plot.WritePNG(path, trace, plot.Panel{Title: "density: " + title, Curves: []plot.Curve{density}})
 }

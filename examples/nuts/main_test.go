@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // A short run: the chains agree (R̂), and with 569 observations the
@@ -14,10 +16,14 @@ import (
 // (the mean sits a little off the mode with 31 weights: within 0.5 posterior sds; the sds
 // within 20 %, short chains). Eight schools: E[μ] ≈ 4.4 and E[τ] ≈ 3.6
 // (Gelman et al., BDA §5.5; Stan's case study), within the Monte Carlo
-// error of 800 draws.
+// error of 400 draws.
 func TestNUTSAgreesWithLaplaceAndEightSchools(t *testing.T) {
-	res, err := run(config{Seed: 2, Chains: 2, Warmup: 300, Draws: 400, Out: t.TempDir()}, false)
-	require.NoError(t, err)
+	t.Parallel()
+	r := clitest.Run(t, program(), "-seed", "2", "-chains", "2", "-warmup", "150", "-draws", "200")
+	r.Fields("rhat_max", "ess_bulk_min", "divergences", "posterior_mean", "seconds", "laplace_mean", "cov_rel_diff", "eight_schools", "plots")
+	r.Pictures("trace_0.png", "trace_5.png")
+	var res result
+	r.Decode(&res)
 	require.Len(t, res.PosteriorMean, 31)
 	assert.Len(t, res.Plots, 6)
 	assert.Zero(t, res.Divergences)

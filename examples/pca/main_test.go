@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
 // The -json fields equal scikit-learn's PCA(10, svd_solver="full").explained_variance_ and
@@ -18,9 +20,11 @@ func TestMatchesScikitLearn(t *testing.T) {
 	require.NoError(t, err)
 	var want result
 	require.NoError(t, json.Unmarshal(b, &want))
-	dir := t.TempDir()
-	res, err := run(config{data: "sklearn/digits.csv", out: dir, gamma: 1e-3, kpcaN: 500})
-	require.NoError(t, err)
+	r := clitest.Run(t, program(), "-gamma", "1e-3", "-kpca-n", "500")
+	r.Fields("eigenvalues", "explained_variance_ratio", "kpca_eigenvalues", "plots")
+	r.Pictures("eigendigits.png", "projections.png")
+	var res result
+	r.Decode(&res)
 	require.Len(t, res.Eigenvalues, 10)
 	require.Len(t, res.KPCAEigenvalues, 10)
 	for i := range 10 {
@@ -28,12 +32,5 @@ func TestMatchesScikitLearn(t *testing.T) {
 		assert.InDelta(t, want.Ratio[i], res.Ratio[i], 1e-11, "ratio %d", i)
 		assert.InDelta(t, want.KPCAEigenvalues[i], res.KPCAEigenvalues[i], 1e-9*want.KPCAEigenvalues[0], "kpca %d", i)
 	}
-	require.Len(t, res.Plots, 2)
-	for _, p := range res.Plots {
-		st, err := os.Stat(p)
-		require.NoError(t, err)
-		assert.Greater(t, st.Size(), int64(2000), p)
-	}
-	_, err = run(config{data: "sklearn/digits.csv", gamma: 1e-3, kpcaN: 5000})
-	assert.Error(t, err)
+	clitest.Fails(t, program(), 2, "-kpca-n", "5000")
 }

@@ -1,35 +1,29 @@
-// Command rvm fits a relevance vector machine (Tipping 2001; the Cambridge
-// PML notes §6.2) to Tipping's sinc toy problem: 100 noisy samples of
-// sin(x)/x on [−10, 10] (Gaussian noise, σ = 0.1) with an RBF basis
-// function on every input plus a bias. Evidence maximisation prunes all but
-// a handful of basis functions. Beside it, an ε-SVR (package svm) on the
+// Command rvm fits a relevance vector machine (Tipping 2001, "Sparse
+// Bayesian learning and the relevance vector machine") to Tipping's sinc
+// toy problem: 100 noisy samples of sin(x)/x on [−10, 10] (Gaussian
+// noise, σ = 0.1) with an RBF basis function on every input plus a bias.
+// Evidence maximisation prunes all but a handful of basis functions.
+// Beside it, an ε-SVR (package svm) on the
 // same kernel shows the contrast Tipping drew: similar error, many more
 // support vectors. It prints the relevance vectors, the estimated noise
 // and the errors against the noiseless function, and draws a PNG with the
-// data, the RVM's predictive mean ± 2 sd and the relevance vectors ringed.
+// data, the RVM's predictive mean ± 2 sd and the relevance vectors ringed
+// (fit.png in -out).
 //
-//	go run ./examples/rvm [-n 100] [-noise 0.1] [-lengthscale 1.6] [-seed 1] [-out out/rvm.png] [-json]
+//	go run ./examples/rvm [-n 100] [-noise 0.1] [-lengthscale 1.6] [-seed 1] [-out out/rvm] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/learn/bayeslinear"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -38,7 +32,6 @@ type config struct {
 	N           int
 	Noise, Ell  float64
 	Seed        uint64
-	Out         string
 	SVRCost     float64
 	SVREpsilon  float64
 	GridDensity int
@@ -54,22 +47,21 @@ type result struct {
 	Plot             string    `json:"plot,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	cfg := config{SVRCost: 1, SVREpsilon: 0.1, GridDensity: 401}
-	flag.IntVar(&cfg.N, "n", 100, "training points")
-	flag.Float64Var(&cfg.Noise, "noise", 0.1, "noise standard deviation")
-	flag.Float64Var(&cfg.Ell, "lengthscale", 1.6, "RBF lengthscale of the basis functions")
-	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the noise")
-	flag.StringVar(&cfg.Out, "out", "out/rvm.png", "PNG of the fit (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(cfg, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "rvm:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "rvm",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&cfg.N, "n", 100, "training points")
+			fs.Float64Var(&cfg.Noise, "noise", 0.1, "noise standard deviation")
+			fs.Float64Var(&cfg.Ell, "lengthscale", 1.6, "RBF lengthscale of the basis functions")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			cfg.Seed = env.Seed
+			return run(cfg, env)
+		},
 	}
 }
 
@@ -80,9 +72,9 @@ func sinc(x float64) float64 {
 	return math.Sin(x) / x
 }
 
-func run(cfg config, verbose bool) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	if cfg.N < 2 || !(cfg.Noise >= 0) || !(cfg.Ell > 0) {
-		return res, fmt.Errorf("need -n ≥ 2, -noise ≥ 0 and -lengthscale > 0, got %d, %g, %g", cfg.N, cfg.Noise, cfg.Ell)
+		return res, cli.BadFlagf("need -n ≥ 2, -noise ≥ 0 and -lengthscale > 0, got %d, %g, %g", cfg.N, cfg.Noise, cfg.Ell)
 	}
 	rng := tensor.NewRNG(cfg.Seed)
 	xs, y := make([]float64, cfg.N), make([]float64, cfg.N)
@@ -143,88 +135,34 @@ func run(cfg config, verbose bool) (res result, err error) {
 	}
 	res.RMSE = math.Sqrt(res.RMSE / float64(len(grid)))
 	res.SVRRMSE = math.Sqrt(res.SVRRMSE / float64(len(grid)))
-	if verbose {
-		fmt.Printf("RVM on %d noisy sinc samples (σ = %g), RBF basis ℓ = %g plus a bias: %d relevance vectors at x = %.2f (bias kept: %v) after %d iterations\n",
-			cfg.N, cfg.Noise, cfg.Ell, len(res.RelevanceVectors), res.RelevanceVectors, res.Bias, r.Iterations)
-		fmt.Printf("estimated noise sd %.4f; RMSE against sin(x)/x %.4f\n", res.NoiseSD, res.RMSE)
-		fmt.Printf("ε-SVR (C = %g, ε = %g) on the same kernel: %d support vectors, RMSE %.4f\n", cfg.SVRCost, cfg.SVREpsilon, res.SVRSupport, res.SVRRMSE)
-	}
-	if cfg.Out == "" {
-		return res, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+	env.Printf("RVM on %d noisy sinc samples (σ = %g), RBF basis ℓ = %g plus a bias: %d relevance vectors at x = %.2f (bias kept: %v) after %d iterations\n",
+		cfg.N, cfg.Noise, cfg.Ell, len(res.RelevanceVectors), res.RelevanceVectors, res.Bias, r.Iterations)
+	env.Printf("estimated noise sd %.4f; RMSE against sin(x)/x %.4f\n", res.NoiseSD, res.RMSE)
+	env.Printf("ε-SVR (C = %g, ε = %g) on the same kernel: %d support vectors, RMSE %.4f\n", cfg.SVRCost, cfg.SVREpsilon, res.SVRSupport, res.SVRRMSE)
+	res.Plot = env.Path("fit.png")
+	if err := drawFit(res.Plot, xs, y, grid, mean, variance, r.Relevant); err != nil {
 		return res, err
 	}
-	if err := drawFit(cfg.Out, xs, y, grid, mean, variance, r.Relevant); err != nil {
-		return res, err
-	}
-	res.Plot = cfg.Out
-	if verbose {
-		fmt.Println("plot:", cfg.Out)
-	}
+	env.Println("plot:", res.Plot)
 	return res, nil
 }
 
+// drawFit draws the data, sin(x)/x, the RVM's mean ± 2 sd and the
+// relevance vectors ringed.
 func drawFit(path string, xs, y, grid, mean, variance []float64, relevant []int) error {
-	p := plot.New()
-	p.Title.Text = "RVM on the sinc toy problem: mean ± 2 sd, relevance vectors ringed"
-	p.X.Label.Text, p.Y.Label.Text = "x", "y"
-	band := make(plotter.XYs, 0, 2*len(grid))
+	truth, lo, hi := make([]float64, len(grid)), make([]float64, len(grid)), make([]float64, len(grid))
 	for i, g := range grid {
-		band = append(band, plotter.XY{X: g, Y: mean[i] + 2*math.Sqrt(variance[i])})
+		truth[i] = sinc(g)
+		lo[i], hi[i] = mean[i]-2*math.Sqrt(variance[i]), mean[i]+2*math.Sqrt(variance[i])
 	}
-	for i := len(grid) - 1; i >= 0; i-- {
-		band = append(band, plotter.XY{X: grid[i], Y: mean[i] - 2*math.Sqrt(variance[i])})
-	}
-	poly, err := plotter.NewPolygon(band)
-	if err != nil {
-		return err
-	}
-	poly.Color = color.NRGBA{R: 31, G: 119, B: 180, A: 50}
-	poly.LineStyle.Width = 0
-	p.Add(poly)
-	truth, fit := make(plotter.XYs, len(grid)), make(plotter.XYs, len(grid))
-	for i, g := range grid {
-		truth[i] = plotter.XY{X: g, Y: sinc(g)}
-		fit[i] = plotter.XY{X: g, Y: mean[i]}
-	}
-	lt, err := plotter.NewLine(truth)
-	if err != nil {
-		return err
-	}
-	lt.Color, lt.Dashes = color.Gray{Y: 90}, []vg.Length{vg.Points(4), vg.Points(3)}
-	lf, err := plotter.NewLine(fit)
-	if err != nil {
-		return err
-	}
-	lf.Color, lf.Width = color.RGBA{R: 31, G: 119, B: 180, A: 255}, vg.Points(1.5)
-	pts := make(plotter.XYs, len(xs))
-	for i := range xs {
-		pts[i] = plotter.XY{X: xs[i], Y: y[i]}
-	}
-	sc, err := plotter.NewScatter(pts)
-	if err != nil {
-		return err
-	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 100}, Shape: draw.CircleGlyph{}, Radius: vg.Points(1.8)}
-	var rv plotter.XYs
+	rv := plot.Curve{Name: "relevance vectors", Style: plot.Rings}
 	for _, c := range relevant {
 		if c > 0 {
-			rv = append(rv, plotter.XY{X: xs[c-1], Y: y[c-1]})
+			rv.X, rv.Y = append(rv.X, xs[c-1]), append(rv.Y, y[c-1])
 		}
 	}
-	p.Add(lt, lf, sc)
-	p.Legend.Add("sin(x)/x", lt)
-	p.Legend.Add("RVM mean", lf)
-	p.Legend.Add("data", sc)
-	if len(rv) > 0 {
-		rs, err := plotter.NewScatter(rv)
-		if err != nil {
-			return err
-		}
-		rs.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 214, G: 39, B: 40, A: 255}, Shape: draw.RingGlyph{}, Radius: vg.Points(5)}
-		p.Add(rs)
-		p.Legend.Add("relevance vectors", rs)
-	}
-	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+	return plot.WritePNG(path, plot.Panel{Title: "RVM on the sinc toy problem", XLabel: "x", YLabel: "y",
+		Bands: []plot.Band{{Name: "±2 sd", X: grid, Lo: lo, Hi: hi}},
+		Curves: []plot.Curve{{Name: "RVM mean", X: grid, Y: mean, Style: plot.Line}, {Name: "sin(x)/x", X: grid, Y: truth, Style: plot.Line},
+			{Name: "data", X: xs, Y: y, Style: plot.Scatter}, rv}})
 }

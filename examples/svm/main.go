@@ -9,7 +9,7 @@
 // shows the decision regions of a machine on two features (for breast
 // cancer, a second machine on mean radius and mean texture).
 //
-//	go run ./examples/svm [-data breast-cancer|iris] [-kernel rbf|linear] [-C 1] [-gamma 0] [-out out/svm.png] [-json]
+//	go run ./examples/svm [-data breast-cancer|iris] [-kernel rbf|linear] [-C 1] [-gamma 0] [-out out/svm] [-json] [-quiet]
 //
 // -gamma 0 means scikit-learn's "scale": 1/(n_features·Var(X)). -json
 // prints {"dual_objective", "primal_objective", "duality_gap", "n_support",
@@ -18,22 +18,15 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -42,7 +35,6 @@ type config struct {
 	Data, Kernel string
 	C, Gamma     float64
 	Nu           float64 // nonzero: ν-SVC instead of C-SVC
-	Out          string
 }
 
 type result struct {
@@ -58,24 +50,22 @@ type result struct {
 	Plot     string  `json:"plot,omitempty"`
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	var cfg config
-	flag.StringVar(&cfg.Data, "data", "breast-cancer", "breast-cancer or iris")
-	flag.StringVar(&cfg.Kernel, "kernel", "rbf", "rbf or linear")
-	flag.Float64Var(&cfg.C, "C", 1, "box constraint C")
-	flag.Float64Var(&cfg.Nu, "nu", 0, "ν in (0, 1]: train a ν-SVC instead of a C-SVC (0: C-SVC with -C)")
-	flag.Float64Var(&cfg.Gamma, "gamma", 0, "RBF γ of exp(−γ‖x−x'‖²); 0: 1/(n_features·Var(X))")
-	flag.StringVar(&cfg.Out, "out", "out/svm.png", "PNG of the decision regions (empty: none)")
-	flag.Int64("seed", 0, "unused: the SMO solver is deterministic (kept for the examples' common flags)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(cfg, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "svm:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
+	return cli.Program{
+		Name: "svm", Data: "breast-cancer", DataUsage: "breast-cancer or iris",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&cfg.Kernel, "kernel", "rbf", "rbf or linear")
+			fs.Float64Var(&cfg.C, "C", 1, "box constraint C")
+			fs.Float64Var(&cfg.Nu, "nu", 0, "ν in (0, 1]: train a ν-SVC instead of a C-SVC (0: C-SVC with -C)")
+			fs.Float64Var(&cfg.Gamma, "gamma", 0, "RBF γ of exp(−γ‖x−x'‖²); 0: 1/(n_features·Var(X))")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			cfg.Data = env.Data // -seed is unused: the SMO solver is deterministic
+			return run(cfg, env)
+		},
 	}
 }
 
@@ -99,7 +89,7 @@ func load(name string) (*tensor.Tensor, []int, []string, error) {
 		}
 		return tensor.Slice(x, 1, 2, 4, 1).Contiguous(), labels, []string{"setosa", "versicolor", "virginica"}, nil
 	}
-	return nil, nil, nil, fmt.Errorf("unknown -data %q (want breast-cancer or iris)", name)
+	return nil, nil, nil, cli.BadFlagf("unknown -data %q (want breast-cancer or iris)", name)
 }
 
 // kernel returns the kernel and the γ it uses (0 for linear).
@@ -113,14 +103,14 @@ func kernel(cfg config, x *tensor.Tensor) (gp.Kernel, float64, error) {
 			g = svm.ScaleGamma(x)
 		}
 		if !(g > 0) {
-			return nil, 0, fmt.Errorf("-gamma must be positive, got %g", g)
+			return nil, 0, cli.BadFlagf("-gamma must be positive, got %g", g)
 		}
 		return gp.NewRBF(math.Sqrt(1 / (2 * g))), g, nil // RBF(ℓ) is exp(−‖x−x'‖²/(2ℓ²))
 	}
-	return nil, 0, fmt.Errorf("unknown -kernel %q (want rbf or linear)", cfg.Kernel)
+	return nil, 0, cli.BadFlagf("unknown -kernel %q (want rbf or linear)", cfg.Kernel)
 }
 
-func run(cfg config, verbose bool) (res result, err error) {
+func run(cfg config, env *cli.Env) (res result, err error) {
 	start := time.Now()
 	x, labels, names, err := load(cfg.Data)
 	if err != nil {
@@ -155,10 +145,8 @@ func run(cfg config, verbose bool) (res result, err error) {
 		for _, i := range b.Support {
 			seen[i] = true
 		}
-		if verbose {
-			fmt.Printf("classes %d vs %d: %d support vectors, primal %.6f, dual %.6f, gap %.2e, %d SMO steps\n",
-				b.Positive, b.Negative, len(b.Support), b.Primal, b.Dual, b.Gap, b.Iterations)
-		}
+		env.Printf("classes %d vs %d: %d support vectors, primal %.6f, dual %.6f, gap %.2e, %d SMO steps\n",
+			b.Positive, b.Negative, len(b.Support), b.Primal, b.Dual, b.Gap, b.Iterations)
 	}
 	res.Support = len(seen)
 	if len(m.Machines) == 1 {
@@ -169,17 +157,12 @@ func run(cfg config, verbose bool) (res result, err error) {
 			res.NuC = m.Machines[0].C
 		}
 	}
-	if verbose {
-		box := fmt.Sprintf("C = %g", cfg.C)
-		if cfg.Nu != 0 {
-			box = fmt.Sprintf("ν = %g, C = 1/r = %.6g", cfg.Nu, res.NuC)
-		}
-		fmt.Printf("%s, %s kernel (%s, γ = %.4g): training accuracy %.2f%%, %d support vectors, bias %.6f, gap %.2e (%.2f s)\n",
-			cfg.Data, cfg.Kernel, box, gamma, 100*res.Accuracy, res.Support, res.Bias, res.Gap, res.Seconds)
+	box := fmt.Sprintf("C = %g", cfg.C)
+	if cfg.Nu != 0 {
+		box = fmt.Sprintf("ν = %g, C = 1/r = %.6g", cfg.Nu, res.NuC)
 	}
-	if cfg.Out == "" {
-		return res, nil
-	}
+	env.Printf("%s, %s kernel (%s, γ = %.4g): training accuracy %.2f%%, %d support vectors, bias %.6f, gap %.2e (%.2f s)\n",
+		cfg.Data, cfg.Kernel, box, gamma, 100*res.Accuracy, res.Support, res.Bias, res.Gap, res.Seconds)
 	x2, m2 := x, m
 	if cfg.Data == "breast-cancer" { // the picture needs a machine on two features
 		x2 = tensor.Slice(x, 1, 0, 2, 1).Contiguous()
@@ -191,9 +174,6 @@ func run(cfg config, verbose bool) (res result, err error) {
 			seen[i] = true
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
-		return res, err
-	}
 	axes := [2]string{"petal length (cm)", "petal width (cm)"}
 	if cfg.Data == "breast-cancer" {
 		axes = [2]string{"mean radius (standardised)", "mean texture (standardised)"}
@@ -203,20 +183,16 @@ func run(cfg config, verbose bool) (res result, err error) {
 		kind = fmt.Sprintf("ν-SVC (ν = %g)", cfg.Nu)
 	}
 	title := fmt.Sprintf("%s: %s %s decision regions", cfg.Data, cfg.Kernel, kind)
-	if err := draw2D(cfg.Out, title, axes, m2, x2, labels, names, seen); err != nil {
+	res.Plot = env.Path("regions.png")
+	if err := draw2D(res.Plot, title, axes, m2, x2, labels, names, seen); err != nil {
 		return res, err
 	}
-	res.Plot = cfg.Out
-	if verbose {
-		fmt.Println("decision regions:", cfg.Out)
-	}
+	env.Println("decision regions:", res.Plot)
 	return res, nil
 }
 
-var palette = []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}}
-
-// draw2D paints the predicted class on a grid over the data's range
-// (faint) and the points on top, support vectors ringed.
+// draw2D paints the predicted class on a grid over the data's range and
+// the points on top, support vectors ringed.
 func draw2D(path, title string, axes [2]string, m *svm.SVC, x *tensor.Tensor, labels []int, names []string, support map[int]bool) error {
 	const nx, ny = 120, 90
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -226,58 +202,34 @@ func draw2D(path, title string, axes [2]string, m *svm.SVC, x *tensor.Tensor, la
 	}
 	padX, padY := 0.05*(x1-x0), 0.05*(y1-y0)
 	x0, x1, y0, y1 = x0-padX, x1+padX, y0-padY, y1+padY
+	regions := &plot.Map{X: make([]float64, nx), Y: make([]float64, ny), Z: make([][]float64, ny)}
 	grid := make([]float64, 0, 2*nx*ny)
 	for j := range ny {
+		regions.Y[j] = y0 + (y1-y0)*float64(j)/(ny-1)
 		for i := range nx {
-			grid = append(grid, x0+(x1-x0)*float64(i)/(nx-1), y0+(y1-y0)*float64(j)/(ny-1))
+			regions.X[i] = x0 + (x1-x0)*float64(i)/(nx-1)
+			grid = append(grid, regions.X[i], regions.Y[j])
 		}
+	}
+	index := map[int]int{} // label → its class's index in m.Classes
+	for ci, c := range m.Classes {
+		index[c] = ci
 	}
 	cls := m.Predict(tensor.FromFloat64s(grid, nx*ny, 2))
-	pl := plot.New()
-	pl.Title.Text = title
-	pl.X.Label.Text, pl.Y.Label.Text = axes[0], axes[1]
-	regions := map[int]plotter.XYs{}
-	for k, c := range cls {
-		regions[c] = append(regions[c], plotter.XY{X: grid[2*k], Y: grid[2*k+1]})
-	}
-	for ci, c := range m.Classes {
-		s, err := plotter.NewScatter(regions[c])
-		if err != nil {
-			continue // a class predicted nowhere on the grid
-		}
-		p := palette[ci%len(palette)]
-		col := color.NRGBA{R: p.R, G: p.G, B: p.B, A: 45} // faint: the points go on top
-		s.GlyphStyle = draw.GlyphStyle{Color: col, Shape: draw.BoxGlyph{}, Radius: vg.Points(2.2)}
-		pl.Add(s)
-	}
-	for ci, c := range m.Classes {
-		var pts, sv plotter.XYs
-		for i, l := range labels {
-			if l != c {
-				continue
-			}
-			p := plotter.XY{X: x.At(i, 0), Y: x.At(i, 1)}
-			pts = append(pts, p)
-			if support[i] {
-				sv = append(sv, p)
-			}
-		}
-		s, err := plotter.NewScatter(pts)
-		if err != nil {
-			return err
-		}
-		s.GlyphStyle = draw.GlyphStyle{Color: palette[ci%len(palette)], Shape: draw.CircleGlyph{}, Radius: vg.Points(2.5)}
-		pl.Add(s)
-		pl.Legend.Add(names[ci], s)
-		if len(sv) > 0 {
-			r, err := plotter.NewScatter(sv)
-			if err != nil {
-				return err
-			}
-			r.GlyphStyle = draw.GlyphStyle{Color: color.Black, Shape: draw.RingGlyph{}, Radius: vg.Points(4)}
-			pl.Add(r)
+	for j := range ny {
+		regions.Z[j] = make([]float64, nx)
+		for i := range nx {
+			regions.Z[j][i] = float64(index[cls[j*nx+i]])
 		}
 	}
-	pl.Legend.Top, pl.Legend.Left = true, true
-	return pl.Save(8*vg.Inch, 6*vg.Inch, path)
+	classes := make([]int, len(labels))
+	sv := plot.Curve{Name: "support vectors", Style: plot.Rings}
+	for i, l := range labels {
+		classes[i] = index[l]
+		if support[i] {
+			sv.X, sv.Y = append(sv.X, x.At(i, 0)), append(sv.Y, x.At(i, 1))
+		}
+	}
+	return plot.WritePNG(path, plot.Panel{Title: title, XLabel: axes[0], YLabel: axes[1], Map: regions,
+		Curves: append(plot.ByLabel(x, classes, names), sv)})
 }

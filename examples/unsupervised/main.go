@@ -5,28 +5,20 @@
 // scores both clusterings against the species by the adjusted Rand index,
 // and draws the pictures.
 //
-//	go run ./examples/unsupervised [-seed 1] [-out out/unsupervised] [-json]
+//	go run ./examples/unsupervised [-seed 1] [-out out/unsupervised] [-json] [-quiet]
 package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
-	"image/color"
-	"os"
-	"path/filepath"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/cluster"
 	"github.com/gradus-ml/gradus/learn/mixture"
 	"github.com/gradus-ml/gradus/learn/pca"
 	"github.com/gradus-ml/gradus/metrics"
+	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -40,32 +32,15 @@ type result struct {
 	Plots           []string   `json:"plots,omitempty"`
 }
 
-func main() {
-	seed := flag.Uint64("seed", 1, "seed of the k-means and mixture starts")
-	out := flag.String("out", "out/unsupervised", "directory for the PNGs (empty: none)")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	res, err := run(*seed, *out, !*asJSON)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "unsupervised:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
-	}
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	return cli.Program{Name: "unsupervised", Run: func(env *cli.Env) (any, error) { return run(env) }}
 }
 
-func run(seed uint64, out string, verbose bool) (res result, err error) {
-	say := func(format string, a ...any) {
-		if verbose {
-			fmt.Printf(format+"\n", a...)
-		}
-	}
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return res, err
-		}
-	}
+func run(env *cli.Env) (res result, err error) {
+	say := func(format string, a ...any) { env.Printf(format+"\n", a...) }
+	seed := env.Seed
 	digits, dl, err := data.Classes("sklearn/digits.csv", "target")
 	if err != nil {
 		return res, err
@@ -77,13 +52,11 @@ func run(seed uint64, out string, verbose bool) (res result, err error) {
 	copy(res.DigitsExplained[:], p.ExplainedVarianceRatio)
 	say("digits %v: the first two principal components explain %.1f%% and %.1f%% of the variance",
 		digits.Shape(), 100*p.ExplainedVarianceRatio[0], 100*p.ExplainedVarianceRatio[1])
-	if out != "" {
-		path := filepath.Join(out, "digits_pca.png")
-		if err := scatter(path, "digits on their first two principal components", "PC 1", "PC 2", p.Transform(digits), dl, 10); err != nil {
-			return res, err
-		}
-		res.Plots = append(res.Plots, path)
+	path := env.Path("digits_pca.png")
+	if err := scatter(path, "digits on their first two principal components", "PC 1", "PC 2", p.Transform(digits), dl, 10); err != nil {
+		return res, err
 	}
+	res.Plots = append(res.Plots, path)
 
 	iris, species, err := data.Classes("sklearn/iris.csv", "target")
 	if err != nil {
@@ -104,54 +77,27 @@ func run(seed uint64, out string, verbose bool) (res result, err error) {
 	res.GMMLogLik, res.GMMARI = gm.LogLikelihood, ari(species, gl)
 	say("iris Gaussian mixture (K = 3, full covariances, EM): mean log-likelihood %.4f in %d iterations, adjusted Rand index %.3f",
 		gm.LogLikelihood, gm.Iterations, res.GMMARI)
-	if out != "" {
-		petals := tensor.Slice(iris, 1, 2, 4, 1).Contiguous()
-		for _, c := range []struct {
-			name, title string
-			labels      []int
-		}{
-			{"iris_kmeans.png", fmt.Sprintf("iris petals by k-means cluster (ARI %.2f)", res.KMeansARI), km.Labels},
-			{"iris_gmm.png", fmt.Sprintf("iris petals by mixture component (ARI %.2f)", res.GMMARI), gl},
-		} {
-			path := filepath.Join(out, c.name)
-			if err := scatter(path, c.title, "petal length (cm)", "petal width (cm)", petals, c.labels, 3); err != nil {
-				return res, err
-			}
-			res.Plots = append(res.Plots, path)
+	petals := tensor.Slice(iris, 1, 2, 4, 1).Contiguous()
+	for _, c := range []struct {
+		name, title string
+		labels      []int
+	}{
+		{"iris_kmeans.png", fmt.Sprintf("iris petals by k-means cluster (ARI %.2f)", res.KMeansARI), km.Labels},
+		{"iris_gmm.png", fmt.Sprintf("iris petals by mixture component (ARI %.2f)", res.GMMARI), gl},
+	} {
+		path := env.Path(c.name)
+		if err := scatter(path, c.title, "petal length (cm)", "petal width (cm)", petals, c.labels, 3); err != nil {
+			return res, err
 		}
-		say("pictures: %v", res.Plots)
+		res.Plots = append(res.Plots, path)
 	}
+	say("pictures: %v", res.Plots)
 	return res, nil
 }
 
-// scatter draws the rows of xy (n, 2) coloured by label.
+// scatter draws the rows of xy (n, 2) by their labels 0 … k−1.
 func scatter(path, title, xl, yl string, xy *tensor.Tensor, labels []int, k int) error {
-	pl := plot.New()
-	pl.Title.Text, pl.X.Label.Text, pl.Y.Label.Text = title, xl, yl
-	pts := make([]plotter.XYs, k)
-	for i, l := range labels {
-		pts[l] = append(pts[l], plotter.XY{X: xy.At(i, 0), Y: xy.At(i, 1)})
-	}
-	for c := range k {
-		s, err := plotter.NewScatter(pts[c])
-		if err != nil {
-			return err
-		}
-		s.GlyphStyle.Color = palette(c)
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		s.GlyphStyle.Radius = vg.Points(2)
-		pl.Add(s)
-		pl.Legend.Add(fmt.Sprint(c), s)
-	}
-	pl.Legend.Top = true
-	return pl.Save(7*vg.Inch, 6*vg.Inch, path)
-}
-
-func palette(i int) color.Color {
-	cs := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
-		{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255},
-		{188, 189, 34, 255}, {23, 190, 207, 255}}
-	return cs[i%len(cs)]
+	return plot.WritePNG(path, plot.Panel{Title: title, XLabel: xl, YLabel: yl, Curves: plot.ByLabel(xy, labels, plot.Names(k))})
 }
 
 // ari is metrics.AdjustedRand for clusterings known to be valid.

@@ -14,7 +14,7 @@
 // epochs (the KL warm-up of Sønderby et al. 2016).
 //
 //	go run ./examples/vae [-model vae|hvae] [-epochs 20] [-latent 20] [-latent2 10]
-//	    [-beta 1] [-warmup 0] [-seed 1] [-data dir] [-out ./out/<model>] [-demo] [-json]
+//	    [-beta 1] [-warmup 0] [-seed 1] [-data dir] [-out out/vae] [-demo] [-json] [-quiet]
 //
 // Without -data it uses the 10,000 MNIST digits embedded in Gradus (8,000 to
 // train, 2,000 to test); -data names a directory with the full MNIST IDX files.
@@ -22,7 +22,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -30,6 +29,7 @@ import (
 	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
@@ -73,43 +73,39 @@ type result struct {
 	Log             string    `json:"log,omitempty"`     // the JSON-lines training log
 }
 
-func main() {
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
 	o := options{Hidden: 400, Hidden2: 200, Batch: 128, LR: 1e-3}
-	flag.IntVar(&o.Epochs, "epochs", 20, "training epochs")
-	flag.StringVar(&o.Model, "model", "vae", "vae, or hvae for the two-level hierarchical VAE with top-down inference")
-	flag.IntVar(&o.Latent, "latent", 20, "latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)")
-	flag.IntVar(&o.Latent2, "latent2", 10, "hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)")
-	flag.Uint64Var(&o.Seed, "seed", 1, "seed of the initialisation, batches and noise")
-	flag.StringVar(&o.Data, "data", "", "directory with the full MNIST IDX files (default: the embedded 10k subset)")
-	flag.StringVar(&o.Out, "out", "", "directory for the PNGs, the JSON-lines log and the checkpoint (default ./out/<model>)")
-	flag.Float64Var(&o.Beta, "beta", 1, "KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)")
-	flag.IntVar(&o.Warmup, "warmup", 0, "KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)")
-	flag.IntVar(&o.IWAEK, "iwae-k", 50, "samples of the final importance-weighted bound (0: skip)")
-	demo := flag.Bool("demo", false, "a short run (10 epochs) that ends with recognisable samples")
-	asJSON := flag.Bool("json", false, "print one JSON object with the results")
-	flag.Parse()
-	if *demo {
-		o.Epochs = 10
-	}
-	if o.Out == "" {
-		o.Out = filepath.Join("out", o.Model)
-	}
-	var log io.Writer = os.Stdout
-	if *asJSON {
-		log = os.Stderr
-	}
-	res, err := run(o, log)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "vae:", err)
-		os.Exit(1)
-	}
-	if *asJSON {
-		json.NewEncoder(os.Stdout).Encode(res)
-		return
-	}
-	fmt.Printf("pictures in %s:\n", o.Out)
-	for _, p := range res.Pictures {
-		fmt.Println("  " + p)
+	var demo bool
+	return cli.Program{
+		Name: "vae", DataUsage: "directory with the full MNIST IDX files (default: the embedded 10k subset)",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&o.Epochs, "epochs", 20, "training epochs")
+			fs.StringVar(&o.Model, "model", "vae", "vae, or hvae for the two-level hierarchical VAE with top-down inference")
+			fs.IntVar(&o.Latent, "latent", 20, "latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)")
+			fs.IntVar(&o.Latent2, "latent2", 10, "hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)")
+			fs.IntVar(&o.Hidden, "hidden", 400, "hidden units (of the first level for hvae)")
+			fs.IntVar(&o.Hidden2, "hidden2", 200, "hvae: hidden units of the second level")
+			fs.Float64Var(&o.Beta, "beta", 1, "KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)")
+			fs.IntVar(&o.Warmup, "warmup", 0, "KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)")
+			fs.IntVar(&o.IWAEK, "iwae-k", 50, "samples of the final importance-weighted bound (0: skip)")
+			fs.IntVar(&o.Batch, "batch", 128, "mini-batch size")
+			fs.IntVar(&o.TrainN, "train-n", 0, "use the first n training images (0: all)")
+			fs.IntVar(&o.TestN, "test-n", 0, "use the first n test images (0: all)")
+			fs.BoolVar(&demo, "demo", false, "a short run (10 epochs) that ends with recognisable samples")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			if demo && !env.Given("epochs") {
+				o.Epochs = 10
+			}
+			o.Seed, o.Data, o.Out = env.Seed, env.Data, env.Out // -seed: the initialisation, batches and noise
+			res, err := run(o, env.Log)
+			if err == nil {
+				env.Printf("pictures in %s: %v\n", o.Out, res.Pictures)
+			}
+			return res, err
+		},
 	}
 }
 

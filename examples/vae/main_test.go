@@ -2,19 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestStepsLowerLoss(t *testing.T) {
@@ -74,27 +74,18 @@ func TestWarmup(t *testing.T) {
 }
 
 func TestRunJSON(t *testing.T) {
+	t.Parallel()
 	for _, model := range []string{"vae", "hvae"} {
-		dir := t.TempDir()
-		res, err := run(options{Model: model, Epochs: 2, Latent: 2, Latent2: 2, Hidden: 32, Hidden2: 16, Batch: 64, LR: 1e-3, Seed: 1, Out: dir,
-			IWAEK: 5, TrainN: 320, TestN: 100}, io.Discard)
-		require.NoError(t, err)
-		b, err := json.Marshal(res)
-		require.NoError(t, err)
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(b, &m))
-		for _, k := range []string{"test_neg_elbo_per_epoch", "test_iwae_k50", "seconds_per_epoch", "model", "test_kl_per_level"} {
-			assert.Contains(t, m, k)
-		}
+		r := clitest.Run(t, program(), "-model", model, "-epochs", "2", "-latent", "2", "-latent2", "2", "-hidden", "32", "-hidden2", "16",
+			"-batch", "64", "-iwae-k", "5", "-train-n", "320", "-test-n", "100")
+		r.Fields("test_neg_elbo_per_epoch", "test_iwae_k50", "seconds_per_epoch", "model", "test_kl_per_level", "pictures", "log")
+		r.Pictures("samples.png", "reconstructions.png", "manifold.png", "latent_codes.png", "loss.png")
+		var res result
+		r.Decode(&res)
 		require.Len(t, res.TestNegELBO, 2)
 		assert.Less(t, res.TestNegELBO[1], res.TestNegELBO[0], model)
 		// The importance-weighted bound is tighter: a smaller negative bound.
 		assert.Less(t, res.TestIWAE, res.TestNegELBO[1], model)
-		for _, p := range res.Pictures {
-			st, err := os.Stat(p)
-			require.NoError(t, err, p)
-			assert.Greater(t, st.Size(), int64(500), p)
-		}
 		assert.Len(t, res.Pictures, 5) // samples, reconstructions, manifold, codes, loss curve
 		// The Trainer's JSON-lines log: one line per epoch with the test bound.
 		log, err := os.ReadFile(res.Log)

@@ -1,7 +1,6 @@
 package mnist
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/plot"
@@ -17,13 +17,12 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-// Options are the command-line settings the MNIST examples share.
+// Options are the settings the MNIST examples share.
 type Options struct {
 	Epochs  int
 	Seed    uint64
 	DataDir string // directory of the full MNIST IDX files; "" = embedded subset
-	OutDir  string // where the PNG and the checkpoint go; "" = write nothing
-	JSON    bool   // print one JSON object with the results on stdout
+	OutDir  string // where the PNGs, the log and the checkpoint go
 	LR      float64
 	Batch   int
 
@@ -32,18 +31,37 @@ type Options struct {
 	TrainN, TestN, MaxSteps int
 }
 
-// RegisterFlags defines the shared flags on fs with the example's
-// defaults and returns the Options they fill in when fs is parsed.
-func RegisterFlags(fs *flag.FlagSet, name string) *Options {
-	o := &Options{LR: 1e-3, Batch: 128}
-	fs.IntVar(&o.Epochs, "epochs", 10, "passes over the training data")
-	fs.Uint64Var(&o.Seed, "seed", 1, "seeds the initial weights and the batch order")
-	fs.StringVar(&o.DataDir, "data", "", "directory holding the full MNIST IDX files (train-images-idx3-ubyte[.gz], ...); default: the embedded 8,000/2,000 subset")
-	fs.StringVar(&o.OutDir, "out", filepath.Join("out", name), "directory for the training-curve PNG and the checkpoint")
-	fs.BoolVar(&o.JSON, "json", false, "print one JSON object with the results (progress goes to stderr)")
-	fs.Float64Var(&o.LR, "lr", 1e-3, "Adam learning rate")
-	fs.IntVar(&o.Batch, "batch", 128, "mini-batch size")
-	return o
+// DataUsage is the help of -data in the MNIST examples.
+const DataUsage = "directory holding the full MNIST IDX files (train-images-idx3-ubyte[.gz], ...); default: the embedded 8,000/2,000 subset"
+
+// Flags registers the MNIST examples' own flags on fs into o, with o's
+// values as the defaults.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "passes over the training data")
+	fs.Float64Var(&o.LR, "lr", o.LR, "Adam learning rate")
+	fs.IntVar(&o.Batch, "batch", o.Batch, "mini-batch size")
+	fs.IntVar(&o.TrainN, "train-n", 0, "use the first n training digits (0: all)")
+	fs.IntVar(&o.TestN, "test-n", 0, "use the first n test digits (0: all)")
+	fs.IntVar(&o.MaxSteps, "max-steps", 0, "stop after this many optimiser steps (0: no limit)")
+}
+
+// DefaultOptions are the MNIST examples' defaults: 10 epochs of Adam at
+// 1e-3 on batches of 128.
+func DefaultOptions() Options { return Options{Epochs: 10, LR: 1e-3, Batch: 128} }
+
+// FromEnv copies the common flags' -seed, -data and -out into o.
+func (o *Options) FromEnv(env *cli.Env) { o.Seed, o.DataDir, o.OutDir = env.Seed, env.Data, env.Out }
+
+// Program is the command-line program that trains c on MNIST.
+func Program(c Classifier) cli.Program {
+	o := DefaultOptions()
+	return cli.Program{
+		Name: c.Name, DataUsage: DataUsage, Flags: o.Flags,
+		Run: func(env *cli.Env) (any, error) {
+			o.FromEnv(env)
+			return RunMNIST(c, o, env.Log)
+		},
+	}
 }
 
 // Classifier is an MNIST classification example: Build makes a fresh model
@@ -71,7 +89,7 @@ type Result struct {
 	Log                  string    `json:"log,omitempty"` // the JSON-lines training log
 	Checkpoint           string    `json:"checkpoint,omitempty"`
 	CheckpointMatch      *bool     `json:"checkpoint_match,omitempty"` // predictions of the reloaded model agree
-	StepLoss             []float64 `json:"-"`
+	StepLoss             []float64 `json:"step_loss"`                  // every optimiser step's loss
 }
 
 // LoadMNIST loads the train and test splits, from dir if given, else the
@@ -106,8 +124,7 @@ func LoadMNIST(dir string, input []int, trainN, testN int) (x *tensor.Tensor, y 
 // RunMNIST trains the classifier on MNIST as o says, writing progress to
 // log, then writes the training curves and a checkpoint to o.OutDir,
 // reloads the checkpoint into a fresh model and compares its predictions.
-// With o.JSON the result is printed to stdout as one JSON object.
-func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err error) {
+func RunMNIST(c Classifier, o Options, log io.Writer) (res Result, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
 	prog := train.NewProgress(log)
@@ -119,19 +136,17 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 	res.Params, res.TrainSize, res.TestSize = nn.NumParams(model), len(y), len(yt)
 	prog.Printf("%s: %d parameters, %d training and %d test digits, batch %d, Adam lr %g", c.Name, res.Params, len(y), len(yt), o.Batch, o.LR)
 	cfg := Config{Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, Seed: o.Seed, MaxSteps: o.MaxSteps, Progress: log}
-	if o.OutDir != "" {
-		// A JSON-lines log of every epoch, for gradus plot or a script.
-		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-			return res, err
-		}
-		res.Log = filepath.Join(o.OutDir, "run.jsonl")
-		f, err := os.Create(res.Log)
-		if err != nil {
-			return res, err
-		}
-		defer f.Close()
-		cfg.Log = f
+	// A JSON-lines log of every epoch, for gradus plot or a script.
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return res, err
 	}
+	res.Log = filepath.Join(o.OutDir, "run.jsonl")
+	f, err := os.Create(res.Log)
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	cfg.Log = f
 	h, err := FitClassifier(model, forward, x, y, xt, yt, cfg)
 	if err != nil {
 		return res, err
@@ -141,56 +156,47 @@ func RunMNIST(c Classifier, o Options, stdout, log io.Writer) (res Result, err e
 	res.TestAccuracy = h.TestAccuracy[len(h.TestAccuracy)-1]
 	prog.Printf("test accuracy %.2f %% after %d epochs (%.1f s per epoch)", 100*res.TestAccuracy, len(h.TrainLoss), mean(h.SecondsPerEpoch))
 
-	if o.OutDir != "" {
-		res.Plot = filepath.Join(o.OutDir, "training.png")
-		err := plot.WritePNG(res.Plot,
-			plot.Panel{Title: c.Name + ": training loss", XLabel: "epoch", YLabel: "cross-entropy",
-				Curves: []plot.Curve{{Name: "train", Y: h.TrainLoss}}},
-			plot.Panel{Title: c.Name + ": test accuracy", XLabel: "epoch", YLabel: "accuracy",
-				Curves: []plot.Curve{{Name: "test", Y: h.TestAccuracy}}})
-		if err != nil {
-			return res, err
-		}
-		prog.Printf("wrote %s", res.Plot)
-
-		res.ConfusionPlot = filepath.Join(o.OutDir, "confusion.png")
-		pred, _ := train.Predict(xt, 500, forward)
-		cm, err := metrics.Confusion(pred, yt, 10)
-		if err != nil {
-			return res, err
-		}
-		names := make([]string, 10)
-		for d := range names {
-			names[d] = fmt.Sprint(d)
-		}
-		if err := plot.Confusion(res.ConfusionPlot, c.Name+": test confusion matrix", cm, names); err != nil {
-			return res, err
-		}
-		prog.Printf("wrote %s", res.ConfusionPlot)
-
-		res.Checkpoint = filepath.Join(o.OutDir, "model.safetensors")
-		fresh, freshForward := c.Build(tensor.NewRNG(o.Seed + 1))
-		meta := map[string]string{"model": c.Name, "epochs": fmt.Sprint(len(h.TrainLoss)),
-			"seed": fmt.Sprint(o.Seed), "test_accuracy": fmt.Sprint(res.TestAccuracy)}
-		match, err := CheckpointRoundTrip(res.Checkpoint, model, fresh, h.OptState, meta, func() ([]int, []int) {
-			a, _ := train.Predict(xt, 500, forward)
-			b, _ := train.Predict(xt, 500, freshForward)
-			return a, b
-		})
-		if err != nil {
-			return res, err
-		}
-		res.CheckpointMatch = &match
-		prog.Printf("wrote %s; reloaded into a fresh model: predictions match: %v", res.Checkpoint, match)
+	res.Plot = filepath.Join(o.OutDir, "training.png")
+	err = plot.WritePNG(res.Plot,
+		plot.Panel{Title: c.Name + ": training loss", XLabel: "epoch", YLabel: "cross-entropy",
+			Curves: []plot.Curve{{Name: "train", Y: h.TrainLoss}}},
+		plot.Panel{Title: c.Name + ": test accuracy", XLabel: "epoch", YLabel: "accuracy",
+			Curves: []plot.Curve{{Name: "test", Y: h.TestAccuracy}}})
+	if err != nil {
+		return res, err
 	}
+	prog.Printf("wrote %s", res.Plot)
+
+	res.ConfusionPlot = filepath.Join(o.OutDir, "confusion.png")
+	pred, _ := train.Predict(xt, 500, forward)
+	cm, err := metrics.Confusion(pred, yt, 10)
+	if err != nil {
+		return res, err
+	}
+	names := make([]string, 10)
+	for d := range names {
+		names[d] = fmt.Sprint(d)
+	}
+	if err := plot.Confusion(res.ConfusionPlot, c.Name+": test confusion matrix", cm, names); err != nil {
+		return res, err
+	}
+	prog.Printf("wrote %s", res.ConfusionPlot)
+
+	res.Checkpoint = filepath.Join(o.OutDir, "model.safetensors")
+	fresh, freshForward := c.Build(tensor.NewRNG(o.Seed + 1))
+	meta := map[string]string{"model": c.Name, "epochs": fmt.Sprint(len(h.TrainLoss)),
+		"seed": fmt.Sprint(o.Seed), "test_accuracy": fmt.Sprint(res.TestAccuracy)}
+	match, err := CheckpointRoundTrip(res.Checkpoint, model, fresh, h.OptState, meta, func() ([]int, []int) {
+		a, _ := train.Predict(xt, 500, forward)
+		b, _ := train.Predict(xt, 500, freshForward)
+		return a, b
+	})
+	if err != nil {
+		return res, err
+	}
+	res.CheckpointMatch = &match
+	prog.Printf("wrote %s; reloaded into a fresh model: predictions match: %v", res.Checkpoint, match)
 	res.Seconds = time.Since(start).Seconds()
-	if o.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return res, err
-		}
-	}
 	return res, nil
 }
 

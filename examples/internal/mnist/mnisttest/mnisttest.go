@@ -4,8 +4,6 @@
 package mnisttest
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"testing"
 
@@ -13,32 +11,31 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"
 )
 
-// CheckQuickRun is the shared body of the examples' tests: it trains c on
-// a small slice of the embedded MNIST for a few steps with JSON output, and
-// checks that the training loss falls (the mean of the last three step
-// losses is below dropTo times that of the first three) and that the JSON
-// object has the documented keys. The training curves and the checkpoint
-// go to a temporary directory, and the reloaded checkpoint must predict as
-// the trained model does.
-func CheckQuickRun(t *testing.T, c mnist.Classifier, o mnist.Options, dropTo float64) mnist.Result {
+// CheckQuickRun is the shared body of the examples' tests: it runs c's
+// program through the cli with args (small settings: -train-n, -max-steps,
+// …) and checks that the training loss falls (the mean of the last three
+// step losses is below dropTo times that of the first three) and that the
+// JSON object has the documented keys. The pictures, the log and the
+// checkpoint go to a temporary folder, and the reloaded checkpoint must
+// predict as the trained model does.
+func CheckQuickRun(t *testing.T, c mnist.Classifier, dropTo float64, args ...string) mnist.Result {
 	t.Helper()
-	o.JSON = true
-	o.OutDir = t.TempDir()
-	var out bytes.Buffer
-	res, err := mnist.RunMNIST(c, o, &out, nil)
-	require.NoError(t, err)
+	r := clitest.Run(t, mnist.Program(c), args...)
+	var res mnist.Result
+	r.Decode(&res)
 	require.GreaterOrEqual(t, len(res.StepLoss), 6)
 	first := mean(res.StepLoss[:3])
 	last := mean(res.StepLoss[len(res.StepLoss)-3:])
 	t.Logf("%s: mean loss of the first three steps %.3f, of the last three %.3f", c.Name, first, last)
 	assert.Less(t, last, dropTo*first, "training loss should fall: first steps %.3f, last steps %.3f", first, last)
 
-	assert.FileExists(t, res.Plot)
+	r.Pictures("training.png", "confusion.png")
 	f, err := os.Open(res.Log)
 	require.NoError(t, err)
 	defer f.Close()
@@ -50,11 +47,8 @@ func CheckQuickRun(t *testing.T, c mnist.Classifier, o mnist.Options, dropTo flo
 	assert.FileExists(t, res.Checkpoint)
 	assert.True(t, res.CheckpointMatch != nil && *res.CheckpointMatch, "the reloaded checkpoint must predict the same classes")
 
-	var obj map[string]any
-	require.NoError(t, json.Unmarshal(out.Bytes(), &obj), out.String())
-	for _, key := range []string{"test_accuracy", "train_loss_per_epoch", "seconds", "checkpoint_match"} {
-		assert.Contains(t, obj, key)
-	}
+	r.Fields("test_accuracy", "train_loss_per_epoch", "seconds", "checkpoint_match")
+	obj := r.JSON
 	acc, ok := obj["test_accuracy"].(float64)
 	assert.True(t, ok && acc >= 0 && acc <= 1, "test_accuracy %v must be a fraction", obj["test_accuracy"])
 	losses, ok := obj["train_loss_per_epoch"].([]any)
