@@ -10,8 +10,8 @@ import (
 )
 
 // courseText matches a citation of the course texts behind Gradus
-// (../shared/seeds), which users do not have: comments cite the papers and
-// books instead.
+// (kept beside the repository, not in it), which users do not have:
+// comments cite the papers and books instead.
 var courseText = regexp.MustCompile(`(?i)\bseeds?\s+0\d\d\b|shared/seeds`)
 
 // courseCitations reports the comments of f that cite the course texts.
