@@ -31,6 +31,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -106,7 +107,7 @@ func run(cfg config) (res result, err error) {
 		Acquisition:   a,
 		InitialPoints: initPoints,
 		Seed:          cfg.seed,
-		Kernel:        func(d int) gp.Kernel { return gp.NewScale(gp.NewRBF(0.2), 1) },
+		Kernel:        func(d int) kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.2), 1) },
 	})
 	var xs, ys []float64
 	for i := 0; i < cfg.evals; i++ {

@@ -29,13 +29,13 @@ import (
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/gan"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/plot"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/gan"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"
 )
@@ -353,7 +353,7 @@ func (m *model) writeSamples(cfg config) (string, error) {
 // evaluator holds held-out digits and the kernel of the MMD².
 type evaluator struct {
 	test   *tensor.Tensor // (n, 784) float64
-	kernel gp.Kernel
+	kernel kernel.Kernel
 }
 
 func newEvaluator(n int) (*evaluator, error) {
@@ -362,7 +362,7 @@ func newEvaluator(n int) (*evaluator, error) {
 		return nil, err
 	}
 	t := flat64(x)
-	return &evaluator{test: t, kernel: gp.NewRBF(kerneltest.MedianHeuristic(t))}, nil
+	return &evaluator{test: t, kernel: kernel.NewRBF(kerneltest.MedianHeuristic(t))}, nil
 }
 
 func flat64(x *tensor.Tensor) *tensor.Tensor {

@@ -41,6 +41,7 @@ import (
 	"github.com/gradus-ml/gradus/distributed"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -152,7 +153,7 @@ func synthetic(rng *tensor.RNG, n int) (x, y *tensor.Tensor) {
 // newModel returns the model every fit starts from: a scaled ARD RBF
 // kernel, a constant mean, standardised targets.
 func newModel(x, y *tensor.Tensor, inf gp.Inference, c config) (*gp.Exact, error) {
-	k := gp.NewScale(gp.NewRBF(1, 1, 1), 1)
+	k := kernel.NewScale(kernel.NewRBF(1, 1, 1), 1)
 	return gp.NewExact(k, x, y, gp.ExactOptions{Noise: 0.1, Mean: gp.ConstantMean, Normalize: true,
 		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: c.Seed, Partition: c.Partition}})
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -116,7 +117,7 @@ func run(cfg config) (res result, err error) {
 	}
 	x := tensor.FromFloat64s(flat, n, 2)
 
-	kernel := gp.NewScale(gp.NewRBF(1), 1)
+	kernel := kernel.NewScale(kernel.NewRBF(1), 1)
 	c, err := gp.NewClassifier(kernel, x, labels)
 	if err != nil {
 		return res, err

@@ -22,7 +22,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -72,7 +72,7 @@ func run(n, perms int, seed uint64, out string, verbose bool) (res result, err e
 	}
 	threes, eights := digits(x, labels, 3, 0, n), digits(x, labels, 8, 0, n)
 	moreThrees := digits(x, labels, 3, 4000, n)
-	k := gp.NewRBF(kerneltest.MedianHeuristic(threes, eights))
+	k := kernel.NewRBF(kerneltest.MedianHeuristic(threes, eights))
 	opts := kerneltest.Options{Estimator: kerneltest.Unbiased, Permutations: perms, Seed: seed}
 	diff, err := kerneltest.TwoSample(threes, eights, k, opts)
 	if err != nil {
@@ -85,7 +85,7 @@ func run(n, perms int, seed uint64, out string, verbose bool) (res result, err e
 	rng := tensor.NewRNG(seed)
 	u := rng.Normal(tensor.Float64, 0, 1, 200, 1)
 	v := tensor.Add(tensor.Mul(u, u), rng.Normal(tensor.Float64, 0, 0.3, 200, 1))
-	ind, err := kerneltest.Independence(u, v, gp.NewRBF(1), gp.NewRBF(1), kerneltest.Options{Permutations: perms, Seed: seed})
+	ind, err := kerneltest.Independence(u, v, kernel.NewRBF(1), kernel.NewRBF(1), kerneltest.Options{Permutations: perms, Seed: seed})
 	if err != nil {
 		return res, err
 	}

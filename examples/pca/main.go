@@ -26,7 +26,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/pca"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -85,7 +85,7 @@ func run(c config) (res result, err error) {
 		fmt.Printf("digits %v: covariance eigenvalues %.2f\nexplained variance ratio %.4f\n", x.Shape(), res.Eigenvalues, res.Ratio)
 	}
 	xs := tensor.Slice(x, 0, 0, c.kpcaN, 1).Contiguous()
-	kp, err := pca.FitKernelPCA(xs, gp.NewRBF(1/math.Sqrt(2*c.gamma)), top)
+	kp, err := pca.FitKernelPCA(xs, kernel.NewRBF(1/math.Sqrt(2*c.gamma)), top)
 	if err != nil {
 		return res, err
 	}

@@ -25,10 +25,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/gradus-ml/gradus/learn/bayeslinear"
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/learn/bayeslinear"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -88,7 +88,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 		xs[i] = -10 + 20*float64(i)/float64(cfg.N-1)
 		y[i] = sinc(xs[i]) + cfg.Noise*rng.NormFloat64()
 	}
-	kernel := gp.NewRBF(cfg.Ell)
+	kernel := kernel.NewRBF(cfg.Ell)
 	train := tensor.FromFloat64s(xs, cfg.N, 1)
 	// design is [1, K(q, x)]: a bias and one basis function per input.
 	design := func(q []float64) (*tensor.Tensor, error) {

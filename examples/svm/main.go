@@ -33,8 +33,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -102,11 +102,11 @@ func load(name string) (*tensor.Tensor, []int, []string, error) {
 	return nil, nil, nil, fmt.Errorf("unknown -data %q (want breast-cancer or iris)", name)
 }
 
-// kernel returns the kernel and the γ it uses (0 for linear).
-func kernel(cfg config, x *tensor.Tensor) (gp.Kernel, float64, error) {
+// pickKernel returns the kernel and the γ it uses (0 for linear).
+func pickKernel(cfg config, x *tensor.Tensor) (kernel.Kernel, float64, error) {
 	switch cfg.Kernel {
 	case "linear":
-		return gp.NewLinear(1), 0, nil
+		return kernel.NewLinear(1), 0, nil
 	case "rbf":
 		g := cfg.Gamma
 		if g == 0 {
@@ -115,7 +115,7 @@ func kernel(cfg config, x *tensor.Tensor) (gp.Kernel, float64, error) {
 		if !(g > 0) {
 			return nil, 0, fmt.Errorf("-gamma must be positive, got %g", g)
 		}
-		return gp.NewRBF(math.Sqrt(1 / (2 * g))), g, nil // RBF(ℓ) is exp(−‖x−x'‖²/(2ℓ²))
+		return kernel.NewRBF(math.Sqrt(1 / (2 * g))), g, nil // RBF(ℓ) is exp(−‖x−x'‖²/(2ℓ²))
 	}
 	return nil, 0, fmt.Errorf("unknown -kernel %q (want rbf or linear)", cfg.Kernel)
 }
@@ -126,7 +126,7 @@ func run(cfg config, verbose bool) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	k, gamma, err := kernel(cfg, x)
+	k, gamma, err := pickKernel(cfg, x)
 	if err != nil {
 		return res, err
 	}

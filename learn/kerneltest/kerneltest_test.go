@@ -11,7 +11,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -29,7 +29,7 @@ func TestMMD2ByHand(t *testing.T) {
 	cross := (2*rbf(4) + rbf(9) + rbf(1)) / 4
 	biased := (2+2*rbf(1))/2 - 2*cross
 	unbiased := 2*rbf(1) - 2*cross
-	k := gp.NewRBF(1)
+	k := kernel.NewRBF(1)
 	assert.InDelta(t, biased, kerneltest.MMD2(k, x, y, kerneltest.Biased).Item(), 1e-15)
 	assert.InDelta(t, unbiased, kerneltest.MMD2(k, x, y, kerneltest.Unbiased).Item(), 1e-15)
 }
@@ -42,7 +42,7 @@ func TestTwoSamplePermutationTest(t *testing.T) {
 	same := rng.Normal(tensor.Float64, 0, 1, 50, 2)
 	shifted := tensor.AddScalar(rng.Normal(tensor.Float64, 0, 1, 50, 2), 0.8)
 	ls := kerneltest.MedianHeuristic(x, shifted)
-	k := gp.NewRBF(ls)
+	k := kernel.NewRBF(ls)
 	for _, est := range []kerneltest.Estimator{kerneltest.Biased, kerneltest.Unbiased} {
 		opts := kerneltest.Options{Estimator: est, Permutations: 200, Seed: 2}
 		diff, err := kerneltest.TwoSample(x, shifted, k, opts)
@@ -61,7 +61,7 @@ func TestTwoSamplePermutationTest(t *testing.T) {
 // (unconstrained) and the samples passes autodiff's check.
 func TestMMD2Gradient(t *testing.T) {
 	rng := tensor.NewRNG(5)
-	k := gp.NewRBF(0.9)
+	k := kernel.NewRBF(0.9)
 	raw := k.Hyperparams()[0].Raw().Clone()
 	inputs := []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 5, 2), rng.Normal(tensor.Float64, 0.5, 1, 4, 2), raw}
 	_, err := autodiff.GradCheck(func(xs []*graph.Node) *graph.Node {
@@ -80,7 +80,7 @@ func TestHSIC(t *testing.T) {
 	noise := rng.Normal(tensor.Float64, 0, 0.3, n, 1)
 	dependent := tensor.Add(tensor.Mul(x, x), noise) // y = x² + ε: uncorrelated but dependent
 	independent := rng.Normal(tensor.Float64, 0, 1, n, 1)
-	kx, ky := gp.NewRBF(1), gp.NewRBF(1)
+	kx, ky := kernel.NewRBF(1), kernel.NewRBF(1)
 
 	// tr(KHLH)/n² with explicit matrices.
 	g := graph.New()
@@ -136,9 +136,9 @@ func hsicU(k, l *tensor.Tensor, n int) float64 {
 func TestMedianHeuristicAndErrors(t *testing.T) {
 	// Distances between 0, 1, 3: 1, 2, 3, median 2.
 	assert.Equal(t, 2.0, kerneltest.MedianHeuristic(tensor.FromFloat64s([]float64{0, 1, 3}, 3, 1)))
-	_, err := kerneltest.TwoSample(tensor.FromFloat64s([]float64{1, 2}, 1, 2), tensor.FromFloat64s([]float64{1}, 1, 1), gp.NewRBF(1), kerneltest.Options{})
+	_, err := kerneltest.TwoSample(tensor.FromFloat64s([]float64{1, 2}, 1, 2), tensor.FromFloat64s([]float64{1}, 1, 1), kernel.NewRBF(1), kerneltest.Options{})
 	assert.ErrorContains(t, err, "2 and 1 columns")
-	_, err = kerneltest.Independence(tensor.FromFloat64s([]float64{1, 2}, 2, 1), tensor.FromFloat64s([]float64{1}, 1, 1), gp.NewRBF(1), gp.NewRBF(1), kerneltest.Options{})
+	_, err = kerneltest.Independence(tensor.FromFloat64s([]float64{1, 2}, 2, 1), tensor.FromFloat64s([]float64{1}, 1, 1), kernel.NewRBF(1), kernel.NewRBF(1), kerneltest.Options{})
 	assert.ErrorContains(t, err, "equal rows")
 }
 
@@ -155,7 +155,7 @@ func TestLinearMMD2ByHand(t *testing.T) {
 	y := g.Const(tensor.FromFloat64s([]float64{2, 3, 4, 4}, 4, 1))
 	h1 := rbf(1) - rbf(9)
 	h2 := rbf(4) + 1 - rbf(1) - rbf(9)
-	k := gp.NewRBF(1)
+	k := kernel.NewRBF(1)
 	assert.InDelta(t, (h1+h2)/2, kerneltest.MMD2(k, x, y, kerneltest.Linear).Item(), 1e-15)
 
 	rng := tensor.NewRNG(5)
@@ -188,7 +188,7 @@ func TestLinearMMD2ByHand(t *testing.T) {
 // Under a shift both reject at 5 % nearly always.
 func TestPValuesUniformUnderNull(t *testing.T) {
 	const seeds = 200
-	k := gp.NewRBF(1)
+	k := kernel.NewRBF(1)
 	for _, c := range []struct {
 		est  kerneltest.Estimator
 		n    int

@@ -6,7 +6,7 @@
 // graphs, so a kernel's hyperparameters (or a feature network feeding the
 // samples) can be trained by gradient on them.
 //
-//	res, err := kerneltest.TwoSample(x, y, gp.NewRBF(kerneltest.MedianHeuristic(x, y)),
+//	res, err := kerneltest.TwoSample(x, y, kernel.NewRBF(kerneltest.MedianHeuristic(x, y)),
 //		kerneltest.Options{Permutations: 500, Seed: 1})
 //	fmt.Println(res.Statistic, res.PValue)
 package kerneltest
@@ -17,7 +17,7 @@ import (
 	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -51,7 +51,7 @@ const (
 // differentiable in x, y and the kernel's hyperparameters. The unbiased
 // form needs m, n ≥ 2 and the linear one m = n ≥ 2. It panics with a
 // *tensor.Error otherwise.
-func MMD2(k gp.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
+func MMD2(k kernel.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
 	m, n := x.Shape()[0], y.Shape()[0]
 	if est == Linear {
 		return graph.Mean(linearTerms(k, x, y), nil, false)
@@ -93,7 +93,7 @@ type Result struct {
 // and every permutation only re-sums it. With the Linear estimator no
 // kernel matrix is formed: the p-value comes from the statistic's normal
 // null distribution and Null is empty.
-func TwoSample(x, y *tensor.Tensor, k gp.Kernel, opts Options) (Result, error) {
+func TwoSample(x, y *tensor.Tensor, k kernel.Kernel, opts Options) (Result, error) {
 	const op = "kerneltest.TwoSample"
 	if err := checkPair(op, x, y, false); err != nil {
 		return Result{}, err
@@ -131,7 +131,7 @@ const pairBlock = 64
 
 // linearTerms returns the h values of the linear-time statistic, one per
 // disjoint pair of rows, as a node of shape (⌊n/2⌋).
-func linearTerms(k gp.Kernel, x, y *graph.Node) *graph.Node {
+func linearTerms(k kernel.Kernel, x, y *graph.Node) *graph.Node {
 	m, n := x.Shape()[0], y.Shape()[0]
 	if m != n || m < 2 {
 		tensor.Fail("kerneltest.MMD2", "the linear estimator needs two samples of equal size ≥ 2, got %d and %d", m, n)
@@ -158,7 +158,7 @@ func linearTerms(k gp.Kernel, x, y *graph.Node) *graph.Node {
 // linearTest is the linear-time test: the statistic is the mean of the h
 // values and the p-value is P(N(0, σ̂²/p) ≥ statistic) with σ̂² their
 // sample variance over the p pairs (Gretton et al. 2012, Corollary 16).
-func linearTest(k gp.Kernel, x, y *tensor.Tensor) (res Result, err error) {
+func linearTest(k kernel.Kernel, x, y *tensor.Tensor) (res Result, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	h := linearTerms(k, g.Const(x.Cast(tensor.Float64)), g.Const(y.Cast(tensor.Float64))).Value().Values()
@@ -271,7 +271,7 @@ func MedianHeuristic(xs ...*tensor.Tensor) float64 {
 }
 
 // kernelMatrix evaluates K(z, z) through the kernel's graph.
-func kernelMatrix(k gp.Kernel, z *tensor.Tensor) (vals []float64, err error) {
+func kernelMatrix(k kernel.Kernel, z *tensor.Tensor) (vals []float64, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	zn := g.Const(z)

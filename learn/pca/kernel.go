@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -13,7 +13,7 @@ import (
 // Müller 1998; seed 000 §4.6): the eigendecomposition of the centred kernel
 // matrix K̃ = (I − 1/n)K(I − 1/n) of the training rows.
 type KernelPCA struct {
-	Kernel      gp.Kernel
+	Kernel      kernel.Kernel
 	X           *tensor.Tensor // the training rows (n, d), float64
 	Eigenvalues []float64      // of K̃, decreasing (not divided by n)
 	alphas      *tensor.Tensor // (n, k) eigenvectors scaled by 1/√λ
@@ -26,7 +26,7 @@ type KernelPCA struct {
 // hyperparameters). Components whose eigenvalue is not positive cannot be
 // normalised and are an error. Each component's training projections are
 // signed by PCA's convention (largest magnitude positive).
-func FitKernelPCA(x *tensor.Tensor, kernel gp.Kernel, k int) (*KernelPCA, error) {
+func FitKernelPCA(x *tensor.Tensor, kernel kernel.Kernel, k int) (*KernelPCA, error) {
 	if kernel == nil {
 		return nil, fmt.Errorf("pca.FitKernelPCA: nil kernel")
 	}
@@ -79,7 +79,7 @@ func (p *KernelPCA) Transform(x *tensor.Tensor) (*tensor.Tensor, error) {
 // kernelMatrix evaluates K(a, b) through the kernel's graph, passing the
 // same node twice when a and b are the same tensor (so stationary kernels
 // see exact zeros on the diagonal and White its noise).
-func kernelMatrix(k gp.Kernel, a, b *tensor.Tensor) (m *tensor.Tensor, err error) {
+func kernelMatrix(k kernel.Kernel, a, b *tensor.Tensor) (m *tensor.Tensor, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	an := g.Const(a)

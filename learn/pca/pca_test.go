@@ -14,7 +14,7 @@ import (
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/learn/pca"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -176,7 +176,7 @@ func TestPPCAGradientAndEMMeetClosedForm(t *testing.T) {
 func TestKernelPCAMatchesScikitLearn(t *testing.T) {
 	f := load(t)
 	x := iris(t)
-	p, err := pca.FitKernelPCA(x, gp.NewRBF(1), 2)
+	p, err := pca.FitKernelPCA(x, kernel.NewRBF(1), 2)
 	require.NoError(t, err)
 	numtest.CloseValues(t, f.KPCA.Eigenvalues, p.Eigenvalues, 1e-9)
 	for _, c := range []struct {

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -41,7 +41,7 @@ func BenchmarkFitSVC(b *testing.B) {
 
 func benchFit(b *testing.B, x *tensor.Tensor, labels []int) {
 	gamma := svm.ScaleGamma(x)
-	k := gp.NewRBF(math.Sqrt(1 / (2 * gamma)))
+	k := kernel.NewRBF(math.Sqrt(1 / (2 * gamma)))
 	b.ResetTimer()
 	for range b.N {
 		m, err := svm.FitSVC(x, labels, k, svm.Options{})

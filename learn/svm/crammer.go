@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -15,7 +15,7 @@ import (
 // all classes, min ½Σₘ‖wₘ‖² + C·Σᵢ ξᵢ subject to
 // f_{yᵢ}(xᵢ) − f_m(xᵢ) ≥ 1 − δ_{yᵢm} − ξᵢ for every class m.
 type CrammerSinger struct {
-	Kernel         gp.Kernel
+	Kernel         kernel.Kernel
 	Classes        []int          // sorted labels; score m is Classes[m]'s
 	SupportVectors *tensor.Tensor // (s, d) rows with a nonzero coefficient
 	Support        []int          // their indices in the training rows
@@ -35,7 +35,7 @@ type CrammerSinger struct {
 // block violates the optimality conditions most and solves its k-variable
 // subproblem exactly, until the violation is below Options.Tol. The
 // kernel columns come through the same bounded cache as FitSVC.
-func FitCrammerSinger(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*CrammerSinger, error) {
+func FitCrammerSinger(x *tensor.Tensor, labels []int, k kernel.Kernel, opts Options) (*CrammerSinger, error) {
 	const op = "svm.FitCrammerSinger"
 	if k == nil {
 		return nil, fmt.Errorf("%s: nil kernel", op)

@@ -3,8 +3,8 @@ package svm_test
 import (
 	"fmt"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -12,7 +12,7 @@ import (
 // under the linear kernel is f(x) = x; the duality gap certifies it.
 func ExampleFitSVC() {
 	x := tensor.FromFloat64s([]float64{-1, 1}, 2, 1)
-	m, err := svm.FitSVC(x, []int{1, 0}, gp.NewLinear(1), svm.Options{C: 10, Tol: 1e-12})
+	m, err := svm.FitSVC(x, []int{1, 0}, kernel.NewLinear(1), svm.Options{C: 10, Tol: 1e-12})
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +31,7 @@ func ExampleFitSVC() {
 // f(x) = x.
 func ExampleFitNuSVC() {
 	x := tensor.FromFloat64s([]float64{-1, 1}, 2, 1)
-	m, err := svm.FitNuSVC(x, []int{1, 0}, gp.NewLinear(1), svm.Options{Nu: 0.5, Tol: 1e-12})
+	m, err := svm.FitNuSVC(x, []int{1, 0}, kernel.NewLinear(1), svm.Options{Nu: 0.5, Tol: 1e-12})
 	if err != nil {
 		panic(err)
 	}
@@ -47,7 +47,7 @@ func ExampleFitNuSVC() {
 func ExampleFitNuSVR() {
 	x := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10, 1)
 	z := []float64{0.5, 0.5, 2.5, 2.5, 4.5, 4.5, 6.5, 6.5, 8.5, 8.5}
-	m, err := svm.FitNuSVR(x, z, gp.NewLinear(1), svm.Options{C: 1, Nu: 0.4, Tol: 1e-10})
+	m, err := svm.FitNuSVR(x, z, kernel.NewLinear(1), svm.Options{C: 1, Nu: 0.4, Tol: 1e-10})
 	if err != nil {
 		panic(err)
 	}
@@ -61,7 +61,7 @@ func ExampleFitNuSVR() {
 // Crammer–Singer machine; the duality gap certifies the solution.
 func ExampleFitCrammerSinger() {
 	x := tensor.FromFloat64s([]float64{2, 0, 0, 2, -2, -2, 2.5, 0.5, -0.5, 3, -3, -1}, 6, 2)
-	m, err := svm.FitCrammerSinger(x, []int{0, 1, 2, 0, 1, 2}, gp.NewLinear(1), svm.Options{C: 10, Tol: 1e-10})
+	m, err := svm.FitCrammerSinger(x, []int{0, 1, 2, 0, 1, 2}, kernel.NewLinear(1), svm.Options{C: 10, Tol: 1e-10})
 	if err != nil {
 		panic(err)
 	}

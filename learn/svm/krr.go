@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -14,7 +14,7 @@ import (
 // zero-mean Gaussian process with the same kernel and noise variance
 // σ² = λ (seed 000 §6.2.4).
 type KernelRidge struct {
-	Kernel gp.Kernel
+	Kernel kernel.Kernel
 	X      *tensor.Tensor // training rows (n, d), float64
 	Alpha  []float64      // the dual coefficients
 	Lambda float64
@@ -24,7 +24,7 @@ type KernelRidge struct {
 // returns an error for bad data, a λ that is not positive, or a matrix
 // that is not positive definite (which a positive λ prevents for a valid
 // kernel).
-func FitKernelRidge(x *tensor.Tensor, z []float64, k gp.Kernel, lambda float64) (*KernelRidge, error) {
+func FitKernelRidge(x *tensor.Tensor, z []float64, k kernel.Kernel, lambda float64) (*KernelRidge, error) {
 	const op = "svm.FitKernelRidge"
 	if k == nil {
 		return nil, fmt.Errorf("%s: nil kernel", op)

@@ -6,8 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -22,7 +23,7 @@ func TestKernelRidgeEqualsGPPosteriorMean(t *testing.T) {
 		z[i] = x.At(i, 0)*x.At(i, 0)/3 - x.At(i, 1) + 0.1*rng.NormFloat64()
 	}
 	const lambda = 0.05
-	k := gp.NewScale(gp.NewRBF(1.3), 2)
+	k := kernel.NewScale(kernel.NewRBF(1.3), 2)
 	r, err := svm.FitKernelRidge(x, z, k, lambda)
 	require.NoError(t, err)
 	m, err := gp.NewExact(k, x, tensor.FromFloat64s(z, 40), gp.ExactOptions{Noise: lambda, FixNoise: true, NoiseFloor: 1e-12})
@@ -36,10 +37,10 @@ func TestKernelRidgeEqualsGPPosteriorMean(t *testing.T) {
 // By hand: one point x = 0 with z = 2 and K(0, 0) = 1 gives α = 2/(1 + λ);
 // with λ = 1, f(0) = 1 and f at distance 1 is e^{-1/2}.
 func TestKernelRidgeByHand(t *testing.T) {
-	r, err := svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), []float64{2}, gp.NewRBF(1), 1)
+	r, err := svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), []float64{2}, kernel.NewRBF(1), 1)
 	require.NoError(t, err)
 	assert.InDeltaSlice(t, []float64{1}, r.Alpha, 1e-15)
 	assert.InDeltaSlice(t, []float64{1, 0.6065306597126334}, r.Predict(tensor.FromFloat64s([]float64{0, 1}, 2, 1)), 1e-15)
-	_, err = svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), []float64{2}, gp.NewRBF(1), 0)
+	_, err = svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), []float64{2}, kernel.NewRBF(1), 0)
 	assert.ErrorContains(t, err, "λ = 0")
 }

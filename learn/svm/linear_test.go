@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 )
 
 // The primal linear SVM trained by gradient reaches the optimum that SMO
@@ -18,7 +18,7 @@ import (
 func TestLinearSVMPrimalMeetsDual(t *testing.T) {
 	_, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	dual, err := svm.FitSVC(xb, lb, gp.NewLinear(1), svm.Options{C: 0.5, Tol: 1e-9})
+	dual, err := svm.FitSVC(xb, lb, kernel.NewLinear(1), svm.Options{C: 0.5, Tol: 1e-9})
 	require.NoError(t, err)
 	opt := dual.Machines[0].Primal
 	require.Less(t, dual.Machines[0].Gap, 1e-6*opt)

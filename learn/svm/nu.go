@@ -3,7 +3,7 @@ package svm
 import (
 	"fmt"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -17,7 +17,7 @@ import (
 // weights are ignored, as in LIBSVM. It returns an error for ν outside
 // (0, 1] or a ν that the smaller class cannot reach, ν > 2·min(n₊, n₋)/n
 // for a pair of classes.
-func FitNuSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, error) {
+func FitNuSVC(x *tensor.Tensor, labels []int, k kernel.Kernel, opts Options) (*SVC, error) {
 	opts.ClassWeights = nil
 	return fitSVC("svm.FitNuSVC", x, labels, k, opts, true)
 }
@@ -28,7 +28,7 @@ func FitNuSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, 
 // width it finds is SVR.Epsilon; ν (Options.Nu, default 0.5) bounds the
 // fraction of points outside the tube from above and of support vectors
 // from below. It returns an error for ν outside (0, 1].
-func FitNuSVR(x *tensor.Tensor, z []float64, k gp.Kernel, opts Options) (*SVR, error) {
+func FitNuSVR(x *tensor.Tensor, z []float64, k kernel.Kernel, opts Options) (*SVR, error) {
 	return fitSVR("svm.FitNuSVR", x, z, k, opts, true)
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -70,7 +70,7 @@ func TestNuSVCMatchesLIBSVM(t *testing.T) {
 	f := loadNu(t)
 	_, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	m, err := svm.FitNuSVC(xb, lb, gp.NewRBF(1), svm.Options{Nu: 0.3, Tol: 1e-10})
+	m, err := svm.FitNuSVC(xb, lb, kernel.NewRBF(1), svm.Options{Nu: 0.3, Tol: 1e-10})
 	require.NoError(t, err)
 	b := m.Machines[0]
 	assert.True(t, b.Converged)
@@ -107,7 +107,7 @@ func TestNuSVCMatchesLIBSVM(t *testing.T) {
 func TestNuSVCOneVsOneMatchesLIBSVM(t *testing.T) {
 	f := loadNu(t)
 	_, x, labels := load(t)
-	m, err := svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: 0.2, Tol: 1e-10})
+	m, err := svm.FitNuSVC(x, labels, kernel.NewRBF(1), svm.Options{Nu: 0.2, Tol: 1e-10})
 	require.NoError(t, err)
 	require.Len(t, m.Machines, 3)
 	dec := m.Decision(x)
@@ -131,7 +131,7 @@ func TestNuSVRMatchesLIBSVM(t *testing.T) {
 	x = tensor.IndexSelect(x, 0, f.SVR.Rows)
 	in := tensor.Slice(x, 1, 0, 3, 1).Contiguous()
 	z := tensor.Slice(x, 1, 3, 4, 1).Contiguous().Values()
-	m, err := svm.FitNuSVR(in, z, gp.NewRBF(0.5), svm.Options{C: 2, Nu: 0.4, Tol: 1e-10})
+	m, err := svm.FitNuSVR(in, z, kernel.NewRBF(0.5), svm.Options{C: 2, Nu: 0.4, Tol: 1e-10})
 	require.NoError(t, err)
 	assert.True(t, m.Converged)
 	assert.ElementsMatch(t, f.SVR.Support, m.Support)
@@ -162,16 +162,16 @@ func TestNuBadInput(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10, 1)
 	labels := []int{0, 0, 1, 1, 1, 1, 1, 1, 1, 1}
 	for _, nu := range []float64{-0.1, 1.5, math.NaN()} {
-		_, err := svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: nu})
+		_, err := svm.FitNuSVC(x, labels, kernel.NewRBF(1), svm.Options{Nu: nu})
 		assert.ErrorContains(t, err, "svm.FitNuSVC: ν = ")
 		assert.ErrorContains(t, err, "must be in (0, 1]")
-		_, err = svm.FitNuSVR(x, make([]float64, 10), gp.NewRBF(1), svm.Options{Nu: nu})
+		_, err = svm.FitNuSVR(x, make([]float64, 10), kernel.NewRBF(1), svm.Options{Nu: nu})
 		assert.ErrorContains(t, err, "svm.FitNuSVR: ν = ")
 	}
 	// Two rows of class 0 out of ten: ν ≤ 2·2/10 = 0.4.
-	_, err := svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: 0.5})
+	_, err := svm.FitNuSVC(x, labels, kernel.NewRBF(1), svm.Options{Nu: 0.5})
 	assert.ErrorContains(t, err, "classes 0 and 1: ν = 0.5 is infeasible: the classes have 2 and 8 rows, so ν ≤ 2·min/n = 0.4")
-	_, err = svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: 0.4})
+	_, err = svm.FitNuSVC(x, labels, kernel.NewRBF(1), svm.Options{Nu: 0.4})
 	assert.NoError(t, err)
 }
 
@@ -182,7 +182,7 @@ func TestShrinkingAgrees(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
 	require.NoError(t, err)
 	data.Standardise(x)
-	k := gp.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
+	k := kernel.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
 	z := make([]float64, len(labels))
 	for i, l := range labels {
 		z[i] = float64(l)
@@ -228,7 +228,7 @@ func TestTinyCacheAgrees(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
 	require.NoError(t, err)
 	data.Standardise(x)
-	k := gp.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
+	k := kernel.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
 	for _, nu := range []bool{false, true} {
 		fit := svm.FitSVC
 		if nu {

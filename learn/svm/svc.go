@@ -8,7 +8,7 @@
 // gap, so a user can certify the solution (seed 000 §3.2.2-3.2.3, seed 001
 // §6.1.3).
 //
-//	m, err := svm.FitSVC(x, labels, gp.NewRBF(1), svm.Options{C: 1})
+//	m, err := svm.FitSVC(x, labels, kernel.NewRBF(1), svm.Options{C: 1})
 //	fmt.Println(m.Primal, m.Dual, m.Gap) // gap ≈ 0 at the optimum
 //	scores := m.Decision(xNew)
 package svm
@@ -18,7 +18,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -71,7 +71,7 @@ func (o Options) withDefaults() Options {
 // Binary is one two-class machine f(x) = Σᵢ coefᵢ K(svᵢ, x) + Bias; it
 // predicts the positive class where f(x) > 0.
 type Binary struct {
-	Kernel         gp.Kernel
+	Kernel         kernel.Kernel
 	SupportVectors *tensor.Tensor // (s, d) rows of the training data with αᵢ > 0
 	Support        []int          // their indices in the training rows
 	DualCoef       []float64      // yᵢαᵢ for each support vector
@@ -106,11 +106,11 @@ type SVC struct {
 // FitSVC trains a C-SVC on the rows of x (n, d) with integer labels. Two
 // labels give one machine; more give one per pair. It returns an error for
 // bad data or options.
-func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, error) {
+func FitSVC(x *tensor.Tensor, labels []int, k kernel.Kernel, opts Options) (*SVC, error) {
 	return fitSVC("svm.FitSVC", x, labels, k, opts, false)
 }
 
-func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options, nu bool) (*SVC, error) {
+func fitSVC(op string, x *tensor.Tensor, labels []int, k kernel.Kernel, opts Options, nu bool) (*SVC, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%s: nil kernel", op)
 	}
@@ -175,7 +175,7 @@ func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options
 // C-SVC, or ν-SVC in LIBSVM's scaling (box [0, 1], Σα = νn, α₀ filling
 // each class's half of νn in row order), rescaled by 1/r at the end into
 // the C-SVC solution with C = 1/r.
-func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, opts Options, nu bool) (*Binary, error) {
+func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k kernel.Kernel, opts Options, nu bool) (*Binary, error) {
 	n := len(rows)
 	sub := x
 	if n != x.Shape()[0] { // one pair of classes: copy their rows
@@ -384,7 +384,7 @@ func supportRows(x *tensor.Tensor, idx []int) *tensor.Tensor {
 
 // ScaleGamma returns scikit-learn's default RBF γ, "scale":
 // 1/(d·Var(X)) over all entries of x (n, d). Use it as
-// gp.NewRBF(math.Sqrt(1/(2γ))), since the RBF's exp(−r²/(2ℓ²)) is
+// kernel.NewRBF(math.Sqrt(1/(2γ))), since the RBF's exp(−r²/(2ℓ²)) is
 // exp(−γr²) for ℓ = 1/√(2γ).
 func ScaleGamma(x *tensor.Tensor) float64 {
 	v := x.Values()

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
 	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -64,7 +64,7 @@ func pair(x *tensor.Tensor, labels []int) (*tensor.Tensor, []int) {
 func TestBinarySVCMatchesLIBSVM(t *testing.T) {
 	f, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	m, err := svm.FitSVC(xb, lb, gp.NewRBF(1), svm.Options{C: 1, Tol: 1e-8})
+	m, err := svm.FitSVC(xb, lb, kernel.NewRBF(1), svm.Options{C: 1, Tol: 1e-8})
 	require.NoError(t, err)
 	require.Len(t, m.Machines, 1)
 	b := m.Machines[0]
@@ -90,7 +90,7 @@ func TestBinarySVCMatchesLIBSVM(t *testing.T) {
 func TestClassWeightsMatchLIBSVM(t *testing.T) {
 	f, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	m, err := svm.FitSVC(xb, lb, gp.NewRBF(1), svm.Options{C: 1, Tol: 1e-8, ClassWeights: map[int]float64{1: 3}})
+	m, err := svm.FitSVC(xb, lb, kernel.NewRBF(1), svm.Options{C: 1, Tol: 1e-8, ClassWeights: map[int]float64{1: 3}})
 	require.NoError(t, err)
 	dec := m.Machines[0].Decision(xb)
 	for i, want := range f.Weighted.Decision {
@@ -102,7 +102,7 @@ func TestClassWeightsMatchLIBSVM(t *testing.T) {
 // shape and sign) and the voted predictions.
 func TestOneVsOneMatchesLIBSVM(t *testing.T) {
 	f, x, labels := load(t)
-	m, err := svm.FitSVC(x, labels, gp.NewRBF(1), svm.Options{C: 10, Tol: 1e-8})
+	m, err := svm.FitSVC(x, labels, kernel.NewRBF(1), svm.Options{C: 10, Tol: 1e-8})
 	require.NoError(t, err)
 	require.Len(t, m.Machines, 3)
 	dec := m.Decision(x)
@@ -120,7 +120,7 @@ func TestSVRMatchesLIBSVM(t *testing.T) {
 	f, x, _ := load(t)
 	in := tensor.Slice(x, 1, 2, 3, 1).Contiguous()
 	z := tensor.Slice(x, 1, 3, 4, 1).Contiguous().Values()
-	m, err := svm.FitSVR(in, z, gp.NewRBF(1), svm.Options{C: 1, Epsilon: 0.1, Tol: 1e-8})
+	m, err := svm.FitSVR(in, z, kernel.NewRBF(1), svm.Options{C: 1, Epsilon: 0.1, Tol: 1e-8})
 	require.NoError(t, err)
 	assert.True(t, m.Converged)
 	pred := m.Predict(in)
@@ -148,7 +148,7 @@ func TestSVRMatchesLIBSVM(t *testing.T) {
 // and primal = ½w² = ½ = Σα − ½w² = dual for any C ≥ ½.
 func TestTwoPointsByHand(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{-1, 1}, 2, 1)
-	m, err := svm.FitSVC(x, []int{1, 0}, gp.NewLinear(1), svm.Options{C: 10, Tol: 1e-12})
+	m, err := svm.FitSVC(x, []int{1, 0}, kernel.NewLinear(1), svm.Options{C: 10, Tol: 1e-12})
 	require.NoError(t, err)
 	b := m.Machines[0] // class 0 is positive: it sits at x = +1
 	assert.InDelta(t, 0, b.Bias, 1e-12)
@@ -160,13 +160,13 @@ func TestTwoPointsByHand(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1, 2}, 3, 1)
-	_, err := svm.FitSVC(x, []int{0, 0, 0}, gp.NewRBF(1), svm.Options{})
+	_, err := svm.FitSVC(x, []int{0, 0, 0}, kernel.NewRBF(1), svm.Options{})
 	assert.ErrorContains(t, err, "two classes")
-	_, err = svm.FitSVC(x, []int{0, 1}, gp.NewRBF(1), svm.Options{})
+	_, err = svm.FitSVC(x, []int{0, 1}, kernel.NewRBF(1), svm.Options{})
 	assert.ErrorContains(t, err, "3 rows but 2 targets")
-	_, err = svm.FitSVC(x, []int{0, 1, 1}, gp.NewRBF(1), svm.Options{C: -1})
+	_, err = svm.FitSVC(x, []int{0, 1, 1}, kernel.NewRBF(1), svm.Options{C: -1})
 	assert.ErrorContains(t, err, "C = -1")
-	_, err = svm.FitSVR(x, []float64{0, math.NaN(), 1}, gp.NewRBF(1), svm.Options{})
+	_, err = svm.FitSVR(x, []float64{0, math.NaN(), 1}, kernel.NewRBF(1), svm.Options{})
 	assert.ErrorContains(t, err, "target 1 is NaN")
 }
 
@@ -177,7 +177,7 @@ func TestOneVsRestMatchesScikitLearn(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
 	petals := tensor.Slice(x, 1, 2, 4, 1).Contiguous()
-	m, err := svm.FitSVC(petals, labels, gp.NewRBF(1), svm.Options{C: 1, Tol: 1e-6, OneVsRest: true})
+	m, err := svm.FitSVC(petals, labels, kernel.NewRBF(1), svm.Options{C: 1, Tol: 1e-6, OneVsRest: true})
 	require.NoError(t, err)
 	require.True(t, m.OneVsRest)
 	require.Len(t, m.Machines, 3)

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // SVR is an ε-support-vector regression machine
 // f(x) = Σᵢ coefᵢ K(svᵢ, x) + Bias, coefᵢ = αᵢ⁺ − αᵢ⁻ (seed 001 §6.1.3).
 type SVR struct {
-	Kernel         gp.Kernel
+	Kernel         kernel.Kernel
 	SupportVectors *tensor.Tensor
 	Support        []int
 	DualCoef       []float64
@@ -31,11 +31,11 @@ type SVR struct {
 // FitSVR trains ε-SVR on the rows of x (n, d) with targets z: LIBSVM's
 // dual over 2n variables (α⁺ with y = +1, α⁻ with y = −1), p = (ε − z,
 // ε + z), solved by the same SMO as FitSVC.
-func FitSVR(x *tensor.Tensor, z []float64, k gp.Kernel, opts Options) (*SVR, error) {
+func FitSVR(x *tensor.Tensor, z []float64, k kernel.Kernel, opts Options) (*SVR, error) {
 	return fitSVR("svm.FitSVR", x, z, k, opts, false)
 }
 
-func fitSVR(op string, x *tensor.Tensor, z []float64, k gp.Kernel, opts Options, nu bool) (*SVR, error) {
+func fitSVR(op string, x *tensor.Tensor, z []float64, k kernel.Kernel, opts Options, nu bool) (*SVR, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%s: nil kernel", op)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -26,7 +27,7 @@ type BayesOptOptions struct {
 	// Kernel returns the GP kernel for inputs scaled to [0, 1]^d (the
 	// optimiser works in the unit cube); nil means a scaled Matérn 5⁄2
 	// with one lengthscale per dimension starting at 0.2.
-	Kernel func(d int) Kernel
+	Kernel func(d int) kernel.Kernel
 	// Candidates is the number of random points (per dimension) scored to
 	// pick the starts of the acquisition optimiser [256]; in 1-D a grid of
 	// 101 points is scored too.
@@ -57,7 +58,7 @@ type BayesOpt struct {
 	rng    *tensor.RNG
 	xs     [][]float64 // observed points, in the unit cube
 	ys     []float64
-	kernel Kernel
+	kernel kernel.Kernel
 	model  *Exact // fitted to the first fitted observations
 	fitted int
 	err    error
@@ -95,12 +96,12 @@ func NewBayesOpt(bounds [][2]float64, opts BayesOptOptions) *BayesOpt {
 	}
 	d := len(bounds)
 	if opts.Kernel == nil {
-		opts.Kernel = func(d int) Kernel {
+		opts.Kernel = func(d int) kernel.Kernel {
 			ls := make([]float64, d)
 			for i := range ls {
 				ls[i] = 0.2
 			}
-			return NewScale(NewMatern52(ls...), 1)
+			return kernel.NewScale(kernel.NewMatern52(ls...), 1)
 		}
 	}
 	return &BayesOpt{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -90,7 +91,7 @@ func TestAcquisitionGradCheck(t *testing.T) {
 func apxSmallModel(t *testing.T, dt tensor.DType) *Exact {
 	x := tensor.FromValues(dt, []float64{-1.5, -0.6, 0.2, 0.9, 1.7}, 5, 1)
 	y := tensor.FromValues(dt, []float64{math.Sin(-1.5), math.Sin(-0.6), math.Sin(0.2), math.Sin(0.9), math.Sin(1.7)}, 5)
-	m, err := NewExact(NewScale(NewRBF(0.8), 1), x, y, ExactOptions{Noise: 0.01})
+	m, err := NewExact(kernel.NewScale(kernel.NewRBF(0.8), 1), x, y, ExactOptions{Noise: 0.01})
 	require.NoError(t, err)
 	return m
 }

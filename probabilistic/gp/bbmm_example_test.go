@@ -7,6 +7,7 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -24,7 +25,7 @@ func ExampleCG() {
 	yt := tensor.FromFloat64s(y, n)
 	lml := map[gp.Inference]float64{}
 	for _, inf := range []gp.Inference{gp.Cholesky, gp.CG} {
-		m, err := gp.NewExact(gp.NewScale(gp.NewRBF(1), 1), x, yt,
+		m, err := gp.NewExact(kernel.NewScale(kernel.NewRBF(1), 1), x, yt,
 			gp.ExactOptions{Noise: 0.05, Inference: inf, CG: gp.CGOptions{Probes: 32, Seed: 1}})
 		if err != nil {
 			panic(err)

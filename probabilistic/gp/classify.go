@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -14,7 +15,7 @@ import (
 // the Laplace approximation of the posterior (Rasmussen & Williams 2006,
 // §3.4). It works in float64.
 //
-//	c, err := gp.NewClassifier(gp.NewScale(gp.NewRBF(1), 1), x, labels) // labels 0/1
+//	c, err := gp.NewClassifier(kernel.NewScale(kernel.NewRBF(1), 1), x, labels) // labels 0/1
 //	fit, err := c.Fit(ctx, gp.FitOptions{Restarts: 2})
 //	pred, err := c.Predict(xs) // pred.Prob = p(y = 1 | xs)
 //
@@ -22,8 +23,8 @@ import (
 // Algorithm 3.1 (B = I + W^½ K W^½ and its Cholesky factor), which never
 // inverts K, so duplicate inputs (a singular K) are fine.
 type Classifier struct {
-	kernel Kernel
-	params []*Hyperparam
+	kernel kernel.Kernel
+	params []*kernel.Hyperparam
 	x      *tensor.Tensor // (n, d) float64
 	t      []float64      // targets in {0, 1}
 	state  *laplaceState  // the mode at the current hyperparameters
@@ -54,7 +55,7 @@ type laplaceState struct {
 // on the inputs x (n, d), with the kernel's hyperparameters converted to
 // float64. It returns an error for bad shapes, labels other than 0 and 1,
 // or non-finite inputs.
-func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err error) {
+func NewClassifier(k kernel.Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err error) {
 	defer tensor.Recover(&err)
 	if k == nil || x == nil {
 		return nil, errors.New("gp.NewClassifier: nil kernel or inputs")
@@ -77,7 +78,7 @@ func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err
 		}
 		t[i] = float64(l)
 	}
-	c = &Classifier{kernel: k, params: uniqueParams(k.Hyperparams()), x: tensor.FromFloat64s(xv, x.Shape()...), t: t, MaxNewton: 100, Tol: 1e-12}
+	c = &Classifier{kernel: k, params: kernel.UniqueHyperparams(k.Hyperparams()), x: tensor.FromFloat64s(xv, x.Shape()...), t: t, MaxNewton: 100, Tol: 1e-12}
 	for _, p := range c.params {
 		p.SetDType(tensor.Float64)
 	}
@@ -85,13 +86,13 @@ func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err
 }
 
 // Kernel returns the classifier's kernel.
-func (c *Classifier) Kernel() Kernel { return c.kernel }
+func (c *Classifier) Kernel() kernel.Kernel { return c.kernel }
 
 // Params returns the kernel's hyperparameters.
-func (c *Classifier) Hyperparams() []*Hyperparam { return c.params }
+func (c *Classifier) Hyperparams() []*kernel.Hyperparam { return c.params }
 
 // Hyperparam returns the hyperparameter with the given name, or nil.
-func (c *Classifier) Hyperparam(name string) *Hyperparam { return paramNamed(c.params, name) }
+func (c *Classifier) Hyperparam(name string) *kernel.Hyperparam { return kernel.Lookup(c.params, name) }
 
 // rawValues returns every hyperparameter's raw values, to detect changes.
 func (c *Classifier) rawValues() []float64 {
@@ -392,7 +393,7 @@ func (c *Classifier) LogMarginalLikelihoodNode(g *graph.Graph) (lml *graph.Node,
 }
 
 // logPrior returns Σ log p(θ) over the hyperparameters with priors, or nil.
-func logPrior(g *graph.Graph, ps []*Hyperparam) *graph.Node {
+func logPrior(g *graph.Graph, ps []*kernel.Hyperparam) *graph.Node {
 	var out *graph.Node
 	for _, p := range ps {
 		lp := p.LogPrior(g)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -12,7 +13,7 @@ import (
 func ExampleNewClassifier() {
 	x := tensor.FromFloat64s([]float64{-3, -2.5, -2, -1.5, -1, 1, 1.5, 2, 2.5, 3}, 10, 1)
 	labels := []int{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}
-	c, err := gp.NewClassifier(gp.NewScale(gp.NewRBF(1), 1), x, labels)
+	c, err := gp.NewClassifier(kernel.NewScale(kernel.NewRBF(1), 1), x, labels)
 	if err != nil {
 		panic(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -45,12 +46,12 @@ func (c *Classifier) Fit(ctx context.Context, opts FitOptions) (*FitResult, erro
 // fitSlot is one block of values that fitApprox optimises in place: a
 // hyperparameter's raw tensor, or a tensor of inducing inputs.
 type fitSlot struct {
-	param *Hyperparam // nil for a plain tensor
+	param *kernel.Hyperparam // nil for a plain tensor
 	value *tensor.Tensor
 	node  func(g *graph.Graph) *graph.Node // the Var bound to value in g
 }
 
-func paramSlot(p *Hyperparam) fitSlot {
+func paramSlot(p *kernel.Hyperparam) fitSlot {
 	return fitSlot{param: p, value: p.Raw(), node: p.RawNode}
 }
 
@@ -61,7 +62,7 @@ func paramSlot(p *Hyperparam) fitSlot {
 // hyperparameters (log-uniform factors in [1/10, 10], or uniform within
 // finite bounds; other slots restart from their initial values). Exact.Fit
 // is tied to the exact model, hence this sibling.
-func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts FitOptions) (res *FitResult, err error) {
+func fitApprox(ctx context.Context, op string, all []*kernel.Hyperparam, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts FitOptions) (res *FitResult, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -74,7 +75,7 @@ func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlo
 	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
-	byName := map[string]*Hyperparam{}
+	byName := map[string]*kernel.Hyperparam{}
 	for _, p := range all {
 		byName[p.Name()] = p
 	}
@@ -90,8 +91,8 @@ func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlo
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if s.param != nil {
 			if b, ok := opts.Bounds[s.param.Name()]; ok {
-				if lo, hi, err = s.param.rawBounds(op, b); err != nil {
-					return nil, err
+				if lo, hi, err = s.param.RawBounds(b[0], b[1]); err != nil {
+					return nil, fmt.Errorf("%s: %w", op, err)
 				}
 				bounded = true
 			}
@@ -160,10 +161,10 @@ func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlo
 }
 
 // randomStart draws a starting value for p around its current value.
-func randomStart(p *Hyperparam, bounds map[string][2]float64, rng *tensor.RNG) []float64 {
+func randomStart(p *kernel.Hyperparam, bounds map[string][2]float64, rng *tensor.RNG) []float64 {
 	cur := p.Get()
 	b, ok := bounds[p.Name()]
-	_, unbounded := p.Bijector().(Identity)
+	_, unbounded := p.Bijector().(kernel.Identity)
 	floor := p.Floor()
 	v := make([]float64, len(cur))
 	for i, x := range cur {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -26,7 +27,7 @@ var (
 )
 
 func apxClassifier(t *testing.T, variance, ls float64) *Classifier {
-	k := NewScale(NewRBF(ls), variance)
+	k := kernel.NewScale(kernel.NewRBF(ls), variance)
 	c, err := NewClassifier(k, tensor.FromFloat64s(append([]float64(nil), apxTinyX...), len(apxTinyX), 1), apxTinyT)
 	require.NoError(t, err)
 	return c
@@ -66,7 +67,7 @@ func TestLaplaceOnePointByHand(t *testing.T) {
 	p := 1 / (1 + math.Exp(-f))
 	want := -0.5*f*f/k + math.Log(p) - 0.5*math.Log(1+k*p*(1-p))
 
-	c, err := NewClassifier(NewScale(NewRBF(1), k), tensor.FromFloat64s([]float64{0.3}, 1, 1), []int{1})
+	c, err := NewClassifier(kernel.NewScale(kernel.NewRBF(1), k), tensor.FromFloat64s([]float64{0.3}, 1, 1), []int{1})
 	require.NoError(t, err)
 	mode, err := c.Mode()
 	require.NoError(t, err)
@@ -133,7 +134,7 @@ func TestLaplaceImplicitCorrectionMatters(t *testing.T) {
 func TestLaplaceObjectiveGradCheck(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		for _, freeF := range []bool{false, true} {
-			k := NewScale(NewRBF(1.1), 1.7)
+			k := kernel.NewScale(kernel.NewRBF(1.1), 1.7)
 			for _, p := range k.Hyperparams() {
 				p.SetDType(dt)
 			}
@@ -184,7 +185,7 @@ func TestClassifierPredictsHalfFarAway(t *testing.T) {
 // Duplicate inputs make K singular; Algorithm 3.1 never inverts K.
 func TestClassifierDuplicateInputs(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 0, 0, 1, 1, 1}, 6, 1)
-	c, err := NewClassifier(NewScale(NewRBF(1), 3), x, []int{0, 0, 1, 1, 1, 0})
+	c, err := NewClassifier(kernel.NewScale(kernel.NewRBF(1), 3), x, []int{0, 0, 1, 1, 1, 0})
 	require.NoError(t, err)
 	lml, err := c.LogMarginalLikelihood()
 	require.NoError(t, err)
@@ -204,7 +205,7 @@ func TestClassifierFit(t *testing.T) {
 		labels[i] = i % 2
 		xv[i] = rng.NormFloat64()*0.7 + 2*float64(labels[i]) - 1
 	}
-	c, err := NewClassifier(NewScale(NewRBF(0.2), 0.5), tensor.FromFloat64s(xv, n, 1), labels)
+	c, err := NewClassifier(kernel.NewScale(kernel.NewRBF(0.2), 0.5), tensor.FromFloat64s(xv, n, 1), labels)
 	require.NoError(t, err)
 	before, err := c.LogMarginalLikelihood()
 	require.NoError(t, err)
@@ -222,11 +223,11 @@ func TestClassifierFit(t *testing.T) {
 
 func TestClassifierErrors(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1}, 2, 1)
-	_, err := NewClassifier(NewRBF(1), x, []int{0, 2})
+	_, err := NewClassifier(kernel.NewRBF(1), x, []int{0, 2})
 	assert.ErrorContains(t, err, "labels must be 0 or 1")
-	_, err = NewClassifier(NewRBF(1), x, []int{0})
+	_, err = NewClassifier(kernel.NewRBF(1), x, []int{0})
 	assert.ErrorContains(t, err, "2 rows but there are 1 labels")
-	c, err := NewClassifier(NewRBF(1), x, []int{0, 1})
+	c, err := NewClassifier(kernel.NewRBF(1), x, []int{0, 1})
 	require.NoError(t, err)
 	_, err = c.Predict(tensor.FromFloat64s([]float64{0, 1}, 1, 2))
 	assert.ErrorContains(t, err, "(m, 1) matrix")

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -56,14 +57,14 @@ type ExactOptions struct {
 // Cholesky factor of K + σ²I (O(n³)). A model is not safe for concurrent
 // use: fitting and predicting read and write its hyperparameters.
 type Exact struct {
-	kernel Kernel
+	kernel kernel.Kernel
 	x      *tensor.Tensor // (n, d)
 	y      *tensor.Tensor // (n, 1), normalised if asked
 	yMean  float64
 	yStd   float64
-	noise  *Hyperparam // nil when noise-free
-	mean   *Hyperparam // nil for the zero mean
-	params []*Hyperparam
+	noise  *kernel.Hyperparam // nil when noise-free
+	mean   *kernel.Hyperparam // nil for the zero mean
+	params []*kernel.Hyperparam
 	log    func(string)
 	// hook, set by Fit, receives jitter escalations instead of log.
 	hook func(jitter float64, cause error)
@@ -79,7 +80,7 @@ type Exact struct {
 // dtype. It returns an error if x is not a matrix, y's length differs from
 // x's rows, the dtypes differ, or x or y hold NaN or Inf; the kernel keeps
 // its hyperparameter objects, so they can be read and set on either.
-func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exact, err error) {
+func NewExact(kern kernel.Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exact, err error) {
 	defer tensor.Recover(&err)
 	var o ExactOptions
 	if len(opts) > 1 {
@@ -88,7 +89,7 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 	if len(opts) == 1 {
 		o = opts[0]
 	}
-	if kernel == nil {
+	if kern == nil {
 		return nil, errors.New("gp.NewExact: nil kernel")
 	}
 	if x == nil || y == nil {
@@ -127,13 +128,13 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 		if o.NoiseFree {
 			return nil, errors.New("gp.NewExact: CG inference needs observation noise; NoiseFree is set")
 		}
-		if _, err := newKernelOp("gp.NewExact", kernel, nil, 0, x.Shape()[1], nil, 1); err != nil {
+		if _, err := newKernelOp("gp.NewExact", kern, nil, 0, x.Shape()[1], nil, 1); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("gp.NewExact: unknown inference %d", o.Inference)
 	}
-	m = &Exact{kernel: kernel, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log, inference: o.Inference, cg: o.CG.withDefaults()}
+	m = &Exact{kernel: kern, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log, inference: o.Inference, cg: o.CG.withDefaults()}
 	if o.Normalize {
 		m.yMean, m.yStd = meanStd(yv)
 		if m.yStd == 0 {
@@ -158,24 +159,21 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 		if !(noise > floor) {
 			return nil, fmt.Errorf("gp.NewExact: noise %g must exceed its floor %g", noise, floor)
 		}
-		m.noise = NewHyperparam("noise", noise)
-		m.noise.floor = floor
-		if err := m.noise.Set(noise); err != nil {
-			return nil, err
-		}
+		m.noise = kernel.NewHyperparam("noise", noise)
+		m.noise.SetFloor(floor)
 		m.noise.SetFixed(o.FixNoise)
 	}
 	if o.Mean == ConstantMean {
-		m.mean = NewUnconstrainedHyperparam("mean", 0)
+		m.mean = kernel.NewUnconstrainedHyperparam("mean", 0)
 	}
-	ps := append([]*Hyperparam(nil), kernel.Hyperparams()...)
+	ps := append([]*kernel.Hyperparam(nil), kern.Hyperparams()...)
 	if m.noise != nil {
 		ps = append(ps, m.noise)
 	}
 	if m.mean != nil {
 		ps = append(ps, m.mean)
 	}
-	m.params = uniqueParams(ps)
+	m.params = kernel.UniqueHyperparams(ps)
 	for _, p := range m.params {
 		p.SetDType(dt)
 	}
@@ -203,14 +201,14 @@ func meanStd(v []float64) (mean, std float64) {
 }
 
 // Kernel returns the model's kernel.
-func (m *Exact) Kernel() Kernel { return m.kernel }
+func (m *Exact) Kernel() kernel.Kernel { return m.kernel }
 
 // Params returns every hyperparameter: the kernel's, then "noise" (unless
 // noise-free) and "mean" (with a constant mean).
-func (m *Exact) Hyperparams() []*Hyperparam { return m.params }
+func (m *Exact) Hyperparams() []*kernel.Hyperparam { return m.params }
 
 // Hyperparam returns the hyperparameter with the given name, or nil.
-func (m *Exact) Hyperparam(name string) *Hyperparam { return paramNamed(m.params, name) }
+func (m *Exact) Hyperparam(name string) *kernel.Hyperparam { return kernel.Lookup(m.params, name) }
 
 // Hyperparameters returns the constrained values of every hyperparameter
 // by name.
@@ -223,7 +221,7 @@ func (m *Exact) Hyperparameters() map[string][]float64 {
 }
 
 // Noise returns the noise-variance hyperparameter (nil when noise-free).
-func (m *Exact) Noise() *Hyperparam { return m.noise }
+func (m *Exact) Noise() *kernel.Hyperparam { return m.noise }
 
 // N returns the number of training points.
 func (m *Exact) N() int { return m.x.Shape()[0] }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -14,7 +15,7 @@ func ExampleNewExact() {
 	rng := tensor.NewRNG(1)
 	x := tensor.Linspace(tensor.Float64, 0, 2*math.Pi, 20)
 	y := tensor.Add(tensor.Sin(x), rng.Normal(tensor.Float64, 0, 0.05, 20))
-	k := gp.NewScale(gp.NewRBF(1), 1)
+	k := kernel.NewScale(kernel.NewRBF(1), 1)
 	m, err := gp.NewExact(k, tensor.Reshape(x, 20, 1), y, gp.ExactOptions{Noise: 0.01})
 	if err != nil {
 		panic(err)

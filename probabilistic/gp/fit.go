@@ -9,6 +9,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -88,9 +89,9 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var free []*Hyperparam
+	var free []*kernel.Hyperparam
 	for _, p := range m.params {
-		if !p.fixed {
+		if !p.Fixed() {
 			free = append(free, p)
 		}
 	}
@@ -185,7 +186,7 @@ func bestOfStarts(ctx context.Context, op string, restarts int, vals []*tensor.T
 type fitter struct {
 	m            *Exact
 	ctx          context.Context
-	free         []*Hyperparam
+	free         []*kernel.Hyperparam
 	opts         FitOptions
 	lower, upper []*tensor.Tensor // raw bounds, nil without bounds
 	bounded      bool
@@ -193,7 +194,7 @@ type fitter struct {
 	restart      int
 }
 
-func (m *Exact) newFitter(ctx context.Context, free []*Hyperparam, opts FitOptions) (*fitter, error) {
+func (m *Exact) newFitter(ctx context.Context, free []*kernel.Hyperparam, opts FitOptions) (*fitter, error) {
 	switch opts.Optimizer {
 	case "":
 		opts.Optimizer = "lbfgs"
@@ -227,8 +228,8 @@ func (m *Exact) newFitter(ctx context.Context, free []*Hyperparam, opts FitOptio
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if ok {
 			var err error
-			if lo, hi, err = p.rawBounds("gp.Fit", b); err != nil {
-				return nil, err
+			if lo, hi, err = p.RawBounds(b[0], b[1]); err != nil {
+				return nil, fmt.Errorf("gp.Fit: %w", err)
 			}
 			f.bounded = true
 		}
@@ -244,47 +245,18 @@ func (m *Exact) newFitter(ctx context.Context, free []*Hyperparam, opts FitOptio
 	return f, nil
 }
 
-// rawBounds checks the bounds b of p and maps them to the unconstrained
-// space: they must be an interval that reaches into p's domain.
-func (p *Hyperparam) rawBounds(op string, b [2]float64) (lo, hi float64, err error) {
-	if !(b[0] < b[1]) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
-		return 0, 0, fmt.Errorf("%s: bounds %v of %s are not an interval", op, b, p.Name())
-	}
-	lo, hi = p.rawOf(b[0]), p.rawOf(b[1])
-	if math.IsNaN(hi) && !math.IsNaN(lo) {
-		hi = math.Inf(1) // above the top of a bounded domain (a sigmoid's 1)
-	}
-	if math.IsNaN(lo) || math.IsNaN(hi) || hi == math.Inf(-1) {
-		return 0, 0, fmt.Errorf("%s: bounds %v of %s lie outside its domain (floor %g)", op, b, p.Name(), p.floor)
-	}
-	return lo, hi, nil
-}
-
-// rawOf maps a constrained value to the unconstrained space, giving −Inf
-// for values at or below the floor and +Inf for +Inf.
-func (p *Hyperparam) rawOf(v float64) float64 {
-	if math.IsInf(v, 1) {
-		return v
-	}
-	if !(v > p.floor) && p.bij != (Identity{}) {
-		return math.Inf(-1)
-	}
-	g := graph.New()
-	return p.bij.Inverse(g.Scalar(tensor.Float64, v-p.floor)).Item()
-}
-
 // sampleStart draws a starting point for p: within its bounds, from its
 // prior, or by scaling the initial value by a log-uniform factor in
 // [1/10, 10] (adding a standard normal for real-valued parameters).
-func (f *fitter) sampleStart(p *Hyperparam, init []float64, rng *tensor.RNG) []float64 {
+func (f *fitter) sampleStart(p *kernel.Hyperparam, init []float64, rng *tensor.RNG) []float64 {
 	v := make([]float64, len(init))
 	b, bounded := f.opts.Bounds[p.Name()]
 	if bounded {
-		b[1] = math.Min(b[1], p.top()) // bounds may reach past a bounded domain's top
+		b[1] = math.Min(b[1], p.Supremum()) // bounds may reach past a bounded domain's top
 	}
 	var prior []float64
-	if p.prior != nil && !bounded {
-		prior = p.prior(graph.New(), tensor.Float64).Sample(rng, len(init)).Values()
+	if p.Prior() != nil && !bounded {
+		prior = p.Prior()(graph.New(), tensor.Float64).Sample(rng, len(init)).Values()
 	}
 	for i, x := range init {
 		switch {
@@ -292,30 +264,23 @@ func (f *fitter) sampleStart(p *Hyperparam, init []float64, rng *tensor.RNG) []f
 			v[i] = math.Exp(math.Log(b[0]) + rng.Float64()*(math.Log(b[1])-math.Log(b[0])))
 		case bounded && !math.IsInf(b[0], -1) && !math.IsInf(b[1], 1):
 			v[i] = b[0] + rng.Float64()*(b[1]-b[0])
-		case prior != nil && prior[i] > p.floor && !math.IsInf(prior[i], 0):
+		case prior != nil && prior[i] > p.Floor() && !math.IsInf(prior[i], 0):
 			v[i] = prior[i]
-		case p.bij == (Identity{}):
+		case p.Bijector() == (kernel.Identity{}):
 			v[i] = x + rng.NormFloat64()
 		default:
-			v[i] = p.floor + (x-p.floor)*math.Exp(math.Log(10)*(2*rng.Float64()-1))
+			v[i] = p.Floor() + (x-p.Floor())*math.Exp(math.Log(10)*(2*rng.Float64()-1))
 		}
 		if bounded {
 			v[i] = math.Min(math.Max(v[i], b[0]), b[1])
 		}
 		// A draw the bijector cannot reach (at or below the floor, at or
 		// above a bounded domain's top) restarts from the initial value.
-		if r := p.rawOf(v[i]); math.IsNaN(r) || math.IsInf(r, 0) {
+		if r := p.Unconstrain(v[i]); math.IsNaN(r) || math.IsInf(r, 0) {
 			v[i] = x
 		}
 	}
 	return v
-}
-
-// top is the supremum of p's domain: floor + the bijector's value at +∞
-// (+Inf for exp and softplus, floor + 1 for a sigmoid).
-func (p *Hyperparam) top() float64 {
-	g := graph.New()
-	return p.floor + p.bij.Forward(g.Scalar(tensor.Float64, math.Inf(1))).Item()
 }
 
 // eval computes the objective (LML + log prior) and its gradient with

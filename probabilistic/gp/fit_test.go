@@ -10,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -38,7 +39,7 @@ func TestFitRecoversLengthscale(t *testing.T) {
 	x, y := gpDraw(1, 60, 0.6, 0.01)
 	for _, opt := range []string{"lbfgs", "adam"} {
 		t.Run(opt, func(t *testing.T) {
-			m, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+			m, err := NewExact(kernel.NewScale(kernel.NewRBF(2), 1), x, y)
 			require.NoError(t, err)
 			before := lmlOf(t, m)
 			var events int
@@ -66,12 +67,12 @@ func TestFitRecoversLengthscale(t *testing.T) {
 // Priors add their log density to the objective, and bounds hold.
 func TestFitPriorAndBounds(t *testing.T) {
 	x, y := gpDraw(2, 40, 0.6, 0.01)
-	plain, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+	plain, err := NewExact(kernel.NewScale(kernel.NewRBF(2), 1), x, y)
 	require.NoError(t, err)
 	_, err = plain.Fit(context.Background(), FitOptions{})
 	require.NoError(t, err)
-	k := NewScale(NewRBF(2), 1)
-	k.Kernel().(*Stationary).Lengthscale().SetPrior(GammaPrior(20, 10)) // mean 2, sd 0.45
+	k := kernel.NewScale(kernel.NewRBF(2), 1)
+	k.Kernel().(*kernel.Stationary).Lengthscale().SetPrior(kernel.GammaPrior(20, 10)) // mean 2, sd 0.45
 	m, err := NewExact(k, x, y)
 	require.NoError(t, err)
 	res, err := m.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"scale.variance": {0.5, 1.5}}})
@@ -88,7 +89,7 @@ func TestFitPriorAndBounds(t *testing.T) {
 // A fixed hyperparameter does not move.
 func TestFitFixed(t *testing.T) {
 	x, y := gpDraw(3, 30, 0.6, 0.01)
-	m, err := NewExact(NewScale(NewRBF(2), 1), x, y, ExactOptions{Noise: 0.3, FixNoise: true})
+	m, err := NewExact(kernel.NewScale(kernel.NewRBF(2), 1), x, y, ExactOptions{Noise: 0.3, FixNoise: true})
 	require.NoError(t, err)
 	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 30})
 	require.NoError(t, err)
@@ -100,7 +101,7 @@ func TestFitFixed(t *testing.T) {
 func TestFitReportsJitter(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 0, 1, 2, 2, 3}, 6, 1)
 	y := tensor.FromFloat64s([]float64{1, 1, 0, -1, -1, 0}, 6)
-	m, err := NewExact(NewRBF(1), x, y, ExactOptions{NoiseFree: true})
+	m, err := NewExact(kernel.NewRBF(1), x, y, ExactOptions{NoiseFree: true})
 	require.NoError(t, err)
 	var jitters []float64
 	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 5, Progress: func(e FitEvent) {
@@ -127,7 +128,7 @@ func rawValues(m *Exact) [][]float64 {
 // error and leaves the hyperparameters exactly as they were.
 func TestFailedFitKeepsParams(t *testing.T) {
 	t.Run("indefinite", func(t *testing.T) {
-		m, err := NewExact(badKernel{NewHyperparam("bad.v", 1.5)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true})
+		m, err := NewExact(badKernel{kernel.NewHyperparam("bad.v", 1.5)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true})
 		require.NoError(t, err)
 		before := rawValues(m)
 		var jitterEvents int
@@ -143,7 +144,7 @@ func TestFailedFitKeepsParams(t *testing.T) {
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		x, y := gpDraw(4, 30, 0.6, 0.01)
-		m, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+		m, err := NewExact(kernel.NewScale(kernel.NewRBF(2), 1), x, y)
 		require.NoError(t, err)
 		before := rawValues(m)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -158,7 +159,7 @@ func TestFailedFitKeepsParams(t *testing.T) {
 	})
 	t.Run("bad options", func(t *testing.T) {
 		x, y := gpDraw(5, 10, 0.6, 0.01)
-		m, err := NewExact(NewRBF(2), x, y)
+		m, err := NewExact(kernel.NewRBF(2), x, y)
 		require.NoError(t, err)
 		before := rawValues(m)
 		for _, o := range []FitOptions{
@@ -179,7 +180,7 @@ func TestFailedFitKeepsParams(t *testing.T) {
 func TestFitSeeded(t *testing.T) {
 	x, y := gpDraw(6, 25, 0.6, 0.01)
 	run := func() []float64 {
-		m, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+		m, err := NewExact(kernel.NewScale(kernel.NewRBF(2), 1), x, y)
 		require.NoError(t, err)
 		res, err := m.Fit(context.Background(), FitOptions{Restarts: 2, Seed: 9, MaxIter: 20})
 		require.NoError(t, err)
@@ -198,7 +199,7 @@ func TestFitSeeded(t *testing.T) {
 // dtype and the lengthscale is recovered as in float64.
 func TestFitFloat32(t *testing.T) {
 	x, y := gpDraw(7, 50, 0.6, 0.01)
-	m, err := NewExact(NewScale(NewRBF(2), 1), x.Cast(tensor.Float32), y.Cast(tensor.Float32))
+	m, err := NewExact(kernel.NewScale(kernel.NewRBF(2), 1), x.Cast(tensor.Float32), y.Cast(tensor.Float32))
 	require.NoError(t, err)
 	before := lmlOf(t, m)
 	_, err = m.Fit(context.Background(), FitOptions{})
@@ -213,7 +214,7 @@ func TestFitFloat32(t *testing.T) {
 // wholly above it are an error.
 func TestFitBoundsOnBoundedDomain(t *testing.T) {
 	x, y := gpDraw(4, 30, 0.6, 0.01)
-	m, err := NewExact(NewScale(NewRBF(2), 0.7), x, y)
+	m, err := NewExact(kernel.NewScale(kernel.NewRBF(2), 0.7), x, y)
 	require.NoError(t, err)
 	v := m.Hyperparam("scale.variance")
 	v.SetBijector(probabilistic.Sigmoid{})

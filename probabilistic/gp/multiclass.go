@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -16,7 +17,7 @@ import (
 // one of size nC; the hyperparameters are held fixed (set them, or fit a
 // binary Classifier per class for a first guess).
 type MultiClassifier struct {
-	kernel    Kernel
+	kernel    kernel.Kernel
 	x         *tensor.Tensor
 	labels    []int
 	C         int
@@ -33,7 +34,7 @@ type MultiClassifier struct {
 // NewMultiClassifier returns a classifier of the labels 0…C−1 on the
 // inputs x (n, d). It returns an error for bad shapes, labels out of range
 // or fewer than two classes.
-func NewMultiClassifier(k Kernel, x *tensor.Tensor, labels []int, classes int) (*MultiClassifier, error) {
+func NewMultiClassifier(k kernel.Kernel, x *tensor.Tensor, labels []int, classes int) (*MultiClassifier, error) {
 	switch {
 	case k == nil || x == nil:
 		return nil, errors.New("gp.NewMultiClassifier: nil kernel or inputs")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestMultiClassifierAgainstDenseLaplace(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{-2, -1.5, -0.2, 0.1, 0.4, 1.8, 2.2}, 7, 1)
 	labels := []int{0, 0, 1, 1, 2, 2, 2}
-	m, err := NewMultiClassifier(NewScale(NewRBF(0.8), 2), x, labels, 3)
+	m, err := NewMultiClassifier(kernel.NewScale(kernel.NewRBF(0.8), 2), x, labels, 3)
 	require.NoError(t, err)
 	require.NoError(t, m.Fit())
 	n, C := 7, 3
@@ -94,7 +95,7 @@ func TestMultiClassifierIris(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
 	data.Standardise(x)
-	m, err := NewMultiClassifier(NewScale(NewRBF(1.5), 4), x, labels, 3)
+	m, err := NewMultiClassifier(kernel.NewScale(kernel.NewRBF(1.5), 4), x, labels, 3)
 	require.NoError(t, err)
 	require.NoError(t, m.Fit())
 	pred, err := m.Predict(x)
@@ -107,10 +108,10 @@ func TestMultiClassifierIris(t *testing.T) {
 	}
 	assert.Greater(t, float64(right)/150, 0.95)
 	assert.Less(t, m.Iterations, 30)
-	_, err = NewMultiClassifier(NewRBF(1), x, append([]int(nil), labels[:149]...), 3)
+	_, err = NewMultiClassifier(kernel.NewRBF(1), x, append([]int(nil), labels[:149]...), 3)
 	assert.Error(t, err)
 	bad := append([]int(nil), labels...)
 	bad[3] = 5
-	_, err = NewMultiClassifier(NewRBF(1), x, bad, 3)
+	_, err = NewMultiClassifier(kernel.NewRBF(1), x, bad, 3)
 	assert.ErrorContains(t, err, "label 3 is 5")
 }

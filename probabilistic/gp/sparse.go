@@ -8,6 +8,7 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -33,11 +34,11 @@ type SparseOptions struct {
 // inducing inputs are graph variables, so fitting moves them along with
 // the hyperparameters. It works in float64 with a zero prior mean.
 type Sparse struct {
-	kernel Kernel
+	kernel kernel.Kernel
 	x, y   *tensor.Tensor // (n, d), (n, 1) float64
 	z      *nn.Param      // (m, d) inducing inputs
-	noise  *Hyperparam
-	params []*Hyperparam
+	noise  *kernel.Hyperparam
+	params []*kernel.Hyperparam
 	jitter float64
 	fixZ   bool
 }
@@ -45,7 +46,7 @@ type Sparse struct {
 // NewSparse returns a sparse GP regression model of y (n) or (n, 1) on x
 // (n, d) with inducing inputs starting at z (m, d) (copied). It returns an
 // error for bad shapes or non-finite data.
-func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Sparse, err error) {
+func NewSparse(k kernel.Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Sparse, err error) {
 	defer tensor.Recover(&err)
 	var o SparseOptions
 	if len(opts) > 1 {
@@ -93,12 +94,12 @@ func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Spar
 	if s.jitter == 0 {
 		s.jitter = 1e-6
 	}
-	s.noise = NewHyperparam("noise", noise).SetFloor(floor)
+	s.noise = kernel.NewHyperparam("noise", noise).SetFloor(floor)
 	if err := s.noise.Set(noise); err != nil {
 		return nil, err
 	}
 	s.noise.SetFixed(o.FixNoise)
-	s.params = uniqueParams(append(append([]*Hyperparam(nil), k.Hyperparams()...), s.noise))
+	s.params = kernel.UniqueHyperparams(append(append([]*kernel.Hyperparam(nil), k.Hyperparams()...), s.noise))
 	for _, p := range s.params {
 		p.SetDType(tensor.Float64)
 	}
@@ -106,13 +107,13 @@ func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Spar
 }
 
 // Params returns the kernel's hyperparameters followed by "noise".
-func (s *Sparse) Hyperparams() []*Hyperparam { return s.params }
+func (s *Sparse) Hyperparams() []*kernel.Hyperparam { return s.params }
 
 // Hyperparam returns the hyperparameter with the given name, or nil.
-func (s *Sparse) Hyperparam(name string) *Hyperparam { return paramNamed(s.params, name) }
+func (s *Sparse) Hyperparam(name string) *kernel.Hyperparam { return kernel.Lookup(s.params, name) }
 
 // Noise returns the noise-variance hyperparameter.
-func (s *Sparse) Noise() *Hyperparam { return s.noise }
+func (s *Sparse) Noise() *kernel.Hyperparam { return s.noise }
 
 // Inducing returns the inducing inputs (m, d); fitting updates them in
 // place.
@@ -144,7 +145,7 @@ func (s *Sparse) ELBO(g *graph.Graph) (elbo *graph.Node, err error) {
 //
 // It panics with a *tensor.Error on mismatched shapes, and with a
 // *graph.DataError if Kmm + jitter·I is not positive definite.
-func TitsiasBound(k Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.Node {
+func TitsiasBound(k kernel.Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.Node {
 	g, dt := x.Graph(), x.DType()
 	n := x.Shape()[0]
 	if y.Dim() != 2 || y.Shape()[0] != n || y.Shape()[1] != 1 || noise.Size() != 1 {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -16,7 +17,7 @@ func ExampleNewSparse() {
 	x := tensor.Linspace(tensor.Float64, -3, 3, 200)
 	y := tensor.Add(tensor.Sin(x), rng.Normal(tensor.Float64, 0, 0.1, 200))
 	z := tensor.Linspace(tensor.Float64, -1, 1, 8)
-	s, err := gp.NewSparse(gp.NewScale(gp.NewRBF(1), 1), tensor.Reshape(x, 200, 1), y, tensor.Reshape(z, 8, 1))
+	s, err := gp.NewSparse(kernel.NewScale(kernel.NewRBF(1), 1), tensor.Reshape(x, 200, 1), y, tensor.Reshape(z, 8, 1))
 	if err != nil {
 		panic(err)
 	}
