@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -111,7 +112,7 @@ func run(cfg config) (res result, err error) {
 	})
 	var xs, ys []float64
 	for i := 0; i < cfg.evals; i++ {
-		x := bo.Ask()
+		x := bo.Ask(context.Background())
 		if i == cfg.evals-1 && cfg.out != "" {
 			// The last step: the GP of all earlier observations and the
 			// acquisition that chose x.
@@ -138,7 +139,7 @@ func run(cfg config) (res result, err error) {
 	}
 	bx, by := bo.Best()
 	res.BestObservedX, res.BestObservedY = bx[0], by
-	rx, rm, err := bo.Recommend()
+	rx, rm, err := bo.Recommend(context.Background())
 	if err != nil {
 		return res, err
 	}
@@ -163,11 +164,11 @@ func drawStep(path string, bo *gp.BayesOpt, acqName string, xs, ys []float64, ne
 	for i := range grid {
 		grid[i] = []float64{lo + (hi-lo)*float64(i)/float64(m-1)}
 	}
-	mean, std, err := bo.Predict(grid)
+	mean, std, err := bo.Predict(context.Background(), grid)
 	if err != nil {
 		return err
 	}
-	acq, err := bo.AcquisitionAt(grid)
+	acq, err := bo.AcquisitionAt(context.Background(), grid)
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,14 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	}
 	x := tensor.FromFloat64s(xs, n, 1)
 	y := tensor.FromFloat64s(ys, n)
-	m, err := gp.NewExact(kernel, x, y, gp.ExactOptions{Normalize: true, NoiseFree: hasWhite(kernel)})
+	opts := gp.ExactOptions{Kernel: kernel, Normalize: true, NoiseFree: hasWhite(kernel),
+		Restarts: c.Restarts, Seed: c.Seed, MaxIter: c.MaxIter, Bounds: bounds,
+		Progress: func(e gp.FitEvent) {
+			if e.Jitter > 0 || e.Iteration == 1 || e.Iteration%10 == 0 {
+				fmt.Fprintln(log, e)
+			}
+		}}
+	m, err := gp.NewExact(x, y, opts)
 	if err != nil {
 		return res, err
 	}
@@ -156,15 +163,10 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 		return res, err
 	}
 	res.Start = start.Item()
-	fit, err := m.Fit(ctx, gp.FitOptions{Restarts: c.Restarts, Seed: c.Seed, MaxIter: c.MaxIter, Bounds: bounds,
-		Progress: func(e gp.FitEvent) {
-			if e.Jitter > 0 || e.Iteration == 1 || e.Iteration%10 == 0 {
-				fmt.Fprintln(log, e)
-			}
-		}})
-	if err != nil {
+	if m, err = gp.FitExact(ctx, x, y, opts); err != nil {
 		return res, err
 	}
+	fit := m.FitResult()
 	for i, r := range fit.Restarts {
 		status := fmt.Sprintf("objective %.3f after %d iterations", r.Objective, r.Iterations)
 		if r.Err != nil {

@@ -118,21 +118,23 @@ func run(cfg config) (res result, err error) {
 	x := tensor.FromFloat64s(flat, n, 2)
 
 	kernel := kernel.NewScale(kernel.NewRBF(1), 1)
-	c, err := gp.NewClassifier(kernel, x, labels)
+	opts := gp.ClassifierOptions{
+		Kernel:   kernel,
+		Restarts: 3,
+		Seed:     cfg.seed,
+		Bounds:   map[string][2]float64{"rbf.lengthscale": {0.05, 20}, "scale.variance": {0.01, 1000}},
+	}
+	c, err := gp.NewClassifier(x, labels, opts)
 	if err != nil {
 		return res, err
 	}
 	if res.InitialLML, err = c.LogMarginalLikelihood(); err != nil {
 		return res, err
 	}
-	fit, err := c.Fit(context.Background(), gp.FitOptions{
-		Restarts: 3,
-		Seed:     cfg.seed,
-		Bounds:   map[string][2]float64{"rbf.lengthscale": {0.05, 20}, "scale.variance": {0.01, 1000}},
-	})
-	if err != nil {
+	if c, err = gp.FitClassifier(context.Background(), x, labels, opts); err != nil {
 		return res, err
 	}
+	fit := c.FitResult()
 	res.N, res.LML = n, fit.LML
 	res.Lengthscale = c.Hyperparam("rbf.lengthscale").Value()
 	res.Variance = c.Hyperparam("scale.variance").Value()

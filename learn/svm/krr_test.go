@@ -26,7 +26,7 @@ func TestKernelRidgeEqualsGPPosteriorMean(t *testing.T) {
 	k := kernel.NewScale(kernel.NewRBF(1.3), 2)
 	r, err := svm.FitKernelRidge(x, z, k, lambda)
 	require.NoError(t, err)
-	m, err := gp.NewExact(k, x, tensor.FromFloat64s(z, 40), gp.ExactOptions{Noise: lambda, FixNoise: true, NoiseFloor: 1e-12})
+	m, err := gp.NewExact(x, tensor.FromFloat64s(z, 40), gp.ExactOptions{Kernel: k, Noise: lambda, FixNoise: true, NoiseFloor: 1e-12})
 	require.NoError(t, err)
 	xs := rng.Uniform(tensor.Float64, -3, 3, 15, 2)
 	pred, err := m.Predict(xs)

@@ -95,7 +95,7 @@ func partRun(mk func() kernel.Kernel, x, y, xs *tensor.Tensor, cg CGOptions) (ou
 			out.err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	m, err := NewExact(mk(), x, y, ExactOptions{Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
+	m, err := NewExact(x, y, ExactOptions{Kernel: mk(), Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
 	if err != nil {
 		return partResult{err: err}
 	}
@@ -176,12 +176,12 @@ func TestCGPartitionMatchesOneProcess(t *testing.T) {
 // impossible rank is refused by NewExact.
 func TestCGPartitionErrors(t *testing.T) {
 	x, y := toyData(8, 100, 2)
-	m, err := NewExact(kernel.NewRBF(1), x, y, ExactOptions{Noise: 0.05, Inference: CG, CG: CGOptions{Partition: failing{}}})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Noise: 0.05, Inference: CG, CG: CGOptions{Partition: failing{}}})
 	require.NoError(t, err)
 	_, err = m.LogMarginalLikelihood(graph.New())
 	assert.ErrorContains(t, err, "gp.LogMarginalLikelihood: all-reduce of a kernel product over 2 ranks (rank 0): peer gone")
 	_, err = m.Predict(x)
 	assert.ErrorContains(t, err, "gp.Predict: all-reduce")
-	_, err = NewExact(kernel.NewRBF(1), x, y, ExactOptions{Noise: 0.05, Inference: CG, CG: CGOptions{Partition: fakeRank{newFakeGroup(2), 2}}})
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Noise: 0.05, Inference: CG, CG: CGOptions{Partition: fakeRank{newFakeGroup(2), 2}}})
 	assert.ErrorContains(t, err, "gp.NewExact: CG partition has rank 2 of size 2")
 }

@@ -223,9 +223,9 @@ func TestPivotedCholeskyWoodbury(t *testing.T) {
 // kernel (so one set of hyperparameters).
 func bbmmPair(t *testing.T, n int, k kernel.Kernel, cg CGOptions) (ex, cgm *Exact, x, y *tensor.Tensor) {
 	x, y = toyData(8, n, 2)
-	ex, err := NewExact(k, x, y, ExactOptions{Noise: 0.05, Mean: ConstantMean})
+	ex, err := NewExact(x, y, ExactOptions{Kernel: k, Noise: 0.05, Mean: ConstantMean})
 	require.NoError(t, err)
-	cgm, err = NewExact(k, x, y, ExactOptions{Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
+	cgm, err = NewExact(x, y, ExactOptions{Kernel: k, Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
 	require.NoError(t, err)
 	// Share the likelihood's hyperparameters too.
 	require.NoError(t, cgm.Noise().Set(ex.Noise().Get()...))
@@ -316,17 +316,17 @@ func TestCGPredictMatchesExact(t *testing.T) {
 
 func TestCGBadInputs(t *testing.T) {
 	x, y := toyData(10, 50, 2)
-	_, err := NewExact(kernel.NewPeriodic(1, 2), x, y, ExactOptions{Inference: CG})
+	_, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewPeriodic(1, 2), Inference: CG})
 	assert.ErrorContains(t, err, "CG inference supports a kernel.Stationary kernel")
-	_, err = NewExact(kernel.NewRBF(1), x, y, ExactOptions{Inference: CG, NoiseFree: true})
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Inference: CG, NoiseFree: true})
 	assert.ErrorContains(t, err, "needs observation noise")
-	_, err = NewExact(kernel.NewRBF(1), x, y, ExactOptions{Inference: CG, CG: CGOptions{Probes: -1}})
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Inference: CG, CG: CGOptions{Probes: -1}})
 	assert.ErrorContains(t, err, "must not be negative")
-	_, err = NewExact(kernel.NewRBF(1, 2, 3), x, y, ExactOptions{Inference: CG})
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1, 2, 3), Inference: CG})
 	assert.ErrorContains(t, err, "has 3 values but the inputs have 2 columns")
 
 	// A budget too small reports the residual.
-	m, err := NewExact(kernel.NewRBF(0.5), x, y, ExactOptions{Noise: 1e-4, Inference: CG, CG: CGOptions{MaxIter: 2, Rank: -1, Tol: 1e-10}})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(0.5), Noise: 1e-4, Inference: CG, CG: CGOptions{MaxIter: 2, Rank: -1, Tol: 1e-10}})
 	require.NoError(t, err)
 	_, err = m.LogMarginalLikelihood(graph.New())
 	var cge *CGError
@@ -363,8 +363,7 @@ func TestCGMaternARDAndFloat32(t *testing.T) {
 			assert.InDelta(t, v[i], gc[name][i], 0.03*math.Abs(v[i])+0.5, "%s[%d]", name, i)
 		}
 	}
-	m32, err := NewExact(kernel.NewScale(kernel.NewMatern32(0.7, 1.2), 0.9), x.Cast(tensor.Float32), y.Cast(tensor.Float32),
-		ExactOptions{Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: CGOptions{Probes: 256, Rank: 60, Tol: 1e-8, Seed: 3}})
+	m32, err := NewExact(x.Cast(tensor.Float32), y.Cast(tensor.Float32), ExactOptions{Kernel: kernel.NewScale(kernel.NewMatern32(0.7, 1.2), 0.9), Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: CGOptions{Probes: 256, Rank: 60, Tol: 1e-8, Seed: 3}})
 	require.NoError(t, err)
 	require.NoError(t, m32.Hyperparam("mean").Set(0.2))
 	l32, err := m32.LogMarginalLikelihood(graph.New())

@@ -13,16 +13,9 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Fit maximises the Laplace approximation of the log marginal likelihood
-// plus the log priors over the unconstrained hyperparameters that are not
-// fixed, by L-BFGS with gradients from LogMarginalLikelihoodNode (mode
-// movement included), from the current hyperparameters and opts.Restarts
-// random starts; it keeps the best. Only the "lbfgs" optimizer is
-// supported; opts.Bounds and opts.Progress work as for Exact.Fit.
-//
-// If every start fails, ctx is cancelled or the options are invalid, Fit
-// returns an error and leaves the hyperparameters as they were.
-func (c *Classifier) Fit(ctx context.Context, opts FitOptions) (*FitResult, error) {
+// fit maximises the Laplace approximation of the log marginal likelihood
+// plus the log priors (see FitClassifier).
+func (c *Classifier) fit(ctx context.Context, opts fitOptions) (*FitResult, error) {
 	var slots []fitSlot
 	for _, p := range c.params {
 		if !p.Fixed() {
@@ -40,7 +33,7 @@ func (c *Classifier) Fit(ctx context.Context, opts FitOptions) (*FitResult, erro
 		}
 		return obj, lml.Item(), nil
 	}
-	return fitApprox(ctx, "gp.Classifier.Fit", c.params, slots, build, opts)
+	return fitApprox(ctx, "gp.FitClassifier", c.params, slots, build, opts)
 }
 
 // fitSlot is one block of values that fitApprox optimises in place: a
@@ -62,7 +55,7 @@ func paramSlot(p *kernel.Hyperparam) fitSlot {
 // hyperparameters (log-uniform factors in [1/10, 10], or uniform within
 // finite bounds; other slots restart from their initial values). Exact.Fit
 // is tied to the exact model, hence this sibling.
-func fitApprox(ctx context.Context, op string, all []*kernel.Hyperparam, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts FitOptions) (res *FitResult, err error) {
+func fitApprox(ctx context.Context, op string, all []*kernel.Hyperparam, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts fitOptions) (res *FitResult, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -105,11 +98,10 @@ func fitApprox(ctx context.Context, op string, all []*kernel.Hyperparam, slots [
 		saved[i] = s.value.Clone()
 	}
 	defer func() {
-		if err != nil {
+		if err != nil && res == nil {
 			for i, s := range slots {
 				tensor.CopyInto(s.value, saved[i])
 			}
-			res = nil
 		}
 	}()
 
@@ -189,7 +181,7 @@ func randomStart(p *kernel.Hyperparam, bounds map[string][2]float64, rng *tensor
 }
 
 // runLBFGSSlots runs one L-BFGS start and leaves the slots at its result.
-func runLBFGSSlots(slots []fitSlot, eval func() (float64, float64, []*tensor.Tensor, error), lower, upper []*tensor.Tensor, bounded bool, opts FitOptions, restart int) RestartResult {
+func runLBFGSSlots(slots []fitSlot, eval func() (float64, float64, []*tensor.Tensor, error), lower, upper []*tensor.Tensor, bounded bool, opts fitOptions, restart int) RestartResult {
 	fail := func(it int, err error) RestartResult {
 		return RestartResult{Objective: math.NaN(), LML: math.NaN(), Iterations: it, Err: err}
 	}

@@ -23,7 +23,7 @@ func BenchmarkLMLGrad(b *testing.B) {
 			rng := tensor.NewRNG(1)
 			x := rng.Normal(tensor.Float64, 0, 1, n, 3)
 			y := rng.Normal(tensor.Float64, 0, 1, n)
-			m, err := NewExact(kernel.NewScale(kernel.NewRBF(1), 1), x, y, ExactOptions{Noise: 0.1})
+			m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 1), Noise: 0.1})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkLMLGradCG(b *testing.B) {
 			rng := tensor.NewRNG(1)
 			x := rng.Normal(tensor.Float64, 0, 1, n, 3)
 			y := rng.Normal(tensor.Float64, 0, 1, n)
-			m, err := NewExact(kernel.NewScale(kernel.NewRBF(1), 1), x, y, ExactOptions{Noise: 0.1, Inference: CG, CG: CGOptions{Tol: 1e-3}})
+			m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 1), Noise: 0.1, Inference: CG, CG: CGOptions{Tol: 1e-3}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -13,9 +13,9 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// FitOptions configures Fit. The zero value runs L-BFGS once from the
-// current hyperparameters.
-type FitOptions struct {
+// fitOptions holds the hyperparameter fit's knobs, which the models'
+// options structs carry (documented there).
+type fitOptions struct {
 	// Optimizer is "lbfgs" (the default: L-BFGS with a strong Wolfe line
 	// search, optim.Minimize) or "adam" (optim.NewAdam).
 	Optimizer string
@@ -39,7 +39,7 @@ type FitOptions struct {
 	Progress func(FitEvent)
 }
 
-// FitEvent reports progress of Fit: an iteration (Jitter == 0) or a
+// FitEvent reports progress of a hyperparameter fit: an iteration (Jitter == 0) or a
 // jitter escalation after a failed Cholesky factorisation (Jitter > 0).
 type FitEvent struct {
 	Restart   int     // 0 for the start from the current hyperparameters
@@ -47,6 +47,9 @@ type FitEvent struct {
 	Objective float64 // LML plus log prior at the iterate
 	Jitter    float64 // the jitter about to be tried, for escalations
 	Err       error   // the failure that caused an escalation
+	// CGIterations is the number of CG iterations of the iterate's
+	// evaluation (Exact with CG inference; 0 otherwise).
+	CGIterations int
 }
 
 // String formats the event as one log line.
@@ -66,7 +69,7 @@ type RestartResult struct {
 	Err        error   // why the start failed, if it did
 }
 
-// FitResult is the outcome of Fit.
+// FitResult is the outcome of a hyperparameter fit.
 type FitResult struct {
 	LML        float64         // log marginal likelihood at the chosen hyperparameters
 	Objective  float64         // LML plus log prior there (what Fit maximises)
@@ -75,17 +78,13 @@ type FitResult struct {
 	Iterations int             // iterations over all starts
 }
 
-// Fit maximises the log marginal likelihood plus the log priors over the
-// unconstrained values of the hyperparameters that are not fixed, with
-// gradients by automatic differentiation, from the current hyperparameters
-// and opts.Restarts random starts; it keeps the best. Covariances that are
-// not positive definite are retried with jitter (each escalation reported
-// through opts.Progress); a start where even that fails is recorded in its
-// RestartResult and skipped.
-//
-// If every start fails, or ctx is cancelled, or the options are invalid,
-// Fit returns an error and leaves the hyperparameters as they were.
-func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err error) {
+// fit maximises the log marginal likelihood plus the log priors over the
+// unconstrained values of the hyperparameters that are not fixed (see
+// FitExact). If every start fails or the options are invalid, it returns
+// an error and leaves the hyperparameters as they were; if ctx is
+// cancelled, it leaves them at the best finished start and returns its
+// result with the error.
+func (m *Exact) fit(ctx context.Context, opts fitOptions) (res *FitResult, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -101,11 +100,10 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 	}
 	defer func() {
 		m.hook = nil
-		if err != nil {
+		if err != nil && res == nil {
 			for i, p := range m.params {
 				tensor.CopyInto(p.Raw(), saved[i])
 			}
-			res = nil
 		}
 	}()
 	defer tensor.Recover(&err)
@@ -142,23 +140,35 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 // bestOfStarts runs starts r = 0, ..., restarts: start(r) sets the starting
 // values (r = 0: the initial ones) and run(r) optimises vals from there in
 // place. It leaves vals at the best start's optimum and returns its
-// FitResult; it returns an error if ctx is cancelled, a start cannot be set,
-// or every start fails (the message prefixed with op). Exact.Fit and
-// fitApprox share it; their callers restore vals on error.
+// FitResult; it returns an error if a start cannot be set or every start
+// fails (the message prefixed with op), and its callers restore vals. If
+// ctx is cancelled it returns the best finished start (vals left there)
+// with the wrapped ctx error, or no result if no start finished.
 func bestOfStarts(ctx context.Context, op string, restarts int, vals []*tensor.Tensor, start func(r int) error, run func(r int) RestartResult) (*FitResult, error) {
 	res := &FitResult{Best: -1, Objective: math.Inf(-1)}
 	best := make([]*tensor.Tensor, len(vals))
 	var lastErr error
+	// cancelled keeps the best finished start, if any, and wraps ctx's error.
+	cancelled := func(err error) (*FitResult, error) {
+		err = fmt.Errorf("%s: fit cancelled after %d of %d starts: %w", op, len(res.Restarts), restarts+1, err)
+		if res.Best < 0 {
+			return nil, err
+		}
+		for i, v := range vals {
+			tensor.CopyInto(v, best[i])
+		}
+		return res, err
+	}
 	for r := 0; r <= restarts; r++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return cancelled(err)
 		}
 		if err := start(r); err != nil {
 			return nil, err
 		}
 		rr := run(r)
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return cancelled(err)
 		}
 		res.Restarts = append(res.Restarts, rr)
 		res.Iterations += rr.Iterations
@@ -187,14 +197,14 @@ type fitter struct {
 	m            *Exact
 	ctx          context.Context
 	free         []*kernel.Hyperparam
-	opts         FitOptions
+	opts         fitOptions
 	lower, upper []*tensor.Tensor // raw bounds, nil without bounds
 	bounded      bool
 	g            *graph.Graph
 	restart      int
 }
 
-func (m *Exact) newFitter(ctx context.Context, free []*kernel.Hyperparam, opts FitOptions) (*fitter, error) {
+func (m *Exact) newFitter(ctx context.Context, free []*kernel.Hyperparam, opts fitOptions) (*fitter, error) {
 	switch opts.Optimizer {
 	case "":
 		opts.Optimizer = "lbfgs"
@@ -354,7 +364,7 @@ func (f *fitter) runLBFGS() RestartResult {
 	restart := f.restart
 	cfg.Callback = func(iter int, fv, gnorm float64) {
 		if f.opts.Progress != nil {
-			f.opts.Progress(FitEvent{Restart: restart, Iteration: iter, Objective: -fv})
+			f.opts.Progress(FitEvent{Restart: restart, Iteration: iter, Objective: -fv, CGIterations: f.m.cgStats.Iterations})
 		}
 	}
 	res, err := optim.Minimize(objective, x, cfg)
@@ -393,7 +403,7 @@ func (f *fitter) runAdam() RestartResult {
 			}
 		}
 		if f.opts.Progress != nil {
-			f.opts.Progress(FitEvent{Restart: f.restart, Iteration: it, Objective: obj})
+			f.opts.Progress(FitEvent{Restart: f.restart, Iteration: it, Objective: obj, CGIterations: f.m.cgStats.Iterations})
 		}
 		for i := range gs {
 			gs[i] = tensor.Neg(gs[i])
