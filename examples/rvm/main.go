@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -129,12 +130,12 @@ func run(cfg config, verbose bool) (res result, err error) {
 		return res, err
 	}
 	mean, variance := r.Predict(gphi)
-	svr, err := svm.FitSVR(train, y, kernel, svm.Options{C: cfg.SVRCost, Epsilon: cfg.SVREpsilon, Tol: 1e-6})
+	svr, err := svm.FitSVR(context.Background(), train, tensor.FromFloat64s(y, len(y)), svm.SVROptions{Kernel: kernel, C: cfg.SVRCost, Epsilon: cfg.SVREpsilon, Tol: 1e-6})
 	if err != nil {
 		return res, err
 	}
 	res.SVRSupport = len(svr.Support)
-	svrMean := svr.Predict(tensor.FromFloat64s(grid, len(grid), 1))
+	svrMean := svr.Predict(tensor.FromFloat64s(grid, len(grid), 1)).Values()
 	for i, g := range grid {
 		res.RMSE += (mean[i] - sinc(g)) * (mean[i] - sinc(g))
 		res.SVRRMSE += (svrMean[i] - sinc(g)) * (svrMean[i] - sinc(g))

@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -133,9 +134,9 @@ func run(cfg config, verbose bool) (res result, err error) {
 	res.Gamma = gamma
 	fit := func(x *tensor.Tensor) (*svm.SVC, error) {
 		if cfg.Nu != 0 {
-			return svm.FitNuSVC(x, labels, k, svm.Options{Nu: cfg.Nu, Tol: 1e-6})
+			return svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: k, Nu: cfg.Nu, Tol: 1e-6})
 		}
-		return svm.FitSVC(x, labels, k, svm.Options{C: cfg.C, Tol: 1e-6})
+		return svm.FitSVC(context.Background(), x, labels, svm.SVCOptions{Kernel: k, C: cfg.C, Tol: 1e-6})
 	}
 	m, err := fit(x)
 	if err != nil {

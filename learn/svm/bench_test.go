@@ -1,6 +1,7 @@
 package svm_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -44,7 +45,7 @@ func benchFit(b *testing.B, x *tensor.Tensor, labels []int) {
 	k := kernel.NewRBF(math.Sqrt(1 / (2 * gamma)))
 	b.ResetTimer()
 	for range b.N {
-		m, err := svm.FitSVC(x, labels, k, svm.Options{})
+		m, err := svm.FitSVC(context.Background(), x, labels, svm.SVCOptions{Kernel: k})
 		if err != nil {
 			b.Fatal(err)
 		}

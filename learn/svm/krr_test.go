@@ -24,23 +24,23 @@ func TestKernelRidgeEqualsGPPosteriorMean(t *testing.T) {
 	}
 	const lambda = 0.05
 	k := kernel.NewScale(kernel.NewRBF(1.3), 2)
-	r, err := svm.FitKernelRidge(x, z, k, lambda)
+	r, err := svm.FitKernelRidge(x, tensor.FromFloat64s(z, len(z)), svm.KernelRidgeOptions{Kernel: k, Lambda: lambda})
 	require.NoError(t, err)
 	m, err := gp.NewExact(x, tensor.FromFloat64s(z, 40), gp.ExactOptions{Kernel: k, Noise: lambda, FixNoise: true, NoiseFloor: 1e-12})
 	require.NoError(t, err)
 	xs := rng.Uniform(tensor.Float64, -3, 3, 15, 2)
 	pred, err := m.Predict(xs)
 	require.NoError(t, err)
-	assert.InDeltaSlice(t, pred.Mean.Values(), r.Predict(xs), 1e-9)
+	assert.InDeltaSlice(t, pred.Mean.Values(), r.Predict(xs).Values(), 1e-9)
 }
 
 // By hand: one point x = 0 with z = 2 and K(0, 0) = 1 gives α = 2/(1 + λ);
 // with λ = 1, f(0) = 1 and f at distance 1 is e^{-1/2}.
 func TestKernelRidgeByHand(t *testing.T) {
-	r, err := svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), []float64{2}, kernel.NewRBF(1), 1)
+	r, err := svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), tensor.FromFloat64s([]float64{2}, 1), svm.KernelRidgeOptions{Kernel: kernel.NewRBF(1), Lambda: 1})
 	require.NoError(t, err)
 	assert.InDeltaSlice(t, []float64{1}, r.Alpha, 1e-15)
-	assert.InDeltaSlice(t, []float64{1, 0.6065306597126334}, r.Predict(tensor.FromFloat64s([]float64{0, 1}, 2, 1)), 1e-15)
-	_, err = svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), []float64{2}, kernel.NewRBF(1), 0)
-	assert.ErrorContains(t, err, "λ = 0")
+	assert.InDeltaSlice(t, []float64{1, 0.6065306597126334}, r.Predict(tensor.FromFloat64s([]float64{0, 1}, 2, 1)).Values(), 1e-15)
+	_, err = svm.FitKernelRidge(tensor.FromFloat64s([]float64{0}, 1, 1), tensor.FromFloat64s([]float64{2}, 1), svm.KernelRidgeOptions{Kernel: kernel.NewRBF(1), Lambda: -1})
+	assert.ErrorContains(t, err, "λ = -1")
 }

@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -34,7 +35,7 @@ func TestNuSVRTakesLIBSVMSteps(t *testing.T) {
 	x = tensor.IndexSelect(x, 0, f.SVR.Rows)
 	in := tensor.Slice(x, 1, 0, 3, 1).Contiguous()
 	z := tensor.Slice(x, 1, 3, 4, 1).Contiguous().Values()
-	m, err := FitNuSVR(in, z, kernel.NewRBF(0.5), Options{C: 2, Nu: 0.4, Tol: 1e-10, float32Q: true})
+	m, err := FitNuSVR(context.Background(), in, tensor.FromFloat64s(z, len(z)), NuSVROptions{Kernel: kernel.NewRBF(0.5), C: 2, Nu: 0.4, Tol: 1e-10, float32Q: true})
 	require.NoError(t, err)
 	require.ElementsMatch(t, f.SVR.Support, m.Support)
 	want := map[int]float64{}
