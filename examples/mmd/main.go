@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -73,19 +74,19 @@ func run(n, perms int, seed uint64, out string, verbose bool) (res result, err e
 	threes, eights := digits(x, labels, 3, 0, n), digits(x, labels, 8, 0, n)
 	moreThrees := digits(x, labels, 3, 4000, n)
 	k := kernel.NewRBF(kerneltest.MedianHeuristic(threes, eights))
-	opts := kerneltest.Options{Estimator: kerneltest.Unbiased, Permutations: perms, Seed: seed}
-	diff, err := kerneltest.TwoSample(threes, eights, k, opts)
+	opts := kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Unbiased, Permutations: perms, Seed: seed}
+	diff, err := kerneltest.TwoSample(context.Background(), threes, eights, opts)
 	if err != nil {
 		return res, err
 	}
-	same, err := kerneltest.TwoSample(threes, moreThrees, k, opts)
+	same, err := kerneltest.TwoSample(context.Background(), threes, moreThrees, opts)
 	if err != nil {
 		return res, err
 	}
 	rng := tensor.NewRNG(seed)
 	u := rng.Normal(tensor.Float64, 0, 1, 200, 1)
 	v := tensor.Add(tensor.Mul(u, u), rng.Normal(tensor.Float64, 0, 0.3, 200, 1))
-	ind, err := kerneltest.Independence(u, v, kernel.NewRBF(1), kernel.NewRBF(1), kerneltest.Options{Permutations: perms, Seed: seed})
+	ind, err := kerneltest.Independence(context.Background(), u, v, kerneltest.IndependenceOptions{KernelX: kernel.NewRBF(1), KernelY: kernel.NewRBF(1), Permutations: perms, Seed: seed})
 	if err != nil {
 		return res, err
 	}

@@ -76,7 +76,7 @@ func run(c config) (res result, err error) {
 		return res, fmt.Errorf("-gamma %g and -kpca-n %d: want γ > 0 and 2 ≤ kpca-n ≤ %d", c.gamma, c.kpcaN, n)
 	}
 	top := min(10, x.Shape()[1])
-	p, err := pca.Fit(x, pca.Options{Components: top})
+	p, err := pca.FitPCA(x, pca.PCAOptions{Components: top})
 	if err != nil {
 		return res, err
 	}
@@ -85,7 +85,7 @@ func run(c config) (res result, err error) {
 		fmt.Printf("digits %v: covariance eigenvalues %.2f\nexplained variance ratio %.4f\n", x.Shape(), res.Eigenvalues, res.Ratio)
 	}
 	xs := tensor.Slice(x, 0, 0, c.kpcaN, 1).Contiguous()
-	kp, err := pca.FitKernelPCA(xs, kernel.NewRBF(1/math.Sqrt(2*c.gamma)), top)
+	kp, err := pca.FitKernelPCA(xs, pca.KernelPCAOptions{Kernel: kernel.NewRBF(1 / math.Sqrt(2*c.gamma)), Components: top})
 	if err != nil {
 		return res, err
 	}
@@ -104,10 +104,7 @@ func run(c config) (res result, err error) {
 		return res, err
 	}
 	res.Plots = append(res.Plots, path)
-	kz, err := kp.Transform(xs)
-	if err != nil {
-		return res, err
-	}
+	kz := kp.Transform(xs)
 	path = filepath.Join(c.out, "projections.png")
 	if err := projections(path, p.Transform(x), labels, kz, labels[:c.kpcaN], c.gamma); err != nil {
 		return res, err

@@ -43,7 +43,7 @@ func Fit(normal *tensor.Tensor, opts Options) (*Detector, error) {
 	if opts.Components < 1 {
 		return nil, fmt.Errorf("anomaly.Fit: Components = %d, want ≥ 1", opts.Components)
 	}
-	p, err := pca.Fit(normal, pca.Options{Components: opts.Components})
+	p, err := pca.FitPCA(normal, pca.PCAOptions{Components: opts.Components})
 	if err != nil {
 		return nil, fmt.Errorf("anomaly.Fit: %w", err)
 	}

@@ -1,6 +1,7 @@
 package kerneltest_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/learn/kerneltest"
@@ -15,7 +16,7 @@ func ExampleTwoSample() {
 	x := rng.Normal(tensor.Float64, 0, 1, 40, 1)
 	y := rng.Normal(tensor.Float64, 1, 1, 40, 1)
 	k := kernel.NewRBF(kerneltest.MedianHeuristic(x, y))
-	res, err := kerneltest.TwoSample(x, y, k, kerneltest.Options{Estimator: kerneltest.Unbiased, Permutations: 500, Seed: 2})
+	res, err := kerneltest.TwoSample(context.Background(), x, y, kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Unbiased, Permutations: 500, Seed: 2})
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package kerneltest
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/graph"
@@ -51,11 +52,23 @@ func centre(k *graph.Node) *graph.Node {
 
 // Independence tests whether the paired samples x (n, d) and y (n, e) are
 // independent: the HSIC statistic, and its distribution when y's rows are
-// shuffled against x's. Both kernel matrices are computed once.
-func Independence(x, y *tensor.Tensor, kx, ky kernel.Kernel, opts Options) (Result, error) {
+// shuffled against x's (Gretton et al. 2008, A kernel statistical test of
+// independence). Both kernel matrices are computed once. Errors and ctx
+// behave as in TwoSample.
+func Independence(ctx context.Context, x, y *tensor.Tensor, opts IndependenceOptions) (Result, error) {
 	const op = "kerneltest.Independence"
 	if err := checkPair(op, x, y, true); err != nil {
 		return Result{}, err
+	}
+	if opts.Permutations < 0 {
+		return Result{}, fmt.Errorf("%s: %d permutations", op, opts.Permutations)
+	}
+	kx, ky := opts.KernelX, opts.KernelY
+	if kx == nil {
+		kx = kernel.NewRBF(MedianHeuristic(x))
+	}
+	if ky == nil {
+		ky = kernel.NewRBF(MedianHeuristic(y))
 	}
 	n := x.Shape()[0]
 	if opts.Estimator == Unbiased && n < 4 {
@@ -83,7 +96,7 @@ func Independence(x, y *tensor.Tensor, kx, ky kernel.Kernel, opts Options) (Resu
 		}
 		return hsicValue(g, kv, lp, n, opts.Estimator)
 	}
-	return permutationTest(stat, idx, opts), nil
+	return permutationTest(ctx, op, stat, idx, opts.Permutations, opts.Seed)
 }
 
 // hsicValue evaluates HSIC's formula on kernel matrices given as values,

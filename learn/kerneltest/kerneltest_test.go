@@ -1,6 +1,7 @@
 package kerneltest_test
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
@@ -44,11 +45,11 @@ func TestTwoSamplePermutationTest(t *testing.T) {
 	ls := kerneltest.MedianHeuristic(x, shifted)
 	k := kernel.NewRBF(ls)
 	for _, est := range []kerneltest.Estimator{kerneltest.Biased, kerneltest.Unbiased} {
-		opts := kerneltest.Options{Estimator: est, Permutations: 200, Seed: 2}
-		diff, err := kerneltest.TwoSample(x, shifted, k, opts)
+		opts := kerneltest.TwoSampleOptions{Kernel: k, Estimator: est, Permutations: 200, Seed: 2}
+		diff, err := kerneltest.TwoSample(context.Background(), x, shifted, opts)
 		require.NoError(t, err)
 		assert.LessOrEqual(t, diff.PValue, 1.0/201+1e-12, "a shift of 0.8σ")
-		null, err := kerneltest.TwoSample(x, same, k, opts)
+		null, err := kerneltest.TwoSample(context.Background(), x, same, opts)
 		require.NoError(t, err)
 		assert.Greater(t, null.PValue, 0.05, "the same distribution")
 		g := graph.New()
@@ -103,11 +104,11 @@ func TestHSIC(t *testing.T) {
 	ls := ky.K(g.Const(ys), g.Const(ys)).Value()
 	assert.InDelta(t, hsicU(ks, ls, small), kerneltest.HSIC(kx, ky, g.Const(xs), g.Const(ys), kerneltest.Unbiased).Item(), 1e-12)
 
-	opts := kerneltest.Options{Permutations: 200, Seed: 3}
-	dep, err := kerneltest.Independence(x, dependent, kx, ky, opts)
+	opts := kerneltest.IndependenceOptions{KernelX: kx, KernelY: ky, Permutations: 200, Seed: 3}
+	dep, err := kerneltest.Independence(context.Background(), x, dependent, opts)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, dep.PValue, 0.01)
-	ind, err := kerneltest.Independence(x, independent, kx, ky, opts)
+	ind, err := kerneltest.Independence(context.Background(), x, independent, opts)
 	require.NoError(t, err)
 	assert.Greater(t, ind.PValue, 0.05)
 }
@@ -136,9 +137,9 @@ func hsicU(k, l *tensor.Tensor, n int) float64 {
 func TestMedianHeuristicAndErrors(t *testing.T) {
 	// Distances between 0, 1, 3: 1, 2, 3, median 2.
 	assert.Equal(t, 2.0, kerneltest.MedianHeuristic(tensor.FromFloat64s([]float64{0, 1, 3}, 3, 1)))
-	_, err := kerneltest.TwoSample(tensor.FromFloat64s([]float64{1, 2}, 1, 2), tensor.FromFloat64s([]float64{1}, 1, 1), kernel.NewRBF(1), kerneltest.Options{})
+	_, err := kerneltest.TwoSample(context.Background(), tensor.FromFloat64s([]float64{1, 2}, 1, 2), tensor.FromFloat64s([]float64{1}, 1, 1), kerneltest.TwoSampleOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "2 and 1 columns")
-	_, err = kerneltest.Independence(tensor.FromFloat64s([]float64{1, 2}, 2, 1), tensor.FromFloat64s([]float64{1}, 1, 1), kernel.NewRBF(1), kernel.NewRBF(1), kerneltest.Options{})
+	_, err = kerneltest.Independence(context.Background(), tensor.FromFloat64s([]float64{1, 2}, 2, 1), tensor.FromFloat64s([]float64{1}, 1, 1), kerneltest.IndependenceOptions{KernelX: kernel.NewRBF(1), KernelY: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "equal rows")
 }
 
@@ -170,12 +171,12 @@ func TestLinearMMD2ByHand(t *testing.T) {
 	}
 	g2 := graph.New()
 	assert.InDelta(t, sum/150, kerneltest.MMD2(k, g2.Const(xs), g2.Const(ys), kerneltest.Linear).Item(), 1e-13)
-	res, err := kerneltest.TwoSample(xs, ys, k, kerneltest.Options{Estimator: kerneltest.Linear})
+	res, err := kerneltest.TwoSample(context.Background(), xs, ys, kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Linear})
 	require.NoError(t, err)
 	assert.InDelta(t, sum/150, res.Statistic, 1e-13)
 	assert.Empty(t, res.Null)
 
-	_, err = kerneltest.TwoSample(xs, tensor.Slice(ys, 0, 0, 100, 1), k, kerneltest.Options{Estimator: kerneltest.Linear})
+	_, err = kerneltest.TwoSample(context.Background(), xs, tensor.Slice(ys, 0, 0, 100, 1), kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Linear})
 	assert.ErrorContains(t, err, "equal size")
 }
 
@@ -203,12 +204,12 @@ func TestPValuesUniformUnderNull(t *testing.T) {
 			x := rng.Normal(tensor.Float64, 0, 1, c.n, 2)
 			y := rng.Normal(tensor.Float64, 0, 1, c.n, 2)
 			shifted := rng.Normal(tensor.Float64, 1, 1, c.n, 2)
-			opts := kerneltest.Options{Estimator: c.est, Permutations: 99, Seed: uint64(s)}
-			r, err := kerneltest.TwoSample(x, y, k, opts)
+			opts := kerneltest.TwoSampleOptions{Kernel: k, Estimator: c.est, Permutations: 99, Seed: uint64(s)}
+			r, err := kerneltest.TwoSample(context.Background(), x, y, opts)
 			require.NoError(t, err)
 			null = append(null, r.PValue)
 			if s < 20 {
-				r, err = kerneltest.TwoSample(x, shifted, k, opts)
+				r, err = kerneltest.TwoSample(context.Background(), x, shifted, opts)
 				require.NoError(t, err)
 				alt = append(alt, r.PValue)
 			}

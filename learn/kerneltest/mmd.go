@@ -1,17 +1,19 @@
-// Package kerneltest holds kernel two-sample and independence tests (seed
-// 000 §4.7): the maximum mean discrepancy MMD² between two samples (biased
-// V-statistic, unbiased U-statistic and the linear-time statistic) and the Hilbert-Schmidt
-// independence criterion HSIC (biased and unbiased), each with a
-// permutation test, on the kernels of probabilistic/gp. The statistics are
-// graphs, so a kernel's hyperparameters (or a feature network feeding the
-// samples) can be trained by gradient on them.
+// Package kerneltest holds kernel two-sample and independence tests: the
+// maximum mean discrepancy MMD² between two samples (biased V-statistic,
+// unbiased U-statistic and the linear-time statistic; Gretton, Borgwardt,
+// Rasch, Schölkopf and Smola 2012, A kernel two-sample test) and the
+// Hilbert-Schmidt independence criterion HSIC (biased and unbiased;
+// Gretton et al. 2008, A kernel statistical test of independence), each
+// with a permutation test, on the kernels of probabilistic/kernel. The
+// statistics are graphs, so a kernel's hyperparameters (or a feature
+// network feeding the samples) can be trained by gradient on them.
 //
-//	res, err := kerneltest.TwoSample(x, y, kernel.NewRBF(kerneltest.MedianHeuristic(x, y)),
-//		kerneltest.Options{Permutations: 500, Seed: 1})
+//	res, err := kerneltest.TwoSample(ctx, x, y, kerneltest.TwoSampleOptions{Permutations: 500, Seed: 1})
 //	fmt.Println(res.Statistic, res.PValue)
 package kerneltest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -71,11 +73,34 @@ func MMD2(k kernel.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
 	return graph.Sub(graph.Add(within(kxx, m), within(kyy, n)), cross)
 }
 
-// Options configures the permutation tests.
-type Options struct {
-	Estimator    Estimator
-	Permutations int    // resamples under the null (default 1000)
-	Seed         uint64 // seed of the permutations
+// TwoSampleOptions configures TwoSample. The zero value means the
+// defaults stated on each field.
+type TwoSampleOptions struct {
+	// Kernel is the kernel; nil means an RBF whose lengthscale is the
+	// median heuristic of the pooled samples (MedianHeuristic).
+	Kernel kernel.Kernel
+	// Estimator is the MMD² estimator (Biased by default).
+	Estimator Estimator
+	// Permutations is the number of resamples under the null; zero means
+	// 1000.
+	Permutations int
+	// Seed seeds the permutations.
+	Seed uint64
+}
+
+// IndependenceOptions configures Independence. The zero value means the
+// defaults stated on each field.
+type IndependenceOptions struct {
+	// KernelX and KernelY are the kernels on x and on y; nil means an RBF
+	// whose lengthscale is the median heuristic of that sample.
+	KernelX, KernelY kernel.Kernel
+	// Estimator is the HSIC estimator (Biased by default).
+	Estimator Estimator
+	// Permutations is the number of resamples under the null; zero means
+	// 1000.
+	Permutations int
+	// Seed seeds the permutations.
+	Seed uint64
 }
 
 // Result is a test's outcome: the statistic on the data and the
@@ -92,11 +117,25 @@ type Result struct {
 // rows are reassigned at random. The pooled kernel matrix is computed once
 // and every permutation only re-sums it. With the Linear estimator no
 // kernel matrix is formed: the p-value comes from the statistic's normal
-// null distribution and Null is empty.
-func TwoSample(x, y *tensor.Tensor, k kernel.Kernel, opts Options) (Result, error) {
+// null distribution and Null is empty (Gretton et al. 2012, A kernel
+// two-sample test).
+//
+// Bad data (NaN or ±Inf, column counts that differ, too few rows for the
+// estimator) or a negative Permutations return an error. ctx is checked
+// at every permutation; when it is cancelled TwoSample returns promptly
+// with the permutations done so far (the p-value over them) and the error
+// wrapping ctx.Err().
+func TwoSample(ctx context.Context, x, y *tensor.Tensor, opts TwoSampleOptions) (Result, error) {
 	const op = "kerneltest.TwoSample"
 	if err := checkPair(op, x, y, false); err != nil {
 		return Result{}, err
+	}
+	if opts.Permutations < 0 {
+		return Result{}, fmt.Errorf("%s: %d permutations", op, opts.Permutations)
+	}
+	k := opts.Kernel
+	if k == nil {
+		k = kernel.NewRBF(MedianHeuristic(x, y))
 	}
 	m, n := x.Shape()[0], y.Shape()[0]
 	if opts.Estimator == Linear {
@@ -121,7 +160,7 @@ func TwoSample(x, y *tensor.Tensor, k kernel.Kernel, opts Options) (Result, erro
 		idx[i] = i
 	}
 	stat := func(idx []int) float64 { return mmdFromPooled(kz, idx, m, opts.Estimator) }
-	return permutationTest(stat, idx, opts), nil
+	return permutationTest(ctx, op, stat, idx, opts.Permutations, opts.Seed)
 }
 
 // pairBlock is how many pairs one kernel call evaluates in the linear
@@ -216,17 +255,25 @@ func mmdFromPooled(kz []float64, idx []int, m int, est Estimator) float64 {
 	return (sxx-dx)/(fm*(fm-1)) + (syy-dy)/(fn*(fn-1)) - 2*sxy/(fm*fn)
 }
 
-// permutationTest evaluates stat on idx and on opts.Permutations shuffles
-// of it.
-func permutationTest(stat func([]int) float64, idx []int, opts Options) Result {
-	if opts.Permutations <= 0 {
-		opts.Permutations = 1000
+// permutationTest evaluates stat on idx and on permutations shuffles of
+// it (zero: 1000), stopping early with the wrapped error when ctx is
+// cancelled.
+func permutationTest(ctx context.Context, op string, stat func([]int) float64, idx []int, permutations int, seed uint64) (Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if permutations == 0 {
+		permutations = 1000
 	}
 	res := Result{Statistic: stat(idx)}
-	rng := tensor.NewRNG(opts.Seed)
+	rng := tensor.NewRNG(seed)
 	perm := slices.Clone(idx)
 	above := 0
-	for range opts.Permutations {
+	for p := range permutations {
+		if err := ctx.Err(); err != nil {
+			res.PValue = float64(1+above) / float64(1+p)
+			return res, fmt.Errorf("%s: cancelled after %d of %d permutations: %w", op, p, permutations, err)
+		}
 		for i := len(perm) - 1; i > 0; i-- {
 			j := rng.Intn(i + 1)
 			perm[i], perm[j] = perm[j], perm[i]
@@ -237,8 +284,8 @@ func permutationTest(stat func([]int) float64, idx []int, opts Options) Result {
 			above++
 		}
 	}
-	res.PValue = float64(1+above) / float64(1+opts.Permutations)
-	return res
+	res.PValue = float64(1+above) / float64(1+permutations)
+	return res, nil
 }
 
 // MedianHeuristic returns the median Euclidean distance between distinct

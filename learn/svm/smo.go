@@ -46,7 +46,7 @@ type solution struct {
 	converged  bool
 	violation  float64 // the maximal violation when the solver stopped
 	cancelled  error   // ctx's error if the solver stopped for it
-	minActive  int // the fewest variables active at once (l without shrinking)
+	minActive  int     // the fewest variables active at once (l without shrinking)
 }
 
 // tau keeps the curvature a positive when K is only positive semidefinite
