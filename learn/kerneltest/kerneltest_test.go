@@ -239,3 +239,22 @@ func TestPValuesUniformUnderNull(t *testing.T) {
 		assert.GreaterOrEqual(t, rejected, 19, "%s: power against a shift of one σ", c.name)
 	}
 }
+
+// A cancelled context stops the permutation tests before their first
+// permutation; the statistic on the data is still there.
+func TestPermutationTestsStopOnCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rng := tensor.NewRNG(4)
+	x := rng.Normal(tensor.Float64, 0, 1, 20, 1)
+	y := rng.Normal(tensor.Float64, 1, 1, 20, 1)
+	res, err := kerneltest.TwoSample(ctx, x, y, kerneltest.TwoSampleOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "cancelled after 0 of 1000 permutations")
+	assert.Greater(t, res.Statistic, 0.0)
+	assert.Empty(t, res.Null)
+	_, err = kerneltest.Independence(ctx, x, y, kerneltest.IndependenceOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = kerneltest.TwoSample(context.Background(), x, y, kerneltest.TwoSampleOptions{Permutations: -1})
+	assert.ErrorContains(t, err, "-1 permutations")
+}

@@ -400,8 +400,12 @@ func unique(labels []int) []int {
 
 // checkData validates x against n targets and returns it in float64.
 func checkData(op string, x *tensor.Tensor, n int) (*tensor.Tensor, error) {
-	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 {
-		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got %v", op, x)
+	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
+		var shape []int
+		if x != nil {
+			shape = x.Shape()
+		}
+		return nil, fmt.Errorf("%s: data must be an (n, d) matrix with n, d ≥ 1, got shape %v", op, shape)
 	}
 	if x.Shape()[0] != n {
 		return nil, fmt.Errorf("%s: %d rows but %d targets", op, x.Shape()[0], n)
