@@ -42,7 +42,10 @@ func TestFitsRejectBadInput(t *testing.T) {
 			_, err := gp.FitExact(ctx, tensor.Zeros(tensor.Float64, 6, 0), y, gp.ExactOptions{Kernel: k()})
 			return err
 		}, "no data"},
-		{"exact rows", func() error { _, err := gp.FitExact(ctx, x, tensor.Zeros(tensor.Float64, 5), gp.ExactOptions{Kernel: k()}); return err }, "6 rows but y has 5"},
+		{"exact rows", func() error {
+			_, err := gp.FitExact(ctx, x, tensor.Zeros(tensor.Float64, 5), gp.ExactOptions{Kernel: k()})
+			return err
+		}, "6 rows but y has 5"},
 		{"exact bounds", func() error {
 			_, err := gp.FitExact(ctx, x, y, gp.ExactOptions{Kernel: k(), Bounds: map[string][2]float64{"rbf.lengthscale": {2, 1}}})
 			return err
