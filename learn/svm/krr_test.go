@@ -13,7 +13,7 @@ import (
 )
 
 // Kernel ridge regression with λ predicts exactly the posterior mean of the
-// zero-mean GP with noise σ² = λ (seed 000 §6.2.4), here through
+// zero-mean GP with noise σ² = λ (Rasmussen and Williams 2006, §6.2), here through
 // probabilistic/gp's exact model with its noise fixed.
 func TestKernelRidgeEqualsGPPosteriorMean(t *testing.T) {
 	rng := tensor.NewRNG(3)

@@ -66,7 +66,7 @@ func coefMap(idx []int, coef []float64, scale float64) map[int]float64 {
 // the opposite: its positive class is the larger label). The duality gap
 // of the equivalent C-SVC (C = 1/r) certifies the optimum, and ν bounds
 // the fractions of margin errors (from above) and support vectors (from
-// below), as seed 000 §3.2.3 states.
+// below), as Schölkopf et al. (2000, New support vector algorithms) prove.
 func TestNuSVCMatchesLIBSVM(t *testing.T) {
 	f := loadNu(t)
 	_, x, labels := load(t)

@@ -127,9 +127,9 @@ func NewSparse(x, y *tensor.Tensor, opts SparseOptions) (s *Sparse, err error) {
 	if z.Dim() != 2 || z.Shape()[0] == 0 || z.Shape()[1] != d {
 		return nil, fmt.Errorf("gp.NewSparse: z must be a non-empty (m, %d) matrix, got shape %v", d, z.Shape())
 	}
-	for name, t := range map[string]*tensor.Tensor{"x": x, "y": y, "z": z} {
+	for i, t := range []*tensor.Tensor{x, y, z} { // in order: a NaN in x reaches the default z
 		if nonFiniteAt(t.Values()) >= 0 {
-			return nil, fmt.Errorf("gp.NewSparse: %s holds a non-finite value", name)
+			return nil, fmt.Errorf("gp.NewSparse: %s holds a non-finite value", [...]string{"x", "y", "z"}[i])
 		}
 	}
 	noise, floor := o.Noise, o.NoiseFloor
