@@ -498,16 +498,20 @@ type ClassPrediction struct {
 // probabilities at xs (m, d) by R&W Algorithm 3.2, averaging the logistic
 // over the Gaussian latent with the probit approximation (MacKay 1992).
 // Far from the data the latent mean returns to the prior's zero and the
-// probability to ½. It returns an error for inputs of the wrong shape.
+// probability to ½. It returns an error when the Laplace mode at the
+// current hyperparameters cannot be found (hyperparameters set after the
+// fit whose kernel matrix is not finite, or Newton failing): prediction
+// that can fail on data. Inputs that are not an (m, d) matrix with the
+// training columns panic with a *tensor.Error.
 func (c *Classifier) Predict(xs *tensor.Tensor) (pred *ClassPrediction, err error) {
-	defer tensor.Recover(&err)
 	if xs == nil || xs.Dim() != 2 || xs.Shape()[1] != c.x.Shape()[1] {
 		shape := []int(nil)
 		if xs != nil {
 			shape = xs.Shape()
 		}
-		return nil, fmt.Errorf("gp.Classifier.Predict: inputs must be an (m, %d) matrix, got shape %v", c.x.Shape()[1], shape)
+		tensor.Fail("gp.Classifier.Predict", "inputs must be an (m, %d) matrix, got shape %v", c.x.Shape()[1], shape)
 	}
+	defer tensor.Recover(&err)
 	s, err := c.laplace()
 	if err != nil {
 		return nil, err

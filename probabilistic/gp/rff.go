@@ -183,16 +183,16 @@ func (m *RFFRegression) Weights() []float64 { return m.mean.Values() }
 func (m *RFFRegression) LogMarginalLikelihood() float64 { return m.lml }
 
 // Predict returns the predictive mean φ(x*)ᵀw̄ and variances φ(x*)ᵀA⁻¹φ(x*)
-// (plus σ² for NoisyVar) at xs (m, d). It returns an error for inputs with
-// the wrong number of columns.
-func (m *RFFRegression) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
-	defer tensor.Recover(&err)
+// (plus σ² for NoisyVar) at xs (m, d). The weights' posterior is factored
+// at construction, so prediction cannot fail on data; inputs that are not
+// a matrix with the features' columns panic with a *tensor.Error.
+func (m *RFFRegression) Predict(xs *tensor.Tensor) *Prediction {
 	if xs == nil || xs.Dim() != 2 {
-		return nil, errors.New("gp.RFFRegression.Predict: inputs must be an (m, d) matrix")
+		tensor.Fail("gp.RFFRegression.Predict", "inputs must be an (m, d) matrix, got %v", xs)
 	}
 	phi := m.rff.Features(tensor.FromFloat64s(xs.Values(), xs.Shape()...)) // (m, D)
 	mean := tensor.Reshape(tensor.MatMul(phi, m.mean), xs.Shape()[0])
 	v := tensor.TriSolve(m.la, tensor.Transpose(phi), true, false)
 	variance := tensor.Sum(tensor.Square(v), []int{0}, false)
-	return &Prediction{Mean: mean, Var: variance, NoisyVar: tensor.AddScalar(variance, m.noise)}, nil
+	return &Prediction{Mean: mean, Var: variance, NoisyVar: tensor.AddScalar(variance, m.noise)}
 }
