@@ -21,7 +21,7 @@ import (
 func FitNuSVC(ctx context.Context, x *tensor.Tensor, labels []int, opts NuSVCOptions) (*SVC, error) {
 	return fitSVC(orBackground(ctx), "svm.FitNuSVC", x, labels, opts.Kernel, solverOptions{
 		Nu: opts.Nu, OneVsRest: opts.OneVsRest, Tol: opts.Tol, MaxIter: opts.MaxIter,
-		CacheBytes: opts.CacheBytes, NoShrinking: opts.NoShrinking, float32Q: opts.float32Q}, true)
+		CacheBytes: opts.CacheBytes, NoShrinking: opts.NoShrinking, Probability: opts.Probability, float32Q: opts.float32Q}, true)
 }
 
 // FitNuSVR trains ν-SVR (Schölkopf et al. 2000, New support vector

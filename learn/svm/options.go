@@ -34,6 +34,9 @@ type SVCOptions struct {
 	// NoShrinking turns off LIBSVM's shrinking heuristic; the solution is
 	// the same to the tolerance, only the path differs.
 	NoShrinking bool
+	// Probability fits a Platt sigmoid per machine after training, so
+	// that PredictProba works.
+	Probability bool
 
 	float32Q bool // tests: round Q to float32 as LIBSVM stores it
 }
@@ -59,6 +62,9 @@ type NuSVCOptions struct {
 	CacheBytes int
 	// NoShrinking turns off LIBSVM's shrinking heuristic.
 	NoShrinking bool
+	// Probability fits a Platt sigmoid per machine after training, so
+	// that PredictProba works.
+	Probability bool
 
 	float32Q bool
 }

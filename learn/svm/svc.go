@@ -19,6 +19,7 @@
 //	fmt.Println(m.Primal, m.Dual, m.Gap) // gap ≈ 0 at the optimum
 //	scores := m.Decision(xNew)           // (m, machines)
 //	pred := m.Predict(xNew)              // []int
+//	p := m.PredictProba(xNew)            // (m, classes), with SVCOptions{Probability: true}
 package svm
 
 import (
@@ -43,6 +44,7 @@ type solverOptions struct {
 	OneVsRest    bool
 	Nu           float64
 	NoShrinking  bool
+	Probability  bool
 	// float32Q rounds Q's entries to float32 as LIBSVM stores them, so a
 	// test can check that the solver takes LIBSVM's steps exactly.
 	float32Q bool
@@ -105,6 +107,8 @@ type SVC struct {
 	OneVsRest bool
 	// Primal, Dual and Gap are summed over the machines.
 	Primal, Dual, Gap float64
+
+	platt []Platt // one per machine when fitted with Probability
 }
 
 // FitSVC trains a C-SVC on the rows of x (n, d) with integer labels (at
@@ -121,7 +125,7 @@ type SVC struct {
 func FitSVC(ctx context.Context, x *tensor.Tensor, labels []int, opts SVCOptions) (*SVC, error) {
 	return fitSVC(orBackground(ctx), "svm.FitSVC", x, labels, opts.Kernel, solverOptions{
 		C: opts.C, ClassWeights: opts.ClassWeights, OneVsRest: opts.OneVsRest, Tol: opts.Tol, MaxIter: opts.MaxIter,
-		CacheBytes: opts.CacheBytes, NoShrinking: opts.NoShrinking, float32Q: opts.float32Q}, false)
+		CacheBytes: opts.CacheBytes, NoShrinking: opts.NoShrinking, Probability: opts.Probability, float32Q: opts.float32Q}, false)
 }
 
 func fitSVC(ctx context.Context, op string, x *tensor.Tensor, labels []int, k kernel.Kernel, opts solverOptions, nu bool) (*SVC, error) {
@@ -166,6 +170,11 @@ func fitSVC(ctx context.Context, op string, x *tensor.Tensor, labels []int, k ke
 	finish := func(err error) (*SVC, error) {
 		switch {
 		case err == nil:
+			if opts.Probability {
+				if err := m.fitProbability(op, x64, labels); err != nil {
+					return nil, err
+				}
+			}
 			return m, notConv
 		case len(classes) == 2 && len(m.Machines) == 1:
 			return m, err // cancelled, with the machine at its current iterate
