@@ -7,6 +7,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -27,10 +28,8 @@ func cgLML(t *testing.T, part gp.RowPartition) (float64, []float64) {
 	for i := range y {
 		y[i] = math.Sin(2*xv[2*i]) + 0.5*math.Cos(3*xv[2*i+1]) + noise[i]
 	}
-	m, err := gp.NewExact(gp.NewScale(gp.NewRBF(0.8, 1.1), 1), x, tensor.FromFloat64s(y, 300), gp.ExactOptions{
-		Noise: 0.05, Inference: gp.CG,
-		CG: gp.CGOptions{Probes: 8, Rank: 16, Tol: 1e-8, Seed: 3, BlockRows: 16, Partition: part},
-	})
+	m, err := gp.NewExact(x, tensor.FromFloat64s(y, 300), gp.ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.8, 1.1), 1), Noise: 0.05, Inference: gp.CG,
+		CG: gp.CGOptions{Probes: 8, Rank: 16, Tol: 1e-8, Seed: 3, BlockRows: 16, Partition: part},})
 	if err != nil {
 		t.Fatal(err)
 	}

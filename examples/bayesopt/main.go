@@ -17,6 +17,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -24,6 +25,7 @@ import (
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -96,11 +98,11 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		Acquisition:   a,
 		InitialPoints: initPoints,
 		Seed:          cfg.seed,
-		Kernel:        func(d int) gp.Kernel { return gp.NewScale(gp.NewRBF(0.2), 1) },
+		Kernel:        func(d int) kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.2), 1) },
 	})
 	var xs, ys []float64
 	for i := 0; i < cfg.evals; i++ {
-		x := bo.Ask()
+		x := bo.Ask(context.Background())
 		if i == cfg.evals-1 {
 			// The last step: the GP of all earlier observations and the
 			// acquisition that chose x.
@@ -125,7 +127,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	}
 	bx, by := bo.Best()
 	res.BestObservedX, res.BestObservedY = bx[0], by
-	rx, rm, err := bo.Recommend()
+	rx, rm, err := bo.Recommend(context.Background())
 	if err != nil {
 		return res, err
 	}
@@ -146,11 +148,11 @@ func drawStep(path string, bo *gp.BayesOpt, acqName string, xs, ys []float64, ne
 	for i := range grid {
 		grid[i] = []float64{lo + (hi-lo)*float64(i)/float64(m-1)}
 	}
-	mean, std, err := bo.Predict(grid)
+	mean, std, err := bo.Predict(context.Background(), grid)
 	if err != nil {
 		return err
 	}
-	acq, err := bo.AcquisitionAt(grid)
+	acq, err := bo.AcquisitionAt(context.Background(), grid)
 	if err != nil {
 		return err
 	}

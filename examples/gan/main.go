@@ -39,7 +39,7 @@ import (
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/gan"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"
 )
@@ -346,7 +346,7 @@ func (m *model) writeSamples(cfg config) (string, error) {
 // evaluator holds held-out digits and the kernel of the MMD².
 type evaluator struct {
 	test   *tensor.Tensor // (n, 784) float64
-	kernel gp.Kernel
+	kernel kernel.Kernel
 }
 
 func newEvaluator(n int) (*evaluator, error) {
@@ -355,7 +355,7 @@ func newEvaluator(n int) (*evaluator, error) {
 		return nil, err
 	}
 	t := flat64(x)
-	return &evaluator{test: t, kernel: gp.NewRBF(kerneltest.MedianHeuristic(t))}, nil
+	return &evaluator{test: t, kernel: kernel.NewRBF(kerneltest.MedianHeuristic(t))}, nil
 }
 
 func flat64(x *tensor.Tensor) *tensor.Tensor {

@@ -40,6 +40,7 @@ import (
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -150,12 +151,12 @@ func synthetic(rng *tensor.RNG, n int) (x, y *tensor.Tensor) {
 	return x, tensor.FromFloat64s(yv, n)
 }
 
-// newModel returns the model every fit starts from: a scaled ARD RBF
+// modelOptions returns the model every fit starts from: a scaled ARD RBF
 // kernel, a constant mean, standardised targets.
-func newModel(x, y *tensor.Tensor, inf gp.Inference, c config) (*gp.Exact, error) {
-	k := gp.NewScale(gp.NewRBF(1, 1, 1), 1)
-	return gp.NewExact(k, x, y, gp.ExactOptions{Noise: 0.1, Mean: gp.ConstantMean, Normalize: true,
-		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: c.Seed, Partition: c.Partition}})
+func modelOptions(inf gp.Inference, c config) gp.ExactOptions {
+	k := kernel.NewScale(kernel.NewRBF(1, 1, 1), 1)
+	return gp.ExactOptions{Kernel: k, Noise: 0.1, Mean: gp.ConstantMean, Normalize: true,
+		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: c.Seed, Partition: c.Partition}}
 }
 
 func params(m *gp.Exact) map[string]float64 {
@@ -185,22 +186,22 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 			return res, err
 		}
 	}
-	m, err := newModel(x, y, gp.CG, c)
-	if err != nil {
-		return res, err
-	}
+	opts := modelOptions(gp.CG, c)
 	fmt.Fprintf(log, "fitting on n = %d by Adam on the CG objective (%d probes, rank-%d preconditioner)\n", c.N, c.Probes, c.Rank)
 	last := time.Now()
 	start := last
-	fr, err := m.Fit(ctx, gp.FitOptions{Optimizer: "adam", MaxIter: c.Steps, LR: c.LR, Progress: func(e gp.FitEvent) {
+	opts.Optimizer, opts.MaxIter, opts.LR = "adam", c.Steps, c.LR
+	opts.Progress = func(e gp.FitEvent) {
 		now := time.Now()
 		res.Trace = append(res.Trace, e.Objective)
-		fmt.Fprintf(log, "step %3d/%d  LML %.2f  %d CG iterations  %.1fs\n", e.Iteration, c.Steps, e.Objective, m.LastCG().Iterations, now.Sub(last).Seconds())
+		fmt.Fprintf(log, "step %3d/%d  LML %.2f  %d CG iterations  %.1fs\n", e.Iteration, c.Steps, e.Objective, e.CGIterations, now.Sub(last).Seconds())
 		last = now
-	}})
+	}
+	m, err := gp.FitExact(ctx, x, y, opts)
 	if err != nil {
 		return res, err
 	}
+	fr := m.FitResult()
 	res.SecondsPerStep = time.Since(start).Seconds() / float64(len(res.Trace))
 	res.LML, res.Params, res.CGIterations = fr.LML, params(m), m.LastCG().Iterations
 	mean, err := m.PredictMean(xt)
@@ -238,7 +239,8 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 	cmp := &comparison{N: n, KernelMatrixMB: float64(n) * float64(n) * 8 / (1 << 20)}
 	fits := map[gp.Inference]*gp.Exact{}
 	for _, inf := range []gp.Inference{gp.Cholesky, gp.CG} {
-		m, err := newModel(xs, ys, inf, c)
+		opts := modelOptions(inf, c)
+		m, err := gp.NewExact(xs, ys, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -252,7 +254,8 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 			cmp.ExactPeakRSSMB = peakRSSMB()
 		}
 		if !c.NoSubsetFit {
-			if _, err := m.Fit(ctx, gp.FitOptions{MaxIter: 30}); err != nil {
+			opts.MaxIter = 30
+			if m, err = gp.FitExact(ctx, xs, ys, opts); err != nil {
 				return nil, err
 			}
 			fits[inf] = m
@@ -269,7 +272,7 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 		return cmp, nil
 	}
 	cmp.ExactParams, cmp.CGParams = params(fits[gp.Cholesky]), params(fits[gp.CG])
-	at, err := newModel(xs, ys, gp.Cholesky, c)
+	at, err := gp.NewExact(xs, ys, modelOptions(gp.Cholesky, c))
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -137,7 +138,14 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	}
 	x := tensor.FromFloat64s(xs, n, 1)
 	y := tensor.FromFloat64s(ys, n)
-	m, err := gp.NewExact(kernel, x, y, gp.ExactOptions{Normalize: true, NoiseFree: hasWhite(kernel)})
+	opts := gp.ExactOptions{Kernel: kernel, Normalize: true, NoiseFree: hasWhite(kernel),
+		Restarts: c.Restarts, Seed: c.Seed, MaxIter: c.MaxIter, Bounds: bounds,
+		Progress: func(e gp.FitEvent) {
+			if e.Jitter > 0 || e.Iteration == 1 || e.Iteration%10 == 0 {
+				fmt.Fprintln(log, e)
+			}
+		}}
+	m, err := gp.NewExact(x, y, opts)
 	if err != nil {
 		return res, err
 	}
@@ -147,15 +155,10 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 		return res, err
 	}
 	res.Start = start.Item()
-	fit, err := m.Fit(ctx, gp.FitOptions{Restarts: c.Restarts, Seed: c.Seed, MaxIter: c.MaxIter, Bounds: bounds,
-		Progress: func(e gp.FitEvent) {
-			if e.Jitter > 0 || e.Iteration == 1 || e.Iteration%10 == 0 {
-				fmt.Fprintln(log, e)
-			}
-		}})
-	if err != nil {
+	if m, err = gp.FitExact(ctx, x, y, opts); err != nil {
 		return res, err
 	}
+	fit := m.FitResult()
 	for i, r := range fit.Restarts {
 		status := fmt.Sprintf("objective %.3f after %d iterations", r.Objective, r.Iterations)
 		if r.Err != nil {
@@ -200,17 +203,17 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 
 // hasWhite reports whether the kernel has a White term, which models the
 // noise itself: then the model gets no separate noise term.
-func hasWhite(k gp.Kernel) bool {
+func hasWhite(k kernel.Kernel) bool {
 	switch k := k.(type) {
-	case *gp.White:
+	case *kernel.White:
 		return true
-	case *gp.Sum:
+	case *kernel.Sum:
 		for _, t := range k.Kernels() {
 			if hasWhite(t) {
 				return true
 			}
 		}
-	case *gp.Scale:
+	case *kernel.Scale:
 		return hasWhite(k.Kernel())
 	}
 	return false
@@ -218,21 +221,21 @@ func hasWhite(k gp.Kernel) bool {
 
 // buildKernel returns the kernel for a preset or expression, with
 // lengthscales scaled to the inputs' span, and bounds for fitting.
-func buildKernel(spec string, span float64) (gp.Kernel, map[string][2]float64, error) {
+func buildKernel(spec string, span float64) (kernel.Kernel, map[string][2]float64, error) {
 	switch spec {
 	case "co2":
 		// Long-term trend, a decaying yearly cycle, and noise.
-		trend := gp.Named("trend", gp.NewScale(gp.NewRBF(50), 1))
-		periodic := gp.Named("seasonal", gp.NewPeriodic(1, 1))
-		decay := gp.Named("decay", gp.NewRBF(100))
-		seasonal := gp.NewScale(gp.NewProduct(periodic, decay), 0.05)
+		trend := kernel.Named("trend", kernel.NewScale(kernel.NewRBF(50), 1))
+		periodic := kernel.Named("seasonal", kernel.NewPeriodic(1, 1))
+		decay := kernel.Named("decay", kernel.NewRBF(100))
+		seasonal := kernel.NewScale(kernel.NewProduct(periodic, decay), 0.05)
 		seasonal.Variance().SetName("seasonal.variance")
-		noise := gp.Named("noise", gp.NewWhite(0.01))
+		noise := kernel.Named("noise", kernel.NewWhite(0.01))
 		bounds := map[string][2]float64{
 			"seasonal.period": {0.9, 1.1},
 			"noise.variance":  {1e-6, 1},
 		}
-		return gp.NewSum(trend, seasonal, noise), bounds, nil
+		return kernel.NewSum(trend, seasonal, noise), bounds, nil
 	case "matern52":
 		spec = "matern52+white"
 	case "rbf":
@@ -242,49 +245,49 @@ func buildKernel(spec string, span float64) (gp.Kernel, map[string][2]float64, e
 }
 
 // parseKernel reads "a*b+c": terms joined by +, factors by *.
-func parseKernel(spec string, span float64) (gp.Kernel, map[string][2]float64, error) {
-	var terms []gp.Kernel
+func parseKernel(spec string, span float64) (kernel.Kernel, map[string][2]float64, error) {
+	var terms []kernel.Kernel
 	for _, term := range strings.Split(spec, "+") {
-		var factors []gp.Kernel
+		var factors []kernel.Kernel
 		scaled := true
 		for _, f := range strings.Split(term, "*") {
 			ls := span / 10
-			var k gp.Kernel
+			var k kernel.Kernel
 			switch strings.TrimSpace(f) {
 			case "rbf":
-				k = gp.NewRBF(ls)
+				k = kernel.NewRBF(ls)
 			case "matern12":
-				k = gp.NewMatern12(ls)
+				k = kernel.NewMatern12(ls)
 			case "matern32":
-				k = gp.NewMatern32(ls)
+				k = kernel.NewMatern32(ls)
 			case "matern52":
-				k = gp.NewMatern52(ls)
+				k = kernel.NewMatern52(ls)
 			case "rq":
-				k = gp.NewRationalQuadratic(1, ls)
+				k = kernel.NewRationalQuadratic(1, ls)
 			case "periodic":
-				k = gp.NewPeriodic(1, 1)
+				k = kernel.NewPeriodic(1, 1)
 			case "linear":
-				k = gp.NewLinear(1 / (span * span))
+				k = kernel.NewLinear(1 / (span * span))
 			case "white":
-				k, scaled = gp.NewWhite(0.01), false
+				k, scaled = kernel.NewWhite(0.01), false
 			case "const":
-				k, scaled = gp.NewConstant(1), false
+				k, scaled = kernel.NewConstant(1), false
 			default:
 				return nil, nil, fmt.Errorf("kernel %q: unknown factor %q (want rbf, matern12, matern32, matern52, rq, periodic, linear, white, const or a preset)", spec, f)
 			}
 			factors = append(factors, k)
 		}
-		var t gp.Kernel = factors[0]
+		var t kernel.Kernel = factors[0]
 		if len(factors) > 1 {
-			t = gp.NewProduct(factors...)
+			t = kernel.NewProduct(factors...)
 		}
 		if scaled {
-			t = gp.NewScale(t, 1)
+			t = kernel.NewScale(t, 1)
 		}
 		terms = append(terms, t)
 	}
 	if len(terms) == 1 {
 		return terms[0], nil, nil
 	}
-	return gp.NewSum(terms...), nil, nil
+	return kernel.NewSum(terms...), nil, nil
 }

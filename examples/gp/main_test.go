@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 )
 
 // The monthly inputs are exact: 1959 + (i−1)/12.
@@ -76,7 +76,7 @@ func TestParseKernel(t *testing.T) {
 	assert.True(t, hasWhite(k))
 	k, _, err = buildKernel("matern52", 40)
 	require.NoError(t, err)
-	assert.IsType(t, &gp.Sum{}, k)
+	assert.IsType(t, &kernel.Sum{}, k)
 	k, _, err = buildKernel("rbf*linear", 40)
 	require.NoError(t, err)
 	assert.False(t, hasWhite(k))

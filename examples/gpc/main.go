@@ -21,6 +21,7 @@ import (
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -99,22 +100,24 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	}
 	x := tensor.FromFloat64s(flat, n, 2)
 
-	kernel := gp.NewScale(gp.NewRBF(1), 1)
-	c, err := gp.NewClassifier(kernel, x, labels)
+	kernel := kernel.NewScale(kernel.NewRBF(1), 1)
+	opts := gp.ClassifierOptions{
+		Kernel:   kernel,
+		Restarts: 3,
+		Seed:     cfg.seed,
+		Bounds:   map[string][2]float64{"rbf.lengthscale": {0.05, 20}, "scale.variance": {0.01, 1000}},
+	}
+	c, err := gp.NewClassifier(x, labels, opts)
 	if err != nil {
 		return res, err
 	}
 	if res.InitialLML, err = c.LogMarginalLikelihood(); err != nil {
 		return res, err
 	}
-	fit, err := c.Fit(context.Background(), gp.FitOptions{
-		Restarts: 3,
-		Seed:     cfg.seed,
-		Bounds:   map[string][2]float64{"rbf.lengthscale": {0.05, 20}, "scale.variance": {0.01, 1000}},
-	})
-	if err != nil {
+	if c, err = gp.FitClassifier(context.Background(), x, labels, opts); err != nil {
 		return res, err
 	}
+	fit := c.FitResult()
 	res.N, res.LML = n, fit.LML
 	res.Lengthscale = c.Hyperparam("rbf.lengthscale").Value()
 	res.Variance = c.Hyperparam("scale.variance").Value()

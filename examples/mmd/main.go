@@ -10,13 +10,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
 	"github.com/gradus-ml/gradus/plot"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -63,20 +64,20 @@ func run(n, perms int, env *cli.Env) (res result, err error) {
 	}
 	threes, eights := digits(x, labels, 3, 0, n), digits(x, labels, 8, 0, n)
 	moreThrees := digits(x, labels, 3, 4000, n)
-	k := gp.NewRBF(kerneltest.MedianHeuristic(threes, eights))
-	opts := kerneltest.Options{Estimator: kerneltest.Unbiased, Permutations: perms, Seed: env.Seed}
-	diff, err := kerneltest.TwoSample(threes, eights, k, opts)
+	k := kernel.NewRBF(kerneltest.MedianHeuristic(threes, eights))
+	opts := kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Unbiased, Permutations: perms, Seed: env.Seed}
+	diff, err := kerneltest.TwoSample(context.Background(), threes, eights, opts)
 	if err != nil {
 		return res, err
 	}
-	same, err := kerneltest.TwoSample(threes, moreThrees, k, opts)
+	same, err := kerneltest.TwoSample(context.Background(), threes, moreThrees, opts)
 	if err != nil {
 		return res, err
 	}
 	rng := tensor.NewRNG(env.Seed)
 	u := rng.Normal(tensor.Float64, 0, 1, 200, 1)
 	v := tensor.Add(tensor.Mul(u, u), rng.Normal(tensor.Float64, 0, 0.3, 200, 1))
-	ind, err := kerneltest.Independence(u, v, gp.NewRBF(1), gp.NewRBF(1), kerneltest.Options{Permutations: perms, Seed: env.Seed})
+	ind, err := kerneltest.Independence(context.Background(), u, v, kerneltest.IndependenceOptions{KernelX: kernel.NewRBF(1), KernelY: kernel.NewRBF(1), Permutations: perms, Seed: env.Seed})
 	if err != nil {
 		return res, err
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/pca"
 	"github.com/gradus-ml/gradus/plot"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -62,14 +62,14 @@ func run(c config, env *cli.Env) (res result, err error) {
 		return res, cli.BadFlagf("-gamma %g and -kpca-n %d: want γ > 0 and 2 ≤ kpca-n ≤ %d", c.gamma, c.kpcaN, n)
 	}
 	top := min(10, x.Shape()[1])
-	p, err := pca.Fit(x, pca.Options{Components: top})
+	p, err := pca.FitPCA(x, pca.PCAOptions{Components: top})
 	if err != nil {
 		return res, err
 	}
 	res.Eigenvalues, res.Ratio = p.ExplainedVariance, p.ExplainedVarianceRatio
 	env.Printf("digits %v: covariance eigenvalues %.2f\nexplained variance ratio %.4f\n", x.Shape(), res.Eigenvalues, res.Ratio)
 	xs := tensor.Slice(x, 0, 0, c.kpcaN, 1).Contiguous()
-	kp, err := pca.FitKernelPCA(xs, gp.NewRBF(1/math.Sqrt(2*c.gamma)), top)
+	kp, err := pca.FitKernelPCA(xs, pca.KernelPCAOptions{Kernel: kernel.NewRBF(1 / math.Sqrt(2*c.gamma)), Components: top})
 	if err != nil {
 		return res, err
 	}
@@ -80,10 +80,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 		return res, err
 	}
 	res.Plots = append(res.Plots, path)
-	kz, err := kp.Transform(xs)
-	if err != nil {
-		return res, err
-	}
+	kz := kp.Transform(xs)
 	path = env.Path("projections.png")
 	if err := projections(path, p.Transform(x), labels, kz, labels[:c.kpcaN], c.gamma); err != nil {
 		return res, err

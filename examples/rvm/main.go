@@ -24,7 +24,7 @@ import (
 	"github.com/gradus-ml/gradus/learn/bayeslinear"
 	"github.com/gradus-ml/gradus/learn/svm"
 	"github.com/gradus-ml/gradus/plot"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -82,7 +82,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		xs[i] = -10 + 20*float64(i)/float64(cfg.N-1)
 		y[i] = sinc(xs[i]) + cfg.Noise*rng.NormFloat64()
 	}
-	kernel := gp.NewRBF(cfg.Ell)
+	kernel := kernel.NewRBF(cfg.Ell)
 	train := tensor.FromFloat64s(xs, cfg.N, 1)
 	// design is [1, K(q, x)]: a bias and one basis function per input.
 	design := func(q []float64) (*tensor.Tensor, error) {
@@ -123,12 +123,12 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		return res, err
 	}
 	mean, variance := r.Predict(gphi).Float64s(), r.PredictVariance(gphi).Float64s()
-	svr, err := svm.FitSVR(train, y, kernel, svm.Options{C: cfg.SVRCost, Epsilon: cfg.SVREpsilon, Tol: 1e-6})
+	svr, err := svm.FitSVR(context.Background(), train, tensor.FromFloat64s(y, len(y)), svm.SVROptions{Kernel: kernel, C: cfg.SVRCost, Epsilon: cfg.SVREpsilon, Tol: 1e-6})
 	if err != nil {
 		return res, err
 	}
 	res.SVRSupport = len(svr.Support)
-	svrMean := svr.Predict(tensor.FromFloat64s(grid, len(grid), 1))
+	svrMean := svr.Predict(tensor.FromFloat64s(grid, len(grid), 1)).Values()
 	for i, g := range grid {
 		res.RMSE += (mean[i] - sinc(g)) * (mean[i] - sinc(g))
 		res.SVRRMSE += (svrMean[i] - sinc(g)) * (svrMean[i] - sinc(g))

@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -27,7 +28,7 @@ import (
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/svm"
 	"github.com/gradus-ml/gradus/plot"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -92,11 +93,11 @@ func load(name string) (*tensor.Tensor, []int, []string, error) {
 	return nil, nil, nil, cli.BadFlagf("unknown -data %q (want breast-cancer or iris)", name)
 }
 
-// kernel returns the kernel and the γ it uses (0 for linear).
-func kernel(cfg config, x *tensor.Tensor) (gp.Kernel, float64, error) {
+// pickKernel returns the kernel and the γ it uses (0 for linear).
+func pickKernel(cfg config, x *tensor.Tensor) (kernel.Kernel, float64, error) {
 	switch cfg.Kernel {
 	case "linear":
-		return gp.NewLinear(1), 0, nil
+		return kernel.NewLinear(1), 0, nil
 	case "rbf":
 		g := cfg.Gamma
 		if g == 0 {
@@ -105,7 +106,7 @@ func kernel(cfg config, x *tensor.Tensor) (gp.Kernel, float64, error) {
 		if !(g > 0) {
 			return nil, 0, cli.BadFlagf("-gamma must be positive, got %g", g)
 		}
-		return gp.NewRBF(math.Sqrt(1 / (2 * g))), g, nil // RBF(ℓ) is exp(−‖x−x'‖²/(2ℓ²))
+		return kernel.NewRBF(math.Sqrt(1 / (2 * g))), g, nil // RBF(ℓ) is exp(−‖x−x'‖²/(2ℓ²))
 	}
 	return nil, 0, cli.BadFlagf("unknown -kernel %q (want rbf or linear)", cfg.Kernel)
 }
@@ -116,16 +117,16 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	k, gamma, err := kernel(cfg, x)
+	k, gamma, err := pickKernel(cfg, x)
 	if err != nil {
 		return res, err
 	}
 	res.Gamma = gamma
 	fit := func(x *tensor.Tensor) (*svm.SVC, error) {
 		if cfg.Nu != 0 {
-			return svm.FitNuSVC(x, labels, k, svm.Options{Nu: cfg.Nu, Tol: 1e-6})
+			return svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: k, Nu: cfg.Nu, Tol: 1e-6})
 		}
-		return svm.FitSVC(x, labels, k, svm.Options{C: cfg.C, Tol: 1e-6})
+		return svm.FitSVC(context.Background(), x, labels, svm.SVCOptions{Kernel: k, C: cfg.C, Tol: 1e-6})
 	}
 	m, err := fit(x)
 	if err != nil {

@@ -45,7 +45,7 @@ func run(env *cli.Env) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	p, err := pca.Fit(digits, pca.Options{Components: 2})
+	p, err := pca.FitPCA(digits, pca.PCAOptions{Components: 2})
 	if err != nil {
 		return res, err
 	}

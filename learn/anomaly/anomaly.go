@@ -69,7 +69,7 @@ func FitDetector(ctx context.Context, normal *tensor.Tensor, opts Options) (*Det
 	if opts.K < 1 || opts.K > n {
 		return nil, fmt.Errorf("%s: K = %d components for %d rows", op, opts.K, n)
 	}
-	p, err := pca.Fit(normal, pca.Options{Components: opts.Components})
+	p, err := pca.FitPCA(normal, pca.PCAOptions{Components: opts.Components})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -98,7 +98,7 @@ func TestRVMSinc(t *testing.T) {
 	}
 	design := func(q []float64) *tensor.Tensor {
 		g := graph.New()
-		k := gp.NewRBF(1.6).K(g.Const(tensor.FromFloat64s(q, len(q), 1)), g.Const(tensor.FromFloat64s(xs, n, 1))).Value()
+		k := kernel.NewRBF(1.6).K(g.Const(tensor.FromFloat64s(q, len(q), 1)), g.Const(tensor.FromFloat64s(xs, n, 1))).Value()
 		return tensor.Concat(1, tensor.Ones(tensor.Float64, len(q), 1), k)
 	}
 	r, err := FitRVM(ctx, design(xs), vec(y), RVMOptions{})

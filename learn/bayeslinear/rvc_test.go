@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -35,7 +35,7 @@ func TestRVCTwoGaussians(t *testing.T) {
 	basis := tensor.FromFloat64s(xtr, 100, 2)
 	design := func(q []float64) *tensor.Tensor {
 		g := graph.New()
-		k := gp.NewRBF(1).K(g.Const(tensor.FromFloat64s(q, len(q)/2, 2)), g.Const(basis)).Value()
+		k := kernel.NewRBF(1).K(g.Const(tensor.FromFloat64s(q, len(q)/2, 2)), g.Const(basis)).Value()
 		return tensor.Concat(1, tensor.Ones(tensor.Float64, len(q)/2, 1), k)
 	}
 	phi := design(xtr)

@@ -1,10 +1,11 @@
 package kerneltest_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/learn/kerneltest"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -14,8 +15,8 @@ func ExampleTwoSample() {
 	rng := tensor.NewRNG(1)
 	x := rng.Normal(tensor.Float64, 0, 1, 40, 1)
 	y := rng.Normal(tensor.Float64, 1, 1, 40, 1)
-	k := gp.NewRBF(kerneltest.MedianHeuristic(x, y))
-	res, err := kerneltest.TwoSample(x, y, k, kerneltest.Options{Estimator: kerneltest.Unbiased, Permutations: 500, Seed: 2})
+	k := kernel.NewRBF(kerneltest.MedianHeuristic(x, y))
+	res, err := kerneltest.TwoSample(context.Background(), x, y, kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Unbiased, Permutations: 500, Seed: 2})
 	if err != nil {
 		panic(err)
 	}

@@ -1,10 +1,11 @@
 package kerneltest
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -17,7 +18,7 @@ import (
 //
 // It is differentiable in the samples and the kernels' hyperparameters.
 // The unbiased form needs n ≥ 4.
-func HSIC(kx, ky gp.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
+func HSIC(kx, ky kernel.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
 	n := x.Shape()[0]
 	if y.Shape()[0] != n {
 		tensor.Fail("kerneltest.HSIC", "paired samples need equal rows, got %s", graph.Describe(x, y))
@@ -51,11 +52,23 @@ func centre(k *graph.Node) *graph.Node {
 
 // Independence tests whether the paired samples x (n, d) and y (n, e) are
 // independent: the HSIC statistic, and its distribution when y's rows are
-// shuffled against x's. Both kernel matrices are computed once.
-func Independence(x, y *tensor.Tensor, kx, ky gp.Kernel, opts Options) (Result, error) {
+// shuffled against x's (Gretton et al. 2008, A kernel statistical test of
+// independence). Both kernel matrices are computed once. Errors and ctx
+// behave as in TwoSample.
+func Independence(ctx context.Context, x, y *tensor.Tensor, opts IndependenceOptions) (Result, error) {
 	const op = "kerneltest.Independence"
 	if err := checkPair(op, x, y, true); err != nil {
 		return Result{}, err
+	}
+	if opts.Permutations < 0 {
+		return Result{}, fmt.Errorf("%s: %d permutations", op, opts.Permutations)
+	}
+	kx, ky := opts.KernelX, opts.KernelY
+	if kx == nil {
+		kx = kernel.NewRBF(MedianHeuristic(x))
+	}
+	if ky == nil {
+		ky = kernel.NewRBF(MedianHeuristic(y))
 	}
 	n := x.Shape()[0]
 	if opts.Estimator == Unbiased && n < 4 {
@@ -83,7 +96,7 @@ func Independence(x, y *tensor.Tensor, kx, ky gp.Kernel, opts Options) (Result, 
 		}
 		return hsicValue(g, kv, lp, n, opts.Estimator)
 	}
-	return permutationTest(stat, idx, opts), nil
+	return permutationTest(ctx, op, stat, idx, opts.Permutations, opts.Seed)
 }
 
 // hsicValue evaluates HSIC's formula on kernel matrices given as values,
@@ -97,6 +110,6 @@ func hsicValue(g *graph.Graph, kv, lv []float64, n int, est Estimator) float64 {
 // precomputed is a kernel whose matrix is already known: K returns it.
 type precomputed struct{ m *graph.Node }
 
-func (p precomputed) K(_, _ *graph.Node) *graph.Node { return p.m }
-func (p precomputed) Diag(_ *graph.Node) *graph.Node { return graph.Diagonal(p.m) }
-func (p precomputed) Hyperparams() []*gp.Hyperparam  { return nil }
+func (p precomputed) K(_, _ *graph.Node) *graph.Node    { return p.m }
+func (p precomputed) Diag(_ *graph.Node) *graph.Node    { return graph.Diagonal(p.m) }
+func (p precomputed) Hyperparams() []*kernel.Hyperparam { return nil }

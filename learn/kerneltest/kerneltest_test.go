@@ -1,6 +1,7 @@
 package kerneltest_test
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
@@ -11,7 +12,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -29,7 +30,7 @@ func TestMMD2ByHand(t *testing.T) {
 	cross := (2*rbf(4) + rbf(9) + rbf(1)) / 4
 	biased := (2+2*rbf(1))/2 - 2*cross
 	unbiased := 2*rbf(1) - 2*cross
-	k := gp.NewRBF(1)
+	k := kernel.NewRBF(1)
 	assert.InDelta(t, biased, kerneltest.MMD2(k, x, y, kerneltest.Biased).Item(), 1e-15)
 	assert.InDelta(t, unbiased, kerneltest.MMD2(k, x, y, kerneltest.Unbiased).Item(), 1e-15)
 }
@@ -42,13 +43,13 @@ func TestTwoSamplePermutationTest(t *testing.T) {
 	same := rng.Normal(tensor.Float64, 0, 1, 50, 2)
 	shifted := tensor.AddScalar(rng.Normal(tensor.Float64, 0, 1, 50, 2), 0.8)
 	ls := kerneltest.MedianHeuristic(x, shifted)
-	k := gp.NewRBF(ls)
+	k := kernel.NewRBF(ls)
 	for _, est := range []kerneltest.Estimator{kerneltest.Biased, kerneltest.Unbiased} {
-		opts := kerneltest.Options{Estimator: est, Permutations: 200, Seed: 2}
-		diff, err := kerneltest.TwoSample(x, shifted, k, opts)
+		opts := kerneltest.TwoSampleOptions{Kernel: k, Estimator: est, Permutations: 200, Seed: 2}
+		diff, err := kerneltest.TwoSample(context.Background(), x, shifted, opts)
 		require.NoError(t, err)
 		assert.LessOrEqual(t, diff.PValue, 1.0/201+1e-12, "a shift of 0.8σ")
-		null, err := kerneltest.TwoSample(x, same, k, opts)
+		null, err := kerneltest.TwoSample(context.Background(), x, same, opts)
 		require.NoError(t, err)
 		assert.Greater(t, null.PValue, 0.05, "the same distribution")
 		g := graph.New()
@@ -61,7 +62,7 @@ func TestTwoSamplePermutationTest(t *testing.T) {
 // (unconstrained) and the samples passes autodiff's check.
 func TestMMD2Gradient(t *testing.T) {
 	rng := tensor.NewRNG(5)
-	k := gp.NewRBF(0.9)
+	k := kernel.NewRBF(0.9)
 	raw := k.Hyperparams()[0].Raw().Clone()
 	inputs := []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 5, 2), rng.Normal(tensor.Float64, 0.5, 1, 4, 2), raw}
 	_, err := autodiff.GradCheck(func(xs []*graph.Node) *graph.Node {
@@ -80,7 +81,7 @@ func TestHSIC(t *testing.T) {
 	noise := rng.Normal(tensor.Float64, 0, 0.3, n, 1)
 	dependent := tensor.Add(tensor.Mul(x, x), noise) // y = x² + ε: uncorrelated but dependent
 	independent := rng.Normal(tensor.Float64, 0, 1, n, 1)
-	kx, ky := gp.NewRBF(1), gp.NewRBF(1)
+	kx, ky := kernel.NewRBF(1), kernel.NewRBF(1)
 
 	// tr(KHLH)/n² with explicit matrices.
 	g := graph.New()
@@ -103,11 +104,11 @@ func TestHSIC(t *testing.T) {
 	ls := ky.K(g.Const(ys), g.Const(ys)).Value()
 	assert.InDelta(t, hsicU(ks, ls, small), kerneltest.HSIC(kx, ky, g.Const(xs), g.Const(ys), kerneltest.Unbiased).Item(), 1e-12)
 
-	opts := kerneltest.Options{Permutations: 200, Seed: 3}
-	dep, err := kerneltest.Independence(x, dependent, kx, ky, opts)
+	opts := kerneltest.IndependenceOptions{KernelX: kx, KernelY: ky, Permutations: 200, Seed: 3}
+	dep, err := kerneltest.Independence(context.Background(), x, dependent, opts)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, dep.PValue, 0.01)
-	ind, err := kerneltest.Independence(x, independent, kx, ky, opts)
+	ind, err := kerneltest.Independence(context.Background(), x, independent, opts)
 	require.NoError(t, err)
 	assert.Greater(t, ind.PValue, 0.05)
 }
@@ -136,9 +137,9 @@ func hsicU(k, l *tensor.Tensor, n int) float64 {
 func TestMedianHeuristicAndErrors(t *testing.T) {
 	// Distances between 0, 1, 3: 1, 2, 3, median 2.
 	assert.Equal(t, 2.0, kerneltest.MedianHeuristic(tensor.FromFloat64s([]float64{0, 1, 3}, 3, 1)))
-	_, err := kerneltest.TwoSample(tensor.FromFloat64s([]float64{1, 2}, 1, 2), tensor.FromFloat64s([]float64{1}, 1, 1), gp.NewRBF(1), kerneltest.Options{})
+	_, err := kerneltest.TwoSample(context.Background(), tensor.FromFloat64s([]float64{1, 2}, 1, 2), tensor.FromFloat64s([]float64{1}, 1, 1), kerneltest.TwoSampleOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "2 and 1 columns")
-	_, err = kerneltest.Independence(tensor.FromFloat64s([]float64{1, 2}, 2, 1), tensor.FromFloat64s([]float64{1}, 1, 1), gp.NewRBF(1), gp.NewRBF(1), kerneltest.Options{})
+	_, err = kerneltest.Independence(context.Background(), tensor.FromFloat64s([]float64{1, 2}, 2, 1), tensor.FromFloat64s([]float64{1}, 1, 1), kerneltest.IndependenceOptions{KernelX: kernel.NewRBF(1), KernelY: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "equal rows")
 }
 
@@ -155,7 +156,7 @@ func TestLinearMMD2ByHand(t *testing.T) {
 	y := g.Const(tensor.FromFloat64s([]float64{2, 3, 4, 4}, 4, 1))
 	h1 := rbf(1) - rbf(9)
 	h2 := rbf(4) + 1 - rbf(1) - rbf(9)
-	k := gp.NewRBF(1)
+	k := kernel.NewRBF(1)
 	assert.InDelta(t, (h1+h2)/2, kerneltest.MMD2(k, x, y, kerneltest.Linear).Item(), 1e-15)
 
 	rng := tensor.NewRNG(5)
@@ -170,12 +171,12 @@ func TestLinearMMD2ByHand(t *testing.T) {
 	}
 	g2 := graph.New()
 	assert.InDelta(t, sum/150, kerneltest.MMD2(k, g2.Const(xs), g2.Const(ys), kerneltest.Linear).Item(), 1e-13)
-	res, err := kerneltest.TwoSample(xs, ys, k, kerneltest.Options{Estimator: kerneltest.Linear})
+	res, err := kerneltest.TwoSample(context.Background(), xs, ys, kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Linear})
 	require.NoError(t, err)
 	assert.InDelta(t, sum/150, res.Statistic, 1e-13)
 	assert.Empty(t, res.Null)
 
-	_, err = kerneltest.TwoSample(xs, tensor.Slice(ys, 0, 0, 100, 1), k, kerneltest.Options{Estimator: kerneltest.Linear})
+	_, err = kerneltest.TwoSample(context.Background(), xs, tensor.Slice(ys, 0, 0, 100, 1), kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Linear})
 	assert.ErrorContains(t, err, "equal size")
 }
 
@@ -188,7 +189,7 @@ func TestLinearMMD2ByHand(t *testing.T) {
 // Under a shift both reject at 5 % nearly always.
 func TestPValuesUniformUnderNull(t *testing.T) {
 	const seeds = 200
-	k := gp.NewRBF(1)
+	k := kernel.NewRBF(1)
 	for _, c := range []struct {
 		est  kerneltest.Estimator
 		n    int
@@ -203,12 +204,12 @@ func TestPValuesUniformUnderNull(t *testing.T) {
 			x := rng.Normal(tensor.Float64, 0, 1, c.n, 2)
 			y := rng.Normal(tensor.Float64, 0, 1, c.n, 2)
 			shifted := rng.Normal(tensor.Float64, 1, 1, c.n, 2)
-			opts := kerneltest.Options{Estimator: c.est, Permutations: 99, Seed: uint64(s)}
-			r, err := kerneltest.TwoSample(x, y, k, opts)
+			opts := kerneltest.TwoSampleOptions{Kernel: k, Estimator: c.est, Permutations: 99, Seed: uint64(s)}
+			r, err := kerneltest.TwoSample(context.Background(), x, y, opts)
 			require.NoError(t, err)
 			null = append(null, r.PValue)
 			if s < 20 {
-				r, err = kerneltest.TwoSample(x, shifted, k, opts)
+				r, err = kerneltest.TwoSample(context.Background(), x, shifted, opts)
 				require.NoError(t, err)
 				alt = append(alt, r.PValue)
 			}
@@ -237,4 +238,23 @@ func TestPValuesUniformUnderNull(t *testing.T) {
 		}
 		assert.GreaterOrEqual(t, rejected, 19, "%s: power against a shift of one σ", c.name)
 	}
+}
+
+// A cancelled context stops the permutation tests before their first
+// permutation; the statistic on the data is still there.
+func TestPermutationTestsStopOnCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rng := tensor.NewRNG(4)
+	x := rng.Normal(tensor.Float64, 0, 1, 20, 1)
+	y := rng.Normal(tensor.Float64, 1, 1, 20, 1)
+	res, err := kerneltest.TwoSample(ctx, x, y, kerneltest.TwoSampleOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "cancelled after 0 of 1000 permutations")
+	assert.Greater(t, res.Statistic, 0.0)
+	assert.Empty(t, res.Null)
+	_, err = kerneltest.Independence(ctx, x, y, kerneltest.IndependenceOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = kerneltest.TwoSample(context.Background(), x, y, kerneltest.TwoSampleOptions{Permutations: -1})
+	assert.ErrorContains(t, err, "-1 permutations")
 }

@@ -1,23 +1,25 @@
-// Package kerneltest holds kernel two-sample and independence tests (seed
-// 000 §4.7): the maximum mean discrepancy MMD² between two samples (biased
-// V-statistic, unbiased U-statistic and the linear-time statistic) and the Hilbert-Schmidt
-// independence criterion HSIC (biased and unbiased), each with a
-// permutation test, on the kernels of probabilistic/gp. The statistics are
-// graphs, so a kernel's hyperparameters (or a feature network feeding the
-// samples) can be trained by gradient on them.
+// Package kerneltest holds kernel two-sample and independence tests: the
+// maximum mean discrepancy MMD² between two samples (biased V-statistic,
+// unbiased U-statistic and the linear-time statistic; Gretton, Borgwardt,
+// Rasch, Schölkopf and Smola 2012, A kernel two-sample test) and the
+// Hilbert-Schmidt independence criterion HSIC (biased and unbiased;
+// Gretton et al. 2008, A kernel statistical test of independence), each
+// with a permutation test, on the kernels of probabilistic/kernel. The
+// statistics are graphs, so a kernel's hyperparameters (or a feature
+// network feeding the samples) can be trained by gradient on them.
 //
-//	res, err := kerneltest.TwoSample(x, y, gp.NewRBF(kerneltest.MedianHeuristic(x, y)),
-//		kerneltest.Options{Permutations: 500, Seed: 1})
+//	res, err := kerneltest.TwoSample(ctx, x, y, kerneltest.TwoSampleOptions{Permutations: 500, Seed: 1})
 //	fmt.Println(res.Statistic, res.PValue)
 package kerneltest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -51,7 +53,7 @@ const (
 // differentiable in x, y and the kernel's hyperparameters. The unbiased
 // form needs m, n ≥ 2 and the linear one m = n ≥ 2. It panics with a
 // *tensor.Error otherwise.
-func MMD2(k gp.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
+func MMD2(k kernel.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
 	m, n := x.Shape()[0], y.Shape()[0]
 	if est == Linear {
 		return graph.Mean(linearTerms(k, x, y), nil, false)
@@ -71,11 +73,34 @@ func MMD2(k gp.Kernel, x, y *graph.Node, est Estimator) *graph.Node {
 	return graph.Sub(graph.Add(within(kxx, m), within(kyy, n)), cross)
 }
 
-// Options configures the permutation tests.
-type Options struct {
-	Estimator    Estimator
-	Permutations int    // resamples under the null (default 1000)
-	Seed         uint64 // seed of the permutations
+// TwoSampleOptions configures TwoSample. The zero value means the
+// defaults stated on each field.
+type TwoSampleOptions struct {
+	// Kernel is the kernel; nil means an RBF whose lengthscale is the
+	// median heuristic of the pooled samples (MedianHeuristic).
+	Kernel kernel.Kernel
+	// Estimator is the MMD² estimator (Biased by default).
+	Estimator Estimator
+	// Permutations is the number of resamples under the null; zero means
+	// 1000.
+	Permutations int
+	// Seed seeds the permutations.
+	Seed uint64
+}
+
+// IndependenceOptions configures Independence. The zero value means the
+// defaults stated on each field.
+type IndependenceOptions struct {
+	// KernelX and KernelY are the kernels on x and on y; nil means an RBF
+	// whose lengthscale is the median heuristic of that sample.
+	KernelX, KernelY kernel.Kernel
+	// Estimator is the HSIC estimator (Biased by default).
+	Estimator Estimator
+	// Permutations is the number of resamples under the null; zero means
+	// 1000.
+	Permutations int
+	// Seed seeds the permutations.
+	Seed uint64
 }
 
 // Result is a test's outcome: the statistic on the data and the
@@ -92,11 +117,25 @@ type Result struct {
 // rows are reassigned at random. The pooled kernel matrix is computed once
 // and every permutation only re-sums it. With the Linear estimator no
 // kernel matrix is formed: the p-value comes from the statistic's normal
-// null distribution and Null is empty.
-func TwoSample(x, y *tensor.Tensor, k gp.Kernel, opts Options) (Result, error) {
+// null distribution and Null is empty (Gretton et al. 2012, A kernel
+// two-sample test).
+//
+// Bad data (NaN or ±Inf, column counts that differ, too few rows for the
+// estimator) or a negative Permutations return an error. ctx is checked
+// at every permutation; when it is cancelled TwoSample returns promptly
+// with the permutations done so far (the p-value over them) and the error
+// wrapping ctx.Err().
+func TwoSample(ctx context.Context, x, y *tensor.Tensor, opts TwoSampleOptions) (Result, error) {
 	const op = "kerneltest.TwoSample"
 	if err := checkPair(op, x, y, false); err != nil {
 		return Result{}, err
+	}
+	if opts.Permutations < 0 {
+		return Result{}, fmt.Errorf("%s: %d permutations", op, opts.Permutations)
+	}
+	k := opts.Kernel
+	if k == nil {
+		k = kernel.NewRBF(MedianHeuristic(x, y))
 	}
 	m, n := x.Shape()[0], y.Shape()[0]
 	if opts.Estimator == Linear {
@@ -121,7 +160,7 @@ func TwoSample(x, y *tensor.Tensor, k gp.Kernel, opts Options) (Result, error) {
 		idx[i] = i
 	}
 	stat := func(idx []int) float64 { return mmdFromPooled(kz, idx, m, opts.Estimator) }
-	return permutationTest(stat, idx, opts), nil
+	return permutationTest(ctx, op, stat, idx, opts.Permutations, opts.Seed)
 }
 
 // pairBlock is how many pairs one kernel call evaluates in the linear
@@ -131,7 +170,7 @@ const pairBlock = 64
 
 // linearTerms returns the h values of the linear-time statistic, one per
 // disjoint pair of rows, as a node of shape (⌊n/2⌋).
-func linearTerms(k gp.Kernel, x, y *graph.Node) *graph.Node {
+func linearTerms(k kernel.Kernel, x, y *graph.Node) *graph.Node {
 	m, n := x.Shape()[0], y.Shape()[0]
 	if m != n || m < 2 {
 		tensor.Fail("kerneltest.MMD2", "the linear estimator needs two samples of equal size ≥ 2, got %d and %d", m, n)
@@ -158,7 +197,7 @@ func linearTerms(k gp.Kernel, x, y *graph.Node) *graph.Node {
 // linearTest is the linear-time test: the statistic is the mean of the h
 // values and the p-value is P(N(0, σ̂²/p) ≥ statistic) with σ̂² their
 // sample variance over the p pairs (Gretton et al. 2012, Corollary 16).
-func linearTest(k gp.Kernel, x, y *tensor.Tensor) (res Result, err error) {
+func linearTest(k kernel.Kernel, x, y *tensor.Tensor) (res Result, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	h := linearTerms(k, g.Const(x.Cast(tensor.Float64)), g.Const(y.Cast(tensor.Float64))).Value().Values()
@@ -216,17 +255,25 @@ func mmdFromPooled(kz []float64, idx []int, m int, est Estimator) float64 {
 	return (sxx-dx)/(fm*(fm-1)) + (syy-dy)/(fn*(fn-1)) - 2*sxy/(fm*fn)
 }
 
-// permutationTest evaluates stat on idx and on opts.Permutations shuffles
-// of it.
-func permutationTest(stat func([]int) float64, idx []int, opts Options) Result {
-	if opts.Permutations <= 0 {
-		opts.Permutations = 1000
+// permutationTest evaluates stat on idx and on permutations shuffles of
+// it (zero: 1000), stopping early with the wrapped error when ctx is
+// cancelled.
+func permutationTest(ctx context.Context, op string, stat func([]int) float64, idx []int, permutations int, seed uint64) (Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if permutations == 0 {
+		permutations = 1000
 	}
 	res := Result{Statistic: stat(idx)}
-	rng := tensor.NewRNG(opts.Seed)
+	rng := tensor.NewRNG(seed)
 	perm := slices.Clone(idx)
 	above := 0
-	for range opts.Permutations {
+	for p := range permutations {
+		if err := ctx.Err(); err != nil {
+			res.PValue = float64(1+above) / float64(1+p)
+			return res, fmt.Errorf("%s: cancelled after %d of %d permutations: %w", op, p, permutations, err)
+		}
 		for i := len(perm) - 1; i > 0; i-- {
 			j := rng.Intn(i + 1)
 			perm[i], perm[j] = perm[j], perm[i]
@@ -237,8 +284,8 @@ func permutationTest(stat func([]int) float64, idx []int, opts Options) Result {
 			above++
 		}
 	}
-	res.PValue = float64(1+above) / float64(1+opts.Permutations)
-	return res
+	res.PValue = float64(1+above) / float64(1+permutations)
+	return res, nil
 }
 
 // MedianHeuristic returns the median Euclidean distance between distinct
@@ -271,7 +318,7 @@ func MedianHeuristic(xs ...*tensor.Tensor) float64 {
 }
 
 // kernelMatrix evaluates K(z, z) through the kernel's graph.
-func kernelMatrix(k gp.Kernel, z *tensor.Tensor) (vals []float64, err error) {
+func kernelMatrix(k kernel.Kernel, z *tensor.Tensor) (vals []float64, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	zn := g.Const(z)

@@ -10,9 +10,9 @@ import (
 // Two points far along (1, 1) and two close across it: the centred data's
 // variance is 36/3 = 12 along (1, 1)/√2 and 0.04/3 across, so the first
 // component explains 12/12.0133 = 0.99889 of it.
-func ExampleFit() {
+func ExampleFitPCA() {
 	x := tensor.FromFloat64s([]float64{3, 3, -3, -3, 0.1, -0.1, -0.1, 0.1}, 4, 2)
-	p, err := pca.Fit(x, pca.Options{Components: 1})
+	p, err := pca.FitPCA(x, pca.PCAOptions{Components: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -30,7 +30,7 @@ func ExampleFit() {
 // −2·(2·log 2π + log 9 + log 0.01 + 2) = −6.5356.
 func ExampleFitPPCA() {
 	x := tensor.FromFloat64s([]float64{3, 3, -3, -3, 0.1, -0.1, -0.1, 0.1}, 4, 2)
-	m, err := pca.FitPPCA(x, 1)
+	m, err := pca.FitPPCA(x, pca.PPCAOptions{Components: 1})
 	if err != nil {
 		panic(err)
 	}

@@ -1,12 +1,16 @@
 // Package pca holds the principal-component family: PCA by the covariance
-// or Gram eigendecomposition or by the SVD, with whitening (PCA), probabilistic PCA by
-// maximum likelihood in closed form or by EM with its log-likelihood as a
-// differentiable graph (PPCA), and kernel PCA with centring in feature
-// space on the kernels of probabilistic/gp (KernelPCA).
+// or Gram eigendecomposition or by the SVD, with whitening (FitPCA),
+// probabilistic PCA by maximum likelihood in closed form, by EM or by
+// gradient with its log-likelihood as a differentiable graph (FitPPCA,
+// FitPPCAEM, FitPPCAGradient), and kernel PCA with centring in feature
+// space on the kernels of probabilistic/kernel (FitKernelPCA).
 //
-//	p, err := pca.Fit(x, pca.Options{Components: 2}) // x (n, d)
-//	z := p.Transform(x)                               // (n, 2)
+//	p, err := pca.FitPCA(x, pca.PCAOptions{Components: 2}) // x (n, d)
+//	z := p.Transform(x)                                     // (n, 2)
 //	fmt.Println(p.ExplainedVarianceRatio)
+//
+// The closed forms take no context; the iterative PPCA fits take ctx first
+// and return a *tensor.NotConvergedError when they run out of iterations.
 //
 // Sign convention: an eigenvector's sign is arbitrary, so each component
 // (a row of Components, or a kernel PCA projection) is flipped to make its
@@ -36,11 +40,12 @@ const (
 	SVD
 )
 
-// Options configures Fit.
-type Options struct {
+// PCAOptions configures FitPCA. The zero value keeps min(n, d) components,
+// does not whiten and diagonalises the covariance.
+type PCAOptions struct {
 	Components int    // number of components kept (0: min(n, d))
 	Whiten     bool   // Transform scales each component to unit variance
-	Method     Method // Covariance (default) or Gram
+	Method     Method // Covariance (default), Gram or SVD
 }
 
 // PCA is a fitted principal component analysis.
@@ -52,12 +57,13 @@ type PCA struct {
 	Whiten                 bool
 }
 
-// Fit computes the principal components of the rows of x (n, d), n ≥ 2.
-// The variances use the unbiased divisor n − 1, as scikit-learn does. It
-// returns an error for a non-matrix x, fewer than two rows, values that
-// are not finite, or more components than min(n, d).
-func Fit(x *tensor.Tensor, opts Options) (*PCA, error) {
-	xc, mean, err := centred("pca.Fit", x)
+// FitPCA computes the principal components of the rows of x (n, d),
+// n ≥ 2, in closed form (no context). The variances use the unbiased
+// divisor n − 1, as scikit-learn does. It returns an error for a
+// non-matrix x, fewer than two rows, zero columns, values that are not
+// finite, or more components than min(n, d).
+func FitPCA(x *tensor.Tensor, opts PCAOptions) (*PCA, error) {
+	xc, mean, err := centred("pca.FitPCA", x)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +73,7 @@ func Fit(x *tensor.Tensor, opts Options) (*PCA, error) {
 		k = min(n, d)
 	}
 	if k < 0 || k > min(n, d) {
-		return nil, fmt.Errorf("pca.Fit: %d components for data of shape (%d, %d)", k, n, d)
+		return nil, fmt.Errorf("pca.FitPCA: %d components for data of shape (%d, %d)", k, n, d)
 	}
 	var vals []float64
 	var vecs *tensor.Tensor // (d, k) eigenvectors of the covariance
@@ -98,10 +104,10 @@ func Fit(x *tensor.Tensor, opts Options) (*PCA, error) {
 			vecs = tensor.Slice(v, 1, 0, k, 1).Contiguous()
 		}
 	default:
-		return nil, fmt.Errorf("pca.Fit: unknown method %d", opts.Method)
+		return nil, fmt.Errorf("pca.FitPCA: unknown method %d", opts.Method)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pca.Fit: %w", err)
+		return nil, fmt.Errorf("pca.FitPCA: %w", err)
 	}
 	comps := tensor.Transpose(vecs).Contiguous()
 	flipRows(comps)

@@ -1,6 +1,7 @@
 package pca
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -16,21 +17,54 @@ type PPCA struct {
 	Mean   []float64      // μ, the sample mean
 	W      *tensor.Tensor // (d, q) loading matrix
 	Sigma2 float64        // σ², the isotropic noise variance
+	// Iterations is the number of EM iterations or L-BFGS iterations the
+	// fit ran (0 for the closed form).
+	Iterations int
+	// Trace holds FitPPCAEM's log-likelihood after each iteration, which
+	// EM never lowers (nil for the other fits).
+	Trace []float64
+}
+
+// PPCAOptions configures FitPPCA, FitPPCAEM and FitPPCAGradient (the
+// closed form uses only Components). The zero value means the defaults
+// stated on each field; Components must be set.
+type PPCAOptions struct {
+	// Components is the latent dimension q, 1 ≤ q < d; it is required.
+	Components int
+	// MaxIter bounds the EM iterations (zero means 500) or the L-BFGS
+	// iterations (zero means 500).
+	MaxIter int
+	// Tol stops EM when the log-likelihood rises by less than Tol·n (zero
+	// means 1e-9), and L-BFGS when the gradient's largest entry is below
+	// it (zero means 1e-8).
+	Tol float64
+	// Seed seeds the random initial W of the iterative fits.
+	Seed uint64
+}
+
+// checkQ returns an error unless 1 ≤ q < d.
+func checkQ(op string, q, d int) error {
+	if q < 1 || q >= d {
+		return fmt.Errorf("%s: %d latent dimensions (Components) for d = %d (want 1 ≤ q < d)", op, q, d)
+	}
+	return nil
 }
 
 // FitPPCA returns the maximum-likelihood PPCA with q latent dimensions in
 // closed form: with λ₁ ≥ … ≥ λ_d the eigenvalues of the sample covariance
 // S (divisor n) and U_q the top q eigenvectors, σ² = mean of λ_{q+1…d} and
 // W = U_q·(Λ_q − σ²I)^{1/2} (columns signed as PCA's components). It needs
-// 1 ≤ q < d.
-func FitPPCA(x *tensor.Tensor, q int) (*PPCA, error) {
+// 1 ≤ q < d (q = opts.Components); it returns an error otherwise and for
+// bad data (NaN or ±Inf, fewer than two rows).
+func FitPPCA(x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
 	xc, mean, err := centred("pca.FitPPCA", x)
 	if err != nil {
 		return nil, err
 	}
 	n, d := xc.Shape()[0], xc.Shape()[1]
-	if q < 1 || q >= d {
-		return nil, fmt.Errorf("pca.FitPPCA: q = %d latent dimensions for d = %d (want 1 ≤ q < d)", q, d)
+	q := opts.Components
+	if err := checkQ("pca.FitPPCA", q, d); err != nil {
+		return nil, err
 	}
 	s := tensor.MulScalar(tensor.MatMulT(xc, xc, true, false), 1/float64(n))
 	vals, vecs, err := topEigen(s, d)
@@ -85,33 +119,38 @@ func LogLikelihood(xc, w, logSigma2 *graph.Node) *graph.Node {
 	return graph.MulScalar(inner, -float64(n)/2)
 }
 
-// EMOptions configures FitPPCAEM.
-type EMOptions struct {
-	MaxIter int     // EM iterations (default 500)
-	Tol     float64 // stop when the log-likelihood rises by less than Tol·n (default 1e-9)
-	Seed    uint64  // seed of the random initial W
-}
-
 // FitPPCAEM fits PPCA by the EM algorithm of Tipping and Bishop (1999,
 // §3.2) in the covariance form, M = WᵀW + σ²I:
 //
 //	W' = S·W·(σ²I + M⁻¹WᵀSW)⁻¹,   σ²' = tr(S − S·W·M⁻¹·W'ᵀ)/d,
 //
-// from a random W and σ² = 1. It returns the fit and the log-likelihood
-// after each iteration, which EM never lowers.
-func FitPPCAEM(x *tensor.Tensor, q int, opts EMOptions) (*PPCA, []float64, error) {
-	xc, mean, err := centred("pca.FitPPCAEM", x)
+// from a random W and σ² = 1, recording the log-likelihood after each
+// iteration in Trace. Bad data or options return an error and no model. If
+// it runs out of MaxIter it returns the model with a
+// *tensor.NotConvergedError; if ctx is cancelled (checked every
+// iteration) it returns promptly with the model so far and the error
+// wrapping ctx.Err().
+func FitPPCAEM(ctx context.Context, x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
+	const op = "pca.FitPPCAEM"
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	xc, mean, err := centred(op, x)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	n, d := xc.Shape()[0], xc.Shape()[1]
-	if q < 1 || q >= d {
-		return nil, nil, fmt.Errorf("pca.FitPPCAEM: q = %d latent dimensions for d = %d (want 1 ≤ q < d)", q, d)
+	q := opts.Components
+	if err := checkQ(op, q, d); err != nil {
+		return nil, err
 	}
-	if opts.MaxIter <= 0 {
+	if opts.MaxIter < 0 || !(opts.Tol >= 0) {
+		return nil, fmt.Errorf("%s: negative MaxIter %d or Tol %v", op, opts.MaxIter, opts.Tol)
+	}
+	if opts.MaxIter == 0 {
 		opts.MaxIter = 500
 	}
-	if opts.Tol <= 0 {
+	if opts.Tol == 0 {
 		opts.Tol = 1e-9
 	}
 	s := tensor.MulScalar(tensor.MatMulT(xc, xc, true, false), 1/float64(n))
@@ -119,18 +158,24 @@ func FitPPCAEM(x *tensor.Tensor, q int, opts EMOptions) (*PPCA, []float64, error
 	sigma2 := 1.0
 	eye := tensor.Eye(tensor.Float64, q)
 	m := &PPCA{Mean: mean}
-	var trace []float64
+	change := math.Inf(1)
 	for range opts.MaxIter {
+		if err := ctx.Err(); err != nil {
+			if m.W == nil {
+				return nil, fmt.Errorf("%s: cancelled before the first iteration: %w", op, err)
+			}
+			return m, fmt.Errorf("%s: cancelled after %d iterations: %w", op, m.Iterations, err)
+		}
 		mm := tensor.Add(tensor.MatMulT(w, w, true, false), tensor.MulScalar(eye, sigma2))
 		minv, err := tensor.Inverse(mm)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
+			return nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
 		}
 		sw := tensor.MatMul(s, w)
 		inner := tensor.Add(tensor.MulScalar(eye, sigma2), tensor.MatMul(minv, tensor.MatMulT(w, sw, true, false)))
 		innerInv, err := tensor.Inverse(inner)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
+			return nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
 		}
 		wNew := tensor.MatMul(sw, innerInv)
 		prod := tensor.MatMul(tensor.MatMul(sw, minv), tensor.Transpose(wNew))
@@ -142,33 +187,58 @@ func FitPPCAEM(x *tensor.Tensor, q int, opts EMOptions) (*PPCA, []float64, error
 		m.W, m.Sigma2 = w, sigma2
 		ll, err := m.LogLikelihood(x)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
+			return nil, fmt.Errorf("pca.FitPPCAEM: %w", err)
 		}
-		trace = append(trace, ll)
-		if k := len(trace); k > 1 && trace[k-1]-trace[k-2] < opts.Tol*float64(n) {
-			break
+		m.Trace = append(m.Trace, ll)
+		m.Iterations++
+		if k := len(m.Trace); k > 1 {
+			if change = m.Trace[k-1] - m.Trace[k-2]; change < opts.Tol*float64(n) {
+				return m, nil
+			}
 		}
 	}
-	return m, trace, nil
+	return m, &tensor.NotConvergedError{Op: op, Iterations: m.Iterations, Change: change, Tol: opts.Tol * float64(n)}
 }
 
 // FitPPCAGradient fits PPCA by maximising LogLikelihood with L-BFGS over W
 // and log σ², from a random W (seeded) and σ² = 1: the gradient route to the
-// closed form, for models that extend PPCA's likelihood.
-func FitPPCAGradient(x *tensor.Tensor, q int, seed uint64) (*PPCA, optim.LBFGSResult, error) {
-	xc, mean, err := centred("pca.FitPPCAGradient", x)
+// closed form, for models that extend PPCA's likelihood. Bad data or
+// options return an error and no model. If L-BFGS runs out of MaxIter it
+// returns the model with a *tensor.NotConvergedError; if ctx is cancelled
+// (checked at every evaluation) it returns promptly with the model at the
+// current iterate and the error wrapping ctx.Err().
+func FitPPCAGradient(ctx context.Context, x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
+	const op = "pca.FitPPCAGradient"
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	xc, mean, err := centred(op, x)
 	if err != nil {
-		return nil, optim.LBFGSResult{}, err
+		return nil, err
 	}
 	d := xc.Shape()[1]
-	if q < 1 || q >= d {
-		return nil, optim.LBFGSResult{}, fmt.Errorf("pca.FitPPCAGradient: q = %d latent dimensions for d = %d", q, d)
+	q := opts.Components
+	if err := checkQ(op, q, d); err != nil {
+		return nil, err
 	}
-	w := tensor.NewRNG(seed).Normal(tensor.Float64, 0, 1, d, q)
+	if opts.MaxIter < 0 || !(opts.Tol >= 0) {
+		return nil, fmt.Errorf("%s: negative MaxIter %d or Tol %v", op, opts.MaxIter, opts.Tol)
+	}
+	maxIter, tol := opts.MaxIter, opts.Tol
+	if maxIter == 0 {
+		maxIter = 500
+	}
+	if tol == 0 {
+		tol = 1e-8
+	}
+	w := tensor.NewRNG(opts.Seed).Normal(tensor.Float64, 0, 1, d, q)
 	logS2 := tensor.Zeros(tensor.Float64)
 	g := graph.New()
 	f := func(p, grad []*tensor.Tensor) (v float64, err error) {
 		defer tensor.Recover(&err)
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		g.Reset()
 		wn, sn := g.Var(p[0]), g.Var(p[1])
 		nll := graph.Neg(LogLikelihood(g.Const(xc), wn, sn))
@@ -177,9 +247,15 @@ func FitPPCAGradient(x *tensor.Tensor, q int, seed uint64) (*PPCA, optim.LBFGSRe
 		tensor.CopyInto(grad[1], gr[1].Value())
 		return nll.Item(), nil
 	}
-	res, err := optim.Minimize(f, []*tensor.Tensor{w, logS2}, optim.LBFGSConfig{MaxIter: 500, GradTol: 1e-8})
-	if err != nil {
-		return nil, res, fmt.Errorf("pca.FitPPCAGradient: %w", err)
+	res, err := optim.Minimize(f, []*tensor.Tensor{w, logS2}, optim.LBFGSConfig{MaxIter: maxIter, GradTol: tol})
+	m := &PPCA{Mean: mean, W: w, Sigma2: math.Exp(logS2.Item()), Iterations: res.Iterations}
+	switch {
+	case ctx.Err() != nil:
+		return m, fmt.Errorf("%s: cancelled after %d iterations: %w", op, res.Iterations, ctx.Err())
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", op, err)
+	case !res.Converged:
+		return m, &tensor.NotConvergedError{Op: op, Iterations: res.Iterations, Change: res.GradNorm, Tol: tol}
 	}
-	return &PPCA{Mean: mean, W: w, Sigma2: math.Exp(logS2.Item())}, res, nil
+	return m, nil
 }

@@ -1,12 +1,13 @@
 package svm_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/svm"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -41,10 +42,10 @@ func BenchmarkFitSVC(b *testing.B) {
 
 func benchFit(b *testing.B, x *tensor.Tensor, labels []int) {
 	gamma := svm.ScaleGamma(x)
-	k := gp.NewRBF(math.Sqrt(1 / (2 * gamma)))
+	k := kernel.NewRBF(math.Sqrt(1 / (2 * gamma)))
 	b.ResetTimer()
 	for range b.N {
-		m, err := svm.FitSVC(x, labels, k, svm.Options{})
+		m, err := svm.FitSVC(context.Background(), x, labels, svm.SVCOptions{Kernel: k})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,7 +2,7 @@ package svm
 
 import (
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -112,7 +112,7 @@ type svcQ struct {
 	f32      bool // round to float32 (Options.float32Q)
 }
 
-func newSVCQ(k gp.Kernel, x *tensor.Tensor, y []float64, cacheBytes int, f32 bool) (*svcQ, error) {
+func newSVCQ(k kernel.Kernel, x *tensor.Tensor, y []float64, cacheBytes int, f32 bool) (*svcQ, error) {
 	kd, err := kernelDiag(k, x)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ type svrQ struct {
 	f32      bool
 }
 
-func newSVRQ(k gp.Kernel, x *tensor.Tensor, cacheBytes int, f32 bool) (*svrQ, error) {
+func newSVRQ(k kernel.Kernel, x *tensor.Tensor, cacheBytes int, f32 bool) (*svrQ, error) {
 	kd, err := kernelDiag(k, x)
 	if err != nil {
 		return nil, err
@@ -223,7 +223,7 @@ type kernelEval interface {
 // graphEval evaluates any kernel through its graph, one full column of the
 // rows in their original order at a time.
 type graphEval struct {
-	k    gp.Kernel
+	k    kernel.Kernel
 	x    *tensor.Tensor
 	perm []int
 }
@@ -240,7 +240,7 @@ func (e *graphEval) fill(i, start, end int, out []float64) {
 
 func (e *graphEval) swap(i, j int) { e.perm[i], e.perm[j] = e.perm[j], e.perm[i] }
 
-func newKernelEval(k gp.Kernel, x *tensor.Tensor) kernelEval {
+func newKernelEval(k kernel.Kernel, x *tensor.Tensor) kernelEval {
 	if ev := newDenseEval(k, x); ev != nil {
 		return ev
 	}
@@ -253,13 +253,13 @@ func newKernelEval(k gp.Kernel, x *tensor.Tensor) kernelEval {
 }
 
 // kernelRows evaluates K(a, b) (a's rows by b's) through the kernel's graph.
-func kernelRows(k gp.Kernel, a, b *tensor.Tensor) (vals []float64, err error) {
+func kernelRows(k kernel.Kernel, a, b *tensor.Tensor) (vals []float64, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	return k.K(g.Const(a), g.Const(b)).Value().Values(), nil
 }
 
-func kernelDiag(k gp.Kernel, x *tensor.Tensor) (vals []float64, err error) {
+func kernelDiag(k kernel.Kernel, x *tensor.Tensor) (vals []float64, err error) {
 	defer tensor.Recover(&err)
 	g := graph.New()
 	return k.Diag(g.Const(x)).Value().Values(), nil

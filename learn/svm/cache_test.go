@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -30,19 +30,19 @@ func TestDenseEvalMatchesKernelGraph(t *testing.T) {
 		checkDenseEval(t, x)
 	}
 	x := tensor.FromFloat64s(v, 7, 3)
-	assert.NotNil(t, newDenseEval(gp.NewRBF(1), x).xr, "dense rows")
-	assert.Nil(t, newDenseEval(gp.NewRBF(1), tensor.FromFloat64s(sp, 7, 3)).xr, "sparse: Xᵀ")
-	assert.Nil(t, newDenseEval(gp.NewScale(gp.NewRBF(1), 2), x))
-	assert.Nil(t, newDenseEval(gp.NewRBF(1, 2), x), "an ARD lengthscale of the wrong size goes to the graph, which reports it")
+	assert.NotNil(t, newDenseEval(kernel.NewRBF(1), x).xr, "dense rows")
+	assert.Nil(t, newDenseEval(kernel.NewRBF(1), tensor.FromFloat64s(sp, 7, 3)).xr, "sparse: Xᵀ")
+	assert.Nil(t, newDenseEval(kernel.NewScale(kernel.NewRBF(1), 2), x))
+	assert.Nil(t, newDenseEval(kernel.NewRBF(1, 2), x), "an ARD lengthscale of the wrong size goes to the graph, which reports it")
 }
 
 func checkDenseEval(t *testing.T, x *tensor.Tensor) {
-	for name, k := range map[string]gp.Kernel{
-		"rbf":      gp.NewRBF(1.3),
-		"rbf ard":  gp.NewRBF(0.5, 2, 1),
-		"matern32": gp.NewMatern32(0.8),
-		"rq":       gp.NewRationalQuadratic(2, 1.1),
-		"linear":   gp.NewLinear(0.7),
+	for name, k := range map[string]kernel.Kernel{
+		"rbf":      kernel.NewRBF(1.3),
+		"rbf ard":  kernel.NewRBF(0.5, 2, 1),
+		"matern32": kernel.NewMatern32(0.8),
+		"rq":       kernel.NewRationalQuadratic(2, 1.1),
+		"linear":   kernel.NewLinear(0.7),
 	} {
 		e := newDenseEval(k, x)
 		require.NotNil(t, e, name)

@@ -1,11 +1,12 @@
 package svm
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -15,7 +16,7 @@ import (
 // all classes, min ½Σₘ‖wₘ‖² + C·Σᵢ ξᵢ subject to
 // f_{yᵢ}(xᵢ) − f_m(xᵢ) ≥ 1 − δ_{yᵢm} − ξᵢ for every class m.
 type CrammerSinger struct {
-	Kernel         gp.Kernel
+	Kernel         kernel.Kernel
 	Classes        []int          // sorted labels; score m is Classes[m]'s
 	SupportVectors *tensor.Tensor // (s, d) rows with a nonzero coefficient
 	Support        []int          // their indices in the training rows
@@ -33,19 +34,24 @@ type CrammerSinger struct {
 // MCSVM_CS, with kernels): the dual has one block αᵢ ∈ ℝᵏ per example
 // with Σₘ αᵢₘ = 0 and αᵢₘ ≤ C·δ_{yᵢm}; each step takes the example whose
 // block violates the optimality conditions most and solves its k-variable
-// subproblem exactly, until the violation is below Options.Tol. The
-// kernel columns come through the same bounded cache as FitSVC.
-func FitCrammerSinger(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*CrammerSinger, error) {
+// subproblem exactly, until the violation is below opts.Tol. The kernel
+// columns come through the same bounded cache as FitSVC.
+//
+// Bad data (NaN or ±Inf, zero rows or columns, one class) or options
+// (negative C or Tol) return an error and no model. If it runs out of
+// MaxIter it returns the model with a *tensor.NotConvergedError; if ctx is
+// cancelled (checked every 1000 steps) it returns promptly with the model
+// at the current iterate and the error wrapping ctx.Err().
+func FitCrammerSinger(ctx context.Context, x *tensor.Tensor, labels []int, opts CrammerSingerOptions) (*CrammerSinger, error) {
 	const op = "svm.FitCrammerSinger"
-	if k == nil {
-		return nil, fmt.Errorf("%s: nil kernel", op)
-	}
+	ctx = orBackground(ctx)
 	x64, err := checkData(op, x, len(labels))
 	if err != nil {
 		return nil, err
 	}
-	opts = opts.withDefaults()
-	if err := checkOptions(op, opts.C, opts.Tol); err != nil {
+	k := defaultKernel(opts.Kernel, x64)
+	so := solverOptions{C: opts.C, Tol: opts.Tol, MaxIter: opts.MaxIter, CacheBytes: opts.CacheBytes}.withDefaults()
+	if err := checkOptions(op, so.C, so.Tol); err != nil {
 		return nil, err
 	}
 	classes := slices.Sorted(slices.Values(unique(labels)))
@@ -59,7 +65,7 @@ func FitCrammerSinger(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options)
 		y[i], _ = slices.BinarySearch(classes, l)
 		ones[i] = 1
 	}
-	q, err := newSVCQ(k, x64, ones, opts.CacheBytes, false)
+	q, err := newSVCQ(k, x64, ones, so.CacheBytes, false)
 	if err != nil {
 		return nil, err
 	}
@@ -75,14 +81,22 @@ func FitCrammerSinger(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options)
 	qd := q.diag()
 	b, d, next := make([]float64, nc), make([]float64, nc), make([]float64, nc)
 	m := &CrammerSinger{Kernel: k, Classes: classes}
-	for m.Iterations < opts.MaxIter {
-		i, viol := -1, 0.0
+	var stopped error
+	viol := math.Inf(1)
+	for m.Iterations < so.MaxIter {
+		if m.Iterations%1000 == 0 {
+			if stopped = ctx.Err(); stopped != nil {
+				break
+			}
+		}
+		i := -1
+		viol = 0
 		for t := range n {
-			if v := csViolation(g[t*nc:(t+1)*nc], alpha[t*nc:(t+1)*nc], y[t], opts.C); v > viol {
+			if v := csViolation(g[t*nc:(t+1)*nc], alpha[t*nc:(t+1)*nc], y[t], so.C); v > viol {
 				i, viol = t, v
 			}
 		}
-		if viol < opts.Tol {
+		if viol < so.Tol {
 			m.Converged = true
 			break
 		}
@@ -92,7 +106,7 @@ func FitCrammerSinger(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options)
 		for c := range nc {
 			b[c] = g[i*nc+c] - a*ai[c]
 		}
-		csSubproblem(a, b, y[i], opts.C, d, next)
+		csSubproblem(a, b, y[i], so.C, d, next)
 		col := q.column(i, n)
 		for c := range nc {
 			delta := next[c] - ai[c]
@@ -123,10 +137,16 @@ func FitCrammerSinger(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options)
 			m.Coef = append(m.Coef, slices.Clone(ai))
 		}
 	}
-	m.Primal = ww/2 + opts.C*slack
+	m.Primal = ww/2 + so.C*slack
 	m.Dual = -(ww/2 + lin)
 	m.Gap = m.Primal - m.Dual
 	m.SupportVectors = supportRows(x64, m.Support)
+	switch {
+	case stopped != nil:
+		return m, cancelled(op, m.Iterations, stopped)
+	case !m.Converged:
+		return m, notConverged(op, m.Iterations, viol, so.Tol)
+	}
 	return m, nil
 }
 

@@ -1,6 +1,7 @@
 package svm_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/svm"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -32,7 +33,7 @@ func TestCrammerSingerMatchesLiblinear(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &f))
 	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
-	m, err := svm.FitCrammerSinger(x, labels, gp.NewLinear(1), svm.Options{C: 1, Tol: 1e-10})
+	m, err := svm.FitCrammerSinger(context.Background(), x, labels, svm.CrammerSingerOptions{Kernel: kernel.NewLinear(1), C: 1, Tol: 1e-10})
 	require.NoError(t, err)
 	assert.True(t, m.Converged)
 	d := x.Shape()[1]
@@ -70,7 +71,7 @@ func TestCrammerSingerMatchesLiblinear(t *testing.T) {
 func TestCrammerSingerRBF(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
-	m, err := svm.FitCrammerSinger(x, labels, gp.NewRBF(1), svm.Options{C: 10, Tol: 1e-8})
+	m, err := svm.FitCrammerSinger(context.Background(), x, labels, svm.CrammerSingerOptions{Kernel: kernel.NewRBF(1), C: 10, Tol: 1e-8})
 	require.NoError(t, err)
 	assert.True(t, m.Converged)
 	assert.Less(t, math.Abs(m.Gap), 1e-6*m.Primal, "gap %g of primal %g", m.Gap, m.Primal)
@@ -85,10 +86,10 @@ func TestCrammerSingerRBF(t *testing.T) {
 
 func TestCrammerSingerBadInput(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1, 2}, 3, 1)
-	_, err := svm.FitCrammerSinger(x, []int{4, 4, 4}, gp.NewRBF(1), svm.Options{})
+	_, err := svm.FitCrammerSinger(context.Background(), x, []int{4, 4, 4}, svm.CrammerSingerOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "svm.FitCrammerSinger: need at least two classes, got [4]")
-	_, err = svm.FitCrammerSinger(x, []int{0, 1, 2}, gp.NewRBF(1), svm.Options{C: -2})
+	_, err = svm.FitCrammerSinger(context.Background(), x, []int{0, 1, 2}, svm.CrammerSingerOptions{Kernel: kernel.NewRBF(1), C: -2})
 	assert.ErrorContains(t, err, "svm.FitCrammerSinger: C = -2")
-	_, err = svm.FitCrammerSinger(tensor.FromFloat64s([]float64{0, math.NaN(), 2}, 3, 1), []int{0, 1, 2}, gp.NewRBF(1), svm.Options{})
+	_, err = svm.FitCrammerSinger(context.Background(), tensor.FromFloat64s([]float64{0, math.NaN(), 2}, 3, 1), []int{0, 1, 2}, svm.CrammerSingerOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "row 1, column 0 is NaN")
 }

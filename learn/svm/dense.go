@@ -7,7 +7,7 @@ import (
 
 	gblas "gonum.org/v1/gonum/blas"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -41,13 +41,13 @@ type denseEval struct {
 
 // newDenseEval returns nil for the kernels it does not cover (their graph
 // path reports any mismatch of an ARD lengthscale).
-func newDenseEval(k gp.Kernel, x *tensor.Tensor) *denseEval {
+func newDenseEval(k kernel.Kernel, x *tensor.Tensor) *denseEval {
 	n, d := x.Shape()[0], x.Shape()[1]
 	xs := x.Contiguous().Float64s()
 	e := &denseEval{n: n, d: d}
 	inv := make([]float64, d) // 1/lengthscale per feature
 	switch k := k.(type) {
-	case *gp.Stationary:
+	case *kernel.Stationary:
 		ls := k.Lengthscale().Get()
 		if len(ls) != 1 && len(ls) != d {
 			return nil
@@ -62,7 +62,7 @@ func newDenseEval(k gp.Kernel, x *tensor.Tensor) *denseEval {
 		for _, r2 := range []float64{0.5, 3, 17} {
 			e.rbf = e.rbf && e.prof(r2) == math.Exp(-r2/2)
 		}
-	case *gp.Linear:
+	case *kernel.Linear:
 		e.v = k.Variance().Value()
 		for j := range inv {
 			inv[j] = 1

@@ -1,10 +1,11 @@
 package svm_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/learn/svm"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -12,13 +13,13 @@ import (
 // under the linear kernel is f(x) = x; the duality gap certifies it.
 func ExampleFitSVC() {
 	x := tensor.FromFloat64s([]float64{-1, 1}, 2, 1)
-	m, err := svm.FitSVC(x, []int{1, 0}, gp.NewLinear(1), svm.Options{C: 10, Tol: 1e-12})
+	m, err := svm.FitSVC(context.Background(), x, []int{1, 0}, svm.SVCOptions{Kernel: kernel.NewLinear(1), C: 10, Tol: 1e-12})
 	if err != nil {
 		panic(err)
 	}
 	b := m.Machines[0]
 	fmt.Printf("f(0.5) = %.3f, support vectors %d, primal %.3f, dual %.3f, gap < 1e-9: %v\n",
-		b.Decision(tensor.FromFloat64s([]float64{0.5}, 1, 1))[0], len(b.Support), b.Primal, b.Dual, b.Gap < 1e-9)
+		b.Decision(tensor.FromFloat64s([]float64{0.5}, 1, 1)).At(0), len(b.Support), b.Primal, b.Dual, b.Gap < 1e-9)
 	fmt.Println(m.Predict(tensor.FromFloat64s([]float64{3, -0.2}, 2, 1)))
 	// Output:
 	// f(0.5) = 0.500, support vectors 2, primal 0.500, dual 0.500, gap < 1e-9: true
@@ -31,13 +32,13 @@ func ExampleFitSVC() {
 // f(x) = x.
 func ExampleFitNuSVC() {
 	x := tensor.FromFloat64s([]float64{-1, 1}, 2, 1)
-	m, err := svm.FitNuSVC(x, []int{1, 0}, gp.NewLinear(1), svm.Options{Nu: 0.5, Tol: 1e-12})
+	m, err := svm.FitNuSVC(context.Background(), x, []int{1, 0}, svm.NuSVCOptions{Kernel: kernel.NewLinear(1), Nu: 0.5, Tol: 1e-12})
 	if err != nil {
 		panic(err)
 	}
 	b := m.Machines[0]
 	fmt.Printf("f(0.5) = %.3f, C = 1/r = %.3f, dual coefficients %.3f\n",
-		b.Decision(tensor.FromFloat64s([]float64{0.5}, 1, 1))[0], b.C, b.DualCoef)
+		b.Decision(tensor.FromFloat64s([]float64{0.5}, 1, 1)).At(0), b.C, b.DualCoef)
 	// Output:
 	// f(0.5) = 0.500, C = 1/r = 1.000, dual coefficients [-0.500 0.500]
 }
@@ -47,11 +48,11 @@ func ExampleFitNuSVC() {
 func ExampleFitNuSVR() {
 	x := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10, 1)
 	z := []float64{0.5, 0.5, 2.5, 2.5, 4.5, 4.5, 6.5, 6.5, 8.5, 8.5}
-	m, err := svm.FitNuSVR(x, z, gp.NewLinear(1), svm.Options{C: 1, Nu: 0.4, Tol: 1e-10})
+	m, err := svm.FitNuSVR(context.Background(), x, tensor.FromFloat64s(z, len(z)), svm.NuSVROptions{Kernel: kernel.NewLinear(1), C: 1, Nu: 0.4, Tol: 1e-10})
 	if err != nil {
 		panic(err)
 	}
-	f := m.Predict(tensor.FromFloat64s([]float64{0, 9}, 2, 1))
+	f := m.Predict(tensor.FromFloat64s([]float64{0, 9}, 2, 1)).Values()
 	fmt.Printf("ε = %.3f, f(0) = %.3f, f(9) = %.3f, gap < 1e-9: %v\n", m.Epsilon, f[0], f[1], m.Gap < 1e-9)
 	// Output:
 	// ε = 0.500, f(0) = 0.000, f(9) = 9.000, gap < 1e-9: true
@@ -61,7 +62,7 @@ func ExampleFitNuSVR() {
 // Crammer–Singer machine; the duality gap certifies the solution.
 func ExampleFitCrammerSinger() {
 	x := tensor.FromFloat64s([]float64{2, 0, 0, 2, -2, -2, 2.5, 0.5, -0.5, 3, -3, -1}, 6, 2)
-	m, err := svm.FitCrammerSinger(x, []int{0, 1, 2, 0, 1, 2}, gp.NewLinear(1), svm.Options{C: 10, Tol: 1e-10})
+	m, err := svm.FitCrammerSinger(context.Background(), x, []int{0, 1, 2, 0, 1, 2}, svm.CrammerSingerOptions{Kernel: kernel.NewLinear(1), C: 10, Tol: 1e-10})
 	if err != nil {
 		panic(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -12,26 +12,34 @@ import (
 // f(x) = Σᵢ αᵢ K(xᵢ, x) with α = (K + λI)⁻¹z minimising
 // Σᵢ (zᵢ − f(xᵢ))² + λ‖f‖²_H. Its prediction is the posterior mean of a
 // zero-mean Gaussian process with the same kernel and noise variance
-// σ² = λ (seed 000 §6.2.4).
+// σ² = λ (Rasmussen and Williams 2006, Gaussian Processes for Machine
+// Learning, §6.2).
 type KernelRidge struct {
-	Kernel gp.Kernel
+	Kernel kernel.Kernel
 	X      *tensor.Tensor // training rows (n, d), float64
 	Alpha  []float64      // the dual coefficients
 	Lambda float64
 }
 
-// FitKernelRidge solves (K + λI)α = z by a Cholesky factorisation. It
-// returns an error for bad data, a λ that is not positive, or a matrix
-// that is not positive definite (which a positive λ prevents for a valid
-// kernel).
-func FitKernelRidge(x *tensor.Tensor, z []float64, k gp.Kernel, lambda float64) (*KernelRidge, error) {
+// FitKernelRidge solves (K + λI)α = y for the rows of x (n, d) and the
+// targets y (n) by a Cholesky factorisation (closed form: no context). It
+// returns an error for bad data (NaN or ±Inf, zero rows or columns), a λ
+// that is negative or not finite, or a matrix that is not positive definite
+// (which a positive λ prevents for a valid kernel).
+func FitKernelRidge(x, y *tensor.Tensor, opts KernelRidgeOptions) (*KernelRidge, error) {
 	const op = "svm.FitKernelRidge"
-	if k == nil {
-		return nil, fmt.Errorf("%s: nil kernel", op)
+	z, err := checkTargets(op, y)
+	if err != nil {
+		return nil, err
 	}
 	x64, err := checkData(op, x, len(z))
 	if err != nil {
 		return nil, err
+	}
+	k := defaultKernel(opts.Kernel, x64)
+	lambda := opts.Lambda
+	if lambda == 0 {
+		lambda = 1
 	}
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("%s: λ = %v must be positive and finite", op, lambda)
@@ -47,13 +55,14 @@ func FitKernelRidge(x *tensor.Tensor, z []float64, k gp.Kernel, lambda float64) 
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	zt := tensor.FromFloat64s(append([]float64(nil), z...), n, 1)
-	y := tensor.TriSolve(l, zt, true, false)
-	alpha := tensor.TriSolve(l, y, true, true)
+	v := tensor.TriSolve(l, zt, true, false)
+	alpha := tensor.TriSolve(l, v, true, true)
 	return &KernelRidge{Kernel: k, X: x64, Alpha: alpha.Values(), Lambda: lambda}, nil
 }
 
-// Predict returns f(x) for the rows of x (m, d).
-func (r *KernelRidge) Predict(x *tensor.Tensor) []float64 {
+// Predict returns f(x) for the rows of x (m, d), shaped (m). It panics with
+// a *tensor.Error unless x is a matrix with the training columns.
+func (r *KernelRidge) Predict(x *tensor.Tensor) *tensor.Tensor {
 	checkRows("svm.KernelRidge.Predict", x, r.X)
 	kv, err := kernelRows(r.Kernel, x.Cast(tensor.Float64), r.X)
 	if err != nil {
@@ -66,5 +75,5 @@ func (r *KernelRidge) Predict(x *tensor.Tensor) []float64 {
 			out[i] += a * kv[i*n+j]
 		}
 	}
-	return out
+	return tensor.FromFloat64s(out, len(out))
 }

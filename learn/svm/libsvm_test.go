@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -10,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -34,7 +35,7 @@ func TestNuSVRTakesLIBSVMSteps(t *testing.T) {
 	x = tensor.IndexSelect(x, 0, f.SVR.Rows)
 	in := tensor.Slice(x, 1, 0, 3, 1).Contiguous()
 	z := tensor.Slice(x, 1, 3, 4, 1).Contiguous().Values()
-	m, err := FitNuSVR(in, z, gp.NewRBF(0.5), Options{C: 2, Nu: 0.4, Tol: 1e-10, float32Q: true})
+	m, err := FitNuSVR(context.Background(), in, tensor.FromFloat64s(z, len(z)), NuSVROptions{Kernel: kernel.NewRBF(0.5), C: 2, Nu: 0.4, Tol: 1e-10, float32Q: true})
 	require.NoError(t, err)
 	require.ElementsMatch(t, f.SVR.Support, m.Support)
 	want := map[int]float64{}
@@ -58,7 +59,7 @@ func TestShrinkingShrinksAndAgrees(t *testing.T) {
 	for i, l := range labels {
 		y[i], p[i], c[i] = float64(2*l-1), -1, 10
 	}
-	k := gp.NewRBF(math.Sqrt(1 / (2 * ScaleGamma(x))))
+	k := kernel.NewRBF(math.Sqrt(1 / (2 * ScaleGamma(x))))
 	for _, nu := range []bool{false, true} {
 		alpha0 := make([]float64, n)
 		pp, cc := p, c
@@ -100,7 +101,7 @@ func TestSolveAllocatesNothingPerStep(t *testing.T) {
 	for i, l := range labels {
 		y[i], p[i], c[i] = float64(2*l-1), -1, 1
 	}
-	q, err := newSVCQ(gp.NewRBF(math.Sqrt(1/(2*ScaleGamma(x)))), x, y, 100<<20, false)
+	q, err := newSVCQ(kernel.NewRBF(math.Sqrt(1/(2*ScaleGamma(x)))), x, y, 100<<20, false)
 	require.NoError(t, err)
 	opt := solveOptions{eps: 1e-3, maxIter: 1e7}
 	sol := solve(q, p, y, c, make([]float64, n), opt) // fills the cache

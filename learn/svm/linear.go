@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -34,19 +35,34 @@ type LinearSVM struct {
 }
 
 // FitLinearSVM trains the linear SVM in the primal by gradient, as
-// empirical risk minimisation (seed 000 §2.2.3): ½‖w‖² + C·Σᵢ loss(yᵢ(w·xᵢ +
-// b)) on the graph, minimised by L-BFGS for the smooth squared hinge and by
-// Adam with a decaying step (averaging the last half of the iterates) for
-// the hinge, whose kink L-BFGS cannot cross. Two distinct labels are
-// required; the larger is the positive class.
-func FitLinearSVM(x *tensor.Tensor, labels []int, c float64, loss Loss, steps int) (*LinearSVM, error) {
+// regularised empirical risk minimisation (Schölkopf and Smola 2002,
+// Learning with Kernels, §7.5): ½‖w‖² + C·Σᵢ loss(yᵢ(w·xᵢ + b)) on the
+// graph, minimised by L-BFGS for the smooth squared hinge and by Adam with
+// a decaying step (averaging the last half of the iterates) for the hinge,
+// whose kink L-BFGS cannot cross. Two distinct labels are required; the
+// larger is the positive class.
+//
+// Bad data (NaN or ±Inf, zero rows or columns, not two classes) or options
+// (negative C or MaxIter, an unknown Loss) return an error and no model.
+// ctx is checked at every step; when it is cancelled FitLinearSVM returns
+// promptly with the model at the current iterate and the error wrapping
+// ctx.Err().
+func FitLinearSVM(ctx context.Context, x *tensor.Tensor, labels []int, opts LinearSVMOptions) (*LinearSVM, error) {
 	const op = "svm.FitLinearSVM"
+	ctx = orBackground(ctx)
 	x64, err := checkData(op, x, len(labels))
 	if err != nil {
 		return nil, err
 	}
+	c, loss, steps := opts.C, opts.Loss, opts.MaxIter
+	if c == 0 {
+		c = 1
+	}
 	if err := checkOptions(op, c, 1); err != nil {
 		return nil, err
+	}
+	if steps < 0 || (loss != Hinge && loss != SquaredHinge) {
+		return nil, fmt.Errorf("%s: MaxIter %d is negative or Loss %d unknown", op, steps, loss)
 	}
 	classes := unique(labels)
 	if len(classes) != 2 {
@@ -75,6 +91,9 @@ func FitLinearSVM(x *tensor.Tensor, labels []int, c float64, loss Loss, steps in
 	}
 	eval := func(p, grad []*tensor.Tensor) (v float64, err error) {
 		defer tensor.Recover(&err)
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		g.Reset()
 		wn, bn := g.Var(p[0]), g.Var(p[1])
 		obj := objective(wn, bn)
@@ -86,8 +105,17 @@ func FitLinearSVM(x *tensor.Tensor, labels []int, c float64, loss Loss, steps in
 	if steps <= 0 {
 		steps = 2000
 	}
+	finish := func() *LinearSVM {
+		g.Reset()
+		m.Objective = objective(g.Const(w), g.Const(b)).Item()
+		m.W, m.B = w.Values(), b.Item()
+		return m
+	}
 	if loss == SquaredHinge {
 		if _, err := optim.Minimize(eval, []*tensor.Tensor{w, b}, optim.LBFGSConfig{MaxIter: steps, GradTol: 1e-10}); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return finish(), cancelled(op, 0, cerr)
+			}
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 	} else {
@@ -97,6 +125,9 @@ func FitLinearSVM(x *tensor.Tensor, labels []int, c float64, loss Loss, steps in
 		count := 0
 		for t := 1; t <= steps; t++ {
 			if _, err := eval([]*tensor.Tensor{w, b}, grads); err != nil {
+				if cerr := ctx.Err(); cerr != nil {
+					return finish(), cancelled(op, t-1, cerr)
+				}
 				return nil, fmt.Errorf("%s: %w", op, err)
 			}
 			adam.SetLR(hingeLR / math.Sqrt(1+float64(t)/hingeDecay))
@@ -114,14 +145,12 @@ func FitLinearSVM(x *tensor.Tensor, labels []int, c float64, loss Loss, steps in
 		copy(w.Float64s(), avgW)
 		b.Fill(avgB)
 	}
-	g.Reset()
-	m.Objective = objective(g.Const(w), g.Const(b)).Item()
-	m.W, m.B = w.Values(), b.Item()
-	return m, nil
+	return finish(), nil
 }
 
-// Decision returns w·x + b for the rows of x.
-func (m *LinearSVM) Decision(x *tensor.Tensor) []float64 {
+// Decision returns w·x + b for the rows of x (m, d), shaped (m). It panics
+// with a *tensor.Error unless x is an (m, d) matrix.
+func (m *LinearSVM) Decision(x *tensor.Tensor) *tensor.Tensor {
 	if x == nil || x.Dim() != 2 || x.Shape()[1] != len(m.W) {
 		tensor.Fail("svm.LinearSVM.Decision", "want an (m, %d) matrix, got %v", len(m.W), x)
 	}
@@ -129,5 +158,19 @@ func (m *LinearSVM) Decision(x *tensor.Tensor) []float64 {
 	for i := range z {
 		z[i] += m.B
 	}
-	return z
+	return tensor.FromFloat64s(z, len(z))
+}
+
+// Predict returns each row's label: Positive where w·x + b > 0, Negative
+// elsewhere. It panics as Decision does.
+func (m *LinearSVM) Predict(x *tensor.Tensor) []int {
+	z := m.Decision(x).Values()
+	out := make([]int, len(z))
+	for i, v := range z {
+		out[i] = m.Negative
+		if v > 0 {
+			out[i] = m.Positive
+		}
+	}
+	return out
 }

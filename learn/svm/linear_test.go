@@ -1,13 +1,14 @@
 package svm_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/learn/svm"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 )
 
 // The primal linear SVM trained by gradient reaches the optimum that SMO
@@ -18,17 +19,17 @@ import (
 func TestLinearSVMPrimalMeetsDual(t *testing.T) {
 	_, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	dual, err := svm.FitSVC(xb, lb, gp.NewLinear(1), svm.Options{C: 0.5, Tol: 1e-9})
+	dual, err := svm.FitSVC(context.Background(), xb, lb, svm.SVCOptions{Kernel: kernel.NewLinear(1), C: 0.5, Tol: 1e-9})
 	require.NoError(t, err)
 	opt := dual.Machines[0].Primal
 	require.Less(t, dual.Machines[0].Gap, 1e-6*opt)
-	prim, err := svm.FitLinearSVM(xb, lb, 0.5, svm.Hinge, 4000)
+	prim, err := svm.FitLinearSVM(context.Background(), xb, lb, svm.LinearSVMOptions{C: 0.5, Loss: svm.Hinge, MaxIter: 4000})
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, prim.Objective, opt*(1-1e-9), "no point beats the optimum")
 	assert.Less(t, prim.Objective, opt*1.005, "hinge objective %g, dual optimum %g", prim.Objective, opt)
 	// Same separator: decisions agree in sign (LIBSVM-style machines put the
 	// smaller label first, the primal fit the larger).
-	dd, pd := dual.Machines[0].Decision(xb), prim.Decision(xb)
+	dd, pd := dual.Machines[0].Decision(xb).Values(), prim.Decision(xb).Values()
 	agree := 0
 	for i := range dd {
 		if (dd[i] > 0) != (pd[i] > 0) {
@@ -43,12 +44,12 @@ func TestLinearSVMPrimalMeetsDual(t *testing.T) {
 func TestLinearSVMSquaredHinge(t *testing.T) {
 	_, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	m, err := svm.FitLinearSVM(xb, lb, 0.5, svm.SquaredHinge, 500)
+	m, err := svm.FitLinearSVM(context.Background(), xb, lb, svm.LinearSVMOptions{C: 0.5, Loss: svm.SquaredHinge, MaxIter: 500})
 	require.NoError(t, err)
 	assert.Equal(t, 2, m.Positive)
-	again, err := svm.FitLinearSVM(xb, lb, 0.5, svm.SquaredHinge, 1000)
+	again, err := svm.FitLinearSVM(context.Background(), xb, lb, svm.LinearSVMOptions{C: 0.5, Loss: svm.SquaredHinge, MaxIter: 1000})
 	require.NoError(t, err)
 	assert.InDelta(t, m.Objective, again.Objective, 1e-6*m.Objective, "L-BFGS has converged")
-	_, err = svm.FitLinearSVM(xb, make([]int, len(lb)), 0.5, svm.Hinge, 10)
+	_, err = svm.FitLinearSVM(context.Background(), xb, make([]int, len(lb)), svm.LinearSVMOptions{C: 0.5, Loss: svm.Hinge, MaxIter: 10})
 	assert.ErrorContains(t, err, "exactly two classes")
 }

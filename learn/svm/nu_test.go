@@ -1,6 +1,7 @@
 package svm_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/svm"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -65,12 +66,12 @@ func coefMap(idx []int, coef []float64, scale float64) map[int]float64 {
 // the opposite: its positive class is the larger label). The duality gap
 // of the equivalent C-SVC (C = 1/r) certifies the optimum, and ν bounds
 // the fractions of margin errors (from above) and support vectors (from
-// below), as seed 000 §3.2.3 states.
+// below), as Schölkopf et al. (2000, New support vector algorithms) prove.
 func TestNuSVCMatchesLIBSVM(t *testing.T) {
 	f := loadNu(t)
 	_, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	m, err := svm.FitNuSVC(xb, lb, gp.NewRBF(1), svm.Options{Nu: 0.3, Tol: 1e-10})
+	m, err := svm.FitNuSVC(context.Background(), xb, lb, svm.NuSVCOptions{Kernel: kernel.NewRBF(1), Nu: 0.3, Tol: 1e-10})
 	require.NoError(t, err)
 	b := m.Machines[0]
 	assert.True(t, b.Converged)
@@ -80,7 +81,7 @@ func TestNuSVCMatchesLIBSVM(t *testing.T) {
 		rel(t, want[i], b.DualCoef[k], "dual coefficient of row %d", i)
 	}
 	rel(t, -f.Binary.Intercept, b.Bias, "bias")
-	dec := b.Decision(xb)
+	dec := b.Decision(xb).Values()
 	for i, w := range f.Binary.Decision {
 		rel(t, -w, dec[i], "decision at row %d", i)
 	}
@@ -107,7 +108,7 @@ func TestNuSVCMatchesLIBSVM(t *testing.T) {
 func TestNuSVCOneVsOneMatchesLIBSVM(t *testing.T) {
 	f := loadNu(t)
 	_, x, labels := load(t)
-	m, err := svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: 0.2, Tol: 1e-10})
+	m, err := svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: kernel.NewRBF(1), Nu: 0.2, Tol: 1e-10})
 	require.NoError(t, err)
 	require.Len(t, m.Machines, 3)
 	dec := m.Decision(x)
@@ -131,7 +132,7 @@ func TestNuSVRMatchesLIBSVM(t *testing.T) {
 	x = tensor.IndexSelect(x, 0, f.SVR.Rows)
 	in := tensor.Slice(x, 1, 0, 3, 1).Contiguous()
 	z := tensor.Slice(x, 1, 3, 4, 1).Contiguous().Values()
-	m, err := svm.FitNuSVR(in, z, gp.NewRBF(0.5), svm.Options{C: 2, Nu: 0.4, Tol: 1e-10})
+	m, err := svm.FitNuSVR(context.Background(), in, tensor.FromFloat64s(z, len(z)), svm.NuSVROptions{Kernel: kernel.NewRBF(0.5), C: 2, Nu: 0.4, Tol: 1e-10})
 	require.NoError(t, err)
 	assert.True(t, m.Converged)
 	assert.ElementsMatch(t, f.SVR.Support, m.Support)
@@ -145,7 +146,7 @@ func TestNuSVRMatchesLIBSVM(t *testing.T) {
 		assert.InDelta(t, want[i], m.DualCoef[k], 1e-4*math.Max(1, math.Abs(want[i])), "dual coefficient of row %d", i)
 	}
 	rel(t, f.SVR.Intercept, m.Bias, "bias")
-	pred := m.Predict(in)
+	pred := m.Predict(in).Values()
 	outside := 0
 	for i, w := range f.SVR.Predict {
 		rel(t, w, pred[i], "prediction at row %d", i)
@@ -162,16 +163,16 @@ func TestNuBadInput(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 10, 1)
 	labels := []int{0, 0, 1, 1, 1, 1, 1, 1, 1, 1}
 	for _, nu := range []float64{-0.1, 1.5, math.NaN()} {
-		_, err := svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: nu})
+		_, err := svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: kernel.NewRBF(1), Nu: nu})
 		assert.ErrorContains(t, err, "svm.FitNuSVC: ν = ")
 		assert.ErrorContains(t, err, "must be in (0, 1]")
-		_, err = svm.FitNuSVR(x, make([]float64, 10), gp.NewRBF(1), svm.Options{Nu: nu})
+		_, err = svm.FitNuSVR(context.Background(), x, tensor.Zeros(tensor.Float64, 10), svm.NuSVROptions{Kernel: kernel.NewRBF(1), Nu: nu})
 		assert.ErrorContains(t, err, "svm.FitNuSVR: ν = ")
 	}
 	// Two rows of class 0 out of ten: ν ≤ 2·2/10 = 0.4.
-	_, err := svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: 0.5})
+	_, err := svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: kernel.NewRBF(1), Nu: 0.5})
 	assert.ErrorContains(t, err, "classes 0 and 1: ν = 0.5 is infeasible: the classes have 2 and 8 rows, so ν ≤ 2·min/n = 0.4")
-	_, err = svm.FitNuSVC(x, labels, gp.NewRBF(1), svm.Options{Nu: 0.4})
+	_, err = svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: kernel.NewRBF(1), Nu: 0.4})
 	assert.NoError(t, err)
 }
 
@@ -182,39 +183,38 @@ func TestShrinkingAgrees(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
 	require.NoError(t, err)
 	data.Standardise(x)
-	k := gp.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
+	k := kernel.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
 	z := make([]float64, len(labels))
 	for i, l := range labels {
 		z[i] = float64(l)
 	}
-	fits := map[string]func(o svm.Options) ([]float64, int){
-		"C-SVC": func(o svm.Options) ([]float64, int) {
-			m, err := svm.FitSVC(x, labels, k, o)
+	ctx, zt := context.Background(), tensor.FromFloat64s(z, len(z))
+	fits := map[string]func(noShrinking bool) ([]float64, int){
+		"C-SVC": func(ns bool) ([]float64, int) {
+			m, err := svm.FitSVC(ctx, x, labels, svm.SVCOptions{Kernel: k, C: 10, Tol: 1e-8, NoShrinking: ns})
 			require.NoError(t, err)
-			return m.Machines[0].Decision(x), m.Machines[0].Iterations
+			return m.Machines[0].Decision(x).Values(), m.Machines[0].Iterations
 		},
-		"ν-SVC": func(o svm.Options) ([]float64, int) {
-			m, err := svm.FitNuSVC(x, labels, k, o)
+		"ν-SVC": func(ns bool) ([]float64, int) {
+			m, err := svm.FitNuSVC(ctx, x, labels, svm.NuSVCOptions{Kernel: k, Tol: 1e-8, NoShrinking: ns})
 			require.NoError(t, err)
-			return m.Machines[0].Decision(x), m.Machines[0].Iterations
+			return m.Machines[0].Decision(x).Values(), m.Machines[0].Iterations
 		},
-		"ε-SVR": func(o svm.Options) ([]float64, int) {
-			m, err := svm.FitSVR(x, z, k, o)
+		"ε-SVR": func(ns bool) ([]float64, int) {
+			m, err := svm.FitSVR(ctx, x, zt, svm.SVROptions{Kernel: k, C: 10, Tol: 1e-8, NoShrinking: ns})
 			require.NoError(t, err)
-			return m.Predict(x), m.Iterations
+			return m.Predict(x).Values(), m.Iterations
 		},
-		"ν-SVR": func(o svm.Options) ([]float64, int) {
-			o.C, o.Nu = 1, 0.2 // at C = 10, ν = ½ the tube shrinks to 0 over 4-8·10⁵ steps (LIBSVM also takes ~20 s)
-			m, err := svm.FitNuSVR(x, z, k, o)
+		"ν-SVR": func(ns bool) ([]float64, int) {
+			// at C = 10, ν = ½ the tube shrinks to 0 over 4-8·10⁵ steps (LIBSVM also takes ~20 s)
+			m, err := svm.FitNuSVR(ctx, x, zt, svm.NuSVROptions{Kernel: k, C: 1, Nu: 0.2, Tol: 1e-8, NoShrinking: ns})
 			require.NoError(t, err)
-			return m.Predict(x), m.Iterations
+			return m.Predict(x).Values(), m.Iterations
 		},
 	}
 	for name, fit := range fits {
-		o := svm.Options{C: 10, Tol: 1e-8}
-		with, _ := fit(o)
-		o.NoShrinking = true
-		without, _ := fit(o)
+		with, _ := fit(false)
+		without, _ := fit(true)
 		for i := range with {
 			assert.InDelta(t, without[i], with[i], 1e-6, "%s row %d", name, i)
 		}
@@ -228,17 +228,19 @@ func TestTinyCacheAgrees(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
 	require.NoError(t, err)
 	data.Standardise(x)
-	k := gp.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
+	k := kernel.NewRBF(math.Sqrt(1 / (2 * svm.ScaleGamma(x))))
 	for _, nu := range []bool{false, true} {
-		fit := svm.FitSVC
-		if nu {
-			fit = svm.FitNuSVC
+		fit := func(cache int) (*svm.SVC, error) {
+			if nu {
+				return svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: k, Nu: 0.05, Tol: 1e-8, CacheBytes: cache})
+			}
+			return svm.FitSVC(context.Background(), x, labels, svm.SVCOptions{Kernel: k, C: 10, Tol: 1e-8, CacheBytes: cache})
 		}
-		big, err := fit(x, labels, k, svm.Options{C: 10, Nu: 0.05, Tol: 1e-8})
+		big, err := fit(0)
 		require.NoError(t, err)
-		small, err := fit(x, labels, k, svm.Options{C: 10, Nu: 0.05, Tol: 1e-8, CacheBytes: 1})
+		small, err := fit(1)
 		require.NoError(t, err)
-		want, got := big.Machines[0].Decision(x), small.Machines[0].Decision(x)
+		want, got := big.Machines[0].Decision(x).Values(), small.Machines[0].Decision(x).Values()
 		for i := range want {
 			assert.InDelta(t, want[i], got[i], 1e-9, "ν %v row %d", nu, i)
 		}

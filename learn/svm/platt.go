@@ -14,21 +14,43 @@ import (
 // decision values (Platt 1999; Lin, Lin and Weng 2007).
 type Platt struct{ A, B float64 }
 
-// FitPlatt fits A and B by maximum likelihood on decision values f and
-// their labels (true for the positive class), with Platt's smoothed
-// targets (N₊ + 1)/(N₊ + 2) and 1/(N₋ + 2), which keep the fit finite on
-// separable data. Decision values from the training rows are biased
-// towards overconfidence: use held-out rows (LIBSVM uses cross-validation).
-func FitPlatt(f []float64, positive []bool) (Platt, error) {
-	if len(f) != len(positive) || len(f) == 0 {
-		return Platt{}, fmt.Errorf("svm.FitPlatt: %d decision values for %d labels", len(f), len(positive))
+// FitPlatt fits A and B by maximum likelihood on decision values (n) and
+// their labels (1 for the positive class, 0 for the negative), with
+// Platt's smoothed targets (N₊ + 1)/(N₊ + 2) and 1/(N₋ + 2), which keep
+// the fit finite on separable data. Decision values from the training rows
+// are biased towards overconfidence: use held-out rows (LIBSVM uses
+// cross-validation). It returns an error for non-finite decision values,
+// labels other than 0 and 1, lengths that differ, or a single class.
+func FitPlatt(decision *tensor.Tensor, labels []int, opts PlattOptions) (Platt, error) {
+	const op = "svm.FitPlatt"
+	f, err := checkTargets(op, decision)
+	if err != nil {
+		return Platt{}, err
 	}
+	if len(f) != len(labels) || len(f) == 0 {
+		return Platt{}, fmt.Errorf("%s: %d decision values for %d labels", op, len(f), len(labels))
+	}
+	if opts.MaxIter < 0 || !(opts.Tol >= 0) {
+		return Platt{}, fmt.Errorf("%s: negative MaxIter %d or Tol %v", op, opts.MaxIter, opts.Tol)
+	}
+	maxIter, tol := opts.MaxIter, opts.Tol
+	if maxIter == 0 {
+		maxIter = 200
+	}
+	if tol == 0 {
+		tol = 1e-10
+	}
+	positive := make([]bool, len(labels))
 	var np, nn float64
-	for _, p := range positive {
-		if p {
+	for i, l := range labels {
+		switch l {
+		case 1:
+			positive[i] = true
 			np++
-		} else {
+		case 0:
 			nn++
+		default:
+			return Platt{}, fmt.Errorf("%s: label %d is %d; labels must be 0 or 1", op, i, l)
 		}
 	}
 	if np == 0 || nn == 0 {
@@ -57,18 +79,26 @@ func FitPlatt(f []float64, positive []bool) (Platt, error) {
 		tensor.CopyInto(grad[0], autodiff.Grad(nll, p)[0].Value())
 		return nll.Item(), nil
 	}
-	if _, err := optim.Minimize(obj, []*tensor.Tensor{ab}, optim.LBFGSConfig{MaxIter: 200, GradTol: 1e-10}); err != nil {
+	if _, err := optim.Minimize(obj, []*tensor.Tensor{ab}, optim.LBFGSConfig{MaxIter: maxIter, GradTol: tol}); err != nil {
 		return Platt{}, fmt.Errorf("svm.FitPlatt: %w", err)
 	}
 	v := ab.Values()
 	return Platt{A: v[0], B: v[1]}, nil
 }
 
-// Probability returns P(positive | f) for each decision value.
-func (p Platt) Probability(f []float64) []float64 {
-	out := make([]float64, len(f))
-	for i, v := range f {
-		out[i] = 1 / (1 + math.Exp(p.A*v+p.B))
+// PredictProba returns the class probabilities for decision values (n)
+// as an (n, 2) tensor: column 0 is P(negative | f), column 1
+// P(positive | f). It panics with a *tensor.Error unless decision is a
+// vector.
+func (p Platt) PredictProba(decision *tensor.Tensor) *tensor.Tensor {
+	if decision == nil || decision.Dim() != 1 {
+		tensor.Fail("svm.Platt.PredictProba", "want an (n) tensor of decision values, got %v", decision)
 	}
-	return out
+	f := decision.Values()
+	out := make([]float64, 2*len(f))
+	for i, v := range f {
+		pos := 1 / (1 + math.Exp(p.A*v+p.B))
+		out[2*i], out[2*i+1] = 1-pos, pos
+	}
+	return tensor.FromFloat64s(out, len(f), 2)
 }

@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -28,6 +29,7 @@ type qMatrix interface {
 
 // solveOptions are the solver's settings.
 type solveOptions struct {
+	ctx     context.Context // checked every 1000 steps; nil means never
 	eps     float64
 	maxIter int
 	nu      bool // Solver_NU: two equality constraints, pairs within a sign
@@ -42,7 +44,9 @@ type solution struct {
 	r          float64 // ν problems: LIBSVM's r (ν-SVC's margin, minus ν-SVR's ε)
 	iterations int
 	converged  bool
-	minActive  int // the fewest variables active at once (l without shrinking)
+	violation  float64 // the maximal violation when the solver stopped
+	cancelled  error   // ctx's error if the solver stopped for it
+	minActive  int     // the fewest variables active at once (l without shrinking)
 }
 
 // tau keeps the curvature a positive when K is only positive semidefinite
@@ -95,7 +99,7 @@ func solve(q qMatrix, p, y, c, alpha0 []float64, opt solveOptions) solution {
 		}
 	}
 	sol := solution{minActive: l}
-	sol.iterations, sol.converged = s.run(&sol.minActive)
+	sol.iterations, sol.converged, sol.violation, sol.cancelled = s.run(&sol.minActive)
 	if opt.nu {
 		sol.rho, sol.r = s.rhoNU()
 	} else {
@@ -120,10 +124,18 @@ func (s *solver) setStatus(i int) {
 }
 
 // run is LIBSVM's main loop: shrink every min(l, 1000) steps, and before
-// stopping, restore every variable and check optimality on all of them.
-func (s *solver) run(minActive *int) (iter int, converged bool) {
+// stopping, restore every variable and check optimality on all of them. It
+// stops early, at a feasible iterate, when ctx is cancelled.
+func (s *solver) run(minActive *int) (iter int, converged bool, viol float64, cancelled error) {
 	counter := min(s.l, 1000) + 1
+	viol = math.Inf(1)
 	for iter < s.opt.maxIter {
+		if iter%1000 == 0 && s.opt.ctx != nil {
+			if err := s.opt.ctx.Err(); err != nil {
+				cancelled = err
+				break
+			}
+		}
 		if counter--; counter == 0 {
 			counter = min(s.l, 1000)
 			if s.opt.shrink {
@@ -131,12 +143,13 @@ func (s *solver) run(minActive *int) (iter int, converged bool) {
 				*minActive = min(*minActive, s.act)
 			}
 		}
-		i, j, viol := s.selectWorkingSet()
+		var i, j int
+		i, j, viol = s.selectWorkingSet()
 		if j < 0 || viol < s.opt.eps {
 			s.reconstructGradient()
 			s.act = s.l
 			if i, j, viol = s.selectWorkingSet(); j < 0 || viol < s.opt.eps {
-				return iter, true
+				return iter, true, viol, nil
 			}
 			counter = 1 // shrink at the next step
 		}
@@ -145,7 +158,7 @@ func (s *solver) run(minActive *int) (iter int, converged bool) {
 	}
 	s.reconstructGradient()
 	s.act = s.l
-	return iter, false
+	return iter, false, viol, cancelled
 }
 
 // step solves the two-variable subproblem in αᵢ, αⱼ and updates G and Ḡ.

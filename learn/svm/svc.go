@@ -3,50 +3,54 @@
 // one-vs-one voting or one-vs-rest) and ε- and ν-support-vector regression
 // (SVR), all solved by SMO with second-order working-set selection (Fan,
 // Chen and Lin 2005), LIBSVM's shrinking and a kernel cache of bounded
-// size, on the kernels of probabilistic/gp; and Crammer–Singer multiclass
-// machines. Every fit reports the primal and dual objectives and their
-// gap, so a user can certify the solution (seed 000 §3.2.2-3.2.3, seed 001
-// §6.1.3).
+// size (Chang and Lin 2011, LIBSVM: a library for support vector
+// machines), on the kernels of probabilistic/kernel; and Crammer–Singer
+// multiclass machines (Crammer and Singer 2001). Every fit reports the
+// primal and dual objectives and their gap, so a user can certify the
+// solution (Schölkopf and Smola 2002, Learning with Kernels, chapters 7
+// and 9).
 //
-//	m, err := svm.FitSVC(x, labels, gp.NewRBF(1), svm.Options{C: 1})
+// Fits that iterate (SMO, the sequential dual method, the primal linear
+// SVM) take a context first and stop promptly when it is cancelled;
+// a solver that runs out of MaxIter returns its model with a
+// *tensor.NotConvergedError.
+//
+//	m, err := svm.FitSVC(ctx, x, labels, svm.SVCOptions{C: 1, Kernel: kernel.NewRBF(1)})
 //	fmt.Println(m.Primal, m.Dual, m.Gap) // gap ≈ 0 at the optimum
-//	scores := m.Decision(xNew)
+//	scores := m.Decision(xNew)           // (m, machines)
+//	pred := m.Predict(xNew)              // []int
+//	p := m.PredictProba(xNew)            // (m, classes), with SVCOptions{Probability: true}
 package svm
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Options configures the solvers. Zero fields take LIBSVM's defaults.
-type Options struct {
-	C            float64         // the box constraint (default 1)
-	Epsilon      float64         // SVR: the width of the insensitive tube (default 0.1)
-	Tol          float64         // stop when the maximal KKT violation is below Tol (default 1e-3)
-	MaxIter      int             // SMO steps per problem (default 10⁷)
-	CacheBytes   int             // kernel-column cache (default 100 MB)
-	ClassWeights map[int]float64 // SVC: C of class c is C·ClassWeights[c] (default 1)
-	// OneVsRest trains one machine per class against all the others and
-	// predicts the class of the largest decision value, instead of
-	// LIBSVM's one-vs-one vote (SVC with more than two classes).
-	OneVsRest bool
-	// Nu is ν of FitNuSVC and FitNuSVR, in (0, 1] (default 0.5): a lower
-	// bound on the fraction of support vectors and an upper bound on the
-	// fraction of margin errors (seed 000 §3.2.3).
-	Nu float64
-	// NoShrinking turns off LIBSVM's shrinking heuristic; the solution is
-	// the same to the tolerance, only the path differs.
-	NoShrinking bool
+// solverOptions is every knob of the kernel solvers; each fit fills it
+// from its own options struct and withDefaults supplies LIBSVM's defaults.
+type solverOptions struct {
+	C            float64
+	Epsilon      float64
+	Tol          float64
+	MaxIter      int
+	CacheBytes   int
+	ClassWeights map[int]float64
+	OneVsRest    bool
+	Nu           float64
+	NoShrinking  bool
+	Probability  bool
 	// float32Q rounds Q's entries to float32 as LIBSVM stores them, so a
 	// test can check that the solver takes LIBSVM's steps exactly.
 	float32Q bool
 }
 
-func (o Options) withDefaults() Options {
+func (o solverOptions) withDefaults() solverOptions {
 	if o.C == 0 {
 		o.C = 1
 	}
@@ -71,7 +75,7 @@ func (o Options) withDefaults() Options {
 // Binary is one two-class machine f(x) = Σᵢ coefᵢ K(svᵢ, x) + Bias; it
 // predicts the positive class where f(x) > 0.
 type Binary struct {
-	Kernel         gp.Kernel
+	Kernel         kernel.Kernel
 	SupportVectors *tensor.Tensor // (s, d) rows of the training data with αᵢ > 0
 	Support        []int          // their indices in the training rows
 	DualCoef       []float64      // yᵢαᵢ for each support vector
@@ -88,6 +92,8 @@ type Binary struct {
 	Primal, Dual, Gap float64
 	Iterations        int
 	Converged         bool
+
+	violation float64 // the maximal KKT violation when SMO stopped
 }
 
 // SVC is a C-support-vector classifier: one Binary machine for two classes,
@@ -101,23 +107,33 @@ type SVC struct {
 	OneVsRest bool
 	// Primal, Dual and Gap are summed over the machines.
 	Primal, Dual, Gap float64
+
+	platt []Platt // one per machine when fitted with Probability
 }
 
-// FitSVC trains a C-SVC on the rows of x (n, d) with integer labels. Two
-// labels give one machine; more give one per pair. It returns an error for
-// bad data or options.
-func FitSVC(x *tensor.Tensor, labels []int, k gp.Kernel, opts Options) (*SVC, error) {
-	return fitSVC("svm.FitSVC", x, labels, k, opts, false)
+// FitSVC trains a C-SVC on the rows of x (n, d) with integer labels (at
+// least two classes): one machine for two classes, one per pair of
+// classes (or per class against the rest) for more, each solved by SMO.
+//
+// Bad data (NaN or ±Inf, zero rows or columns, one class) or options
+// (negative C or Tol) return an error and no model. A machine that runs out
+// of MaxIter returns the model with a *tensor.NotConvergedError. ctx is
+// checked every 1000 SMO steps; when it is cancelled FitSVC returns
+// promptly with the error wrapping ctx.Err(), and with the model at the
+// current iterate when there are two classes (nil for more, whose
+// remaining machines are missing).
+func FitSVC(ctx context.Context, x *tensor.Tensor, labels []int, opts SVCOptions) (*SVC, error) {
+	return fitSVC(orBackground(ctx), "svm.FitSVC", x, labels, opts.Kernel, solverOptions{
+		C: opts.C, ClassWeights: opts.ClassWeights, OneVsRest: opts.OneVsRest, Tol: opts.Tol, MaxIter: opts.MaxIter,
+		CacheBytes: opts.CacheBytes, NoShrinking: opts.NoShrinking, Probability: opts.Probability, float32Q: opts.float32Q}, false)
 }
 
-func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options, nu bool) (*SVC, error) {
-	if k == nil {
-		return nil, fmt.Errorf("%s: nil kernel", op)
-	}
+func fitSVC(ctx context.Context, op string, x *tensor.Tensor, labels []int, k kernel.Kernel, opts solverOptions, nu bool) (*SVC, error) {
 	x64, err := checkData(op, x, len(labels))
 	if err != nil {
 		return nil, err
 	}
+	k = defaultKernel(k, x64)
 	opts = opts.withDefaults()
 	if err := checkOptions(op, opts.C, opts.Tol); err != nil {
 		return nil, err
@@ -129,14 +145,41 @@ func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options
 	}
 	classes := slices.Sorted(slices.Values(unique(labels)))
 	if len(classes) < 2 {
-		return nil, fmt.Errorf("%s: need at least two classes, got %v", op, classes)
+		return nil, fmt.Errorf("%s: need at least two classes, got only %v", op, classes)
 	}
 	m := &SVC{Classes: classes}
-	add := func(bin *Binary) {
+	var notConv error
+	// add keeps a machine (fitBinary returns one with a cancellation
+	// error too) and returns the error that ends the fit, if any.
+	add := func(bin *Binary, err error, what string) error {
+		if bin == nil {
+			return fmt.Errorf("%s: %s: %w", op, what, err)
+		}
 		m.Machines = append(m.Machines, bin)
 		m.Primal += bin.Primal
 		m.Dual += bin.Dual
 		m.Gap += bin.Gap
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", op, what, err)
+		}
+		if !bin.Converged && notConv == nil {
+			notConv = notConverged(op+" ("+what+")", bin.Iterations, bin.violation, opts.Tol)
+		}
+		return nil
+	}
+	finish := func(err error) (*SVC, error) {
+		switch {
+		case err == nil:
+			if opts.Probability {
+				if err := m.fitProbability(op, x64, labels); err != nil {
+					return nil, err
+				}
+			}
+			return m, notConv
+		case len(classes) == 2 && len(m.Machines) == 1:
+			return m, err // cancelled, with the machine at its current iterate
+		}
+		return nil, err
 	}
 	if opts.OneVsRest && len(classes) > 2 {
 		m.OneVsRest = true
@@ -145,13 +188,13 @@ func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options
 			all[i] = i
 		}
 		for _, c := range classes {
-			bin, err := fitBinary(x64, labels, all, c, Rest, k, opts, nu)
-			if err != nil {
-				return nil, fmt.Errorf("%s: class %d against the rest: %w", op, c, err)
+			what := fmt.Sprintf("class %d against the rest", c)
+			bin, err := fitBinary(ctx, x64, labels, all, c, Rest, k, opts, nu)
+			if err := add(bin, err, what); err != nil {
+				return finish(err)
 			}
-			add(bin)
 		}
-		return m, nil
+		return finish(nil)
 	}
 	for a := 0; a < len(classes); a++ {
 		for b := a + 1; b < len(classes); b++ {
@@ -161,21 +204,24 @@ func fitSVC(op string, x *tensor.Tensor, labels []int, k gp.Kernel, opts Options
 					rows = append(rows, i)
 				}
 			}
-			bin, err := fitBinary(x64, labels, rows, classes[a], classes[b], k, opts, nu)
-			if err != nil {
-				return nil, fmt.Errorf("%s: classes %d and %d: %w", op, classes[a], classes[b], err)
+			what := fmt.Sprintf("classes %d and %d", classes[a], classes[b])
+			bin, err := fitBinary(ctx, x64, labels, rows, classes[a], classes[b], k, opts, nu)
+			if err := add(bin, err, what); err != nil {
+				return finish(err)
 			}
-			add(bin)
 		}
 	}
-	return m, nil
+	return finish(nil)
 }
 
 // fitBinary trains the machine separating pos (y = +1) from neg on rows:
 // C-SVC, or ν-SVC in LIBSVM's scaling (box [0, 1], Σα = νn, α₀ filling
 // each class's half of νn in row order), rescaled by 1/r at the end into
 // the C-SVC solution with C = 1/r.
-func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, opts Options, nu bool) (*Binary, error) {
+//
+// It returns the machine (nil on bad options) and, when SMO stopped for
+// ctx, the cancellation error (the machine then holds the current iterate).
+func fitBinary(ctx context.Context, x *tensor.Tensor, labels, rows []int, pos, neg int, k kernel.Kernel, opts solverOptions, nu bool) (*Binary, error) {
 	n := len(rows)
 	sub := x
 	if n != x.Shape()[0] { // one pair of classes: copy their rows
@@ -209,7 +255,7 @@ func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, 
 	if err != nil {
 		return nil, err
 	}
-	sol := solve(q, p, y, c, alpha0, solveOptions{eps: opts.Tol, maxIter: opts.MaxIter, nu: nu, shrink: !opts.NoShrinking})
+	sol := solve(q, p, y, c, alpha0, solveOptions{ctx: ctx, eps: opts.Tol, maxIter: opts.MaxIter, nu: nu, shrink: !opts.NoShrinking})
 	// Qα = G − p; f(xᵢ) = yᵢ(Qα)ᵢ − ρ.
 	qa := make([]float64, n)
 	for t := range n {
@@ -229,7 +275,8 @@ func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, 
 		rho /= r
 		cBox = 1 / r
 	}
-	b := &Binary{Kernel: k, Positive: pos, Negative: neg, Bias: -rho, C: cBox, Iterations: sol.iterations, Converged: sol.converged}
+	b := &Binary{Kernel: k, Positive: pos, Negative: neg, Bias: -rho, C: cBox, Iterations: sol.iterations, Converged: sol.converged,
+		violation: sol.violation}
 	ww, sumA, hinge := 0.0, 0.0, 0.0
 	for t := range n {
 		ww += alpha[t] * qa[t]
@@ -245,11 +292,21 @@ func fitBinary(x *tensor.Tensor, labels, rows []int, pos, neg int, k gp.Kernel, 
 	b.Dual = sumA - ww/2
 	b.Gap = b.Primal - b.Dual
 	b.SupportVectors = supportRows(x, b.Support)
+	if sol.cancelled != nil {
+		return b, cancelled("SMO", sol.iterations, sol.cancelled)
+	}
 	return b, nil
 }
 
-// Decision returns f(x) for the rows of x (m, d).
-func (b *Binary) Decision(x *tensor.Tensor) []float64 {
+// Decision returns f(x) for the rows of x (m, d), shaped (m). It panics
+// with a *tensor.Error unless x is a matrix with the training columns.
+func (b *Binary) Decision(x *tensor.Tensor) *tensor.Tensor {
+	checkRows("svm.Binary.Decision", x, b.SupportVectors)
+	return tensor.FromFloat64s(b.decision(x), x.Shape()[0])
+}
+
+// decision returns f(x) for the rows of x (m, d).
+func (b *Binary) decision(x *tensor.Tensor) []float64 {
 	m := x.Shape()[0]
 	out := make([]float64, m)
 	if len(b.Support) == 0 {
@@ -281,7 +338,7 @@ func (m *SVC) Decision(x *tensor.Tensor) *tensor.Tensor {
 	rows := x.Shape()[0]
 	out := make([]float64, rows*len(m.Machines))
 	for j, b := range m.Machines {
-		for i, v := range b.Decision(x) {
+		for i, v := range b.decision(x) {
 			out[i*len(m.Machines)+j] = v
 		}
 	}
@@ -352,8 +409,12 @@ func unique(labels []int) []int {
 
 // checkData validates x against n targets and returns it in float64.
 func checkData(op string, x *tensor.Tensor, n int) (*tensor.Tensor, error) {
-	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 {
-		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got %v", op, x)
+	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
+		var shape []int
+		if x != nil {
+			shape = x.Shape()
+		}
+		return nil, fmt.Errorf("%s: data must be an (n, d) matrix with n, d ≥ 1, got shape %v", op, shape)
 	}
 	if x.Shape()[0] != n {
 		return nil, fmt.Errorf("%s: %d rows but %d targets", op, x.Shape()[0], n)
@@ -384,7 +445,7 @@ func supportRows(x *tensor.Tensor, idx []int) *tensor.Tensor {
 
 // ScaleGamma returns scikit-learn's default RBF γ, "scale":
 // 1/(d·Var(X)) over all entries of x (n, d). Use it as
-// gp.NewRBF(math.Sqrt(1/(2γ))), since the RBF's exp(−r²/(2ℓ²)) is
+// kernel.NewRBF(math.Sqrt(1/(2γ))), since the RBF's exp(−r²/(2ℓ²)) is
 // exp(−γr²) for ℓ = 1/√(2γ).
 func ScaleGamma(x *tensor.Tensor) float64 {
 	v := x.Values()

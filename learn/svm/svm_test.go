@@ -1,6 +1,7 @@
 package svm_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/learn/svm"
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -64,12 +65,12 @@ func pair(x *tensor.Tensor, labels []int) (*tensor.Tensor, []int) {
 func TestBinarySVCMatchesLIBSVM(t *testing.T) {
 	f, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	m, err := svm.FitSVC(xb, lb, gp.NewRBF(1), svm.Options{C: 1, Tol: 1e-8})
+	m, err := svm.FitSVC(context.Background(), xb, lb, svm.SVCOptions{Kernel: kernel.NewRBF(1), C: 1, Tol: 1e-8})
 	require.NoError(t, err)
 	require.Len(t, m.Machines, 1)
 	b := m.Machines[0]
 	assert.True(t, b.Converged)
-	dec := b.Decision(xb)
+	dec := b.Decision(xb).Values()
 	for i, want := range f.Binary.Decision {
 		assert.InDelta(t, -want, dec[i], 1e-6, "row %d", i)
 	}
@@ -90,9 +91,9 @@ func TestBinarySVCMatchesLIBSVM(t *testing.T) {
 func TestClassWeightsMatchLIBSVM(t *testing.T) {
 	f, x, labels := load(t)
 	xb, lb := pair(x, labels)
-	m, err := svm.FitSVC(xb, lb, gp.NewRBF(1), svm.Options{C: 1, Tol: 1e-8, ClassWeights: map[int]float64{1: 3}})
+	m, err := svm.FitSVC(context.Background(), xb, lb, svm.SVCOptions{Kernel: kernel.NewRBF(1), C: 1, Tol: 1e-8, ClassWeights: map[int]float64{1: 3}})
 	require.NoError(t, err)
-	dec := m.Machines[0].Decision(xb)
+	dec := m.Machines[0].Decision(xb).Values()
 	for i, want := range f.Weighted.Decision {
 		assert.InDelta(t, -want, dec[i], 1e-6, "row %d", i)
 	}
@@ -102,7 +103,7 @@ func TestClassWeightsMatchLIBSVM(t *testing.T) {
 // shape and sign) and the voted predictions.
 func TestOneVsOneMatchesLIBSVM(t *testing.T) {
 	f, x, labels := load(t)
-	m, err := svm.FitSVC(x, labels, gp.NewRBF(1), svm.Options{C: 10, Tol: 1e-8})
+	m, err := svm.FitSVC(context.Background(), x, labels, svm.SVCOptions{Kernel: kernel.NewRBF(1), C: 10, Tol: 1e-8})
 	require.NoError(t, err)
 	require.Len(t, m.Machines, 3)
 	dec := m.Decision(x)
@@ -120,10 +121,10 @@ func TestSVRMatchesLIBSVM(t *testing.T) {
 	f, x, _ := load(t)
 	in := tensor.Slice(x, 1, 2, 3, 1).Contiguous()
 	z := tensor.Slice(x, 1, 3, 4, 1).Contiguous().Values()
-	m, err := svm.FitSVR(in, z, gp.NewRBF(1), svm.Options{C: 1, Epsilon: 0.1, Tol: 1e-8})
+	m, err := svm.FitSVR(context.Background(), in, tensor.FromFloat64s(z, len(z)), svm.SVROptions{Kernel: kernel.NewRBF(1), C: 1, Epsilon: 0.1, Tol: 1e-8})
 	require.NoError(t, err)
 	assert.True(t, m.Converged)
-	pred := m.Predict(in)
+	pred := m.Predict(in).Values()
 	for i, want := range f.SVR.Predict {
 		assert.InDelta(t, want, pred[i], 1e-6, "row %d", i)
 	}
@@ -148,11 +149,11 @@ func TestSVRMatchesLIBSVM(t *testing.T) {
 // and primal = ½w² = ½ = Σα − ½w² = dual for any C ≥ ½.
 func TestTwoPointsByHand(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{-1, 1}, 2, 1)
-	m, err := svm.FitSVC(x, []int{1, 0}, gp.NewLinear(1), svm.Options{C: 10, Tol: 1e-12})
+	m, err := svm.FitSVC(context.Background(), x, []int{1, 0}, svm.SVCOptions{Kernel: kernel.NewLinear(1), C: 10, Tol: 1e-12})
 	require.NoError(t, err)
 	b := m.Machines[0] // class 0 is positive: it sits at x = +1
 	assert.InDelta(t, 0, b.Bias, 1e-12)
-	assert.InDeltaSlice(t, []float64{1, -1}, b.Decision(tensor.FromFloat64s([]float64{1, -1}, 2, 1)), 1e-12)
+	assert.InDeltaSlice(t, []float64{1, -1}, b.Decision(tensor.FromFloat64s([]float64{1, -1}, 2, 1)).Values(), 1e-12)
 	assert.InDelta(t, 0.5, b.Primal, 1e-12)
 	assert.InDelta(t, 0.5, b.Dual, 1e-12)
 	assert.Len(t, b.Support, 2)
@@ -160,13 +161,13 @@ func TestTwoPointsByHand(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1, 2}, 3, 1)
-	_, err := svm.FitSVC(x, []int{0, 0, 0}, gp.NewRBF(1), svm.Options{})
+	_, err := svm.FitSVC(context.Background(), x, []int{0, 0, 0}, svm.SVCOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "two classes")
-	_, err = svm.FitSVC(x, []int{0, 1}, gp.NewRBF(1), svm.Options{})
+	_, err = svm.FitSVC(context.Background(), x, []int{0, 1}, svm.SVCOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "3 rows but 2 targets")
-	_, err = svm.FitSVC(x, []int{0, 1, 1}, gp.NewRBF(1), svm.Options{C: -1})
+	_, err = svm.FitSVC(context.Background(), x, []int{0, 1, 1}, svm.SVCOptions{Kernel: kernel.NewRBF(1), C: -1})
 	assert.ErrorContains(t, err, "C = -1")
-	_, err = svm.FitSVR(x, []float64{0, math.NaN(), 1}, gp.NewRBF(1), svm.Options{})
+	_, err = svm.FitSVR(context.Background(), x, tensor.FromFloat64s([]float64{0, math.NaN(), 1}, 3), svm.SVROptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "target 1 is NaN")
 }
 
@@ -177,7 +178,7 @@ func TestOneVsRestMatchesScikitLearn(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
 	petals := tensor.Slice(x, 1, 2, 4, 1).Contiguous()
-	m, err := svm.FitSVC(petals, labels, gp.NewRBF(1), svm.Options{C: 1, Tol: 1e-6, OneVsRest: true})
+	m, err := svm.FitSVC(context.Background(), petals, labels, svm.SVCOptions{Kernel: kernel.NewRBF(1), C: 1, Tol: 1e-6, OneVsRest: true})
 	require.NoError(t, err)
 	require.True(t, m.OneVsRest)
 	require.Len(t, m.Machines, 3)

@@ -1,22 +1,24 @@
 package svm
 
 import (
+	"context"
 	"fmt"
 	"math"
 
-	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // SVR is an ε-support-vector regression machine
-// f(x) = Σᵢ coefᵢ K(svᵢ, x) + Bias, coefᵢ = αᵢ⁺ − αᵢ⁻ (seed 001 §6.1.3).
+// f(x) = Σᵢ coefᵢ K(svᵢ, x) + Bias, coefᵢ = αᵢ⁺ − αᵢ⁻ (Smola and
+// Schölkopf 2004, A tutorial on support vector regression).
 type SVR struct {
-	Kernel         gp.Kernel
+	Kernel         kernel.Kernel
 	SupportVectors *tensor.Tensor
 	Support        []int
 	DualCoef       []float64
 	Bias           float64
-	// Epsilon is the tube's half-width: Options.Epsilon for ε-SVR, the ε
+	// Epsilon is the tube's half-width: SVROptions.Epsilon for ε-SVR, the ε
 	// that ν-SVR found (LIBSVM's −r) for ν-SVR.
 	Epsilon float64
 	// Primal is ½‖w‖² + C·Σᵢ max(0, |zᵢ − f(xᵢ)| − ε), Dual the dual
@@ -28,21 +30,48 @@ type SVR struct {
 	Converged         bool
 }
 
-// FitSVR trains ε-SVR on the rows of x (n, d) with targets z: LIBSVM's
-// dual over 2n variables (α⁺ with y = +1, α⁻ with y = −1), p = (ε − z,
-// ε + z), solved by the same SMO as FitSVC.
-func FitSVR(x *tensor.Tensor, z []float64, k gp.Kernel, opts Options) (*SVR, error) {
-	return fitSVR("svm.FitSVR", x, z, k, opts, false)
+// checkTargets validates y (n) and returns its values.
+func checkTargets(op string, y *tensor.Tensor) ([]float64, error) {
+	if y == nil || y.Dim() != 1 {
+		var shape []int
+		if y != nil {
+			shape = y.Shape()
+		}
+		return nil, fmt.Errorf("%s: targets must be an (n) tensor, got shape %v", op, shape)
+	}
+	z := y.Values()
+	for i, v := range z {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: target %d is %v", op, i, v)
+		}
+	}
+	return z, nil
 }
 
-func fitSVR(op string, x *tensor.Tensor, z []float64, k gp.Kernel, opts Options, nu bool) (*SVR, error) {
-	if k == nil {
-		return nil, fmt.Errorf("%s: nil kernel", op)
+// FitSVR trains ε-SVR on the rows of x (n, d) with targets y (n):
+// LIBSVM's dual over 2n variables (α⁺ with y = +1, α⁻ with y = −1),
+// p = (ε − y, ε + y), solved by the same SMO as FitSVC. Bad data (NaN or
+// ±Inf, zero rows or columns) or options (negative C, ε or Tol) return an
+// error and no model. If SMO runs out of MaxIter it returns the model with
+// a *tensor.NotConvergedError; if ctx is cancelled (checked every 1000
+// steps) it returns promptly with the model at the current iterate and the
+// error wrapping ctx.Err().
+func FitSVR(ctx context.Context, x, y *tensor.Tensor, opts SVROptions) (*SVR, error) {
+	return fitSVR(orBackground(ctx), "svm.FitSVR", x, y, opts.Kernel, solverOptions{
+		C: opts.C, Epsilon: opts.Epsilon, Tol: opts.Tol, MaxIter: opts.MaxIter,
+		CacheBytes: opts.CacheBytes, NoShrinking: opts.NoShrinking, float32Q: opts.float32Q}, false)
+}
+
+func fitSVR(ctx context.Context, op string, x, yt *tensor.Tensor, k kernel.Kernel, opts solverOptions, nu bool) (*SVR, error) {
+	z, err := checkTargets(op, yt)
+	if err != nil {
+		return nil, err
 	}
 	x64, err := checkData(op, x, len(z))
 	if err != nil {
 		return nil, err
 	}
+	k = defaultKernel(k, x64)
 	opts = opts.withDefaults()
 	if err := checkOptions(op, opts.C, opts.Tol); err != nil {
 		return nil, err
@@ -59,9 +88,6 @@ func fitSVR(op string, x *tensor.Tensor, z []float64, k gp.Kernel, opts Options,
 	alpha0 := make([]float64, 2*n)
 	sum := opts.C * opts.Nu * float64(n) / 2
 	for i, v := range z {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: target %d is %v", op, i, v)
-		}
 		y[i], y[n+i] = 1, -1
 		c[i], c[n+i] = opts.C, opts.C
 		if nu {
@@ -78,7 +104,7 @@ func fitSVR(op string, x *tensor.Tensor, z []float64, k gp.Kernel, opts Options,
 	if err != nil {
 		return nil, err
 	}
-	sol := solve(q, p, y, c, alpha0, solveOptions{eps: opts.Tol, maxIter: opts.MaxIter, nu: nu, shrink: !opts.NoShrinking})
+	sol := solve(q, p, y, c, alpha0, solveOptions{ctx: ctx, eps: opts.Tol, maxIter: opts.MaxIter, nu: nu, shrink: !opts.NoShrinking})
 	eps := opts.Epsilon
 	if nu {
 		eps = -sol.r
@@ -103,11 +129,18 @@ func fitSVR(op string, x *tensor.Tensor, z []float64, k gp.Kernel, opts Options,
 	m.Dual = -(quad/2 + lin)
 	m.Gap = m.Primal - m.Dual
 	m.SupportVectors = supportRows(x64, m.Support)
+	switch {
+	case sol.cancelled != nil:
+		return m, cancelled(op, sol.iterations, sol.cancelled)
+	case !sol.converged:
+		return m, notConverged(op, sol.iterations, sol.violation, opts.Tol)
+	}
 	return m, nil
 }
 
-// Predict returns f(x) for the rows of x (m, d).
-func (m *SVR) Predict(x *tensor.Tensor) []float64 {
+// Predict returns f(x) for the rows of x (m, d), shaped (m). It panics with
+// a *tensor.Error unless x is a matrix with the training columns.
+func (m *SVR) Predict(x *tensor.Tensor) *tensor.Tensor {
 	checkRows("svm.SVR.Predict", x, m.SupportVectors)
 	b := &Binary{Kernel: m.Kernel, SupportVectors: m.SupportVectors, Support: m.Support, DualCoef: m.DualCoef, Bias: m.Bias}
 	return b.Decision(x)

@@ -11,6 +11,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -26,7 +27,7 @@ type BayesOptOptions struct {
 	// Kernel returns the GP kernel for inputs scaled to [0, 1]^d (the
 	// optimiser works in the unit cube); nil means a scaled Matérn 5⁄2
 	// with one lengthscale per dimension starting at 0.2.
-	Kernel func(d int) Kernel
+	Kernel func(d int) kernel.Kernel
 	// Candidates is the number of random points (per dimension) scored to
 	// pick the starts of the acquisition optimiser [256]; in 1-D a grid of
 	// 101 points is scored too.
@@ -47,7 +48,7 @@ type BayesOptOptions struct {
 //
 //	bo := gp.NewBayesOpt([][2]float64{{-5, 5}}, gp.BayesOptOptions{Seed: 1})
 //	for i := 0; i < 20; i++ {
-//		x := bo.Ask()
+//		x := bo.Ask(ctx)
 //		bo.Tell(x, f(x))
 //	}
 //	x, y := bo.Best()
@@ -57,7 +58,7 @@ type BayesOpt struct {
 	rng    *tensor.RNG
 	xs     [][]float64 // observed points, in the unit cube
 	ys     []float64
-	kernel Kernel
+	kernel kernel.Kernel
 	model  *Exact // fitted to the first fitted observations
 	fitted int
 	err    error
@@ -95,12 +96,12 @@ func NewBayesOpt(bounds [][2]float64, opts BayesOptOptions) *BayesOpt {
 	}
 	d := len(bounds)
 	if opts.Kernel == nil {
-		opts.Kernel = func(d int) Kernel {
+		opts.Kernel = func(d int) kernel.Kernel {
 			ls := make([]float64, d)
 			for i := range ls {
 				ls[i] = 0.2
 			}
-			return NewScale(NewMatern52(ls...), 1)
+			return kernel.NewScale(kernel.NewMatern52(ls...), 1)
 		}
 	}
 	return &BayesOpt{
@@ -164,9 +165,9 @@ func (b *BayesOpt) Best() (x []float64, y float64) {
 	return x, y
 }
 
-// Model returns the GP fitted to all observations so far (fitting it if
-// needed), on inputs scaled to the unit cube.
-func (b *BayesOpt) Model() (*Exact, error) { return b.fit() }
+// Model returns the GP fitted to all observations so far (fitting it,
+// under ctx, if needed), on inputs scaled to the unit cube.
+func (b *BayesOpt) Model(ctx context.Context) (*Exact, error) { return b.fit(ctx) }
 
 // Err returns the error of the last Ask that had to fall back to a random
 // point (the GP could not be fitted or the acquisition not maximised), or
@@ -177,14 +178,14 @@ func (b *BayesOpt) Err() error { return b.err }
 // there are fewer than InitialPoints observations, and afterwards the
 // maximiser of the acquisition function under the GP fitted to all
 // observations that is not an observed point. If fitting or the
-// maximisation fails, it returns a random point instead and Err reports
-// why.
-func (b *BayesOpt) Ask() []float64 {
+// maximisation fails, or ctx is cancelled during the fit, it returns a
+// random point instead and Err reports why (wrapping ctx.Err()).
+func (b *BayesOpt) Ask(ctx context.Context) []float64 {
 	b.err = nil
 	if len(b.ys) < b.opts.InitialPoints {
 		return b.fromUnit(b.randomUnit())
 	}
-	u, err := b.maximise()
+	u, err := b.maximise(ctx)
 	if err != nil {
 		b.err = err
 		return b.fromUnit(b.randomUnit())
@@ -221,7 +222,7 @@ func (b *BayesOpt) randomUnit() []float64 {
 }
 
 // fit fits the GP to all observations unless that is done already.
-func (b *BayesOpt) fit() (*Exact, error) {
+func (b *BayesOpt) fit(ctx context.Context) (*Exact, error) {
 	if len(b.ys) == 0 {
 		return nil, errors.New("gp.BayesOpt: no observations")
 	}
@@ -235,24 +236,20 @@ func (b *BayesOpt) fit() (*Exact, error) {
 	}
 	x := tensor.FromFloat64s(flat, n, d)
 	y := tensor.FromFloat64s(append([]float64(nil), b.ys...), n)
-	m, err := NewExact(b.kernel, x, y, ExactOptions{Noise: 1e-2, NoiseFloor: 1e-6, Normalize: true})
-	if err != nil {
-		return nil, err
-	}
 	// Keep hyperparameters in a sensible range for the unit cube and
 	// standardised targets; restarts sample within these bounds.
-	bounds := map[string][2]float64{}
-	for _, p := range m.Hyperparams() {
+	bounds := map[string][2]float64{"noise": {1e-6, 1}}
+	for _, p := range kernel.UniqueHyperparams(b.kernel.Hyperparams()) {
 		switch name := p.Name(); {
-		case name == "noise":
-			bounds[name] = [2]float64{1e-6, 1}
 		case strings.HasSuffix(name, ".lengthscale"):
 			bounds[name] = [2]float64{0.01, 10}
 		case strings.HasSuffix(name, ".variance"):
 			bounds[name] = [2]float64{0.01, 100}
 		}
 	}
-	if _, err := m.Fit(context.Background(), FitOptions{Restarts: b.opts.FitRestarts, Seed: b.opts.Seed + uint64(n), Bounds: bounds}); err != nil {
+	m, err := FitExact(ctx, x, y, ExactOptions{Kernel: b.kernel, Noise: 1e-2, NoiseFloor: 1e-6, Normalize: true,
+		Restarts: b.opts.FitRestarts, Seed: b.opts.Seed + uint64(n), Bounds: bounds})
+	if err != nil {
 		return nil, err
 	}
 	b.model, b.fitted = m, n
@@ -287,9 +284,9 @@ func (b *BayesOpt) acquisition(m *Exact, u *graph.Node, best float64) (*graph.No
 }
 
 // maximise returns the unit-cube maximiser of the acquisition.
-func (b *BayesOpt) maximise() (u []float64, err error) {
+func (b *BayesOpt) maximise(ctx context.Context) (u []float64, err error) {
 	defer tensor.Recover(&err)
-	m, err := b.fit()
+	m, err := b.fit(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -384,8 +381,8 @@ func (b *BayesOpt) maximiseScore(score func(x *graph.Node) (*graph.Node, error),
 // Recommend returns the maximiser of the GP posterior mean over the box
 // and the mean there: the estimate of the optimum, which for noisy
 // observations is more reliable than the best observed point (Best).
-func (b *BayesOpt) Recommend() (x []float64, mean float64, err error) {
-	m, err := b.fit()
+func (b *BayesOpt) Recommend(ctx context.Context) (x []float64, mean float64, err error) {
+	m, err := b.fit(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -402,9 +399,9 @@ func (b *BayesOpt) Recommend() (x []float64, mean float64, err error) {
 // Predict returns the posterior mean and standard deviation of the latent
 // function at the points xs (each in the box's coordinates) under the GP
 // fitted to all observations so far (fitting it if needed).
-func (b *BayesOpt) Predict(xs [][]float64) (mean, std []float64, err error) {
+func (b *BayesOpt) Predict(ctx context.Context, xs [][]float64) (mean, std []float64, err error) {
 	defer tensor.Recover(&err)
-	m, err := b.fit()
+	m, err := b.fit(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -423,9 +420,9 @@ func (b *BayesOpt) Predict(xs [][]float64) (mean, std []float64, err error) {
 
 // AcquisitionAt returns the acquisition values at the points xs (each in
 // the box's coordinates) under the GP fitted to all observations so far.
-func (b *BayesOpt) AcquisitionAt(xs [][]float64) (v []float64, err error) {
+func (b *BayesOpt) AcquisitionAt(ctx context.Context, xs [][]float64) (v []float64, err error) {
 	defer tensor.Recover(&err)
-	m, err := b.fit()
+	m, err := b.fit(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package gp_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -14,12 +15,12 @@ func ExampleNewBayesOpt() {
 	f := func(x []float64) float64 { return -(x[0] - 1.3) * (x[0] - 1.3) }
 	bo := gp.NewBayesOpt([][2]float64{{0, 2}}, gp.BayesOptOptions{Seed: 1})
 	for i := 0; i < 10; i++ {
-		x := bo.Ask()
+		x := bo.Ask(context.Background())
 		if err := bo.Tell(x, f(x)); err != nil {
 			panic(err)
 		}
 	}
-	x, _, err := bo.Recommend()
+	x, _, err := bo.Recommend(context.Background())
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -90,7 +92,7 @@ func TestAcquisitionGradCheck(t *testing.T) {
 func apxSmallModel(t *testing.T, dt tensor.DType) *Exact {
 	x := tensor.FromValues(dt, []float64{-1.5, -0.6, 0.2, 0.9, 1.7}, 5, 1)
 	y := tensor.FromValues(dt, []float64{math.Sin(-1.5), math.Sin(-0.6), math.Sin(0.2), math.Sin(0.9), math.Sin(1.7)}, 5)
-	m, err := NewExact(NewScale(NewRBF(0.8), 1), x, y, ExactOptions{Noise: 0.01})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.8), 1), Noise: 0.01})
 	require.NoError(t, err)
 	return m
 }
@@ -129,15 +131,15 @@ func TestBayesOptAskMaximisesAcquisition(t *testing.T) {
 		for _, x := range []float64{-1.7, -0.4, 0.5, 1.9} {
 			require.NoError(t, bo.Tell([]float64{x}, f(x)))
 		}
-		next := bo.Ask()
+		next := bo.Ask(context.Background())
 		require.NoError(t, bo.Err())
 		grid := make([][]float64, 2001)
 		for i := range grid {
 			grid[i] = []float64{-2 + 4*float64(i)/2000}
 		}
-		vals, err := bo.AcquisitionAt(grid)
+		vals, err := bo.AcquisitionAt(context.Background(), grid)
 		require.NoError(t, err)
-		at, err := bo.AcquisitionAt([][]float64{next})
+		at, err := bo.AcquisitionAt(context.Background(), [][]float64{next})
 		require.NoError(t, err)
 		for i, v := range vals {
 			assert.LessOrEqual(t, v, at[0]+1e-9*math.Max(1, math.Abs(at[0])), "%s: grid x=%g beats Ask's x=%g", name, grid[i][0], next[0])
@@ -151,7 +153,7 @@ func TestBayesOptFindsMaximum2D(t *testing.T) {
 	bo := NewBayesOpt([][2]float64{{-1, 1}, {-1, 1}}, BayesOptOptions{Seed: 2, Acquisition: UCB{Beta: 1}})
 	var seen [][]float64
 	for i := 0; i < 15; i++ {
-		x := bo.Ask()
+		x := bo.Ask(context.Background())
 		require.Len(t, x, 2)
 		for j, v := range x {
 			require.True(t, v >= -1 && v <= 1, "x[%d] = %g out of bounds", j, v)
@@ -163,7 +165,7 @@ func TestBayesOptFindsMaximum2D(t *testing.T) {
 		require.NoError(t, bo.Tell(x, f(x)))
 	}
 	assert.Equal(t, 15, bo.Len())
-	x, mean, err := bo.Recommend()
+	x, mean, err := bo.Recommend(context.Background())
 	require.NoError(t, err)
 	assert.InDelta(t, 0.3, x[0], 0.05)
 	assert.InDelta(t, -0.2, x[1], 0.05)
@@ -179,7 +181,7 @@ func TestBayesOptInitialPointsSeeded(t *testing.T) {
 		bo := NewBayesOpt([][2]float64{{0, 10}, {-3, -1}}, BayesOptOptions{Seed: seed, InitialPoints: 4})
 		var out [][]float64
 		for i := 0; i < 4; i++ {
-			x := bo.Ask()
+			x := bo.Ask(context.Background())
 			out = append(out, x)
 			require.NoError(t, bo.Tell(x, x[0]))
 		}
@@ -197,7 +199,7 @@ func TestBayesOptMisuse(t *testing.T) {
 	assert.ErrorContains(t, bo.Tell([]float64{0.5, 1}, 0), "2 coordinates")
 	assert.ErrorContains(t, bo.Tell([]float64{2}, 0), "outside")
 	assert.ErrorContains(t, bo.Tell([]float64{0.5}, math.NaN()), "not finite")
-	_, _, err := bo.Recommend()
+	_, _, err := bo.Recommend(context.Background())
 	assert.ErrorContains(t, err, "no observations")
 	_, err = AcquisitionByName("nope")
 	assert.ErrorContains(t, err, "unknown acquisition")

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -120,7 +121,7 @@ func (m *Exact) cgOperator(op string) (*kernelOp, *PivotedCholesky, error) {
 //	∂/∂θ  ≈ ½ αᵀ(∂K̂/∂θ)α − (1/2t) Σᵢ (P⁻¹zᵢ)ᵀ(∂K̂/∂θ)(K̂⁻¹zᵢ)
 //
 // with r = y − μ, α = K̂⁻¹r and probes zᵢ ~ N(0, P) solved in one batch.
-func (m *Exact) cgEstimate(op string) (lml float64, grads map[*Hyperparam][]float64, err error) {
+func (m *Exact) cgEstimate(op string) (lml float64, grads map[*kernel.Hyperparam][]float64, err error) {
 	k, pc, err := m.cgOperator(op)
 	if err != nil {
 		return 0, nil, err
@@ -198,7 +199,7 @@ func (m *Exact) cgEstimate(op string) (lml float64, grads map[*Hyperparam][]floa
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	grads = map[*Hyperparam][]float64{k.lsP: gt.ls, m.noise: {gt.noise}}
+	grads = map[*kernel.Hyperparam][]float64{k.lsP: gt.ls, m.noise: {gt.noise}}
 	if k.scaleP != nil {
 		grads[k.scaleP] = []float64{gt.scale}
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Switch an exact GP to CG (BBMM) inference with one option: the marginal
 // likelihood is estimated by conjugate gradients and stochastic Lanczos
-// quadrature, Fit runs unchanged on it, and Predict solves by CG.
+// quadrature, FitExact runs unchanged on it, and Predict solves by CG.
 func ExampleCG() {
 	rng := tensor.NewRNG(1)
 	n := 400
@@ -24,8 +25,9 @@ func ExampleCG() {
 	yt := tensor.FromFloat64s(y, n)
 	lml := map[gp.Inference]float64{}
 	for _, inf := range []gp.Inference{gp.Cholesky, gp.CG} {
-		m, err := gp.NewExact(gp.NewScale(gp.NewRBF(1), 1), x, yt,
-			gp.ExactOptions{Noise: 0.05, Inference: inf, CG: gp.CGOptions{Probes: 32, Seed: 1}})
+		opts := gp.ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 1), Noise: 0.05,
+			Inference: inf, CG: gp.CGOptions{Probes: 32, Seed: 1}}
+		m, err := gp.NewExact(x, yt, opts)
 		if err != nil {
 			panic(err)
 		}
@@ -35,7 +37,9 @@ func ExampleCG() {
 		}
 		lml[inf] = l.Item()
 		if inf == gp.CG {
-			if _, err := m.Fit(context.Background(), gp.FitOptions{Optimizer: "adam", MaxIter: 40, LR: 0.1}); err != nil {
+			opts.Optimizer, opts.MaxIter, opts.LR = "adam", 40, 0.1
+			m, err := gp.FitExact(context.Background(), x, yt, opts)
+			if err != nil {
 				panic(err)
 			}
 			fmt.Printf("fitted noise variance %.2f (true 0.01)\n", m.Noise().Value())

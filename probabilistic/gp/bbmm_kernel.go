@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -22,11 +23,11 @@ const (
 // of rows (never the n × n matrix), in parallel over goroutines, with
 // tensor.SqDist for the distances and tensor's GEMM for the products.
 type kernelOp struct {
-	kind    stationaryKind
+	kind    kernel.Kind
 	n, d    int
 	xs      []float64 // inputs divided by the lengthscales, (n, d)
 	ls      []float64 // lengthscales: one, or d (ARD)
-	scale   float64   // output variance s (1 without a Scale)
+	scale   float64   // output variance s (1 without a kernel.Scale)
 	alpha   float64   // rational quadratic shape
 	noise   float64   // σ²
 	block   int       // rows per tile
@@ -35,29 +36,29 @@ type kernelOp struct {
 	part    RowPartition // nil or size 1: the whole product on this process
 	err     error        // the first failed all-reduce of a partitioned product
 
-	scaleP, lsP, alphaP, noiseP *Hyperparam
+	scaleP, lsP, alphaP, noiseP *kernel.Hyperparam
 }
 
 // newKernelOp builds the operator for kernel, which must be a Stationary
 // kernel or a Scale of one, at the current hyperparameter values.
-func newKernelOp(op string, kernel Kernel, x []float64, n, d int, noise *Hyperparam, blockRows int) (*kernelOp, error) {
+func newKernelOp(op string, kern kernel.Kernel, x []float64, n, d int, noise *kernel.Hyperparam, blockRows int) (*kernelOp, error) {
 	k := &kernelOp{n: n, d: d, scale: 1, noiseP: noise}
-	st, ok := kernel.(*Stationary)
-	if sc, isScale := kernel.(*Scale); isScale {
-		k.scaleP = sc.variance
-		k.scale = sc.variance.Value()
-		st, ok = sc.kernel.(*Stationary)
+	st, ok := kern.(*kernel.Stationary)
+	if sc, isScale := kern.(*kernel.Scale); isScale {
+		k.scaleP = sc.Variance()
+		k.scale = sc.Variance().Value()
+		st, ok = sc.Kernel().(*kernel.Stationary)
 	}
 	if !ok {
-		return nil, fmt.Errorf("%s: CG inference supports a Stationary kernel (RBF, Matérn, rational quadratic) or a Scale of one, got %T", op, kernel)
+		return nil, fmt.Errorf("%s: CG inference supports a kernel.Stationary kernel (RBF, Matérn, rational quadratic) or a kernel.Scale of one, got %T", op, kern)
 	}
-	k.kind, k.lsP, k.alphaP = st.kind, st.lengthscale, st.alpha
-	k.ls = st.lengthscale.Get()
+	k.kind, k.lsP, k.alphaP = st.Kind(), st.Lengthscale(), st.Alpha()
+	k.ls = st.Lengthscale().Get()
 	if len(k.ls) != 1 && len(k.ls) != d {
-		return nil, fmt.Errorf("%s: %s has %d values but the inputs have %d columns", op, st.lengthscale.Name(), len(k.ls), d)
+		return nil, fmt.Errorf("%s: %s has %d values but the inputs have %d columns", op, st.Lengthscale().Name(), len(k.ls), d)
 	}
-	if st.alpha != nil {
-		k.alpha = st.alpha.Value()
+	if st.Alpha() != nil {
+		k.alpha = st.Alpha().Value()
 	}
 	if noise != nil {
 		k.noise = noise.Value()
@@ -92,20 +93,20 @@ func (k *kernelOp) profile(r2 []float64) {
 	t := tensor.FromFloat64s(r2)
 	ls := math.Log(k.scale)
 	switch k.kind {
-	case kindRBF:
+	case kernel.KindRBF:
 		for i, v := range r2 {
 			r2[i] = ls - 0.5*v
 		}
 		tensor.ExpTo(t, t)
-	case kindMatern12, kindMatern32, kindMatern52:
-		c := [...]float64{kindMatern12: 1, kindMatern32: 3, kindMatern52: 5}[k.kind]
+	case kernel.KindMatern12, kernel.KindMatern32, kernel.KindMatern52:
+		c := [...]float64{kernel.KindMatern12: 1, kernel.KindMatern32: 3, kernel.KindMatern52: 5}[k.kind]
 		poly := make([]float64, len(r2))
 		for i, v := range r2 {
 			s := math.Sqrt(c * v)
 			switch k.kind {
-			case kindMatern12:
+			case kernel.KindMatern12:
 				poly[i] = 1
-			case kindMatern32:
+			case kernel.KindMatern32:
 				poly[i] = 1 + s
 			default:
 				poly[i] = 1 + s + s*s/3
@@ -128,17 +129,17 @@ func (k *kernelOp) profile(r2 []float64) {
 // derivative is infinite at r = 0, whose factor ∂r²/∂ℓ is zero there).
 func (k *kernelOp) dProfile(r2, kv float64) float64 {
 	switch k.kind {
-	case kindRBF:
+	case kernel.KindRBF:
 		return -0.5 * kv
-	case kindMatern12:
+	case kernel.KindMatern12:
 		if r2 == 0 {
 			return 0
 		}
 		return -kv / (2 * math.Sqrt(r2))
-	case kindMatern32:
+	case kernel.KindMatern32:
 		s := math.Sqrt(3 * r2)
 		return -1.5 * kv / (1 + s)
-	case kindMatern52:
+	case kernel.KindMatern52:
 		s := math.Sqrt(5 * r2)
 		return -(5.0 / 6) * (1 + s) * kv / (1 + s + s*s/3)
 	default:
@@ -337,7 +338,7 @@ func (k *kernelOp) gradTile(ac *gradAcc, a, b []float64, t, i0, i1, c0, c1 int) 
 	k.tile(kb, r2, k.xs[i0*d:i1*d], nb, c0, c1)
 	tensor.MatMulTTo(tensor.FromFloat64s(wb, nb, nc), tensor.FromFloat64s(a[i0*t:i1*t], nb, t),
 		tensor.FromFloat64s(b[c0*t:c1*t], nc, t), false, true)
-	if k.kind == kindRBF && !ard {
+	if k.kind == kernel.KindRBF && !ard {
 		// s·f' = −½kv: Σ W·kv gives both the variance and, with r²,
 		// the lengthscale term.
 		sw, swr := 0.0, 0.0
@@ -358,12 +359,12 @@ func (k *kernelOp) gradTile(ac *gradAcc, a, b []float64, t, i0, i1, c0, c1 int) 
 			wv, kv, rv := wb[e], kb[e], r2[e]
 			ac.scale += wv * kv / k.scale
 			var gv float64
-			if k.kind == kindRBF {
+			if k.kind == kernel.KindRBF {
 				gv = -0.5 * wv * kv
 			} else {
 				gv = wv * k.dProfile(rv, kv)
 			}
-			if k.kind == kindRQ {
+			if k.kind == kernel.KindRationalQuadratic {
 				u := rv / (2 * k.alpha)
 				ac.alpha += wv * kv * (u/(1+u) - math.Log1p(u))
 			}

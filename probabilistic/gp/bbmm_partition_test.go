@@ -12,6 +12,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -88,13 +89,13 @@ type partResult struct {
 	err        error
 }
 
-func partRun(mk func() Kernel, x, y, xs *tensor.Tensor, cg CGOptions) (out partResult) {
+func partRun(mk func() kernel.Kernel, x, y, xs *tensor.Tensor, cg CGOptions) (out partResult) {
 	defer func() {
 		if r := recover(); r != nil {
 			out.err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	m, err := NewExact(mk(), x, y, ExactOptions{Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
+	m, err := NewExact(x, y, ExactOptions{Kernel: mk(), Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
 	if err != nil {
 		return partResult{err: err}
 	}
@@ -129,10 +130,10 @@ func partRun(mk func() Kernel, x, y, xs *tensor.Tensor, cg CGOptions) (out partR
 // products agree bit for bit (row blocks align with the ranks' shares),
 // and the gradient pass's partial sums differ only in order.
 func TestCGPartitionMatchesOneProcess(t *testing.T) {
-	kernels := map[string]func() Kernel{
-		"rbf":        func() Kernel { return NewScale(NewRBF(0.9, 1.3), 1.2) },
-		"matern32":   func() Kernel { return NewScale(NewMatern32(0.7, 1.2), 0.9) },
-		"rq-isotrop": func() Kernel { return NewRationalQuadratic(0.8, 1.5) },
+	kernels := map[string]func() kernel.Kernel{
+		"rbf":        func() kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.9, 1.3), 1.2) },
+		"matern32":   func() kernel.Kernel { return kernel.NewScale(kernel.NewMatern32(0.7, 1.2), 0.9) },
+		"rq-isotrop": func() kernel.Kernel { return kernel.NewRationalQuadratic(0.8, 1.5) },
 	}
 	x, y := toyData(8, 300, 2)
 	xs, _ := toyData(9, 20, 2)
@@ -175,12 +176,12 @@ func TestCGPartitionMatchesOneProcess(t *testing.T) {
 // impossible rank is refused by NewExact.
 func TestCGPartitionErrors(t *testing.T) {
 	x, y := toyData(8, 100, 2)
-	m, err := NewExact(NewRBF(1), x, y, ExactOptions{Noise: 0.05, Inference: CG, CG: CGOptions{Partition: failing{}}})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Noise: 0.05, Inference: CG, CG: CGOptions{Partition: failing{}}})
 	require.NoError(t, err)
 	_, err = m.LogMarginalLikelihood(graph.New())
 	assert.ErrorContains(t, err, "gp.LogMarginalLikelihood: all-reduce of a kernel product over 2 ranks (rank 0): peer gone")
 	_, err = m.Predict(x)
 	assert.ErrorContains(t, err, "gp.Predict: all-reduce")
-	_, err = NewExact(NewRBF(1), x, y, ExactOptions{Noise: 0.05, Inference: CG, CG: CGOptions{Partition: fakeRank{newFakeGroup(2), 2}}})
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Noise: 0.05, Inference: CG, CG: CGOptions{Partition: fakeRank{newFakeGroup(2), 2}}})
 	assert.ErrorContains(t, err, "gp.NewExact: CG partition has rank 2 of size 2")
 }

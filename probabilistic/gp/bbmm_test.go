@@ -10,26 +10,27 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // denseK returns the kernel matrix of k on x through the graph kernels.
-func denseK(k Kernel, x *tensor.Tensor) []float64 {
+func denseK(k kernel.Kernel, x *tensor.Tensor) []float64 {
 	g := graph.New()
 	xn := g.Const(x)
 	return k.K(xn, xn).Value().Values()
 }
 
-func bbmmKernels() map[string]func() Kernel {
-	return map[string]func() Kernel{
-		"rbf":       func() Kernel { return NewScale(NewRBF(0.7), 1.3) },
-		"rbf-ard":   func() Kernel { return NewScale(NewRBF(0.5, 0.9, 1.4), 0.8) },
-		"matern12":  func() Kernel { return NewMatern12(0.9) },
-		"matern32":  func() Kernel { return NewScale(NewMatern32(0.6, 1.1, 0.8), 1.5) },
-		"matern52":  func() Kernel { return NewScale(NewMatern52(0.8), 2) },
-		"rq":        func() Kernel { return NewScale(NewRationalQuadratic(1.7, 0.9), 1.2) },
-		"rq-ard":    func() Kernel { return NewRationalQuadratic(0.6, 0.7, 1.2, 0.5) },
-		"matern12a": func() Kernel { return NewMatern12(0.4, 0.9, 1.3) },
+func bbmmKernels() map[string]func() kernel.Kernel {
+	return map[string]func() kernel.Kernel{
+		"rbf":       func() kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.7), 1.3) },
+		"rbf-ard":   func() kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.5, 0.9, 1.4), 0.8) },
+		"matern12":  func() kernel.Kernel { return kernel.NewMatern12(0.9) },
+		"matern32":  func() kernel.Kernel { return kernel.NewScale(kernel.NewMatern32(0.6, 1.1, 0.8), 1.5) },
+		"matern52":  func() kernel.Kernel { return kernel.NewScale(kernel.NewMatern52(0.8), 2) },
+		"rq":        func() kernel.Kernel { return kernel.NewScale(kernel.NewRationalQuadratic(1.7, 0.9), 1.2) },
+		"rq-ard":    func() kernel.Kernel { return kernel.NewRationalQuadratic(0.6, 0.7, 1.2, 0.5) },
+		"matern12a": func() kernel.Kernel { return kernel.NewMatern12(0.4, 0.9, 1.3) },
 	}
 }
 
@@ -42,7 +43,7 @@ func TestKernelOpMatMulMatchesDense(t *testing.T) {
 	for name, mk := range bbmmKernels() {
 		t.Run(name, func(t *testing.T) {
 			k := mk()
-			noise := NewHyperparam("noise", 0.3)
+			noise := kernel.NewHyperparam("noise", 0.3)
 			op, err := newKernelOp("test", k, x.Values(), 37, 3, noise, 5)
 			require.NoError(t, err)
 			op.cols = 6 // tiles of 5 × 6 with ragged edges
@@ -70,7 +71,7 @@ func TestKernelOpGradTermsMatchFiniteDifferences(t *testing.T) {
 	rng := tensor.NewRNG(4)
 	a := rng.Normal(tensor.Float64, 0, 1, n, tc).Float64s()
 	b := rng.Normal(tensor.Float64, 0, 1, n, tc).Float64s()
-	form := func(k Kernel, noise float64) float64 {
+	form := func(k kernel.Kernel, noise float64) float64 {
 		kd := denseK(k, x)
 		s := 0.0
 		for i := 0; i < n; i++ {
@@ -89,13 +90,13 @@ func TestKernelOpGradTermsMatchFiniteDifferences(t *testing.T) {
 	for name, mk := range bbmmKernels() {
 		t.Run(name, func(t *testing.T) {
 			k := mk()
-			noise := NewHyperparam("noise", 0.2)
+			noise := kernel.NewHyperparam("noise", 0.2)
 			op, err := newKernelOp("test", k, x.Values(), n, d, noise, 4)
 			require.NoError(t, err)
 			op.cols = 5
 			got, err := op.gradTerms(a, b, tc)
 			require.NoError(t, err)
-			check := func(p *Hyperparam, grad []float64) {
+			check := func(p *kernel.Hyperparam, grad []float64) {
 				v := p.Get()
 				for q := range v {
 					h := 1e-6 * v[q]
@@ -184,7 +185,7 @@ func mustChol(t *testing.T, a *tensor.Tensor) *tensor.Tensor {
 func TestPivotedCholeskyWoodbury(t *testing.T) {
 	n := 30
 	x, _ := toyData(6, n, 2)
-	k := NewScale(NewRBF(0.8), 1.5)
+	k := kernel.NewScale(kernel.NewRBF(0.8), 1.5)
 	kd := denseK(k, x)
 	diag := make([]float64, n)
 	for i := range diag {
@@ -220,11 +221,11 @@ func TestPivotedCholeskyWoodbury(t *testing.T) {
 
 // bbmmPair returns an exact and a CG model of the same data sharing one
 // kernel (so one set of hyperparameters).
-func bbmmPair(t *testing.T, n int, k Kernel, cg CGOptions) (ex, cgm *Exact, x, y *tensor.Tensor) {
+func bbmmPair(t *testing.T, n int, k kernel.Kernel, cg CGOptions) (ex, cgm *Exact, x, y *tensor.Tensor) {
 	x, y = toyData(8, n, 2)
-	ex, err := NewExact(k, x, y, ExactOptions{Noise: 0.05, Mean: ConstantMean})
+	ex, err := NewExact(x, y, ExactOptions{Kernel: k, Noise: 0.05, Mean: ConstantMean})
 	require.NoError(t, err)
-	cgm, err = NewExact(k, x, y, ExactOptions{Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
+	cgm, err = NewExact(x, y, ExactOptions{Kernel: k, Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: cg})
 	require.NoError(t, err)
 	// Share the likelihood's hyperparameters too.
 	require.NoError(t, cgm.Noise().Set(ex.Noise().Get()...))
@@ -258,7 +259,7 @@ func lmlAndGrad(t *testing.T, m *Exact) (float64, map[string][]float64) {
 // off by 0.017 %, the worst component by 0.6 % of the norm (2.4 % of its
 // own value); with 16 probes 0.04 % and 0.7 %.
 func TestCGLogMarginalLikelihoodMatchesExact(t *testing.T) {
-	k := NewScale(NewRBF(0.9, 1.3), 1.2)
+	k := kernel.NewScale(kernel.NewRBF(0.9, 1.3), 1.2)
 	ex, cgm, _, _ := bbmmPair(t, 2000, k, CGOptions{Probes: 64, Rank: 40, Tol: 1e-6, Seed: 1})
 	le, ge := lmlAndGrad(t, ex)
 	lc, gc := lmlAndGrad(t, cgm)
@@ -284,7 +285,7 @@ func TestCGLogMarginalLikelihoodMatchesExact(t *testing.T) {
 // solve: a rank-30 preconditioner needs under a third of them.
 func TestPreconditionerReducesIterations(t *testing.T) {
 	run := func(rank int) int {
-		_, cgm, _, _ := bbmmPair(t, 800, NewScale(NewRBF(1.0), 1.0), CGOptions{Probes: 4, Rank: rank, Tol: 1e-6})
+		_, cgm, _, _ := bbmmPair(t, 800, kernel.NewScale(kernel.NewRBF(1.0), 1.0), CGOptions{Probes: 4, Rank: rank, Tol: 1e-6})
 		_, err := cgm.LogMarginalLikelihood(graph.New())
 		require.NoError(t, err)
 		return cgm.LastCG().Iterations
@@ -296,7 +297,7 @@ func TestPreconditionerReducesIterations(t *testing.T) {
 
 // CG predictions agree with the Cholesky ones.
 func TestCGPredictMatchesExact(t *testing.T) {
-	k := NewScale(NewMatern52(0.8), 1.1)
+	k := kernel.NewScale(kernel.NewMatern52(0.8), 1.1)
 	ex, cgm, _, _ := bbmmPair(t, 600, k, CGOptions{Tol: 1e-10})
 	xs := tensor.NewRNG(9).Uniform(tensor.Float64, -2, 2, 40, 2)
 	pe, err := ex.Predict(xs)
@@ -315,17 +316,17 @@ func TestCGPredictMatchesExact(t *testing.T) {
 
 func TestCGBadInputs(t *testing.T) {
 	x, y := toyData(10, 50, 2)
-	_, err := NewExact(NewPeriodic(1, 2), x, y, ExactOptions{Inference: CG})
-	assert.ErrorContains(t, err, "CG inference supports a Stationary kernel")
-	_, err = NewExact(NewRBF(1), x, y, ExactOptions{Inference: CG, NoiseFree: true})
+	_, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewPeriodic(1, 2), Inference: CG})
+	assert.ErrorContains(t, err, "CG inference supports a kernel.Stationary kernel")
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Inference: CG, NoiseFree: true})
 	assert.ErrorContains(t, err, "needs observation noise")
-	_, err = NewExact(NewRBF(1), x, y, ExactOptions{Inference: CG, CG: CGOptions{Probes: -1}})
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), Inference: CG, CG: CGOptions{Probes: -1}})
 	assert.ErrorContains(t, err, "must not be negative")
-	_, err = NewExact(NewRBF(1, 2, 3), x, y, ExactOptions{Inference: CG})
+	_, err = NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1, 2, 3), Inference: CG})
 	assert.ErrorContains(t, err, "has 3 values but the inputs have 2 columns")
 
 	// A budget too small reports the residual.
-	m, err := NewExact(NewRBF(0.5), x, y, ExactOptions{Noise: 1e-4, Inference: CG, CG: CGOptions{MaxIter: 2, Rank: -1, Tol: 1e-10}})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(0.5), Noise: 1e-4, Inference: CG, CG: CGOptions{MaxIter: 2, Rank: -1, Tol: 1e-10}})
 	require.NoError(t, err)
 	_, err = m.LogMarginalLikelihood(graph.New())
 	var cge *CGError
@@ -352,7 +353,7 @@ func TestCGBadInputs(t *testing.T) {
 // gradients within 3 %); a float32 model gives the float64 estimate to
 // float32 rounding of the inputs.
 func TestCGMaternARDAndFloat32(t *testing.T) {
-	k := NewScale(NewMatern32(0.7, 1.2), 0.9)
+	k := kernel.NewScale(kernel.NewMatern32(0.7, 1.2), 0.9)
 	ex, cgm, x, y := bbmmPair(t, 400, k, CGOptions{Probes: 256, Rank: 60, Tol: 1e-8, Seed: 3})
 	le, ge := lmlAndGrad(t, ex)
 	lc, gc := lmlAndGrad(t, cgm)
@@ -362,8 +363,7 @@ func TestCGMaternARDAndFloat32(t *testing.T) {
 			assert.InDelta(t, v[i], gc[name][i], 0.03*math.Abs(v[i])+0.5, "%s[%d]", name, i)
 		}
 	}
-	m32, err := NewExact(NewScale(NewMatern32(0.7, 1.2), 0.9), x.Cast(tensor.Float32), y.Cast(tensor.Float32),
-		ExactOptions{Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: CGOptions{Probes: 256, Rank: 60, Tol: 1e-8, Seed: 3}})
+	m32, err := NewExact(x.Cast(tensor.Float32), y.Cast(tensor.Float32), ExactOptions{Kernel: kernel.NewScale(kernel.NewMatern32(0.7, 1.2), 0.9), Noise: 0.05, Mean: ConstantMean, Inference: CG, CG: CGOptions{Probes: 256, Rank: 60, Tol: 1e-8, Seed: 3}})
 	require.NoError(t, err)
 	require.NoError(t, m32.Hyperparam("mean").Set(0.2))
 	l32, err := m32.LogMarginalLikelihood(graph.New())

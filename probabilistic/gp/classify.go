@@ -1,11 +1,13 @@
 package gp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -14,26 +16,51 @@ import (
 // the Laplace approximation of the posterior (Rasmussen & Williams 2006,
 // §3.4). It works in float64.
 //
-//	c, err := gp.NewClassifier(gp.NewScale(gp.NewRBF(1), 1), x, labels) // labels 0/1
-//	fit, err := c.Fit(ctx, gp.FitOptions{Restarts: 2})
+//	k := kernel.NewScale(kernel.NewRBF(1), 1)
+//	c, err := gp.FitClassifier(ctx, x, labels, gp.ClassifierOptions{Kernel: k, Restarts: 2}) // labels 0/1
 //	pred, err := c.Predict(xs) // pred.Prob = p(y = 1 | xs)
 //
 // The mode f̂ is found by Newton's method in the stable form of R&W
 // Algorithm 3.1 (B = I + W^½ K W^½ and its Cholesky factor), which never
 // inverts K, so duplicate inputs (a singular K) are fine.
 type Classifier struct {
-	kernel Kernel
-	params []*Hyperparam
+	kernel kernel.Kernel
+	params []*kernel.Hyperparam
 	x      *tensor.Tensor // (n, d) float64
 	t      []float64      // targets in {0, 1}
 	state  *laplaceState  // the mode at the current hyperparameters
 	warm   []float64      // a of the last mode, to warm-start Newton
+	fitted *FitResult
 
-	// MaxNewton bounds the Newton iterations of one mode search [100].
+	maxNewton int
+	tol       float64
+}
+
+// ClassifierOptions configures FitClassifier and NewClassifier: the model
+// (Kernel to Tol) and the hyperparameter fit (Restarts and after, which
+// NewClassifier ignores). The zero value, with a Kernel, means the
+// defaults stated on each field.
+type ClassifierOptions struct {
+	// Kernel is the covariance function of the latent f; it is required.
+	Kernel kernel.Kernel
+	// MaxNewton bounds the Newton iterations of one mode search; zero
+	// means 100.
 	MaxNewton int
 	// Tol stops Newton when the objective changes by less than
-	// Tol·(1 + |Ψ|) and max |Δf| < √Tol [1e-12].
+	// Tol·(1 + |Ψ|) and max |Δf| < √Tol; zero means 1e-12.
 	Tol float64
+
+	// Restarts is the number of extra L-BFGS starts from random
+	// hyperparameters; zero means none.
+	Restarts int
+	// Seed seeds the restarts' starting points.
+	Seed uint64
+	// MaxIter is the number of L-BFGS iterations per start; zero means 100.
+	MaxIter int
+	// Bounds limits hyperparameters by name, as in ExactOptions.
+	Bounds map[string][2]float64
+	// Progress, if set, receives every iteration.
+	Progress func(FitEvent)
 }
 
 // laplaceState is the Laplace approximation at one setting of the
@@ -50,16 +77,62 @@ type laplaceState struct {
 	iters int
 }
 
-// NewClassifier returns a GP classifier of labels (0 or 1, one per row)
-// on the inputs x (n, d), with the kernel's hyperparameters converted to
-// float64. It returns an error for bad shapes, labels other than 0 and 1,
-// or non-finite inputs.
-func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err error) {
-	defer tensor.Recover(&err)
-	if k == nil || x == nil {
-		return nil, errors.New("gp.NewClassifier: nil kernel or inputs")
+// FitClassifier returns a GP classifier of labels (0 or 1, one per row)
+// on the inputs x (n, d) whose hyperparameters maximise the Laplace
+// approximation of the log marginal likelihood plus the log priors, by
+// L-BFGS with gradients from LogMarginalLikelihoodNode (mode movement
+// included; Rasmussen and Williams 2006, Algorithm 5.1), from the kernel's
+// current hyperparameters and opts.Restarts random starts; it keeps the
+// best. Bad data or options (see NewClassifier; both classes must occur)
+// return an error and no model, as does a fit that fails from every start.
+// If ctx is cancelled it returns promptly: the model at the best finished
+// start (the initial hyperparameters if none finished) with the error
+// wrapping ctx.Err().
+func FitClassifier(ctx context.Context, x *tensor.Tensor, labels []int, opts ClassifierOptions) (*Classifier, error) {
+	c, err := NewClassifier(x, labels, opts)
+	if err != nil {
+		return nil, fmt.Errorf("gp.FitClassifier: %w", err)
 	}
-	if x.Dim() != 2 || x.Shape()[0] == 0 {
+	seen := [2]bool{}
+	for _, l := range labels {
+		seen[l] = true
+	}
+	if !seen[0] || !seen[1] {
+		return nil, fmt.Errorf("gp.FitClassifier: every label is %d; fitting needs both classes", labels[0])
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := c.fit(ctx, fitOptions{Restarts: opts.Restarts, Seed: opts.Seed, MaxIter: opts.MaxIter, Bounds: opts.Bounds, Progress: opts.Progress})
+	c.fitted = res
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	return c, err
+}
+
+// FitResult returns the outcome of FitClassifier's fit, or nil for a
+// classifier made by NewClassifier.
+func (c *Classifier) FitResult() *FitResult { return c.fitted }
+
+// NewClassifier returns a GP classifier of labels (0 or 1, one per row)
+// on the inputs x (n, d) at the kernel's current hyperparameters, without
+// fitting them (the fit fields of opts are ignored): for hyperparameters
+// set by hand or found elsewhere, and for evaluating the approximate
+// marginal likelihood at given values. FitClassifier is the usual entry
+// point. The hyperparameters are converted to float64. It returns an
+// error for a nil kernel, bad shapes, labels other than 0 and 1, or
+// non-finite inputs.
+func NewClassifier(x *tensor.Tensor, labels []int, opts ClassifierOptions) (c *Classifier, err error) {
+	defer tensor.Recover(&err)
+	k := opts.Kernel
+	if k == nil || x == nil {
+		return nil, errors.New("gp.NewClassifier: nil Kernel or x")
+	}
+	if opts.MaxNewton < 0 || opts.Tol < 0 || math.IsNaN(opts.Tol) {
+		return nil, fmt.Errorf("gp.NewClassifier: negative MaxNewton %d or Tol %g", opts.MaxNewton, opts.Tol)
+	}
+	if x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
 		return nil, fmt.Errorf("gp.NewClassifier: x must be a non-empty (n, d) matrix, got shape %v", x.Shape())
 	}
 	n := x.Shape()[0]
@@ -77,7 +150,13 @@ func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err
 		}
 		t[i] = float64(l)
 	}
-	c = &Classifier{kernel: k, params: uniqueParams(k.Hyperparams()), x: tensor.FromFloat64s(xv, x.Shape()...), t: t, MaxNewton: 100, Tol: 1e-12}
+	c = &Classifier{kernel: k, params: kernel.UniqueHyperparams(k.Hyperparams()), x: tensor.FromFloat64s(xv, x.Shape()...), t: t, maxNewton: opts.MaxNewton, tol: opts.Tol}
+	if c.maxNewton == 0 {
+		c.maxNewton = 100
+	}
+	if c.tol == 0 {
+		c.tol = 1e-12
+	}
 	for _, p := range c.params {
 		p.SetDType(tensor.Float64)
 	}
@@ -85,13 +164,13 @@ func NewClassifier(k Kernel, x *tensor.Tensor, labels []int) (c *Classifier, err
 }
 
 // Kernel returns the classifier's kernel.
-func (c *Classifier) Kernel() Kernel { return c.kernel }
+func (c *Classifier) Kernel() kernel.Kernel { return c.kernel }
 
 // Params returns the kernel's hyperparameters.
-func (c *Classifier) Hyperparams() []*Hyperparam { return c.params }
+func (c *Classifier) Hyperparams() []*kernel.Hyperparam { return c.params }
 
 // Hyperparam returns the hyperparameter with the given name, or nil.
-func (c *Classifier) Hyperparam(name string) *Hyperparam { return paramNamed(c.params, name) }
+func (c *Classifier) Hyperparam(name string) *kernel.Hyperparam { return kernel.Lookup(c.params, name) }
 
 // rawValues returns every hyperparameter's raw values, to detect changes.
 func (c *Classifier) rawValues() []float64 {
@@ -245,7 +324,7 @@ func (c *Classifier) newton(k *tensor.Tensor) (*laplaceState, error) {
 	grad := make([]float64, n)
 	sw := make([]float64, n)
 	b := make([]float64, n)
-	maxIter, tol := c.MaxNewton, c.Tol
+	maxIter, tol := c.maxNewton, c.tol
 	if maxIter <= 0 {
 		maxIter = 100
 	}
@@ -392,7 +471,7 @@ func (c *Classifier) LogMarginalLikelihoodNode(g *graph.Graph) (lml *graph.Node,
 }
 
 // logPrior returns Σ log p(θ) over the hyperparameters with priors, or nil.
-func logPrior(g *graph.Graph, ps []*Hyperparam) *graph.Node {
+func logPrior(g *graph.Graph, ps []*kernel.Hyperparam) *graph.Node {
 	var out *graph.Node
 	for _, p := range ps {
 		lp := p.LogPrior(g)
@@ -419,16 +498,20 @@ type ClassPrediction struct {
 // probabilities at xs (m, d) by R&W Algorithm 3.2, averaging the logistic
 // over the Gaussian latent with the probit approximation (MacKay 1992).
 // Far from the data the latent mean returns to the prior's zero and the
-// probability to ½. It returns an error for inputs of the wrong shape.
+// probability to ½. It returns an error when the Laplace mode at the
+// current hyperparameters cannot be found (hyperparameters set after the
+// fit whose kernel matrix is not finite, or Newton failing): prediction
+// that can fail on data. Inputs that are not an (m, d) matrix with the
+// training columns panic with a *tensor.Error.
 func (c *Classifier) Predict(xs *tensor.Tensor) (pred *ClassPrediction, err error) {
-	defer tensor.Recover(&err)
 	if xs == nil || xs.Dim() != 2 || xs.Shape()[1] != c.x.Shape()[1] {
 		shape := []int(nil)
 		if xs != nil {
 			shape = xs.Shape()
 		}
-		return nil, fmt.Errorf("gp.Classifier.Predict: inputs must be an (m, %d) matrix, got shape %v", c.x.Shape()[1], shape)
+		tensor.Fail("gp.Classifier.Predict", "inputs must be an (m, %d) matrix, got shape %v", c.x.Shape()[1], shape)
 	}
+	defer tensor.Recover(&err)
 	s, err := c.laplace()
 	if err != nil {
 		return nil, err

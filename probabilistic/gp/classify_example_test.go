@@ -5,18 +5,16 @@ import (
 	"fmt"
 
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Classify points on a line: class 1 to the right of 0.
-func ExampleNewClassifier() {
+func ExampleFitClassifier() {
 	x := tensor.FromFloat64s([]float64{-3, -2.5, -2, -1.5, -1, 1, 1.5, 2, 2.5, 3}, 10, 1)
 	labels := []int{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}
-	c, err := gp.NewClassifier(gp.NewScale(gp.NewRBF(1), 1), x, labels)
+	c, err := gp.FitClassifier(context.Background(), x, labels, gp.ClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 1)})
 	if err != nil {
-		panic(err)
-	}
-	if _, err := c.Fit(context.Background(), gp.FitOptions{}); err != nil {
 		panic(err)
 	}
 	pred, err := c.Predict(tensor.FromFloat64s([]float64{-2, 0, 2, 50}, 4, 1))

@@ -9,19 +9,13 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Fit maximises the Laplace approximation of the log marginal likelihood
-// plus the log priors over the unconstrained hyperparameters that are not
-// fixed, by L-BFGS with gradients from LogMarginalLikelihoodNode (mode
-// movement included), from the current hyperparameters and opts.Restarts
-// random starts; it keeps the best. Only the "lbfgs" optimizer is
-// supported; opts.Bounds and opts.Progress work as for Exact.Fit.
-//
-// If every start fails, ctx is cancelled or the options are invalid, Fit
-// returns an error and leaves the hyperparameters as they were.
-func (c *Classifier) Fit(ctx context.Context, opts FitOptions) (*FitResult, error) {
+// fit maximises the Laplace approximation of the log marginal likelihood
+// plus the log priors (see FitClassifier).
+func (c *Classifier) fit(ctx context.Context, opts fitOptions) (*FitResult, error) {
 	var slots []fitSlot
 	for _, p := range c.params {
 		if !p.Fixed() {
@@ -39,18 +33,18 @@ func (c *Classifier) Fit(ctx context.Context, opts FitOptions) (*FitResult, erro
 		}
 		return obj, lml.Item(), nil
 	}
-	return fitApprox(ctx, "gp.Classifier.Fit", c.params, slots, build, opts)
+	return fitApprox(ctx, "gp.FitClassifier", c.params, slots, build, opts)
 }
 
 // fitSlot is one block of values that fitApprox optimises in place: a
 // hyperparameter's raw tensor, or a tensor of inducing inputs.
 type fitSlot struct {
-	param *Hyperparam // nil for a plain tensor
+	param *kernel.Hyperparam // nil for a plain tensor
 	value *tensor.Tensor
 	node  func(g *graph.Graph) *graph.Node // the Var bound to value in g
 }
 
-func paramSlot(p *Hyperparam) fitSlot {
+func paramSlot(p *kernel.Hyperparam) fitSlot {
 	return fitSlot{param: p, value: p.Raw(), node: p.RawNode}
 }
 
@@ -61,7 +55,7 @@ func paramSlot(p *Hyperparam) fitSlot {
 // hyperparameters (log-uniform factors in [1/10, 10], or uniform within
 // finite bounds; other slots restart from their initial values). Exact.Fit
 // is tied to the exact model, hence this sibling.
-func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts FitOptions) (res *FitResult, err error) {
+func fitApprox(ctx context.Context, op string, all []*kernel.Hyperparam, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error), opts fitOptions) (res *FitResult, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -74,7 +68,7 @@ func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlo
 	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
-	byName := map[string]*Hyperparam{}
+	byName := map[string]*kernel.Hyperparam{}
 	for _, p := range all {
 		byName[p.Name()] = p
 	}
@@ -90,8 +84,8 @@ func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlo
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if s.param != nil {
 			if b, ok := opts.Bounds[s.param.Name()]; ok {
-				if lo, hi, err = s.param.rawBounds(op, b); err != nil {
-					return nil, err
+				if lo, hi, err = s.param.RawBounds(b[0], b[1]); err != nil {
+					return nil, fmt.Errorf("%s: %w", op, err)
 				}
 				bounded = true
 			}
@@ -104,11 +98,10 @@ func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlo
 		saved[i] = s.value.Clone()
 	}
 	defer func() {
-		if err != nil {
+		if err != nil && res == nil {
 			for i, s := range slots {
 				tensor.CopyInto(s.value, saved[i])
 			}
-			res = nil
 		}
 	}()
 
@@ -160,10 +153,10 @@ func fitApprox(ctx context.Context, op string, all []*Hyperparam, slots []fitSlo
 }
 
 // randomStart draws a starting value for p around its current value.
-func randomStart(p *Hyperparam, bounds map[string][2]float64, rng *tensor.RNG) []float64 {
+func randomStart(p *kernel.Hyperparam, bounds map[string][2]float64, rng *tensor.RNG) []float64 {
 	cur := p.Get()
 	b, ok := bounds[p.Name()]
-	_, unbounded := p.Bijector().(Identity)
+	_, unbounded := p.Bijector().(kernel.Identity)
 	floor := p.Floor()
 	v := make([]float64, len(cur))
 	for i, x := range cur {
@@ -188,7 +181,7 @@ func randomStart(p *Hyperparam, bounds map[string][2]float64, rng *tensor.RNG) [
 }
 
 // runLBFGSSlots runs one L-BFGS start and leaves the slots at its result.
-func runLBFGSSlots(slots []fitSlot, eval func() (float64, float64, []*tensor.Tensor, error), lower, upper []*tensor.Tensor, bounded bool, opts FitOptions, restart int) RestartResult {
+func runLBFGSSlots(slots []fitSlot, eval func() (float64, float64, []*tensor.Tensor, error), lower, upper []*tensor.Tensor, bounded bool, opts fitOptions, restart int) RestartResult {
 	fail := func(it int, err error) RestartResult {
 		return RestartResult{Objective: math.NaN(), LML: math.NaN(), Iterations: it, Err: err}
 	}

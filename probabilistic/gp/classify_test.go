@@ -10,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -26,8 +27,8 @@ var (
 )
 
 func apxClassifier(t *testing.T, variance, ls float64) *Classifier {
-	k := NewScale(NewRBF(ls), variance)
-	c, err := NewClassifier(k, tensor.FromFloat64s(append([]float64(nil), apxTinyX...), len(apxTinyX), 1), apxTinyT)
+	k := kernel.NewScale(kernel.NewRBF(ls), variance)
+	c, err := NewClassifier(tensor.FromFloat64s(append([]float64(nil), apxTinyX...), len(apxTinyX), 1), apxTinyT, ClassifierOptions{Kernel: k})
 	require.NoError(t, err)
 	return c
 }
@@ -66,7 +67,7 @@ func TestLaplaceOnePointByHand(t *testing.T) {
 	p := 1 / (1 + math.Exp(-f))
 	want := -0.5*f*f/k + math.Log(p) - 0.5*math.Log(1+k*p*(1-p))
 
-	c, err := NewClassifier(NewScale(NewRBF(1), k), tensor.FromFloat64s([]float64{0.3}, 1, 1), []int{1})
+	c, err := NewClassifier(tensor.FromFloat64s([]float64{0.3}, 1, 1), []int{1}, ClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), k)})
 	require.NoError(t, err)
 	mode, err := c.Mode()
 	require.NoError(t, err)
@@ -133,7 +134,7 @@ func TestLaplaceImplicitCorrectionMatters(t *testing.T) {
 func TestLaplaceObjectiveGradCheck(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		for _, freeF := range []bool{false, true} {
-			k := NewScale(NewRBF(1.1), 1.7)
+			k := kernel.NewScale(kernel.NewRBF(1.1), 1.7)
 			for _, p := range k.Hyperparams() {
 				p.SetDType(dt)
 			}
@@ -184,7 +185,7 @@ func TestClassifierPredictsHalfFarAway(t *testing.T) {
 // Duplicate inputs make K singular; Algorithm 3.1 never inverts K.
 func TestClassifierDuplicateInputs(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 0, 0, 1, 1, 1}, 6, 1)
-	c, err := NewClassifier(NewScale(NewRBF(1), 3), x, []int{0, 0, 1, 1, 1, 0})
+	c, err := NewClassifier(x, []int{0, 0, 1, 1, 1, 0}, ClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 3)})
 	require.NoError(t, err)
 	lml, err := c.LogMarginalLikelihood()
 	require.NoError(t, err)
@@ -204,11 +205,11 @@ func TestClassifierFit(t *testing.T) {
 		labels[i] = i % 2
 		xv[i] = rng.NormFloat64()*0.7 + 2*float64(labels[i]) - 1
 	}
-	c, err := NewClassifier(NewScale(NewRBF(0.2), 0.5), tensor.FromFloat64s(xv, n, 1), labels)
+	c, err := NewClassifier(tensor.FromFloat64s(xv, n, 1), labels, ClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.2), 0.5)})
 	require.NoError(t, err)
 	before, err := c.LogMarginalLikelihood()
 	require.NoError(t, err)
-	res, err := c.Fit(context.Background(), FitOptions{Restarts: 1, Seed: 1})
+	res, err := c.fit(context.Background(), fitOptions{Restarts: 1, Seed: 1})
 	require.NoError(t, err)
 	after, err := c.LogMarginalLikelihood()
 	require.NoError(t, err)
@@ -222,15 +223,21 @@ func TestClassifierFit(t *testing.T) {
 
 func TestClassifierErrors(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1}, 2, 1)
-	_, err := NewClassifier(NewRBF(1), x, []int{0, 2})
+	_, err := NewClassifier(x, []int{0, 2}, ClassifierOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "labels must be 0 or 1")
-	_, err = NewClassifier(NewRBF(1), x, []int{0})
+	_, err = NewClassifier(x, []int{0}, ClassifierOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "2 rows but there are 1 labels")
-	c, err := NewClassifier(NewRBF(1), x, []int{0, 1})
+	c, err := NewClassifier(x, []int{0, 1}, ClassifierOptions{Kernel: kernel.NewRBF(1)})
 	require.NoError(t, err)
-	_, err = c.Predict(tensor.FromFloat64s([]float64{0, 1}, 1, 2))
-	assert.ErrorContains(t, err, "(m, 1) matrix")
-	_, err = c.Fit(context.Background(), FitOptions{Optimizer: "adam"})
+	func() {
+		defer func() {
+			e, ok := recover().(*tensor.Error)
+			require.True(t, ok)
+			assert.Contains(t, e.Error(), "(m, 1) matrix")
+		}()
+		_, _ = c.Predict(tensor.FromFloat64s([]float64{0, 1}, 1, 2))
+	}()
+	_, err = c.fit(context.Background(), fitOptions{Optimizer: "adam"})
 	assert.ErrorContains(t, err, "not supported")
 }
 
@@ -238,7 +245,7 @@ func TestClassifierErrors(t *testing.T) {
 func TestClassifierFitBoundsAndFixed(t *testing.T) {
 	c := apxClassifier(t, 1, 0.2)
 	c.Hyperparam("scale.variance").SetFixed(true)
-	res, err := c.Fit(context.Background(), FitOptions{Restarts: 2, Seed: 3, Bounds: map[string][2]float64{"rbf.lengthscale": {0.6, 0.9}}})
+	res, err := c.fit(context.Background(), fitOptions{Restarts: 2, Seed: 3, Bounds: map[string][2]float64{"rbf.lengthscale": {0.6, 0.9}}})
 	require.NoError(t, err)
 	assert.Len(t, res.Restarts, 3)
 	ls := c.Hyperparam("rbf.lengthscale").Value()
@@ -246,14 +253,14 @@ func TestClassifierFitBoundsAndFixed(t *testing.T) {
 	// and ℓ = 1.5 and rises over [0.6, 0.9], so the upper bound is active.
 	assert.InDelta(t, 0.9, ls, 1e-6)
 	assert.InDelta(t, 1, c.Hyperparam("scale.variance").Value(), 1e-12)
-	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"nope": {0, 1}}})
+	_, err = c.fit(context.Background(), fitOptions{Bounds: map[string][2]float64{"nope": {0, 1}}})
 	assert.ErrorContains(t, err, "unknown hyperparameter")
 	// A lengthscale must be positive: bounds wholly at or below zero are
 	// rejected, as by the exact model's Fit, and leave it untouched.
 	before := c.Hyperparam("rbf.lengthscale").Value()
-	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {-2, -1}}})
+	_, err = c.fit(context.Background(), fitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {-2, -1}}})
 	assert.ErrorContains(t, err, "outside its domain")
-	_, err = c.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {math.NaN(), 1}}})
+	_, err = c.fit(context.Background(), fitOptions{Bounds: map[string][2]float64{"rbf.lengthscale": {math.NaN(), 1}}})
 	assert.ErrorContains(t, err, "not an interval")
 	assert.Equal(t, before, c.Hyperparam("rbf.lengthscale").Value())
 }

@@ -1,11 +1,13 @@
 package gp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -19,9 +21,16 @@ const (
 	ConstantMean
 )
 
-// ExactOptions configures NewExact. The zero value gives a learnable noise
-// variance starting at 0.1, a zero mean and no normalisation.
+// ExactOptions configures FitExact and NewExact: the model (Kernel and the
+// fields after it) and the hyperparameter fit (Optimizer and the fields
+// after it, which NewExact ignores). The zero value, with a Kernel, gives
+// a learnable noise variance starting at 0.1, a zero mean, no
+// normalisation, Cholesky inference and one L-BFGS run of 100 iterations
+// from the kernel's current hyperparameters.
 type ExactOptions struct {
+	// Kernel is the covariance function; it is required. The model keeps
+	// its hyperparameter objects, so fitting updates them in place.
+	Kernel kernel.Kernel
 	// Noise is the initial observation-noise variance σ² ("noise"); zero
 	// means 0.1.
 	Noise float64
@@ -35,20 +44,49 @@ type ExactOptions struct {
 	// the factorisation needs it): for interpolation, or when the kernel
 	// models the noise itself with a White term.
 	NoiseFree bool
-	// Mean selects the prior mean function.
+	// Mean selects the prior mean function (zero by default).
 	Mean MeanKind
 	// Normalize standardises y by its mean and (population) standard
 	// deviation before modelling it; predictions and samples are mapped
 	// back, and the log marginal likelihood is that of the standardised y.
 	Normalize bool
-	// Log, if set, receives a line for every jitter escalation outside Fit
-	// (Fit reports them through its Progress callback).
+	// Log, if set, receives a line for every jitter escalation outside the
+	// fit (the fit reports them through Progress).
 	Log func(msg string)
 	// Inference selects Cholesky (the default) or CG inference for the
-	// marginal likelihood, Fit and Predict.
+	// marginal likelihood, the fit and Predict.
 	Inference Inference
-	// CG configures CG inference.
+	// CG configures CG inference; its zero value means its defaults.
 	CG CGOptions
+
+	// Optimizer is "lbfgs" (the default: L-BFGS with a strong Wolfe line
+	// search, optim.Minimize) or "adam" (optim.NewAdam).
+	Optimizer string
+	// Restarts is the number of extra starts from random points, after the
+	// start from the kernel's hyperparameters; the best result is kept.
+	// Zero means none.
+	Restarts int
+	// Seed seeds the sampler of the restarts' starting points.
+	Seed uint64
+	// MaxIter is the number of iterations per start: L-BFGS iterations
+	// (zero means 100) or Adam steps (zero means 300).
+	MaxIter int
+	// LR is Adam's learning rate on the unconstrained values; zero means
+	// 0.05.
+	LR float64
+	// Bounds limits hyperparameters, by name, to [lo, hi] in the
+	// constrained space (either side may be infinite). Restarts sample
+	// bounded hyperparameters log-uniformly (uniformly if lo ≤ 0) between
+	// finite bounds. Nil means unbounded.
+	Bounds map[string][2]float64
+	// Progress, if set, receives every iteration and every jitter
+	// escalation of the fit.
+	Progress func(FitEvent)
+}
+
+// fit returns the fit's knobs.
+func (o ExactOptions) fit() fitOptions {
+	return fitOptions{Optimizer: o.Optimizer, Restarts: o.Restarts, Seed: o.Seed, MaxIter: o.MaxIter, LR: o.LR, Bounds: o.Bounds, Progress: o.Progress}
 }
 
 // Exact is Gaussian-process regression with a Gaussian likelihood, whose
@@ -56,14 +94,14 @@ type ExactOptions struct {
 // Cholesky factor of K + σ²I (O(n³)). A model is not safe for concurrent
 // use: fitting and predicting read and write its hyperparameters.
 type Exact struct {
-	kernel Kernel
+	kernel kernel.Kernel
 	x      *tensor.Tensor // (n, d)
 	y      *tensor.Tensor // (n, 1), normalised if asked
 	yMean  float64
 	yStd   float64
-	noise  *Hyperparam // nil when noise-free
-	mean   *Hyperparam // nil for the zero mean
-	params []*Hyperparam
+	noise  *kernel.Hyperparam // nil when noise-free
+	mean   *kernel.Hyperparam // nil for the zero mean
+	params []*kernel.Hyperparam
 	log    func(string)
 	// hook, set by Fit, receives jitter escalations instead of log.
 	hook func(jitter float64, cause error)
@@ -72,23 +110,65 @@ type Exact struct {
 	inference Inference
 	cg        CGOptions
 	cgStats   CGStats
+	// fitted is the outcome of FitExact's hyperparameter fit.
+	fitted *FitResult
 }
 
+// FitExact returns an exact GP regression model of y (n) or (n, 1) on the
+// inputs x (n, d) whose hyperparameters maximise the log marginal
+// likelihood plus the log priors (type-II maximum likelihood or MAP;
+// Rasmussen and Williams 2006, Gaussian Processes for Machine Learning,
+// §5.4), by L-BFGS or Adam with gradients from autodiff, from the kernel's
+// current hyperparameters and opts.Restarts random starts; it keeps the
+// best, and FitResult reports every start. Covariances that are not
+// positive definite are retried with jitter (each escalation reported
+// through opts.Progress); a start where even that fails is recorded in its
+// RestartResult and skipped.
+//
+// Bad data or options (see NewExact, and bounds that are not intervals in
+// a hyperparameter's domain) return an error and no model. If every start
+// fails, FitExact returns the error and no model. If ctx is cancelled it
+// returns promptly: the model at the best hyperparameters found so far
+// (the initial ones if no start finished) with the error wrapping
+// ctx.Err().
+func FitExact(ctx context.Context, x, y *tensor.Tensor, opts ExactOptions) (*Exact, error) {
+	m, err := NewExact(x, y, opts)
+	if err != nil {
+		return nil, fmt.Errorf("gp.FitExact: %w", err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := m.fit(ctx, opts.fit())
+	m.fitted = res
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	return m, err
+}
+
+// FitResult returns the outcome of FitExact's hyperparameter fit, or nil
+// for a model made by NewExact.
+func (m *Exact) FitResult() *FitResult { return m.fitted }
+
 // NewExact returns an exact GP regression model of y (n) or (n, 1) on the
-// inputs x (n, d), with the kernel's hyperparameters converted to x's
-// dtype. It returns an error if x is not a matrix, y's length differs from
-// x's rows, the dtypes differ, or x or y hold NaN or Inf; the kernel keeps
-// its hyperparameter objects, so they can be read and set on either.
-func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exact, err error) {
+// inputs x (n, d) conditioned at the kernel's current hyperparameters,
+// without fitting them (the fit fields of opts are ignored). It exists for
+// hyperparameters that are set by hand, fixed by a prior study or fitted
+// elsewhere (a BayesOpt loop, a distributed fit), and for evaluating the
+// log marginal likelihood and its gradient at given values; FitExact is
+// the usual entry point. The hyperparameters are converted to x's dtype;
+// the kernel keeps its hyperparameter objects, so they can be read and set
+// on either.
+//
+// It returns an error if opts.Kernel is nil, x is not a matrix or has no
+// rows or columns, y's length differs from x's rows, the dtypes differ, or
+// x or y hold NaN or Inf.
+func NewExact(x, y *tensor.Tensor, opts ExactOptions) (m *Exact, err error) {
 	defer tensor.Recover(&err)
-	var o ExactOptions
-	if len(opts) > 1 {
-		return nil, errors.New("gp.NewExact: at most one ExactOptions")
-	}
-	if len(opts) == 1 {
-		o = opts[0]
-	}
-	if kernel == nil {
+	o := opts
+	kern := o.Kernel
+	if kern == nil {
 		return nil, errors.New("gp.NewExact: nil kernel")
 	}
 	if x == nil || y == nil {
@@ -127,13 +207,13 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 		if o.NoiseFree {
 			return nil, errors.New("gp.NewExact: CG inference needs observation noise; NoiseFree is set")
 		}
-		if _, err := newKernelOp("gp.NewExact", kernel, nil, 0, x.Shape()[1], nil, 1); err != nil {
+		if _, err := newKernelOp("gp.NewExact", kern, nil, 0, x.Shape()[1], nil, 1); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("gp.NewExact: unknown inference %d", o.Inference)
 	}
-	m = &Exact{kernel: kernel, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log, inference: o.Inference, cg: o.CG.withDefaults()}
+	m = &Exact{kernel: kern, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log, inference: o.Inference, cg: o.CG.withDefaults()}
 	if o.Normalize {
 		m.yMean, m.yStd = meanStd(yv)
 		if m.yStd == 0 {
@@ -158,24 +238,21 @@ func NewExact(kernel Kernel, x, y *tensor.Tensor, opts ...ExactOptions) (m *Exac
 		if !(noise > floor) {
 			return nil, fmt.Errorf("gp.NewExact: noise %g must exceed its floor %g", noise, floor)
 		}
-		m.noise = NewHyperparam("noise", noise)
-		m.noise.floor = floor
-		if err := m.noise.Set(noise); err != nil {
-			return nil, err
-		}
+		m.noise = kernel.NewHyperparam("noise", noise)
+		m.noise.SetFloor(floor)
 		m.noise.SetFixed(o.FixNoise)
 	}
 	if o.Mean == ConstantMean {
-		m.mean = NewUnconstrainedHyperparam("mean", 0)
+		m.mean = kernel.NewUnconstrainedHyperparam("mean", 0)
 	}
-	ps := append([]*Hyperparam(nil), kernel.Hyperparams()...)
+	ps := append([]*kernel.Hyperparam(nil), kern.Hyperparams()...)
 	if m.noise != nil {
 		ps = append(ps, m.noise)
 	}
 	if m.mean != nil {
 		ps = append(ps, m.mean)
 	}
-	m.params = uniqueParams(ps)
+	m.params = kernel.UniqueHyperparams(ps)
 	for _, p := range m.params {
 		p.SetDType(dt)
 	}
@@ -203,14 +280,14 @@ func meanStd(v []float64) (mean, std float64) {
 }
 
 // Kernel returns the model's kernel.
-func (m *Exact) Kernel() Kernel { return m.kernel }
+func (m *Exact) Kernel() kernel.Kernel { return m.kernel }
 
 // Params returns every hyperparameter: the kernel's, then "noise" (unless
 // noise-free) and "mean" (with a constant mean).
-func (m *Exact) Hyperparams() []*Hyperparam { return m.params }
+func (m *Exact) Hyperparams() []*kernel.Hyperparam { return m.params }
 
 // Hyperparam returns the hyperparameter with the given name, or nil.
-func (m *Exact) Hyperparam(name string) *Hyperparam { return paramNamed(m.params, name) }
+func (m *Exact) Hyperparam(name string) *kernel.Hyperparam { return kernel.Lookup(m.params, name) }
 
 // Hyperparameters returns the constrained values of every hyperparameter
 // by name.
@@ -223,7 +300,7 @@ func (m *Exact) Hyperparameters() map[string][]float64 {
 }
 
 // Noise returns the noise-variance hyperparameter (nil when noise-free).
-func (m *Exact) Noise() *Hyperparam { return m.noise }
+func (m *Exact) Noise() *kernel.Hyperparam { return m.noise }
 
 // N returns the number of training points.
 func (m *Exact) N() int { return m.x.Shape()[0] }

@@ -8,6 +8,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkLMLGrad(b *testing.B) {
 			rng := tensor.NewRNG(1)
 			x := rng.Normal(tensor.Float64, 0, 1, n, 3)
 			y := rng.Normal(tensor.Float64, 0, 1, n)
-			m, err := NewExact(NewScale(NewRBF(1), 1), x, y, ExactOptions{Noise: 0.1})
+			m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 1), Noise: 0.1})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -60,7 +61,7 @@ func BenchmarkLMLGradCG(b *testing.B) {
 			rng := tensor.NewRNG(1)
 			x := rng.Normal(tensor.Float64, 0, 1, n, 3)
 			y := rng.Normal(tensor.Float64, 0, 1, n)
-			m, err := NewExact(NewScale(NewRBF(1), 1), x, y, ExactOptions{Noise: 0.1, Inference: CG, CG: CGOptions{Tol: 1e-3}})
+			m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 1), Noise: 0.1, Inference: CG, CG: CGOptions{Tol: 1e-3}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -96,7 +97,7 @@ func BenchmarkCGKernelProduct(b *testing.B) {
 		b.Run(fmt.Sprintf("n%d", n), func(b *testing.B) {
 			rng := tensor.NewRNG(1)
 			x := rng.Uniform(tensor.Float64, -2, 2, n, 3)
-			op, err := newKernelOp("bench", NewScale(NewRBF(1, 1, 1), 1), x.Values(), n, 3, NewHyperparam("noise", 0.1), 0)
+			op, err := newKernelOp("bench", kernel.NewScale(kernel.NewRBF(1, 1, 1), 1), x.Values(), n, 3, kernel.NewHyperparam("noise", 0.1), 0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,20 +6,18 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Fit a GP to noisy samples of sin(x) and predict between them.
-func ExampleNewExact() {
+func ExampleFitExact() {
 	rng := tensor.NewRNG(1)
 	x := tensor.Linspace(tensor.Float64, 0, 2*math.Pi, 20)
 	y := tensor.Add(tensor.Sin(x), rng.Normal(tensor.Float64, 0, 0.05, 20))
-	k := gp.NewScale(gp.NewRBF(1), 1)
-	m, err := gp.NewExact(k, tensor.Reshape(x, 20, 1), y, gp.ExactOptions{Noise: 0.01})
+	k := kernel.NewScale(kernel.NewRBF(1), 1)
+	m, err := gp.FitExact(context.Background(), tensor.Reshape(x, 20, 1), y, gp.ExactOptions{Kernel: k, Noise: 0.01})
 	if err != nil {
-		panic(err)
-	}
-	if _, err := m.Fit(context.Background(), gp.FitOptions{}); err != nil {
 		panic(err)
 	}
 	pred, err := m.Predict(tensor.FromFloat64s([]float64{math.Pi / 2}, 1, 1))

@@ -11,6 +11,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -83,7 +84,7 @@ func TestLMLMatchesMVNDensity(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x, y := toyData(1, 12, 2)
-			m, err := NewExact(NewScale(NewRBF(ls), v), x, y, ExactOptions{Noise: noise, Mean: c.mean, Normalize: c.normalize})
+			m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(ls), v), Noise: noise, Mean: c.mean, Normalize: c.normalize})
 			require.NoError(t, err)
 			if c.mean == ConstantMean {
 				require.NoError(t, m.Hyperparam("mean").Set(c.meanValue))
@@ -130,9 +131,9 @@ func TestLMLMatchesMVNDensity(t *testing.T) {
 // In float32 the LML agrees with the float64 one to float32 accuracy.
 func TestLMLFloat32(t *testing.T) {
 	x, y := toyData(2, 10, 2)
-	m64, err := NewExact(NewScale(NewMatern52(1.1), 1.3), x, y)
+	m64, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewMatern52(1.1), 1.3)})
 	require.NoError(t, err)
-	m32, err := NewExact(NewScale(NewMatern52(1.1), 1.3), x.Cast(tensor.Float32), y.Cast(tensor.Float32))
+	m32, err := NewExact(x.Cast(tensor.Float32), y.Cast(tensor.Float32), ExactOptions{Kernel: kernel.NewScale(kernel.NewMatern52(1.1), 1.3)})
 	require.NoError(t, err)
 	assert.Equal(t, tensor.Float32, m32.Hyperparams()[0].Raw().DType())
 	assert.InDelta(t, lmlOf(t, m64), lmlOf(t, m32), 1e-3)
@@ -145,7 +146,7 @@ func TestPosteriorMatchesKernelRidge(t *testing.T) {
 	const ls, v, noise = 0.7, 1.4, 0.1
 	x, y := toyData(3, 15, 1)
 	xs := tensor.Reshape(tensor.Linspace(tensor.Float64, -2.5, 2.5, 7), 7, 1)
-	m, err := NewExact(NewScale(NewRBF(ls), v), x, y, ExactOptions{Noise: noise})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(ls), v), Noise: noise})
 	require.NoError(t, err)
 	pred, err := m.Predict(xs)
 	require.NoError(t, err)
@@ -176,7 +177,7 @@ func TestPosteriorMatchesKernelRidge(t *testing.T) {
 func TestPredictDenormalises(t *testing.T) {
 	x, y := toyData(4, 8, 1)
 	ys := tensor.AddScalar(tensor.MulScalar(y, 100), 1000)
-	m, err := NewExact(NewScale(NewRBF(0.5), 1), x, ys, ExactOptions{Normalize: true, Mean: ConstantMean, Noise: 1e-5, NoiseFloor: 1e-9})
+	m, err := NewExact(x, ys, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.5), 1), Normalize: true, Mean: ConstantMean, Noise: 1e-5, NoiseFloor: 1e-9})
 	require.NoError(t, err)
 	pred, err := m.Predict(x)
 	require.NoError(t, err)
@@ -193,8 +194,8 @@ func TestPredictDenormalises(t *testing.T) {
 func TestLMLGradientClosedForm(t *testing.T) {
 	const ls, v, noise, floor = 0.9, 1.3, 0.2, 1e-6
 	x, y := toyData(5, 10, 2)
-	k := NewScale(NewRBF(ls), v)
-	m, err := NewExact(k, x, y, ExactOptions{Noise: noise})
+	k := kernel.NewScale(kernel.NewRBF(ls), v)
+	m, err := NewExact(x, y, ExactOptions{Kernel: k, Noise: noise})
 	require.NoError(t, err)
 	for _, p := range m.Hyperparams() {
 		p.SetBijector(probabilistic.Exp{})
@@ -247,16 +248,16 @@ func TestLMLGradientClosedForm(t *testing.T) {
 // respect to every unconstrained hyperparameter, for an RBF and a
 // composite kernel, to second order.
 func TestLMLGradCheck(t *testing.T) {
-	kernels := map[string]func() Kernel{
-		"rbf": func() Kernel { return NewScale(NewRBF(0.9), 1.2) },
-		"composite": func() Kernel {
-			return NewSum(NewScale(NewMatern32(1.2, 0.8), 0.7), NewProduct(NewPeriodic(1, 2), NewRBF(2)), NewWhite(0.05))
+	kernels := map[string]func() kernel.Kernel{
+		"rbf": func() kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.9), 1.2) },
+		"composite": func() kernel.Kernel {
+			return kernel.NewSum(kernel.NewScale(kernel.NewMatern32(1.2, 0.8), 0.7), kernel.NewProduct(kernel.NewPeriodic(1, 2), kernel.NewRBF(2)), kernel.NewWhite(0.05))
 		},
 	}
 	for name, mk := range kernels {
 		t.Run(name, func(t *testing.T) {
 			x, y := toyData(6, 7, 2)
-			m, err := NewExact(mk(), x, y, ExactOptions{Mean: ConstantMean, Noise: 0.1})
+			m, err := NewExact(x, y, ExactOptions{Kernel: mk(), Mean: ConstantMean, Noise: 0.1})
 			require.NoError(t, err)
 			ps := m.Hyperparams()
 			var raws []*tensor.Tensor
@@ -280,7 +281,7 @@ func TestLMLGradCheck(t *testing.T) {
 // (Bayesian optimisation relies on it).
 func TestPosteriorGradCheck(t *testing.T) {
 	x, y := toyData(7, 8, 2)
-	m, err := NewExact(NewScale(NewMatern52(1), 1), x, y)
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewMatern52(1), 1)})
 	require.NoError(t, err)
 	xs := tensor.NewRNG(8).Normal(tensor.Float64, 0, 1, 3, 2)
 	for _, which := range []string{"mean", "var"} {
@@ -300,7 +301,7 @@ func TestPosteriorGradCheck(t *testing.T) {
 // and variance match the posterior's (within 5 standard errors).
 func TestSamplePosterior(t *testing.T) {
 	x, y := toyData(9, 10, 1)
-	m, err := NewExact(NewScale(NewRBF(0.8), 1), x, y, ExactOptions{Normalize: true})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.8), 1), Normalize: true})
 	require.NoError(t, err)
 	xs := tensor.Reshape(tensor.Linspace(tensor.Float64, -3, 3, 6), 6, 1)
 	const count = 4000
@@ -333,7 +334,7 @@ func TestSamplePosterior(t *testing.T) {
 
 // badKernel returns a fixed indefinite matrix (eigenvalues 3 and −1 on
 // pairs), which no jitter up to 1e-4 can repair.
-type badKernel struct{ v *Hyperparam }
+type badKernel struct{ v *kernel.Hyperparam }
 
 func (k badKernel) K(x1, x2 *graph.Node) *graph.Node {
 	n := x1.Shape()[0]
@@ -349,7 +350,7 @@ func (k badKernel) K(x1, x2 *graph.Node) *graph.Node {
 func (k badKernel) Diag(x *graph.Node) *graph.Node {
 	return graph.BroadcastTo(k.v.Node(x.Graph()), x.Shape()[0])
 }
-func (k badKernel) Hyperparams() []*Hyperparam { return []*Hyperparam{k.v} }
+func (k badKernel) Hyperparams() []*kernel.Hyperparam { return []*kernel.Hyperparam{k.v} }
 
 // Duplicate inputs without noise make K singular: the factorisation
 // succeeds after escalating the jitter, and each try is reported. An
@@ -358,7 +359,7 @@ func TestJitterEscalation(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 0, 1, 2, 2}, 5, 1)
 	y := tensor.FromFloat64s([]float64{1, 1, 0, -1, -1}, 5)
 	var logs []string
-	m, err := NewExact(NewRBF(1), x, y, ExactOptions{NoiseFree: true, Log: func(s string) { logs = append(logs, s) }})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), NoiseFree: true, Log: func(s string) { logs = append(logs, s) }})
 	require.NoError(t, err)
 	l := lmlOf(t, m)
 	assert.False(t, math.IsNaN(l) || math.IsInf(l, 0))
@@ -366,7 +367,7 @@ func TestJitterEscalation(t *testing.T) {
 	assert.Contains(t, logs[0], "jitter 1e-08")
 
 	logs = nil
-	bad, err := NewExact(badKernel{NewHyperparam("bad.v", 1)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true, Log: func(s string) { logs = append(logs, s) }})
+	bad, err := NewExact(tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{Kernel: badKernel{kernel.NewHyperparam("bad.v", 1)}, NoiseFree: true, Log: func(s string) { logs = append(logs, s) }})
 	require.NoError(t, err)
 	_, err = bad.LogMarginalLikelihood(graph.New())
 	var ce *CholeskyError
@@ -386,29 +387,29 @@ func TestNewExactBadInputs(t *testing.T) {
 	x, y := toyData(10, 5, 2)
 	cases := []struct {
 		name string
-		k    Kernel
+		k    kernel.Kernel
 		x, y *tensor.Tensor
 		msg  string
 	}{
 		{"nil kernel", nil, x, y, "nil kernel"},
-		{"x not 2-D", NewRBF(1), tensor.Zeros(tensor.Float64, 5), y, "(n, d) matrix"},
-		{"lengths differ", NewRBF(1), x, tensor.Zeros(tensor.Float64, 4), "5 rows but y has 4"},
-		{"y matrix", NewRBF(1), x, tensor.Zeros(tensor.Float64, 5, 2), "shape (n) or (n, 1)"},
-		{"NaN y", NewRBF(1), x, tensor.FromFloat64s([]float64{1, 2, math.NaN(), 4, 5}, 5), "y[2]"},
-		{"Inf y", NewRBF(1), x, tensor.FromFloat64s([]float64{1, 2, 3, math.Inf(1), 5}, 5), "not finite"},
-		{"NaN x", NewRBF(1), tensor.FromFloat64s([]float64{1, 2, 3, math.NaN()}, 2, 2), tensor.Zeros(tensor.Float64, 2), "row 1"},
-		{"dtypes differ", NewRBF(1), x, y.Cast(tensor.Float32), "float32"},
-		{"no rows", NewRBF(1), tensor.Zeros(tensor.Float64, 0, 2), tensor.Zeros(tensor.Float64, 0), "no data"},
+		{"x not 2-D", kernel.NewRBF(1), tensor.Zeros(tensor.Float64, 5), y, "(n, d) matrix"},
+		{"lengths differ", kernel.NewRBF(1), x, tensor.Zeros(tensor.Float64, 4), "5 rows but y has 4"},
+		{"y matrix", kernel.NewRBF(1), x, tensor.Zeros(tensor.Float64, 5, 2), "shape (n) or (n, 1)"},
+		{"NaN y", kernel.NewRBF(1), x, tensor.FromFloat64s([]float64{1, 2, math.NaN(), 4, 5}, 5), "y[2]"},
+		{"Inf y", kernel.NewRBF(1), x, tensor.FromFloat64s([]float64{1, 2, 3, math.Inf(1), 5}, 5), "not finite"},
+		{"NaN x", kernel.NewRBF(1), tensor.FromFloat64s([]float64{1, 2, 3, math.NaN()}, 2, 2), tensor.Zeros(tensor.Float64, 2), "row 1"},
+		{"dtypes differ", kernel.NewRBF(1), x, y.Cast(tensor.Float32), "float32"},
+		{"no rows", kernel.NewRBF(1), tensor.Zeros(tensor.Float64, 0, 2), tensor.Zeros(tensor.Float64, 0), "no data"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewExact(c.k, c.x, c.y)
+			m, err := NewExact(c.x, c.y, ExactOptions{Kernel: c.k})
 			require.Error(t, err)
 			assert.Nil(t, m)
 			assert.Contains(t, err.Error(), c.msg)
 		})
 	}
-	m, err := NewExact(NewRBF(1), x, y)
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1)})
 	require.NoError(t, err)
 	_, err = m.Predict(tensor.Zeros(tensor.Float64, 3, 3))
 	assert.ErrorContains(t, err, "(m, 2)")

@@ -9,12 +9,13 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/optim"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// FitOptions configures Fit. The zero value runs L-BFGS once from the
-// current hyperparameters.
-type FitOptions struct {
+// fitOptions holds the hyperparameter fit's knobs, which the models'
+// options structs carry (documented there).
+type fitOptions struct {
 	// Optimizer is "lbfgs" (the default: L-BFGS with a strong Wolfe line
 	// search, optim.Minimize) or "adam" (optim.NewAdam).
 	Optimizer string
@@ -38,7 +39,7 @@ type FitOptions struct {
 	Progress func(FitEvent)
 }
 
-// FitEvent reports progress of Fit: an iteration (Jitter == 0) or a
+// FitEvent reports progress of a hyperparameter fit: an iteration (Jitter == 0) or a
 // jitter escalation after a failed Cholesky factorisation (Jitter > 0).
 type FitEvent struct {
 	Restart   int     // 0 for the start from the current hyperparameters
@@ -46,6 +47,9 @@ type FitEvent struct {
 	Objective float64 // LML plus log prior at the iterate
 	Jitter    float64 // the jitter about to be tried, for escalations
 	Err       error   // the failure that caused an escalation
+	// CGIterations is the number of CG iterations of the iterate's
+	// evaluation (Exact with CG inference; 0 otherwise).
+	CGIterations int
 }
 
 // String formats the event as one log line.
@@ -65,7 +69,7 @@ type RestartResult struct {
 	Err        error   // why the start failed, if it did
 }
 
-// FitResult is the outcome of Fit.
+// FitResult is the outcome of a hyperparameter fit.
 type FitResult struct {
 	LML        float64         // log marginal likelihood at the chosen hyperparameters
 	Objective  float64         // LML plus log prior there (what Fit maximises)
@@ -74,23 +78,19 @@ type FitResult struct {
 	Iterations int             // iterations over all starts
 }
 
-// Fit maximises the log marginal likelihood plus the log priors over the
-// unconstrained values of the hyperparameters that are not fixed, with
-// gradients by automatic differentiation, from the current hyperparameters
-// and opts.Restarts random starts; it keeps the best. Covariances that are
-// not positive definite are retried with jitter (each escalation reported
-// through opts.Progress); a start where even that fails is recorded in its
-// RestartResult and skipped.
-//
-// If every start fails, or ctx is cancelled, or the options are invalid,
-// Fit returns an error and leaves the hyperparameters as they were.
-func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err error) {
+// fit maximises the log marginal likelihood plus the log priors over the
+// unconstrained values of the hyperparameters that are not fixed (see
+// FitExact). If every start fails or the options are invalid, it returns
+// an error and leaves the hyperparameters as they were; if ctx is
+// cancelled, it leaves them at the best finished start and returns its
+// result with the error.
+func (m *Exact) fit(ctx context.Context, opts fitOptions) (res *FitResult, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var free []*Hyperparam
+	var free []*kernel.Hyperparam
 	for _, p := range m.params {
-		if !p.fixed {
+		if !p.Fixed() {
 			free = append(free, p)
 		}
 	}
@@ -100,11 +100,10 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 	}
 	defer func() {
 		m.hook = nil
-		if err != nil {
+		if err != nil && res == nil {
 			for i, p := range m.params {
 				tensor.CopyInto(p.Raw(), saved[i])
 			}
-			res = nil
 		}
 	}()
 	defer tensor.Recover(&err)
@@ -141,23 +140,35 @@ func (m *Exact) Fit(ctx context.Context, opts FitOptions) (res *FitResult, err e
 // bestOfStarts runs starts r = 0, ..., restarts: start(r) sets the starting
 // values (r = 0: the initial ones) and run(r) optimises vals from there in
 // place. It leaves vals at the best start's optimum and returns its
-// FitResult; it returns an error if ctx is cancelled, a start cannot be set,
-// or every start fails (the message prefixed with op). Exact.Fit and
-// fitApprox share it; their callers restore vals on error.
+// FitResult; it returns an error if a start cannot be set or every start
+// fails (the message prefixed with op), and its callers restore vals. If
+// ctx is cancelled it returns the best finished start (vals left there)
+// with the wrapped ctx error, or no result if no start finished.
 func bestOfStarts(ctx context.Context, op string, restarts int, vals []*tensor.Tensor, start func(r int) error, run func(r int) RestartResult) (*FitResult, error) {
 	res := &FitResult{Best: -1, Objective: math.Inf(-1)}
 	best := make([]*tensor.Tensor, len(vals))
 	var lastErr error
+	// cancelled keeps the best finished start, if any, and wraps ctx's error.
+	cancelled := func(err error) (*FitResult, error) {
+		err = fmt.Errorf("%s: fit cancelled after %d of %d starts: %w", op, len(res.Restarts), restarts+1, err)
+		if res.Best < 0 {
+			return nil, err
+		}
+		for i, v := range vals {
+			tensor.CopyInto(v, best[i])
+		}
+		return res, err
+	}
 	for r := 0; r <= restarts; r++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return cancelled(err)
 		}
 		if err := start(r); err != nil {
 			return nil, err
 		}
 		rr := run(r)
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return cancelled(err)
 		}
 		res.Restarts = append(res.Restarts, rr)
 		res.Iterations += rr.Iterations
@@ -185,15 +196,15 @@ func bestOfStarts(ctx context.Context, op string, restarts int, vals []*tensor.T
 type fitter struct {
 	m            *Exact
 	ctx          context.Context
-	free         []*Hyperparam
-	opts         FitOptions
+	free         []*kernel.Hyperparam
+	opts         fitOptions
 	lower, upper []*tensor.Tensor // raw bounds, nil without bounds
 	bounded      bool
 	g            *graph.Graph
 	restart      int
 }
 
-func (m *Exact) newFitter(ctx context.Context, free []*Hyperparam, opts FitOptions) (*fitter, error) {
+func (m *Exact) newFitter(ctx context.Context, free []*kernel.Hyperparam, opts fitOptions) (*fitter, error) {
 	switch opts.Optimizer {
 	case "":
 		opts.Optimizer = "lbfgs"
@@ -227,8 +238,8 @@ func (m *Exact) newFitter(ctx context.Context, free []*Hyperparam, opts FitOptio
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if ok {
 			var err error
-			if lo, hi, err = p.rawBounds("gp.Fit", b); err != nil {
-				return nil, err
+			if lo, hi, err = p.RawBounds(b[0], b[1]); err != nil {
+				return nil, fmt.Errorf("gp.Fit: %w", err)
 			}
 			f.bounded = true
 		}
@@ -244,47 +255,18 @@ func (m *Exact) newFitter(ctx context.Context, free []*Hyperparam, opts FitOptio
 	return f, nil
 }
 
-// rawBounds checks the bounds b of p and maps them to the unconstrained
-// space: they must be an interval that reaches into p's domain.
-func (p *Hyperparam) rawBounds(op string, b [2]float64) (lo, hi float64, err error) {
-	if !(b[0] < b[1]) || math.IsNaN(b[0]) || math.IsNaN(b[1]) {
-		return 0, 0, fmt.Errorf("%s: bounds %v of %s are not an interval", op, b, p.Name())
-	}
-	lo, hi = p.rawOf(b[0]), p.rawOf(b[1])
-	if math.IsNaN(hi) && !math.IsNaN(lo) {
-		hi = math.Inf(1) // above the top of a bounded domain (a sigmoid's 1)
-	}
-	if math.IsNaN(lo) || math.IsNaN(hi) || hi == math.Inf(-1) {
-		return 0, 0, fmt.Errorf("%s: bounds %v of %s lie outside its domain (floor %g)", op, b, p.Name(), p.floor)
-	}
-	return lo, hi, nil
-}
-
-// rawOf maps a constrained value to the unconstrained space, giving −Inf
-// for values at or below the floor and +Inf for +Inf.
-func (p *Hyperparam) rawOf(v float64) float64 {
-	if math.IsInf(v, 1) {
-		return v
-	}
-	if !(v > p.floor) && p.bij != (Identity{}) {
-		return math.Inf(-1)
-	}
-	g := graph.New()
-	return p.bij.Inverse(g.Scalar(tensor.Float64, v-p.floor)).Item()
-}
-
 // sampleStart draws a starting point for p: within its bounds, from its
 // prior, or by scaling the initial value by a log-uniform factor in
 // [1/10, 10] (adding a standard normal for real-valued parameters).
-func (f *fitter) sampleStart(p *Hyperparam, init []float64, rng *tensor.RNG) []float64 {
+func (f *fitter) sampleStart(p *kernel.Hyperparam, init []float64, rng *tensor.RNG) []float64 {
 	v := make([]float64, len(init))
 	b, bounded := f.opts.Bounds[p.Name()]
 	if bounded {
-		b[1] = math.Min(b[1], p.top()) // bounds may reach past a bounded domain's top
+		b[1] = math.Min(b[1], p.Supremum()) // bounds may reach past a bounded domain's top
 	}
 	var prior []float64
-	if p.prior != nil && !bounded {
-		prior = p.prior(graph.New(), tensor.Float64).Sample(rng, len(init)).Values()
+	if p.Prior() != nil && !bounded {
+		prior = p.Prior()(graph.New(), tensor.Float64).Sample(rng, len(init)).Values()
 	}
 	for i, x := range init {
 		switch {
@@ -292,30 +274,23 @@ func (f *fitter) sampleStart(p *Hyperparam, init []float64, rng *tensor.RNG) []f
 			v[i] = math.Exp(math.Log(b[0]) + rng.Float64()*(math.Log(b[1])-math.Log(b[0])))
 		case bounded && !math.IsInf(b[0], -1) && !math.IsInf(b[1], 1):
 			v[i] = b[0] + rng.Float64()*(b[1]-b[0])
-		case prior != nil && prior[i] > p.floor && !math.IsInf(prior[i], 0):
+		case prior != nil && prior[i] > p.Floor() && !math.IsInf(prior[i], 0):
 			v[i] = prior[i]
-		case p.bij == (Identity{}):
+		case p.Bijector() == (kernel.Identity{}):
 			v[i] = x + rng.NormFloat64()
 		default:
-			v[i] = p.floor + (x-p.floor)*math.Exp(math.Log(10)*(2*rng.Float64()-1))
+			v[i] = p.Floor() + (x-p.Floor())*math.Exp(math.Log(10)*(2*rng.Float64()-1))
 		}
 		if bounded {
 			v[i] = math.Min(math.Max(v[i], b[0]), b[1])
 		}
 		// A draw the bijector cannot reach (at or below the floor, at or
 		// above a bounded domain's top) restarts from the initial value.
-		if r := p.rawOf(v[i]); math.IsNaN(r) || math.IsInf(r, 0) {
+		if r := p.Unconstrain(v[i]); math.IsNaN(r) || math.IsInf(r, 0) {
 			v[i] = x
 		}
 	}
 	return v
-}
-
-// top is the supremum of p's domain: floor + the bijector's value at +∞
-// (+Inf for exp and softplus, floor + 1 for a sigmoid).
-func (p *Hyperparam) top() float64 {
-	g := graph.New()
-	return p.floor + p.bij.Forward(g.Scalar(tensor.Float64, math.Inf(1))).Item()
 }
 
 // eval computes the objective (LML + log prior) and its gradient with
@@ -389,7 +364,7 @@ func (f *fitter) runLBFGS() RestartResult {
 	restart := f.restart
 	cfg.Callback = func(iter int, fv, gnorm float64) {
 		if f.opts.Progress != nil {
-			f.opts.Progress(FitEvent{Restart: restart, Iteration: iter, Objective: -fv})
+			f.opts.Progress(FitEvent{Restart: restart, Iteration: iter, Objective: -fv, CGIterations: f.m.cgStats.Iterations})
 		}
 	}
 	res, err := optim.Minimize(objective, x, cfg)
@@ -428,7 +403,7 @@ func (f *fitter) runAdam() RestartResult {
 			}
 		}
 		if f.opts.Progress != nil {
-			f.opts.Progress(FitEvent{Restart: f.restart, Iteration: it, Objective: obj})
+			f.opts.Progress(FitEvent{Restart: f.restart, Iteration: it, Objective: obj, CGIterations: f.m.cgStats.Iterations})
 		}
 		for i := range gs {
 			gs[i] = tensor.Neg(gs[i])

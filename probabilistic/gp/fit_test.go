@@ -10,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -38,11 +39,11 @@ func TestFitRecoversLengthscale(t *testing.T) {
 	x, y := gpDraw(1, 60, 0.6, 0.01)
 	for _, opt := range []string{"lbfgs", "adam"} {
 		t.Run(opt, func(t *testing.T) {
-			m, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+			m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(2), 1)})
 			require.NoError(t, err)
 			before := lmlOf(t, m)
 			var events int
-			res, err := m.Fit(context.Background(), FitOptions{Optimizer: opt, Restarts: 1, Seed: 3, MaxIter: 150,
+			res, err := m.fit(context.Background(), fitOptions{Optimizer: opt, Restarts: 1, Seed: 3, MaxIter: 150,
 				Progress: func(FitEvent) { events++ }})
 			require.NoError(t, err)
 			after := lmlOf(t, m)
@@ -66,15 +67,15 @@ func TestFitRecoversLengthscale(t *testing.T) {
 // Priors add their log density to the objective, and bounds hold.
 func TestFitPriorAndBounds(t *testing.T) {
 	x, y := gpDraw(2, 40, 0.6, 0.01)
-	plain, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+	plain, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(2), 1)})
 	require.NoError(t, err)
-	_, err = plain.Fit(context.Background(), FitOptions{})
+	_, err = plain.fit(context.Background(), fitOptions{})
 	require.NoError(t, err)
-	k := NewScale(NewRBF(2), 1)
-	k.Kernel().(*Stationary).Lengthscale().SetPrior(GammaPrior(20, 10)) // mean 2, sd 0.45
-	m, err := NewExact(k, x, y)
+	k := kernel.NewScale(kernel.NewRBF(2), 1)
+	k.Kernel().(*kernel.Stationary).Lengthscale().SetPrior(kernel.GammaPrior(20, 10)) // mean 2, sd 0.45
+	m, err := NewExact(x, y, ExactOptions{Kernel: k})
 	require.NoError(t, err)
-	res, err := m.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"scale.variance": {0.5, 1.5}}})
+	res, err := m.fit(context.Background(), fitOptions{Bounds: map[string][2]float64{"scale.variance": {0.5, 1.5}}})
 	require.NoError(t, err)
 	g := graph.New()
 	assert.InDelta(t, res.Objective-res.LML, m.LogPrior(g).Item(), 1e-6)
@@ -88,9 +89,9 @@ func TestFitPriorAndBounds(t *testing.T) {
 // A fixed hyperparameter does not move.
 func TestFitFixed(t *testing.T) {
 	x, y := gpDraw(3, 30, 0.6, 0.01)
-	m, err := NewExact(NewScale(NewRBF(2), 1), x, y, ExactOptions{Noise: 0.3, FixNoise: true})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(2), 1), Noise: 0.3, FixNoise: true})
 	require.NoError(t, err)
-	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 30})
+	_, err = m.fit(context.Background(), fitOptions{MaxIter: 30})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.3, m.Hyperparam("noise").Value(), 1e-12)
 }
@@ -100,10 +101,10 @@ func TestFitFixed(t *testing.T) {
 func TestFitReportsJitter(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 0, 1, 2, 2, 3}, 6, 1)
 	y := tensor.FromFloat64s([]float64{1, 1, 0, -1, -1, 0}, 6)
-	m, err := NewExact(NewRBF(1), x, y, ExactOptions{NoiseFree: true})
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(1), NoiseFree: true})
 	require.NoError(t, err)
 	var jitters []float64
-	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 5, Progress: func(e FitEvent) {
+	_, err = m.fit(context.Background(), fitOptions{MaxIter: 5, Progress: func(e FitEvent) {
 		if e.Jitter > 0 {
 			jitters = append(jitters, e.Jitter)
 		}
@@ -127,11 +128,11 @@ func rawValues(m *Exact) [][]float64 {
 // error and leaves the hyperparameters exactly as they were.
 func TestFailedFitKeepsParams(t *testing.T) {
 	t.Run("indefinite", func(t *testing.T) {
-		m, err := NewExact(badKernel{NewHyperparam("bad.v", 1.5)}, tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{NoiseFree: true})
+		m, err := NewExact(tensor.Zeros(tensor.Float64, 4, 1), tensor.Zeros(tensor.Float64, 4), ExactOptions{Kernel: badKernel{kernel.NewHyperparam("bad.v", 1.5)}, NoiseFree: true})
 		require.NoError(t, err)
 		before := rawValues(m)
 		var jitterEvents int
-		_, err = m.Fit(context.Background(), FitOptions{Restarts: 2, Seed: 1, Progress: func(e FitEvent) {
+		_, err = m.fit(context.Background(), fitOptions{Restarts: 2, Seed: 1, Progress: func(e FitEvent) {
 			if e.Jitter > 0 {
 				jitterEvents++
 			}
@@ -143,12 +144,12 @@ func TestFailedFitKeepsParams(t *testing.T) {
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		x, y := gpDraw(4, 30, 0.6, 0.01)
-		m, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+		m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(2), 1)})
 		require.NoError(t, err)
 		before := rawValues(m)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		_, err = m.Fit(ctx, FitOptions{Progress: func(e FitEvent) {
+		_, err = m.fit(ctx, fitOptions{Progress: func(e FitEvent) {
 			if e.Iteration == 3 {
 				cancel()
 			}
@@ -158,17 +159,17 @@ func TestFailedFitKeepsParams(t *testing.T) {
 	})
 	t.Run("bad options", func(t *testing.T) {
 		x, y := gpDraw(5, 10, 0.6, 0.01)
-		m, err := NewExact(NewRBF(2), x, y)
+		m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewRBF(2)})
 		require.NoError(t, err)
 		before := rawValues(m)
-		for _, o := range []FitOptions{
+		for _, o := range []fitOptions{
 			{Optimizer: "sgd"},
 			{Bounds: map[string][2]float64{"nope": {1, 2}}},
 			{Bounds: map[string][2]float64{"rbf.lengthscale": {2, 1}}},
 			{Bounds: map[string][2]float64{"rbf.lengthscale": {-2, -1}}},
 			{Restarts: -1},
 		} {
-			_, err := m.Fit(context.Background(), o)
+			_, err := m.fit(context.Background(), o)
 			assert.Error(t, err)
 			assert.Equal(t, before, rawValues(m))
 		}
@@ -179,9 +180,9 @@ func TestFailedFitKeepsParams(t *testing.T) {
 func TestFitSeeded(t *testing.T) {
 	x, y := gpDraw(6, 25, 0.6, 0.01)
 	run := func() []float64 {
-		m, err := NewExact(NewScale(NewRBF(2), 1), x, y)
+		m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(2), 1)})
 		require.NoError(t, err)
-		res, err := m.Fit(context.Background(), FitOptions{Restarts: 2, Seed: 9, MaxIter: 20})
+		res, err := m.fit(context.Background(), fitOptions{Restarts: 2, Seed: 9, MaxIter: 20})
 		require.NoError(t, err)
 		var out []float64
 		for _, r := range res.Restarts {
@@ -198,10 +199,10 @@ func TestFitSeeded(t *testing.T) {
 // dtype and the lengthscale is recovered as in float64.
 func TestFitFloat32(t *testing.T) {
 	x, y := gpDraw(7, 50, 0.6, 0.01)
-	m, err := NewExact(NewScale(NewRBF(2), 1), x.Cast(tensor.Float32), y.Cast(tensor.Float32))
+	m, err := NewExact(x.Cast(tensor.Float32), y.Cast(tensor.Float32), ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(2), 1)})
 	require.NoError(t, err)
 	before := lmlOf(t, m)
-	_, err = m.Fit(context.Background(), FitOptions{})
+	_, err = m.fit(context.Background(), fitOptions{})
 	require.NoError(t, err)
 	assert.Greater(t, lmlOf(t, m), before+5)
 	assert.InDelta(t, 0.6, m.Hyperparam("rbf.lengthscale").Value(), 0.2)
@@ -213,17 +214,17 @@ func TestFitFloat32(t *testing.T) {
 // wholly above it are an error.
 func TestFitBoundsOnBoundedDomain(t *testing.T) {
 	x, y := gpDraw(4, 30, 0.6, 0.01)
-	m, err := NewExact(NewScale(NewRBF(2), 0.7), x, y)
+	m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(2), 0.7)})
 	require.NoError(t, err)
 	v := m.Hyperparam("scale.variance")
 	v.SetBijector(probabilistic.Sigmoid{})
 	// Restarts draw their starting points inside the domain as well.
-	_, err = m.Fit(context.Background(), FitOptions{MaxIter: 20, Restarts: 4, Seed: 2, Bounds: map[string][2]float64{"scale.variance": {0.5, 2}}})
+	_, err = m.fit(context.Background(), fitOptions{MaxIter: 20, Restarts: 4, Seed: 2, Bounds: map[string][2]float64{"scale.variance": {0.5, 2}}})
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, v.Value(), 0.5-1e-9)
 	assert.Less(t, v.Value(), 1.0)
 	before := v.Value()
-	_, err = m.Fit(context.Background(), FitOptions{Bounds: map[string][2]float64{"scale.variance": {2, 3}}})
+	_, err = m.fit(context.Background(), fitOptions{Bounds: map[string][2]float64{"scale.variance": {2, 3}}})
 	assert.ErrorContains(t, err, "outside its domain")
 	assert.Equal(t, before, v.Value())
 }

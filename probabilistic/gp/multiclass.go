@@ -1,57 +1,131 @@
 package gp
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // MultiClassifier is multi-class Gaussian-process classification with the
 // softmax likelihood and the Laplace approximation (Rasmussen and
-// Williams 2006, §3.5; seed 001 §5.2.1): C independent latent functions
-// that share one kernel, p(y = c | f) = softmax(f)_c. Fit finds the mode
-// by R&W Algorithm 3.3, which works with C systems of size n instead of
-// one of size nC; the hyperparameters are held fixed (set them, or fit a
-// binary Classifier per class for a first guess).
+// Williams 2006, Gaussian Processes for Machine Learning, §3.5): C
+// independent latent functions that share one kernel,
+// p(y = c | f) = softmax(f)_c. FitMultiClassifier finds the mode by R&W
+// Algorithm 3.3, which works with C systems of size n instead of one of
+// size nC; the hyperparameters are held at the kernel's values (set them,
+// or fit a binary Classifier per class for a first guess).
 type MultiClassifier struct {
-	kernel    Kernel
-	x         *tensor.Tensor
-	labels    []int
-	C         int
-	MaxNewton int     // Newton iterations (default 100)
-	Tol       float64 // stop when the objective changes by less (default 1e-10)
-	// After Fit: the mode f̂ (n×C, row-major by point), the class
-	// probabilities π̂ there and the Laplace log marginal likelihood.
-	Mode, Probs []float64
-	LogMarginal float64
-	Iterations  int
+	kernel  kernel.Kernel
+	x       *tensor.Tensor
+	labels  []int
+	classes int
+	// the mode f̂ (n×C, row-major by point), the class probabilities π̂
+	// there, the Laplace log marginal likelihood and the Newton iterations
+	mode, probs []float64
+	lml         float64
+	iterations  int
 	k           *tensor.Tensor
 }
 
-// NewMultiClassifier returns a classifier of the labels 0…C−1 on the
-// inputs x (n, d). It returns an error for bad shapes, labels out of range
-// or fewer than two classes.
-func NewMultiClassifier(k Kernel, x *tensor.Tensor, labels []int, classes int) (*MultiClassifier, error) {
-	switch {
-	case k == nil || x == nil:
-		return nil, errors.New("gp.NewMultiClassifier: nil kernel or inputs")
-	case x.Dim() != 2 || x.Shape()[0] != len(labels) || len(labels) == 0:
-		return nil, fmt.Errorf("gp.NewMultiClassifier: want x (n, d) with n = %d labels, got shape %v", len(labels), x.Shape())
-	case classes < 2:
-		return nil, fmt.Errorf("gp.NewMultiClassifier: %d classes; use Classifier for two and more than one for any", classes)
-	}
-	for i, l := range labels {
-		if l < 0 || l >= classes {
-			return nil, fmt.Errorf("gp.NewMultiClassifier: label %d is %d, outside 0…%d", i, l, classes-1)
+// MultiClassifierOptions configures FitMultiClassifier. The zero value,
+// with a Kernel, means the defaults stated on each field.
+type MultiClassifierOptions struct {
+	// Kernel is the covariance function of every latent function; it is
+	// required. Its hyperparameters are not fitted.
+	Kernel kernel.Kernel
+	// Classes is the number of classes C; zero means the largest label
+	// plus one.
+	Classes int
+	// MaxNewton bounds the Newton iterations; zero means 100.
+	MaxNewton int
+	// Tol stops Newton when the objective changes by less; zero means
+	// 1e-10.
+	Tol float64
+}
+
+// FitMultiClassifier returns a classifier of the labels 0…C−1 on the
+// inputs x (n, d) at the Laplace mode, found by R&W Algorithm 3.3, and
+// the approximate log marginal likelihood there
+//
+//	log q(y | X) = −½aᵀf̂ + yᵀf̂ − Σᵢ log Σ_c exp f̂ᵢc − Σ_c Σᵢ log L_c,ii − Σᵢ log M_ii.
+//
+// It returns an error and no model for a nil kernel, bad shapes,
+// non-finite inputs, labels out of range or fewer than two classes
+// present. If Newton runs out of iterations it returns the model at the
+// last iterate with a *tensor.NotConvergedError; if ctx is cancelled, the
+// model at the last iterate with the error wrapping ctx.Err().
+func FitMultiClassifier(ctx context.Context, x *tensor.Tensor, labels []int, opts MultiClassifierOptions) (m *MultiClassifier, err error) {
+	const op = "gp.FitMultiClassifier"
+	classes := opts.Classes
+	if classes == 0 {
+		for _, l := range labels {
+			classes = max(classes, l+1)
 		}
 	}
-	for _, p := range k.Hyperparams() {
+	switch {
+	case opts.Kernel == nil || x == nil:
+		return nil, fmt.Errorf("%s: nil Kernel or x", op)
+	case x.Dim() != 2 || x.Shape()[0] != len(labels) || len(labels) == 0 || x.Shape()[1] == 0:
+		return nil, fmt.Errorf("%s: want x (n, d) with n = %d labels and d ≥ 1, got shape %v", op, len(labels), x.Shape())
+	case opts.MaxNewton < 0 || opts.Tol < 0 || math.IsNaN(opts.Tol):
+		return nil, fmt.Errorf("%s: negative MaxNewton %d or Tol %g", op, opts.MaxNewton, opts.Tol)
+	}
+	if i := nonFiniteAt(x.Values()); i >= 0 {
+		return nil, fmt.Errorf("%s: x holds a non-finite value at row %d", op, i/x.Shape()[1])
+	}
+	present := map[int]bool{}
+	for i, l := range labels {
+		if l < 0 || (opts.Classes > 0 && l >= classes) {
+			return nil, fmt.Errorf("%s: label %d is %d, outside 0…%d", op, i, l, classes-1)
+		}
+		present[l] = true
+	}
+	if len(present) < 2 {
+		return nil, fmt.Errorf("%s: only %d class among the labels; classification needs two or more", op, len(present))
+	}
+	for _, p := range opts.Kernel.Hyperparams() {
 		p.SetDType(tensor.Float64)
 	}
-	return &MultiClassifier{kernel: k, x: x.Cast(tensor.Float64), labels: append([]int(nil), labels...), C: classes, MaxNewton: 100, Tol: 1e-10}, nil
+	m = &MultiClassifier{kernel: opts.Kernel, x: x.Cast(tensor.Float64), labels: append([]int(nil), labels...), classes: classes}
+	maxNewton, tol := opts.MaxNewton, opts.Tol
+	if maxNewton == 0 {
+		maxNewton = 100
+	}
+	if tol == 0 {
+		tol = 1e-10
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := m.newton(ctx, maxNewton, tol); err != nil {
+		if m.mode == nil {
+			return nil, err
+		}
+		return m, err
+	}
+	return m, nil
 }
+
+// Classes returns the number of classes C.
+func (m *MultiClassifier) Classes() int { return m.classes }
+
+// Mode returns the mode f̂ of the latent functions at the training inputs
+// (n×C, row-major by point).
+func (m *MultiClassifier) Mode() []float64 { return m.mode }
+
+// Probs returns the class probabilities π̂ = softmax(f̂) at the training
+// inputs (n×C, row-major by point).
+func (m *MultiClassifier) Probs() []float64 { return m.probs }
+
+// LogMarginalLikelihood returns the Laplace approximation of the log
+// marginal likelihood at the mode.
+func (m *MultiClassifier) LogMarginalLikelihood() float64 { return m.lml }
+
+// Iterations returns the Newton iterations run.
+func (m *MultiClassifier) Iterations() int { return m.iterations }
 
 // softmaxRows returns π (n×C) for the latent values f (n×C).
 func softmaxRows(f []float64, n, c int) []float64 {
@@ -74,13 +148,11 @@ func softmaxRows(f []float64, n, c int) []float64 {
 	return pi
 }
 
-// Fit runs R&W Algorithm 3.3 to the mode and records the mode, the
-// probabilities and the approximate log marginal likelihood
-//
-//	log q(y | X) = −½aᵀf̂ + yᵀf̂ − Σᵢ log Σ_c exp f̂ᵢc − Σ_c Σᵢ log L_c,ii − Σᵢ log M_ii.
-func (m *MultiClassifier) Fit() (err error) {
+// newton runs R&W Algorithm 3.3 to the mode and records the mode, the
+// probabilities and the approximate log marginal likelihood.
+func (m *MultiClassifier) newton(ctx context.Context, maxNewton int, tol float64) (err error) {
 	defer tensor.Recover(&err)
-	n, C := len(m.labels), m.C
+	n, C := len(m.labels), m.classes
 	m.k = kernelMatrix(m.kernel, m.x, nil)
 
 	y := make([]float64, n*C)
@@ -97,7 +169,15 @@ func (m *MultiClassifier) Fit() (err error) {
 	}
 	prev := math.Inf(-1)
 	var logZ, obj float64
-	for it := 1; it <= m.MaxNewton; it++ {
+	converged := false
+	change := math.Inf(1)
+	for it := 1; it <= maxNewton; it++ {
+		if err := ctx.Err(); err != nil {
+			if it > 1 {
+				m.mode, m.probs, m.lml = f, softmaxRows(f, n, C), obj-logZ
+			}
+			return fmt.Errorf("gp.FitMultiClassifier: cancelled after %d Newton iterations: %w", it-1, err)
+		}
 		pi := softmaxRows(f, n, C)
 		// E_c = D_c^½ (I + D_c^½ K D_c^½)⁻¹ D_c^½ through L_c, and Σ_c E_c.
 		es := make([]*tensor.Tensor, C)
@@ -182,51 +262,58 @@ func (m *MultiClassifier) Fit() (err error) {
 		for i := range n {
 			logZ += math.Log(mchol.At(i, i))
 		}
-		m.Iterations = it
-		if math.Abs(obj-prev) < m.Tol {
+		m.iterations = it
+		change = math.Abs(obj - prev)
+		if change < tol {
+			converged = true
 			break
 		}
 		prev = obj
 	}
-	m.Mode, m.Probs = f, softmaxRows(f, n, C)
-	m.LogMarginal = obj - logZ
+	m.mode, m.probs = f, softmaxRows(f, n, C)
+	m.lml = obj - logZ
+	if !converged {
+		return &tensor.NotConvergedError{Op: "gp.FitMultiClassifier", Iterations: m.iterations, Change: change, Tol: tol}
+	}
 	return nil
 }
 
 // LatentMean returns the predictive means of the latent functions at the
-// rows of xs (m, d): E[f*_c] = k*ᵀ(y_c − π̂_c) (R&W Algorithm 3.4), m×C
-// row-major.
-func (m *MultiClassifier) LatentMean(xs *tensor.Tensor) ([]float64, error) {
-	if m.Mode == nil {
-		return nil, errors.New("gp.MultiClassifier: call Fit first")
+// rows of xs (m, d): E[f*_c] = k*ᵀ(y_c − π̂_c) (R&W Algorithm 3.4), as an
+// (m, C) tensor. It panics with a *tensor.Error if xs is not a matrix with
+// the training inputs' columns.
+func (m *MultiClassifier) LatentMean(xs *tensor.Tensor) *tensor.Tensor {
+	if xs == nil || xs.Dim() != 2 || xs.Shape()[1] != m.x.Shape()[1] {
+		var shape []int
+		if xs != nil {
+			shape = xs.Shape()
+		}
+		tensor.Fail("gp.MultiClassifier.LatentMean", "want xs (m, %d), got shape %v", m.x.Shape()[1], shape)
 	}
 	ks := kernelMatrix(m.kernel, xs.Cast(tensor.Float64), m.x) // (m, n)
-	n, C := len(m.labels), m.C
+	n, C := len(m.labels), m.classes
 	r := make([]float64, n*C)
 	for i, l := range m.labels {
 		for c := range C {
-			r[i*C+c] = -m.Probs[i*C+c]
+			r[i*C+c] = -m.probs[i*C+c]
 		}
 		r[i*C+l]++
 	}
-	return tensor.MatMul(ks, tensor.FromFloat64s(r, n, C)).Values(), nil
+	return tensor.MatMul(ks, tensor.FromFloat64s(r, n, C))
 }
 
 // Predict returns the class of the largest predictive latent mean at each
-// row of xs.
-func (m *MultiClassifier) Predict(xs *tensor.Tensor) ([]int, error) {
-	mu, err := m.LatentMean(xs)
-	if err != nil {
-		return nil, err
-	}
+// row of xs. It panics with a *tensor.Error as LatentMean does.
+func (m *MultiClassifier) Predict(xs *tensor.Tensor) []int {
+	mu := m.LatentMean(xs).Values()
 	rows := xs.Shape()[0]
 	out := make([]int, rows)
 	for i := range rows {
-		for c := 1; c < m.C; c++ {
-			if mu[i*m.C+c] > mu[i*m.C+out[i]] {
+		for c := 1; c < m.classes; c++ {
+			if mu[i*m.classes+c] > mu[i*m.classes+out[i]] {
 				out[i] = c
 			}
 		}
 	}
-	return out, nil
+	return out
 }

@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -19,20 +21,19 @@ import (
 func TestMultiClassifierAgainstDenseLaplace(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{-2, -1.5, -0.2, 0.1, 0.4, 1.8, 2.2}, 7, 1)
 	labels := []int{0, 0, 1, 1, 2, 2, 2}
-	m, err := NewMultiClassifier(NewScale(NewRBF(0.8), 2), x, labels, 3)
+	m, err := FitMultiClassifier(context.Background(), x, labels, MultiClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.8), 2), Classes: 3})
 	require.NoError(t, err)
-	require.NoError(t, m.Fit())
 	n, C := 7, 3
 	k := kernelMatrix(m.kernel, m.x, nil)
 	for c := range C {
 		r := make([]float64, n)
 		fc := make([]float64, n)
 		for i := range n {
-			r[i] = -m.Probs[i*C+c]
+			r[i] = -m.probs[i*C+c]
 			if labels[i] == c {
 				r[i]++
 			}
-			fc[i] = m.Mode[i*C+c]
+			fc[i] = m.mode[i*C+c]
 		}
 		kr := matVec(k, r)
 		for i := range n {
@@ -46,7 +47,7 @@ func TestMultiClassifierAgainstDenseLaplace(t *testing.T) {
 	for c := range C {
 		fc := make([]float64, n)
 		for i := range n {
-			fc[i] = m.Mode[i*C+c]
+			fc[i] = m.mode[i*C+c]
 		}
 		kf := matVec(kinv, fc)
 		for i := range n {
@@ -54,10 +55,10 @@ func TestMultiClassifierAgainstDenseLaplace(t *testing.T) {
 		}
 	}
 	for i, l := range labels {
-		psi += m.Mode[i*C+l]
+		psi += m.mode[i*C+l]
 		s := 0.0
 		for c := range C {
-			s += math.Exp(m.Mode[i*C+c])
+			s += math.Exp(m.mode[i*C+c])
 		}
 		psi -= math.Log(s)
 	}
@@ -67,9 +68,9 @@ func TestMultiClassifierAgainstDenseLaplace(t *testing.T) {
 			for j := range n {
 				for c2 := range C {
 					// (W K_big)[(i,c),(j,c2)] = Σ_c' W_i[c][c'] K_ij δ_{c'c2}
-					w := -m.Probs[i*C+c] * m.Probs[i*C+c2]
+					w := -m.probs[i*C+c] * m.probs[i*C+c2]
 					if c == c2 {
-						w += m.Probs[i*C+c]
+						w += m.probs[i*C+c]
 					}
 					v := w * k.At(i, j)
 					if i == j && c == c2 {
@@ -85,7 +86,7 @@ func TestMultiClassifierAgainstDenseLaplace(t *testing.T) {
 	require.Equal(t, 1.0, sign.Item())
 	// The algorithm takes the determinant at the last iterate's π, one Newton
 	// step before f̂: agreement to 1e-6.
-	assert.InDelta(t, psi-0.5*logdet.Item(), m.LogMarginal, 1e-6)
+	assert.InDelta(t, psi-0.5*logdet.Item(), m.LogMarginalLikelihood(), 1e-6)
 }
 
 // On iris (4 standardised features, 3 classes) the classifier fits the
@@ -94,11 +95,10 @@ func TestMultiClassifierIris(t *testing.T) {
 	x, labels, err := data.Classes("sklearn/iris.csv", "target")
 	require.NoError(t, err)
 	data.Standardise(x)
-	m, err := NewMultiClassifier(NewScale(NewRBF(1.5), 4), x, labels, 3)
+	m, err := FitMultiClassifier(context.Background(), x, labels, MultiClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(1.5), 4)})
 	require.NoError(t, err)
-	require.NoError(t, m.Fit())
-	pred, err := m.Predict(x)
-	require.NoError(t, err)
+	assert.Equal(t, 3, m.Classes())
+	pred := m.Predict(x)
 	right := 0
 	for i, p := range pred {
 		if p == labels[i] {
@@ -106,11 +106,11 @@ func TestMultiClassifierIris(t *testing.T) {
 		}
 	}
 	assert.Greater(t, float64(right)/150, 0.95)
-	assert.Less(t, m.Iterations, 30)
-	_, err = NewMultiClassifier(NewRBF(1), x, append([]int(nil), labels[:149]...), 3)
+	assert.Less(t, m.Iterations(), 30)
+	_, err = FitMultiClassifier(context.Background(), x, append([]int(nil), labels[:149]...), MultiClassifierOptions{Kernel: kernel.NewRBF(1), Classes: 3})
 	assert.Error(t, err)
 	bad := append([]int(nil), labels...)
 	bad[3] = 5
-	_, err = NewMultiClassifier(NewRBF(1), x, bad, 3)
+	_, err = FitMultiClassifier(context.Background(), x, bad, MultiClassifierOptions{Kernel: kernel.NewRBF(1), Classes: 3})
 	assert.ErrorContains(t, err, "label 3 is 5")
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -19,7 +20,7 @@ import (
 // for landmarks drawn as growing nested subsets of the data its error
 // tr(K − K̃) shrinks as m grows.
 type Nystrom struct {
-	kernel Kernel
+	kernel kernel.Kernel
 	z      *tensor.Tensor // (m, d)
 	l      *tensor.Tensor // lower Cholesky factor of K(z, z) + jitter·I
 	jitter float64
@@ -29,7 +30,7 @@ type Nystrom struct {
 // jitter first and escalates (see Jitter) if K(z, z) is not positive
 // definite, returning a *CholeskyError when that fails. Bad shapes are
 // returned as errors.
-func NewNystrom(k Kernel, z *tensor.Tensor) (ny *Nystrom, err error) {
+func NewNystrom(k kernel.Kernel, z *tensor.Tensor) (ny *Nystrom, err error) {
 	defer tensor.Recover(&err)
 	if k == nil || z == nil {
 		return nil, errors.New("gp.NewNystrom: nil kernel or landmarks")
@@ -73,7 +74,7 @@ func (ny *Nystrom) Approx(x1, x2 *tensor.Tensor) *tensor.Tensor {
 
 // kernelMatrix evaluates k(a, b) as a tensor; b nil means K(a, a) (the
 // same node twice, so kernels see exact zero distances on the diagonal).
-func kernelMatrix(k Kernel, a, b *tensor.Tensor) *tensor.Tensor {
+func kernelMatrix(k kernel.Kernel, a, b *tensor.Tensor) *tensor.Tensor {
 	g := graph.New()
 	an := g.Const(a)
 	bn := an
@@ -84,7 +85,7 @@ func kernelMatrix(k Kernel, a, b *tensor.Tensor) *tensor.Tensor {
 }
 
 // kernelDiag evaluates diag k(a, a) as a tensor, shaped (n).
-func kernelDiag(k Kernel, a *tensor.Tensor) *tensor.Tensor {
+func kernelDiag(k kernel.Kernel, a *tensor.Tensor) *tensor.Tensor {
 	g := graph.New()
 	return k.Diag(g.Const(a)).Value()
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -31,7 +32,7 @@ func TestNystromExactWhenMEqualsN(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		const n, d = 8, 2
 		xv := tensor.NewRNG(11).Uniform(tensor.Float64, -2, 2, n, d).Values()
-		k := NewScale(NewRBF(0.7), 1.4)
+		k := kernel.NewScale(kernel.NewRBF(0.7), 1.4)
 		for _, p := range k.Hyperparams() {
 			p.SetDType(dt)
 		}
@@ -62,7 +63,7 @@ func TestNystromErrorDecreasesWithM(t *testing.T) {
 	prevTrace, prevFrob := math.Inf(1), math.Inf(1)
 	for _, m := range []int{2, 5, 10, 20, 40} {
 		z := tensor.IndexSelect(x, 0, perm[:m])
-		ny, err := NewNystrom(NewRBF(0.8), z)
+		ny, err := NewNystrom(kernel.NewRBF(0.8), z)
 		require.NoError(t, err)
 		approx := ny.Approx(x, nil).Values()
 		trace, frob := 0.0, 0.0
@@ -84,7 +85,7 @@ func TestNystromErrorDecreasesWithM(t *testing.T) {
 // Coincident landmarks make K(z, z) singular: the jitter escalates.
 func TestNystromJitterOnDuplicates(t *testing.T) {
 	z := tensor.FromFloat64s([]float64{0, 0, 1}, 3, 1)
-	ny, err := NewNystrom(NewRBF(1), z)
+	ny, err := NewNystrom(kernel.NewRBF(1), z)
 	require.NoError(t, err)
 	assert.Greater(t, ny.Jitter(), 0.0)
 	assert.Equal(t, []int{2, 3}, ny.Features(tensor.FromFloat64s([]float64{0.5, 2}, 2, 1)).Shape())

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -30,7 +31,7 @@ type RFF struct {
 // to them do not affect the map). k must be an RBF or Matérn kernel
 // (NewRBF, NewMatern12/32/52), optionally wrapped in NewScale; other
 // kernels, bad sizes or a nil rng are errors.
-func NewRFF(k Kernel, d, numFeatures int, rng *tensor.RNG) (*RFF, error) {
+func NewRFF(k kernel.Kernel, d, numFeatures int, rng *tensor.RNG) (*RFF, error) {
 	if rng == nil {
 		return nil, errors.New("gp.NewRFF: nil rng")
 	}
@@ -38,25 +39,25 @@ func NewRFF(k Kernel, d, numFeatures int, rng *tensor.RNG) (*RFF, error) {
 		return nil, fmt.Errorf("gp.NewRFF: need d ≥ 1 and numFeatures ≥ 1, got %d and %d", d, numFeatures)
 	}
 	variance := 1.0
-	if s, ok := k.(*Scale); ok {
+	if s, ok := k.(*kernel.Scale); ok {
 		variance = s.Variance().Value()
 		k = s.Kernel()
 	}
-	st, ok := k.(*Stationary)
+	st, ok := k.(*kernel.Stationary)
 	if !ok {
 		return nil, fmt.Errorf("gp.NewRFF: %T has no supported spectral density (want an RBF or Matérn kernel, optionally scaled)", k)
 	}
 	var dof int // 2ν for Matérn; 0 for the RBF
-	switch st.kind {
-	case kindRBF:
-	case kindMatern12:
+	switch st.Kind() {
+	case kernel.KindRBF:
+	case kernel.KindMatern12:
 		dof = 1
-	case kindMatern32:
+	case kernel.KindMatern32:
 		dof = 3
-	case kindMatern52:
+	case kernel.KindMatern52:
 		dof = 5
 	default:
-		return nil, fmt.Errorf("gp.NewRFF: the %s kernel is not supported (want an RBF or Matérn kernel)", stationaryNames[st.kind])
+		return nil, fmt.Errorf("gp.NewRFF: the %s kernel is not supported (want an RBF or Matérn kernel)", st.Kind())
 	}
 	ls := st.Lengthscale().Get()
 	if len(ls) != 1 && len(ls) != d {
@@ -182,16 +183,16 @@ func (m *RFFRegression) Weights() []float64 { return m.mean.Values() }
 func (m *RFFRegression) LogMarginalLikelihood() float64 { return m.lml }
 
 // Predict returns the predictive mean φ(x*)ᵀw̄ and variances φ(x*)ᵀA⁻¹φ(x*)
-// (plus σ² for NoisyVar) at xs (m, d). It returns an error for inputs with
-// the wrong number of columns.
-func (m *RFFRegression) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
-	defer tensor.Recover(&err)
+// (plus σ² for NoisyVar) at xs (m, d). The weights' posterior is factored
+// at construction, so prediction cannot fail on data; inputs that are not
+// a matrix with the features' columns panic with a *tensor.Error.
+func (m *RFFRegression) Predict(xs *tensor.Tensor) *Prediction {
 	if xs == nil || xs.Dim() != 2 {
-		return nil, errors.New("gp.RFFRegression.Predict: inputs must be an (m, d) matrix")
+		tensor.Fail("gp.RFFRegression.Predict", "inputs must be an (m, d) matrix, got %v", xs)
 	}
 	phi := m.rff.Features(tensor.FromFloat64s(xs.Values(), xs.Shape()...)) // (m, D)
 	mean := tensor.Reshape(tensor.MatMul(phi, m.mean), xs.Shape()[0])
 	v := tensor.TriSolve(m.la, tensor.Transpose(phi), true, false)
 	variance := tensor.Sum(tensor.Square(v), []int{0}, false)
-	return &Prediction{Mean: mean, Var: variance, NoisyVar: tensor.AddScalar(variance, m.noise)}, nil
+	return &Prediction{Mean: mean, Var: variance, NoisyVar: tensor.AddScalar(variance, m.noise)}
 }

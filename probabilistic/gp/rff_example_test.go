@@ -5,13 +5,14 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/probabilistic/gp"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Random Fourier features approximate the RBF kernel: k(0, 1) = e^{−1/2}
 // ≈ 0.607, to about 1/√D.
 func ExampleNewRFF() {
-	r, err := gp.NewRFF(gp.NewRBF(1), 1, 20000, tensor.NewRNG(3))
+	r, err := gp.NewRFF(kernel.NewRBF(1), 1, 20000, tensor.NewRNG(3))
 	if err != nil {
 		panic(err)
 	}

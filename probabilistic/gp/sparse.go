@@ -8,13 +8,21 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// SparseOptions configures NewSparse. The zero value gives a learnable
-// noise variance starting at 0.1, learnable inducing inputs and a jitter of
-// 1e-6 on K(z, z).
+// SparseOptions configures FitSparse and NewSparse: the model (Kernel to
+// Jitter) and the fit (Restarts and after, which NewSparse ignores). The
+// zero value, with a Kernel, gives a learnable noise variance starting at
+// 0.1, learnable inducing inputs starting at up to 20 evenly spaced rows
+// of x, a jitter of 1e-6 on K(z, z) and one L-BFGS run of 100 iterations.
 type SparseOptions struct {
+	// Kernel is the covariance function; it is required.
+	Kernel kernel.Kernel
+	// Inducing holds the starting inducing inputs z (m, d) (copied); nil
+	// means min(n, 20) evenly spaced rows of x.
+	Inducing *tensor.Tensor
 	// Noise is the initial noise variance σ² ("noise"); zero means 0.1.
 	Noise float64
 	// NoiseFloor is the lower bound of σ²; zero means 1e-6.
@@ -26,6 +34,19 @@ type SparseOptions struct {
 	// Jitter is added to the diagonal of K(z, z) (inducing inputs may
 	// coincide, making it singular); zero means 1e-6.
 	Jitter float64
+
+	// Restarts is the number of extra L-BFGS starts from random
+	// hyperparameters (the inducing inputs start where they were); zero
+	// means none.
+	Restarts int
+	// Seed seeds the restarts' starting points.
+	Seed uint64
+	// MaxIter is the number of L-BFGS iterations per start; zero means 100.
+	MaxIter int
+	// Bounds limits hyperparameters by name, as in ExactOptions.
+	Bounds map[string][2]float64
+	// Progress, if set, receives every iteration.
+	Progress func(FitEvent)
 }
 
 // Sparse is sparse GP regression with m inducing inputs z and Titsias'
@@ -33,43 +54,82 @@ type SparseOptions struct {
 // inducing inputs are graph variables, so fitting moves them along with
 // the hyperparameters. It works in float64 with a zero prior mean.
 type Sparse struct {
-	kernel Kernel
+	kernel kernel.Kernel
 	x, y   *tensor.Tensor // (n, d), (n, 1) float64
 	z      *nn.Param      // (m, d) inducing inputs
-	noise  *Hyperparam
-	params []*Hyperparam
+	noise  *kernel.Hyperparam
+	params []*kernel.Hyperparam
 	jitter float64
 	fixZ   bool
+	fitted *FitResult
 }
 
+// FitSparse returns a sparse GP regression model of y (n) or (n, 1) on x
+// (n, d) whose hyperparameters and (unless FixInducing) inducing inputs
+// maximise Titsias' bound plus the log priors, by L-BFGS from the kernel's
+// current hyperparameters and opts.Restarts random starts (restarts draw
+// new hyperparameters and start the inducing inputs from opts.Inducing).
+// Bad data or options return an error and no model, as does a fit that
+// fails from every start. If ctx is cancelled it returns promptly: the
+// model at the best finished start (the initial values if none finished)
+// with the error wrapping ctx.Err().
+func FitSparse(ctx context.Context, x, y *tensor.Tensor, opts SparseOptions) (*Sparse, error) {
+	s, err := NewSparse(x, y, opts)
+	if err != nil {
+		return nil, fmt.Errorf("gp.FitSparse: %w", err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := s.fit(ctx, fitOptions{Restarts: opts.Restarts, Seed: opts.Seed, MaxIter: opts.MaxIter, Bounds: opts.Bounds, Progress: opts.Progress})
+	s.fitted = res
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	return s, err
+}
+
+// FitResult returns the outcome of FitSparse's fit, or nil for a model made
+// by NewSparse.
+func (s *Sparse) FitResult() *FitResult { return s.fitted }
+
 // NewSparse returns a sparse GP regression model of y (n) or (n, 1) on x
-// (n, d) with inducing inputs starting at z (m, d) (copied). It returns an
-// error for bad shapes or non-finite data.
-func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Sparse, err error) {
+// (n, d) at the kernel's current hyperparameters and the given inducing
+// inputs, without fitting (the fit fields of opts are ignored): for
+// evaluating the bound at given values, or for hyperparameters found
+// elsewhere. FitSparse is the usual entry point. It returns an error for a
+// nil kernel, bad shapes or non-finite data.
+func NewSparse(x, y *tensor.Tensor, opts SparseOptions) (s *Sparse, err error) {
 	defer tensor.Recover(&err)
-	var o SparseOptions
-	if len(opts) > 1 {
-		return nil, errors.New("gp.NewSparse: at most one SparseOptions")
+	o := opts
+	k := o.Kernel
+	if k == nil || x == nil || y == nil {
+		return nil, errors.New("gp.NewSparse: nil Kernel, x or y")
 	}
-	if len(opts) == 1 {
-		o = opts[0]
-	}
-	if k == nil || x == nil || y == nil || z == nil {
-		return nil, errors.New("gp.NewSparse: nil kernel, x, y or z")
-	}
-	if x.Dim() != 2 || x.Shape()[0] == 0 {
+	if x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
 		return nil, fmt.Errorf("gp.NewSparse: x must be a non-empty (n, d) matrix, got shape %v", x.Shape())
 	}
 	n, d := x.Shape()[0], x.Shape()[1]
+	z := o.Inducing
+	if z == nil {
+		m := min(n, 20)
+		rows := make([]float64, 0, m*d)
+		xv := x.Values()
+		for i := 0; i < m; i++ {
+			r := i * n / m
+			rows = append(rows, xv[r*d:(r+1)*d]...)
+		}
+		z = tensor.FromFloat64s(rows, m, d)
+	}
 	if !(y.Dim() == 1 || (y.Dim() == 2 && y.Shape()[1] == 1)) || y.Shape()[0] != n {
 		return nil, fmt.Errorf("gp.NewSparse: y must have shape (%d) or (%d, 1), got %v", n, n, y.Shape())
 	}
 	if z.Dim() != 2 || z.Shape()[0] == 0 || z.Shape()[1] != d {
 		return nil, fmt.Errorf("gp.NewSparse: z must be a non-empty (m, %d) matrix, got shape %v", d, z.Shape())
 	}
-	for name, t := range map[string]*tensor.Tensor{"x": x, "y": y, "z": z} {
+	for i, t := range []*tensor.Tensor{x, y, z} { // in order: a NaN in x reaches the default z
 		if nonFiniteAt(t.Values()) >= 0 {
-			return nil, fmt.Errorf("gp.NewSparse: %s holds a non-finite value", name)
+			return nil, fmt.Errorf("gp.NewSparse: %s holds a non-finite value", [...]string{"x", "y", "z"}[i])
 		}
 	}
 	noise, floor := o.Noise, o.NoiseFloor
@@ -93,12 +153,12 @@ func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Spar
 	if s.jitter == 0 {
 		s.jitter = 1e-6
 	}
-	s.noise = NewHyperparam("noise", noise).SetFloor(floor)
+	s.noise = kernel.NewHyperparam("noise", noise).SetFloor(floor)
 	if err := s.noise.Set(noise); err != nil {
 		return nil, err
 	}
 	s.noise.SetFixed(o.FixNoise)
-	s.params = uniqueParams(append(append([]*Hyperparam(nil), k.Hyperparams()...), s.noise))
+	s.params = kernel.UniqueHyperparams(append(append([]*kernel.Hyperparam(nil), k.Hyperparams()...), s.noise))
 	for _, p := range s.params {
 		p.SetDType(tensor.Float64)
 	}
@@ -106,13 +166,13 @@ func NewSparse(k Kernel, x, y, z *tensor.Tensor, opts ...SparseOptions) (s *Spar
 }
 
 // Params returns the kernel's hyperparameters followed by "noise".
-func (s *Sparse) Hyperparams() []*Hyperparam { return s.params }
+func (s *Sparse) Hyperparams() []*kernel.Hyperparam { return s.params }
 
 // Hyperparam returns the hyperparameter with the given name, or nil.
-func (s *Sparse) Hyperparam(name string) *Hyperparam { return paramNamed(s.params, name) }
+func (s *Sparse) Hyperparam(name string) *kernel.Hyperparam { return kernel.Lookup(s.params, name) }
 
 // Noise returns the noise-variance hyperparameter.
-func (s *Sparse) Noise() *Hyperparam { return s.noise }
+func (s *Sparse) Noise() *kernel.Hyperparam { return s.noise }
 
 // Inducing returns the inducing inputs (m, d); fitting updates them in
 // place.
@@ -144,7 +204,7 @@ func (s *Sparse) ELBO(g *graph.Graph) (elbo *graph.Node, err error) {
 //
 // It panics with a *tensor.Error on mismatched shapes, and with a
 // *graph.DataError if Kmm + jitter·I is not positive definite.
-func TitsiasBound(k Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.Node {
+func TitsiasBound(k kernel.Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.Node {
 	g, dt := x.Graph(), x.DType()
 	n := x.Shape()[0]
 	if y.Dim() != 2 || y.Shape()[0] != n || y.Shape()[1] != 1 || noise.Size() != 1 {
@@ -172,11 +232,10 @@ func TitsiasBound(k Kernel, x, y, z, noise *graph.Node, jitter float64) *graph.N
 	return graph.Add(bound, half(sumSq(a))) // tr(AAᵀ) = ‖A‖²_F
 }
 
-// Fit maximises the bound plus the log priors over the free
-// hyperparameters and (unless FixInducing) the inducing inputs by L-BFGS,
-// as Classifier.Fit does; restarts draw new hyperparameters and start the
-// inducing inputs from where they were.
-func (s *Sparse) Fit(ctx context.Context, opts FitOptions) (*FitResult, error) {
+// fit maximises the bound plus the log priors over the free
+// hyperparameters and (unless FixInducing) the inducing inputs (see
+// FitSparse).
+func (s *Sparse) fit(ctx context.Context, opts fitOptions) (*FitResult, error) {
 	var slots []fitSlot
 	for _, p := range s.params {
 		if !p.Fixed() {
@@ -197,7 +256,7 @@ func (s *Sparse) Fit(ctx context.Context, opts FitOptions) (*FitResult, error) {
 		}
 		return obj, elbo.Item(), nil
 	}
-	return fitApprox(ctx, "gp.Sparse.Fit", s.params, slots, build, opts)
+	return fitApprox(ctx, "gp.FitSparse", s.params, slots, build, opts)
 }
 
 // Predict returns the approximate posterior predictive mean and variances

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -51,11 +52,7 @@ func apxExactLML(t *testing.T, x, y []float64, variance, ls, noise float64) floa
 }
 
 func apxSparse(t *testing.T, x, y, z []float64, variance, ls, noise, jitter float64) *Sparse {
-	s, err := NewSparse(NewScale(NewRBF(ls), variance),
-		tensor.FromFloat64s(append([]float64(nil), x...), len(x), 1),
-		tensor.FromFloat64s(append([]float64(nil), y...), len(y)),
-		tensor.FromFloat64s(append([]float64(nil), z...), len(z), 1),
-		SparseOptions{Noise: noise, Jitter: jitter})
+	s, err := NewSparse(tensor.FromFloat64s(append([]float64(nil), x...), len(x), 1), tensor.FromFloat64s(append([]float64(nil), y...), len(y)), SparseOptions{Kernel: kernel.NewScale(kernel.NewRBF(ls), variance), Inducing: tensor.FromFloat64s(append([]float64(nil), z...), len(z), 1), Noise: noise, Jitter: jitter})
 	require.NoError(t, err)
 	return s
 }
@@ -101,7 +98,7 @@ func TestTitsiasBoundTightensWithM(t *testing.T) {
 // the noise variance, in both dtypes.
 func TestTitsiasBoundGradCheck(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		k := NewScale(NewRBF(1.2), 1.3)
+		k := kernel.NewScale(kernel.NewRBF(1.2), 1.3)
 		for _, p := range k.Hyperparams() {
 			p.SetDType(dt)
 		}
@@ -169,7 +166,7 @@ func TestSparseFitMovesInducingPoints(t *testing.T) {
 	z0 := []float64{-0.5, -0.2, 0.1, 0.4}
 	s := apxSparse(t, x, y, z0, 1, 1, 0.3, 0)
 	before := apxELBO(t, s)
-	res, err := s.Fit(context.Background(), FitOptions{MaxIter: 200})
+	res, err := s.fit(context.Background(), fitOptions{MaxIter: 200})
 	require.NoError(t, err)
 	after := apxELBO(t, s)
 	assert.Greater(t, after, before+1)
@@ -189,10 +186,10 @@ func TestSparseFitMovesInducingPoints(t *testing.T) {
 func TestSparseErrors(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{0, 1}, 2, 1)
 	y := tensor.FromFloat64s([]float64{0, 1}, 2)
-	_, err := NewSparse(NewRBF(1), x, y, tensor.FromFloat64s([]float64{0, 1}, 1, 2))
+	_, err := NewSparse(x, y, SparseOptions{Kernel: kernel.NewRBF(1), Inducing: tensor.FromFloat64s([]float64{0, 1}, 1, 2)})
 	assert.ErrorContains(t, err, "z must be")
-	_, err = NewSparse(NewRBF(1), x, tensor.FromFloat64s([]float64{0}, 1), x)
+	_, err = NewSparse(x, tensor.FromFloat64s([]float64{0}, 1), SparseOptions{Kernel: kernel.NewRBF(1), Inducing: x})
 	assert.ErrorContains(t, err, "y must have shape")
-	_, err = NewSparse(NewRBF(1), x, y, x, SparseOptions{Noise: 1e-7})
+	_, err = NewSparse(x, y, SparseOptions{Kernel: kernel.NewRBF(1), Inducing: x, Noise: 1e-7})
 	assert.ErrorContains(t, err, "must exceed its floor")
 }

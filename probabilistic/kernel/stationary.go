@@ -1,24 +1,37 @@
-package gp
+package kernel
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// stationaryKind selects the profile k(r) of a Stationary kernel.
-type stationaryKind int
+// Kind names the profile f(r) of a Stationary kernel. Code that evaluates
+// a stationary kernel outside a graph (gp's matrix-free products, its
+// random Fourier features) switches on it.
+type Kind int
 
+// The stationary profiles.
 const (
-	kindRBF stationaryKind = iota
-	kindMatern12
-	kindMatern32
-	kindMatern52
-	kindRQ
+	KindRBF               Kind = iota // exp(−r²/2)
+	KindMatern12                      // exp(−r)
+	KindMatern32                      // (1 + √3 r) exp(−√3 r)
+	KindMatern52                      // (1 + √5 r + 5r²/3) exp(−√5 r)
+	KindRationalQuadratic             // (1 + r²/(2α))^(−α)
 )
 
 var stationaryNames = [...]string{"rbf", "matern12", "matern32", "matern52", "rq"}
+
+// String returns the kernel's short name, the prefix of its
+// hyperparameters' names ("rbf", "matern32", "rq").
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(stationaryNames) {
+		return "Kind(" + strconv.Itoa(int(k)) + ")"
+	}
+	return stationaryNames[k]
+}
 
 // Stationary is a kernel k(x, x') = f(r) of the scaled distance
 // r = ‖(x − x')/ℓ‖ with unit variance (wrap it in Scale for a variance):
@@ -32,12 +45,12 @@ var stationaryNames = [...]string{"rbf", "matern12", "matern32", "matern52", "rq
 // The lengthscale ℓ is one value (isotropic) or one per input dimension
 // (automatic relevance determination, ARD).
 type Stationary struct {
-	kind        stationaryKind
+	kind        Kind
 	lengthscale *Hyperparam
 	alpha       *Hyperparam
 }
 
-func newStationary(kind stationaryKind, lengthscale []float64) *Stationary {
+func newStationary(kind Kind, lengthscale []float64) *Stationary {
 	if len(lengthscale) == 0 {
 		lengthscale = []float64{1}
 	}
@@ -48,26 +61,29 @@ func newStationary(kind stationaryKind, lengthscale []float64) *Stationary {
 // NewRBF returns the squared-exponential kernel exp(−r²/2). One lengthscale
 // (or none: 1) is isotropic; several give ARD, one per input dimension.
 // Its hyperparameter is "rbf.lengthscale".
-func NewRBF(lengthscale ...float64) *Stationary { return newStationary(kindRBF, lengthscale) }
+func NewRBF(lengthscale ...float64) *Stationary { return newStationary(KindRBF, lengthscale) }
 
 // NewMatern12 returns the Matérn ν = ½ (exponential) kernel exp(−r).
-func NewMatern12(lengthscale ...float64) *Stationary { return newStationary(kindMatern12, lengthscale) }
+func NewMatern12(lengthscale ...float64) *Stationary { return newStationary(KindMatern12, lengthscale) }
 
 // NewMatern32 returns the Matérn ν = 3⁄2 kernel (1 + √3 r) exp(−√3 r).
-func NewMatern32(lengthscale ...float64) *Stationary { return newStationary(kindMatern32, lengthscale) }
+func NewMatern32(lengthscale ...float64) *Stationary { return newStationary(KindMatern32, lengthscale) }
 
 // NewMatern52 returns the Matérn ν = 5⁄2 kernel
 // (1 + √5 r + 5r²/3) exp(−√5 r).
-func NewMatern52(lengthscale ...float64) *Stationary { return newStationary(kindMatern52, lengthscale) }
+func NewMatern52(lengthscale ...float64) *Stationary { return newStationary(KindMatern52, lengthscale) }
 
 // NewRationalQuadratic returns the rational quadratic kernel
 // (1 + r²/(2α))^(−α), a scale mixture of RBF kernels; α → ∞ gives the RBF.
 // Its hyperparameters are "rq.lengthscale" and "rq.alpha".
 func NewRationalQuadratic(alpha float64, lengthscale ...float64) *Stationary {
-	k := newStationary(kindRQ, lengthscale)
+	k := newStationary(KindRationalQuadratic, lengthscale)
 	k.alpha = NewHyperparam("rq.alpha", alpha)
 	return k
 }
+
+// Kind returns the kernel's profile.
+func (k *Stationary) Kind() Kind { return k.kind }
 
 // Lengthscale returns the lengthscale hyperparameter.
 func (k *Stationary) Lengthscale() *Hyperparam { return k.lengthscale }
@@ -76,7 +92,7 @@ func (k *Stationary) Lengthscale() *Hyperparam { return k.lengthscale }
 // the other kernels).
 func (k *Stationary) Alpha() *Hyperparam { return k.alpha }
 
-// Params returns the lengthscale (and α for the rational quadratic).
+// Hyperparams returns the lengthscale (and α for the rational quadratic).
 func (k *Stationary) Hyperparams() []*Hyperparam {
 	if k.alpha != nil {
 		return []*Hyperparam{k.lengthscale, k.alpha}
@@ -94,7 +110,7 @@ func (k *Stationary) scaled(op string, x *graph.Node, ls *graph.Node, d int) *gr
 
 // K returns the covariance matrix between the rows of x1 and x2.
 func (k *Stationary) K(x1, x2 *graph.Node) *graph.Node {
-	op := "gp." + stationaryNames[k.kind] + ".K"
+	op := "kernel." + stationaryNames[k.kind] + ".K"
 	d := checkInputs(op, x1, x2)
 	ls := k.lengthscale.Node(x1.Graph())
 	a := k.scaled(op, x1, ls, d)
@@ -104,14 +120,14 @@ func (k *Stationary) K(x1, x2 *graph.Node) *graph.Node {
 	}
 	r2 := graph.SqDist(a, b)
 	switch k.kind {
-	case kindRBF:
+	case KindRBF:
 		return graph.Exp(graph.MulScalar(r2, -0.5))
-	case kindMatern12:
+	case KindMatern12:
 		return graph.Exp(graph.Neg(safeSqrt(r2)))
-	case kindMatern32:
+	case KindMatern32:
 		s := graph.MulScalar(safeSqrt(r2), math.Sqrt(3))
 		return graph.Mul(graph.AddScalar(s, 1), graph.Exp(graph.Neg(s)))
-	case kindMatern52:
+	case KindMatern52:
 		s := graph.MulScalar(safeSqrt(r2), math.Sqrt(5))
 		poly := graph.Add(graph.AddScalar(s, 1), graph.MulScalar(r2, 5.0/3))
 		return graph.Mul(poly, graph.Exp(graph.Neg(s)))
@@ -124,7 +140,7 @@ func (k *Stationary) K(x1, x2 *graph.Node) *graph.Node {
 
 // Diag returns ones: every stationary kernel here has unit variance.
 func (k *Stationary) Diag(x *graph.Node) *graph.Node {
-	checkDiagInput("gp."+stationaryNames[k.kind]+".Diag", x)
+	checkDiagInput("kernel."+stationaryNames[k.kind]+".Diag", x)
 	return fullConst(x.Graph(), x.DType(), 1, x.Shape()[0])
 }
 
@@ -154,12 +170,12 @@ func (k *Periodic) Lengthscale() *Hyperparam { return k.lengthscale }
 // Period returns the period hyperparameter.
 func (k *Periodic) Period() *Hyperparam { return k.period }
 
-// Params returns the lengthscale and the period.
+// Hyperparams returns the lengthscale and the period.
 func (k *Periodic) Hyperparams() []*Hyperparam { return []*Hyperparam{k.lengthscale, k.period} }
 
 // K returns the covariance matrix between the rows of x1 and x2.
 func (k *Periodic) K(x1, x2 *graph.Node) *graph.Node {
-	checkInputs("gp.periodic.K", x1, x2)
+	checkInputs("kernel.periodic.K", x1, x2)
 	g := x1.Graph()
 	r := safeSqrt(graph.SqDist(x1, x2))
 	s := graph.Sin(graph.Div(graph.MulScalar(r, math.Pi), k.period.Node(g)))
@@ -169,7 +185,7 @@ func (k *Periodic) K(x1, x2 *graph.Node) *graph.Node {
 
 // Diag returns ones.
 func (k *Periodic) Diag(x *graph.Node) *graph.Node {
-	checkDiagInput("gp.periodic.Diag", x)
+	checkDiagInput("kernel.periodic.Diag", x)
 	return fullConst(x.Graph(), x.DType(), 1, x.Shape()[0])
 }
 
@@ -179,16 +195,16 @@ func (k *Periodic) Diag(x *graph.Node) *graph.Node {
 // kernel columns). It equals K entry by entry.
 func (k *Stationary) Profile() func(r2 float64) float64 {
 	switch k.kind {
-	case kindRBF:
+	case KindRBF:
 		return func(r2 float64) float64 { return math.Exp(-0.5 * r2) }
-	case kindMatern12:
+	case KindMatern12:
 		return func(r2 float64) float64 { return math.Exp(-math.Sqrt(max(r2, 0))) }
-	case kindMatern32:
+	case KindMatern32:
 		return func(r2 float64) float64 {
 			s := math.Sqrt(3 * max(r2, 0))
 			return (1 + s) * math.Exp(-s)
 		}
-	case kindMatern52:
+	case KindMatern52:
 		return func(r2 float64) float64 {
 			s := math.Sqrt(5 * max(r2, 0))
 			return (1 + s + 5*r2/3) * math.Exp(-s)

@@ -1,43 +1,29 @@
-// Package gp implements Gaussian processes as differentiable graphs:
-// covariance kernels with hyperparameters in an unconstrained space, exact
-// regression with the log marginal likelihood through a Cholesky
-// factorisation, predictions and posterior samples, and hyperparameter
-// fitting by L-BFGS or Adam with restarts.
+// Package kernel holds the covariance kernels shared by Gaussian
+// processes (probabilistic/gp), support vector machines (learn/svm),
+// kernel PCA (learn/pca) and the kernel two-sample and independence tests
+// (learn/kerneltest), with their hyperparameters.
 //
-//	k := gp.NewSum(gp.NewScale(gp.NewRBF(1), 1), gp.NewWhite(0.1))
-//	m, err := gp.NewExact(k, x, y) // x (n, d), y (n)
-//	if err != nil { ... }
-//	res, err := m.Fit(ctx, gp.FitOptions{Restarts: 2})
-//	pred, err := m.Predict(xs)     // pred.Mean, pred.Var, pred.NoisyVar
-//	fmt.Println(res.LML, m.Hyperparam("rbf.lengthscale").Value())
+//	k := kernel.NewSum(kernel.NewScale(kernel.NewRBF(1), 1), kernel.NewWhite(0.1))
+//	g := graph.New()
+//	kxx := k.K(g.Const(x), g.Const(x)) // (n, n), differentiable in x and the hyperparameters
+//	k.Hyperparams()[1].Value()         // the RBF's lengthscale
 //
-// # Kernels
+// A Kernel builds its covariance matrix K(x1, x2) from graph nodes, so the
+// matrix is differentiable with respect to both the inputs and the
+// hyperparameters. Inputs are (n, d) matrices. The stationary kernels (RBF,
+// Matérn, rational quadratic) and the periodic kernel follow Rasmussen and
+// Williams (2006), Gaussian Processes for Machine Learning, chapter 4.
 //
-// A Kernel builds its covariance matrix K(x1, x2) from graph nodes, so
-// the matrix is differentiable with respect to both the inputs and the
-// hyperparameters. Inputs are (n, d) matrices. Hyperparameters are Params:
-// stored unconstrained (softplus by default) with optional priors, and
-// named by dotted paths ("rbf.lengthscale"); combining kernels makes
-// repeated names unique ("rbf_2.lengthscale"). Kernels whose value at equal
-// inputs matters (White, and the exact zero distance of stationary kernels)
-// recognise K(x, x) by the two arguments being the same node.
-//
-// # Large n
-//
-// ExactOptions{Inference: CG} replaces the Cholesky factor by blackbox
-// matrix-matrix inference (Gardner et al. 2018): matrix-free kernel
-// products in tiles, batched preconditioned conjugate gradients (MBCG),
-// a pivoted-Cholesky preconditioner, and stochastic estimates of log det
-// and of the gradient's traces, for 10⁴-10⁵ points in O(n) memory. Fit and
-// Predict are the same calls.
-//
-// # Errors
+// Hyperparameters are Hyperparams: stored unconstrained (softplus by
+// default, as in GPyTorch) with optional priors, and named by dotted paths
+// ("rbf.lengthscale"); combining kernels makes repeated names unique
+// ("rbf_2.lengthscale"). Kernels whose value at equal inputs matters
+// (White, and the exact zero distance of stationary kernels) recognise
+// K(x, x) by the two arguments being the same node.
 //
 // Misuse (inputs that are not matrices, dimensions that do not match an
 // ARD lengthscale) panics with a *tensor.Error as everywhere in Gradus.
-// Covariance matrices that are not positive definite are retried with
-// growing jitter and, when that fails, reported as a *CholeskyError.
-package gp
+package kernel
 
 import (
 	"github.com/gradus-ml/gradus/graph"
@@ -53,7 +39,7 @@ type Kernel interface {
 	// Diag returns the diagonal of K(x, x), shaped (n), without building
 	// the matrix.
 	Diag(x *graph.Node) *graph.Node
-	// Params returns the hyperparameters, in a stable order, each once.
+	// Hyperparams returns the hyperparameters, in a stable order, each once.
 	Hyperparams() []*Hyperparam
 }
 
@@ -64,7 +50,7 @@ func Named(name string, k Kernel) Kernel {
 	for _, p := range ps {
 		p.kernel = name
 	}
-	uniqueParams(ps)
+	UniqueHyperparams(ps)
 	return k
 }
 

@@ -1,4 +1,4 @@
-package gp
+package kernel
 
 import (
 	"github.com/gradus-ml/gradus/graph"
@@ -14,7 +14,7 @@ type Sum struct{ kernels []Kernel }
 // a *tensor.Error if no kernel is given.
 func NewSum(ks ...Kernel) *Sum {
 	if len(ks) == 0 {
-		tensor.Fail("gp.NewSum", "no kernels")
+		tensor.Fail("kernel.NewSum", "no kernels")
 	}
 	s := &Sum{}
 	for _, k := range ks {
@@ -31,7 +31,7 @@ func NewSum(ks ...Kernel) *Sum {
 // Kernels returns the terms.
 func (s *Sum) Kernels() []Kernel { return s.kernels }
 
-// Params returns the terms' hyperparameters in order.
+// Hyperparams returns the terms' hyperparameters in order.
 func (s *Sum) Hyperparams() []*Hyperparam { return collectParams(s.kernels) }
 
 // K returns Σ kᵢ(x1, x2).
@@ -60,7 +60,7 @@ type Product struct{ kernels []Kernel }
 // with a *tensor.Error if no kernel is given.
 func NewProduct(ks ...Kernel) *Product {
 	if len(ks) == 0 {
-		tensor.Fail("gp.NewProduct", "no kernels")
+		tensor.Fail("kernel.NewProduct", "no kernels")
 	}
 	p := &Product{}
 	for _, k := range ks {
@@ -77,7 +77,7 @@ func NewProduct(ks ...Kernel) *Product {
 // Kernels returns the factors.
 func (p *Product) Kernels() []Kernel { return p.kernels }
 
-// Params returns the factors' hyperparameters in order.
+// Hyperparams returns the factors' hyperparameters in order.
 func (p *Product) Hyperparams() []*Hyperparam { return collectParams(p.kernels) }
 
 // K returns Π kᵢ(x1, x2) elementwise.
@@ -119,9 +119,9 @@ func (s *Scale) Kernel() Kernel { return s.kernel }
 // Variance returns the variance hyperparameter.
 func (s *Scale) Variance() *Hyperparam { return s.variance }
 
-// Params returns the variance followed by the kernel's hyperparameters.
+// Hyperparams returns the variance followed by the kernel's hyperparameters.
 func (s *Scale) Hyperparams() []*Hyperparam {
-	return uniqueParams(append([]*Hyperparam{s.variance}, s.kernel.Hyperparams()...))
+	return UniqueHyperparams(append([]*Hyperparam{s.variance}, s.kernel.Hyperparams()...))
 }
 
 // K returns variance·k(x1, x2).
@@ -141,5 +141,5 @@ func collectParams(ks []Kernel) []*Hyperparam {
 	for _, k := range ks {
 		ps = append(ps, k.Hyperparams()...)
 	}
-	return uniqueParams(ps)
+	return UniqueHyperparams(ps)
 }

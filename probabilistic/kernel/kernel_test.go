@@ -1,4 +1,4 @@
-package gp
+package kernel
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package gp
+package kernel
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ type Hyperparam struct {
 // finite.
 func NewHyperparam(name string, values ...float64) *Hyperparam {
 	if len(values) == 0 {
-		tensor.Fail("gp.NewHyperparam", "%s: no values", name)
+		tensor.Fail("kernel.NewHyperparam", "%s: no values", name)
 	}
 	p := &Hyperparam{bij: probabilistic.Softplus{}}
 	p.setName(name)
@@ -46,7 +46,7 @@ func NewHyperparam(name string, values ...float64) *Hyperparam {
 	}
 	p.raw = nn.NewParam(tensor.Zeros(tensor.Float64, shape...))
 	if err := p.Set(values...); err != nil {
-		tensor.Fail("gp.NewHyperparam", "%v", err)
+		tensor.Fail("kernel.NewHyperparam", "%v", err)
 	}
 	return p
 }
@@ -55,7 +55,7 @@ func NewHyperparam(name string, values ...float64) *Hyperparam {
 // constant mean) stored through the Identity bijector.
 func NewUnconstrainedHyperparam(name string, values ...float64) *Hyperparam {
 	if len(values) == 0 {
-		tensor.Fail("gp.NewUnconstrainedHyperparam", "%s: no values", name)
+		tensor.Fail("kernel.NewUnconstrainedHyperparam", "%s: no values", name)
 	}
 	p := &Hyperparam{bij: Identity{}, floor: 0}
 	p.setName(name)
@@ -141,12 +141,12 @@ func (p *Hyperparam) Set(values ...float64) error {
 		}
 	}
 	if len(values) != n {
-		return fmt.Errorf("gp: %s has %d values, got %d", p.Name(), n, len(values))
+		return fmt.Errorf("kernel: %s has %d values, got %d", p.Name(), n, len(values))
 	}
 	shifted := make([]float64, n)
 	for i, v := range values {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("gp: %s: value %g is not finite", p.Name(), v)
+			return fmt.Errorf("kernel: %s: value %g is not finite", p.Name(), v)
 		}
 		shifted[i] = v - p.floor
 	}
@@ -154,7 +154,7 @@ func (p *Hyperparam) Set(values ...float64) error {
 	raw := p.bij.Inverse(g.Const(tensor.FromValues(p.raw.Value.DType(), shifted, p.raw.Value.Shape()...))).Value()
 	for i, r := range raw.Values() {
 		if math.IsNaN(r) || math.IsInf(r, 0) {
-			return fmt.Errorf("gp: %s: value %g is outside the domain (floor %g)", p.Name(), values[i], p.floor)
+			return fmt.Errorf("kernel: %s: value %g is outside the domain (floor %g)", p.Name(), values[i], p.floor)
 		}
 	}
 	tensor.CopyInto(p.raw.Value, raw)
@@ -173,7 +173,7 @@ func (p *Hyperparam) SetBijector(b probabilistic.Bijector) *Hyperparam {
 	p.bij = b
 	if err := p.Set(v...); err != nil {
 		p.bij = old
-		tensor.Fail("gp.Hyperparam.SetBijector", "%v", err)
+		tensor.Fail("kernel.Hyperparam.SetBijector", "%v", err)
 	}
 	return p
 }
@@ -193,7 +193,7 @@ func (p *Hyperparam) SetFloor(floor float64) *Hyperparam {
 		}
 	}
 	if err := p.Set(v...); err != nil {
-		tensor.Fail("gp.Hyperparam.SetFloor", "%v", err)
+		tensor.Fail("kernel.Hyperparam.SetFloor", "%v", err)
 	}
 	return p
 }
@@ -267,11 +267,12 @@ func (Identity) Inverse(y *graph.Node) *graph.Node { return y }
 // LogDetJacobian returns zeros shaped like x.
 func (Identity) LogDetJacobian(x *graph.Node) *graph.Node { return graph.MulScalar(x, 0) }
 
-// uniqueParams returns ps without repeated pointers (a kernel used twice
-// shares its hyperparameters) and renames hyperparameters whose names
+// UniqueHyperparams returns ps without repeated pointers (a kernel used
+// twice shares its hyperparameters) and renames hyperparameters whose names
 // collide by suffixing their prefix: the second "rbf.lengthscale" becomes
-// "rbf_2.lengthscale".
-func uniqueParams(ps []*Hyperparam) []*Hyperparam {
+// "rbf_2.lengthscale". Models call it on their kernel's hyperparameters
+// joined with their own (a likelihood's noise, a mean).
+func UniqueHyperparams(ps []*Hyperparam) []*Hyperparam {
 	seenPtr := make(map[*Hyperparam]bool, len(ps))
 	seenName := make(map[string]bool, len(ps))
 	out := make([]*Hyperparam, 0, len(ps))
@@ -302,12 +303,53 @@ func uniqueParams(ps []*Hyperparam) []*Hyperparam {
 	return out
 }
 
-// paramNamed returns the parameter of ps with the given name, or nil.
-func paramNamed(ps []*Hyperparam, name string) *Hyperparam {
+// Lookup returns the hyperparameter of ps with the given dotted name, or
+// nil.
+func Lookup(ps []*Hyperparam, name string) *Hyperparam {
 	for _, p := range ps {
 		if p.Name() == name {
 			return p
 		}
 	}
 	return nil
+}
+
+// Unconstrain maps a constrained value to the unconstrained space, giving
+// −Inf for values at or below the floor and +Inf for +Inf (NaN above the
+// top of a bounded domain such as a sigmoid's). Optimisers that search the
+// raw values use it to turn bounds and starting points into raw ones.
+func (p *Hyperparam) Unconstrain(v float64) float64 {
+	if math.IsInf(v, 1) {
+		return v
+	}
+	if !(v > p.floor) && p.bij != (Identity{}) {
+		return math.Inf(-1)
+	}
+	g := graph.New()
+	return p.bij.Inverse(g.Scalar(tensor.Float64, v-p.floor)).Item()
+}
+
+// RawBounds checks the bounds [lo, hi] of the constrained value and maps
+// them to the unconstrained space. It returns an error unless they are an
+// interval that reaches into the domain; an upper bound above the top of a
+// bounded domain maps to +Inf.
+func (p *Hyperparam) RawBounds(lo, hi float64) (rawLo, rawHi float64, err error) {
+	if !(lo < hi) || math.IsNaN(lo) || math.IsNaN(hi) {
+		return 0, 0, fmt.Errorf("bounds [%g, %g] of %s are not an interval", lo, hi, p.Name())
+	}
+	rawLo, rawHi = p.Unconstrain(lo), p.Unconstrain(hi)
+	if math.IsNaN(rawHi) && !math.IsNaN(rawLo) {
+		rawHi = math.Inf(1) // above the top of a bounded domain (a sigmoid's 1)
+	}
+	if math.IsNaN(rawLo) || math.IsNaN(rawHi) || rawHi == math.Inf(-1) {
+		return 0, 0, fmt.Errorf("bounds [%g, %g] of %s lie outside its domain (floor %g)", lo, hi, p.Name(), p.floor)
+	}
+	return rawLo, rawHi, nil
+}
+
+// Supremum returns the top of the domain: the floor plus the bijector's
+// value at +∞ (+Inf for exp and softplus, floor + 1 for a sigmoid).
+func (p *Hyperparam) Supremum() float64 {
+	g := graph.New()
+	return p.floor + p.bij.Forward(g.Scalar(tensor.Float64, math.Inf(1))).Item()
 }

@@ -1,4 +1,4 @@
-package gp
+package kernel
 
 import (
 	"github.com/gradus-ml/gradus/graph"
@@ -18,18 +18,18 @@ func NewLinear(variance float64) *Linear {
 // Variance returns the variance hyperparameter.
 func (k *Linear) Variance() *Hyperparam { return k.variance }
 
-// Params returns the variance.
+// Hyperparams returns the variance.
 func (k *Linear) Hyperparams() []*Hyperparam { return []*Hyperparam{k.variance} }
 
 // K returns v·x1·x2ᵀ.
 func (k *Linear) K(x1, x2 *graph.Node) *graph.Node {
-	checkInputs("gp.linear.K", x1, x2)
+	checkInputs("kernel.linear.K", x1, x2)
 	return graph.Mul(k.variance.Node(x1.Graph()), graph.MatMulT(x1, x2, false, true))
 }
 
 // Diag returns v·‖xᵢ‖².
 func (k *Linear) Diag(x *graph.Node) *graph.Node {
-	checkDiagInput("gp.linear.Diag", x)
+	checkDiagInput("kernel.linear.Diag", x)
 	return graph.Mul(k.variance.Node(x.Graph()), graph.Sum(graph.Square(x), []int{1}, false))
 }
 
@@ -44,7 +44,7 @@ type Polynomial struct {
 // and offset (> 0). It panics with a *tensor.Error if degree < 1.
 func NewPolynomial(degree int, offset float64) *Polynomial {
 	if degree < 1 {
-		tensor.Fail("gp.NewPolynomial", "degree %d < 1", degree)
+		tensor.Fail("kernel.NewPolynomial", "degree %d < 1", degree)
 	}
 	return &Polynomial{degree: degree, offset: NewHyperparam("polynomial.offset", offset)}
 }
@@ -55,7 +55,7 @@ func (k *Polynomial) Offset() *Hyperparam { return k.offset }
 // Degree returns the degree.
 func (k *Polynomial) Degree() int { return k.degree }
 
-// Params returns the offset.
+// Hyperparams returns the offset.
 func (k *Polynomial) Hyperparams() []*Hyperparam { return []*Hyperparam{k.offset} }
 
 // power returns b^degree by repeated multiplication, which is exact for
@@ -70,13 +70,13 @@ func (k *Polynomial) power(b *graph.Node) *graph.Node {
 
 // K returns (x1·x2ᵀ + c)^degree.
 func (k *Polynomial) K(x1, x2 *graph.Node) *graph.Node {
-	checkInputs("gp.polynomial.K", x1, x2)
+	checkInputs("kernel.polynomial.K", x1, x2)
 	return k.power(graph.Add(graph.MatMulT(x1, x2, false, true), k.offset.Node(x1.Graph())))
 }
 
 // Diag returns (‖xᵢ‖² + c)^degree.
 func (k *Polynomial) Diag(x *graph.Node) *graph.Node {
-	checkDiagInput("gp.polynomial.Diag", x)
+	checkDiagInput("kernel.polynomial.Diag", x)
 	return k.power(graph.Add(graph.Sum(graph.Square(x), []int{1}, false), k.offset.Node(x.Graph())))
 }
 
@@ -95,12 +95,12 @@ func NewWhite(variance float64) *White {
 // Variance returns the variance hyperparameter.
 func (k *White) Variance() *Hyperparam { return k.variance }
 
-// Params returns the variance.
+// Hyperparams returns the variance.
 func (k *White) Hyperparams() []*Hyperparam { return []*Hyperparam{k.variance} }
 
 // K returns σ²I when x1 and x2 are the same node, zeros otherwise.
 func (k *White) K(x1, x2 *graph.Node) *graph.Node {
-	checkInputs("gp.white.K", x1, x2)
+	checkInputs("kernel.white.K", x1, x2)
 	g := x1.Graph()
 	n, m := x1.Shape()[0], x2.Shape()[0]
 	if x1 != x2 {
@@ -111,7 +111,7 @@ func (k *White) K(x1, x2 *graph.Node) *graph.Node {
 
 // Diag returns σ² for every row.
 func (k *White) Diag(x *graph.Node) *graph.Node {
-	checkDiagInput("gp.white.Diag", x)
+	checkDiagInput("kernel.white.Diag", x)
 	return graph.BroadcastTo(k.variance.Node(x.Graph()), x.Shape()[0])
 }
 
@@ -127,17 +127,17 @@ func NewConstant(c float64) *Constant {
 // Value returns the constant's hyperparameter.
 func (k *Constant) Value() *Hyperparam { return k.value }
 
-// Params returns the constant.
+// Hyperparams returns the constant.
 func (k *Constant) Hyperparams() []*Hyperparam { return []*Hyperparam{k.value} }
 
 // K returns c everywhere.
 func (k *Constant) K(x1, x2 *graph.Node) *graph.Node {
-	checkInputs("gp.constant.K", x1, x2)
+	checkInputs("kernel.constant.K", x1, x2)
 	return graph.BroadcastTo(k.value.Node(x1.Graph()), x1.Shape()[0], x2.Shape()[0])
 }
 
 // Diag returns c for every row.
 func (k *Constant) Diag(x *graph.Node) *graph.Node {
-	checkDiagInput("gp.constant.Diag", x)
+	checkDiagInput("kernel.constant.Diag", x)
 	return graph.BroadcastTo(k.value.Node(x.Graph()), x.Shape()[0])
 }

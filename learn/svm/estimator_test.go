@@ -1,0 +1,87 @@
+package svm_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/learn/svm"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Bad data and options come back as errors that name the fit and the fault.
+func TestFitsRejectBadInput(t *testing.T) {
+	ctx := context.Background()
+	x := tensor.FromFloat64s([]float64{0, 1, 2, 3}, 4, 1)
+	nan := tensor.FromFloat64s([]float64{0, math.NaN(), 2, 3}, 4, 1)
+	empty := tensor.Zeros(tensor.Float64, 4, 0)
+	labels := []int{0, 0, 1, 1}
+	y := tensor.FromFloat64s([]float64{0, 1, 2, 3}, 4)
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"SVC NaN", second(svm.FitSVC(ctx, nan, labels, svm.SVCOptions{})), "svm.FitSVC: row 1, column 0 is NaN"},
+		{"SVC one class", second(svm.FitSVC(ctx, x, []int{3, 3, 3, 3}, svm.SVCOptions{})), "svm.FitSVC: need at least two classes"},
+		{"SVC no columns", second(svm.FitSVC(ctx, empty, labels, svm.SVCOptions{})), "n, d ≥ 1, got shape [4 0]"},
+		{"SVC negative C", second(svm.FitSVC(ctx, x, labels, svm.SVCOptions{C: -2})), "C = -2"},
+		{"ν-SVC ν", second(svm.FitNuSVC(ctx, x, labels, svm.NuSVCOptions{Nu: 2})), "ν = 2 must be in (0, 1]"},
+		{"SVR NaN target", second(svm.FitSVR(ctx, x, tensor.FromFloat64s([]float64{0, math.Inf(1), 0, 0}, 4), svm.SVROptions{})), "target 1 is +Inf"},
+		{"SVR ε", second(svm.FitSVR(ctx, x, y, svm.SVROptions{Epsilon: -1})), "ε = -1"},
+		{"Crammer–Singer one class", second(svm.FitCrammerSinger(ctx, x, []int{1, 1, 1, 1}, svm.CrammerSingerOptions{})), "two classes"},
+		{"kernel ridge no columns", second(svm.FitKernelRidge(empty, y, svm.KernelRidgeOptions{})), "svm.FitKernelRidge"},
+		{"linear one class", second(svm.FitLinearSVM(ctx, x, []int{0, 0, 0, 0}, svm.LinearSVMOptions{})), "exactly two classes"},
+		{"linear loss", second(svm.FitLinearSVM(ctx, x, labels, svm.LinearSVMOptions{Loss: 7})), "Loss 7 unknown"},
+	}
+	for _, c := range cases {
+		assert.ErrorContains(t, c.err, c.want, c.name)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// A cancelled context stops SMO before its first step: the binary machine
+// comes back at its starting point (α = 0) with an error wrapping
+// context.Canceled; with three classes the model is incomplete and nil.
+func TestSMOStopsOnCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5}, 6, 1)
+	m, err := svm.FitSVC(ctx, x, []int{0, 0, 0, 1, 1, 1}, svm.SVCOptions{Kernel: kernel.NewRBF(1)})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, m)
+	assert.Equal(t, 0, m.Machines[0].Iterations)
+	assert.Empty(t, m.Machines[0].Support)
+
+	m, err = svm.FitSVC(ctx, x, []int{0, 0, 1, 1, 2, 2}, svm.SVCOptions{Kernel: kernel.NewRBF(1)})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, m)
+
+	r, err := svm.FitSVR(ctx, x, tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5}, 6), svm.SVROptions{Kernel: kernel.NewRBF(1)})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, r)
+	_, err = svm.FitCrammerSinger(ctx, x, []int{0, 0, 1, 1, 2, 2}, svm.CrammerSingerOptions{Kernel: kernel.NewRBF(1)})
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = svm.FitLinearSVM(ctx, x, []int{0, 0, 0, 1, 1, 1}, svm.LinearSVMOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+// One SMO step cannot solve six points: the machine comes back with a
+// *tensor.NotConvergedError that reports the step count.
+func TestSMONotConverged(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{0, 1, 2, 3, 4, 5}, 6, 1)
+	m, err := svm.FitSVC(context.Background(), x, []int{0, 1, 0, 1, 0, 1}, svm.SVCOptions{Kernel: kernel.NewRBF(1), MaxIter: 1})
+	require.True(t, errors.Is(err, tensor.ErrNotConverged), "%v", err)
+	var nc *tensor.NotConvergedError
+	require.ErrorAs(t, err, &nc)
+	assert.Equal(t, 1, nc.Iterations)
+	require.NotNil(t, m)
+	assert.False(t, m.Machines[0].Converged)
+	assert.Len(t, m.Predict(x), 6)
+}
