@@ -29,7 +29,7 @@ func cgLML(t *testing.T, part gp.RowPartition) (float64, []float64) {
 		y[i] = math.Sin(2*xv[2*i]) + 0.5*math.Cos(3*xv[2*i+1]) + noise[i]
 	}
 	m, err := gp.NewExact(x, tensor.FromFloat64s(y, 300), gp.ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.8, 1.1), 1), Noise: 0.05, Inference: gp.CG,
-		CG: gp.CGOptions{Probes: 8, Rank: 16, Tol: 1e-8, Seed: 3, BlockRows: 16, Partition: part},})
+		CG: gp.CGOptions{Probes: 8, Rank: 16, Tol: 1e-8, Seed: 3, BlockRows: 16, Partition: part}})
 	if err != nil {
 		t.Fatal(err)
 	}
