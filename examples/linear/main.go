@@ -1,5 +1,5 @@
 // Command linear fits the linear regressions of package learn/linear to
-// scikit-learn's diabetes set (442 patients, ten standardised baseline
+// scikit-learn's diabetes set (442 patients, ten centred and scaled baseline
 // variables, the disease progression a year later): least squares and
 // ridge scored by R² on a seeded test split, the lasso's regularisation
 // path (path.png: each coefficient against log₁₀ α), the elastic net with
