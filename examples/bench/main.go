@@ -4,35 +4,40 @@
 // autodiff, a transformer encoder block forward and backward,
 // and the dense factorisations (SVD, QR, eigh).
 // Each workload runs after a warm-up, is repeated -reps times over a fixed
-// number of steps, and reports the median. Output is one line per result,
+// number of steps, and reports the median. Its progress lines (standard
+// error, none with -quiet) are a header naming the GEMM kernel and the CPU's
+// features, then one line per result,
 //
 //	workload metric value unit
 //
-// for example `mlp_train samples_per_s 1234.5 1/s`, or with -json a single
-// JSON object. The training workloads also report `allocs_per_step`, the
-// heap allocations per step (runtime.MemStats.Mallocs over the timed steps).
+// for example `mlp_train samples_per_s 1234.5 1/s`; with -json the header's
+// facts and the results are printed as one JSON object on standard output.
+// The training workloads also report `allocs_per_step`, the heap
+// allocations per step (runtime.MemStats.Mallocs over the timed steps).
 // peers/torch_bench.py and peers/gp_numpy.py print the same lines for
 // PyTorch and NumPy/SciPy, peers/linalg_numpy.py the factorisations for
 // NumPy's LAPACK, and peers/compare.py tabulates all of them.
 //
 //	go run ./examples/bench [-only mlp_train,gp_lml_grad] [-reps 5] [-steps N]
 //	    [-rounds 1] [-sizes 500,1000,2000] [-la-sizes 256,1000] [-threads 2]
-//	    [-json] [-cpuprofile file]
+//	    [-cpuprofile cpu.prof] [-out out/bench] [-json] [-quiet]
 //
 // With -rounds R > 1 every selected workload is set up once and then timed
 // in turn, R rounds in a row (A B, then B A, …), so that two workloads compared
 // with each other (mlp_loader_train against mlp_train) share the machine's
-// noise; each round's medians go to the log (stderr) as
-// `round r workload metric value unit`, and the output is the median over
-// rounds.
+// noise; each round's medians are progress lines
+// `round r workload metric value unit`, and the results are the medians over
+// rounds. -cpuprofile writes a CPU profile of the run, into the -out folder
+// when its path is relative. The workloads use fixed seeds and synthetic
+// data, so -seed changes nothing.
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -41,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -50,6 +56,17 @@ type Result struct {
 	Metric   string  `json:"metric"`
 	Value    float64 `json:"value"`
 	Unit     string  `json:"unit"`
+}
+
+// report is what -json prints: the header's facts and the results.
+type report struct {
+	Threads    int      `json:"threads"`
+	Reps       int      `json:"reps"`
+	GoVer      string   `json:"go"`
+	Kernel     string   `json:"gemm_kernel"`
+	CPU        string   `json:"cpu"`
+	Results    []Result `json:"results"`
+	CPUProfile string   `json:"cpuprofile,omitempty"`
 }
 
 // options are the command-line settings a workload needs.
@@ -82,97 +99,96 @@ func throughput(metric string, items int) func(string, float64) []Result {
 	}
 }
 
-func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+// config holds bench's own flags.
+type config struct {
+	only, sizes, laSizes, cpuprofile string
+	reps, rounds, steps, threads     int
+}
+
+func main() { cli.Main(program()) }
+
+func program() cli.Program {
+	var c config
+	return cli.Program{
+		Name: "bench",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&c.only, "only", "", "comma-separated workload name prefixes to run (default all)")
+			fs.IntVar(&c.reps, "reps", 5, "repetitions per workload; the median is reported")
+			fs.IntVar(&c.rounds, "rounds", 1, "rounds over the selected workloads, alternating them; the median over rounds is reported")
+			fs.IntVar(&c.steps, "steps", 0, "steps per repetition (0: each workload's default)")
+			fs.StringVar(&c.sizes, "sizes", "500,1000,2000", "comma-separated GP training-set sizes")
+			fs.StringVar(&c.laSizes, "la-sizes", "256,1000", "comma-separated matrix orders of the SVD, QR and eigh workloads")
+			fs.IntVar(&c.threads, "threads", 0, "GOMAXPROCS (0: leave as is)")
+			fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (a relative path is inside -out)")
+		},
+		Run: func(env *cli.Env) (any, error) { return run(c, env) },
 	}
 }
 
-// run parses args, runs the selected workloads and writes the results to out;
-// progress and warnings go to log.
-func run(args []string, out, log io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(log)
-	only := fs.String("only", "", "comma-separated workload name prefixes to run (default all)")
-	reps := fs.Int("reps", 5, "repetitions per workload; the median is reported")
-	rounds := fs.Int("rounds", 1, "rounds over the selected workloads, alternating them; the median over rounds is reported")
-	steps := fs.Int("steps", 0, "steps per repetition (0: each workload's default)")
-	sizes := fs.String("sizes", "500,1000,2000", "comma-separated GP training-set sizes")
-	laSizes := fs.String("la-sizes", "256,1000", "comma-separated matrix orders of the SVD, QR and eigh workloads")
-	threads := fs.Int("threads", 0, "GOMAXPROCS (0: leave as is)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of lines")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
-	if err := fs.Parse(args); err != nil {
-		return err
+// run runs the selected workloads, printing the header and the results as
+// progress lines, and returns the report.
+func run(c config, env *cli.Env) (*report, error) {
+	if c.reps < 1 || c.steps < 0 || c.rounds < 1 {
+		return nil, cli.BadFlagf("-reps %d, -rounds %d, -steps %d: -reps and -rounds must be ≥ 1 and -steps ≥ 0", c.reps, c.rounds, c.steps)
 	}
-	if *reps < 1 || *steps < 0 || *rounds < 1 {
-		return fmt.Errorf("-reps and -rounds must be ≥ 1 and -steps ≥ 0")
+	o := options{reps: c.reps, steps: c.steps}
+	var err error
+	if o.sizes, err = parseSizes("-sizes", c.sizes, 2); err != nil {
+		return nil, err
 	}
-	if err := setThreads(*threads); err != nil {
-		return err
+	if o.laSizes, err = parseSizes("-la-sizes", c.laSizes, 1); err != nil {
+		return nil, err
 	}
-	o := options{reps: *reps, steps: *steps, threads: runtime.GOMAXPROCS(0)}
-	for _, s := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 2 {
-			return fmt.Errorf("bad -sizes entry %q", s)
-		}
-		o.sizes = append(o.sizes, n)
-	}
-	for _, s := range strings.Split(*laSizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return fmt.Errorf("bad -la-sizes entry %q", s)
-		}
-		o.laSizes = append(o.laSizes, n)
-	}
-	ws := selectWorkloads(allWorkloads(o), *only)
+	ws := selectWorkloads(allWorkloads(o), c.only)
 	if len(ws) == 0 {
-		return fmt.Errorf("-only %q matches no workload", *only)
+		return nil, cli.BadFlagf("-only %q matches no workload", c.only)
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
+	if err := setThreads(c.threads); err != nil {
+		return nil, err
+	}
+	o.threads = runtime.GOMAXPROCS(0)
+	rep := &report{Threads: o.threads, Reps: o.reps, GoVer: runtime.Version(), Kernel: tensor.MatMulKernel(), CPU: cpuFeatures()}
+	if c.cpuprofile != "" {
+		rep.CPUProfile = c.cpuprofile
+		if !filepath.IsAbs(rep.CPUProfile) {
+			rep.CPUProfile = env.Path(rep.CPUProfile)
+		}
+		f, err := os.Create(rep.CPUProfile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+			return nil, err
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if !*asJSON {
-		fmt.Fprintf(out, "# gemm kernel: %s; cpu: %s\n", tensor.MatMulKernel(), cpuFeatures())
-	}
-	var all []Result
-	if *rounds == 1 {
+	env.Printf("# gemm kernel: %s; cpu: %s\n", rep.Kernel, rep.CPU)
+	if c.rounds == 1 {
 		for _, w := range ws {
 			rs := prepare(w, o).measure(o)
-			all = append(all, rs...)
-			if !*asJSON {
-				printResults(out, "", rs)
-			}
+			rep.Results = append(rep.Results, rs...)
+			printResults(env.Log, "", rs)
 		}
 	} else {
-		all = alternate(ws, o, *rounds, log)
-		if !*asJSON {
-			printResults(out, "", all)
+		rep.Results = alternate(ws, o, c.rounds, env.Log)
+		printResults(env.Log, "", rep.Results)
+	}
+	return rep, nil
+}
+
+// parseSizes parses the comma-separated sizes of flag name, each at least
+// least.
+func parseSizes(name, list string, least int) ([]int, error) {
+	var ns []int
+	for _, s := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < least {
+			return nil, cli.BadFlagf("%s: bad entry %q (want integers ≥ %d)", name, s, least)
 		}
+		ns = append(ns, n)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Threads int      `json:"threads"`
-			Reps    int      `json:"reps"`
-			GoVer   string   `json:"go"`
-			Kernel  string   `json:"gemm_kernel"`
-			CPU     string   `json:"cpu"`
-			Results []Result `json:"results"`
-		}{o.threads, o.reps, runtime.Version(), tensor.MatMulKernel(), cpuFeatures(), all})
-	}
-	return nil
+	return ns, nil
 }
 
 // setThreads makes GOMAXPROCS n. The GEMM package reads GOMAXPROCS once,

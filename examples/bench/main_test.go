@@ -3,22 +3,25 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
+	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// documented lists every result line of a full run with -sizes 20,40
-// -la-sizes 8,16, as the
-// package documentation and README name them: workload, metric, unit.
+// documented lists every result of a full run with -sizes 20,40
+// -la-sizes 8,16, as the package documentation and README name them:
+// workload, metric, unit.
 var documented = [][3]string{
 	{"gemm_f32_n1024", "gflops", "GFLOP/s"},
 	{"gemm_f32_n256", "gflops", "GFLOP/s"},
@@ -49,41 +52,40 @@ var documented = [][3]string{
 	{"eigh_f64_n16", "ms_per_op", "ms"},
 }
 
-// splitHeader checks the report's first line, which names the GEMM kernel
-// and the CPU's features, and returns the result lines after it.
-func splitHeader(t *testing.T, out string) []string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.NotEmpty(t, lines)
-	want := "# gemm kernel: " + tensor.MatMulKernel() + "; cpu: " + runtime.GOARCH
-	require.True(t, strings.HasPrefix(lines[0], want), "header %q, want prefix %q", lines[0], want)
-	return lines[1:]
+// decode decodes the -json object of r and checks its header facts.
+func decode(t *testing.T, r *clitest.Result, reps int) report {
+	t.Helper()
+	r.Fields("threads", "reps", "go", "gemm_kernel", "cpu", "results")
+	var got report
+	r.Decode(&got)
+	assert.Equal(t, reps, got.Reps)
+	assert.Equal(t, runtime.GOMAXPROCS(0), got.Threads)
+	assert.Equal(t, runtime.Version(), got.GoVer)
+	assert.Equal(t, tensor.MatMulKernel(), got.Kernel)
+	assert.True(t, strings.HasPrefix(got.CPU, runtime.GOARCH), "cpu %q", got.CPU)
+	return got
 }
 
-// TestRunLines runs every workload for one step and checks that each output
-// line is `workload metric value unit` with the documented names, in order,
-// and a positive finite value (allocation counts may be zero).
-func TestRunLines(t *testing.T) {
-	var out bytes.Buffer
-	require.NoError(t, run([]string{"-steps", "1", "-reps", "1", "-sizes", "20,40", "-la-sizes", "8,16"}, &out, io.Discard))
-	lines := splitHeader(t, out.String())
-	require.Len(t, lines, len(documented), out.String())
-	for i, line := range lines {
-		f := strings.Fields(line)
-		require.Len(t, f, 4, "line %q", line)
-		assert.Equal(t, documented[i], [3]string{f[0], f[1], f[3]}, "line %q", line)
-		v, err := strconv.ParseFloat(f[2], 64)
-		require.NoError(t, err, "line %q", line)
-		if f[1] == "allocs_per_step" {
-			assert.GreaterOrEqual(t, v, 0.0, "line %q", line)
+// TestRunAll runs every workload for one step through package cli and
+// checks that the JSON object lists each result with the documented names,
+// in order, and a positive finite value (allocation counts may be zero).
+func TestRunAll(t *testing.T) {
+	r := clitest.Run(t, program(), "-steps", "1", "-reps", "1", "-sizes", "20,40", "-la-sizes", "8,16")
+	got := decode(t, r, 1)
+	require.Len(t, got.Results, len(documented))
+	for i, res := range got.Results {
+		assert.Equal(t, documented[i], [3]string{res.Workload, res.Metric, res.Unit}, "result %d", i)
+		if res.Metric == "allocs_per_step" {
+			assert.GreaterOrEqual(t, res.Value, 0.0, "%+v", res)
 		} else {
-			assert.Greater(t, v, 0.0, "line %q", line)
-			assert.Less(t, v, 1e12, "line %q", line)
+			assert.Greater(t, res.Value, 0.0, "%+v", res)
+			assert.Less(t, res.Value, 1e12, "%+v", res)
 		}
 	}
 }
 
-// TestRunJSONOnly checks -only's prefix selection and the -json object.
-func TestRunJSONOnly(t *testing.T) {
+// TestRunOnly checks -only's prefix selection.
+func TestRunOnly(t *testing.T) {
 	cases := []struct {
 		only string
 		want [][2]string // workload, metric
@@ -96,17 +98,8 @@ func TestRunJSONOnly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.only, func(t *testing.T) {
-			var out bytes.Buffer
-			args := []string{"-steps", "1", "-reps", "2", "-sizes", "16,24", "-la-sizes", "8,16", "-only", c.only, "-json"}
-			require.NoError(t, run(args, &out, io.Discard))
-			var got struct {
-				Reps    int      `json:"reps"`
-				Kernel  string   `json:"gemm_kernel"`
-				Results []Result `json:"results"`
-			}
-			require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
-			assert.Equal(t, 2, got.Reps)
-			assert.Equal(t, tensor.MatMulKernel(), got.Kernel)
+			r := clitest.Run(t, program(), "-steps", "1", "-reps", "2", "-sizes", "16,24", "-la-sizes", "8,16", "-only", c.only)
+			got := decode(t, r, 2)
 			require.Len(t, got.Results, len(c.want))
 			for i, w := range c.want {
 				assert.Equal(t, w, [2]string{got.Results[i].Workload, got.Results[i].Metric})
@@ -116,15 +109,20 @@ func TestRunJSONOnly(t *testing.T) {
 	}
 }
 
-// TestRunRounds checks that -rounds measures the selected workloads in
-// every round (the log has one line per result and round, in workload
-// order) and prints one line per result, the median over rounds, on the
-// output.
+// TestRunRounds checks the progress lines of -rounds: the header, then each
+// result of every round in workload order, then one line per result, the
+// median over rounds, which are the JSON object's results.
 func TestRunRounds(t *testing.T) {
-	var out, log bytes.Buffer
-	require.NoError(t, run([]string{"-steps", "1", "-reps", "1", "-rounds", "3", "-only", "op_overhead,mlp_loader"}, &out, &log))
+	var stdout, stderr bytes.Buffer
+	args := []string{"-out", t.TempDir(), "-json", "-steps", "1", "-reps", "1", "-rounds", "3", "-only", "op_overhead,mlp_loader"}
+	require.Equal(t, 0, cli.Run(program(), args, &stdout, &stderr), stderr.String())
+	var got report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got), stdout.String())
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	require.Len(t, lines, 1+3*3+3, stderr.String())
+	assert.Equal(t, "# gemm kernel: "+got.Kernel+"; cpu: "+got.CPU, lines[0])
 	var order []string
-	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+	for _, line := range lines[1:10] {
 		f := strings.Fields(line)
 		require.Len(t, f, 6, "line %q", line)
 		require.Equal(t, "round", f[0])
@@ -137,20 +135,35 @@ func TestRunRounds(t *testing.T) {
 		}
 	}
 	assert.Equal(t, want, order)
-	assert.Len(t, splitHeader(t, out.String()), 3, out.String())
+	require.Len(t, got.Results, 3)
+	for i, res := range got.Results {
+		assert.Equal(t, fmt.Sprintf("%s %s %.6g %s", res.Workload, res.Metric, res.Value, res.Unit), lines[10+i])
+	}
 }
 
-// TestRunErrors checks that bad flags are errors, not panics or empty runs.
+// TestCPUProfile checks that a relative -cpuprofile lands in the -out
+// folder and is named in the JSON object.
+func TestCPUProfile(t *testing.T) {
+	r := clitest.Run(t, program(), "-steps", "1", "-reps", "1", "-only", "op_overhead", "-cpuprofile", "cpu.prof")
+	r.Files("cpu.prof")
+	assert.Equal(t, filepath.Join(r.Dir, "cpu.prof"), decode(t, r, 1).CPUProfile)
+}
+
+// TestRunErrors checks that bad flags exit with code 2, not panics or
+// empty runs.
 func TestRunErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-only", "nosuchworkload"},
 		{"-reps", "0"},
 		{"-rounds", "0"},
+		{"-steps", "-1"},
 		{"-sizes", "10,x"},
+		{"-sizes", "1"},
 		{"-la-sizes", "0"},
+		{"-data", "iris"},
 		{"-nosuchflag"},
 	} {
-		assert.Error(t, run(args, io.Discard, io.Discard), "%v", args)
+		clitest.Fails(t, program(), 2, args...)
 	}
 }
 

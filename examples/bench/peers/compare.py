@@ -4,8 +4,8 @@
     /usr/bin/python3 examples/bench/peers/compare.py [--rounds 3] [--reps 5] \
         [--sizes 500,1000,2000] [--only mlp_train,gp_lml_grad] [--out table.md]
 
-It builds `go run ./examples/bench` once, then for each round runs, one after
-the other, Gradus (2 threads), PyTorch with 2 threads, PyTorch with 1 thread
+It builds ./examples/bench once (run with -json -quiet: its results are read
+from the JSON object), then for each round runs, one after the other, Gradus (2 threads), PyTorch with 2 threads, PyTorch with 1 thread
 (peers/torch_bench.py, OMP_WAIT_POLICY=PASSIVE) and NumPy/SciPy
 (peers/gp_numpy.py, peers/linalg_numpy.py and the GEMM owner's peers/gemm_numpy.py);
 the peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so that
@@ -18,6 +18,7 @@ for times (ms, ns) best ÷ Gradus.
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import re
@@ -78,14 +79,19 @@ def higher_is_better(unit):
     return unit in ("GFLOP/s", "1/s")
 
 
-def run(cmd, env=None, log=None):
-    """Run cmd and return its parsed result lines {(workload, metric): (value, unit)}."""
+def call(cmd, env=None):
+    """Run cmd in the repository's root and return its standard output."""
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
     p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         print(f"  failed ({p.returncode}): {p.stderr.strip()[-2000:]}", file=sys.stderr, flush=True)
+    return p.stdout
+
+
+def run(cmd, env=None):
+    """Run a peer and return its parsed result lines {(workload, metric): (value, unit)}."""
     out = {}
-    for line in p.stdout.splitlines():
+    for line in call(cmd, env).splitlines():
         m = LINE.match(line.strip())
         if m:
             try:
@@ -93,6 +99,24 @@ def run(cmd, env=None, log=None):
             except ValueError:
                 pass
             print("  " + line.strip(), file=sys.stderr, flush=True)
+    return out
+
+
+def run_gradus(cmd):
+    """Run Gradus's bench with -json -quiet and return its results, as run does."""
+    return parse_json(call(cmd + ["-json", "-quiet"]))
+
+
+def parse_json(text):
+    """The results of bench's -json object {(workload, metric): (value, unit)}; {} when text is not one."""
+    try:
+        results = json.loads(text).get("results") or []
+    except (ValueError, AttributeError):
+        return {}
+    out = {}
+    for r in results:
+        out[(r["workload"], r["metric"])] = (float(r["value"]), r["unit"])
+        print(f"  {r['workload']} {r['metric']} {r['value']:.6g} {r['unit']}", file=sys.stderr, flush=True)
     return out
 
 
@@ -199,8 +223,8 @@ def main():
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
         res = {
-            "gradus": run([exe, "-threads", thr, "-reps", str(args.reps), "-sizes", args.sizes]
-                          + (["-only", args.only] if args.only else [])),
+            "gradus": run_gradus([exe, "-threads", thr, "-reps", str(args.reps), "-sizes", args.sizes,
+                                  "-out", os.path.join(tmp, "out")] + (["-only", args.only] if args.only else [])),
             "torch2": run(["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), "--threads", thr] + common,
                           env=torch_env),
             "torch1": run(["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), "--threads", "1"] + common,
