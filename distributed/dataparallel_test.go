@@ -154,8 +154,8 @@ func dataParallelEqualsOneProcess(t *testing.T, overlap bool) {
 	}
 	dp.SetBucketElems(40) // several buckets, one gradient alone
 	ref := mlp(1)         // rank 0's initialisation
-	parOpt := optim.NewAdam(nn.Values(par.Params()), optim.AdamConfig{LR: 0.05})
-	refOpt := optim.NewAdam(nn.Values(ref.Params()), optim.AdamConfig{LR: 0.05})
+	parOpt := optim.NewAdam(nn.Values(par.Params()), optim.AdamOptions{LR: 0.05})
+	refOpt := optim.NewAdam(nn.Values(ref.Params()), optim.AdamOptions{LR: 0.05})
 	lo, hi := distributed.ShardRange(batch, comm.Rank(), comm.Size())
 	for range steps {
 		step(t, par, parOpt, dp, overlap, x, y, lo, hi)

@@ -11,7 +11,7 @@ import (
 func ExampleTransformerLM() {
 	// A GPT-style character model: 3 sequences of 8 tokens in, one logit
 	// per vocabulary entry and step out; step t sees tokens 0…t only.
-	m := nn.NewTransformerLM(tensor.NewRNG(1), nn.TransformerLMConfig{
+	m := nn.NewTransformerLM(tensor.NewRNG(1), nn.TransformerLMOptions{
 		Vocab: 20, Context: 16, Width: 32, Heads: 4, Layers: 2}, tensor.Float32)
 	tokens := make([]int, 3*8)
 	for i := range tokens {

@@ -9,8 +9,8 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// TransformerLMConfig sizes a TransformerLM.
-type TransformerLMConfig struct {
+// TransformerLMOptions sizes a TransformerLM.
+type TransformerLMOptions struct {
 	Vocab   int // number of tokens (characters)
 	Context int // longest sequence: the size of the position table
 	Width   int // model width dModel
@@ -25,7 +25,7 @@ type TransformerLMConfig struct {
 // LayerNorm and a linear head to one logit per token of the vocabulary.
 // Step t's logits predict token t+1 from tokens 0…t.
 type TransformerLM struct {
-	Config TransformerLMConfig
+	Config TransformerLMOptions
 	Tok    *Embedding         // (Vocab, Width)
 	Pos    *PositionEmbedding // (Context, Width), learned
 	Blocks []*TransformerDecoderLayer
@@ -38,7 +38,7 @@ type TransformerLM struct {
 // block's attention and feed-forward scaled down by 1/√(2·Layers) so the
 // residual stream does not grow with depth, zero biases, unit LayerNorms.
 // It panics if a size is not positive or Heads does not divide Width.
-func NewTransformerLM(rng *tensor.RNG, c TransformerLMConfig, dt tensor.DType) *TransformerLM {
+func NewTransformerLM(rng *tensor.RNG, c TransformerLMOptions, dt tensor.DType) *TransformerLM {
 	if c.FF == 0 {
 		c.FF = 4 * c.Width
 	}

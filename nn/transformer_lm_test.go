@@ -15,7 +15,7 @@ import (
 // leaves every earlier step's logits unchanged and changes the last step's.
 // The parameter count is the sum of the parts'.
 func TestTransformerLMIsCausal(t *testing.T) {
-	c := TransformerLMConfig{Vocab: 7, Context: 6, Width: 8, Heads: 2, Layers: 2, FF: 12}
+	c := TransformerLMOptions{Vocab: 7, Context: 6, Width: 8, Heads: 2, Layers: 2, FF: 12}
 	m := NewTransformerLM(tensor.NewRNG(1), c, tensor.Float64)
 	block := (3*8*8 + 3*8 + 8*8 + 8) + (12*8 + 12 + 8*12 + 8) + 2*2*8 // attention, feed-forward, norm1 and norm3
 	assert.Equal(t, 7*8+6*8+2*block+2*8+8*7+7, NumParams(m))
@@ -39,7 +39,7 @@ func TestTransformerLMIsCausal(t *testing.T) {
 
 // The model's derivatives with respect to every parameter, by GradCheck.
 func TestTransformerLMGradients(t *testing.T) {
-	m := NewTransformerLM(tensor.NewRNG(2), TransformerLMConfig{Vocab: 5, Context: 3, Width: 4, Heads: 2, Layers: 1, FF: 4}, tensor.Float64)
+	m := NewTransformerLM(tensor.NewRNG(2), TransformerLMOptions{Vocab: 5, Context: 3, Width: 4, Heads: 2, Layers: 1, FF: 4}, tensor.Float64)
 	for _, p := range m.Params() { // GPT's 0.02 scale makes the check too easy: larger weights
 		tensor.MulScalarTo(p.Value, p.Value, 20)
 	}
@@ -51,7 +51,7 @@ func TestTransformerLMGradients(t *testing.T) {
 // T the token frequencies follow softmax(logits/T): logits (0, ln 3) give
 // p(1) = 3/4 at T = 1 and √3/(1+√3) ≈ 0.634 at T = 2.
 func TestTransformerLMSampling(t *testing.T) {
-	m := NewTransformerLM(tensor.NewRNG(3), TransformerLMConfig{Vocab: 6, Context: 4, Width: 8, Heads: 2, Layers: 1}, tensor.Float64)
+	m := NewTransformerLM(tensor.NewRNG(3), TransformerLMOptions{Vocab: 6, Context: 4, Width: 8, Heads: 2, Layers: 1}, tensor.Float64)
 	out := m.Sample(tensor.NewRNG(1), []int{1, 2, 3, 4, 5}, 3, 0)
 	require.Len(t, out, 3)
 	seq := []int{1, 2, 3, 4, 5}
@@ -85,7 +85,7 @@ func TestTransformerLMSampling(t *testing.T) {
 	assert.Contains(t, failure(t, func() { m.Forward(graph.New(), []int{1, 2, 3}, 2) }), "3 tokens do not split into 2 sequences")
 	assert.Contains(t, failure(t, func() { m.Sample(rng, nil, 3, 1) }), "need a prompt")
 	assert.Contains(t, failure(t, func() {
-		NewTransformerLM(rng, TransformerLMConfig{Vocab: 6, Context: 4, Width: 6, Heads: 4, Layers: 1}, tensor.Float64)
+		NewTransformerLM(rng, TransformerLMOptions{Vocab: 6, Context: 4, Width: 6, Heads: 4, Layers: 1}, tensor.Float64)
 	}),
 		"width 6 must be a multiple of the head count 4")
 }
@@ -93,7 +93,7 @@ func TestTransformerLMSampling(t *testing.T) {
 // GPT-2's initialisation: weights N(0, 0.02²), the residual projections
 // N(0, (0.02/√(2·Layers))²), zero biases, LayerNorms at (1, 0).
 func TestTransformerLMInit(t *testing.T) {
-	m := NewTransformerLM(tensor.NewRNG(4), TransformerLMConfig{Vocab: 50, Context: 32, Width: 64, Heads: 4, Layers: 2}, tensor.Float64)
+	m := NewTransformerLM(tensor.NewRNG(4), TransformerLMOptions{Vocab: 50, Context: 32, Width: 64, Heads: 4, Layers: 2}, tensor.Float64)
 	sd := func(v []float64) float64 {
 		s := 0.0
 		for _, x := range v {

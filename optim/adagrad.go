@@ -4,10 +4,10 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// AdagradConfig configures NewAdagrad. Zero-valued fields take PyTorch's
+// AdagradOptions configures NewAdagrad. Zero-valued fields take PyTorch's
 // defaults (LR 1e-2, Eps 1e-10; LRDecay, WeightDecay and
 // InitialAccumulator 0); set NoDefaults to take every field literally.
-type AdagradConfig struct {
+type AdagradOptions struct {
 	LR                 float64 // learning rate
 	LRDecay            float64 // the rate at step t is LR / (1 + (t−1)·LRDecay)
 	WeightDecay        float64 // L2 penalty added to the gradient
@@ -22,14 +22,14 @@ type AdagradConfig struct {
 //	s ← s + g²,   p ← p − lr/(1 + (t−1)·decay) · g / (√s + ε)
 type Adagrad struct {
 	base
-	cfg AdagradConfig
+	cfg AdagradOptions
 	sum []*tensor.Tensor
 }
 
 // NewAdagrad returns an Adagrad optimiser for params. It panics with a
 // *tensor.Error if a parameter is not a contiguous float32/float64 tensor
 // or a hyperparameter is negative.
-func NewAdagrad(params []*tensor.Tensor, cfg AdagradConfig) *Adagrad {
+func NewAdagrad(params []*tensor.Tensor, cfg AdagradOptions) *Adagrad {
 	if !cfg.NoDefaults {
 		def(&cfg.LR, 1e-2)
 		def(&cfg.Eps, 1e-10)

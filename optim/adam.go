@@ -6,12 +6,12 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// AdamConfig configures NewAdam and NewAdamW. Zero-valued fields take
+// AdamOptions configures NewAdam and NewAdamW. Zero-valued fields take
 // PyTorch's defaults (LR 1e-3, Beta1 0.9, Beta2 0.999, Eps 1e-8;
 // WeightDecay 0 for Adam and 1e-2 for AdamW). Set NoDefaults to take every
 // field literally, e.g. to ask for Beta1 0 or AdamW without decay; the
 // fields must then all be set.
-type AdamConfig struct {
+type AdamOptions struct {
 	LR          float64 // learning rate
 	Beta1       float64 // decay of the first-moment average, in [0, 1)
 	Beta2       float64 // decay of the second-moment average, in [0, 1)
@@ -30,7 +30,7 @@ type AdamConfig struct {
 //	p ← p − lr/(1−β₁ᵗ) · m / (√v / √(1−β₂ᵗ) + ε)
 type Adam struct {
 	base
-	cfg       AdamConfig
+	cfg       AdamOptions
 	decoupled bool
 	m, v, vm  []*tensor.Tensor // exp_avg, exp_avg_sq, max_exp_avg_sq (AMSGrad only)
 }
@@ -39,18 +39,18 @@ type Adam struct {
 // penalty added to the gradient, as in torch.optim.Adam. It panics with a
 // *tensor.Error if a parameter is not a contiguous float32/float64 tensor
 // or a hyperparameter is out of range.
-func NewAdam(params []*tensor.Tensor, cfg AdamConfig) *Adam {
+func NewAdam(params []*tensor.Tensor, cfg AdamOptions) *Adam {
 	return newAdam("Adam", params, cfg, false)
 }
 
 // NewAdamW returns an AdamW optimiser for params: weight decay is
 // decoupled from the gradient (p ← p·(1 − lr·λ) before the Adam update,
 // as in torch.optim.AdamW) and defaults to 1e-2. It panics like NewAdam.
-func NewAdamW(params []*tensor.Tensor, cfg AdamConfig) *Adam {
+func NewAdamW(params []*tensor.Tensor, cfg AdamOptions) *Adam {
 	return newAdam("AdamW", params, cfg, true)
 }
 
-func newAdam(name string, params []*tensor.Tensor, cfg AdamConfig, decoupled bool) *Adam {
+func newAdam(name string, params []*tensor.Tensor, cfg AdamOptions, decoupled bool) *Adam {
 	if !cfg.NoDefaults {
 		def(&cfg.LR, 1e-3)
 		def(&cfg.Beta1, 0.9)

@@ -9,7 +9,7 @@
 // the same shape and dtype, usually the value of an autodiff.Grad node.
 //
 //	w := tensor.Zeros(tensor.Float64, 3)
-//	opt := optim.NewAdam([]*tensor.Tensor{w}, optim.AdamConfig{LR: 0.01})
+//	opt := optim.NewAdam([]*tensor.Tensor{w}, optim.AdamOptions{LR: 0.01})
 //	sched := optim.CosineAnnealingLR(0.01, 500, 0)
 //	g := graph.New()
 //	for step := 0; step < 500; step++ {

@@ -14,7 +14,7 @@ import (
 func ExampleSGD() {
 	p := tensor.FromFloat64s([]float64{0, 0}, 2)
 	c := tensor.FromFloat64s([]float64{3, -1}, 2)
-	opt := optim.NewSGD([]*tensor.Tensor{p}, optim.SGDConfig{LR: 0.1, Momentum: 0.5})
+	opt := optim.NewSGD([]*tensor.Tensor{p}, optim.SGDOptions{LR: 0.1, Momentum: 0.5})
 	grad := tensor.ZerosLike(p)
 	for step := 0; step < 100; step++ {
 		tensor.MulScalarTo(grad, tensor.Sub(p, c), 2)
@@ -33,7 +33,7 @@ func ExampleAdam() {
 	x := tensor.FromFloat64s([]float64{1, 0, 0, 1, 1, 1, 2, -1}, 4, 2)
 	y := tensor.FromFloat64s([]float64{2, -3, -1, 7}, 4) // exactly X·(2, −3)
 	w := tensor.Zeros(tensor.Float64, 2)
-	opt := optim.NewAdam([]*tensor.Tensor{w}, optim.AdamConfig{LR: 0.1})
+	opt := optim.NewAdam([]*tensor.Tensor{w}, optim.AdamOptions{LR: 0.1})
 	sched := optim.CosineAnnealingLR(0.1, 300, 0)
 	g := graph.New()
 	for step := 0; step < 300; step++ {
@@ -61,7 +61,7 @@ func ExampleMinimize() {
 		return 100*(b-a*a)*(b-a*a) + (1-a)*(1-a), nil
 	}
 	x := tensor.FromFloat64s([]float64{-1.2, 1}, 2)
-	res, err := optim.Minimize(rosen, []*tensor.Tensor{x}, optim.LBFGSConfig{})
+	res, err := optim.Minimize(rosen, []*tensor.Tensor{x}, optim.LBFGSOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -72,8 +72,8 @@ func ExampleMinimize() {
 
 // Lowering the learning rate when the validation loss stops improving.
 func ExampleReduceLROnPlateau() {
-	opt := optim.NewSGD([]*tensor.Tensor{tensor.Zeros(tensor.Float32, 3)}, optim.SGDConfig{LR: 0.1})
-	plateau := optim.NewReduceLROnPlateau(opt, optim.PlateauConfig{Factor: 0.5, Patience: 1})
+	opt := optim.NewSGD([]*tensor.Tensor{tensor.Zeros(tensor.Float32, 3)}, optim.SGDOptions{LR: 0.1})
+	plateau := optim.NewReduceLROnPlateau(opt, optim.PlateauOptions{Factor: 0.5, Patience: 1})
 	for _, loss := range []float64{1.0, 0.8, 0.8, 0.8, 0.79, 0.5} {
 		plateau.Observe(loss)
 		fmt.Printf("%.2f ", opt.LR())

@@ -8,9 +8,9 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// LBFGSConfig configures Minimize. Zero-valued fields take the defaults in
+// LBFGSOptions configures Minimize. Zero-valued fields take the defaults in
 // brackets; a negative GradTol or FuncTol switches that test off.
-type LBFGSConfig struct {
+type LBFGSOptions struct {
 	History       int     // correction pairs kept [10]
 	MaxIter       int     // iterations (line searches) [100]
 	GradTol       float64 // stop when max |g| (projected gradient with bounds) <= GradTol [1e-5]
@@ -65,7 +65,7 @@ type Objective func(x, grad []*tensor.Tensor) (float64, error)
 // a steepest-descent step tried; if that fails too, Minimize stops with
 // Converged false and x at the last good point. Misuse (non-contiguous x,
 // bounds of the wrong shape, bad constants) is returned as a *tensor.Error.
-func Minimize(f Objective, x []*tensor.Tensor, cfg LBFGSConfig) (res LBFGSResult, err error) {
+func Minimize(f Objective, x []*tensor.Tensor, cfg LBFGSOptions) (res LBFGSResult, err error) {
 	defer tensor.Recover(&err)
 	const op = "Minimize"
 	cfg = lbfgsDefaults(cfg)
@@ -230,7 +230,7 @@ func Minimize(f Objective, x []*tensor.Tensor, cfg LBFGSConfig) (res LBFGSResult
 	return res, nil
 }
 
-func lbfgsDefaults(c LBFGSConfig) LBFGSConfig {
+func lbfgsDefaults(c LBFGSOptions) LBFGSOptions {
 	if c.History == 0 {
 		c.History = 10
 	}

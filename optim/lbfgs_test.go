@@ -45,7 +45,7 @@ func TestMinimizeRosenbrock(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				x := tensor.FromValues(dt, c.start, len(c.start))
 				calls := 0
-				cfg := LBFGSConfig{MaxIter: c.maxIter, Callback: func(iter int, f, gnorm float64) {
+				cfg := LBFGSOptions{MaxIter: c.maxIter, Callback: func(iter int, f, gnorm float64) {
 					calls++
 					require.Equal(t, calls, iter)
 				}}
@@ -99,7 +99,7 @@ func TestMinimizeQuadratic(t *testing.T) {
 			x := tensor.Zeros(dt, n)
 			// FuncTol's default 1e-9 stops at a relative accuracy of about
 			// √1e-9 in x; switch it off to test the gradient criterion.
-			cfg := LBFGSConfig{FuncTol: -1, GradTol: 1e-8}
+			cfg := LBFGSOptions{FuncTol: -1, GradTol: 1e-8}
 			acc := 1e-8 // |x − x*| ≤ |g|/λmin(A) and λmin ≥ 1
 			if dt == tensor.Float32 {
 				// f in float32 resolves changes of about 1e-7·|f|, so the line
@@ -130,7 +130,7 @@ func TestMinimizeMixedDTypes(t *testing.T) {
 		grad[0].SetAt(g[0].At(0), 0)
 		grad[1].SetAt(g[0].At(1), 0, 0)
 		return f, nil
-	}, x, LBFGSConfig{GradTol: 1e-3})
+	}, x, LBFGSOptions{GradTol: 1e-3})
 	require.NoError(t, err)
 	require.InDelta(t, 1, x[0].At(0), 1e-3, "%+v", res)
 	require.InDelta(t, 1, x[1].At(0, 0), 1e-3)
@@ -145,7 +145,7 @@ func TestMinimizeBounds(t *testing.T) {
 				v := x[0].Values()
 				tensor.CopyInto(grad[0], tensor.FromValues(dt, []float64{2 * (v[0] - 2), 2 * (v[1] + 1)}, 2))
 				return (v[0]-2)*(v[0]-2) + (v[1]+1)*(v[1]+1), nil
-			}, []*tensor.Tensor{x}, LBFGSConfig{
+			}, []*tensor.Tensor{x}, LBFGSOptions{
 				Lower: []*tensor.Tensor{tensor.FromValues(dt, []float64{-1, 0}, 2)},
 				Upper: []*tensor.Tensor{tensor.FromValues(dt, []float64{1, 3}, 2)},
 			})
@@ -157,7 +157,7 @@ func TestMinimizeBounds(t *testing.T) {
 			// Rosenbrock with x₀ ≤ 0.5: the gradient pushes x₀ up against the
 			// bound (∂f/∂x₀ = −1 at (0.5, 0.25)), and y = x₀² = 0.25 minimises the rest.
 			r := tensor.FromValues(dt, []float64{-1.2, 1}, 2)
-			res, err = Minimize(rosenbrock, []*tensor.Tensor{r}, LBFGSConfig{
+			res, err = Minimize(rosenbrock, []*tensor.Tensor{r}, LBFGSOptions{
 				Upper:   []*tensor.Tensor{tensor.FromValues(dt, []float64{0.5, math.Inf(1)}, 2)},
 				MaxIter: 200, GradTol: 1e-4,
 			})
@@ -197,7 +197,7 @@ func TestMinimizeSurvivesFailuresInLineSearch(t *testing.T) {
 					return r, nil
 				}
 				x := tensor.FromValues(dt, []float64{1.4}, 1)
-				res, err := Minimize(f, []*tensor.Tensor{x}, LBFGSConfig{GradTol: 1e-6})
+				res, err := Minimize(f, []*tensor.Tensor{x}, LBFGSOptions{GradTol: 1e-6})
 				require.NoError(t, err)
 				require.Positive(t, failures, "the test must exercise a failing evaluation")
 				require.True(t, res.Converged, res.Reason)
@@ -219,7 +219,7 @@ func TestMinimizeNeverLeavesXAtFailedPoint(t *testing.T) {
 				}
 				grad[0].Fill(1)
 				return 3, nil
-			}, []*tensor.Tensor{x}, LBFGSConfig{})
+			}, []*tensor.Tensor{x}, LBFGSOptions{})
 			require.NoError(t, err)
 			require.False(t, res.Converged)
 			require.Contains(t, res.Reason, "line search")
@@ -249,7 +249,7 @@ func TestMinimizeStartFailures(t *testing.T) {
 				// The start lies outside the bounds, so Minimize clamps it
 				// before the first evaluation; the failure must undo that.
 				x := tensor.FromValues(dt, []float64{5, -5}, 2)
-				_, err := Minimize(c.f, []*tensor.Tensor{x}, LBFGSConfig{
+				_, err := Minimize(c.f, []*tensor.Tensor{x}, LBFGSOptions{
 					Lower: []*tensor.Tensor{tensor.Full(dt, -1, 2)},
 					Upper: []*tensor.Tensor{tensor.Full(dt, 1, 2)},
 				})
@@ -266,14 +266,14 @@ func TestMinimizeMisuse(t *testing.T) {
 	cases := []struct {
 		name string
 		x    []*tensor.Tensor
-		cfg  LBFGSConfig
+		cfg  LBFGSOptions
 		msg  string
 	}{
-		{"no x", nil, LBFGSConfig{}, "no parameters"},
-		{"non-contiguous", []*tensor.Tensor{tensor.Transpose(tensor.Zeros(tensor.Float32, 2, 3))}, LBFGSConfig{}, "not contiguous"},
-		{"bound shape", x, LBFGSConfig{Lower: []*tensor.Tensor{tensor.Zeros(tensor.Float64, 3)}}, "Lower[0] has shape (3,), x[0] has shape (2,)"},
-		{"crossed bounds", x, LBFGSConfig{Lower: []*tensor.Tensor{tensor.Ones(tensor.Float64, 2)}, Upper: []*tensor.Tensor{tensor.Zeros(tensor.Float64, 2)}}, "lower bound 1 is not <= upper bound 0"},
-		{"wolfe constants", x, LBFGSConfig{C1: 0.5, C2: 0.1}, "0 < C1 < C2 < 1"},
+		{"no x", nil, LBFGSOptions{}, "no parameters"},
+		{"non-contiguous", []*tensor.Tensor{tensor.Transpose(tensor.Zeros(tensor.Float32, 2, 3))}, LBFGSOptions{}, "not contiguous"},
+		{"bound shape", x, LBFGSOptions{Lower: []*tensor.Tensor{tensor.Zeros(tensor.Float64, 3)}}, "Lower[0] has shape (3,), x[0] has shape (2,)"},
+		{"crossed bounds", x, LBFGSOptions{Lower: []*tensor.Tensor{tensor.Ones(tensor.Float64, 2)}, Upper: []*tensor.Tensor{tensor.Zeros(tensor.Float64, 2)}}, "lower bound 1 is not <= upper bound 0"},
+		{"wolfe constants", x, LBFGSOptions{C1: 0.5, C2: 0.1}, "0 < C1 < C2 < 1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -289,7 +289,7 @@ func TestMinimizeMaxIter(t *testing.T) {
 	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			x := tensor.FromValues(dt, []float64{-1.2, 1}, 2)
-			res, err := Minimize(rosenbrock, []*tensor.Tensor{x}, LBFGSConfig{MaxIter: 3})
+			res, err := Minimize(rosenbrock, []*tensor.Tensor{x}, LBFGSOptions{MaxIter: 3})
 			require.NoError(t, err)
 			require.False(t, res.Converged)
 			require.Equal(t, "maximum iterations reached", res.Reason)

@@ -19,24 +19,24 @@ var kinds = []struct {
 	make  func(p []*tensor.Tensor) Optimizer
 	slots []string // per-parameter buffer names
 }{
-	{"SGD", func(p []*tensor.Tensor) Optimizer { return NewSGD(p, SGDConfig{LR: 0.1}) }, nil},
+	{"SGD", func(p []*tensor.Tensor) Optimizer { return NewSGD(p, SGDOptions{LR: 0.1}) }, nil},
 	{"SGD momentum", func(p []*tensor.Tensor) Optimizer {
-		return NewSGD(p, SGDConfig{LR: 0.1, Momentum: 0.9, Dampening: 0.1, WeightDecay: 0.01})
+		return NewSGD(p, SGDOptions{LR: 0.1, Momentum: 0.9, Dampening: 0.1, WeightDecay: 0.01})
 	}, []string{"momentum_buffer"}},
 	{"SGD nesterov", func(p []*tensor.Tensor) Optimizer {
-		return NewSGD(p, SGDConfig{LR: 0.1, Momentum: 0.9, Nesterov: true})
+		return NewSGD(p, SGDOptions{LR: 0.1, Momentum: 0.9, Nesterov: true})
 	}, []string{"momentum_buffer"}},
-	{"Adam", func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamConfig{LR: 0.01, WeightDecay: 0.1}) },
+	{"Adam", func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamOptions{LR: 0.01, WeightDecay: 0.1}) },
 		[]string{"exp_avg", "exp_avg_sq"}},
-	{"Adam AMSGrad", func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamConfig{LR: 0.01, AMSGrad: true}) },
+	{"Adam AMSGrad", func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamOptions{LR: 0.01, AMSGrad: true}) },
 		[]string{"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}},
-	{"AdamW", func(p []*tensor.Tensor) Optimizer { return NewAdamW(p, AdamConfig{LR: 0.01}) },
+	{"AdamW", func(p []*tensor.Tensor) Optimizer { return NewAdamW(p, AdamOptions{LR: 0.01}) },
 		[]string{"exp_avg", "exp_avg_sq"}},
 	{"RMSProp", func(p []*tensor.Tensor) Optimizer {
-		return NewRMSProp(p, RMSPropConfig{Momentum: 0.5, Centered: true, WeightDecay: 0.1})
+		return NewRMSProp(p, RMSPropOptions{Momentum: 0.5, Centered: true, WeightDecay: 0.1})
 	}, []string{"square_avg", "momentum_buffer", "grad_avg"}},
 	{"Adagrad", func(p []*tensor.Tensor) Optimizer {
-		return NewAdagrad(p, AdagradConfig{LRDecay: 0.1, InitialAccumulator: 0.1})
+		return NewAdagrad(p, AdagradOptions{LRDecay: 0.1, InitialAccumulator: 0.1})
 	}, []string{"sum"}},
 }
 
@@ -174,7 +174,7 @@ func TestLoadStateOtherOrder(t *testing.T) {
 
 func TestStateNamesMisuse(t *testing.T) {
 	params, _ := problem(tensor.Float64, 6)
-	opt := NewAdam(params, AdamConfig{})
+	opt := NewAdam(params, AdamOptions{})
 	for _, c := range []struct {
 		names []string
 		msg   string
@@ -219,9 +219,9 @@ func TestLoadStateRejects(t *testing.T) {
 		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
 				params, grads := problem(dt, 3)
-				opt := NewAdam(params, AdamConfig{LR: 0.01})
+				opt := NewAdam(params, AdamOptions{LR: 0.01})
 				require.NoError(t, opt.Step(grads(0)))
-				other := NewAdam(cloneAll(params), AdamConfig{LR: 0.5})
+				other := NewAdam(cloneAll(params), AdamOptions{LR: 0.5})
 				require.NoError(t, other.Step(grads(1)))
 				require.NoError(t, other.Step(grads(2)))
 				st := other.State(names)
@@ -323,18 +323,18 @@ func TestConstructorMisusePanics(t *testing.T) {
 		make func(p []*tensor.Tensor)
 		msg  string
 	}{
-		{"nesterov without momentum", func(p []*tensor.Tensor) { NewSGD(p, SGDConfig{LR: 0.1, Nesterov: true}) }, "Nesterov"},
+		{"nesterov without momentum", func(p []*tensor.Tensor) { NewSGD(p, SGDOptions{LR: 0.1, Nesterov: true}) }, "Nesterov"},
 		{"nesterov with dampening", func(p []*tensor.Tensor) {
-			NewSGD(p, SGDConfig{LR: 0.1, Momentum: 0.9, Dampening: 0.1, Nesterov: true})
+			NewSGD(p, SGDOptions{LR: 0.1, Momentum: 0.9, Dampening: 0.1, Nesterov: true})
 		}, "Dampening"},
-		{"negative lr", func(p []*tensor.Tensor) { NewAdam(p, AdamConfig{LR: -1}) }, "learning rate -1"},
-		{"beta1 = 1", func(p []*tensor.Tensor) { NewAdamW(p, AdamConfig{Beta1: 1}) }, "Beta1 1"},
-		{"alpha NaN", func(p []*tensor.Tensor) { NewRMSProp(p, RMSPropConfig{Alpha: math.NaN()}) }, "Alpha NaN"},
-		{"negative accumulator", func(p []*tensor.Tensor) { NewAdagrad(p, AdagradConfig{InitialAccumulator: -1}) }, "InitialAccumulator"},
+		{"negative lr", func(p []*tensor.Tensor) { NewAdam(p, AdamOptions{LR: -1}) }, "learning rate -1"},
+		{"beta1 = 1", func(p []*tensor.Tensor) { NewAdamW(p, AdamOptions{Beta1: 1}) }, "Beta1 1"},
+		{"alpha NaN", func(p []*tensor.Tensor) { NewRMSProp(p, RMSPropOptions{Alpha: math.NaN()}) }, "Alpha NaN"},
+		{"negative accumulator", func(p []*tensor.Tensor) { NewAdagrad(p, AdagradOptions{InitialAccumulator: -1}) }, "InitialAccumulator"},
 		{"non-contiguous parameter", func(p []*tensor.Tensor) {
-			NewSGD([]*tensor.Tensor{p[0], tensor.Transpose(p[0])}, SGDConfig{})
+			NewSGD([]*tensor.Tensor{p[0], tensor.Transpose(p[0])}, SGDOptions{})
 		}, "parameter 1 of shape (3, 2) is not contiguous"},
-		{"no parameters", func(p []*tensor.Tensor) { NewAdam(nil, AdamConfig{}) }, "no parameters"},
+		{"no parameters", func(p []*tensor.Tensor) { NewAdam(nil, AdamOptions{}) }, "no parameters"},
 	}
 	for _, c := range cases {
 		for _, dt := range numtest.DTypes {
@@ -357,23 +357,23 @@ func TestDefaultsAndNoDefaults(t *testing.T) {
 	for _, dt := range numtest.DTypes {
 		t.Run(dt.String(), func(t *testing.T) {
 			p := []*tensor.Tensor{vals(dt, 1, -2)}
-			assert.Equal(t, 1e-3, NewSGD(p, SGDConfig{}).LR())
-			assert.Equal(t, 1e-3, NewAdam(p, AdamConfig{}).LR())
-			assert.Equal(t, 1e-2, NewRMSProp(p, RMSPropConfig{}).LR())
-			assert.Equal(t, 1e-2, NewAdagrad(p, AdagradConfig{}).LR())
-			assert.Equal(t, AdamConfig{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8}, NewAdam(p, AdamConfig{}).cfg)
-			assert.Equal(t, 1e-2, NewAdamW(p, AdamConfig{}).cfg.WeightDecay)
+			assert.Equal(t, 1e-3, NewSGD(p, SGDOptions{}).LR())
+			assert.Equal(t, 1e-3, NewAdam(p, AdamOptions{}).LR())
+			assert.Equal(t, 1e-2, NewRMSProp(p, RMSPropOptions{}).LR())
+			assert.Equal(t, 1e-2, NewAdagrad(p, AdagradOptions{}).LR())
+			assert.Equal(t, AdamOptions{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8}, NewAdam(p, AdamOptions{}).cfg)
+			assert.Equal(t, 1e-2, NewAdamW(p, AdamOptions{}).cfg.WeightDecay)
 
 			// NoDefaults: LR 0 is a real 0, so SGD does not move.
 			q := vals(dt, 1, -2)
-			require.NoError(t, NewSGD([]*tensor.Tensor{q}, SGDConfig{NoDefaults: true}).Step([]*tensor.Tensor{vals(dt, 0.5, 0.1)}))
+			require.NoError(t, NewSGD([]*tensor.Tensor{q}, SGDOptions{NoDefaults: true}).Step([]*tensor.Tensor{vals(dt, 0.5, 0.1)}))
 			assert.Equal(t, []float64{1, -2}, q.Values())
 
 			// NoDefaults with Beta1 0: m = g, so step 2 is 0.1·g₂/√(v̂₂) with
 			// v̂₂ = (0.00028975, 0.00009999)/0.001999 = (0.144947474, 0.050020010):
 			// 0.1·(−0.2/0.380719691, 0.3/0.223651537) = (−0.052532089, 0.134137240).
 			q = vals(dt, 1, -2)
-			opt := NewAdam([]*tensor.Tensor{q}, AdamConfig{LR: 0.1, Beta1: 0, Beta2: 0.999, Eps: 0, NoDefaults: true})
+			opt := NewAdam([]*tensor.Tensor{q}, AdamOptions{LR: 0.1, Beta1: 0, Beta2: 0.999, Eps: 0, NoDefaults: true})
 			require.NoError(t, opt.Step([]*tensor.Tensor{vals(dt, 0.5, 0.1)}))
 			require.NoError(t, opt.Step([]*tensor.Tensor{vals(dt, -0.2, 0.3)}))
 			assert.InDeltaSlice(t, []float64{0.9 + 0.052532089, -2.1 - 0.134137240}, q.Values(), 1e-8+numtest.Tol(dt))

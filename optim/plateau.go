@@ -6,11 +6,11 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// PlateauConfig configures NewReduceLROnPlateau. Zero-valued fields take
+// PlateauOptions configures NewReduceLROnPlateau. Zero-valued fields take
 // PyTorch's defaults (Factor 0.1, Patience 10, Threshold 1e-4, Eps 1e-8;
 // Cooldown and MinLR 0); set NoDefaults to take every field literally
 // (e.g. Patience 0).
-type PlateauConfig struct {
+type PlateauOptions struct {
 	Maximize          bool    // the metric should grow (torch mode "max"); default "min"
 	Factor            float64 // new rate = old rate · Factor, in (0, 1)
 	Patience          int     // epochs without improvement tolerated before reducing
@@ -27,7 +27,7 @@ type PlateauConfig struct {
 // Observe once per epoch with the validation metric.
 type ReduceLROnPlateau struct {
 	opt      Optimizer
-	cfg      PlateauConfig
+	cfg      PlateauOptions
 	best     float64
 	bad      int // epochs since the last improvement
 	cooldown int // epochs of cooldown left
@@ -36,7 +36,7 @@ type ReduceLROnPlateau struct {
 // NewReduceLROnPlateau returns a scheduler that adjusts opt's learning
 // rate. It panics with a *tensor.Error for a Factor outside (0, 1) or
 // negative values.
-func NewReduceLROnPlateau(opt Optimizer, cfg PlateauConfig) *ReduceLROnPlateau {
+func NewReduceLROnPlateau(opt Optimizer, cfg PlateauOptions) *ReduceLROnPlateau {
 	const op = "NewReduceLROnPlateau"
 	if opt == nil {
 		tensor.Fail(op, "optimiser is nil")

@@ -4,10 +4,10 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// RMSPropConfig configures NewRMSProp. Zero-valued fields take PyTorch's
+// RMSPropOptions configures NewRMSProp. Zero-valued fields take PyTorch's
 // defaults (LR 1e-2, Alpha 0.99, Eps 1e-8; Momentum, WeightDecay 0); set
 // NoDefaults to take every field literally.
-type RMSPropConfig struct {
+type RMSPropOptions struct {
 	LR          float64 // learning rate
 	Alpha       float64 // decay of the squared-gradient average, in [0, 1)
 	Eps         float64 // added to the denominator
@@ -25,14 +25,14 @@ type RMSPropConfig struct {
 //	b ← μb + g/σ,  p ← p − lr·b            (Momentum; else p ← p − lr·g/σ)
 type RMSProp struct {
 	base
-	cfg           RMSPropConfig
+	cfg           RMSPropOptions
 	sq, avg, mbuf []*tensor.Tensor // square_avg, grad_avg (Centered), momentum_buffer (Momentum)
 }
 
 // NewRMSProp returns an RMSProp optimiser for params. It panics with a
 // *tensor.Error if a parameter is not a contiguous float32/float64 tensor
 // or a hyperparameter is out of range.
-func NewRMSProp(params []*tensor.Tensor, cfg RMSPropConfig) *RMSProp {
+func NewRMSProp(params []*tensor.Tensor, cfg RMSPropOptions) *RMSProp {
 	if !cfg.NoDefaults {
 		def(&cfg.LR, 1e-2)
 		def(&cfg.Alpha, 0.99)

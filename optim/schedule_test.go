@@ -88,7 +88,7 @@ func TestScheduleMisusePanics(t *testing.T) {
 func TestReduceLROnPlateau(t *testing.T) {
 	cases := []struct {
 		name    string
-		cfg     PlateauConfig
+		cfg     PlateauOptions
 		metrics []float64
 		want    []float64 // LR after each Observe, from 1
 	}{
@@ -98,20 +98,20 @@ func TestReduceLROnPlateau(t *testing.T) {
 			// → 0.5, cooldown 1 swallows the next bad epoch (9.05); 9.0 is bad;
 			// 8 < 9 is the new best; three bad 8s → 0.25; cooldown; three
 			// more → max(0.125, MinLR 0.2) = 0.2; three more → 0.2 again (no change).
-			"min rel", PlateauConfig{Factor: 0.5, Patience: 2, Threshold: 0.1, Cooldown: 1, MinLR: 0.2},
+			"min rel", PlateauOptions{Factor: 0.5, Patience: 2, Threshold: 0.1, Cooldown: 1, MinLR: 0.2},
 			[]float64{10, 9.5, 9.2, 9.1, 9.05, 9.0, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8},
 			[]float64{1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0.2, 0.2, 0.2, 0.2, 0.2},
 		},
 		{
 			// Maximise with absolute threshold 0.5 and no patience: 1 is best;
 			// 1.4 is not > 1.5 → ×0.1; 2 > 1.5 is the new best; 2.2 is not > 2.5 → ×0.1.
-			"max abs", PlateauConfig{Maximize: true, AbsoluteThreshold: true, Threshold: 0.5, Factor: 0.1, NoDefaults: true},
+			"max abs", PlateauOptions{Maximize: true, AbsoluteThreshold: true, Threshold: 0.5, Factor: 0.1, NoDefaults: true},
 			[]float64{1, 1.4, 2, 2.2},
 			[]float64{1, 0.1, 0.1, 0.01},
 		},
 		{
 			// Defaults: patience 10, so the 12th non-improving epoch reduces.
-			"defaults", PlateauConfig{},
+			"defaults", PlateauOptions{},
 			[]float64{5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, math.NaN()},
 			[]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.1, 0.1},
 		},
@@ -119,7 +119,7 @@ func TestReduceLROnPlateau(t *testing.T) {
 	for _, c := range cases {
 		for _, dt := range numtest.DTypes {
 			t.Run(fmt.Sprintf("%s/%v", c.name, dt), func(t *testing.T) {
-				opt := NewSGD([]*tensor.Tensor{tensor.Zeros(dt, 2)}, SGDConfig{LR: 1})
+				opt := NewSGD([]*tensor.Tensor{tensor.Zeros(dt, 2)}, SGDOptions{LR: 1})
 				r := NewReduceLROnPlateau(opt, c.cfg)
 				for i, m := range c.metrics {
 					r.Observe(m)

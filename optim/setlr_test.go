@@ -12,11 +12,11 @@ import (
 // no optimiser may move its parameters (no weight decay configured).
 func TestSetLRTakesEffect(t *testing.T) {
 	makers := map[string]func(ps []*tensor.Tensor) Optimizer{
-		"sgd":     func(ps []*tensor.Tensor) Optimizer { return NewSGD(ps, SGDConfig{LR: 0.1, Momentum: 0.9}) },
-		"adam":    func(ps []*tensor.Tensor) Optimizer { return NewAdam(ps, AdamConfig{LR: 0.1}) },
-		"adamw":   func(ps []*tensor.Tensor) Optimizer { return NewAdamW(ps, AdamConfig{LR: 0.1}) },
-		"rmsprop": func(ps []*tensor.Tensor) Optimizer { return NewRMSProp(ps, RMSPropConfig{LR: 0.1}) },
-		"adagrad": func(ps []*tensor.Tensor) Optimizer { return NewAdagrad(ps, AdagradConfig{LR: 0.1}) },
+		"sgd":     func(ps []*tensor.Tensor) Optimizer { return NewSGD(ps, SGDOptions{LR: 0.1, Momentum: 0.9}) },
+		"adam":    func(ps []*tensor.Tensor) Optimizer { return NewAdam(ps, AdamOptions{LR: 0.1}) },
+		"adamw":   func(ps []*tensor.Tensor) Optimizer { return NewAdamW(ps, AdamOptions{LR: 0.1}) },
+		"rmsprop": func(ps []*tensor.Tensor) Optimizer { return NewRMSProp(ps, RMSPropOptions{LR: 0.1}) },
+		"adagrad": func(ps []*tensor.Tensor) Optimizer { return NewAdagrad(ps, AdagradOptions{LR: 0.1}) },
 	}
 	for name, mk := range makers {
 		p := tensor.FromFloat64s([]float64{1, -2})

@@ -6,9 +6,9 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// SGDConfig configures NewSGD. The zero value of every field except LR is
+// SGDOptions configures NewSGD. The zero value of every field except LR is
 // PyTorch's default; LR 0 means the default 1e-3 unless NoDefaults is set.
-type SGDConfig struct {
+type SGDOptions struct {
 	LR          float64 // learning rate (default 1e-3)
 	Momentum    float64 // momentum factor μ (0: plain SGD)
 	Dampening   float64 // dampening τ of the momentum buffer
@@ -26,7 +26,7 @@ type SGDConfig struct {
 //	p ← p − lr·d
 type SGD struct {
 	base
-	cfg SGDConfig
+	cfg SGDOptions
 	buf []*tensor.Tensor // momentum buffers, nil without momentum
 }
 
@@ -34,7 +34,7 @@ type SGD struct {
 // *tensor.Error if a parameter is not a contiguous float32/float64 tensor
 // or the configuration is invalid (negative values, Nesterov without
 // momentum or with dampening), as torch.optim.SGD does.
-func NewSGD(params []*tensor.Tensor, cfg SGDConfig) *SGD {
+func NewSGD(params []*tensor.Tensor, cfg SGDOptions) *SGD {
 	if cfg.LR == 0 && !cfg.NoDefaults {
 		cfg.LR = 1e-3
 	}

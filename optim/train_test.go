@@ -23,12 +23,12 @@ func TestTrainLeastSquares(t *testing.T) {
 		sched Schedule
 		steps int
 	}{
-		{"Adam", func(w *tensor.Tensor) Optimizer { return NewAdam([]*tensor.Tensor{w}, AdamConfig{LR: 0.05}) },
+		{"Adam", func(w *tensor.Tensor) Optimizer { return NewAdam([]*tensor.Tensor{w}, AdamOptions{LR: 0.05}) },
 			CosineAnnealingLR(0.05, 500, 0), 500},
 		{"SGD nesterov", func(w *tensor.Tensor) Optimizer {
-			return NewSGD([]*tensor.Tensor{w}, SGDConfig{LR: 0.05, Momentum: 0.9, Nesterov: true})
+			return NewSGD([]*tensor.Tensor{w}, SGDOptions{LR: 0.05, Momentum: 0.9, Nesterov: true})
 		}, Constant(0.05), 500},
-		{"RMSProp", func(w *tensor.Tensor) Optimizer { return NewRMSProp([]*tensor.Tensor{w}, RMSPropConfig{LR: 0.01}) },
+		{"RMSProp", func(w *tensor.Tensor) Optimizer { return NewRMSProp([]*tensor.Tensor{w}, RMSPropOptions{LR: 0.01}) },
 			CosineAnnealingLR(0.02, 500, 0), 500},
 	}
 	rng := tensor.NewRNG(11)

@@ -22,7 +22,7 @@ var handCases = []struct {
 }{
 	{
 		name: "SGD lr=0.1",
-		make: func(p []*tensor.Tensor) Optimizer { return NewSGD(p, SGDConfig{LR: 0.1}) },
+		make: func(p []*tensor.Tensor) Optimizer { return NewSGD(p, SGDOptions{LR: 0.1}) },
 		// p₁ = p − 0.1g₁ = (1 − 0.05, −2 − 0.01)
 		want1: [2]float64{0.95, -2.01},
 		// p₂ = p₁ − 0.1g₂ = (0.95 + 0.02, −2.01 − 0.03)
@@ -31,7 +31,7 @@ var handCases = []struct {
 	{
 		name: "SGD momentum=0.9 dampening=0.5 wd=0.1",
 		make: func(p []*tensor.Tensor) Optimizer {
-			return NewSGD(p, SGDConfig{LR: 0.1, Momentum: 0.9, Dampening: 0.5, WeightDecay: 0.1})
+			return NewSGD(p, SGDOptions{LR: 0.1, Momentum: 0.9, Dampening: 0.5, WeightDecay: 0.1})
 		},
 		// d₁ = g₁ + 0.1p = (0.5 + 0.1, 0.1 − 0.2) = (0.6, −0.1); b₁ = d₁ (first step, no dampening)
 		// p₁ = p − 0.1b₁ = (1 − 0.06, −2 + 0.01)
@@ -44,7 +44,7 @@ var handCases = []struct {
 	{
 		name: "SGD nesterov momentum=0.9",
 		make: func(p []*tensor.Tensor) Optimizer {
-			return NewSGD(p, SGDConfig{LR: 0.1, Momentum: 0.9, Nesterov: true})
+			return NewSGD(p, SGDOptions{LR: 0.1, Momentum: 0.9, Nesterov: true})
 		},
 		// b₁ = g₁ = (0.5, 0.1); d₁ = g₁ + 0.9b₁ = (0.95, 0.19); p₁ = (1 − 0.095, −2 − 0.019)
 		want1: [2]float64{0.905, -2.019},
@@ -55,7 +55,7 @@ var handCases = []struct {
 	},
 	{
 		name: "Adam lr=0.1",
-		make: func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamConfig{LR: 0.1}) },
+		make: func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamOptions{LR: 0.1}) },
 		// m₁ = 0.1g₁, v₁ = 0.001g₁², so m̂ = g₁, v̂ = g₁² and the step is
 		// 0.1·g/(|g| + 1e-8): 0.1·0.5/0.50000001 = 0.099999998, 0.1·0.1/0.10000001 = 0.09999999
 		want1: [2]float64{1 - 0.099999998, -2 - 0.09999999},
@@ -68,7 +68,7 @@ var handCases = []struct {
 	},
 	{
 		name: "Adam lr=0.1 L2 wd=0.1",
-		make: func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamConfig{LR: 0.1, WeightDecay: 0.1}) },
+		make: func(p []*tensor.Tensor) Optimizer { return NewAdam(p, AdamOptions{LR: 0.1, WeightDecay: 0.1}) },
 		// g' = g₁ + 0.1p = (0.6, −0.1); step 0.1·g'/(|g'| + 1e-8) = (0.0999999983333, −0.09999999)
 		want1: [2]float64{1 - 0.09999999833333335, -2 + 0.09999999000000102},
 		// g' = g₂ + 0.1p₁ = (−0.2 + 0.0900000002, 0.3 − 0.190000001) = (−0.1099999998, 0.109999999)
@@ -81,7 +81,7 @@ var handCases = []struct {
 	{
 		name: "Adam AMSGrad lr=0.1 beta2=0.5",
 		make: func(p []*tensor.Tensor) Optimizer {
-			return NewAdam(p, AdamConfig{LR: 0.1, Beta2: 0.5, AMSGrad: true})
+			return NewAdam(p, AdamOptions{LR: 0.1, Beta2: 0.5, AMSGrad: true})
 		},
 		// step 1 is the sign step again
 		want1: [2]float64{1 - 0.099999998, -2 - 0.09999999},
@@ -94,7 +94,7 @@ var handCases = []struct {
 	},
 	{
 		name: "AdamW lr=0.1 wd=0.1",
-		make: func(p []*tensor.Tensor) Optimizer { return NewAdamW(p, AdamConfig{LR: 0.1, WeightDecay: 0.1}) },
+		make: func(p []*tensor.Tensor) Optimizer { return NewAdamW(p, AdamOptions{LR: 0.1, WeightDecay: 0.1}) },
 		// p ← p·(1 − 0.01) = (0.99, −1.98), then the Adam sign step of 0.099999998, 0.09999999
 		want1: [2]float64{0.99 - 0.099999998, -1.98 - 0.09999999},
 		// p₁·0.99 = (0.881100001980, −2.059199990100), minus the Adam step of the plain case
@@ -102,7 +102,7 @@ var handCases = []struct {
 	},
 	{
 		name: "RMSProp lr=0.01",
-		make: func(p []*tensor.Tensor) Optimizer { return NewRMSProp(p, RMSPropConfig{LR: 0.01}) },
+		make: func(p []*tensor.Tensor) Optimizer { return NewRMSProp(p, RMSPropOptions{LR: 0.01}) },
 		// s₁ = 0.01g₁² = (0.0025, 0.0001); σ = √s₁ + 1e-8 = (0.05000001, 0.01000001)
 		// p₁ = p − 0.01·g₁/σ = (1 − 0.01·9.9999980, −2 − 0.01·9.9999900)
 		want1: [2]float64{0.90000002, -2.0999999},
@@ -114,7 +114,7 @@ var handCases = []struct {
 	{
 		name: "RMSProp centered momentum=0.5 alpha=0.9 wd=0.1",
 		make: func(p []*tensor.Tensor) Optimizer {
-			return NewRMSProp(p, RMSPropConfig{LR: 0.01, Alpha: 0.9, Momentum: 0.5, Centered: true, WeightDecay: 0.1})
+			return NewRMSProp(p, RMSPropOptions{LR: 0.01, Alpha: 0.9, Momentum: 0.5, Centered: true, WeightDecay: 0.1})
 		},
 		// g' = (0.6, −0.1); s₁ = 0.1g'² = (0.036, 0.001); a₁ = 0.1g' = (0.06, −0.01)
 		// σ = √(s₁ − a₁²) + 1e-8 = √(0.0324, 0.0009) + 1e-8 = (0.18000001, 0.03000001)
@@ -128,7 +128,7 @@ var handCases = []struct {
 	},
 	{
 		name: "Adagrad lr=0.1",
-		make: func(p []*tensor.Tensor) Optimizer { return NewAdagrad(p, AdagradConfig{LR: 0.1}) },
+		make: func(p []*tensor.Tensor) Optimizer { return NewAdagrad(p, AdagradOptions{LR: 0.1}) },
 		// s₁ = g₁² = (0.25, 0.01); p₁ = p − 0.1·g₁/(√s₁ + 1e-10) = (1 − 0.09999999998, −2 − 0.0999999999)
 		want1: [2]float64{0.90000000002, -2.0999999999},
 		// s₂ = (0.29, 0.1); p₂ = p₁ − 0.1·(−0.2/0.538516481, 0.3/0.316227766)
@@ -138,7 +138,7 @@ var handCases = []struct {
 	{
 		name: "Adagrad lr_decay=0.5 initial=0.1 wd=0.1",
 		make: func(p []*tensor.Tensor) Optimizer {
-			return NewAdagrad(p, AdagradConfig{LR: 0.1, LRDecay: 0.5, InitialAccumulator: 0.1, WeightDecay: 0.1})
+			return NewAdagrad(p, AdagradOptions{LR: 0.1, LRDecay: 0.5, InitialAccumulator: 0.1, WeightDecay: 0.1})
 		},
 		// clr = 0.1; g' = (0.6, −0.1); s₁ = 0.1 + g'² = (0.46, 0.11)
 		// p₁ = p − 0.1·(0.6/0.678232998, −0.1/0.331662479) = (1 − 0.088465174, −2 + 0.030151134)
@@ -180,7 +180,7 @@ func TestAdamFirstStepIsSignStep(t *testing.T) {
 		for _, betas := range [][2]float64{{0.9, 0.999}, {0.5, 0.9}, {0.99, 0.9999}} {
 			t.Run(fmt.Sprintf("%v/%v", dt, betas), func(t *testing.T) {
 				p := tensor.Zeros(dt, len(grads))
-				opt := NewAdam([]*tensor.Tensor{p}, AdamConfig{LR: 0.01, Beta1: betas[0], Beta2: betas[1], Eps: 1e-30})
+				opt := NewAdam([]*tensor.Tensor{p}, AdamOptions{LR: 0.01, Beta1: betas[0], Beta2: betas[1], Eps: 1e-30})
 				require.NoError(t, opt.Step([]*tensor.Tensor{tensor.FromValues(dt, grads, len(grads))}))
 				for i, g := range grads {
 					require.InDelta(t, -0.01*math.Copysign(1, g), p.At(i), 0.01*numtest.Tol(dt), "element %d", i)

@@ -34,7 +34,7 @@ func BenchmarkLoaderFeedingMLP(b *testing.B) {
 		}
 		loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
 			Sampler: data.Random{N: ds.Len(), Seed: 1}})
-		return train.New(model, optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{LR: 1e-3}), loss, loader, train.Config{Epochs: 1}), loader
+		return train.New(model, optim.NewAdam(nn.Values(model.Params()), optim.AdamOptions{LR: 1e-3}), loss, loader, train.Options{Epochs: 1}), loader
 	}
 	b.Run("loader", func(b *testing.B) {
 		tr, loader := setup()

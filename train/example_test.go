@@ -37,11 +37,11 @@ func mseLoss(lin *nn.Linear) train.LossFunc {
 func ExampleTrainer_Fit() {
 	lin := nn.NewLinear(tensor.NewRNG(1), 1, 1, true, tensor.Float64)
 	loader := data.NewLoader(line(), data.LoaderOptions{BatchSize: 4, Sampler: data.Random{N: 16, Seed: 1}})
-	opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamConfig{})
+	opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamOptions{})
 	var log bytes.Buffer
 	dir, _ := os.MkdirTemp("", "train")
 	defer os.RemoveAll(dir)
-	tr := train.New(lin, opt, mseLoss(lin), loader, train.Config{
+	tr := train.New(lin, opt, mseLoss(lin), loader, train.Options{
 		Epochs:   150,
 		Schedule: optim.LinearWarmup(20, optim.CosineAnnealingLR(0.1, 580, 0)),
 		ClipNorm: 5, Monitor: "train_loss", BestPath: filepath.Join(dir, "best.safetensors"),
@@ -65,8 +65,8 @@ func ExampleTrainer_Step() {
 	lin := nn.NewLinear(tensor.NewRNG(1), 1, 1, true, tensor.Float64)
 	ds := line()
 	loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: 8, Sampler: data.Sequential{N: 16}})
-	opt := optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.3})
-	tr := train.New(lin, opt, mseLoss(lin), nil, train.Config{})
+	opt := optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.3})
+	tr := train.New(lin, opt, mseLoss(lin), nil, train.Options{})
 	var micro []data.Batch
 	for b := range loader.Epoch(0) {
 		micro = append(micro, b)
@@ -91,8 +91,8 @@ func ExampleTrainer_Resume() {
 	setup := func(initSeed uint64, epochs int) (*nn.Linear, *train.Trainer) {
 		lin := nn.NewLinear(tensor.NewRNG(initSeed), 1, 1, true, tensor.Float64)
 		loader := data.NewLoader(line(), data.LoaderOptions{BatchSize: 4, Sampler: data.Random{N: 16, Seed: 1}})
-		opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamConfig{LR: 0.05})
-		return lin, train.New(lin, opt, mseLoss(lin), loader, train.Config{Epochs: epochs, Seed: 3})
+		opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamOptions{LR: 0.05})
+		return lin, train.New(lin, opt, mseLoss(lin), loader, train.Options{Epochs: epochs, Seed: 3})
 	}
 	whole, tr := setup(1, 4)
 	tr.Fit(context.Background())

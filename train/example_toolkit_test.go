@@ -61,12 +61,12 @@ func Example_customLayer() {
 	data.Standardise(xTrain).Apply(xTest) // the training set's statistics for both
 
 	model := classifier(1)
-	opt := optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{LR: 0.001})
+	opt := optim.NewAdam(nn.Values(model.Params()), optim.AdamOptions{LR: 0.001})
 	loader := data.NewLoader(data.TensorDataset{X: xTrain, Labels: yTrain}, data.LoaderOptions{BatchSize: 32, Seed: 1})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
 		return losses.CrossEntropy(model.Forward(g.Const(b.X)), b.Labels, losses.CrossEntropyOptions{})
 	}
-	if _, err := train.New(model, opt, loss, loader, train.Config{Epochs: 20}).Fit(context.Background()); err != nil {
+	if _, err := train.New(model, opt, loss, loader, train.Options{Epochs: 20}).Fit(context.Background()); err != nil {
 		panic(err)
 	}
 

@@ -7,7 +7,7 @@ import (
 	"io"
 )
 
-// ReadLog parses a JSON-lines log written through Config.Log, one Record
+// ReadLog parses a JSON-lines log written through Options.Log, one Record
 // per line; blank lines are skipped. A line that is not a record is an
 // error naming its line number.
 func ReadLog(r io.Reader) ([]Record, error) {

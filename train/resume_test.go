@@ -24,8 +24,8 @@ func resumable(seed uint64, epochs int, log *bytes.Buffer) (*nn.Linear, *Trainer
 	ds := regression(tensor.Float32, 37)
 	lin := newLinear(tensor.Float32, seed)
 	loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: 5, Sampler: data.Random{N: 37, Seed: 11}})
-	opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamConfig{LR: 0.05})
-	cfg := Config{
+	opt := optim.NewAdam(nn.Values(lin.Params()), optim.AdamOptions{LR: 0.05})
+	cfg := Options{
 		Epochs: epochs, Accumulate: 2, ClipNorm: 1, Seed: 5,
 		Schedule: optim.LinearWarmup(3, optim.CosineAnnealingLR(0.05, 20, 0.001)),
 		Monitor:  "train_loss",
@@ -77,7 +77,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 func TestResumeRefusesMismatch(t *testing.T) {
 	dir := t.TempDir()
 	other := nn.NewLinear(tensor.NewRNG(1), 4, 1, true, tensor.Float32)
-	otherTr := New(other, optim.NewAdam(nn.Values(other.Params()), optim.AdamConfig{}), mse(other, 0), nil, Config{Seed: 5})
+	otherTr := New(other, optim.NewAdam(nn.Values(other.Params()), optim.AdamOptions{}), mse(other, 0), nil, Options{Seed: 5})
 	bad := filepath.Join(dir, "other.safetensors")
 	require.NoError(t, otherTr.Save(bad))
 

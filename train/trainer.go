@@ -30,9 +30,9 @@ type EvalFunc func(epoch int) (map[string]float64, error)
 // true ends training after this epoch, an error ends it with that error.
 type Callback func(t *Trainer, r Record) (stop bool, err error)
 
-// Config configures a Trainer. The zero value trains one epoch with one
+// Options configures a Trainer. The zero value trains one epoch with one
 // micro-batch per step, no clipping and the optimiser's own rate.
-type Config struct {
+type Options struct {
 	Epochs     int            // passes over the training data (default 1)
 	Accumulate int            // micro-batches per optimiser step (default 1)
 	ClipNorm   float64        // clip the gradients to this global L2 norm (0: no clipping)
@@ -96,7 +96,7 @@ type Trainer struct {
 	opt    optim.Optimizer
 	loss   LossFunc
 	loader *data.Loader
-	cfg    Config
+	cfg    Options
 	g      *graph.Graph
 	acc    []*tensor.Tensor // accumulated gradients
 
@@ -114,7 +114,7 @@ type Trainer struct {
 // nn.Values(model.Params()), in that order) on the batches of loader. It
 // panics with a *tensor.Error if an argument is nil or the configuration
 // is invalid.
-func New(model nn.Module, opt optim.Optimizer, loss LossFunc, loader *data.Loader, cfg Config) *Trainer {
+func New(model nn.Module, opt optim.Optimizer, loss LossFunc, loader *data.Loader, cfg Options) *Trainer {
 	if model == nil || opt == nil || loss == nil {
 		tensor.Fail("train.New", "model, optimiser and loss function are required")
 	}
@@ -156,7 +156,7 @@ func (t *Trainer) Steps() int { return t.step }
 func (t *Trainer) History() History { return t.hist }
 
 // RNG returns the random source of the current epoch: a fresh generator
-// seeded from Config.Seed and the epoch, so that it can be recreated on
+// seeded from Options.Seed and the epoch, so that it can be recreated on
 // resumption.
 func (t *Trainer) RNG() *tensor.RNG {
 	if t.rngEpoch != t.epoch {
@@ -170,7 +170,7 @@ func (t *Trainer) RNG() *tensor.RNG {
 // accumulated, each weighted by its share of the examples, so the step is
 // that of the mean loss over all of them) and returns that mean loss. It
 // sets the scheduled learning rate first and clips the summed gradient to
-// Config.ClipNorm. A non-finite loss or gradient is an error and leaves
+// Options.ClipNorm. A non-finite loss or gradient is an error and leaves
 // the parameters unchanged.
 func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 	defer tensor.Recover(&err)
@@ -231,12 +231,12 @@ func (t *Trainer) gradients(l *graph.Node) ([]*tensor.Tensor, error) {
 	}
 	grads, err := t.cfg.Gradients(l, t.params)
 	if err == nil && len(grads) != len(t.params) {
-		err = fmt.Errorf("Config.Gradients returned %d gradients for %d parameters", len(grads), len(t.params))
+		err = fmt.Errorf("Options.Gradients returned %d gradients for %d parameters", len(grads), len(t.params))
 	}
 	return grads, err
 }
 
-// RunEpoch trains one epoch over the loader's batches, Config.Accumulate
+// RunEpoch trains one epoch over the loader's batches, Options.Accumulate
 // micro-batches per step (a short remainder makes a smaller last step),
 // then calls EndEpoch. It reports whether training should stop.
 //
@@ -379,7 +379,7 @@ func summary(r Record) string {
 }
 
 // Fit runs the remaining epochs (all of them, or those after a resumed
-// checkpoint) until Config.Epochs, early stopping or a callback ends the
+// checkpoint) until Options.Epochs, early stopping or a callback ends the
 // run, and returns the history. On error the parameters hold the values of
 // the last successful step.
 //

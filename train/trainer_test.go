@@ -79,7 +79,7 @@ func TestAccumulationEqualsBigBatch(t *testing.T) {
 	}
 	run := func(micro ...data.Batch) ([][]float64, float64) {
 		lin := newLinear(tensor.Float64, 1)
-		tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), mse(lin, 0), nil, Config{})
+		tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.1}), mse(lin, 0), nil, Options{})
 		l, err := tr.Step(micro...)
 		require.NoError(t, err)
 		return values(lin), l
@@ -104,7 +104,7 @@ func TestClipByGlobalNorm(t *testing.T) {
 	update := func(clip float64) []float64 {
 		lin := newLinear(tensor.Float64, 3)
 		before := values(lin)
-		tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 1}), mse(lin, 0), loader, Config{ClipNorm: clip})
+		tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 1}), mse(lin, 0), loader, Options{ClipNorm: clip})
 		for b := range loader.Epoch(0) {
 			_, err := tr.Step(b)
 			require.NoError(t, err)
@@ -143,7 +143,7 @@ func TestScheduleRates(t *testing.T) {
 	loader := data.NewLoader(ds, data.LoaderOptions{BatchSize: 4})
 	lin := newLinear(tensor.Float64, 1)
 	var log bytes.Buffer
-	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.01}), mse(lin, 0), loader, Config{
+	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.01}), mse(lin, 0), loader, Options{
 		Epochs: 7, Schedule: optim.LinearWarmup(2, optim.CosineAnnealingLR(0.01, 4, 0)), Log: &log})
 	h, err := tr.Fit(context.Background())
 	require.NoError(t, err)
@@ -175,8 +175,8 @@ func TestEarlyStopping(t *testing.T) {
 	lin := newLinear(tensor.Float64, 1)
 	best := filepath.Join(t.TempDir(), "best.safetensors")
 	var bestW []float64
-	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.01}), mse(lin, 0),
-		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Config{
+	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.01}), mse(lin, 0),
+		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Options{
 			Epochs: len(script), Monitor: "val_loss", Patience: 2, BestPath: best,
 			Eval: func(epoch int) (map[string]float64, error) {
 				return map[string]float64{"val_loss": script[epoch-1]}, nil
@@ -207,16 +207,16 @@ func TestEarlyStopping(t *testing.T) {
 
 	// Maximising: accuracy 0.5, 0.6, 0.6 with patience 1 stops at epoch 3.
 	acc := []float64{0.5, 0.6, 0.6, 0.9}
-	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.01}), mse(lin, 0),
-		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Config{
+	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.01}), mse(lin, 0),
+		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Options{
 			Epochs: 4, Monitor: "acc", Maximize: true, Patience: 1,
 			Eval: func(epoch int) (map[string]float64, error) { return map[string]float64{"acc": acc[epoch-1]}, nil }})
 	h, err = tr.Fit(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, h.Records, 3)
 
-	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.01}), mse(lin, 0),
-		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Config{Monitor: "val_acc"})
+	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.01}), mse(lin, 0),
+		data.NewLoader(ds, data.LoaderOptions{BatchSize: 2}), Options{Monitor: "val_acc"})
 	_, err = tr.Fit(context.Background())
 	require.ErrorContains(t, err, `the monitored metric "val_acc" is not among`)
 }
@@ -231,14 +231,14 @@ func TestNonFiniteLossAndCallbacks(t *testing.T) {
 	nan := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
 		return graph.Mul(mse(lin, 0)(g, b, rng), g.Scalar(tensor.Float64, math.NaN()))
 	}
-	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), nan, loader, Config{Epochs: 2})
+	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.1}), nan, loader, Options{Epochs: 2})
 	_, err := tr.Fit(context.Background())
 	require.ErrorContains(t, err, "epoch 1: train: step 1, micro-batch 1: loss is NaN")
 	assert.Equal(t, before, values(lin))
 	assert.Equal(t, 0, tr.Steps())
 
 	calls := 0
-	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), mse(lin, 0), loader, Config{
+	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.1}), mse(lin, 0), loader, Options{
 		Epochs: 5, Callbacks: []Callback{func(t *Trainer, r Record) (bool, error) { calls++; return r.Epoch == 2, nil }}})
 	h, err := tr.Fit(context.Background())
 	require.NoError(t, err)
@@ -247,7 +247,7 @@ func TestNonFiniteLossAndCallbacks(t *testing.T) {
 	assert.True(t, h.Stopped)
 	assert.Equal(t, 4, tr.Steps())
 
-	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), mse(lin, 0), loader, Config{
+	tr = New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.1}), mse(lin, 0), loader, Options{
 		Epochs: 5, Callbacks: []Callback{func(*Trainer, Record) (bool, error) { return false, assert.AnError }}})
 	_, err = tr.Fit(context.Background())
 	require.ErrorIs(t, err, assert.AnError)
@@ -255,11 +255,11 @@ func TestNonFiniteLossAndCallbacks(t *testing.T) {
 
 	other := newLinear(tensor.Float64, 2)
 	assert.Panics(t, func() {
-		New(lin, optim.NewSGD(nn.Values(other.Params()), optim.SGDConfig{LR: 0.1}), mse(lin, 0), loader, Config{})
+		New(lin, optim.NewSGD(nn.Values(other.Params()), optim.SGDOptions{LR: 0.1}), mse(lin, 0), loader, Options{})
 	}, "an optimiser over another model's parameters")
 }
 
-// Config.Gradients replaces nn.Gradients: a hook that doubles every
+// Options.Gradients replaces nn.Gradients: a hook that doubles every
 // gradient makes an SGD step at rate 0.1 equal the plain step at rate 0.2,
 // and a hook's error ends the step with the parameters unchanged.
 func TestGradientsHook(t *testing.T) {
@@ -267,7 +267,7 @@ func TestGradientsHook(t *testing.T) {
 	b := data.Collate([]data.Example{ds.Get(0), ds.Get(1), ds.Get(2), ds.Get(3)}, []int{0, 1, 2, 3})
 	step := func(lr float64, hook func(*graph.Node, []nn.NamedParam) ([]*tensor.Tensor, error)) ([][]float64, error) {
 		lin := newLinear(tensor.Float64, 3)
-		tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: lr}), mse(lin, 0), nil, Config{Gradients: hook})
+		tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: lr}), mse(lin, 0), nil, Options{Gradients: hook})
 		_, err := tr.Step(b)
 		return values(lin), err
 	}
@@ -313,8 +313,8 @@ func TestFitCancelled(t *testing.T) {
 	}
 	var log bytes.Buffer
 	best := filepath.Join(t.TempDir(), "best.safetensors")
-	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDConfig{LR: 0.1}), loss,
-		data.NewLoader(ds, data.LoaderOptions{BatchSize: 4}), Config{Epochs: 10, Log: &log, Monitor: "train_loss", BestPath: best})
+	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.1}), loss,
+		data.NewLoader(ds, data.LoaderOptions{BatchSize: 4}), Options{Epochs: 10, Log: &log, Monitor: "train_loss", BestPath: best})
 	h, err := tr.Fit(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, "train: epoch 3 cancelled after step 5")

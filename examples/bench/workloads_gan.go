@@ -29,7 +29,7 @@ func dcganWorkload() workload {
 			cfg := gan.Options{Size: 28, Channels: 1, Latent: latent, Width: 64, BatchNorm: true}
 			gen := gan.NewGenerator(rng, cfg, tensor.Float32)
 			disc := gan.NewDiscriminator(rng, cfg, tensor.Float32)
-			ac := optim.AdamConfig{LR: 2e-4, Beta1: 0.5, Beta2: 0.999}
+			ac := optim.AdamOptions{LR: 2e-4, Beta1: 0.5, Beta2: 0.999}
 			optG := optim.NewAdam(nn.Values(gen.Params()), ac)
 			optD := optim.NewAdam(nn.Values(disc.Params()), ac)
 			real := rng.Uniform(tensor.Float32, -1, 1, batch, 1, 28, 28)

@@ -17,7 +17,7 @@ import (
 // per batch is inside the timed step; the batch itself is fixed synthetic data.
 func trainer(ps []nn.NamedParam, lossFn func(g *graph.Graph) *graph.Node) step {
 	g := graph.New()
-	opt := optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: 1e-3})
+	opt := optim.NewAdam(nn.Values(ps), optim.AdamOptions{LR: 1e-3})
 	return func() {
 		g.Reset()
 		loss := lossFn(g)

@@ -210,13 +210,13 @@ func run(c config, log io.Writer) (res result, err error) {
 	prog.Printf("charlm: Newton's Opticks, %d characters (%d distinct): %d train, %d held out; unigram %.3f, bigram %.3f bits/char",
 		len(corp.text), v, len(trainIDs), len(val), res.UnigramBPC, res.BigramBPC)
 
-	m := nn.NewTransformerLM(tensor.NewRNG(c.Seed), nn.TransformerLMConfig{
+	m := nn.NewTransformerLM(tensor.NewRNG(c.Seed), nn.TransformerLMOptions{
 		Vocab: v, Context: c.Context, Width: c.Width, Heads: c.Heads, Layers: c.Layers}, tensor.Float32)
 	res.Params = nn.NumParams(m)
 	prog.Printf("TransformerLM: width %d, %d heads, %d blocks, context %d: %d parameters", c.Width, c.Heads, c.Layers, c.Context, res.Params)
 
 	total := c.Epochs * c.StepsPerEpoch
-	opt := optim.NewAdamW(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR, Beta2: 0.99, WeightDecay: 0.01})
+	opt := optim.NewAdamW(nn.Values(m.Params()), optim.AdamOptions{LR: c.LR, Beta2: 0.99, WeightDecay: 0.01})
 	loader := data.NewLoader(starts(len(trainIDs)-c.Context), data.LoaderOptions{BatchSize: c.Batch, Collate: collate,
 		Sampler: windows{n: len(trainIDs) - c.Context, count: c.StepsPerEpoch * c.Batch, seed: c.Seed}})
 	var logFile *os.File
@@ -229,7 +229,7 @@ func run(c config, log io.Writer) (res result, err error) {
 		}
 		defer logFile.Close()
 	}
-	cfg := train.Config{Epochs: c.Epochs, ClipNorm: 1, Seed: c.Seed, Progress: log,
+	cfg := train.Options{Epochs: c.Epochs, ClipNorm: 1, Seed: c.Seed, Progress: log,
 		Schedule: optim.LinearWarmup(min(100, total/10), optim.CosineAnnealingLR(c.LR, max(1, total-min(100, total/10)), c.LR/10)),
 		Eval: func(int) (map[string]float64, error) {
 			b := heldOutBPC(m, val, c.Context, 2*c.Batch)

@@ -42,7 +42,7 @@ func TestCorpus(t *testing.T) {
 // the characters before it in its window: the same as scoring each window
 // by hand, the last one short.
 func TestHeldOutBPCScoresEachCharacterOnce(t *testing.T) {
-	m := nn.NewTransformerLM(tensor.NewRNG(1), nn.TransformerLMConfig{Vocab: 5, Context: 4, Width: 8, Heads: 2, Layers: 1}, tensor.Float64)
+	m := nn.NewTransformerLM(tensor.NewRNG(1), nn.TransformerLMOptions{Vocab: 5, Context: 4, Width: 8, Heads: 2, Layers: 1}, tensor.Float64)
 	for _, p := range m.Params() {
 		tensor.MulScalarTo(p.Value, p.Value, 30) // far from uniform predictions
 	}

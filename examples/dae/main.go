@@ -74,7 +74,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	}
 	rng := tensor.NewRNG(cfg.Seed)
 	m := vae.NewDAE(rng, vae.DAEOptions{Input: 784, Hidden: []int{256}, Code: 32, Drop: cfg.Drop})
-	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: 3e-3})
+	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: 3e-3})
 	n := x.Shape()[0]
 	// Batches of clean digits, shuffled from the seed; the masking noise is
 	// drawn from the Trainer's RNG, so a run is reproducible.
@@ -89,7 +89,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		k := float64(b.Len())
 		return graph.MulScalar(m.Loss(g.Const(m.Corrupt(b.X, rng)), g.Const(b.X)), 1/k)
 	}
-	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
+	tc := train.Options{Epochs: cfg.Epochs, Seed: cfg.Seed}
 	// A JSON-lines log of every epoch next to the PNG, for gradus plot.
 	res.Log = env.Path("train.jsonl")
 	f, err := os.Create(res.Log)

@@ -241,8 +241,8 @@ func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedul
 	loss := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
 		return sched.Loss(g, unet.Forward, b.X, rng)
 	}
-	opt := optim.NewAdam(nn.Values(unet.Params()), optim.AdamConfig{LR: cfg.LR})
-	tr := train.New(unet, opt, loss, loader, train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed, ClipNorm: 1, Eval: eval, Progress: log})
+	opt := optim.NewAdam(nn.Values(unet.Params()), optim.AdamOptions{LR: cfg.LR})
+	tr := train.New(unet, opt, loss, loader, train.Options{Epochs: cfg.Epochs, Seed: cfg.Seed, ClipNorm: 1, Eval: eval, Progress: log})
 	hist, err := tr.Fit(context.Background())
 	if err != nil {
 		return err

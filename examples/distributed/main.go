@@ -92,7 +92,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string, 
 	if err != nil {
 		return nil, err
 	}
-	opt := optim.NewAdam(params, optim.AdamConfig{LR: 1e-3})
+	opt := optim.NewAdam(params, optim.AdamOptions{LR: 1e-3})
 	// Every rank shuffles the same order from the seed and takes its share
 	// of it (data.Sharded), batch/size rows per step, so a step covers one
 	// global batch.
@@ -106,7 +106,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string, 
 	if perEpoch == 0 {
 		return nil, fmt.Errorf("global batch %d is larger than the %d training digits", batch, n)
 	}
-	cfg := train.Config{Epochs: (steps + perEpoch - 1) / perEpoch, MaxSteps: steps, Seed: seed,
+	cfg := train.Options{Epochs: (steps + perEpoch - 1) / perEpoch, MaxSteps: steps, Seed: seed,
 		// The gradients are averaged over the ranks bucket by bucket while
 		// the backward pass is still running.
 		Gradients: dp.Gradients}

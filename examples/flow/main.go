@@ -165,7 +165,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	for _, p := range ps {
 		res.Parameters += p.Value.Size()
 	}
-	opt := optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: cfg.LR})
+	opt := optim.NewAdam(nn.Values(ps), optim.AdamOptions{LR: cfg.LR})
 	// Each batch draws its points with replacement from the training set;
 	// an "epoch" of the Trainer is 100 such steps, so its log and
 	// progress line come every 100 steps.
@@ -179,7 +179,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 			return data.Batch{X: gather.Gather(idx), Index: idx}
 		}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node { return nll(f.dist(g), g.Const(b.X)) }
-	tc := train.Config{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}
+	tc := train.Options{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}
 	lf, err := os.Create(env.Path("flow.jsonl")) // for gradus plot
 	if err != nil {
 		return res, err

@@ -219,7 +219,7 @@ func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 	for _, p := range ps {
 		res.Parameters += p.Value.Size()
 	}
-	opt := optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: cfg.LR})
+	opt := optim.NewAdam(nn.Values(ps), optim.AdamOptions{LR: cfg.LR})
 	n := xTrain.Shape()[0]
 	gather := data.NewGatherer(xTrain)
 	noise := tensor.NewRNG(cfg.Seed + 1)
@@ -234,7 +234,7 @@ func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 		nllNats := nll(f.dist(g), g.Const(b.X))
 		return graph.MulScalar(graph.AddScalar(nllNats, pixels*math.Log(256)), 1/(pixels*math.Ln2))
 	}
-	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
+	tc := train.Options{Epochs: cfg.Epochs, Seed: cfg.Seed}
 	lf, err := os.Create(env.Path("flow-mnist.jsonl")) // for gradus plot
 	if err != nil {
 		return res, err

@@ -163,17 +163,17 @@ type model struct {
 func newModel(cfg config) (*model, error) {
 	m := &model{cfg: cfg, g: graph.New(), rng: tensor.NewRNG(cfg.Seed)}
 	gc := gan.Options{Size: 28, Channels: 1, Latent: cfg.Latent, Width: cfg.Width}
-	var ac optim.AdamConfig
+	var ac optim.AdamOptions
 	switch cfg.Loss {
 	case "bce":
 		gc.BatchNorm = true
-		ac = optim.AdamConfig{LR: 2e-4, Beta1: 0.5, Beta2: 0.999, Eps: 1e-8, NoDefaults: true}
+		ac = optim.AdamOptions{LR: 2e-4, Beta1: 0.5, Beta2: 0.999, Eps: 1e-8, NoDefaults: true}
 	case "wgan-gp":
 		// The paper's Adam(1e-4, β = (0, 0.9)) needs far more steps than a
 		// run of a few minutes gives; 5e-4 with β₁ = 0.5 reaches digits in
 		// a few epochs.
 		gc.DefaultInit = true
-		ac = optim.AdamConfig{LR: 5e-4, Beta1: 0.5, Beta2: 0.9, Eps: 1e-8, NoDefaults: true}
+		ac = optim.AdamOptions{LR: 5e-4, Beta1: 0.5, Beta2: 0.9, Eps: 1e-8, NoDefaults: true}
 	default:
 		return nil, fmt.Errorf("unknown loss %q: want bce or wgan-gp", cfg.Loss)
 	}

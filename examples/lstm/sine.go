@@ -118,7 +118,7 @@ func runSine(c sineConfig, log io.Writer) (res sineResult, err error) {
 	}
 	prog.Printf("lstm sine: %d training and %d held-out windows of %d, LSTM(1→%d), noise sd %g", nTrain, n-nTrain, c.Window, c.Hidden, c.Noise)
 	// Cosine decay to zero: the late, small steps average out the noise.
-	tc := train.Config{Epochs: c.Epochs, Seed: c.Seed, MaxSteps: c.MaxStep, Progress: log,
+	tc := train.Options{Epochs: c.Epochs, Seed: c.Seed, MaxSteps: c.MaxStep, Progress: log,
 		Schedule: optim.CosineAnnealingLR(c.LR, max(c.Epochs*loader.NumBatches(0), 1), 0)}
 	if c.OutDir != "" {
 		// A JSON-lines log of every epoch, for gradus plot.
@@ -133,7 +133,7 @@ func runSine(c sineConfig, log io.Writer) (res sineResult, err error) {
 		defer f.Close()
 		tc.Log = f
 	}
-	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: c.LR}), loss, loader, tc).Fit(context.Background())
+	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: c.LR}), loss, loader, tc).Fit(context.Background())
 	if err != nil {
 		return res, err
 	}

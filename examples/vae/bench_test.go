@@ -14,7 +14,7 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t, err := newTrainer(options{Hidden: 400, Batch: 128, LR: 1e-3, Latent: 20, Seed: 1}, x, train.Config{})
+	t, err := newTrainer(options{Hidden: 400, Batch: 128, LR: 1e-3, Latent: 20, Seed: 1}, x, train.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

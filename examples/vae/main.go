@@ -143,7 +143,7 @@ type trainer struct {
 // train.Trainer on batches of o.Batch rows of x shuffled from o.Seed; the
 // ε of each step come from the Trainer's RNG. cfg's Epochs, Seed, Eval,
 // Progress and Log are used as given.
-func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error) {
+func newTrainer(o options, x *tensor.Tensor, cfg train.Options) (*trainer, error) {
 	m, err := newModel(o)
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func newTrainer(o options, x *tensor.Tensor, cfg train.Config) (*trainer, error)
 		}
 		return graph.MulScalar(m.loss(g, b.X, rng), 1/float64(b.Len()))
 	}
-	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: o.LR})
+	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: o.LR})
 	t = &trainer{m: m, tr: train.New(m, opt, loss, loader, cfg), g: graph.New()}
 	return t, nil
 }
@@ -229,7 +229,7 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	res.Model = o.Model
 	var t *trainer
-	cfg := train.Config{Epochs: o.Epochs, Seed: o.Seed, Progress: log,
+	cfg := train.Options{Epochs: o.Epochs, Seed: o.Seed, Progress: log,
 		Eval: func(int) (map[string]float64, error) {
 			test, kl := t.evaluate(xt, o.Seed+1000)
 			res.TestKL = kl

@@ -22,7 +22,7 @@ func TestStepsLowerLoss(t *testing.T) {
 	require.NoError(t, err)
 	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
 	for _, model := range []string{"vae", "hvae"} {
-		tr, err := newTrainer(options{Model: model, Hidden: 64, Hidden2: 32, Batch: 64, LR: 1e-3, Latent: 4, Latent2: 2, Seed: 1}, x, train.Config{})
+		tr, err := newTrainer(options{Model: model, Hidden: 64, Hidden2: 32, Batch: 64, LR: 1e-3, Latent: 4, Latent2: 2, Seed: 1}, x, train.Options{})
 		require.NoError(t, err)
 		// At initialisation the logits are near 0, so the reconstruction term
 		// is near 784·ln 2 = 543.4 nats per image.
@@ -43,7 +43,7 @@ func TestStepsLowerLoss(t *testing.T) {
 		assert.Less(t, after, before-100, "%s: 20 Adam steps should cut the −ELBO by far more than 100 nats", model)
 		assert.Len(t, kl, map[string]int{"vae": 1, "hvae": 2}[model])
 	}
-	_, err = newTrainer(options{Model: "gan"}, x, train.Config{})
+	_, err = newTrainer(options{Model: "gan"}, x, train.Options{})
 	assert.ErrorContains(t, err, `unknown -model "gan"`)
 }
 
@@ -55,7 +55,7 @@ func TestWarmup(t *testing.T) {
 	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
 	for _, model := range []string{"vae", "hvae"} {
 		tr, err := newTrainer(options{Model: model, Hidden: 16, Hidden2: 8, Batch: 64, LR: 1e-3, Latent: 3, Latent2: 2,
-			Seed: 1, Beta: 2, Warmup: 2}, x, train.Config{Epochs: 3})
+			Seed: 1, Beta: 2, Warmup: 2}, x, train.Options{Epochs: 3})
 		require.NoError(t, err)
 		beta := func() float64 {
 			if m, ok := tr.m.(*plainVAE); ok {

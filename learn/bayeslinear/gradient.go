@@ -82,7 +82,7 @@ func FitEvidenceGradient(ctx context.Context, x, y *tensor.Tensor, opts Evidence
 		return -ev.Item(), nil
 	}
 	const gradTol = 1e-9
-	res, err := optim.Minimize(f, params, optim.LBFGSConfig{MaxIter: maxIter, GradTol: gradTol, FuncTol: 1e-15})
+	res, err := optim.Minimize(f, params, optim.LBFGSOptions{MaxIter: maxIter, GradTol: gradTol, FuncTol: 1e-15})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: stopped: %w", op, ctx.Err())

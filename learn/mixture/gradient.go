@@ -106,7 +106,7 @@ func FitGaussianMixtureGradient(ctx context.Context, x *tensor.Tensor, opts Gaus
 		return nll.Item(), nil
 	}
 	const gradTol = 1e-9
-	res, err := optim.Minimize(f, params, optim.LBFGSConfig{MaxIter: maxIter, GradTol: gradTol})
+	res, err := optim.Minimize(f, params, optim.LBFGSOptions{MaxIter: maxIter, GradTol: gradTol})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: stopped: %w", op, ctx.Err())

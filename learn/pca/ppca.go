@@ -247,7 +247,7 @@ func FitPPCAGradient(ctx context.Context, x *tensor.Tensor, opts PPCAOptions) (*
 		tensor.CopyInto(grad[1], gr[1].Value())
 		return nll.Item(), nil
 	}
-	res, err := optim.Minimize(f, []*tensor.Tensor{w, logS2}, optim.LBFGSConfig{MaxIter: maxIter, GradTol: tol})
+	res, err := optim.Minimize(f, []*tensor.Tensor{w, logS2}, optim.LBFGSOptions{MaxIter: maxIter, GradTol: tol})
 	m := &PPCA{Mean: mean, W: w, Sigma2: math.Exp(logS2.Item()), Iterations: res.Iterations}
 	switch {
 	case ctx.Err() != nil:

@@ -112,7 +112,7 @@ func FitLinearSVM(ctx context.Context, x *tensor.Tensor, labels []int, opts Line
 		return m
 	}
 	if loss == SquaredHinge {
-		if _, err := optim.Minimize(eval, []*tensor.Tensor{w, b}, optim.LBFGSConfig{MaxIter: steps, GradTol: 1e-10}); err != nil {
+		if _, err := optim.Minimize(eval, []*tensor.Tensor{w, b}, optim.LBFGSOptions{MaxIter: steps, GradTol: 1e-10}); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return finish(), cancelled(op, 0, cerr)
 			}
@@ -120,7 +120,7 @@ func FitLinearSVM(ctx context.Context, x *tensor.Tensor, labels []int, opts Line
 		}
 	} else {
 		grads := []*tensor.Tensor{tensor.Zeros(tensor.Float64, d, 1), tensor.Zeros(tensor.Float64)}
-		adam := optim.NewAdam([]*tensor.Tensor{w, b}, optim.AdamConfig{LR: hingeLR})
+		adam := optim.NewAdam([]*tensor.Tensor{w, b}, optim.AdamOptions{LR: hingeLR})
 		avgW, avgB := make([]float64, d), 0.0
 		count := 0
 		for t := 1; t <= steps; t++ {

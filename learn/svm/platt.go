@@ -79,7 +79,7 @@ func FitPlatt(decision *tensor.Tensor, labels []int, opts PlattOptions) (Platt, 
 		tensor.CopyInto(grad[0], autodiff.Grad(nll, p)[0].Value())
 		return nll.Item(), nil
 	}
-	if _, err := optim.Minimize(obj, []*tensor.Tensor{ab}, optim.LBFGSConfig{MaxIter: maxIter, GradTol: tol}); err != nil {
+	if _, err := optim.Minimize(obj, []*tensor.Tensor{ab}, optim.LBFGSOptions{MaxIter: maxIter, GradTol: tol}); err != nil {
 		return Platt{}, fmt.Errorf("svm.FitPlatt: %w", err)
 	}
 	v := ab.Values()

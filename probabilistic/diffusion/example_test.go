@@ -51,7 +51,7 @@ func ExampleSchedule_Loss() {
 	s, _ := diffusion.Linear(100, 1e-4, 0.02)
 	u := diffusion.NewUNet(rng, diffusion.UNetOptions{Base: 8, MaxT: 100}, tensor.Float32)
 	x0 := tensor.MulScalar(tensor.Sign(diffusion.Noise(rng, tensor.Float32, 8, 1, 8, 8)), 0.9) // a batch of 8×8 images
-	opt := optim.NewAdam(nn.Values(u.Params()), optim.AdamConfig{LR: 3e-3})
+	opt := optim.NewAdam(nn.Values(u.Params()), optim.AdamOptions{LR: 3e-3})
 	g := graph.New()
 	// A held-out draw of the noise and time steps to compare before and after.
 	eps, ts := diffusion.Noise(rng, tensor.Float32, 8, 1, 8, 8), []int{1, 10, 20, 40, 60, 80, 90, 100}

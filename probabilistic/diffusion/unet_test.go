@@ -47,7 +47,7 @@ func TestUNetLearns(t *testing.T) {
 	eps := Noise(rng, tensor.Float32, 4, 1, 8, 8)
 	ts := []int{10, 40, 70, 100}
 	ps := u.Params()
-	opt := optim.NewAdam(nn.Values(ps), optim.AdamConfig{LR: 3e-3})
+	opt := optim.NewAdam(nn.Values(ps), optim.AdamOptions{LR: 3e-3})
 	g := graph.New()
 	var first, last float64
 	for i := range 30 {

@@ -364,7 +364,7 @@ func (b *BayesOpt) maximiseScore(score func(x *graph.Node) (*graph.Node, error),
 	}
 	for r := 0; r < b.opts.Restarts && r < len(order); r++ {
 		x := []*tensor.Tensor{tensor.FromFloat64s(append([]float64(nil), cands[order[r]]...), 1, d)}
-		res, err := optim.Minimize(objective, x, optim.LBFGSConfig{MaxIter: 50, Lower: lower, Upper: upper})
+		res, err := optim.Minimize(objective, x, optim.LBFGSOptions{MaxIter: 50, Lower: lower, Upper: upper})
 		if err != nil {
 			continue // the candidate's own score stands
 		}

@@ -209,7 +209,7 @@ func runLBFGSSlots(slots []fitSlot, eval func() (float64, float64, []*tensor.Ten
 		}
 		return -obj, nil
 	}
-	cfg := optim.LBFGSConfig{MaxIter: opts.MaxIter}
+	cfg := optim.LBFGSOptions{MaxIter: opts.MaxIter}
 	if bounded {
 		cfg.Lower, cfg.Upper = lower, upper
 	}

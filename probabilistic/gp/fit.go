@@ -357,7 +357,7 @@ func (f *fitter) runLBFGS() RestartResult {
 		}
 		return -obj, nil
 	}
-	cfg := optim.LBFGSConfig{MaxIter: f.opts.MaxIter}
+	cfg := optim.LBFGSOptions{MaxIter: f.opts.MaxIter}
 	if f.bounded {
 		cfg.Lower, cfg.Upper = f.lower, f.upper
 	}
@@ -386,7 +386,7 @@ func (f *fitter) runAdam() RestartResult {
 	for i, p := range f.free {
 		raws[i] = p.Raw()
 	}
-	opt := optim.NewAdam(raws, optim.AdamConfig{LR: f.opts.LR})
+	opt := optim.NewAdam(raws, optim.AdamOptions{LR: f.opts.LR})
 	best := RestartResult{Objective: math.Inf(-1)}
 	bestRaw := make([]*tensor.Tensor, len(raws))
 	var lastErr error

@@ -90,7 +90,7 @@ func ADVI(ctx context.Context, m Model, opts ADVIOptions) (*ADVIResult, error) {
 		scale = tensor.Zeros(tensor.Float64, d)
 	}
 	params := []*tensor.Tensor{mu, scale}
-	adam := optim.NewAdam(params, optim.AdamConfig{LR: opts.LR})
+	adam := optim.NewAdam(params, optim.AdamOptions{LR: opts.LR})
 	rng := tensor.NewRNG(opts.Seed)
 	g := graph.New()
 	res := &ADVIResult{Family: opts.Family, ev: ev}

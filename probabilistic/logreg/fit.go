@@ -292,7 +292,7 @@ func (p *problem) lbfgs(ctx context.Context, theta []float64, maxIter int, tol f
 		}
 		return p.valueGrad(x[0].Float64s(), grad[0].Float64s()), nil
 	}
-	res, err := optim.Minimize(obj, []*tensor.Tensor{th}, optim.LBFGSConfig{MaxIter: maxIter, GradTol: tol, FuncTol: -1})
+	res, err := optim.Minimize(obj, []*tensor.Tensor{th}, optim.LBFGSOptions{MaxIter: maxIter, GradTol: tol, FuncTol: -1})
 	if ctx.Err() != nil {
 		return solverState{f: res.F, gradNorm: res.GradNorm, iters: res.Iterations, reason: "cancelled"}, nil
 	}

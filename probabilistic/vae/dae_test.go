@@ -42,7 +42,7 @@ func TestDAE(t *testing.T) {
 		data = append(data, protos[(i%4)*16:(i%4+1)*16]...)
 	}
 	clean := tensor.FromFloat64s(data, 64, 16)
-	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamConfig{LR: 0.02})
+	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: 0.02})
 	g := graph.New()
 	for range 300 {
 		g.Reset()

@@ -27,7 +27,7 @@ func CheckpointRoundTrip(path string, model, fresh nn.Module, optState map[strin
 	}
 	if optState != nil {
 		// Training could go on from here exactly where it stopped.
-		opt := optim.NewAdam(nn.Values(fresh.Params()), optim.AdamConfig{})
+		opt := optim.NewAdam(nn.Values(fresh.Params()), optim.AdamOptions{})
 		if err := opt.LoadState(nn.Names(fresh.Params()), state); err != nil {
 			return false, fmt.Errorf("checkpoint %s: optimiser state: %w", path, err)
 		}

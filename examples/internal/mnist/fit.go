@@ -45,9 +45,9 @@ func CrossEntropy(forward train.Forward) train.LossFunc {
 // NewTrainer returns a public train.Trainer that trains model with Adam at
 // rate lr on the mean cross-entropy of forward's logits over mini-batches
 // of batch rows of x with labels y, shuffled from cfg.Seed.
-func NewTrainer(model nn.Module, forward train.Forward, x *tensor.Tensor, y []int, batch int, lr float64, cfg train.Config) *train.Trainer {
+func NewTrainer(model nn.Module, forward train.Forward, x *tensor.Tensor, y []int, batch int, lr float64, cfg train.Options) *train.Trainer {
 	loader := data.NewLoader(data.TensorDataset{X: x, Labels: y}, data.LoaderOptions{BatchSize: batch, Seed: cfg.Seed})
-	opt := optim.NewAdam(nn.Values(model.Params()), optim.AdamConfig{LR: lr})
+	opt := optim.NewAdam(nn.Values(model.Params()), optim.AdamOptions{LR: lr})
 	return train.New(model, opt, CrossEntropy(forward), loader, cfg)
 }
 
@@ -56,7 +56,7 @@ func NewTrainer(model nn.Module, forward train.Forward, x *tensor.Tensor, y []in
 // training with an error, the parameters left at their last finite values.
 func FitClassifier(model nn.Module, forward train.Forward, x *tensor.Tensor, y []int,
 	xTest *tensor.Tensor, yTest []int, cfg Config) (h History, err error) {
-	tr := NewTrainer(model, forward, x, y, cfg.Batch, cfg.LR, train.Config{
+	tr := NewTrainer(model, forward, x, y, cfg.Batch, cfg.LR, train.Options{
 		Epochs: cfg.Epochs, Seed: cfg.Seed, MaxSteps: cfg.MaxSteps, Progress: cfg.Progress, Log: cfg.Log,
 		Eval: func(int) (map[string]float64, error) {
 			pred, _ := train.Predict(xTest, 500, forward)

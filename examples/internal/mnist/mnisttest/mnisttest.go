@@ -75,7 +75,7 @@ func BenchmarkStep(b *testing.B, c mnist.Classifier, batch int) {
 		b.Fatal(err)
 	}
 	model, forward := c.Build(tensor.NewRNG(1))
-	tr := mnist.NewTrainer(model, forward, x, y, batch, 1e-3, train.Config{})
+	tr := mnist.NewTrainer(model, forward, x, y, batch, 1e-3, train.Options{})
 	bt := data.Batch{X: x, Labels: y}
 	b.ReportAllocs()
 	for b.Loop() {
