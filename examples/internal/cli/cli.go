@@ -14,6 +14,10 @@
 //		}
 //	}
 //
+// A program whose own settings are the fields of one struct declares each
+// of them once, as a tagged field, and lets Configured register the flags
+// and call its run function (see Configured).
+//
 // The common flags are -seed (default 1), -data (what it names is the
 // program's: a data set, a CSV or a folder; see Program.Data), -out DIR
 // (always a folder, created if missing, default out/<name>: every picture

@@ -108,6 +108,14 @@ func Env(t testing.TB) *cli.Env {
 	return &cli.Env{Seed: 1, Out: t.TempDir(), Log: io.Discard}
 }
 
+// EnvWith is Env with -seed seed and -data data, for a run function that
+// reads them from its Env.
+func EnvWith(t testing.TB, seed uint64, data string) *cli.Env {
+	env := Env(t)
+	env.Seed, env.Data = seed, data
+	return env
+}
+
 // Fails runs p with args and fails t unless it exits with code.
 func Fails(t testing.TB, p cli.Program, code int, args ...string) {
 	t.Helper()
