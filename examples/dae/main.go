@@ -16,6 +16,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
@@ -49,16 +50,9 @@ func program() cli.Program {
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
-	x, _, err := data.MNIST("train")
+	x, _, xt, _, err := mnist.LoadMNIST("", []int{784}, cfg.TrainN, 0)
 	if err != nil {
 		return res, err
-	}
-	xt, _, err := data.MNIST("test")
-	if err != nil {
-		return res, err
-	}
-	if cfg.TrainN > 0 {
-		x = tensor.Slice(x, 0, 0, cfg.TrainN, 1).Contiguous()
 	}
 	rng := tensor.NewRNG(env.Seed)
 	m := vae.NewDAE(rng, vae.DAEOptions{Input: 784, Hidden: []int{256}, Code: 32, Drop: cfg.Drop})

@@ -25,7 +25,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
@@ -237,16 +236,12 @@ func run(o options, log io.Writer) (res result, err error) {
 		}}
 	if !o.NoFiles {
 		// A JSON-lines log of every epoch, for gradus plot or a script.
-		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return res, err
-		}
-		res.Log = filepath.Join(o.Out, "run.jsonl")
-		f, err := os.Create(res.Log)
+		f, path, err := cli.CreateIn(o.Out, "run.jsonl")
 		if err != nil {
 			return res, err
 		}
 		defer f.Close()
-		cfg.Log = f
+		res.Log, cfg.Log = path, f
 	}
 	if t, err = newTrainer(o, x, cfg); err != nil {
 		return res, err
