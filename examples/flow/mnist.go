@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"math"
-	"os"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
@@ -223,13 +221,8 @@ func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 		return graph.MulScalar(graph.AddScalar(nllNats, pixels*math.Log(256)), 1/(pixels*math.Ln2))
 	}
 	tc := train.Config{Epochs: cfg.Epochs, Seed: cfg.Seed}
-	lf, err := os.Create(env.Path("flow-mnist.jsonl")) // for gradus plot
-	if err != nil {
-		return res, err
-	}
-	defer lf.Close()
-	res.Log, tc.Log, tc.Progress = lf.Name(), lf, env.Log
-	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
+	hist, logPath, err := fitLogged(env, "flow-mnist.jsonl", f, opt, loss, loader, tc)
+	res.Log = logPath
 	if err != nil {
 		return res, err
 	}
