@@ -80,12 +80,8 @@ func program() cli.Program {
 				return run(cfg, env)
 			case "mnist":
 				mc.Layers, mc.Hidden = 6, 256
-				if env.Given("layers") {
-					mc.Layers = cfg.Layers
-				}
-				if env.Given("hidden") {
-					mc.Hidden = cfg.Hidden
-				}
+				cli.KeepGiven(env, "layers", &mc.Layers, cfg.Layers)
+				cli.KeepGiven(env, "hidden", &mc.Hidden, cfg.Hidden)
 				return runMNIST(mc, env)
 			}
 			return nil, cli.BadFlagf("-data %q: want moons or mnist", env.Data)

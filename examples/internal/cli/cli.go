@@ -92,6 +92,18 @@ func (e *Env) Given(name string) bool {
 	return given
 }
 
+// KeepGiven sets *preset to flagged when the flag name was given on the
+// command line: a program's preset sizes (-demo, -quick) yield to the
+// flags given explicitly.
+//
+//	d := demo(c) // the preset, from the settings the flags gave
+//	cli.KeepGiven(env, "epochs", &d.Epochs, c.Epochs)
+func KeepGiven[T any](env *Env, name string, preset *T, flagged T) {
+	if env.Given(name) {
+		*preset = flagged
+	}
+}
+
 // BadFlag is an error in the flags' values found by Run (an unknown -data
 // set, a negative size): the program exits with code 2.
 type BadFlag struct{ Msg string }

@@ -71,3 +71,24 @@ func TestStructFlagsRejects(t *testing.T) {
 		}()
 	}
 }
+
+// KeepGiven puts back only the flags given on the command line.
+func TestKeepGiven(t *testing.T) {
+	var a, b int
+	var got [2]int
+	p := Program{Name: "preset",
+		Flags: func(fs *flag.FlagSet) { fs.IntVar(&a, "a", 1, "a"); fs.IntVar(&b, "b", 2, "b") },
+		Run: func(env *Env) (any, error) {
+			got = [2]int{10, 20} // the preset
+			KeepGiven(env, "a", &got[0], a)
+			KeepGiven(env, "b", &got[1], b)
+			return nil, nil
+		}}
+	var out bytes.Buffer
+	if code := Run(p, []string{"-quiet", "-out", t.TempDir(), "-b", "7"}, &out, &out); code != 0 {
+		t.Fatalf("exit code %d: %s", code, out.String())
+	}
+	if got != [2]int{10, 7} {
+		t.Errorf("got %v, want [10 7]", got)
+	}
+}
