@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,10 +17,8 @@ import (
 // M-steps); a trace that never decreases; and the PNG.
 func TestRowsInitMatchesScikitLearn(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("testdata/iris_rows.json")
-	require.NoError(t, err)
 	var want result
-	require.NoError(t, json.Unmarshal(b, &want))
+	clitest.Fixture(t, "testdata/iris_rows.json", &want)
 	r := clitest.Run(t, program(), "-init", "rows:0,50,100", "-fit", "em", "-tol", "1e-3", "-max-iter", "100")
 	r.Fields("mean_log_likelihood", "iterations", "weights", "log_likelihood_per_iteration", "plot")
 	r.Pictures("gmm_ellipses.png")
@@ -32,7 +28,7 @@ func TestRowsInitMatchesScikitLearn(t *testing.T) {
 	for i := 1; i < len(res.Trace); i++ {
 		assert.GreaterOrEqual(t, res.Trace[i], res.Trace[i-1])
 	}
-	res, err = run(config{Init: "rows:0,50,100", Fit: "em", Tol: 1e-12, MaxIter: 5000}, clitest.EnvWith(t, 1, "sklearn/iris.csv"))
+	res, err := run(config{Init: "rows:0,50,100", Fit: "em", Tol: 1e-12, MaxIter: 5000}, clitest.EnvWith(t, 1, "sklearn/iris.csv"))
 	require.NoError(t, err)
 	assert.InDelta(t, want.MeanLogLikelihood, res.MeanLogLikelihood, 1e-9)
 	require.Len(t, res.Weights, 3)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,10 +13,8 @@ import (
 // algorithm="lloyd") on digits (examples/gmm/testdata/make_fixture.py):
 // the same inertia, iteration count and cluster sizes.
 func TestFirstRowsMatchScikitLearn(t *testing.T) {
-	b, err := os.ReadFile("testdata/digits_first.json")
-	require.NoError(t, err)
 	var want result
-	require.NoError(t, json.Unmarshal(b, &want))
+	clitest.Fixture(t, "testdata/digits_first.json", &want)
 	t.Parallel()
 	r := clitest.Run(t, program(), "-init", "first", "-k", "10")
 	r.Fields("inertia", "iterations", "sizes", "adjusted_rand", "plot")
