@@ -59,6 +59,10 @@ func program() cli.Program {
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
+	const window = 100 // Adam steps per ELBO estimate, ADVI's default
+	if cfg.Steps < window {
+		return res, cli.BadFlagf("-steps %d: need at least %d, one window of the ELBO", cfg.Steps, window)
+	}
 	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
 	if err != nil {
 		return res, err
@@ -100,7 +104,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // a fixed budget of steps is the usual way to run ADVI
 			return res, fmt.Errorf("%s: %w", fam.name, err)
 		}
-		f := fit{Family: fam.name, ELBO: r.ELBO[len(r.ELBO)-1], Steps: r.Steps, Seconds: time.Since(start).Seconds(), Curve: r.ELBO, Window: 100}
+		f := fit{Family: fam.name, ELBO: r.ELBO[len(r.ELBO)-1], Steps: r.Steps, Seconds: time.Since(start).Seconds(), Curve: r.ELBO, Window: window}
 		ratios := make([]float64, p)
 		for a := range p {
 			f.MeanErr = max(f.MeanErr, math.Abs(r.Mean[a]-lmean[a])/lsd[a])
