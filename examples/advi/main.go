@@ -14,7 +14,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"slices"
@@ -30,8 +29,8 @@ import (
 )
 
 type config struct {
-	Seed           uint64
-	Samples, Steps int
+	Samples int `flag:"samples" help:"draws per ELBO gradient"`
+	Steps   int `flag:"steps" help:"maximum Adam steps"`
 }
 
 // fit summarises one family against Laplace.
@@ -56,21 +55,14 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var cfg config
-	return cli.Program{
-		Name: "advi",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&cfg.Samples, "samples", 8, "draws per ELBO gradient")
-			fs.IntVar(&cfg.Steps, "steps", 20000, "maximum Adam steps")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Seed = env.Seed
-			return run(cfg, env)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "advi"}, config{Samples: 8, Steps: 20000}, run)
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
+	const window = 100 // Adam steps per ELBO estimate, ADVI's default
+	if cfg.Steps < window {
+		return res, cli.BadFlagf("-steps %d: need at least %d, one window of the ELBO", cfg.Steps, window)
+	}
 	x, labels, err := data.Classes("sklearn/breast_cancer.csv", "target")
 	if err != nil {
 		return res, err
@@ -108,11 +100,11 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		name string
 	}{{inference.MeanField, "mean-field"}, {inference.FullRank, "full-rank"}} {
 		start := time.Now()
-		r, err := inference.ADVI(context.Background(), model, inference.ADVIOptions{Family: fam.f, Samples: cfg.Samples, MaxSteps: cfg.Steps, LR: 0.02, Tol: 1e-3, Seed: cfg.Seed})
+		r, err := inference.ADVI(context.Background(), model, inference.ADVIOptions{Family: fam.f, Samples: cfg.Samples, MaxSteps: cfg.Steps, LR: 0.02, Tol: 1e-3, Seed: env.Seed})
 		if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // a fixed budget of steps is the usual way to run ADVI
 			return res, fmt.Errorf("%s: %w", fam.name, err)
 		}
-		f := fit{Family: fam.name, ELBO: r.ELBO[len(r.ELBO)-1], Steps: r.Steps, Seconds: time.Since(start).Seconds(), Curve: r.ELBO, Window: 100}
+		f := fit{Family: fam.name, ELBO: r.ELBO[len(r.ELBO)-1], Steps: r.Steps, Seconds: time.Since(start).Seconds(), Curve: r.ELBO, Window: window}
 		ratios := make([]float64, p)
 		for a := range p {
 			f.MeanErr = max(f.MeanErr, math.Abs(r.Mean[a]-lmean[a])/lsd[a])

@@ -29,4 +29,5 @@ func TestFamiliesAgainstLaplace(t *testing.T) {
 	for _, f := range res.Fits {
 		assert.Less(t, f.MeanErr, 0.8, f.Family)
 	}
+	clitest.Fails(t, program(), 2, "-steps", "50")
 }

@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 
@@ -32,24 +31,13 @@ import (
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var cfg config
-	return cli.Program{
-		Name: "bayesopt",
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&cfg.acq, "acq", "ei", "acquisition function: ei, pi or ucb")
-			fs.IntVar(&cfg.evals, "evals", 20, "evaluations of f, the 3 initial points included")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.seed = env.Seed // of the initial points, the noise and the optimiser
-			return run(cfg, env)
-		},
-	}
+	// -seed: of the initial points, the noise and the optimiser.
+	return cli.Configured(cli.Program{Name: "bayesopt"}, config{Acq: "ei", Evals: 20}, run)
 }
 
 type config struct {
-	seed  uint64
-	acq   string
-	evals int
+	Acq   string `flag:"acq" help:"acquisition function: ei, pi or ucb"`
+	Evals int    `flag:"evals" help:"evaluations of f, the 3 initial points included"`
 }
 
 // result holds the figures the program reports.
@@ -78,14 +66,14 @@ const (
 )
 
 func run(cfg config, env *cli.Env) (res result, err error) {
-	a, err := gp.AcquisitionByName(cfg.acq)
+	a, err := gp.AcquisitionByName(cfg.Acq)
 	if err != nil {
 		return res, err
 	}
-	if cfg.evals < initPoints+1 {
-		return res, cli.BadFlagf("-evals %d: need more than the %d initial points", cfg.evals, initPoints)
+	if cfg.Evals < initPoints+1 {
+		return res, cli.BadFlagf("-evals %d: need more than the %d initial points", cfg.Evals, initPoints)
 	}
-	noise := tensor.NewRNG(cfg.seed ^ 0x9e3779b97f4a7c15)
+	noise := tensor.NewRNG(env.Seed ^ 0x9e3779b97f4a7c15)
 	f := func(x float64) float64 {
 		res.Evaluations++
 		return objective(x) + noiseStd*noise.NormFloat64()
@@ -97,13 +85,13 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	bo := gp.NewBayesOpt([][2]float64{{lo, hi}}, gp.BayesOptOptions{
 		Acquisition:   a,
 		InitialPoints: initPoints,
-		Seed:          cfg.seed,
+		Seed:          env.Seed,
 		Kernel:        func(d int) kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.2), 1) },
 	})
 	var xs, ys []float64
-	for i := 0; i < cfg.evals; i++ {
+	for i := 0; i < cfg.Evals; i++ {
 		x := bo.Ask(context.Background())
-		if i == cfg.evals-1 {
+		if i == cfg.Evals-1 {
 			// The last step: the GP of all earlier observations and the
 			// acquisition that chose x.
 			res.Plot = env.Path("step.png")

@@ -30,7 +30,7 @@ func TestObjectiveByHand(t *testing.T) {
 // several seeds of the initial points and the noise.
 func TestFindsMaximum(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		res, err := run(config{seed: seed, acq: "ei", evals: 20}, clitest.Env(t))
+		res, err := run(config{Acq: "ei", Evals: 20}, clitest.EnvWith(t, seed, ""))
 		require.NoError(t, err)
 		assert.Equal(t, 20, res.Evaluations, "seed %d", seed)
 		assert.InDelta(t, trueMaxX, res.BestX, 0.1, "seed %d", seed)
@@ -48,11 +48,11 @@ func TestOtherAcquisitionsAndPlot(t *testing.T) {
 	r.Decode(&res)
 	assert.InDelta(t, trueMaxX, res.BestX, 0.1)
 	assert.Equal(t, "ucb", res.Acquisition)
-	res, err := run(config{seed: 2, acq: "pi", evals: 20}, clitest.Env(t))
+	res, err := run(config{Acq: "pi", Evals: 20}, clitest.EnvWith(t, 2, ""))
 	require.NoError(t, err)
 	assert.InDelta(t, trueMaxX, res.BestX, 0.1)
 
-	_, err = run(config{seed: 1, acq: "nope", evals: 20}, clitest.Env(t))
+	_, err = run(config{Acq: "nope", Evals: 20}, clitest.EnvWith(t, 1, ""))
 	assert.ErrorContains(t, err, "unknown acquisition")
 	clitest.Fails(t, program(), 2, "-evals", "3")
 }

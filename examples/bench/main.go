@@ -92,6 +92,14 @@ type workload struct {
 	report func(name string, secPerStep float64) []Result
 }
 
+// seeded is a workload that records allocations and whose setup builds
+// its step from a fresh RNG seeded 1, so that every run times the same
+// model on the same data.
+func seeded(name string, steps int, report func(string, float64) []Result, setup func(rng *tensor.RNG) step) workload {
+	return workload{name: name, steps: steps, allocs: true, report: report,
+		setup: func() step { return setup(tensor.NewRNG(1)) }}
+}
+
 // throughput reports items per second, e.g. samples_per_s.
 func throughput(metric string, items int) func(string, float64) []Result {
 	return func(name string, sec float64) []Result {

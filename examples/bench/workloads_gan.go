@@ -20,38 +20,31 @@ import (
 // with Adam(2e-4, β₁ = 0.5), as examples/gan does.
 func dcganWorkload() workload {
 	const batch, latent = 64, 100
-	return workload{
-		name:   "dcgan_train",
-		steps:  5,
-		allocs: true,
-		setup: func() step {
-			rng := tensor.NewRNG(1)
-			cfg := gan.Options{Size: 28, Channels: 1, Latent: latent, Width: 64, BatchNorm: true}
-			gen := gan.NewGenerator(rng, cfg, tensor.Float32)
-			disc := gan.NewDiscriminator(rng, cfg, tensor.Float32)
-			ac := optim.AdamOptions{LR: 2e-4, Beta1: 0.5, Beta2: 0.999}
-			optG := optim.NewAdam(nn.Values(gen.Params()), ac)
-			optD := optim.NewAdam(nn.Values(disc.Params()), ac)
-			real := rng.Uniform(tensor.Float32, -1, 1, batch, 1, 28, 28)
-			z := tensor.Zeros(tensor.Float32, batch, latent)
-			noise := z.Float32s()
-			g := graph.New()
-			return func() {
-				for i := range noise {
-					noise[i] = float32(rng.NormFloat64())
-				}
-				g.Reset()
-				fake := gen.Forward(g.Const(z))
-				dLoss := gan.DiscriminatorLoss(disc.Forward(g.Const(real)), disc.Forward(graph.StopGradient(fake)))
-				if err := optD.Step(nn.Gradients(dLoss, disc.Params())); err != nil {
-					panic(err)
-				}
-				gLoss := gan.GeneratorLoss(disc.Forward(fake))
-				if err := optG.Step(nn.Gradients(gLoss, gen.Params())); err != nil {
-					panic(err)
-				}
+	return seeded("dcgan_train", 5, throughput("samples_per_s", batch), func(rng *tensor.RNG) step {
+		cfg := gan.Options{Size: 28, Channels: 1, Latent: latent, Width: 64, BatchNorm: true}
+		gen := gan.NewGenerator(rng, cfg, tensor.Float32)
+		disc := gan.NewDiscriminator(rng, cfg, tensor.Float32)
+		ac := optim.AdamOptions{LR: 2e-4, Beta1: 0.5, Beta2: 0.999}
+		optG := optim.NewAdam(nn.Values(gen.Params()), ac)
+		optD := optim.NewAdam(nn.Values(disc.Params()), ac)
+		real := rng.Uniform(tensor.Float32, -1, 1, batch, 1, 28, 28)
+		z := tensor.Zeros(tensor.Float32, batch, latent)
+		noise := z.Float32s()
+		g := graph.New()
+		return func() {
+			for i := range noise {
+				noise[i] = float32(rng.NormFloat64())
 			}
-		},
-		report: throughput("samples_per_s", batch),
-	}
+			g.Reset()
+			fake := gen.Forward(g.Const(z))
+			dLoss := gan.DiscriminatorLoss(disc.Forward(g.Const(real)), disc.Forward(graph.StopGradient(fake)))
+			if err := optD.Step(nn.Gradients(dLoss, disc.Params())); err != nil {
+				panic(err)
+			}
+			gLoss := gan.GeneratorLoss(disc.Forward(fake))
+			if err := optG.Step(nn.Gradients(gLoss, gen.Params())); err != nil {
+				panic(err)
+			}
+		}
+	})
 }

@@ -40,25 +40,18 @@ func labels(rng *tensor.RNG, n, classes int) []int {
 // cross-entropy on batches of 128.
 func mlpWorkload() workload {
 	const batch = 128
-	return workload{
-		name:   "mlp_train",
-		steps:  20,
-		allocs: true,
-		setup: func() step {
-			rng := tensor.NewRNG(1)
-			m := nn.NewSequential(
-				nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
-				nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
-				nn.NewLinear(rng, 512, 10, true, tensor.Float32),
-			)
-			x := rng.Normal(tensor.Float32, 0, 1, batch, 784)
-			ys := labels(rng, batch, 10)
-			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
-			})
-		},
-		report: throughput("samples_per_s", batch),
-	}
+	return seeded("mlp_train", 20, throughput("samples_per_s", batch), func(rng *tensor.RNG) step {
+		m := nn.NewSequential(
+			nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
+			nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
+			nn.NewLinear(rng, 512, 10, true, tensor.Float32),
+		)
+		x := rng.Normal(tensor.Float32, 0, 1, batch, 784)
+		ys := labels(rng, batch, 10)
+		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+			return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
+		})
+	})
 }
 
 // mlpLoaderWorkload is mlpWorkload fed by a prefetching data.Loader
@@ -70,41 +63,34 @@ func mlpWorkload() workload {
 // -rounds, which alternates them) is the loader's overhead.
 func mlpLoaderWorkload() workload {
 	const batch, n = 128, 1024
-	return workload{
-		name:   "mlp_loader_train",
-		steps:  20,
-		allocs: true,
-		setup: func() step {
-			rng := tensor.NewRNG(1)
-			m := nn.NewSequential(
-				nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
-				nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
-				nn.NewLinear(rng, 512, 10, true, tensor.Float32),
-			)
-			ys := labels(rng, n, 10)
-			ds := data.TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, n, 784), Labels: ys}
-			ld := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
-				Sampler: data.Random{N: n, Seed: 1}})
-			epoch := 0
-			next, _ := iter.Pull(ld.Epoch(epoch))
-			var cur data.Batch
-			tr := trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(cur.X)), cur.Labels, losses.CrossEntropyOptions{})
-			})
-			return func() {
-				b, ok := next()
-				if !ok {
-					epoch++
-					next, _ = iter.Pull(ld.Epoch(epoch))
-					b, _ = next()
-				}
-				cur = b
-				tr()
-				ld.Release(b)
+	return seeded("mlp_loader_train", 20, throughput("samples_per_s", batch), func(rng *tensor.RNG) step {
+		m := nn.NewSequential(
+			nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
+			nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
+			nn.NewLinear(rng, 512, 10, true, tensor.Float32),
+		)
+		ys := labels(rng, n, 10)
+		ds := data.TensorDataset{X: rng.Normal(tensor.Float32, 0, 1, n, 784), Labels: ys}
+		ld := data.NewLoader(ds, data.LoaderOptions{BatchSize: batch, DropLast: true, Workers: 2,
+			Sampler: data.Random{N: n, Seed: 1}})
+		epoch := 0
+		next, _ := iter.Pull(ld.Epoch(epoch))
+		var cur data.Batch
+		tr := trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+			return losses.CrossEntropy(m.Forward(g.Const(cur.X)), cur.Labels, losses.CrossEntropyOptions{})
+		})
+		return func() {
+			b, ok := next()
+			if !ok {
+				epoch++
+				next, _ = iter.Pull(ld.Epoch(epoch))
+				b, _ = next()
 			}
-		},
-		report: throughput("samples_per_s", batch),
-	}
+			cur = b
+			tr()
+			ld.Release(b)
+		}
+	})
 }
 
 // cnnWorkload trains a small LeNet-like network on 1×28×28 inputs in batches
@@ -112,30 +98,23 @@ func mlpLoaderWorkload() workload {
 // Linear(1568→10), convolutions padded by 1 and without bias.
 func cnnWorkload() workload {
 	const batch = 64
-	return workload{
-		name:   "cnn_train",
-		steps:  10,
-		allocs: true,
-		setup: func() step {
-			rng := tensor.NewRNG(1)
-			conv := nn.Conv2DOptions{Padding: [2]int{1, 1}, NoBias: true}
-			pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
-			m := nn.NewSequential(
-				nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, conv), nn.ReLU{},
-				nn.NewMaxPool2D(pool),
-				nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, conv), nn.ReLU{},
-				nn.NewMaxPool2D(pool),
-				nn.NewFlatten(),
-				nn.NewLinear(rng, 32*7*7, 10, true, tensor.Float32),
-			)
-			x := rng.Normal(tensor.Float32, 0, 1, batch, 1, 28, 28)
-			ys := labels(rng, batch, 10)
-			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
-			})
-		},
-		report: throughput("samples_per_s", batch),
-	}
+	return seeded("cnn_train", 10, throughput("samples_per_s", batch), func(rng *tensor.RNG) step {
+		conv := nn.Conv2DOptions{Padding: [2]int{1, 1}, NoBias: true}
+		pool := tensor.PoolParams{Kernel: [2]int{2, 2}}
+		m := nn.NewSequential(
+			nn.NewConv2D(rng, 1, 16, [2]int{3, 3}, conv), nn.ReLU{},
+			nn.NewMaxPool2D(pool),
+			nn.NewConv2D(rng, 16, 32, [2]int{3, 3}, conv), nn.ReLU{},
+			nn.NewMaxPool2D(pool),
+			nn.NewFlatten(),
+			nn.NewLinear(rng, 32*7*7, 10, true, tensor.Float32),
+		)
+		x := rng.Normal(tensor.Float32, 0, 1, batch, 1, 28, 28)
+		ys := labels(rng, batch, 10)
+		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+			return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
+		})
+	})
 }
 
 // lstmWorkload trains a one-layer LSTM (input 32, hidden 128) over sequences
@@ -143,22 +122,15 @@ func cnnWorkload() workload {
 // hidden state against a fixed random target.
 func lstmWorkload() workload {
 	const batch, seq, in, hidden = 32, 50, 32, 128
-	return workload{
-		name:   "lstm_train",
-		steps:  5,
-		allocs: true,
-		setup: func() step {
-			rng := tensor.NewRNG(1)
-			m := nn.NewLSTM(rng, in, hidden, nn.RNNOptions{})
-			x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
-			target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
-			return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-				_, h, _ := m.Forward(g.Const(x), nil, nil)
-				return losses.MSE(h, g.Const(target), losses.Mean)
-			})
-		},
-		report: throughput("sequences_per_s", batch),
-	}
+	return seeded("lstm_train", 5, throughput("sequences_per_s", batch), func(rng *tensor.RNG) step {
+		m := nn.NewLSTM(rng, in, hidden, nn.RNNOptions{})
+		x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
+		target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
+		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+			_, h, _ := m.Forward(g.Const(x), nil, nil)
+			return losses.MSE(h, g.Const(target), losses.Mean)
+		})
+	})
 }
 
 // vaeWorkload trains a 784-400-20 variational autoencoder (Kingma and Welling
@@ -170,37 +142,30 @@ func lstmWorkload() workload {
 // step, as in PyTorch's example.
 func vaeWorkload() workload {
 	const batch, dIn, dHid, dLat = 128, 784, 400, 20
-	return workload{
-		name:   "vae_train",
-		steps:  20,
-		allocs: true,
-		setup: func() step {
-			rng := tensor.NewRNG(1)
-			enc := nn.NewLinear(rng, dIn, dHid, true, tensor.Float32)
-			mu := nn.NewLinear(rng, dHid, dLat, true, tensor.Float32)
-			lv := nn.NewLinear(rng, dHid, dLat, true, tensor.Float32)
-			dec1 := nn.NewLinear(rng, dLat, dHid, true, tensor.Float32)
-			dec2 := nn.NewLinear(rng, dHid, dIn, true, tensor.Float32)
-			var ps []nn.NamedParam
-			for _, l := range []*nn.Linear{enc, mu, lv, dec1, dec2} {
-				ps = append(ps, l.Params()...)
+	return seeded("vae_train", 20, throughput("samples_per_s", batch), func(rng *tensor.RNG) step {
+		enc := nn.NewLinear(rng, dIn, dHid, true, tensor.Float32)
+		mu := nn.NewLinear(rng, dHid, dLat, true, tensor.Float32)
+		lv := nn.NewLinear(rng, dHid, dLat, true, tensor.Float32)
+		dec1 := nn.NewLinear(rng, dLat, dHid, true, tensor.Float32)
+		dec2 := nn.NewLinear(rng, dHid, dIn, true, tensor.Float32)
+		var ps []nn.NamedParam
+		for _, l := range []*nn.Linear{enc, mu, lv, dec1, dec2} {
+			ps = append(ps, l.Params()...)
+		}
+		x := rng.Bernoulli(tensor.Float32, 0.5, batch, dIn)
+		eps := tensor.Zeros(tensor.Float32, batch, dLat)
+		noise := eps.Float32s()
+		return trainer(ps, func(g *graph.Graph) *graph.Node {
+			for i := range noise {
+				noise[i] = float32(rng.NormFloat64())
 			}
-			x := rng.Bernoulli(tensor.Float32, 0.5, batch, dIn)
-			eps := tensor.Zeros(tensor.Float32, batch, dLat)
-			noise := eps.Float32s()
-			return trainer(ps, func(g *graph.Graph) *graph.Node {
-				for i := range noise {
-					noise[i] = float32(rng.NormFloat64())
-				}
-				xn := g.Const(x)
-				h := graph.Relu(enc.Forward(xn))
-				m, logvar := mu.Forward(h), lv.Forward(h)
-				z := graph.Add(m, graph.Mul(graph.Exp(graph.MulScalar(logvar, 0.5)), g.Const(eps)))
-				logits := dec2.Forward(graph.Relu(dec1.Forward(z)))
-				rec := losses.BCEWithLogits(logits, xn, losses.Sum)
-				return graph.Add(rec, losses.KLDiagGaussian(m, logvar, losses.Sum))
-			})
-		},
-		report: throughput("samples_per_s", batch),
-	}
+			xn := g.Const(x)
+			h := graph.Relu(enc.Forward(xn))
+			m, logvar := mu.Forward(h), lv.Forward(h)
+			z := graph.Add(m, graph.Mul(graph.Exp(graph.MulScalar(logvar, 0.5)), g.Const(eps)))
+			logits := dec2.Forward(graph.Relu(dec1.Forward(z)))
+			rec := losses.BCEWithLogits(logits, xn, losses.Sum)
+			return graph.Add(rec, losses.KLDiagGaussian(m, logvar, losses.Sum))
+		})
+	})
 }

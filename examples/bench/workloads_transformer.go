@@ -13,24 +13,17 @@ import (
 // random r, and the gradients of every parameter (no optimiser step).
 func transformerWorkload() workload {
 	const batch, seq, width, heads, ff = 32, 128, 256, 4, 1024
-	return workload{
-		name:   "transformer_block",
-		steps:  3,
-		allocs: true,
-		setup: func() step {
-			rng := tensor.NewRNG(1)
-			l := nn.NewTransformerEncoderLayer(rng, width, heads, ff, tensor.Float32)
-			ps := l.Params()
-			x := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
-			r := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
-			g := graph.New()
-			return func() {
-				g.Reset()
-				out := l.Forward(g.Const(x), nil, false)
-				loss := graph.Sum(graph.Mul(out, g.Const(r)), nil, false)
-				nn.Gradients(loss, ps)
-			}
-		},
-		report: throughput("sequences_per_s", batch),
-	}
+	return seeded("transformer_block", 3, throughput("sequences_per_s", batch), func(rng *tensor.RNG) step {
+		l := nn.NewTransformerEncoderLayer(rng, width, heads, ff, tensor.Float32)
+		ps := l.Params()
+		x := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
+		r := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
+		g := graph.New()
+		return func() {
+			g.Reset()
+			out := l.Forward(g.Const(x), nil, false)
+			loss := graph.Sum(graph.Mul(out, g.Const(r)), nil, false)
+			nn.Gradients(loss, ps)
+		}
+	})
 }

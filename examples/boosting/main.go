@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 
@@ -29,9 +28,9 @@ import (
 )
 
 type config struct {
-	Rounds, Depth int
-	LR            float64
-	Seed          uint64
+	Rounds int     `flag:"rounds" help:"boosting rounds"`
+	Depth  int     `flag:"depth" help:"depth of the boosted trees"`
+	LR     float64 `flag:"lr" help:"learning rate (shrinkage)"`
 }
 
 type result struct {
@@ -48,19 +47,7 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var cfg config
-	return cli.Program{
-		Name: "boosting",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&cfg.Rounds, "rounds", 200, "boosting rounds")
-			fs.IntVar(&cfg.Depth, "depth", 3, "depth of the boosted trees")
-			fs.Float64Var(&cfg.LR, "lr", 0.05, "learning rate (shrinkage)")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Seed = env.Seed
-			return run(cfg, env)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "boosting"}, config{Rounds: 200, Depth: 3, LR: 0.05}, run)
 }
 
 // split returns the rows of x and their targets for the index sets.
@@ -89,13 +76,13 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	for i, l := range labels {
 		y[i] = float64(l)
 	}
-	tr, te := data.TrainTestSplit(len(y), 0.25, cfg.Seed)
+	tr, te := data.TrainTestSplit(len(y), 0.25, env.Seed)
 	xtr, xte, ytr, yte := split(x, y, tr, te)
 	boost, err := ensemble.FitBooster(ctx, xtr, vec(ytr), opts)
 	if err != nil {
 		return res, fmt.Errorf("diabetes: %w", err)
 	}
-	bag, err := ensemble.FitBagging(ctx, xtr, vec(ytr), ensemble.BaggingOptions{Trees: 100, Seed: cfg.Seed})
+	bag, err := ensemble.FitBagging(ctx, xtr, vec(ytr), ensemble.BaggingOptions{Trees: 100, Seed: env.Seed})
 	if err != nil {
 		return res, fmt.Errorf("diabetes: %w", err)
 	}
@@ -126,7 +113,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	for i, c := range cls {
 		yc[i] = float64(c)
 	}
-	tr, te = data.TrainTestSplit(len(yc), 0.25, cfg.Seed)
+	tr, te = data.TrainTestSplit(len(yc), 0.25, env.Seed)
 	xtr, xte, ytr, _ = split(xc, yc, tr, te)
 	opts.Loss = losses.BCEWithLogits
 	cb, err := ensemble.FitBooster(ctx, xtr, vec(ytr), opts)
@@ -151,7 +138,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	for i, k := range tr {
 		trCls[i] = cls[k]
 	}
-	forest, err := ensemble.FitForest(ctx, xtr, trCls, ensemble.ForestOptions{Trees: 100, Classes: 2, Seed: cfg.Seed})
+	forest, err := ensemble.FitForest(ctx, xtr, trCls, ensemble.ForestOptions{Trees: 100, Classes: 2, Seed: env.Seed})
 	if err != nil {
 		return res, fmt.Errorf("breast cancer: %w", err)
 	}

@@ -96,15 +96,9 @@ func program() cli.Program {
 			if quick {
 				d := demo(c)
 				// Explicit flags still win.
-				if env.Given("epochs") {
-					d.Epochs = c.Epochs
-				}
-				if env.Given("steps") {
-					d.StepsPerEpoch = c.StepsPerEpoch
-				}
-				if env.Given("sample") {
-					d.SampleLen = c.SampleLen
-				}
+				cli.KeepGiven(env, "epochs", &d.Epochs, c.Epochs)
+				cli.KeepGiven(env, "steps", &d.StepsPerEpoch, c.StepsPerEpoch)
+				cli.KeepGiven(env, "sample", &d.SampleLen, c.SampleLen)
 				c = d
 			}
 			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and sample

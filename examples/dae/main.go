@@ -12,11 +12,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"os"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
@@ -28,9 +28,10 @@ import (
 )
 
 type config struct {
-	Epochs, TrainN, Batch int
-	Drop                  float64
-	Seed                  uint64
+	Epochs int     `flag:"epochs" help:"training epochs"`
+	TrainN int     `flag:"n" help:"training digits (0: all 8,000)"`
+	Drop   float64 `flag:"drop" help:"masking noise: the fraction of pixels set to 0"`
+	Batch  int
 }
 
 type result struct {
@@ -45,34 +46,15 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	cfg := config{Batch: 128}
-	return cli.Program{
-		Name: "dae",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&cfg.Epochs, "epochs", 5, "training epochs")
-			fs.IntVar(&cfg.TrainN, "n", 0, "training digits (0: all 8,000)")
-			fs.Float64Var(&cfg.Drop, "drop", 0.5, "masking noise: the fraction of pixels set to 0")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Seed = env.Seed
-			return run(cfg, env)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "dae"}, config{Epochs: 5, Drop: 0.5, Batch: 128}, run)
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
-	x, _, err := data.MNIST("train")
+	x, _, xt, _, err := mnist.LoadMNIST("", []int{784}, cfg.TrainN, 0)
 	if err != nil {
 		return res, err
 	}
-	xt, _, err := data.MNIST("test")
-	if err != nil {
-		return res, err
-	}
-	if cfg.TrainN > 0 {
-		x = tensor.Slice(x, 0, 0, cfg.TrainN, 1).Contiguous()
-	}
-	rng := tensor.NewRNG(cfg.Seed)
+	rng := tensor.NewRNG(env.Seed)
 	m := vae.NewDAE(rng, vae.DAEOptions{Input: 784, Hidden: []int{256}, Code: 32, Drop: cfg.Drop})
 	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: 3e-3})
 	n := x.Shape()[0]
@@ -80,7 +62,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	// drawn from the Trainer's RNG, so a run is reproducible.
 	gather := data.NewGatherer(x)
 	loader := data.NewLoader(data.TensorDataset{X: x}, data.LoaderOptions{
-		BatchSize: cfg.Batch, DropLast: true, Sampler: data.Random{N: n, Seed: cfg.Seed},
+		BatchSize: cfg.Batch, DropLast: true, Sampler: data.Random{N: n, Seed: env.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
 			return data.Batch{X: gather.Gather(idx), Index: idx}
 		}})
@@ -89,7 +71,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		k := float64(b.Len())
 		return graph.MulScalar(m.Loss(g.Const(m.Corrupt(b.X, rng)), g.Const(b.X)), 1/k)
 	}
-	tc := train.Options{Epochs: cfg.Epochs, Seed: cfg.Seed}
+	tc := train.Options{Epochs: cfg.Epochs, Seed: env.Seed}
 	// A JSON-lines log of every epoch next to the PNG, for gradus plot.
 	res.Log = env.Path("train.jsonl")
 	f, err := os.Create(res.Log)
@@ -106,7 +88,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		res.TrainBCE = append(res.TrainBCE, r.TrainLoss)
 	}
 	g := graph.New()
-	noisy := m.Corrupt(xt, tensor.NewRNG(cfg.Seed+1))
+	noisy := m.Corrupt(xt, tensor.NewRNG(env.Seed+1))
 	logits := m.Reconstruct(g.Const(noisy))
 	res.TestBCE = losses.BCEWithLogits(logits, g.Const(xt), losses.Sum).Item() / float64(xt.Shape()[0])
 	rec := graph.Sigmoid(logits).Value()

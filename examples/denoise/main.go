@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"flag"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
@@ -30,22 +29,20 @@ type result struct {
 
 func main() { cli.Main(program()) }
 
-func program() cli.Program {
-	var n, sweeps int
-	var sigma, w float64
-	return cli.Program{
-		Name: "denoise",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&n, "n", 8, "digits")
-			fs.Float64Var(&sigma, "sigma", 1, "noise standard deviation (pixels are ±1)")
-			fs.Float64Var(&w, "w", 0.8, "Ising coupling")
-			fs.IntVar(&sweeps, "sweeps", 15, "CAVI sweeps")
-		},
-		Run: func(env *cli.Env) (any, error) { return run(n, sigma, w, sweeps, env) },
-	}
+// config holds the flags.
+type config struct {
+	N      int     `flag:"n" help:"digits"`
+	Sigma  float64 `flag:"sigma" help:"noise standard deviation (pixels are ±1)"`
+	W      float64 `flag:"w" help:"Ising coupling"`
+	Sweeps int     `flag:"sweeps" help:"CAVI sweeps"`
 }
 
-func run(n int, sigma, w float64, sweeps int, env *cli.Env) (res result, err error) {
+func program() cli.Program {
+	return cli.Configured(cli.Program{Name: "denoise"}, config{N: 8, Sigma: 1, W: 0.8, Sweeps: 15}, run)
+}
+
+func run(c config, env *cli.Env) (res result, err error) {
+	n, sigma, w, sweeps := c.N, c.Sigma, c.W, c.Sweeps
 	x, _, err := data.MNIST("test")
 	if err != nil {
 		return res, err

@@ -87,15 +87,13 @@ func program() cli.Program {
 			c := cfg
 			if demo {
 				c = demoConfig(cfg)
-				for _, f := range []struct {
-					name     string
-					dst, val *int
-				}{{"train-n", &c.TrainN, &cfg.TrainN}, {"test-n", &c.TestN, &cfg.TestN}, {"epochs", &c.Epochs, &cfg.Epochs},
-					{"T", &c.T, &cfg.T}, {"base", &c.Base, &cfg.Base}, {"samples", &c.Samples, &cfg.Samples}} {
-					if env.Given(f.name) { // explicit flags win over the demo's sizes
-						*f.dst = *f.val
-					}
-				}
+				// Explicit flags win over the demo's sizes.
+				cli.KeepGiven(env, "train-n", &c.TrainN, cfg.TrainN)
+				cli.KeepGiven(env, "test-n", &c.TestN, cfg.TestN)
+				cli.KeepGiven(env, "epochs", &c.Epochs, cfg.Epochs)
+				cli.KeepGiven(env, "T", &c.T, cfg.T)
+				cli.KeepGiven(env, "base", &c.Base, cfg.Base)
+				cli.KeepGiven(env, "samples", &c.Samples, cfg.Samples)
 			}
 			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches, noise and samples
 			return run(c, env.Log)

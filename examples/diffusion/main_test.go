@@ -10,12 +10,12 @@ import (
 	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
-// A quicker run than -demo (256 digits, T = 20): the ε-prediction loss
+// A quicker run than -demo (128 digits in batches of 16, T = 20): the ε-prediction loss
 // starts near E[ε²] = 1 (the U-Net's output layer starts at zero) and one
 // epoch already lowers it; both samplers write a grid.
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-demo", "-train-n", "256", "-test-n", "64", "-T", "20", "-samples", "4")
+	r := clitest.Run(t, program(), "-demo", "-train-n", "128", "-test-n", "32", "-batch", "16", "-T", "20", "-samples", "2")
 	r.Fields("train_loss_per_epoch", "test_loss_per_epoch", "steps", "sampler", "grid", "checkpoint")
 	r.Pictures("samples.png")
 	r.Files("unet.safetensors")
@@ -28,8 +28,8 @@ func TestDemo(t *testing.T) {
 	assert.Equal(t, 20, res.Steps)
 	// Sampling again from the saved weights: the held-out loss (same noise
 	// and time steps) is the trained model's.
-	cfg := demoConfig(config{Batch: 32, LR: 2e-3, Seed: 1})
-	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 256, 64, 20, 4
+	cfg := demoConfig(config{Batch: 16, LR: 2e-3, Seed: 1})
+	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 128, 32, 20, 2
 	cfg.Sampler, cfg.Steps, cfg.Load = "ddim", 10, res.Checkpoint
 	again, err := run(cfg, io.Discard)
 	require.NoError(t, err)

@@ -22,7 +22,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"slices"
 
 	"github.com/gradus-ml/gradus/data"
@@ -34,9 +33,9 @@ import (
 )
 
 type config struct {
-	Alpha      float64
-	Burn, Keep int
-	Seed       uint64
+	Alpha float64 `flag:"alpha" help:"DP concentration α"`
+	Burn  int     `flag:"burn" help:"burn-in sweeps"`
+	Keep  int     `flag:"keep" help:"kept sweeps"`
 }
 
 type result struct {
@@ -54,19 +53,7 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var cfg config
-	return cli.Program{
-		Name: "dpmixture",
-		Flags: func(fs *flag.FlagSet) {
-			fs.Float64Var(&cfg.Alpha, "alpha", 1, "DP concentration α")
-			fs.IntVar(&cfg.Burn, "burn", 100, "burn-in sweeps")
-			fs.IntVar(&cfg.Keep, "keep", 100, "kept sweeps")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Seed = env.Seed
-			return run(cfg, env)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "dpmixture"}, config{Alpha: 1, Burn: 100, Keep: 100}, run)
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
@@ -81,7 +68,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	for i := range d {
 		prior.Psi[i*d+i] = 0.1
 	}
-	r, err := inference.DPMixtureGibbs(context.Background(), x, inference.DPMixtureOptions{Alpha: cfg.Alpha, Prior: prior, Burn: cfg.Burn, Keep: cfg.Keep, Seed: cfg.Seed})
+	r, err := inference.DPMixtureGibbs(context.Background(), x, inference.DPMixtureOptions{Alpha: cfg.Alpha, Prior: prior, Burn: cfg.Burn, Keep: cfg.Keep, Seed: env.Seed})
 	if err != nil {
 		return res, err
 	}

@@ -80,12 +80,8 @@ func program() cli.Program {
 				return run(cfg, env)
 			case "mnist":
 				mc.Layers, mc.Hidden = 6, 256
-				if env.Given("layers") {
-					mc.Layers = cfg.Layers
-				}
-				if env.Given("hidden") {
-					mc.Hidden = cfg.Hidden
-				}
+				cli.KeepGiven(env, "layers", &mc.Layers, cfg.Layers)
+				cli.KeepGiven(env, "hidden", &mc.Hidden, cfg.Hidden)
 				return runMNIST(mc, env)
 			}
 			return nil, cli.BadFlagf("-data %q: want moons or mnist", env.Data)
@@ -180,13 +176,8 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node { return nll(f.dist(g), g.Const(b.X)) }
 	tc := train.Options{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}
-	lf, err := os.Create(env.Path("flow.jsonl")) // for gradus plot
-	if err != nil {
-		return res, err
-	}
-	defer lf.Close()
-	res.Log, tc.Log, tc.Progress = lf.Name(), lf, env.Log
-	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
+	hist, logPath, err := fitLogged(env, "flow.jsonl", f, opt, loss, loader, tc)
+	res.Log = logPath
 	if err != nil {
 		return res, err
 	}
@@ -268,4 +259,18 @@ func draw3(path string, f *flow, data, samples *tensor.Tensor) error {
 		plot.Panel{Title: "held-out two moons", Curves: points(data)},
 		plot.Panel{Title: "RealNVP samples", Curves: points(samples)},
 		plot.Panel{Title: "RealNVP density", Map: d})
+}
+
+// fitLogged trains f as tc says, with progress lines to env.Log and a
+// JSON-lines record of every epoch in the file name in -out (for gradus
+// plot); it returns the history and that file's path.
+func fitLogged(env *cli.Env, name string, f nn.Module, opt optim.Optimizer, loss train.LossFunc, loader *data.Loader, tc train.Options) (train.History, string, error) {
+	lf, err := os.Create(env.Path(name))
+	if err != nil {
+		return train.History{}, "", err
+	}
+	defer lf.Close()
+	tc.Log, tc.Progress = lf, env.Log
+	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
+	return hist, lf.Name(), err
 }

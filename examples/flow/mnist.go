@@ -1,12 +1,11 @@
 package main
 
 import (
-	"context"
 	"math"
-	"os"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
@@ -178,27 +177,14 @@ func logitStats(yTrain, yTest *tensor.Tensor) (mean, sd []float64, testNLL float
 	return mean, sd, testNLL
 }
 
-// head returns the first n rows of x (all for n ≤ 0 or beyond).
-func head(x *tensor.Tensor, n int) *tensor.Tensor {
-	if n <= 0 || n >= x.Shape()[0] {
-		return x
-	}
-	return tensor.FromValues(x.DType(), x.Values()[:n*pixels], n, pixels)
-}
-
 func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 	if cfg.Epochs < 1 || cfg.Layers < 2 || cfg.Hidden < 1 || cfg.Batch < 1 {
 		return res, cli.BadFlagf("need -epochs ≥ 1, -layers ≥ 2, -hidden ≥ 1, got %d, %d, %d", cfg.Epochs, cfg.Layers, cfg.Hidden)
 	}
-	xTrain, _, err := data.MNIST("train")
+	xTrain, _, xTest, _, err := mnist.LoadMNIST("", []int{pixels}, cfg.Train, cfg.Test)
 	if err != nil {
 		return res, err
 	}
-	xTest, _, err := data.MNIST("test")
-	if err != nil {
-		return res, err
-	}
-	xTrain, xTest = head(xTrain, cfg.Train), head(xTest, cfg.Test)
 	rng := tensor.NewRNG(cfg.Seed)
 	// One fixed dequantisation of the test set, for the flow and the
 	// baseline alike; training draws fresh noise for every batch.
@@ -235,13 +221,8 @@ func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 		return graph.MulScalar(graph.AddScalar(nllNats, pixels*math.Log(256)), 1/(pixels*math.Ln2))
 	}
 	tc := train.Options{Epochs: cfg.Epochs, Seed: cfg.Seed}
-	lf, err := os.Create(env.Path("flow-mnist.jsonl")) // for gradus plot
-	if err != nil {
-		return res, err
-	}
-	defer lf.Close()
-	res.Log, tc.Log, tc.Progress = lf.Name(), lf, env.Log
-	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
+	hist, logPath, err := fitLogged(env, "flow-mnist.jsonl", f, opt, loss, loader, tc)
+	res.Log = logPath
 	if err != nil {
 		return res, err
 	}

@@ -101,15 +101,9 @@ func program() cli.Program {
 			c := cfg
 			if quick { // the quick sizes, except where a flag says otherwise
 				c = quickConfig(cfg)
-				if env.Given("n") {
-					c.TrainN = cfg.TrainN
-				}
-				if env.Given("width") {
-					c.Width = cfg.Width
-				}
-				if env.Given("epochs") {
-					c.Epochs = cfg.Epochs
-				}
+				cli.KeepGiven(env, "n", &c.TrainN, cfg.TrainN)
+				cli.KeepGiven(env, "width", &c.Width, cfg.Width)
+				cli.KeepGiven(env, "epochs", &c.Epochs, cfg.Epochs)
 			}
 			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and noise
 			f, err := os.Create(env.Path("run.jsonl"))

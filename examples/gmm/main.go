@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -33,56 +32,44 @@ type result struct {
 
 // config holds the flags.
 type config struct {
-	init, fit, data string
-	tol             float64
-	maxIter         int
-	seed            uint64
+	Init    string  `flag:"init" help:"kmeans (k-means starts) or rows:i,j,k (means at those rows, identity covariances, equal weights)"`
+	Fit     string  `flag:"fit" help:"em, or gradient (L-BFGS on the log-likelihood from the EM fit)"`
+	Tol     float64 `flag:"tol" help:"stop when the mean log-likelihood rises by less"`
+	MaxIter int     `flag:"max-iter" help:"EM iterations"`
 }
 
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
-	return cli.Program{
-		Name: "gmm", Data: "sklearn/iris.csv", DataUsage: "CSV with a target column (a name under data/files or a path)",
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&c.init, "init", "kmeans", "kmeans (k-means starts) or rows:i,j,k (means at those rows, identity covariances, equal weights)")
-			fs.StringVar(&c.fit, "fit", "em", "em, or gradient (L-BFGS on the log-likelihood from the EM fit)")
-			fs.Float64Var(&c.tol, "tol", 1e-3, "stop when the mean log-likelihood rises by less")
-			fs.IntVar(&c.maxIter, "max-iter", 100, "EM iterations")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			c.data, c.seed = env.Data, env.Seed
-			return run(c, env)
-		},
-	}
+	p := cli.Program{Name: "gmm", Data: "sklearn/iris.csv", DataUsage: "CSV with a target column (a name under data/files or a path)"}
+	return cli.Configured(p, config{Init: "kmeans", Fit: "em", Tol: 1e-3, MaxIter: 100}, run)
 }
 
 func run(c config, env *cli.Env) (res result, err error) {
-	x, _, err := data.Classes(c.data, "target")
+	x, _, err := data.Classes(env.Data, "target")
 	if err != nil {
 		return res, err
 	}
 	const k = 3
-	opts := mixture.GaussianMixtureOptions{K: k, Tol: c.tol, MaxIter: c.maxIter, Seed: c.seed, Restarts: 5}
+	opts := mixture.GaussianMixtureOptions{K: k, Tol: c.Tol, MaxIter: c.MaxIter, Seed: env.Seed, Restarts: 5}
 	switch {
-	case c.init == "kmeans":
-	case strings.HasPrefix(c.init, "rows:"):
-		fields := strings.Split(strings.TrimPrefix(c.init, "rows:"), ",")
+	case c.Init == "kmeans":
+	case strings.HasPrefix(c.Init, "rows:"):
+		fields := strings.Split(strings.TrimPrefix(c.Init, "rows:"), ",")
 		if len(fields) != k {
-			return res, cli.BadFlagf("-init %q: want %d rows", c.init, k)
+			return res, cli.BadFlagf("-init %q: want %d rows", c.Init, k)
 		}
 		rows := make([]*tensor.Tensor, k)
 		for j, f := range fields {
 			i, err := strconv.Atoi(f)
 			if err != nil || i < 0 || i >= x.Shape()[0] {
-				return res, cli.BadFlagf("-init %q: bad row %q for %d rows", c.init, f, x.Shape()[0])
+				return res, cli.BadFlagf("-init %q: bad row %q for %d rows", c.Init, f, x.Shape()[0])
 			}
 			rows[j] = tensor.Slice(x, 0, i, i+1, 1)
 		}
 		opts.InitMeans = tensor.Concat(0, rows...)
 	default:
-		return res, cli.BadFlagf("-init %q: want kmeans or rows:i,j,k", c.init)
+		return res, cli.BadFlagf("-init %q: want kmeans or rows:i,j,k", c.Init)
 	}
 	m, err := mixture.FitGaussianMixture(context.Background(), x, opts)
 	if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
@@ -95,7 +82,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	for i, v := range m.Trace {
 		env.Printf("EM iteration %3d: mean log-likelihood %.6f\n", i+1, v)
 	}
-	switch c.fit {
+	switch c.Fit {
 	case "em":
 	case "gradient":
 		g, err := mixture.FitGaussianMixtureGradient(context.Background(), x, mixture.GaussianMixtureGradientOptions{Start: m})
@@ -106,7 +93,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 		res.Trace = append(res.Trace, g.LogLikelihood)
 		m = g
 	default:
-		return res, cli.BadFlagf("-fit %q: want em or gradient", c.fit)
+		return res, cli.BadFlagf("-fit %q: want em or gradient", c.Fit)
 	}
 	res.MeanLogLikelihood, res.Iterations, res.Weights = m.LogLikelihood, m.Iterations, m.Weights
 	env.Printf("K = %d, full covariances: mean log-likelihood %.6f after %d iterations, weights %.4f\n",

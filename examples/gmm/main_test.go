@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,10 +17,8 @@ import (
 // M-steps); a trace that never decreases; and the PNG.
 func TestRowsInitMatchesScikitLearn(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("testdata/iris_rows.json")
-	require.NoError(t, err)
 	var want result
-	require.NoError(t, json.Unmarshal(b, &want))
+	clitest.Fixture(t, "testdata/iris_rows.json", &want)
 	r := clitest.Run(t, program(), "-init", "rows:0,50,100", "-fit", "em", "-tol", "1e-3", "-max-iter", "100")
 	r.Fields("mean_log_likelihood", "iterations", "weights", "log_likelihood_per_iteration", "plot")
 	r.Pictures("gmm_ellipses.png")
@@ -32,7 +28,7 @@ func TestRowsInitMatchesScikitLearn(t *testing.T) {
 	for i := 1; i < len(res.Trace); i++ {
 		assert.GreaterOrEqual(t, res.Trace[i], res.Trace[i-1])
 	}
-	res, err = run(config{init: "rows:0,50,100", fit: "em", data: "sklearn/iris.csv", tol: 1e-12, maxIter: 5000, seed: 1}, clitest.Env(t))
+	res, err := run(config{Init: "rows:0,50,100", Fit: "em", Tol: 1e-12, MaxIter: 5000}, clitest.EnvWith(t, 1, "sklearn/iris.csv"))
 	require.NoError(t, err)
 	assert.InDelta(t, want.MeanLogLikelihood, res.MeanLogLikelihood, 1e-9)
 	require.Len(t, res.Weights, 3)
@@ -45,11 +41,11 @@ func TestRowsInitMatchesScikitLearn(t *testing.T) {
 // same mean log-likelihood to 1e-6.
 func TestGradientMeetsEM(t *testing.T) {
 	t.Parallel()
-	c := config{init: "kmeans", fit: "em", data: "sklearn/iris.csv", tol: 1e-12, maxIter: 3000, seed: 1}
-	em, err := run(c, clitest.Env(t))
+	c := config{Init: "kmeans", Fit: "em", Tol: 1e-12, MaxIter: 3000}
+	em, err := run(c, clitest.EnvWith(t, 1, "sklearn/iris.csv"))
 	require.NoError(t, err)
-	c.fit = "gradient"
-	gr, err := run(c, clitest.Env(t))
+	c.Fit = "gradient"
+	gr, err := run(c, clitest.EnvWith(t, 1, "sklearn/iris.csv"))
 	require.NoError(t, err)
 	assert.InDelta(t, em.MeanLogLikelihood, gr.MeanLogLikelihood, 1e-6)
 	assert.GreaterOrEqual(t, gr.MeanLogLikelihood, em.MeanLogLikelihood-1e-9)
@@ -57,12 +53,12 @@ func TestGradientMeetsEM(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	for _, c := range []config{
-		{init: "rows:0,50", fit: "em", data: "sklearn/iris.csv"},
-		{init: "rows:0,50,1000", fit: "em", data: "sklearn/iris.csv"},
-		{init: "random", fit: "em", data: "sklearn/iris.csv"},
-		{init: "kmeans", fit: "newton", data: "sklearn/iris.csv"},
+		{Init: "rows:0,50", Fit: "em"},
+		{Init: "rows:0,50,1000", Fit: "em"},
+		{Init: "random", Fit: "em"},
+		{Init: "kmeans", Fit: "newton"},
 	} {
-		_, err := run(c, clitest.Env(t))
-		assert.Error(t, err, c.init+" "+c.fit)
+		_, err := run(c, clitest.EnvWith(t, 1, "sklearn/iris.csv"))
+		assert.Error(t, err, c.Init+" "+c.Fit)
 	}
 }

@@ -48,13 +48,16 @@ import (
 const noiseStd = 0.1
 
 type config struct {
-	N, Steps, ExactN, Test, Probes, Rank int
-	Seed                                 uint64
-	LR                                   float64
-	Out                                  string
-	// NoSubsetFit skips the two fits on the subset (only one evaluation
-	// of each method is timed), for large -exact-n.
-	NoSubsetFit bool
+	N           int     `flag:"n" help:"training points"`
+	Steps       int     `flag:"steps" help:"Adam steps on the CG objective"`
+	ExactN      int     `flag:"exact-n" help:"subset size for the exact comparison (0: skip)"`
+	Test        int     `flag:"test" help:"test points"`
+	Probes      int     `flag:"probes" help:"probe vectors of the stochastic estimates"`
+	Rank        int     `flag:"rank" help:"rank of the pivoted-Cholesky preconditioner"`
+	LR          float64 `flag:"lr" help:"Adam's learning rate"`
+	NoSubsetFit bool    `flag:"no-subset-fit" help:"on the subset, time one evaluation of each method but fit neither"`
+	Seed        uint64
+	Out         string
 	// Partition, if not nil, splits the CG kernel products over its ranks.
 	Partition gp.RowPartition
 }
@@ -92,51 +95,41 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
 	var demo bool
-	return cli.Program{
-		Name: "gp-large",
+	p := cli.Program{Name: "gp-large",
 		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&c.N, "n", 100000, "training points")
-			fs.IntVar(&c.Steps, "steps", 20, "Adam steps on the CG objective")
-			fs.IntVar(&c.ExactN, "exact-n", 2000, "subset size for the exact comparison (0: skip)")
-			fs.IntVar(&c.Test, "test", 1000, "test points")
-			fs.IntVar(&c.Probes, "probes", 16, "probe vectors of the stochastic estimates")
-			fs.IntVar(&c.Rank, "rank", 100, "rank of the pivoted-Cholesky preconditioner")
-			fs.Float64Var(&c.LR, "lr", 0.1, "Adam's learning rate")
-			fs.BoolVar(&c.NoSubsetFit, "no-subset-fit", false, "on the subset, time one evaluation of each method but fit neither")
 			fs.BoolVar(&demo, "demo", false, "quick run: n = 3000, 5 steps, exact subset 500")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			if demo {
-				c.N, c.Steps, c.ExactN, c.Test = 3000, 5, 500, 200
-			}
-			c.Seed, c.Out = env.Seed, env.Out // -seed: the data and the probes
-			comm, err := distributed.Init()   // one rank unless built with -tags mpi and run by mpirun
-			if err != nil {
-				return nil, err
-			}
-			c.Partition = comm
-			log := env.Log
-			if comm.Rank() != 0 {
-				log, c.Out = io.Discard, ""
-			}
-			if comm.Size() > 1 {
-				fmt.Fprintf(log, "kernel products split by rows over %d MPI ranks\n", comm.Size())
-			}
-			res, err := run(context.Background(), c, log)
-			if err == nil {
-				err = comm.Close()
-			}
-			if err != nil {
-				return nil, fmt.Errorf("rank %d: %w", comm.Rank(), err)
-			}
-			if comm.Rank() != 0 {
-				return nil, nil // only rank 0 reports
-			}
-			return res, nil
-		},
-	}
+		}}
+	defaults := config{N: 100000, Steps: 20, ExactN: 2000, Test: 1000, Probes: 16, Rank: 100, LR: 0.1}
+	return cli.Configured(p, defaults, func(c config, env *cli.Env) (any, error) {
+		if demo {
+			c.N, c.Steps, c.ExactN, c.Test = 3000, 5, 500, 200
+		}
+		c.Seed, c.Out = env.Seed, env.Out // -seed: the data and the probes
+		comm, err := distributed.Init()   // one rank unless built with -tags mpi and run by mpirun
+		if err != nil {
+			return nil, err
+		}
+		c.Partition = comm
+		log := env.Log
+		if comm.Rank() != 0 {
+			log, c.Out = io.Discard, ""
+		}
+		if comm.Size() > 1 {
+			fmt.Fprintf(log, "kernel products split by rows over %d MPI ranks\n", comm.Size())
+		}
+		res, err := run(context.Background(), c, log)
+		if err == nil {
+			err = comm.Close()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rank %d: %w", comm.Rank(), err)
+		}
+		if comm.Rank() != 0 {
+			return nil, nil // only rank 0 reports
+		}
+		return res, nil
+	})
 }
 
 // synthetic returns n points of the documented function plus noise.

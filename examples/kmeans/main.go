@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"flag"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
@@ -29,52 +28,41 @@ type result struct {
 
 // config holds the flags.
 type config struct {
-	init, data  string
-	k, restarts int
-	seed        uint64
+	Init     string `flag:"init" help:"kmeans++ (seeded restarts) or first (the first k rows as centres)"`
+	K        int    `flag:"k" help:"number of clusters"`
+	Restarts int    `flag:"restarts" help:"k-means++ restarts"`
 }
 
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
-	return cli.Program{
-		Name: "kmeans", Data: "sklearn/digits.csv", DataUsage: "CSV of 8×8 images with a target column",
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&c.init, "init", "kmeans++", "kmeans++ (seeded restarts) or first (the first k rows as centres)")
-			fs.IntVar(&c.k, "k", 10, "number of clusters")
-			fs.IntVar(&c.restarts, "restarts", 10, "k-means++ restarts")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			c.data, c.seed = env.Data, env.Seed
-			return run(c, env)
-		},
-	}
+	p := cli.Program{Name: "kmeans", Data: "sklearn/digits.csv", DataUsage: "CSV of 8×8 images with a target column"}
+	return cli.Configured(p, config{Init: "kmeans++", K: 10, Restarts: 10}, run)
 }
 
 func run(c config, env *cli.Env) (res result, err error) {
-	x, labels, err := data.Classes(c.data, "target")
+	x, labels, err := data.Classes(env.Data, "target")
 	if err != nil {
 		return res, err
 	}
-	opts := cluster.KMeansOptions{K: c.k, Restarts: c.restarts, Seed: c.seed}
-	switch c.init {
+	opts := cluster.KMeansOptions{K: c.K, Restarts: c.Restarts, Seed: env.Seed}
+	switch c.Init {
 	case "kmeans++":
 	case "first":
-		if c.k > x.Shape()[0] {
-			return res, cli.BadFlagf("-k %d for %d rows", c.k, x.Shape()[0])
+		if c.K > x.Shape()[0] {
+			return res, cli.BadFlagf("-k %d for %d rows", c.K, x.Shape()[0])
 		}
-		opts.Init = tensor.Slice(x, 0, 0, c.k, 1)
+		opts.Init = tensor.Slice(x, 0, 0, c.K, 1)
 	default:
-		return res, cli.BadFlagf("-init %q: want kmeans++ or first", c.init)
+		return res, cli.BadFlagf("-init %q: want kmeans++ or first", c.Init)
 	}
-	env.Printf("digits %v: k-means with k = %d, init %s\n", x.Shape(), c.k, c.init)
+	env.Printf("digits %v: k-means with k = %d, init %s\n", x.Shape(), c.K, c.Init)
 	km, err := cluster.FitKMeans(context.Background(), x, opts)
 	if err != nil {
 		return res, err
 	}
 	res.Inertia, res.Iterations = km.Inertia, km.Iterations
-	res.Sizes = make([]int, c.k)
+	res.Sizes = make([]int, c.K)
 	for _, l := range km.Labels {
 		res.Sizes[l]++
 	}

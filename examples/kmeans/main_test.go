@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,10 +13,8 @@ import (
 // algorithm="lloyd") on digits (examples/gmm/testdata/make_fixture.py):
 // the same inertia, iteration count and cluster sizes.
 func TestFirstRowsMatchScikitLearn(t *testing.T) {
-	b, err := os.ReadFile("testdata/digits_first.json")
-	require.NoError(t, err)
 	var want result
-	require.NoError(t, json.Unmarshal(b, &want))
+	clitest.Fixture(t, "testdata/digits_first.json", &want)
 	t.Parallel()
 	r := clitest.Run(t, program(), "-init", "first", "-k", "10")
 	r.Fields("inertia", "iterations", "sizes", "adjusted_rand", "plot")
@@ -34,9 +30,9 @@ func TestFirstRowsMatchScikitLearn(t *testing.T) {
 // its sizes sum to the 1,797 rows, and it agrees with the digit labels
 // better than chance.
 func TestPlusPlusRestarts(t *testing.T) {
-	first, err := run(config{init: "first", k: 10, data: "sklearn/digits.csv"}, clitest.Env(t))
+	first, err := run(config{Init: "first", K: 10}, clitest.EnvWith(t, 1, "sklearn/digits.csv"))
 	require.NoError(t, err)
-	res, err := run(config{init: "kmeans++", k: 10, restarts: 3, seed: 1, data: "sklearn/digits.csv"}, clitest.Env(t))
+	res, err := run(config{Init: "kmeans++", K: 10, Restarts: 3}, clitest.EnvWith(t, 1, "sklearn/digits.csv"))
 	require.NoError(t, err)
 	assert.LessOrEqual(t, res.Inertia, first.Inertia*1.001)
 	n := 0

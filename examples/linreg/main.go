@@ -10,7 +10,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"math"
 
@@ -24,17 +23,14 @@ import (
 
 func main() { cli.Main(program()) }
 
+// config holds the flags.
+type config struct {
+	Steps int     `flag:"steps" help:"gradient-descent steps"`
+	LR    float64 `flag:"lr" help:"learning rate"`
+}
+
 func program() cli.Program {
-	var steps int
-	var lr float64
-	return cli.Program{
-		Name: "linreg",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&steps, "steps", 300, "gradient-descent steps")
-			fs.Float64Var(&lr, "lr", 0.1, "learning rate")
-		},
-		Run: func(env *cli.Env) (any, error) { return run(steps, lr, env) },
-	}
+	return cli.Configured(cli.Program{Name: "linreg"}, config{Steps: 300, LR: 0.1}, run)
 }
 
 // result holds the figures the program reports.
@@ -47,7 +43,8 @@ type result struct {
 }
 
 // run loads the data, standardises it, and fits it three ways.
-func run(steps int, lr float64, env *cli.Env) (res result, err error) {
+func run(c config, env *cli.Env) (res result, err error) {
+	steps, lr := c.Steps, c.LR
 	tab, err := data.LoadCSV("sklearn/diabetes.csv")
 	if err != nil {
 		return res, err

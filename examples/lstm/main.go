@@ -87,12 +87,9 @@ func program() cli.Program {
 				return mnist.RunMNIST(classifier, o, env.Log)
 			case "sine":
 				c := defaultSine(o)
-				if env.Given("lr") { // -lr and -batch given explicitly override the task's own
-					c.LR = o.LR
-				}
-				if env.Given("batch") {
-					c.Batch = o.Batch
-				}
+				// -lr and -batch given explicitly override the task's own.
+				cli.KeepGiven(env, "lr", &c.LR, o.LR)
+				cli.KeepGiven(env, "batch", &c.Batch, o.Batch)
 				return runSine(c, env.Log)
 			}
 			return nil, cli.BadFlagf("unknown -task %q: want mnist or sine", task)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/losses"
@@ -122,16 +122,12 @@ func runSine(c sineConfig, log io.Writer) (res sineResult, err error) {
 		Schedule: optim.CosineAnnealingLR(c.LR, max(c.Epochs*loader.NumBatches(0), 1), 0)}
 	if c.OutDir != "" {
 		// A JSON-lines log of every epoch, for gradus plot.
-		if err := os.MkdirAll(c.OutDir, 0o755); err != nil {
-			return res, err
-		}
-		res.Log = filepath.Join(c.OutDir, "sine.jsonl")
-		f, err := os.Create(res.Log)
+		f, path, err := cli.CreateIn(c.OutDir, "sine.jsonl")
 		if err != nil {
 			return res, err
 		}
 		defer f.Close()
-		tc.Log = f
+		res.Log, tc.Log = path, f
 	}
 	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: c.LR}), loss, loader, tc).Fit(context.Background())
 	if err != nil {

@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"flag"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
@@ -34,16 +33,14 @@ type result struct {
 
 func main() { cli.Main(program()) }
 
+// config holds the flags.
+type config struct {
+	N     int `flag:"n" help:"images per sample"`
+	Perms int `flag:"perms" help:"permutations per test"`
+}
+
 func program() cli.Program {
-	var n, perms int
-	return cli.Program{
-		Name: "mmd",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&n, "n", 100, "images per sample")
-			fs.IntVar(&perms, "perms", 500, "permutations per test")
-		},
-		Run: func(env *cli.Env) (any, error) { return run(n, perms, env) },
-	}
+	return cli.Configured(cli.Program{Name: "mmd"}, config{N: 100, Perms: 500}, run)
 }
 
 // digits returns the first count images of class c from index from on.
@@ -57,7 +54,8 @@ func digits(x *tensor.Tensor, labels []int, c, from, count int) *tensor.Tensor {
 	return tensor.Reshape(tensor.IndexSelect(x, 0, idx), len(idx), 784).Cast(tensor.Float64)
 }
 
-func run(n, perms int, env *cli.Env) (res result, err error) {
+func run(c config, env *cli.Env) (res result, err error) {
+	n, perms := c.N, c.Perms
 	x, labels, err := data.MNIST("train")
 	if err != nil {
 		return res, err

@@ -22,7 +22,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"time"
@@ -38,9 +37,10 @@ import (
 )
 
 type config struct {
-	Seed                  uint64
-	Chains, Warmup, Draws int
-	SkipSchools           bool
+	Chains      int `flag:"chains" help:"chains"`
+	Warmup      int `flag:"warmup" help:"warm-up iterations per chain"`
+	Draws       int `flag:"draws" help:"kept draws per chain"`
+	SkipSchools bool
 }
 
 // schools is the eight-schools model's summary.
@@ -70,19 +70,7 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var cfg config
-	return cli.Program{
-		Name: "nuts",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&cfg.Chains, "chains", 4, "chains")
-			fs.IntVar(&cfg.Warmup, "warmup", 1000, "warm-up iterations per chain")
-			fs.IntVar(&cfg.Draws, "draws", 1000, "kept draws per chain")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Seed = env.Seed // of the chains
-			return run(cfg, env)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "nuts"}, config{Chains: 4, Warmup: 1000, Draws: 1000}, run) // -seed: of the chains
 }
 
 // design returns the standardised features with a column of ones first,
@@ -118,7 +106,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		},
 	}
 	env.Printf("NUTS: %d chains × (%d warm-up + %d draws) on %d tumours, 30 features + intercept\n", cfg.Chains, cfg.Warmup, cfg.Draws, n)
-	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed})
+	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: env.Seed})
 	if err != nil {
 		return res, err
 	}
@@ -206,7 +194,7 @@ func eightSchools(cfg config, env *cli.Env) (*schools, error) {
 			return graph.Add(graph.Add(ll, priorMu), graph.Add(priorTau, priorTT))
 		},
 	}
-	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: cfg.Seed + 1, TargetAccept: 0.95})
+	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: env.Seed + 1, TargetAccept: 0.95})
 	if err != nil {
 		return nil, err
 	}

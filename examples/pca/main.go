@@ -8,7 +8,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"math"
 
@@ -30,36 +29,25 @@ type result struct {
 
 // config holds the flags.
 type config struct {
-	data  string
-	gamma float64
-	kpcaN int
+	Gamma float64 `flag:"gamma" help:"RBF kernel exp(−γ‖x − y‖²) of kernel PCA"`
+	KPCAN int     `flag:"kpca-n" help:"rows used by kernel PCA (the first ones)"`
 }
 
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
-	return cli.Program{
-		Name: "pca", Data: "sklearn/digits.csv", DataUsage: "CSV of 8×8 images with a target column",
-		Flags: func(fs *flag.FlagSet) {
-			fs.Float64Var(&c.gamma, "gamma", 1e-3, "RBF kernel exp(−γ‖x − y‖²) of kernel PCA")
-			fs.IntVar(&c.kpcaN, "kpca-n", 500, "rows used by kernel PCA (the first ones)")
-		},
-		Run: func(env *cli.Env) (any, error) { // -seed is unused: PCA and kernel PCA are deterministic
-			c.data = env.Data
-			return run(c, env)
-		},
-	}
+	// -seed is unused: PCA and kernel PCA are deterministic.
+	return cli.Configured(cli.Program{Name: "pca", Data: "sklearn/digits.csv", DataUsage: "CSV of 8×8 images with a target column"}, config{Gamma: 1e-3, KPCAN: 500}, run)
 }
 
 func run(c config, env *cli.Env) (res result, err error) {
-	x, labels, err := data.Classes(c.data, "target")
+	x, labels, err := data.Classes(env.Data, "target")
 	if err != nil {
 		return res, err
 	}
 	n := x.Shape()[0]
-	if c.gamma <= 0 || c.kpcaN < 2 || c.kpcaN > n {
-		return res, cli.BadFlagf("-gamma %g and -kpca-n %d: want γ > 0 and 2 ≤ kpca-n ≤ %d", c.gamma, c.kpcaN, n)
+	if c.Gamma <= 0 || c.KPCAN < 2 || c.KPCAN > n {
+		return res, cli.BadFlagf("-gamma %g and -kpca-n %d: want γ > 0 and 2 ≤ kpca-n ≤ %d", c.Gamma, c.KPCAN, n)
 	}
 	top := min(10, x.Shape()[1])
 	p, err := pca.FitPCA(x, pca.PCAOptions{Components: top})
@@ -68,13 +56,13 @@ func run(c config, env *cli.Env) (res result, err error) {
 	}
 	res.Eigenvalues, res.Ratio = p.ExplainedVariance, p.ExplainedVarianceRatio
 	env.Printf("digits %v: covariance eigenvalues %.2f\nexplained variance ratio %.4f\n", x.Shape(), res.Eigenvalues, res.Ratio)
-	xs := tensor.Slice(x, 0, 0, c.kpcaN, 1).Contiguous()
-	kp, err := pca.FitKernelPCA(xs, pca.KernelPCAOptions{Kernel: kernel.NewRBF(1 / math.Sqrt(2*c.gamma)), Components: top})
+	xs := tensor.Slice(x, 0, 0, c.KPCAN, 1).Contiguous()
+	kp, err := pca.FitKernelPCA(xs, pca.KernelPCAOptions{Kernel: kernel.NewRBF(1 / math.Sqrt(2*c.Gamma)), Components: top})
 	if err != nil {
 		return res, err
 	}
 	res.KPCAEigenvalues = kp.Eigenvalues
-	env.Printf("kernel PCA (RBF, γ = %g, first %d rows): eigenvalues of the centred kernel matrix %.3f\n", c.gamma, c.kpcaN, kp.Eigenvalues)
+	env.Printf("kernel PCA (RBF, γ = %g, first %d rows): eigenvalues of the centred kernel matrix %.3f\n", c.Gamma, c.KPCAN, kp.Eigenvalues)
 	path := env.Path("eigendigits.png")
 	if err := eigendigits(path, p.Components); err != nil {
 		return res, err
@@ -82,7 +70,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	res.Plots = append(res.Plots, path)
 	kz := kp.Transform(xs)
 	path = env.Path("projections.png")
-	if err := projections(path, p.Transform(x), labels, kz, labels[:c.kpcaN], c.gamma); err != nil {
+	if err := projections(path, p.Transform(x), labels, kz, labels[:c.KPCAN], c.Gamma); err != nil {
 		return res, err
 	}
 	res.Plots = append(res.Plots, path)

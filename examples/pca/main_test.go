@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,10 +14,8 @@ import (
 // gamma=1e-3).eigenvalues_ on the first 500 rows
 // (testdata/make_fixture.py); both PNGs are written.
 func TestMatchesScikitLearn(t *testing.T) {
-	b, err := os.ReadFile("testdata/digits.json")
-	require.NoError(t, err)
 	var want result
-	require.NoError(t, json.Unmarshal(b, &want))
+	clitest.Fixture(t, "testdata/digits.json", &want)
 	r := clitest.Run(t, program(), "-gamma", "1e-3", "-kpca-n", "500")
 	r.Fields("eigenvalues", "explained_variance_ratio", "kpca_eigenvalues", "plots")
 	r.Pictures("eigendigits.png", "projections.png")

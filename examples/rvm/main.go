@@ -16,7 +16,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"math"
 
 	"github.com/gradus-ml/gradus/examples/internal/cli"
@@ -29,9 +28,9 @@ import (
 )
 
 type config struct {
-	N           int
-	Noise, Ell  float64
-	Seed        uint64
+	N           int     `flag:"n" help:"training points"`
+	Noise       float64 `flag:"noise" help:"noise standard deviation"`
+	Ell         float64 `flag:"lengthscale" help:"RBF lengthscale of the basis functions"`
 	SVRCost     float64
 	SVREpsilon  float64
 	GridDensity int
@@ -50,19 +49,7 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	cfg := config{SVRCost: 1, SVREpsilon: 0.1, GridDensity: 401}
-	return cli.Program{
-		Name: "rvm",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&cfg.N, "n", 100, "training points")
-			fs.Float64Var(&cfg.Noise, "noise", 0.1, "noise standard deviation")
-			fs.Float64Var(&cfg.Ell, "lengthscale", 1.6, "RBF lengthscale of the basis functions")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Seed = env.Seed
-			return run(cfg, env)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "rvm"}, config{N: 100, Noise: 0.1, Ell: 1.6, SVRCost: 1, SVREpsilon: 0.1, GridDensity: 401}, run)
 }
 
 func sinc(x float64) float64 {
@@ -76,7 +63,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if cfg.N < 2 || !(cfg.Noise >= 0) || !(cfg.Ell > 0) {
 		return res, cli.BadFlagf("need -n ≥ 2, -noise ≥ 0 and -lengthscale > 0, got %d, %g, %g", cfg.N, cfg.Noise, cfg.Ell)
 	}
-	rng := tensor.NewRNG(cfg.Seed)
+	rng := tensor.NewRNG(env.Seed)
 	xs, y := make([]float64, cfg.N), make([]float64, cfg.N)
 	for i := range xs {
 		xs[i] = -10 + 20*float64(i)/float64(cfg.N-1)

@@ -19,7 +19,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"time"
@@ -33,9 +32,10 @@ import (
 )
 
 type config struct {
-	Data, Kernel string
-	C, Gamma     float64
-	Nu           float64 // nonzero: ν-SVC instead of C-SVC
+	Kernel string  `flag:"kernel" help:"rbf or linear"`
+	C      float64 `flag:"C" help:"box constraint C"`
+	Nu     float64 `flag:"nu" help:"ν in (0, 1]: train a ν-SVC instead of a C-SVC (0: C-SVC with -C)"`
+	Gamma  float64 `flag:"gamma" help:"RBF γ of exp(−γ‖x−x'‖²); 0: 1/(n_features·Var(X))"`
 }
 
 type result struct {
@@ -54,20 +54,8 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var cfg config
-	return cli.Program{
-		Name: "svm", Data: "breast-cancer", DataUsage: "breast-cancer or iris",
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&cfg.Kernel, "kernel", "rbf", "rbf or linear")
-			fs.Float64Var(&cfg.C, "C", 1, "box constraint C")
-			fs.Float64Var(&cfg.Nu, "nu", 0, "ν in (0, 1]: train a ν-SVC instead of a C-SVC (0: C-SVC with -C)")
-			fs.Float64Var(&cfg.Gamma, "gamma", 0, "RBF γ of exp(−γ‖x−x'‖²); 0: 1/(n_features·Var(X))")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Data = env.Data // -seed is unused: the SMO solver is deterministic
-			return run(cfg, env)
-		},
-	}
+	// -seed is unused: the SMO solver is deterministic.
+	return cli.Configured(cli.Program{Name: "svm", Data: "breast-cancer", DataUsage: "breast-cancer or iris"}, config{Kernel: "rbf", C: 1}, run)
 }
 
 // load returns the standardised features, the labels and the class names.
@@ -113,7 +101,7 @@ func pickKernel(cfg config, x *tensor.Tensor) (kernel.Kernel, float64, error) {
 
 func run(cfg config, env *cli.Env) (res result, err error) {
 	start := time.Now()
-	x, labels, names, err := load(cfg.Data)
+	x, labels, names, err := load(env.Data)
 	if err != nil {
 		return res, err
 	}
@@ -163,9 +151,9 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		box = fmt.Sprintf("ν = %g, C = 1/r = %.6g", cfg.Nu, res.NuC)
 	}
 	env.Printf("%s, %s kernel (%s, γ = %.4g): training accuracy %.2f%%, %d support vectors, bias %.6f, gap %.2e (%.2f s)\n",
-		cfg.Data, cfg.Kernel, box, gamma, 100*res.Accuracy, res.Support, res.Bias, res.Gap, res.Seconds)
+		env.Data, cfg.Kernel, box, gamma, 100*res.Accuracy, res.Support, res.Bias, res.Gap, res.Seconds)
 	x2, m2 := x, m
-	if cfg.Data == "breast-cancer" { // the picture needs a machine on two features
+	if env.Data == "breast-cancer" { // the picture needs a machine on two features
 		x2 = tensor.Slice(x, 1, 0, 2, 1).Contiguous()
 		if m2, err = fit(x2); err != nil {
 			return res, err
@@ -176,14 +164,14 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		}
 	}
 	axes := [2]string{"petal length (cm)", "petal width (cm)"}
-	if cfg.Data == "breast-cancer" {
+	if env.Data == "breast-cancer" {
 		axes = [2]string{"mean radius (standardised)", "mean texture (standardised)"}
 	}
 	kind := "C-SVC"
 	if cfg.Nu != 0 {
 		kind = fmt.Sprintf("ν-SVC (ν = %g)", cfg.Nu)
 	}
-	title := fmt.Sprintf("%s: %s %s decision regions", cfg.Data, cfg.Kernel, kind)
+	title := fmt.Sprintf("%s: %s %s decision regions", env.Data, cfg.Kernel, kind)
 	res.Plot = env.Path("regions.png")
 	if err := draw2D(res.Plot, title, axes, m2, x2, labels, names, seen); err != nil {
 		return res, err

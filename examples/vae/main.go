@@ -25,7 +25,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
@@ -40,23 +39,23 @@ import (
 
 // options are the command-line settings.
 type options struct {
-	Epochs  int
-	Latent  int
-	Hidden  int
-	Batch   int
+	Epochs  int     `flag:"epochs" help:"training epochs"`
+	Model   string  `flag:"model" help:"vae, or hvae for the two-level hierarchical VAE with top-down inference"`
+	Latent  int     `flag:"latent" help:"latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)"`
+	Latent2 int     `flag:"latent2" help:"hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)"`
+	Hidden  int     `flag:"hidden" help:"hidden units (of the first level for hvae)"`
+	Hidden2 int     `flag:"hidden2" help:"hvae: hidden units of the second level"`
+	Beta    float64 `flag:"beta" help:"KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)"`
+	Warmup  int     `flag:"warmup" help:"KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)"`
+	IWAEK   int     `flag:"iwae-k" help:"samples of the final importance-weighted bound (0: skip)"`
+	Batch   int     `flag:"batch" help:"mini-batch size"`
+	TrainN  int     `flag:"train-n" help:"use the first n training images (0: all)"`
+	TestN   int     `flag:"test-n" help:"use the first n test images (0: all)"`
 	LR      float64
 	Seed    uint64
 	Data    string
 	Out     string
-	IWAEK   int
-	TrainN  int // use only the first TrainN training images (0: all)
-	TestN   int // and the first TestN test images (0: all)
 	NoFiles bool
-	Beta    float64 // the KL weight (β-VAE); 1 is the plain VAE
-	Warmup  int     // epochs over which the KL weight rises linearly from 0 to Beta (0: none)
-	Model   string  // "vae" (default) or "hvae"
-	Latent2 int     // hvae: dimension of the top latent z₂
-	Hidden2 int     // hvae: hidden width between the two levels
 }
 
 // result is what -json prints. The IWAE figure is the negative bound, in
@@ -76,37 +75,23 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	o := options{Hidden: 400, Hidden2: 200, Batch: 128, LR: 1e-3}
 	var demo bool
-	return cli.Program{
-		Name: "vae", DataUsage: "directory with the full MNIST IDX files (default: the embedded 10k subset)",
+	p := cli.Program{Name: "vae", DataUsage: "directory with the full MNIST IDX files (default: the embedded 10k subset)",
 		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&o.Epochs, "epochs", 20, "training epochs")
-			fs.StringVar(&o.Model, "model", "vae", "vae, or hvae for the two-level hierarchical VAE with top-down inference")
-			fs.IntVar(&o.Latent, "latent", 20, "latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)")
-			fs.IntVar(&o.Latent2, "latent2", 10, "hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)")
-			fs.IntVar(&o.Hidden, "hidden", 400, "hidden units (of the first level for hvae)")
-			fs.IntVar(&o.Hidden2, "hidden2", 200, "hvae: hidden units of the second level")
-			fs.Float64Var(&o.Beta, "beta", 1, "KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)")
-			fs.IntVar(&o.Warmup, "warmup", 0, "KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)")
-			fs.IntVar(&o.IWAEK, "iwae-k", 50, "samples of the final importance-weighted bound (0: skip)")
-			fs.IntVar(&o.Batch, "batch", 128, "mini-batch size")
-			fs.IntVar(&o.TrainN, "train-n", 0, "use the first n training images (0: all)")
-			fs.IntVar(&o.TestN, "test-n", 0, "use the first n test images (0: all)")
 			fs.BoolVar(&demo, "demo", false, "a short run (10 epochs) that ends with recognisable samples")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			if demo && !env.Given("epochs") {
-				o.Epochs = 10
-			}
-			o.Seed, o.Data, o.Out = env.Seed, env.Data, env.Out // -seed: the initialisation, batches and noise
-			res, err := run(o, env.Log)
-			if err == nil {
-				env.Printf("pictures in %s: %v\n", o.Out, res.Pictures)
-			}
-			return res, err
-		},
-	}
+		}}
+	defaults := options{Epochs: 20, Model: "vae", Latent: 20, Latent2: 10, Hidden: 400, Hidden2: 200, Beta: 1, IWAEK: 50, Batch: 128, LR: 1e-3}
+	return cli.Configured(p, defaults, func(o options, env *cli.Env) (result, error) {
+		if demo && !env.Given("epochs") {
+			o.Epochs = 10
+		}
+		o.Seed, o.Data, o.Out = env.Seed, env.Data, env.Out // -seed: the initialisation, batches and noise
+		res, err := run(o, env.Log)
+		if err == nil {
+			env.Printf("pictures in %s: %v\n", o.Out, res.Pictures)
+		}
+		return res, err
+	})
 }
 
 // load returns the training and test images (n, 784) and labels.
@@ -237,16 +222,12 @@ func run(o options, log io.Writer) (res result, err error) {
 		}}
 	if !o.NoFiles {
 		// A JSON-lines log of every epoch, for gradus plot or a script.
-		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return res, err
-		}
-		res.Log = filepath.Join(o.Out, "run.jsonl")
-		f, err := os.Create(res.Log)
+		f, path, err := cli.CreateIn(o.Out, "run.jsonl")
 		if err != nil {
 			return res, err
 		}
 		defer f.Close()
-		cfg.Log = f
+		res.Log, cfg.Log = path, f
 	}
 	if t, err = newTrainer(o, x, cfg); err != nil {
 		return res, err

@@ -35,11 +35,11 @@ def main():
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
 
     import math
-    import statistics
-    import time
 
     import numpy as np
     from scipy.linalg import cho_factor, cho_solve
+
+    from timing import run_timed
 
     def setup(n):
         rng = np.random.default_rng(1)
@@ -73,16 +73,8 @@ def main():
 
     for n in (int(s) for s in args.sizes.split(",") if s.strip()):
         step = setup(n)
-        steps = args.steps or max(1, 4000 // n)
-        for _ in range(max(1, min(3, steps))):
-            step()
-        secs = []
-        for _ in range(args.reps):
-            t = time.perf_counter()
-            for _ in range(steps):
-                step()
-            secs.append((time.perf_counter() - t) / steps)
-        print(f"gp_lml_grad_n{n} ms_per_eval {statistics.median(secs) * 1e3:.6g} ms", flush=True)
+        sec = run_timed(step, args.steps or max(1, 4000 // n), args.reps)
+        print(f"gp_lml_grad_n{n} ms_per_eval {sec * 1e3:.6g} ms", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,9 @@ def main():
     os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
 
-    import statistics
-    import time
-
     import numpy as np
+
+    from timing import run_timed
 
     for n in (int(s) for s in args.sizes.split(",") if s.strip()):
         rng = np.random.default_rng(3)
@@ -44,16 +43,8 @@ def main():
             ("eigh", lambda: np.linalg.eigh(sym)),
         ]
         for name, f in ops:
-            t = time.perf_counter()
-            f()  # warm-up, and the calibration of the step count
-            steps = max(1, int(0.1 / max(time.perf_counter() - t, 1e-9)))
-            secs = []
-            for _ in range(args.reps):
-                t = time.perf_counter()
-                for _ in range(steps):
-                    f()
-                secs.append((time.perf_counter() - t) / steps)
-            print(f"{name}_f64_n{n} ms_per_op {statistics.median(secs) * 1e3:.6g} ms", flush=True)
+            sec = run_timed(f, 0, args.reps)  # steps calibrated to ~0.1 s
+            print(f"{name}_f64_n{n} ms_per_op {sec * 1e3:.6g} ms", flush=True)
 
 
 if __name__ == "__main__":

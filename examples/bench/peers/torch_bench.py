@@ -13,9 +13,7 @@ OpenMP wait policy so idle worker threads do not spin:
 import argparse
 import math
 import os
-import statistics
 import sys
-import time
 
 
 def _threads_from_argv(argv, default="2"):
@@ -37,23 +35,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-
-def run_timed(step, steps, reps):
-    """Warm up, then time reps repetitions of steps calls; median s/step."""
-    warm = max(1, min(3, steps or 3))
-    t0 = time.perf_counter()
-    for _ in range(warm):
-        step()
-    if not steps:  # calibrate to about 0.1 s per repetition
-        per = (time.perf_counter() - t0) / warm
-        steps = max(1, int(0.1 / max(per, 1e-9)))
-    secs = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        for _ in range(steps):
-            step()
-        secs.append((time.perf_counter() - t) / steps)
-    return statistics.median(secs)
+from timing import run_timed  # noqa: E402
 
 
 def trainer(model, loss_fn):

@@ -14,6 +14,10 @@
 //		}
 //	}
 //
+// A program whose own settings are the fields of one struct declares each
+// of them once, as a tagged field, and lets Configured register the flags
+// and call its run function (see Configured).
+//
 // The common flags are -seed (default 1), -data (what it names is the
 // program's: a data set, a CSV or a folder; see Program.Data), -out DIR
 // (always a folder, created if missing, default out/<name>: every picture
@@ -86,6 +90,18 @@ func (e *Env) Given(name string) bool {
 	}
 	e.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// KeepGiven sets *preset to flagged when the flag name was given on the
+// command line: a program's preset sizes (-demo, -quick) yield to the
+// flags given explicitly.
+//
+//	d := demo(c) // the preset, from the settings the flags gave
+//	cli.KeepGiven(env, "epochs", &d.Epochs, c.Epochs)
+func KeepGiven[T any](env *Env, name string, preset *T, flagged T) {
+	if env.Given(name) {
+		*preset = flagged
+	}
 }
 
 // BadFlag is an error in the flags' values found by Run (an unknown -data

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -109,7 +108,7 @@ func LoadMNIST(dir string, input []int, trainN, testN int) (x *tensor.Tensor, y 
 			return nil, nil, err
 		}
 		if limit > 0 && limit < len(y) {
-			x = tensor.Slice(x, 0, 0, limit, 1)
+			x = tensor.Slice(x, 0, 0, limit, 1).Contiguous()
 			y = y[:limit]
 		}
 		return tensor.Reshape(x, append([]int{len(y)}, input...)...), y, nil
@@ -137,16 +136,12 @@ func RunMNIST(c Classifier, o Options, log io.Writer) (res Result, err error) {
 	prog.Printf("%s: %d parameters, %d training and %d test digits, batch %d, Adam lr %g", c.Name, res.Params, len(y), len(yt), o.Batch, o.LR)
 	cfg := Config{Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, Seed: o.Seed, MaxSteps: o.MaxSteps, Progress: log}
 	// A JSON-lines log of every epoch, for gradus plot or a script.
-	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
-		return res, err
-	}
-	res.Log = filepath.Join(o.OutDir, "run.jsonl")
-	f, err := os.Create(res.Log)
+	f, path, err := cli.CreateIn(o.OutDir, "run.jsonl")
 	if err != nil {
 		return res, err
 	}
 	defer f.Close()
-	cfg.Log = f
+	res.Log, cfg.Log = path, f
 	h, err := FitClassifier(model, forward, x, y, xt, yt, cfg)
 	if err != nil {
 		return res, err

@@ -102,10 +102,31 @@ func (r *Result) Files(names ...string) {
 	}
 }
 
+// Fixture decodes the JSON file path (a fixture under testdata, made by
+// the script committed beside it) into v, failing t if it cannot.
+func Fixture(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
+		t.Fatalf("fixture %s: %v", path, err)
+	}
+}
+
 // Env is an Env for calling a program's run function directly in a test:
 // -seed 1, -out a temporary folder, no progress lines.
 func Env(t testing.TB) *cli.Env {
 	return &cli.Env{Seed: 1, Out: t.TempDir(), Log: io.Discard}
+}
+
+// EnvWith is Env with -seed seed and -data data, for a run function that
+// reads them from its Env.
+func EnvWith(t testing.TB, seed uint64, data string) *cli.Env {
+	env := Env(t)
+	env.Seed, env.Data = seed, data
+	return env
 }
 
 // Fails runs p with args and fails t unless it exits with code.

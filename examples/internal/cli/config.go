@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"reflect"
+)
+
+// Configured completes p for a program whose own settings are the fields of
+// a struct C: each exported field tagged `flag:"name"` becomes the flag
+// -name, with the field's value in defaults as its default and the tag
+// `help:"..."` as its help text. The fields may be int, uint64, float64,
+// string or bool. Run calls run with the parsed settings and the Env (so
+// -seed, -data and -out are read from the Env, not copied into C).
+//
+//	type config struct {
+//		Steps int     `flag:"steps" help:"Adam steps"`
+//		LR    float64 `flag:"lr" help:"learning rate"`
+//	}
+//
+//	func program() cli.Program {
+//		return cli.Configured(cli.Program{Name: "fit"}, config{Steps: 300, LR: 0.1}, run)
+//	}
+//
+// Flags already in p are registered after those of C; p.Run is replaced.
+// A tagged field of another type or an unexported one panics when the
+// flags are registered: it is a mistake in the program, not in its input.
+func Configured[C, R any](p Program, defaults C, run func(C, *Env) (R, error)) Program {
+	var cfg C
+	more := p.Flags
+	p.Flags = func(fs *flag.FlagSet) {
+		cfg = defaults // each run starts from the defaults
+		StructFlags(fs, &cfg)
+		if more != nil {
+			more(fs)
+		}
+	}
+	p.Run = func(env *Env) (any, error) { return run(cfg, env) }
+	return p
+}
+
+// StructFlags registers on fs one flag for each field of the struct *cfg
+// tagged `flag:"name"`, as Configured describes, with the field's current
+// value as the default.
+func StructFlags(fs *flag.FlagSet, cfg any) {
+	v := reflect.ValueOf(cfg)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("cli.StructFlags: want a pointer to a struct, got %T", cfg))
+	}
+	v = v.Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, ok := f.Tag.Lookup("flag")
+		if !ok {
+			continue
+		}
+		if !f.IsExported() {
+			panic(fmt.Sprintf("cli.StructFlags: field %s of %s (flag -%s) is unexported", f.Name, v.Type(), name))
+		}
+		help := f.Tag.Get("help")
+		switch p := v.Field(i).Addr().Interface().(type) {
+		case *int:
+			fs.IntVar(p, name, *p, help)
+		case *uint64:
+			fs.Uint64Var(p, name, *p, help)
+		case *float64:
+			fs.Float64Var(p, name, *p, help)
+		case *string:
+			fs.StringVar(p, name, *p, help)
+		case *bool:
+			fs.BoolVar(p, name, *p, help)
+		default:
+			panic(fmt.Sprintf("cli.StructFlags: field %s of %s (flag -%s) has type %s; want int, uint64, float64, string or bool", f.Name, v.Type(), name, f.Type))
+		}
+	}
+}
