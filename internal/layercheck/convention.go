@@ -31,11 +31,6 @@ func courseCitations(fset *token.FileSet, rel string, f *ast.File) []string {
 // packages, learn/, the toolkit, cmd, internal and docs.
 const maxTopLevel = 17
 
-// estimatorPrefixes lists the packages that follow the estimator
-// convention (FitX(x, y, XOptions) (*X, error)), where a Config type would
-// be a second dialect.
-var estimatorPrefixes = []string{"learn", "probabilistic/gp", "probabilistic/logreg", "probabilistic/inference"}
-
 // topLevel reports the root's folders over maxTopLevel.
 func topLevel(root string) ([]string, error) {
 	entries, err := os.ReadDir(root)
@@ -56,19 +51,15 @@ func topLevel(root string) ([]string, error) {
 
 // convention returns the file's breaches of the API convention: exported
 // variadic options (one plain struct instead), exported XContext twins
-// (ctx is the first parameter of the one function), and Config types in
-// estimator packages (XOptions instead).
+// (ctx is the first parameter of the one function), and exported Config
+// types in library packages (a struct of knobs is an XOptions everywhere;
+// the example programs' internal packages are not library API).
 func convention(fset *token.FileSet, rel, dir string, f *ast.File) []string {
 	var out []string
 	at := func(pos token.Pos, format string, args ...any) {
 		out = append(out, fmt.Sprintf("%s:%d: ", rel, fset.Position(pos).Line)+fmt.Sprintf(format, args...))
 	}
-	estimator := false
-	for _, p := range estimatorPrefixes {
-		if dir == p || strings.HasPrefix(dir, p+"/") {
-			estimator = true
-		}
-	}
+	library := dir != "examples" && !strings.HasPrefix(dir, "examples/")
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
@@ -85,12 +76,12 @@ func convention(fset *token.FileSet, rel, dir string, f *ast.File) []string {
 				at(d.Pos(), "func %s is a …Context twin: give %s the context as its first parameter instead", name, strings.TrimSuffix(name, "Context"))
 			}
 		case *ast.GenDecl:
-			if !estimator {
+			if !library {
 				continue
 			}
 			for _, spec := range d.Specs {
 				if s, ok := spec.(*ast.TypeSpec); ok && s.Name.IsExported() && strings.HasSuffix(s.Name.Name, "Config") {
-					at(s.Pos(), "type %s: estimator packages take XOptions, not Config", s.Name.Name)
+					at(s.Pos(), "type %s: a struct of knobs is named XOptions, not Config", s.Name.Name)
 				}
 			}
 		}

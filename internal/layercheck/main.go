@@ -10,7 +10,7 @@
 //   - no Go file, tests included, is longer than 700 lines;
 //   - every exported name of a library package has a doc comment;
 //   - the API convention (convention.go): no exported variadic options, no
-//     exported …Context twins, no Config types in estimator packages, and at
+//     exported …Context twins, no exported Config types in library packages, and at
 //     most 17 folders at the top level;
 //   - no comment cites the course texts behind Gradus (users cannot read
 //     them): comments cite papers and books.
