@@ -132,9 +132,12 @@ type NotConvergedError struct {
 	Tol        float64 // the tolerance it had to fall below
 }
 
-// Error names the fit, the iterations and the last change against the
-// tolerance.
+// Error names the fit, the iterations and, when they are set, the last
+// change against the tolerance.
 func (e *NotConvergedError) Error() string {
+	if e.Tol == 0 && e.Change == 0 {
+		return fmt.Sprintf("%s: did not converge in %d iterations", e.Op, e.Iterations)
+	}
 	return fmt.Sprintf("%s: did not converge in %d iterations (last change %.3g, tolerance %.3g)", e.Op, e.Iterations, e.Change, e.Tol)
 }
 

@@ -15,4 +15,8 @@ func TestNotConvergedError(t *testing.T) {
 	if !errors.Is(err, ErrNotConverged) || !errors.As(fmt.Errorf("wrapped: %w", err), &nc) || nc.Iterations != 100 {
 		t.Errorf("errors.Is/As do not see the non-convergence: %v", err)
 	}
+	short := &NotConvergedError{Op: "gp.FitExact", Iterations: 3}
+	if want := "gp.FitExact: did not converge in 3 iterations"; short.Error() != want {
+		t.Errorf("Error() = %q, want %q", short.Error(), want)
+	}
 }

@@ -24,6 +24,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -191,7 +192,7 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 		last = now
 	}
 	m, err := gp.FitExact(ctx, x, y, opts)
-	if err != nil {
+	if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // a fixed step budget: keep its result
 		return res, err
 	}
 	fr := m.FitResult()
@@ -248,7 +249,7 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 		}
 		if !c.NoSubsetFit {
 			opts.MaxIter = 30
-			if m, err = gp.FitExact(ctx, xs, ys, opts); err != nil {
+			if m, err = gp.FitExact(ctx, xs, ys, opts); err != nil && !errors.Is(err, tensor.ErrNotConverged) {
 				return nil, err
 			}
 			fits[inf] = m

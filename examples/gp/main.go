@@ -25,6 +25,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -156,7 +157,10 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	}
 	res.Start = start.Item()
 	if m, err = gp.FitExact(ctx, x, y, opts); err != nil {
-		return res, err
+		if !errors.Is(err, tensor.ErrNotConverged) {
+			return res, err
+		}
+		fmt.Fprintln(log, err, "(keeping the best hyperparameters found)")
 	}
 	fit := m.FitResult()
 	for i, r := range fit.Restarts {

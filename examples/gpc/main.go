@@ -115,7 +115,10 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		return res, err
 	}
 	if c, err = gp.FitClassifier(context.Background(), x, labels, opts); err != nil {
-		return res, err
+		if !errors.Is(err, tensor.ErrNotConverged) {
+			return res, err
+		}
+		env.Println(err, "(keeping the best hyperparameters found)")
 	}
 	fit := c.FitResult()
 	res.N, res.LML = n, fit.LML

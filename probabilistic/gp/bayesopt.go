@@ -249,7 +249,7 @@ func (b *BayesOpt) fit(ctx context.Context) (*Exact, error) {
 	}
 	m, err := FitExact(ctx, x, y, ExactOptions{Kernel: b.kernel, Noise: 1e-2, NoiseFloor: 1e-6, Normalize: true,
 		Restarts: b.opts.FitRestarts, Seed: b.opts.Seed + uint64(n), Bounds: bounds})
-	if err != nil {
+	if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // the best hyperparameters found serve the acquisition
 		return nil, err
 	}
 	b.model, b.fitted = m, n

@@ -85,6 +85,8 @@ type laplaceState struct {
 // current hyperparameters and opts.Restarts random starts; it keeps the
 // best. Bad data or options (see NewClassifier; both classes must occur)
 // return an error and no model, as does a fit that fails from every start.
+// If the kept start used all MaxIter L-BFGS iterations without meeting its
+// tolerance, the model comes with a *tensor.NotConvergedError.
 // If ctx is cancelled it returns promptly: the model at the best finished
 // start (the initial hyperparameters if none finished) with the error
 // wrapping ctx.Err().
@@ -107,6 +109,9 @@ func FitClassifier(ctx context.Context, x *tensor.Tensor, labels []int, opts Cla
 	c.fitted = res
 	if err != nil && ctx.Err() == nil {
 		return nil, err
+	}
+	if err == nil {
+		err = budgetSpent("gp.FitClassifier", res, opts.MaxIter)
 	}
 	return c, err
 }

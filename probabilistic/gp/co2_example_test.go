@@ -38,7 +38,7 @@ func ExampleFitExact_co2() {
 	trend := kernel.Named("trend", kernel.NewScale(kernel.NewRBF(10), 1))
 	yearly := kernel.Named("yearly", kernel.NewScale(kernel.NewPeriodic(1, 1), 0.1))
 	m, err := gp.FitExact(context.Background(), x, y, gp.ExactOptions{
-		Kernel: kernel.NewSum(trend, yearly), Normalize: true, Noise: 0.01,
+		Kernel: kernel.NewSum(trend, yearly), Normalize: true, Noise: 0.01, MaxIter: 500,
 	})
 	if err != nil {
 		panic(err)

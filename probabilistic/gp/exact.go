@@ -127,7 +127,9 @@ type Exact struct {
 //
 // Bad data or options (see NewExact, and bounds that are not intervals in
 // a hyperparameter's domain) return an error and no model. If every start
-// fails, FitExact returns the error and no model. If ctx is cancelled it
+// fails, FitExact returns the error and no model. If the kept start's
+// L-BFGS run used all MaxIter iterations without meeting its tolerance,
+// the model comes with a *tensor.NotConvergedError. If ctx is cancelled it
 // returns promptly: the model at the best hyperparameters found so far
 // (the initial ones if no start finished) with the error wrapping
 // ctx.Err().
@@ -143,6 +145,9 @@ func FitExact(ctx context.Context, x, y *tensor.Tensor, opts ExactOptions) (*Exa
 	m.fitted = res
 	if err != nil && ctx.Err() == nil {
 		return nil, err
+	}
+	if err == nil && opts.Optimizer != "adam" { // Adam runs a fixed number of steps
+		err = budgetSpent("gp.FitExact", res, opts.MaxIter)
 	}
 	return m, err
 }

@@ -428,3 +428,21 @@ func (f *fitter) runAdam() RestartResult {
 	}
 	return best
 }
+
+// budgetSpent returns a *tensor.NotConvergedError when the kept start of an
+// L-BFGS fit used all of its maxIter iterations (zero meaning the default,
+// 100) without meeting a tolerance, and nil otherwise. The fitted model is
+// returned beside it either way: it holds the best hyperparameters found.
+func budgetSpent(op string, res *FitResult, maxIter int) error {
+	if maxIter == 0 {
+		maxIter = 100
+	}
+	if res == nil || res.Best < 0 {
+		return nil
+	}
+	rr := res.Restarts[res.Best]
+	if rr.Converged || rr.Err != nil || rr.Iterations < maxIter {
+		return nil
+	}
+	return &tensor.NotConvergedError{Op: op, Iterations: rr.Iterations}
+}

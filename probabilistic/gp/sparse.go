@@ -70,7 +70,9 @@ type Sparse struct {
 // current hyperparameters and opts.Restarts random starts (restarts draw
 // new hyperparameters and start the inducing inputs from opts.Inducing).
 // Bad data or options return an error and no model, as does a fit that
-// fails from every start. If ctx is cancelled it returns promptly: the
+// fails from every start. If the kept start used all MaxIter L-BFGS
+// iterations without meeting its tolerance, the model comes with a
+// *tensor.NotConvergedError. If ctx is cancelled it returns promptly: the
 // model at the best finished start (the initial values if none finished)
 // with the error wrapping ctx.Err().
 func FitSparse(ctx context.Context, x, y *tensor.Tensor, opts SparseOptions) (*Sparse, error) {
@@ -85,6 +87,9 @@ func FitSparse(ctx context.Context, x, y *tensor.Tensor, opts SparseOptions) (*S
 	s.fitted = res
 	if err != nil && ctx.Err() == nil {
 		return nil, err
+	}
+	if err == nil {
+		err = budgetSpent("gp.FitSparse", res, opts.MaxIter)
 	}
 	return s, err
 }
