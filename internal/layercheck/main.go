@@ -77,6 +77,7 @@ var layers = []struct {
 var testOnly = map[string]bool{
 	"internal/numtest":                  true,
 	"examples/internal/mnist/mnisttest": true,
+	"learn/internal/sktest":             true,
 }
 
 // trustedBy lists packages that only the named packages may import, tests

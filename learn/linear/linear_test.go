@@ -2,14 +2,13 @@ package linear_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/learn/internal/sktest"
 	"github.com/gradus-ml/gradus/learn/linear"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -42,19 +41,6 @@ type fixture struct {
 	Median           fit     `json:"median"`
 }
 
-func load(t *testing.T) fixture {
-	t.Helper()
-	b, err := os.ReadFile("testdata/sklearn.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f fixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 // diabetes returns the (442, 10) diabetes features and targets.
 func diabetes(t *testing.T) (*tensor.Tensor, *tensor.Tensor) {
 	t.Helper()
@@ -73,19 +59,6 @@ func diabetes(t *testing.T) (*tensor.Tensor, *tensor.Tensor) {
 	return x, tensor.Reshape(y, 442)
 }
 
-// near fails unless |got − want| ≤ tol·max(1, |want|) elementwise.
-func near(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*max(1, math.Abs(want[i])) {
-			t.Fatalf("%s[%d] = %.10g, want %.10g (tol %g)", what, i, got[i], want[i], tol)
-		}
-	}
-}
-
 func TestLeastSquaresAndRidgeMatchSklearn(t *testing.T) {
 	f := load(t)
 	x, y := diabetes(t)
@@ -93,23 +66,23 @@ func TestLeastSquaresAndRidgeMatchSklearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "ols coef", ols.Coef, f.OLS.Coef, 1e-6)
-	near(t, "ols intercept", []float64{ols.Intercept}, []float64{f.OLS.Intercept}, 1e-6)
-	near(t, "ols predict", ols.Predict(tensor.Slice(x, 0, 0, 5, 1)).Values(), f.OLS.Pred, 1e-6)
+	sktest.Near(t, "ols coef", ols.Coef, f.OLS.Coef, 1e-6)
+	sktest.Near(t, "ols intercept", []float64{ols.Intercept}, []float64{f.OLS.Intercept}, 1e-6)
+	sktest.Near(t, "ols predict", ols.Predict(tensor.Slice(x, 0, 0, 5, 1)).Values(), f.OLS.Pred, 1e-6)
 
 	r, err := linear.FitRidge(x, y, linear.RidgeOptions{Alpha: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "ridge coef", r.Coef, f.Ridge.Coef, 1e-6)
-	near(t, "ridge intercept", []float64{r.Intercept}, []float64{f.Ridge.Intercept}, 1e-6)
-	near(t, "ridge predict", r.Predict(tensor.Slice(x, 0, 0, 5, 1)).Values(), f.Ridge.Pred, 1e-6)
+	sktest.Near(t, "ridge coef", r.Coef, f.Ridge.Coef, 1e-6)
+	sktest.Near(t, "ridge intercept", []float64{r.Intercept}, []float64{f.Ridge.Intercept}, 1e-6)
+	sktest.Near(t, "ridge predict", r.Predict(tensor.Slice(x, 0, 0, 5, 1)).Values(), f.Ridge.Pred, 1e-6)
 
 	r0, err := linear.FitRidge(x, y, linear.RidgeOptions{Alpha: 0.5, NoIntercept: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "ridge no-intercept coef", r0.Coef, f.RidgeNoIntercept.Coef, 1e-6)
+	sktest.Near(t, "ridge no-intercept coef", r0.Coef, f.RidgeNoIntercept.Coef, 1e-6)
 	if r0.Intercept != 0 {
 		t.Fatalf("intercept %v without intercept", r0.Intercept)
 	}
@@ -118,7 +91,7 @@ func TestLeastSquaresAndRidgeMatchSklearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "ridge float32 coef", r32.Coef, f.Ridge.Coef, 1e-4)
+	sktest.Near(t, "ridge float32 coef", r32.Coef, f.Ridge.Coef, 1e-4)
 	if p := r32.Predict(x.Cast(tensor.Float32)); p.DType() != tensor.Float32 {
 		t.Fatalf("Predict on float32 gave %v", p.DType())
 	}
@@ -132,9 +105,9 @@ func TestCoordinateDescentMatchesSklearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "lasso coef", l.Coef, f.Lasso.Coef, 1e-4)
-	near(t, "lasso intercept", []float64{l.Intercept}, []float64{f.Lasso.Intercept}, 1e-4)
-	near(t, "lasso predict", l.Predict(tensor.Slice(x, 0, 0, 5, 1)).Values(), f.Lasso.Pred, 1e-4)
+	sktest.Near(t, "lasso coef", l.Coef, f.Lasso.Coef, 1e-4)
+	sktest.Near(t, "lasso intercept", []float64{l.Intercept}, []float64{f.Lasso.Intercept}, 1e-4)
+	sktest.Near(t, "lasso predict", l.Predict(tensor.Slice(x, 0, 0, 5, 1)).Values(), f.Lasso.Pred, 1e-4)
 	if l.Iterations != f.Lasso.NIter {
 		t.Errorf("lasso ran %d passes, scikit-learn %d", l.Iterations, f.Lasso.NIter)
 	}
@@ -147,8 +120,8 @@ func TestCoordinateDescentMatchesSklearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "enet coef", e.Coef, f.ENet.Coef, 1e-4)
-	near(t, "enet intercept", []float64{e.Intercept}, []float64{f.ENet.Intercept}, 1e-4)
+	sktest.Near(t, "enet coef", e.Coef, f.ENet.Coef, 1e-4)
+	sktest.Near(t, "enet intercept", []float64{e.Intercept}, []float64{f.ENet.Intercept}, 1e-4)
 	if e.Iterations != f.ENet.NIter {
 		t.Errorf("enet ran %d passes, scikit-learn %d", e.Iterations, f.ENet.NIter)
 	}
@@ -165,11 +138,11 @@ func TestPathMatchesSklearn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		near(t, "alphas", p.Alphas, c.want.Alphas, 1e-12)
+		sktest.Near(t, "alphas", p.Alphas, c.want.Alphas, 1e-12)
 		for k := range p.Alphas {
-			near(t, "path coef", p.Coefs[k], c.want.Coefs[k], 1e-4)
+			sktest.Near(t, "path coef", p.Coefs[k], c.want.Coefs[k], 1e-4)
 		}
-		near(t, "path intercepts", p.Intercepts, c.want.Intercepts, 1e-4)
+		sktest.Near(t, "path intercepts", p.Intercepts, c.want.Intercepts, 1e-4)
 		for _, w := range p.Coefs[0] {
 			if w != 0 {
 				t.Fatalf("weights %v at α_max, want all zero", p.Coefs[0])
@@ -210,8 +183,8 @@ func TestQuantileMatchesSklearn(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The optimum is a vertex here; the interior point reaches it to 1e-6.
-		near(t, "quantile coef", m.Coef, c.want.Coef, 1e-6)
-		near(t, "quantile intercept", []float64{m.Intercept}, []float64{c.want.Intercept}, 1e-6)
+		sktest.Near(t, "quantile coef", m.Coef, c.want.Coef, 1e-6)
+		sktest.Near(t, "quantile intercept", []float64{m.Intercept}, []float64{c.want.Intercept}, 1e-6)
 		for j, w := range c.want.Coef {
 			if (w == 0) != (m.Coef[j] == 0) {
 				t.Errorf("τ=%v coef %d = %v, scikit-learn %v: zeros must match exactly", c.tau, j, m.Coef[j], w)
@@ -287,4 +260,9 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
 		}
 	}
+}
+
+func load(t *testing.T) (f fixture) {
+	sktest.Load(t, &f)
+	return f
 }

@@ -1,13 +1,11 @@
 package naivebayes_test
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/learn/internal/sktest"
 	"github.com/gradus-ml/gradus/learn/naivebayes"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -41,70 +39,9 @@ type discrete struct {
 	Pred           []int       `json:"pred"`
 }
 
-func load(t *testing.T) fixture {
-	t.Helper()
-	b, err := os.ReadFile("testdata/sklearn.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f fixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-func classes(t *testing.T, name string) (*tensor.Tensor, []int) {
-	t.Helper()
-	x, y, err := data.Classes(name, "target")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x, y
-}
-
-// near fails unless |got − want| ≤ tol·max(1, |want|) elementwise.
-func near(t *testing.T, what string, got []float64, want [][]float64, tol float64) {
-	t.Helper()
-	var flat []float64
-	for _, r := range want {
-		flat = append(flat, r...)
-	}
-	if len(got) != len(flat) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(flat))
-	}
-	for i := range got {
-		if math.Abs(got[i]-flat[i]) > tol*max(1, math.Abs(flat[i])) {
-			t.Fatalf("%s[%d] = %.10g, want %.10g", what, i, got[i], flat[i])
-		}
-	}
-}
-
-func equalLabels(t *testing.T, what string, got, want []int) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d labels, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("%s: row %d predicted %d, scikit-learn %d", what, i, got[i], want[i])
-		}
-	}
-}
-
-func rows(x *tensor.Tensor, idx []int) *tensor.Tensor {
-	d := x.Shape()[1]
-	v := x.Values()
-	var out []float64
-	for _, i := range idx {
-		out = append(out, v[i*d:(i+1)*d]...)
-	}
-	return tensor.FromFloat64s(out, len(idx), d)
-}
-
 func TestGaussianMatchesSklearn(t *testing.T) {
 	f := load(t)
-	x, y := classes(t, "sklearn/iris.csv")
+	x, y := sktest.Classes(t, "sklearn/iris.csv")
 	g, err := naivebayes.FitGaussian(x, y, naivebayes.GaussianOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -117,10 +54,10 @@ func TestGaussianMatchesSklearn(t *testing.T) {
 	near(t, "theta", th, f.Gaussian.Theta, 1e-12)
 	near(t, "var", vr, f.Gaussian.Var, 1e-12)
 	near(t, "prior", g.Priors, [][]float64{f.Gaussian.Prior}, 1e-15)
-	sub := rows(x, f.Gaussian.Rows)
+	sub := sktest.Rows(x, f.Gaussian.Rows)
 	near(t, "proba", g.PredictProba(sub).Values(), f.Gaussian.Proba, 1e-9)
 	near(t, "jll", g.JointLogLikelihood(sub).Values(), f.Gaussian.JLL, 1e-9)
-	equalLabels(t, "predict", g.Predict(x), f.Gaussian.Pred)
+	sktest.EqualLabels(t, "predict", g.Predict(x), f.Gaussian.Pred)
 	// log p(x) is the log-sum-exp of the joint log-likelihoods.
 	lp, jll := g.LogProb(sub).Values(), f.Gaussian.JLL
 	for i, r := range jll {
@@ -140,7 +77,7 @@ func TestGaussianMatchesSklearn(t *testing.T) {
 	}
 	near(t, "var with smoothing", vr, f.GaussianPriors.Var, 1e-12)
 	near(t, "proba with priors", gp.PredictProba(sub).Values(), f.GaussianPriors.Proba, 1e-9)
-	equalLabels(t, "predict with priors", gp.Predict(x), f.GaussianPriors.Pred)
+	sktest.EqualLabels(t, "predict with priors", gp.Predict(x), f.GaussianPriors.Pred)
 
 	p32 := g.PredictProba(sub.Cast(tensor.Float32))
 	if p32.DType() != tensor.Float32 {
@@ -151,7 +88,7 @@ func TestGaussianMatchesSklearn(t *testing.T) {
 
 func TestDiscreteMatchSklearn(t *testing.T) {
 	f := load(t)
-	x, y := classes(t, "sklearn/digits.csv")
+	x, y := sktest.Classes(t, "sklearn/digits.csv")
 	train, labels := tensor.Slice(x, 0, 0, 400, 1), y[:400]
 	probe, test := tensor.Slice(x, 0, 400, 405, 1), tensor.Slice(x, 0, 400, 600, 1)
 	b, err := naivebayes.FitBernoulli(train, labels, naivebayes.BernoulliOptions{Threshold: 4})
@@ -165,7 +102,7 @@ func TestDiscreteMatchSklearn(t *testing.T) {
 	near(t, "bernoulli feature log prob", flp, f.Bernoulli.FeatureLogProb, 1e-12)
 	near(t, "bernoulli class log prior", b.ClassLogPrior, [][]float64{f.Bernoulli.ClassLogPrior}, 1e-12)
 	near(t, "bernoulli proba", b.PredictProba(probe).Values(), f.Bernoulli.Proba, 1e-9)
-	equalLabels(t, "bernoulli predict", b.Predict(test), f.Bernoulli.Pred)
+	sktest.EqualLabels(t, "bernoulli predict", b.Predict(test), f.Bernoulli.Pred)
 
 	m, err := naivebayes.FitMultinomial(train, labels, naivebayes.MultinomialOptions{Alpha: 0.5})
 	if err != nil {
@@ -178,11 +115,11 @@ func TestDiscreteMatchSklearn(t *testing.T) {
 	near(t, "multinomial feature log prob", flp, f.Multinomial.FeatureLogProb, 1e-12)
 	near(t, "multinomial jll", m.JointLogLikelihood(probe).Values(), f.Multinomial.JLL, 1e-10)
 	near(t, "multinomial proba", m.PredictProba(probe).Values(), f.Multinomial.Proba, 1e-9)
-	equalLabels(t, "multinomial predict", m.Predict(test), f.Multinomial.Pred)
+	sktest.EqualLabels(t, "multinomial predict", m.Predict(test), f.Multinomial.Pred)
 }
 
 func TestBadInput(t *testing.T) {
-	x, y := classes(t, "sklearn/iris.csv")
+	x, y := sktest.Classes(t, "sklearn/iris.csv")
 	nan := x.Clone()
 	nan.SetAt(math.Inf(1), 7, 1)
 	one := make([]int, len(y))
@@ -198,14 +135,14 @@ func TestBadInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"infinity", second(naivebayes.FitGaussian(nan, y, naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: x[7, 1] is +Inf"},
-		{"one class", second(naivebayes.FitGaussian(x, one, naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: the labels hold one class"},
-		{"empty class", second(naivebayes.FitBernoulli(x, gap, naivebayes.BernoulliOptions{})), "naivebayes.FitBernoulli: class 1 has no rows"},
-		{"negative alpha", second(naivebayes.FitMultinomial(x, y, naivebayes.MultinomialOptions{Alpha: -1})), "naivebayes.FitMultinomial: alpha -1 must be positive"},
-		{"negative counts", second(naivebayes.FitMultinomial(neg, y, naivebayes.MultinomialOptions{})), "naivebayes.FitMultinomial: x[0, 0] is -5.1: counts must be non-negative"},
-		{"zero columns", second(naivebayes.FitGaussian(tensor.Zeros(tensor.Float64, 150, 0), y, naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: x has zero columns"},
-		{"priors", second(naivebayes.FitGaussian(x, y, naivebayes.GaussianOptions{Priors: []float64{0.5, 0.5}})), "naivebayes.FitGaussian: 2 priors for 3 classes"},
-		{"label count", second(naivebayes.FitGaussian(x, y[:10], naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: 10 labels for 150 rows"},
+		{"infinity", sktest.Err(naivebayes.FitGaussian(nan, y, naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: x[7, 1] is +Inf"},
+		{"one class", sktest.Err(naivebayes.FitGaussian(x, one, naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: the labels hold one class"},
+		{"empty class", sktest.Err(naivebayes.FitBernoulli(x, gap, naivebayes.BernoulliOptions{})), "naivebayes.FitBernoulli: class 1 has no rows"},
+		{"negative alpha", sktest.Err(naivebayes.FitMultinomial(x, y, naivebayes.MultinomialOptions{Alpha: -1})), "naivebayes.FitMultinomial: alpha -1 must be positive"},
+		{"negative counts", sktest.Err(naivebayes.FitMultinomial(neg, y, naivebayes.MultinomialOptions{})), "naivebayes.FitMultinomial: x[0, 0] is -5.1: counts must be non-negative"},
+		{"zero columns", sktest.Err(naivebayes.FitGaussian(tensor.Zeros(tensor.Float64, 150, 0), y, naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: x has zero columns"},
+		{"priors", sktest.Err(naivebayes.FitGaussian(x, y, naivebayes.GaussianOptions{Priors: []float64{0.5, 0.5}})), "naivebayes.FitGaussian: 2 priors for 3 classes"},
+		{"label count", sktest.Err(naivebayes.FitGaussian(x, y[:10], naivebayes.GaussianOptions{})), "naivebayes.FitGaussian: 10 labels for 150 rows"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, c.err, c.want)
@@ -221,4 +158,13 @@ func TestBadInput(t *testing.T) {
 	g.Predict(tensor.Zeros(tensor.Float64, 2, 3))
 }
 
-func second[T any](_ T, err error) error { return err }
+// near compares got with the rows of want (see sktest.Near).
+func near(t *testing.T, what string, got []float64, want [][]float64, tol float64) {
+	t.Helper()
+	sktest.Near(t, what, got, sktest.Flat(want), tol)
+}
+
+func load(t *testing.T) (f fixture) {
+	sktest.Load(t, &f)
+	return f
+}

@@ -1,13 +1,12 @@
 package neighbors_test
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/learn/internal/sktest"
 	"github.com/gradus-ml/gradus/learn/neighbors"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -30,32 +29,6 @@ type clf struct {
 	Proba [][]float64 `json:"proba"`
 }
 
-func load(t *testing.T) fixture {
-	t.Helper()
-	b, err := os.ReadFile("testdata/sklearn.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f fixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// near fails unless |got − want| ≤ tol·max(1, |want|) elementwise.
-func near(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*max(1, math.Abs(want[i])) {
-			t.Fatalf("%s[%d] = %.10g, want %.10g", what, i, got[i], want[i])
-		}
-	}
-}
-
 func TestClassifierMatchesSklearn(t *testing.T) {
 	f := load(t)
 	x, y, err := data.Classes("sklearn/breast_cancer.csv", "target")
@@ -76,7 +49,7 @@ func TestClassifierMatchesSklearn(t *testing.T) {
 		for _, r := range c.want.Proba {
 			want = append(want, r...)
 		}
-		near(t, "proba", m.PredictProba(test).Values(), want, 1e-12)
+		sktest.Near(t, "proba", m.PredictProba(test).Values(), want, 1e-12)
 		pred := m.Predict(test)
 		for i := range pred {
 			if pred[i] != c.want.Pred[i] {
@@ -104,7 +77,7 @@ func TestRegressorMatchesSklearn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		near(t, "regression", m.Predict(test).Values(), c.want, 1e-10)
+		sktest.Near(t, "regression", m.Predict(test).Values(), c.want, 1e-10)
 		p32 := m.Predict(test.Cast(tensor.Float32))
 		if p32.DType() != tensor.Float32 {
 			t.Fatalf("Predict of float32 rows gave %v", p32.DType())
@@ -137,9 +110,9 @@ func TestTiesAndExactMatches(t *testing.T) {
 		t.Fatalf("K = 1 predicted %d, want row 0's label 1", p[0])
 	}
 	md, _ := neighbors.FitClassifier(x, labels, neighbors.ClassifierOptions{K: 3, Weights: neighbors.Distance})
-	near(t, "exact match", md.PredictProba(q).Values()[2:], []float64{1, 0}, 0)
+	sktest.Near(t, "exact match", md.PredictProba(q).Values()[2:], []float64{1, 0}, 0)
 	// Distance weights at 0: 1/1 for rows 0 and 1, 1/2 for row 2.
-	near(t, "inverse distance", md.PredictProba(q).Values()[:2], []float64{1.5 / 2.5, 1 / 2.5}, 1e-15)
+	sktest.Near(t, "inverse distance", md.PredictProba(q).Values()[:2], []float64{1.5 / 2.5, 1 / 2.5}, 1e-15)
 }
 
 func TestBadInput(t *testing.T) {
@@ -151,12 +124,12 @@ func TestBadInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"K > n", second(neighbors.FitClassifier(x, labels, neighbors.ClassifierOptions{K: 5})), "neighbors.FitClassifier: K = 5 neighbours, but x has 4 rows"},
-		{"NaN", second(neighbors.FitRegressor(nan, x.Clone(), neighbors.RegressorOptions{K: 2})), "neighbors.FitRegressor: x[1, 0] is NaN"},
-		{"one class", second(neighbors.FitClassifier(x, []int{0, 0, 0, 0}, neighbors.ClassifierOptions{K: 1})), "neighbors.FitClassifier: the labels hold one class"},
-		{"zero columns", second(neighbors.FitClassifier(tensor.Zeros(tensor.Float64, 4, 0), labels, neighbors.ClassifierOptions{K: 1})), "neighbors.FitClassifier: x has zero columns"},
-		{"weighting", second(neighbors.FitClassifier(x, labels, neighbors.ClassifierOptions{K: 1, Weights: 7})), "neighbors.FitClassifier: unknown weighting 7"},
-		{"negative K", second(neighbors.FitRegressor(x, tensor.Zeros(tensor.Float64, 4), neighbors.RegressorOptions{K: -1})), "neighbors.FitRegressor: K = -1 neighbours"},
+		{"K > n", sktest.Err(neighbors.FitClassifier(x, labels, neighbors.ClassifierOptions{K: 5})), "neighbors.FitClassifier: K = 5 neighbours, but x has 4 rows"},
+		{"NaN", sktest.Err(neighbors.FitRegressor(nan, x.Clone(), neighbors.RegressorOptions{K: 2})), "neighbors.FitRegressor: x[1, 0] is NaN"},
+		{"one class", sktest.Err(neighbors.FitClassifier(x, []int{0, 0, 0, 0}, neighbors.ClassifierOptions{K: 1})), "neighbors.FitClassifier: the labels hold one class"},
+		{"zero columns", sktest.Err(neighbors.FitClassifier(tensor.Zeros(tensor.Float64, 4, 0), labels, neighbors.ClassifierOptions{K: 1})), "neighbors.FitClassifier: x has zero columns"},
+		{"weighting", sktest.Err(neighbors.FitClassifier(x, labels, neighbors.ClassifierOptions{K: 1, Weights: 7})), "neighbors.FitClassifier: unknown weighting 7"},
+		{"negative K", sktest.Err(neighbors.FitRegressor(x, tensor.Zeros(tensor.Float64, 4), neighbors.RegressorOptions{K: -1})), "neighbors.FitRegressor: K = -1 neighbours"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, c.err, c.want)
@@ -164,4 +137,7 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func second[T any](_ T, err error) error { return err }
+func load(t *testing.T) (f fixture) {
+	sktest.Load(t, &f)
+	return f
+}

@@ -1,13 +1,12 @@
 package preprocess_test
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/learn/internal/sktest"
 	"github.com/gradus-ml/gradus/learn/preprocess"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -33,19 +32,6 @@ type poly struct {
 	Transform [][]float64 `json:"transform"`
 }
 
-func load(t *testing.T) fixture {
-	t.Helper()
-	b, err := os.ReadFile("testdata/sklearn.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f fixture
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 func iris(t *testing.T) *tensor.Tensor {
 	t.Helper()
 	x, _, err := data.Classes("sklearn/iris.csv", "target")
@@ -53,27 +39,6 @@ func iris(t *testing.T) *tensor.Tensor {
 		t.Fatal(err)
 	}
 	return x
-}
-
-func flat(m [][]float64) []float64 {
-	var out []float64
-	for _, r := range m {
-		out = append(out, r...)
-	}
-	return out
-}
-
-// near fails unless |got − want| ≤ tol·max(1, |want|) elementwise.
-func near(t *testing.T, what string, got, want []float64, tol float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > tol*max(1, math.Abs(want[i])) {
-			t.Fatalf("%s[%d] = %.17g, want %.17g", what, i, got[i], want[i])
-		}
-	}
 }
 
 func TestPolynomialFeaturesMatchSklearn(t *testing.T) {
@@ -101,8 +66,8 @@ func TestPolynomialFeaturesMatchSklearn(t *testing.T) {
 			}
 		}
 		z := p.Transform(x)
-		near(t, "poly transform", z.Values(), flat(c.want.Transform), 1e-14)
-		near(t, "poly inverse", p.InverseTransform(z).Values(), x.Values(), 0)
+		sktest.Near(t, "poly transform", z.Values(), sktest.Flat(c.want.Transform), 1e-14)
+		sktest.Near(t, "poly inverse", p.InverseTransform(z).Values(), x.Values(), 0)
 	}
 }
 
@@ -120,21 +85,21 @@ func TestStandardScalerMatchesSklearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "mean", s.Mean, f.Scaler.Mean, 1e-14)
-	near(t, "var", s.Var, f.Scaler.Var, 1e-12)
-	near(t, "scale", s.Scale, f.Scaler.Scale, 1e-12)
+	sktest.Near(t, "mean", s.Mean, f.Scaler.Mean, 1e-14)
+	sktest.Near(t, "var", s.Var, f.Scaler.Var, 1e-12)
+	sktest.Near(t, "scale", s.Scale, f.Scaler.Scale, 1e-12)
 	if s.Scale[4] != 1 {
 		t.Fatalf("constant column scale %v, want 1", s.Scale[4])
 	}
 	first := tensor.Slice(x, 0, 0, 3, 1)
-	near(t, "transform", s.Transform(first).Values(), flat(f.Scaler.Transform), 1e-12)
-	near(t, "inverse", s.InverseTransform(s.Transform(x)).Values(), x.Values(), 1e-14)
+	sktest.Near(t, "transform", s.Transform(first).Values(), sktest.Flat(f.Scaler.Transform), 1e-12)
+	sktest.Near(t, "inverse", s.InverseTransform(s.Transform(x)).Values(), x.Values(), 1e-14)
 
 	nm, err := preprocess.FitStandardScaler(x, preprocess.StandardScalerOptions{NoMean: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "transform without mean", nm.Transform(first).Values(), flat(f.NoMean.Transform), 1e-12)
+	sktest.Near(t, "transform without mean", nm.Transform(first).Values(), sktest.Flat(f.NoMean.Transform), 1e-12)
 	ns, _ := preprocess.FitStandardScaler(x, preprocess.StandardScalerOptions{NoStd: true})
 	got := ns.Transform(first).Values()
 	xv := first.Values()
@@ -157,10 +122,10 @@ func TestBadInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"NaN", second(preprocess.FitStandardScaler(nan, preprocess.StandardScalerOptions{})), "preprocess.FitStandardScaler: x[2, 3] is NaN"},
-		{"zero columns", second(preprocess.FitPolynomialFeatures(tensor.Zeros(tensor.Float64, 3, 0), preprocess.PolynomialOptions{})), "preprocess.FitPolynomialFeatures: x has zero columns"},
-		{"degree", second(preprocess.FitPolynomialFeatures(x, preprocess.PolynomialOptions{Degree: -1})), "preprocess.FitPolynomialFeatures: degree -1 must be at least 1"},
-		{"nil", second(preprocess.FitStandardScaler(nil, preprocess.StandardScalerOptions{})), "preprocess.FitStandardScaler: x is nil"},
+		{"NaN", sktest.Err(preprocess.FitStandardScaler(nan, preprocess.StandardScalerOptions{})), "preprocess.FitStandardScaler: x[2, 3] is NaN"},
+		{"zero columns", sktest.Err(preprocess.FitPolynomialFeatures(tensor.Zeros(tensor.Float64, 3, 0), preprocess.PolynomialOptions{})), "preprocess.FitPolynomialFeatures: x has zero columns"},
+		{"degree", sktest.Err(preprocess.FitPolynomialFeatures(x, preprocess.PolynomialOptions{Degree: -1})), "preprocess.FitPolynomialFeatures: degree -1 must be at least 1"},
+		{"nil", sktest.Err(preprocess.FitStandardScaler(nil, preprocess.StandardScalerOptions{})), "preprocess.FitStandardScaler: x is nil"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, c.err, c.want)
@@ -176,4 +141,7 @@ func TestBadInput(t *testing.T) {
 	s.Transform(tensor.Zeros(tensor.Float64, 1, 2))
 }
 
-func second[T any](_ T, err error) error { return err }
+func load(t *testing.T) (f fixture) {
+	sktest.Load(t, &f)
+	return f
+}
