@@ -92,15 +92,9 @@ func FitLinear(x *tensor.Tensor, labels []int, opts LinearOptions) (*Linear, err
 	if err != nil {
 		return nil, err
 	}
-	priors, err := validate.Priors(op, opts.Priors, k)
+	priors, err := validate.Priors(op, opts.Priors, counts, n)
 	if err != nil {
 		return nil, err
-	}
-	if priors == nil {
-		priors = make([]float64, k)
-		for c, m := range counts {
-			priors[c] = float64(m) / float64(n)
-		}
 	}
 	s := opts.Shrinkage
 	switch {

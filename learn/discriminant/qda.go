@@ -59,15 +59,9 @@ func FitQuadratic(x *tensor.Tensor, labels []int, opts QuadraticOptions) (*Quadr
 	if err != nil {
 		return nil, err
 	}
-	priors, err := validate.Priors(op, opts.Priors, k)
+	priors, err := validate.Priors(op, opts.Priors, counts, n)
 	if err != nil {
 		return nil, err
-	}
-	if priors == nil {
-		priors = make([]float64, k)
-		for c, m := range counts {
-			priors[c] = float64(m) / float64(n)
-		}
 	}
 	q := &Quadratic{Means: classMeans(xv, d, labels, counts), Priors: priors}
 	for c := range k {

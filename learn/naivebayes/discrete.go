@@ -40,7 +40,7 @@ func FitBernoulli(x *tensor.Tensor, labels []int, opts BernoulliOptions) (*Berno
 	if err != nil {
 		return nil, err
 	}
-	priors, err := priorsOrFrequencies(op, opts.Priors, counts, n)
+	priors, err := validate.Priors(op, opts.Priors, counts, n)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func FitMultinomial(x *tensor.Tensor, labels []int, opts MultinomialOptions) (*M
 			return nil, fmt.Errorf("%s: x[%d, %d] is %v: counts must be non-negative", op, i/d, i%d, v)
 		}
 	}
-	priors, err := priorsOrFrequencies(op, opts.Priors, counts, n)
+	priors, err := validate.Priors(op, opts.Priors, counts, n)
 	if err != nil {
 		return nil, err
 	}

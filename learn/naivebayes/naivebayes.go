@@ -64,7 +64,7 @@ func FitGaussian(x *tensor.Tensor, labels []int, opts GaussianOptions) (*Gaussia
 	if err != nil {
 		return nil, err
 	}
-	priors, err := priorsOrFrequencies(op, opts.Priors, counts, n)
+	priors, err := validate.Priors(op, opts.Priors, counts, n)
 	if err != nil {
 		return nil, err
 	}
@@ -168,20 +168,6 @@ func check(op string, x *tensor.Tensor, labels []int) (xv []float64, n, d, class
 	}
 	classes, counts, err = validate.Labels(op, labels, n)
 	return
-}
-
-// priorsOrFrequencies returns the given priors, checked, or the class
-// frequencies.
-func priorsOrFrequencies(op string, priors []float64, counts []int, n int) ([]float64, error) {
-	p, err := validate.Priors(op, priors, len(counts))
-	if err != nil || p != nil {
-		return p, err
-	}
-	p = make([]float64, len(counts))
-	for c, k := range counts {
-		p[c] = float64(k) / float64(n)
-	}
-	return p, nil
 }
 
 func grid(r, c int) [][]float64 {

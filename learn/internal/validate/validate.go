@@ -87,12 +87,18 @@ func Labels(op string, labels []int, n int) (classes int, counts []int, err erro
 	return classes, counts, nil
 }
 
-// Priors checks class priors given for classes classes: nil means none
-// (it returns nil); otherwise there must be one per class, each
-// non-negative, summing to 1 within 1e-8. op names the fit in errors.
-func Priors(op string, priors []float64, classes int) ([]float64, error) {
+// Priors returns the class priors of a fit: a copy of priors after
+// checking them (one per class, each non-negative, summing to 1 within
+// 1e-8), or, when priors is nil, the class frequencies counts[c]/n. op
+// names the fit in errors.
+func Priors(op string, priors []float64, counts []int, n int) ([]float64, error) {
+	classes := len(counts)
 	if priors == nil {
-		return nil, nil
+		p := make([]float64, classes)
+		for c, m := range counts {
+			p[c] = float64(m) / float64(n)
+		}
+		return p, nil
 	}
 	if len(priors) != classes {
 		return nil, fmt.Errorf("%s: %d priors for %d classes", op, len(priors), classes)
