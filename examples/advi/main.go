@@ -12,7 +12,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -82,7 +81,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 			return graph.Add(ll, graph.MulScalar(graph.Sum(graph.Square(q["w"]), nil, false), -0.5))
 		},
 	}
-	post, err := logreg.FitLaplace(context.Background(), x, labels, logreg.LaplaceOptions{Alpha: 1})
+	post, err := logreg.FitLaplace(env.Context(), x, labels, logreg.LaplaceOptions{Alpha: 1})
 	if err != nil {
 		return res, err
 	}
@@ -100,7 +99,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		name string
 	}{{inference.MeanField, "mean-field"}, {inference.FullRank, "full-rank"}} {
 		start := time.Now()
-		r, err := inference.ADVI(context.Background(), model, inference.ADVIOptions{Family: fam.f, Samples: cfg.Samples, MaxSteps: cfg.Steps, LR: 0.02, Tol: 1e-3, Seed: env.Seed})
+		r, err := inference.ADVI(env.Context(), model, inference.ADVIOptions{Family: fam.f, Samples: cfg.Samples, MaxSteps: cfg.Steps, LR: 0.02, Tol: 1e-3, Seed: env.Seed})
 		if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // a fixed budget of steps is the usual way to run ADVI
 			return res, fmt.Errorf("%s: %w", fam.name, err)
 		}

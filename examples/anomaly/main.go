@@ -10,7 +10,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"slices"
@@ -105,7 +104,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	res.TrainRows = len(normal)
 	say("fitting PCA (%d components) and a %d-component Gaussian mixture to %d training digits other than %d…",
 		c.components, c.k, len(normal), c.digit)
-	d, err := anomaly.FitDetector(context.Background(), rows(x, normal), anomaly.Options{Components: c.components, K: c.k, RegCovar: 1e-4, Seed: c.seed})
+	d, err := anomaly.FitDetector(env.Context(), rows(x, normal), anomaly.Options{Components: c.components, K: c.k, RegCovar: 1e-4, Seed: c.seed})
 	if errors.Is(err, tensor.ErrNotConverged) {
 		say("%v (keeping the last EM iterate)", err)
 	} else if err != nil {

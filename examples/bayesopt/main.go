@@ -90,7 +90,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	})
 	var xs, ys []float64
 	for i := 0; i < cfg.Evals; i++ {
-		x := bo.Ask(context.Background())
+		x := bo.Ask(env.Context())
 		if i == cfg.Evals-1 {
 			// The last step: the GP of all earlier observations and the
 			// acquisition that chose x.
@@ -115,7 +115,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	}
 	bx, by := bo.Best()
 	res.BestObservedX, res.BestObservedY = bx[0], by
-	rx, rm, err := bo.Recommend(context.Background())
+	rx, rm, err := bo.Recommend(env.Context())
 	if err != nil {
 		return res, err
 	}

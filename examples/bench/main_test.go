@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -115,7 +116,7 @@ func TestRunOnly(t *testing.T) {
 func TestRunRounds(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := []string{"-out", t.TempDir(), "-json", "-steps", "1", "-reps", "1", "-rounds", "3", "-only", "op_overhead,mlp_loader"}
-	require.Equal(t, 0, cli.Run(program(), args, &stdout, &stderr), stderr.String())
+	require.Equal(t, 0, cli.Run(context.Background(), program(), args, &stdout, &stderr), stderr.String())
 	var got report
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got), stdout.String())
 	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")

@@ -14,7 +14,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 
@@ -63,7 +62,7 @@ func split(x *tensor.Tensor, y []float64, tr, te []int) (xtr, xte *tensor.Tensor
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
-	ctx := context.Background()
+	ctx := env.Context()
 	opts := ensemble.BoosterOptions{Loss: losses.MSE, Rounds: cfg.Rounds, LearningRate: cfg.LR, MaxDepth: cfg.Depth}
 	vec := func(v []float64) *tensor.Tensor { return tensor.FromFloat64s(v, len(v)) }
 

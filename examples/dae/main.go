@@ -11,7 +11,6 @@
 package main
 
 import (
-	"context"
 	"os"
 
 	"github.com/gradus-ml/gradus/data"
@@ -80,7 +79,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	}
 	defer f.Close()
 	tc.Log, tc.Progress = f, env.Log
-	hist, err := train.New(m, opt, loss, loader, tc).Fit(context.Background())
+	hist, err := train.New(m, opt, loss, loader, tc).Fit(env.Context())
 	if err != nil {
 		return res, err
 	}

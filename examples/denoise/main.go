@@ -11,8 +11,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/plot"
@@ -60,7 +58,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 			}
 			noisy[i] = clean[i] + sigma*rng.NormFloat64()
 		}
-		r, err := inference.IsingDenoise(context.Background(), tensor.FromFloat64s(noisy, 28, 28), inference.IsingOptions{Coupling: w, Sigma: sigma, Sweeps: sweeps})
+		r, err := inference.IsingDenoise(env.Context(), tensor.FromFloat64s(noisy, 28, 28), inference.IsingOptions{Coupling: w, Sigma: sigma, Sweeps: sweeps})
 		if err != nil {
 			return res, err
 		}

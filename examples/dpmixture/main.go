@@ -21,7 +21,6 @@
 package main
 
 import (
-	"context"
 	"slices"
 
 	"github.com/gradus-ml/gradus/data"
@@ -68,7 +67,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	for i := range d {
 		prior.Psi[i*d+i] = 0.1
 	}
-	r, err := inference.DPMixtureGibbs(context.Background(), x, inference.DPMixtureOptions{Alpha: cfg.Alpha, Prior: prior, Burn: cfg.Burn, Keep: cfg.Keep, Seed: env.Seed})
+	r, err := inference.DPMixtureGibbs(env.Context(), x, inference.DPMixtureOptions{Alpha: cfg.Alpha, Prior: prior, Burn: cfg.Burn, Keep: cfg.Keep, Seed: env.Seed})
 	if err != nil {
 		return res, err
 	}

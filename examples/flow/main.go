@@ -20,7 +20,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -271,6 +270,6 @@ func fitLogged(env *cli.Env, name string, f nn.Module, opt optim.Optimizer, loss
 	}
 	defer lf.Close()
 	tc.Log, tc.Progress = lf, env.Log
-	hist, err := train.New(f, opt, loss, loader, tc).Fit(context.Background())
+	hist, err := train.New(f, opt, loss, loader, tc).Fit(env.Context())
 	return hist, lf.Name(), err
 }

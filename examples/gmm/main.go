@@ -7,7 +7,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -71,7 +70,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	default:
 		return res, cli.BadFlagf("-init %q: want kmeans or rows:i,j,k", c.Init)
 	}
-	m, err := mixture.FitGaussianMixture(context.Background(), x, opts)
+	m, err := mixture.FitGaussianMixture(env.Context(), x, opts)
 	if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
 		return res, err
 	}
@@ -85,7 +84,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	switch c.Fit {
 	case "em":
 	case "gradient":
-		g, err := mixture.FitGaussianMixtureGradient(context.Background(), x, mixture.GaussianMixtureGradientOptions{Start: m})
+		g, err := mixture.FitGaussianMixtureGradient(env.Context(), x, mixture.GaussianMixtureGradientOptions{Start: m})
 		if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
 			return res, err
 		}

@@ -119,7 +119,7 @@ func program() cli.Program {
 		if comm.Size() > 1 {
 			fmt.Fprintf(log, "kernel products split by rows over %d MPI ranks\n", comm.Size())
 		}
-		res, err := run(context.Background(), c, log)
+		res, err := run(env.Context(), c, log)
 		if err == nil {
 			err = comm.Close()
 		}

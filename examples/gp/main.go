@@ -79,7 +79,7 @@ func program() cli.Program {
 		},
 		Run: func(env *cli.Env) (any, error) {
 			c.Seed, c.Data, c.Out = env.Seed, env.Data, env.Out // -seed: the restarts' starting points
-			return run(context.Background(), c, env.Log)
+			return run(env.Context(), c, env.Log)
 		},
 	}
 }

@@ -12,7 +12,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -114,7 +113,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if res.InitialLML, err = c.LogMarginalLikelihood(); err != nil {
 		return res, err
 	}
-	if c, err = gp.FitClassifier(context.Background(), x, labels, opts); err != nil {
+	if c, err = gp.FitClassifier(env.Context(), x, labels, opts); err != nil {
 		if !errors.Is(err, tensor.ErrNotConverged) {
 			return res, err
 		}

@@ -7,8 +7,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/cluster"
@@ -57,7 +55,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 		return res, cli.BadFlagf("-init %q: want kmeans++ or first", c.Init)
 	}
 	env.Printf("digits %v: k-means with k = %d, init %s\n", x.Shape(), c.K, c.Init)
-	km, err := cluster.FitKMeans(context.Background(), x, opts)
+	km, err := cluster.FitKMeans(env.Context(), x, opts)
 	if err != nil {
 		return res, err
 	}

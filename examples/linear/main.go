@@ -17,7 +17,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -166,7 +165,7 @@ func keep(env *cli.Env, err error) error {
 // elasticNet chooses α on a validation quarter of the training rows along
 // an elastic-net path, then refits on all the training rows.
 func elasticNet(c config, env *cli.Env, res *result, xTr, yTr, xTe, yTe *tensor.Tensor, r2 func(p, w *tensor.Tensor) float64) error {
-	ctx := context.Background()
+	ctx := env.Context()
 	fit, val := data.TrainTestSplit(xTr.Shape()[0], 0.25, env.Seed+1)
 	xF, yF := tensor.IndexSelect(xTr, 0, fit), tensor.IndexSelect(yTr, 0, fit)
 	xV, yV := tensor.IndexSelect(xTr, 0, val), tensor.IndexSelect(yTr, 0, val)
@@ -199,7 +198,7 @@ func elasticNet(c config, env *cli.Env, res *result, xTr, yTr, xTe, yTe *tensor.
 // lassoPath fits the lasso path on every row and draws each coefficient
 // against log₁₀ α.
 func lassoPath(c config, env *cli.Env, res *result, x, y *tensor.Tensor) error {
-	path, err := linear.FitPath(context.Background(), x, y, linear.PathOptions{NumAlphas: c.alphas})
+	path, err := linear.FitPath(env.Context(), x, y, linear.PathOptions{NumAlphas: c.alphas})
 	if err := keep(env, err); err != nil {
 		return err
 	}
@@ -257,7 +256,7 @@ func quantiles(env *cli.Env, res *result, x, y *tensor.Tensor) error {
 	}
 	curves := []plot.Curve{{Name: "patients", X: xs, Y: ys, Style: plot.Scatter}}
 	for _, tau := range []float64{0.5, 0.9} {
-		q, err := linear.FitQuantile(context.Background(), bmi, y, linear.QuantileOptions{Quantile: tau})
+		q, err := linear.FitQuantile(env.Context(), bmi, y, linear.QuantileOptions{Quantile: tau})
 		if err := keep(env, err); err != nil {
 			return err
 		}

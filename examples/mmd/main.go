@@ -10,8 +10,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
@@ -64,18 +62,18 @@ func run(c config, env *cli.Env) (res result, err error) {
 	moreThrees := digits(x, labels, 3, 4000, n)
 	k := kernel.NewRBF(kerneltest.MedianHeuristic(threes, eights))
 	opts := kerneltest.TwoSampleOptions{Kernel: k, Estimator: kerneltest.Unbiased, Permutations: perms, Seed: env.Seed}
-	diff, err := kerneltest.TwoSample(context.Background(), threes, eights, opts)
+	diff, err := kerneltest.TwoSample(env.Context(), threes, eights, opts)
 	if err != nil {
 		return res, err
 	}
-	same, err := kerneltest.TwoSample(context.Background(), threes, moreThrees, opts)
+	same, err := kerneltest.TwoSample(env.Context(), threes, moreThrees, opts)
 	if err != nil {
 		return res, err
 	}
 	rng := tensor.NewRNG(env.Seed)
 	u := rng.Normal(tensor.Float64, 0, 1, 200, 1)
 	v := tensor.Add(tensor.Mul(u, u), rng.Normal(tensor.Float64, 0, 0.3, 200, 1))
-	ind, err := kerneltest.Independence(context.Background(), u, v, kerneltest.IndependenceOptions{KernelX: kernel.NewRBF(1), KernelY: kernel.NewRBF(1), Permutations: perms, Seed: env.Seed})
+	ind, err := kerneltest.Independence(env.Context(), u, v, kerneltest.IndependenceOptions{KernelX: kernel.NewRBF(1), KernelY: kernel.NewRBF(1), Permutations: perms, Seed: env.Seed})
 	if err != nil {
 		return res, err
 	}

@@ -21,7 +21,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"time"
@@ -106,7 +105,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		},
 	}
 	env.Printf("NUTS: %d chains × (%d warm-up + %d draws) on %d tumours, 30 features + intercept\n", cfg.Chains, cfg.Warmup, cfg.Draws, n)
-	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: env.Seed})
+	r, err := inference.NUTS(env.Context(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: env.Seed})
 	if err != nil {
 		return res, err
 	}
@@ -130,7 +129,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		res.PosteriorSD = append(res.PosteriorSD, sd)
 	}
 	// The Laplace fit adds its own intercept: give it the features only.
-	post, err := logreg.FitLaplace(context.Background(), tensor.Slice(x, 1, 1, p, 1).Contiguous(), labels, logreg.LaplaceOptions{Alpha: 1})
+	post, err := logreg.FitLaplace(env.Context(), tensor.Slice(x, 1, 1, p, 1).Contiguous(), labels, logreg.LaplaceOptions{Alpha: 1})
 	if err != nil {
 		return res, err
 	}
@@ -194,7 +193,7 @@ func eightSchools(cfg config, env *cli.Env) (*schools, error) {
 			return graph.Add(graph.Add(ll, priorMu), graph.Add(priorTau, priorTT))
 		},
 	}
-	r, err := inference.NUTS(context.Background(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: env.Seed + 1, TargetAccept: 0.95})
+	r, err := inference.NUTS(env.Context(), model, inference.NUTSOptions{Chains: cfg.Chains, Warmup: cfg.Warmup, Draws: cfg.Draws, Seed: env.Seed + 1, TargetAccept: 0.95})
 	if err != nil {
 		return nil, err
 	}

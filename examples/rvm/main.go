@@ -14,7 +14,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"math"
 
@@ -89,7 +88,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	r, err := bayeslinear.FitRVM(context.Background(), phi, tensor.FromFloat64s(y, len(y)), bayeslinear.RVMOptions{})
+	r, err := bayeslinear.FitRVM(env.Context(), phi, tensor.FromFloat64s(y, len(y)), bayeslinear.RVMOptions{})
 	if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // the evidence still creeping up is a usable fit
 		return res, err
 	}
@@ -110,7 +109,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		return res, err
 	}
 	mean, variance := r.Predict(gphi).Float64s(), r.PredictVariance(gphi).Float64s()
-	svr, err := svm.FitSVR(context.Background(), train, tensor.FromFloat64s(y, len(y)), svm.SVROptions{Kernel: kernel, C: cfg.SVRCost, Epsilon: cfg.SVREpsilon, Tol: 1e-6})
+	svr, err := svm.FitSVR(env.Context(), train, tensor.FromFloat64s(y, len(y)), svm.SVROptions{Kernel: kernel, C: cfg.SVRCost, Epsilon: cfg.SVREpsilon, Tol: 1e-6})
 	if err != nil {
 		return res, err
 	}

@@ -18,7 +18,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"time"
@@ -112,9 +111,9 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	res.Gamma = gamma
 	fit := func(x *tensor.Tensor) (*svm.SVC, error) {
 		if cfg.Nu != 0 {
-			return svm.FitNuSVC(context.Background(), x, labels, svm.NuSVCOptions{Kernel: k, Nu: cfg.Nu, Tol: 1e-6})
+			return svm.FitNuSVC(env.Context(), x, labels, svm.NuSVCOptions{Kernel: k, Nu: cfg.Nu, Tol: 1e-6})
 		}
-		return svm.FitSVC(context.Background(), x, labels, svm.SVCOptions{Kernel: k, C: cfg.C, Tol: 1e-6})
+		return svm.FitSVC(env.Context(), x, labels, svm.SVCOptions{Kernel: k, C: cfg.C, Tol: 1e-6})
 	}
 	m, err := fit(x)
 	if err != nil {

@@ -9,7 +9,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/gradus-ml/gradus/data"
@@ -62,14 +61,14 @@ func run(env *cli.Env) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	km, err := cluster.FitKMeans(context.Background(), iris, cluster.KMeansOptions{K: 3, Seed: seed})
+	km, err := cluster.FitKMeans(env.Context(), iris, cluster.KMeansOptions{K: 3, Seed: seed})
 	if err != nil {
 		return res, err
 	}
 	res.KMeansInertia, res.KMeansARI = km.Inertia, ari(species, km.Labels)
 	say("iris k-means (K = 3, 10 restarts): inertia %.3f after %d iterations, adjusted Rand index %.3f against the species",
 		km.Inertia, km.Iterations, res.KMeansARI)
-	gm, err := mixture.FitGaussianMixture(context.Background(), iris, mixture.GaussianMixtureOptions{K: 3, Restarts: 5, Seed: seed})
+	gm, err := mixture.FitGaussianMixture(env.Context(), iris, mixture.GaussianMixtureOptions{K: 3, Restarts: 5, Seed: seed})
 	if err != nil {
 		return res, err
 	}

@@ -29,12 +29,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 
 	"github.com/gradus-ml/gradus/tensor"
@@ -69,7 +71,19 @@ type Env struct {
 	// -quiet.
 	Log io.Writer
 
-	fs *flag.FlagSet
+	fs  *flag.FlagSet
+	ctx context.Context
+}
+
+// Context is cancelled when the user interrupts the program (Ctrl-C), so
+// that the long fits that take it stop at a step boundary and the program
+// ends through its error path instead of being killed mid-write. It is
+// context.Background() in an Env made by hand.
+func (e *Env) Context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
 }
 
 // Printf writes a progress line to Log as fmt.Fprintf does.
@@ -115,16 +129,23 @@ func (e *BadFlag) Error() string { return e.Msg }
 func BadFlagf(format string, a ...any) error { return &BadFlag{fmt.Sprintf(format, a...)} }
 
 // Main runs p with the process's arguments and exits with its exit code.
-func Main(p Program) { os.Exit(Run(p, os.Args[1:], os.Stdout, os.Stderr)) }
+// An interrupt (Ctrl-C) cancels Env.Context instead of killing the
+// process; a second one kills it.
+func Main(p Program) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := Run(ctx, p, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
 
 // Run parses args, runs p and returns the exit code: 0 on success, 1 when
 // p.Run fails, 2 on bad flags. With -json the value p.Run returns is
 // written to stdout as one indented JSON object; errors, usage and
-// progress go to stderr.
-func Run(p Program, args []string, stdout, stderr io.Writer) int {
+// progress go to stderr. ctx becomes the Env's Context.
+func Run(ctx context.Context, p Program, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	env := &Env{fs: fs, Log: stderr}
+	env := &Env{fs: fs, Log: stderr, ctx: ctx}
 	fs.Uint64Var(&env.Seed, "seed", 1, "seed of the program's random draws")
 	dataUsage := p.DataUsage
 	if dataUsage == "" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"os"
@@ -42,7 +43,7 @@ func echo() Program {
 
 func runEcho(t *testing.T, args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := Run(echo(), args, &stdout, &stderr)
+	code := Run(context.Background(), echo(), args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -97,7 +98,7 @@ func TestDataRefusedWhenUnused(t *testing.T) {
 	p := echo()
 	p.DataUsage = ""
 	var stdout, stderr bytes.Buffer
-	if code := Run(p, []string{"-out", t.TempDir(), "-data", "x"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "reads no data") {
+	if code := Run(context.Background(), p, []string{"-out", t.TempDir(), "-data", "x"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "reads no data") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
@@ -109,5 +110,20 @@ func TestDefaultOut(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("out", "echo", "note.txt")); err != nil {
 		t.Error(err)
+	}
+}
+
+// The context given to Run reaches the program through Env.Context, so a
+// cancelled run (an interrupt, in Main) stops the program's fits.
+func TestRunPassesTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p := Program{Name: "ctx", Run: func(env *Env) (any, error) { return nil, env.Context().Err() }}
+	var stdout, stderr bytes.Buffer
+	if code := Run(ctx, p, []string{"-out", t.TempDir()}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("a cancelled context: exit %d, stderr %q", code, stderr.String())
+	}
+	if err := (&Env{}).Context().Err(); err != nil {
+		t.Errorf("an Env made by hand has a live context: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestConfigured(t *testing.T) {
 		settings{N: 3, Big: 7, LR: 0.5, Mode: "a", Other: 9},
 		func(s settings, env *Env) (any, error) { got, seed = s, env.Seed; return nil, nil })
 	var stdout, stderr bytes.Buffer
-	if code := Run(p, []string{"-quiet", "-out", t.TempDir(), "-seed", "4", "-n", "5", "-lr", "0.25", "-on", "-extra", "2"}, &stdout, &stderr); code != 0 {
+	if code := Run(context.Background(), p, []string{"-quiet", "-out", t.TempDir(), "-seed", "4", "-n", "5", "-lr", "0.25", "-on", "-extra", "2"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())
 	}
 	want := settings{N: 5, Big: 7, LR: 0.25, Mode: "a", On: true, Other: 9}
@@ -34,7 +35,7 @@ func TestConfigured(t *testing.T) {
 		t.Errorf("got %+v, seed %d, extra %d; want %+v, 4, 2", got, seed, extra, want)
 	}
 	stderr.Reset()
-	Run(p, []string{"-h"}, &stdout, &stderr)
+	Run(context.Background(), p, []string{"-h"}, &stdout, &stderr)
 	for _, s := range []string{"-mode string", "a word (default \"a\")", "-big uint", "-n int", "a size (default 3)"} {
 		if !strings.Contains(stderr.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, stderr.String())
@@ -85,7 +86,7 @@ func TestKeepGiven(t *testing.T) {
 			return nil, nil
 		}}
 	var out bytes.Buffer
-	if code := Run(p, []string{"-quiet", "-out", t.TempDir(), "-b", "7"}, &out, &out); code != 0 {
+	if code := Run(context.Background(), p, []string{"-quiet", "-out", t.TempDir(), "-b", "7"}, &out, &out); code != 0 {
 		t.Fatalf("exit code %d: %s", code, out.String())
 	}
 	if got != [2]int{10, 7} {

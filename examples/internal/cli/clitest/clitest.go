@@ -4,6 +4,7 @@ package clitest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"image/png"
 	"io"
@@ -32,7 +33,7 @@ func Run(t testing.TB, p cli.Program, args ...string) *Result {
 	r := &Result{t: t, Dir: t.TempDir()}
 	var stdout, stderr bytes.Buffer
 	args = append([]string{"-json", "-quiet", "-out", r.Dir}, args...)
-	if code := cli.Run(p, args, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), p, args, &stdout, &stderr); code != 0 {
 		t.Fatalf("%s %q: exit code %d, stderr:\n%s", p.Name, args, code, stderr.String())
 	}
 	r.raw = stdout.Bytes()
@@ -134,7 +135,7 @@ func Fails(t testing.TB, p cli.Program, code int, args ...string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	args = append([]string{"-quiet", "-out", t.TempDir()}, args...)
-	if got := cli.Run(p, args, &stdout, &stderr); got != code {
+	if got := cli.Run(context.Background(), p, args, &stdout, &stderr); got != code {
 		t.Errorf("%s %q: exit code %d, want %d; stderr:\n%s", p.Name, args, got, code, stderr.String())
 	}
 }
