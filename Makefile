@@ -32,6 +32,13 @@ asm:
 	$(GO) generate ./tensor
 	cd tensor/internal/asmgen && $(GO) vet . && $(GO) test -count=1 .
 
+# Each fuzz target for FUZZTIME (their seed corpora also run in make test).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzReadNPY$$' -fuzztime $(FUZZTIME) ./data
+	$(GO) test -run '^$$' -fuzz '^FuzzBroadcastReduce$$' -fuzztime $(FUZZTIME) ./tensor
+	$(GO) test -run '^$$' -fuzz '^FuzzGemmShapes$$' -fuzztime $(FUZZTIME) ./tensor/internal/gemm
+
 # The race detector over the packages that run goroutines.
 race:
 	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff ./probabilistic/inference ./distributed ./data ./train ./learn/svm ./probabilistic/gp

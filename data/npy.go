@@ -18,8 +18,10 @@ import (
 // ReadNPY reads one NumPy .npy array from r (name is used in errors):
 // little-endian float32 ('<f4', kept float32), float64 ('<f8'), int64
 // ('<i8', as float64; values beyond ±2⁵³ are an error) or uint8 ('|u1', as
-// float64), in C order. Fortran order, other dtypes, and truncated data
-// are errors naming the file.
+// float64), in C order. Fortran order, other dtypes, a shape whose size
+// overflows, truncated data and bytes after the array are errors naming
+// the file. Memory grows with the bytes actually read, never with what a
+// header claims, so a short file with a lying header costs nothing.
 func ReadNPY(r io.Reader, name string) (*tensor.Tensor, error) {
 	var magic [8]byte
 	if _, err := io.ReadFull(r, magic[:]); err != nil || string(magic[:6]) != "\x93NUMPY" {
@@ -56,17 +58,25 @@ func ReadNPY(r io.Reader, name string) (*tensor.Tensor, error) {
 	if fortran {
 		return nil, fmt.Errorf("data: %s: Fortran-ordered arrays are not supported (save with C order)", name)
 	}
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
 	width := map[string]int{"<f4": 4, "<f8": 8, "<i8": 8, "|u1": 1, "<u1": 1}[descr]
 	if width == 0 {
 		return nil, fmt.Errorf("data: %s: unsupported dtype %q (want <f4, <f8, <i8 or |u1)", name, descr)
 	}
-	raw := make([]byte, n*width)
-	if got, err := io.ReadFull(r, raw); err != nil {
-		return nil, fmt.Errorf("data: %s: truncated data: %d of %d bytes", name, got, len(raw))
+	n, ok := npySize(shape, width)
+	if !ok {
+		return nil, fmt.Errorf("data: %s: shape %v of %d-byte elements is too large to hold", name, shape, width)
+	}
+	// io.ReadAll grows its buffer with the data, so a header that claims
+	// more than the file holds is found out without allocating its claim;
+	// one byte beyond the claim is read to find trailing data.
+	raw, err := io.ReadAll(io.LimitReader(r, int64(n*width)+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("data: %s: reading the data: %w", name, err)
+	case len(raw) < n*width:
+		return nil, fmt.Errorf("data: %s: truncated data: %d of %d bytes", name, len(raw), n*width)
+	case len(raw) > n*width:
+		return nil, fmt.Errorf("data: %s: more data than the header's shape %v holds (%d bytes)", name, shape, n*width)
 	}
 	le := binary.LittleEndian
 	if descr == "<f4" {
@@ -94,6 +104,26 @@ func ReadNPY(r io.Reader, name string) (*tensor.Tensor, error) {
 		}
 	}
 	return tensor.FromFloat64s(v, shape...), nil
+}
+
+// maxNPYBytes bounds an array's data, far above any real file, so that
+// n·width is computed without overflow.
+const maxNPYBytes = 1 << 46
+
+// npySize returns the number of elements of shape and whether they fit in
+// maxNPYBytes bytes of width-byte elements.
+func npySize(shape []int, width int) (int, bool) {
+	n := 1
+	for _, d := range shape {
+		if d == 0 {
+			return 0, true
+		}
+		if n > maxNPYBytes/width/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }
 
 var (
