@@ -50,7 +50,7 @@ type Options struct {
 	Callbacks []Callback
 
 	Progress io.Writer // progress bar on a terminal, a line per epoch otherwise (nil: silent)
-	Log      io.Writer // one JSON object per epoch (nil: none)
+	Log      io.Writer // one JSON object per epoch, non-finite values as "NaN", "+Inf", "-Inf" (nil: none)
 
 	// Gradients returns the gradients of a micro-batch's loss with respect
 	// to params, in their order (nil: nn.Gradients). A data-parallel run
@@ -341,7 +341,10 @@ func (t *Trainer) EndEpoch(trainLoss, seconds float64) (stop bool, err error) {
 	t.hist.Records = append(t.hist.Records, r)
 	t.prog.EndEpoch("%s", summary(r))
 	if t.cfg.Log != nil {
-		b, _ := json.Marshal(r)
+		b, err := json.Marshal(r)
+		if err != nil {
+			return true, fmt.Errorf("train: encoding the log record of epoch %d: %w", t.epoch, err)
+		}
 		if _, err := t.cfg.Log.Write(append(b, '\n')); err != nil {
 			return true, fmt.Errorf("train: writing the log: %w", err)
 		}
