@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -145,15 +146,18 @@ func (t *Table) Split(target string) (x [][]float64, y []float64, err error) {
 }
 
 // ReadCSV reads a numeric CSV with a header row. name is used in errors.
-// Every field must parse as a float; an error names the file, line and
-// column (1-based number and header name) of the first one that does not.
-// A row with the wrong number of fields is an error naming its line.
+// Every field must parse as a finite float: an error names the file, line
+// and column (1-based number and header name) of the first one that does
+// not, NaN and ±Inf included (a missing value must not pass as a number).
+// A row with the wrong number of fields is an error naming its line. A
+// UTF-8 byte-order mark before the header is dropped.
 func ReadCSV(r io.Reader, name string) (*Table, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: reading header: %w", name, err)
 	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	t := &Table{Name: name, Columns: header}
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
@@ -166,14 +170,31 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		row := make([]float64, len(rec))
 		for j, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				return nil, fmt.Errorf("data: %s:%d: column %d (%q): %q is not a number", name, line, j+1, header[j], s)
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("data: %s:%d: column %d (%q): %q is not a number", name, line, j+1, clip(header[j]), clip(s))
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return nil, fmt.Errorf("data: %s:%d: column %d (%q): %q is not a finite number", name, line, j+1, clip(header[j]), clip(s))
 			}
 			row[j] = v
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
+}
+
+// clip shortens s for an error message: a corrupt file can hold a field
+// of megabytes.
+func clip(s string) string {
+	const most = 40 // runes
+	n := 0
+	for i := range s {
+		if n == most {
+			return s[:i] + fmt.Sprintf("… (%d bytes)", len(s))
+		}
+		n++
+	}
+	return s
 }
 
 // LoadCSV reads an embedded CSV by name (e.g. "sklearn/iris.csv") or, if

@@ -116,3 +116,28 @@ func TestSelectColumns(t *testing.T) {
 	_, err = ReadCSV(strings.NewReader("a,b\n1,2\n3,x\n"), "bad.csv")
 	assert.EqualError(t, err, `data: bad.csv:3: column 2 ("b"): "x" is not a number`)
 }
+
+// NaN and ±Inf cells are errors naming the cell (a missing value must not
+// pass as a number), a byte-order mark is not part of the first column's
+// name, and an error quotes at most 40 characters of a huge cell.
+func TestReadCSVRejectsNonFiniteAndStripsBOM(t *testing.T) {
+	for _, cell := range []string{"NaN", "nan", "Inf", "-inf", "+Infinity"} {
+		_, err := ReadCSV(strings.NewReader("a,b\n1,"+cell+"\n"), "nf.csv")
+		if assert.Error(t, err, cell) {
+			assert.Contains(t, err.Error(), `nf.csv:2: column 2 ("b")`, cell)
+			assert.Contains(t, err.Error(), "is not a finite number", cell)
+		}
+	}
+	tab, err := ReadCSV(strings.NewReader("\ufeffa,b\n1,2\n"), "bom.csv")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, tab.Columns)
+	x, err := tab.Select("a")
+	require.NoError(t, err)
+	assert.Equal(t, []float64{1}, x.Values())
+
+	huge := strings.Repeat("z", 1<<20)
+	_, err = ReadCSV(strings.NewReader("a\n"+huge+"\n"), "huge.csv")
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 200)
+	assert.Contains(t, err.Error(), strings.Repeat("z", 40)+"… (1048576 bytes)")
+}
