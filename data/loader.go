@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"sync"
 
@@ -328,9 +329,9 @@ func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 		// Prefetch]: a slot is taken before b is handed to a worker and
 		// given back when the consumer has received b, so b+Prefetch never
 		// finds its channel still full.
-		results := make([]chan Batch, min(l.opts.Prefetch, len(bounds)))
+		results := make([]chan built, min(l.opts.Prefetch, len(bounds)))
 		for i := range results {
-			results[i] = make(chan Batch, 1)
+			results[i] = make(chan built, 1)
 		}
 		jobs := make(chan int)
 		slots := make(chan struct{}, len(results))
@@ -357,18 +358,61 @@ func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 			go func() {
 				defer wg.Done()
 				for b := range jobs {
-					results[b%len(results)] <- build(b)
+					results[b%len(results)] <- l.safeBuild(epoch, b, build)
 				}
 			}()
 		}
 		for b := range bounds {
-			batch := <-results[b%len(results)]
+			res := <-results[b%len(results)]
 			<-slots
-			if !yield(batch) {
+			if res.panic != nil {
+				// The deferred close(done) and wg.Wait stop the workers
+				// while this panic unwinds through the caller's loop.
+				panic(res.panic)
+			}
+			if !yield(res.batch) {
 				return
 			}
 		}
 	}
+}
+
+// built is a worker's batch, or the panic that building it raised.
+type built struct {
+	batch Batch
+	panic *WorkerPanic
+}
+
+// WorkerPanic is the value an epoch's iteration panics with, in the
+// caller's goroutine, when building a batch panicked in a worker (a
+// Dataset's Get, a Transform or a Collate of the user's): a worker's panic
+// would otherwise end the process, out of the caller's reach. It is an
+// error; train's loop recovers it and ends Fit with it.
+type WorkerPanic struct {
+	Epoch, Batch int    // the epoch and the 0-based batch within it
+	Value        any    // what the worker panicked with
+	Stack        []byte // the worker's stack at the panic
+}
+
+// Error names the batch and the panic's value.
+func (p *WorkerPanic) Error() string {
+	return fmt.Sprintf("data.Loader: building batch %d of epoch %d panicked: %v", p.Batch, p.Epoch, p.Value)
+}
+
+// Unwrap returns the panic's value when it is an error.
+func (p *WorkerPanic) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// safeBuild builds batch b, turning a panic into a *WorkerPanic.
+func (l *Loader) safeBuild(epoch, b int, build func(int) Batch) (res built) {
+	defer func() {
+		if r := recover(); r != nil {
+			res.panic = &WorkerPanic{Epoch: epoch, Batch: b, Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return built{batch: build(b)}
 }
 
 // build makes the batch of the dataset indices part.

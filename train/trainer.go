@@ -171,9 +171,16 @@ func (t *Trainer) RNG() *tensor.RNG {
 // that of the mean loss over all of them) and returns that mean loss. It
 // sets the scheduled learning rate first and clips the summed gradient to
 // Options.ClipNorm. A non-finite loss or gradient is an error and leaves
-// the parameters unchanged.
+// the parameters unchanged, and so is a panic in the loss function or the
+// gradients (the user's code, or a misuse it makes of Gradus), or a loss
+// function that returns nil.
 func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
-	defer tensor.Recover(&err)
+	defer func() {
+		if r := recover(); r != nil {
+			t.g.Reset()
+			err = panicError(fmt.Sprintf("train: step %d", t.step+1), r)
+		}
+	}()
 	total := 0
 	for _, b := range micro {
 		total += b.Len()
@@ -190,6 +197,10 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 	for i, b := range micro {
 		t.g.Reset()
 		l := t.loss(t.g, b, rng)
+		if l == nil {
+			t.g.Reset()
+			return 0, fmt.Errorf("train: step %d, micro-batch %d: the loss function returned nil", t.step+1, i+1)
+		}
 		v := l.Item()
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			t.g.Reset()
@@ -249,6 +260,16 @@ func (t *Trainer) RunEpoch(ctx context.Context) (stop bool, err error) {
 	if t.loader == nil {
 		return false, fmt.Errorf("train: RunEpoch: the Trainer has no loader")
 	}
+	// A panic while loading a batch (a Dataset's Get, a Transform, a
+	// Collate: in the loader's workers it comes back as a
+	// *data.WorkerPanic) or in a callback ends the epoch with an error; the
+	// parameters are those after the last finished step, and the loader's
+	// workers have stopped by the time it is returned.
+	defer func() {
+		if r := recover(); r != nil {
+			stop, err = true, panicError(fmt.Sprintf("train: epoch %d, after step %d", t.epoch+1, t.step), r)
+		}
+	}()
 	start := time.Now()
 	t.model.SetTraining(true)
 	k := t.cfg.Accumulate
@@ -300,6 +321,9 @@ func (t *Trainer) RunEpoch(ctx context.Context) (stop bool, err error) {
 	}
 	if err := flush(); err != nil {
 		return false, err
+	}
+	if seen == 0 && !limited() {
+		return true, fmt.Errorf("train: epoch %d has no examples: the loader gives %d batches (with DropLast, a batch size above the number of examples leaves none)", t.epoch+1, n)
 	}
 	stop, err = t.EndEpoch(sum/float64(max(seen, 1)), time.Since(start).Seconds())
 	return stop || limited(), err
@@ -409,3 +433,13 @@ func (t *Trainer) Optimizer() optim.Optimizer { return t.opt }
 
 // Model returns the model the Trainer trains.
 func (t *Trainer) Model() nn.Module { return t.model }
+
+// panicError turns a recovered panic into an error prefixed by where: an
+// error value is wrapped (so errors.As finds a *tensor.Error or a
+// *data.WorkerPanic), anything else is formatted.
+func panicError(where string, r any) error {
+	if err, ok := r.(error); ok {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	return fmt.Errorf("%s: panic: %v", where, r)
+}
