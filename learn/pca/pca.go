@@ -118,7 +118,9 @@ func FitPCA(x *tensor.Tensor, opts PCAOptions) (*PCA, error) {
 	total /= float64(n - 1)
 	ratio := make([]float64, k)
 	for i, v := range vals {
-		ratio[i] = v / total
+		if total > 0 { // constant data: no variance to explain, ratios 0
+			ratio[i] = v / total
+		}
 	}
 	return &PCA{Mean: mean, Components: comps, ExplainedVariance: vals, ExplainedVarianceRatio: ratio, Whiten: opts.Whiten}, nil
 }
@@ -131,7 +133,7 @@ func (p *PCA) Transform(x *tensor.Tensor) *tensor.Tensor {
 	checkCols("pca.Transform", x, d)
 	z := tensor.MatMulT(tensor.Sub(x.Cast(tensor.Float64), tensor.FromFloat64s(p.Mean, d)), p.Components, false, true)
 	if p.Whiten {
-		scaleColumns(z, p.ExplainedVariance, func(v float64) float64 { return 1 / math.Sqrt(v) })
+		scaleColumns(z, p.ExplainedVariance, invSqrt)
 	}
 	return z
 }
@@ -184,6 +186,16 @@ func topEigen(a *tensor.Tensor, k int) ([]float64, *tensor.Tensor, error) {
 }
 
 // scaleColumns multiplies column j of the matrix m (in place) by f(s[j]).
+// invSqrt is whitening's scale 1/√v, and 0 for a component without
+// variance (constant data), whose projections are all 0 anyway: a finite
+// answer instead of 0·∞.
+func invSqrt(v float64) float64 {
+	if v <= 0 {
+		return 0
+	}
+	return 1 / math.Sqrt(v)
+}
+
 func scaleColumns(m *tensor.Tensor, s []float64, f func(float64) float64) {
 	rows, cols := m.Shape()[0], m.Shape()[1]
 	v := m.Float64s()

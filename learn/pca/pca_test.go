@@ -200,3 +200,18 @@ func TestKernelPCAMatchesScikitLearn(t *testing.T) {
 		}
 	}
 }
+
+// Constant data is degenerate but valid: no variance to explain gives
+// ratios of 0, and whitening maps every row to 0, not to NaN or ±Inf.
+func TestPCAConstantDataIsFinite(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{3, -1, 3, -1, 3, -1}, 3, 2)
+	p, err := pca.FitPCA(x, pca.PCAOptions{Whiten: true})
+	require.NoError(t, err)
+	for _, r := range p.ExplainedVarianceRatio {
+		assert.Equal(t, 0.0, r)
+	}
+	for _, v := range p.Transform(x).Values() {
+		assert.Equal(t, 0.0, v)
+	}
+	numtest.CloseValues(t, []float64{3, -1, 3, -1, 3, -1}, p.InverseTransform(p.Transform(x)).Values(), 1e-12)
+}

@@ -85,3 +85,13 @@ func TestSMONotConverged(t *testing.T) {
 	assert.False(t, m.Machines[0].Converged)
 	assert.Len(t, m.Predict(x), 6)
 }
+
+// A class weight that is not positive and finite is an error naming it: a
+// negative box made the decisions +Inf before.
+func TestSVCRejectsBadClassWeights(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{0, 1, 2, 3}, 4, 1)
+	for _, w := range []float64{-1, 0, math.Inf(1), math.NaN()} {
+		_, err := svm.FitSVC(context.Background(), x, []int{0, 0, 1, 1}, svm.SVCOptions{ClassWeights: map[int]float64{1: w}})
+		assert.ErrorContains(t, err, "svm.FitSVC: ClassWeights[1] =", "weight %v", w)
+	}
+}

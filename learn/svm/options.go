@@ -18,7 +18,8 @@ type SVCOptions struct {
 	// C is the box constraint; zero means 1. It must not be negative.
 	C float64
 	// ClassWeights scales C per class: class c's box is C·ClassWeights[c]
-	// (a missing class has weight 1). Nil means every weight is 1.
+	// (a missing class has weight 1; a weight must be positive and
+	// finite). Nil means every weight is 1.
 	ClassWeights map[int]float64
 	// OneVsRest trains one machine per class against all the others and
 	// predicts the class of the largest decision value, instead of

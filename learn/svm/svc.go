@@ -138,6 +138,11 @@ func fitSVC(ctx context.Context, op string, x *tensor.Tensor, labels []int, k ke
 	if err := checkOptions(op, opts.C, opts.Tol); err != nil {
 		return nil, err
 	}
+	for c, w := range opts.ClassWeights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("%s: ClassWeights[%d] = %v must be positive and finite", op, c, w)
+		}
+	}
 	if nu {
 		if err := checkNu(op, opts.Nu); err != nil {
 			return nil, err
