@@ -132,15 +132,15 @@ func TestBadInput(t *testing.T) {
 		{"kmeans vector", func() error {
 			_, err := cluster.FitKMeans(ctx, tensor.FromFloat64s([]float64{1, 2}, 2), cluster.KMeansOptions{K: 1})
 			return err
-		}, "cluster.FitKMeans: data must be a non-empty (n, d) matrix"},
+		}, "cluster.FitKMeans: x must be an (n, d) matrix, got shape [2]"},
 		{"kmeans K > n", func() error { _, err := cluster.FitKMeans(ctx, line, cluster.KMeansOptions{K: 3}); return err }, "cluster.FitKMeans: K = 3 clusters for 2 rows"},
 		{"kmeans K = 0", func() error { _, err := cluster.FitKMeans(ctx, line, cluster.KMeansOptions{}); return err }, "K = 0 clusters"},
-		{"kmeans NaN", func() error { _, err := cluster.FitKMeans(ctx, nan, cluster.KMeansOptions{K: 1}); return err }, "row 0, column 1 is NaN"},
-		{"kmeans zero columns", func() error { _, err := cluster.FitKMeans(ctx, noCols, cluster.KMeansOptions{K: 1}); return err }, "cluster.FitKMeans: data has zero columns"},
-		{"kmeans nil", func() error { _, err := cluster.FitKMeans(ctx, nil, cluster.KMeansOptions{K: 1}); return err }, "nil data"},
+		{"kmeans NaN", func() error { _, err := cluster.FitKMeans(ctx, nan, cluster.KMeansOptions{K: 1}); return err }, "cluster.FitKMeans: x[0, 1] is NaN: values must be finite"},
+		{"kmeans zero columns", func() error { _, err := cluster.FitKMeans(ctx, noCols, cluster.KMeansOptions{K: 1}); return err }, "cluster.FitKMeans: x has zero columns"},
+		{"kmeans nil", func() error { _, err := cluster.FitKMeans(ctx, nil, cluster.KMeansOptions{K: 1}); return err }, "cluster.FitKMeans: x is nil"},
 		{"kmeans Tol", func() error { _, err := cluster.FitKMeans(ctx, line, cluster.KMeansOptions{K: 1, Tol: -1}); return err }, "must not be negative"},
 		{"dpmeans λ", func() error { _, err := cluster.FitDPMeans(ctx, line, cluster.DPMeansOptions{}); return err }, "cluster.FitDPMeans: λ = 0"},
-		{"dpmeans NaN", func() error { _, err := cluster.FitDPMeans(ctx, nan, cluster.DPMeansOptions{Lambda: 1}); return err }, "row 0, column 1 is NaN"},
+		{"dpmeans NaN", func() error { _, err := cluster.FitDPMeans(ctx, nan, cluster.DPMeansOptions{Lambda: 1}); return err }, "cluster.FitDPMeans: x[0, 1] is NaN: values must be finite"},
 		{"dpmeans zero columns", func() error { _, err := cluster.FitDPMeans(ctx, noCols, cluster.DPMeansOptions{Lambda: 1}); return err }, "zero columns"},
 		{"minibatch K > n", func() error {
 			_, err := cluster.FitMiniBatchKMeans(ctx, tensor.FromFloat64s([]float64{1}, 1, 1), cluster.MiniBatchKMeansOptions{K: 2})

@@ -1,9 +1,7 @@
 package cluster
 
 import (
-	"fmt"
-	"math"
-
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -11,28 +9,17 @@ import (
 // short and branchy, and k·n distances per iteration are cheap next to
 // copying the data into tensors each time.
 
-// matrix checks that x is a non-empty (n, d) matrix of finite values and
-// returns its rows as float64 slices.
+// matrix checks x as every fit in learn/ does (validate.Matrix: a
+// non-empty (n, d) matrix of finite values) and returns its rows as
+// float64 slices.
 func matrix(op string, x *tensor.Tensor) ([][]float64, error) {
-	if x == nil {
-		return nil, fmt.Errorf("%s: nil data", op)
+	vals, n, d, err := validate.Matrix(op, x)
+	if err != nil {
+		return nil, err
 	}
-	if x.Dim() != 2 || x.Shape()[0] == 0 {
-		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got shape %s", op, tensor.FormatShape(x.Shape()))
-	}
-	if x.Shape()[1] == 0 {
-		return nil, fmt.Errorf("%s: data has zero columns (shape %s)", op, tensor.FormatShape(x.Shape()))
-	}
-	n, d := x.Shape()[0], x.Shape()[1]
-	vals := x.Values()
 	rows := make([][]float64, n)
 	for i := range rows {
 		rows[i] = vals[i*d : (i+1)*d : (i+1)*d]
-		for j, v := range rows[i] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i, j, v)
-			}
-		}
 	}
 	return rows, nil
 }
