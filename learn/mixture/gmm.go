@@ -25,6 +25,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/learn/cluster"
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -184,27 +185,15 @@ func FitGaussianMixture(ctx context.Context, x *tensor.Tensor, opts GaussianMixt
 	return best, nil
 }
 
-// checkData returns x as a contiguous float64 (n, d) matrix, or an error
-// naming op when it is not a non-empty matrix with columns and finite
-// values.
+// checkData returns x as a contiguous float64 (n, d) matrix, or
+// validate.Matrix's error naming op (nil, not a non-empty matrix with
+// columns, or a value that is not finite).
 func checkData(op string, x *tensor.Tensor) (*tensor.Tensor, error) {
-	if x == nil {
-		return nil, fmt.Errorf("%s: nil data", op)
+	v, n, d, err := validate.Matrix(op, x)
+	if err != nil {
+		return nil, err
 	}
-	if x.Dim() != 2 || x.Shape()[0] == 0 {
-		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got shape %s", op, tensor.FormatShape(x.Shape()))
-	}
-	d := x.Shape()[1]
-	if d == 0 {
-		return nil, fmt.Errorf("%s: data has zero columns (shape %s)", op, tensor.FormatShape(x.Shape()))
-	}
-	x = x.Cast(tensor.Float64).Contiguous()
-	for i, v := range x.Float64s() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i/d, i%d, v)
-		}
-	}
-	return x, nil
+	return tensor.FromFloat64s(v, n, d), nil
 }
 
 // em runs EM from the responsibilities resp until the objective gains

@@ -134,16 +134,16 @@ func TestBadInput(t *testing.T) {
 		fit  func() error
 		want string
 	}{
-		{"gmm vector", gmm(tensor.FromFloat64s([]float64{1, 2}, 2), mixture.GaussianMixtureOptions{K: 1}), "mixture.FitGaussianMixture: data must be a non-empty (n, d) matrix"},
+		{"gmm vector", gmm(tensor.FromFloat64s([]float64{1, 2}, 2), mixture.GaussianMixtureOptions{K: 1}), "mixture.FitGaussianMixture: x must be an (n, d) matrix, got shape [2]"},
 		{"gmm K > n", gmm(line, mixture.GaussianMixtureOptions{K: 3}), "mixture.FitGaussianMixture: K = 3 components for 2 rows"},
-		{"gmm NaN", gmm(nan, mixture.GaussianMixtureOptions{K: 1}), "mixture.FitGaussianMixture: row 0, column 1 is NaN"},
-		{"gmm zero columns", gmm(noCols, mixture.GaussianMixtureOptions{K: 1}), "mixture.FitGaussianMixture: data has zero columns"},
-		{"gmm nil", gmm(nil, mixture.GaussianMixtureOptions{K: 1}), "nil data"},
+		{"gmm NaN", gmm(nan, mixture.GaussianMixtureOptions{K: 1}), "mixture.FitGaussianMixture: x[0, 1] is NaN: values must be finite"},
+		{"gmm zero columns", gmm(noCols, mixture.GaussianMixtureOptions{K: 1}), "mixture.FitGaussianMixture: x has zero columns"},
+		{"gmm nil", gmm(nil, mixture.GaussianMixtureOptions{K: 1}), "mixture.FitGaussianMixture: x is nil"},
 		{"gmm Tol", gmm(line, mixture.GaussianMixtureOptions{K: 1, Tol: -1}), "must not be negative"},
 		{"gmm covariance", gmm(line, mixture.GaussianMixtureOptions{K: 1, Covariance: 7}), "unknown CovarianceType 7"},
 		{"bernoulli K > n", bern(tensor.Zeros(tensor.Float64, 2, 3), mixture.BernoulliMixtureOptions{K: 3}), "mixture.FitBernoulliMixture: K = 3 components for 2 rows"},
-		{"bernoulli NaN", bern(nan, mixture.BernoulliMixtureOptions{K: 1}), "mixture.FitBernoulliMixture: row 0, column 1 is NaN"},
-		{"bernoulli zero columns", bern(noCols, mixture.BernoulliMixtureOptions{K: 1}), "data has zero columns"},
+		{"bernoulli NaN", bern(nan, mixture.BernoulliMixtureOptions{K: 1}), "mixture.FitBernoulliMixture: x[0, 1] is NaN: values must be finite"},
+		{"bernoulli zero columns", bern(noCols, mixture.BernoulliMixtureOptions{K: 1}), "mixture.FitBernoulliMixture: x has zero columns"},
 		{"bernoulli range", bern(tensor.FromFloat64s([]float64{0.5, 2}, 1, 2), mixture.BernoulliMixtureOptions{K: 1}), "row 0, column 1 is 2, not in [0, 1]"},
 		{"gradient start", func() error {
 			_, err := mixture.FitGaussianMixtureGradient(ctx, line, mixture.GaussianMixtureGradientOptions{})
