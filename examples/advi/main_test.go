@@ -16,11 +16,8 @@ import (
 // (NUTS's means are up to 0.45 sd from it too: the posterior is skewed).
 func TestFamiliesAgainstLaplace(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-samples", "4", "-steps", "4000")
-	r.Fields("fits", "plot")
-	r.Pictures("elbo.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"fits", "plot"}, Pictures: []string{"elbo.png"}},
+		"-samples", "4", "-steps", "4000")
 	require.Len(t, res.Fits, 2)
 	mf, fr := res.Fits[0], res.Fits[1]
 	assert.InDelta(t, 1, fr.SDRatio, 0.15, "full rank")

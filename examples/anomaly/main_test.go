@@ -17,11 +17,8 @@ import (
 // PNG is written.
 func TestDemoDetectsHeldOutDigit(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-demo", "-digit", "0")
-	r.Fields("precision", "recall", "f1", "validation_f1", "train_rows", "plot")
-	r.Pictures("anomaly_extremes.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"precision", "recall", "f1", "validation_f1", "train_rows", "plot"}, Pictures: []string{"anomaly_extremes.png"}},
+		"-demo", "-digit", "0")
 	assert.Greater(t, res.F1, 0.6)
 	assert.Greater(t, res.ValidationF1, 0.6)
 	assert.InDelta(t, 2*res.Precision*res.Recall/(res.Precision+res.Recall), res.F1, 1e-12)

@@ -41,11 +41,8 @@ func TestFindsMaximum(t *testing.T) {
 
 // The other acquisitions work too, and the picture is written.
 func TestOtherAcquisitionsAndPlot(t *testing.T) {
-	r := clitest.Run(t, program(), "-seed", "2", "-acq", "ucb", "-evals", "20")
-	r.Fields("best_x", "best_y", "evaluations", "best_observed_x", "best_observed_y", "acquisition", "plot")
-	r.Pictures("step.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"best_x", "best_y", "evaluations", "best_observed_x", "best_observed_y", "acquisition", "plot"}, Pictures: []string{"step.png"}},
+		"-seed", "2", "-acq", "ucb", "-evals", "20")
 	assert.InDelta(t, trueMaxX, res.BestX, 0.1)
 	assert.Equal(t, "ucb", res.Acquisition)
 	res, err := run(config{Acq: "pi", Evals: 20}, clitest.EnvWith(t, 2, ""))

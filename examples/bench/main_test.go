@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -53,26 +52,26 @@ var documented = [][3]string{
 	{"eigh_f64_n16", "ms_per_op", "ms"},
 }
 
-// decode decodes the -json object of r and checks its header facts.
-func decode(t *testing.T, r *clitest.Result, reps int) report {
+// runReport runs the program with -reps reps and args through package cli,
+// checks the JSON object's header facts and what want lists, and returns
+// the report and the run.
+func runReport(t *testing.T, reps int, want clitest.Expect, args ...string) (report, *clitest.Result) {
 	t.Helper()
-	r.Fields("threads", "reps", "go", "gemm_kernel", "cpu", "results")
-	var got report
-	r.Decode(&got)
+	want.Fields = append(want.Fields, "threads", "reps", "go", "gemm_kernel", "cpu", "results")
+	got, r := clitest.Check[report](t, program(), want, append([]string{"-steps", "1", "-reps", strconv.Itoa(reps)}, args...)...)
 	assert.Equal(t, reps, got.Reps)
 	assert.Equal(t, runtime.GOMAXPROCS(0), got.Threads)
 	assert.Equal(t, runtime.Version(), got.GoVer)
 	assert.Equal(t, tensor.MatMulKernel(), got.Kernel)
 	assert.True(t, strings.HasPrefix(got.CPU, runtime.GOARCH), "cpu %q", got.CPU)
-	return got
+	return got, r
 }
 
 // TestRunAll runs every workload for one step through package cli and
 // checks that the JSON object lists each result with the documented names,
 // in order, and a positive finite value (allocation counts may be zero).
 func TestRunAll(t *testing.T) {
-	r := clitest.Run(t, program(), "-steps", "1", "-reps", "1", "-sizes", "20,40", "-la-sizes", "8,16")
-	got := decode(t, r, 1)
+	got, _ := runReport(t, 1, clitest.Expect{}, "-sizes", "20,40", "-la-sizes", "8,16")
 	require.Len(t, got.Results, len(documented))
 	for i, res := range got.Results {
 		assert.Equal(t, documented[i], [3]string{res.Workload, res.Metric, res.Unit}, "result %d", i)
@@ -99,8 +98,7 @@ func TestRunOnly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.only, func(t *testing.T) {
-			r := clitest.Run(t, program(), "-steps", "1", "-reps", "2", "-sizes", "16,24", "-la-sizes", "8,16", "-only", c.only)
-			got := decode(t, r, 2)
+			got, _ := runReport(t, 2, clitest.Expect{}, "-sizes", "16,24", "-la-sizes", "8,16", "-only", c.only)
 			require.Len(t, got.Results, len(c.want))
 			for i, w := range c.want {
 				assert.Equal(t, w, [2]string{got.Results[i].Workload, got.Results[i].Metric})
@@ -145,9 +143,8 @@ func TestRunRounds(t *testing.T) {
 // TestCPUProfile checks that a relative -cpuprofile lands in the -out
 // folder and is named in the JSON object.
 func TestCPUProfile(t *testing.T) {
-	r := clitest.Run(t, program(), "-steps", "1", "-reps", "1", "-only", "op_overhead", "-cpuprofile", "cpu.prof")
-	r.Files("cpu.prof")
-	assert.Equal(t, filepath.Join(r.Dir, "cpu.prof"), decode(t, r, 1).CPUProfile)
+	got, r := runReport(t, 1, clitest.Expect{Files: []string{"cpu.prof"}}, "-only", "op_overhead", "-cpuprofile", "cpu.prof")
+	assert.Equal(t, r.Path("cpu.prof"), got.CPUProfile)
 }
 
 // TestRunErrors checks that bad flags exit with code 2, not panics or

@@ -14,11 +14,8 @@ import (
 // cancer as well as the forest does, within a few test points.
 func TestQuickRun(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-rounds", "100")
-	r.Fields("diabetes_boost_r2", "diabetes_bagging_r2", "cancer_boost_accuracy", "cancer_boost_auc", "cancer_forest_accuracy", "plot")
-	r.Pictures("loss.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"diabetes_boost_r2", "diabetes_bagging_r2", "cancer_boost_accuracy", "cancer_boost_auc", "cancer_forest_accuracy", "plot"}, Pictures: []string{"loss.png"}},
+		"-rounds", "100")
 	assert.Greater(t, res.DiabetesBoostR2, 0.3)
 	assert.Greater(t, res.DiabetesBagR2, 0.3)
 	assert.Greater(t, res.CancerBoostAcc, 0.9)

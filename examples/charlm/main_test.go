@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,12 +63,8 @@ func TestHeldOutBPCScoresEachCharacterOnce(t *testing.T) {
 // sample, the curve and the log are written.
 func TestQuickRun(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-demo")
-	r.Fields("val_bpc", "unigram_bpc", "bigram_bpc", "train_bpc", "val_bpc_per_epoch", "sample")
-	r.Pictures("curve.png")
-	r.Files("sample.txt", "log.jsonl")
-	var res result
-	r.Decode(&res)
+	res, r := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"val_bpc", "unigram_bpc", "bigram_bpc", "train_bpc", "val_bpc_per_epoch", "sample"}, Pictures: []string{"curve.png"}, Files: []string{"sample.txt", "log.jsonl"}},
+		"-demo")
 	assert.InDelta(t, 4.49, res.UnigramBPC, 0.01)
 	assert.InDelta(t, 3.44, res.BigramBPC, 0.01)
 	assert.Less(t, res.ValBPC, res.UnigramBPC)
@@ -81,7 +74,7 @@ func TestQuickRun(t *testing.T) {
 	assert.Less(t, last, first-1, "training loss in bits: %.3f → %.3f", first, last)
 	assert.Len(t, []rune(res.Sample), len("Light")+80)
 
-	logLines, err := os.ReadFile(filepath.Join(r.Dir, "log.jsonl"))
-	require.NoError(t, err)
-	assert.Equal(t, 2, bytes.Count(logLines, []byte("\n")), "one JSON line per epoch")
+	log := clitest.Log(t, r.Path("log.jsonl"))
+	require.Len(t, log, 2, "one JSON line per epoch")
+	assert.Equal(t, res.ValBPC, log[1].Metrics["val_bpc"])
 }

@@ -14,11 +14,8 @@ import (
 // model's accuracy.
 func classify(t *testing.T, args ...string) (result, map[string]score) {
 	t.Helper()
-	r := clitest.Run(t, program(), args...)
-	r.Fields("models", "best", "lda_explained_variance", "confusion", "lda_plot", "confusion_plot")
-	r.Pictures("lda.png", "confusion.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"models", "best", "lda_explained_variance", "confusion", "lda_plot", "confusion_plot"}, Pictures: []string{"lda.png", "confusion.png"}},
+		args...)
 	byName := map[string]score{}
 	for _, s := range res.Models {
 		byName[s.Name] = s

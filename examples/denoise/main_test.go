@@ -14,11 +14,8 @@ import (
 // quarter of that.
 func TestDenoising(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-n", "8", "-sigma", "1", "-w", "0.8", "-sweeps", "15")
-	r.Fields("noisy_error_rate", "denoised_error_rate", "final_elbo", "plot")
-	r.Pictures("digits.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"noisy_error_rate", "denoised_error_rate", "final_elbo", "plot"}, Pictures: []string{"digits.png"}},
+		"-n", "8", "-sigma", "1", "-w", "0.8", "-sweeps", "15")
 	phi := 0.5 * math.Erfc(1/math.Sqrt2)
 	assert.InDelta(t, phi, res.NoisyErrorRate, 0.015)
 	assert.Less(t, res.DenoisedErrorRate, res.NoisyErrorRate/3)

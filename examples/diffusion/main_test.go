@@ -15,12 +15,8 @@ import (
 // epoch already lowers it; both samplers write a grid.
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-demo", "-train-n", "128", "-test-n", "32", "-batch", "16", "-T", "20", "-samples", "2")
-	r.Fields("train_loss_per_epoch", "test_loss_per_epoch", "steps", "sampler", "grid", "checkpoint")
-	r.Pictures("samples.png")
-	r.Files("unet.safetensors")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"train_loss_per_epoch", "test_loss_per_epoch", "steps", "sampler", "grid", "checkpoint"}, Pictures: []string{"samples.png"}, Files: []string{"unet.safetensors"}},
+		"-demo", "-train-n", "128", "-test-n", "32", "-batch", "16", "-T", "20", "-samples", "2")
 	require.Len(t, res.TrainLoss, 1)
 	t.Logf("train %.3f, test %.3f", res.TrainLoss[0], res.TestLoss[0])
 	assert.Less(t, res.TrainLoss[0], 1.0)

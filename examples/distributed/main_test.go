@@ -37,8 +37,7 @@ func TestTrainOneRank(t *testing.T) {
 // Through the cli on one rank: the JSON object's fields and the checkpoint
 // in -out.
 func TestProgram(t *testing.T) {
-	r := clitest.Run(t, program(), "-steps", "5", "-batch", "32")
-	r.Fields("ranks", "first_loss", "final_loss")
-	r.Files("model.safetensors")
+	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"ranks", "first_loss", "final_loss"}, Files: []string{"model.safetensors"}},
+		"-steps", "5", "-batch", "32")
 	clitest.Fails(t, program(), 2, "-mode", "broadcast")
 }

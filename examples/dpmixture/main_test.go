@@ -15,11 +15,8 @@ import (
 // (3675 − 2030.7)/(4925 − 2030.7) = 0.568.
 func TestIrisClusters(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-alpha", "1", "-burn", "100", "-keep", "20")
-	r.Fields("clusters_per_sweep", "clusters_mode", "ari_last", "ari_mean", "last_cluster_sizes", "setosa_alone", "plots")
-	r.Pictures("clusters.png", "partition.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"clusters_per_sweep", "clusters_mode", "ari_last", "ari_mean", "last_cluster_sizes", "setosa_alone", "plots"}, Pictures: []string{"clusters.png", "partition.png"}},
+		"-alpha", "1", "-burn", "100", "-keep", "20")
 	assert.Len(t, res.K, 20)
 	assert.True(t, res.SetosaAlone, "sizes %v", res.LastSizes)
 	assert.GreaterOrEqual(t, res.ARI, 0.568-0.02, "small outlier clusters may cost a little")

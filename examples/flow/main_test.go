@@ -2,8 +2,6 @@ package main
 
 import (
 	"math"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,11 +16,8 @@ import (
 // samples' moments follow the data's.
 func TestTwoMoons(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-steps", "300", "-layers", "6", "-hidden", "32")
-	r.Fields("test_nll", "base_test_nll", "train_nll_per_100_steps", "sample_mean", "data_mean", "plot", "log", "parameters")
-	r.Pictures("flow.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"test_nll", "base_test_nll", "train_nll_per_100_steps", "sample_mean", "data_mean", "plot", "log", "parameters"}, Pictures: []string{"flow.png"}},
+		"-steps", "300", "-layers", "6", "-hidden", "32")
 	assert.InDelta(t, 2.81, res.BaseNLL, 0.05)
 	assert.Less(t, res.TestNLL, res.BaseNLL-0.6)
 	for j := range 2 {
@@ -32,10 +27,9 @@ func TestTwoMoons(t *testing.T) {
 	// Three windows of 100 steps, one JSON line each from the Trainer.
 	require.Len(t, res.Curve, 3)
 	assert.Less(t, res.Curve[2], res.Curve[0])
-	log, err := os.ReadFile(res.Log)
-	require.NoError(t, err)
-	assert.Equal(t, 3, strings.Count(string(log), "\n"))
-	assert.Contains(t, string(log), `"step":300`)
+	log := clitest.Log(t, res.Log)
+	require.Len(t, log, 3)
+	assert.Equal(t, 300, log[2].Step)
 	clitest.Fails(t, program(), 2, "-steps", "0")
 	clitest.Fails(t, program(), 2, "-data", "cifar")
 }
@@ -71,19 +65,14 @@ func TestLogitStatsOnePixel(t *testing.T) {
 // test digits, and writes the sample grid and one log line per epoch.
 func TestMNISTQuick(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-data", "mnist", "-epochs", "1", "-layers", "2", "-hidden", "64", "-train", "2000", "-test", "500")
-	r.Fields("test_bpd", "baseline_test_bpd", "uniform_bpd", "train_bpd_per_epoch", "parameters")
-	r.Pictures("flow-mnist.png")
-	var res mnistResult
-	r.Decode(&res)
+	res, _ := clitest.Check[mnistResult](t, program(), clitest.Expect{Fields: []string{"test_bpd", "baseline_test_bpd", "uniform_bpd", "train_bpd_per_epoch", "parameters"}, Pictures: []string{"flow-mnist.png"}},
+		"-data", "mnist", "-epochs", "1", "-layers", "2", "-hidden", "64", "-train", "2000", "-test", "500")
 	t.Logf("quick run: test %.3f bpd, baseline %.3f", res.TestBPD, res.BaselineBPD)
 	assert.Equal(t, 8.0, res.UniformBPD)
 	assert.Greater(t, res.BaselineBPD, 3.0)
 	assert.Less(t, res.BaselineBPD, 8.0)
 	assert.Less(t, res.TestBPD, res.BaselineBPD-0.1)
 	require.Len(t, res.Curve, 1)
-	log, err := os.ReadFile(res.Log)
-	require.NoError(t, err)
-	assert.Equal(t, 1, strings.Count(string(log), "\n"))
+	require.Len(t, clitest.Log(t, res.Log), 1)
 	clitest.Fails(t, program(), 2, "-data", "mnist", "-epochs", "0")
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
-	"github.com/gradus-ml/gradus/train"
 )
 
 // The quick mode (48 steps on 2,048 digits, width 8) already moves the
@@ -21,16 +18,9 @@ func TestQuickRun(t *testing.T) {
 	for _, loss := range []string{"bce", "wgan-gp"} {
 		t.Run(loss, func(t *testing.T) {
 			t.Parallel()
-			r := clitest.Run(t, program(), "-quick", "-loss", loss)
-			r.Fields("mmd2", "mmd2_untrained", "mmd2_train_vs_test", "g_loss", "samples")
-			r.Pictures("samples-" + loss + ".png")
-			var res result
-			r.Decode(&res)
-			log, err := os.Open(filepath.Join(r.Dir, "run.jsonl"))
-			require.NoError(t, err)
-			defer log.Close()
-			recs, err := train.ReadLog(log)
-			require.NoError(t, err)
+			res, r := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"mmd2", "mmd2_untrained", "mmd2_train_vs_test", "g_loss", "samples"}, Pictures: []string{"samples-" + loss + ".png"}},
+				"-quick", "-loss", loss)
+			recs := clitest.Log(t, r.Path("run.jsonl"))
 			cfg := quickConfig(defaults())
 			require.Len(t, recs, cfg.Epochs)
 			assert.InDelta(t, res.GLoss, recs[len(recs)-1].Metrics["g_loss"], 1e-12)

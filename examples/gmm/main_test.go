@@ -17,13 +17,9 @@ import (
 // M-steps); a trace that never decreases; and the PNG.
 func TestRowsInitMatchesScikitLearn(t *testing.T) {
 	t.Parallel()
-	var want result
-	clitest.Fixture(t, "testdata/iris_rows.json", &want)
-	r := clitest.Run(t, program(), "-init", "rows:0,50,100", "-fit", "em", "-tol", "1e-3", "-max-iter", "100")
-	r.Fields("mean_log_likelihood", "iterations", "weights", "log_likelihood_per_iteration", "plot")
-	r.Pictures("gmm_ellipses.png")
-	var res result
-	r.Decode(&res)
+	want := clitest.Fixture[result](t, "testdata/iris_rows.json")
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"mean_log_likelihood", "iterations", "weights", "log_likelihood_per_iteration", "plot"}, Pictures: []string{"gmm_ellipses.png"}},
+		"-init", "rows:0,50,100", "-fit", "em", "-tol", "1e-3", "-max-iter", "100")
 	assert.Equal(t, want.Iterations, res.Iterations+1)
 	for i := 1; i < len(res.Trace); i++ {
 		assert.GreaterOrEqual(t, res.Trace[i], res.Trace[i-1])

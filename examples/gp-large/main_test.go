@@ -17,11 +17,8 @@ import (
 // noise, the plot is written, and -json has the keys the issue names.
 func TestQuickRun(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-n", "800", "-steps", "8", "-exact-n", "150", "-test", "100", "-probes", "8", "-rank", "50", "-lr", "0.1")
-	r.Fields("n", "lml", "seconds_per_step", "test_rmse", "noise_std", "lml_trace", "exact", "plot")
-	r.Pictures("lml.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"n", "lml", "seconds_per_step", "test_rmse", "noise_std", "lml_trace", "exact", "plot"}, Pictures: []string{"lml.png"}},
+		"-n", "800", "-steps", "8", "-exact-n", "150", "-test", "100", "-probes", "8", "-rank", "50", "-lr", "0.1")
 	require.Len(t, res.Trace, 8)
 	assert.Greater(t, res.Trace[7], res.Trace[0])
 	assert.Less(t, res.TestRMSE, 0.2)

@@ -58,9 +58,8 @@ func TestRunCO2(t *testing.T) {
 // Through the cli: the JSON object's fields and the picture.
 func TestProgram(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-kernel", "rbf", "-restarts", "0", "-iters", "5")
-	r.Fields("lml", "lml_start", "params", "n", "plot")
-	r.Pictures("co2.png")
+	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"lml", "lml_start", "params", "n", "plot"}, Pictures: []string{"co2.png"}},
+		"-kernel", "rbf", "-restarts", "0", "-iters", "5")
 }
 
 // Kernel expressions: terms by +, factors by *, each non-noise term scaled.

@@ -16,11 +16,7 @@ import (
 // initial hyperparameters.
 func TestIrisClassification(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program())
-	r.Fields("n", "train_accuracy", "lml", "initial_lml", "lengthscale", "variance", "plot")
-	r.Pictures("surface.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"n", "train_accuracy", "lml", "initial_lml", "lengthscale", "variance", "plot"}, Pictures: []string{"surface.png"}})
 	assert.Equal(t, 100, res.N)
 	assert.GreaterOrEqual(t, res.Accuracy, 0.93)
 	assert.Less(t, res.Accuracy, 1.0)

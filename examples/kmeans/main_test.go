@@ -13,14 +13,10 @@ import (
 // algorithm="lloyd") on digits (examples/gmm/testdata/make_fixture.py):
 // the same inertia, iteration count and cluster sizes.
 func TestFirstRowsMatchScikitLearn(t *testing.T) {
-	var want result
-	clitest.Fixture(t, "testdata/digits_first.json", &want)
+	want := clitest.Fixture[result](t, "testdata/digits_first.json")
 	t.Parallel()
-	r := clitest.Run(t, program(), "-init", "first", "-k", "10")
-	r.Fields("inertia", "iterations", "sizes", "adjusted_rand", "plot")
-	r.Pictures("kmeans_centres.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"inertia", "iterations", "sizes", "adjusted_rand", "plot"}, Pictures: []string{"kmeans_centres.png"}},
+		"-init", "first", "-k", "10")
 	assert.InDelta(t, want.Inertia, res.Inertia, 1e-6*want.Inertia)
 	assert.Equal(t, want.Iterations, res.Iterations)
 	assert.Equal(t, want.Sizes, res.Sizes)

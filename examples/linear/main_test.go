@@ -12,11 +12,8 @@ import (
 )
 
 func TestDiabetes(t *testing.T) {
-	r := clitest.Run(t, program(), "-alphas", "20")
-	r.Fields("least_squares_r2", "ridge_r2", "elastic_net_alpha", "elastic_net_r2", "path_alphas", "path_nonzero", "quantiles")
-	r.Pictures("path.png", "quantile.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"least_squares_r2", "ridge_r2", "elastic_net_alpha", "elastic_net_r2", "path_alphas", "path_nonzero", "quantiles"}, Pictures: []string{"path.png", "quantile.png"}},
+		"-alphas", "20")
 
 	assert.Equal(t, []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"}, res.Features)
 	assert.Equal(t, 353, res.Train, "⌈0.2·442⌉ = 89 test rows")

@@ -13,11 +13,8 @@ import (
 // LinearRegression reports on this set).
 func TestDiabetesFit(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-steps", "100")
-	var res result
-	r.Decode(&res)
-	r.Fields("gd_mse", "newton_mse", "exact_mse", "max_coef_gap", "plot")
-	r.Pictures("loss.png")
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"gd_mse", "newton_mse", "exact_mse", "max_coef_gap", "plot"}, Pictures: []string{"loss.png"}},
+		"-steps", "100")
 	assert.InDelta(t, 0.5177, 1-2*res.ExactLoss, 5e-4)
 	assert.InDelta(t, res.ExactLoss, res.NewtonLoss, 1e-12)
 	assert.Less(t, res.MaxCoefGap, 1e-9)

@@ -95,8 +95,7 @@ func TestHoldout(t *testing.T) {
 // Through the cli: the JSON object's fields and the reliability diagram.
 func TestProgram(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-bayes", "-solver", "newton", "-holdout", "0.3")
-	r.Fields("coef", "intercept", "mean_log_loss", "accuracy", "log_evidence", "map_accuracy", "calibration_png", "test")
-	r.Pictures("calibration_breast_cancer.png")
+	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"coef", "intercept", "mean_log_loss", "accuracy", "log_evidence", "map_accuracy", "calibration_png", "test"}, Pictures: []string{"calibration_breast_cancer.png"}},
+		"-bayes", "-solver", "newton", "-holdout", "0.3")
 	clitest.Fails(t, program(), 2, "-link", "cauchit")
 }

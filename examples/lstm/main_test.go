@@ -44,9 +44,8 @@ func TestSineTrainingLossFalls(t *testing.T) {
 // the picture is written.
 func TestSineProgram(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-task", "sine", "-epochs", "1", "-max-steps", "4")
-	r.Fields("heldout_mse", "noise_floor", "persistence_mse", "train_loss_per_epoch", "seconds")
-	r.Pictures("sine.png")
+	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"heldout_mse", "noise_floor", "persistence_mse", "train_loss_per_epoch", "seconds"}, Pictures: []string{"sine.png"}},
+		"-task", "sine", "-epochs", "1", "-max-steps", "4")
 	clitest.Fails(t, program(), 2, "-task", "nosuch")
 }
 

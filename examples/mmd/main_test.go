@@ -13,11 +13,8 @@ import (
 // 200 permutations allow; two samples of 3s are not.
 func TestTests(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-n", "60", "-perms", "200")
-	r.Fields("tests", "plot")
-	r.Pictures("nulls.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"tests", "plot"}, Pictures: []string{"nulls.png"}},
+		"-n", "60", "-perms", "200")
 	require.Len(t, res.Tests, 3)
 	assert.InDelta(t, 1.0/201, res.Tests[0].PValue, 1e-12, res.Tests[0].Name)
 	assert.Greater(t, res.Tests[1].PValue, 0.05, res.Tests[1].Name)

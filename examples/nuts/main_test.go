@@ -19,11 +19,8 @@ import (
 // error of 400 draws.
 func TestNUTSAgreesWithLaplaceAndEightSchools(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-seed", "2", "-chains", "2", "-warmup", "150", "-draws", "200")
-	r.Fields("rhat_max", "ess_bulk_min", "divergences", "posterior_mean", "seconds", "laplace_mean", "cov_rel_diff", "eight_schools", "plots")
-	r.Pictures("trace_0.png", "trace_5.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"rhat_max", "ess_bulk_min", "divergences", "posterior_mean", "seconds", "laplace_mean", "cov_rel_diff", "eight_schools", "plots"}, Pictures: []string{"trace_0.png", "trace_5.png"}},
+		"-seed", "2", "-chains", "2", "-warmup", "150", "-draws", "200")
 	require.Len(t, res.PosteriorMean, 31)
 	assert.Len(t, res.Plots, 6)
 	assert.Zero(t, res.Divergences)

@@ -14,13 +14,9 @@ import (
 // gamma=1e-3).eigenvalues_ on the first 500 rows
 // (testdata/make_fixture.py); both PNGs are written.
 func TestMatchesScikitLearn(t *testing.T) {
-	var want result
-	clitest.Fixture(t, "testdata/digits.json", &want)
-	r := clitest.Run(t, program(), "-gamma", "1e-3", "-kpca-n", "500")
-	r.Fields("eigenvalues", "explained_variance_ratio", "kpca_eigenvalues", "plots")
-	r.Pictures("eigendigits.png", "projections.png")
-	var res result
-	r.Decode(&res)
+	want := clitest.Fixture[result](t, "testdata/digits.json")
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"eigenvalues", "explained_variance_ratio", "kpca_eigenvalues", "plots"}, Pictures: []string{"eigendigits.png", "projections.png"}},
+		"-gamma", "1e-3", "-kpca-n", "500")
 	require.Len(t, res.Eigenvalues, 10)
 	require.Len(t, res.KPCAEigenvalues, 10)
 	for i := range 10 {

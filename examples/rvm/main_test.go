@@ -16,11 +16,8 @@ import (
 // and the noise estimated within 25 %.
 func TestSinc(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program(), "-n", "100", "-noise", "0.1", "-lengthscale", "1.6")
-	r.Fields("relevance_vectors", "bias_kept", "noise_sd", "rmse", "svr_support_vectors", "svr_rmse", "plot")
-	r.Pictures("fit.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"relevance_vectors", "bias_kept", "noise_sd", "rmse", "svr_support_vectors", "svr_rmse", "plot"}, Pictures: []string{"fit.png"}},
+		"-n", "100", "-noise", "0.1", "-lengthscale", "1.6")
 	assert.Less(t, len(res.RelevanceVectors), 12)
 	assert.Greater(t, len(res.RelevanceVectors), 3)
 	assert.Greater(t, res.SVRSupport, 3*len(res.RelevanceVectors))

@@ -11,11 +11,8 @@ import (
 // fit runs the program with args and returns what it reports.
 func fit(t *testing.T, args ...string) result {
 	t.Helper()
-	r := clitest.Run(t, program(), args...)
-	r.Fields("dual_objective", "primal_objective", "duality_gap", "n_support", "bias", "train_accuracy", "gamma", "plot")
-	r.Pictures("regions.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"dual_objective", "primal_objective", "duality_gap", "n_support", "bias", "train_accuracy", "gamma", "plot"}, Pictures: []string{"regions.png"}},
+		args...)
 	return res
 }
 

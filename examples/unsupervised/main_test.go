@@ -15,11 +15,7 @@ import (
 // species; the full-covariance mixture's is 0.904.
 func TestFiguresAndPictures(t *testing.T) {
 	t.Parallel()
-	r := clitest.Run(t, program())
-	r.Fields("digits_pca_explained_ratio", "iris_kmeans_inertia", "iris_kmeans_ari", "iris_gmm_mean_loglik", "iris_gmm_ari", "plots")
-	r.Pictures("digits_pca.png", "iris_kmeans.png", "iris_gmm.png")
-	var res result
-	r.Decode(&res)
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"digits_pca_explained_ratio", "iris_kmeans_inertia", "iris_kmeans_ari", "iris_gmm_mean_loglik", "iris_gmm_ari", "plots"}, Pictures: []string{"digits_pca.png", "iris_kmeans.png", "iris_gmm.png"}})
 	assert.InDelta(t, 0.14890594, res.DigitsExplained[0], 1e-6)
 	assert.InDelta(t, 0.13618771, res.DigitsExplained[1], 1e-6)
 	assert.InDelta(t, 78.851, res.KMeansInertia, 1e-3)

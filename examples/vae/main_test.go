@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"math"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,22 +74,20 @@ func TestWarmup(t *testing.T) {
 func TestRunJSON(t *testing.T) {
 	t.Parallel()
 	for _, model := range []string{"vae", "hvae"} {
-		r := clitest.Run(t, program(), "-model", model, "-epochs", "2", "-latent", "2", "-latent2", "2", "-hidden", "32", "-hidden2", "16",
+		res, _ := clitest.Check[result](t, program(), clitest.Expect{
+			Fields:   []string{"test_neg_elbo_per_epoch", "test_iwae_k50", "seconds_per_epoch", "model", "test_kl_per_level", "pictures", "log"},
+			Pictures: []string{"samples.png", "reconstructions.png", "manifold.png", "latent_codes.png", "loss.png"}},
+			"-model", model, "-epochs", "2", "-latent", "2", "-latent2", "2", "-hidden", "32", "-hidden2", "16",
 			"-batch", "64", "-iwae-k", "5", "-train-n", "320", "-test-n", "100")
-		r.Fields("test_neg_elbo_per_epoch", "test_iwae_k50", "seconds_per_epoch", "model", "test_kl_per_level", "pictures", "log")
-		r.Pictures("samples.png", "reconstructions.png", "manifold.png", "latent_codes.png", "loss.png")
-		var res result
-		r.Decode(&res)
 		require.Len(t, res.TestNegELBO, 2)
 		assert.Less(t, res.TestNegELBO[1], res.TestNegELBO[0], model)
 		// The importance-weighted bound is tighter: a smaller negative bound.
 		assert.Less(t, res.TestIWAE, res.TestNegELBO[1], model)
 		assert.Len(t, res.Pictures, 5) // samples, reconstructions, manifold, codes, loss curve
 		// The Trainer's JSON-lines log: one line per epoch with the test bound.
-		log, err := os.ReadFile(res.Log)
-		require.NoError(t, err)
-		assert.Equal(t, 2, strings.Count(string(log), "\n"))
-		assert.Contains(t, string(log), `"test_neg_elbo":`)
+		log := clitest.Log(t, res.Log)
+		require.Len(t, log, 2)
+		assert.InDelta(t, res.TestNegELBO[1], log[1].Metrics["test_neg_elbo"], 1e-9)
 		ts, _, err := checkpoint.ReadFile(res.Checkpoint)
 		require.NoError(t, err)
 		if model == "vae" {

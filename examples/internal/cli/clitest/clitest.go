@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/train"
 )
 
 // Result is one finished run: the -out folder and the JSON object printed.
@@ -22,13 +23,32 @@ type Result struct {
 	Dir string
 	// JSON is the object printed with -json, as decoded into a map.
 	JSON map[string]any
-	raw  []byte
 }
 
-// Run runs p with -json -quiet -out <a temporary folder> followed by args
-// (so args may override them) and fails t unless it exits with 0 and prints
-// one JSON object.
-func Run(t testing.TB, p cli.Program, args ...string) *Result {
+// Expect is what a successful run must leave behind, each name checked
+// against the run's -json object or its -out folder.
+type Expect struct {
+	// Fields are keys the JSON object must have (the ones the program's
+	// documentation promises).
+	Fields []string
+	// Pictures are PNG images, at least 16 pixels on each side, that must
+	// be in the -out folder.
+	Pictures []string
+	// Files are other files that must be in the -out folder, non-empty.
+	Files []string
+}
+
+// Check runs p with -json -quiet -out <a temporary folder> followed by args
+// (so args may override them), fails t unless it exits with 0 and prints
+// one JSON object, checks everything want lists, and returns the object
+// decoded into the program's result type T together with the run.
+//
+//	res, r := clitest.Check[result](t, program(), clitest.Expect{
+//		Fields: []string{"rmse", "plot"}, Pictures: []string{"fit.png"}}, "-n", "100")
+//
+// A missing field, picture or file fails the test but lets it go on, so one
+// run reports every one of them.
+func Check[T any](t testing.TB, p cli.Program, want Expect, args ...string) (T, *Result) {
 	t.Helper()
 	r := &Result{t: t, Dir: t.TempDir()}
 	var stdout, stderr bytes.Buffer
@@ -36,84 +56,78 @@ func Run(t testing.TB, p cli.Program, args ...string) *Result {
 	if code := cli.Run(context.Background(), p, args, &stdout, &stderr); code != 0 {
 		t.Fatalf("%s %q: exit code %d, stderr:\n%s", p.Name, args, code, stderr.String())
 	}
-	r.raw = stdout.Bytes()
-	if err := json.Unmarshal(r.raw, &r.JSON); err != nil {
-		t.Fatalf("%s: standard output is not one JSON object: %v\n%s", p.Name, err, r.raw)
+	var res T
+	raw := stdout.Bytes()
+	if err := json.Unmarshal(raw, &r.JSON); err != nil {
+		t.Fatalf("%s: standard output is not one JSON object: %v\n%s", p.Name, err, raw)
 	}
-	return r
-}
-
-// Decode decodes the JSON object into v (a pointer to the program's result
-// type).
-func (r *Result) Decode(v any) {
-	r.t.Helper()
-	if err := json.Unmarshal(r.raw, v); err != nil {
-		r.t.Fatalf("decoding %s: %v", r.raw, err)
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("%s: decoding %s into %T: %v", p.Name, raw, res, err)
 	}
-}
-
-// Fields fails the test unless the JSON object has every key.
-func (r *Result) Fields(keys ...string) {
-	r.t.Helper()
-	for _, k := range keys {
+	for _, k := range want.Fields {
 		if _, ok := r.JSON[k]; !ok {
-			r.t.Errorf("JSON object has no field %q: %s", k, r.raw)
+			t.Errorf("%s: JSON object has no field %q: %s", p.Name, k, raw)
 		}
+	}
+	for _, name := range want.Pictures {
+		r.picture(name)
+	}
+	for _, name := range want.Files {
+		if st, err := os.Stat(r.Path(name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: want a non-empty file (%v)", name, err)
+		}
+	}
+	return res, r
+}
+
+// Path is the path of the file name in the -out folder.
+func (r *Result) Path(name string) string { return filepath.Join(r.Dir, name) }
+
+// picture fails the test unless name is a PNG image, at least 16 pixels on
+// each side, in the -out folder.
+func (r *Result) picture(name string) {
+	r.t.Helper()
+	f, err := os.Open(r.Path(name))
+	if err != nil {
+		r.t.Error(err)
+		return
+	}
+	cfg, err := png.DecodeConfig(f)
+	f.Close()
+	if err != nil || cfg.Width < 16 || cfg.Height < 16 {
+		r.t.Errorf("%s: not a PNG picture (%d×%d, %v)", name, cfg.Width, cfg.Height, err)
 	}
 }
 
-// Number is the JSON object's numeric field key; the test fails if it is
-// missing or not a number.
-func (r *Result) Number(key string) float64 {
-	r.t.Helper()
-	v, ok := r.JSON[key].(float64)
-	if !ok {
-		r.t.Fatalf("JSON field %q is %v, want a number", key, r.JSON[key])
+// Log reads the JSON-lines training log at path (a train.Trainer's, or a
+// program's own in the same format), failing the test if it cannot.
+func Log(t testing.TB, path string) []train.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return v
-}
-
-// Pictures fails the test unless each name is a PNG image, at least 16
-// pixels on each side, in the -out folder.
-func (r *Result) Pictures(names ...string) {
-	r.t.Helper()
-	for _, name := range names {
-		f, err := os.Open(filepath.Join(r.Dir, name))
-		if err != nil {
-			r.t.Error(err)
-			continue
-		}
-		cfg, err := png.DecodeConfig(f)
-		f.Close()
-		if err != nil || cfg.Width < 16 || cfg.Height < 16 {
-			r.t.Errorf("%s: not a PNG picture (%d×%d, %v)", name, cfg.Width, cfg.Height, err)
-		}
+	defer f.Close()
+	recs, err := train.ReadLog(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-}
-
-// Files fails the test unless each name is a non-empty file in the -out
-// folder.
-func (r *Result) Files(names ...string) {
-	r.t.Helper()
-	for _, name := range names {
-		st, err := os.Stat(filepath.Join(r.Dir, name))
-		if err != nil || st.Size() == 0 {
-			r.t.Errorf("%s: want a non-empty file (%v)", name, err)
-		}
-	}
+	return recs
 }
 
 // Fixture decodes the JSON file path (a fixture under testdata, made by
-// the script committed beside it) into v, failing t if it cannot.
-func Fixture(t testing.TB, path string, v any) {
+// the script committed beside it) into a T, failing t if it cannot.
+func Fixture[T any](t testing.TB, path string) T {
 	t.Helper()
+	var v T
 	b, err := os.ReadFile(path)
 	if err == nil {
-		err = json.Unmarshal(b, v)
+		err = json.Unmarshal(b, &v)
 	}
 	if err != nil {
 		t.Fatalf("fixture %s: %v", path, err)
 	}
+	return v
 }
 
 // Env is an Env for calling a program's run function directly in a test:

@@ -4,7 +4,6 @@
 package mnisttest
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,28 +25,22 @@ import (
 // predict as the trained model does.
 func CheckQuickRun(t *testing.T, c mnist.Classifier, dropTo float64, args ...string) mnist.Result {
 	t.Helper()
-	r := clitest.Run(t, mnist.Program(c), args...)
-	var res mnist.Result
-	r.Decode(&res)
+	res, r := clitest.Check[mnist.Result](t, mnist.Program(c), clitest.Expect{
+		Fields:   []string{"test_accuracy", "train_loss_per_epoch", "seconds", "checkpoint_match"},
+		Pictures: []string{"training.png", "confusion.png"}}, args...)
 	require.GreaterOrEqual(t, len(res.StepLoss), 6)
 	first := mean(res.StepLoss[:3])
 	last := mean(res.StepLoss[len(res.StepLoss)-3:])
 	t.Logf("%s: mean loss of the first three steps %.3f, of the last three %.3f", c.Name, first, last)
 	assert.Less(t, last, dropTo*first, "training loss should fall: first steps %.3f, last steps %.3f", first, last)
 
-	r.Pictures("training.png", "confusion.png")
-	f, err := os.Open(res.Log)
-	require.NoError(t, err)
-	defer f.Close()
-	recs, err := train.ReadLog(f)
-	require.NoError(t, err)
+	recs := clitest.Log(t, res.Log)
 	require.Len(t, recs, len(res.TrainLossPerEpoch))
 	assert.Equal(t, res.TrainLossPerEpoch[0], recs[0].TrainLoss)
 	assert.Equal(t, res.TestAccuracyPerEpoch[0], recs[0].Metrics["test_accuracy"])
 	assert.FileExists(t, res.Checkpoint)
 	assert.True(t, res.CheckpointMatch != nil && *res.CheckpointMatch, "the reloaded checkpoint must predict the same classes")
 
-	r.Fields("test_accuracy", "train_loss_per_epoch", "seconds", "checkpoint_match")
 	obj := r.JSON
 	acc, ok := obj["test_accuracy"].(float64)
 	assert.True(t, ok && acc >= 0 && acc <= 1, "test_accuracy %v must be a fraction", obj["test_accuracy"])
