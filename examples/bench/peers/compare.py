@@ -16,7 +16,6 @@ median. The ratio column is Gradus's speed divided by the best peer's, so
 > 1 means Gradus is faster: for throughputs (GFLOP/s, 1/s) Gradus ÷ best,
 for times (ms, ns) best ÷ Gradus.
 """
-import argparse
 import datetime
 import json
 import os
@@ -26,6 +25,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import timing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -187,11 +188,8 @@ def table(order, units, med):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = timing.arguments(__doc__, "500,1000,2000")  # --threads: Gradus, PyTorch's first column and NumPy
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=2, help="threads for Gradus, PyTorch's first column and NumPy")
-    ap.add_argument("--sizes", default="500,1000,2000")
     ap.add_argument("--only", default="", help="comma-separated workload prefixes")
     ap.add_argument("--out", default="", help="also write the table to this file")
     args = ap.parse_args()

@@ -8,19 +8,13 @@ Prints lines `gemm_<f32|f64>_n<N> gflops <value> GFLOP/s` (median of repeats
 after warm-up) for square n in 128, 256, 1024 (or the sizes given as
 arguments).
 
-Setup (Debian, as root): apt-get install -y python3-numpy python3-torch
-libopenblas0-pthread. Without libopenblas0-pthread both NumPy and the Debian
-PyTorch build (BLAS_INFO=generic) fall back to the reference BLAS and run at
-~6 GFLOP/s.
+Setup: see timing.py.
 """
-import os
+from timing import blas_threads, median_gflops, report_gemm
 
-os.environ["OPENBLAS_NUM_THREADS"] = "2"
-os.environ.setdefault("OMP_NUM_THREADS", "2")
+blas_threads(2)
 
 import numpy as np  # noqa: E402
-
-from gemm_timing import median_gflops, report  # noqa: E402
 
 
 def bench(n, dtype):
@@ -32,7 +26,7 @@ def bench(n, dtype):
 
 
 def main():
-    report(bench, ((np.float32, "f32"), (np.float64, "f64")))
+    report_gemm(bench, ((np.float32, "f32"), (np.float64, "f64")))
 
 
 if __name__ == "__main__":

@@ -9,14 +9,11 @@ Prints lines `gemm_<f32|f64>_n<N> gflops <value> GFLOP/s` (median of repeats
 after warm-up) for square n in 128, 256, 1024 (or the sizes given as
 arguments).
 
-Setup (Debian, as root): apt-get install -y python3-numpy python3-torch
-libopenblas0-pthread. Without libopenblas0-pthread both NumPy and the Debian
-PyTorch build (BLAS_INFO=generic) fall back to the reference BLAS and run at
-~6 GFLOP/s.
+Setup: see timing.py.
 """
 import torch
 
-from gemm_timing import median_gflops, report
+from timing import median_gflops, report_gemm
 
 
 def bench(n, dtype):
@@ -29,7 +26,7 @@ def bench(n, dtype):
 
 def main():
     torch.set_num_threads(2)
-    report(bench, ((torch.float32, "f32"), (torch.float64, "f64")))
+    report_gemm(bench, ((torch.float32, "f32"), (torch.float64, "f64")))
 
 
 if __name__ == "__main__":

@@ -18,28 +18,20 @@ Run with the OpenBLAS overrides unset for this command only:
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 \
         examples/bench/peers/gp_numpy.py [--threads 2] [--sizes 500,1000,2000]
 """
-import argparse
-import os
 import sys
+
+import timing
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=0, help="evaluations per repetition (0: 4000/n)")
-    ap.add_argument("--sizes", default="500,1000,2000")
-    args = ap.parse_args()
-    # Must be set before NumPy loads OpenBLAS.
-    os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
-    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    args = timing.arguments(__doc__, "500,1000,2000", steps_help="evaluations per repetition (0: 4000/n)").parse_args()
+    timing.blas_threads(args.threads)
 
     import math
 
     import numpy as np
     from scipy.linalg import cho_factor, cho_solve
 
-    from timing import run_timed
 
     def setup(n):
         rng = np.random.default_rng(1)
@@ -71,9 +63,9 @@ def main():
 
         return step
 
-    for n in (int(s) for s in args.sizes.split(",") if s.strip()):
+    for n in timing.sizes(args.sizes):
         step = setup(n)
-        sec = run_timed(step, args.steps or max(1, 4000 // n), args.reps)
+        sec = timing.run_timed(step, args.steps or max(1, 4000 // n), args.reps)
         print(f"gp_lml_grad_n{n} ms_per_eval {sec * 1e3:.6g} ms", flush=True)
 
 

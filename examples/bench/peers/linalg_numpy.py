@@ -14,26 +14,19 @@ OpenBLAS overrides unset for this command only:
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 \
         examples/bench/peers/linalg_numpy.py [--threads 2] [--sizes 256,1000]
 """
-import argparse
-import os
 import sys
+
+import timing
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--sizes", default="256,1000")
-    args = ap.parse_args()
-    # Must be set before NumPy loads OpenBLAS.
-    os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
-    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    args = timing.arguments(__doc__, "256,1000").parse_args()
+    timing.blas_threads(args.threads)
 
     import numpy as np
 
-    from timing import run_timed
 
-    for n in (int(s) for s in args.sizes.split(",") if s.strip()):
+    for n in timing.sizes(args.sizes):
         rng = np.random.default_rng(3)
         a = rng.uniform(-1, 1, (n, n))
         sym = (a + a.T) / 2
@@ -43,7 +36,7 @@ def main():
             ("eigh", lambda: np.linalg.eigh(sym)),
         ]
         for name, f in ops:
-            sec = run_timed(f, 0, args.reps)  # steps calibrated to ~0.1 s
+            sec = timing.run_timed(f, 0, args.reps)  # steps calibrated to ~0.1 s
             print(f"{name}_f64_n{n} ms_per_op {sec * 1e3:.6g} ms", flush=True)
 
 

@@ -10,32 +10,24 @@ OpenMP wait policy so idle worker threads do not spin:
         [--threads 2] [--reps 5] [--steps N] [--only mlp_train,gp_lml_grad] \
         [--sizes 500,1000,2000]
 """
-import argparse
 import math
-import os
 import sys
 
+import timing
 
-def _threads_from_argv(argv, default="2"):
-    for i, a in enumerate(argv):
-        if a == "--threads" and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--threads="):
-            return a.split("=", 1)[1]
-    return default
-
-
-# Debian's torch calls the system BLAS (OpenBLAS, pthread build), which sizes
-# its own thread pool from the environment, not from torch.set_num_threads:
-# without this a "1 thread" run would still multiply matrices on every core.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-    os.environ[_var] = _threads_from_argv(sys.argv[1:])
+# The flags are read before torch is imported: Debian's torch calls the
+# system BLAS (OpenBLAS, pthread build), which sizes its own thread pool from
+# the environment, not from torch.set_num_threads, so without this a
+# "1 thread" run would still multiply matrices on every core.
+_parser = timing.arguments(__doc__, "500,1000,2000", steps_help="steps per repetition (0: each workload's default)")
+_parser.add_argument("--only", default="", help="comma-separated workload name prefixes")
+ARGS = _parser.parse_args()
+timing.blas_threads(ARGS.threads)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from timing import run_timed  # noqa: E402
 
 
 def trainer(model, loss_fn):
@@ -200,13 +192,7 @@ def overhead():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=0, help="steps per repetition (0: each workload's default)")
-    ap.add_argument("--only", default="", help="comma-separated workload name prefixes")
-    ap.add_argument("--sizes", default="500,1000,2000", help="GP training-set sizes")
-    args = ap.parse_args()
+    args = ARGS
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
 
@@ -224,7 +210,7 @@ def main():
         ("cnn_train", 10, cnn, ratio("samples_per_s", 64)),
         ("lstm_train", 5, lstm, ratio("sequences_per_s", 32)),
     ]
-    for n in (int(s) for s in args.sizes.split(",") if s.strip()):
+    for n in timing.sizes(args.sizes):
         ws.append((f"gp_lml_grad_n{n}", max(1, 4000 // n), (lambda n=n: gp(n)),
                    (lambda s: ("ms_per_eval", s * 1e3, "ms"))))
     ws += [
@@ -237,7 +223,7 @@ def main():
     for name, steps, factory, report in ws:
         if prefixes and not any(name.startswith(p) for p in prefixes):
             continue
-        sec = run_timed(factory(), args.steps or steps, args.reps)
+        sec = timing.run_timed(factory(), args.steps or steps, args.reps)
         metric, value, unit = report(sec)
         print(f"{name} {metric} {value:.6g} {unit}", flush=True)
 
