@@ -27,10 +27,9 @@ import (
 )
 
 type config struct {
-	Epochs int     `flag:"epochs" help:"training epochs"`
-	TrainN int     `flag:"n" help:"training digits (0: all 8,000)"`
-	Drop   float64 `flag:"drop" help:"masking noise: the fraction of pixels set to 0"`
-	Batch  int
+	cli.Training         // -epochs, -batch, -lr
+	TrainN       int     `flag:"n" help:"training digits (0: all 8,000)"`
+	Drop         float64 `flag:"drop" help:"masking noise: the fraction of pixels set to 0"`
 }
 
 type result struct {
@@ -45,7 +44,7 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	return cli.Configured(cli.Program{Name: "dae"}, config{Epochs: 5, Drop: 0.5, Batch: 128}, run)
+	return cli.Configured(cli.Program{Name: "dae"}, config{Training: cli.Training{Epochs: 5, Batch: 128, LR: 3e-3}, Drop: 0.5}, run)
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
@@ -55,7 +54,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	}
 	rng := tensor.NewRNG(env.Seed)
 	m := vae.NewDAE(rng, vae.DAEOptions{Input: 784, Hidden: []int{256}, Code: 32, Drop: cfg.Drop})
-	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: 3e-3})
+	opt := optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: cfg.LR})
 	n := x.Shape()[0]
 	// Batches of clean digits, shuffled from the seed; the masking noise is
 	// drawn from the Trainer's RNG, so a run is reproducible.

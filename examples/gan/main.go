@@ -24,7 +24,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,21 +43,21 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-// config holds the settings of a run.
+// config holds the settings of a run; the tagged fields are its flags.
+// -lr 0 (the default) means 2e-4 for bce and 5e-4 for wgan-gp.
 type config struct {
-	Loss    string // "bce" or "wgan-gp"
-	Epochs  int
-	TrainN  int // training digits used (0: all 8,000)
-	Batch   int
-	Width   int // gan.Options.Width
-	Latent  int
-	NCritic int     // critic steps per generator step (wgan-gp)
-	LR      float64 // Adam's learning rate (0: 2e-4 for bce, 5e-4 for wgan-gp)
-	Beta1   float64 // Adam's β₁ (negative: 0.5)
-	Lambda  float64 // gradient-penalty weight (wgan-gp)
-	EvalN   int     // samples and held-out digits in the MMD² (0: skip)
-	Seed    uint64
-	Out     string // directory of the sample grid ("": none)
+	cli.Training         // -epochs (one discriminator or critic step per batch), -batch, -lr
+	Loss         string  `flag:"loss" help:"bce (standard DCGAN) or wgan-gp"`
+	TrainN       int     `flag:"n" help:"training digits (0: all 8,000)"`
+	Width        int     `flag:"width" help:"feature maps of the outer layers (the middle ones have twice as many)"`
+	NCritic      int     `flag:"ncritic" help:"critic steps per generator step (wgan-gp)"`
+	Beta1        float64 `flag:"beta1" help:"Adam's β₁ (negative: 0.5)"`
+	Quick        bool    `flag:"quick" help:"a small run for tests: 2,048 digits, width 8, 3 epochs"`
+	Latent       int
+	Lambda       float64 // gradient-penalty weight (wgan-gp)
+	EvalN        int     // samples and held-out digits in the MMD² (0: skip)
+	Seed         uint64
+	Out          string // directory of the sample grid ("": none)
 }
 
 // result is what -json prints; losses are the last epoch's means.
@@ -77,43 +76,24 @@ type result struct {
 }
 
 func defaults() config {
-	return config{Loss: "bce", Epochs: 5, Batch: 64, Width: 32, Latent: 64, NCritic: 5, Beta1: -1, Lambda: 10, EvalN: 1000, Seed: 1, Out: "out/gan"}
+	return config{Training: cli.Training{Epochs: 5, Batch: 64}, Loss: "bce", Width: 32, Latent: 64, NCritic: 5, Beta1: -1, Lambda: 10, EvalN: 1000, Seed: 1, Out: "out/gan"}
 }
 
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	cfg := defaults()
-	var quick bool
-	return cli.Program{
-		Name: "gan",
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&cfg.Loss, "loss", cfg.Loss, "bce (standard DCGAN) or wgan-gp")
-			fs.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "passes over the training digits (one discriminator or critic step per batch)")
-			fs.IntVar(&cfg.TrainN, "n", 0, "training digits (0: all 8,000)")
-			fs.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam's learning rate (0: 2e-4 for bce, 5e-4 for wgan-gp)")
-			fs.Float64Var(&cfg.Beta1, "beta1", cfg.Beta1, "Adam's β₁ (negative: 0.5)")
-			fs.IntVar(&cfg.NCritic, "ncritic", cfg.NCritic, "critic steps per generator step (wgan-gp)")
-			fs.IntVar(&cfg.Width, "width", cfg.Width, "feature maps of the outer layers (the middle ones have twice as many)")
-			fs.BoolVar(&quick, "quick", false, "a small run for tests: 2,048 digits, width 8, 3 epochs")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			c := cfg
-			if quick { // the quick sizes, except where a flag says otherwise
-				c = quickConfig(cfg)
-				cli.KeepGiven(env, "n", &c.TrainN, cfg.TrainN)
-				cli.KeepGiven(env, "width", &c.Width, cfg.Width)
-				cli.KeepGiven(env, "epochs", &c.Epochs, cfg.Epochs)
-			}
-			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and noise
-			f, err := os.Create(env.Path("run.jsonl"))
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			return run(c, env.Log, f)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "gan"}, defaults(), func(c config, env *cli.Env) (result, error) {
+		if c.Quick {
+			c = cli.Preset(env, c, quickConfig)
+		}
+		c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and noise
+		f, err := os.Create(env.Path("run.jsonl"))
+		if err != nil {
+			return result{}, err
+		}
+		defer f.Close()
+		return run(c, env.Log, f)
+	})
 }
 
 // quickConfig shrinks cfg to a run of a few seconds.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/train"
 )
 
@@ -14,7 +15,7 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t, err := newTrainer(options{Hidden: 400, Batch: 128, LR: 1e-3, Latent: 20, Seed: 1}, x, train.Options{})
+	t, err := newTrainer(options{Hidden: 400, Training: cli.Training{Batch: 128, LR: 1e-3}, Latent: 20, Seed: 1}, x, train.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

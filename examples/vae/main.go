@@ -22,7 +22,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -39,23 +38,22 @@ import (
 
 // options are the command-line settings.
 type options struct {
-	Epochs  int     `flag:"epochs" help:"training epochs"`
-	Model   string  `flag:"model" help:"vae, or hvae for the two-level hierarchical VAE with top-down inference"`
-	Latent  int     `flag:"latent" help:"latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)"`
-	Latent2 int     `flag:"latent2" help:"hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)"`
-	Hidden  int     `flag:"hidden" help:"hidden units (of the first level for hvae)"`
-	Hidden2 int     `flag:"hidden2" help:"hvae: hidden units of the second level"`
-	Beta    float64 `flag:"beta" help:"KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)"`
-	Warmup  int     `flag:"warmup" help:"KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)"`
-	IWAEK   int     `flag:"iwae-k" help:"samples of the final importance-weighted bound (0: skip)"`
-	Batch   int     `flag:"batch" help:"mini-batch size"`
-	TrainN  int     `flag:"train-n" help:"use the first n training images (0: all)"`
-	TestN   int     `flag:"test-n" help:"use the first n test images (0: all)"`
-	LR      float64
-	Seed    uint64
-	Data    string
-	Out     string
-	NoFiles bool
+	cli.Training         // -epochs, -batch, -lr
+	Model        string  `flag:"model" help:"vae, or hvae for the two-level hierarchical VAE with top-down inference"`
+	Latent       int     `flag:"latent" help:"latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)"`
+	Latent2      int     `flag:"latent2" help:"hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)"`
+	Hidden       int     `flag:"hidden" help:"hidden units (of the first level for hvae)"`
+	Hidden2      int     `flag:"hidden2" help:"hvae: hidden units of the second level"`
+	Beta         float64 `flag:"beta" help:"KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)"`
+	Warmup       int     `flag:"warmup" help:"KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)"`
+	IWAEK        int     `flag:"iwae-k" help:"samples of the final importance-weighted bound (0: skip)"`
+	TrainN       int     `flag:"train-n" help:"use the first n training images (0: all)"`
+	TestN        int     `flag:"test-n" help:"use the first n test images (0: all)"`
+	Demo         bool    `flag:"demo" help:"a short run (10 epochs) that ends with recognisable samples"`
+	Seed         uint64
+	Data         string
+	Out          string
+	NoFiles      bool
 }
 
 // result is what -json prints. The IWAE figure is the negative bound, in
@@ -75,15 +73,11 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var demo bool
-	p := cli.Program{Name: "vae", DataUsage: "directory with the full MNIST IDX files (default: the embedded 10k subset)",
-		Flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&demo, "demo", false, "a short run (10 epochs) that ends with recognisable samples")
-		}}
-	defaults := options{Epochs: 20, Model: "vae", Latent: 20, Latent2: 10, Hidden: 400, Hidden2: 200, Beta: 1, IWAEK: 50, Batch: 128, LR: 1e-3}
+	p := cli.Program{Name: "vae", DataUsage: "directory with the full MNIST IDX files (default: the embedded 10k subset)"}
+	defaults := options{Training: cli.Training{Epochs: 20, Batch: 128, LR: 1e-3}, Model: "vae", Latent: 20, Latent2: 10, Hidden: 400, Hidden2: 200, Beta: 1, IWAEK: 50}
 	return cli.Configured(p, defaults, func(o options, env *cli.Env) (result, error) {
-		if demo && !env.Given("epochs") {
-			o.Epochs = 10
+		if o.Demo {
+			o = cli.Preset(env, o, func(o options) options { o.Epochs = 10; return o })
 		}
 		o.Seed, o.Data, o.Out = env.Seed, env.Data, env.Out // -seed: the initialisation, batches and noise
 		res, err := run(o, env.Log)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/data"
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/tensor"
@@ -20,7 +21,7 @@ func TestStepsLowerLoss(t *testing.T) {
 	require.NoError(t, err)
 	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
 	for _, model := range []string{"vae", "hvae"} {
-		tr, err := newTrainer(options{Model: model, Hidden: 64, Hidden2: 32, Batch: 64, LR: 1e-3, Latent: 4, Latent2: 2, Seed: 1}, x, train.Options{})
+		tr, err := newTrainer(options{Model: model, Hidden: 64, Hidden2: 32, Training: cli.Training{Batch: 64, LR: 1e-3}, Latent: 4, Latent2: 2, Seed: 1}, x, train.Options{})
 		require.NoError(t, err)
 		// At initialisation the logits are near 0, so the reconstruction term
 		// is near 784·ln 2 = 543.4 nats per image.
@@ -52,7 +53,7 @@ func TestWarmup(t *testing.T) {
 	require.NoError(t, err)
 	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
 	for _, model := range []string{"vae", "hvae"} {
-		tr, err := newTrainer(options{Model: model, Hidden: 16, Hidden2: 8, Batch: 64, LR: 1e-3, Latent: 3, Latent2: 2,
+		tr, err := newTrainer(options{Model: model, Hidden: 16, Hidden2: 8, Training: cli.Training{Batch: 64, LR: 1e-3}, Latent: 3, Latent2: 2,
 			Seed: 1, Beta: 2, Warmup: 2}, x, train.Options{Epochs: 3})
 		require.NoError(t, err)
 		beta := func() float64 {

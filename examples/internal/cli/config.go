@@ -22,6 +22,9 @@ import (
 //		return cli.Configured(cli.Program{Name: "fit"}, config{Steps: 300, LR: 0.1}, run)
 //	}
 //
+// An embedded struct field (such as Training) contributes its own tagged
+// fields, so a group of flags several programs share is declared once.
+//
 // Flags already in p are registered after those of C; p.Run is replaced.
 // A tagged field of another type or an unexported one panics when the
 // flags are registered: it is a mistake in the program, not in its input.
@@ -47,9 +50,16 @@ func StructFlags(fs *flag.FlagSet, cfg any) {
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("cli.StructFlags: want a pointer to a struct, got %T", cfg))
 	}
-	v = v.Elem()
+	structFlags(fs, v.Elem())
+}
+
+func structFlags(fs *flag.FlagSet, v reflect.Value) {
 	for i := range v.NumField() {
 		f := v.Type().Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.IsExported() {
+			structFlags(fs, v.Field(i))
+			continue
+		}
 		name, ok := f.Tag.Lookup("flag")
 		if !ok {
 			continue
@@ -71,6 +81,49 @@ func StructFlags(fs *flag.FlagSet, cfg any) {
 			fs.BoolVar(p, name, *p, help)
 		default:
 			panic(fmt.Sprintf("cli.StructFlags: field %s of %s (flag -%s) has type %s; want int, uint64, float64, string or bool", f.Name, v.Type(), name, f.Type))
+		}
+	}
+}
+
+// Training is the flags of a program that trains a network for epochs of
+// mini-batches with Adam. A program embeds it in its settings and gives
+// its own defaults there:
+//
+//	type config struct {
+//		cli.Training
+//		Drop float64 `flag:"drop" help:"masking noise"`
+//	}
+//
+//	cli.Configured(cli.Program{Name: "dae"}, config{Training: cli.Training{Epochs: 5, Batch: 128, LR: 3e-3}, Drop: 0.5}, run)
+type Training struct {
+	Epochs int     `flag:"epochs" help:"passes over the training set"`
+	Batch  int     `flag:"batch" help:"examples per optimiser step"`
+	LR     float64 `flag:"lr" help:"Adam's learning rate"`
+}
+
+// Preset returns preset(cfg) with every field whose flag was given on the
+// command line put back to its value in cfg: a program's preset sizes
+// (-demo, -quick) yield to the flags given explicitly. cfg is a struct of
+// tagged fields as Configured takes.
+//
+//	if cfg.Demo {
+//		cfg = cli.Preset(env, cfg, demo) // demo shrinks the sizes
+//	}
+func Preset[C any](env *Env, cfg C, preset func(C) C) C {
+	out := preset(cfg)
+	keepGiven(env, reflect.ValueOf(&out).Elem(), reflect.ValueOf(cfg))
+	return out
+}
+
+func keepGiven(env *Env, dst, src reflect.Value) {
+	for i := range dst.NumField() {
+		f := dst.Type().Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.IsExported() {
+			keepGiven(env, dst.Field(i), src.Field(i))
+			continue
+		}
+		if name, ok := f.Tag.Lookup("flag"); ok && env.Given(name) {
+			dst.Field(i).Set(src.Field(i))
 		}
 	}
 }

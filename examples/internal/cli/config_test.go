@@ -9,34 +9,35 @@ import (
 )
 
 type settings struct {
-	N     int     `flag:"n" help:"a size"`
-	Big   uint64  `flag:"big" help:"a count"`
-	LR    float64 `flag:"lr" help:"a rate"`
-	Mode  string  `flag:"mode" help:"a word"`
-	On    bool    `flag:"on" help:"a switch"`
-	Other int     // no tag: not a flag
+	Training        // -epochs, -batch, -lr
+	N        int    `flag:"n" help:"a size"`
+	Big      uint64 `flag:"big" help:"a count"`
+	Mode     string `flag:"mode" help:"a word"`
+	On       bool   `flag:"on" help:"a switch"`
+	Other    int    // no tag: not a flag
 }
 
-// The tagged fields become flags with the defaults' values; the parsed
-// settings and the Env reach run; extra flags in p still register.
+// The tagged fields, those of an embedded group included, become flags
+// with the defaults' values; the parsed settings and the Env reach run;
+// extra flags in p still register.
 func TestConfigured(t *testing.T) {
 	var got settings
 	var seed uint64
 	extra := 0
 	p := Configured(Program{Name: "cfg", Flags: func(fs *flag.FlagSet) { fs.IntVar(&extra, "extra", 0, "more") }},
-		settings{N: 3, Big: 7, LR: 0.5, Mode: "a", Other: 9},
+		settings{Training: Training{Epochs: 2, Batch: 8, LR: 0.5}, N: 3, Big: 7, Mode: "a", Other: 9},
 		func(s settings, env *Env) (any, error) { got, seed = s, env.Seed; return nil, nil })
 	var stdout, stderr bytes.Buffer
-	if code := Run(context.Background(), p, []string{"-quiet", "-out", t.TempDir(), "-seed", "4", "-n", "5", "-lr", "0.25", "-on", "-extra", "2"}, &stdout, &stderr); code != 0 {
+	if code := Run(context.Background(), p, []string{"-quiet", "-out", t.TempDir(), "-seed", "4", "-n", "5", "-lr", "0.25", "-epochs", "6", "-on", "-extra", "2"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())
 	}
-	want := settings{N: 5, Big: 7, LR: 0.25, Mode: "a", On: true, Other: 9}
+	want := settings{Training: Training{Epochs: 6, Batch: 8, LR: 0.25}, N: 5, Big: 7, Mode: "a", On: true, Other: 9}
 	if got != want || seed != 4 || extra != 2 {
 		t.Errorf("got %+v, seed %d, extra %d; want %+v, 4, 2", got, seed, extra, want)
 	}
 	stderr.Reset()
 	Run(context.Background(), p, []string{"-h"}, &stdout, &stderr)
-	for _, s := range []string{"-mode string", "a word (default \"a\")", "-big uint", "-n int", "a size (default 3)"} {
+	for _, s := range []string{"-mode string", "a word (default \"a\")", "-big uint", "-n int", "a size (default 3)", "-batch int", "(default 8)"} {
 		if !strings.Contains(stderr.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, stderr.String())
 		}
@@ -73,23 +74,31 @@ func TestStructFlagsRejects(t *testing.T) {
 	}
 }
 
-// KeepGiven puts back only the flags given on the command line.
-func TestKeepGiven(t *testing.T) {
-	var a, b int
-	var got [2]int
-	p := Program{Name: "preset",
-		Flags: func(fs *flag.FlagSet) { fs.IntVar(&a, "a", 1, "a"); fs.IntVar(&b, "b", 2, "b") },
-		Run: func(env *Env) (any, error) {
-			got = [2]int{10, 20} // the preset
-			KeepGiven(env, "a", &got[0], a)
-			KeepGiven(env, "b", &got[1], b)
-			return nil, nil
-		}}
-	var out bytes.Buffer
-	if code := Run(context.Background(), p, []string{"-quiet", "-out", t.TempDir(), "-b", "7"}, &out, &out); code != 0 {
-		t.Fatalf("exit code %d: %s", code, out.String())
+// Preset applies the preset, then puts back the flags given on the
+// command line, those of an embedded group included.
+func TestPreset(t *testing.T) {
+	small := func(s settings) settings {
+		s.N, s.Epochs, s.Batch, s.Mode = 1, 1, 2, "small"
+		return s
 	}
-	if got != [2]int{10, 7} {
-		t.Errorf("got %v, want [10 7]", got)
+	for _, c := range []struct {
+		name string
+		args []string
+		want settings
+	}{
+		{"no flags", nil, settings{Training: Training{Epochs: 1, Batch: 2}, N: 1, Mode: "small"}},
+		{"given flags win", []string{"-n", "7", "-batch", "16"}, settings{Training: Training{Epochs: 1, Batch: 16}, N: 7, Mode: "small"}},
+		{"a flag given its default value still wins", []string{"-epochs", "3"}, settings{Training: Training{Epochs: 3, Batch: 2}, N: 1, Mode: "small"}},
+	} {
+		var got settings
+		p := Configured(Program{Name: "preset"}, settings{Training: Training{Epochs: 3, Batch: 4}, N: 5, Mode: "full"},
+			func(s settings, env *Env) (any, error) { got = Preset(env, s, small); return nil, nil })
+		var out bytes.Buffer
+		if code := Run(context.Background(), p, append([]string{"-quiet", "-out", t.TempDir()}, c.args...), &out, &out); code != 0 {
+			t.Fatalf("%s: exit code %d: %s", c.name, code, out.String())
+		}
+		if got != c.want {
+			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }

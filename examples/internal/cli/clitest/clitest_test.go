@@ -3,6 +3,7 @@ package clitest
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"image"
 	"image/png"
@@ -56,30 +57,31 @@ func check[T any](t *testing.T, p cli.Program, want Expect, args ...string) (T, 
 // picture writes a 20×20 PNG, or a 4×4 one with -small, and reports
 // {"n": -n, "plot": "a.png"}; -fail makes it exit with code 1.
 func picture() cli.Program {
-	type settings struct {
-		N     int  `flag:"n" help:"a number"`
-		Small bool `flag:"small" help:"a picture too small"`
-		Fail  bool `flag:"fail" help:"fail"`
+	var n int
+	var small, fail bool
+	return cli.Program{
+		Name: "picture",
+		Flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&n, "n", 2, "a number")
+			fs.BoolVar(&small, "small", false, "a picture too small")
+			fs.BoolVar(&fail, "fail", false, "fail")
+		},
+		Run: func(env *cli.Env) (any, error) {
+			if fail {
+				return nil, errors.New("it broke")
+			}
+			side := 20
+			if small {
+				side = 4
+			}
+			f, err := os.Create(env.Path("a.png"))
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return map[string]any{"n": n, "plot": "a.png"}, png.Encode(f, image.NewGray(image.Rect(0, 0, side, side)))
+		},
 	}
-	type report struct {
-		N    int    `json:"n"`
-		Plot string `json:"plot"`
-	}
-	return cli.Configured(cli.Program{Name: "picture"}, settings{N: 2}, func(s settings, env *cli.Env) (report, error) {
-		if s.Fail {
-			return report{}, errors.New("it broke")
-		}
-		side := 20
-		if s.Small {
-			side = 4
-		}
-		f, err := os.Create(env.Path("a.png"))
-		if err != nil {
-			return report{}, err
-		}
-		defer f.Close()
-		return report{N: s.N, Plot: "a.png"}, png.Encode(f, image.NewGray(image.Rect(0, 0, side, side)))
-	})
 }
 
 func TestCheck(t *testing.T) {
