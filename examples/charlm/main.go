@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -37,22 +36,24 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-// config is a run's settings.
+// config is a run's settings; the tagged fields are its flags.
 type config struct {
+	cli.Training                          // -epochs (of -steps optimiser steps each), -batch, -lr
+	StepsPerEpoch                 int     `flag:"steps" help:"optimiser steps per epoch"`
+	Temperature                   float64 `flag:"temperature" help:"sampling temperature (0: greedy)"`
+	SampleLen                     int     `flag:"sample" help:"characters to generate"`
+	Prompt                        string  `flag:"prompt" help:"text the sample starts from"`
+	Demo                          bool    `flag:"demo" help:"quick run: a tiny model for a few dozen steps"`
 	Width, Heads, Layers, Context int
-	Batch, Epochs, StepsPerEpoch  int
-	LR, Temperature               float64
-	Seed                          uint64
-	SampleLen                     int
-	Prompt                        string
 	ValChars                      int // score only the first ValChars held-out characters (0: all)
+	Seed                          uint64
 	Out                           string
 }
 
 // defaults are the settings of a plain `go run ./examples/charlm`.
 func defaults() config {
-	return config{Width: 128, Heads: 4, Layers: 2, Context: 64, Batch: 32, Epochs: 8, StepsPerEpoch: 100,
-		LR: 3e-3, Temperature: 0.8, Seed: 1, SampleLen: 600, Prompt: "Light"}
+	return config{Training: cli.Training{Epochs: 8, Batch: 32, LR: 3e-3}, Width: 128, Heads: 4, Layers: 2, Context: 64, StepsPerEpoch: 100,
+		Temperature: 0.8, Seed: 1, SampleLen: 600, Prompt: "Light"}
 }
 
 // demo is the quick mode of -demo and main_test.go: a tiny model, a few
@@ -80,31 +81,13 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	c := defaults()
-	var quick bool
-	return cli.Program{
-		Name: "charlm",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&c.Epochs, "epochs", c.Epochs, "epochs of -steps optimiser steps each")
-			fs.IntVar(&c.StepsPerEpoch, "steps", c.StepsPerEpoch, "optimiser steps per epoch")
-			fs.Float64Var(&c.Temperature, "temperature", c.Temperature, "sampling temperature (0: greedy)")
-			fs.IntVar(&c.SampleLen, "sample", c.SampleLen, "characters to generate")
-			fs.StringVar(&c.Prompt, "prompt", c.Prompt, "text the sample starts from")
-			fs.BoolVar(&quick, "demo", false, "quick run: a tiny model for a few dozen steps")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			if quick {
-				d := demo(c)
-				// Explicit flags still win.
-				cli.KeepGiven(env, "epochs", &d.Epochs, c.Epochs)
-				cli.KeepGiven(env, "steps", &d.StepsPerEpoch, c.StepsPerEpoch)
-				cli.KeepGiven(env, "sample", &d.SampleLen, c.SampleLen)
-				c = d
-			}
-			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and sample
-			return run(c, env.Log)
-		},
-	}
+	return cli.Configured(cli.Program{Name: "charlm"}, defaults(), func(c config, env *cli.Env) (result, error) {
+		if c.Demo {
+			c = cli.Preset(env, c, demo)
+		}
+		c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and sample
+		return run(c, env.Log)
+	})
 }
 
 // windows samples count random window starts per epoch (with

@@ -16,7 +16,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,16 +34,20 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-// config holds the command-line settings.
+// config holds the settings of a run; the tagged fields are its flags.
 type config struct {
-	Epochs, Batch, T, Base int
-	TrainN, TestN, Samples int
-	LR                     float64
-	Sampler                string
-	Steps                  int
-	Seed                   uint64
-	Out                    string
-	Load                   string // a checkpoint to sample from instead of training
+	cli.Training        // -epochs (passes over the training digits), -batch, -lr
+	T            int    `flag:"T" help:"diffusion steps"`
+	Base         int    `flag:"base" help:"U-Net channels at full resolution (twice as many below)"`
+	Samples      int    `flag:"samples" help:"digits to sample for the grid"`
+	Sampler      string `flag:"sampler" help:"reverse process: ancestral (Algorithm 2) or ddim (η = 0)"`
+	Steps        int    `flag:"steps" help:"reverse steps (0: T for ancestral, 100 for ddim)"`
+	Load         string `flag:"load" help:"sample from this checkpoint (unet.safetensors of an earlier run with the same -T and -base) instead of training"`
+	TrainN       int    `flag:"train-n" help:"use the first n training digits (0: all 8,000)"`
+	TestN        int    `flag:"test-n" help:"held-out digits for the test loss"`
+	Demo         bool   `flag:"demo" help:"a quick run: 512 digits, 1 epoch, T = 100, 16 samples"`
+	Seed         uint64
+	Out          string
 }
 
 // result is what -json prints.
@@ -65,40 +68,14 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	cfg := config{TestN: 500}
-	var demo bool
-	return cli.Program{
-		Name: "diffusion",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&cfg.Epochs, "epochs", 4, "passes over the 8,000 training digits")
-			fs.IntVar(&cfg.Batch, "batch", 32, "digits per step")
-			fs.Float64Var(&cfg.LR, "lr", 2e-3, "Adam's learning rate")
-			fs.IntVar(&cfg.T, "T", 1000, "diffusion steps")
-			fs.IntVar(&cfg.Base, "base", 16, "U-Net channels at full resolution (twice as many below)")
-			fs.IntVar(&cfg.Samples, "samples", 36, "digits to sample for the grid")
-			fs.StringVar(&cfg.Sampler, "sampler", "ancestral", "reverse process: ancestral (Algorithm 2) or ddim (η = 0)")
-			fs.IntVar(&cfg.Steps, "steps", 0, "reverse steps (0: T for ancestral, 100 for ddim)")
-			fs.StringVar(&cfg.Load, "load", "", "sample from this checkpoint (unet.safetensors of an earlier run with the same -T and -base) instead of training")
-			fs.IntVar(&cfg.TrainN, "train-n", 0, "use the first n training digits (0: all 8,000)")
-			fs.IntVar(&cfg.TestN, "test-n", 500, "held-out digits for the test loss")
-			fs.BoolVar(&demo, "demo", false, "a quick run: 512 digits, 1 epoch, T = 100, 16 samples")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			c := cfg
-			if demo {
-				c = demoConfig(cfg)
-				// Explicit flags win over the demo's sizes.
-				cli.KeepGiven(env, "train-n", &c.TrainN, cfg.TrainN)
-				cli.KeepGiven(env, "test-n", &c.TestN, cfg.TestN)
-				cli.KeepGiven(env, "epochs", &c.Epochs, cfg.Epochs)
-				cli.KeepGiven(env, "T", &c.T, cfg.T)
-				cli.KeepGiven(env, "base", &c.Base, cfg.Base)
-				cli.KeepGiven(env, "samples", &c.Samples, cfg.Samples)
-			}
-			c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches, noise and samples
-			return run(c, env.Log)
-		},
-	}
+	defaults := config{Training: cli.Training{Epochs: 4, Batch: 32, LR: 2e-3}, T: 1000, Base: 16, Samples: 36, Sampler: "ancestral", TestN: 500}
+	return cli.Configured(cli.Program{Name: "diffusion"}, defaults, func(c config, env *cli.Env) (result, error) {
+		if c.Demo {
+			c = cli.Preset(env, c, demoConfig)
+		}
+		c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches, noise and samples
+		return run(c, env.Log)
+	})
 }
 
 // demoConfig shrinks cfg to a run of seconds.

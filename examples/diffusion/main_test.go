@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
 )
 
@@ -24,7 +25,7 @@ func TestDemo(t *testing.T) {
 	assert.Equal(t, 20, res.Steps)
 	// Sampling again from the saved weights: the held-out loss (same noise
 	// and time steps) is the trained model's.
-	cfg := demoConfig(config{Batch: 16, LR: 2e-3, Seed: 1})
+	cfg := demoConfig(config{Training: cli.Training{Batch: 16, LR: 2e-3}, Seed: 1})
 	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 128, 32, 20, 2
 	cfg.Sampler, cfg.Steps, cfg.Load = "ddim", 10, res.Checkpoint
 	again, err := run(cfg, io.Discard)
@@ -36,6 +37,6 @@ func TestDemo(t *testing.T) {
 
 	_, err = run(config{Sampler: "euler"}, io.Discard)
 	assert.ErrorContains(t, err, `unknown sampler "euler"`)
-	_, err = run(config{Sampler: "ddim", Epochs: 1, Samples: 1, T: 10, Steps: 20}, io.Discard)
+	_, err = run(config{Training: cli.Training{Epochs: 1}, Sampler: "ddim", Samples: 1, T: 10, Steps: 20}, io.Discard)
 	assert.ErrorContains(t, err, "-steps 20 in 0…T = 10")
 }

@@ -9,63 +9,32 @@
 #define FMA12Y(OP) FMA3(OP, Y0, Y1, Y4, Y5, Y6); FMA3(OP, Y0, Y1, Y7, Y8, Y9); FMA3(OP, Y0, Y1, Y10, Y11, Y12); FMA3(OP, Y0, Y1, Y13, Y14, Y15)
 #define FMA12Z(OP) FMA3(OP, Z0, Z1, Z4, Z5, Z6); FMA3(OP, Z0, Z1, Z7, Z8, Z9); FMA3(OP, Z0, Z1, Z10, Z11, Z12); FMA3(OP, Z0, Z1, Z13, Z14, Z15)
 
+// FMALOOP is the body of a probe: zero the inputs A and B with XOR, then
+// n iterations of 48 independent FMAs (four FMA12 blocks).
+#define FMALOOP(XOR, A, B, FMA12) \
+	MOVQ n+0(FP), CX; \
+	XOR A, A, A; \
+	XOR B, B, B; \
+loop: \
+	FMA12; FMA12; FMA12; FMA12; \
+	DECQ CX; \
+	JNZ  loop; \
+	VZEROUPPER; \
+	RET
+
 // func fmaLoopPS(n int) — n iterations of 48 independent 8-wide FMAs.
 TEXT ·fmaLoopPS(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-loop:
-	FMA12Y(VFMADD231PS)
-	FMA12Y(VFMADD231PS)
-	FMA12Y(VFMADD231PS)
-	FMA12Y(VFMADD231PS)
-	DECQ CX
-	JNZ  loop
-	VZEROUPPER
-	RET
+	FMALOOP(VXORPS, Y0, Y1, FMA12Y(VFMADD231PS))
 
 // func fmaLoopPD(n int) — n iterations of 48 independent 4-wide FMAs.
 TEXT ·fmaLoopPD(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-loop:
-	FMA12Y(VFMADD231PD)
-	FMA12Y(VFMADD231PD)
-	FMA12Y(VFMADD231PD)
-	FMA12Y(VFMADD231PD)
-	DECQ CX
-	JNZ  loop
-	VZEROUPPER
-	RET
+	FMALOOP(VXORPD, Y0, Y1, FMA12Y(VFMADD231PD))
 
 // func fmaLoopPS512(n int) — n iterations of 48 independent 16-wide FMAs
 // (AVX-512F).
 TEXT ·fmaLoopPS512(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-loopz:
-	FMA12Z(VFMADD231PS)
-	FMA12Z(VFMADD231PS)
-	FMA12Z(VFMADD231PS)
-	FMA12Z(VFMADD231PS)
-	DECQ CX
-	JNZ  loopz
-	VZEROUPPER
-	RET
+	FMALOOP(VPXORD, Z0, Z1, FMA12Z(VFMADD231PS))
 
 // func fmaLoopPD512(n int) — n iterations of 48 independent 8-wide FMAs.
 TEXT ·fmaLoopPD512(SB), NOSPLIT, $0-8
-	MOVQ n+0(FP), CX
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-loopzd:
-	FMA12Z(VFMADD231PD)
-	FMA12Z(VFMADD231PD)
-	FMA12Z(VFMADD231PD)
-	FMA12Z(VFMADD231PD)
-	DECQ CX
-	JNZ  loopzd
-	VZEROUPPER
-	RET
+	FMALOOP(VPXORD, Z0, Z1, FMA12Z(VFMADD231PD))
