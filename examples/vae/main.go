@@ -34,6 +34,7 @@ import (
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
 	"github.com/gradus-ml/gradus/train"
+	"gonum.org/v1/gonum/floats"
 )
 
 // options are the command-line settings.
@@ -212,7 +213,7 @@ func run(o options, log io.Writer) (res result, err error) {
 		Eval: func(int) (map[string]float64, error) {
 			test, kl := t.evaluate(xt, o.Seed+1000)
 			res.TestKL = kl
-			return map[string]float64{"test_neg_elbo": test, "test_kl": sum(kl)}, nil
+			return map[string]float64{"test_neg_elbo": test, "test_kl": floats.Sum(kl)}, nil
 		}}
 	if !o.NoFiles {
 		// A JSON-lines log of every epoch, for gradus plot or a script.
@@ -262,12 +263,4 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	fmt.Fprintf(log, "checkpoint: %s\n", res.Checkpoint)
 	return res, nil
-}
-
-func sum(v []float64) float64 {
-	s := 0.0
-	for _, u := range v {
-		s += u
-	}
-	return s
 }

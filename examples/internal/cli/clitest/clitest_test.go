@@ -54,57 +54,48 @@ func check[T any](t *testing.T, p cli.Program, want Expect, args ...string) (T, 
 	return res, rec.failures
 }
 
-// picture writes a 20×20 PNG, or a 4×4 one with -small, and reports
-// {"n": -n, "plot": "a.png"}; -fail makes it exit with code 1.
+// picture writes a side×side PNG (-side, default 20) and reports {"side":
+// side, "plot": "a.png"}; -side 0 makes it fail with exit code 1.
 func picture() cli.Program {
-	var n int
-	var small, fail bool
+	var side int
 	return cli.Program{
-		Name: "picture",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&n, "n", 2, "a number")
-			fs.BoolVar(&small, "small", false, "a picture too small")
-			fs.BoolVar(&fail, "fail", false, "fail")
-		},
+		Name:  "picture",
+		Flags: func(fs *flag.FlagSet) { fs.IntVar(&side, "side", 20, "side of the picture (0: fail)") },
 		Run: func(env *cli.Env) (any, error) {
-			if fail {
+			if side == 0 {
 				return nil, errors.New("it broke")
-			}
-			side := 20
-			if small {
-				side = 4
 			}
 			f, err := os.Create(env.Path("a.png"))
 			if err != nil {
 				return nil, err
 			}
 			defer f.Close()
-			return map[string]any{"n": n, "plot": "a.png"}, png.Encode(f, image.NewGray(image.Rect(0, 0, side, side)))
+			return map[string]any{"side": side, "plot": "a.png"}, png.Encode(f, image.NewGray(image.Rect(0, 0, side, side)))
 		},
 	}
 }
 
 func TestCheck(t *testing.T) {
 	type report struct {
-		N int `json:"n"`
+		Side int `json:"side"`
 	}
 	for _, c := range []struct {
 		name string
 		want Expect
 		args []string
-		n    int
+		side int
 		fail []string // a substring of each failure, in order
 	}{
-		{"all there", Expect{Fields: []string{"n", "plot"}, Pictures: []string{"a.png"}, Files: []string{"a.png"}}, []string{"-n", "5"}, 5, nil},
-		{"missing field", Expect{Fields: []string{"n", "rmse"}}, nil, 2, []string{`no field "rmse"`}},
-		{"missing picture and file", Expect{Pictures: []string{"b.png"}, Files: []string{"c.txt"}}, nil, 2, []string{"b.png", "c.txt: want a non-empty file"}},
-		{"picture too small", Expect{Pictures: []string{"a.png"}}, []string{"-small"}, 2, []string{"a.png: not a PNG picture (4×4"}},
-		{"failing run", Expect{}, []string{"-fail"}, 0, []string{"exit code 1", "it broke"}},
+		{"all there", Expect{Fields: []string{"side", "plot"}, Pictures: []string{"a.png"}, Files: []string{"a.png"}}, []string{"-side", "24"}, 24, nil},
+		{"missing field", Expect{Fields: []string{"side", "rmse"}}, nil, 20, []string{`no field "rmse"`}},
+		{"missing picture and file", Expect{Pictures: []string{"b.png"}, Files: []string{"c.txt"}}, nil, 20, []string{"b.png", "c.txt: want a non-empty file"}},
+		{"picture too small", Expect{Pictures: []string{"a.png"}}, []string{"-side", "4"}, 4, []string{"a.png: not a PNG picture (4×4"}},
+		{"failing run", Expect{}, []string{"-side", "0"}, 0, []string{"exit code 1", "it broke"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, failures := check[report](t, picture(), c.want, c.args...)
-			if res.N != c.n {
-				t.Errorf("decoded n = %d, want %d", res.N, c.n)
+			if res.Side != c.side {
+				t.Errorf("decoded side = %d, want %d", res.Side, c.side)
 			}
 			joined := strings.Join(failures, "\n")
 			if len(c.fail) == 0 && len(failures) > 0 {
@@ -122,7 +113,7 @@ func TestCheck(t *testing.T) {
 // A result type the object does not fit is a failure naming the type.
 func TestCheckDecodeMismatch(t *testing.T) {
 	_, failures := check[struct {
-		N string `json:"n"`
+		Side string `json:"side"`
 	}](t, picture(), Expect{})
 	if len(failures) != 1 || !strings.Contains(failures[0], "decoding") {
 		t.Errorf("failures %q, want one about decoding", failures)
