@@ -108,7 +108,9 @@ func (e *Env) Given(name string) bool {
 
 // KeepGiven sets *preset to flagged when the flag name was given on the
 // command line: a program's preset sizes (-demo, -quick) yield to the
-// flags given explicitly.
+// flags given explicitly. It serves programs whose flags are registered
+// by hand; a program on Configured uses Preset, which does this for every
+// tagged field at once.
 //
 //	d := demo(c) // the preset, from the settings the flags gave
 //	cli.KeepGiven(env, "epochs", &d.Epochs, c.Epochs)
