@@ -37,7 +37,7 @@ func TestRNGsNamesDropoutStreams(t *testing.T) {
 // goroutine making all the draws leaves it. (Unsynchronised draws lose or
 // repeat some; the race detector also flags them.)
 func TestDropoutConcurrentForwardDrawsEachElementOnce(t *testing.T) {
-	const goroutines, calls, size = 4, 25, 64
+	const goroutines, calls, size = 8, 8, 4096
 	d := nn.NewDropout(tensor.NewRNG(9), 0.5)
 	var wg sync.WaitGroup
 	for range goroutines {
