@@ -121,7 +121,7 @@ type LoadOptions struct {
 	// of -Inf, say). Optimiser state is never allowed them.
 	AllowNonFinite bool
 	// CheckMetadata, if not nil, is called with the file's metadata
-	// (without the random streams' entries) after the tensors have been
+	// after the tensors and random streams have been
 	// validated and before anything is changed; an error from it ends
 	// LoadInto with nothing changed. Training loops check their counters
 	// here.
@@ -131,7 +131,8 @@ type LoadOptions struct {
 // LoadInto reads the checkpoint at path and restores it into model: its
 // parameters and buffers (nn.State, matched by name), its random streams
 // (nn.RNGs) and, with opts.Optimizer, the optimiser's state. It returns
-// the file's metadata, without the random streams' entries.
+// the file's metadata (the random streams' entries, under "rng.",
+// included).
 //
 // It is all or nothing: it validates the whole checkpoint before it
 // changes anything, and on any error model and optimiser are as they
@@ -168,14 +169,8 @@ func LoadInto(path string, model nn.Module, opts LoadOptions) (map[string]string
 	if err := p.err(path); err != nil {
 		return nil, err
 	}
-	userMeta := map[string]string{}
-	for k, v := range meta {
-		if !strings.HasPrefix(k, RNGPrefix) {
-			userMeta[k] = v
-		}
-	}
 	if opts.CheckMetadata != nil {
-		if err := opts.CheckMetadata(userMeta); err != nil {
+		if err := opts.CheckMetadata(meta); err != nil {
 			return nil, fmt.Errorf("checkpoint: %s: %w", path, err)
 		}
 	}
@@ -200,7 +195,7 @@ func LoadInto(path string, model nn.Module, opts LoadOptions) (map[string]string
 			panic(err) // validated above on a scratch generator
 		}
 	}
-	return userMeta, nil
+	return meta, nil
 }
 
 // problems collects what is wrong with a checkpoint, so that one error
