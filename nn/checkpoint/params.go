@@ -280,6 +280,9 @@ func (p *problems) streams(meta map[string]string, model []nn.NamedRNG) ([]*tens
 	byRNG := map[*tensor.RNG]string{}
 	inModel := map[string]bool{}
 	for _, r := range model {
+		if r.RNG == nil {
+			tensor.Fail("checkpoint.LoadInto", "random stream %q is nil", r.Name)
+		}
 		inModel[r.Name] = true
 		s, ok := inFile[r.Name]
 		if !ok {
