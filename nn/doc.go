@@ -45,5 +45,8 @@
 // # Randomness
 //
 // Initialisers and Dropout take an explicit *tensor.RNG; the package has no
-// global random state, so a seed reproduces a run exactly.
+// global random state, so a seed reproduces a run exactly. A module that
+// draws while it runs (Dropout) lists its generators through Stochastic
+// (RNGs), so that a checkpoint saves their states and a resumed run draws
+// what an uninterrupted one would.
 package nn

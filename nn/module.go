@@ -69,6 +69,47 @@ func Buffers(m Module) []NamedParam {
 	return nil
 }
 
+// NamedRNG is a random stream a module draws from while it runs, with its
+// dotted path inside the module, such as "2.mask" for the masks of a
+// Dropout at position 2 of a Sequential.
+type NamedRNG struct {
+	Name string // dotted path relative to the module
+	RNG  *tensor.RNG
+}
+
+// Stochastic is implemented by modules that draw random numbers from
+// their own streams in Forward, such as Dropout; composites list their
+// children's streams (prefixed as for Params). A checkpoint saves these
+// streams' states (nn/checkpoint's Save), so that a resumed run draws the
+// same masks as an uninterrupted one. A composite that holds a Dropout
+// must implement it, as it implements Buffered for a BatchNorm.
+type Stochastic interface {
+	// RNGs returns the module's random streams with their dotted names.
+	// Two names may share one RNG.
+	RNGs() []NamedRNG
+}
+
+// RNGs returns m's random streams, or nil if it has none.
+func RNGs(m Module) []NamedRNG {
+	if s, ok := m.(Stochastic); ok {
+		return s.RNGs()
+	}
+	return nil
+}
+
+// PrefixRNGs returns rs with "name." put before every name, for
+// composites that list their children's streams (see Prefix).
+func PrefixRNGs(name string, rs []NamedRNG) []NamedRNG {
+	if name == "" {
+		return rs
+	}
+	out := make([]NamedRNG, len(rs))
+	for i, r := range rs {
+		out[i] = NamedRNG{Name: name + "." + r.Name, RNG: r.RNG}
+	}
+	return out
+}
+
 // StateDict is a model's state under PyTorch's dotted names
 // ("fc1.weight", "bn.running_mean"), PyTorch's state_dict: State produces
 // it and nn/checkpoint's Save and LoadInto take it. It is a map, not an

@@ -80,6 +80,16 @@ func (s *Sequential) Buffers() []NamedParam {
 	return bs
 }
 
+// RNGs returns the layers' random streams (a Dropout's masks) in order,
+// each prefixed with its layer's name.
+func (s *Sequential) RNGs() []NamedRNG {
+	var rs []NamedRNG
+	for i, l := range s.layers {
+		rs = append(rs, PrefixRNGs(s.names[i], RNGs(l))...)
+	}
+	return rs
+}
+
 // SetTraining sets the mode of every layer.
 func (s *Sequential) SetTraining(training bool) {
 	for _, l := range s.layers {

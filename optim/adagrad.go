@@ -39,7 +39,7 @@ func NewAdagrad(params []*tensor.Tensor, cfg AdagradOptions) *Adagrad {
 	checkNonNeg("NewAdagrad", "WeightDecay", cfg.WeightDecay)
 	checkNonNeg("NewAdagrad", "InitialAccumulator", cfg.InitialAccumulator)
 	checkNonNeg("NewAdagrad", "Eps", cfg.Eps)
-	o.sum = o.addSlots("sum")
+	o.sum = o.addSquareSlots("sum")
 	for _, s := range o.sum {
 		s.Fill(cfg.InitialAccumulator)
 	}

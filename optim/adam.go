@@ -67,9 +67,9 @@ func newAdam(name string, params []*tensor.Tensor, cfg AdamOptions, decoupled bo
 	checkNonNeg(op, "Eps", cfg.Eps)
 	checkNonNeg(op, "WeightDecay", cfg.WeightDecay)
 	o.m = o.addSlots("exp_avg")
-	o.v = o.addSlots("exp_avg_sq")
+	o.v = o.addSquareSlots("exp_avg_sq")
 	if cfg.AMSGrad {
-		o.vm = o.addSlots("max_exp_avg_sq")
+		o.vm = o.addSquareSlots("max_exp_avg_sq")
 	}
 	return o
 }

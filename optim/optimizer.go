@@ -33,7 +33,10 @@ type Optimizer interface {
 	// LoadState restores a state returned by State, matching the
 	// per-parameter buffers by the parameters' names, so the parameters
 	// may be listed in another order than when it was saved. It validates
-	// every name, shape and dtype first and changes nothing on error.
+	// every name, shape, dtype and value (no NaN or ±Inf; no negative
+	// running squares) first and changes nothing on error, so a caller
+	// restoring a model with it can call it last among the steps that may
+	// fail.
 	LoadState(names []string, state map[string]*tensor.Tensor) error
 }
 
@@ -73,6 +76,7 @@ type slot struct {
 	param  int
 	suffix string
 	t      *tensor.Tensor
+	square bool // a running sum or average of squares: never negative
 }
 
 // base holds what every first-order optimiser shares: the parameters, the
@@ -112,7 +116,18 @@ func (b *base) addSlots(suffix string) []*tensor.Tensor {
 	ts := make([]*tensor.Tensor, len(b.params))
 	for i, p := range b.params {
 		ts[i] = tensor.ZerosLike(p)
-		b.slots = append(b.slots, slot{i, suffix, ts[i]})
+		b.slots = append(b.slots, slot{param: i, suffix: suffix, t: ts[i]})
+	}
+	return ts
+}
+
+// addSquareSlots is addSlots for buffers of squared gradients (Adam's
+// exp_avg_sq, Adagrad's sum), which LoadState refuses when negative: the
+// update takes their square root.
+func (b *base) addSquareSlots(suffix string) []*tensor.Tensor {
+	ts := b.addSlots(suffix)
+	for k := len(b.slots) - len(ts); k < len(b.slots); k++ {
+		b.slots[k].square = true
 	}
 	return ts
 }
@@ -253,7 +268,12 @@ func (b *base) State(names []string) map[string]*tensor.Tensor {
 // own parameter. It requires exactly the names State produces, each with
 // the right shape and dtype, a non-negative integer "step" and a valid
 // "lr"; otherwise it returns an error wrapping ErrMismatch and changes
-// nothing. The tensors are copied. Wrong names panic as in State.
+// nothing. A buffer holding NaN or ±Inf, or a buffer of squares (Adam's
+// "exp_avg_sq", RMSProp's "square_avg", Adagrad's "sum") holding a
+// negative value, would turn the parameters into NaN at the next step: it
+// is refused with an error wrapping ErrNonFinite (or ErrMismatch for a
+// negative value) that names the entry and the element, and nothing is
+// changed. The tensors are copied. Wrong names panic as in State.
 func (b *base) LoadState(names []string, state map[string]*tensor.Tensor) error {
 	op := b.name + ".LoadState"
 	keys := b.keys(op, names)
@@ -306,12 +326,32 @@ func (b *base) LoadState(names []string, state map[string]*tensor.Tensor) error 
 		if t.DType() != s.t.DType() || !slices.Equal(t.Shape(), s.t.Shape()) {
 			return fail("%q has shape %s %v, want %s %v", keys[k], tensor.FormatShape(t.Shape()), t.DType(), tensor.FormatShape(s.t.Shape()), s.t.DType())
 		}
+		if err := checkSlotValues(op, keys[k], s, t); err != nil {
+			return err
+		}
 	}
 	for k, s := range b.slots {
 		tensor.CopyInto(s.t, state[keys[k]])
 	}
 	b.step = int(step)
 	b.lr = lr
+	return nil
+}
+
+// checkSlotValues refuses a buffer value the update cannot start from: NaN
+// or ±Inf anywhere, a negative value in a buffer of squares.
+func checkSlotValues(op, key string, s slot, t *tensor.Tensor) error {
+	vals := t.Values()
+	for i, v := range vals {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return &Error{Op: op, Param: s.param, Err: ErrNonFinite, Msg: fmt.Sprintf(
+				"%q holds %g at element %d of %d; a non-finite buffer would make every later step NaN", key, v, i, len(vals))}
+		case s.square && v < 0:
+			return &Error{Op: op, Param: s.param, Err: ErrMismatch, Msg: fmt.Sprintf(
+				"%q holds %g at element %d of %d; a buffer of squared gradients is never negative", key, v, i, len(vals))}
+		}
+	}
 	return nil
 }
 

@@ -237,6 +237,51 @@ func TestLoadStateRejects(t *testing.T) {
 	}
 }
 
+// A buffer with NaN or ±Inf, or a negative value in a buffer of squares,
+// would make the next step turn the parameters into NaN: every optimiser
+// refuses it for every buffer, naming the entry and the element, and keeps
+// its state.
+func TestLoadStateRefusesPoisonedBuffers(t *testing.T) {
+	squares := map[string]bool{"exp_avg_sq": true, "max_exp_avg_sq": true, "square_avg": true, "sum": true}
+	for _, k := range kinds {
+		for _, slot := range k.slots {
+			for _, c := range []struct {
+				name string
+				v    float64
+				is   error
+			}{
+				{"NaN", math.NaN(), ErrNonFinite},
+				{"+Inf", math.Inf(1), ErrNonFinite},
+				{"-Inf", math.Inf(-1), ErrNonFinite},
+				{"negative", -0.5, ErrMismatch},
+			} {
+				for _, dt := range numtest.DTypes {
+					t.Run(fmt.Sprintf("%s/%s/%s/%v", k.name, slot, c.name, dt), func(t *testing.T) {
+						params, grads := problem(dt, 4)
+						opt := k.make(params)
+						require.NoError(t, opt.Step(grads(0)))
+						st := opt.State(names)
+						key := "fc.bias." + slot
+						bad := st[key].Clone()
+						tensor.CopyInto(bad, tensor.FromValues(dt, []float64{1, 2, c.v, 4}, 4))
+						st[key] = bad
+						before := opt.State(names)
+						err := opt.LoadState(names, st)
+						if c.name == "negative" && !squares[slot] {
+							require.NoError(t, err, "a negative %s is a valid state", slot)
+							return
+						}
+						require.Error(t, err)
+						assert.ErrorIs(t, err, c.is)
+						assert.Contains(t, err.Error(), fmt.Sprintf("%q holds %g at element 2 of 4", key, c.v))
+						requireStateEqual(t, before, opt.State(names))
+					})
+				}
+			}
+		}
+	}
+}
+
 func TestStepRejects(t *testing.T) {
 	cases := []struct {
 		name  string

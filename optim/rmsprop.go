@@ -43,7 +43,7 @@ func NewRMSProp(params []*tensor.Tensor, cfg RMSPropOptions) *RMSProp {
 	checkNonNeg("NewRMSProp", "Eps", cfg.Eps)
 	checkNonNeg("NewRMSProp", "Momentum", cfg.Momentum)
 	checkNonNeg("NewRMSProp", "WeightDecay", cfg.WeightDecay)
-	o.sq = o.addSlots("square_avg")
+	o.sq = o.addSquareSlots("square_avg")
 	if cfg.Momentum > 0 {
 		o.mbuf = o.addSlots("momentum_buffer")
 	}

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -20,12 +21,29 @@ const pcgStream = 0x9e3779b97f4a7c15
 // An RNG is not safe for concurrent use: give each goroutine its own (for
 // example seeded from a parent RNG's Uint64).
 type RNG struct {
-	r *rand.Rand
+	src *rand.PCG // kept to save and restore the state; r holds no other
+	r   *rand.Rand
 }
 
 // NewRNG returns a generator seeded with seed.
 func NewRNG(seed uint64) *RNG {
-	return &RNG{r: rand.New(rand.NewPCG(seed, pcgStream))}
+	src := rand.NewPCG(seed, pcgStream)
+	return &RNG{src: src, r: rand.New(src)}
+}
+
+// MarshalBinary returns the generator's state (encoding.BinaryMarshaler).
+// A generator given that state by UnmarshalBinary draws the same numbers
+// from then on; checkpoints save it so a resumed run continues the stream.
+func (g *RNG) MarshalBinary() ([]byte, error) { return g.src.MarshalBinary() }
+
+// UnmarshalBinary sets the generator's state to one returned by
+// MarshalBinary (encoding.BinaryUnmarshaler). It returns an error, and
+// leaves g as it was, when b is not such a state.
+func (g *RNG) UnmarshalBinary(b []byte) error {
+	if err := g.src.UnmarshalBinary(b); err != nil {
+		return fmt.Errorf("tensor: RNG state of %d bytes: %w", len(b), err)
+	}
+	return nil
 }
 
 // Float64 returns a uniform value in [0, 1).

@@ -15,6 +15,9 @@
 // A run is deterministic: the loader's order depends only on its seed and
 // the epoch, the loss function receives an RNG derived from Options.Seed and
 // the epoch, and the schedule is a function of the optimiser step. A
-// checkpoint therefore needs only the model, the optimiser state and the
-// counters to continue a run bit for bit (Trainer.Save, Trainer.Resume).
+// checkpoint therefore needs only the model (with the random streams its
+// layers keep, such as a Dropout's), the optimiser state and the counters
+// to continue a run bit for bit (Trainer.Save, Trainer.Resume), and
+// Resume restores all of them or, when anything in the file is wrong,
+// none.
 package train

@@ -76,11 +76,11 @@ func Example_customLayer() {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "model.safetensors")
-	if err := checkpoint.Save(path, nn.State(model), opt.State(nn.Names(model.Params())), nil); err != nil {
+	if err := checkpoint.Save(path, model, checkpoint.SaveOptions{Optimizer: opt}); err != nil {
 		panic(err)
 	}
 	fresh := classifier(2) // other initial weights
-	if _, err := checkpoint.LoadInto(path, nn.State(fresh)); err != nil {
+	if _, err := checkpoint.LoadInto(path, fresh, checkpoint.LoadOptions{}); err != nil {
 		panic(err)
 	}
 

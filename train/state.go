@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -20,74 +21,103 @@ const (
 	metaBad   = "train.bad_epochs"
 )
 
-// Save writes a checkpoint to path atomically (nn/checkpoint's safetensors
-// with the parameters and buffers under their dotted names, the optimiser
-// state, and the counters as metadata): everything Resume needs to
-// continue the run exactly. The schedule is a function of the step and
-// the RNG of the epoch, so neither needs more.
+// Save writes a checkpoint to path atomically (nn/checkpoint's Save: the
+// parameters and buffers under their dotted names, the model's random
+// streams such as Dropout's, the optimiser state, and the counters as
+// metadata): everything Resume needs to continue the run exactly. The
+// schedule is a function of the step, the loss function's RNG and the
+// loader's order functions of the seeds and the epoch, so none needs
+// more.
 func (t *Trainer) Save(path string) error {
 	meta := map[string]string{
 		metaEpoch: strconv.Itoa(t.epoch), metaStep: strconv.Itoa(t.step),
 		metaSeed: strconv.FormatUint(t.cfg.Seed, 10), metaBest: strconv.FormatFloat(t.best, 'g', -1, 64),
 		metaBestE: strconv.Itoa(t.bestEpoch), metaBad: strconv.Itoa(t.bad),
 	}
-	if err := checkpoint.Save(path, nn.State(t.model), t.opt.State(nn.Names(t.params)), meta); err != nil {
+	if err := checkpoint.Save(path, t.model, checkpoint.SaveOptions{Optimizer: t.opt, Metadata: meta}); err != nil {
 		return fmt.Errorf("train: saving: %w", err)
 	}
 	return nil
 }
 
-// Resume loads a checkpoint written by Save into the model and the
-// optimiser and restores the counters, so that Fit continues with the
-// next epoch as if the run had not stopped. The Trainer must have been
-// built with the same configuration (its seed is checked). The History of
-// the resumed Trainer holds the epochs run after resumption only; the
-// JSON-lines log of the first part holds the others. On error nothing is
-// changed.
+// counters are the Trainer's state that a checkpoint holds as metadata.
+type counters struct {
+	epoch, step, bestEpoch, bad int
+	best                        float64
+}
+
+// Resume loads a checkpoint written by Save into the model, its random
+// streams and the optimiser and restores the counters, so that Fit
+// continues with the next epoch as if the run had not stopped: the
+// parameters after two epochs, Save, Resume and two more are those of
+// four epochs bit for bit. The Trainer must have been built with the same
+// configuration (its seed is checked). The History of the resumed Trainer
+// holds the epochs run after resumption only; the JSON-lines log of the
+// first part holds the others.
+//
+// It is all or nothing: the whole checkpoint (tensors, optimiser state,
+// random streams, counters) is validated before anything is changed, and
+// on error the model, the optimiser and the Trainer are as they were.
+// NaN or ±Inf in parameters or optimiser state, negative counters, a best
+// epoch after the last one and a missing random stream are errors naming
+// the file and the entry.
 func (t *Trainer) Resume(path string) error {
-	_, meta, err := checkpoint.ReadFile(path)
-	if err != nil {
+	var c counters
+	check := func(meta map[string]string) error {
+		var err error
+		c, err = t.checkCounters(meta)
+		return err
+	}
+	if _, err := checkpoint.LoadInto(path, t.model, checkpoint.LoadOptions{Optimizer: t.opt, CheckMetadata: check}); err != nil {
 		return fmt.Errorf("train: resuming: %w", err)
 	}
-	var ints [4]int
-	for i, k := range []string{metaEpoch, metaStep, metaBestE, metaBad} {
-		if ints[i], err = strconv.Atoi(meta[k]); err != nil {
-			return fmt.Errorf("train: resuming from %s: metadata %q is %q: not a training checkpoint written by Trainer.Save", path, k, meta[k])
-		}
-	}
-	best, err := strconv.ParseFloat(meta[metaBest], 64)
-	if err != nil {
-		return fmt.Errorf("train: resuming from %s: metadata %q is %q", path, metaBest, meta[metaBest])
-	}
-	if s := strconv.FormatUint(t.cfg.Seed, 10); meta[metaSeed] != s {
-		return fmt.Errorf("train: resuming from %s: the checkpoint's seed is %s, the Trainer's %s", path, meta[metaSeed], s)
-	}
-	// Check the optimiser state against a scratch copy of the model first,
-	// so that a bad file changes nothing.
-	scratch := nn.StateDict{}
-	for name, v := range nn.State(t.model) {
-		scratch[name] = tensor.ZerosLike(v)
-	}
-	optState, err := checkpoint.LoadInto(path, scratch)
-	if err != nil {
-		return fmt.Errorf("train: resuming: %w", err)
-	}
-	names := nn.Names(t.params)
-	saved := t.opt.State(names)
-	if err := t.opt.LoadState(names, optState); err != nil {
-		return fmt.Errorf("train: resuming from %s: optimiser state: %w", path, err)
-	}
-	if _, err := checkpoint.LoadInto(path, nn.State(t.model)); err != nil {
-		_ = t.opt.LoadState(names, saved)
-		return fmt.Errorf("train: resuming: %w", err)
-	}
-	t.epoch, t.step, t.bestEpoch, t.bad, t.best = ints[0], ints[1], ints[2], ints[3], best
+	t.epoch, t.step, t.bestEpoch, t.bad, t.best = c.epoch, c.step, c.bestEpoch, c.bad, c.best
 	t.hist.BestEpoch = t.bestEpoch
 	if t.cfg.Schedule != nil {
 		t.opt.SetLR(t.cfg.Schedule.LR(max(t.step-1, 0)))
 	}
 	t.rngEpoch = -1
 	return nil
+}
+
+// checkCounters parses and validates the counters of a checkpoint's
+// metadata, and checks that it holds every random stream of the model (a
+// file without them would restore none and the run would draw other
+// masks).
+func (t *Trainer) checkCounters(meta map[string]string) (counters, error) {
+	var c counters
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{{metaEpoch, &c.epoch}, {metaStep, &c.step}, {metaBestE, &c.bestEpoch}, {metaBad, &c.bad}} {
+		v, err := strconv.Atoi(meta[f.key])
+		if err != nil {
+			return c, fmt.Errorf("metadata %q is %q: not a training checkpoint written by Trainer.Save", f.key, meta[f.key])
+		}
+		if v < 0 {
+			return c, fmt.Errorf("metadata %q is %d, a count that cannot be negative", f.key, v)
+		}
+		*f.dst = v
+	}
+	if c.bestEpoch > c.epoch || c.bad > c.epoch {
+		return c, fmt.Errorf("metadata %q (%d) and %q (%d) must not exceed %q (%d)", metaBestE, c.bestEpoch, metaBad, c.bad, metaEpoch, c.epoch)
+	}
+	var err error
+	if c.best, err = strconv.ParseFloat(meta[metaBest], 64); err != nil {
+		return c, fmt.Errorf("metadata %q is %q: not a number", metaBest, meta[metaBest])
+	}
+	if math.IsNaN(c.best) != (c.bestEpoch == 0) {
+		return c, fmt.Errorf("metadata %q is %g with %q %d: a best value needs the epoch it was reached in, and only then", metaBest, c.best, metaBestE, c.bestEpoch)
+	}
+	if s := strconv.FormatUint(t.cfg.Seed, 10); meta[metaSeed] != s {
+		return c, fmt.Errorf("the checkpoint's seed is %s, the Trainer's %s", meta[metaSeed], s)
+	}
+	for _, r := range nn.RNGs(t.model) {
+		if _, ok := meta[checkpoint.RNGPrefix+r.Name]; !ok {
+			return c, fmt.Errorf("the model's random stream %q is not in the checkpoint (metadata %q)", r.Name, checkpoint.RNGPrefix+r.Name)
+		}
+	}
+	return c, nil
 }
 
 // InFloat64 runs f with every parameter and buffer of model temporarily

@@ -191,7 +191,7 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	if cfg.Load == "" {
 		res.Checkpoint = filepath.Join(cfg.Out, "unet.safetensors")
 		meta := map[string]string{"model": "diffusion.UNet", "T": fmt.Sprint(cfg.T), "base": fmt.Sprint(cfg.Base), "epochs": fmt.Sprint(cfg.Epochs)}
-		if err := checkpoint.Save(res.Checkpoint, nn.State(unet), nil, meta); err != nil {
+		if err := checkpoint.Save(res.Checkpoint, unet, checkpoint.SaveOptions{Metadata: meta}); err != nil {
 			return res, err
 		}
 		fmt.Fprintln(log, "weights:", res.Checkpoint)
@@ -239,7 +239,7 @@ func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedul
 
 // load reads the U-Net's weights from a checkpoint written by an earlier run.
 func load(path string, unet *diffusion.UNet) error {
-	_, err := checkpoint.LoadInto(path, nn.State(unet))
+	_, err := checkpoint.LoadInto(path, unet, checkpoint.LoadOptions{})
 	return err
 }
 

@@ -133,7 +133,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string, 
 		// returns.
 		if comm.Rank() == 0 {
 			meta := map[string]string{"ranks": fmt.Sprint(comm.Size()), "steps": fmt.Sprint(steps)}
-			if err := checkpoint.Save(out, nn.State(model), opt.State(nn.Names(model.Params())), meta); err != nil {
+			if err := checkpoint.Save(out, model, checkpoint.SaveOptions{Optimizer: opt, Metadata: meta}); err != nil {
 				return nil, err
 			}
 		}

@@ -258,7 +258,7 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	res.Checkpoint = filepath.Join(o.Out, name)
 	meta := map[string]string{"model": t.m.describe(), "epochs": fmt.Sprint(o.Epochs)}
-	if err := checkpoint.Save(res.Checkpoint, nn.State(t.m), t.tr.Optimizer().State(nn.Names(t.m.Params())), meta); err != nil {
+	if err := checkpoint.Save(res.Checkpoint, t.m, checkpoint.SaveOptions{Optimizer: t.tr.Optimizer(), Metadata: meta}); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(log, "checkpoint: %s\n", res.Checkpoint)

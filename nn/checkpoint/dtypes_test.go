@@ -90,12 +90,12 @@ func TestLoadIntoConverts(t *testing.T) {
 		"w":   tensor.FromValues(tensor.Float32, []float64{0.5, -1.25}, 2),
 		"big": tensor.FromFloat64s([]float64{1e300}, 1),
 	}, nil))
-	params := map[string]*tensor.Tensor{"w": tensor.Zeros(tensor.Float64, 2), "big": tensor.Zeros(tensor.Float64, 1)}
-	_, err := LoadInto(path, params)
+	params := dict{"w": tensor.Zeros(tensor.Float64, 2), "big": tensor.Zeros(tensor.Float64, 1)}
+	_, err := LoadInto(path, params, LoadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0.5, -1.25}, params["w"].Values())
-	small := map[string]*tensor.Tensor{"w": tensor.Zeros(tensor.Float32, 2), "big": tensor.Zeros(tensor.Float32, 1)}
-	_, err = LoadInto(path, small)
+	small := dict{"w": tensor.Zeros(tensor.Float32, 2), "big": tensor.Zeros(tensor.Float32, 1)}
+	_, err = LoadInto(path, small, LoadOptions{})
 	assert.ErrorContains(t, err, "overflows float32")
 	assert.Equal(t, []float64{0, 0}, small["w"].Values(), "nothing written on error")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
+	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -36,6 +37,8 @@ func Example() {
 	// [1 2]
 }
 
+// Save stores a model with its optimiser; LoadInto restores both in one
+// call, or neither.
 func ExampleLoadInto() {
 	dir, err := os.MkdirTemp("", "checkpoint-example")
 	if err != nil {
@@ -46,24 +49,30 @@ func ExampleLoadInto() {
 
 	trained := nn.NewLinear(tensor.NewRNG(1), 2, 2, false, tensor.Float64)
 	tensor.CopyInto(trained.Weight.Value, tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2))
-	adam := map[string]*tensor.Tensor{"step": tensor.Scalar(tensor.Float64, 100)}
-	if err := checkpoint.Save(path, nn.State(trained), adam, map[string]string{"epoch": "7"}); err != nil {
+	adam := optim.NewAdam(nn.Values(trained.Params()), optim.AdamOptions{})
+	if err := adam.Step([]*tensor.Tensor{tensor.Ones(tensor.Float64, 2, 2)}); err != nil {
+		panic(err)
+	}
+	err = checkpoint.Save(path, trained, checkpoint.SaveOptions{Optimizer: adam, Metadata: map[string]string{"epoch": "7"}})
+	if err != nil {
 		panic(err)
 	}
 
 	fresh := nn.NewLinear(tensor.NewRNG(2), 2, 2, false, tensor.Float64)
-	state, err := checkpoint.LoadInto(path, nn.State(fresh))
+	freshAdam := optim.NewAdam(nn.Values(fresh.Params()), optim.AdamOptions{})
+	meta, err := checkpoint.LoadInto(path, fresh, checkpoint.LoadOptions{Optimizer: freshAdam})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(fresh.Weight.Value.Values(), state["step"].Item())
+	fmt.Println(slices.Equal(fresh.Weight.Value.Values(), trained.Weight.Value.Values()), freshAdam.Steps(), meta["epoch"])
 
-	// A model of another shape is refused and left untouched.
+	// A model of another shape is refused, and it and its optimiser are
+	// left untouched.
 	wrong := nn.NewLinear(tensor.NewRNG(3), 2, 3, false, tensor.Float64)
 	before := wrong.Weight.Value.Values()
-	_, err = checkpoint.LoadInto(path, nn.State(wrong))
+	_, err = checkpoint.LoadInto(path, wrong, checkpoint.LoadOptions{})
 	fmt.Println(errors.Is(err, checkpoint.ErrMismatch), slices.Equal(before, wrong.Weight.Value.Values()))
 	// Output:
-	// [1 2 3 4] 100
+	// true 1 7
 	// true true
 }

@@ -5,15 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// failpoints lets tests inject failures into WriteFile: writer wraps the
-// temporary file's writer, and at is consulted before each step ("sync",
-// "close", "rename") and may fail it. Both are nil outside tests.
+// failpoints lets tests inject failures and crashes into WriteFile:
+// writer wraps the temporary file's writer, and at is consulted before
+// each step ("write", after the temporary file is created; "sync";
+// "close"; "rename", after the data is synced; "syncdir", after the
+// rename) and may fail it or end the process there. Both are nil outside
+// tests.
 var failpoints struct {
 	writer func(io.Writer) io.Writer
 	at     func(step string) error
@@ -34,18 +38,35 @@ func step(name string, f func() error) error {
 // it over path and syncs the directory. If any step fails the temporary file
 // is removed and an existing file at path is left as it was; only a failure
 // to sync the directory after the rename (reported too) leaves the new file
-// in place without the guarantee that it survives a crash. The file gets the
-// permissions of the file it replaces, or 0644.
+// in place without the guarantee that it survives a crash. A crash leaves
+// the old file or the new one whole, and perhaps a temporary file named
+// ".<name>.tmp-*" beside it, which no reader takes for the checkpoint.
+//
+// If path is a symbolic link, the file it leads to is replaced in the same
+// way (the temporary file is made in that file's directory) and the link
+// is kept. An existing file that is read-only (its owner may not write
+// it) or that the caller may not open for writing is refused with an
+// error wrapping fs.ErrPermission, and so is anything but a regular file:
+// renaming over it would replace what its owner protected. The file gets
+// the permissions of the file it replaces, or 0644.
 func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[string]string) (err error) {
 	// Validate before creating anything.
 	names, header, err := encodeHeader(tensors, metadata)
 	if err != nil {
 		return fmt.Errorf("%w (writing %s)", err, path)
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	target, perm, err := writeTarget(path)
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	}
+	where := path
+	if target != path {
+		where = fmt.Sprintf("%s (a link to %s)", path, target)
+	}
+	dir := filepath.Dir(target)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: writing %s: %w", where, err)
 	}
 	tmp := f.Name()
 	renamed := false
@@ -53,13 +74,9 @@ func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[stri
 		if err != nil && !renamed {
 			f.Close() // a second Close after a failed one is harmless
 			os.Remove(tmp)
-			err = fmt.Errorf("checkpoint: writing %s: %w", path, err)
+			err = fmt.Errorf("checkpoint: writing %s: %w", where, err)
 		}
 	}()
-	perm := os.FileMode(0o644)
-	if fi, statErr := os.Stat(path); statErr == nil {
-		perm = fi.Mode().Perm()
-	}
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
@@ -67,7 +84,7 @@ func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[stri
 	if failpoints.writer != nil {
 		w = failpoints.writer(w)
 	}
-	if err = write(w, names, header, tensors); err != nil {
+	if err = step("write", func() error { return write(w, names, header, tensors) }); err != nil {
 		return err
 	}
 	if err = step("sync", f.Sync); err != nil {
@@ -76,14 +93,59 @@ func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[stri
 	if err = step("close", f.Close); err != nil {
 		return err
 	}
-	if err = step("rename", func() error { return os.Rename(tmp, path) }); err != nil {
+	if err = step("rename", func() error { return os.Rename(tmp, target) }); err != nil {
 		return err
 	}
 	renamed = true
 	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("checkpoint: %s was written but syncing its directory failed: %w", path, err)
+		return fmt.Errorf("checkpoint: %s was written but syncing its directory failed: %w", where, err)
 	}
 	return nil
+}
+
+// maxLinks bounds the symbolic links followed from one path, as Linux
+// does (ELOOP after 40).
+const maxLinks = 40
+
+// writeTarget returns the file that a write to path replaces, following
+// symbolic links (the file need not exist yet), and the permissions the
+// new file gets: the old file's, or 0644.
+func writeTarget(path string) (string, os.FileMode, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, 0o644, nil
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		mode := fi.Mode()
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			dest, err := os.Readlink(path)
+			if err != nil {
+				return "", 0, err
+			}
+			if !filepath.IsAbs(dest) {
+				dest = filepath.Join(filepath.Dir(path), dest)
+			}
+			path = dest
+			continue
+		case !mode.IsRegular():
+			return "", 0, fmt.Errorf("%s is not a regular file (mode %v)", path, mode)
+		case mode.Perm()&0o200 == 0:
+			return "", 0, fmt.Errorf("%s is read-only (mode %v); make it writable or write elsewhere: %w", path, mode.Perm(), fs.ErrPermission)
+		}
+		// The directory may allow a rename over a file its owner has not
+		// let us write; opening it for writing (without truncating) tells.
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return "", 0, err
+		}
+		f.Close()
+		return path, mode.Perm(), nil
+	}
+	return "", 0, fmt.Errorf("more than %d symbolic links from %s", maxLinks, path)
 }
 
 // syncDir makes a rename in dir durable.

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -196,4 +197,140 @@ func TestReadFileMapped(t *testing.T) {
 	var fe *FormatError
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, path, fe.File)
+}
+
+// A write through a symbolic link replaces the file the link leads to,
+// atomically and in that file's directory, and keeps the link: through a
+// relative link, an absolute one, a chain of two, and a link to a file
+// that does not exist yet.
+func TestWriteFileThroughSymlink(t *testing.T) {
+	old := map[string]*tensor.Tensor{"w": tensor.FromValues(tensor.Float32, []float64{1, 2}, 2)}
+	next := map[string]*tensor.Tensor{"w": tensor.FromValues(tensor.Float32, []float64{3, 4}, 2)}
+	cases := []struct {
+		name   string
+		exists bool
+		link   func(t *testing.T, linkDir, target string) string // makes the link(s), returns the path written
+	}{
+		{"relative", true, func(t *testing.T, linkDir, target string) string {
+			rel, err := filepath.Rel(linkDir, target)
+			require.NoError(t, err)
+			return symlink(t, rel, filepath.Join(linkDir, "latest.safetensors"))
+		}},
+		{"absolute", true, func(t *testing.T, linkDir, target string) string {
+			return symlink(t, target, filepath.Join(linkDir, "latest.safetensors"))
+		}},
+		{"chain", true, func(t *testing.T, linkDir, target string) string {
+			mid := symlink(t, target, filepath.Join(linkDir, "mid.safetensors"))
+			return symlink(t, "mid.safetensors", filepath.Join(linkDir, filepath.Base(mid)+".link"))
+		}},
+		{"dangling", false, func(t *testing.T, linkDir, target string) string {
+			return symlink(t, target, filepath.Join(linkDir, "latest.safetensors"))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			linkDir, targetDir := t.TempDir(), t.TempDir()
+			target := filepath.Join(targetDir, "run-7.safetensors")
+			if c.exists {
+				require.NoError(t, WriteFile(target, old, nil))
+				require.NoError(t, os.Chmod(target, 0o640))
+			}
+			path := c.link(t, linkDir, target)
+			links := dirNames(t, linkDir)
+
+			require.NoError(t, WriteFile(path, next, map[string]string{"k": "v"}))
+			fi, err := os.Lstat(path)
+			require.NoError(t, err)
+			assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link is kept")
+			assert.Equal(t, links, dirNames(t, linkDir), "nothing new beside the link")
+			assertNoTempFiles(t, targetDir, "run-7.safetensors")
+			got, meta, err := ReadFile(target)
+			require.NoError(t, err)
+			assert.Equal(t, []float64{3, 4}, got["w"].Values())
+			assert.Equal(t, "v", meta["k"])
+			fi, err = os.Stat(target)
+			require.NoError(t, err)
+			want := os.FileMode(0o644)
+			if c.exists {
+				want = 0o640
+			}
+			assert.Equal(t, want, fi.Mode().Perm(), "the target's permissions are kept")
+		})
+	}
+}
+
+func symlink(t *testing.T, dest, link string) string {
+	t.Helper()
+	require.NoError(t, os.Symlink(dest, link))
+	return link
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// What a write must not replace is refused with an error naming it, and
+// left as it was: a read-only file, directly or through a link; a
+// directory; a loop of links.
+func TestWriteFileRefusesProtectedTargets(t *testing.T) {
+	ts := map[string]*tensor.Tensor{"w": tensor.New(tensor.Float32, 2)}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string) (path, target string)
+		is    error
+		want  string
+	}{
+		{"read-only file", func(t *testing.T, dir string) (string, string) {
+			p := filepath.Join(dir, "ro.safetensors")
+			require.NoError(t, WriteFile(p, ts, nil))
+			require.NoError(t, os.Chmod(p, 0o444))
+			return p, p
+		}, fs.ErrPermission, "ro.safetensors is read-only (mode -r--r--r--)"},
+		{"read-only file through a link", func(t *testing.T, dir string) (string, string) {
+			p := filepath.Join(dir, "ro.safetensors")
+			require.NoError(t, WriteFile(p, ts, nil))
+			require.NoError(t, os.Chmod(p, 0o400))
+			return symlink(t, "ro.safetensors", filepath.Join(dir, "link")), p
+		}, fs.ErrPermission, "ro.safetensors is read-only (mode -r--------)"},
+		{"directory", func(t *testing.T, dir string) (string, string) {
+			p := filepath.Join(dir, "sub")
+			require.NoError(t, os.Mkdir(p, 0o755))
+			return p, ""
+		}, nil, "sub is not a regular file"},
+		{"link loop", func(t *testing.T, dir string) (string, string) {
+			a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+			symlink(t, "b", a)
+			symlink(t, "a", b)
+			return a, ""
+		}, nil, "more than 40 symbolic links"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path, target := c.setup(t, dir)
+			var before []byte
+			if target != "" {
+				before = readFileBytes(t, target)
+			}
+			names := dirNames(t, dir)
+			err := WriteFile(path, map[string]*tensor.Tensor{"w": tensor.Full(tensor.Float32, 5, 2)}, nil)
+			require.Error(t, err)
+			if c.is != nil {
+				assert.ErrorIs(t, err, c.is)
+			}
+			assert.Contains(t, err.Error(), "checkpoint: writing "+path)
+			assert.Contains(t, err.Error(), c.want)
+			assert.Equal(t, names, dirNames(t, dir), "no file created or replaced")
+			if target != "" {
+				assert.Equal(t, before, readFileBytes(t, target))
+			}
+		})
+	}
 }

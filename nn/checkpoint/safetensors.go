@@ -18,16 +18,13 @@
 //
 // Save and LoadInto are the training-loop helpers: they store a model's
 // state dict (nn.State: parameters and buffers under PyTorch's dotted
-// names) with the optimiser's state, and load them back only if every
-// tensor is present with its shape and dtype.
+// names), its random streams (a Dropout's) and the optimiser's state, and
+// restore all of them in one call that validates the whole checkpoint
+// before it changes anything.
 //
-//	names := nn.Names(model.Params())
-//	err := checkpoint.Save("model.safetensors", nn.State(model), opt.State(names), map[string]string{"epoch": "3"})
+//	err := checkpoint.Save("model.safetensors", model, checkpoint.SaveOptions{Optimizer: opt, Metadata: map[string]string{"epoch": "3"}})
 //	...
-//	optState, err := checkpoint.LoadInto("model.safetensors", nn.State(model)) // model unchanged on error
-//	if err == nil {
-//		err = opt.LoadState(names, optState)
-//	}
+//	meta, err := checkpoint.LoadInto("model.safetensors", model, checkpoint.LoadOptions{Optimizer: opt}) // both unchanged on error
 //
 // Files are written in F32 and F64, the dtypes Gradus computes in. Reading
 // takes every dtype a model file uses: F64 and F32 as they are, F16 and

@@ -58,9 +58,9 @@ func TestTorchCNNWithBatchNorm(t *testing.T) {
 		nn.NewFlatten(),
 		nn.NewLinear(rng, 36, 3, true, tensor.Float32),
 	)
-	opt, err := checkpoint.LoadInto("testdata/torch_cnn.safetensors", nn.State(m))
+	meta, err := checkpoint.LoadInto("testdata/torch_cnn.safetensors", m, checkpoint.LoadOptions{})
 	require.NoError(t, err)
-	assert.Empty(t, opt)
+	assert.Equal(t, "pt", meta["format"], "the metadata PyTorch's writer stores")
 	assert.Equal(t, 3.0, bn.NumBatchesTracked.Value.Item(), "num_batches_tracked (I64 in the file)")
 	assert.Equal(t, tensor.Float32, bn.NumBatchesTracked.Value.DType())
 
@@ -77,7 +77,7 @@ func TestTorchCNNWithBatchNorm(t *testing.T) {
 func TestTorchLSTM(t *testing.T) {
 	o := readTorchOutputs(t)
 	m := nn.NewLSTM(tensor.NewRNG(1), 3, 4, nn.RNNOptions{Layers: 2, BatchFirst: true})
-	_, err := checkpoint.LoadInto("testdata/torch_lstm.safetensors", nn.State(m))
+	_, err := checkpoint.LoadInto("testdata/torch_lstm.safetensors", m, checkpoint.LoadOptions{})
 	require.NoError(t, err)
 	g := graph.New()
 	out, h, c := m.Forward(g.Const(tensor.FromValues(tensor.Float32, o.LSTM.X, o.LSTM.XShape...)), nil, nil)
@@ -100,7 +100,7 @@ func TestTorchCNNOtherArchitectureUntouched(t *testing.T) {
 	for k, v := range st {
 		before[k] = v.Values()
 	}
-	_, err := checkpoint.LoadInto("testdata/torch_cnn.safetensors", st)
+	_, err := checkpoint.LoadInto("testdata/torch_cnn.safetensors", m, checkpoint.LoadOptions{})
 	require.ErrorIs(t, err, checkpoint.ErrMismatch)
 	assert.Contains(t, err.Error(), "0.weight")
 	for k, v := range st {
