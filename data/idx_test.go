@@ -143,4 +143,3 @@ func checkNamed(t *testing.T, err error, name string) {
 		t.Fatalf("error does not name %s: %v", name, err)
 	}
 }
-
