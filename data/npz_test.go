@@ -139,8 +139,12 @@ func TestLoadNPZReadsFromDisk(t *testing.T) {
 
 // FuzzReadNPZ: no archive panics; what is accepted holds arrays whose size
 // is the product of their shape, and writing them into a new archive and
-// reading it gives the same arrays bit for bit. The seed corpus holds each
-// class of TestReadNPZRejects and the valid archives.
+// reading it gives the same arrays bit for bit. mode chooses what b is: an
+// archive as given (mode%3 == 0), or the bytes of one entry stored (1) or
+// deflated (2) into a well-formed archive, so that mutations reach the
+// .npy checks inside a zip rarely broken by a flipped byte. The seed
+// corpus holds each class of TestReadNPZRejects, the valid archives and
+// lying .npy entries.
 func FuzzReadNPZ(f *testing.F) {
 	one := encodeNPY(tensor.FromFloat64s([]float64{1}, 1))
 	twin := npzFile(npzEntry{"a.npy", one, false}, npzEntry{"b.npy", one, false})
@@ -158,12 +162,28 @@ func FuzzReadNPZ(f *testing.F) {
 		twin[:len(twin)-10],
 		[]byte("PK nonsense"),
 	} {
-		f.Add(seed)
+		f.Add(byte(0), seed)
 	}
 	b, err := os.ReadFile("testdata/pair.npz")
 	require.NoError(f, err)
-	f.Add(b)
-	f.Fuzz(func(t *testing.T, b []byte) {
+	f.Add(byte(0), b)
+	eight := make([]byte, 8)
+	for _, entry := range [][]byte{
+		one,
+		npyFile("<f8", "(100000, 100000)", eight),
+		npyFile("<f8", "(2,)", eight),
+		append(slices.Clone(one), 0),
+		npyFile("<c16", "(1,)", eight),
+		npyFile("|u1", "(0, 281474976710656, 281474976710656)", nil),
+		[]byte("hello"),
+	} {
+		f.Add(byte(1), entry)
+		f.Add(byte(2), entry)
+	}
+	f.Fuzz(func(t *testing.T, mode byte, b []byte) {
+		if mode%3 != 0 {
+			b = npzFile(npzEntry{"a.npy", b, mode%3 == 2})
+		}
 		got, err := ReadNPZ(b, "fuzz.npz")
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.npz") {
