@@ -32,12 +32,19 @@ asm:
 	$(GO) generate ./tensor
 	cd tensor/internal/asmgen && $(GO) vet . && $(GO) test -count=1 .
 
-# Each fuzz target for FUZZTIME (their seed corpora also run in make test).
+# Every fuzz target of the repository (each func FuzzX in a _test.go file),
+# one after another, for FUZZTIME each; FUZZFLAGS passes more flags (e.g.
+# -parallel 1). Their seed corpora also run in make test. docs/robustness.md
+# lists the targets and what their corpora hold.
 FUZZTIME ?= 30s
+FUZZFLAGS ?=
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzReadNPY$$' -fuzztime $(FUZZTIME) ./data
-	$(GO) test -run '^$$' -fuzz '^FuzzBroadcastReduce$$' -fuzztime $(FUZZTIME) ./tensor
-	$(GO) test -run '^$$' -fuzz '^FuzzGemmShapes$$' -fuzztime $(FUZZTIME) ./tensor/internal/gemm
+	@grep -rn --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*(' . | \
+		sed -E 's|^\./(.*)/[^/]*_test\.go:[0-9]+:func (Fuzz[A-Za-z0-9_]*)\(.*|\1 \2|' | sort | \
+		while read dir target; do \
+			echo "== $$target (./$$dir, $(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./$$dir || exit 1; \
+		done
 
 # The race detector over the packages that run goroutines.
 race:

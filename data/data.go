@@ -34,13 +34,16 @@
 package data
 
 import (
+	"bufio"
 	"embed"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -148,18 +151,35 @@ func (t *Table) Split(target string) (x [][]float64, y []float64, err error) {
 // ReadCSV reads a numeric CSV with a header row. name is used in errors.
 // Every field must parse as a finite float: an error names the file, line
 // and column (1-based number and header name) of the first one that does
-// not, NaN and ±Inf included (a missing value must not pass as a number).
-// A row with the wrong number of fields is an error naming its line. A
-// UTF-8 byte-order mark before the header is dropped.
+// not, NaN and ±Inf included (a missing value must not pass as a number),
+// as well as values beyond float64's range. A row with the wrong number of
+// fields, an empty input and a header that names a column twice are
+// errors too. A UTF-8 byte-order mark before the header is dropped. Errors
+// quote at most 40 characters of a field.
 func ReadCSV(r io.Reader, name string) (*Table, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	if bom, _ := br.Peek(3); string(bom) == "\ufeff" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
 	header, err := cr.Read()
-	if err != nil {
+	switch {
+	case err == io.EOF:
+		return nil, fmt.Errorf("data: %s: empty file: no header row", name)
+	case err != nil:
 		return nil, fmt.Errorf("data: %s: reading header: %w", name, err)
 	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	header = slices.Clone(header)
+	seen := make(map[string]int, len(header))
+	for j, c := range header {
+		if k, ok := seen[c]; ok {
+			return nil, fmt.Errorf("data: %s:1: columns %d and %d are both named %q", name, k+1, j+1, clip(c))
+		}
+		seen[c] = j
+	}
 	t := &Table{Name: name, Columns: header}
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -170,13 +190,19 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		row := make([]float64, len(rec))
 		for j, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			switch {
-			case err != nil:
-				return nil, fmt.Errorf("data: %s:%d: column %d (%q): %q is not a number", name, line, j+1, clip(header[j]), clip(s))
-			case math.IsNaN(v) || math.IsInf(v, 0):
-				return nil, fmt.Errorf("data: %s:%d: column %d (%q): %q is not a finite number", name, line, j+1, clip(header[j]), clip(s))
+			if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				row[j] = v
+				continue
 			}
-			row[j] = v
+			line, _ := cr.FieldPos(j)
+			what := "is not a number"
+			switch {
+			case errors.Is(err, strconv.ErrRange):
+				what = "is beyond float64's range"
+			case err == nil:
+				what = "is not a finite number"
+			}
+			return nil, fmt.Errorf("data: %s:%d: column %d (%q): %q %s", name, line, j+1, clip(header[j]), clip(s), what)
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -94,13 +94,14 @@ func readIDX(r io.Reader, name string, magic uint32, ndim int) (dims []int, body
 	return dims, body, nil
 }
 
-// readBody reads exactly size bytes that must end the stream. It grows its
-// buffer (from at most 64 MiB) as data arrives rather than trusting the
-// header's size up front, so a corrupt header on a short file cannot cost
-// gigabytes.
+// readBody reads exactly size bytes that must end the stream. It starts
+// with a 64 KiB buffer and doubles it as data arrives rather than trusting
+// the header's size up front, so a corrupt header on a short file costs
+// no more than the file's own bytes (a 16-byte file claiming 2 GiB
+// allocates 64 KiB, not 2 GiB).
 // Reading up to the end also makes gzip verify its checksum.
 func readBody(r io.Reader, size int) ([]byte, error) {
-	buf := make([]byte, 0, min(size, 1<<26))
+	buf := make([]byte, 0, min(size, 1<<16))
 	for len(buf) < size {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, min(size-len(buf), cap(buf)))

@@ -191,6 +191,8 @@ func TestReadIDXCorrupt(t *testing.T) {
 		{"float-magic.idx", "0x00000d03", idxFile(0xd03, []uint32{2, 2, 2}, make([]byte, 32)), false},
 		{"zero-dim.idx", "dimension 1 is 0", idxFile(0x803, []uint32{2, 0, 2}, nil), false},
 		{"huge.idx", "announce", idxFile(0x803, []uint32{1 << 20, 1 << 10, 1 << 10}, nil), false},
+		{"lying.idx", "truncated: 8 bytes of data, want 2147483648", idxFile(0x803, []uint32{1 << 11, 1 << 10, 1 << 10}, make([]byte, 8)), false},
+		{"lying.idx.gz", "truncated: 3 bytes of data, want 2147483648", gzipped(idxFile(0x801, []uint32{1 << 31}, []byte{1, 2, 3})), true},
 		{"truncated.idx", "truncated", good[:len(good)-1], false},
 		{"trailing.idx", "trailing", append(append([]byte(nil), good...), 0), false},
 		{"truncated.idx.gz", "", zgood[:len(zgood)-10], false},

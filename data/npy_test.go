@@ -2,7 +2,12 @@ package data
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,6 +86,10 @@ func TestNPYRejectsLyingHeaders(t *testing.T) {
 		{"a header without a shape", []byte("\x93NUMPY\x01\x00\x10\x00{'descr': '<f8'}"), "malformed header"},
 		{"a header longer than the file", []byte("\x93NUMPY\x01\x00\xff\x00{'descr'"), "truncated header"},
 		{"an unknown version", []byte("\x93NUMPY\x09\x00"), "unsupported .npy version 9.0"},
+		{"a big-endian dtype", npyFile(">f8", "(1,)", eight), `unsupported dtype ">f8"`},
+		{"an empty array of impossible shape", npyFile("<f8", "(0, 281474976710656, 281474976710656)", nil), "too large to hold"},
+		{"a version-2 header length beyond the limit", []byte("\x93NUMPY\x02\x00\xff\xff\xff\xff{"), "implausibly long"},
+		{"an empty file", nil, "bad magic"},
 	} {
 		_, err := ReadNPY(bytes.NewReader(c.file), "lie.npy")
 		if assert.Error(t, err, c.name) {
@@ -100,25 +109,159 @@ func TestNPYEmptyAndScalar(t *testing.T) {
 	assert.Equal(t, []float64{1.5}, scalar.Values())
 }
 
+// The header must be the dictionary numpy writes: its three keys once
+// each and nothing else. A second 'shape' or 'descr' would otherwise be
+// read by whichever parser matched first, a silent wrong answer.
+func TestNPYRejectsMalformedDictionaries(t *testing.T) {
+	eight := bytes.Repeat([]byte{0}, 8)
+	raw := func(dict string) []byte {
+		b := []byte("\x93NUMPY\x01\x00")
+		b = append(b, byte(len(dict)), byte(len(dict)>>8))
+		return append(append(b, dict...), eight...)
+	}
+	for _, c := range []struct {
+		name, dict, want string
+	}{
+		{"a duplicate shape", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'shape': (2,)}", `key "shape" appears twice`},
+		{"a duplicate descr", "{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, 'shape': (1,)}", `key "descr" appears twice`},
+		{"an unknown key", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'x': 1}", `unexpected key "x"`},
+		{"a missing key", "{'descr': '<f8', 'shape': (1,)}", "needs the keys"},
+		{"a structured dtype", "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,)}", "structured dtypes"},
+		{"fortran_order neither True nor False", "{'descr': '<f8', 'fortran_order': 0, 'shape': (1,)}", "neither True nor False"},
+		{"a shape that is a list", "{'descr': '<f8', 'fortran_order': False, 'shape': [1]}", "bad shape"},
+		{"a fractional dimension", "{'descr': '<f8', 'fortran_order': False, 'shape': (1.5,)}", "bad shape"},
+		{"an unterminated tuple", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,", "bad shape"},
+		{"an unterminated string", "{'descr': '<f8", "descr is not a quoted string"},
+		{"an unterminated key", "{'descr", "expected a quoted key"},
+		{"text after the dictionary", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,)} junk", "follow the dictionary"},
+		{"no dictionary", "descr=<f8", "does not start with {"},
+	} {
+		_, err := ReadNPY(bytes.NewReader(raw(c.dict)), "dict.npy")
+		if assert.Error(t, err, c.name) {
+			assert.Contains(t, err.Error(), "dict.npy", c.name)
+			assert.Contains(t, err.Error(), c.want, c.name)
+		}
+	}
+}
+
+// Dictionaries numpy writes or reads: double quotes, no trailing comma,
+// Python 2's long integers, a 1-tuple and a version-3 header.
+func TestNPYAcceptsNumpyDictionaries(t *testing.T) {
+	for _, c := range []struct {
+		name, dict string
+		version    byte
+		shape      []int
+	}{
+		{"single quotes and a trailing comma", "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 1), }", 1, []int{2, 1}},
+		{"double quotes", `{"descr": "<f8", "fortran_order": False, "shape": (2,)}`, 1, []int{2}},
+		{"Python 2 longs", "{'descr': '<f8', 'fortran_order': False, 'shape': (1L, 2L), }", 1, []int{1, 2}},
+		{"keys in another order", "{'shape': (2,), 'fortran_order': False, 'descr': '<f8'}   \n", 1, []int{2}},
+		{"a version-3 header", "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", 3, []int{2}},
+	} {
+		b := []byte{0x93, 'N', 'U', 'M', 'P', 'Y', c.version, 0}
+		if c.version == 1 {
+			b = append(b, byte(len(c.dict)), 0)
+		} else {
+			b = append(b, byte(len(c.dict)), 0, 0, 0)
+		}
+		b = append(append(b, c.dict...), make([]byte, 16)...)
+		x, err := ReadNPY(bytes.NewReader(b), "ok.npy")
+		if assert.NoError(t, err, c.name) {
+			assert.Equal(t, c.shape, x.Shape(), c.name)
+			assert.Equal(t, []float64{0, 0}, x.Values(), c.name)
+		}
+	}
+}
+
+// encodeNPY writes x as numpy.save would: '<f4' or '<f8', C order. It is
+// the writer FuzzReadNPY and FuzzReadNPZ round-trip through.
+func encodeNPY(x *tensor.Tensor) []byte {
+	shape := "("
+	for _, d := range x.Shape() {
+		shape += strconv.Itoa(d) + ","
+	}
+	shape += ")"
+	var body []byte
+	if x.DType() == tensor.Float32 {
+		for _, v := range x.Contiguous().Float32s() {
+			body = binary.LittleEndian.AppendUint32(body, math.Float32bits(v))
+		}
+		return npyFile("<f4", shape, body)
+	}
+	for _, v := range x.Contiguous().Float64s() {
+		body = binary.LittleEndian.AppendUint64(body, math.Float64bits(v))
+	}
+	return npyFile("<f8", shape, body)
+}
+
+// sameBits reports whether a and b have the same dtype, shape and bits
+// (NaN payloads included).
+func sameBits(a, b *tensor.Tensor) bool {
+	if a.DType() != b.DType() || !slices.Equal(a.Shape(), b.Shape()) {
+		return false
+	}
+	if a.DType() == tensor.Float32 {
+		x, y := a.Contiguous().Float32s(), b.Contiguous().Float32s()
+		for i := range x {
+			if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	x, y := a.Contiguous().Float64s(), b.Contiguous().Float64s()
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkShapeSize fails t unless x holds as many elements as its shape
+// says.
+func checkShapeSize(t *testing.T, x *tensor.Tensor) {
+	n := 1
+	for _, d := range x.Shape() {
+		n *= d
+	}
+	if x.Size() != n {
+		t.Fatalf("shape %v holds %d elements, not %d", x.Shape(), n, x.Size())
+	}
+}
+
 // FuzzReadNPY: no input panics or allocates beyond its own size; what is
-// accepted has as many elements as its shape says. The seed corpus holds
-// each class of TestNPYRejectsLyingHeaders and the valid files.
+// accepted has as many elements as its shape says, no more than the file
+// has bytes, and reads back the same after encodeNPY. The seed corpus
+// holds each class of TestNPYRejectsLyingHeaders and
+// TestNPYRejectsMalformedDictionaries, and the valid files.
 func FuzzReadNPY(f *testing.F) {
 	eight := bytes.Repeat([]byte{1}, 8)
+	nan := []byte{1, 0, 0, 0, 0, 0, 0xf8, 0x7f}
 	for _, seed := range [][]byte{
 		npyFile("<f8", "(1,)", eight),
 		npyFile("<f4", "(2,)", eight),
 		npyFile("<i8", "(1, 1)", eight),
 		npyFile("|u1", "(8,)", eight),
+		npyFile("<f8", "(1,)", nan),
 		npyFile("<f8", "(100000, 100000)", eight),
 		npyFile("<f8", "(4294967296, 4294967296)", eight),
+		npyFile("<f8", "(0, 281474976710656, 281474976710656)", nil),
+		npyFile("<f8", "(-1,)", eight),
 		npyFile("<f8", "(0, 3)", nil),
 		npyFile("<f8", "()", eight),
 		npyFile("<f8", "(1,)", append(eight, 0)),
+		npyFile("<f8", "(2,)", eight),
+		npyFile(">f8", "(1,)", eight),
+		npyFile("<i8", "(1,)", []byte{0, 0, 0, 0, 0, 0, 0x40, 0}),
+		[]byte("\x93NUMPY\x01\x00\x40\x00{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'shape': (2,)}"),
+		[]byte("\x93NUMPY\x02\x00\xff\xff\xff\xff{"),
+		[]byte("\x93NUMPY\x09\x00"),
+		nil,
 	} {
 		f.Add(seed)
 	}
-	for _, path := range []string{"testdata/f4.npy", "testdata/f8.npy", "testdata/i8.npy", "testdata/u1.npy"} {
+	for _, path := range []string{"testdata/f4.npy", "testdata/f8.npy", "testdata/i8.npy", "testdata/u1.npy", "testdata/fortran.npy"} {
 		b, err := os.ReadFile(path)
 		require.NoError(f, err)
 		f.Add(b)
@@ -126,14 +269,18 @@ func FuzzReadNPY(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := ReadNPY(bytes.NewReader(b), "fuzz.npy")
 		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.npy") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
 			return
 		}
-		n := 1
-		for _, d := range x.Shape() {
-			n *= d
+		checkShapeSize(t, x)
+		if x.Size() > len(b) {
+			t.Fatalf("accepted %d elements from %d bytes", x.Size(), len(b))
 		}
-		if x.Size() != n || n > len(b) {
-			t.Fatalf("accepted shape %v with %d elements from %d bytes", x.Shape(), x.Size(), len(b))
+		y, err := ReadNPY(bytes.NewReader(encodeNPY(x)), "again.npy")
+		if err != nil || !sameBits(x, y) {
+			t.Fatalf("does not round-trip: %v", err)
 		}
 	})
 }

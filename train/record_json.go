@@ -40,6 +40,9 @@ func (f *logFloat) UnmarshalJSON(b []byte) error {
 		case "-Inf":
 			*f = logFloat(math.Inf(-1))
 		default:
+			if len(s) > 40 { // a corrupt log can hold a string of megabytes
+				s = s[:40] + "…"
+			}
 			return fmt.Errorf("%q is not a number (want a number, \"NaN\", \"+Inf\" or \"-Inf\")", s)
 		}
 		return nil

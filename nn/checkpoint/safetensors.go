@@ -59,6 +59,10 @@ const metadataKey = "__metadata__"
 // allocate without bound.
 const maxHeader = 100_000_000
 
+// maxElements bounds a tensor's elements, as the tensor package does
+// (2⁴⁸), so that a header is refused before it can make tensor.New panic.
+const maxElements = 1 << 48
+
 // ErrFormat is wrapped by every *FormatError: errors.Is(err, ErrFormat)
 // tells a malformed file from an I/O failure.
 var ErrFormat = errors.New("invalid safetensors data")
@@ -264,12 +268,15 @@ func readHeader(r io.Reader, size int64) ([]entry, map[string]string, uint64, er
 	if n > maxHeader {
 		return nil, nil, 0, formatErr("", "header length %d exceeds the limit of %d bytes", n, maxHeader)
 	}
-	header := make([]byte, n)
-	if got, err := io.ReadFull(r, header); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, nil, 0, formatErr("", "truncated: header length %d but only %d bytes follow", n, got)
-		}
+	// Read through a limit rather than into a buffer of the claimed size:
+	// from a stream, whose size is unknown, an 8-byte input claiming a
+	// 100 MB header must cost bytes, not 100 MB.
+	header, err := io.ReadAll(io.LimitReader(r, int64(n)))
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("checkpoint: read: %w", err)
+	}
+	if uint64(len(header)) < n {
+		return nil, nil, 0, formatErr("", "truncated: header length %d but only %d bytes follow", n, len(header))
 	}
 	entries, metadata, err := parseHeader(header)
 	if err != nil {
@@ -334,7 +341,7 @@ func dataLenErr(entries []entry, have, want int64) error {
 // at the end of the input instead of allocating what it claims.
 func readData(r io.Reader, entries []entry, n int64) ([]byte, error) {
 	var b bytes.Buffer
-	b.Grow(int(min(n, 1<<20)) + 1)
+	b.Grow(int(min(n, 1<<16)) + 1)
 	got, err := b.ReadFrom(io.LimitReader(r, n+1))
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: read: %w", err)
@@ -383,6 +390,9 @@ func parseHeader(header []byte) ([]entry, map[string]string, error) {
 			return nil, nil, formatErr("", "corrupt JSON header: %v", err)
 		}
 		name := tok.(string) // object keys are strings
+		if name == "" {
+			return nil, nil, formatErr("", "a tensor has an empty name, which no state dict can hold")
+		}
 		if seen[name] {
 			return nil, nil, formatErr(name, "appears twice in the header")
 		}
@@ -425,9 +435,9 @@ func headerSnippet(h []byte) string {
 // parseEntry validates one tensor's record.
 func parseEntry(name string, raw json.RawMessage) (entry, error) {
 	var rec struct {
-		DType       *string   `json:"dtype"`
-		Shape       *[]int64  `json:"shape"`
-		DataOffsets *[2]int64 `json:"data_offsets"`
+		DType       *string  `json:"dtype"`
+		Shape       *[]int64 `json:"shape"`
+		DataOffsets *[]int64 `json:"data_offsets"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&rec); err != nil {
@@ -440,6 +450,8 @@ func parseEntry(name string, raw json.RawMessage) (entry, error) {
 		return entry{}, formatErr(name, "header record %s has no shape", raw)
 	case rec.DataOffsets == nil:
 		return entry{}, formatErr(name, "header record %s has no data_offsets", raw)
+	case len(*rec.DataOffsets) != 2:
+		return entry{}, formatErr(name, "data_offsets %v are not [begin, end]", *rec.DataOffsets)
 	}
 	fd, ok := fileDTypes[*rec.DType]
 	if !ok {
@@ -448,17 +460,25 @@ func parseEntry(name string, raw json.RawMessage) (entry, error) {
 		}
 		return entry{}, formatErr(name, "unknown dtype %q", *rec.DType)
 	}
-	e := entry{name: name, file: *rec.DType, dtype: fd.to, begin: rec.DataOffsets[0], end: rec.DataOffsets[1]}
-	numel := int64(1)
+	e := entry{name: name, file: *rec.DType, dtype: fd.to, begin: (*rec.DataOffsets)[0], end: (*rec.DataOffsets)[1]}
+	// The product of the dimensions other than 0 is bounded too: an empty
+	// tensor of shape [0, 2⁶⁰] is no more a real file than a full one.
+	numel, zero := int64(1), false
 	for _, d := range *rec.Shape {
-		if d < 0 {
+		switch {
+		case d < 0:
 			return entry{}, formatErr(name, "negative dimension in shape %v", *rec.Shape)
+		case d == 0:
+			zero = true
+		case numel > maxElements/d:
+			return entry{}, formatErr(name, "shape %v has more than %d elements", *rec.Shape, int64(maxElements))
+		default:
+			numel *= d
 		}
-		if d != 0 && numel > math.MaxInt64/8/d {
-			return entry{}, formatErr(name, "shape %v is too large", *rec.Shape)
-		}
-		numel *= d
 		e.shape = append(e.shape, int(d))
+	}
+	if zero {
+		numel = 0
 	}
 	if e.begin < 0 || e.end < e.begin {
 		return entry{}, formatErr(name, "invalid data_offsets [%d, %d]", e.begin, e.end)

@@ -211,6 +211,19 @@ var readCases = []struct {
 	{"duplicate name", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, make([]byte, 8)),
 		"a", "appears twice"},
 	{"metadata not strings", header(`{"__metadata__":{"epoch":3}}`, nil), "", "__metadata__"},
+	{"header length 2⁶⁴−1", bytes.Repeat([]byte{0xff}, 16), "", "exceeds the limit"},
+	{"header length 100 MB from 8 bytes", cat([]byte{0x00, 0xe1, 0xf5, 0x05, 0, 0, 0, 0}, []byte(`{}`)), "", "header length 100000000 but only 2 bytes follow"},
+	{"empty tensor name", header(`{"":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, make([]byte, 4)), "", "empty name"},
+	{"empty tensor of impossible shape", header(`{"w":{"dtype":"F32","shape":[0,281474976710656,281474976710656],"data_offsets":[0,0]}}`, nil), "w", "more than 281474976710656 elements"},
+	{"shape beyond 2⁴⁸ elements", header(`{"w":{"dtype":"U8","shape":[1073741824,1073741824],"data_offsets":[0,8]}}`, make([]byte, 8)), "w", "more than 281474976710656 elements"},
+	{"shape of fractions", header(`{"w":{"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}}`, make([]byte, 8)), "w", "corrupt header record"},
+	{"offsets beyond int64", header(`{"w":{"dtype":"U8","shape":[1],"data_offsets":[0,99999999999999999999]}}`, make([]byte, 1)), "w", "corrupt header record"},
+	{"three data_offsets", header(`{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4,8]}}`, make([]byte, 8)), "w", "are not [begin, end]"},
+	{"one data_offset", header(`{"w":{"dtype":"F32","shape":[0],"data_offsets":[0]}}`, nil), "w", "are not [begin, end]"},
+	{"empty tensor past the end", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"z":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}}`, make([]byte, 4)), "z", "gap"},
+	{"1 GB claimed in a tiny file", header(`{"w":{"dtype":"U8","shape":[1000000000],"data_offsets":[0,1000000000]}}`, make([]byte, 8)), "w", "extend past the end"},
+	{"BOOL byte of 2", header(`{"w":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}}`, []byte{2}), "w", "neither 0 nor 1"},
+	{"I64 beyond 2⁵³", header(`{"w":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}`, []byte{0, 0, 0, 0, 0, 0, 0x40, 0}), "w", "cannot be held exactly"},
 }
 
 func TestReadErrors(t *testing.T) {
