@@ -262,6 +262,9 @@ func (b *Batching) leading(op Op, in []*Node, axes []int, core []int) (*Node, in
 			ax = a
 		}
 	}
+	if ax == NotBatched { // a rule composed of others (linear's) may pass none
+		return Apply(op, in...), NotBatched
+	}
 	if same {
 		for i, x := range in {
 			if axes[i] == NotBatched {
