@@ -27,7 +27,7 @@ type perExampleModel struct {
 	// batch axis and the one-hot label.
 	loss func(example []*graph.Node) *graph.Node
 	// inputs draws a batch: the inputs with B on axis 0 and the labels.
-	inputs func(rng *tensor.RNG, b int) *tensor.Tensor
+	inputs  func(rng *tensor.RNG, b int) *tensor.Tensor
 	classes int
 }
 

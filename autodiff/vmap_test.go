@@ -147,7 +147,7 @@ func (noRuleOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return in[0]
 }
 func (noRuleOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node { return []*graph.Node{ct} }
-func (noRuleOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node     { return t[0] }
+func (noRuleOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node    { return t[0] }
 
 func TestVmapMisuse(t *testing.T) {
 	id := func(xs []*graph.Node) []*graph.Node { return xs[:1] }
