@@ -1,7 +1,8 @@
 // Package autodiff differentiates graphs built with package graph: reverse
 // mode (Grad, ValueAndGrad, VJP), forward mode (JVP), their compositions
-// (HVP, Hessian), full Jacobians (Jacobian, JacobianFwd) and a checker for
-// derivative rules (GradCheck).
+// (HVP, Hessian), full Jacobians (Jacobian, JacobianFwd), vectorisation
+// over a batch (Vmap, PerExampleGrads) and a checker for derivative rules
+// (GradCheck).
 //
 // Every derivative is itself a graph of ordinary nodes, built from the ops'
 // VJP and JVP rules, so it can be differentiated again: Grad of Grad gives
@@ -28,6 +29,25 @@
 // order), not recursions, so chains of any length differentiate without
 // deepening the stack. The nodes they create live in the same graph, and
 // graph.Reset recycles them along with the rest of a training step.
+//
+// # Vmap
+//
+// Vmap vectorises a function written for one example; PerExampleGrads is
+// Vmap of Grad. The design fits define-by-run: Vmap slices example 0 out
+// of each batched argument and calls f once on it, so f's shape checks
+// see per-example shapes and its nodes are recorded as usual; then a
+// graph.Batching walks the recorded nodes from the first slice to the
+// last result in creation order and replaces every node that depends on
+// a slice by the batched node its op's batching rule builds (graph.Batcher,
+// next to the op's Forward, VJP and JVP), leaving the nodes that depend on
+// no slice (closed-over weights and what is computed from them alone) as
+// they are. The batched results are ordinary nodes of the caller's graph,
+// so Grad, JVP and Vmap itself apply to them, and a Vmap of Grad batches
+// the backward pass Grad recorded during the trace. Transforms nest
+// because each records ordinary ops. The trace costs one example's worth
+// of work; Go code that reads values (graph.Sort, a branch on Item) sees
+// example 0 only. Jacobian, JacobianFwd and Hessian are Vmap of VJP or
+// JVP over the rows of the identity.
 //
 // Errors follow the graph package: misuse (an output of the wrong size, a
 // node from another graph, mismatched shapes) panics with a *tensor.Error

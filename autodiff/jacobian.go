@@ -6,34 +6,25 @@ import (
 )
 
 // Jacobian returns the full Jacobian ∂y/∂x as a tensor of shape
-// y.Shape() followed by x.Shape(), in y's dtype. It is reverse mode: one
-// VJP per element of y with a one-hot cotangent, so it suits outputs
-// smaller than inputs (see JacobianFwd for the opposite). The nodes it
-// builds stay in the graph until Reset.
+// y.Shape() followed by x.Shape(), in y's dtype. It is reverse mode: the
+// VJP of y along every one-hot cotangent at once, as Vmap of VJP over the
+// rows of the identity, so it suits outputs smaller than inputs (see
+// JacobianFwd for the opposite). The nodes it builds stay in the graph
+// until Reset.
 //
 // Jacobian panics with a *tensor.Error if x is nil or from another graph.
 func Jacobian(y, x *graph.Node) *tensor.Tensor {
 	checkNode("Jacobian", "y", y)
 	checkXs("Jacobian", y.Graph(), []*graph.Node{x})
-	g := y.Graph()
-	m, n := y.Size(), x.Size()
-	jac := tensor.New(y.DType(), concatShapes(y.Shape(), x.Shape())...)
-	row := make([]float64, 0, n)
-	for k := 0; k < m; k++ {
-		ct := g.Alloc(y.DType(), y.Shape()...)
-		setFlat(ct, k, 1)
-		gx := backward("Jacobian", []*graph.Node{y}, []*graph.Node{g.Const(ct)}, []*graph.Node{x})[0]
-		row = appendValues(row[:0], gx.Value())
-		for j, v := range row {
-			setFlat(jac, k*n+j, v)
-		}
+	rows := func(cts []*graph.Node) []*graph.Node {
+		return backward("Jacobian", []*graph.Node{y}, cts, []*graph.Node{x})
 	}
-	return jac
+	return jacobianOf(y, x, y, rows, 0)
 }
 
-// JacobianFwd returns the same tensor as Jacobian using forward mode: one
-// JVP per element of x with a one-hot tangent, which suits inputs smaller
-// than outputs.
+// JacobianFwd returns the same tensor as Jacobian using forward mode: the
+// JVP of y along every one-hot tangent at once (Vmap of JVP), which suits
+// inputs smaller than outputs.
 //
 // JacobianFwd panics with a *tensor.Error if x is nil or from another graph.
 func JacobianFwd(y, x *graph.Node) *tensor.Tensor {
@@ -44,7 +35,7 @@ func JacobianFwd(y, x *graph.Node) *tensor.Tensor {
 
 // Hessian returns the matrix of second derivatives ∂²y/∂x∂x of the scalar
 // y, with shape x.Shape() followed by x.Shape(). It is forward-over-reverse:
-// one JVP of Grad(y, x) per element of x.
+// the JVP of Grad(y, x) along every one-hot tangent at once.
 //
 // Hessian panics with a *tensor.Error if y does not have size 1, or if x is
 // nil or from another graph.
@@ -58,22 +49,31 @@ func Hessian(y, x *graph.Node) *tensor.Tensor {
 	return forwardJacobian("Hessian", grad, x)
 }
 
-// forwardJacobian builds ∂y/∂x column by column with one-hot tangents.
+// forwardJacobian builds ∂y/∂x from the JVPs along the columns of the
+// identity, the examples of the batch landing on y's last axis.
 func forwardJacobian(op string, y, x *graph.Node) *tensor.Tensor {
-	g := y.Graph()
-	m, n := y.Size(), x.Size()
-	jac := tensor.New(y.DType(), concatShapes(y.Shape(), x.Shape())...)
-	col := make([]float64, 0, m)
-	for j := 0; j < n; j++ {
-		t := g.Alloc(x.DType(), x.Shape()...)
-		setFlat(t, j, 1)
-		ty := forward(op, []*graph.Node{y}, []*graph.Node{x}, []*graph.Node{g.Const(t)})[0]
-		col = appendValues(col[:0], ty.Value())
-		for k, v := range col {
-			setFlat(jac, k*n+j, v)
-		}
+	cols := func(ts []*graph.Node) []*graph.Node {
+		return forward(op, []*graph.Node{y}, []*graph.Node{x}, ts)
 	}
-	return jac
+	return jacobianOf(y, x, x, cols, -1)
+}
+
+// jacobianOf vmaps f over the one-hot tensors shaped like seed (the
+// identity's rows), the examples going to axis out of f's result, and
+// returns the result as a (y.Shape(), x.Shape()) tensor in y's dtype.
+func jacobianOf(y, x, seed *graph.Node, f func([]*graph.Node) []*graph.Node, out int) *tensor.Tensor {
+	shape := concatShapes(y.Shape(), x.Shape())
+	m := seed.Size()
+	if m == 0 || y.Size() == 0 || x.Size() == 0 {
+		return tensor.New(y.DType(), shape...)
+	}
+	g := y.Graph()
+	eye := g.Alloc(seed.DType(), append([]int{m}, seed.Shape()...)...)
+	for k := range m {
+		setFlat(eye, k*m+k, 1)
+	}
+	j := Vmap(f, VmapOptions{OutAxes: []int{out}})([]*graph.Node{g.Const(eye)})[0]
+	return tensor.Reshape(j.Value().Cast(y.DType()).Contiguous(), shape...).Clone()
 }
 
 func concatShapes(a, b []int) []int {
@@ -87,16 +87,4 @@ func setFlat(t *tensor.Tensor, k int, v float64) {
 	} else {
 		t.Float64s()[k] = v
 	}
-}
-
-// appendValues appends t's elements in row-major order as float64.
-func appendValues(dst []float64, t *tensor.Tensor) []float64 {
-	c := t.Contiguous()
-	if c.DType() == tensor.Float32 {
-		for _, v := range c.Float32s() {
-			dst = append(dst, float64(v))
-		}
-		return dst
-	}
-	return append(dst, c.Float64s()...)
 }

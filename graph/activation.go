@@ -66,6 +66,11 @@ func (o leakyReluOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o
 
 func (o leakyReluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 
+// Elementwise ops batch by broadcasting (BatchElementwise).
+func (o leakyReluOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // LeakyRelu returns x where x > 0 and slope·x elsewhere.
 func LeakyRelu(x *Node, slope float64) *Node { return Apply(leakyReluOp{slope}, x) }
 
@@ -101,6 +106,10 @@ func (o leakyReluGradOp) JVP(out *Node, t []*Node) *Node {
 	return BroadcastTo(LeakyReluGrad(t[0], out.inputs[1], o.slope), out.Shape()...)
 }
 
+func (o leakyReluGradOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // LeakyReluGrad returns v where x > 0 and v·slope elsewhere, with
 // broadcasting: the vector-Jacobian (and Jacobian-vector) product of
 // LeakyRelu(·, slope) at x with v. Its derivative with respect to x is zero.
@@ -128,6 +137,10 @@ func (o eluOp) lin(out, v *Node) *Node {
 func (o eluOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin(out, ct)} }
 
 func (o eluOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
+
+func (o eluOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
 
 // Elu returns x where x > 0 and alpha·(eˣ − 1) elsewhere.
 func Elu(x *Node, alpha float64) *Node { return Apply(eluOp{alpha}, x) }
@@ -172,6 +185,10 @@ func (sigmoidGradOp) JVP(out *Node, t []*Node) *Node {
 		tx = sigmoidCurv(Mul(v, t[1]), x)
 	}
 	return addTangents(out, tv, tx)
+}
+
+func (o sigmoidGradOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
 }
 
 // SigmoidGrad returns v·σ(x)·σ(−x) with broadcasting: the vector-Jacobian
@@ -223,6 +240,10 @@ func (geluGradOp) JVP(out *Node, t []*Node) *Node {
 	return addTangents(out, tv, tx)
 }
 
+func (o geluGradOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // GeluGrad returns v·(Φ(x) + x·φ(x)) with broadcasting: the
 // vector-Jacobian (and Jacobian-vector) product of Gelu at x with v.
 func GeluGrad(v, x *Node) *Node {
@@ -267,6 +288,10 @@ func (tanhGradOp) JVP(out *Node, t []*Node) *Node {
 	return addTangents(out, tv, ty)
 }
 
+func (o tanhGradOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // TanhGrad returns v·(1 − y²) with broadcasting: for y = Tanh(x), the
 // vector-Jacobian (and Jacobian-vector) product of Tanh with v.
 func TanhGrad(v, y *Node) *Node {
@@ -302,6 +327,10 @@ func (reluGradOp) JVP(out *Node, t []*Node) *Node {
 		return nil
 	}
 	return BroadcastTo(ReluGrad(t[0], out.inputs[1]), out.Shape()...)
+}
+
+func (o reluGradOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
 }
 
 // ReluGrad returns v·sign(y) with broadcasting: for y = Relu(x), the

@@ -34,6 +34,11 @@ func (addOp) JVP(out *Node, t []*Node) *Node {
 	return addTangents(out, t[0], t[1])
 }
 
+// Elementwise ops batch by broadcasting (BatchElementwise).
+func (o addOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Add returns a + b with NumPy broadcasting.
 func Add(a, b *Node) *Node {
 	checkBinary("add", a, b)
@@ -54,6 +59,10 @@ func (expOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (expOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Mul(ct, out)} }
 
 func (expOp) JVP(out *Node, t []*Node) *Node { return Mul(t[0], out) }
+
+func (o expOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
 
 // Exp returns eˣ elementwise.
 func Exp(x *Node) *Node { return Apply(expOp{}, x) }
@@ -138,6 +147,10 @@ func (subOp) JVP(out *Node, t []*Node) *Node {
 	return Sub(t[0], t[1])
 }
 
+func (o subOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Sub returns a − b with NumPy broadcasting.
 func Sub(a, b *Node) *Node {
 	checkBinary("sub", a, b)
@@ -169,6 +182,10 @@ func (mulOp) VJP(out, ct *Node, needs []bool) []*Node {
 }
 
 func (mulOp) JVP(out *Node, t []*Node) *Node { return bilinearJVP(out, t, Mul) }
+
+func (o mulOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
 
 // Mul returns the elementwise product a·b with NumPy broadcasting.
 func Mul(a, b *Node) *Node {
@@ -206,6 +223,10 @@ func (divOp) JVP(out *Node, t []*Node) *Node {
 	return Div(Sub(t[0], Mul(t[1], out)), b)
 }
 
+func (o divOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Div returns a / b with NumPy broadcasting (IEEE semantics for b = 0).
 func Div(a, b *Node) *Node {
 	checkBinary("div", a, b)
@@ -225,6 +246,10 @@ func (negOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (negOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Neg(ct)} }
 
 func (negOp) JVP(out *Node, t []*Node) *Node { return Neg(t[0]) }
+
+func (o negOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
 
 // Neg returns −x elementwise.
 func Neg(x *Node) *Node { return Apply(negOp{}, x) }
@@ -287,6 +312,10 @@ func (powOp) JVP(out *Node, t []*Node) *Node {
 		tb = Mul(t[1], db)
 	}
 	return addTangents(out, ta, tb)
+}
+
+func (o powOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
 }
 
 // Pow returns aᵇ elementwise with NumPy broadcasting. Its derivative with
@@ -354,6 +383,10 @@ func (o extremumOp) JVP(out *Node, t []*Node) *Node {
 	return addTangents(out, ta, tb)
 }
 
+func (o extremumOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Maximum returns the elementwise maximum of a and b with broadcasting.
 // Where a = b each operand receives half of the derivative.
 func Maximum(a, b *Node) *Node {
@@ -382,6 +415,10 @@ func (addScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{ct}
 
 func (addScalarOp) JVP(out *Node, t []*Node) *Node { return t[0] }
 
+func (o addScalarOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // AddScalar returns x + s elementwise.
 func AddScalar(x *Node, s float64) *Node { return Apply(addScalarOp{s}, x) }
 
@@ -398,6 +435,10 @@ func (o mulScalarOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (o mulScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{MulScalar(ct, o.s)} }
 
 func (o mulScalarOp) JVP(out *Node, t []*Node) *Node { return MulScalar(t[0], o.s) }
+
+func (o mulScalarOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
 
 // MulScalar returns s·x elementwise.
 func MulScalar(x *Node, s float64) *Node { return Apply(mulScalarOp{s}, x) }
@@ -429,6 +470,10 @@ func (o powScalarOp) deriv(out, v *Node) *Node {
 func (o powScalarOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.deriv(out, ct)} }
 
 func (o powScalarOp) JVP(out *Node, t []*Node) *Node { return o.deriv(out, t[0]) }
+
+func (o powScalarOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
 
 // PowScalar returns xᵖ elementwise.
 func PowScalar(x *Node, p float64) *Node { return Apply(powScalarOp{p}, x) }

@@ -39,6 +39,10 @@ func (castOp) VJP(out, ct *Node, needs []bool) []*Node {
 
 func (o castOp) JVP(out *Node, t []*Node) *Node { return Cast(t[0], o.dt) }
 
+func (o castOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Cast returns x converted to dtype dt (float64 → float32 rounds to
 // nearest), so one graph can mix dtypes: a float32 model feeding a float64
 // loss, or float32 features into a float64 Cholesky. Gradients flow back

@@ -62,6 +62,11 @@ func (op choleskyGradOp) JVP(out *Node, t []*Node) *Node {
 	return y
 }
 
+// Linear-algebra ops act on the last two axes and broadcast the others.
+func (o choleskyGradOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2, 2})
+}
+
 // CholeskyGrad returns Ā, the cotangent of the symmetric positive definite
 // matrices A (..., n, n) given their lower Cholesky factors l = chol(A) and
 // the cotangents lbar of those factors: the rule behind the derivative of

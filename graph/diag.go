@@ -33,6 +33,11 @@ func (diagonalOp) VJP(out, ct *Node, needs []bool) []*Node {
 
 func (op diagonalOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 
+// Linear-algebra ops act on the last two axes and broadcast the others.
+func (o diagonalOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
+}
+
 // Diagonal returns the diagonals of the square matrices x (..., n, n) as
 // a (..., n) node. It panics with a *tensor.Error when x has fewer than 2
 // dimensions or its last two differ.
@@ -75,6 +80,15 @@ func (op addDiagOp) JVP(out *Node, t []*Node) *Node {
 		tx = zerosOf(out.g, out.DType(), out.Shape())
 	}
 	return Apply(op, tx, td)
+}
+
+func (o addDiagOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	d, ad := in[1], axes[1]
+	if ad != NotBatched && d.Dim() == 1 { // one scalar per example
+		n := in[0].Shape()[in[0].Dim()-1]
+		d, ad = BroadcastTo(Unsqueeze(d, 1), b.size, n), 0
+	}
+	return b.leading(o, []*Node{in[0], d}, []int{axes[0], ad}, []int{2, min(1, exampleDim(d, ad))})
 }
 
 // AddDiag returns x + diag(d): the square matrices x (..., n, n) with d

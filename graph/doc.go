@@ -14,7 +14,8 @@
 //
 // An Op provides Forward (the value), VJP (input cotangents from the output
 // cotangent, told which inputs need one) and JVP (output tangent from the
-// input tangents). VJP and JVP are written with graph ops, so derivatives
+// input tangents), and its batching rule (Batcher: the op for a whole
+// batch of examples, for autodiff.Vmap). VJP and JVP are written with graph ops, so derivatives
 // are graphs and can be differentiated again. Every op registers a value of
 // its type (Registered lists them), and a test checks every entry to second
 // order with autodiff.GradCheck. Users add ops by implementing Op and
@@ -25,12 +26,14 @@
 // One file, one type, three rules, one registration, one gradient case
 // (xlogy.go is the worked example):
 //  1. graph/<op>.go: an unexported type with Name, Arity, Forward (the result
-//     from g.AllocUninit), VJP and JVP side by side, written in graph ops.
+//     from g.AllocUninit), VJP, JVP and Batch side by side, written in graph
+//     ops (BatchElementwise is the rule of elementwise ops).
 //  2. An exported constructor that checks its operands and calls Apply; or,
 //     if Forward calls kern (see Validation), a check method and apply.
 //  3. Register(value of the type) in the file's init.
 //  4. A case in autodiff's cases_*_test.go (TestGradCheckAllOps fails for a
-//     registered op without one) and value tests worked out by hand.
+//     registered op without one, TestBatchingAllOps for one without a
+//     batching rule) and value tests worked out by hand.
 //
 // # Validation
 //

@@ -36,6 +36,11 @@ func (op triMaskOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{Ap
 
 func (op triMaskOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
 
+// Linear-algebra ops act on the last two axes and broadcast the others.
+func (o triMaskOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
+}
+
 func triMask(name string, x *Node, lower, diag, upper float64) *Node {
 	checkNodes(name, x)
 	if x.Dim() < 2 {
@@ -113,6 +118,10 @@ func (choleskyOp) JVP(out *Node, t []*Node) *Node {
 	return TriMatMul(l, PhiLower(z), false)
 }
 
+func (o choleskyOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
+}
+
 // Cholesky returns the lower Cholesky factor L of the symmetric positive
 // definite matrices a (..., n, n), so that a = L·Lᵀ. Only the lower triangle
 // of a is read; the derivatives are those of the symmetric part of a
@@ -176,6 +185,10 @@ func (op triSolveOp) JVP(out *Node, t []*Node) *Node {
 	return TriSolve(out.inputs[0], rhs, op.lower, op.trans)
 }
 
+func (o triSolveOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2, 2})
+}
+
 // TriSolve solves op(A)·X = B for X, where a (..., n, n) is lower or upper
 // triangular as lower says and op(A) is A, or Aᵀ when trans is set. b is
 // (..., n, k) or a vector (n,); batch axes broadcast. Only the selected
@@ -226,6 +239,10 @@ func (choleskySolveOp) JVP(out *Node, t []*Node) *Node {
 		}
 	}
 	return CholeskySolve(l, rhs)
+}
+
+func (o choleskySolveOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2, 2})
 }
 
 // CholeskySolve returns A⁻¹·B given the lower Cholesky factor l of A
@@ -286,6 +303,10 @@ func (solveOp) JVP(out *Node, t []*Node) *Node {
 	return Solve(out.inputs[0], rhs)
 }
 
+func (o solveOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2, 2})
+}
+
 // Solve returns X = A⁻¹·B for square matrices a (..., n, n) by LU
 // factorisation with partial pivoting; b is (..., n, k) or a vector (n,),
 // and batch axes broadcast. It panics with a *tensor.Error when the shapes
@@ -324,6 +345,10 @@ func (inverseOp) JVP(out *Node, t []*Node) *Node {
 	return Neg(MatMul(out, MatMul(t[0], out)))
 }
 
+func (o inverseOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
+}
+
 // Inverse returns the inverses of the square matrices a (..., n, n).
 // Prefer Solve when the inverse is multiplied by something. It panics with
 // a *tensor.Error when a is not a stack of square matrices, and with a
@@ -358,6 +383,10 @@ func (logAbsDetOp) VJP(out, ct *Node, needs []bool) []*Node {
 func (logAbsDetOp) JVP(out *Node, t []*Node) *Node {
 	a := out.inputs[0]
 	return Sum(Mul(Transpose(Inverse(a)), t[0]), []int{-2, -1}, false)
+}
+
+func (o logAbsDetOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
 }
 
 // LogAbsDet returns log |det A| for the square matrices a (..., n, n),
@@ -395,6 +424,10 @@ func (detOp) VJP(out, ct *Node, needs []bool) []*Node {
 func (detOp) JVP(out *Node, t []*Node) *Node {
 	a := out.inputs[0]
 	return Mul(out, Sum(Mul(Transpose(Inverse(a)), t[0]), []int{-2, -1}, false))
+}
+
+func (o detOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
 }
 
 // Det returns the determinants of the square matrices a (..., n, n), shaped
@@ -478,6 +511,10 @@ func (eighOp) JVP(out *Node, t []*Node) *Node {
 	m := MatMulT(v, MatMul(sym(t[0]), v), true, false)
 	vdot := MatMul(v, Mul(eighF(w), m))
 	return Concat(-2, vdot, Unsqueeze(diagPart(m), -2))
+}
+
+func (o eighOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
 }
 
 // Eigh returns the eigenvalues w (..., n), in ascending order, and the

@@ -81,6 +81,19 @@ func (linearOp) JVP(out *Node, t []*Node) *Node {
 	return sum
 }
 
+// With shared weights the examples are more rows of x: one GEMM. Per-example weights make it a batched matmul plus a bias.
+func (o linearOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	x, ax := in[0], axes[0]
+	if axes[1] == NotBatched && axes[2] == NotBatched {
+		if ax == x.Dim()-1 {
+			x, ax = b.toFront(x, ax), 0
+		}
+		return Apply(o, x, in[1], in[2]), ax
+	}
+	y, ay := matmulOp{false, true}.Batch(b, in[:2], axes[:2]) // unbatched when only the bias is
+	return addOp{}.Batch(b, []*Node{y, in[2]}, []int{ay, axes[2]})
+}
+
 // Linear returns x·wᵀ + b for x (..., in) (or a vector (in)), w (out, in)
 // and b (out): PyTorch's F.linear. It computes the product and the bias in
 // one pass over the output. It panics for mixed dtypes or shapes that do

@@ -105,6 +105,11 @@ func (o matmulOp) JVP(out *Node, t []*Node) *Node {
 	return bilinearJVP(out, t, func(a, b *Node) *Node { return matmulT(a, b, o.transA, o.transB) })
 }
 
+// The leading axes of the operands broadcast as batch axes.
+func (o matmulOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2, 2})
+}
+
 // matmulShape returns the shape of op(a)·op(b) for operands of at least two
 // dimensions, panicking when they do not fit.
 func matmulShape(a, b []int, transA, transB bool) []int {

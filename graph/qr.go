@@ -59,6 +59,11 @@ func (o qrOp) JVP(out *Node, t []*Node) *Node {
 	return Concat(-2, qdot, rdot)
 }
 
+// The batch axes lead the packed output as they lead the input.
+func (o qrOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
+}
+
 // QR returns the thin QR factorisation of the matrices a (..., m, n),
 // m ≥ n: q (..., m, n) with orthonormal columns and r (..., n, n) upper
 // triangular with a positive diagonal. The derivatives need a of full

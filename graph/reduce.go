@@ -125,6 +125,20 @@ func (o *reduceOp) JVP(out *Node, t []*Node) *Node {
 	return Sum(Mul(t[0], o.weights(out)), o.axes, o.keep)
 }
 
+// The reduced axes shift past the batch axis, which moves left by the number of reduced axes before it.
+func (o *reduceOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	ax := axes[0]
+	shifted := make([]int, len(o.axes))
+	out := ax
+	for i, a := range o.axes {
+		shifted[i] = shiftAxis(a, ax)
+		if a < ax && !o.keep {
+			out--
+		}
+	}
+	return Apply(&reduceOp{o.kind, shifted, o.keep, o.ddof, o.n}, in[0]), out
+}
+
 func reduceNode(kind reduceKind, x *Node, axes []int, keepdims bool, ddof int) *Node {
 	checkNodes(reduceNames[kind], x)
 	ax := normAxes(reduceNames[kind], x, axes)
@@ -214,6 +228,10 @@ func (o softmaxOp) JVP(out *Node, t []*Node) *Node {
 	return apply(softmaxGradOp{o.axis}, out, t[0])
 }
 
+func (o softmaxOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return Apply(softmaxOp{shiftAxis(o.axis, axes[0]), o.log}, in[0]), axes[0]
+}
+
 // softmaxGradOp is y ⊙ (v − Σ v ⊙ y) along axis (tensor.SoftmaxGrad):
 // softmax's Jacobian at the output y applied to v.
 type softmaxGradOp struct{ axis int }
@@ -264,6 +282,14 @@ func (o softmaxGradOp) JVP(out *Node, t []*Node) *Node {
 		tv = apply(softmaxGradOp{o.axis}, y, t[1])
 	}
 	return addTangents(out, ty, tv)
+}
+
+// y and v need one shape: a shared one is copied for every example.
+func (o softmaxGradOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	if axes[0] == axes[1] {
+		return Apply(softmaxGradOp{shiftAxis(o.axis, axes[0])}, in...), axes[0]
+	}
+	return Apply(softmaxGradOp{o.axis + 1}, b.toFront(in[0], axes[0]), b.toFront(in[1], axes[1])), 0
 }
 
 // SoftmaxGrad returns y ⊙ (v − Σ v ⊙ y) along axis: for y = Softmax(x,

@@ -37,6 +37,10 @@ func (o polygammaOp) JVP(out *Node, t []*Node) *Node {
 	return Mul(t[0], Polygamma(o.n+1, out.inputs[0]))
 }
 
+func (o polygammaOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Polygamma returns ψ⁽ⁿ⁾(x), the n-th derivative of the digamma function
 // (n = 1 is the trigamma function); n = 0 is Digamma. It is accurate for
 // x > 0 and uses the recurrence for negative non-integers (slowly for very

@@ -61,6 +61,20 @@ func (sqDistOp) JVP(out *Node, t []*Node) *Node {
 	return MulScalar(y, 2)
 }
 
+// Points of one side batched are more points; both batched, the op has no batched kernel and loops.
+func (o sqDistOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	a, b2 := in[0], in[1]
+	switch {
+	case axes[1] == NotBatched: // more points in a
+		d := SqDist(b.foldN(a, axes[0]), b2)
+		return Reshape(d, b.size, d.Shape()[0]/b.size, d.Shape()[1]), 0
+	case axes[0] == NotBatched: // more points in b
+		d := SqDist(a, b.foldN(b2, axes[1]))
+		return Reshape(d, d.Shape()[0], b.size, d.Shape()[1]/b.size), 1
+	}
+	return BatchLoop(b, o, in, axes)
+}
+
 // SqDist returns the pairwise squared Euclidean distances between the rows
 // of a (n, d) and b (m, d), shape (n, m): the distance matrix of kernel
 // methods. Equal rows give exactly zero (with up to 32 features the

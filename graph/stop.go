@@ -17,6 +17,10 @@ func (stopGradientOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{
 
 func (stopGradientOp) JVP(out *Node, t []*Node) *Node { return nil }
 
+func (o stopGradientOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // StopGradient returns x's value as a node that derivatives do not flow
 // through: it is treated as a constant by VJP and JVP (e.g. for targets
 // computed from parameters, or the straight-through trick).

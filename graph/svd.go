@@ -85,6 +85,11 @@ func (o svdOp) JVP(out *Node, t []*Node) *Node {
 	return Concat(-2, udot, Unsqueeze(diagPart(p), -2), vdot)
 }
 
+// The batch axes lead the packed output as they lead the input.
+func (o svdOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
+}
+
 // SVD returns the thin singular value decomposition of the matrices a
 // (..., m, n): u (..., m, k), s (..., k) decreasing, v (..., n, k), k =
 // min(m, n), with a = u·diag(s)·vᵀ and the sign convention of tensor.SVD.

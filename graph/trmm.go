@@ -62,6 +62,11 @@ func (op triMatMulOp) JVP(out *Node, t []*Node) *Node {
 	return y
 }
 
+// Linear-algebra ops act on the last two axes and broadcast the others.
+func (o triMatMulOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2, 2})
+}
+
 // TriMatMul returns op(L)·B, where L is the lower triangle of l (..., n, n)
 // (the entries above the diagonal are not read, and get no gradient) and
 // op(L) is L, or Lᵀ when transL is set; b is (..., n, k) or a vector (n,),
@@ -106,6 +111,10 @@ func (symLowerOp) VJP(out, ct *Node, needs []bool) []*Node {
 }
 
 func (op symLowerOp) JVP(out *Node, t []*Node) *Node { return Apply(op, t[0]) }
+
+func (o symLowerOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return b.leading(o, in, axes, []int{2})
+}
 
 // SymmetrizeLower returns the symmetric matrices whose lower triangle
 // (diagonal included) is that of x (..., n, n); the upper triangle of x is

@@ -44,6 +44,11 @@ func (o *unaryOp) JVP(out *Node, t []*Node) *Node {
 	return o.lin(out.inputs[0], out, t[0])
 }
 
+// Elementwise ops batch by broadcasting (BatchElementwise).
+func (o *unaryOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // The ops are assigned in init because several rules refer to each other
 // (sin ↔ cos), which package-level initializers may not.
 var (
@@ -146,6 +151,10 @@ func (o clampOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{o.lin
 
 func (o clampOp) JVP(out *Node, t []*Node) *Node { return o.lin(out, t[0]) }
 
+func (o clampOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Clamp limits x to [lo, hi] (either may be infinite). The derivative is 1
 // inside the interval and 0 where x was clipped. It panics if lo > hi.
 func Clamp(x *Node, lo, hi float64) *Node {
@@ -198,6 +207,10 @@ func (whereOp) JVP(out *Node, t []*Node) *Node {
 	return BroadcastTo(Where(out.inputs[0], ta, tb), out.Shape()...)
 }
 
+func (o whereOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Where returns a where cond ≠ 0 and b elsewhere; the three broadcast
 // together. cond receives no gradient.
 func Where(cond, a, b *Node) *Node {
@@ -230,6 +243,10 @@ func (o *compareOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (*compareOp) VJP(out, ct *Node, needs []bool) []*Node { return []*Node{nil, nil} }
 
 func (*compareOp) JVP(out *Node, t []*Node) *Node { return nil }
+
+func (o *compareOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
 
 func (o *compareOp) check(in []*Node) { checkBroadcast(o.name, in[0], in[1]) }
 

@@ -55,6 +55,10 @@ func (o xlogyOp) JVP(out *Node, t []*Node) *Node {
 	return addTangents(out, tx, ty)
 }
 
+func (o xlogyOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
+	return BatchElementwise(b, o, in, axes)
+}
+
 // Xlogy returns x·log y elementwise with NumPy broadcasting, and 0 where
 // x = 0 even if y = 0: the terms of entropies and KL divergences. Its
 // derivative in x is log y where x ≠ 0 and 0 where x = 0.

@@ -73,3 +73,8 @@ func (bceSumOp) JVP(out *graph.Node, tangents []*graph.Node) *graph.Node {
 	}
 	return d
 }
+
+// Batch loops over the examples (vmap): the fused sum has no per-example form.
+func (o bceSumOp) Batch(b *graph.Batching, in []*graph.Node, axes []int) (*graph.Node, int) {
+	return graph.BatchLoop(b, o, in, axes)
+}

@@ -133,6 +133,11 @@ func (logI0Op) JVP(out *graph.Node, t []*graph.Node) *graph.Node {
 	return graph.Mul(t[0], BesselI1OverI0(out.Inputs()[0]))
 }
 
+// Batch is elementwise (vmap).
+func (o logI0Op) Batch(b *graph.Batching, in []*graph.Node, axes []int) (*graph.Node, int) {
+	return graph.BatchElementwise(b, o, in, axes)
+}
+
 type besselRatioOp struct{}
 
 func (besselRatioOp) Name() string { return i1OverI0 }
@@ -162,6 +167,11 @@ func (besselRatioOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node {
 		return nil
 	}
 	return graph.Mul(t[0], ratioSlope(out))
+}
+
+// Batch is elementwise (vmap).
+func (o besselRatioOp) Batch(b *graph.Batching, in []*graph.Node, axes []int) (*graph.Node, int) {
+	return graph.BatchElementwise(b, o, in, axes)
 }
 
 // LogBesselI0 returns log I₀(x) elementwise, the log of the modified

@@ -63,6 +63,11 @@ func (o implicitGammaOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node {
 	return graph.Mul(t[0], o.slope(out))
 }
 
+// Batch loops over the examples (vmap): each reuses the op's levels u.
+func (o implicitGammaOp) Batch(b *graph.Batching, in []*graph.Node, axes []int) (*graph.Node, int) {
+	return graph.BatchLoop(b, o, in, axes)
+}
+
 // GammaQuantile returns the quantile function of Gamma(α, 1) at the
 // levels u (one per element of alpha, in row-major order, each in (0, 1)):
 // z with P(α, z) = u, differentiable in α by the implicit derivative

@@ -243,6 +243,7 @@ func allWorkloads(o options) []workload {
 	ws = append(ws, gpWorkloads(o.sizes)...)
 	ws = append(ws, overheadWorkload(), vaeWorkload(), transformerWorkload(), dcganWorkload())
 	ws = append(ws, linalgWorkloads(o.laSizes)...)
+	ws = append(ws, perExampleWorkloads()...)
 	return ws
 }
 

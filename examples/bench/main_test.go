@@ -50,6 +50,14 @@ var documented = [][3]string{
 	{"svd_f64_n16", "ms_per_op", "ms"},
 	{"qr_f64_n16", "ms_per_op", "ms"},
 	{"eigh_f64_n16", "ms_per_op", "ms"},
+	{"perexample_batch_grad", "ms_per_batch", "ms"},
+	{"perexample_batch_grad", "allocs_per_step", "1"},
+	{"perexample_loop", "ms_per_batch", "ms"},
+	{"perexample_loop", "allocs_per_step", "1"},
+	{"perexample", "ms_per_batch", "ms"},
+	{"perexample", "ratio_to_batch_grad", "x"},
+	{"perexample", "speedup_over_loop", "x"},
+	{"perexample", "allocs_per_step", "1"},
 }
 
 // runReport runs the program with -reps reps and args through package cli,

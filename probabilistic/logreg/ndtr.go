@@ -56,6 +56,11 @@ func (logNdtrOp) JVP(out *graph.Node, t []*graph.Node) *graph.Node {
 	return graph.Mul(t[0], millsInv(out))
 }
 
+// Batch is elementwise (vmap).
+func (o logNdtrOp) Batch(b *graph.Batching, in []*graph.Node, axes []int) (*graph.Node, int) {
+	return graph.BatchElementwise(b, o, in, axes)
+}
+
 // millsInv returns φ(x)/Φ(x) for the node out = log Φ(x).
 func millsInv(out *graph.Node) *graph.Node {
 	x := out.Inputs()[0]
