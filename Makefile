@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm
+.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm soak
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -38,6 +38,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadNPY$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzBroadcastReduce$$' -fuzztime $(FUZZTIME) ./tensor
 	$(GO) test -run '^$$' -fuzz '^FuzzGemmShapes$$' -fuzztime $(FUZZTIME) ./tensor/internal/gemm
+
+# The soak benchmark: the MNIST MLP trained with a prefetching loader for
+# SOAK, reporting whether resident memory, goroutines, the live heap and
+# the step time stay flat (docs/robustness.md). Without GRADUS_SOAK it skips.
+SOAK ?= 30m
+soak:
+	GRADUS_SOAK=$(SOAK) $(GO) test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 0 ./train
 
 # The race detector over the packages that run goroutines.
 race:

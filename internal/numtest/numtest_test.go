@@ -54,3 +54,28 @@ func TestTolAndPick(t *testing.T) {
 		t.Error("Close accepted 2.5 for 2 at tol 0.1")
 	}
 }
+
+// Misuse accepts only a *tensor.Error for the op, at the site, with the
+// fragments.
+func TestMisuse(t *testing.T) {
+	cases := []struct {
+		name, op, site string
+		f              func()
+		frag           []string
+		fails          bool
+	}{
+		{"accepted", "x.Op", Here(), func() { tensor.Fail("x.Op", "bad thing %d", 3) }, []string{"bad thing 3"}, false},
+		{"another op", "y.Op", Here(), func() { tensor.Fail("x.Op", "bad thing %d", 3) }, nil, true},
+		{"another site", "x.Op", "elsewhere.go:1", func() { tensor.Fail("x.Op", "bad thing %d", 3) }, nil, true},
+		{"missing fragment", "x.Op", Here(), func() { tensor.Fail("x.Op", "bad thing %d", 3) }, []string{"good thing"}, true},
+		{"no panic", "x.Op", Here(), func() {}, nil, true},
+		{"plain panic", "x.Op", Here(), func() { panic("x.Op: bad") }, nil, true},
+	}
+	for _, c := range cases {
+		r := &recorder{TB: t}
+		Misuse(r, c.op, c.site, c.f, c.frag...)
+		if r.failed != c.fails {
+			t.Errorf("%s: failed = %v, want %v", c.name, r.failed, c.fails)
+		}
+	}
+}
