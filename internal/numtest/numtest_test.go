@@ -1,6 +1,8 @@
 package numtest
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -74,6 +76,34 @@ func TestMisuse(t *testing.T) {
 	for _, c := range cases {
 		r := &recorder{TB: t}
 		Misuse(r, c.op, c.site, c.f, c.frag...)
+		if r.failed != c.fails {
+			t.Errorf("%s: failed = %v, want %v", c.name, r.failed, c.fails)
+		}
+	}
+}
+
+// Unconverged accepts a wrapped *tensor.NotConvergedError of the op with
+// finite outputs, and nothing else.
+func TestUnconverged(t *testing.T) {
+	nc := &tensor.NotConvergedError{Op: "x.Fit (machine 1)", Iterations: 2}
+	wrapped := fmt.Errorf("outer: %w", nc)
+	cases := []struct {
+		name    string
+		err     error
+		outputs [][]float64
+		fails   bool
+	}{
+		{"accepted", wrapped, [][]float64{{1, 2}}, false},
+		{"no error", nil, [][]float64{{1}}, true},
+		{"another error", errors.New("x.Fit: bad"), [][]float64{{1}}, true},
+		{"NaN output", nc, [][]float64{{1, math.NaN()}}, true},
+		{"empty output", nc, [][]float64{{}}, true},
+		{"no outputs", nc, nil, true},
+		{"no iterations", &tensor.NotConvergedError{Op: "x.Fit"}, [][]float64{{1}}, true},
+	}
+	for _, c := range cases {
+		r := &recorder{TB: t}
+		Unconverged(r, c.err, "x.Fit", c.outputs...)
 		if r.failed != c.fails {
 			t.Errorf("%s: failed = %v, want %v", c.name, r.failed, c.fails)
 		}

@@ -28,11 +28,7 @@ type KernelRidge struct {
 // (which a positive λ prevents for a valid kernel).
 func FitKernelRidge(x, y *tensor.Tensor, opts KernelRidgeOptions) (*KernelRidge, error) {
 	const op = "svm.FitKernelRidge"
-	z, err := checkTargets(op, y)
-	if err != nil {
-		return nil, err
-	}
-	x64, err := checkData(op, x, len(z))
+	x64, z, err := checkRegression(op, x, y)
 	if err != nil {
 		return nil, err
 	}
