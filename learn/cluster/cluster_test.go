@@ -207,7 +207,6 @@ func TestCancelledContext(t *testing.T) {
 	assert.Equal(t, 1, dp.K, "the one starting cluster at the mean")
 }
 
-
 // DP-means by hand on the line {0, 1, 10, 11} with λ = 4: the global mean
 // 5.5 is 30.25 from 0, so 0 opens cluster 2 (centre 0, the first cluster's
 // centre becomes 22/3); 1 is 1 from 0 and joins it (centres 0.5 and 10.5);
