@@ -98,23 +98,25 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 	for name, x := range data {
 		cases := []struct {
 			name string
-			fit  func() (interface{ Predict(*tensor.Tensor) *tensor.Tensor }, error)
+			fit  func() (interface {
+				Predict(*tensor.Tensor) *tensor.Tensor
+			}, error)
 		}{
-			{"least squares", func() (interface{ Predict(*tensor.Tensor) *tensor.Tensor }, error) {
-				return ifModel(linear.FitLeastSquares(x, y, linear.LeastSquaresOptions{}))
-			}},
-			{"ridge", func() (interface{ Predict(*tensor.Tensor) *tensor.Tensor }, error) {
-				return ifModel(linear.FitRidge(x, y, linear.RidgeOptions{}))
-			}},
-			{"lasso", func() (interface{ Predict(*tensor.Tensor) *tensor.Tensor }, error) {
-				return ifModel(linear.FitLasso(ctx, x, y, linear.LassoOptions{Alpha: 0.1}))
-			}},
-			{"elastic net", func() (interface{ Predict(*tensor.Tensor) *tensor.Tensor }, error) {
-				return ifModel(linear.FitElasticNet(ctx, x, y, linear.ElasticNetOptions{Alpha: 0.1}))
-			}},
-			{"quantile", func() (interface{ Predict(*tensor.Tensor) *tensor.Tensor }, error) {
-				return ifModel(linear.FitQuantile(ctx, x, y, linear.QuantileOptions{}))
-			}},
+			{"least squares", func() (interface {
+				Predict(*tensor.Tensor) *tensor.Tensor
+			}, error) { return ifModel(linear.FitLeastSquares(x, y, linear.LeastSquaresOptions{})) }},
+			{"ridge", func() (interface {
+				Predict(*tensor.Tensor) *tensor.Tensor
+			}, error) { return ifModel(linear.FitRidge(x, y, linear.RidgeOptions{})) }},
+			{"lasso", func() (interface {
+				Predict(*tensor.Tensor) *tensor.Tensor
+			}, error) { return ifModel(linear.FitLasso(ctx, x, y, linear.LassoOptions{Alpha: 0.1})) }},
+			{"elastic net", func() (interface {
+				Predict(*tensor.Tensor) *tensor.Tensor
+			}, error) { return ifModel(linear.FitElasticNet(ctx, x, y, linear.ElasticNetOptions{Alpha: 0.1})) }},
+			{"quantile", func() (interface {
+				Predict(*tensor.Tensor) *tensor.Tensor
+			}, error) { return ifModel(linear.FitQuantile(ctx, x, y, linear.QuantileOptions{})) }},
 		}
 		for _, c := range cases {
 			t.Run(name+"/"+c.name, func(t *testing.T) {
@@ -129,7 +131,11 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 }
 
 // ifModel returns m as a predictor, or nil when the fit gave none.
-func ifModel[M interface{ Predict(*tensor.Tensor) *tensor.Tensor }](m M, err error) (interface{ Predict(*tensor.Tensor) *tensor.Tensor }, error) {
+func ifModel[M interface {
+	Predict(*tensor.Tensor) *tensor.Tensor
+}](m M, err error) (interface {
+	Predict(*tensor.Tensor) *tensor.Tensor
+}, error) {
 	return m, err
 }
 
