@@ -98,25 +98,15 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 	for name, x := range data {
 		cases := []struct {
 			name string
-			fit  func() (interface {
-				Predict(*tensor.Tensor) *tensor.Tensor
-			}, error)
+			fit  func() (predictor, error)
 		}{
-			{"least squares", func() (interface {
-				Predict(*tensor.Tensor) *tensor.Tensor
-			}, error) { return ifModel(linear.FitLeastSquares(x, y, linear.LeastSquaresOptions{})) }},
-			{"ridge", func() (interface {
-				Predict(*tensor.Tensor) *tensor.Tensor
-			}, error) { return ifModel(linear.FitRidge(x, y, linear.RidgeOptions{})) }},
-			{"lasso", func() (interface {
-				Predict(*tensor.Tensor) *tensor.Tensor
-			}, error) { return ifModel(linear.FitLasso(ctx, x, y, linear.LassoOptions{Alpha: 0.1})) }},
-			{"elastic net", func() (interface {
-				Predict(*tensor.Tensor) *tensor.Tensor
-			}, error) { return ifModel(linear.FitElasticNet(ctx, x, y, linear.ElasticNetOptions{Alpha: 0.1})) }},
-			{"quantile", func() (interface {
-				Predict(*tensor.Tensor) *tensor.Tensor
-			}, error) { return ifModel(linear.FitQuantile(ctx, x, y, linear.QuantileOptions{})) }},
+			{"least squares", func() (predictor, error) { return ifModel(linear.FitLeastSquares(x, y, linear.LeastSquaresOptions{})) }},
+			{"ridge", func() (predictor, error) { return ifModel(linear.FitRidge(x, y, linear.RidgeOptions{})) }},
+			{"lasso", func() (predictor, error) { return ifModel(linear.FitLasso(ctx, x, y, linear.LassoOptions{Alpha: 0.1})) }},
+			{"elastic net", func() (predictor, error) {
+				return ifModel(linear.FitElasticNet(ctx, x, y, linear.ElasticNetOptions{Alpha: 0.1}))
+			}},
+			{"quantile", func() (predictor, error) { return ifModel(linear.FitQuantile(ctx, x, y, linear.QuantileOptions{})) }},
 		}
 		for _, c := range cases {
 			t.Run(name+"/"+c.name, func(t *testing.T) {
@@ -130,12 +120,13 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 	}
 }
 
-// ifModel returns m as a predictor, or nil when the fit gave none.
-func ifModel[M interface {
+// predictor is a fitted regression.
+type predictor interface {
 	Predict(*tensor.Tensor) *tensor.Tensor
-}](m M, err error) (interface {
-	Predict(*tensor.Tensor) *tensor.Tensor
-}, error) {
+}
+
+// ifModel returns m as a predictor.
+func ifModel[M predictor](m M, err error) (predictor, error) {
 	return m, err
 }
 
