@@ -3,6 +3,7 @@ package ensemble
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -40,8 +41,8 @@ func FitBagging(ctx context.Context, x, y *tensor.Tensor, opts BaggingOptions) (
 	if err != nil {
 		return nil, err
 	}
-	if opts.Trees < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.Lambda < 0 {
-		return nil, fmt.Errorf("%s: Trees = %d, MaxDepth = %d, MinLeaf = %d and Lambda = %v must not be negative", op, opts.Trees, opts.MaxDepth, opts.MinLeaf, opts.Lambda)
+	if opts.Trees < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || !(opts.Lambda >= 0) || math.IsInf(opts.Lambda, 0) {
+		return nil, fmt.Errorf("%s: Trees = %d, MaxDepth = %d, MinLeaf = %d and Lambda = %v must be finite and not negative", op, opts.Trees, opts.MaxDepth, opts.MinLeaf, opts.Lambda)
 	}
 	if opts.Trees == 0 {
 		opts.Trees = 10

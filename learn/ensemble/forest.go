@@ -69,6 +69,9 @@ func FitClassTree(x *tensor.Tensor, labels []int, opts ClassTreeOptions) (*Class
 	if err != nil {
 		return nil, err
 	}
+	if opts.MaxFeatures > len(rows[0]) {
+		return nil, fmt.Errorf("%s: MaxFeatures = %d for %d columns", op, opts.MaxFeatures, len(rows[0]))
+	}
 	idx := make([]int, len(rows))
 	for i := range idx {
 		idx[i] = i
@@ -258,6 +261,9 @@ func FitForest(ctx context.Context, x *tensor.Tensor, labels []int, opts ForestO
 		opts.Trees = 100
 	}
 	n, d := len(rows), len(rows[0])
+	if opts.MaxFeatures > d {
+		return nil, fmt.Errorf("%s: MaxFeatures = %d for %d columns", op, opts.MaxFeatures, d)
+	}
 	shape := classTreeOptions{criterion: opts.Criterion, maxDepth: opts.MaxDepth, minLeaf: opts.MinLeaf, maxFeatures: opts.MaxFeatures}
 	if shape.maxFeatures == 0 {
 		shape.maxFeatures = max(1, int(math.Sqrt(float64(d))))
