@@ -57,6 +57,8 @@ type RegressionOptions struct {
 // It returns an error naming the fit for bad data (not a matrix, zero
 // columns, NaN or Inf, a row count other than y's) or precisions that are
 // negative or not finite.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitRegression(x, y *tensor.Tensor, opts RegressionOptions) (*Regression, error) {
 	const op = "bayeslinear.FitRegression"
 	p, yv, err := check(op, x, y)

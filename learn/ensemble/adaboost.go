@@ -45,6 +45,8 @@ type AdaBoostOptions struct {
 // that tree alone with a vote of 1. It returns an error naming the fit for
 // bad data (as FitClassTree) or negative options. When ctx is cancelled it stops before the next
 // round and returns the vote so far with an error wrapping ctx.Err().
+// Its Rounds is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBoostOptions) (*AdaBoost, error) {
 	const op = "ensemble.FitAdaBoost"
 	if opts.Rounds < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 {

@@ -31,6 +31,8 @@ type Bagging struct {
 // for bad data (as FitBooster) or negative options. When ctx is cancelled
 // it stops before the next tree and returns the trees so far with an
 // error wrapping ctx.Err().
+// Its Trees is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitBagging(ctx context.Context, x, y *tensor.Tensor, opts BaggingOptions) (*Bagging, error) {
 	const op = "ensemble.FitBagging"
 	yv, err := targets(op, y)

@@ -53,6 +53,8 @@ type Booster struct {
 // options, or a loss whose gradient or Hessian is not finite or whose
 // Hessian is negative. When ctx is cancelled it stops before the next
 // round and returns the ensemble so far with an error wrapping ctx.Err().
+// Its Rounds is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitBooster(ctx context.Context, x, y *tensor.Tensor, opts BoosterOptions) (*Booster, error) {
 	const op = "ensemble.FitBooster"
 	yv, err := targets(op, y)

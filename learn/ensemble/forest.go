@@ -60,6 +60,8 @@ type classNode struct {
 // default). It returns an error naming the fit for bad data (not a
 // matrix, zero columns, NaN or Inf, one label per row missing, a label
 // out of range, a single class) or negative options.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitClassTree(x *tensor.Tensor, labels []int, opts ClassTreeOptions) (*ClassTree, error) {
 	const op = "ensemble.FitClassTree"
 	if opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.MaxFeatures < 0 {
@@ -248,6 +250,8 @@ type ForestOptions struct {
 // FitClassTree) or negative options. When ctx is cancelled it stops
 // before the next tree and returns the forest so far (OOBError unset)
 // with an error wrapping ctx.Err().
+// Its Trees is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitForest(ctx context.Context, x *tensor.Tensor, labels []int, opts ForestOptions) (*Forest, error) {
 	const op = "ensemble.FitForest"
 	if opts.Trees < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.MaxFeatures < 0 {

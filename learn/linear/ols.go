@@ -27,6 +27,8 @@ type LeastSquares struct {
 // unique, and it returns the one of least norm, as NumPy's lstsq does, from
 // the SVD. It returns an error, naming the fit, for bad data (nil, NaN or
 // ±Inf, zero columns, y of the wrong length).
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitLeastSquares(x, y *tensor.Tensor, opts LeastSquaresOptions) (*LeastSquares, error) {
 	const op = "linear.FitLeastSquares"
 	ds, err := prepare(op, x, y, !opts.NoIntercept)
@@ -102,6 +104,8 @@ type Ridge struct {
 // scikit-learn does), then solves (XᵀX + αI)w = Xᵀy by a Cholesky
 // factorisation (tensor.Cholesky). Bad data and a negative or non-finite
 // Alpha give an error naming the fit.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitRidge(x, y *tensor.Tensor, opts RidgeOptions) (*Ridge, error) {
 	const op = "linear.FitRidge"
 	alpha := opts.Alpha

@@ -52,6 +52,8 @@ type Gaussian struct {
 // scikit-learn divides by zero). Bad data (NaN, one class, an empty class, labels not matching
 // the rows), bad priors and a negative VarSmoothing give an error naming
 // the fit.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitGaussian(x *tensor.Tensor, labels []int, opts GaussianOptions) (*Gaussian, error) {
 	const op = "naivebayes.FitGaussian"
 	smooth := opts.VarSmoothing

@@ -63,6 +63,8 @@ type PCA struct {
 // divisor n − 1, as scikit-learn does. It returns an error for a
 // non-matrix x, fewer than two rows, zero columns, values that are not
 // finite, or more components than min(n, d).
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitPCA(x *tensor.Tensor, opts PCAOptions) (*PCA, error) {
 	xc, mean, err := centred("pca.FitPCA", x)
 	if err != nil {

@@ -58,6 +58,8 @@ func checkQ(op string, q, d int) error {
 // bad data (NaN or ±Inf, fewer than two rows). σ² is at least 10⁻¹⁰ of
 // the mean variance, so that data lying in a q-dimensional subspace still
 // give a finite likelihood.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitPPCA(x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
 	xc, mean, err := centred("pca.FitPPCA", x)
 	if err != nil {

@@ -26,6 +26,8 @@ type KernelRidge struct {
 // returns an error for bad data (NaN or ±Inf, zero rows or columns), a λ
 // that is negative or not finite, or a matrix that is not positive definite
 // (which a positive λ prevents for a valid kernel).
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitKernelRidge(x, y *tensor.Tensor, opts KernelRidgeOptions) (*KernelRidge, error) {
 	const op = "svm.FitKernelRidge"
 	x64, z, err := checkRegression(op, x, y)
