@@ -48,6 +48,15 @@ func TestFitsOutOfIterationsReturnBestModel(t *testing.T) {
 			require.NoError(t, perr)
 			return [][]float64{p.Mean, p.Var, p.Prob}, err
 		}},
+		{"classifier's Newton mode", "gp.Classifier (Newton)", func() ([][]float64, error) {
+			m, err := gp.NewClassifier(x, labels, gp.ClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.5), 9), MaxNewton: 1})
+			require.NoError(t, err)
+			mode, merr := m.Mode()
+			p, err := m.Predict(x)
+			require.Equal(t, merr, err, "Mode and Predict report the same Newton run")
+			require.NotNil(t, p)
+			return [][]float64{mode, p.Mean, p.Var, p.Prob}, err
+		}},
 		{"multi-class classifier", "gp.FitMultiClassifier", func() ([][]float64, error) {
 			m, err := gp.FitMultiClassifier(ctx, x, three, gp.MultiClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.3), 4), MaxNewton: 1})
 			require.NotNil(t, m)
