@@ -113,7 +113,11 @@ func BenchmarkSoak(b *testing.B) {
 	if len(samples)-warm < 15 { // a fifth of them must hold a few windows
 		b.Fatalf("%d windows of %v: too few for a verdict; run longer", len(samples), window)
 	}
-	b.Logf("soak: %v, %d steps, windows of %v, warm-up %d windows\n%s", total, tr.Steps(), window, warm, soakTable(samples, warm))
+	// History.StepLoss keeps every step's loss: growth that is the
+	// history's, not a leak, and the table's reader should know its size.
+	hist := tr.History().StepLoss
+	b.Logf("soak: %v, %d steps, windows of %v, warm-up %d windows; the step-loss history holds %.1f MiB (%.1f MiB capacity)\n%s",
+		total, tr.Steps(), window, warm, float64(8*len(hist))/(1<<20), float64(8*cap(hist))/(1<<20), soakTable(samples, warm))
 	for _, q := range []struct {
 		name, unit string
 		get        func(soakSample) float64
