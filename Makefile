@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm
+.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm soak
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -45,6 +45,13 @@ fuzz:
 			echo "== $$target (./$$dir, $(FUZZTIME))"; \
 			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./$$dir || exit 1; \
 		done
+
+# The soak benchmark: the MNIST MLP trained with a prefetching loader for
+# SOAK, reporting whether resident memory, goroutines, the live heap and
+# the step time stay flat (docs/robustness.md). Without GRADUS_SOAK it skips.
+SOAK ?= 30m
+soak:
+	GRADUS_SOAK=$(SOAK) $(GO) test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 0 ./train
 
 # The race detector over the packages that run goroutines.
 race:

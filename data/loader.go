@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"iter"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -42,8 +43,18 @@ type TensorDataset struct {
 func (d TensorDataset) Len() int { return d.X.Shape()[0] }
 
 // Get returns row i (a view of X) with its label and target (a view of
-// Targets).
+// Targets). It panics with a *tensor.Error when i is not a row of X or
+// has no label or target.
 func (d TensorDataset) Get(i int) Example {
+	if d.X == nil || d.X.Dim() == 0 || i < 0 || i >= d.X.Shape()[0] {
+		tensor.Fail("data.TensorDataset.Get", "row %d of X %v", i, d.X)
+	}
+	if d.Labels != nil && i >= len(d.Labels) {
+		tensor.Fail("data.TensorDataset.Get", "row %d has no label: %d labels", i, len(d.Labels))
+	}
+	if d.Targets != nil && (d.Targets.Dim() == 0 || i >= d.Targets.Shape()[0]) {
+		tensor.Fail("data.TensorDataset.Get", "row %d has no target: Targets has shape %s", i, tensor.FormatShape(d.Targets.Shape()))
+	}
 	e := Example{X: row(d.X, i)}
 	if d.Labels != nil {
 		e.Label = d.Labels[i]
@@ -121,8 +132,9 @@ type Sampler interface {
 // Sequential visits 0 … N−1 in order.
 type Sequential struct{ N int }
 
-// Indices returns 0 … N−1.
+// Indices returns 0 … N−1. It panics with a *tensor.Error for a negative N.
 func (s Sequential) Indices(int) []int {
+	checkCount("data.Sequential", "N", s.N)
 	out := make([]int, s.N)
 	for i := range out {
 		out[i] = i
@@ -137,8 +149,10 @@ type Random struct {
 	Seed uint64
 }
 
-// Indices returns the epoch's permutation.
+// Indices returns the epoch's permutation. It panics with a *tensor.Error
+// for a negative N.
 func (s Random) Indices(epoch int) []int {
+	checkCount("data.Random", "N", s.N)
 	return tensor.NewRNG(s.Seed*0x9E3779B97F4A7C15 + uint64(epoch)).Perm(s.N)
 }
 
@@ -150,13 +164,15 @@ type Weighted struct {
 	Seed    uint64
 }
 
-// Indices returns the epoch's draws.
+// Indices returns the epoch's draws. It panics with a *tensor.Error for a
+// negative Count, or weights that are negative, not finite or all zero.
 func (s Weighted) Indices(epoch int) []int {
+	checkCount("data.Weighted", "Count", s.Count)
 	cum := make([]float64, len(s.Weights))
 	total := 0.0
 	for i, w := range s.Weights {
-		if w < 0 {
-			tensor.Fail("data.Weighted", "weight %d is negative (%g)", i, w)
+		if !(w >= 0) || math.IsInf(w, 0) {
+			tensor.Fail("data.Weighted", "weight %d is %g: weights must be finite and not negative", i, w)
 		}
 		total += w
 		cum[i] = total
@@ -176,6 +192,14 @@ func (s Weighted) Indices(epoch int) []int {
 	return out
 }
 
+// checkCount panics, naming op and the field, when a sampler's count is
+// negative.
+func checkCount(op, field string, n int) {
+	if n < 0 {
+		tensor.Fail(op, "%s = %d must not be negative", field, n)
+	}
+}
+
 // Sharded gives rank Rank of Size its part of Inner's order: every
 // Size-th index starting at Rank, after padding the order by wrapping
 // around to a multiple of Size (PyTorch's DistributedSampler), so every
@@ -185,10 +209,14 @@ type Sharded struct {
 	Rank, Size int
 }
 
-// Indices returns this rank's part of the epoch.
+// Indices returns this rank's part of the epoch. It panics with a
+// *tensor.Error unless 0 ≤ Rank < Size and Inner is set.
 func (s Sharded) Indices(epoch int) []int {
 	if s.Size <= 0 || s.Rank < 0 || s.Rank >= s.Size {
-		tensor.Fail("data.Sharded", "rank %d of %d", s.Rank, s.Size)
+		tensor.Fail("data.Sharded", "rank %d of %d: want Size ≥ 1 and 0 ≤ Rank < Size", s.Rank, s.Size)
+	}
+	if s.Inner == nil {
+		tensor.Fail("data.Sharded", "the Inner sampler is nil")
 	}
 	all := s.Inner.Indices(epoch)
 	if len(all) == 0 {
@@ -254,20 +282,32 @@ type Loader struct {
 }
 
 // NewLoader returns a loader over ds. It panics with a *tensor.Error for a
-// batch size below 1, or a TensorDataset whose labels or targets do not
-// have one row per row of X.
+// nil dataset, a batch size below 1, negative Workers or Prefetch, or a
+// TensorDataset whose labels or targets do not have one row per row of X.
 func NewLoader(ds Dataset, opts LoaderOptions) *Loader {
+	const op = "data.NewLoader"
 	if opts.BatchSize < 1 {
-		tensor.Fail("data.NewLoader", "batch size %d", opts.BatchSize)
+		tensor.Fail(op, "batch size %d: it must be at least 1", opts.BatchSize)
+	}
+	if opts.Workers < 0 || opts.Prefetch < 0 {
+		tensor.Fail(op, "Workers %d and Prefetch %d must not be negative", opts.Workers, opts.Prefetch)
 	}
 	var td TensorDataset
 	switch d := ds.(type) {
+	case nil:
+		tensor.Fail(op, "the dataset is nil")
 	case TensorDataset:
 		td = d
-		td.check("data.NewLoader")
+		td.check(op)
 	case *TensorDataset:
+		if d == nil {
+			tensor.Fail(op, "the dataset is a nil *TensorDataset")
+		}
 		td = *d
-		td.check("data.NewLoader")
+		td.check(op)
+	}
+	if n := ds.Len(); n < 0 {
+		tensor.Fail(op, "the dataset's Len is %d", n)
 	}
 	if opts.Sampler == nil {
 		opts.Sampler = Random{N: ds.Len(), Seed: opts.Seed}
@@ -297,13 +337,14 @@ func NewLoader(ds Dataset, opts LoaderOptions) *Loader {
 // alone.
 func (l *Loader) Release(b Batch) { l.pool.put(b.X) }
 
-// Epoch returns the batches of the given epoch, in order.
+// Epoch returns the batches of the given epoch, in order. It panics with
+// a *tensor.Error when the sampler gives an index outside the dataset.
 func (l *Loader) Epoch(epoch int) iter.Seq[Batch] {
 	idx := l.opts.Sampler.Indices(epoch)
 	n := l.ds.Len()
-	for _, k := range idx {
+	for i, k := range idx {
 		if k < 0 || k >= n {
-			panic(fmt.Sprintf("data.Loader: the sampler gave index %d for a dataset of %d", k, n))
+			tensor.Fail("data.Loader.Epoch", "the sampler's index %d of epoch %d is %d, outside the dataset's 0 … %d", i, epoch, k, n-1)
 		}
 	}
 	bounds := make([][2]int, 0, (len(idx)+l.opts.BatchSize-1)/l.opts.BatchSize)

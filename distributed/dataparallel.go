@@ -157,10 +157,16 @@ func widen[T float32 | float64](v []T) []float64 {
 
 // ShardRange returns the half-open range [lo, hi) of a batch of n examples
 // that rank takes out of size ranks: contiguous, in rank order, with sizes
-// differing by at most one (the first n mod size ranks take one more).
+// differing by at most one (the first n mod size ranks take one more). It
+// panics with a *tensor.Error unless size ≥ 1, 0 ≤ rank < size and n ≥ 0.
 func ShardRange(n, rank, size int) (lo, hi int) {
-	if size <= 0 || rank < 0 || rank >= size || n < 0 {
-		panic(fmt.Sprintf("distributed.ShardRange: rank %d of %d for %d examples", rank, size, n))
+	switch {
+	case size < 1:
+		tensor.Fail("distributed.ShardRange", "size %d: there must be at least one rank", size)
+	case rank < 0 || rank >= size:
+		tensor.Fail("distributed.ShardRange", "rank %d is outside 0 … %d", rank, size-1)
+	case n < 0:
+		tensor.Fail("distributed.ShardRange", "%d examples: the count must not be negative", n)
 	}
 	q, r := n/size, n%size
 	lo = rank*q + min(rank, r)

@@ -12,12 +12,15 @@ type Forward func(g *graph.Graph, xb *tensor.Tensor) *graph.Node
 // batch on one recycled graph, and returns the predicted classes (the
 // arg-max of the logits, ready for package metrics) and the class
 // probabilities proba, the softmax of the logits, an (n, classes) tensor
-// of the logits' dtype. It panics with a *tensor.Error if batch < 1 or
-// forward does not return (batch, classes) logits.
+// of the logits' dtype. It panics with a *tensor.Error if batch < 1,
+// forward is nil or does not return (batch, classes) logits.
 func Predict(x *tensor.Tensor, batch int, forward Forward) (classes []int, proba *tensor.Tensor) {
 	const op = "train.Predict"
 	if batch < 1 {
-		tensor.Fail(op, "batch size %d", batch)
+		tensor.Fail(op, "batch size %d: it must be at least 1", batch)
+	}
+	if forward == nil {
+		tensor.Fail(op, "forward is nil")
 	}
 	if x == nil || x.Dim() == 0 {
 		tensor.Fail(op, "x must have a row axis")
@@ -28,7 +31,11 @@ func Predict(x *tensor.Tensor, batch int, forward Forward) (classes []int, proba
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)
 		g.Reset()
-		logits := forward(g, tensor.Slice(x, 0, lo, hi, 1)).Value()
+		out := forward(g, tensor.Slice(x, 0, lo, hi, 1))
+		if out == nil {
+			tensor.Fail(op, "forward returned nil for rows %d…%d", lo, hi-1)
+		}
+		logits := out.Value()
 		if s := logits.Shape(); len(s) != 2 || s[0] != hi-lo {
 			tensor.Fail(op, "forward returned logits of shape %s for %d rows, want (%d, classes)", tensor.FormatShape(s), hi-lo, hi-lo)
 		}

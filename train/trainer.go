@@ -115,8 +115,13 @@ type Trainer struct {
 // panics with a *tensor.Error if an argument is nil or the configuration
 // is invalid.
 func New(model nn.Module, opt optim.Optimizer, loss LossFunc, loader *data.Loader, cfg Options) *Trainer {
-	if model == nil || opt == nil || loss == nil {
-		tensor.Fail("train.New", "model, optimiser and loss function are required")
+	for _, a := range []struct {
+		name string
+		nil  bool
+	}{{"model", model == nil}, {"optimiser", opt == nil}, {"loss function", loss == nil}} {
+		if a.nil {
+			tensor.Fail("train.New", "the %s is nil", a.name)
+		}
 	}
 	if cfg.Epochs == 0 {
 		cfg.Epochs = 1
@@ -124,9 +129,12 @@ func New(model nn.Module, opt optim.Optimizer, loss LossFunc, loader *data.Loade
 	if cfg.Accumulate == 0 {
 		cfg.Accumulate = 1
 	}
-	if cfg.Epochs < 0 || cfg.Accumulate < 0 || cfg.ClipNorm < 0 || cfg.Patience < 0 {
-		tensor.Fail("train.New", "epochs %d, accumulate %d, clip norm %g and patience %d must not be negative",
-			cfg.Epochs, cfg.Accumulate, cfg.ClipNorm, cfg.Patience)
+	if cfg.Epochs < 0 || cfg.Accumulate < 0 || cfg.Patience < 0 || cfg.MaxSteps < 0 {
+		tensor.Fail("train.New", "Epochs %d, Accumulate %d, Patience %d and MaxSteps %d must not be negative",
+			cfg.Epochs, cfg.Accumulate, cfg.Patience, cfg.MaxSteps)
+	}
+	if !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) || !(cfg.MinDelta >= 0) || math.IsInf(cfg.MinDelta, 0) {
+		tensor.Fail("train.New", "ClipNorm %g and MinDelta %g must be finite and not negative", cfg.ClipNorm, cfg.MinDelta)
 	}
 	params := model.Params()
 	if len(params) != len(opt.Params()) {

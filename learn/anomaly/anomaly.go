@@ -16,6 +16,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/learn/mixture"
 	"github.com/gradus-ml/gradus/learn/pca"
 	"github.com/gradus-ml/gradus/tensor"
@@ -51,17 +52,9 @@ type Detector struct {
 // when ctx is cancelled, with an error wrapping ctx.Err().
 func FitDetector(ctx context.Context, normal *tensor.Tensor, opts Options) (*Detector, error) {
 	const op = "anomaly.FitDetector"
-	if normal == nil || normal.Dim() != 2 || normal.Shape()[0] == 0 {
-		return nil, fmt.Errorf("%s: data must be a non-empty (n, d) matrix, got %v", op, normal)
-	}
-	n, d := normal.Shape()[0], normal.Shape()[1]
-	if d == 0 {
-		return nil, fmt.Errorf("%s: data has zero columns", op)
-	}
-	for i, v := range normal.Cast(tensor.Float64).Contiguous().Float64s() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i/d, i%d, v)
-		}
+	_, n, d, err := validate.NamedMatrix(op, "normal", normal)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Components < 1 || opts.Components > d {
 		return nil, fmt.Errorf("%s: Components = %d for %d columns", op, opts.Components, d)

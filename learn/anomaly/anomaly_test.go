@@ -100,9 +100,9 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"K > n", blobs(rng, 10, false), anomaly.Options{Components: 2, K: 20}, "anomaly.FitDetector: K = 20 components for 10 rows"},
 		{"no components", blobs(rng, 10, false), anomaly.Options{K: 2}, "anomaly.FitDetector: Components = 0 for 6 columns"},
-		{"NaN", nan, anomaly.Options{Components: 2, K: 2}, "anomaly.FitDetector: row 2, column 1 is NaN"},
-		{"zero columns", tensor.Zeros(tensor.Float64, 4, 0), anomaly.Options{Components: 1, K: 1}, "anomaly.FitDetector: data has zero columns"},
-		{"vector", tensor.Zeros(tensor.Float64, 4), anomaly.Options{Components: 1, K: 1}, "anomaly.FitDetector: data must be a non-empty (n, d) matrix"},
+		{"NaN", nan, anomaly.Options{Components: 2, K: 2}, "anomaly.FitDetector: normal[2, 1] is NaN"},
+		{"zero columns", tensor.Zeros(tensor.Float64, 4, 0), anomaly.Options{Components: 1, K: 1}, "anomaly.FitDetector: normal has zero columns"},
+		{"vector", tensor.Zeros(tensor.Float64, 4), anomaly.Options{Components: 1, K: 1}, "anomaly.FitDetector: normal must be an (n, d) matrix"},
 	} {
 		_, err := anomaly.FitDetector(ctx, c.x, c.opts)
 		assert.ErrorContains(t, err, c.want, c.name)

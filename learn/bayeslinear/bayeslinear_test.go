@@ -142,11 +142,11 @@ func TestBadInput(t *testing.T) {
 		"bayeslinear.FitRVM": func(x, y *tensor.Tensor) error { _, err := FitRVM(ctx, x, y, RVMOptions{}); return err },
 	}
 	for name, f := range fits {
-		assert.ErrorContains(t, f(x, vec([]float64{1})), name+": 2 rows but 1 targets")
-		assert.ErrorContains(t, f(nan, y), name+": design matrix row 1, column 0 is NaN")
-		assert.ErrorContains(t, f(x, vec([]float64{1, math.Inf(-1)})), name+": target 1 is -Inf")
-		assert.ErrorContains(t, f(noCols, y), name+": the design matrix has zero columns")
-		assert.ErrorContains(t, f(x, nil), name+": the targets must be an (n) tensor")
+		assert.ErrorContains(t, f(x, vec([]float64{1})), name+": y must have shape (2) to match x's rows")
+		assert.ErrorContains(t, f(nan, y), name+": x[1, 0] is NaN")
+		assert.ErrorContains(t, f(x, vec([]float64{1, math.Inf(-1)})), name+": y[1] is -Inf")
+		assert.ErrorContains(t, f(noCols, y), name+": x has zero columns")
+		assert.ErrorContains(t, f(x, nil), name+": y is nil")
 	}
 	_, err := FitRegression(x, y, RegressionOptions{Alpha: -1})
 	assert.ErrorContains(t, err, "α = -1")
@@ -155,7 +155,7 @@ func TestBadInput(t *testing.T) {
 	_, err = FitRVC(ctx, x, []int{1, 1}, RVCOptions{})
 	assert.ErrorContains(t, err, "bayeslinear.FitRVC: the labels hold a single class (1)")
 	_, err = FitRVC(ctx, nan, []int{0, 1}, RVCOptions{})
-	assert.ErrorContains(t, err, "bayeslinear.FitRVC: design matrix row 1, column 0 is NaN")
+	assert.ErrorContains(t, err, "bayeslinear.FitRVC: x[1, 0] is NaN")
 	_, err = FitRVC(ctx, noCols, []int{0, 1}, RVCOptions{})
 	assert.ErrorContains(t, err, "zero columns")
 }

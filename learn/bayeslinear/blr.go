@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -56,6 +57,8 @@ type RegressionOptions struct {
 // It returns an error naming the fit for bad data (not a matrix, zero
 // columns, NaN or Inf, a row count other than y's) or precisions that are
 // negative or not finite.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitRegression(x, y *tensor.Tensor, opts RegressionOptions) (*Regression, error) {
 	const op = "bayeslinear.FitRegression"
 	p, yv, err := check(op, x, y)
@@ -129,41 +132,6 @@ func posterior(phi *tensor.Tensor, y []float64, alpha []float64, beta float64) (
 	return &Regression{Alpha: alpha, Beta: beta, Mean: mv, Cov: cov, LogEvidence: ev}, nil
 }
 
-// Options configures FitEvidence and FitRVM.
-type Options struct {
-	Alpha, Beta float64 // starting precisions (default 1 and 1/var(y))
-	MaxIter     int     // re-estimation steps (default 1000)
-	Tol         float64 // stop when the log evidence changes less (default 1e-9)
-	PruneAlpha  float64 // RVM: drop weights whose α exceeds it (default 1e9)
-}
-
-func (o Options) defaults(y []float64) Options {
-	if o.Alpha <= 0 {
-		o.Alpha = 1
-	}
-	if o.Beta <= 0 {
-		mean, v := 0.0, 0.0
-		for _, t := range y {
-			mean += t
-		}
-		mean /= float64(len(y))
-		for _, t := range y {
-			v += (t - mean) * (t - mean)
-		}
-		o.Beta = float64(len(y)) / math.Max(v, 1e-12)
-	}
-	if o.MaxIter <= 0 {
-		o.MaxIter = 1000
-	}
-	if o.Tol <= 0 {
-		o.Tol = 1e-9
-	}
-	if o.PruneAlpha <= 0 {
-		o.PruneAlpha = 1e9
-	}
-	return o
-}
-
 // EvidenceOptions configures FitEvidence and FitEvidenceGradient. Zero
 // fields take the defaults given.
 type EvidenceOptions struct {
@@ -171,6 +139,49 @@ type EvidenceOptions struct {
 	Beta    float64 // starting noise precision (default 1/var(y))
 	MaxIter int     // re-estimations, or L-BFGS iterations for FitEvidenceGradient (default 1000)
 	Tol     float64 // stop when the log evidence changes less (default 1e-9)
+}
+
+// betaMax bounds the noise precision of the evidence fits at 10¹⁰/var(y),
+// noise 10⁻⁵ of y's spread: when the design reproduces y exactly the
+// evidence grows without bound as β → ∞, and the fits stop at the bound
+// (with diverged's error) rather than overflow.
+func betaMax(y []float64) float64 {
+	mean, v, sq := 0.0, 0.0, 0.0
+	for _, t := range y {
+		mean += t / float64(len(y))
+	}
+	for _, t := range y {
+		v += (t - mean) * (t - mean) / float64(len(y))
+		sq += t * t / float64(len(y))
+	}
+	switch {
+	case v > 0:
+		return 1e10 / v
+	case sq > 0:
+		return 1e10 / sq
+	}
+	return 1e10
+}
+
+// nextBeta is MacKay's update β ← (n − γ)/‖y − Φm‖², given n − γ and the
+// residual sum of squares, held at bmax (which a zero residual reaches)
+// and keeping beta when n − γ = 0.
+func nextBeta(dof, rss, beta, bmax float64) float64 {
+	switch b := dof / rss; {
+	case !(b < bmax):
+		return bmax
+	case b > 0:
+		return b
+	}
+	return beta
+}
+
+// diverged is the error of an evidence fit whose β reached betaMax: a
+// *tensor.NotConvergedError (the evidence has no maximum to converge to),
+// with the reason.
+func diverged(op string, iterations int, beta float64) error {
+	return fmt.Errorf("%s: the noise precision β reached its bound %.3g: the design fits y exactly, so the evidence has no maximum: %w",
+		op, beta, &tensor.NotConvergedError{Op: op, Iterations: iterations})
 }
 
 // iterations checks MaxIter and Tol for op and fills their defaults.
@@ -192,9 +203,11 @@ func iterations(op string, maxIter int, tol float64) (int, float64, error) {
 // eigenvalues of βΦᵀΦ, γ = Σ λᵢ/(α + λᵢ) well-determined parameters,
 // α ← γ/‖m_N‖² and 1/β ← ‖y − Φm_N‖²/(n − γ), until the log evidence
 // changes less than Tol. It returns an error as FitRegression does; after
-// MaxIter re-estimations the model comes back with a
-// *tensor.NotConvergedError, and when ctx is cancelled with an error
-// wrapping ctx.Err().
+// MaxIter re-estimations, or when β reaches its bound because the design
+// fits y exactly (the evidence then has no maximum), the model comes back
+// with a *tensor.NotConvergedError, and when ctx is cancelled with an
+// error wrapping ctx.Err(). A zero design leaves α at its start: the
+// evidence does not depend on it.
 func FitEvidence(ctx context.Context, x, y *tensor.Tensor, opts EvidenceOptions) (*Regression, error) {
 	const op = "bayeslinear.FitEvidence"
 	p, yv, err := check(op, x, y)
@@ -215,6 +228,8 @@ func FitEvidence(ctx context.Context, x, y *tensor.Tensor, opts EvidenceOptions)
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	ev := eig.Values()
+	bmax := betaMax(yv)
+	beta = min(beta, bmax)
 	var model *Regression
 	prev, change := math.Inf(-1), math.Inf(1)
 	for it := 1; it <= maxIter; it++ {
@@ -243,11 +258,21 @@ func FitEvidence(ctx context.Context, x, y *tensor.Tensor, opts EvidenceOptions)
 		}
 		change = math.Abs(model.LogEvidence - prev)
 		if change < tol {
+			if beta >= bmax {
+				return model, diverged(op, it, beta)
+			}
 			return model, nil
 		}
 		prev = model.LogEvidence
-		alpha = gamma / math.Max(ww, 1e-300)
-		beta = (float64(n) - gamma) / math.Max(rss, 1e-300)
+		// With no well-determined parameter (γ = 0, a zero design) the
+		// evidence does not depend on α, which keeps its value.
+		if a := gamma / ww; gamma > 0 && a > 0 && !math.IsInf(a, 0) {
+			alpha = a
+		}
+		beta = nextBeta(float64(n)-gamma, rss, beta, bmax)
+	}
+	if beta >= bmax {
+		return model, diverged(op, model.Iterations, beta)
 	}
 	return model, &tensor.NotConvergedError{Op: op, Iterations: model.Iterations, Change: change, Tol: tol}
 }
@@ -280,33 +305,17 @@ func (m *Regression) design(op string, x *tensor.Tensor) *tensor.Tensor {
 	return x.Cast(tensor.Float64).Contiguous()
 }
 
-// check returns the design matrix x as a contiguous float64 (n, M) matrix
-// and the targets y as values, or an error naming op: not a matrix, zero
-// columns, y not an (n) tensor, NaN or Inf.
+// check returns the design matrix x as a float64 (n, M) matrix and the
+// targets y as values, or the error of validate.Matrix or validate.Target
+// naming op.
 func check(op string, x, y *tensor.Tensor) (*tensor.Tensor, []float64, error) {
-	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 {
-		return nil, nil, fmt.Errorf("%s: the design matrix must be a non-empty (n, M) matrix, got %v", op, x)
+	v, n, m, err := validate.Matrix(op, x)
+	if err != nil {
+		return nil, nil, err
 	}
-	if x.Shape()[1] == 0 {
-		return nil, nil, fmt.Errorf("%s: the design matrix has zero columns", op)
+	yv, err := validate.Target(op, y, n)
+	if err != nil {
+		return nil, nil, err
 	}
-	if y == nil || y.Dim() != 1 {
-		return nil, nil, fmt.Errorf("%s: the targets must be an (n) tensor, got %v", op, y)
-	}
-	if x.Shape()[0] != y.Shape()[0] {
-		return nil, nil, fmt.Errorf("%s: %d rows but %d targets", op, x.Shape()[0], y.Shape()[0])
-	}
-	p := x.Cast(tensor.Float64).Contiguous()
-	for i, v := range p.Values() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("%s: design matrix row %d, column %d is %v", op, i/p.Shape()[1], i%p.Shape()[1], v)
-		}
-	}
-	yv := y.Cast(tensor.Float64).Contiguous().Float64s()
-	for i, v := range yv {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("%s: target %d is %v", op, i, v)
-		}
-	}
-	return p, yv, nil
+	return tensor.FromFloat64s(v, n, m), yv, nil
 }

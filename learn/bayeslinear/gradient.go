@@ -49,9 +49,10 @@ func LogEvidence(phi, y *tensor.Tensor, logA, logB *graph.Node) *graph.Node {
 // on (log α, log β), from opts' starting values: the gradient route to
 // FitEvidence's fixed point, and a template for evidence maximisation
 // where no fixed-point update is known. It returns an error as
-// FitRegression does; when L-BFGS stops without meeting its tolerance the
-// model comes back with a *tensor.NotConvergedError, and when ctx is
-// cancelled with an error wrapping ctx.Err().
+// FitRegression does; when L-BFGS stops without meeting its tolerance, or
+// log β reaches its bound because the design fits y exactly, the model
+// comes back with a *tensor.NotConvergedError, and when ctx is cancelled
+// with an error wrapping ctx.Err().
 func FitEvidenceGradient(ctx context.Context, x, y *tensor.Tensor, opts EvidenceOptions) (*Regression, error) {
 	const op = "bayeslinear.FitEvidenceGradient"
 	p, yv, err := check(op, x, y)
@@ -67,7 +68,9 @@ func FitEvidenceGradient(ctx context.Context, x, y *tensor.Tensor, opts Evidence
 		return nil, err
 	}
 	yt := tensor.FromFloat64s(yv, len(yv))
-	params := []*tensor.Tensor{tensor.FromFloat64s([]float64{math.Log(alpha), math.Log(beta)}, 2)}
+	bmax := betaMax(yv)
+	params := []*tensor.Tensor{tensor.FromFloat64s([]float64{math.Log(alpha), math.Log(min(beta, bmax))}, 2)}
+	upper := []*tensor.Tensor{tensor.FromFloat64s([]float64{math.Inf(1), math.Log(bmax)}, 2)}
 	f := func(xs, grad []*tensor.Tensor) (v float64, err error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err // every trial fails, so L-BFGS stops at its last good point
@@ -82,7 +85,7 @@ func FitEvidenceGradient(ctx context.Context, x, y *tensor.Tensor, opts Evidence
 		return -ev.Item(), nil
 	}
 	const gradTol = 1e-9
-	res, err := optim.Minimize(f, params, optim.LBFGSOptions{MaxIter: maxIter, GradTol: gradTol, FuncTol: 1e-15})
+	res, err := optim.Minimize(f, params, optim.LBFGSOptions{MaxIter: maxIter, GradTol: gradTol, FuncTol: 1e-15, Upper: upper})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: stopped: %w", op, ctx.Err())
@@ -98,6 +101,8 @@ func FitEvidenceGradient(ctx context.Context, x, y *tensor.Tensor, opts Evidence
 	switch {
 	case ctx.Err() != nil:
 		return model, fmt.Errorf("%s: stopped: %w", op, ctx.Err())
+	case v[1] >= math.Log(bmax)-1e-9:
+		return model, diverged(op, res.Iterations, model.Beta)
 	case !res.Converged:
 		return model, &tensor.NotConvergedError{Op: op, Iterations: res.Iterations, Change: res.GradNorm, Tol: gradTol}
 	}

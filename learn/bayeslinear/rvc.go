@@ -100,6 +100,9 @@ func FitRVC(ctx context.Context, x *tensor.Tensor, labels []int, opts RVCOptions
 		for j := range m {
 			gamma := 1 - alpha[j]*cov[j*m+j]
 			a := gamma / math.Max(w[j]*w[j], 1e-300)
+			if !(a > 0) { // γ = 0: the data do not determine the weight (a zero column)
+				a = math.Inf(1)
+			}
 			change = math.Max(change, math.Abs(math.Log(a)-math.Log(alpha[j])))
 			if a < prune {
 				keep, keepA, keepW = append(keep, active[j]), append(keepA, a), append(keepW, w[j])

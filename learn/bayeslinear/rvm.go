@@ -31,10 +31,13 @@ type RVMOptions struct {
 // FitRVM fits an RVM on the design matrix x (n, M), e.g. a kernel matrix
 // K(x, x) with a bias column, and targets y (n), with the updates
 // γᵢ = 1 − αᵢΣᵢᵢ, αᵢ ← γᵢ/μᵢ², β ← (n − Σγᵢ)/‖y − Φμ‖², pruning the columns
-// whose αᵢ exceeds opts.PruneAlpha. It returns an error as FitRegression
-// does, and when every basis function is pruned; after MaxIter
-// re-estimations the model comes back with a *tensor.NotConvergedError,
-// and when ctx is cancelled with an error wrapping ctx.Err().
+// whose αᵢ exceeds opts.PruneAlpha (a column the data do not determine,
+// such as a zero one, at once). When every column is pruned the model
+// predicts 0 with variance 1/β. It returns an error as FitRegression
+// does; after MaxIter re-estimations, or when β reaches its bound because
+// the design fits y exactly, the model comes back with a
+// *tensor.NotConvergedError, and when ctx is cancelled with an error
+// wrapping ctx.Err().
 func FitRVM(ctx context.Context, x, y *tensor.Tensor, opts RVMOptions) (*RVM, error) {
 	const op = "bayeslinear.FitRVM"
 	p, yv, err := check(op, x, y)
@@ -59,6 +62,8 @@ func FitRVM(ctx context.Context, x, y *tensor.Tensor, opts RVMOptions) (*RVM, er
 	for i := range active {
 		active[i], alpha[i] = i, alpha0
 	}
+	bmax := betaMax(yv)
+	beta = min(beta, bmax)
 	prev, change := math.Inf(-1), math.Inf(1)
 	var model *Regression
 	for it := 1; it <= maxIter; it++ {
@@ -72,6 +77,9 @@ func FitRVM(ctx context.Context, x, y *tensor.Tensor, opts RVMOptions) (*RVM, er
 		model.Iterations = it
 		change = math.Abs(model.LogEvidence - prev)
 		if change < tol {
+			if beta >= bmax {
+				return &RVM{Regression: model, Relevant: active, Columns: cols}, diverged(op, it, beta)
+			}
 			return &RVM{Regression: model, Relevant: active, Columns: cols}, nil
 		}
 		prev = model.LogEvidence
@@ -87,17 +95,20 @@ func FitRVM(ctx context.Context, x, y *tensor.Tensor, opts RVMOptions) (*RVM, er
 			gamma := 1 - alpha[j]*model.Cov.At(j, j)
 			gammaSum += gamma
 			a := gamma / math.Max(model.Mean[j]*model.Mean[j], 1e-300)
+			if !(a > 0) { // γ = 0: the data do not determine the weight (a zero column)
+				a = math.Inf(1)
+			}
 			if a < prune {
 				keepIdx, keepAlpha = append(keepIdx, active[j]), append(keepAlpha, a)
 			}
 		}
-		if len(keepIdx) == 0 {
-			return nil, fmt.Errorf("%s: every basis function was pruned at iteration %d", op, it)
-		}
-		beta = (float64(n) - gammaSum) / math.Max(rss, 1e-300)
+		beta = nextBeta(float64(n)-gammaSum, rss, beta, bmax)
 		if it < maxIter {
 			active, alpha = keepIdx, keepAlpha
 		}
+	}
+	if beta >= bmax {
+		return &RVM{Regression: model, Relevant: active, Columns: cols}, diverged(op, model.Iterations, beta)
 	}
 	return &RVM{Regression: model, Relevant: active, Columns: cols}, &tensor.NotConvergedError{Op: op, Iterations: model.Iterations, Change: change, Tol: tol}
 }

@@ -3,7 +3,6 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"sort"
@@ -206,22 +205,6 @@ func TestCancelledContext(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, dp)
 	assert.Equal(t, 1, dp.K, "the one starting cluster at the mean")
-}
-
-// A fit out of iterations returns its clustering with a
-// *tensor.NotConvergedError: one Lloyd step on iris does not settle.
-func TestNotConverged(t *testing.T) {
-	x := iris(t)
-	km, err := cluster.FitKMeans(ctx, x, cluster.KMeansOptions{K: 3, MaxIter: 1, Restarts: 1, Seed: 1})
-	var nc *tensor.NotConvergedError
-	require.True(t, errors.As(err, &nc), "%v", err)
-	assert.Equal(t, "cluster.FitKMeans", nc.Op)
-	assert.Equal(t, 1, nc.Iterations)
-	require.NotNil(t, km)
-	assert.Equal(t, km.Labels, km.Predict(x))
-	dp, err := cluster.FitDPMeans(ctx, x, cluster.DPMeansOptions{Lambda: 1, MaxIter: 1})
-	assert.ErrorIs(t, err, tensor.ErrNotConverged)
-	assert.NotNil(t, dp)
 }
 
 // DP-means by hand on the line {0, 1, 10, 11} with λ = 4: the global mean

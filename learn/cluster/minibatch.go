@@ -26,6 +26,8 @@ type MiniBatchKMeansOptions struct {
 // number of steps taken.
 //
 // It returns an error for bad data (as FitKMeans) or negative options.
+// Steps is a budget, not a limit: the method has no convergence test, so
+// it takes every step and never reports non-convergence.
 // When ctx is cancelled it stops before the next step and returns the
 // clustering of the centres so far with an error wrapping ctx.Err().
 func FitMiniBatchKMeans(ctx context.Context, x *tensor.Tensor, opts MiniBatchKMeansOptions) (*KMeans, error) {

@@ -82,6 +82,8 @@ type Linear struct {
 // empty class), bad priors, a Shrinkage outside [0, 1] or with the SVD
 // solver, too many Components, a singular within-class scatter (LSQR:
 // use Shrinkage), or class means that coincide.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitLinear(x *tensor.Tensor, labels []int, opts LinearOptions) (*Linear, error) {
 	const op = "discriminant.FitLinear"
 	xv, n, d, err := validate.Matrix(op, x)

@@ -39,6 +39,8 @@ type Quadratic struct {
 // empty class, a class with a single row), bad priors, a RegParam outside
 // [0, 1], and, with RegParam 0, a class whose covariance is singular
 // (collinear features, or n_c ≤ d): set RegParam there.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitQuadratic(x *tensor.Tensor, labels []int, opts QuadraticOptions) (*Quadratic, error) {
 	const op = "discriminant.FitQuadratic"
 	reg, tol := opts.RegParam, opts.Tol

@@ -40,10 +40,13 @@ type AdaBoostOptions struct {
 // FitAdaBoost runs up to opts.Rounds rounds of SAMME on the rows of x
 // (n, d) with labels in [0, Classes), resampling by weight each round. It
 // stops early when a tree is perfect on the weighted sample (ε = 0) or no
-// better than chance (ε ≥ 1 − 1/K). It returns an error naming the fit
-// for bad data (as FitClassTree), negative options, or a first tree no
-// better than chance. When ctx is cancelled it stops before the next
+// better than chance (ε ≥ 1 − 1/K); when the first tree is already no
+// better (the features cannot tell the classes apart), the ensemble is
+// that tree alone with a vote of 1. It returns an error naming the fit for
+// bad data (as FitClassTree) or negative options. When ctx is cancelled it stops before the next
 // round and returns the vote so far with an error wrapping ctx.Err().
+// Its Rounds is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBoostOptions) (*AdaBoost, error) {
 	const op = "ensemble.FitAdaBoost"
 	if opts.Rounds < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 {
@@ -94,6 +97,12 @@ func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBo
 		}
 		eps /= total
 		if eps >= 1-1/float64(classes) {
+			if len(a.Trees) == 0 {
+				// The features cannot tell the classes apart (identical
+				// rows, say): the vote is this tree's alone.
+				a.Trees, a.Alphas = append(a.Trees, t), append(a.Alphas, 1)
+				a.TrainError = append(a.TrainError, eps)
+			}
 			break
 		}
 		alpha := math.Log(float64(classes) - 1)
@@ -119,9 +128,6 @@ func FitAdaBoost(ctx context.Context, x *tensor.Tensor, labels []int, opts AdaBo
 		if eps == 0 {
 			break
 		}
-	}
-	if len(a.Trees) == 0 {
-		return nil, fmt.Errorf("%s: the first tree was no better than chance", op)
 	}
 	return a, nil
 }

@@ -3,6 +3,7 @@ package ensemble
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -30,6 +31,8 @@ type Bagging struct {
 // for bad data (as FitBooster) or negative options. When ctx is cancelled
 // it stops before the next tree and returns the trees so far with an
 // error wrapping ctx.Err().
+// Its Trees is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitBagging(ctx context.Context, x, y *tensor.Tensor, opts BaggingOptions) (*Bagging, error) {
 	const op = "ensemble.FitBagging"
 	yv, err := targets(op, y)
@@ -40,8 +43,8 @@ func FitBagging(ctx context.Context, x, y *tensor.Tensor, opts BaggingOptions) (
 	if err != nil {
 		return nil, err
 	}
-	if opts.Trees < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.Lambda < 0 {
-		return nil, fmt.Errorf("%s: Trees = %d, MaxDepth = %d, MinLeaf = %d and Lambda = %v must not be negative", op, opts.Trees, opts.MaxDepth, opts.MinLeaf, opts.Lambda)
+	if opts.Trees < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || !(opts.Lambda >= 0) || math.IsInf(opts.Lambda, 0) {
+		return nil, fmt.Errorf("%s: Trees = %d, MaxDepth = %d, MinLeaf = %d and Lambda = %v must be finite and not negative", op, opts.Trees, opts.MaxDepth, opts.MinLeaf, opts.Lambda)
 	}
 	if opts.Trees == 0 {
 		opts.Trees = 10

@@ -3,6 +3,7 @@ package ensemble
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
@@ -52,6 +53,8 @@ type Booster struct {
 // options, or a loss whose gradient or Hessian is not finite or whose
 // Hessian is negative. When ctx is cancelled it stops before the next
 // round and returns the ensemble so far with an error wrapping ctx.Err().
+// Its Rounds is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitBooster(ctx context.Context, x, y *tensor.Tensor, opts BoosterOptions) (*Booster, error) {
 	const op = "ensemble.FitBooster"
 	yv, err := targets(op, y)
@@ -62,8 +65,10 @@ func FitBooster(ctx context.Context, x, y *tensor.Tensor, opts BoosterOptions) (
 	if err != nil {
 		return nil, err
 	}
-	if opts.Rounds < 0 || opts.LearningRate < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.Lambda < 0 {
-		return nil, fmt.Errorf("%s: Rounds, LearningRate, MaxDepth, MinLeaf and Lambda must not be negative", op)
+	if opts.Rounds < 0 || !(opts.LearningRate >= 0) || opts.MaxDepth < 0 || opts.MinLeaf < 0 || !(opts.Lambda >= 0) ||
+		math.IsInf(opts.LearningRate, 0) || math.IsInf(opts.Lambda, 0) {
+		return nil, fmt.Errorf("%s: Rounds = %d, LearningRate = %v, MaxDepth = %d, MinLeaf = %d and Lambda = %v must be finite and not negative",
+			op, opts.Rounds, opts.LearningRate, opts.MaxDepth, opts.MinLeaf, opts.Lambda)
 	}
 	if opts.Loss == nil {
 		opts.Loss = losses.MSE

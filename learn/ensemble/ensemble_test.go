@@ -135,7 +135,7 @@ func TestBadInput(t *testing.T) {
 		{"booster NaN target", boost(x, tensor.FromFloat64s([]float64{1, math.Inf(1), 3, 4}, 4), BoosterOptions{}), "ensemble.FitBooster: target 1 is +Inf"},
 		{"booster zero columns", boost(noCols, y, BoosterOptions{}), "ensemble.FitBooster: data has zero columns"},
 		{"booster rows", boost(x, tensor.FromFloat64s([]float64{1, 2, 3}, 3), BoosterOptions{}), "ensemble.FitBooster: 4 rows but 3 targets"},
-		{"booster rounds", boost(x, y, BoosterOptions{Rounds: -1}), "must not be negative"},
+		{"booster rounds", boost(x, y, BoosterOptions{Rounds: -1}), "Rounds = -1"},
 		{"booster loss", boost(x, y, BoosterOptions{Loss: func(p, t *graph.Node, _ losses.Reduction) *graph.Node {
 			return graph.Sum(graph.Neg(graph.Square(graph.Sub(p, t))), nil, false)
 		}}), "need finite values and h ≥ 0"},

@@ -60,6 +60,8 @@ type classNode struct {
 // default). It returns an error naming the fit for bad data (not a
 // matrix, zero columns, NaN or Inf, one label per row missing, a label
 // out of range, a single class) or negative options.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitClassTree(x *tensor.Tensor, labels []int, opts ClassTreeOptions) (*ClassTree, error) {
 	const op = "ensemble.FitClassTree"
 	if opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.MaxFeatures < 0 {
@@ -68,6 +70,9 @@ func FitClassTree(x *tensor.Tensor, labels []int, opts ClassTreeOptions) (*Class
 	rows, classes, err := classRows(op, x, labels, opts.Classes)
 	if err != nil {
 		return nil, err
+	}
+	if opts.MaxFeatures > len(rows[0]) {
+		return nil, fmt.Errorf("%s: MaxFeatures = %d for %d columns", op, opts.MaxFeatures, len(rows[0]))
 	}
 	idx := make([]int, len(rows))
 	for i := range idx {
@@ -245,6 +250,8 @@ type ForestOptions struct {
 // FitClassTree) or negative options. When ctx is cancelled it stops
 // before the next tree and returns the forest so far (OOBError unset)
 // with an error wrapping ctx.Err().
+// Its Trees is a budget it always spends, with no convergence test: it never
+// returns a *tensor.NotConvergedError.
 func FitForest(ctx context.Context, x *tensor.Tensor, labels []int, opts ForestOptions) (*Forest, error) {
 	const op = "ensemble.FitForest"
 	if opts.Trees < 0 || opts.MaxDepth < 0 || opts.MinLeaf < 0 || opts.MaxFeatures < 0 {
@@ -258,6 +265,9 @@ func FitForest(ctx context.Context, x *tensor.Tensor, labels []int, opts ForestO
 		opts.Trees = 100
 	}
 	n, d := len(rows), len(rows[0])
+	if opts.MaxFeatures > d {
+		return nil, fmt.Errorf("%s: MaxFeatures = %d for %d columns", op, opts.MaxFeatures, d)
+	}
 	shape := classTreeOptions{criterion: opts.Criterion, maxDepth: opts.MaxDepth, minLeaf: opts.MinLeaf, maxFeatures: opts.MaxFeatures}
 	if shape.maxFeatures == 0 {
 		shape.maxFeatures = max(1, int(math.Sqrt(float64(d))))

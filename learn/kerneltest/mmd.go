@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -325,25 +326,23 @@ func kernelMatrix(k kernel.Kernel, z *tensor.Tensor) (vals []float64, err error)
 	return k.K(zn, zn).Value().Contiguous().Values(), nil
 }
 
-// checkPair validates two samples: matrices with finite values and, for a
-// two-sample test, the same number of columns, or for an independence
-// test, the same number of rows.
+// checkPair validates two samples x and y (validate.NamedMatrix) and, for
+// a two-sample test, that they have the same number of columns, or for an
+// independence test, the same number of rows.
 func checkPair(op string, x, y *tensor.Tensor, sameRows bool) error {
-	for i, t := range []*tensor.Tensor{x, y} {
-		if t == nil || t.Dim() != 2 || t.Shape()[0] == 0 {
-			return fmt.Errorf("%s: sample %d must be a non-empty (n, d) matrix, got %v", op, i, t)
-		}
-		for k, v := range t.Values() {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%s: sample %d, row %d, column %d is %v", op, i, k/t.Shape()[1], k%t.Shape()[1], v)
-			}
-		}
+	_, m, dx, err := validate.NamedMatrix(op, "x", x)
+	if err != nil {
+		return err
 	}
-	if sameRows && x.Shape()[0] != y.Shape()[0] {
-		return fmt.Errorf("%s: paired samples need equal rows, got %d and %d", op, x.Shape()[0], y.Shape()[0])
+	_, n, dy, err := validate.NamedMatrix(op, "y", y)
+	if err != nil {
+		return err
 	}
-	if !sameRows && x.Shape()[1] != y.Shape()[1] {
-		return fmt.Errorf("%s: samples have %d and %d columns", op, x.Shape()[1], y.Shape()[1])
+	if sameRows && m != n {
+		return fmt.Errorf("%s: paired samples need equal rows, got %d and %d", op, m, n)
+	}
+	if !sameRows && dx != dy {
+		return fmt.Errorf("%s: samples have %d and %d columns", op, dx, dy)
 	}
 	return nil
 }

@@ -80,6 +80,8 @@ func FitElasticNet(ctx context.Context, x, y *tensor.Tensor, opts ElasticNetOpti
 // FitLasso minimises 1/(2n)·‖y − Xw − b‖² + α‖w‖₁ (Tibshirani 1996,
 // "Regression shrinkage and selection via the lasso"): FitElasticNet with
 // ρ = 1, with the same errors.
+// When the passes run out it returns the model with a
+// *tensor.NotConvergedError, as FitElasticNet does.
 func FitLasso(ctx context.Context, x, y *tensor.Tensor, opts LassoOptions) (*Lasso, error) {
 	const op = "linear.FitLasso"
 	s, err := newCDSettings(op, opts.Alpha, 1, opts.MaxIter, opts.Tol)

@@ -21,10 +21,14 @@ type LeastSquares struct {
 
 // FitLeastSquares minimises ‖y − Xw − b‖² for x (n, d) and y (n) by a
 // Householder QR factorisation of the centred x (tensor.QR), which never
-// forms XᵀX and so keeps the accuracy of the data. It returns an error,
-// naming the fit, for bad data (nil, NaN or ±Inf, zero columns, y of the
-// wrong length) and when x's centred columns are linearly dependent (rank
-// below d, which includes n ≤ d with an intercept): use FitRidge there.
+// forms XᵀX and so keeps the accuracy of the data. When x's centred
+// columns are linearly dependent (rank below d, which includes n ≤ d with
+// an intercept: constant or repeated columns, say) the minimiser is not
+// unique, and it returns the one of least norm, as NumPy's lstsq does, from
+// the SVD. It returns an error, naming the fit, for bad data (nil, NaN or
+// ±Inf, zero columns, y of the wrong length).
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitLeastSquares(x, y *tensor.Tensor, opts LeastSquaresOptions) (*LeastSquares, error) {
 	const op = "linear.FitLeastSquares"
 	ds, err := prepare(op, x, y, !opts.NoIntercept)
@@ -32,7 +36,7 @@ func FitLeastSquares(x, y *tensor.Tensor, opts LeastSquaresOptions) (*LeastSquar
 		return nil, err
 	}
 	if ds.n < ds.d {
-		return nil, fmt.Errorf("%s: %d rows for %d columns: least squares needs n ≥ d (use FitRidge)", op, ds.n, ds.d)
+		return minNorm(op, ds)
 	}
 	q, r, err := tensor.QR(ds.matrix())
 	if err != nil {
@@ -45,11 +49,33 @@ func FitLeastSquares(x, y *tensor.Tensor, opts LeastSquaresOptions) (*LeastSquar
 	}
 	for j := range ds.d {
 		if math.Abs(rv[j*ds.d+j]) <= 1e-12*big*float64(max(ds.n, ds.d)) || big == 0 {
-			return nil, fmt.Errorf("%s: x's columns are linearly dependent (column %d adds nothing after centring): use FitRidge", op, j)
+			return minNorm(op, ds)
 		}
 	}
 	qty := tensor.MatMulT(q, tensor.FromFloat64s(ds.y, ds.n, 1), true, false)
 	w := tensor.TriSolve(r, qty, false, false).Values()
+	return &LeastSquares{Coef: w, Intercept: ds.intercept(w)}, nil
+}
+
+// minNorm returns the least-squares fit of least norm, w = V·S⁺·Uᵀy from
+// the SVD of the centred x, with singular values below max(n, d)·ε·s₁
+// treated as zero (NumPy's rcond); a zero design gives w = 0.
+func minNorm(op string, ds *design) (*LeastSquares, error) {
+	u, s, v, err := tensor.SVD(ds.matrix())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	sv := s.Values()
+	cut := float64(max(ds.n, ds.d)) * 0x1p-52 * sv[0]
+	uty := tensor.MatMulT(u, tensor.FromFloat64s(ds.y, ds.n, 1), true, false).Values()
+	for i, si := range sv {
+		if si > cut && si > 0 {
+			uty[i] /= si
+		} else {
+			uty[i] = 0
+		}
+	}
+	w := tensor.MatMul(v, tensor.FromFloat64s(uty, len(uty), 1)).Values()
 	return &LeastSquares{Coef: w, Intercept: ds.intercept(w)}, nil
 }
 
@@ -78,6 +104,8 @@ type Ridge struct {
 // scikit-learn does), then solves (XᵀX + αI)w = Xᵀy by a Cholesky
 // factorisation (tensor.Cholesky). Bad data and a negative or non-finite
 // Alpha give an error naming the fit.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitRidge(x, y *tensor.Tensor, opts RidgeOptions) (*Ridge, error) {
 	const op = "linear.FitRidge"
 	alpha := opts.Alpha

@@ -27,6 +27,8 @@ type Bernoulli struct {
 // estimate pⱼᶜ = (count of bⱼ = 1 in c + α) / (n_c + 2α), as
 // scikit-learn's BernoulliNB. Bad data, bad priors and a negative Alpha
 // give an error naming the fit.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitBernoulli(x *tensor.Tensor, labels []int, opts BernoulliOptions) (*Bernoulli, error) {
 	const op = "naivebayes.FitBernoulli"
 	alpha, err := smoothing(op, opts.Alpha)
@@ -134,6 +136,8 @@ type Multinomial struct {
 // over class c, as scikit-learn's MultinomialNB. Bad data (including a
 // negative count), bad priors and a negative Alpha give an error naming
 // the fit.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitMultinomial(x *tensor.Tensor, labels []int, opts MultinomialOptions) (*Multinomial, error) {
 	const op = "naivebayes.FitMultinomial"
 	alpha, err := smoothing(op, opts.Alpha)

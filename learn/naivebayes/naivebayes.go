@@ -48,9 +48,12 @@ type Gaussian struct {
 // variances of x (n, d) under labels, adding VarSmoothing times the
 // largest variance of any feature over all of x to each σ², as
 // scikit-learn's GaussianNB does, so that constant features do not divide
-// by zero. Bad data (NaN, one class, an empty class, labels not matching
+// by zero (VarSmoothing itself when every feature is constant, where
+// scikit-learn divides by zero). Bad data (NaN, one class, an empty class, labels not matching
 // the rows), bad priors and a negative VarSmoothing give an error naming
 // the fit.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitGaussian(x *tensor.Tensor, labels []int, opts GaussianOptions) (*Gaussian, error) {
 	const op = "naivebayes.FitGaussian"
 	smooth := opts.VarSmoothing
@@ -82,7 +85,7 @@ func FitGaussian(x *tensor.Tensor, labels []int, opts GaussianOptions) (*Gaussia
 		maxVar = max(maxVar, s/float64(n))
 	}
 	if maxVar == 0 {
-		return nil, fmt.Errorf("%s: every feature of x is constant", op)
+		maxVar = 1 // every feature constant: a unit scale, so the posterior is the prior
 	}
 	g := &Gaussian{Theta: grid(classes, d), Var: grid(classes, d), Priors: priors, Epsilon: smooth * maxVar, features: d}
 	for i, c := range labels {

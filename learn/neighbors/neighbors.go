@@ -61,6 +61,8 @@ type Classifier struct {
 // an error naming the fit for bad data (NaN or ±Inf, zero columns, one
 // class, an empty class, labels not matching the rows), for K above n or
 // negative, and for an unknown weighting.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitClassifier(x *tensor.Tensor, labels []int, opts ClassifierOptions) (*Classifier, error) {
 	const op = "neighbors.FitClassifier"
 	ix, k, err := newIndex(op, x, opts.K, opts.Weights)
@@ -132,6 +134,8 @@ type Regressor struct {
 // returns an error naming the fit for bad data (NaN or ±Inf in x or y,
 // zero columns, y of the wrong length), for K above n or negative, and
 // for an unknown weighting.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitRegressor(x, y *tensor.Tensor, opts RegressorOptions) (*Regressor, error) {
 	const op = "neighbors.FitRegressor"
 	ix, k, err := newIndex(op, x, opts.K, opts.Weights)

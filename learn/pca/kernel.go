@@ -40,6 +40,8 @@ type KernelPCAOptions struct {
 // component's training projections are signed by PCA's convention
 // (largest magnitude positive). It returns an error for bad data (NaN or
 // ±Inf, fewer than two rows, zero columns) or more components than rows.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitKernelPCA(x *tensor.Tensor, opts KernelPCAOptions) (*KernelPCA, error) {
 	if _, _, err := centred("pca.FitKernelPCA", x); err != nil { // validates x
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -62,6 +63,8 @@ type PCA struct {
 // divisor n − 1, as scikit-learn does. It returns an error for a
 // non-matrix x, fewer than two rows, zero columns, values that are not
 // finite, or more components than min(n, d).
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitPCA(x *tensor.Tensor, opts PCAOptions) (*PCA, error) {
 	xc, mean, err := centred("pca.FitPCA", x)
 	if err != nil {
@@ -151,19 +154,17 @@ func (p *PCA) InverseTransform(z *tensor.Tensor) *tensor.Tensor {
 	return tensor.Add(tensor.MatMul(z, p.Components), tensor.FromFloat64s(p.Mean, len(p.Mean)))
 }
 
-// centred checks x and returns its rows minus their mean, in float64, and
-// the mean.
+// centred checks x (validate.Matrix, and at least two rows) and returns
+// its rows minus their mean, in float64, and the mean.
 func centred(op string, x *tensor.Tensor) (*tensor.Tensor, []float64, error) {
-	if x == nil || x.Dim() != 2 || x.Shape()[0] < 2 || x.Shape()[1] == 0 {
-		return nil, nil, fmt.Errorf("%s: data must be an (n, d) matrix with n ≥ 2, got %v", op, x)
+	v, n, d, err := validate.Matrix(op, x)
+	if err != nil {
+		return nil, nil, err
 	}
-	x64 := x.Cast(tensor.Float64)
-	for i, v := range x64.Values() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			d := x.Shape()[1]
-			return nil, nil, fmt.Errorf("%s: row %d, column %d is %v", op, i/d, i%d, v)
-		}
+	if n < 2 {
+		return nil, nil, fmt.Errorf("%s: x has %d row; at least two are needed", op, n)
 	}
+	x64 := tensor.FromFloat64s(v, n, d)
 	mean := tensor.Mean(x64, []int{0}, false)
 	return tensor.Sub(x64, mean), mean.Values(), nil
 }

@@ -55,7 +55,11 @@ func checkQ(op string, q, d int) error {
 // S (divisor n) and U_q the top q eigenvectors, σ² = mean of λ_{q+1…d} and
 // W = U_q·(Λ_q − σ²I)^{1/2} (columns signed as PCA's components). It needs
 // 1 ≤ q < d (q = opts.Components); it returns an error otherwise and for
-// bad data (NaN or ±Inf, fewer than two rows).
+// bad data (NaN or ±Inf, fewer than two rows). σ² is at least 10⁻¹⁰ of
+// the mean variance, so that data lying in a q-dimensional subspace still
+// give a finite likelihood.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitPPCA(x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
 	xc, mean, err := centred("pca.FitPPCA", x)
 	if err != nil {
@@ -71,11 +75,22 @@ func FitPPCA(x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pca.FitPPCA: %w", err)
 	}
-	sigma2 := 0.0
-	for _, v := range vals[q:] {
-		sigma2 += v
+	sigma2, total := 0.0, 0.0
+	for i, v := range vals {
+		total += v
+		if i >= q {
+			sigma2 += v
+		}
 	}
 	sigma2 /= float64(d - q)
+	// Data in a q-dimensional subspace give σ² = 0 and a singular
+	// C = WWᵀ + σ²I; a floor of 10⁻¹⁰ of the mean variance keeps it
+	// positive definite (10⁻¹⁰ itself for identical rows).
+	floor := 1e-10 * total / float64(d)
+	if !(floor > 0) {
+		floor = 1e-10
+	}
+	sigma2 = max(sigma2, floor)
 	u := tensor.Slice(vecs, 1, 0, q, 1).Contiguous()
 	flipRowsOfT(u)
 	scaleColumns(u, vals, func(l float64) float64 { return math.Sqrt(math.Max(l-sigma2, 0)) })

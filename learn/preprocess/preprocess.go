@@ -45,6 +45,8 @@ type PolynomialFeatures struct {
 // (combinations with replacement, or without it for InteractionOnly),
 // after the constant column unless NoBias. It returns an error naming the
 // fit for bad data and for a negative Degree.
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitPolynomialFeatures(x *tensor.Tensor, opts PolynomialOptions) (*PolynomialFeatures, error) {
 	const op = "preprocess.FitPolynomialFeatures"
 	deg := opts.Degree
@@ -155,6 +157,8 @@ type StandardScaler struct {
 // Golub & LeVeque 1983, "Algorithms for computing the sample variance"),
 // gets Scale 1, so it is centred but not blown up. It returns an error
 // naming the fit for bad data (nil, NaN or ±Inf, zero columns).
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitStandardScaler(x *tensor.Tensor, opts StandardScalerOptions) (*StandardScaler, error) {
 	const op = "preprocess.FitStandardScaler"
 	xv, n, d, err := validate.Matrix(op, x)

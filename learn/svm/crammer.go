@@ -51,7 +51,7 @@ func FitCrammerSinger(ctx context.Context, x *tensor.Tensor, labels []int, opts 
 	}
 	k := defaultKernel(opts.Kernel, x64)
 	so := solverOptions{C: opts.C, Tol: opts.Tol, MaxIter: opts.MaxIter, CacheBytes: opts.CacheBytes}.withDefaults()
-	if err := checkOptions(op, so.C, so.Tol); err != nil {
+	if err := checkOptions(op, so); err != nil {
 		return nil, err
 	}
 	classes := slices.Sorted(slices.Values(unique(labels)))

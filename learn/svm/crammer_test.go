@@ -91,5 +91,5 @@ func TestCrammerSingerBadInput(t *testing.T) {
 	_, err = svm.FitCrammerSinger(context.Background(), x, []int{0, 1, 2}, svm.CrammerSingerOptions{Kernel: kernel.NewRBF(1), C: -2})
 	assert.ErrorContains(t, err, "svm.FitCrammerSinger: C = -2")
 	_, err = svm.FitCrammerSinger(context.Background(), tensor.FromFloat64s([]float64{0, math.NaN(), 2}, 3, 1), []int{0, 1, 2}, svm.CrammerSingerOptions{Kernel: kernel.NewRBF(1)})
-	assert.ErrorContains(t, err, "row 1, column 0 is NaN")
+	assert.ErrorContains(t, err, "x[1, 0] is NaN")
 }

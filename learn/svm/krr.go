@@ -26,13 +26,11 @@ type KernelRidge struct {
 // returns an error for bad data (NaN or ±Inf, zero rows or columns), a λ
 // that is negative or not finite, or a matrix that is not positive definite
 // (which a positive λ prevents for a valid kernel).
+// It is closed-form, with no iterations to run out of: it never returns a
+// *tensor.NotConvergedError.
 func FitKernelRidge(x, y *tensor.Tensor, opts KernelRidgeOptions) (*KernelRidge, error) {
 	const op = "svm.FitKernelRidge"
-	z, err := checkTargets(op, y)
-	if err != nil {
-		return nil, err
-	}
-	x64, err := checkData(op, x, len(z))
+	x64, z, err := checkRegression(op, x, y)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,9 @@ type LinearSVM struct {
 //
 // Bad data (NaN or ±Inf, zero rows or columns, not two classes) or options
 // (negative C or MaxIter, an unknown Loss) return an error and no model.
+// With SquaredHinge, L-BFGS out of MaxIter returns the model so far with a
+// *tensor.NotConvergedError; Hinge's MaxIter is the length of its step
+// schedule, which it always runs, so it has no convergence to miss.
 // ctx is checked at every step; when it is cancelled FitLinearSVM returns
 // promptly with the model at the current iterate and the error wrapping
 // ctx.Err().
@@ -58,7 +61,7 @@ func FitLinearSVM(ctx context.Context, x *tensor.Tensor, labels []int, opts Line
 	if c == 0 {
 		c = 1
 	}
-	if err := checkOptions(op, c, 1); err != nil {
+	if err := checkOptions(op, solverOptions{C: c, Tol: 1}); err != nil {
 		return nil, err
 	}
 	if steps < 0 || (loss != Hinge && loss != SquaredHinge) {
@@ -112,11 +115,16 @@ func FitLinearSVM(ctx context.Context, x *tensor.Tensor, labels []int, opts Line
 		return m
 	}
 	if loss == SquaredHinge {
-		if _, err := optim.Minimize(eval, []*tensor.Tensor{w, b}, optim.LBFGSOptions{MaxIter: steps, GradTol: 1e-10}); err != nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return finish(), cancelled(op, 0, cerr)
-			}
+		const gradTol = 1e-10
+		res, err := optim.Minimize(eval, []*tensor.Tensor{w, b}, optim.LBFGSOptions{MaxIter: steps, GradTol: gradTol})
+		if cerr := ctx.Err(); cerr != nil {
+			return finish(), cancelled(op, res.Iterations, cerr)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		if !res.Converged {
+			return finish(), notConverged(op, res.Iterations, res.GradNorm, gradTol)
 		}
 	} else {
 		grads := []*tensor.Tensor{tensor.Zeros(tensor.Float64, d, 1), tensor.Zeros(tensor.Float64)}

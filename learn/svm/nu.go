@@ -18,6 +18,7 @@ import (
 // (0, 1] or a ν that the smaller class cannot reach, ν > 2·min(n₊, n₋)/n
 // for a pair of classes, and otherwise behaves as FitSVC (errors,
 // non-convergence, ctx).
+// SMO out of MaxIter returns the model with a *tensor.NotConvergedError.
 func FitNuSVC(ctx context.Context, x *tensor.Tensor, labels []int, opts NuSVCOptions) (*SVC, error) {
 	return fitSVC(orBackground(ctx), "svm.FitNuSVC", x, labels, opts.Kernel, solverOptions{
 		Nu: opts.Nu, OneVsRest: opts.OneVsRest, Tol: opts.Tol, MaxIter: opts.MaxIter,
@@ -31,6 +32,7 @@ func FitNuSVC(ctx context.Context, x *tensor.Tensor, labels []int, opts NuSVCOpt
 // SVR.Epsilon; ν bounds the fraction of points outside the tube from above
 // and of support vectors from below. It returns an error for ν outside
 // (0, 1], and otherwise behaves as FitSVR.
+// SMO out of MaxIter returns the model with a *tensor.NotConvergedError.
 func FitNuSVR(ctx context.Context, x, y *tensor.Tensor, opts NuSVROptions) (*SVR, error) {
 	return fitSVR(orBackground(ctx), "svm.FitNuSVR", x, y, opts.Kernel, solverOptions{
 		C: opts.C, Nu: opts.Nu, Tol: opts.Tol, MaxIter: opts.MaxIter,

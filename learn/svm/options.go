@@ -181,15 +181,6 @@ func defaultKernel(k kernel.Kernel, x *tensor.Tensor) kernel.Kernel {
 	return kernel.NewRBF(math.Sqrt(1 / (2 * g)))
 }
 
-// checkNonNegative returns an error naming the option if v is negative or
-// NaN (zero means the default).
-func checkNonNegative(op, name string, v float64) error {
-	if !(v >= 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s: %s = %v must be finite and not negative", op, name, v)
-	}
-	return nil
-}
-
 // notConverged is the error of a solver that ran out of iterations.
 func notConverged(op string, iterations int, violation, tol float64) error {
 	return &tensor.NotConvergedError{Op: op, Iterations: iterations, Change: violation, Tol: tol}

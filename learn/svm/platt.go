@@ -20,15 +20,19 @@ type Platt struct{ A, B float64 }
 // the fit finite on separable data. Decision values from the training rows
 // are biased towards overconfidence: use held-out rows (LIBSVM uses
 // cross-validation). It returns an error for non-finite decision values,
-// labels other than 0 and 1, lengths that differ, or a single class.
+// labels other than 0 and 1, lengths that differ, or a single class. When
+// L-BFGS runs out of MaxIter it returns the sigmoid so far with a
+// *tensor.NotConvergedError.
 func FitPlatt(decision *tensor.Tensor, labels []int, opts PlattOptions) (Platt, error) {
 	const op = "svm.FitPlatt"
-	f, err := checkTargets(op, decision)
-	if err != nil {
-		return Platt{}, err
+	if decision == nil || decision.Dim() != 1 || decision.Shape()[0] != len(labels) || len(labels) == 0 {
+		return Platt{}, fmt.Errorf("%s: want an (n) tensor of decision values for %d labels, got %v", op, len(labels), decision)
 	}
-	if len(f) != len(labels) || len(f) == 0 {
-		return Platt{}, fmt.Errorf("%s: %d decision values for %d labels", op, len(f), len(labels))
+	f := decision.Values()
+	for i, v := range f {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Platt{}, fmt.Errorf("%s: decision value %d is %v", op, i, v)
+		}
 	}
 	if opts.MaxIter < 0 || !(opts.Tol >= 0) {
 		return Platt{}, fmt.Errorf("%s: negative MaxIter %d or Tol %v", op, opts.MaxIter, opts.Tol)
@@ -79,10 +83,14 @@ func FitPlatt(decision *tensor.Tensor, labels []int, opts PlattOptions) (Platt, 
 		tensor.CopyInto(grad[0], autodiff.Grad(nll, p)[0].Value())
 		return nll.Item(), nil
 	}
-	if _, err := optim.Minimize(obj, []*tensor.Tensor{ab}, optim.LBFGSOptions{MaxIter: maxIter, GradTol: tol}); err != nil {
+	res, err := optim.Minimize(obj, []*tensor.Tensor{ab}, optim.LBFGSOptions{MaxIter: maxIter, GradTol: tol})
+	if err != nil {
 		return Platt{}, fmt.Errorf("svm.FitPlatt: %w", err)
 	}
 	v := ab.Values()
+	if !res.Converged {
+		return Platt{A: v[0], B: v[1]}, notConverged(op, res.Iterations, res.GradNorm, tol)
+	}
 	return Platt{A: v[0], B: v[1]}, nil
 }
 

@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -8,8 +9,10 @@ import (
 )
 
 // fitProbability fits a Platt sigmoid to each machine's decision values on
-// the rows it was trained on.
+// the rows it was trained on. A sigmoid out of iterations is kept, and the
+// first such *tensor.NotConvergedError returned after all are fitted.
 func (m *SVC) fitProbability(op string, x *tensor.Tensor, labels []int) error {
+	var notConv error
 	m.platt = make([]Platt, len(m.Machines))
 	for j, b := range m.Machines {
 		var rows []int
@@ -26,12 +29,18 @@ func (m *SVC) fitProbability(op string, x *tensor.Tensor, labels []int) error {
 			}
 		}
 		p, err := FitPlatt(b.Decision(sub), target, PlattOptions{})
-		if err != nil {
+		var nc *tensor.NotConvergedError
+		switch {
+		case errors.As(err, &nc):
+			if notConv == nil {
+				notConv = fmt.Errorf("%s: probability of machine %d: %w", op, j, err)
+			}
+		case err != nil:
 			return fmt.Errorf("%s: probability of machine %d: %w", op, j, err)
 		}
 		m.platt[j] = p
 	}
-	return nil
+	return notConv
 }
 
 // PredictProba returns the class probabilities of the rows of x (m, d) as

@@ -328,13 +328,18 @@ func (s *solver) rho() float64 {
 	return (ub + lb) / 2
 }
 
-// checkOptions validates the common solver settings.
-func checkOptions(op string, c, eps float64) error {
-	if !(c > 0) || math.IsInf(c, 0) {
-		return fmt.Errorf("%s: C = %v must be positive and finite", op, c)
+// checkOptions validates the common solver settings (after withDefaults,
+// so zero has become the default): C and Tol positive and finite, MaxIter
+// and CacheBytes not negative.
+func checkOptions(op string, o solverOptions) error {
+	if !(o.C > 0) || math.IsInf(o.C, 0) {
+		return fmt.Errorf("%s: C = %v must be positive and finite", op, o.C)
 	}
-	if !(eps > 0) {
-		return fmt.Errorf("%s: tolerance %v must be positive", op, eps)
+	if !(o.Tol > 0) || math.IsInf(o.Tol, 0) {
+		return fmt.Errorf("%s: tolerance %v must be positive and finite", op, o.Tol)
+	}
+	if o.MaxIter < 0 || o.CacheBytes < 0 {
+		return fmt.Errorf("%s: MaxIter %d and CacheBytes %d must not be negative", op, o.MaxIter, o.CacheBytes)
 	}
 	return nil
 }

@@ -24,10 +24,12 @@ package svm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -135,7 +137,7 @@ func fitSVC(ctx context.Context, op string, x *tensor.Tensor, labels []int, k ke
 	}
 	k = defaultKernel(k, x64)
 	opts = opts.withDefaults()
-	if err := checkOptions(op, opts.C, opts.Tol); err != nil {
+	if err := checkOptions(op, opts); err != nil {
 		return nil, err
 	}
 	for c, w := range opts.ClassWeights {
@@ -176,8 +178,12 @@ func fitSVC(ctx context.Context, op string, x *tensor.Tensor, labels []int, k ke
 		switch {
 		case err == nil:
 			if opts.Probability {
-				if err := m.fitProbability(op, x64, labels); err != nil {
+				err := m.fitProbability(op, x64, labels)
+				if !errors.Is(err, tensor.ErrNotConverged) && err != nil {
 					return nil, err
+				}
+				if notConv == nil {
+					notConv = err
 				}
 			}
 			return m, notConv
@@ -412,26 +418,17 @@ func unique(labels []int) []int {
 	return out
 }
 
-// checkData validates x against n targets and returns it in float64.
+// checkData validates x (validate.Matrix) against n labels or targets
+// and returns it in float64.
 func checkData(op string, x *tensor.Tensor, n int) (*tensor.Tensor, error) {
-	if x == nil || x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
-		var shape []int
-		if x != nil {
-			shape = x.Shape()
-		}
-		return nil, fmt.Errorf("%s: data must be an (n, d) matrix with n, d ≥ 1, got shape %v", op, shape)
+	v, rows, d, err := validate.Matrix(op, x)
+	if err != nil {
+		return nil, err
 	}
-	if x.Shape()[0] != n {
-		return nil, fmt.Errorf("%s: %d rows but %d targets", op, x.Shape()[0], n)
+	if rows != n {
+		return nil, fmt.Errorf("%s: %d rows but %d labels or targets", op, rows, n)
 	}
-	x64 := x.Cast(tensor.Float64).Contiguous()
-	for i, v := range x64.Float64s() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			d := x.Shape()[1]
-			return nil, fmt.Errorf("%s: row %d, column %d is %v", op, i/d, i%d, v)
-		}
-	}
-	return x64, nil
+	return tensor.FromFloat64s(v, rows, d), nil
 }
 
 func checkRows(op string, x, sv *tensor.Tensor) {

@@ -164,11 +164,11 @@ func TestBadInput(t *testing.T) {
 	_, err := svm.FitSVC(context.Background(), x, []int{0, 0, 0}, svm.SVCOptions{Kernel: kernel.NewRBF(1)})
 	assert.ErrorContains(t, err, "two classes")
 	_, err = svm.FitSVC(context.Background(), x, []int{0, 1}, svm.SVCOptions{Kernel: kernel.NewRBF(1)})
-	assert.ErrorContains(t, err, "3 rows but 2 targets")
+	assert.ErrorContains(t, err, "3 rows but 2 labels or targets")
 	_, err = svm.FitSVC(context.Background(), x, []int{0, 1, 1}, svm.SVCOptions{Kernel: kernel.NewRBF(1), C: -1})
 	assert.ErrorContains(t, err, "C = -1")
 	_, err = svm.FitSVR(context.Background(), x, tensor.FromFloat64s([]float64{0, math.NaN(), 1}, 3), svm.SVROptions{Kernel: kernel.NewRBF(1)})
-	assert.ErrorContains(t, err, "target 1 is NaN")
+	assert.ErrorContains(t, err, "y[1] is NaN")
 }
 
 // One against the rest on iris's petals equals scikit-learn's

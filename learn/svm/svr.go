@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -30,24 +31,6 @@ type SVR struct {
 	Converged         bool
 }
 
-// checkTargets validates y (n) and returns its values.
-func checkTargets(op string, y *tensor.Tensor) ([]float64, error) {
-	if y == nil || y.Dim() != 1 {
-		var shape []int
-		if y != nil {
-			shape = y.Shape()
-		}
-		return nil, fmt.Errorf("%s: targets must be an (n) tensor, got shape %v", op, shape)
-	}
-	z := y.Values()
-	for i, v := range z {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: target %d is %v", op, i, v)
-		}
-	}
-	return z, nil
-}
-
 // FitSVR trains ε-SVR on the rows of x (n, d) with targets y (n):
 // LIBSVM's dual over 2n variables (α⁺ with y = +1, α⁻ with y = −1),
 // p = (ε − y, ε + y), solved by the same SMO as FitSVC. Bad data (NaN or
@@ -62,18 +45,28 @@ func FitSVR(ctx context.Context, x, y *tensor.Tensor, opts SVROptions) (*SVR, er
 		CacheBytes: opts.CacheBytes, NoShrinking: opts.NoShrinking, float32Q: opts.float32Q}, false)
 }
 
-func fitSVR(ctx context.Context, op string, x, yt *tensor.Tensor, k kernel.Kernel, opts solverOptions, nu bool) (*SVR, error) {
-	z, err := checkTargets(op, yt)
+// checkRegression validates x (validate.Matrix) and its targets y
+// (validate.Target), returning x in float64 and y's values.
+func checkRegression(op string, x, y *tensor.Tensor) (*tensor.Tensor, []float64, error) {
+	v, n, d, err := validate.Matrix(op, x)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	x64, err := checkData(op, x, len(z))
+	z, err := validate.Target(op, y, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tensor.FromFloat64s(v, n, d), z, nil
+}
+
+func fitSVR(ctx context.Context, op string, x, yt *tensor.Tensor, k kernel.Kernel, opts solverOptions, nu bool) (*SVR, error) {
+	x64, z, err := checkRegression(op, x, yt)
 	if err != nil {
 		return nil, err
 	}
 	k = defaultKernel(k, x64)
 	opts = opts.withDefaults()
-	if err := checkOptions(op, opts.C, opts.Tol); err != nil {
+	if err := checkOptions(op, opts); err != nil {
 		return nil, err
 	}
 	if nu {

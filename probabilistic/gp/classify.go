@@ -75,6 +75,7 @@ type laplaceState struct {
 	l     *tensor.Tensor // Cholesky factor of B = I + W^½ K W^½ at f̂
 	lml   float64        // −½ aᵀf̂ + log p(y | f̂) − Σ log Lᵢᵢ
 	iters int
+	err   error // a *tensor.NotConvergedError when Newton ran out of iterations
 }
 
 // FitClassifier returns a GP classifier of labels (0 or 1, one per row)
@@ -248,22 +249,25 @@ func factorB(k *tensor.Tensor, sw []float64) (*tensor.Tensor, error) {
 // Mode runs Newton's method (R&W Algorithm 3.1) at the current
 // hyperparameters and returns a copy of the mode f̂ of p(f | X, y). The
 // result is cached until the hyperparameters change. It returns an error if
-// the kernel matrix holds non-finite values or Newton does not converge.
+// the kernel matrix holds non-finite values; when Newton runs out of
+// iterations it returns its last iterate with a *tensor.NotConvergedError.
 func (c *Classifier) Mode() ([]float64, error) {
 	s, err := c.laplace()
-	if err != nil {
+	if s == nil {
 		return nil, err
 	}
-	return append([]float64(nil), s.f...), nil
+	return append([]float64(nil), s.f...), err
 }
 
 // laplace returns the Laplace approximation at the current
-// hyperparameters, computing it if they changed.
+// hyperparameters, computing it if they changed, with the state's
+// NotConvergedError when Newton ran out of iterations (the state is then
+// at its last iterate).
 func (c *Classifier) laplace() (s *laplaceState, err error) {
 	defer tensor.Recover(&err)
 	raw := c.rawValues()
 	if c.state != nil && equalFloats(raw, c.state.raw) {
-		return c.state, nil
+		return c.state, c.state.err
 	}
 	k := kernelMatrix(c.kernel, c.x, nil)
 	if i := nonFiniteAt(k.Values()); i >= 0 {
@@ -276,7 +280,7 @@ func (c *Classifier) laplace() (s *laplaceState, err error) {
 	s.raw = raw
 	c.state = s
 	c.warm = s.a
-	return s, nil
+	return s, s.err
 }
 
 func (c *Classifier) hyperString() string {
@@ -337,7 +341,7 @@ func (c *Classifier) newton(k *tensor.Tensor) (*laplaceState, error) {
 		tol = 1e-12
 	}
 	converged := false
-	it := 0
+	it, change := 0, math.Inf(1)
 	for ; it < maxIter && !converged; it++ {
 		logLik(c.t, f, grad, sw)
 		l, err := factorB(k, sw)
@@ -374,13 +378,14 @@ func (c *Classifier) newton(k *tensor.Tensor) (*laplaceState, error) {
 		for i := range f {
 			df = math.Max(df, math.Abs(fnew[i]-f[i]))
 		}
-		converged = math.Abs(onew-obj) <= tol*(1+math.Abs(onew)) && df <= math.Sqrt(tol)
+		change = math.Abs(onew - obj)
+		converged = change <= tol*(1+math.Abs(onew)) && df <= math.Sqrt(tol)
 		a, f, obj = anew, fnew, onew
 	}
-	if !converged {
-		return nil, fmt.Errorf("gp.Classifier: Newton did not converge in %d iterations (objective %g)", maxIter, obj)
-	}
 	s := &laplaceState{k: k, f: f, a: a, grad: make([]float64, n), sw: make([]float64, n), iters: it}
+	if !converged {
+		s.err = &tensor.NotConvergedError{Op: "gp.Classifier (Newton)", Iterations: it, Change: change, Tol: tol * (1 + math.Abs(obj))}
+	}
 	ll := logLik(c.t, f, s.grad, s.sw)
 	l, err := factorB(k, s.sw)
 	if err != nil {
@@ -401,10 +406,10 @@ func (c *Classifier) newton(k *tensor.Tensor) (*laplaceState, error) {
 //	log q(y | X, θ) = −½ aᵀf̂ + log p(y | f̂) − Σᵢ log Lᵢᵢ.
 func (c *Classifier) LogMarginalLikelihood() (float64, error) {
 	s, err := c.laplace()
-	if err != nil {
+	if s == nil {
 		return 0, err
 	}
-	return s.lml, nil
+	return s.lml, err
 }
 
 // LaplaceObjective returns, as a scalar node,
@@ -505,8 +510,10 @@ type ClassPrediction struct {
 // Far from the data the latent mean returns to the prior's zero and the
 // probability to ½. It returns an error when the Laplace mode at the
 // current hyperparameters cannot be found (hyperparameters set after the
-// fit whose kernel matrix is not finite, or Newton failing): prediction
-// that can fail on data. Inputs that are not an (m, d) matrix with the
+// fit whose kernel matrix is not finite): prediction that can fail on
+// data. When Newton runs out of iterations (MaxNewton) the prediction is
+// made at its last iterate and comes with a *tensor.NotConvergedError.
+// Inputs that are not an (m, d) matrix with the
 // training columns panic with a *tensor.Error.
 func (c *Classifier) Predict(xs *tensor.Tensor) (pred *ClassPrediction, err error) {
 	if xs == nil || xs.Dim() != 2 || xs.Shape()[1] != c.x.Shape()[1] {
@@ -518,7 +525,7 @@ func (c *Classifier) Predict(xs *tensor.Tensor) (pred *ClassPrediction, err erro
 	}
 	defer tensor.Recover(&err)
 	s, err := c.laplace()
-	if err != nil {
+	if s == nil {
 		return nil, err
 	}
 	xs = tensor.FromFloat64s(xs.Values(), xs.Shape()...)
@@ -535,5 +542,5 @@ func (c *Classifier) Predict(xs *tensor.Tensor) (pred *ClassPrediction, err erro
 		kappa := 1 / math.Sqrt(1+math.Pi*pred.Var[i]/8)
 		pred.Prob[i] = sigmoid(kappa * mean[i])
 	}
-	return pred, nil
+	return pred, s.err
 }

@@ -209,7 +209,7 @@ func runLBFGSSlots(slots []fitSlot, eval func() (float64, float64, []*tensor.Ten
 		}
 		return -obj, nil
 	}
-	cfg := optim.LBFGSOptions{MaxIter: opts.MaxIter}
+	cfg := optim.LBFGSOptions{MaxIter: opts.MaxIter, GradTol: lbfgsGradTol}
 	if bounded {
 		cfg.Lower, cfg.Upper = lower, upper
 	}
@@ -229,5 +229,5 @@ func runLBFGSSlots(slots []fitSlot, eval func() (float64, float64, []*tensor.Ten
 	if err != nil {
 		return fail(res.Iterations, err)
 	}
-	return RestartResult{Objective: obj, LML: lml, Iterations: res.Iterations, Converged: res.Converged}
+	return RestartResult{Objective: obj, LML: lml, Iterations: res.Iterations, Converged: res.Converged, GradNorm: res.GradNorm}
 }

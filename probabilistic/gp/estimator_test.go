@@ -2,7 +2,6 @@ package gp_test
 
 import (
 	"context"
-	"errors"
 	"math"
 	"testing"
 
@@ -98,44 +97,4 @@ func TestFitsStopOnCancelledContext(t *testing.T) {
 
 	_, err = gp.FitMultiClassifier(ctx, x, []int{0, 0, 1, 1, 2, 2, 0, 1}, gp.MultiClassifierOptions{Kernel: kernel.NewRBF(0.7)})
 	require.ErrorIs(t, err, context.Canceled)
-}
-
-// Newton with one iteration allowed cannot meet the tolerance: the model
-// comes back with a *tensor.NotConvergedError.
-func TestFitMultiClassifierNotConverged(t *testing.T) {
-	x, _ := line(9)
-	m, err := gp.FitMultiClassifier(context.Background(), x, []int{0, 0, 0, 1, 1, 1, 2, 2, 2},
-		gp.MultiClassifierOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.3), 4), MaxNewton: 1})
-	require.True(t, errors.Is(err, tensor.ErrNotConverged), "%v", err)
-	var nc *tensor.NotConvergedError
-	require.ErrorAs(t, err, &nc)
-	assert.Equal(t, 1, nc.Iterations)
-	require.NotNil(t, m)
-	assert.Equal(t, []int{0, 1, 2}, m.Predict(tensor.FromFloat64s([]float64{0, 0.5, 1}, 3, 1)))
-}
-
-// L-BFGS allowed one iteration per start cannot meet its tolerance: each
-// fit keeps its best hyperparameters and says so with a
-// *tensor.NotConvergedError; Adam runs a fixed number of steps and does not.
-func TestHyperparameterFitsNotConverged(t *testing.T) {
-	ctx := context.Background()
-	x, y := line(12)
-	m, err := gp.FitExact(ctx, x, y, gp.ExactOptions{Kernel: kernel.NewRBF(3), MaxIter: 1})
-	var nc *tensor.NotConvergedError
-	require.ErrorAs(t, err, &nc)
-	assert.Equal(t, "gp.FitExact", nc.Op)
-	assert.Equal(t, 1, nc.Iterations)
-	require.NotNil(t, m)
-	assert.NotEqual(t, 3.0, m.Hyperparam("rbf.lengthscale").Value(), "the one iteration moved the lengthscale")
-
-	s, err := gp.FitSparse(ctx, x, y, gp.SparseOptions{Kernel: kernel.NewRBF(3), MaxIter: 1})
-	require.ErrorIs(t, err, tensor.ErrNotConverged)
-	require.NotNil(t, s)
-
-	c, err := gp.FitClassifier(ctx, x, []int{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}, gp.ClassifierOptions{Kernel: kernel.NewRBF(3), MaxIter: 1})
-	require.ErrorIs(t, err, tensor.ErrNotConverged)
-	require.NotNil(t, c)
-
-	_, err = gp.FitExact(ctx, x, y, gp.ExactOptions{Kernel: kernel.NewRBF(3), Optimizer: "adam", MaxIter: 5})
-	require.NoError(t, err)
 }

@@ -66,6 +66,7 @@ type RestartResult struct {
 	LML        float64 // the LML there
 	Iterations int     // optimiser iterations
 	Converged  bool    // L-BFGS met a tolerance
+	GradNorm   float64 // L-BFGS: the gradient's largest entry (projected) where it stopped
 	Err        error   // why the start failed, if it did
 }
 
@@ -357,7 +358,7 @@ func (f *fitter) runLBFGS() RestartResult {
 		}
 		return -obj, nil
 	}
-	cfg := optim.LBFGSOptions{MaxIter: f.opts.MaxIter}
+	cfg := optim.LBFGSOptions{MaxIter: f.opts.MaxIter, GradTol: lbfgsGradTol}
 	if f.bounded {
 		cfg.Lower, cfg.Upper = f.lower, f.upper
 	}
@@ -378,7 +379,7 @@ func (f *fitter) runLBFGS() RestartResult {
 	if err != nil {
 		return RestartResult{Objective: math.NaN(), LML: math.NaN(), Iterations: res.Iterations, Err: err}
 	}
-	return RestartResult{Objective: obj, LML: lml, Iterations: res.Iterations, Converged: res.Converged}
+	return RestartResult{Objective: obj, LML: lml, Iterations: res.Iterations, Converged: res.Converged, GradNorm: res.GradNorm}
 }
 
 func (f *fitter) runAdam() RestartResult {
@@ -429,9 +430,10 @@ func (f *fitter) runAdam() RestartResult {
 	return best
 }
 
-// budgetSpent returns a *tensor.NotConvergedError when the kept start of an
-// L-BFGS fit used all of its maxIter iterations (zero meaning the default,
-// 100) without meeting a tolerance, and nil otherwise. The fitted model is
+// budgetSpent returns a *tensor.NotConvergedError, naming the iterations
+// and the gradient reached, when the kept start of an L-BFGS fit used all
+// of its maxIter iterations (zero meaning the default, 100) without
+// meeting a tolerance, and nil otherwise. The fitted model is
 // returned beside it either way: it holds the best hyperparameters found.
 func budgetSpent(op string, res *FitResult, maxIter int) error {
 	if maxIter == 0 {
@@ -444,5 +446,9 @@ func budgetSpent(op string, res *FitResult, maxIter int) error {
 	if rr.Converged || rr.Err != nil || rr.Iterations < maxIter {
 		return nil
 	}
-	return &tensor.NotConvergedError{Op: op, Iterations: rr.Iterations}
+	return &tensor.NotConvergedError{Op: op, Iterations: rr.Iterations, Change: rr.GradNorm, Tol: lbfgsGradTol}
 }
+
+// lbfgsGradTol is the hyperparameter fits' L-BFGS gradient tolerance
+// (optim's default), which budgetSpent reports against.
+const lbfgsGradTol = 1e-5

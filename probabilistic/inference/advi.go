@@ -60,25 +60,30 @@ type ADVIResult struct {
 // promptly with q as it stands (Steps says how far it got, Converged is
 // false) and ctx.Err() wrapped. When MaxSteps run out before the windowed
 // ELBO settles, it returns q with a *tensor.NotConvergedError
-// (errors.Is(err, tensor.ErrNotConverged)).
+// (errors.Is(err, tensor.ErrNotConverged)). Negative options are an
+// error.
 func ADVI(ctx context.Context, m Model, opts ADVIOptions) (*ADVIResult, error) {
+	if opts.Samples < 0 || opts.MaxSteps < 0 || opts.Window < 0 || !(opts.LR >= 0) || math.IsInf(opts.LR, 0) || !(opts.Tol >= 0) {
+		return nil, fmt.Errorf("inference.ADVI: Samples %d, MaxSteps %d, Window %d, LR %v and Tol %v must not be negative (LR finite)",
+			opts.Samples, opts.MaxSteps, opts.Window, opts.LR, opts.Tol)
+	}
 	ev, err := newEvaluator(m)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Samples <= 0 {
+	if opts.Samples == 0 {
 		opts.Samples = 1
 	}
-	if opts.MaxSteps <= 0 {
+	if opts.MaxSteps == 0 {
 		opts.MaxSteps = 10000
 	}
-	if opts.LR <= 0 {
+	if opts.LR == 0 {
 		opts.LR = 0.1
 	}
-	if opts.Tol <= 0 {
+	if opts.Tol == 0 {
 		opts.Tol = 0.01
 	}
-	if opts.Window <= 0 {
+	if opts.Window == 0 {
 		opts.Window = 100
 	}
 	d := ev.dim

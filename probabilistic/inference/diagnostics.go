@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // The diagnostics of Vehtari, Gelman, Simpson, Carpenter and Bürkner
@@ -16,9 +18,10 @@ import (
 // Rhat returns the rank-normalised split R̂ of one quantity drawn by
 // several chains (chains[c][i]): the larger of the bulk value and that of
 // the folded draws |x − median|. Values near 1 (below 1.01) indicate the
-// chains agree. It needs at least 4 draws per chain.
+// chains agree. It panics with a *tensor.Error unless there is at least
+// one chain and every chain has the same length, at least 4 draws.
 func Rhat(chains [][]float64) float64 {
-	split := splitChains(chains)
+	split := splitChains("inference.Rhat", chains)
 	bulk := rhatClassic(rankNormal(split))
 	med := median(flatten(split))
 	folded := make([][]float64, len(split))
@@ -32,13 +35,16 @@ func Rhat(chains [][]float64) float64 {
 }
 
 // BulkESS returns the bulk effective sample size of one quantity: the ESS
-// of its rank-normalised split chains.
-func BulkESS(chains [][]float64) float64 { return ess(rankNormal(splitChains(chains))) }
+// of its rank-normalised split chains. It panics as Rhat does.
+func BulkESS(chains [][]float64) float64 {
+	return ess(rankNormal(splitChains("inference.BulkESS", chains)))
+}
 
 // TailESS returns the smaller of the effective sample sizes of the
 // indicators x ≤ q₀.₀₅ and x ≤ q₀.₉₅: how well the tails are resolved.
+// It panics as Rhat does.
 func TailESS(chains [][]float64) float64 {
-	split := splitChains(chains)
+	split := splitChains("inference.TailESS", chains)
 	all := flatten(split)
 	out := math.Inf(1)
 	for _, p := range []float64{0.05, 0.95} {
@@ -137,15 +143,20 @@ func autocovariance(x []float64, mean float64) []float64 {
 }
 
 // splitChains halves every chain (dropping a middle draw of odd lengths).
-func splitChains(chains [][]float64) [][]float64 {
-	if len(chains) == 0 || len(chains[0]) < 4 {
-		panic(fmt.Sprintf("inference: diagnostics need chains of at least 4 draws, got %d chains", len(chains)))
+// It panics with a *tensor.Error naming op for no chains, a chain shorter
+// than 4 draws or chains of different lengths.
+func splitChains(op string, chains [][]float64) [][]float64 {
+	if len(chains) == 0 {
+		tensor.Fail(op, "no chains")
+	}
+	if len(chains[0]) < 4 {
+		tensor.Fail(op, "chain 0 has %d draws; the diagnostics need at least 4", len(chains[0]))
 	}
 	half := len(chains[0]) / 2
 	var out [][]float64
-	for _, ch := range chains {
+	for c, ch := range chains {
 		if len(ch) != len(chains[0]) {
-			panic("inference: diagnostics need chains of equal length")
+			tensor.Fail(op, "chain %d has %d draws, chain 0 %d: chains must have equal lengths", c, len(ch), len(chains[0]))
 		}
 		out = append(out, ch[:half], ch[len(ch)-half:])
 	}

@@ -40,7 +40,9 @@ type IsingOptions struct {
 // change together, so each half-sweep is a set of exact coordinate updates
 // and the ELBO cannot decrease. The neighbour sums are a 3×3 convolution.
 // It checks ctx before every sweep: when ctx is cancelled it returns the
-// current q with ctx.Err() wrapped.
+// current q with ctx.Err() wrapped. Sweeps is a budget with no
+// convergence test (the ELBO it records shows the progress), so it never
+// reports non-convergence; non-finite observations are an error.
 func IsingDenoise(ctx context.Context, y *tensor.Tensor, opts IsingOptions) (*IsingResult, error) {
 	w, sigma, sweeps := opts.Coupling, opts.Sigma, opts.Sweeps
 	if sigma == 0 {
@@ -57,6 +59,11 @@ func IsingDenoise(ctx context.Context, y *tensor.Tensor, opts IsingOptions) (*Is
 	}
 	h, wd := y.Shape()[0], y.Shape()[1]
 	yv := y.Cast(tensor.Float64).Contiguous().Values()
+	for i, v := range yv {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("inference.IsingDenoise: y[%d, %d] is %v: observations must be finite", i/wd, i%wd, v)
+		}
+	}
 	field := make([]float64, len(yv)) // ½(Lᵢ(1) − Lᵢ(−1)) = yᵢ/σ²
 	for i, v := range yv {
 		field[i] = v / (sigma * sigma)

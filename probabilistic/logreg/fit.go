@@ -101,7 +101,8 @@ func (m *Regression) Theta() []float64 {
 // 0 … K−1 for Softmax. It returns an error naming the fit for bad input
 // (non-finite features, no rows or no columns, a length mismatch, labels
 // out of range or all of one class, an unknown solver or link, L2 < 0),
-// ErrSeparable (wrapped, with the last iterate) for a maximum-likelihood
+// ErrSeparable (wrapped, with the last iterate, together with a
+// *tensor.NotConvergedError: no maximum exists) for a maximum-likelihood
 // fit of separable classes, and a *tensor.NotConvergedError with the last
 // iterate when the solver runs out of iterations. When ctx is cancelled it
 // stops within an iteration and returns the last iterate with ctx.Err()
@@ -184,7 +185,10 @@ func (p *problem) fit(ctx context.Context, op string, opts RegressionOptions) (*
 		return m, fmt.Errorf("%s: stopped after %d iterations: %w", op, st.iters, err)
 	}
 	if opts.L2 == 0 && p.separated(theta) {
-		return m, fmt.Errorf("%s: %s after %d iterations (%s): %w", op, p.link, st.iters, st.reason, ErrSeparable)
+		// No maximum exists: the weights grow without bound, so this is a
+		// fit that cannot converge, and says both.
+		return m, fmt.Errorf("%s: %s after %d iterations (%s): %w: %w", op, p.link, st.iters, st.reason, ErrSeparable,
+			&tensor.NotConvergedError{Op: op, Iterations: st.iters, Change: st.gradNorm, Tol: tol})
 	}
 	if !st.converged {
 		return m, &tensor.NotConvergedError{Op: op + " (" + solverName(opts.Solver) + ": " + st.reason + ")",

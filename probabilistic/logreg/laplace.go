@@ -2,6 +2,7 @@ package logreg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -38,10 +39,11 @@ type Laplace struct {
 	// Evaluations lists the (α, log evidence) pairs tried while fitting α.
 	Evaluations [][2]float64
 
-	chol  *tensor.Tensor // lower Cholesky factor of H
-	theta []float64
-	rows  int
-	cols  int
+	chol   *tensor.Tensor // lower Cholesky factor of H
+	theta  []float64
+	rows   int
+	cols   int
+	mapErr error // the MAP solver's *tensor.NotConvergedError, if it ran out of iterations
 }
 
 // FitLaplace fits Bayesian logistic regression with the prior θ ~ N(0, α⁻¹I)
@@ -57,9 +59,10 @@ type Laplace struct {
 // maximises it.)
 //
 // Errors are those of FitRegression (named for FitLaplace), plus a bad α
-// range and a Hessian that is not positive definite; a MAP solver that
-// runs out of iterations is an error here, as the approximation needs the
-// mode. When ctx is cancelled it returns promptly with ctx.Err() wrapped
+// range and a Hessian that is not positive definite. When the MAP solver
+// runs out of iterations the approximation is formed at its last iterate
+// and comes back with its *tensor.NotConvergedError (in the α search, when
+// that happened at the α chosen). When ctx is cancelled it returns promptly with ctx.Err() wrapped
 // and, during the α search, the best approximation found so far.
 func FitLaplace(ctx context.Context, x *tensor.Tensor, labels []int, opts LaplaceOptions) (post *Laplace, err error) {
 	const op = "logreg.FitLaplace"
@@ -90,9 +93,12 @@ func (o LaplaceOptions) regression(alpha float64, init []float64) RegressionOpti
 // Laplace approximation.
 func (p *problem) laplace(ctx context.Context, op string, opts LaplaceOptions, alpha float64, init []float64) (*Laplace, error) {
 	p.setPrecision(alpha, alpha)
-	m, err := p.fit(ctx, op, opts.regression(alpha, init))
-	if err != nil {
-		return nil, err
+	m, mapErr := p.fit(ctx, op, opts.regression(alpha, init))
+	// A MAP out of iterations still gives a positive definite Hessian
+	// (the prior's αI is in it): the approximation is formed at the last
+	// iterate and comes back with the solver's NotConvergedError.
+	if mapErr != nil && (m == nil || !errors.Is(mapErr, tensor.ErrNotConverged)) {
+		return nil, mapErr
 	}
 	theta := m.Theta()
 	f, _, h := p.hessian(theta)
@@ -107,7 +113,7 @@ func (p *problem) laplace(ctx context.Context, op string, opts LaplaceOptions, a
 	// the first term and the quadratic part of the second.
 	logEv := -f + 0.5*float64(np)*math.Log(alpha) - 0.5*logDet
 	return &Laplace{MAP: m, Alpha: alpha, LogEvidence: logEv, Hessian: tensor.FromFloat64s(h, np, np), chol: l, theta: theta,
-		rows: p.rows, cols: p.cols}, nil
+		rows: p.rows, cols: p.cols, mapErr: mapErr}, mapErr
 }
 
 // fitAlpha is FitLaplace with α chosen by the evidence.
@@ -140,7 +146,7 @@ func fitAlpha(ctx context.Context, op string, x *tensor.Tensor, y []int, opts La
 			return 0, fmt.Errorf("%s: stopped after %d evaluations of the evidence: %w", op, len(evals), err)
 		}
 		q, err := p.laplace(ctx, op, opts, math.Pow(10, la), init)
-		if err != nil {
+		if q == nil {
 			return 0, err
 		}
 		init = q.theta
@@ -201,7 +207,7 @@ func fitAlpha(ctx context.Context, op string, x *tensor.Tensor, y []int, opts La
 		}
 	}
 	best.Evaluations = evals
-	return best, nil
+	return best, best.mapErr
 }
 
 // Cov returns the posterior covariance H⁻¹, a (p, p) float64 tensor in

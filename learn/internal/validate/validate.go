@@ -1,6 +1,4 @@
-// Package validate checks the inputs of the estimators in learn/linear,
-// learn/naivebayes, learn/discriminant, learn/neighbors and
-// learn/preprocess, so that every fit words its errors the same way:
+// Package validate checks the inputs of the estimators in learn/, so that every fit words its errors the same way:
 // "<fit>: <what was wrong>". Fits get errors; predictions, which the
 // conventions treat as misuse when shapes are wrong, get *tensor.Error
 // panics.
@@ -18,23 +16,29 @@ import (
 // 2-D, not float32 or float64, has no rows or no columns, or holds a NaN
 // or an infinity.
 func Matrix(op string, x *tensor.Tensor) (v []float64, n, d int, err error) {
+	return NamedMatrix(op, "x", x)
+}
+
+// NamedMatrix is Matrix for a data matrix that the fit calls name (the
+// second sample of a two-sample test, say), so that its errors name it.
+func NamedMatrix(op, name string, x *tensor.Tensor) (v []float64, n, d int, err error) {
 	if x == nil {
-		return nil, 0, 0, fmt.Errorf("%s: x is nil", op)
+		return nil, 0, 0, fmt.Errorf("%s: %s is nil", op, name)
 	}
 	if x.Dim() != 2 {
-		return nil, 0, 0, fmt.Errorf("%s: x must be an (n, d) matrix, got shape %v", op, x.Shape())
+		return nil, 0, 0, fmt.Errorf("%s: %s must be an (n, d) matrix, got shape %v", op, name, x.Shape())
 	}
 	n, d = x.Shape()[0], x.Shape()[1]
 	if n == 0 {
-		return nil, 0, 0, fmt.Errorf("%s: x has no rows", op)
+		return nil, 0, 0, fmt.Errorf("%s: %s has no rows", op, name)
 	}
 	if d == 0 {
-		return nil, 0, 0, fmt.Errorf("%s: x has zero columns", op)
+		return nil, 0, 0, fmt.Errorf("%s: %s has zero columns", op, name)
 	}
 	v = x.Values()
 	for i, e := range v {
 		if math.IsNaN(e) || math.IsInf(e, 0) {
-			return nil, 0, 0, fmt.Errorf("%s: x[%d, %d] is %v: values must be finite", op, i/d, i%d, e)
+			return nil, 0, 0, fmt.Errorf("%s: %s[%d, %d] is %v: values must be finite", op, name, i/d, i%d, e)
 		}
 	}
 	return v, n, d, nil
