@@ -1,5 +1,5 @@
-# Writes rdp.json, the reference values that accountant_test.go compares
-# against: the Rényi divergence of the sampled Gaussian mechanism computed
+# Writes the reference values that rdp_test.go and epsilon_test.go compare
+# against. rdp.json: the Rényi divergence of the sampled Gaussian mechanism computed
 # straight from its definition by numerical integration in 40-digit
 # arithmetic (mpmath), not from the series that accountant.go sums.
 #
@@ -13,10 +13,19 @@
 # D_a(mu0 || mu). Both are integrated here; the script checks that the first
 # is the larger (the paper's Theorem 4) and records it.
 #
-# Regenerate (Debian's python3-mpmath):
-#   cd optim/privacy/testdata && /usr/bin/python3 gen.py
+# epsilon.json: (epsilon, delta) guarantees of whole runs, from those
+# integrated divergences at every order of the accountant's default grid,
+# composed over the steps and converted with both conversions, each
+# written out here from its paper (Mironov 2017, Proposition 3; Balle et
+# al. 2020, Theorem 21).
+#
+# Regenerate (Debian's python3-mpmath; about 10 minutes for rdp.json and 2
+# per run in epsilon.json):
+#   cd optim/privacy/testdata && /usr/bin/python3 gen.py rdp epsilon
 import json
+import math
 import os
+import sys
 
 import mpmath as mp
 
@@ -60,12 +69,50 @@ def rdp(q, sigma, a):
     return float(fwd)
 
 
-cases = []
-for q in [1e-3, 256 / 60000, 0.01, 0.05, 0.2, 0.6]:
-    for sigma in [0.7, 1.1, 2.5, 8.0]:
-        for a in [1.25, 1.5, 2, 2.5, 3, 4.5, 8, 10.7, 16, 32, 63.5, 128, 256]:
-            cases.append({"q": q, "sigma": sigma, "order": a, "rdp": rdp(q, sigma, a)})
+def default_orders():
+    return [1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5] + list(range(5, 65)) + [128, 256]
 
-with open(os.path.join(HERE, "rdp.json"), "w") as f:
-    json.dump({"cases": cases}, f, indent=1)
-    f.write("\n")
+
+def epsilon(orders, rdps, delta):
+    classic = min(r + math.log(1 / delta) / (a - 1) for a, r in zip(orders, rdps))
+    balle = min(r + math.log((a - 1) / a) - (math.log(delta) + math.log(a)) / (a - 1)
+                for a, r in zip(orders, rdps))
+    return max(classic, 0), max(balle, 0)
+
+
+def write_rdp():
+    cases = []
+    for q in [1e-3, 256 / 60000, 0.01, 0.05, 0.2, 0.6]:
+        for sigma in [0.7, 1.1, 2.5, 8.0]:
+            for a in [1.25, 1.5, 2, 2.5, 3, 4.5, 8, 10.7, 16, 32, 63.5, 128, 256]:
+                cases.append({"q": q, "sigma": sigma, "order": a, "rdp": rdp(q, sigma, a)})
+    with open(os.path.join(HERE, "rdp.json"), "w") as f:
+        json.dump({"cases": cases}, f, indent=1)
+        f.write("\n")
+
+
+# The runs: TensorFlow Privacy's MNIST tutorial with sigma = 1.1 (batches
+# of 256 of 60,000, 60 epochs of 234 steps), and examples/dpsgd's defaults.
+RUNS = [
+    {"name": "TF Privacy MNIST, sigma 1.1", "q": 256 / 60000, "sigma": 1.1, "steps": 60 * 234, "delta": 1e-5},
+    # 5 epochs of 16 Poisson batches of expected size 512 of 8,000 digits,
+    # at the sigma privacy.NoiseMultiplier finds for epsilon 3.5.
+    {"name": "examples/dpsgd defaults", "q": 512 / 8000, "sigma": 1.1610717773, "steps": 80, "delta": 1e-5},
+]
+
+
+def write_epsilon():
+    out = []
+    orders = default_orders()
+    for run in RUNS:
+        rdps = [run["steps"] * rdp(run["q"], run["sigma"], a) for a in orders]
+        classic, balle = epsilon(orders, rdps, run["delta"])
+        out.append(dict(run, epsilon_mironov2017=classic, epsilon_balle2020=balle))
+    with open(os.path.join(HERE, "epsilon.json"), "w") as f:
+        json.dump({"runs": out}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    for what in sys.argv[1:]:
+        {"rdp": write_rdp, "epsilon": write_epsilon}[what]()
