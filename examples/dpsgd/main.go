@@ -17,7 +17,11 @@
 // Defaults: Poisson batches of expected size 512 (q = 0.064, 16 steps an
 // epoch), 5 epochs, C = 1, SGD from learning rate 2 with cosine decay and
 // momentum 0.9, and σ = 1.161, the smallest noise multiplier that keeps
-// the 80 steps within ε = 3.5 at δ = 1e-5 (RESULTS).
+// the 80 steps within ε = 3.5 at δ = 1e-5. On the embedded subset this
+// reaches 88.9 % test accuracy at ε = 3.50 (seeds 2 and 3: 88.9 %, 88.4 %),
+// against 90.3 % for the same run without noise, at about 7 s per epoch on
+// two shared cores (AMD EPYC Zen 5); accuracy peaks near 89 % from the
+// third epoch while ε keeps growing, from 2.05 after the first.
 //
 //	go run ./examples/dpsgd [-epochs 5] [-batch 512] [-clip 1] [-target-epsilon 3.5] [-sigma 0] [-seed 1] [-data dir] [-out out/dpsgd] [-json] [-quiet]
 package main

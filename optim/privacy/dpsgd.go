@@ -136,7 +136,7 @@ func ClipPerExample(perExample []*tensor.Tensor, clip float64) []float64 {
 	}
 	b, err := checkPerExample("ClipPerExample", nil, perExample)
 	if err != nil {
-		tensor.Fail("ClipPerExample", "%v", err)
+		tensor.Fail("ClipPerExample", "%s", err.(*optim.Error).Msg)
 	}
 	return clipPerExample(perExample, b, clip, nil)
 }

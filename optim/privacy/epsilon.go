@@ -3,6 +3,8 @@ package privacy
 import (
 	"fmt"
 	"math"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Conversion selects how a Rényi-DP curve becomes an (ε, δ) guarantee.
@@ -12,7 +14,7 @@ const (
 	// Balle2020 is ε = RDP(α) + log((α−1)/α) − (log δ + log α)/(α−1),
 	// minimised over the orders (Balle, Barthe, Gaboardi, Hsu and Sato
 	// 2020, "Hypothesis Testing Interpretations and Rényi Differential
-	// Privacy", Theorem 21). It is never larger than Mironov2017 for α ≥ 2
+	// Privacy", Theorem 21). It is smaller than Mironov2017 at every order
 	// and is what Opacus and current TensorFlow Privacy report. The default.
 	Balle2020 Conversion = iota
 	// Mironov2017 is the classic ε = RDP(α) + log(1/δ)/(α−1), minimised
@@ -40,8 +42,8 @@ func (c Conversion) String() string {
 // an order is not finite and above 1, an rdp value is negative or NaN,
 // delta is not in (0, 1) or the conversion is unknown.
 func Epsilon(orders, rdp []float64, delta float64, conv Conversion) (eps, order float64, err error) {
-	if err := checkOrders("Epsilon", orders); err != nil {
-		return 0, 0, err
+	if err := checkOrders(orders); err != nil {
+		return 0, 0, fmt.Errorf("privacy.Epsilon: %w", err)
 	}
 	switch {
 	case len(rdp) != len(orders):
@@ -95,11 +97,11 @@ func NewAccountant(opts AccountantOptions) *Accountant {
 	if orders == nil {
 		orders = DefaultOrders()
 	}
-	if err := checkOrders("NewAccountant", orders); err != nil {
-		fail("NewAccountant", err)
+	if err := checkOrders(orders); err != nil {
+		tensor.Fail("NewAccountant", "%v", err)
 	}
 	if opts.Conversion != Balle2020 && opts.Conversion != Mironov2017 {
-		fail("NewAccountant", fmt.Errorf("unknown conversion %d", int(opts.Conversion)))
+		tensor.Fail("NewAccountant", "unknown conversion %d", int(opts.Conversion))
 	}
 	return &Accountant{orders: append([]float64(nil), orders...), rdp: make([]float64, len(orders)), conv: opts.Conversion}
 }

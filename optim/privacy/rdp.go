@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -37,8 +38,8 @@ func RDP(q, sigma float64, steps int, orders []float64) ([]float64, error) {
 	if err := checkMechanism("RDP", q, sigma, steps); err != nil {
 		return nil, err
 	}
-	if err := checkOrders("RDP", orders); err != nil {
-		return nil, err
+	if err := checkOrders(orders); err != nil {
+		return nil, fmt.Errorf("privacy.RDP: %w", err)
 	}
 	out := make([]float64, len(orders))
 	for i, a := range orders {
@@ -59,13 +60,13 @@ func checkMechanism(op string, q, sigma float64, steps int) error {
 	return nil
 }
 
-func checkOrders(op string, orders []float64) error {
+func checkOrders(orders []float64) error {
 	if len(orders) == 0 {
-		return fmt.Errorf("privacy.%s: no Rényi orders", op)
+		return errors.New("no Rényi orders")
 	}
 	for i, a := range orders {
 		if !(a > 1) || math.IsInf(a, 0) {
-			return fmt.Errorf("privacy.%s: order %d is %g; orders must be finite and > 1", op, i, a)
+			return fmt.Errorf("order %d is %g; orders must be finite and > 1", i, a)
 		}
 	}
 	return nil
