@@ -50,27 +50,28 @@ func checkAgainstGrad(t *testing.T, m *mlp, x *tensor.Tensor, labels []int, got 
 	}
 }
 
-// One epoch on 2,000 digits (expected batch 256, so q = 0.128 and 8
+// Two epochs on 2,000 digits (expected batch 256, so q = 0.128 and 16
 // steps) at σ = 1: the reported ε is the accountant's for exactly those
-// steps, and the private model beats chance (10 %) by a wide margin.
+// steps, and the private model beats chance (10 %) by a wide margin (it
+// reaches 0.83; at least 0.6 is asked).
 func TestShortRun(t *testing.T) {
-	r := clitest.Run(t, program(), "-epochs", "1", "-train-n", "2000", "-test-n", "500", "-batch", "256",
-		"-sigma", "1", "-lr", "1", "-nonprivate=false")
+	r := clitest.Run(t, program(), "-epochs", "2", "-train-n", "2000", "-test-n", "500", "-batch", "256",
+		"-sigma", "1", "-lr", "2", "-nonprivate=false")
 	r.Fields("test_accuracy", "epsilon", "delta", "noise_multiplier", "clip", "epochs", "seconds_per_epoch")
 	r.Pictures("dpsgd.png")
 	q := 256.0 / 2000
-	rdp, err := privacy.RDP(q, 1, 8, privacy.DefaultOrders())
+	rdp, err := privacy.RDP(q, 1, 16, privacy.DefaultOrders())
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _, _ := privacy.Epsilon(privacy.DefaultOrders(), rdp, 1e-5, privacy.Balle2020)
 	if eps := r.Number("epsilon"); math.Abs(eps-want) > 1e-12 {
-		t.Errorf("ε = %.15g, the accountant gives %.15g for q = %g, σ = 1, 8 steps", eps, want, q)
+		t.Errorf("ε = %.15g, the accountant gives %.15g for q = %g, σ = 1, 16 steps", eps, want, q)
 	}
-	if acc := r.Number("test_accuracy"); acc < 0.5 {
-		t.Errorf("test accuracy %.3f after one private epoch, want >= 0.5 (chance is 0.1)", acc)
+	if acc := r.Number("test_accuracy"); acc < 0.6 {
+		t.Errorf("test accuracy %.3f after two private epochs, want >= 0.6 (chance is 0.1)", acc)
 	}
-	if r.Number("noise_multiplier") != 1 || r.Number("delta") != 1e-5 || r.Number("clip") != 1 || r.Number("epochs") != 1 {
+	if r.Number("noise_multiplier") != 1 || r.Number("delta") != 1e-5 || r.Number("clip") != 1 || r.Number("epochs") != 2 || r.Number("steps") != 16 {
 		t.Errorf("settings not reported as given: %v", r.JSON)
 	}
 }
