@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,6 +42,6 @@ func TestQuickRun(t *testing.T) {
 func TestUnknownLoss(t *testing.T) {
 	cfg := quickConfig(defaults())
 	cfg.Loss = "hinge"
-	_, err := run(cfg, io.Discard, io.Discard)
+	_, err := run(cfg, clitest.Env(t))
 	require.ErrorContains(t, err, `unknown loss "hinge"`)
 }
