@@ -20,6 +20,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
@@ -39,8 +40,7 @@ type config struct {
 	Sampler      string `flag:"sampler" help:"reverse process: ancestral (Algorithm 2) or ddim (η = 0)"`
 	Steps        int    `flag:"steps" help:"reverse steps (0: T for ancestral, 100 for ddim)"`
 	Load         string `flag:"load" help:"sample from this checkpoint (unet.safetensors of an earlier run with the same -T and -base) instead of training"`
-	TrainN       int    `flag:"train-n" help:"use the first n training digits (0: all 8,000)"`
-	TestN        int    `flag:"test-n" help:"held-out digits for the test loss"`
+	mnist.Subset        // -train-n, -test-n: the digits trained on and those of the test loss
 	Demo         bool   `flag:"demo" help:"a quick run: 512 digits, 1 epoch, T = 100, 16 samples"`
 }
 
@@ -62,7 +62,7 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	defaults := config{Training: cli.Training{Epochs: 4, Batch: 32, LR: 2e-3}, T: 1000, Base: 16, Samples: 36, Sampler: "ancestral", TestN: 500}
+	defaults := config{Training: cli.Training{Epochs: 4, Batch: 32, LR: 2e-3}, T: 1000, Base: 16, Samples: 36, Sampler: "ancestral", Subset: mnist.Subset{TestN: 500}}
 	return cli.Configured(cli.Program{Name: "diffusion"}, defaults, func(c config, env *cli.Env) (result, error) {
 		if c.Demo {
 			c = cli.Preset(env, c, demoConfig)
@@ -77,18 +77,9 @@ func demoConfig(cfg config) config {
 	return cfg
 }
 
-// images returns a split as (n, 1, 28, 28) in [−1, 1] with its labels.
-func images(split string, n int) (*tensor.Tensor, []int, error) {
-	x, y, err := data.MNIST(split)
-	if err != nil {
-		return nil, nil, err
-	}
-	if n > 0 && n < len(y) {
-		x, y = tensor.Slice(x, 0, 0, n, 1).Contiguous(), y[:n]
-	}
-	x = tensor.AddScalar(tensor.MulScalar(x, 2), -1)
-	return tensor.Reshape(x, len(y), 1, 28, 28), y, nil
-}
+// signed maps pixels from [0, 1] to [−1, 1], the range the noise is
+// scaled to.
+func signed(x *tensor.Tensor) *tensor.Tensor { return tensor.AddScalar(tensor.MulScalar(x, 2), -1) }
 
 // run trains (or loads) the U-Net and samples from it; -seed draws the
 // weights, batches, noise and samples.
@@ -105,14 +96,11 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	x, labels, err := images("train", cfg.TrainN)
+	x, labels, xt, _, err := mnist.LoadMNIST("", []int{1, 28, 28}, cfg.Subset)
 	if err != nil {
 		return res, err
 	}
-	xt, _, err := images("test", cfg.TestN)
-	if err != nil {
-		return res, err
-	}
+	x, xt = signed(x), signed(xt)
 	rng := tensor.NewRNG(env.Seed)
 	unet := diffusion.NewUNet(rng, diffusion.UNetOptions{Base: cfg.Base, Groups: min(8, cfg.Base), MaxT: cfg.T}, tensor.Float32)
 	res.Params = nn.NumParams(unet)

@@ -16,7 +16,7 @@
 // (flow-mnist.png, beside the log flow-mnist.jsonl).
 //
 //	go run ./examples/flow [-steps 3000] [-layers 8] [-hidden 64] [-seed 1] [-out out/flow] [-json] [-quiet]
-//	go run ./examples/flow -data mnist [-epochs 8] [-layers 6] [-hidden 256] [-train 0] [-out out/flow]
+//	go run ./examples/flow -data mnist [-epochs 8] [-layers 6] [-hidden 256] [-train-n 0] [-test-n 0] [-out out/flow]
 package main
 
 import (
@@ -27,6 +27,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
@@ -39,14 +40,13 @@ import (
 // config holds the settings of both modes; the tagged fields are the
 // flags. -seed draws the data, the initialisation and the batches.
 type config struct {
-	Steps  int `flag:"steps" help:"Adam steps"`
-	Layers int `flag:"layers" help:"coupling layers (-data mnist: 6 unless given)"`
-	Hidden int `flag:"hidden" help:"hidden width of each conditioner (-data mnist: 256 unless given)"`
-	Epochs int `flag:"epochs" help:"passes over the MNIST training split (-data mnist)"`
-	Train  int `flag:"train" help:"MNIST training images used (0: all 8,000)"`
-	Test   int `flag:"test" help:"MNIST test images used (0: all 2,000)"`
-	Batch  int
-	LR     float64
+	Steps        int `flag:"steps" help:"Adam steps"`
+	Layers       int `flag:"layers" help:"coupling layers (-data mnist: 6 unless given)"`
+	Hidden       int `flag:"hidden" help:"hidden width of each conditioner (-data mnist: 256 unless given)"`
+	Epochs       int `flag:"epochs" help:"passes over the MNIST training split (-data mnist)"`
+	mnist.Subset     // -train-n, -test-n (-data mnist)
+	Batch        int
+	LR           float64
 }
 
 type result struct {

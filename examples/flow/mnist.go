@@ -174,7 +174,7 @@ func runMNIST(cfg config, env *cli.Env) (res mnistResult, err error) {
 	if cfg.Epochs < 1 || cfg.Layers < 2 || cfg.Hidden < 1 || cfg.Batch < 1 {
 		return res, cli.BadFlagf("need -epochs ≥ 1, -layers ≥ 2, -hidden ≥ 1, got %d, %d, %d", cfg.Epochs, cfg.Layers, cfg.Hidden)
 	}
-	xTrain, _, xTest, _, err := mnist.LoadMNIST("", []int{pixels}, cfg.Train, cfg.Test)
+	xTrain, _, xTest, _, err := mnist.LoadMNIST("", []int{pixels}, cfg.Subset)
 	if err != nil {
 		return res, err
 	}

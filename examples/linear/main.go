@@ -219,13 +219,9 @@ func lassoPath(c config, env *cli.Env, res *result, x, y *tensor.Tensor) error {
 	last := len(path.Alphas) - 1
 	env.Printf("lasso path: %d α from %.4g (no weights) to %.4g (%d non-zero); %s enters first\n",
 		len(path.Alphas), path.Alphas[0], path.Alphas[last], res.PathNonzero[last], res.PathFirstIn)
-	res.PathPlot = env.Path("path.png")
-	if err := plot.WritePNG(res.PathPlot, plot.Panel{Title: "lasso path on the diabetes set",
-		XLabel: "log₁₀ α", YLabel: "coefficient", Curves: curves}); err != nil {
-		return err
-	}
-	env.Println("lasso path:", res.PathPlot)
-	return nil
+	res.PathPlot, err = env.WritePNG("path.png", plot.Panel{Title: "lasso path on the diabetes set",
+		XLabel: "log₁₀ α", YLabel: "coefficient", Curves: curves})
+	return err
 }
 
 // quantiles fits the median and the 90 % quantile of the target against
@@ -266,11 +262,8 @@ func quantiles(env *cli.Env, res *result, x, y *tensor.Tensor) error {
 		curves = append(curves, plot.Curve{Name: fmt.Sprintf("τ = %g", tau), X: []float64{lo, hi},
 			Y: []float64{line.Intercept + line.Slope*lo, line.Intercept + line.Slope*hi}, Style: plot.Line})
 	}
-	res.QuantilePlot = env.Path("quantile.png")
-	if err := plot.WritePNG(res.QuantilePlot, plot.Panel{Title: "quantile regression of disease progression on BMI",
-		XLabel: "body-mass index (centred and scaled)", YLabel: "progression after one year", Curves: curves}); err != nil {
-		return err
-	}
-	env.Println("quantile lines:", res.QuantilePlot)
-	return nil
+	var err error
+	res.QuantilePlot, err = env.WritePNG("quantile.png", plot.Panel{Title: "quantile regression of disease progression on BMI",
+		XLabel: "body-mass index (centred and scaled)", YLabel: "progression after one year", Curves: curves})
+	return err
 }

@@ -148,9 +148,8 @@ func runSine(c sineConfig, env *cli.Env) (res sineResult, err error) {
 	prog.Printf("held-out MSE %.5f; noise floor %.5f (ratio %.3f); persistence forecast %.5f",
 		res.HeldOutMSE, res.NoiseFloor, res.HeldOutMSE/res.NoiseFloor, res.PersistenceMSE)
 
-	res.Plot = env.Path("sine.png")
 	k := min(150, len(yv))
-	err = plot.WritePNG(res.Plot,
+	res.Plot, err = env.WritePNG("sine.png",
 		plot.Panel{Title: "lstm sine: training loss", XLabel: "epoch", YLabel: "MSE",
 			Curves: []plot.Curve{{Name: "train", Y: res.TrainLossPerEpoch}}},
 		plot.Panel{Title: "held-out forecast", XLabel: "held-out step", YLabel: "value",
@@ -160,7 +159,6 @@ func runSine(c sineConfig, env *cli.Env) (res sineResult, err error) {
 	if err != nil {
 		return res, err
 	}
-	prog.Printf("wrote %s", res.Plot)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }

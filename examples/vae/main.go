@@ -25,6 +25,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
@@ -45,8 +46,7 @@ type options struct {
 	Beta         float64 `flag:"beta" help:"KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)"`
 	Warmup       int     `flag:"warmup" help:"KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)"`
 	IWAEK        int     `flag:"iwae-k" help:"samples of the final importance-weighted bound (0: skip)"`
-	TrainN       int     `flag:"train-n" help:"use the first n training images (0: all)"`
-	TestN        int     `flag:"test-n" help:"use the first n test images (0: all)"`
+	mnist.Subset         // -train-n, -test-n
 	Demo         bool    `flag:"demo" help:"a short run (10 epochs) that ends with recognisable samples"`
 }
 
@@ -79,30 +79,6 @@ func program() cli.Program {
 		}
 		return res, err
 	})
-}
-
-// load returns the training and test images (n, 784) and labels, from the
-// MNIST IDX files in dir or, with dir "", the embedded digits.
-func load(o options, dir string) (x, xt *tensor.Tensor, y, yt []int, err error) {
-	get := func(split string) (*tensor.Tensor, []int, error) {
-		if dir != "" {
-			return data.MNISTFromDir(dir, split)
-		}
-		return data.MNIST(split)
-	}
-	if x, y, err = get("train"); err != nil {
-		return
-	}
-	if xt, yt, err = get("test"); err != nil {
-		return
-	}
-	if o.TrainN > 0 && o.TrainN < len(y) {
-		x, y = tensor.Slice(x, 0, 0, o.TrainN, 1).Contiguous(), y[:o.TrainN]
-	}
-	if o.TestN > 0 && o.TestN < len(yt) {
-		xt, yt = tensor.Slice(xt, 0, 0, o.TestN, 1).Contiguous(), yt[:o.TestN]
-	}
-	return
 }
 
 // trainer holds the model, its train.Trainer and a graph for evaluation.
@@ -194,7 +170,7 @@ func (t *trainer) iwae(x *tensor.Tensor, k int, seed uint64) float64 {
 // batches and the noise.
 func run(o options, env *cli.Env) (res result, err error) {
 	defer tensor.Recover(&err)
-	x, xt, _, yt, err := load(o, env.Data)
+	x, _, xt, yt, err := mnist.LoadMNIST(env.Data, []int{784}, o.Subset)
 	if err != nil {
 		return res, err
 	}

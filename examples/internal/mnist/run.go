@@ -18,9 +18,16 @@ import (
 // MNIST IDX files, or the embedded subset) and -out come from the Env.
 type Options struct {
 	cli.Training     // -epochs, -batch, -lr
-	TrainN       int `flag:"train-n" help:"use the first n training digits (0: all)"`
-	TestN        int `flag:"test-n" help:"use the first n test digits (0: all)"`
+	Subset           // -train-n, -test-n
 	MaxSteps     int `flag:"max-steps" help:"stop after this many optimiser steps (0: no limit)"`
+}
+
+// Subset is the flags that cut the splits to their first digits for a
+// quick run; every program that trains on MNIST embeds it in its settings
+// and hands it to LoadMNIST.
+type Subset struct {
+	TrainN int `flag:"train-n" help:"use the first n training digits (0: all)"`
+	TestN  int `flag:"test-n" help:"use the first n test digits (0: all)"`
 }
 
 // DataUsage is the help of -data in the MNIST examples.
@@ -69,8 +76,8 @@ type Result struct {
 
 // LoadMNIST loads the train and test splits, from dir if given, else the
 // embedded subset, reshaped so each row has the shape input, and cut to
-// the first trainN/testN digits when those are positive.
-func LoadMNIST(dir string, input []int, trainN, testN int) (x *tensor.Tensor, y []int, xt *tensor.Tensor, yt []int, err error) {
+// the first s.TrainN/s.TestN digits when those are positive.
+func LoadMNIST(dir string, input []int, s Subset) (x *tensor.Tensor, y []int, xt *tensor.Tensor, yt []int, err error) {
 	load := func(split string, limit int) (*tensor.Tensor, []int, error) {
 		var x *tensor.Tensor
 		var y []int
@@ -89,10 +96,10 @@ func LoadMNIST(dir string, input []int, trainN, testN int) (x *tensor.Tensor, y 
 		}
 		return tensor.Reshape(x, append([]int{len(y)}, input...)...), y, nil
 	}
-	if x, y, err = load("train", trainN); err != nil {
+	if x, y, err = load("train", s.TrainN); err != nil {
 		return
 	}
-	xt, yt, err = load("test", testN)
+	xt, yt, err = load("test", s.TestN)
 	return
 }
 
@@ -103,7 +110,7 @@ func RunMNIST(c Classifier, o Options, env *cli.Env) (res Result, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
 	prog := train.NewProgress(env.Log)
-	x, y, xt, yt, err := LoadMNIST(env.Data, c.Input, o.TrainN, o.TestN)
+	x, y, xt, yt, err := LoadMNIST(env.Data, c.Input, o.Subset)
 	if err != nil {
 		return res, err
 	}
@@ -127,8 +134,7 @@ func RunMNIST(c Classifier, o Options, env *cli.Env) (res Result, err error) {
 	res.TestAccuracy = h.TestAccuracy[len(h.TestAccuracy)-1]
 	prog.Printf("test accuracy %.2f %% after %d epochs (%.1f s per epoch)", 100*res.TestAccuracy, len(h.TrainLoss), mean(h.SecondsPerEpoch))
 
-	res.Plot = env.Path("training.png")
-	err = plot.WritePNG(res.Plot,
+	res.Plot, err = env.WritePNG("training.png",
 		plot.Panel{Title: c.Name + ": training loss", XLabel: "epoch", YLabel: "cross-entropy",
 			Curves: []plot.Curve{{Name: "train", Y: h.TrainLoss}}},
 		plot.Panel{Title: c.Name + ": test accuracy", XLabel: "epoch", YLabel: "accuracy",
@@ -136,7 +142,6 @@ func RunMNIST(c Classifier, o Options, env *cli.Env) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	prog.Printf("wrote %s", res.Plot)
 
 	res.ConfusionPlot = env.Path("confusion.png")
 	pred, _ := train.Predict(xt, 500, forward)
