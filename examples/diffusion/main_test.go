@@ -13,7 +13,7 @@ import (
 // A quicker run than -demo (128 digits in batches of 16, T = 20): the ε-prediction loss
 // starts near E[ε²] = 1 (the U-Net's output layer starts at zero) and one
 // epoch already lowers it; both samplers write a grid.
-func TestDemo(t *testing.T) {
+func TestOneEpochLowersLossAndReloads(t *testing.T) {
 	t.Parallel()
 	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"train_loss_per_epoch", "test_loss_per_epoch", "steps", "sampler", "grid", "checkpoint"}, Pictures: []string{"samples.png"}, Files: []string{"unet.safetensors"}},
 		"-demo", "-train-n", "128", "-test-n", "32", "-batch", "16", "-T", "20", "-samples", "2")

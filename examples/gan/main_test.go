@@ -13,7 +13,7 @@ import (
 // samples towards held-out digits: the MMD² falls below the untrained
 // generator's, while training digits against held-out ones sit near 0.
 // The JSON-lines log has one record per epoch.
-func TestQuickRun(t *testing.T) {
+func TestTrainingMovesSamplesTowardsDigits(t *testing.T) {
 	for _, loss := range []string{"bce", "wgan-gp"} {
 		t.Run(loss, func(t *testing.T) {
 			t.Parallel()

@@ -55,7 +55,7 @@ func TestRunCO2(t *testing.T) {
 }
 
 // Through the cli: the JSON object's fields and the picture.
-func TestProgram(t *testing.T) {
+func TestCLIWritesFieldsAndPlot(t *testing.T) {
 	t.Parallel()
 	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"lml", "lml_start", "params", "n", "plot"}, Pictures: []string{"co2.png"}},
 		"-kernel", "rbf", "-restarts", "0", "-iters", "5")

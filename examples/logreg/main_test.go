@@ -91,7 +91,7 @@ func TestHoldout(t *testing.T) {
 }
 
 // Through the cli: the JSON object's fields and the reliability diagram.
-func TestProgram(t *testing.T) {
+func TestCLIWritesFieldsAndDiagram(t *testing.T) {
 	t.Parallel()
 	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"coef", "intercept", "mean_log_loss", "accuracy", "log_evidence", "map_accuracy", "calibration_png", "test"}, Pictures: []string{"calibration_breast_cancer.png"}},
 		"-bayes", "-solver", "newton", "-holdout", "0.3")

@@ -76,7 +76,7 @@ func TestWarmup(t *testing.T) {
 	}
 }
 
-func TestRunJSON(t *testing.T) {
+func TestTrainingTightensBoundAndSavesCheckpoint(t *testing.T) {
 	t.Parallel()
 	for _, model := range []string{"vae", "hvae"} {
 		res, _ := clitest.Check[result](t, program(), clitest.Expect{
