@@ -6,17 +6,16 @@
 // on the second half. A PNG shows the most and the least anomalous test
 // digits.
 //
-//	go run ./examples/anomaly [-digit 0] [-components 30] [-k 10] [-train-n 0] [-seed 1] [-data DIR] [-out out/anomaly] [-json] [-quiet] [-demo]
+//	go run ./examples/anomaly [-digit 0] [-components 30] [-k 10] [-train-n 0] [-test-n 0] [-seed 1] [-data DIR] [-out out/anomaly] [-json] [-quiet] [-demo]
 package main
 
 import (
 	"errors"
-	"flag"
 	"slices"
 	"sort"
 
-	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/learn/anomaly"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/plot"
@@ -35,42 +34,32 @@ type result struct {
 	Plot         string  `json:"plot,omitempty"`
 }
 
-// config holds the flags.
+// config holds the settings; the tagged fields are its flags. -seed
+// draws the mixture's k-means start.
 type config struct {
-	data                        string
-	digit, components, k, train int
-	seed                        uint64
+	Digit      int `flag:"digit" help:"the digit class held out as the anomaly"`
+	Components int `flag:"components" help:"principal components kept"`
+	K          int `flag:"k" help:"mixture components (full covariances)"`
+	mnist.Subset
+	Demo bool `flag:"demo" help:"quick run: 2,000 training digits, 20 components, K = 5"`
 }
 
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
-	var demo bool
-	return cli.Program{
-		Name: "anomaly", DataUsage: "directory of MNIST idx files (default: the embedded 10,000-digit subset)",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&c.digit, "digit", 0, "the digit class held out as the anomaly")
-			fs.IntVar(&c.components, "components", 30, "principal components kept")
-			fs.IntVar(&c.k, "k", 10, "mixture components (full covariances)")
-			fs.IntVar(&c.train, "train-n", 0, "use the first n training digits (0: all)")
-			fs.BoolVar(&demo, "demo", false, "quick run: 2,000 training digits, 20 components, K = 5")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			if demo {
-				c.train, c.components, c.k = 2000, 20, 5
-			}
-			c.data, c.seed = env.Data, env.Seed // -seed: the mixture's k-means start
-			return run(c, env)
-		},
-	}
+	p := cli.Program{Name: "anomaly", DataUsage: mnist.DataUsage}
+	return cli.Configured(p, config{Components: 30, K: 10}, func(c config, env *cli.Env) (result, error) {
+		if c.Demo {
+			c = cli.Preset(env, c, demoConfig)
+		}
+		return run(c, env)
+	})
 }
 
-func load(dir, split string) (*tensor.Tensor, []int, error) {
-	if dir == "" {
-		return data.MNIST(split)
-	}
-	return data.MNISTFromDir(dir, split)
+// demoConfig shrinks c to a run of seconds.
+func demoConfig(c config) config {
+	c.TrainN, c.Components, c.K = 2000, 20, 5
+	return c
 }
 
 // rows returns the rows of x at idx as a float64 matrix.
@@ -84,27 +73,24 @@ func rows(x *tensor.Tensor, idx []int) *tensor.Tensor {
 
 func run(c config, env *cli.Env) (res result, err error) {
 	say := func(format string, a ...any) { env.Printf(format+"\n", a...) }
-	if c.digit < 0 || c.digit > 9 {
-		return res, cli.BadFlagf("-digit %d: want 0…9", c.digit)
+	if c.Digit < 0 || c.Digit > 9 {
+		return res, cli.BadFlagf("-digit %d: want 0…9", c.Digit)
 	}
-	res.Digit = c.digit
-	x, y, err := load(c.data, "train")
+	res.Digit = c.Digit
+	x, y, xt, yt, err := mnist.LoadMNIST(env.Data, []int{784}, c.Subset)
 	if err != nil {
 		return res, err
 	}
-	if c.train > 0 && c.train < len(y) {
-		y = y[:c.train]
-	}
 	var normal []int
 	for i, l := range y {
-		if l != c.digit {
+		if l != c.Digit {
 			normal = append(normal, i)
 		}
 	}
 	res.TrainRows = len(normal)
 	say("fitting PCA (%d components) and a %d-component Gaussian mixture to %d training digits other than %d…",
-		c.components, c.k, len(normal), c.digit)
-	d, err := anomaly.FitDetector(env.Context(), rows(x, normal), anomaly.Options{Components: c.components, K: c.k, RegCovar: 1e-4, Seed: c.seed})
+		c.Components, c.K, len(normal), c.Digit)
+	d, err := anomaly.FitDetector(env.Context(), rows(x, normal), anomaly.Options{Components: c.Components, K: c.K, RegCovar: 1e-4, Seed: env.Seed})
 	if errors.Is(err, tensor.ErrNotConverged) {
 		say("%v (keeping the last EM iterate)", err)
 	} else if err != nil {
@@ -112,17 +98,13 @@ func run(c config, env *cli.Env) (res result, err error) {
 	}
 	say("EM: %d iterations, mean log-likelihood %.3f in the principal subspace", d.Mixture.Iterations, d.Mixture.LogLikelihood)
 
-	xt, yt, err := load(c.data, "test")
-	if err != nil {
-		return res, err
-	}
 	half := len(yt) / 2
 	split := func(lo, hi int) (*tensor.Tensor, []int, []int) {
 		idx := make([]int, 0, hi-lo)
 		truth := make([]int, hi-lo) // 1: the anomalous digit
 		for i := lo; i < hi; i++ {
 			idx = append(idx, i)
-			if yt[i] == c.digit {
+			if yt[i] == c.Digit {
 				truth[i-lo] = 1
 			}
 		}
@@ -141,7 +123,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	}
 	res.Precision, res.Recall, res.F1 = prf[1].Precision, prf[1].Recall, prf[1].F1
 	say("test (%d digits, %d of them %d): precision %.3f, recall %.3f, F1 %.3f",
-		len(ts), count(ts), c.digit, res.Precision, res.Recall, res.F1)
+		len(ts), count(ts), c.Digit, res.Precision, res.Recall, res.F1)
 	scores := d.LogProb(xs).Float64s()
 	order := make([]int, len(scores))
 	for i := range order {

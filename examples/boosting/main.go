@@ -49,6 +49,18 @@ func program() cli.Program {
 	return cli.Configured(cli.Program{Name: "boosting"}, config{Rounds: 200, Depth: 3, LR: 0.05}, run)
 }
 
+// load reads the embedded scikit-learn set name ("diabetes"): the
+// features, the integer target column, and the same targets as floats,
+// which the trees regress on.
+func load(name string) (x *tensor.Tensor, labels []int, y []float64, err error) {
+	x, labels, err = data.Classes("sklearn/"+name+".csv", "target")
+	y = make([]float64, len(labels))
+	for i, l := range labels {
+		y[i] = float64(l)
+	}
+	return x, labels, y, err
+}
+
 // split returns the rows of x and their targets for the index sets.
 func split(x *tensor.Tensor, y []float64, tr, te []int) (xtr, xte *tensor.Tensor, ytr, yte []float64) {
 	pick := func(idx []int) []float64 {
@@ -67,13 +79,9 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	vec := func(v []float64) *tensor.Tensor { return tensor.FromFloat64s(v, len(v)) }
 
 	// Diabetes: regression.
-	x, labels, err := data.Classes("sklearn/diabetes.csv", "target")
+	x, _, y, err := load("diabetes")
 	if err != nil {
 		return res, err
-	}
-	y := make([]float64, len(labels))
-	for i, l := range labels {
-		y[i] = float64(l)
 	}
 	tr, te := data.TrainTestSplit(len(y), 0.25, env.Seed)
 	xtr, xte, ytr, yte := split(x, y, tr, te)
@@ -104,13 +112,9 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	diabetesLoss := boost.Trace
 
 	// Breast cancer: classification.
-	xc, cls, err := data.Classes("sklearn/breast_cancer.csv", "target")
+	xc, cls, yc, err := load("breast_cancer")
 	if err != nil {
 		return res, err
-	}
-	yc := make([]float64, len(cls))
-	for i, c := range cls {
-		yc[i] = float64(c)
 	}
 	tr, te = data.TrainTestSplit(len(yc), 0.25, env.Seed)
 	xtr, xte, ytr, _ = split(xc, yc, tr, te)
@@ -146,15 +150,10 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	}
 	env.Printf("breast cancer (%d train, %d test): boosted trees accuracy %.3f, AUC %.3f; random forest accuracy %.3f\n",
 		len(tr), len(te), res.CancerBoostAcc, res.CancerBoostAUC, res.CancerForestAcc)
-	res.Plot = env.Path("loss.png")
-	err = plot.WritePNG(res.Plot,
+	res.Plot, err = env.WritePNG("loss.png",
 		plot.Panel{Title: "diabetes: boosting training loss", XLabel: "round", YLabel: "sum of squared errors",
 			Curves: []plot.Curve{{Name: "train", Y: diabetesLoss, Style: plot.Line}}},
 		plot.Panel{Title: "breast cancer: boosting training loss", XLabel: "round", YLabel: "logistic loss (sum)",
 			Curves: []plot.Curve{{Name: "train", Y: cb.Trace, Style: plot.Line}}})
-	if err != nil {
-		return res, err
-	}
-	env.Println("training loss per round:", res.Plot)
-	return res, nil
+	return res, err
 }

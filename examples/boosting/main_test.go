@@ -12,7 +12,7 @@ import (
 // diabetes' variance (scikit-learn's GradientBoostingRegressor reaches
 // R² ≈ 0.4 on such splits), close to bagged trees, and separates breast
 // cancer as well as the forest does, within a few test points.
-func TestQuickRun(t *testing.T) {
+func TestTreesExplainDiabetesAndSeparateCancer(t *testing.T) {
 	t.Parallel()
 	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"diabetes_boost_r2", "diabetes_bagging_r2", "cancer_boost_accuracy", "cancer_boost_auc", "cancer_forest_accuracy", "plot"}, Pictures: []string{"loss.png"}},
 		"-rounds", "100")

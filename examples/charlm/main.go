@@ -17,12 +17,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
@@ -46,14 +43,12 @@ type config struct {
 	Demo                          bool    `flag:"demo" help:"quick run: a tiny model for a few dozen steps"`
 	Width, Heads, Layers, Context int
 	ValChars                      int // score only the first ValChars held-out characters (0: all)
-	Seed                          uint64
-	Out                           string
 }
 
 // defaults are the settings of a plain `go run ./examples/charlm`.
 func defaults() config {
 	return config{Training: cli.Training{Epochs: 8, Batch: 32, LR: 3e-3}, Width: 128, Heads: 4, Layers: 2, Context: 64, StepsPerEpoch: 100,
-		Temperature: 0.8, Seed: 1, SampleLen: 600, Prompt: "Light"}
+		Temperature: 0.8, SampleLen: 600, Prompt: "Light"}
 }
 
 // demo is the quick mode of -demo and main_test.go: a tiny model, a few
@@ -85,8 +80,7 @@ func program() cli.Program {
 		if c.Demo {
 			c = cli.Preset(env, c, demo)
 		}
-		c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and sample
-		return run(c, env.Log)
+		return run(c, env)
 	})
 }
 
@@ -171,8 +165,9 @@ func sumNats(g *graph.Graph, m *nn.TransformerLM, text, starts []int, l int) flo
 	return windowLoss(g, m, text, starts, l).Item() * float64(len(starts)*l)
 }
 
-// run trains and evaluates the model; progress goes to log.
-func run(c config, log io.Writer) (res result, err error) {
+// run trains and evaluates the model, writing the sample, the curve and
+// the log into -out; -seed draws the weights, batches and sample.
+func run(c config, env *cli.Env) (res result, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
 	corp := newCorpus(opticks)
@@ -183,11 +178,11 @@ func run(c config, log io.Writer) (res result, err error) {
 	}
 	v := len(corp.chars)
 	res.UnigramBPC, res.BigramBPC = baselines(trainIDs, val, v)
-	prog := train.NewProgress(log)
+	prog := train.NewProgress(env.Log)
 	prog.Printf("charlm: Newton's Opticks, %d characters (%d distinct): %d train, %d held out; unigram %.3f, bigram %.3f bits/char",
 		len(corp.text), v, len(trainIDs), len(val), res.UnigramBPC, res.BigramBPC)
 
-	m := nn.NewTransformerLM(tensor.NewRNG(c.Seed), nn.TransformerLMOptions{
+	m := nn.NewTransformerLM(tensor.NewRNG(env.Seed), nn.TransformerLMOptions{
 		Vocab: v, Context: c.Context, Width: c.Width, Heads: c.Heads, Layers: c.Layers}, tensor.Float32)
 	res.Params = nn.NumParams(m)
 	prog.Printf("TransformerLM: width %d, %d heads, %d blocks, context %d: %d parameters", c.Width, c.Heads, c.Layers, c.Context, res.Params)
@@ -195,31 +190,23 @@ func run(c config, log io.Writer) (res result, err error) {
 	total := c.Epochs * c.StepsPerEpoch
 	opt := optim.NewAdamW(nn.Values(m.Params()), optim.AdamOptions{LR: c.LR, Beta2: 0.99, WeightDecay: 0.01})
 	loader := data.NewLoader(starts(len(trainIDs)-c.Context), data.LoaderOptions{BatchSize: c.Batch, Collate: collate,
-		Sampler: windows{n: len(trainIDs) - c.Context, count: c.StepsPerEpoch * c.Batch, seed: c.Seed}})
-	var logFile *os.File
-	if c.Out != "" {
-		if err := os.MkdirAll(c.Out, 0o755); err != nil {
-			return res, err
-		}
-		if logFile, err = os.Create(filepath.Join(c.Out, "log.jsonl")); err != nil {
-			return res, err
-		}
-		defer logFile.Close()
+		Sampler: windows{n: len(trainIDs) - c.Context, count: c.StepsPerEpoch * c.Batch, seed: env.Seed}})
+	logFile, err := os.Create(env.Path("log.jsonl"))
+	if err != nil {
+		return res, err
 	}
-	cfg := train.Options{Epochs: c.Epochs, ClipNorm: 1, Seed: c.Seed, Progress: log,
+	defer logFile.Close()
+	cfg := train.Options{Epochs: c.Epochs, ClipNorm: 1, Seed: env.Seed, Progress: env.Log, Log: logFile,
 		Schedule: optim.LinearWarmup(min(100, total/10), optim.CosineAnnealingLR(c.LR, max(1, total-min(100, total/10)), c.LR/10)),
 		Eval: func(int) (map[string]float64, error) {
 			b := heldOutBPC(m, val, c.Context, 2*c.Batch)
 			res.ValCurve = append(res.ValCurve, b)
 			return map[string]float64{"val_bpc": b}, nil
 		}}
-	if logFile != nil {
-		cfg.Log = logFile
-	}
 	tr := train.New(m, opt, func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
 		return windowLoss(g, m, trainIDs, b.Index, c.Context)
 	}, loader, cfg)
-	hist, err := tr.Fit(context.Background())
+	hist, err := tr.Fit(env.Context())
 	if err != nil {
 		return res, err
 	}
@@ -236,14 +223,12 @@ func run(c config, log io.Writer) (res result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("-prompt: %w", err)
 	}
-	res.Sample = c.Prompt + corp.decode(m.Sample(tensor.NewRNG(c.Seed+1), prompt, c.SampleLen, c.Temperature))
+	res.Sample = c.Prompt + corp.decode(m.Sample(tensor.NewRNG(env.Seed+1), prompt, c.SampleLen, c.Temperature))
 	prog.Printf("sample at temperature %g:\n%s", c.Temperature, res.Sample)
-	if c.Out != "" {
-		if err := writeOutputs(c, res); err != nil {
-			return res, err
-		}
-		prog.Printf("wrote %s, %s and %s", filepath.Join(c.Out, "sample.txt"), filepath.Join(c.Out, "curve.png"), filepath.Join(c.Out, "log.jsonl"))
+	if err := writeOutputs(c, env, res); err != nil {
+		return res, err
 	}
+	prog.Printf("wrote %s, %s and %s", env.Path("sample.txt"), env.Path("curve.png"), env.Path("log.jsonl"))
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -251,8 +236,8 @@ func run(c config, log io.Writer) (res result, err error) {
 // writeOutputs writes the sample and the training curve: the loss of
 // every step and the held-out bits per character of every epoch, against
 // the two baselines.
-func writeOutputs(c config, res result) error {
-	if err := os.WriteFile(filepath.Join(c.Out, "sample.txt"), []byte(res.Sample+"\n"), 0o644); err != nil {
+func writeOutputs(c config, env *cli.Env, res result) error {
+	if err := os.WriteFile(env.Path("sample.txt"), []byte(res.Sample+"\n"), 0o644); err != nil {
 		return err
 	}
 	steps := make([]float64, len(res.StepBPC))
@@ -265,7 +250,7 @@ func writeOutputs(c config, res result) error {
 	}
 	flat := func(v float64) []float64 { return []float64{v, v} }
 	ends := []float64{1, float64(max(len(steps), 2))}
-	return plot.WritePNG(filepath.Join(c.Out, "curve.png"), plot.Panel{
+	return plot.WritePNG(env.Path("curve.png"), plot.Panel{
 		Title: "charlm on Newton's Opticks", XLabel: "optimiser step", YLabel: "bits per character",
 		Curves: []plot.Curve{
 			{Name: "train (batch)", X: steps, Y: res.StepBPC, Style: plot.Line},

@@ -61,7 +61,7 @@ func TestHeldOutBPCScoresEachCharacterOnce(t *testing.T) {
 // The quick mode trains a tiny model for 60 steps: its held-out bits per
 // character beat the unigram model, the training loss falls, and the
 // sample, the curve and the log are written.
-func TestQuickRun(t *testing.T) {
+func TestDemoBeatsUnigramModel(t *testing.T) {
 	t.Parallel()
 	res, r := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"val_bpc", "unigram_bpc", "bigram_bpc", "train_bpc", "val_bpc_per_epoch", "sample"}, Pictures: []string{"curve.png"}, Files: []string{"sample.txt", "log.jsonl"}},
 		"-demo")

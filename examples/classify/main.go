@@ -19,7 +19,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"math"
 
@@ -34,10 +33,11 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// config holds the flags.
+// config holds the settings; the tagged fields are its flags.
 type config struct {
-	test, reg float64
-	k         int
+	Test float64 `flag:"test" help:"share of the rows held out for testing"`
+	K    int     `flag:"k" help:"neighbours of the k-nearest-neighbour classifier"`
+	Reg  float64 `flag:"reg" help:"QDA covariance regularisation r ∈ [0, 1] (0: 0 on iris, 0.5 on the digits)"`
 }
 
 // score is one model's test figures.
@@ -72,16 +72,7 @@ type classifier interface {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
-	return cli.Program{
-		Name: "classify", Data: "iris", DataUsage: "iris or digits",
-		Flags: func(fs *flag.FlagSet) {
-			fs.Float64Var(&c.test, "test", 0.3, "share of the rows held out for testing")
-			fs.IntVar(&c.k, "k", 5, "neighbours of the k-nearest-neighbour classifier")
-			fs.Float64Var(&c.reg, "reg", 0, "QDA covariance regularisation r ∈ [0, 1] (0: 0 on iris, 0.5 on the digits)")
-		},
-		Run: func(env *cli.Env) (any, error) { return run(c, env) },
-	}
+	return cli.Configured(cli.Program{Name: "classify", Data: "iris", DataUsage: "iris or digits"}, config{Test: 0.3, K: 5}, run)
 }
 
 // load returns the features, the labels and the class names.
@@ -99,12 +90,12 @@ func load(name string) (*tensor.Tensor, []int, []string, error) {
 
 func run(c config, env *cli.Env) (res result, err error) {
 	switch {
-	case !(c.test > 0 && c.test < 1):
-		return res, cli.BadFlagf("-test must be in (0, 1), got %g", c.test)
-	case c.k < 1:
-		return res, cli.BadFlagf("-k must be at least 1, got %d", c.k)
-	case !(c.reg >= 0 && c.reg <= 1):
-		return res, cli.BadFlagf("-reg must be in [0, 1], got %g", c.reg)
+	case !(c.Test > 0 && c.Test < 1):
+		return res, cli.BadFlagf("-test must be in (0, 1), got %g", c.Test)
+	case c.K < 1:
+		return res, cli.BadFlagf("-k must be at least 1, got %d", c.K)
+	case !(c.Reg >= 0 && c.Reg <= 1):
+		return res, cli.BadFlagf("-reg must be in [0, 1], got %g", c.Reg)
 	}
 	x, labels, names, err := load(env.Data)
 	if err != nil {
@@ -112,7 +103,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	}
 	n := x.Shape()[0]
 	res.Data, res.Features, res.Classes = env.Data, x.Shape()[1], len(names)
-	train, test := data.TrainTestSplit(n, c.test, env.Seed)
+	train, test := data.TrainTestSplit(n, c.Test, env.Seed)
 	res.Train, res.Test = len(train), len(test)
 	xTr, xTe := tensor.IndexSelect(x, 0, train), tensor.IndexSelect(x, 0, test)
 	yTr, yTe := data.GatherLabels(nil, labels, train), data.GatherLabels(nil, labels, test)
@@ -124,7 +115,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	}
 	zTr, zTe := scaler.Transform(xTr), scaler.Transform(xTe)
 
-	res.QDAReg = c.reg
+	res.QDAReg = c.Reg
 	if res.QDAReg == 0 && env.Data == "digits" {
 		res.QDAReg = 0.5
 	}
@@ -144,8 +135,8 @@ func run(c config, env *cli.Env) (res result, err error) {
 		{"Gaussian naive Bayes", false, func(x *tensor.Tensor) (classifier, error) {
 			return naivebayes.FitGaussian(x, yTr, naivebayes.GaussianOptions{})
 		}},
-		{fmt.Sprintf("%d-nearest neighbours", c.k), false, func(x *tensor.Tensor) (classifier, error) {
-			return neighbors.FitClassifier(x, yTr, neighbors.ClassifierOptions{K: c.k})
+		{fmt.Sprintf("%d-nearest neighbours", c.K), false, func(x *tensor.Tensor) (classifier, error) {
+			return neighbors.FitClassifier(x, yTr, neighbors.ClassifierOptions{K: c.K})
 		}},
 	}
 	if env.Data == "digits" {

@@ -28,7 +28,7 @@ import (
 
 type config struct {
 	cli.Training         // -epochs, -batch, -lr
-	TrainN       int     `flag:"n" help:"training digits (0: all 8,000)"`
+	mnist.Subset         // -train-n, -test-n
 	Drop         float64 `flag:"drop" help:"masking noise: the fraction of pixels set to 0"`
 }
 
@@ -48,7 +48,7 @@ func program() cli.Program {
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
-	x, _, xt, _, err := mnist.LoadMNIST("", []int{784}, cfg.TrainN, 0)
+	x, _, xt, _, err := mnist.LoadMNIST("", []int{784}, cfg.Subset)
 	if err != nil {
 		return res, err
 	}

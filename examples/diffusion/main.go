@@ -15,15 +15,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
@@ -43,11 +40,8 @@ type config struct {
 	Sampler      string `flag:"sampler" help:"reverse process: ancestral (Algorithm 2) or ddim (η = 0)"`
 	Steps        int    `flag:"steps" help:"reverse steps (0: T for ancestral, 100 for ddim)"`
 	Load         string `flag:"load" help:"sample from this checkpoint (unet.safetensors of an earlier run with the same -T and -base) instead of training"`
-	TrainN       int    `flag:"train-n" help:"use the first n training digits (0: all 8,000)"`
-	TestN        int    `flag:"test-n" help:"held-out digits for the test loss"`
+	mnist.Subset        // -train-n, -test-n: the digits trained on and those of the test loss
 	Demo         bool   `flag:"demo" help:"a quick run: 512 digits, 1 epoch, T = 100, 16 samples"`
-	Seed         uint64
-	Out          string
 }
 
 // result is what -json prints.
@@ -68,13 +62,12 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	defaults := config{Training: cli.Training{Epochs: 4, Batch: 32, LR: 2e-3}, T: 1000, Base: 16, Samples: 36, Sampler: "ancestral", TestN: 500}
+	defaults := config{Training: cli.Training{Epochs: 4, Batch: 32, LR: 2e-3}, T: 1000, Base: 16, Samples: 36, Sampler: "ancestral", Subset: mnist.Subset{TestN: 500}}
 	return cli.Configured(cli.Program{Name: "diffusion"}, defaults, func(c config, env *cli.Env) (result, error) {
 		if c.Demo {
 			c = cli.Preset(env, c, demoConfig)
 		}
-		c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches, noise and samples
-		return run(c, env.Log)
+		return run(c, env)
 	})
 }
 
@@ -84,20 +77,13 @@ func demoConfig(cfg config) config {
 	return cfg
 }
 
-// images returns a split as (n, 1, 28, 28) in [−1, 1] with its labels.
-func images(split string, n int) (*tensor.Tensor, []int, error) {
-	x, y, err := data.MNIST(split)
-	if err != nil {
-		return nil, nil, err
-	}
-	if n > 0 && n < len(y) {
-		x, y = tensor.Slice(x, 0, 0, n, 1).Contiguous(), y[:n]
-	}
-	x = tensor.AddScalar(tensor.MulScalar(x, 2), -1)
-	return tensor.Reshape(x, len(y), 1, 28, 28), y, nil
-}
+// signed maps pixels from [0, 1] to [−1, 1], the range the noise is
+// scaled to.
+func signed(x *tensor.Tensor) *tensor.Tensor { return tensor.AddScalar(tensor.MulScalar(x, 2), -1) }
 
-func run(cfg config, log io.Writer) (res result, err error) {
+// run trains (or loads) the U-Net and samples from it; -seed draws the
+// weights, batches, noise and samples.
+func run(cfg config, env *cli.Env) (res result, err error) {
 	defer tensor.Recover(&err)
 	sampler, err := diffusion.ParseSampler(cfg.Sampler)
 	if err != nil {
@@ -110,22 +96,19 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	x, labels, err := images("train", cfg.TrainN)
+	x, labels, xt, _, err := mnist.LoadMNIST("", []int{1, 28, 28}, cfg.Subset)
 	if err != nil {
 		return res, err
 	}
-	xt, _, err := images("test", cfg.TestN)
-	if err != nil {
-		return res, err
-	}
-	rng := tensor.NewRNG(cfg.Seed)
+	x, xt = signed(x), signed(xt)
+	rng := tensor.NewRNG(env.Seed)
 	unet := diffusion.NewUNet(rng, diffusion.UNetOptions{Base: cfg.Base, Groups: min(8, cfg.Base), MaxT: cfg.T}, tensor.Float32)
 	res.Params = nn.NumParams(unet)
-	fmt.Fprintf(log, "DDPM on %d MNIST digits: T = %d, U-Net base %d (%d parameters), batch %d, Adam %g, %d epochs\n",
+	env.Printf("DDPM on %d MNIST digits: T = %d, U-Net base %d (%d parameters), batch %d, Adam %g, %d epochs\n",
 		len(labels), cfg.T, cfg.Base, res.Params, cfg.Batch, cfg.LR, cfg.Epochs)
 
 	// The held-out loss uses the same noise and time steps every epoch.
-	evalRNG := tensor.NewRNG(cfg.Seed + 1000)
+	evalRNG := tensor.NewRNG(env.Seed + 1000)
 	nt := xt.Shape()[0]
 	evalT := make([]int, nt)
 	for i := range evalT {
@@ -155,8 +138,8 @@ func run(cfg config, log io.Writer) (res result, err error) {
 			return res, err
 		}
 		res.TestLoss = []float64{m["test_loss"]}
-		fmt.Fprintf(log, "loaded %s: held-out ε-MSE %.4f\n", cfg.Load, res.TestLoss[0])
-	} else if err := fit(cfg, &res, unet, sched, x, labels, eval, log); err != nil {
+		env.Printf("loaded %s: held-out ε-MSE %.4f\n", cfg.Load, res.TestLoss[0])
+	} else if err := fit(cfg, env, &res, unet, sched, x, labels, eval); err != nil {
 		return res, err
 	}
 
@@ -168,10 +151,10 @@ func run(cfg config, log io.Writer) (res result, err error) {
 		}
 	}
 	res.Sampler, res.Steps = sampler.String(), steps
-	prog := train.NewProgress(log)
+	prog := train.NewProgress(env.Log)
 	prog.StartEpoch(fmt.Sprintf("sampling %d digits, %s, %d steps", cfg.Samples, sampler, steps), steps)
 	start := time.Now()
-	samples, err := sched.Sample(context.Background(), unet.Forward, tensor.NewRNG(cfg.Seed+2000), tensor.Float32,
+	samples, err := sched.Sample(env.Context(), unet.Forward, tensor.NewRNG(env.Seed+2000), tensor.Float32,
 		diffusion.SampleOptions{Sampler: sampler, Steps: steps, Clip: 1, Progress: func(int, int) { prog.Step(0) }},
 		cfg.Samples, 1, 28, 28)
 	if err != nil {
@@ -181,22 +164,16 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	prog.EndEpoch("%.1f s", res.SampleSeconds)
 	pix := tensor.MulScalar(tensor.AddScalar(samples, 1), 0.5) // back to [0, 1]
 	res.SampleMean = meanPixel(samples)
-	fmt.Fprintf(log, "held-out ε-MSE %.4f; mean sample pixel %.3f (test digits: %.3f)\n", res.TestLoss[len(res.TestLoss)-1], res.SampleMean, meanPixel(xt))
-	if cfg.Out == "" {
-		return res, nil
-	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return res, err
-	}
+	env.Printf("held-out ε-MSE %.4f; mean sample pixel %.3f (test digits: %.3f)\n", res.TestLoss[len(res.TestLoss)-1], res.SampleMean, meanPixel(xt))
 	if cfg.Load == "" {
-		res.Checkpoint = filepath.Join(cfg.Out, "unet.safetensors")
+		res.Checkpoint = env.Path("unet.safetensors")
 		meta := map[string]string{"model": "diffusion.UNet", "T": fmt.Sprint(cfg.T), "base": fmt.Sprint(cfg.Base), "epochs": fmt.Sprint(cfg.Epochs)}
 		if err := checkpoint.Save(res.Checkpoint, unet, checkpoint.SaveOptions{Metadata: meta}); err != nil {
 			return res, err
 		}
-		fmt.Fprintln(log, "weights:", res.Checkpoint)
+		env.Println("weights:", res.Checkpoint)
 	}
-	res.Grid = filepath.Join(cfg.Out, "samples.png")
+	res.Grid = env.Path("samples.png")
 	cols := 1
 	for cols*cols < cfg.Samples {
 		cols++
@@ -204,21 +181,21 @@ func run(cfg config, log io.Writer) (res result, err error) {
 	if err := plot.ImageGrid(res.Grid, pix, cols, 2, 0, 1); err != nil {
 		return res, err
 	}
-	fmt.Fprintln(log, "samples:", res.Grid)
+	env.Println("samples:", res.Grid)
 	return res, nil
 }
 
 // fit trains unet on x and records the curve in res.
-func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedule, x *tensor.Tensor, labels []int,
-	eval train.EvalFunc, log io.Writer) error {
+func fit(cfg config, env *cli.Env, res *result, unet *diffusion.UNet, sched *diffusion.Schedule, x *tensor.Tensor, labels []int,
+	eval train.EvalFunc) error {
 	loader := data.NewLoader(data.TensorDataset{X: x, Labels: labels},
-		data.LoaderOptions{BatchSize: cfg.Batch, Sampler: data.Random{N: len(labels), Seed: cfg.Seed}})
+		data.LoaderOptions{BatchSize: cfg.Batch, Sampler: data.Random{N: len(labels), Seed: env.Seed}})
 	loss := func(g *graph.Graph, b data.Batch, rng *tensor.RNG) *graph.Node {
 		return sched.Loss(g, unet.Forward, b.X, rng)
 	}
 	opt := optim.NewAdam(nn.Values(unet.Params()), optim.AdamOptions{LR: cfg.LR})
-	tr := train.New(unet, opt, loss, loader, train.Options{Epochs: cfg.Epochs, Seed: cfg.Seed, ClipNorm: 1, Eval: eval, Progress: log})
-	hist, err := tr.Fit(context.Background())
+	tr := train.New(unet, opt, loss, loader, train.Options{Epochs: cfg.Epochs, Seed: env.Seed, ClipNorm: 1, Eval: eval, Progress: env.Log})
+	hist, err := tr.Fit(env.Context())
 	if err != nil {
 		return err
 	}
@@ -230,9 +207,9 @@ func fit(cfg config, res *result, unet *diffusion.UNet, sched *diffusion.Schedul
 	}
 	res.FinalLoss = res.TrainLoss[len(res.TrainLoss)-1]
 	res.SecondsPerEpoch = secs / float64(len(hist.Records))
-	fmt.Fprintln(log, "training curve (ε-MSE per element):")
+	env.Println("training curve (ε-MSE per element):")
 	for i := range res.TrainLoss {
-		fmt.Fprintf(log, "  epoch %2d  train %.4f  test %.4f\n", i+1, res.TrainLoss[i], res.TestLoss[i])
+		env.Printf("  epoch %2d  train %.4f  test %.4f\n", i+1, res.TrainLoss[i], res.TestLoss[i])
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,7 +13,7 @@ import (
 // A quicker run than -demo (128 digits in batches of 16, T = 20): the ε-prediction loss
 // starts near E[ε²] = 1 (the U-Net's output layer starts at zero) and one
 // epoch already lowers it; both samplers write a grid.
-func TestDemo(t *testing.T) {
+func TestOneEpochLowersLossAndReloads(t *testing.T) {
 	t.Parallel()
 	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"train_loss_per_epoch", "test_loss_per_epoch", "steps", "sampler", "grid", "checkpoint"}, Pictures: []string{"samples.png"}, Files: []string{"unet.safetensors"}},
 		"-demo", "-train-n", "128", "-test-n", "32", "-batch", "16", "-T", "20", "-samples", "2")
@@ -25,18 +24,20 @@ func TestDemo(t *testing.T) {
 	assert.Equal(t, 20, res.Steps)
 	// Sampling again from the saved weights: the held-out loss (same noise
 	// and time steps) is the trained model's.
-	cfg := demoConfig(config{Training: cli.Training{Batch: 16, LR: 2e-3}, Seed: 1})
+	cfg := demoConfig(config{Training: cli.Training{Batch: 16, LR: 2e-3}})
 	cfg.TrainN, cfg.TestN, cfg.T, cfg.Samples = 128, 32, 20, 2
 	cfg.Sampler, cfg.Steps, cfg.Load = "ddim", 10, res.Checkpoint
-	again, err := run(cfg, io.Discard)
+	env := clitest.Env(t)
+	again, err := run(cfg, env)
 	require.NoError(t, err)
 	assert.Equal(t, "ddim", again.Sampler)
 	assert.Equal(t, 10, again.Steps)
-	assert.Empty(t, again.Grid)
+	assert.Equal(t, env.Path("samples.png"), again.Grid)
+	assert.Empty(t, again.Checkpoint, "a run from -load saves no weights")
 	assert.Equal(t, res.TestLoss, again.TestLoss)
 
-	_, err = run(config{Sampler: "euler"}, io.Discard)
+	_, err = run(config{Sampler: "euler"}, env)
 	assert.ErrorContains(t, err, `unknown sampler "euler"`)
-	_, err = run(config{Training: cli.Training{Epochs: 1}, Sampler: "ddim", Samples: 1, T: 10, Steps: 20}, io.Discard)
+	_, err = run(config{Training: cli.Training{Epochs: 1}, Sampler: "ddim", Samples: 1, T: 10, Steps: 20}, env)
 	assert.ErrorContains(t, err, "-steps 20 in 0…T = 10")
 }

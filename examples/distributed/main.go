@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -36,42 +35,42 @@ import (
 
 func main() { cli.Main(program()) }
 
+// config holds the settings; the tagged fields are its flags.
+type config struct {
+	Mode  string `flag:"mode" help:"train or allreduce"`
+	Steps int    `flag:"steps" help:"training steps"`
+	Batch int    `flag:"batch" help:"global batch size"`
+}
+
 func program() cli.Program {
-	var mode string
-	var steps, batch int
-	return cli.Program{
-		Name: "distributed",
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&mode, "mode", "train", "train or allreduce")
-			fs.IntVar(&steps, "steps", 200, "training steps")
-			fs.IntVar(&batch, "batch", 128, "global batch size")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			comm, err := distributed.Init()
-			if err != nil {
-				return nil, err
-			}
-			var res map[string]any
-			switch mode {
-			case "train":
-				res, err = trainMLP(comm, steps, batch, env.Seed, env.Path("model.safetensors"), env.Log)
-			case "allreduce":
-				res, err = allReduce(comm, env.Log)
-			default:
-				err = cli.BadFlagf("unknown -mode %q", mode)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("rank %d: %w", comm.Rank(), err)
-			}
-			if err := comm.Close(); err != nil {
-				return nil, err
-			}
-			if comm.Rank() != 0 {
-				return nil, nil // only rank 0 reports
-			}
-			return res, nil
-		},
+	return cli.Configured(cli.Program{Name: "distributed"}, config{Mode: "train", Steps: 200, Batch: 128}, run)
+}
+
+// run runs the -mode on this rank; only rank 0 reports.
+func run(c config, env *cli.Env) (any, error) {
+	comm, err := distributed.Init()
+	if err != nil {
+		return nil, err
 	}
+	var res map[string]any
+	switch c.Mode {
+	case "train":
+		res, err = trainMLP(comm, c.Steps, c.Batch, env.Seed, env.Path("model.safetensors"), env.Log)
+	case "allreduce":
+		res, err = allReduce(comm, env.Log)
+	default:
+		err = cli.BadFlagf("unknown -mode %q", c.Mode)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: %w", comm.Rank(), err)
+	}
+	if err := comm.Close(); err != nil {
+		return nil, err
+	}
+	if comm.Rank() != 0 {
+		return nil, nil
+	}
+	return res, nil
 }
 
 func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string, log io.Writer) (map[string]any, error) {

@@ -36,7 +36,7 @@ func TestTrainOneRank(t *testing.T) {
 
 // Through the cli on one rank: the JSON object's fields and the checkpoint
 // in -out.
-func TestProgram(t *testing.T) {
+func TestOneRankWritesCheckpoint(t *testing.T) {
 	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"ranks", "first_loss", "final_loss"}, Files: []string{"model.safetensors"}},
 		"-steps", "5", "-batch", "32")
 	clitest.Fails(t, program(), 2, "-mode", "broadcast")

@@ -16,11 +16,10 @@
 // (flow-mnist.png, beside the log flow-mnist.jsonl).
 //
 //	go run ./examples/flow [-steps 3000] [-layers 8] [-hidden 64] [-seed 1] [-out out/flow] [-json] [-quiet]
-//	go run ./examples/flow -data mnist [-epochs 8] [-layers 6] [-hidden 256] [-train 0] [-out out/flow]
+//	go run ./examples/flow -data mnist [-epochs 8] [-layers 6] [-hidden 256] [-train-n 0] [-test-n 0] [-out out/flow]
 package main
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
@@ -37,10 +37,16 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
+// config holds the settings of both modes; the tagged fields are the
+// flags. -seed draws the data, the initialisation and the batches.
 type config struct {
-	Steps, Layers, Hidden, Batch int
-	LR                           float64
-	Seed                         uint64
+	Steps        int `flag:"steps" help:"Adam steps"`
+	Layers       int `flag:"layers" help:"coupling layers (-data mnist: 6 unless given)"`
+	Hidden       int `flag:"hidden" help:"hidden width of each conditioner (-data mnist: 256 unless given)"`
+	Epochs       int `flag:"epochs" help:"passes over the MNIST training split (-data mnist)"`
+	mnist.Subset     // -train-n, -test-n (-data mnist)
+	Batch        int
+	LR           float64
 }
 
 type result struct {
@@ -60,32 +66,24 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	cfg := config{Batch: 256, LR: 1e-3}
-	mc := mnistConfig{Batch: 64, LR: 1e-3}
-	return cli.Program{
-		Name: "flow", Data: "moons", DataUsage: "data set: moons or mnist",
-		Flags: func(fs *flag.FlagSet) {
-			fs.IntVar(&cfg.Steps, "steps", 3000, "Adam steps")
-			fs.IntVar(&cfg.Layers, "layers", 8, "coupling layers (-data mnist: 6 unless given)")
-			fs.IntVar(&cfg.Hidden, "hidden", 64, "hidden width of each conditioner (-data mnist: 256 unless given)")
-			fs.IntVar(&mc.Epochs, "epochs", 8, "passes over the MNIST training split (-data mnist)")
-			fs.IntVar(&mc.Train, "train", 0, "MNIST training images used (0: all 8,000)")
-			fs.IntVar(&mc.Test, "test", 0, "MNIST test images used (0: all 2,000)")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			cfg.Seed, mc.Seed = env.Seed, env.Seed // of the data, initialisation and batches
-			switch env.Data {
-			case "moons":
-				return run(cfg, env)
-			case "mnist":
-				mc.Layers, mc.Hidden = 6, 256
-				cli.KeepGiven(env, "layers", &mc.Layers, cfg.Layers)
-				cli.KeepGiven(env, "hidden", &mc.Hidden, cfg.Hidden)
-				return runMNIST(mc, env)
-			}
-			return nil, cli.BadFlagf("-data %q: want moons or mnist", env.Data)
-		},
-	}
+	p := cli.Program{Name: "flow", Data: "moons", DataUsage: "data set: moons or mnist"}
+	defaults := config{Steps: 3000, Layers: 8, Hidden: 64, Epochs: 8, Batch: 256, LR: 1e-3}
+	return cli.Configured(p, defaults, func(c config, env *cli.Env) (any, error) {
+		switch env.Data {
+		case "moons":
+			return run(c, env)
+		case "mnist":
+			return runMNIST(cli.Preset(env, c, mnistSizes), env)
+		}
+		return nil, cli.BadFlagf("-data %q: want moons or mnist", env.Data)
+	})
+}
+
+// mnistSizes are the sizes of -data mnist, where -layers and -hidden are
+// not given.
+func mnistSizes(c config) config {
+	c.Layers, c.Hidden, c.Batch = 6, 256, 64
+	return c
 }
 
 // moons returns n points of scikit-learn's make_moons (two interleaved
@@ -153,7 +151,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if cfg.Steps < 1 || cfg.Layers < 2 || cfg.Hidden < 1 || cfg.Batch < 1 {
 		return res, cli.BadFlagf("need -steps ≥ 1, -layers ≥ 2, -hidden ≥ 1, got %d, %d, %d", cfg.Steps, cfg.Layers, cfg.Hidden)
 	}
-	rng := tensor.NewRNG(cfg.Seed)
+	rng := tensor.NewRNG(env.Seed)
 	xTrain, test := moons(rng, 4096), moons(rng, 2048)
 	f := newFlow(rng, cfg.Layers, cfg.Hidden)
 	ps := f.Params()
@@ -169,12 +167,12 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	gather := data.NewGatherer(xTrain)
 	loader := data.NewLoader(data.TensorDataset{X: xTrain}, data.LoaderOptions{
 		BatchSize: cfg.Batch,
-		Sampler:   data.Weighted{Weights: slices.Repeat([]float64{1}, n), Count: perEpoch * cfg.Batch, Seed: cfg.Seed},
+		Sampler:   data.Weighted{Weights: slices.Repeat([]float64{1}, n), Count: perEpoch * cfg.Batch, Seed: env.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
 			return data.Batch{X: gather.Gather(idx), Index: idx}
 		}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node { return nll(f.dist(g), g.Const(b.X)) }
-	tc := train.Options{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: cfg.Seed}
+	tc := train.Options{Epochs: (cfg.Steps + perEpoch - 1) / perEpoch, MaxSteps: cfg.Steps, Seed: env.Seed}
 	hist, logPath, err := fitLogged(env, "flow.jsonl", f, opt, loss, loader, tc)
 	res.Log = logPath
 	if err != nil {

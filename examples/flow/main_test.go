@@ -66,7 +66,7 @@ func TestLogitStatsOnePixel(t *testing.T) {
 func TestMNISTQuick(t *testing.T) {
 	t.Parallel()
 	res, _ := clitest.Check[mnistResult](t, program(), clitest.Expect{Fields: []string{"test_bpd", "baseline_test_bpd", "uniform_bpd", "train_bpd_per_epoch", "parameters"}, Pictures: []string{"flow-mnist.png"}},
-		"-data", "mnist", "-epochs", "1", "-layers", "2", "-hidden", "64", "-train", "2000", "-test", "500")
+		"-data", "mnist", "-epochs", "1", "-layers", "2", "-hidden", "64", "-train-n", "2000", "-test-n", "500")
 	t.Logf("quick run: test %.3f bpd, baseline %.3f", res.TestBPD, res.BaselineBPD)
 	assert.Equal(t, 8.0, res.UniformBPD)
 	assert.Greater(t, res.BaselineBPD, 3.0)

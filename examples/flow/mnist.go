@@ -44,13 +44,6 @@ func bitsPerDim(nllNats float64) float64 {
 	return (nllNats + pixels*math.Log(256)) / (pixels * math.Ln2)
 }
 
-type mnistConfig struct {
-	Epochs, Layers, Hidden, Batch int
-	Train, Test                   int // images used from each split (0: all)
-	LR                            float64
-	Seed                          uint64
-}
-
 type mnistResult struct {
 	TestBPD     float64   `json:"test_bpd"`          // the flow, bits per pixel on the test split
 	BaselineBPD float64   `json:"baseline_test_bpd"` // independent Gaussians per pixel in logit space
@@ -177,15 +170,15 @@ func logitStats(yTrain, yTest *tensor.Tensor) (mean, sd []float64, testNLL float
 	return mean, sd, testNLL
 }
 
-func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
+func runMNIST(cfg config, env *cli.Env) (res mnistResult, err error) {
 	if cfg.Epochs < 1 || cfg.Layers < 2 || cfg.Hidden < 1 || cfg.Batch < 1 {
 		return res, cli.BadFlagf("need -epochs ≥ 1, -layers ≥ 2, -hidden ≥ 1, got %d, %d, %d", cfg.Epochs, cfg.Layers, cfg.Hidden)
 	}
-	xTrain, _, xTest, _, err := mnist.LoadMNIST("", []int{pixels}, cfg.Train, cfg.Test)
+	xTrain, _, xTest, _, err := mnist.LoadMNIST("", []int{pixels}, cfg.Subset)
 	if err != nil {
 		return res, err
 	}
-	rng := tensor.NewRNG(cfg.Seed)
+	rng := tensor.NewRNG(env.Seed)
 	// One fixed dequantisation of the test set, for the flow and the
 	// baseline alike; training draws fresh noise for every batch.
 	yTest := dequantise(rng, xTest)
@@ -208,9 +201,9 @@ func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 	opt := optim.NewAdam(nn.Values(ps), optim.AdamOptions{LR: cfg.LR})
 	n := xTrain.Shape()[0]
 	gather := data.NewGatherer(xTrain)
-	noise := tensor.NewRNG(cfg.Seed + 1)
+	noise := tensor.NewRNG(env.Seed + 1)
 	loader := data.NewLoader(data.TensorDataset{X: xTrain}, data.LoaderOptions{
-		BatchSize: cfg.Batch, DropLast: true, Sampler: data.Random{N: n, Seed: cfg.Seed},
+		BatchSize: cfg.Batch, DropLast: true, Sampler: data.Random{N: n, Seed: env.Seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
 			return data.Batch{X: dequantise(noise, gather.Gather(idx)), Index: idx}
 		}})
@@ -220,7 +213,7 @@ func runMNIST(cfg mnistConfig, env *cli.Env) (res mnistResult, err error) {
 		nllNats := nll(f.dist(g), g.Const(b.X))
 		return graph.MulScalar(graph.AddScalar(nllNats, pixels*math.Log(256)), 1/(pixels*math.Ln2))
 	}
-	tc := train.Options{Epochs: cfg.Epochs, Seed: cfg.Seed}
+	tc := train.Options{Epochs: cfg.Epochs, Seed: env.Seed}
 	hist, logPath, err := fitLogged(env, "flow-mnist.jsonl", f, opt, loss, loader, tc)
 	res.Log = logPath
 	if err != nil {

@@ -25,9 +25,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
@@ -56,8 +54,6 @@ type config struct {
 	Latent       int
 	Lambda       float64 // gradient-penalty weight (wgan-gp)
 	EvalN        int     // samples and held-out digits in the MMD² (0: skip)
-	Seed         uint64
-	Out          string // directory of the sample grid ("": none)
 }
 
 // result is what -json prints; losses are the last epoch's means.
@@ -76,7 +72,7 @@ type result struct {
 }
 
 func defaults() config {
-	return config{Training: cli.Training{Epochs: 5, Batch: 64}, Loss: "bce", Width: 32, Latent: 64, NCritic: 5, Beta1: -1, Lambda: 10, EvalN: 1000, Seed: 1, Out: "out/gan"}
+	return config{Training: cli.Training{Epochs: 5, Batch: 64}, Loss: "bce", Width: 32, Latent: 64, NCritic: 5, Beta1: -1, Lambda: 10, EvalN: 1000}
 }
 
 func main() { cli.Main(program()) }
@@ -86,13 +82,7 @@ func program() cli.Program {
 		if c.Quick {
 			c = cli.Preset(env, c, quickConfig)
 		}
-		c.Seed, c.Out = env.Seed, env.Out // -seed: the weights, batches and noise
-		f, err := os.Create(env.Path("run.jsonl"))
-		if err != nil {
-			return result{}, err
-		}
-		defer f.Close()
-		return run(c, env.Log, f)
+		return run(c, env)
 	})
 }
 
@@ -134,8 +124,8 @@ type model struct {
 	steps      int // discriminator steps taken
 }
 
-func newModel(cfg config) (*model, error) {
-	m := &model{cfg: cfg, g: graph.New(), rng: tensor.NewRNG(cfg.Seed)}
+func newModel(cfg config, seed uint64) (*model, error) {
+	m := &model{cfg: cfg, g: graph.New(), rng: tensor.NewRNG(seed)}
 	gc := gan.Options{Size: 28, Channels: 1, Latent: cfg.Latent, Width: cfg.Width}
 	var ac optim.AdamOptions
 	switch cfg.Loss {
@@ -215,12 +205,14 @@ func (m *model) sample(z *tensor.Tensor) *tensor.Tensor {
 	return m.gen.Forward(g.Const(z)).Value().Clone()
 }
 
-func run(cfg config, progress, logw io.Writer) (res result, err error) {
+// run trains the pair, writing the JSON-lines log run.jsonl and the sample
+// grid into -out; -seed draws the weights, batches and noise.
+func run(cfg config, env *cli.Env) (res result, err error) {
 	x, err := mnist("train", cfg.TrainN)
 	if err != nil {
 		return res, err
 	}
-	m, err := newModel(cfg)
+	m, err := newModel(cfg, env.Seed)
 	if err != nil {
 		return res, err
 	}
@@ -231,7 +223,7 @@ func run(cfg config, progress, logw io.Writer) (res result, err error) {
 		if ev, err = newEvaluator(cfg.EvalN); err != nil {
 			return res, err
 		}
-		zEval = tensor.NewRNG(cfg.Seed+2).Normal(tensor.Float32, 0, 1, cfg.EvalN, cfg.Latent)
+		zEval = tensor.NewRNG(env.Seed+2).Normal(tensor.Float32, 0, 1, cfg.EvalN, cfg.Latent)
 		res.MMD2Untrained = ev.mmd2(m.sample(zEval))
 		train1k, err := mnist("train", cfg.EvalN)
 		if err != nil {
@@ -239,11 +231,13 @@ func run(cfg config, progress, logw io.Writer) (res result, err error) {
 		}
 		res.MMD2Reference = ev.mmd2(train1k)
 	}
-	prog := train.NewProgress(progress)
-	enc := json.NewEncoder(io.Discard)
-	if logw != nil {
-		enc = json.NewEncoder(logw)
+	logf, err := os.Create(env.Path("run.jsonl"))
+	if err != nil {
+		return res, err
 	}
+	defer logf.Close()
+	enc := json.NewEncoder(logf)
+	prog := train.NewProgress(env.Log)
 	n := x.Shape()[0]
 	batches := n / cfg.Batch
 	var total time.Duration
@@ -292,7 +286,7 @@ func run(cfg config, progress, logw io.Writer) (res result, err error) {
 		}
 		// The grid is rewritten after every epoch, so a long run can be
 		// watched and stopped.
-		if res.Samples, err = m.writeSamples(cfg); err != nil {
+		if res.Samples, err = m.writeSamples(env.Path("samples-"+cfg.Loss+".png"), env.Seed+1); err != nil {
 			return res, err
 		}
 	}
@@ -303,17 +297,10 @@ func run(cfg config, progress, logw io.Writer) (res result, err error) {
 	return res, nil
 }
 
-// writeSamples draws 64 digits from fixed noise as an 8×8 grid into
-// cfg.Out and returns the file's path ("" without cfg.Out).
-func (m *model) writeSamples(cfg config) (string, error) {
-	if cfg.Out == "" {
-		return "", nil
-	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(cfg.Out, "samples-"+cfg.Loss+".png")
-	z := tensor.NewRNG(cfg.Seed+1).Normal(tensor.Float32, 0, 1, 64, cfg.Latent)
+// writeSamples draws 64 digits from the noise the seed gives (the same
+// every epoch) as an 8×8 grid into path and returns path.
+func (m *model) writeSamples(path string, seed uint64) (string, error) {
+	z := tensor.NewRNG(seed).Normal(tensor.Float32, 0, 1, 64, m.cfg.Latent)
 	return path, plot.ImageGrid(path, m.sample(z), 8, 2, -1, 1)
 }
 

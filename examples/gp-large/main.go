@@ -23,9 +23,7 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -57,8 +55,7 @@ type config struct {
 	Rank        int     `flag:"rank" help:"rank of the pivoted-Cholesky preconditioner"`
 	LR          float64 `flag:"lr" help:"Adam's learning rate"`
 	NoSubsetFit bool    `flag:"no-subset-fit" help:"on the subset, time one evaluation of each method but fit neither"`
-	Seed        uint64
-	Out         string
+	Demo        bool    `flag:"demo" help:"quick run: n = 3000, 5 steps, exact subset 500, 200 test points"`
 	// Partition, if not nil, splits the CG kernel products over its ranks.
 	Partition gp.RowPartition
 }
@@ -96,30 +93,25 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var demo bool
-	p := cli.Program{Name: "gp-large",
-		Flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&demo, "demo", false, "quick run: n = 3000, 5 steps, exact subset 500")
-		}}
 	defaults := config{N: 100000, Steps: 20, ExactN: 2000, Test: 1000, Probes: 16, Rank: 100, LR: 0.1}
-	return cli.Configured(p, defaults, func(c config, env *cli.Env) (any, error) {
-		if demo {
-			c.N, c.Steps, c.ExactN, c.Test = 3000, 5, 500, 200
+	return cli.Configured(cli.Program{Name: "gp-large"}, defaults, func(c config, env *cli.Env) (any, error) {
+		if c.Demo {
+			c = cli.Preset(env, c, demoConfig)
 		}
-		c.Seed, c.Out = env.Seed, env.Out // -seed: the data and the probes
-		comm, err := distributed.Init()   // one rank unless built with -tags mpi and run by mpirun
+		comm, err := distributed.Init() // one rank unless built with -tags mpi and run by mpirun
 		if err != nil {
 			return nil, err
 		}
 		c.Partition = comm
-		log := env.Log
-		if comm.Rank() != 0 {
-			log, c.Out = io.Discard, ""
+		if comm.Rank() != 0 { // only rank 0 reports
+			quiet := *env
+			quiet.Log = io.Discard
+			env = &quiet
 		}
 		if comm.Size() > 1 {
-			fmt.Fprintf(log, "kernel products split by rows over %d MPI ranks\n", comm.Size())
+			env.Printf("kernel products split by rows over %d MPI ranks\n", comm.Size())
 		}
-		res, err := run(env.Context(), c, log)
+		res, err := run(c, env)
 		if err == nil {
 			err = comm.Close()
 		}
@@ -127,10 +119,17 @@ func program() cli.Program {
 			return nil, fmt.Errorf("rank %d: %w", comm.Rank(), err)
 		}
 		if comm.Rank() != 0 {
-			return nil, nil // only rank 0 reports
+			return nil, nil
 		}
-		return res, nil
+		res.Plot, err = plotTrace(env, res.Trace)
+		return res, err
 	})
+}
+
+// demoConfig shrinks c to a run of seconds.
+func demoConfig(c config) config {
+	c.N, c.Steps, c.ExactN, c.Test = 3000, 5, 500, 200
+	return c
 }
 
 // synthetic returns n points of the documented function plus noise.
@@ -147,10 +146,10 @@ func synthetic(rng *tensor.RNG, n int) (x, y *tensor.Tensor) {
 
 // modelOptions returns the model every fit starts from: a scaled ARD RBF
 // kernel, a constant mean, standardised targets.
-func modelOptions(inf gp.Inference, c config) gp.ExactOptions {
+func modelOptions(inf gp.Inference, c config, seed uint64) gp.ExactOptions {
 	k := kernel.NewScale(kernel.NewRBF(1, 1, 1), 1)
 	return gp.ExactOptions{Kernel: k, Noise: 0.1, Mean: gp.ConstantMean, Normalize: true,
-		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: c.Seed, Partition: c.Partition}}
+		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: seed, Partition: c.Partition}}
 }
 
 func params(m *gp.Exact) map[string]float64 {
@@ -167,31 +166,33 @@ func params(m *gp.Exact) map[string]float64 {
 	return out
 }
 
-func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
+// run fits the model on data drawn from -seed (which also draws the
+// probes) and scores it; the caller plots the trace.
+func run(c config, env *cli.Env) (res result, err error) {
 	if c.N < 10 || c.Steps < 1 || c.ExactN < 0 || c.ExactN > c.N || c.Test < 1 {
 		return res, fmt.Errorf("need n ≥ 10, steps ≥ 1, 0 ≤ exact-n ≤ n and test ≥ 1; got n %d, steps %d, exact-n %d, test %d", c.N, c.Steps, c.ExactN, c.Test)
 	}
-	rng := tensor.NewRNG(c.Seed)
+	rng := tensor.NewRNG(env.Seed)
 	x, y := synthetic(rng, c.N)
 	xt, yt := synthetic(rng, c.Test)
 	res.N, res.NoiseStd = c.N, noiseStd
 	if c.ExactN > 0 {
-		if res.Exact, err = compare(ctx, c, x, y, log); err != nil {
+		if res.Exact, err = compare(c, env, x, y); err != nil {
 			return res, err
 		}
 	}
-	opts := modelOptions(gp.CG, c)
-	fmt.Fprintf(log, "fitting on n = %d by Adam on the CG objective (%d probes, rank-%d preconditioner)\n", c.N, c.Probes, c.Rank)
+	opts := modelOptions(gp.CG, c, env.Seed)
+	env.Printf("fitting on n = %d by Adam on the CG objective (%d probes, rank-%d preconditioner)\n", c.N, c.Probes, c.Rank)
 	last := time.Now()
 	start := last
 	opts.Optimizer, opts.MaxIter, opts.LR = "adam", c.Steps, c.LR
 	opts.Progress = func(e gp.FitEvent) {
 		now := time.Now()
 		res.Trace = append(res.Trace, e.Objective)
-		fmt.Fprintf(log, "step %3d/%d  LML %.2f  %d CG iterations  %.1fs\n", e.Iteration, c.Steps, e.Objective, e.CGIterations, now.Sub(last).Seconds())
+		env.Printf("step %3d/%d  LML %.2f  %d CG iterations  %.1fs\n", e.Iteration, c.Steps, e.Objective, e.CGIterations, now.Sub(last).Seconds())
 		last = now
 	}
-	m, err := gp.FitExact(ctx, x, y, opts)
+	m, err := gp.FitExact(env.Context(), x, y, opts)
 	if err != nil && !errors.Is(err, tensor.ErrNotConverged) { // a fixed step budget: keep its result
 		return res, err
 	}
@@ -209,15 +210,10 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	}
 	res.TestRMSE = math.Sqrt(se / float64(c.Test))
 	res.PeakRSSMB = peakRSSMB()
-	fmt.Fprintf(log, "n = %d: LML %.2f, %.2fs per step, test RMSE %.4f (noise floor %.2f), peak RSS %.0f MB\n",
+	env.Printf("n = %d: LML %.2f, %.2fs per step, test RMSE %.4f (noise floor %.2f), peak RSS %.0f MB\n",
 		c.N, res.LML, res.SecondsPerStep, res.TestRMSE, noiseStd, res.PeakRSSMB)
 	for _, name := range slices.Sorted(maps.Keys(res.Params)) {
-		fmt.Fprintf(log, "  %-20s %10.4f\n", name, res.Params[name])
-	}
-	if c.Out != "" {
-		if res.Plot, err = plotTrace(c.Out, res.Trace); err != nil {
-			return res, err
-		}
+		env.Printf("  %-20s %10.4f\n", name, res.Params[name])
 	}
 	return res, nil
 }
@@ -226,14 +222,14 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 // first c.ExactN points and fits both there by L-BFGS from the same start
 // (unless c.NoSubsetFit). The exact evaluation runs first, so the peak
 // resident memory read after it is the exact GP's.
-func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) (*comparison, error) {
+func compare(c config, env *cli.Env, x, y *tensor.Tensor) (*comparison, error) {
 	n := c.ExactN
 	xs := tensor.Slice(x, 0, 0, n, 1).Contiguous()
 	ys := tensor.Slice(y, 0, 0, n, 1).Contiguous()
 	cmp := &comparison{N: n, KernelMatrixMB: float64(n) * float64(n) * 8 / (1 << 20)}
 	fits := map[gp.Inference]*gp.Exact{}
 	for _, inf := range []gp.Inference{gp.Cholesky, gp.CG} {
-		opts := modelOptions(inf, c)
+		opts := modelOptions(inf, c, env.Seed)
 		m, err := gp.NewExact(xs, ys, opts)
 		if err != nil {
 			return nil, err
@@ -249,7 +245,7 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 		}
 		if !c.NoSubsetFit {
 			opts.MaxIter = 30
-			if m, err = gp.FitExact(ctx, xs, ys, opts); err != nil && !errors.Is(err, tensor.ErrNotConverged) {
+			if m, err = gp.FitExact(env.Context(), xs, ys, opts); err != nil && !errors.Is(err, tensor.ErrNotConverged) {
 				return nil, err
 			}
 			fits[inf] = m
@@ -260,13 +256,13 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 			cmp.CGSecondsPerLML, cmp.CGLML = sec, obj
 		}
 	}
-	fmt.Fprintf(log, "subset n = %d: one LML + gradient takes %.3fs exact (kernel matrix %.0f MB, peak RSS %.0f MB), %.3fs by CG; LML %.3f exact, %.3f CG\n",
+	env.Printf("subset n = %d: one LML + gradient takes %.3fs exact (kernel matrix %.0f MB, peak RSS %.0f MB), %.3fs by CG; LML %.3f exact, %.3f CG\n",
 		n, cmp.ExactSecondsPerLML, cmp.KernelMatrixMB, cmp.ExactPeakRSSMB, cmp.CGSecondsPerLML, cmp.ExactLML, cmp.CGLML)
 	if c.NoSubsetFit {
 		return cmp, nil
 	}
 	cmp.ExactParams, cmp.CGParams = params(fits[gp.Cholesky]), params(fits[gp.CG])
-	at, err := gp.NewExact(xs, ys, modelOptions(gp.Cholesky, c))
+	at, err := gp.NewExact(xs, ys, modelOptions(gp.Cholesky, c, env.Seed))
 	if err != nil {
 		return nil, err
 	}
@@ -281,10 +277,10 @@ func compare(ctx context.Context, c config, x, y *tensor.Tensor, log io.Writer) 
 	if cmp.ExactLMLAtExactFit, err = evalOnce(fits[gp.Cholesky]); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "exact LML at the exact fit %.3f, at the CG fit %.3f\n", cmp.ExactLMLAtExactFit, cmp.ExactLMLAtCGFit)
-	fmt.Fprintf(log, "%-22s %10s %10s\n", "fitted on the subset", "exact", "CG")
+	env.Printf("exact LML at the exact fit %.3f, at the CG fit %.3f\n", cmp.ExactLMLAtExactFit, cmp.ExactLMLAtCGFit)
+	env.Printf("%-22s %10s %10s\n", "fitted on the subset", "exact", "CG")
 	for _, name := range slices.Sorted(maps.Keys(cmp.ExactParams)) {
-		fmt.Fprintf(log, "%-22s %10.4f %10.4f\n", name, cmp.ExactParams[name], cmp.CGParams[name])
+		env.Printf("%-22s %10.4f %10.4f\n", name, cmp.ExactParams[name], cmp.CGParams[name])
 	}
 	return cmp, nil
 }

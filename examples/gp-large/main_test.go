@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"math"
 	"testing"
 
@@ -15,7 +13,7 @@ import (
 // A quick run: the LML estimate rises under Adam, the test RMSE comes
 // near the noise floor, the exact and CG fits on the subset agree on the
 // noise, the plot is written, and -json has the keys the issue names.
-func TestQuickRun(t *testing.T) {
+func TestCGFitReachesTheNoiseFloorAndTheExactFit(t *testing.T) {
 	t.Parallel()
 	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"n", "lml", "seconds_per_step", "test_rmse", "noise_std", "lml_trace", "exact", "plot"}, Pictures: []string{"lml.png"}},
 		"-n", "800", "-steps", "8", "-exact-n", "150", "-test", "100", "-probes", "8", "-rank", "50", "-lr", "0.1")
@@ -35,8 +33,8 @@ func TestQuickRun(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	clitest.Fails(t, program(), 1, "-n", "5")
-	_, err := run(context.Background(), config{N: 5, Steps: 1, Test: 1}, io.Discard)
+	_, err := run(config{N: 5, Steps: 1, Test: 1}, clitest.Env(t))
 	assert.ErrorContains(t, err, "need n ≥ 10")
-	_, err = run(context.Background(), config{N: 100, Steps: 1, ExactN: 200, Test: 1}, io.Discard)
+	_, err = run(config{N: 100, Steps: 1, ExactN: 200, Test: 1}, clitest.Env(t))
 	assert.ErrorContains(t, err, "exact-n 200")
 }

@@ -24,11 +24,8 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"sort"
@@ -42,16 +39,14 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// config holds the command line.
+// config holds the settings; the tagged fields are its flags.
 type config struct {
-	Seed     uint64
-	Data     string
-	X, Y     string
-	Kernel   string
-	Out      string
-	Restarts int
-	MaxIter  int
-	Ahead    float64 // years to extrapolate
+	X        string  `flag:"x" help:"input column"`
+	Y        string  `flag:"y" help:"target column"`
+	Kernel   string  `flag:"kernel" help:"kernel preset (co2, rbf, matern52, rbf+periodic) or expression"`
+	Restarts int     `flag:"restarts" help:"random restarts after the start from the initial values"`
+	MaxIter  int     `flag:"iters" help:"L-BFGS iterations per start"`
+	Ahead    float64 `flag:"ahead" help:"extrapolate this far beyond the last input"`
 }
 
 // result is what -json prints.
@@ -66,38 +61,24 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
-	return cli.Program{
-		Name: "gp", Data: "co2.csv", DataUsage: "CSV file (embedded name or path)",
-		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&c.X, "x", "decimal_year", "input column")
-			fs.StringVar(&c.Y, "y", "ppm", "target column")
-			fs.StringVar(&c.Kernel, "kernel", "co2", "kernel preset (co2, rbf, matern52, rbf+periodic) or expression")
-			fs.IntVar(&c.Restarts, "restarts", 2, "random restarts after the start from the initial values")
-			fs.IntVar(&c.MaxIter, "iters", 100, "L-BFGS iterations per start")
-			fs.Float64Var(&c.Ahead, "ahead", 10, "extrapolate this far beyond the last input")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			c.Seed, c.Data, c.Out = env.Seed, env.Data, env.Out // -seed: the restarts' starting points
-			return run(env.Context(), c, env.Log)
-		},
-	}
+	p := cli.Program{Name: "gp", Data: "co2.csv", DataUsage: "CSV file (embedded name or path)"}
+	return cli.Configured(p, config{X: "decimal_year", Y: "ppm", Kernel: "co2", Restarts: 2, MaxIter: 100, Ahead: 10}, run)
 }
 
-// load reads the two columns. For a monthly decimal-year column the inputs
-// are recomputed as first + (i−1)/12 exactly, instead of the file's values
-// rounded to six digits.
-func load(c config) (x, y []float64, err error) {
-	tab, err := data.LoadCSV(c.Data)
+// load reads the columns c.X and c.Y of the CSV at path. For a monthly
+// decimal-year column the inputs are recomputed as first + (i−1)/12
+// exactly, instead of the file's values rounded to six digits.
+func load(path string, c config) (x, y []float64, err error) {
+	tab, err := data.LoadCSV(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	ix, iy := tab.Column(c.X), tab.Column(c.Y)
 	if ix < 0 || iy < 0 {
-		return nil, nil, fmt.Errorf("%s: need columns %q and %q, have %v", c.Data, c.X, c.Y, tab.Columns)
+		return nil, nil, fmt.Errorf("%s: need columns %q and %q, have %v", path, c.X, c.Y, tab.Columns)
 	}
 	if len(tab.Rows) < 2 {
-		return nil, nil, fmt.Errorf("%s: %d rows", c.Data, len(tab.Rows))
+		return nil, nil, fmt.Errorf("%s: %d rows", path, len(tab.Rows))
 	}
 	for _, r := range tab.Rows {
 		x = append(x, r[ix])
@@ -121,10 +102,10 @@ func load(c config) (x, y []float64, err error) {
 	return x, y, nil
 }
 
-// run loads the data, builds and fits the model, writes the plot and
-// returns the summary.
-func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
-	xs, ys, err := load(c)
+// run loads -data, builds and fits the model, writes the plot and returns
+// the summary; -seed draws the restarts' starting points.
+func run(c config, env *cli.Env) (res result, err error) {
+	xs, ys, err := load(env.Data, c)
 	if err != nil {
 		return res, err
 	}
@@ -140,27 +121,27 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	x := tensor.FromFloat64s(xs, n, 1)
 	y := tensor.FromFloat64s(ys, n)
 	opts := gp.ExactOptions{Kernel: kernel, Normalize: true, NoiseFree: hasWhite(kernel),
-		Restarts: c.Restarts, Seed: c.Seed, MaxIter: c.MaxIter, Bounds: bounds,
+		Restarts: c.Restarts, Seed: env.Seed, MaxIter: c.MaxIter, Bounds: bounds,
 		Progress: func(e gp.FitEvent) {
 			if e.Jitter > 0 || e.Iteration == 1 || e.Iteration%10 == 0 {
-				fmt.Fprintln(log, e)
+				env.Println(e)
 			}
 		}}
 	m, err := gp.NewExact(x, y, opts)
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "%d points, kernel %s, %d hyperparameters\n", n, c.Kernel, len(m.Hyperparams()))
+	env.Printf("%d points, kernel %s, %d hyperparameters\n", n, c.Kernel, len(m.Hyperparams()))
 	start, err := m.LogMarginalLikelihood(graph.New())
 	if err != nil {
 		return res, err
 	}
 	res.Start = start.Item()
-	if m, err = gp.FitExact(ctx, x, y, opts); err != nil {
+	if m, err = gp.FitExact(env.Context(), x, y, opts); err != nil {
 		if !errors.Is(err, tensor.ErrNotConverged) {
 			return res, err
 		}
-		fmt.Fprintln(log, err, "(keeping the best hyperparameters found)")
+		env.Println(err, "(keeping the best hyperparameters found)")
 	}
 	fit := m.FitResult()
 	for i, r := range fit.Restarts {
@@ -168,10 +149,10 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 		if r.Err != nil {
 			status = "failed: " + r.Err.Error()
 		}
-		fmt.Fprintf(log, "start %d: %s\n", i, status)
+		env.Printf("start %d: %s\n", i, status)
 	}
 	res.LML, res.N, res.Params = fit.LML, n, map[string]any{}
-	fmt.Fprintf(log, "best start %d: log marginal likelihood %.3f (standardised y)\n", fit.Best, fit.LML)
+	env.Printf("best start %d: log marginal likelihood %.3f (standardised y)\n", fit.Best, fit.LML)
 	names := make([]string, 0, len(m.Hyperparams()))
 	for _, p := range m.Hyperparams() {
 		names = append(names, p.Name())
@@ -184,7 +165,7 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(log, "  %-22s %v\n", name, res.Params[name])
+		env.Printf("  %-22s %v\n", name, res.Params[name])
 	}
 
 	// Predict on a monthly grid from the first input to Ahead years past the last.
@@ -197,11 +178,11 @@ func run(ctx context.Context, c config, log io.Writer) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	res.Plot = filepath.Join(c.Out, strings.TrimSuffix(filepath.Base(c.Data), filepath.Ext(c.Data))+".png")
+	res.Plot = env.Path(strings.TrimSuffix(filepath.Base(env.Data), filepath.Ext(env.Data)) + ".png")
 	if err := plotPosterior(res.Plot, xs, ys, grid, pred, c); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "wrote %s\n", res.Plot)
+	env.Printf("wrote %s\n", res.Plot)
 	return res, nil
 }
 

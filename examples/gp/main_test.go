@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"image/png"
 	"math"
 	"os"
@@ -17,7 +16,7 @@ import (
 
 // The monthly inputs are exact: 1959 + (i−1)/12.
 func TestLoadCO2(t *testing.T) {
-	x, y, err := load(config{Data: "co2.csv", X: "decimal_year", Y: "ppm"})
+	x, y, err := load("co2.csv", config{X: "decimal_year", Y: "ppm"})
 	require.NoError(t, err)
 	require.Len(t, x, 468)
 	require.Len(t, y, 468)
@@ -25,7 +24,7 @@ func TestLoadCO2(t *testing.T) {
 	assert.Equal(t, 1960.0, x[12])
 	assert.Equal(t, 1959+467.0/12, x[467])
 	assert.Equal(t, 315.42, y[0])
-	_, _, err = load(config{Data: "co2.csv", X: "year", Y: "ppm"})
+	_, _, err = load("co2.csv", config{X: "year", Y: "ppm"})
 	assert.ErrorContains(t, err, `"year"`)
 }
 
@@ -33,10 +32,10 @@ func TestLoadCO2(t *testing.T) {
 // keeps the yearly period, and writes the plot; -json has the agreed keys.
 func TestRunCO2(t *testing.T) {
 	t.Parallel()
-	out := t.TempDir()
 	var log bytes.Buffer
-	res, err := run(context.Background(), config{Seed: 1, Data: "co2.csv", X: "decimal_year", Y: "ppm", Kernel: "co2",
-		Out: out, Restarts: 0, MaxIter: 8, Ahead: 10}, &log)
+	env := clitest.EnvWith(t, 1, "co2.csv")
+	env.Log = &log
+	res, err := run(config{X: "decimal_year", Y: "ppm", Kernel: "co2", Restarts: 0, MaxIter: 8, Ahead: 10}, env)
 	require.NoError(t, err)
 	assert.Equal(t, 468, res.N)
 	assert.Greater(t, res.LML, res.Start)
@@ -56,7 +55,7 @@ func TestRunCO2(t *testing.T) {
 }
 
 // Through the cli: the JSON object's fields and the picture.
-func TestProgram(t *testing.T) {
+func TestCLIWritesFieldsAndPlot(t *testing.T) {
 	t.Parallel()
 	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"lml", "lml_start", "params", "n", "plot"}, Pictures: []string{"co2.png"}},
 		"-kernel", "rbf", "-restarts", "0", "-iters", "5")

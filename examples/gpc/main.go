@@ -29,13 +29,8 @@ func main() { cli.Main(program()) }
 func program() cli.Program {
 	return cli.Program{
 		Name: "gpc", Data: "sklearn/iris.csv", DataUsage: "embedded data set name or CSV path (iris layout)",
-		Run: func(env *cli.Env) (any, error) { return run(config{seed: env.Seed, data: env.Data}, env) },
+		Run: func(env *cli.Env) (any, error) { return run(env) },
 	}
-}
-
-type config struct {
-	seed uint64 // of the fit's random restarts
-	data string
 }
 
 // result holds the figures the program reports.
@@ -56,15 +51,16 @@ const (
 	colTarget = "target"
 )
 
-func run(cfg config, env *cli.Env) (res result, err error) {
+// run fits the classifier to -data; -seed draws the fit's random restarts.
+func run(env *cli.Env) (res result, err error) {
 	defer tensor.Recover(&err)
-	tab, err := data.LoadCSV(cfg.data)
+	tab, err := data.LoadCSV(env.Data)
 	if err != nil {
 		return res, err
 	}
 	il, iw, it := tab.Column(colLength), tab.Column(colWidth), tab.Column(colTarget)
 	if il < 0 || iw < 0 || it < 0 {
-		return res, fmt.Errorf("%s: need columns %s, %s and %s, have %v", cfg.data, colLength, colWidth, colTarget, tab.Columns)
+		return res, fmt.Errorf("%s: need columns %s, %s and %s, have %v", env.Data, colLength, colWidth, colTarget, tab.Columns)
 	}
 	// Versicolor (target 1) is class 0, virginica (target 2) class 1.
 	var raw [][2]float64
@@ -103,7 +99,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	opts := gp.ClassifierOptions{
 		Kernel:   kernel,
 		Restarts: 3,
-		Seed:     cfg.seed,
+		Seed:     env.Seed,
 		Bounds:   map[string][2]float64{"rbf.lengthscale": {0.05, 20}, "scale.variance": {0.01, 1000}},
 	}
 	c, err := gp.NewClassifier(x, labels, opts)

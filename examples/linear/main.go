@@ -18,7 +18,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 
@@ -30,10 +29,12 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// config holds the flags.
+// config holds the settings; the tagged fields are its flags.
 type config struct {
-	test, ridge, l1ratio float64
-	alphas               int
+	Test    float64 `flag:"test" help:"share of the rows held out for the test R²"`
+	Ridge   float64 `flag:"ridge" help:"ridge penalty α"`
+	L1Ratio float64 `flag:"l1ratio" help:"the elastic net's L1 share ρ ∈ (0, 1]"`
+	Alphas  int     `flag:"alphas" help:"points on the lasso path and on the elastic net's α grid"`
 }
 
 // quantileLine is one quantile regression of the target on BMI.
@@ -69,29 +70,20 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var c config
-	return cli.Program{
-		Name: "linear", Data: "sklearn/diabetes.csv", DataUsage: "CSV of features with a target column (the diabetes set)",
-		Flags: func(fs *flag.FlagSet) {
-			fs.Float64Var(&c.test, "test", 0.2, "share of the rows held out for the test R²")
-			fs.Float64Var(&c.ridge, "ridge", 0.1, "ridge penalty α")
-			fs.Float64Var(&c.l1ratio, "l1ratio", 0.5, "the elastic net's L1 share ρ ∈ (0, 1]")
-			fs.IntVar(&c.alphas, "alphas", 100, "points on the lasso path and on the elastic net's α grid")
-		},
-		Run: func(env *cli.Env) (any, error) { return run(c, env) },
-	}
+	p := cli.Program{Name: "linear", Data: "sklearn/diabetes.csv", DataUsage: "CSV of features with a target column (the diabetes set)"}
+	return cli.Configured(p, config{Test: 0.2, Ridge: 0.1, L1Ratio: 0.5, Alphas: 100}, run)
 }
 
 func run(c config, env *cli.Env) (res result, err error) {
 	switch {
-	case !(c.test > 0 && c.test < 0.5):
-		return res, cli.BadFlagf("-test must be in (0, 0.5), got %g", c.test)
-	case !(c.ridge >= 0):
-		return res, cli.BadFlagf("-ridge must be non-negative, got %g", c.ridge)
-	case !(c.l1ratio > 0 && c.l1ratio <= 1):
-		return res, cli.BadFlagf("-l1ratio must be in (0, 1], got %g", c.l1ratio)
-	case c.alphas < 2:
-		return res, cli.BadFlagf("-alphas must be at least 2, got %d", c.alphas)
+	case !(c.Test > 0 && c.Test < 0.5):
+		return res, cli.BadFlagf("-test must be in (0, 0.5), got %g", c.Test)
+	case !(c.Ridge >= 0):
+		return res, cli.BadFlagf("-ridge must be non-negative, got %g", c.Ridge)
+	case !(c.L1Ratio > 0 && c.L1Ratio <= 1):
+		return res, cli.BadFlagf("-l1ratio must be in (0, 1], got %g", c.L1Ratio)
+	case c.Alphas < 2:
+		return res, cli.BadFlagf("-alphas must be at least 2, got %d", c.Alphas)
 	}
 	table, err := data.LoadCSV(env.Data)
 	if err != nil {
@@ -118,7 +110,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	y = tensor.Reshape(y, n)
 	env.Printf("%s: %d patients, %d features %v\n", env.Data, n, len(res.Features), res.Features)
 
-	train, test := data.TrainTestSplit(n, c.test, env.Seed)
+	train, test := data.TrainTestSplit(n, c.Test, env.Seed)
 	res.Train, res.Test = len(train), len(test)
 	xTr, yTr := tensor.IndexSelect(x, 0, train), tensor.IndexSelect(y, 0, train)
 	xTe, yTe := tensor.IndexSelect(x, 0, test), tensor.IndexSelect(y, 0, test)
@@ -136,12 +128,12 @@ func run(c config, env *cli.Env) (res result, err error) {
 	}
 	res.LeastSquares, res.LeastSqCoef, res.LeastSqInterc = r2(ls.Predict(xTe), yTe), ls.Coef, ls.Intercept
 	env.Printf("least squares on %d rows: test R² %.4f (%d test rows)\n", len(train), res.LeastSquares, len(test))
-	rd, err := linear.FitRidge(xTr, yTr, linear.RidgeOptions{Alpha: c.ridge})
+	rd, err := linear.FitRidge(xTr, yTr, linear.RidgeOptions{Alpha: c.Ridge})
 	if err != nil {
 		return res, err
 	}
-	res.Ridge, res.RidgeAlpha = r2(rd.Predict(xTe), yTe), c.ridge
-	env.Printf("ridge α = %g: test R² %.4f\n", c.ridge, res.Ridge)
+	res.Ridge, res.RidgeAlpha = r2(rd.Predict(xTe), yTe), c.Ridge
+	env.Printf("ridge α = %g: test R² %.4f\n", c.Ridge, res.Ridge)
 
 	if err := elasticNet(c, env, &res, xTr, yTr, xTe, yTe, r2); err != nil {
 		return res, err
@@ -169,7 +161,7 @@ func elasticNet(c config, env *cli.Env, res *result, xTr, yTr, xTe, yTe *tensor.
 	fit, val := data.TrainTestSplit(xTr.Shape()[0], 0.25, env.Seed+1)
 	xF, yF := tensor.IndexSelect(xTr, 0, fit), tensor.IndexSelect(yTr, 0, fit)
 	xV, yV := tensor.IndexSelect(xTr, 0, val), tensor.IndexSelect(yTr, 0, val)
-	path, err := linear.FitPath(ctx, xF, yF, linear.PathOptions{L1Ratio: c.l1ratio, NumAlphas: c.alphas})
+	path, err := linear.FitPath(ctx, xF, yF, linear.PathOptions{L1Ratio: c.L1Ratio, NumAlphas: c.Alphas})
 	if err := keep(env, err); err != nil {
 		return err
 	}
@@ -180,7 +172,7 @@ func elasticNet(c config, env *cli.Env, res *result, xTr, yTr, xTe, yTe *tensor.
 			res.ENetValR2, res.ENetAlpha = v, a
 		}
 	}
-	m, err := linear.FitElasticNet(ctx, xTr, yTr, linear.ElasticNetOptions{Alpha: res.ENetAlpha, L1Ratio: c.l1ratio})
+	m, err := linear.FitElasticNet(ctx, xTr, yTr, linear.ElasticNetOptions{Alpha: res.ENetAlpha, L1Ratio: c.L1Ratio})
 	if err := keep(env, err); err != nil {
 		return err
 	}
@@ -191,14 +183,14 @@ func elasticNet(c config, env *cli.Env, res *result, xTr, yTr, xTe, yTe *tensor.
 		}
 	}
 	env.Printf("elastic net ρ = %g: α = %.4g chosen on %d validation rows (R² %.4f of %d α), test R² %.4f with %d non-zero weights\n",
-		c.l1ratio, res.ENetAlpha, len(val), res.ENetValR2, len(path.Alphas), res.ENet, res.ENetNonzero)
+		c.L1Ratio, res.ENetAlpha, len(val), res.ENetValR2, len(path.Alphas), res.ENet, res.ENetNonzero)
 	return nil
 }
 
 // lassoPath fits the lasso path on every row and draws each coefficient
 // against log₁₀ α.
 func lassoPath(c config, env *cli.Env, res *result, x, y *tensor.Tensor) error {
-	path, err := linear.FitPath(env.Context(), x, y, linear.PathOptions{NumAlphas: c.alphas})
+	path, err := linear.FitPath(env.Context(), x, y, linear.PathOptions{NumAlphas: c.Alphas})
 	if err := keep(env, err); err != nil {
 		return err
 	}
@@ -227,13 +219,9 @@ func lassoPath(c config, env *cli.Env, res *result, x, y *tensor.Tensor) error {
 	last := len(path.Alphas) - 1
 	env.Printf("lasso path: %d α from %.4g (no weights) to %.4g (%d non-zero); %s enters first\n",
 		len(path.Alphas), path.Alphas[0], path.Alphas[last], res.PathNonzero[last], res.PathFirstIn)
-	res.PathPlot = env.Path("path.png")
-	if err := plot.WritePNG(res.PathPlot, plot.Panel{Title: "lasso path on the diabetes set",
-		XLabel: "log₁₀ α", YLabel: "coefficient", Curves: curves}); err != nil {
-		return err
-	}
-	env.Println("lasso path:", res.PathPlot)
-	return nil
+	res.PathPlot, err = env.WritePNG("path.png", plot.Panel{Title: "lasso path on the diabetes set",
+		XLabel: "log₁₀ α", YLabel: "coefficient", Curves: curves})
+	return err
 }
 
 // quantiles fits the median and the 90 % quantile of the target against
@@ -274,11 +262,8 @@ func quantiles(env *cli.Env, res *result, x, y *tensor.Tensor) error {
 		curves = append(curves, plot.Curve{Name: fmt.Sprintf("τ = %g", tau), X: []float64{lo, hi},
 			Y: []float64{line.Intercept + line.Slope*lo, line.Intercept + line.Slope*hi}, Style: plot.Line})
 	}
-	res.QuantilePlot = env.Path("quantile.png")
-	if err := plot.WritePNG(res.QuantilePlot, plot.Panel{Title: "quantile regression of disease progression on BMI",
-		XLabel: "body-mass index (centred and scaled)", YLabel: "progression after one year", Curves: curves}); err != nil {
-		return err
-	}
-	env.Println("quantile lines:", res.QuantilePlot)
-	return nil
+	var err error
+	res.QuantilePlot, err = env.WritePNG("quantile.png", plot.Panel{Title: "quantile regression of disease progression on BMI",
+		XLabel: "body-mass index (centred and scaled)", YLabel: "progression after one year", Curves: curves})
+	return err
 }

@@ -15,11 +15,8 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -32,17 +29,14 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// options are the command-line settings.
-type options struct {
-	Data     string
-	L2       float64
-	Solver   string
-	Link     string
-	Bayes    bool
-	FitAlpha bool
-	Out      string
-	MCSeed   uint64
-	Holdout  float64 // fraction held out for the diagram and test figures (0: none)
+// config holds the settings; the tagged fields are its flags.
+type config struct {
+	L2       float64 `flag:"l2" help:"λ of the penalty (λ/2)‖w‖² (0: maximum likelihood); with -bayes the prior precision α"`
+	Solver   string  `flag:"solver" help:"lbfgs, newton or irls"`
+	Link     string  `flag:"link" help:"logit or probit (binary data only)"`
+	Bayes    bool    `flag:"bayes" help:"Bayesian logistic regression by the Laplace approximation"`
+	FitAlpha bool    `flag:"fit-alpha" help:"with -bayes: choose α by maximising the evidence"`
+	Holdout  float64 `flag:"holdout" help:"fraction of the samples held out for test figures and the reliability diagram"`
 }
 
 // result is what -json prints. Coef and Intercept are a list and a number
@@ -70,22 +64,8 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	var o options
-	return cli.Program{
-		Name: "logreg", Data: "breast_cancer", DataUsage: "breast_cancer, digits, or the path of a CSV with a \"target\" column",
-		Flags: func(fs *flag.FlagSet) {
-			fs.Float64Var(&o.L2, "l2", 1, "λ of the penalty (λ/2)‖w‖² (0: maximum likelihood); with -bayes the prior precision α")
-			fs.StringVar(&o.Solver, "solver", logreg.LBFGS, "lbfgs, newton or irls")
-			fs.StringVar(&o.Link, "link", "logit", "logit or probit (binary data only)")
-			fs.BoolVar(&o.Bayes, "bayes", false, "Bayesian logistic regression by the Laplace approximation")
-			fs.BoolVar(&o.FitAlpha, "fit-alpha", false, "with -bayes: choose α by maximising the evidence")
-			fs.Float64Var(&o.Holdout, "holdout", 0, "fraction of the samples held out for test figures and the reliability diagram")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			o.Data, o.Out, o.MCSeed = env.Data, env.Out, env.Seed // -seed: the Monte Carlo predictive and the -holdout split
-			return run(o, env.Log)
-		},
-	}
+	p := cli.Program{Name: "logreg", Data: "breast_cancer", DataUsage: "breast_cancer, digits, or the path of a CSV with a \"target\" column"}
+	return cli.Configured(p, config{L2: 1, Solver: logreg.LBFGS, Link: "logit"}, run)
 }
 
 // load reads the data set, standardises its features and returns them
@@ -124,9 +104,10 @@ func load(name string) (*tensor.Tensor, []int, error) {
 	return x, y, nil
 }
 
-// run fits the model and writes the calibration diagram.
-func run(o options, log io.Writer) (res result, err error) {
-	x, y, err := load(o.Data)
+// run fits the model to -data and writes the calibration diagram; -seed
+// draws the Monte Carlo predictive and the -holdout split.
+func run(o config, env *cli.Env) (res result, err error) {
+	x, y, err := load(env.Data)
 	if err != nil {
 		return res, err
 	}
@@ -138,7 +119,7 @@ func run(o options, log io.Writer) (res result, err error) {
 	switch {
 	case classes > 2:
 		if o.Link == "probit" {
-			return res, fmt.Errorf("-link probit needs binary labels; %s has %d classes", o.Data, classes)
+			return res, fmt.Errorf("-link probit needs binary labels; %s has %d classes", env.Data, classes)
 		}
 		link = logreg.Softmax
 	case o.Link == "probit":
@@ -149,16 +130,16 @@ func run(o options, log io.Writer) (res result, err error) {
 	classes = max(classes, 2)
 	n, d := x.Shape()[0], x.Shape()[1]
 	res.NumSamples, res.NumFeatures, res.NumClasses = n, d, classes
-	fmt.Fprintf(log, "%s: %d samples, %d features, %d classes (%s link, %s solver)\n", o.Data, n, d, classes, link, o.Solver)
+	env.Printf("%s: %d samples, %d features, %d classes (%s link, %s solver)\n", env.Data, n, d, classes, link, o.Solver)
 
 	// With -holdout, fit on a random part and keep the rest for the
 	// held-out figures and the reliability diagram.
 	xTest, yTest := (*tensor.Tensor)(nil), []int(nil)
 	if o.Holdout > 0 {
-		trainIdx, testIdx := data.TrainTestSplit(n, o.Holdout, o.MCSeed)
+		trainIdx, testIdx := data.TrainTestSplit(n, o.Holdout, env.Seed)
 		xTest, yTest = tensor.IndexSelect(x, 0, testIdx), gather(y, testIdx)
 		x, y = tensor.IndexSelect(x, 0, trainIdx), gather(y, trainIdx)
-		fmt.Fprintf(log, "held out %d samples; fitting on %d\n", len(testIdx), len(trainIdx))
+		env.Printf("held out %d samples; fitting on %d\n", len(testIdx), len(trainIdx))
 	}
 	var (
 		m    *logreg.Regression
@@ -171,19 +152,19 @@ func run(o options, log io.Writer) (res result, err error) {
 		} else if alpha <= 0 {
 			return res, fmt.Errorf("-bayes needs a prior precision -l2 > 0 (or -fit-alpha)")
 		}
-		post, err = logreg.FitLaplace(context.Background(), x, y, logreg.LaplaceOptions{Alpha: alpha, Link: link, Classes: classes, Solver: o.Solver})
+		post, err = logreg.FitLaplace(env.Context(), x, y, logreg.LaplaceOptions{Alpha: alpha, Link: link, Classes: classes, Solver: o.Solver})
 		if err != nil {
 			return res, err
 		}
 		m = post.MAP
 		ev, a := post.LogEvidence, post.Alpha
 		res.LogEvidence, res.Alpha = &ev, &a
-		fmt.Fprintf(log, "Laplace: α = %.4g, log evidence = %.4f\n", a, ev)
+		env.Printf("Laplace: α = %.4g, log evidence = %.4f\n", a, ev)
 	} else {
-		m, err = logreg.FitRegression(context.Background(), x, y, logreg.RegressionOptions{L2: o.L2, Link: link, Classes: classes, Solver: o.Solver})
+		m, err = logreg.FitRegression(env.Context(), x, y, logreg.RegressionOptions{L2: o.L2, Link: link, Classes: classes, Solver: o.Solver})
 		if err != nil {
 			if errors.Is(err, logreg.ErrSeparable) || errors.Is(err, tensor.ErrNotConverged) {
-				return res, fmt.Errorf("%w\n(the maximum-likelihood fit of standardised %s does not exist or did not converge; try -l2 1)", err, o.Data)
+				return res, fmt.Errorf("%w\n(the maximum-likelihood fit of standardised %s does not exist or did not converge; try -l2 1)", err, env.Data)
 			}
 			return res, err
 		}
@@ -194,7 +175,7 @@ func run(o options, log io.Writer) (res result, err error) {
 		mapP = m.PredictProba(x)
 		if post != nil {
 			bayesP = post.PredictProba(x)
-			mcP = post.PredictMC(x, 200, o.MCSeed)
+			mcP = post.PredictMC(x, 200, env.Seed)
 		}
 		return mapP, bayesP, mcP
 	}
@@ -220,14 +201,14 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	mapP, bayesP, mcP := predict(x)
 	res.MeanLogLoss = score(mapP, y, &res.Accuracy)
-	fmt.Fprintf(log, "training set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f (%d iterations, %s)\n",
+	env.Printf("training set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f (%d iterations, %s)\n",
 		res.MeanLogLoss, res.Accuracy, m.Iterations, m.Reason)
 	if o.Bayes {
 		ml, ma, mc := res.MeanLogLoss, res.Accuracy, score(mcP, y, nil)
 		res.MAPLogLoss, res.MAPAccuracy, res.MCLogLoss = &ml, &ma, &mc
 		res.MeanLogLoss = score(bayesP, y, &res.Accuracy)
-		fmt.Fprintf(log, "training set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f\n", res.MeanLogLoss, res.Accuracy)
-		fmt.Fprintf(log, "training set, Bayesian predictive (Monte Carlo, 200 draws): mean log loss %.4f\n", mc)
+		env.Printf("training set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f\n", res.MeanLogLoss, res.Accuracy)
+		env.Printf("training set, Bayesian predictive (Monte Carlo, 200 draws): mean log loss %.4f\n", mc)
 	}
 	where := "training set"
 	if xTest != nil {
@@ -237,12 +218,12 @@ func run(o options, log io.Writer) (res result, err error) {
 		var acc float64
 		res.Test = map[string]float64{"map_mean_log_loss": score(mapP, y, &acc)}
 		res.Test["map_accuracy"] = acc
-		fmt.Fprintf(log, "held-out set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f\n", res.Test["map_mean_log_loss"], res.Test["map_accuracy"])
+		env.Printf("held-out set, MAP/ML plug-in: mean log loss %.4f, accuracy %.4f\n", res.Test["map_mean_log_loss"], res.Test["map_accuracy"])
 		if o.Bayes {
 			res.Test["bayes_mean_log_loss"] = score(bayesP, y, &acc)
 			res.Test["bayes_accuracy"] = acc
 			res.Test["mc_mean_log_loss"] = score(mcP, y, nil)
-			fmt.Fprintf(log, "held-out set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f; Monte Carlo: %.4f\n",
+			env.Printf("held-out set, Bayesian predictive (probit approximation): mean log loss %.4f, accuracy %.4f; Monte Carlo: %.4f\n",
 				res.Test["bayes_mean_log_loss"], res.Test["bayes_accuracy"], res.Test["mc_mean_log_loss"])
 		}
 	}
@@ -250,17 +231,17 @@ func run(o options, log io.Writer) (res result, err error) {
 	if scoreErr != nil {
 		return res, scoreErr
 	}
-	base := strings.TrimSuffix(filepath.Base(o.Data), filepath.Ext(o.Data))
-	path := filepath.Join(o.Out, "calibration_"+base+".png")
+	base := strings.TrimSuffix(filepath.Base(env.Data), filepath.Ext(env.Data))
+	path := env.Path("calibration_" + base + ".png")
 	series := []calSeries{{"MAP plug-in", mapP}}
 	if o.Bayes {
 		series = append(series, calSeries{"Bayes (probit approx.)", bayesP}, calSeries{"Bayes (Monte Carlo)", mcP})
 	}
-	if err := writeCalibration(path, o.Data+", "+where, series, y); err != nil {
+	if err := writeCalibration(path, env.Data+", "+where, series, y); err != nil {
 		return res, err
 	}
 	res.Calibration = path
-	fmt.Fprintf(log, "reliability diagram: %s\n", path)
+	env.Printf("reliability diagram: %s\n", path)
 	return res, nil
 }
 

@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,7 +18,7 @@ func TestBreastCancer(t *testing.T) {
 	var losses []float64
 	for _, solver := range []string{"lbfgs", "newton", "irls"} {
 		t.Run(solver, func(t *testing.T) {
-			res, err := run(options{Data: "breast_cancer", L2: 1, Solver: solver, Link: "logit", Out: t.TempDir()}, io.Discard)
+			res, err := run(config{L2: 1, Solver: solver, Link: "logit"}, clitest.EnvWith(t, 1, "breast_cancer"))
 			require.NoError(t, err)
 			assert.GreaterOrEqual(t, res.Accuracy, 0.98)
 			assert.Less(t, res.MeanLogLoss, 0.07)
@@ -35,14 +33,14 @@ func TestBreastCancer(t *testing.T) {
 
 func TestMaximumLikelihoodSeparable(t *testing.T) {
 	// All 30 standardised features separate the classes: no ML estimate.
-	_, err := run(options{Data: "breast_cancer", L2: 0, Solver: "newton", Link: "logit", Out: t.TempDir()}, io.Discard)
+	_, err := run(config{L2: 0, Solver: "newton", Link: "logit"}, clitest.EnvWith(t, 1, "breast_cancer"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "separable")
 }
 
 func TestBayesJSON(t *testing.T) {
-	dir := t.TempDir()
-	res, err := run(options{Data: "breast_cancer", L2: 1, Solver: "newton", Link: "logit", Bayes: true, Out: dir, MCSeed: 1}, io.Discard)
+	env := clitest.EnvWith(t, 1, "breast_cancer")
+	res, err := run(config{L2: 1, Solver: "newton", Link: "logit", Bayes: true}, env)
 	require.NoError(t, err)
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
@@ -54,15 +52,15 @@ func TestBayesJSON(t *testing.T) {
 	// The predictive averages over the posterior, so it is less confident
 	// than the plug-in MAP on the training set: a larger log loss.
 	assert.Greater(t, res.MeanLogLoss, *res.MAPLogLoss)
-	st, err := os.Stat(filepath.Join(dir, "calibration_breast_cancer.png"))
+	st, err := os.Stat(env.Path("calibration_breast_cancer.png"))
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(1000))
 }
 
 func TestBadData(t *testing.T) {
-	_, err := run(options{Data: "no_such_file.csv", L2: 1, Link: "logit", Out: t.TempDir()}, io.Discard)
+	_, err := run(config{L2: 1, Link: "logit"}, clitest.EnvWith(t, 1, "no_such_file.csv"))
 	assert.Error(t, err)
-	_, err = run(options{Data: "digits", L2: 1, Link: "probit", Out: t.TempDir()}, io.Discard)
+	_, err = run(config{L2: 1, Link: "probit"}, clitest.EnvWith(t, 1, "digits"))
 	assert.ErrorContains(t, err, "binary labels")
 }
 
@@ -70,7 +68,7 @@ func TestBadData(t *testing.T) {
 // (1,797 × 64, 10 classes) almost perfectly on the training set (scikit-learn's
 // LogisticRegression(C=1) reaches about 0.999).
 func TestDigits(t *testing.T) {
-	res, err := run(options{Data: "digits", L2: 1, Solver: "lbfgs", Link: "logit", Out: t.TempDir()}, io.Discard)
+	res, err := run(config{L2: 1, Solver: "lbfgs", Link: "logit"}, clitest.EnvWith(t, 1, "digits"))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, res.Accuracy, 0.99)
 	assert.Less(t, res.MeanLogLoss, 0.1)
@@ -82,7 +80,7 @@ func TestDigits(t *testing.T) {
 }
 
 func TestHoldout(t *testing.T) {
-	res, err := run(options{Data: "breast_cancer", L2: 1, Solver: "newton", Link: "logit", Bayes: true, Holdout: 0.3, Out: t.TempDir(), MCSeed: 1}, io.Discard)
+	res, err := run(config{L2: 1, Solver: "newton", Link: "logit", Bayes: true, Holdout: 0.3}, clitest.EnvWith(t, 1, "breast_cancer"))
 	require.NoError(t, err)
 	// ⌈0.3·569⌉ = 171 held out, so the fit sees 398 samples.
 	assert.Equal(t, 569, res.NumSamples)
@@ -93,7 +91,7 @@ func TestHoldout(t *testing.T) {
 }
 
 // Through the cli: the JSON object's fields and the reliability diagram.
-func TestProgram(t *testing.T) {
+func TestCLIWritesFieldsAndDiagram(t *testing.T) {
 	t.Parallel()
 	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"coef", "intercept", "mean_log_loss", "accuracy", "log_evidence", "map_accuracy", "calibration_png", "test"}, Pictures: []string{"calibration_breast_cancer.png"}},
 		"-bayes", "-solver", "newton", "-holdout", "0.3")

@@ -19,8 +19,6 @@
 package main
 
 import (
-	"flag"
-
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
@@ -71,28 +69,22 @@ var classifier = mnist.Classifier{
 
 func main() { cli.Main(program()) }
 
+// config is the MNIST examples' settings and the task; the tagged fields
+// are the flags.
+type config struct {
+	mnist.Options
+	Task string `flag:"task" help:"mnist (digits as sequences of rows) or sine (noisy sine forecast)"`
+}
+
 func program() cli.Program {
-	o := mnist.DefaultOptions()
-	var task string
-	return cli.Program{
-		Name: classifier.Name, DataUsage: mnist.DataUsage + " (-task mnist)",
-		Flags: func(fs *flag.FlagSet) {
-			o.Flags(fs)
-			fs.StringVar(&task, "task", "mnist", "mnist (digits as sequences of rows) or sine (noisy sine forecast)")
-		},
-		Run: func(env *cli.Env) (any, error) {
-			o.FromEnv(env)
-			switch task {
-			case "mnist":
-				return mnist.RunMNIST(classifier, o, env.Log)
-			case "sine":
-				c := defaultSine(o)
-				// -lr and -batch given explicitly override the task's own.
-				cli.KeepGiven(env, "lr", &c.LR, o.LR)
-				cli.KeepGiven(env, "batch", &c.Batch, o.Batch)
-				return runSine(c, env.Log)
-			}
-			return nil, cli.BadFlagf("unknown -task %q: want mnist or sine", task)
-		},
-	}
+	p := cli.Program{Name: classifier.Name, DataUsage: mnist.DataUsage + " (-task mnist)"}
+	return cli.Configured(p, config{Options: mnist.DefaultOptions(), Task: "mnist"}, func(c config, env *cli.Env) (any, error) {
+		switch c.Task {
+		case "mnist":
+			return mnist.RunMNIST(classifier, c.Options, env)
+		case "sine":
+			return runSine(defaultSine(cli.Preset(env, c.Options, sineTraining)), env)
+		}
+		return nil, cli.BadFlagf("unknown -task %q: want mnist or sine", c.Task)
+	})
 }

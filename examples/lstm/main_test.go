@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,8 +26,8 @@ func TestMNISTTrainingLossFalls(t *testing.T) {
 func TestSineTrainingLossFalls(t *testing.T) {
 	t.Parallel()
 	c := sineConfig{Points: 600, Period: 25, Noise: 0.1, Window: 20, Hidden: 16,
-		Epochs: 1, Batch: 32, LR: 1e-2, Seed: 1, OutDir: t.TempDir(), MaxStep: 12}
-	res, err := runSine(c, io.Discard)
+		Epochs: 1, Batch: 32, LR: 1e-2, MaxStep: 12}
+	res, err := runSine(c, clitest.Env(t))
 	require.NoError(t, err)
 	require.Len(t, res.StepLoss, 12)
 	first := (res.StepLoss[0] + res.StepLoss[1] + res.StepLoss[2]) / 3

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-	"io"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
@@ -29,20 +26,24 @@ type sineConfig struct {
 	Epochs  int
 	Batch   int
 	LR      float64
-	Seed    uint64
-	OutDir  string // "" = no plot
-	MaxStep int    // stop after this many steps (0 = no limit), for tests
+	MaxStep int // stop after this many steps (0 = no limit), for tests
+}
+
+// sineTraining is the training of -task sine where -batch and -lr are not
+// given: batches of 64, Adam with learning rate 5e-3.
+func sineTraining(o mnist.Options) mnist.Options {
+	o.Batch, o.LR = 64, 5e-3
+	return o
 }
 
 // defaultSine returns the task used by -task sine: 4,000 points of
 // sin(2πt/25) with noise of standard deviation 0.1 (a noise floor of 0.01),
-// windows of 20, LSTM(1→32), batches of 64, Adam with learning rate 5e-3
-// decaying to 0 on a cosine; the shared flags set the epochs, seed, output
-// directory, and -lr and -batch, if given, override.
+// windows of 20, LSTM(1→32), Adam's learning rate decaying to 0 on a
+// cosine; o sets the epochs, batches, learning rate and step limit.
 func defaultSine(o mnist.Options) sineConfig {
 	return sineConfig{
 		Points: 4000, Period: 25, Noise: 0.1, Window: 20, Hidden: 32,
-		Epochs: o.Epochs, Batch: 64, LR: 5e-3, Seed: o.Seed, OutDir: o.OutDir, MaxStep: o.MaxSteps,
+		Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, MaxStep: o.MaxSteps,
 	}
 }
 
@@ -63,8 +64,8 @@ type sineResult struct {
 
 // sineData returns the windows x (n, Window, 1), the next values y (n, 1)
 // and the noise-free next values, for every position of the series.
-func sineData(c sineConfig) (x, y *tensor.Tensor, clean []float64) {
-	rng := tensor.NewRNG(c.Seed)
+func sineData(c sineConfig, seed uint64) (x, y *tensor.Tensor, clean []float64) {
+	rng := tensor.NewRNG(seed)
 	s := make([]float64, c.Points)
 	cs := make([]float64, c.Points)
 	for t := range s {
@@ -87,12 +88,12 @@ func sineData(c sineConfig) (x, y *tensor.Tensor, clean []float64) {
 
 // runSine trains the forecaster on the first four fifths of the series
 // (in time order, so the held-out part is the future) and evaluates it on
-// the rest.
-func runSine(c sineConfig, log io.Writer) (res sineResult, err error) {
+// the rest; -seed draws the noise, the weights and the batches.
+func runSine(c sineConfig, env *cli.Env) (res sineResult, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
-	prog := train.NewProgress(log)
-	x, y, clean := sineData(c)
+	prog := train.NewProgress(env.Log)
+	x, y, clean := sineData(c, env.Seed)
 	n := x.Shape()[0]
 	nTrain := n * 4 / 5
 	xTr, yTr := tensor.Slice(x, 0, 0, nTrain, 1), tensor.Slice(y, 0, 0, nTrain, 1)
@@ -108,28 +109,26 @@ func runSine(c sineConfig, log io.Writer) (res sineResult, err error) {
 	res.NoiseFloor /= float64(len(yv))
 	res.PersistenceMSE /= float64(len(yv))
 
-	m := newSeqModel(tensor.NewRNG(c.Seed+1), 1, c.Hidden, 1)
+	m := newSeqModel(tensor.NewRNG(env.Seed+1), 1, c.Hidden, 1)
 	// Batches of windows shuffled from the seed; the targets are the
 	// next values, (nTrain, 1).
 	loader := data.NewLoader(data.TensorDataset{X: xTr, Targets: tensor.Reshape(yTr.Contiguous(), nTrain, 1)}, data.LoaderOptions{
-		BatchSize: c.Batch, Sampler: data.Random{N: nTrain, Seed: c.Seed}})
+		BatchSize: c.Batch, Sampler: data.Random{N: nTrain, Seed: env.Seed}})
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
 		return losses.MSE(m.Forward(g.Const(b.X)), g.Const(b.Targets), losses.Mean)
 	}
 	prog.Printf("lstm sine: %d training and %d held-out windows of %d, LSTM(1→%d), noise sd %g", nTrain, n-nTrain, c.Window, c.Hidden, c.Noise)
 	// Cosine decay to zero: the late, small steps average out the noise.
-	tc := train.Options{Epochs: c.Epochs, Seed: c.Seed, MaxSteps: c.MaxStep, Progress: log,
+	tc := train.Options{Epochs: c.Epochs, Seed: env.Seed, MaxSteps: c.MaxStep, Progress: env.Log,
 		Schedule: optim.CosineAnnealingLR(c.LR, max(c.Epochs*loader.NumBatches(0), 1), 0)}
-	if c.OutDir != "" {
-		// A JSON-lines log of every epoch, for gradus plot.
-		f, path, err := cli.CreateIn(c.OutDir, "sine.jsonl")
-		if err != nil {
-			return res, err
-		}
-		defer f.Close()
-		res.Log, tc.Log = path, f
+	// A JSON-lines log of every epoch, for gradus plot.
+	f, path, err := cli.CreateIn(env.Out, "sine.jsonl")
+	if err != nil {
+		return res, err
 	}
-	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: c.LR}), loss, loader, tc).Fit(context.Background())
+	defer f.Close()
+	res.Log, tc.Log = path, f
+	hist, err := train.New(m, optim.NewAdam(nn.Values(m.Params()), optim.AdamOptions{LR: c.LR}), loss, loader, tc).Fit(env.Context())
 	if err != nil {
 		return res, err
 	}
@@ -149,20 +148,16 @@ func runSine(c sineConfig, log io.Writer) (res sineResult, err error) {
 	prog.Printf("held-out MSE %.5f; noise floor %.5f (ratio %.3f); persistence forecast %.5f",
 		res.HeldOutMSE, res.NoiseFloor, res.HeldOutMSE/res.NoiseFloor, res.PersistenceMSE)
 
-	if c.OutDir != "" {
-		res.Plot = filepath.Join(c.OutDir, "sine.png")
-		k := min(150, len(yv))
-		err := plot.WritePNG(res.Plot,
-			plot.Panel{Title: "lstm sine: training loss", XLabel: "epoch", YLabel: "MSE",
-				Curves: []plot.Curve{{Name: "train", Y: res.TrainLossPerEpoch}}},
-			plot.Panel{Title: "held-out forecast", XLabel: "held-out step", YLabel: "value",
-				Curves: []plot.Curve{{Name: "observed", Y: yv[:k], Style: plot.Scatter},
-					{Name: "clean sine", Y: clean[nTrain : nTrain+k], Style: plot.Line},
-					{Name: "forecast", Y: pred[:k], Style: plot.Line}}})
-		if err != nil {
-			return res, err
-		}
-		prog.Printf("wrote %s", res.Plot)
+	k := min(150, len(yv))
+	res.Plot, err = env.WritePNG("sine.png",
+		plot.Panel{Title: "lstm sine: training loss", XLabel: "epoch", YLabel: "MSE",
+			Curves: []plot.Curve{{Name: "train", Y: res.TrainLossPerEpoch}}},
+		plot.Panel{Title: "held-out forecast", XLabel: "held-out step", YLabel: "value",
+			Curves: []plot.Curve{{Name: "observed", Y: yv[:k], Style: plot.Scatter},
+				{Name: "clean sine", Y: clean[nTrain : nTrain+k], Style: plot.Line},
+				{Name: "forecast", Y: pred[:k], Style: plot.Line}}})
+	if err != nil {
+		return res, err
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil

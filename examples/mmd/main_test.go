@@ -11,7 +11,7 @@ import (
 
 // 3s against 8s and x against x² + ε are rejected at the smallest p-value
 // 200 permutations allow; two samples of 3s are not.
-func TestTests(t *testing.T) {
+func TestRejectsOnlyDifferentDistributions(t *testing.T) {
 	t.Parallel()
 	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"tests", "plot"}, Pictures: []string{"nulls.png"}},
 		"-n", "60", "-perms", "200")

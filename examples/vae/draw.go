@@ -2,18 +2,18 @@ package main
 
 import (
 	"math"
-	"path/filepath"
 
+	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
 	gplot "github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// draw writes the pictures and returns their paths.
-func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]string, error) {
+// draw writes the pictures into -out and returns their paths.
+func (t *trainer) draw(o options, env *cli.Env, xt *tensor.Tensor, yt []int, res result) ([]string, error) {
 	var paths []string
 	save := func(name string, imgs [][]float64, cols, scale int) error {
-		p := filepath.Join(o.Out, name)
+		p := env.Path(name)
 		paths = append(paths, p)
 		flat := make([]float64, 0, len(imgs)*28*28)
 		for _, im := range imgs {
@@ -22,7 +22,7 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 		return gplot.ImageGrid(p, tensor.FromFloat64s(flat, len(imgs), 28, 28), cols, scale, 0, 1)
 	}
 	// Samples from the prior: decode z ~ N(0, I) and show the Bernoulli means.
-	if err := save("samples.png", t.means(func() *graph.Node { return t.m.sample(t.g, tensor.NewRNG(o.Seed+3000), 100) }), 10, 3); err != nil {
+	if err := save("samples.png", t.means(func() *graph.Node { return t.m.sample(t.g, tensor.NewRNG(env.Seed+3000), 100) }), 10, 3); err != nil {
 		return nil, err
 	}
 	// Test images (odd rows) above their reconstructions (even rows), the
@@ -53,13 +53,13 @@ func (t *trainer) draw(o options, xt *tensor.Tensor, yt []int, res result) ([]st
 		if err := save("manifold.png", t.means(func() *graph.Node { return t.m.decodeTop(t.g, tensor.FromFloat32s(zs, k*k, 2)) }), k, 2); err != nil {
 			return nil, err
 		}
-		p := filepath.Join(o.Out, "latent_codes.png")
+		p := env.Path("latent_codes.png")
 		paths = append(paths, p)
 		if err := scatter(p, t.encodeMean(xt), yt); err != nil {
 			return nil, err
 		}
 	}
-	curve := filepath.Join(o.Out, "loss.png")
+	curve := env.Path("loss.png")
 	paths = append(paths, curve)
 	err := gplot.WritePNG(curve, gplot.Panel{Title: o.Model + " negative ELBO (nats per image)", XLabel: "epoch", YLabel: "−ELBO",
 		Curves: []gplot.Curve{{Name: "train", Y: res.TrainNegELBO}, {Name: "test", Y: res.TestNegELBO}}})

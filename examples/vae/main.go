@@ -21,13 +21,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"path/filepath"
 
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
@@ -48,13 +46,8 @@ type options struct {
 	Beta         float64 `flag:"beta" help:"KL weight: β > 1 trains a β-VAE (Higgins et al. 2017)"`
 	Warmup       int     `flag:"warmup" help:"KL warm-up: epochs over which the KL weight rises linearly from 0 to β (Sønderby et al. 2016)"`
 	IWAEK        int     `flag:"iwae-k" help:"samples of the final importance-weighted bound (0: skip)"`
-	TrainN       int     `flag:"train-n" help:"use the first n training images (0: all)"`
-	TestN        int     `flag:"test-n" help:"use the first n test images (0: all)"`
+	mnist.Subset         // -train-n, -test-n
 	Demo         bool    `flag:"demo" help:"a short run (10 epochs) that ends with recognisable samples"`
-	Seed         uint64
-	Data         string
-	Out          string
-	NoFiles      bool
 }
 
 // result is what -json prints. The IWAE figure is the negative bound, in
@@ -80,36 +73,12 @@ func program() cli.Program {
 		if o.Demo {
 			o = cli.Preset(env, o, func(o options) options { o.Epochs = 10; return o })
 		}
-		o.Seed, o.Data, o.Out = env.Seed, env.Data, env.Out // -seed: the initialisation, batches and noise
-		res, err := run(o, env.Log)
+		res, err := run(o, env)
 		if err == nil {
-			env.Printf("pictures in %s: %v\n", o.Out, res.Pictures)
+			env.Printf("pictures in %s: %v\n", env.Out, res.Pictures)
 		}
 		return res, err
 	})
-}
-
-// load returns the training and test images (n, 784) and labels.
-func load(o options) (x, xt *tensor.Tensor, y, yt []int, err error) {
-	get := func(split string) (*tensor.Tensor, []int, error) {
-		if o.Data != "" {
-			return data.MNISTFromDir(o.Data, split)
-		}
-		return data.MNIST(split)
-	}
-	if x, y, err = get("train"); err != nil {
-		return
-	}
-	if xt, yt, err = get("test"); err != nil {
-		return
-	}
-	if o.TrainN > 0 && o.TrainN < len(y) {
-		x, y = tensor.Slice(x, 0, 0, o.TrainN, 1).Contiguous(), y[:o.TrainN]
-	}
-	if o.TestN > 0 && o.TestN < len(yt) {
-		xt, yt = tensor.Slice(xt, 0, 0, o.TestN, 1).Contiguous(), yt[:o.TestN]
-	}
-	return
 }
 
 // trainer holds the model, its train.Trainer and a graph for evaluation.
@@ -119,19 +88,19 @@ type trainer struct {
 	g  *graph.Graph
 }
 
-// newTrainer returns the model of o with Adam at o.LR, trained by a
-// train.Trainer on batches of o.Batch rows of x shuffled from o.Seed; the
-// ε of each step come from the Trainer's RNG. cfg's Epochs, Seed, Eval,
-// Progress and Log are used as given.
-func newTrainer(o options, x *tensor.Tensor, cfg train.Options) (*trainer, error) {
-	m, err := newModel(o)
+// newTrainer returns the model of o, initialised from seed, with Adam at
+// o.LR, trained by a train.Trainer on batches of o.Batch rows of x
+// shuffled from seed; the ε of each step come from the Trainer's RNG.
+// cfg's Epochs, Seed, Eval, Progress and Log are used as given.
+func newTrainer(o options, seed uint64, x *tensor.Tensor, cfg train.Options) (*trainer, error) {
+	m, err := newModel(o, seed)
 	if err != nil {
 		return nil, err
 	}
 	n := x.Shape()[0]
 	rows := data.NewGatherer(x)
 	loader := data.NewLoader(data.TensorDataset{X: x}, data.LoaderOptions{
-		BatchSize: o.Batch, Sampler: data.Random{N: n, Seed: o.Seed},
+		BatchSize: o.Batch, Sampler: data.Random{N: n, Seed: seed},
 		Collate: func(_ []data.Example, idx []int) data.Batch {
 			return data.Batch{X: rows.Gather(idx), Index: idx}
 		}})
@@ -197,10 +166,11 @@ func (t *trainer) iwae(x *tensor.Tensor, k int, seed uint64) float64 {
 	return sum / float64(n)
 }
 
-// run trains, evaluates and draws.
-func run(o options, log io.Writer) (res result, err error) {
+// run trains, evaluates and draws; -seed draws the initialisation, the
+// batches and the noise.
+func run(o options, env *cli.Env) (res result, err error) {
 	defer tensor.Recover(&err)
-	x, xt, _, yt, err := load(o)
+	x, _, xt, yt, err := mnist.LoadMNIST(env.Data, []int{784}, o.Subset)
 	if err != nil {
 		return res, err
 	}
@@ -209,27 +179,25 @@ func run(o options, log io.Writer) (res result, err error) {
 	}
 	res.Model = o.Model
 	var t *trainer
-	cfg := train.Options{Epochs: o.Epochs, Seed: o.Seed, Progress: log,
+	cfg := train.Options{Epochs: o.Epochs, Seed: env.Seed, Progress: env.Log,
 		Eval: func(int) (map[string]float64, error) {
-			test, kl := t.evaluate(xt, o.Seed+1000)
+			test, kl := t.evaluate(xt, env.Seed+1000)
 			res.TestKL = kl
 			return map[string]float64{"test_neg_elbo": test, "test_kl": floats.Sum(kl)}, nil
 		}}
-	if !o.NoFiles {
-		// A JSON-lines log of every epoch, for gradus plot or a script.
-		f, path, err := cli.CreateIn(o.Out, "run.jsonl")
-		if err != nil {
-			return res, err
-		}
-		defer f.Close()
-		res.Log, cfg.Log = path, f
-	}
-	if t, err = newTrainer(o, x, cfg); err != nil {
+	// A JSON-lines log of every epoch, for gradus plot or a script.
+	f, path, err := cli.CreateIn(env.Out, "run.jsonl")
+	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "%s on %d training and %d test images, %d epochs, %d parameters\n",
+	defer f.Close()
+	res.Log, cfg.Log = path, f
+	if t, err = newTrainer(o, env.Seed, x, cfg); err != nil {
+		return res, err
+	}
+	env.Printf("%s on %d training and %d test images, %d epochs, %d parameters\n",
 		t.m.describe(), x.Shape()[0], xt.Shape()[0], o.Epochs, nn.NumParams(t.m))
-	hist, err := t.tr.Fit(context.Background())
+	hist, err := t.tr.Fit(env.Context())
 	if err != nil {
 		return res, err
 	}
@@ -243,24 +211,21 @@ func run(o options, log io.Writer) (res result, err error) {
 		res.SecondsPerEpoch = trainSecs / float64(len(hist.Records))
 	}
 	if o.IWAEK > 0 {
-		res.TestIWAE = t.iwae(xt, o.IWAEK, o.Seed+2000)
-		fmt.Fprintf(log, "test −IWAE (K = %d): %.2f nats (−ELBO %.2f; KL per level %.2f)\n", o.IWAEK, res.TestIWAE, res.TestNegELBO[len(res.TestNegELBO)-1], res.TestKL)
+		res.TestIWAE = t.iwae(xt, o.IWAEK, env.Seed+2000)
+		env.Printf("test −IWAE (K = %d): %.2f nats (−ELBO %.2f; KL per level %.2f)\n", o.IWAEK, res.TestIWAE, res.TestNegELBO[len(res.TestNegELBO)-1], res.TestKL)
 	}
-	if o.NoFiles {
-		return res, nil
-	}
-	if res.Pictures, err = t.draw(o, xt, yt, res); err != nil {
+	if res.Pictures, err = t.draw(o, env, xt, yt, res); err != nil {
 		return res, err
 	}
 	name := fmt.Sprintf("vae_latent%d.safetensors", o.Latent)
 	if o.Model == "hvae" {
 		name = fmt.Sprintf("hvae_latent%d_%d.safetensors", o.Latent, o.Latent2)
 	}
-	res.Checkpoint = filepath.Join(o.Out, name)
+	res.Checkpoint = env.Path(name)
 	meta := map[string]string{"model": t.m.describe(), "epochs": fmt.Sprint(o.Epochs)}
 	if err := checkpoint.Save(res.Checkpoint, t.m, checkpoint.SaveOptions{Optimizer: t.tr.Optimizer(), Metadata: meta}); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(log, "checkpoint: %s\n", res.Checkpoint)
+	env.Printf("checkpoint: %s\n", res.Checkpoint)
 	return res, nil
 }

@@ -16,12 +16,18 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-func TestStepsLowerLoss(t *testing.T) {
+// firstDigits returns the first n embedded training digits (n, 784).
+func firstDigits(tb testing.TB, n int) *tensor.Tensor {
+	tb.Helper()
 	x, _, err := data.MNIST("train")
-	require.NoError(t, err)
-	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
+	require.NoError(tb, err)
+	return tensor.Slice(x, 0, 0, n, 1).Contiguous()
+}
+
+func TestStepsLowerLoss(t *testing.T) {
+	x := firstDigits(t, 256)
 	for _, model := range []string{"vae", "hvae"} {
-		tr, err := newTrainer(options{Model: model, Hidden: 64, Hidden2: 32, Training: cli.Training{Batch: 64, LR: 1e-3}, Latent: 4, Latent2: 2, Seed: 1}, x, train.Options{})
+		tr, err := newTrainer(options{Model: model, Hidden: 64, Hidden2: 32, Training: cli.Training{Batch: 64, LR: 1e-3}, Latent: 4, Latent2: 2}, 1, x, train.Options{})
 		require.NoError(t, err)
 		// At initialisation the logits are near 0, so the reconstruction term
 		// is near 784·ln 2 = 543.4 nats per image.
@@ -42,19 +48,17 @@ func TestStepsLowerLoss(t *testing.T) {
 		assert.Less(t, after, before-100, "%s: 20 Adam steps should cut the −ELBO by far more than 100 nats", model)
 		assert.Len(t, kl, map[string]int{"vae": 1, "hvae": 2}[model])
 	}
-	_, err = newTrainer(options{Model: "gan"}, x, train.Options{})
+	_, err := newTrainer(options{Model: "gan"}, 1, x, train.Options{})
 	assert.ErrorContains(t, err, `unknown -model "gan"`)
 }
 
 // -warmup raises the KL weight linearly over its epochs: with 4 steps per
 // epoch and 2 epochs of warm-up, step k (1-based) uses β·k/8, then β.
 func TestWarmup(t *testing.T) {
-	x, _, err := data.MNIST("train")
-	require.NoError(t, err)
-	x = tensor.Slice(x, 0, 0, 256, 1).Contiguous()
+	x := firstDigits(t, 256)
 	for _, model := range []string{"vae", "hvae"} {
 		tr, err := newTrainer(options{Model: model, Hidden: 16, Hidden2: 8, Training: cli.Training{Batch: 64, LR: 1e-3}, Latent: 3, Latent2: 2,
-			Seed: 1, Beta: 2, Warmup: 2}, x, train.Options{Epochs: 3})
+			Beta: 2, Warmup: 2}, 1, x, train.Options{Epochs: 3})
 		require.NoError(t, err)
 		beta := func() float64 {
 			if m, ok := tr.m.(*plainVAE); ok {
@@ -72,7 +76,7 @@ func TestWarmup(t *testing.T) {
 	}
 }
 
-func TestRunJSON(t *testing.T) {
+func TestTrainingTightensBoundAndSavesCheckpoint(t *testing.T) {
 	t.Parallel()
 	for _, model := range []string{"vae", "hvae"} {
 		res, _ := clitest.Check[result](t, program(), clitest.Expect{

@@ -144,9 +144,9 @@ func (m *ladderVAE) describe() string {
 	return fmt.Sprintf("hierarchical VAE 784-%d-(z₁ %d)-%d-(z₂ %d)", m.hidden, m.Latent1, m.hidden2, m.Latent2)
 }
 
-// newModel builds the model that o.Model names.
-func newModel(o options) (model, error) {
-	rng := tensor.NewRNG(o.Seed)
+// newModel builds the model that o.Model names, initialised from seed.
+func newModel(o options, seed uint64) (model, error) {
+	rng := tensor.NewRNG(seed)
 	switch o.Model {
 	case "", "vae":
 		return &plainVAE{VAE: vae.New(rng, vae.Options{Input: 784, Hidden: []int{o.Hidden}, Latent: o.Latent, Beta: o.Beta}),

@@ -96,7 +96,8 @@ func (e *Env) Println(a ...any) { fmt.Fprintln(e.Log, a...) }
 func (e *Env) Path(name string) string { return filepath.Join(e.Out, name) }
 
 // Given reports whether the flag name was set on the command line (so a
-// program's preset, such as -demo, can yield to flags given explicitly).
+// program's preset, such as -demo, can yield to flags given explicitly;
+// see Preset).
 func (e *Env) Given(name string) bool {
 	given := false
 	if e.fs == nil { // an Env made by hand, in a test
@@ -104,20 +105,6 @@ func (e *Env) Given(name string) bool {
 	}
 	e.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
-}
-
-// KeepGiven sets *preset to flagged when the flag name was given on the
-// command line: a program's preset sizes (-demo, -quick) yield to the
-// flags given explicitly. It serves programs whose flags are registered
-// by hand; a program on Configured uses Preset, which does this for every
-// tagged field at once.
-//
-//	d := demo(c) // the preset, from the settings the flags gave
-//	cli.KeepGiven(env, "epochs", &d.Epochs, c.Epochs)
-func KeepGiven[T any](env *Env, name string, preset *T, flagged T) {
-	if env.Given(name) {
-		*preset = flagged
-	}
 }
 
 // BadFlag is an error in the flags' values found by Run (an unknown -data

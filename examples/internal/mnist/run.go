@@ -1,10 +1,7 @@
 package mnist
 
 import (
-	"flag"
 	"fmt"
-	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
@@ -16,51 +13,37 @@ import (
 	"github.com/gradus-ml/gradus/train"
 )
 
-// Options are the settings the MNIST examples share.
+// Options are the settings the MNIST examples share; the tagged fields
+// are their flags (cli.Configured). -seed, -data (a directory of the full
+// MNIST IDX files, or the embedded subset) and -out come from the Env.
 type Options struct {
-	Epochs  int
-	Seed    uint64
-	DataDir string // directory of the full MNIST IDX files; "" = embedded subset
-	OutDir  string // where the PNGs, the log and the checkpoint go
-	LR      float64
-	Batch   int
+	cli.Training     // -epochs, -batch, -lr
+	Subset           // -train-n, -test-n
+	MaxSteps     int `flag:"max-steps" help:"stop after this many optimiser steps (0: no limit)"`
+}
 
-	// For tests: use only the first TrainN/TestN digits (0 = all) and stop
-	// after MaxSteps steps (0 = no limit).
-	TrainN, TestN, MaxSteps int
+// Subset is the flags that cut the splits to their first digits for a
+// quick run; every program that trains on MNIST embeds it in its settings
+// and hands it to LoadMNIST.
+type Subset struct {
+	TrainN int `flag:"train-n" help:"use the first n training digits (0: all)"`
+	TestN  int `flag:"test-n" help:"use the first n test digits (0: all)"`
 }
 
 // DataUsage is the help of -data in the MNIST examples.
 const DataUsage = "directory holding the full MNIST IDX files (train-images-idx3-ubyte[.gz], ...); default: the embedded 8,000/2,000 subset"
 
-// Flags registers the MNIST examples' own flags on fs into o, with o's
-// values as the defaults.
-func (o *Options) Flags(fs *flag.FlagSet) {
-	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "passes over the training data")
-	fs.Float64Var(&o.LR, "lr", o.LR, "Adam learning rate")
-	fs.IntVar(&o.Batch, "batch", o.Batch, "mini-batch size")
-	fs.IntVar(&o.TrainN, "train-n", 0, "use the first n training digits (0: all)")
-	fs.IntVar(&o.TestN, "test-n", 0, "use the first n test digits (0: all)")
-	fs.IntVar(&o.MaxSteps, "max-steps", 0, "stop after this many optimiser steps (0: no limit)")
-}
-
 // DefaultOptions are the MNIST examples' defaults: 10 epochs of Adam at
 // 1e-3 on batches of 128.
-func DefaultOptions() Options { return Options{Epochs: 10, LR: 1e-3, Batch: 128} }
-
-// FromEnv copies the common flags' -seed, -data and -out into o.
-func (o *Options) FromEnv(env *cli.Env) { o.Seed, o.DataDir, o.OutDir = env.Seed, env.Data, env.Out }
+func DefaultOptions() Options {
+	return Options{Training: cli.Training{Epochs: 10, LR: 1e-3, Batch: 128}}
+}
 
 // Program is the command-line program that trains c on MNIST.
 func Program(c Classifier) cli.Program {
-	o := DefaultOptions()
-	return cli.Program{
-		Name: c.Name, DataUsage: DataUsage, Flags: o.Flags,
-		Run: func(env *cli.Env) (any, error) {
-			o.FromEnv(env)
-			return RunMNIST(c, o, env.Log)
-		},
-	}
+	return cli.Configured(cli.Program{Name: c.Name, DataUsage: DataUsage}, DefaultOptions(), func(o Options, env *cli.Env) (Result, error) {
+		return RunMNIST(c, o, env)
+	})
 }
 
 // Classifier is an MNIST classification example: Build makes a fresh model
@@ -93,8 +76,8 @@ type Result struct {
 
 // LoadMNIST loads the train and test splits, from dir if given, else the
 // embedded subset, reshaped so each row has the shape input, and cut to
-// the first trainN/testN digits when those are positive.
-func LoadMNIST(dir string, input []int, trainN, testN int) (x *tensor.Tensor, y []int, xt *tensor.Tensor, yt []int, err error) {
+// the first s.TrainN/s.TestN digits when those are positive.
+func LoadMNIST(dir string, input []int, s Subset) (x *tensor.Tensor, y []int, xt *tensor.Tensor, yt []int, err error) {
 	load := func(split string, limit int) (*tensor.Tensor, []int, error) {
 		var x *tensor.Tensor
 		var y []int
@@ -113,30 +96,30 @@ func LoadMNIST(dir string, input []int, trainN, testN int) (x *tensor.Tensor, y 
 		}
 		return tensor.Reshape(x, append([]int{len(y)}, input...)...), y, nil
 	}
-	if x, y, err = load("train", trainN); err != nil {
+	if x, y, err = load("train", s.TrainN); err != nil {
 		return
 	}
-	xt, yt, err = load("test", testN)
+	xt, yt, err = load("test", s.TestN)
 	return
 }
 
-// RunMNIST trains the classifier on MNIST as o says, writing progress to
-// log, then writes the training curves and a checkpoint to o.OutDir,
-// reloads the checkpoint into a fresh model and compares its predictions.
-func RunMNIST(c Classifier, o Options, log io.Writer) (res Result, err error) {
+// RunMNIST trains the classifier on MNIST (-data) as o says, from -seed,
+// then writes the training curves and a checkpoint into -out, reloads the
+// checkpoint into a fresh model and compares its predictions.
+func RunMNIST(c Classifier, o Options, env *cli.Env) (res Result, err error) {
 	defer tensor.Recover(&err)
 	start := time.Now()
-	prog := train.NewProgress(log)
-	x, y, xt, yt, err := LoadMNIST(o.DataDir, c.Input, o.TrainN, o.TestN)
+	prog := train.NewProgress(env.Log)
+	x, y, xt, yt, err := LoadMNIST(env.Data, c.Input, o.Subset)
 	if err != nil {
 		return res, err
 	}
-	model, forward := c.Build(tensor.NewRNG(o.Seed))
+	model, forward := c.Build(tensor.NewRNG(env.Seed))
 	res.Params, res.TrainSize, res.TestSize = nn.NumParams(model), len(y), len(yt)
 	prog.Printf("%s: %d parameters, %d training and %d test digits, batch %d, Adam lr %g", c.Name, res.Params, len(y), len(yt), o.Batch, o.LR)
-	cfg := Config{Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, Seed: o.Seed, MaxSteps: o.MaxSteps, Progress: log}
+	cfg := Config{Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, Seed: env.Seed, MaxSteps: o.MaxSteps, Progress: env.Log}
 	// A JSON-lines log of every epoch, for gradus plot or a script.
-	f, path, err := cli.CreateIn(o.OutDir, "run.jsonl")
+	f, path, err := cli.CreateIn(env.Out, "run.jsonl")
 	if err != nil {
 		return res, err
 	}
@@ -151,8 +134,7 @@ func RunMNIST(c Classifier, o Options, log io.Writer) (res Result, err error) {
 	res.TestAccuracy = h.TestAccuracy[len(h.TestAccuracy)-1]
 	prog.Printf("test accuracy %.2f %% after %d epochs (%.1f s per epoch)", 100*res.TestAccuracy, len(h.TrainLoss), mean(h.SecondsPerEpoch))
 
-	res.Plot = filepath.Join(o.OutDir, "training.png")
-	err = plot.WritePNG(res.Plot,
+	res.Plot, err = env.WritePNG("training.png",
 		plot.Panel{Title: c.Name + ": training loss", XLabel: "epoch", YLabel: "cross-entropy",
 			Curves: []plot.Curve{{Name: "train", Y: h.TrainLoss}}},
 		plot.Panel{Title: c.Name + ": test accuracy", XLabel: "epoch", YLabel: "accuracy",
@@ -160,9 +142,8 @@ func RunMNIST(c Classifier, o Options, log io.Writer) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	prog.Printf("wrote %s", res.Plot)
 
-	res.ConfusionPlot = filepath.Join(o.OutDir, "confusion.png")
+	res.ConfusionPlot = env.Path("confusion.png")
 	pred, _ := train.Predict(xt, 500, forward)
 	cm, err := metrics.Confusion(pred, yt, 10)
 	if err != nil {
@@ -177,10 +158,10 @@ func RunMNIST(c Classifier, o Options, log io.Writer) (res Result, err error) {
 	}
 	prog.Printf("wrote %s", res.ConfusionPlot)
 
-	res.Checkpoint = filepath.Join(o.OutDir, "model.safetensors")
-	fresh, freshForward := c.Build(tensor.NewRNG(o.Seed + 1))
+	res.Checkpoint = env.Path("model.safetensors")
+	fresh, freshForward := c.Build(tensor.NewRNG(env.Seed + 1))
 	meta := map[string]string{"model": c.Name, "epochs": fmt.Sprint(len(h.TrainLoss)),
-		"seed": fmt.Sprint(o.Seed), "test_accuracy": fmt.Sprint(res.TestAccuracy)}
+		"seed": fmt.Sprint(env.Seed), "test_accuracy": fmt.Sprint(res.TestAccuracy)}
 	match, err := CheckpointRoundTrip(res.Checkpoint, model, fresh, h.OptState, meta, func() ([]int, []int) {
 		a, _ := train.Predict(xt, 500, forward)
 		b, _ := train.Predict(xt, 500, freshForward)

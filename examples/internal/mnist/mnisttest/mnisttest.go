@@ -63,7 +63,7 @@ func mean(v []float64) float64 {
 // first batch embedded training digits, reporting allocations: what a step
 // costs beyond the memory its graph recycles.
 func BenchmarkStep(b *testing.B, c mnist.Classifier, batch int) {
-	x, y, _, _, err := mnist.LoadMNIST("", c.Input, batch, 1)
+	x, y, _, _, err := mnist.LoadMNIST("", c.Input, mnist.Subset{TrainN: batch, TestN: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
