@@ -213,10 +213,6 @@ func fit(c config, env *cli.Env, x *tensor.Tensor, y []int, xt *tensor.Tensor, y
 	if private {
 		name = "DP-SGD"
 	}
-	// Room for the weight gradients of a batch 10 standard deviations above
-	// the expected size; a larger Poisson batch (never seen) allocates.
-	capacity := int(q*float64(n) + 10*math.Sqrt(q*float64(n)) + 1)
-	buf := []*tensor.Tensor{tensor.Zeros(tensor.Float32, capacity, c.Hidden, 784), tensor.Zeros(tensor.Float32, capacity, 10, c.Hidden)}
 	var total float64
 	for epoch := 1; epoch <= c.Epochs; epoch++ {
 		start := time.Now()
@@ -227,11 +223,7 @@ func fit(c config, env *cli.Env, x *tensor.Tensor, y []int, xt *tensor.Tensor, y
 			grads := emptyGrads(m) // an empty batch still costs privacy and gets noise
 			if len(idx) > 0 {
 				xb, yb := rows(x, y, idx)
-				b := buf
-				if len(idx) > capacity {
-					b = nil
-				}
-				grads = perExampleGrads(m, xb, yb, b)
+				grads = perExampleGrads(m, xb, yb)
 			}
 			if _, err := dp.Step(grads); err != nil {
 				return h, fmt.Errorf("%s epoch %d: %w", name, epoch, err)
