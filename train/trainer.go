@@ -40,6 +40,11 @@ type Options struct {
 	Seed       uint64         // seeds the RNG handed to the loss function
 	MaxSteps   int            // stop after this many optimiser steps in all (0: no limit), for quick runs
 
+	// StepLossWindow makes History.StepLoss the losses of the last this
+	// many steps only, so that a run of millions of steps holds constant
+	// memory (0: every step's loss).
+	StepLossWindow int
+
 	Eval     EvalFunc // metrics after each epoch (may be nil)
 	Monitor  string   // metric watched for early stopping and the best checkpoint ("" = none; "train_loss" is always there)
 	Maximize bool     // the monitored metric is better when larger (accuracy); else smaller (loss)
@@ -161,7 +166,13 @@ func (t *Trainer) Epoch() int { return t.epoch }
 func (t *Trainer) Steps() int { return t.step }
 
 // History returns the records so far.
-func (t *Trainer) History() History { return t.hist }
+func (t *Trainer) History() History {
+	h := t.hist
+	if w := t.cfg.StepLossWindow; w > 0 && len(h.StepLoss) > w {
+		h.StepLoss = h.StepLoss[len(h.StepLoss)-w:]
+	}
+	return h
+}
 
 // RNG returns the random source of the current epoch: a fresh generator
 // seeded from Options.Seed and the epoch, so that it can be recreated on
@@ -240,8 +251,24 @@ func (t *Trainer) Step(micro ...data.Batch) (loss float64, err error) {
 		return loss, fmt.Errorf("train: step %d: %w", t.step+1, err)
 	}
 	t.step++
-	t.hist.StepLoss = append(t.hist.StepLoss, loss)
+	t.recordStepLoss(loss)
 	return loss, nil
+}
+
+// recordStepLoss appends loss to the history, keeping at most the last
+// StepLossWindow entries. The slice holds up to twice the window and
+// slides back to one window when full, so a step costs O(1) amortised and
+// memory stays at 2·StepLossWindow values.
+func (t *Trainer) recordStepLoss(loss float64) {
+	w := t.cfg.StepLossWindow
+	h := t.hist.StepLoss
+	if w > 0 && len(h) == 2*w {
+		h = h[:copy(h, h[w:])]
+	}
+	if w > 0 && h == nil {
+		h = make([]float64, 0, 2*w)
+	}
+	t.hist.StepLoss = append(h, loss)
 }
 
 func (t *Trainer) gradients(l *graph.Node) ([]*tensor.Tensor, error) {
@@ -427,13 +454,13 @@ func (t *Trainer) Fit(ctx context.Context) (History, error) {
 	for t.epoch < t.cfg.Epochs {
 		stop, err := t.RunEpoch(ctx)
 		if err != nil {
-			return t.hist, err
+			return t.History(), err
 		}
 		if stop {
 			break
 		}
 	}
-	return t.hist, nil
+	return t.History(), nil
 }
 
 // Optimizer returns the optimiser the Trainer steps.

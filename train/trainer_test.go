@@ -336,3 +336,30 @@ func TestFitCancelled(t *testing.T) {
 	assert.Equal(t, before, values(lin))
 	assert.Len(t, h.Records, 2)
 }
+
+// With StepLossWindow the history holds exactly the last window's step
+// losses, equal to those of a run that keeps them all, at every length
+// (before the window fills, at it, and past the slide at twice it).
+func TestStepLossWindowKeepsTheLastSteps(t *testing.T) {
+	const window = 3
+	for _, steps := range []int{2, 3, 6, 7, 11} {
+		all := stepLosses(t, steps, 0)
+		kept := stepLosses(t, steps, window)
+		want := all[max(0, len(all)-window):]
+		assert.Equal(t, want, kept, "%d steps", steps)
+		assert.Len(t, all, steps)
+	}
+}
+
+// stepLosses trains the linear model for the given number of steps (two a
+// epoch) and returns History.StepLoss under StepLossWindow window.
+func stepLosses(t *testing.T, steps, window int) []float64 {
+	t.Helper()
+	lin := newLinear(tensor.Float64, 1)
+	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.1}), mse(lin, 0),
+		data.NewLoader(regression(tensor.Float64, 8), data.LoaderOptions{BatchSize: 4}),
+		Options{Epochs: 100, MaxSteps: steps, StepLossWindow: window})
+	h, err := tr.Fit(context.Background())
+	require.NoError(t, err)
+	return h.StepLoss
+}
