@@ -3,6 +3,8 @@ package graph
 import (
 	"sort"
 	"sync"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // The registry lists every op type once, keyed by its name, so an audit
@@ -18,16 +20,17 @@ var (
 // registers one value of itself at init (parameterised ops a
 // representative value), so a test can walk the table and check that each
 // has a VJP, a JVP and a gradient-check case. Users may register their own
-// ops. Register panics if op is nil or its name is already taken.
+// ops. Register panics with a *tensor.Error if op is nil or its name is
+// already taken.
 func Register(op Op) {
 	if op == nil {
-		panic("graph: Register of a nil op")
+		tensor.Fail("graph.Register", "nil op")
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	name := op.Name()
 	if _, dup := registry[name]; dup {
-		panic("graph: op " + name + " registered twice")
+		tensor.Fail("graph.Register", "op %q registered twice", name)
 	}
 	registry[name] = op
 }
