@@ -31,8 +31,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/metrics"
 	"github.com/gradus-ml/gradus/nn"
@@ -55,8 +55,7 @@ type config struct {
 	TargetEps  float64 `flag:"target-epsilon" help:"privacy budget ε for the whole run, used when -sigma is 0"`
 	Delta      float64 `flag:"delta" help:"δ of the (ε, δ) guarantee"`
 	NonPrivate bool    `flag:"nonprivate" help:"also train the non-private baseline: the same run without noise (σ = 0)"`
-	TrainN     int     `flag:"train-n" help:"use the first n training digits (0: all)"`
-	TestN      int     `flag:"test-n" help:"use the first n test digits (0: all)"`
+	mnist.Subset
 }
 
 var defaults = config{Epochs: 5, Batch: 512, LR: 2, Momentum: 0.9, Hidden: 128, Clip: 1,
@@ -125,14 +124,11 @@ func run(c config, env *cli.Env) (res result, err error) {
 	case !(c.Delta > 0 && c.Delta < 1):
 		return res, cli.BadFlagf("-delta %g must lie in (0, 1)", c.Delta)
 	}
-	x, y, err := load(env.Data, "train", c.TrainN)
+	x, y, xt, yt, err := mnist.LoadMNIST(env.Data, []int{784}, c.Subset)
 	if err != nil {
 		return res, err
 	}
-	xt, yt, err := load(env.Data, "test", c.TestN)
-	if err != nil {
-		return res, err
-	}
+	x, xt = x.Contiguous(), xt.Contiguous()
 	n := len(y)
 	if c.Batch > n {
 		return res, cli.BadFlagf("-batch %d exceeds the %d training digits", c.Batch, n)
@@ -274,25 +270,4 @@ func rows(x *tensor.Tensor, y []int, idx []int) (*tensor.Tensor, []int) {
 		labels[k] = y[i]
 	}
 	return tensor.FromFloat32s(dst, len(idx), d), labels
-}
-
-// load reads one split of MNIST, from dir if given, else the embedded
-// subset, as (n, 784) float32 rows in [0, 1], cut to the first limit
-// digits when limit is positive.
-func load(dir, split string, limit int) (*tensor.Tensor, []int, error) {
-	var x *tensor.Tensor
-	var y []int
-	var err error
-	if dir == "" {
-		x, y, err = data.MNIST(split)
-	} else {
-		x, y, err = data.MNISTFromDir(dir, split)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if limit > 0 && limit < len(y) {
-		x, y = tensor.Slice(x, 0, 0, limit, 1).Contiguous(), y[:limit]
-	}
-	return tensor.Reshape(x, len(y), 784).Contiguous(), y, nil
 }
