@@ -86,6 +86,7 @@ type Program struct {
 	outs    []int            // output slots
 	vals    []*tensor.Tensor // each slot's value in the current Run
 	outVals []*tensor.Tensor // Run's result
+	outCopy []*tensor.Tensor // per output: a buffer Run copies it into (a constant, or a slot returned twice), else nil
 
 	plan   BufferPlan
 	exec   *Graph // the graph Forward calls allocate from: its replayer serves the plan
@@ -316,6 +317,10 @@ func (p *Program) run(in []*tensor.Tensor) {
 	}
 	for i, k := range p.outs {
 		p.outVals[i] = p.vals[k]
+		if c := p.outCopy[i]; c != nil {
+			tensor.CopyInto(c, p.vals[k])
+			p.outVals[i] = c
+		}
 	}
 }
 

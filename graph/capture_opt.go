@@ -180,6 +180,16 @@ func (p *Program) keepLive(ir []irNode, rep []int, in []*tensor.Tensor, outs []*
 		}
 	}
 	p.outVals = make([]*tensor.Tensor, len(p.outs))
+	// Each output gets memory of its own, as in the eager step, so a
+	// caller that changes one in place (clipping gradients) changes
+	// neither a constant the next Run reads nor another output that
+	// merging made the same slot.
+	p.outCopy = make([]*tensor.Tensor, len(p.outs))
+	for i, k := range p.outs {
+		if p.slots[k].kind == slotConst || slices.Contains(p.outs[:i], k) {
+			p.outCopy[i] = tensor.New(p.slots[k].dt, p.slots[k].shape...)
+		}
+	}
 	return traced
 }
 

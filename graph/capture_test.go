@@ -297,3 +297,27 @@ func TestCaptureViewsKeepTheirBaseAlive(t *testing.T) {
 	require.NoError(t, err)
 	requireSameBits(t, eagerRun(fn, []*tensor.Tensor{x2}), got, "views")
 }
+
+func TestCaptureOutputsOwnTheirMemory(t *testing.T) {
+	// The gradient in c is a constant (zeros) and the two exp outputs are
+	// one slot after merging; scaling each output in place, as gradient
+	// clipping does, must leave the next Run's results as eager ones.
+	fn := func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		loss := graph.Sum(graph.Exp(in[0]), nil, false)
+		gs := autodiff.Grad(loss, in[0], in[1])
+		return []*graph.Node{graph.Exp(in[0]), graph.Exp(in[0]), gs[1], loss}
+	}
+	x := tensor.FromFloat64s([]float64{0.5, -1}, 2)
+	c := tensor.FromFloat64s([]float64{3}, 1)
+	in := []*tensor.Tensor{x, c}
+	p, err := graph.Capture(fn, in, graph.CaptureOptions{})
+	require.NoError(t, err)
+	for range 3 {
+		got, err := p.Run(in)
+		require.NoError(t, err)
+		requireSameBits(t, eagerRun(fn, in), got, "run")
+		for _, o := range got {
+			tensor.CopyInto(o, tensor.AddScalar(tensor.MulScalar(o, 2), 1))
+		}
+	}
+}
