@@ -69,6 +69,18 @@
 // Reset must not be used after it; copy out what must survive (Clone).
 // Tensors passed to Var and Const stay the caller's.
 //
+// # Capture and replay
+//
+// Capture traces a step function once (define-by-run, as always) into a
+// Program that Run replays on new input values: each op's Forward on
+// buffers planned by liveness in one arena per dtype, with no nodes built.
+// Dead code is removed, constant subgraphs folded and repeated
+// subexpressions merged; none of that changes a bit, so a replayed step
+// equals the eager one exactly. Inputs are the tensors given to Capture;
+// Const leaves are frozen. Steps that draw random numbers, Vars that are
+// not inputs and ops holding indices from Go are refused (capture.go says
+// why each is). Program.String dumps the ops and the buffer plan.
+//
 // # Concurrency
 //
 // A Graph is not safe for concurrent use. Separate graphs may be built and

@@ -74,6 +74,7 @@ type Graph struct {
 	intArena  arena[int] // AllocInts: index buffers such as max-pool argmax
 	views     viewCache
 	bindings  map[*tensor.Tensor]*Node // VarOf and Bind, until Reset
+	replay    *replayer                // non-nil only in a captured Program's graph (capture_plan.go)
 }
 
 // New returns an empty graph.

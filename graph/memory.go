@@ -13,12 +13,18 @@ import (
 // Alloc returns a zero-filled contiguous tensor owned by the graph; Reset
 // recycles it. Ops use it for their outputs.
 func (g *Graph) Alloc(dt tensor.DType, shape ...int) *tensor.Tensor {
+	if g.replay != nil {
+		return g.replay.alloc(dt, shape, true)
+	}
 	return g.pool.get(dt, shape, true)
 }
 
 // AllocUninit is Alloc without zeroing, for ops that overwrite every
 // element.
 func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {
+	if g.replay != nil {
+		return g.replay.alloc(dt, shape, false)
+	}
 	return g.pool.get(dt, shape, false)
 }
 

@@ -244,6 +244,7 @@ func allWorkloads(o options) []workload {
 	ws = append(ws, overheadWorkload(), vaeWorkload(), transformerWorkload(), dcganWorkload())
 	ws = append(ws, linalgWorkloads(o.laSizes)...)
 	ws = append(ws, perExampleWorkloads()...)
+	ws = append(ws, capturedWorkloads()...)
 	return ws
 }
 

@@ -58,6 +58,11 @@ var documented = [][3]string{
 	{"perexample", "ratio_to_batch_grad", "x"},
 	{"perexample", "speedup_over_loop", "x"},
 	{"perexample", "allocs_per_step", "1"},
+	{"mlp_train_captured_eager", "samples_per_s", "1/s"},
+	{"mlp_train_captured_eager", "allocs_per_step", "1"},
+	{"mlp_train_captured", "samples_per_s", "1/s"},
+	{"mlp_train_captured", "speedup_over_eager", "x"},
+	{"mlp_train_captured", "allocs_per_step", "1"},
 }
 
 // runReport runs the program with -reps reps and args through package cli,
