@@ -148,15 +148,17 @@ func TestSVGPClassifierMatchesLaplace(t *testing.T) {
 			require.NoError(t, err)
 			pred, err := c.Model().Predict(col(xs))
 			require.NoError(t, err)
+			worst := 0.0
 			for i := range xs {
 				p1 := proba.At(i, 1)
+				worst = math.Max(worst, math.Abs(want.Prob[i]-p1))
 				assert.InDelta(t, want.Prob[i], p1, 0.03, "x=%g", xs[i])
 				assert.InDelta(t, 1, proba.At(i, 0)+p1, 1e-12)
 				assert.Equal(t, math.Signbit(want.Mean[i]), math.Signbit(pred.Mean.Values()[i]), "x=%g", xs[i])
 			}
+			t.Logf("largest |p_SVGP − p_Laplace| = %.4f", worst)
 			classes, err := c.Predict(col(xs))
 			require.NoError(t, err)
-			assert.Equal(t, []int{0, 0, 0, 1, 1, 1, 1}[:0], classes[:0])
 			for i, k := range classes {
 				assert.Equal(t, want.Prob[i] > 0.5, k == 1, "x=%g", xs[i])
 			}

@@ -39,11 +39,24 @@ func FitSVGP(ctx context.Context, x, y *tensor.Tensor, opts SVGPOptions) (*SVGP,
 	return s, nil
 }
 
-// fit runs the stochastic optimisation of FitSVGP.
+// fit runs the stochastic optimisation of FitSVGP. When it fails for
+// another reason than ctx, it puts the hyperparameters (the caller's
+// kernel and likelihood objects) back as they were.
 func (s *SVGP) fit(ctx context.Context, op string, o SVGPOptions) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	saved := make([]*tensor.Tensor, len(s.params))
+	for i, p := range s.params {
+		saved[i] = p.Raw().Clone()
+	}
+	defer func() {
+		if err != nil && ctx.Err() == nil {
+			for i, p := range s.params {
+				tensor.CopyInto(p.Raw(), saved[i])
+			}
+		}
+	}()
 	n := s.N()
 	steps, lr, batch := o.Steps, o.LR, o.BatchSize
 	if steps == 0 {

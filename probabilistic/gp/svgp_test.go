@@ -261,3 +261,20 @@ func mean(v []float64) float64 {
 	}
 	return s / float64(len(v))
 }
+
+// At q = p(u) (the start of both parameterisations) the KL term vanishes,
+// so the whitened and unwhitened ELBOs agree and equal Σ E log p(y | f)
+// under the prior marginals N(0, k(x, x)), written out here:
+// −½ log 2πσ² − (y² + k(x, x))/(2σ²) per point.
+func TestSVGPPriorStartAgrees(t *testing.T) {
+	p := svgpSmall(20, []float64{-2, -0.5, 1, 2.5})
+	p.jitter = 1e-9
+	want := 0.0
+	for _, y := range p.y {
+		want += -0.5*math.Log(2*math.Pi*p.noise) - (y*y+p.variance)/(2*p.noise)
+	}
+	for _, unwhitened := range []bool{false, true} {
+		got := svgpELBO(t, p.model(t, unwhitened), nil)
+		assert.InDelta(t, want, got, 1e-6*math.Abs(want), "unwhitened=%v", unwhitened)
+	}
+}
