@@ -39,8 +39,8 @@ type SVGPOptions struct {
 	// Jitter is added to the diagonal of Kzz; zero means 1e-6.
 	Jitter float64
 
-	// BatchSize is the minibatch size; zero means min(n, 256). Batches
-	// are drawn by shuffling the rows each epoch.
+	// BatchSize is the minibatch size; zero means 256, and a size above n
+	// means n. Batches are drawn by shuffling the rows each epoch.
 	BatchSize int
 	// Steps is the number of optimiser steps; zero means 1000.
 	Steps int

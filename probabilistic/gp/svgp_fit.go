@@ -65,9 +65,10 @@ func (s *SVGP) fit(ctx context.Context, op string, o SVGPOptions) (err error) {
 	if lr == 0 {
 		lr = 0.01
 	}
-	if batch == 0 || batch > n {
-		batch = min(n, 256)
+	if batch == 0 {
+		batch = 256
 	}
+	batch = min(batch, n)
 	var vals []*tensor.Tensor
 	var nodes []func(*graph.Graph) *graph.Node
 	for _, p := range s.params {

@@ -214,10 +214,14 @@ func TestSVGPTrainingApproachesTheOptimum(t *testing.T) {
 		{"adam unwhitened", SVGPOptions{Steps: 600, LR: 0.05, Unwhitened: true}, 1e-2},
 		{"one natural-gradient step", SVGPOptions{Steps: 1, NaturalGradient: 1}, 1e-9},
 		{"natural gradients unwhitened", SVGPOptions{Steps: 1, NaturalGradient: 1, Unwhitened: true}, 1e-9},
+		{"a batch above n is the full batch", SVGPOptions{Steps: 1, NaturalGradient: 1, BatchSize: 1000}, 1e-9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.opts
-			o.Kernel, o.Likelihood, o.Inducing, o.FixInducing, o.Jitter, o.BatchSize = p.kernel(), lik(), col(p.z), true, p.jitter, len(p.x)
+			o.Kernel, o.Likelihood, o.Inducing, o.FixInducing, o.Jitter = p.kernel(), lik(), col(p.z), true, p.jitter
+			if o.BatchSize == 0 {
+				o.BatchSize = len(p.x)
+			}
 			s, err := FitSVGP(context.Background(), col(p.x), tensor.FromFloat64s(append([]float64(nil), p.y...), len(p.y)), o)
 			require.NoError(t, err)
 			got := svgpELBO(t, s, nil)
