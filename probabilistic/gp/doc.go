@@ -23,6 +23,17 @@
 // fail on data: a covariance that stays not positive definite after
 // jitter escalation.
 //
+// # Stochastic variational GPs
+//
+// FitSVGP and FitSVGPClassifier train the SVGP of Hensman, Fusi and
+// Lawrence (2013) on minibatches: inducing inputs (drawn from the data or
+// given, learned or fixed), q(u) = N(m, LLᵀ) whitened or not, any
+// Likelihood (Gaussian in closed form, Bernoulli with a logit or probit
+// link by Gauss–Hermite quadrature), and Adam over everything or natural
+// gradients for q(u) (Salimbeni et al. 2018). With a Gaussian likelihood
+// its optimum is Titsias' bound, and the exact log marginal likelihood
+// when the inducing inputs are the data.
+//
 // # Large n
 //
 // ExactOptions{Inference: CG} replaces the Cholesky factor by blackbox

@@ -66,6 +66,11 @@ func TestFitsRejectBadInput(t *testing.T) {
 			_, err := gp.FitMultiClassifier(ctx, nan, []int{0, 1, 2, 0, 1, 2}, gp.MultiClassifierOptions{Kernel: k()})
 			return err
 		}, "non-finite value at row 2"},
+		{"svgp NaN", func() error { _, err := gp.FitSVGP(ctx, nan, y, gp.SVGPOptions{Kernel: k()}); return err }, "gp.FitSVGP: gp.NewSVGP: x holds a non-finite value at row 2"},
+		{"svgp classifier label", func() error {
+			_, err := gp.FitSVGPClassifier(ctx, x, []int{0, 1, 2, 0, 1, 0}, gp.SVGPOptions{Kernel: k()})
+			return err
+		}, "gp.FitSVGPClassifier: label 2 at row 2"},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err(), c.want, c.name)
@@ -74,7 +79,8 @@ func TestFitsRejectBadInput(t *testing.T) {
 
 // A cancelled context stops every GP fit before its first evaluation: the
 // error wraps context.Canceled, and the models that come back hold the
-// starting hyperparameters (Exact, Sparse, Classifier: no start finished)
+// starting hyperparameters (Exact, Sparse, Classifier: no start finished;
+// SVGP: no step taken)
 // or nothing (MultiClassifier: no Newton step was taken).
 func TestFitsStopOnCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -97,4 +103,14 @@ func TestFitsStopOnCancelledContext(t *testing.T) {
 
 	_, err = gp.FitMultiClassifier(ctx, x, []int{0, 0, 1, 1, 2, 2, 0, 1}, gp.MultiClassifierOptions{Kernel: kernel.NewRBF(0.7)})
 	require.ErrorIs(t, err, context.Canceled)
+
+	v, err := gp.FitSVGP(ctx, x, y, gp.SVGPOptions{Kernel: kernel.NewRBF(0.7)})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, v)
+	assert.Equal(t, 0.7, math.Round(v.Hyperparam("rbf.lengthscale").Value()*1e12)/1e12)
+	assert.Empty(t, v.Trace())
+
+	vc, err := gp.FitSVGPClassifier(ctx, x, []int{0, 0, 0, 0, 1, 1, 1, 1}, gp.SVGPOptions{Kernel: kernel.NewRBF(0.7)})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, vc)
 }

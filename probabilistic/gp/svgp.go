@@ -1,0 +1,425 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn"
+	"github.com/gradus-ml/gradus/probabilistic/kernel"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// SVGPOptions configures FitSVGP, FitSVGPClassifier and NewSVGP: the model
+// (Kernel to Jitter) and the stochastic fit (BatchSize and after, which
+// NewSVGP ignores). The zero value, with a Kernel, means the defaults
+// stated on each field.
+type SVGPOptions struct {
+	// Kernel is the covariance function of the latent f; it is required.
+	// The model keeps its hyperparameter objects and fits them in place.
+	Kernel kernel.Kernel
+	// Likelihood is the observation model; nil means a Gaussian with noise
+	// variance 0.1 (FitSVGP, NewSVGP) or a logit Bernoulli with 20
+	// Gauss–Hermite points (FitSVGPClassifier).
+	Likelihood Likelihood
+	// Inducing holds the starting inducing inputs z (m, d) (copied); nil
+	// means NumInducing rows of x drawn without replacement with Seed.
+	Inducing *tensor.Tensor
+	// NumInducing is the number of inducing inputs drawn when Inducing is
+	// nil; zero means min(n, 100).
+	NumInducing int
+	// FixInducing keeps the inducing inputs where they start.
+	FixInducing bool
+	// Unwhitened parameterises q(u) = N(m, S) directly, with the prior
+	// N(0, Kzz); by default q is on the whitened v = L⁻¹u (Kzz = LLᵀ)
+	// with the prior N(0, I), which conditions the optimisation better
+	// (Hensman et al. 2015).
+	Unwhitened bool
+	// Jitter is added to the diagonal of Kzz; zero means 1e-6.
+	Jitter float64
+
+	// BatchSize is the minibatch size; zero means 256, and a size above n
+	// means n. Batches are drawn by shuffling the rows each epoch.
+	BatchSize int
+	// Steps is the number of optimiser steps; zero means 1000.
+	Steps int
+	// LR is Adam's learning rate on the unconstrained hyperparameters, the
+	// inducing inputs and (without natural gradients) q's parameters; zero
+	// means 0.01.
+	LR float64
+	// NaturalGradient, when positive, is the step size γ of natural-gradient
+	// updates of q(u) (Salimbeni, Eleftheriadis and Hensman 2018, "Natural
+	// Gradients in Practice"), taken before each Adam step on the rest;
+	// zero means q is fitted by Adam with everything else. With a Gaussian
+	// likelihood, γ = 1 and the full batch, one step reaches the optimal q.
+	NaturalGradient float64
+	// Seed seeds the inducing inputs' draw and the minibatches.
+	Seed uint64
+	// Progress, if set, receives every step.
+	Progress func(SVGPEvent)
+}
+
+// SVGPEvent reports one step of an SVGP fit.
+type SVGPEvent struct {
+	Step int     // from 1
+	ELBO float64 // the minibatch estimate of the ELBO before the step
+}
+
+// String formats the event as one log line.
+func (e SVGPEvent) String() string { return fmt.Sprintf("step %d: elbo %.4f", e.Step, e.ELBO) }
+
+// SVGP is the stochastic variational Gaussian process of Hensman, Fusi and
+// Lawrence (2013), "Gaussian Processes for Big Data": m inducing inputs z
+// with values u = f(z), a Gaussian q(u) = N(m, S) with S = LLᵀ (or the
+// same over the whitened v = Lz⁻¹u), and the evidence lower bound
+//
+//	ELBO = Σᵢ E_{q(fᵢ)} log p(yᵢ | fᵢ) − KL(q(u) ‖ p(u)),
+//
+// whose sum is estimated on minibatches scaled by n/b, so one step costs
+// O(bm² + m³) whatever n is. Any Likelihood fits (Hensman, Matthews and
+// Ghahramani 2015 for classification). Everything is a graph in float64:
+// the gradients of the kernel's and the likelihood's hyperparameters, of z
+// and of q come from autodiff. A model is not safe for concurrent use.
+type SVGP struct {
+	kernel kernel.Kernel
+	lik    Likelihood
+	x      *tensor.Tensor // (n, d) float64
+	y      []float64
+	z      *nn.Param // (m, d)
+	qMu    *nn.Param // (m, 1)
+	qSqrt  *nn.Param // (m, m); its lower triangle is L
+	whiten bool
+	fixZ   bool
+	jitter float64
+	params []*kernel.Hyperparam
+	trace  []float64
+}
+
+// NewSVGP returns an SVGP of y (n) or (n, 1) on x (n, d) at the kernel's
+// and likelihood's current hyperparameters, with q(u) at the prior
+// (m = 0 and S = I whitened, S = Kzz unwhitened), without fitting (the fit
+// fields of opts are ignored). FitSVGP is the usual entry point. It
+// returns an error for a nil kernel, bad shapes, inducing inputs whose
+// width differs from x's, non-finite data, targets the likelihood does not
+// model (labels other than 0 and 1 for a Bernoulli likelihood) or invalid
+// sizes.
+func NewSVGP(x, y *tensor.Tensor, opts SVGPOptions) (m *SVGP, err error) {
+	defer tensor.Recover(&err)
+	if y == nil {
+		return nil, errors.New("gp.NewSVGP: nil y")
+	}
+	if !(y.Dim() == 1 || (y.Dim() == 2 && y.Shape()[1] == 1)) {
+		return nil, fmt.Errorf("gp.NewSVGP: y must have shape (n) or (n, 1), got %v", y.Shape())
+	}
+	if opts.Likelihood == nil {
+		opts.Likelihood = NewGaussianLikelihood(0)
+	}
+	m, err = newSVGP("gp.NewSVGP", x, y.Values(), opts)
+	return m, err
+}
+
+func newSVGP(op string, x *tensor.Tensor, y []float64, o SVGPOptions) (*SVGP, error) {
+	if o.Kernel == nil || x == nil {
+		return nil, fmt.Errorf("%s: nil Kernel or x", op)
+	}
+	if x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
+		return nil, fmt.Errorf("%s: x must be a non-empty (n, d) matrix, got shape %v", op, x.Shape())
+	}
+	n, d := x.Shape()[0], x.Shape()[1]
+	if len(y) != n {
+		return nil, fmt.Errorf("%s: x has %d rows but there are %d targets", op, n, len(y))
+	}
+	if i := firstNonFinite(x.Values()); i >= 0 {
+		return nil, fmt.Errorf("%s: x holds a non-finite value at row %d", op, i/d)
+	}
+	if err := o.Likelihood.CheckTargets(y); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if o.NumInducing < 0 || o.BatchSize < 0 || o.Steps < 0 || o.LR < 0 || o.Jitter < 0 || o.NaturalGradient < 0 ||
+		math.IsNaN(o.LR+o.Jitter+o.NaturalGradient) {
+		return nil, fmt.Errorf("%s: negative NumInducing %d, BatchSize %d, Steps %d, LR %g, Jitter %g or NaturalGradient %g",
+			op, o.NumInducing, o.BatchSize, o.Steps, o.LR, o.Jitter, o.NaturalGradient)
+	}
+	if o.NaturalGradient > 1 {
+		return nil, fmt.Errorf("%s: NaturalGradient step %g above 1", op, o.NaturalGradient)
+	}
+	z := o.Inducing
+	if z == nil {
+		k := o.NumInducing
+		if k == 0 {
+			k = min(n, 100)
+		}
+		if k > n {
+			return nil, fmt.Errorf("%s: NumInducing %d exceeds the %d rows of x", op, k, n)
+		}
+		z = pickRows(x, tensor.NewRNG(o.Seed).Perm(n)[:k])
+	}
+	if z.Dim() != 2 || z.Shape()[0] == 0 || z.Shape()[1] != d {
+		return nil, fmt.Errorf("%s: inducing inputs must be a non-empty (m, %d) matrix like x's rows, got shape %v", op, d, z.Shape())
+	}
+	if i := firstNonFinite(z.Values()); i >= 0 {
+		return nil, fmt.Errorf("%s: inducing inputs hold a non-finite value at row %d", op, i/d)
+	}
+	mz := z.Shape()[0]
+	s := &SVGP{
+		kernel: o.Kernel, lik: o.Likelihood,
+		x:      tensor.FromFloat64s(x.Values(), n, d),
+		y:      append([]float64(nil), y...),
+		z:      nn.NewParam(tensor.FromFloat64s(z.Values(), mz, d)),
+		qMu:    nn.NewParam(tensor.Zeros(tensor.Float64, mz, 1)),
+		qSqrt:  nn.NewParam(tensor.Eye(tensor.Float64, mz)),
+		whiten: !o.Unwhitened, fixZ: o.FixInducing, jitter: o.Jitter,
+	}
+	if s.jitter == 0 {
+		s.jitter = 1e-6
+	}
+	s.params = kernel.UniqueHyperparams(append(append([]*kernel.Hyperparam(nil), o.Kernel.Hyperparams()...), o.Likelihood.Hyperparams()...))
+	for _, p := range s.params {
+		p.SetDType(tensor.Float64)
+	}
+	if !s.whiten { // start at the prior: L = chol(Kzz)
+		g := graph.New()
+		lz, err := s.kzzChol(g, g.Const(s.z.Value))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		tensor.CopyInto(s.qSqrt.Value, lz.Value())
+	}
+	return s, nil
+}
+
+// pickRows returns the rows idx of the (n, d) matrix x.
+func pickRows(x *tensor.Tensor, idx []int) *tensor.Tensor {
+	d, xv := x.Shape()[1], x.Values()
+	out := make([]float64, 0, len(idx)*d)
+	for _, r := range idx {
+		out = append(out, xv[r*d:(r+1)*d]...)
+	}
+	return tensor.FromFloat64s(out, len(idx), d)
+}
+
+// Kernel returns the model's kernel.
+func (s *SVGP) Kernel() kernel.Kernel { return s.kernel }
+
+// Likelihood returns the model's likelihood.
+func (s *SVGP) Likelihood() Likelihood { return s.lik }
+
+// Hyperparams returns the kernel's hyperparameters followed by the
+// likelihood's.
+func (s *SVGP) Hyperparams() []*kernel.Hyperparam { return s.params }
+
+// Hyperparam returns the hyperparameter with the given name, or nil.
+func (s *SVGP) Hyperparam(name string) *kernel.Hyperparam { return kernel.Lookup(s.params, name) }
+
+// N returns the number of training points.
+func (s *SVGP) N() int { return s.x.Shape()[0] }
+
+// Whitened reports whether q is over the whitened inducing values.
+func (s *SVGP) Whitened() bool { return s.whiten }
+
+// Inducing returns the inducing inputs z (m, d); fitting updates them in
+// place.
+func (s *SVGP) Inducing() *tensor.Tensor { return s.z.Value }
+
+// Variational returns q's mean m (m, 1) and the lower-triangular factor L
+// (m, m) of its covariance S = LLᵀ (over the whitened values unless the
+// model is unwhitened). They are copies.
+func (s *SVGP) Variational() (mean, sqrt *tensor.Tensor) {
+	return s.qMu.Value.Clone(), lowerOf(s.qSqrt.Value)
+}
+
+// SetVariational sets q's mean (m) or (m, 1) and covariance factor L
+// (m, m), of which only the lower triangle is read. It returns an error
+// when the shapes do not match the inducing inputs or a value is not
+// finite, and then leaves q unchanged.
+func (s *SVGP) SetVariational(mean, sqrt *tensor.Tensor) error {
+	mz := s.z.Value.Shape()[0]
+	if mean == nil || sqrt == nil || mean.Size() != mz || mean.Dim() > 2 || sqrt.Dim() != 2 || sqrt.Shape()[0] != mz || sqrt.Shape()[1] != mz {
+		return fmt.Errorf("gp.SVGP.SetVariational: want a mean of %d values and a (%d, %d) factor", mz, mz, mz)
+	}
+	if firstNonFinite(mean.Values()) >= 0 || firstNonFinite(sqrt.Values()) >= 0 {
+		return errors.New("gp.SVGP.SetVariational: non-finite value")
+	}
+	tensor.CopyInto(s.qMu.Value, tensor.FromFloat64s(mean.Values(), mz, 1))
+	tensor.CopyInto(s.qSqrt.Value, lowerOf(tensor.FromFloat64s(sqrt.Values(), mz, mz)))
+	return nil
+}
+
+// lowerOf returns a copy of the lower triangle of the square matrix a.
+func lowerOf(a *tensor.Tensor) *tensor.Tensor {
+	n, v := a.Shape()[0], a.Values()
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			v[i*n+j] = 0
+		}
+	}
+	return tensor.FromFloat64s(v, n, n)
+}
+
+// kzzChol returns the Cholesky factor of Kzz + jitter·I, or a data error.
+func (s *SVGP) kzzChol(g *graph.Graph, z *graph.Node) (*graph.Node, error) {
+	kzz := graph.AddDiag(s.kernel.K(z, z), g.Scalar(tensor.Float64, s.jitter))
+	l, err := tryCholesky(kzz)
+	if err != nil {
+		return nil, fmt.Errorf("inducing covariance K(z, z) + %g·I: %w", s.jitter, err)
+	}
+	return l, nil
+}
+
+// variables returns the nodes of z, q's mean and q's factor L (the lower
+// triangle of the raw parameter) in g.
+func (s *SVGP) variables(g *graph.Graph) (z, mu, l *graph.Node) {
+	return s.z.Node(g), s.qMu.Node(g), graph.Tril(s.qSqrt.Node(g))
+}
+
+// marginals returns the mean and variance (b) of q(f) at the inputs xb
+// (b, d):
+//
+//	whitened:   A = Lz⁻¹Kzb,            μ = Aᵀm, v = diag Kbb − ‖A‖²ᵢ + ‖LᵀA‖²ᵢ
+//	unwhitened: W = Lz⁻¹Kzb, A = Lz⁻ᵀW, μ = Aᵀm, v = diag Kbb − ‖W‖²ᵢ + ‖LᵀA‖²ᵢ
+//
+// with ‖·‖²ᵢ the squared norm of column i.
+func (s *SVGP) marginals(lz, z, mu, l, xb *graph.Node) (mean, variance *graph.Node) {
+	b := xb.Shape()[0]
+	w := graph.TriSolve(lz, s.kernel.K(z, xb), true, false)
+	a := w
+	if !s.whiten {
+		a = graph.TriSolve(lz, w, true, true)
+	}
+	colSq := func(v *graph.Node) *graph.Node { return graph.Sum(graph.Square(v), []int{0}, false) }
+	mean = graph.Reshape(graph.MatMulT(a, mu, true, false), b)
+	variance = graph.Add(graph.Sub(s.kernel.Diag(xb), colSq(w)), colSq(graph.MatMulT(l, a, true, false)))
+	return mean, variance
+}
+
+// kl returns KL(q ‖ p) for q = N(m, LLᵀ):
+//
+//	whitened:   ½ (‖L‖²_F + ‖m‖² − M − log|S|)
+//	unwhitened: ½ (‖Lz⁻¹L‖²_F + ‖Lz⁻¹m‖² − M + log|Kzz| − log|S|)
+//
+// with log|S| = Σ log Lᵢᵢ².
+func (s *SVGP) kl(lz, mu, l *graph.Node) *graph.Node {
+	sumSq := func(v *graph.Node) *graph.Node { return graph.Sum(graph.Square(v), nil, false) }
+	logDetS := graph.Sum(graph.Log(graph.Square(graph.Diagonal(l))), nil, false)
+	var tr, quad *graph.Node
+	if s.whiten {
+		tr, quad = sumSq(l), sumSq(mu)
+	} else {
+		tr = sumSq(graph.TriSolve(lz, l, true, false))
+		quad = sumSq(graph.TriSolve(lz, mu, true, false))
+		logDetS = graph.Sub(logDetS, graph.LogDetChol(lz))
+	}
+	m := float64(mu.Shape()[0])
+	return graph.MulScalar(graph.AddScalar(graph.Sub(graph.Add(tr, quad), logDetS), -m), 0.5)
+}
+
+// ELBO returns the evidence lower bound as a scalar node of g, estimated
+// on the training rows given (nil means all of them, the exact ELBO):
+// (n/b) Σ_rows E log p(yᵢ | fᵢ) − KL. It is differentiable with respect
+// to the hyperparameters' RawNode(g), InducingNode(g) and the variational
+// parameters' nodes (VariationalNodes). It returns an error for a row out
+// of range or when Kzz + jitter·I is not positive definite.
+func (s *SVGP) ELBO(g *graph.Graph, rows []int) (elbo *graph.Node, err error) {
+	defer tensor.Recover(&err)
+	n := s.N()
+	if rows == nil {
+		rows = make([]int, n)
+		for i := range rows {
+			rows[i] = i
+		}
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("gp.SVGP.ELBO: no rows")
+	}
+	yb := make([]float64, len(rows))
+	for i, r := range rows {
+		if r < 0 || r >= n {
+			return nil, fmt.Errorf("gp.SVGP.ELBO: row %d out of range [0, %d)", r, n)
+		}
+		yb[i] = s.y[r]
+	}
+	z, mu, l := s.variables(g)
+	return s.elbo(g, z, mu, l, pickRows(s.x, rows), yb)
+}
+
+func (s *SVGP) elbo(g *graph.Graph, z, mu, l *graph.Node, xb *tensor.Tensor, yb []float64) (*graph.Node, error) {
+	lz, err := s.kzzChol(g, z)
+	if err != nil {
+		return nil, err
+	}
+	fm, fv := s.marginals(lz, z, mu, l, g.Const(xb))
+	ell := graph.Sum(s.lik.ExpectedLogLik(fm, fv, g.Const(tensor.FromFloat64s(yb, len(yb)))), nil, false)
+	scale := float64(s.N()) / float64(len(yb))
+	return graph.Sub(graph.MulScalar(ell, scale), s.kl(lz, mu, l)), nil
+}
+
+// InducingNode returns the graph variable bound to the inducing inputs in g.
+func (s *SVGP) InducingNode(g *graph.Graph) *graph.Node { return s.z.Node(g) }
+
+// VariationalNodes returns the graph variables bound to q's mean (m, 1)
+// and raw factor (m, m; its upper triangle is ignored) in g.
+func (s *SVGP) VariationalNodes(g *graph.Graph) (mean, sqrt *graph.Node) {
+	return s.qMu.Node(g), s.qSqrt.Node(g)
+}
+
+// Predict returns the marginals of the approximate posterior q(f) at xs
+// (k, d): Mean and Var of the latent f, and in NoisyVar the variance of a
+// new observation under the likelihood (v + σ² for a Gaussian, p(1 − p)
+// for a Bernoulli). It returns an error if Kzz + jitter·I cannot be
+// factored: prediction that can fail on data. Inputs that are not a
+// matrix with the training columns panic with a *tensor.Error.
+func (s *SVGP) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
+	mean, v, err := s.latent("gp.SVGP.Predict", xs)
+	if err != nil {
+		return nil, err
+	}
+	_, noisy := s.lik.PredictY(mean, v)
+	k := len(mean)
+	return &Prediction{Mean: tensor.FromFloat64s(mean, k), Var: tensor.FromFloat64s(v, k), NoisyVar: tensor.FromFloat64s(noisy, k)}, nil
+}
+
+// LogPredictiveDensity returns log p(yᵢ | xsᵢ) = log ∫ p(yᵢ | f) q(f) df
+// for each test point; its negative mean is the NLPD. y must fit the
+// likelihood. It returns an error like Predict, or for targets of the
+// wrong length or outside the likelihood's support.
+func (s *SVGP) LogPredictiveDensity(xs *tensor.Tensor, y []float64) ([]float64, error) {
+	mean, v, err := s.latent("gp.SVGP.LogPredictiveDensity", xs)
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != len(mean) {
+		return nil, fmt.Errorf("gp.SVGP.LogPredictiveDensity: %d inputs but %d targets", len(mean), len(y))
+	}
+	if err := s.lik.CheckTargets(y); err != nil {
+		return nil, fmt.Errorf("gp.SVGP.LogPredictiveDensity: %w", err)
+	}
+	return s.lik.LogPredictive(mean, v, y), nil
+}
+
+// latent computes q(f)'s marginal means and variances at xs.
+func (s *SVGP) latent(op string, xs *tensor.Tensor) (mean, v []float64, err error) {
+	d := s.x.Shape()[1]
+	if xs == nil || xs.Dim() != 2 || xs.Shape()[1] != d {
+		var shape []int
+		if xs != nil {
+			shape = xs.Shape()
+		}
+		tensor.Fail(op, "inputs must be a (k, %d) matrix, got shape %v", d, shape)
+	}
+	defer tensor.Recover(&err)
+	g := graph.New()
+	z := g.Const(s.z.Value)
+	lz, err := s.kzzChol(g, z)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	mu, l := g.Const(s.qMu.Value), graph.Tril(g.Const(s.qSqrt.Value))
+	fm, fv := s.marginals(lz, z, mu, l, g.Const(tensor.FromFloat64s(xs.Values(), xs.Shape()...)))
+	fv = graph.Clamp(fv, 0, math.Inf(1))
+	return fm.Value().Values(), fv.Value().Values(), nil
+}
+
+// Trace returns the minibatch ELBO estimate of every step of the fit
+// (empty for a model made by NewSVGP).
+func (s *SVGP) Trace() []float64 { return s.trace }
