@@ -154,6 +154,24 @@ func BenchmarkPerExampleGrads(b *testing.B) {
 				vars(g), []*graph.Node{g.Const(x), g.Const(y)})
 		})
 	})
+	// The floor: per-example gradients must write B copies of the 128×784
+	// weight gradient (51 MB in float32), which memory bandwidth bounds.
+	// clear is Go's memset (non-temporal stores at this size), copy its
+	// memmove; both on one goroutine, in the same run as the others.
+	floor := make([]float32, batch*128*784)
+	src := make([]float32, len(floor))
+	b.Run("write_floor_memset", func(b *testing.B) {
+		b.SetBytes(int64(4 * len(floor)))
+		for range b.N {
+			clear(floor)
+		}
+	})
+	b.Run("write_floor_copy", func(b *testing.B) {
+		b.SetBytes(int64(4 * len(floor)))
+		for range b.N {
+			copy(floor, src)
+		}
+	})
 	b.Run("loop", func(b *testing.B) {
 		run(b, func(g *graph.Graph) {
 			ps := vars(g)
