@@ -190,7 +190,7 @@ func fivePoint(f func(float64) float64, x float64) float64 {
 // GammaQuantile returns the quantile function of Gamma(α, 1) at the
 // levels u (one per element of alpha, in row-major order, each in (0, 1)):
 // z with P(α, z) = u, differentiable in α by the implicit derivative
-// −(∂P/∂α)/p(z) (first order). With u drawn uniformly it is a
+// −(∂P/∂α)/p(z), itself a graph (so differentiable again). With u drawn uniformly it is a
 // reparameterised gamma sampler. It panics with a *tensor.Error if the
 // counts differ or a level is outside (0, 1).
 func GammaQuantile(alpha *graph.Node, u []float64) *graph.Node {
@@ -308,7 +308,7 @@ func invGammaP(a, u, z0 float64) float64 {
 
 // RSample draws n reparameterised samples α-wise by implicit
 // differentiation and divides by the rate: differentiable in both
-// parameters (first derivatives).
+// parameters.
 func (d *Gamma) RSample(rng *tensor.RNG, n int) *graph.Node {
 	shape := sampleShape("probabilistic.Gamma.RSample", n, d.batch, nil)
 	z := implicitGamma(rng, graph.BroadcastTo(d.Concentration, shape...))
@@ -316,7 +316,7 @@ func (d *Gamma) RSample(rng *tensor.RNG, n int) *graph.Node {
 }
 
 // RSample draws X/(X + Y) from reparameterised gammas X ~ Gamma(a, 1) and
-// Y ~ Gamma(b, 1): differentiable in a and b (first derivatives).
+// Y ~ Gamma(b, 1): differentiable in a and b.
 func (d *Beta) RSample(rng *tensor.RNG, n int) *graph.Node {
 	shape := sampleShape("probabilistic.Beta.RSample", n, d.batch, nil)
 	x := implicitGamma(rng, graph.BroadcastTo(d.Alpha, shape...))
@@ -325,7 +325,7 @@ func (d *Beta) RSample(rng *tensor.RNG, n int) *graph.Node {
 }
 
 // RSample draws normalised reparameterised gammas Gᵢ ~ Gamma(αᵢ, 1):
-// differentiable in α (first derivatives).
+// differentiable in α.
 func (d *Dirichlet) RSample(rng *tensor.RNG, n int) *graph.Node {
 	shape := sampleShape("probabilistic.Dirichlet.RSample", n, d.batch, []int{d.k})
 	g := implicitGamma(rng, graph.BroadcastTo(d.Concentration, shape...))
