@@ -79,12 +79,6 @@ var batchModes = []struct {
 
 const batchSize = 3
 
-// derivativesReadValues lists the ops whose VJP and JVP compute constants
-// from values in Go, which a trace on example 0 bakes in for every
-// example; only f itself is checked for them. The implicit gamma's slope
-// −∂P/∂α / p needs to become an op of its own (α, z) to leave this list.
-var derivativesReadValues = map[string]bool{"probabilistic.implicit_gamma": true}
-
 // TestBatchingAllOps checks every registered op's batching rule against
 // the per-example loop, and fails for an op without one.
 func TestBatchingAllOps(t *testing.T) {
@@ -106,9 +100,6 @@ func TestBatchingAllOps(t *testing.T) {
 			for i, c := range opCases[name] {
 				label := caseLabel(name, i, c)
 				for _, m := range batchModes {
-					if m.name != "f" && derivativesReadValues[name] {
-						continue
-					}
 					for _, l := range batchLayouts {
 						if err := checkBatching(c, label, m.wrap, l); err != nil {
 							t.Errorf("%s, %s, %s: %v", label, m.name, l.name, err)

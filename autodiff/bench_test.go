@@ -2,7 +2,9 @@ package autodiff_test
 
 import (
 	"math"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
@@ -142,17 +144,76 @@ func BenchmarkPerExampleGrads(b *testing.B) {
 			step(g)
 		}
 	}
-	b.Run("batch_grad", func(b *testing.B) {
-		run(b, func(g *graph.Graph) {
-			ps := vars(g)
-			autodiff.Grad(mlpLoss(ps, g.Const(x), g.Const(y)), ps...)
+	batchGrad := func(g *graph.Graph) {
+		ps := vars(g)
+		autodiff.Grad(mlpLoss(ps, g.Const(x), g.Const(y)), ps...)
+	}
+	perExample := func(g *graph.Graph) {
+		autodiff.PerExampleGrads(func(ps, ex []*graph.Node) *graph.Node { return mlpLoss(ps, ex[0], ex[1]) },
+			vars(g), []*graph.Node{g.Const(x), g.Const(y)})
+	}
+	b.Run("batch_grad", func(b *testing.B) { run(b, batchGrad) })
+	b.Run("vmap", func(b *testing.B) { run(b, perExample) })
+	// The floor: per-example gradients must write B copies of the 128×784
+	// weight gradient (51 MB in float32), which memory bandwidth bounds.
+	// clear is Go's memset (non-temporal stores at this size), copy its
+	// memmove, both on one goroutine; weight_grad_write is that write as
+	// per-example gradients do it, the batch of outer products
+	// (128, 1, 128)ᵀ·(128, 1, 784), alone, into a reused buffer.
+	floor := make([]float32, batch*128*784)
+	src := make([]float32, len(floor))
+	memset := func() { clear(floor) }
+	memmove := func() { copy(floor, src) }
+	ct, xs := rng.Normal(tensor.Float32, 0, 1, batch, 1, 128), tensor.Reshape(x, batch, 1, 784)
+	dst := tensor.New(tensor.Float32, batch, 128, 784)
+	outer := func() { tensor.MatMulTTo(dst, ct, xs, true, false) }
+	for _, w := range []struct {
+		name string
+		f    func()
+	}{{"write_floor_memset", memset}, {"write_floor_copy", memmove}, {"weight_grad_write", outer}} {
+		b.Run(w.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(floor)))
+			for range b.N {
+				w.f()
+			}
 		})
-	})
-	b.Run("vmap", func(b *testing.B) {
-		run(b, func(g *graph.Graph) {
-			autodiff.PerExampleGrads(func(ps, ex []*graph.Node) *graph.Node { return mlpLoss(ps, ex[0], ex[1]) },
-				vars(g), []*graph.Node{g.Const(x), g.Const(y)})
-		})
+	}
+	// On a shared machine the load changes between sub-benchmarks, so the
+	// figures to read are these: each iteration runs a batch gradient, the
+	// per-example gradients, the memset floor and the outer products alone
+	// one after the other, and the metrics are the medians of their times
+	// and of the per-iteration ratios to the batch gradient.
+	b.Run("interleaved", func(b *testing.B) {
+		g1, g2 := graph.New(), graph.New()
+		var times [4][]float64
+		var ratios [3][]float64
+		for range b.N {
+			g1.Reset()
+			g2.Reset()
+			var t [5]time.Time
+			t[0] = time.Now()
+			batchGrad(g1)
+			t[1] = time.Now()
+			perExample(g2)
+			t[2] = time.Now()
+			memset()
+			t[3] = time.Now()
+			outer()
+			t[4] = time.Now()
+			for k := range times {
+				times[k] = append(times[k], float64(t[k+1].Sub(t[k])))
+				if k > 0 {
+					ratios[k-1] = append(ratios[k-1], times[k][len(times[k])-1]/times[0][len(times[0])-1])
+				}
+			}
+		}
+		median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+		for k, name := range []string{"batch", "vmap", "memset", "outer"} {
+			b.ReportMetric(median(times[k])/1e3, name+"-µs")
+			if k > 0 {
+				b.ReportMetric(median(ratios[k-1]), name+"/batch")
+			}
+		}
 	})
 	b.Run("loop", func(b *testing.B) {
 		run(b, func(g *graph.Graph) {

@@ -33,14 +33,22 @@ func init() {
 		inputs: ewUniform(-40, 40, []int{3, 4}),
 		f:      func(xs []*graph.Node) *graph.Node { return probabilistic.BesselI1OverI0(xs[0]) },
 	})
-	// The gamma quantile's derivative is computed numerically and has no
-	// derivative of its own: first order only, at fixed levels (a sampler's
-	// draws would change their rejection path under the perturbations).
+	// The gamma quantile's slope −(∂P/∂α)/p is a graph of gamma_p_deriv
+	// nodes, so its second derivatives are checked too, at fixed levels (a
+	// sampler's draws would change their rejection path under the
+	// perturbations).
 	addCase("probabilistic.implicit_gamma", opCase{
 		inputs: ewUniform(0.5, 4, []int{2, 3}),
 		f: func(xs []*graph.Node) *graph.Node {
 			return probabilistic.GammaQuantile(xs[0], []float64{0.05, 0.3, 0.5, 0.62, 0.9, 0.99})
 		},
-		noSecondOrder: true,
+	})
+	// P(α, x) on both sides of the series/continued-fraction switch at
+	// x = α + 1.
+	addCase("probabilistic.gamma_p_deriv", opCase{
+		inputs: func(rng *tensor.RNG) []*tensor.Tensor {
+			return []*tensor.Tensor{rng.Uniform(ewF64, 0.5, 4, 2, 3), rng.Uniform(ewF64, 0.1, 8, 2, 3)}
+		},
+		f: func(xs []*graph.Node) *graph.Node { return probabilistic.GammaP(xs[0], xs[1]) },
 	})
 }

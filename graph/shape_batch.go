@@ -36,10 +36,18 @@ func (o sumToOp) Batch(b *Batching, in []*Node, axes []int) (*Node, int) {
 	x := b.toFront(in[0], axes[0])
 	if lead := x.Dim() - 1 - len(o.shape); lead > 0 {
 		sum := make([]int, lead)
+		n := 1
 		for i := range sum {
 			sum[i] = i + 1
+			n *= x.Shape()[i+1]
 		}
-		x = Sum(x, sum, false)
+		if n == 1 {
+			// Axes of size 1 (a linear layer's bias gradient for one row
+			// per example): dropping them is a view, not a reduction.
+			x = Reshape(x, append([]int{b.size}, x.Shape()[1+lead:]...)...)
+		} else {
+			x = Sum(x, sum, false)
+		}
 	}
 	return SumTo(x, insertAxis(o.shape, 0, b.size)...), 0
 }

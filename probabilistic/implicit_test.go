@@ -98,3 +98,33 @@ func TestGammaQuantile(t *testing.T) {
 	}
 	assert.Panics(t, func() { GammaQuantile(a, []float64{0.5, 1, 0.2}) })
 }
+
+// GammaP's values and first derivatives against independent numbers:
+// P(1, x) = 1 − e^{−x} and P(½, x) = erf(√x); ∂P/∂x is the density; and
+// at α = 1, integrating ∂/∂α of γ(α, x)/Γ(α) by parts gives
+// ∂P/∂α = (ln x + γ_E)(1 − e^{−x}) − Ein(x), Ein(x) = Σₖ (−1)^{k+1} x^k/(k·k!).
+func TestGammaP(t *testing.T) {
+	const eulerGamma = 0.57721566490153286061
+	xs := []float64{0.5, 2, 6}
+	g := graph.New()
+	a := g.Var(tensor.FromFloat64s([]float64{1, 1, 1}, 3))
+	x := g.Var(tensor.FromFloat64s(xs, 3))
+	p := GammaP(a, x)
+	grads := autodiff.Grad(graph.Sum(p, nil, false), a, x)
+	for i, xi := range xs {
+		ein, term := 0.0, 1.0
+		for k := 1; k < 60; k++ {
+			term *= xi / float64(k) // x^k/k!
+			ein -= math.Pow(-1, float64(k)) * term / float64(k)
+		}
+		assert.InDelta(t, 1-math.Exp(-xi), p.Value().Values()[i], 1e-15, "P(1, %g)", xi)
+		assert.InDelta(t, math.Exp(-xi), grads[1].Value().Values()[i], 1e-15, "∂P/∂x (1, %g)", xi)
+		want := (math.Log(xi)+eulerGamma)*(1-math.Exp(-xi)) - ein
+		assert.InDelta(t, want, grads[0].Value().Values()[i], 1e-11, "∂P/∂α (1, %g)", xi)
+	}
+	half := GammaP(g.Const(tensor.Full(tensor.Float64, 0.5, 3)), g.Const(tensor.FromFloat64s(xs, 3))).Value().Values()
+	for i, xi := range xs {
+		assert.InDelta(t, math.Erf(math.Sqrt(xi)), half[i], 1e-15, "P(½, %g)", xi)
+	}
+	assert.Panics(t, func() { GammaP(a, g.Var(tensor.New(tensor.Float64, 2))) })
+}

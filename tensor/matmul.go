@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/chewxy/math32"
 	"github.com/gradus-ml/gradus/tensor/internal/gemm"
@@ -338,6 +339,10 @@ func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k i
 		return
 	}
 	offA, offB := batchOffsets(oa, batch), batchOffsets(ob, batch)
+	if k == 1 && (!ob.trans || n == 1) {
+		batchedOuter(c, A, B, oa, offA, offB, nb, m, n, accumulate)
+		return
+	}
 	product := func(bi int, gemm func(bool, bool, int, int, int, T, []T, int, []T, int, T, []T, int)) {
 		gemm(oa.trans, ob.trans, m, n, k, 1, A[offA[bi]:], oa.ld, B[offB[bi]:], ob.ld, beta, c[bi*m*n:], n)
 	}
@@ -350,14 +355,54 @@ func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k i
 		}
 		return
 	}
-	// A batch of small or medium products is spread here instead, whole
-	// products per goroutine: no synchronisation inside a product, and
-	// claiming them from a counter keeps a late goroutine from holding the
-	// others up. Which goroutine computes a product does not change it.
+	spreadProducts(nb, threads, func(bi int) { product(bi, gemmSerialT[T]) })
+}
+
+// batchedOuter computes a batch of nb products of depth 1 (outer products,
+// such as per-example weight gradients) with gemm's rank-1 kernels, whole
+// products per goroutine, streaming the stores past the caches when the
+// batch's output is larger than them. op(B)'s rows must be contiguous.
+func batchedOuter[T Float](c, A, B []T, oa matOperand, offA, offB []int, nb, m, n int, accumulate bool) {
+	incx := oa.ld // op(A) is an m×1 column of A, or A's single row
+	if oa.trans {
+		incx = 1
+	}
+	var z T
+	stream := nb*m*n*int(unsafe.Sizeof(z)) >= gemm.StreamBytes
+	// One conversion per batch, not per product: each would allocate.
+	var outer func(m, n int, x []T, incx int, y, c []T, ldc int, accumulate, stream bool)
+	switch f := any(&outer).(type) {
+	case *func(int, int, []float32, int, []float32, []float32, int, bool, bool):
+		*f = gemm.SouterSerial
+	case *func(int, int, []float64, int, []float64, []float64, int, bool, bool):
+		*f = gemm.DouterSerial
+	}
+	product := func(bi int) {
+		outer(m, n, A[offA[bi]:], incx, B[offB[bi]:], c[bi*m*n:], n, accumulate, stream)
+	}
+	threads := min(gemm.Threads(), runtime.GOMAXPROCS(0), nb, max(1, nb*m*n/outerParallelWork))
+	if threads < 2 {
+		for bi := range nb {
+			product(bi)
+		}
+		return
+	}
+	spreadProducts(nb, threads, product)
+}
+
+// outerParallelWork is the number of output elements from which a batch of
+// outer products is spread over goroutines (gemm's threshold for one).
+const outerParallelWork = 1 << 16
+
+// spreadProducts runs product(bi) for every bi < nb on threads goroutines,
+// whole products per goroutine: no synchronisation inside a product, and
+// claiming them from a counter keeps a late goroutine from holding the
+// others up. Which goroutine computes a product does not change it.
+func spreadProducts(nb, threads int, product func(bi int)) {
 	var next atomic.Int64
 	claim := func() {
 		for bi := int(next.Add(1) - 1); bi < nb; bi = int(next.Add(1) - 1) {
-			product(bi, gemmSerialT[T])
+			product(bi)
 		}
 	}
 	var wg sync.WaitGroup

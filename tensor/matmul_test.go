@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gradus-ml/gradus/tensor/internal/gemm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -389,4 +390,68 @@ func laTransposeLast(t *Tensor) *Tensor {
 	v.shape[nd-2], v.shape[nd-1] = v.shape[nd-1], v.shape[nd-2]
 	v.strides[nd-2], v.strides[nd-1] = v.strides[nd-1], v.strides[nd-2]
 	return &v
+}
+
+// TestMatMulDepthOne checks batches of outer products (inner size 1, the
+// per-example weight gradients of autodiff.PerExampleGrads), which run on
+// gemm's rank-1 kernels: every kernel family, operands read transposed,
+// broadcast, strided (which falls back to GEMM), the bias form that adds to
+// the output, and a batch large enough for streaming stores and two
+// goroutines.
+func TestMatMulDepthOne(t *testing.T) {
+	cases := []struct {
+		name           string
+		as, bs         []int // stored shapes
+		transA, transB bool
+	}{
+		{"per-example TN", []int{5, 1, 7}, []int{5, 1, 33}, true, false},
+		{"NN", []int{3, 9, 1}, []int{3, 1, 17}, false, false},
+		{"shared column", []int{6, 1}, []int{4, 1, 31}, false, false},
+		{"shared row", []int{4, 6, 1}, []int{1, 65}, false, false},
+		{"B read transposed, one column", []int{3, 1, 5}, []int{3, 1, 1}, true, true},
+		{"B read transposed (strided row)", []int{3, 1, 5}, []int{3, 9, 1}, true, true},
+		{"broadcast batch", []int{2, 1, 1, 4}, []int{3, 1, 10}, true, false},
+		{"strided column (a column of a wider matrix)", []int{3, 9, 2}, []int{3, 1, 20}, false, false},
+		{"streamed, two goroutines", []int{8, 1, 300}, []int{8, 1, 500}, true, false},
+	}
+	families := []struct {
+		name             string
+		portable, narrow bool
+	}{{"portable", true, false}, {"narrow", false, true}, {"default", false, false}}
+	for _, fam := range families {
+		for _, tc := range cases {
+			for _, dt := range laDTypes {
+				t.Run(fam.name+"/"+tc.name+"/"+dt.String(), func(t *testing.T) {
+					if tc.as[0] == 8 && (fam.portable || testing.Short()) {
+						t.Skip("4 MB of output: slow to check, and the portable kernel does not stream")
+					}
+					p, n := gemm.UsePortable(fam.portable), gemm.UseNarrow(fam.narrow)
+					defer func() { gemm.UsePortable(p); gemm.UseNarrow(n) }()
+					a, b := laRandom(dt, 3, tc.as...), laRandom(dt, 4, tc.bs...)
+					if tc.as[len(tc.as)-1] == 2 {
+						a = Slice(a, -1, 0, 1, 1) // column stride 2
+					}
+					ra, rb := a, b
+					if tc.transA {
+						ra = laTransposeLast(a)
+					}
+					if tc.transB {
+						rb = laTransposeLast(b)
+					}
+					want, shape := laNaiveMatMul(ra.Clone().Values(), ra.Shape(), rb.Clone().Values(), rb.Shape())
+					got := MatMulT(a, b, tc.transA, tc.transB)
+					require.Equal(t, shape, got.Shape())
+					laAssertClose(t, want, got, laTol(dt, 1))
+
+					// The linear op's form: the rows start as the bias and
+					// the products are added to them.
+					bias := laRandom(dt, 5, shape[len(shape)-1])
+					for i := range want {
+						want[i] += bias.Values()[i%bias.Size()]
+					}
+					laAssertClose(t, want, matmulBiasTrusted(New(dt, shape...), a, b, bias, tc.transA, tc.transB), laTol(dt, 2), "with bias")
+				})
+			}
+		}
+	}
 }

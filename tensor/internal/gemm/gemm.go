@@ -114,6 +114,9 @@ func sgemm(threads int, transA, transB bool, m, n, k int, alpha float32, a []flo
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
+	if k == 1 && alpha == 1 && rank1(threads, transA, transB, m, n, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
 	p := pick(portableParamsS, asmParamsS, wideParamsS)
 	jb := job[float32]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	execute(jb, &poolS, m, n, threads)
@@ -143,6 +146,9 @@ func dgemm(threads int, transA, transB bool, m, n, k int, alpha float64, a []flo
 	}
 	if k == 0 || alpha == 0 {
 		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	if k == 1 && alpha == 1 && rank1(threads, transA, transB, m, n, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	p := pick(portableParamsD, asmParamsD, wideParamsD)

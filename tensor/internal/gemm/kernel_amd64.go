@@ -72,3 +72,50 @@ var (
 	asmParamsS  = &params[float32]{mr: 6, nr: 16, mc: 144, kc: 256, nc: 4096, kern: asmKernelS}
 	asmParamsD  = &params[float64]{mr: 6, nr: 8, mc: 96, kc: 256, nc: 2048, kern: asmKernelD}
 )
+
+// The rank-1 kernels (see outerKernel): one row of C per broadcast value
+// of a, four vectors per step; mode 1 stores non-temporally.
+//
+//go:noescape
+func souterKernel8(m, n int, a *float32, inca int, b, c *float32, ldc, mode int)
+
+//go:noescape
+func douterKernel4(m, n int, a *float64, inca int, b, c *float64, ldc, mode int)
+
+//go:noescape
+func souterKernel16(m, n int, a *float32, inca int, b, c *float32, ldc, mode int)
+
+//go:noescape
+func douterKernel8(m, n int, a *float64, inca int, b, c *float64, ldc, mode int)
+
+// asmOuterS returns the float32 rank-1 kernel of family f (not portable).
+func asmOuterS(f kernelFamily) outerKernel[float32] {
+	if f == wideKernels {
+		return wideOuterS
+	}
+	return narrowOuterS
+}
+
+// asmOuterD returns the float64 rank-1 kernel of family f (not portable).
+func asmOuterD(f kernelFamily) outerKernel[float64] {
+	if f == wideKernels {
+		return wideOuterD
+	}
+	return narrowOuterD
+}
+
+func narrowOuterS(m, n int, a []float32, inca int, b, c []float32, ldc int, mode int) {
+	souterKernel8(m, n, unsafe.SliceData(a), inca, unsafe.SliceData(b), unsafe.SliceData(c), ldc, mode)
+}
+
+func wideOuterS(m, n int, a []float32, inca int, b, c []float32, ldc int, mode int) {
+	souterKernel16(m, n, unsafe.SliceData(a), inca, unsafe.SliceData(b), unsafe.SliceData(c), ldc, mode)
+}
+
+func narrowOuterD(m, n int, a []float64, inca int, b, c []float64, ldc int, mode int) {
+	douterKernel4(m, n, unsafe.SliceData(a), inca, unsafe.SliceData(b), unsafe.SliceData(c), ldc, mode)
+}
+
+func wideOuterD(m, n int, a []float64, inca int, b, c []float64, ldc int, mode int) {
+	douterKernel8(m, n, unsafe.SliceData(a), inca, unsafe.SliceData(b), unsafe.SliceData(c), ldc, mode)
+}

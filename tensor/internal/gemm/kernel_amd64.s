@@ -926,3 +926,567 @@ zdbeta0:
 	VZEROUPPER
 	RET
 
+// func souterKernel8(m, n int, a *float32, inca int, b, c *float32, ldc, mode int)
+TEXT ·souterKernel8(SB), NOSPLIT, $0-64
+	MOVQ m+0(FP), R11
+	MOVQ n+8(FP), R12
+	MOVQ a+16(FP), SI
+	MOVQ inca+24(FP), R13
+	SHLQ $2, R13
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $2, R8
+	MOVQ mode+56(FP), R9
+	TESTQ R11, R11
+	JZ   osdone
+
+osrow:
+	VBROADCASTSS (SI), Y0
+	MOVQ DX, AX
+	MOVQ DI, BX
+	MOVQ R12, CX
+	CMPQ R9, $1
+	JB   osstore4
+	JA   osadd4
+
+oshead:
+	TESTQ $63, AX
+	JZ   osstream4
+	TESTQ CX, CX
+	JZ   osnext
+	VMULSS (BX), X0, X1
+	VMOVSS X1, (AX)
+	ADDQ $4, AX
+	ADDQ $4, BX
+	DECQ CX
+	JMP  oshead
+
+osstream4:
+	CMPQ CX, $32
+	JB   osstream1
+	VMULPS 0(BX), Y0, Y1
+	VMOVNTPS Y1, 0(AX)
+	VMULPS 32(BX), Y0, Y2
+	VMOVNTPS Y2, 32(AX)
+	VMULPS 64(BX), Y0, Y3
+	VMOVNTPS Y3, 64(AX)
+	VMULPS 96(BX), Y0, Y4
+	VMOVNTPS Y4, 96(AX)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	SUBQ $32, CX
+	JMP  osstream4
+osstream1:
+	CMPQ CX, $8
+	JB   ostail
+	VMULPS 0(BX), Y0, Y1
+	VMOVNTPS Y1, 0(AX)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	SUBQ $8, CX
+	JMP  osstream1
+
+osstore4:
+	CMPQ CX, $32
+	JB   osstore1
+	VMULPS 0(BX), Y0, Y1
+	VMOVUPS Y1, 0(AX)
+	VMULPS 32(BX), Y0, Y2
+	VMOVUPS Y2, 32(AX)
+	VMULPS 64(BX), Y0, Y3
+	VMOVUPS Y3, 64(AX)
+	VMULPS 96(BX), Y0, Y4
+	VMOVUPS Y4, 96(AX)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	SUBQ $32, CX
+	JMP  osstore4
+osstore1:
+	CMPQ CX, $8
+	JB   ostail
+	VMULPS 0(BX), Y0, Y1
+	VMOVUPS Y1, 0(AX)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	SUBQ $8, CX
+	JMP  osstore1
+
+osadd4:
+	CMPQ CX, $32
+	JB   osadd1
+	VMULPS 0(BX), Y0, Y1
+	VADDPS 0(AX), Y1, Y1
+	VMOVUPS Y1, 0(AX)
+	VMULPS 32(BX), Y0, Y2
+	VADDPS 32(AX), Y2, Y2
+	VMOVUPS Y2, 32(AX)
+	VMULPS 64(BX), Y0, Y3
+	VADDPS 64(AX), Y3, Y3
+	VMOVUPS Y3, 64(AX)
+	VMULPS 96(BX), Y0, Y4
+	VADDPS 96(AX), Y4, Y4
+	VMOVUPS Y4, 96(AX)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	SUBQ $32, CX
+	JMP  osadd4
+osadd1:
+	CMPQ CX, $8
+	JB   ostail
+	VMULPS 0(BX), Y0, Y1
+	VADDPS 0(AX), Y1, Y1
+	VMOVUPS Y1, 0(AX)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	SUBQ $8, CX
+	JMP  osadd1
+
+ostail:
+	TESTQ CX, CX
+	JZ   osnext
+	VMULSS (BX), X0, X1
+	CMPQ R9, $2
+	JNE  ostailstore
+	VADDSS (AX), X1, X1
+ostailstore:
+	VMOVSS X1, (AX)
+	ADDQ $4, AX
+	ADDQ $4, BX
+	DECQ CX
+	JMP  ostail
+
+osnext:
+	ADDQ R13, SI
+	ADDQ R8, DX
+	DECQ R11
+	JNZ  osrow
+	SFENCE
+
+osdone:
+	VZEROUPPER
+	RET
+
+// func douterKernel4(m, n int, a *float64, inca int, b, c *float64, ldc, mode int)
+TEXT ·douterKernel4(SB), NOSPLIT, $0-64
+	MOVQ m+0(FP), R11
+	MOVQ n+8(FP), R12
+	MOVQ a+16(FP), SI
+	MOVQ inca+24(FP), R13
+	SHLQ $3, R13
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $3, R8
+	MOVQ mode+56(FP), R9
+	TESTQ R11, R11
+	JZ   oddone
+
+odrow:
+	VBROADCASTSD (SI), Y0
+	MOVQ DX, AX
+	MOVQ DI, BX
+	MOVQ R12, CX
+	CMPQ R9, $1
+	JB   odstore4
+	JA   odadd4
+
+odhead:
+	TESTQ $63, AX
+	JZ   odstream4
+	TESTQ CX, CX
+	JZ   odnext
+	VMULSD (BX), X0, X1
+	VMOVSD X1, (AX)
+	ADDQ $8, AX
+	ADDQ $8, BX
+	DECQ CX
+	JMP  odhead
+
+odstream4:
+	CMPQ CX, $16
+	JB   odstream1
+	VMULPD 0(BX), Y0, Y1
+	VMOVNTPD Y1, 0(AX)
+	VMULPD 32(BX), Y0, Y2
+	VMOVNTPD Y2, 32(AX)
+	VMULPD 64(BX), Y0, Y3
+	VMOVNTPD Y3, 64(AX)
+	VMULPD 96(BX), Y0, Y4
+	VMOVNTPD Y4, 96(AX)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	SUBQ $16, CX
+	JMP  odstream4
+odstream1:
+	CMPQ CX, $4
+	JB   odtail
+	VMULPD 0(BX), Y0, Y1
+	VMOVNTPD Y1, 0(AX)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	SUBQ $4, CX
+	JMP  odstream1
+
+odstore4:
+	CMPQ CX, $16
+	JB   odstore1
+	VMULPD 0(BX), Y0, Y1
+	VMOVUPD Y1, 0(AX)
+	VMULPD 32(BX), Y0, Y2
+	VMOVUPD Y2, 32(AX)
+	VMULPD 64(BX), Y0, Y3
+	VMOVUPD Y3, 64(AX)
+	VMULPD 96(BX), Y0, Y4
+	VMOVUPD Y4, 96(AX)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	SUBQ $16, CX
+	JMP  odstore4
+odstore1:
+	CMPQ CX, $4
+	JB   odtail
+	VMULPD 0(BX), Y0, Y1
+	VMOVUPD Y1, 0(AX)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	SUBQ $4, CX
+	JMP  odstore1
+
+odadd4:
+	CMPQ CX, $16
+	JB   odadd1
+	VMULPD 0(BX), Y0, Y1
+	VADDPD 0(AX), Y1, Y1
+	VMOVUPD Y1, 0(AX)
+	VMULPD 32(BX), Y0, Y2
+	VADDPD 32(AX), Y2, Y2
+	VMOVUPD Y2, 32(AX)
+	VMULPD 64(BX), Y0, Y3
+	VADDPD 64(AX), Y3, Y3
+	VMOVUPD Y3, 64(AX)
+	VMULPD 96(BX), Y0, Y4
+	VADDPD 96(AX), Y4, Y4
+	VMOVUPD Y4, 96(AX)
+	ADDQ $128, AX
+	ADDQ $128, BX
+	SUBQ $16, CX
+	JMP  odadd4
+odadd1:
+	CMPQ CX, $4
+	JB   odtail
+	VMULPD 0(BX), Y0, Y1
+	VADDPD 0(AX), Y1, Y1
+	VMOVUPD Y1, 0(AX)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	SUBQ $4, CX
+	JMP  odadd1
+
+odtail:
+	TESTQ CX, CX
+	JZ   odnext
+	VMULSD (BX), X0, X1
+	CMPQ R9, $2
+	JNE  odtailstore
+	VADDSD (AX), X1, X1
+odtailstore:
+	VMOVSD X1, (AX)
+	ADDQ $8, AX
+	ADDQ $8, BX
+	DECQ CX
+	JMP  odtail
+
+odnext:
+	ADDQ R13, SI
+	ADDQ R8, DX
+	DECQ R11
+	JNZ  odrow
+	SFENCE
+
+oddone:
+	VZEROUPPER
+	RET
+
+// func souterKernel16(m, n int, a *float32, inca int, b, c *float32, ldc, mode int)
+TEXT ·souterKernel16(SB), NOSPLIT, $0-64
+	MOVQ m+0(FP), R11
+	MOVQ n+8(FP), R12
+	MOVQ a+16(FP), SI
+	MOVQ inca+24(FP), R13
+	SHLQ $2, R13
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $2, R8
+	MOVQ mode+56(FP), R9
+	TESTQ R11, R11
+	JZ   ozsdone
+
+ozsrow:
+	VBROADCASTSS (SI), Z0
+	MOVQ DX, AX
+	MOVQ DI, BX
+	MOVQ R12, CX
+	CMPQ R9, $1
+	JB   ozsstore4
+	JA   ozsadd4
+
+ozshead:
+	TESTQ $63, AX
+	JZ   ozsstream4
+	TESTQ CX, CX
+	JZ   ozsnext
+	VMULSS (BX), X0, X1
+	VMOVSS X1, (AX)
+	ADDQ $4, AX
+	ADDQ $4, BX
+	DECQ CX
+	JMP  ozshead
+
+ozsstream4:
+	CMPQ CX, $64
+	JB   ozsstream1
+	VMULPS 0(BX), Z0, Z1
+	VMOVNTPS Z1, 0(AX)
+	VMULPS 64(BX), Z0, Z2
+	VMOVNTPS Z2, 64(AX)
+	VMULPS 128(BX), Z0, Z3
+	VMOVNTPS Z3, 128(AX)
+	VMULPS 192(BX), Z0, Z4
+	VMOVNTPS Z4, 192(AX)
+	ADDQ $256, AX
+	ADDQ $256, BX
+	SUBQ $64, CX
+	JMP  ozsstream4
+ozsstream1:
+	CMPQ CX, $16
+	JB   ozstail
+	VMULPS 0(BX), Z0, Z1
+	VMOVNTPS Z1, 0(AX)
+	ADDQ $64, AX
+	ADDQ $64, BX
+	SUBQ $16, CX
+	JMP  ozsstream1
+
+ozsstore4:
+	CMPQ CX, $64
+	JB   ozsstore1
+	VMULPS 0(BX), Z0, Z1
+	VMOVUPS Z1, 0(AX)
+	VMULPS 64(BX), Z0, Z2
+	VMOVUPS Z2, 64(AX)
+	VMULPS 128(BX), Z0, Z3
+	VMOVUPS Z3, 128(AX)
+	VMULPS 192(BX), Z0, Z4
+	VMOVUPS Z4, 192(AX)
+	ADDQ $256, AX
+	ADDQ $256, BX
+	SUBQ $64, CX
+	JMP  ozsstore4
+ozsstore1:
+	CMPQ CX, $16
+	JB   ozstail
+	VMULPS 0(BX), Z0, Z1
+	VMOVUPS Z1, 0(AX)
+	ADDQ $64, AX
+	ADDQ $64, BX
+	SUBQ $16, CX
+	JMP  ozsstore1
+
+ozsadd4:
+	CMPQ CX, $64
+	JB   ozsadd1
+	VMULPS 0(BX), Z0, Z1
+	VADDPS 0(AX), Z1, Z1
+	VMOVUPS Z1, 0(AX)
+	VMULPS 64(BX), Z0, Z2
+	VADDPS 64(AX), Z2, Z2
+	VMOVUPS Z2, 64(AX)
+	VMULPS 128(BX), Z0, Z3
+	VADDPS 128(AX), Z3, Z3
+	VMOVUPS Z3, 128(AX)
+	VMULPS 192(BX), Z0, Z4
+	VADDPS 192(AX), Z4, Z4
+	VMOVUPS Z4, 192(AX)
+	ADDQ $256, AX
+	ADDQ $256, BX
+	SUBQ $64, CX
+	JMP  ozsadd4
+ozsadd1:
+	CMPQ CX, $16
+	JB   ozstail
+	VMULPS 0(BX), Z0, Z1
+	VADDPS 0(AX), Z1, Z1
+	VMOVUPS Z1, 0(AX)
+	ADDQ $64, AX
+	ADDQ $64, BX
+	SUBQ $16, CX
+	JMP  ozsadd1
+
+ozstail:
+	TESTQ CX, CX
+	JZ   ozsnext
+	VMULSS (BX), X0, X1
+	CMPQ R9, $2
+	JNE  ozstailstore
+	VADDSS (AX), X1, X1
+ozstailstore:
+	VMOVSS X1, (AX)
+	ADDQ $4, AX
+	ADDQ $4, BX
+	DECQ CX
+	JMP  ozstail
+
+ozsnext:
+	ADDQ R13, SI
+	ADDQ R8, DX
+	DECQ R11
+	JNZ  ozsrow
+	SFENCE
+
+ozsdone:
+	VZEROUPPER
+	RET
+
+// func douterKernel8(m, n int, a *float64, inca int, b, c *float64, ldc, mode int)
+TEXT ·douterKernel8(SB), NOSPLIT, $0-64
+	MOVQ m+0(FP), R11
+	MOVQ n+8(FP), R12
+	MOVQ a+16(FP), SI
+	MOVQ inca+24(FP), R13
+	SHLQ $3, R13
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $3, R8
+	MOVQ mode+56(FP), R9
+	TESTQ R11, R11
+	JZ   ozddone
+
+ozdrow:
+	VBROADCASTSD (SI), Z0
+	MOVQ DX, AX
+	MOVQ DI, BX
+	MOVQ R12, CX
+	CMPQ R9, $1
+	JB   ozdstore4
+	JA   ozdadd4
+
+ozdhead:
+	TESTQ $63, AX
+	JZ   ozdstream4
+	TESTQ CX, CX
+	JZ   ozdnext
+	VMULSD (BX), X0, X1
+	VMOVSD X1, (AX)
+	ADDQ $8, AX
+	ADDQ $8, BX
+	DECQ CX
+	JMP  ozdhead
+
+ozdstream4:
+	CMPQ CX, $32
+	JB   ozdstream1
+	VMULPD 0(BX), Z0, Z1
+	VMOVNTPD Z1, 0(AX)
+	VMULPD 64(BX), Z0, Z2
+	VMOVNTPD Z2, 64(AX)
+	VMULPD 128(BX), Z0, Z3
+	VMOVNTPD Z3, 128(AX)
+	VMULPD 192(BX), Z0, Z4
+	VMOVNTPD Z4, 192(AX)
+	ADDQ $256, AX
+	ADDQ $256, BX
+	SUBQ $32, CX
+	JMP  ozdstream4
+ozdstream1:
+	CMPQ CX, $8
+	JB   ozdtail
+	VMULPD 0(BX), Z0, Z1
+	VMOVNTPD Z1, 0(AX)
+	ADDQ $64, AX
+	ADDQ $64, BX
+	SUBQ $8, CX
+	JMP  ozdstream1
+
+ozdstore4:
+	CMPQ CX, $32
+	JB   ozdstore1
+	VMULPD 0(BX), Z0, Z1
+	VMOVUPD Z1, 0(AX)
+	VMULPD 64(BX), Z0, Z2
+	VMOVUPD Z2, 64(AX)
+	VMULPD 128(BX), Z0, Z3
+	VMOVUPD Z3, 128(AX)
+	VMULPD 192(BX), Z0, Z4
+	VMOVUPD Z4, 192(AX)
+	ADDQ $256, AX
+	ADDQ $256, BX
+	SUBQ $32, CX
+	JMP  ozdstore4
+ozdstore1:
+	CMPQ CX, $8
+	JB   ozdtail
+	VMULPD 0(BX), Z0, Z1
+	VMOVUPD Z1, 0(AX)
+	ADDQ $64, AX
+	ADDQ $64, BX
+	SUBQ $8, CX
+	JMP  ozdstore1
+
+ozdadd4:
+	CMPQ CX, $32
+	JB   ozdadd1
+	VMULPD 0(BX), Z0, Z1
+	VADDPD 0(AX), Z1, Z1
+	VMOVUPD Z1, 0(AX)
+	VMULPD 64(BX), Z0, Z2
+	VADDPD 64(AX), Z2, Z2
+	VMOVUPD Z2, 64(AX)
+	VMULPD 128(BX), Z0, Z3
+	VADDPD 128(AX), Z3, Z3
+	VMOVUPD Z3, 128(AX)
+	VMULPD 192(BX), Z0, Z4
+	VADDPD 192(AX), Z4, Z4
+	VMOVUPD Z4, 192(AX)
+	ADDQ $256, AX
+	ADDQ $256, BX
+	SUBQ $32, CX
+	JMP  ozdadd4
+ozdadd1:
+	CMPQ CX, $8
+	JB   ozdtail
+	VMULPD 0(BX), Z0, Z1
+	VADDPD 0(AX), Z1, Z1
+	VMOVUPD Z1, 0(AX)
+	ADDQ $64, AX
+	ADDQ $64, BX
+	SUBQ $8, CX
+	JMP  ozdadd1
+
+ozdtail:
+	TESTQ CX, CX
+	JZ   ozdnext
+	VMULSD (BX), X0, X1
+	CMPQ R9, $2
+	JNE  ozdtailstore
+	VADDSD (AX), X1, X1
+ozdtailstore:
+	VMOVSD X1, (AX)
+	ADDQ $8, AX
+	ADDQ $8, BX
+	DECQ CX
+	JMP  ozdtail
+
+ozdnext:
+	ADDQ R13, SI
+	ADDQ R8, DX
+	DECQ R11
+	JNZ  ozdrow
+	SFENCE
+
+ozddone:
+	VZEROUPPER
+	RET
+

@@ -50,3 +50,10 @@ var (
 	asmParamsS  = &params[float32]{mr: 8, nr: 8, mc: 128, kc: 256, nc: 4096, kern: asmKernelS}
 	asmParamsD  = &params[float64]{mr: 8, nr: 4, mc: 64, kc: 256, nc: 2048, kern: asmKernelD}
 )
+
+// asmOuterS returns the float32 rank-1 kernel: the portable one, as there
+// is no assembly rank-1 kernel on this architecture.
+func asmOuterS(kernelFamily) outerKernel[float32] { return portableOuter[float32] }
+
+// asmOuterD is asmOuterS for float64.
+func asmOuterD(kernelFamily) outerKernel[float64] { return portableOuter[float64] }

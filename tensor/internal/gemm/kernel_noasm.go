@@ -20,3 +20,10 @@ var (
 	wideParamsS = portableParamsS
 	wideParamsD = portableParamsD
 )
+
+// asmOuterS returns the float32 rank-1 kernel: the portable one, as there
+// is no assembly rank-1 kernel on this architecture.
+func asmOuterS(kernelFamily) outerKernel[float32] { return portableOuter[float32] }
+
+// asmOuterD is asmOuterS for float64.
+func asmOuterD(kernelFamily) outerKernel[float64] { return portableOuter[float64] }
