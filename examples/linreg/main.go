@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
@@ -62,7 +64,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 	x := tensor.FromFloat64s(flat, n, d+1)
 	standardise(x, d)
 	y := tensor.FromFloat64s(append([]float64(nil), target...), n, 1)
-	mean, sd := meanStd(target)
+	mean, sd := stat.PopMeanStdDev(target, nil)
 	for i := range target {
 		y.SetAt((target[i]-mean)/sd, i, 0)
 	}
@@ -138,20 +140,9 @@ func standardise(x *tensor.Tensor, d int) {
 		for i := range col {
 			col[i] = x.At(i, j)
 		}
-		m, s := meanStd(col)
+		m, s := stat.PopMeanStdDev(col, nil)
 		for i := range col {
 			x.SetAt((col[i]-m)/s, i, j)
 		}
 	}
-}
-
-func meanStd(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)))
 }

@@ -29,6 +29,8 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/graph"
@@ -159,7 +161,7 @@ func fitCO2(c config, env *cli.Env, res *result) ([]float64, error) {
 		return out
 	}
 	xTr, yTr, xTe, yTe := pick(xs, train), pick(ys, train), pick(xs, test), pick(ys, test)
-	mean, sd := meanStd(yTr)
+	mean, sd := stat.PopMeanStdDev(yTr, nil)
 	yStd := make([]float64, len(yTr))
 	for i, v := range yTr {
 		yStd[i] = (v - mean) / sd
@@ -329,15 +331,4 @@ func fitCancer(c config, link gp.Link, env *cli.Env, res *result) ([]float64, er
 	env.Printf("cancer: %d inducing inputs, %d training points, %.1f s: ELBO %.2f, test accuracy %.3f, NLPD %.3f\n",
 		z.Shape()[0], len(lTr), res.CancerSeconds, res.CancerELBO, res.CancerAccuracy, res.CancerNLPD)
 	return m.Model().Trace(), nil
-}
-
-func meanStd(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)))
 }
