@@ -47,3 +47,29 @@ func Finite(t testing.TB, what string, v []float64) {
 		}
 	}
 }
+
+// FitCase is one fit of a degenerate-data table: Fit fits a model and
+// returns what it predicts, all of which must be finite.
+type FitCase struct {
+	Name string
+	Fit  func() ([]float64, error)
+}
+
+// FiniteFits runs each case as the subtest prefix/Name and checks that it
+// fits without error and predicts only finite values.
+func FiniteFits(t *testing.T, prefix string, cases []FitCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(prefix+"/"+c.Name, func(t *testing.T) {
+			out, err := c.Fit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			Finite(t, c.Name, out)
+		})
+	}
+}
+
+// Err returns the error of a call that returns a value and an error, so
+// that a table can hold just the error: numtest.Err(svm.FitSVC(...)).
+func Err[T any](_ T, err error) error { return err }

@@ -80,13 +80,13 @@ func TestFitsRejectInvalidHyperparameters(t *testing.T) {
 		name, want string
 		err        error
 	}{
-		{"negative α", "α = -1", second(FitRegression(phi, y, RegressionOptions{Alpha: -1}))},
-		{"NaN β", "β = NaN", second(FitEvidence(ctx, phi, y, EvidenceOptions{Beta: math.NaN()}))},
-		{"infinite α", "α = +Inf", second(FitEvidenceGradient(ctx, phi, y, EvidenceOptions{Alpha: math.Inf(1)}))},
-		{"negative MaxIter", "MaxIter = -1", second(FitEvidenceGradient(ctx, phi, y, EvidenceOptions{MaxIter: -1}))},
-		{"negative Tol", "Tol = -1", second(FitRVM(ctx, phi, y, RVMOptions{Tol: -1}))},
-		{"negative PruneAlpha", "PruneAlpha = -1", second(FitRVM(ctx, phi, y, RVMOptions{PruneAlpha: -1}))},
-		{"RVC negative MaxIter", "MaxIter = -2", second(FitRVC(ctx, phi, labels, RVCOptions{MaxIter: -2}))},
+		{"negative α", "α = -1", numtest.Err(FitRegression(phi, y, RegressionOptions{Alpha: -1}))},
+		{"NaN β", "β = NaN", numtest.Err(FitEvidence(ctx, phi, y, EvidenceOptions{Beta: math.NaN()}))},
+		{"infinite α", "α = +Inf", numtest.Err(FitEvidenceGradient(ctx, phi, y, EvidenceOptions{Alpha: math.Inf(1)}))},
+		{"negative MaxIter", "MaxIter = -1", numtest.Err(FitEvidenceGradient(ctx, phi, y, EvidenceOptions{MaxIter: -1}))},
+		{"negative Tol", "Tol = -1", numtest.Err(FitRVM(ctx, phi, y, RVMOptions{Tol: -1}))},
+		{"negative PruneAlpha", "PruneAlpha = -1", numtest.Err(FitRVM(ctx, phi, y, RVMOptions{PruneAlpha: -1}))},
+		{"RVC negative MaxIter", "MaxIter = -2", numtest.Err(FitRVC(ctx, phi, labels, RVCOptions{MaxIter: -2}))},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
@@ -161,5 +161,3 @@ func TestEvidenceFitsOnDegenerateDesignsAreFinite(t *testing.T) {
 		}
 	}
 }
-
-func second[T any](_ T, err error) error { return err }

@@ -50,12 +50,12 @@ func TestFitsRejectInvalidHyperparameters(t *testing.T) {
 		name, want string
 		err        error
 	}{
-		{"k-means negative restarts", "Restarts", second(cluster.FitKMeans(ctx, x, cluster.KMeansOptions{K: 2, Restarts: -1}))},
-		{"k-means negative MaxIter", "MaxIter", second(cluster.FitKMeans(ctx, x, cluster.KMeansOptions{K: 2, MaxIter: -1}))},
-		{"DP-means negative λ", "λ = -1", second(cluster.FitDPMeans(ctx, x, cluster.DPMeansOptions{Lambda: -1}))},
-		{"DP-means negative MaxIter", "MaxIter", second(cluster.FitDPMeans(ctx, x, cluster.DPMeansOptions{Lambda: 1, MaxIter: -1}))},
-		{"mini-batch negative steps", "Steps = -1", second(cluster.FitMiniBatchKMeans(ctx, x, cluster.MiniBatchKMeansOptions{K: 2, Steps: -1}))},
-		{"mini-batch K = 0", "K = 0", second(cluster.FitMiniBatchKMeans(ctx, x, cluster.MiniBatchKMeansOptions{}))},
+		{"k-means negative restarts", "Restarts", numtest.Err(cluster.FitKMeans(ctx, x, cluster.KMeansOptions{K: 2, Restarts: -1}))},
+		{"k-means negative MaxIter", "MaxIter", numtest.Err(cluster.FitKMeans(ctx, x, cluster.KMeansOptions{K: 2, MaxIter: -1}))},
+		{"DP-means negative λ", "λ = -1", numtest.Err(cluster.FitDPMeans(ctx, x, cluster.DPMeansOptions{Lambda: -1}))},
+		{"DP-means negative MaxIter", "MaxIter", numtest.Err(cluster.FitDPMeans(ctx, x, cluster.DPMeansOptions{Lambda: 1, MaxIter: -1}))},
+		{"mini-batch negative steps", "Steps = -1", numtest.Err(cluster.FitMiniBatchKMeans(ctx, x, cluster.MiniBatchKMeansOptions{K: 2, Steps: -1}))},
+		{"mini-batch K = 0", "K = 0", numtest.Err(cluster.FitMiniBatchKMeans(ctx, x, cluster.MiniBatchKMeansOptions{}))},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
@@ -70,25 +70,22 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 		"identical rows":  tensor.Full(tensor.Float64, 3, 4, 2),
 	}
 	for name, x := range data {
-		cases := []struct {
-			name string
-			fit  func() ([]float64, error)
-		}{
-			{"k-means", func() ([]float64, error) {
+		cases := []numtest.FitCase{
+			{Name: "k-means", Fit: func() ([]float64, error) {
 				m, err := cluster.FitKMeans(ctx, x, cluster.KMeansOptions{K: 2})
 				if m == nil {
 					return nil, err
 				}
 				return append(m.Transform(x).Values(), m.Inertia), err
 			}},
-			{"mini-batch k-means", func() ([]float64, error) {
+			{Name: "mini-batch k-means", Fit: func() ([]float64, error) {
 				m, err := cluster.FitMiniBatchKMeans(ctx, x, cluster.MiniBatchKMeansOptions{K: 2, Steps: 5})
 				if m == nil {
 					return nil, err
 				}
 				return append(m.Transform(x).Values(), m.Inertia), err
 			}},
-			{"DP-means", func() ([]float64, error) {
+			{Name: "DP-means", Fit: func() ([]float64, error) {
 				m, err := cluster.FitDPMeans(ctx, x, cluster.DPMeansOptions{Lambda: 0.5})
 				if m == nil {
 					return nil, err
@@ -96,16 +93,6 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 				return append(m.Centers.Values(), m.Objective), err
 			}},
 		}
-		for _, c := range cases {
-			t.Run(name+"/"+c.name, func(t *testing.T) {
-				out, err := c.fit()
-				if err != nil {
-					t.Fatal(err)
-				}
-				numtest.Finite(t, c.name, out)
-			})
-		}
+		numtest.FiniteFits(t, name, cases)
 	}
 }
-
-func second[T any](_ T, err error) error { return err }

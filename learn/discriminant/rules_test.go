@@ -19,12 +19,12 @@ func TestFitsRejectInvalidHyperparameters(t *testing.T) {
 		name, want string
 		err        error
 	}{
-		{"LDA shrinkage above 1", "1.5", second(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Solver: discriminant.LSQR, Shrinkage: 1.5}))},
-		{"LDA too many components", "2 components, but at most min(classes − 1, d) = 1", second(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Components: 2}))},
-		{"LDA negative tolerance", "-1", second(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Tol: -1}))},
-		{"LDA negative prior", "prior 1 is -1", second(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Priors: []float64{2, -1}}))},
-		{"QDA RegParam above 1", "2", second(discriminant.FitQuadratic(x, labels, discriminant.QuadraticOptions{RegParam: 2}))},
-		{"QDA negative tolerance", "-0.1", second(discriminant.FitQuadratic(x, labels, discriminant.QuadraticOptions{Tol: -0.1}))},
+		{"LDA shrinkage above 1", "1.5", numtest.Err(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Solver: discriminant.LSQR, Shrinkage: 1.5}))},
+		{"LDA too many components", "2 components, but at most min(classes − 1, d) = 1", numtest.Err(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Components: 2}))},
+		{"LDA negative tolerance", "-1", numtest.Err(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Tol: -1}))},
+		{"LDA negative prior", "prior 1 is -1", numtest.Err(discriminant.FitLinear(x, labels, discriminant.LinearOptions{Priors: []float64{2, -1}}))},
+		{"QDA RegParam above 1", "2", numtest.Err(discriminant.FitQuadratic(x, labels, discriminant.QuadraticOptions{RegParam: 2}))},
+		{"QDA negative tolerance", "-0.1", numtest.Err(discriminant.FitQuadratic(x, labels, discriminant.QuadraticOptions{Tol: -0.1}))},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
@@ -41,25 +41,22 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 		"duplicated rows": tensor.FromFloat64s([]float64{1, 2, 5, 5, 1, 2, 5, 5, 2, 2, 6, 5}, 6, 2),
 	}
 	for name, x := range data {
-		cases := []struct {
-			name string
-			fit  func() ([]float64, error)
-		}{
-			{"LDA SVD", func() ([]float64, error) {
+		cases := []numtest.FitCase{
+			{Name: "LDA SVD", Fit: func() ([]float64, error) {
 				m, err := discriminant.FitLinear(x, labels, discriminant.LinearOptions{})
 				if m == nil {
 					return nil, err
 				}
 				return append(m.PredictProba(x).Values(), m.Transform(x).Values()...), err
 			}},
-			{"LDA LSQR", func() ([]float64, error) {
+			{Name: "LDA LSQR", Fit: func() ([]float64, error) {
 				m, err := discriminant.FitLinear(x, labels, discriminant.LinearOptions{Solver: discriminant.LSQR, Shrinkage: 0.1})
 				if m == nil {
 					return nil, err
 				}
 				return m.PredictProba(x).Values(), err
 			}},
-			{"QDA", func() ([]float64, error) {
+			{Name: "QDA", Fit: func() ([]float64, error) {
 				m, err := discriminant.FitQuadratic(x, labels, discriminant.QuadraticOptions{RegParam: 0.1})
 				if m == nil {
 					return nil, err
@@ -67,16 +64,6 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 				return m.PredictProba(x).Values(), err
 			}},
 		}
-		for _, c := range cases {
-			t.Run(name+"/"+c.name, func(t *testing.T) {
-				out, err := c.fit()
-				if err != nil {
-					t.Fatal(err)
-				}
-				numtest.Finite(t, c.name, out)
-			})
-		}
+		numtest.FiniteFits(t, name, cases)
 	}
 }
-
-func second[T any](_ T, err error) error { return err }

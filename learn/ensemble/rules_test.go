@@ -24,16 +24,16 @@ func TestFitsRejectInvalidHyperparameters(t *testing.T) {
 		name, want string
 		err        error
 	}{
-		{"booster negative rounds", "-1", second(ensemble.FitBooster(ctx, x, y, ensemble.BoosterOptions{Rounds: -1}))},
-		{"booster negative learning rate", "-0.5", second(ensemble.FitBooster(ctx, x, y, ensemble.BoosterOptions{LearningRate: -0.5}))},
-		{"booster NaN λ", "NaN", second(ensemble.FitBooster(ctx, x, y, ensemble.BoosterOptions{Lambda: math.NaN()}))},
-		{"bagging infinite λ", "Lambda = +Inf", second(ensemble.FitBagging(ctx, x, y, ensemble.BaggingOptions{Lambda: math.Inf(1)}))},
-		{"bagging negative trees", "-2", second(ensemble.FitBagging(ctx, x, y, ensemble.BaggingOptions{Trees: -2}))},
-		{"AdaBoost negative rounds", "-3", second(ensemble.FitAdaBoost(ctx, x, labels, ensemble.AdaBoostOptions{Rounds: -3}))},
-		{"tree negative MinLeaf", "-1", second(ensemble.FitClassTree(x, labels, ensemble.ClassTreeOptions{MinLeaf: -1}))},
-		{"tree MaxFeatures above d", "MaxFeatures = 3 for 2 columns", second(ensemble.FitClassTree(x, labels, ensemble.ClassTreeOptions{MaxFeatures: 3}))},
-		{"forest MaxFeatures above d", "MaxFeatures = 3 for 2 columns", second(ensemble.FitForest(ctx, x, labels, ensemble.ForestOptions{MaxFeatures: 3}))},
-		{"forest fewer classes than labels", "label 1 of row 1 is not in [0, 1)", second(ensemble.FitForest(ctx, x, labels, ensemble.ForestOptions{Classes: 1}))},
+		{"booster negative rounds", "-1", numtest.Err(ensemble.FitBooster(ctx, x, y, ensemble.BoosterOptions{Rounds: -1}))},
+		{"booster negative learning rate", "-0.5", numtest.Err(ensemble.FitBooster(ctx, x, y, ensemble.BoosterOptions{LearningRate: -0.5}))},
+		{"booster NaN λ", "NaN", numtest.Err(ensemble.FitBooster(ctx, x, y, ensemble.BoosterOptions{Lambda: math.NaN()}))},
+		{"bagging infinite λ", "Lambda = +Inf", numtest.Err(ensemble.FitBagging(ctx, x, y, ensemble.BaggingOptions{Lambda: math.Inf(1)}))},
+		{"bagging negative trees", "-2", numtest.Err(ensemble.FitBagging(ctx, x, y, ensemble.BaggingOptions{Trees: -2}))},
+		{"AdaBoost negative rounds", "-3", numtest.Err(ensemble.FitAdaBoost(ctx, x, labels, ensemble.AdaBoostOptions{Rounds: -3}))},
+		{"tree negative MinLeaf", "-1", numtest.Err(ensemble.FitClassTree(x, labels, ensemble.ClassTreeOptions{MinLeaf: -1}))},
+		{"tree MaxFeatures above d", "MaxFeatures = 3 for 2 columns", numtest.Err(ensemble.FitClassTree(x, labels, ensemble.ClassTreeOptions{MaxFeatures: 3}))},
+		{"forest MaxFeatures above d", "MaxFeatures = 3 for 2 columns", numtest.Err(ensemble.FitForest(ctx, x, labels, ensemble.ForestOptions{MaxFeatures: 3}))},
+		{"forest fewer classes than labels", "label 1 of row 1 is not in [0, 1)", numtest.Err(ensemble.FitForest(ctx, x, labels, ensemble.ForestOptions{Classes: 1}))},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
@@ -51,32 +51,29 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 		"identical rows":  tensor.Full(tensor.Float64, 2, 6, 2),
 	}
 	for name, x := range data {
-		cases := []struct {
-			name string
-			fit  func() ([]float64, error)
-		}{
-			{"booster", func() ([]float64, error) {
+		cases := []numtest.FitCase{
+			{Name: "booster", Fit: func() ([]float64, error) {
 				m, err := ensemble.FitBooster(ctx, x, y, ensemble.BoosterOptions{Rounds: 5})
 				if m == nil {
 					return nil, err
 				}
 				return m.Predict(x).Values(), err
 			}},
-			{"bagging", func() ([]float64, error) {
+			{Name: "bagging", Fit: func() ([]float64, error) {
 				m, err := ensemble.FitBagging(ctx, x, y, ensemble.BaggingOptions{Trees: 3, MinLeaf: 1})
 				if m == nil {
 					return nil, err
 				}
 				return m.Predict(x).Values(), err
 			}},
-			{"AdaBoost", func() ([]float64, error) {
+			{Name: "AdaBoost", Fit: func() ([]float64, error) {
 				m, err := ensemble.FitAdaBoost(ctx, x, labels, ensemble.AdaBoostOptions{Rounds: 5})
 				if m == nil {
 					return nil, err
 				}
 				return m.Decision(x).Values(), err
 			}},
-			{"forest", func() ([]float64, error) {
+			{Name: "forest", Fit: func() ([]float64, error) {
 				m, err := ensemble.FitForest(ctx, x, labels, ensemble.ForestOptions{Trees: 5})
 				if m == nil {
 					return nil, err
@@ -84,16 +81,6 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 				return m.PredictProba(x).Values(), err
 			}},
 		}
-		for _, c := range cases {
-			t.Run(name+"/"+c.name, func(t *testing.T) {
-				out, err := c.fit()
-				if err != nil {
-					t.Fatal(err)
-				}
-				numtest.Finite(t, c.name, out)
-			})
-		}
+		numtest.FiniteFits(t, name, cases)
 	}
 }
-
-func second[T any](_ T, err error) error { return err }

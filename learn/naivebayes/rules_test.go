@@ -20,13 +20,13 @@ func TestFitsRejectInvalidHyperparameters(t *testing.T) {
 		name, want string
 		err        error
 	}{
-		{"Gaussian negative smoothing", "-1", second(naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{VarSmoothing: -1}))},
-		{"Gaussian negative prior", "prior 0 is -0.5", second(naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{Priors: []float64{-0.5, 1.5}}))},
-		{"Gaussian priors not summing to 1", "sum to 0.5", second(naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{Priors: []float64{0.25, 0.25}}))},
-		{"Bernoulli negative α", "-1", second(naivebayes.FitBernoulli(x, labels, naivebayes.BernoulliOptions{Alpha: -1}))},
-		{"Bernoulli NaN threshold", "NaN", second(naivebayes.FitBernoulli(x, labels, naivebayes.BernoulliOptions{Threshold: math.NaN()}))},
-		{"multinomial negative α", "-2", second(naivebayes.FitMultinomial(x, labels, naivebayes.MultinomialOptions{Alpha: -2}))},
-		{"multinomial three priors for two classes", "3 priors for 2 classes", second(naivebayes.FitMultinomial(x, labels, naivebayes.MultinomialOptions{Priors: []float64{0.2, 0.3, 0.5}}))},
+		{"Gaussian negative smoothing", "-1", numtest.Err(naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{VarSmoothing: -1}))},
+		{"Gaussian negative prior", "prior 0 is -0.5", numtest.Err(naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{Priors: []float64{-0.5, 1.5}}))},
+		{"Gaussian priors not summing to 1", "sum to 0.5", numtest.Err(naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{Priors: []float64{0.25, 0.25}}))},
+		{"Bernoulli negative α", "-1", numtest.Err(naivebayes.FitBernoulli(x, labels, naivebayes.BernoulliOptions{Alpha: -1}))},
+		{"Bernoulli NaN threshold", "NaN", numtest.Err(naivebayes.FitBernoulli(x, labels, naivebayes.BernoulliOptions{Threshold: math.NaN()}))},
+		{"multinomial negative α", "-2", numtest.Err(naivebayes.FitMultinomial(x, labels, naivebayes.MultinomialOptions{Alpha: -2}))},
+		{"multinomial three priors for two classes", "3 priors for 2 classes", numtest.Err(naivebayes.FitMultinomial(x, labels, naivebayes.MultinomialOptions{Priors: []float64{0.2, 0.3, 0.5}}))},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
@@ -43,25 +43,22 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 		"identical rows":  tensor.Full(tensor.Float64, 2, 5, 2),
 	}
 	for name, x := range data {
-		cases := []struct {
-			name string
-			fit  func() ([]float64, error)
-		}{
-			{"Gaussian", func() ([]float64, error) {
+		cases := []numtest.FitCase{
+			{Name: "Gaussian", Fit: func() ([]float64, error) {
 				m, err := naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{})
 				if m == nil {
 					return nil, err
 				}
 				return append(m.PredictProba(x).Values(), m.LogProb(x).Values()...), err
 			}},
-			{"Bernoulli", func() ([]float64, error) {
+			{Name: "Bernoulli", Fit: func() ([]float64, error) {
 				m, err := naivebayes.FitBernoulli(x, labels, naivebayes.BernoulliOptions{})
 				if m == nil {
 					return nil, err
 				}
 				return append(m.PredictProba(x).Values(), m.LogProb(x).Values()...), err
 			}},
-			{"multinomial", func() ([]float64, error) {
+			{Name: "multinomial", Fit: func() ([]float64, error) {
 				m, err := naivebayes.FitMultinomial(x, labels, naivebayes.MultinomialOptions{})
 				if m == nil {
 					return nil, err
@@ -69,19 +66,9 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 				return m.PredictProba(x).Values(), err
 			}},
 		}
-		for _, c := range cases {
-			t.Run(name+"/"+c.name, func(t *testing.T) {
-				out, err := c.fit()
-				if err != nil {
-					t.Fatal(err)
-				}
-				numtest.Finite(t, c.name, out)
-			})
-		}
+		numtest.FiniteFits(t, name, cases)
 	}
 }
-
-func second[T any](_ T, err error) error { return err }
 
 // When every feature is constant the features say nothing: the posterior
 // of any row is the prior.

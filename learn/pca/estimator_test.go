@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,21 +26,19 @@ func TestFitsRejectBadInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"PCA NaN", second(pca.FitPCA(nan, pca.PCAOptions{})), "pca.FitPCA: x[1, 1] is NaN"},
-		{"PCA no columns", second(pca.FitPCA(empty, pca.PCAOptions{})), "pca.FitPCA: x has zero columns"},
-		{"PCA K > n", second(pca.FitPCA(x, pca.PCAOptions{Components: 4})), "4 components for data of shape (3, 3)"},
-		{"PPCA q = d", second(pca.FitPPCA(x, pca.PPCAOptions{Components: 3})), "3 latent dimensions (Components) for d = 3"},
-		{"PPCA EM NaN", second(pca.FitPPCAEM(ctx, nan, pca.PPCAOptions{Components: 1})), "pca.FitPPCAEM: x[1, 1] is NaN"},
-		{"PPCA gradient q = 0", second(pca.FitPPCAGradient(ctx, x, pca.PPCAOptions{})), "0 latent dimensions"},
-		{"kernel PCA K > n", second(pca.FitKernelPCA(x, pca.KernelPCAOptions{Components: 4})), "4 components for 3 rows"},
-		{"kernel PCA NaN", second(pca.FitKernelPCA(nan, pca.KernelPCAOptions{})), "pca.FitKernelPCA: x[1, 1] is NaN"},
+		{"PCA NaN", numtest.Err(pca.FitPCA(nan, pca.PCAOptions{})), "pca.FitPCA: x[1, 1] is NaN"},
+		{"PCA no columns", numtest.Err(pca.FitPCA(empty, pca.PCAOptions{})), "pca.FitPCA: x has zero columns"},
+		{"PCA K > n", numtest.Err(pca.FitPCA(x, pca.PCAOptions{Components: 4})), "4 components for data of shape (3, 3)"},
+		{"PPCA q = d", numtest.Err(pca.FitPPCA(x, pca.PPCAOptions{Components: 3})), "3 latent dimensions (Components) for d = 3"},
+		{"PPCA EM NaN", numtest.Err(pca.FitPPCAEM(ctx, nan, pca.PPCAOptions{Components: 1})), "pca.FitPPCAEM: x[1, 1] is NaN"},
+		{"PPCA gradient q = 0", numtest.Err(pca.FitPPCAGradient(ctx, x, pca.PPCAOptions{})), "0 latent dimensions"},
+		{"kernel PCA K > n", numtest.Err(pca.FitKernelPCA(x, pca.KernelPCAOptions{Components: 4})), "4 components for 3 rows"},
+		{"kernel PCA NaN", numtest.Err(pca.FitKernelPCA(nan, pca.KernelPCAOptions{})), "pca.FitKernelPCA: x[1, 1] is NaN"},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
 	}
 }
-
-func second[T any](_ T, err error) error { return err }
 
 // The iterative PPCA fits stop on a cancelled context; EM with one
 // iteration allowed reports non-convergence and returns its model.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -26,24 +28,22 @@ func TestFitsRejectBadInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"SVC NaN", second(svm.FitSVC(ctx, nan, labels, svm.SVCOptions{})), "svm.FitSVC: x[1, 0] is NaN"},
-		{"SVC one class", second(svm.FitSVC(ctx, x, []int{3, 3, 3, 3}, svm.SVCOptions{})), "svm.FitSVC: need at least two classes"},
-		{"SVC no columns", second(svm.FitSVC(ctx, empty, labels, svm.SVCOptions{})), "svm.FitSVC: x has zero columns"},
-		{"SVC negative C", second(svm.FitSVC(ctx, x, labels, svm.SVCOptions{C: -2})), "C = -2"},
-		{"ν-SVC ν", second(svm.FitNuSVC(ctx, x, labels, svm.NuSVCOptions{Nu: 2})), "ν = 2 must be in (0, 1]"},
-		{"SVR NaN target", second(svm.FitSVR(ctx, x, tensor.FromFloat64s([]float64{0, math.Inf(1), 0, 0}, 4), svm.SVROptions{})), "svm.FitSVR: y[1] is +Inf"},
-		{"SVR ε", second(svm.FitSVR(ctx, x, y, svm.SVROptions{Epsilon: -1})), "ε = -1"},
-		{"Crammer–Singer one class", second(svm.FitCrammerSinger(ctx, x, []int{1, 1, 1, 1}, svm.CrammerSingerOptions{})), "two classes"},
-		{"kernel ridge no columns", second(svm.FitKernelRidge(empty, y, svm.KernelRidgeOptions{})), "svm.FitKernelRidge"},
-		{"linear one class", second(svm.FitLinearSVM(ctx, x, []int{0, 0, 0, 0}, svm.LinearSVMOptions{})), "exactly two classes"},
-		{"linear loss", second(svm.FitLinearSVM(ctx, x, labels, svm.LinearSVMOptions{Loss: 7})), "Loss 7 unknown"},
+		{"SVC NaN", numtest.Err(svm.FitSVC(ctx, nan, labels, svm.SVCOptions{})), "svm.FitSVC: x[1, 0] is NaN"},
+		{"SVC one class", numtest.Err(svm.FitSVC(ctx, x, []int{3, 3, 3, 3}, svm.SVCOptions{})), "svm.FitSVC: need at least two classes"},
+		{"SVC no columns", numtest.Err(svm.FitSVC(ctx, empty, labels, svm.SVCOptions{})), "svm.FitSVC: x has zero columns"},
+		{"SVC negative C", numtest.Err(svm.FitSVC(ctx, x, labels, svm.SVCOptions{C: -2})), "C = -2"},
+		{"ν-SVC ν", numtest.Err(svm.FitNuSVC(ctx, x, labels, svm.NuSVCOptions{Nu: 2})), "ν = 2 must be in (0, 1]"},
+		{"SVR NaN target", numtest.Err(svm.FitSVR(ctx, x, tensor.FromFloat64s([]float64{0, math.Inf(1), 0, 0}, 4), svm.SVROptions{})), "svm.FitSVR: y[1] is +Inf"},
+		{"SVR ε", numtest.Err(svm.FitSVR(ctx, x, y, svm.SVROptions{Epsilon: -1})), "ε = -1"},
+		{"Crammer–Singer one class", numtest.Err(svm.FitCrammerSinger(ctx, x, []int{1, 1, 1, 1}, svm.CrammerSingerOptions{})), "two classes"},
+		{"kernel ridge no columns", numtest.Err(svm.FitKernelRidge(empty, y, svm.KernelRidgeOptions{})), "svm.FitKernelRidge"},
+		{"linear one class", numtest.Err(svm.FitLinearSVM(ctx, x, []int{0, 0, 0, 0}, svm.LinearSVMOptions{})), "exactly two classes"},
+		{"linear loss", numtest.Err(svm.FitLinearSVM(ctx, x, labels, svm.LinearSVMOptions{Loss: 7})), "Loss 7 unknown"},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
 	}
 }
-
-func second[T any](_ T, err error) error { return err }
 
 // A cancelled context stops SMO before its first step: the binary machine
 // comes back at its starting point (α = 0) with an error wrapping

@@ -112,18 +112,18 @@ func TestFitsRejectInvalidHyperparameters(t *testing.T) {
 		name, want string
 		err        error
 	}{
-		{"SVC negative C", "C = -1 must be positive", second(svm.FitSVC(ctx, x, two, svm.SVCOptions{C: -1}))},
-		{"SVC infinite C", "C = +Inf must be positive and finite", second(svm.FitSVC(ctx, x, two, svm.SVCOptions{C: math.Inf(1)}))},
-		{"SVC negative tolerance", "tolerance -0.1", second(svm.FitSVC(ctx, x, two, svm.SVCOptions{Tol: -0.1}))},
-		{"SVC negative MaxIter", "MaxIter -1", second(svm.FitSVC(ctx, x, two, svm.SVCOptions{MaxIter: -1}))},
-		{"SVC negative class weight", "ClassWeights[1] = -2", second(svm.FitSVC(ctx, x, two, svm.SVCOptions{ClassWeights: map[int]float64{1: -2}}))},
-		{"ν-SVC ν above 1", "ν = 1.5", second(svm.FitNuSVC(ctx, x, two, svm.NuSVCOptions{Nu: 1.5}))},
-		{"SVR negative ε", "ε = -1", second(svm.FitSVR(ctx, x, y, svm.SVROptions{Epsilon: -1}))},
-		{"SVR negative cache", "CacheBytes -5", second(svm.FitSVR(ctx, x, y, svm.SVROptions{CacheBytes: -5}))},
-		{"Crammer–Singer negative C", "C = -3", second(svm.FitCrammerSinger(ctx, x, three, svm.CrammerSingerOptions{C: -3}))},
-		{"linear negative MaxIter", "MaxIter -2", second(svm.FitLinearSVM(ctx, x, two, svm.LinearSVMOptions{MaxIter: -2}))},
-		{"kernel ridge negative λ", "λ = -1", second(svm.FitKernelRidge(x, y, svm.KernelRidgeOptions{Lambda: -1}))},
-		{"Platt negative MaxIter", "negative MaxIter -1", second(svm.FitPlatt(y, two, svm.PlattOptions{MaxIter: -1}))},
+		{"SVC negative C", "C = -1 must be positive", numtest.Err(svm.FitSVC(ctx, x, two, svm.SVCOptions{C: -1}))},
+		{"SVC infinite C", "C = +Inf must be positive and finite", numtest.Err(svm.FitSVC(ctx, x, two, svm.SVCOptions{C: math.Inf(1)}))},
+		{"SVC negative tolerance", "tolerance -0.1", numtest.Err(svm.FitSVC(ctx, x, two, svm.SVCOptions{Tol: -0.1}))},
+		{"SVC negative MaxIter", "MaxIter -1", numtest.Err(svm.FitSVC(ctx, x, two, svm.SVCOptions{MaxIter: -1}))},
+		{"SVC negative class weight", "ClassWeights[1] = -2", numtest.Err(svm.FitSVC(ctx, x, two, svm.SVCOptions{ClassWeights: map[int]float64{1: -2}}))},
+		{"ν-SVC ν above 1", "ν = 1.5", numtest.Err(svm.FitNuSVC(ctx, x, two, svm.NuSVCOptions{Nu: 1.5}))},
+		{"SVR negative ε", "ε = -1", numtest.Err(svm.FitSVR(ctx, x, y, svm.SVROptions{Epsilon: -1}))},
+		{"SVR negative cache", "CacheBytes -5", numtest.Err(svm.FitSVR(ctx, x, y, svm.SVROptions{CacheBytes: -5}))},
+		{"Crammer–Singer negative C", "C = -3", numtest.Err(svm.FitCrammerSinger(ctx, x, three, svm.CrammerSingerOptions{C: -3}))},
+		{"linear negative MaxIter", "MaxIter -2", numtest.Err(svm.FitLinearSVM(ctx, x, two, svm.LinearSVMOptions{MaxIter: -2}))},
+		{"kernel ridge negative λ", "λ = -1", numtest.Err(svm.FitKernelRidge(x, y, svm.KernelRidgeOptions{Lambda: -1}))},
+		{"Platt negative MaxIter", "negative MaxIter -1", numtest.Err(svm.FitPlatt(y, two, svm.PlattOptions{MaxIter: -1}))},
 	}
 	for _, c := range cases {
 		assert.ErrorContains(t, c.err, c.want, c.name)
