@@ -66,7 +66,7 @@ def round_ratios(order, units, samples):
             pv = [samples[t][key][r] for t in peers if key in samples[t] and r < len(samples[t][key])]
             if not pv or gv <= 0:
                 continue
-            if higher_is_better(units[key]):
+            if higher_is_better(units[key], key[1]):
                 ratios.append(gv / max(pv))
             else:
                 ratios.append(min(pv) / gv)
@@ -76,8 +76,10 @@ def round_ratios(order, units, samples):
     return out
 
 
-def higher_is_better(unit):
-    return unit in ("GFLOP/s", "1/s")
+def higher_is_better(unit, metric=""):
+    """Whether a larger value is better: throughputs and speedups (the
+    perexample rows' ratio_to_batch_grad is a cost, speedup_over_loop a gain)."""
+    return unit in ("GFLOP/s", "1/s") or metric.startswith("speedup")
 
 
 def call(cmd, env=None):
@@ -93,6 +95,9 @@ def run(cmd, env=None):
     """Run a peer and return its parsed result lines {(workload, metric): (value, unit)}."""
     out = {}
     for line in call(cmd, env).splitlines():
+        if line.startswith("#"):  # a peer's note, e.g. a workload it cannot run
+            print("  " + line.strip(), file=sys.stderr, flush=True)
+            continue
         m = LINE.match(line.strip())
         if m:
             try:
@@ -173,7 +178,7 @@ def table(order, units, med):
             pv = [vals[t] for t in peers if vals[t]]
             if not g or not pv:
                 return None
-            return g / max(pv) if higher_is_better(unit) else min(pv) / g
+            return g / max(pv) if higher_is_better(unit, metric) else min(pv) / g
 
         ratio = speed_ratio(["torch2", "torch1", "numpy"])
         target, met = "", ""
@@ -268,7 +273,7 @@ def main():
     lines += table(order, units, {t: {k: statistics.median(v) for k, v in samples[t].items()} for t in TOOLS})
     if args.rounds > 1:
         lines += ["", "Best round (fastest of the rounds for each tool: less sensitive to a busy machine):", ""]
-        best = {t: {k: (max(v) if higher_is_better(units[k]) else min(v))
+        best = {t: {k: (max(v) if higher_is_better(units[k], k[1]) else min(v))
                     for k, v in samples[t].items()} for t in TOOLS}
         lines += table(order, units, best)
         lines += ["", "Per-round ratio (Gradus ÷ the best peer of the same round, so machine load that "

@@ -178,6 +178,62 @@ def transformer():
     return step
 
 
+def _perexample_setup():
+    """The MLP of Gradus's perexample workloads (examples/bench/perexample.go):
+    784-128-10, ReLU, float32, summed cross-entropy against one-hot labels,
+    batch 128; parameters in Gradus's (out, in) layout, biases zero."""
+    g = torch.Generator().manual_seed(1)
+    ps = (torch.randn(128, 784, generator=g) * 0.05, torch.zeros(128),
+          torch.randn(10, 128, generator=g) * 0.1, torch.zeros(10))
+    x = torch.randn(PEREXAMPLE_BATCH, 784, generator=g)
+    y = F.one_hot(torch.randint(0, 10, (PEREXAMPLE_BATCH,), generator=g), 10).to(torch.float32)
+    return ps, x, y
+
+
+def _perexample_loss(ps, x, y):
+    """Cross-entropy of one example (784,) with one-hot y (10,), or the sum over a batch."""
+    w1, b1, w2, b2 = ps
+    logp = F.log_softmax(F.linear(F.relu(F.linear(x, w1, b1)), w2, b2), dim=-1)
+    return -(y * logp).sum()
+
+
+def perexample_batch_grad():
+    """One gradient of the batch's summed loss (the reference)."""
+    ps, x, y = _perexample_setup()
+    ps = [p.requires_grad_() for p in ps]
+    return lambda: torch.autograd.grad(_perexample_loss(ps, x, y), ps)
+
+
+def perexample_loop():
+    """One autograd.grad per example."""
+    ps, x, y = _perexample_setup()
+    ps = [p.requires_grad_() for p in ps]
+
+    def step():
+        for k in range(PEREXAMPLE_BATCH):
+            torch.autograd.grad(_perexample_loss(ps, x[k], y[k]), ps)
+
+    return step
+
+
+def perexample_vmap():
+    """Per-example gradients as functorch's vmap(grad(loss)) (torch.func in PyTorch 2);
+    None, with the reason in PEREXAMPLE_UNAVAILABLE, when functorch does not import."""
+    global PEREXAMPLE_UNAVAILABLE
+    try:
+        from functorch import grad, vmap
+    except Exception as e:  # Debian's 1.13 may ship without functorch's C extension
+        PEREXAMPLE_UNAVAILABLE = f"functorch does not import ({type(e).__name__}: {e})"
+        return None
+    ps, x, y = _perexample_setup()
+    per_example = vmap(grad(_perexample_loss), in_dims=(None, 0, 0))
+    return lambda: per_example(ps, x, y)
+
+
+PEREXAMPLE_BATCH = 128
+PEREXAMPLE_UNAVAILABLE = ""
+
+
 def overhead():
     x0 = torch.ones(1, 1, requires_grad=True)
 
@@ -219,13 +275,43 @@ def main():
         ("transformer_block", 3, transformer, ratio("sequences_per_s", 32)),
         ("dcgan_train", 5, dcgan, ratio("samples_per_s", 64)),
     ]
+
+    # The per-example workloads report ms per batch of 128; perexample (vmap of
+    # grad) also reports its time as a ratio to the other two of the same run,
+    # as Gradus's does.
+    ref = {}
+
+    def per_batch(name):
+        def report(s):
+            ref[name] = s
+            return ("ms_per_batch", s * 1e3, "ms")
+        return report
+
+    def per_example_report(s):
+        rs = [("ms_per_batch", s * 1e3, "ms")]
+        if "batch" in ref:
+            rs.append(("ratio_to_batch_grad", s / ref["batch"], "x"))
+        if "loop" in ref:
+            rs.append(("speedup_over_loop", ref["loop"] / s, "x"))
+        return rs
+
+    ws += [
+        ("perexample_batch_grad", 10, perexample_batch_grad, per_batch("batch")),
+        ("perexample_loop", 2, perexample_loop, per_batch("loop")),
+        ("perexample", 10, perexample_vmap, per_example_report),
+    ]
     prefixes = [p.strip() for p in args.only.split(",") if p.strip()]
     for name, steps, factory, report in ws:
         if prefixes and not any(name.startswith(p) for p in prefixes):
             continue
-        sec = timing.run_timed(factory(), args.steps or steps, args.reps)
-        metric, value, unit = report(sec)
-        print(f"{name} {metric} {value:.6g} {unit}", flush=True)
+        step = factory()
+        if step is None:  # the workload's API is missing from this PyTorch
+            print(f"# {name}: unavailable in torch {torch.__version__}: {PEREXAMPLE_UNAVAILABLE}", flush=True)
+            continue
+        sec = timing.run_timed(step, args.steps or steps, args.reps)
+        rs = report(sec)
+        for metric, value, unit in rs if isinstance(rs, list) else [rs]:
+            print(f"{name} {metric} {value:.6g} {unit}", flush=True)
 
 
 if __name__ == "__main__":
