@@ -50,9 +50,11 @@ func (bceSumOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 // ∂/∂x = σ(x) − t, ∂/∂t = −x.
 func (bceSumOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node {
 	x, t := out.Inputs()[0], out.Inputs()[1]
-	gx := graph.Mul(graph.Sub(graph.Sigmoid(x), t), ct)
-	var gt *graph.Node
-	if !t.IsConst() {
+	var gx, gt *graph.Node
+	if needs[0] {
+		gx = graph.Mul(graph.Sub(graph.Sigmoid(x), t), ct)
+	}
+	if needs[1] {
 		gt = graph.Mul(graph.Neg(x), ct)
 	}
 	return []*graph.Node{gx, gt}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gradus-ml/gradus/data"
@@ -168,8 +169,9 @@ func (t *Trainer) Steps() int { return t.step }
 // History returns the records so far.
 func (t *Trainer) History() History {
 	h := t.hist
-	if w := t.cfg.StepLossWindow; w > 0 && len(h.StepLoss) > w {
-		h.StepLoss = h.StepLoss[len(h.StepLoss)-w:]
+	if w := t.cfg.StepLossWindow; w > 0 {
+		// A copy: the window's buffer slides in place as training goes on.
+		h.StepLoss = slices.Clone(h.StepLoss[max(0, len(h.StepLoss)-w):])
 	}
 	return h
 }

@@ -363,3 +363,22 @@ func stepLosses(t *testing.T, steps, window int) []float64 {
 	require.NoError(t, err)
 	return h.StepLoss
 }
+
+// A history taken before the window slides keeps its values: it does not
+// share the buffer the trainer goes on writing.
+func TestStepLossWindowHistoryIsACopy(t *testing.T) {
+	lin := newLinear(tensor.Float64, 1)
+	tr := New(lin, optim.NewSGD(nn.Values(lin.Params()), optim.SGDOptions{LR: 0.1}), mse(lin, 0),
+		data.NewLoader(regression(tensor.Float64, 8), data.LoaderOptions{BatchSize: 4}),
+		Options{Epochs: 5, StepLossWindow: 2})
+	for range 2 { // 4 steps: the buffer of 2·2 is full
+		_, err := tr.RunEpoch(context.Background())
+		require.NoError(t, err)
+	}
+	before := tr.History().StepLoss
+	kept := slices.Clone(before)
+	_, err := tr.RunEpoch(context.Background()) // slides the buffer
+	require.NoError(t, err)
+	assert.Equal(t, kept, before)
+	assert.NotEqual(t, before, tr.History().StepLoss)
+}
