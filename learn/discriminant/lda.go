@@ -319,7 +319,8 @@ func covariance(rows []float64, d int, mean []float64, shrink float64) []float64
 // classes scikit-learn's decision_function is column 1 minus column 0. It
 // panics with a *tensor.Error when x does not have d columns.
 func (l *Linear) Decision(x *tensor.Tensor) *tensor.Tensor {
-	return validate.Out(x.DType(), l.decision("discriminant.Linear.Decision", x), x.Shape()[0], len(l.Priors))
+	v := l.decision("discriminant.Linear.Decision", x) // validates x before x.DType reads it
+	return validate.Out(x.DType(), v, x.Shape()[0], len(l.Priors))
 }
 
 func (l *Linear) decision(op string, x *tensor.Tensor) []float64 {

@@ -135,7 +135,8 @@ func (q *Quadratic) decision(op string, x *tensor.Tensor) []float64 {
 // tensor in x's dtype (scikit-learn's _decision_function). It panics with
 // a *tensor.Error when x does not have d columns.
 func (q *Quadratic) Decision(x *tensor.Tensor) *tensor.Tensor {
-	return validate.Out(x.DType(), q.decision("discriminant.Quadratic.Decision", x), x.Shape()[0], len(q.Priors))
+	v := q.decision("discriminant.Quadratic.Decision", x) // validates x before x.DType reads it
+	return validate.Out(x.DType(), v, x.Shape()[0], len(q.Priors))
 }
 
 // PredictProba returns p(c | x), the softmax of the class scores, for the

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/learn/discriminant"
@@ -66,4 +67,17 @@ func TestFitsOnDegenerateDataAreFinite(t *testing.T) {
 		}
 		numtest.FiniteFits(t, name, cases)
 	}
+}
+
+// Scoring a nil matrix is misuse named by the method, not a nil-pointer
+// crash inside it.
+func TestDecisionOfNilIsMisuse(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{0, 1, 1, 0, 1, 1, 0, 0, 2, 1, 1, 2}, 6, 2)
+	labels := []int{0, 1, 0, 1, 0, 1}
+	l, err := discriminant.FitLinear(x, labels, discriminant.LinearOptions{})
+	require.NoError(t, err)
+	q, err := discriminant.FitQuadratic(x, labels, discriminant.QuadraticOptions{RegParam: 0.5})
+	require.NoError(t, err)
+	numtest.Misuse(t, "discriminant.Linear.Decision", numtest.Here(), func() { l.Decision(nil) }, "nil")
+	numtest.Misuse(t, "discriminant.Quadratic.Decision", numtest.Here(), func() { q.Decision(nil) }, "nil")
 }

@@ -95,7 +95,8 @@ func (b *Bernoulli) jll(op string, x *tensor.Tensor) []float64 {
 // (m, d) and class c, an (m, classes) tensor in x's dtype. It panics with
 // a *tensor.Error when x does not have d columns.
 func (b *Bernoulli) JointLogLikelihood(x *tensor.Tensor) *tensor.Tensor {
-	return validate.Out(x.DType(), b.jll("naivebayes.Bernoulli.JointLogLikelihood", x), x.Shape()[0], len(b.ClassLogPrior))
+	v := b.jll("naivebayes.Bernoulli.JointLogLikelihood", x) // validates x before x.DType reads it
+	return validate.Out(x.DType(), v, x.Shape()[0], len(b.ClassLogPrior))
 }
 
 // PredictProba returns p(c | x) for each row of x (m, d), an (m, classes)
@@ -197,7 +198,8 @@ func (mn *Multinomial) jll(op string, x *tensor.Tensor) []float64 {
 // class, left out, as scikit-learn does), an (m, classes) tensor in x's
 // dtype. It panics with a *tensor.Error when x does not have d columns.
 func (mn *Multinomial) JointLogLikelihood(x *tensor.Tensor) *tensor.Tensor {
-	return validate.Out(x.DType(), mn.jll("naivebayes.Multinomial.JointLogLikelihood", x), x.Shape()[0], len(mn.ClassLogPrior))
+	v := mn.jll("naivebayes.Multinomial.JointLogLikelihood", x) // validates x before x.DType reads it
+	return validate.Out(x.DType(), v, x.Shape()[0], len(mn.ClassLogPrior))
 }
 
 // PredictProba returns p(c | x) for each row of x (m, d), an (m, classes)

@@ -116,7 +116,8 @@ func FitGaussian(x *tensor.Tensor, labels []int, opts GaussianOptions) (*Gaussia
 // (m, d) and class c, an (m, classes) tensor in x's dtype. It panics with
 // a *tensor.Error when x does not have d columns.
 func (g *Gaussian) JointLogLikelihood(x *tensor.Tensor) *tensor.Tensor {
-	return validate.Out(x.DType(), g.jll("naivebayes.Gaussian.JointLogLikelihood", x), x.Shape()[0], len(g.Priors))
+	v := g.jll("naivebayes.Gaussian.JointLogLikelihood", x) // validates x before x.DType reads it
+	return validate.Out(x.DType(), v, x.Shape()[0], len(g.Priors))
 }
 
 func (g *Gaussian) jll(op string, x *tensor.Tensor) []float64 {

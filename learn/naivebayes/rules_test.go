@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/learn/naivebayes"
@@ -82,4 +83,27 @@ func TestGaussianOnConstantFeaturesGivesThePrior(t *testing.T) {
 	// The second row is 0.5 from the mean at variance 1e-9: both classes'
 	// log-likelihoods are about −2.5e8, equal up to rounding at that scale.
 	numtest.CloseValues(t, []float64{0.4, 0.6, 0.4, 0.6}, m.PredictProba(query).Values(), 1e-6)
+}
+
+// Scoring a nil matrix is misuse named by the method, not a nil-pointer
+// crash inside it.
+func TestScoringNilIsMisuse(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{0, 1, 1, 0, 1, 1, 0, 0}, 4, 2)
+	labels := []int{0, 1, 0, 1}
+	g, err := naivebayes.FitGaussian(x, labels, naivebayes.GaussianOptions{})
+	require.NoError(t, err)
+	b, err := naivebayes.FitBernoulli(x, labels, naivebayes.BernoulliOptions{})
+	require.NoError(t, err)
+	m, err := naivebayes.FitMultinomial(x, labels, naivebayes.MultinomialOptions{})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		op, site string
+		f        func()
+	}{
+		{"naivebayes.Gaussian.JointLogLikelihood", numtest.Here(), func() { g.JointLogLikelihood(nil) }},
+		{"naivebayes.Bernoulli.JointLogLikelihood", numtest.Here(), func() { b.JointLogLikelihood(nil) }},
+		{"naivebayes.Multinomial.JointLogLikelihood", numtest.Here(), func() { m.JointLogLikelihood(nil) }},
+	} {
+		numtest.Misuse(t, c.op, c.site, c.f, "nil")
+	}
 }
