@@ -189,14 +189,9 @@ func newSVGP(op string, x *tensor.Tensor, y []float64, o SVGPOptions) (*SVGP, er
 	return s, nil
 }
 
-// pickRows returns the rows idx of the (n, d) matrix x.
+// pickRows returns the rows idx of the (n, d) matrix x, in float64.
 func pickRows(x *tensor.Tensor, idx []int) *tensor.Tensor {
-	d, xv := x.Shape()[1], x.Values()
-	out := make([]float64, 0, len(idx)*d)
-	for _, r := range idx {
-		out = append(out, xv[r*d:(r+1)*d]...)
-	}
-	return tensor.FromFloat64s(out, len(idx), d)
+	return tensor.IndexSelect(x, 0, idx).Cast(tensor.Float64)
 }
 
 // Kernel returns the model's kernel.
