@@ -31,6 +31,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
 	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
@@ -88,7 +89,7 @@ func main() { cli.Main(program()) }
 
 func program() cli.Program {
 	return cli.Configured(cli.Program{Name: "dpsgd",
-		DataUsage: "directory holding the full MNIST IDX files (train-images-idx3-ubyte[.gz], ...); default: the embedded 8,000/2,000 subset"},
+		DataUsage: mnist.DataUsage},
 		defaults, run)
 }
 
@@ -218,7 +219,7 @@ func fit(c config, env *cli.Env, x *tensor.Tensor, y []int, xt *tensor.Tensor, y
 			idx := privacy.PoissonBatch(sampler, n, q)
 			grads := emptyGrads(m) // an empty batch still costs privacy and gets noise
 			if len(idx) > 0 {
-				xb, yb := rows(x, y, idx)
+				xb, yb := tensor.IndexSelect(x, 0, idx), data.GatherLabels(nil, y, idx)
 				grads = perExampleGrads(m, xb, yb)
 			}
 			if _, err := dp.Step(grads); err != nil {
@@ -257,17 +258,4 @@ func emptyGrads(m *mlp) []*tensor.Tensor {
 		out = append(out, tensor.Zeros(p.DType(), append([]int{0}, p.Shape()...)...))
 	}
 	return out
-}
-
-// rows gathers the examples idx of (x, y).
-func rows(x *tensor.Tensor, y []int, idx []int) (*tensor.Tensor, []int) {
-	d := x.Shape()[1]
-	src := x.Float32s()
-	dst := make([]float32, 0, len(idx)*d)
-	labels := make([]int, len(idx))
-	for k, i := range idx {
-		dst = append(dst, src[i*d:(i+1)*d]...)
-		labels[k] = y[i]
-	}
-	return tensor.FromFloat32s(dst, len(idx), d), labels
 }
