@@ -286,19 +286,13 @@ func fitCancer(c config, link gp.Link, env *cli.Env, res *result) ([]float64, er
 	if err != nil {
 		return nil, err
 	}
-	data.Standardise(x)
 	train, test := data.TrainTestSplit(len(labels), 0.2, env.Seed)
 	pick := func(idx []int) (*tensor.Tensor, []int) {
-		d := x.Shape()[1]
-		xv, rows, lab := x.Values(), make([]float64, 0, len(idx)*d), make([]int, len(idx))
-		for i, j := range idx {
-			rows = append(rows, xv[j*d:(j+1)*d]...)
-			lab[i] = labels[j]
-		}
-		return tensor.FromFloat64s(rows, len(idx), d), lab
+		return tensor.IndexSelect(x, 0, idx), data.GatherLabels(nil, labels, idx)
 	}
 	xTr, lTr := pick(train)
 	xTe, lTe := pick(test)
+	data.Standardise(xTr).Apply(xTe) // the training rows' statistics only
 	z, err := inducing(env, xTr, c.ClassInducing)
 	if err != nil {
 		return nil, err
