@@ -53,8 +53,9 @@ func NewTrainer(model nn.Module, forward train.Forward, x *tensor.Tensor, y []in
 
 // FitClassifier trains model on (x, y) and measures the accuracy on
 // (xTest, yTest) after each epoch. A non-finite loss or gradient stops
-// training with an error, the parameters left at their last finite values.
-func FitClassifier(model nn.Module, forward train.Forward, x *tensor.Tensor, y []int,
+// training with an error, the parameters left at their last finite values;
+// cancelling ctx (Ctrl-C) stops it after the step in progress.
+func FitClassifier(ctx context.Context, model nn.Module, forward train.Forward, x *tensor.Tensor, y []int,
 	xTest *tensor.Tensor, yTest []int, cfg Config) (h History, err error) {
 	tr := NewTrainer(model, forward, x, y, cfg.Batch, cfg.LR, train.Options{
 		Epochs: cfg.Epochs, Seed: cfg.Seed, MaxSteps: cfg.MaxSteps, Progress: cfg.Progress, Log: cfg.Log,
@@ -64,7 +65,7 @@ func FitClassifier(model nn.Module, forward train.Forward, x *tensor.Tensor, y [
 			return map[string]float64{"test_accuracy": acc}, err
 		},
 	})
-	th, err := tr.Fit(context.Background())
+	th, err := tr.Fit(ctx)
 	for _, r := range th.Records {
 		h.TrainLoss = append(h.TrainLoss, r.TrainLoss)
 		h.TestAccuracy = append(h.TestAccuracy, r.Metrics["test_accuracy"])

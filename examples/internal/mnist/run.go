@@ -125,7 +125,7 @@ func RunMNIST(c Classifier, o Options, env *cli.Env) (res Result, err error) {
 	}
 	defer f.Close()
 	res.Log, cfg.Log = path, f
-	h, err := FitClassifier(model, forward, x, y, xt, yt, cfg)
+	h, err := FitClassifier(env.Context(), model, forward, x, y, xt, yt, cfg)
 	if err != nil {
 		return res, err
 	}
