@@ -193,14 +193,29 @@ func (p *Program) keepLive(ir []irNode, rep []int, in []*tensor.Tensor, outs []*
 	return traced
 }
 
-// refusedOp says why op cannot be replayed, or returns "": ops whose value
-// holds data from Go that would be frozen, or that Forward changes.
+// Unreplayable is implemented by ops that Capture must refuse: ops whose
+// value holds data from Go (indices, levels) that a captured program would
+// freeze, or that Forward changes for later ops to read. Unreplayable says
+// why, for the error. User-written ops of that kind should implement it.
+type Unreplayable interface {
+	Unreplayable() string
+}
+
+// refusedOp says why op cannot be replayed, or returns "".
 func refusedOp(op Op) string {
-	switch op.(type) {
-	case indexSelectOp, scatterAddOp:
-		return "holds its indices (labels, token ids) in the op, where a captured program would freeze them; pass them as a tensor input (one-hot targets, say)"
-	case *maxPool2DOp, maxPoolGradOp, maxPoolGatherOp:
-		return "records its argmax in Go for the backward ops, which a replay would not update"
+	if u, ok := op.(Unreplayable); ok {
+		return u.Unreplayable()
 	}
 	return ""
 }
+
+const (
+	heldIndices = "holds its indices (labels, token ids) in the op, where a captured program would freeze them; pass them as a tensor input (one-hot targets, say)"
+	heldArgmax  = "records its argmax in Go for the backward ops, which a replay would not update"
+)
+
+func (indexSelectOp) Unreplayable() string   { return heldIndices }
+func (scatterAddOp) Unreplayable() string    { return heldIndices }
+func (*maxPool2DOp) Unreplayable() string    { return heldArgmax }
+func (maxPoolGradOp) Unreplayable() string   { return heldArgmax }
+func (maxPoolGatherOp) Unreplayable() string { return heldArgmax }

@@ -42,6 +42,11 @@ type implicitGammaOp struct {
 
 func (implicitGammaOp) Name() string { return implicitGammaName }
 
+// Unreplayable keeps graph.Capture from freezing the draws' levels.
+func (implicitGammaOp) Unreplayable() string {
+	return "holds its draws' CDF levels in the op, where a captured program would freeze them"
+}
+
 func (implicitGammaOp) Arity() int { return 1 }
 
 func (o implicitGammaOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
