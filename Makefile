@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm soak
+.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm soak onnx-proto
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -31,6 +31,18 @@ lint:
 asm:
 	$(GO) generate ./tensor
 	cd tensor/internal/asmgen && $(GO) vet . && $(GO) test -count=1 .
+
+# Regenerate nn/onnx/internal/pb from ONNX's schema: the onnx.proto that
+# Debian's python3-onnx installs (apt-get install protobuf-compiler
+# python3-onnx), compiled by protoc with protoc-gen-go at go.mod's version.
+ONNX_PROTO ?= /usr/lib/python3/dist-packages/onnx/onnx.proto
+onnx-proto:
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go
+	@d=$$(mktemp -d) && cp $(ONNX_PROTO) $$d/onnx.proto && \
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc -I $$d --go_out=nn/onnx/internal/pb \
+		--go_opt=paths=source_relative \
+		--go_opt=Monnx.proto=github.com/gradus-ml/gradus/nn/onnx/internal/pb $$d/onnx.proto && \
+	rm -r $$d
 
 # Every fuzz target of the repository (each func FuzzX in a _test.go file),
 # one after another, for FUZZTIME each; FUZZFLAGS passes more flags (e.g.
