@@ -55,7 +55,7 @@ func run(c config, env *cli.Env) (any, error) {
 	var res map[string]any
 	switch c.Mode {
 	case "train":
-		res, err = trainMLP(comm, c.Steps, c.Batch, env.Seed, env.Path("model.safetensors"), env.Log)
+		res, err = trainMLP(env.Context(), comm, c.Steps, c.Batch, env.Seed, env.Path("model.safetensors"), env.Log)
 	case "allreduce":
 		res, err = allReduce(comm, env.Log)
 	default:
@@ -73,7 +73,9 @@ func run(c config, env *cli.Env) (any, error) {
 	return res, nil
 }
 
-func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string, log io.Writer) (map[string]any, error) {
+// trainMLP trains the MNIST MLP data-parallel over comm's ranks until
+// steps or until ctx is cancelled (Ctrl-C), then writes rank 0's model.
+func trainMLP(ctx context.Context, comm distributed.Comm, steps, batch int, seed uint64, out string, log io.Writer) (map[string]any, error) {
 	if batch%comm.Size() != 0 {
 		return nil, fmt.Errorf("global batch %d does not split evenly over %d ranks", batch, comm.Size())
 	}
@@ -113,7 +115,7 @@ func trainMLP(comm distributed.Comm, steps, batch int, seed uint64, out string, 
 		cfg.Progress = log
 	}
 	start := time.Now()
-	hist, err := train.New(model, opt, loss, loader, cfg).Fit(context.Background())
+	hist, err := train.New(model, opt, loss, loader, cfg).Fit(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"path/filepath"
 	"testing"
@@ -21,16 +22,16 @@ func TestTrainOneRank(t *testing.T) {
 	require.NoError(t, err)
 	defer comm.Close()
 	out := filepath.Join(t.TempDir(), "dp.safetensors")
-	res, err := trainMLP(comm, 40, 64, 1, out, io.Discard)
+	res, err := trainMLP(context.Background(), comm, 40, 64, 1, out, io.Discard)
 	require.NoError(t, err)
 	assert.InDelta(t, 2.3, res["first_loss"].(float64), 0.2)
 	assert.Less(t, res["final_loss"].(float64), 1.0)
 	ts, _, err := checkpoint.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, []int{256, 784}, ts["0.weight"].Shape())
-	_, err = trainMLP(comm, 10, 63, 1, "", io.Discard)
+	_, err = trainMLP(context.Background(), comm, 10, 63, 1, "", io.Discard)
 	assert.NoError(t, err) // one rank divides every batch
-	_, err = trainMLP(comm, 10, 9000, 1, "", io.Discard)
+	_, err = trainMLP(context.Background(), comm, 10, 9000, 1, "", io.Discard)
 	assert.ErrorContains(t, err, "larger than the 8000 training digits")
 }
 
