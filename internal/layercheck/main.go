@@ -47,7 +47,8 @@ var layers = []struct {
 	{"internal/unchecked", 0}, // tensor's trusted kernels: filled by tensor, so below it
 	{"tensor", 0},             // tensor/internal/gemm shares tensor's layer
 	{"graph", 1},
-	{"metrics", 1}, // the leaves of the toolkit: every model may use them
+	{"metrics", 1},           // the leaves of the toolkit: every model may use them
+	{"internal/validate", 1}, // the estimators' input checks: learn, logreg and gp share them
 	{"data", 1},
 	{"plot", 1},
 	{"autodiff", 2},

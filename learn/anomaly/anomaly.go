@@ -16,7 +16,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/gradus-ml/gradus/learn/internal/validate"
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/learn/mixture"
 	"github.com/gradus-ml/gradus/learn/pca"
 	"github.com/gradus-ml/gradus/tensor"

@@ -1,7 +1,7 @@
 package cluster
 
 import (
-	"github.com/gradus-ml/gradus/learn/internal/validate"
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -19,7 +19,7 @@ import (
 	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
-	"github.com/gradus-ml/gradus/learn/internal/validate"
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )

@@ -24,8 +24,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/learn/cluster"
-	"github.com/gradus-ml/gradus/learn/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gradus-ml/gradus/learn/internal/validate"
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 

@@ -29,7 +29,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gradus-ml/gradus/learn/internal/validate"
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )

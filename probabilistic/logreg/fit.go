@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -334,9 +335,8 @@ func (p *problem) model(theta []float64, st solverState) *Regression {
 // for x (n, d) of either dtype. It panics with a *tensor.Error if x is not (n, d) with
 // the model's d features.
 func (m *Regression) Eta(x *tensor.Tensor) *tensor.Tensor {
-	checkX("logreg.Regression.Eta", x, len(m.Coef[0]))
-	n, d := x.Shape()[0], x.Shape()[1]
-	v := x.Values()
+	d := len(m.Coef[0])
+	v, n := validate.Query("logreg.Regression.Eta", x, d)
 	k := len(m.Coef)
 	out := make([]float64, n*k)
 	for i := range n {
@@ -349,16 +349,6 @@ func (m *Regression) Eta(x *tensor.Tensor) *tensor.Tensor {
 		}
 	}
 	return tensor.FromFloat64s(out, n, k)
-}
-
-// checkX panics naming op unless x is a non-nil (n, d) tensor.
-func checkX(op string, x *tensor.Tensor, d int) {
-	if x == nil {
-		tensor.Fail(op, "x is nil")
-	}
-	if x.Dim() != 2 || x.Shape()[1] != d {
-		tensor.Fail(op, "x has shape %v, the model has %d features", x.Shape(), d)
-	}
 }
 
 // PredictProba returns the class probabilities, an (n, Classes) float64

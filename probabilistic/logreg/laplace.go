@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -221,9 +222,7 @@ func (q *Laplace) Cov() *tensor.Tensor {
 // panicking naming op if x does not have the model's features.
 func (q *Laplace) design(op string, x *tensor.Tensor) ([]float64, int) {
 	d := len(q.MAP.Coef[0])
-	checkX(op, x, d)
-	n := x.Shape()[0]
-	v := x.Values()
+	v, n := validate.Query(op, x, d)
 	out := make([]float64, n*q.cols)
 	for i := range n {
 		copy(out[i*q.cols:], v[i*d:(i+1)*d])

@@ -349,17 +349,17 @@ func TestBadInput(t *testing.T) {
 		{"one-class", x, make([]int, 10), RegressionOptions{}, "every label is 0: need at least two classes"},
 		{"one-class-softmax", x, []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, RegressionOptions{Link: Softmax}, "every label is 2"},
 		{"length", x, y[:9], RegressionOptions{}, "x has 10 rows but there are 9 labels"},
-		{"nan", nan, y, RegressionOptions{}, "x[3, 1] = NaN is not finite"},
-		{"inf", inf, y, RegressionOptions{}, "x[0, 0] = -Inf is not finite"},
-		{"zero-columns", tensor.Zeros(tensor.Float64, 10, 0), y, RegressionOptions{}, "shape [10 0]: need at least one sample and one feature"},
-		{"no-rows", tensor.Zeros(tensor.Float64, 0, 2), nil, RegressionOptions{}, "need at least one sample"},
+		{"nan", nan, y, RegressionOptions{}, "x[3, 1] is NaN: values must be finite"},
+		{"inf", inf, y, RegressionOptions{}, "x[0, 0] is -Inf: values must be finite"},
+		{"zero-columns", tensor.Zeros(tensor.Float64, 10, 0), y, RegressionOptions{}, "x has zero columns"},
+		{"no-rows", tensor.Zeros(tensor.Float64, 0, 2), nil, RegressionOptions{}, "x has no rows"},
 		{"nil", nil, y, RegressionOptions{}, "x is nil"},
 		{"solver", x, y, RegressionOptions{Solver: "sgd"}, "unknown solver"},
 		{"link", x, y, RegressionOptions{Link: Link(7)}, "unknown link Link(7)"},
 		{"l2", x, y, RegressionOptions{L2: -1}, "L2 = -1 must be finite and ≥ 0"},
 		{"l2-nan", x, y, RegressionOptions{L2: math.NaN()}, "L2 = NaN must be finite"},
 		{"init", x, y, RegressionOptions{Init: []float64{1}}, "Init has 1 values, the model has 3 parameters"},
-		{"not-2d", tensor.Zeros(tensor.Float64, 10), y, RegressionOptions{}, "must be 2-D"},
+		{"not-2d", tensor.Zeros(tensor.Float64, 10), y, RegressionOptions{}, "must be an (n, d) matrix, got shape [10]"},
 		{"separable-newton", sep, []int{0, 0, 1, 1}, RegressionOptions{Solver: Newton}, "separable"},
 		{"separable-lbfgs", sep, []int{0, 0, 1, 1}, RegressionOptions{}, "separable"},
 	}
@@ -382,10 +382,10 @@ func TestBadInput(t *testing.T) {
 		opts LaplaceOptions
 		msg  string
 	}{
-		{"nan", nan, y, LaplaceOptions{Alpha: 1}, "x[3, 1] = NaN is not finite"},
-		{"nan-search", nan, y, LaplaceOptions{}, "x[3, 1] = NaN is not finite"},
+		{"nan", nan, y, LaplaceOptions{Alpha: 1}, "x[3, 1] is NaN: values must be finite"},
+		{"nan-search", nan, y, LaplaceOptions{}, "x[3, 1] is NaN: values must be finite"},
 		{"one-class", x, make([]int, 10), LaplaceOptions{Alpha: 1}, "every label is 0"},
-		{"zero-columns", tensor.Zeros(tensor.Float64, 10, 0), y, LaplaceOptions{}, "need at least one sample and one feature"},
+		{"zero-columns", tensor.Zeros(tensor.Float64, 10, 0), y, LaplaceOptions{}, "x has zero columns"},
 		{"alpha", x, y, LaplaceOptions{Alpha: -2}, "Alpha = -2 must be finite and > 0"},
 		{"alpha-range", x, y, LaplaceOptions{AlphaMin: 10, AlphaMax: 1}, "the α range [10, 1]"},
 	} {

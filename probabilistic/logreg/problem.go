@@ -7,6 +7,7 @@ import (
 
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/validate"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -30,15 +31,9 @@ type problem struct {
 // newProblem checks x (n, d) and y and lays the problem out, naming op in
 // its errors. classes is 2 for the binary links.
 func newProblem(op string, x *tensor.Tensor, y []int, link Link, classes int, intercept bool) (*problem, error) {
-	if x == nil {
-		return nil, fmt.Errorf("%s: x is nil", op)
-	}
-	if len(x.Shape()) != 2 {
-		return nil, fmt.Errorf("%s: x must be 2-D (samples, features), got shape %v", op, x.Shape())
-	}
-	n, d := x.Shape()[0], x.Shape()[1]
-	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("%s: x has shape %v: need at least one sample and one feature", op, x.Shape())
+	vals, n, d, err := validate.Matrix(op, x)
+	if err != nil {
+		return nil, err
 	}
 	if len(y) != n {
 		return nil, fmt.Errorf("%s: x has %d rows but there are %d labels", op, n, len(y))
@@ -60,20 +55,13 @@ func newProblem(op string, x *tensor.Tensor, y []int, link Link, classes int, in
 	if slices.Min(y) == slices.Max(y) {
 		return nil, fmt.Errorf("%s: every label is %d: need at least two classes", op, y[0])
 	}
-	vals := x.Values()
 	cols := d
 	if intercept {
 		cols++
 	}
 	xa := make([]float64, n*cols)
 	for i := range n {
-		for j := range d {
-			v := vals[i*d+j]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: x[%d, %d] = %v is not finite", op, i, j, v)
-			}
-			xa[i*cols+j] = v
-		}
+		copy(xa[i*cols:i*cols+d], vals[i*d:(i+1)*d])
 		if intercept {
 			xa[i*cols+d] = 1
 		}

@@ -1,4 +1,5 @@
-// Package validate checks the inputs of the estimators in learn/, so that every fit words its errors the same way:
+// Package validate checks the inputs of the estimators (learn/ and the
+// probabilistic ones), so that every fit words its errors the same way:
 // "<fit>: <what was wrong>". Fits get errors; predictions, which the
 // conventions treat as misuse when shapes are wrong, get *tensor.Error
 // panics.
