@@ -50,7 +50,7 @@ func Recover(errp *error) {
 }
 
 // libraryPackages are the Gradus packages whose frames CallerOutside skips.
-var libraryPackages = []string{"tensor", "graph", "autodiff", "nn", "optim", "losses", "probabilistic", "learn", "data", "metrics", "plot", "train", "distributed"}
+var libraryPackages = []string{"tensor", "graph", "autodiff", "nn", "optim", "losses", "probabilistic", "learn", "data", "metrics", "plot", "train", "distributed", "internal/validate"}
 
 const modulePath = "github.com/gradus-ml/gradus/"
 
