@@ -59,12 +59,20 @@ type Lasso struct {
 // ctx.Err() wrapped; after MaxIter passes without meeting the tolerance it
 // returns them with a *tensor.NotConvergedError.
 func FitElasticNet(ctx context.Context, x, y *tensor.Tensor, opts ElasticNetOptions) (*ElasticNet, error) {
-	const op = "linear.FitElasticNet"
-	rho := opts.L1Ratio
-	if rho == 0 {
-		rho = 0.5
+	if opts.L1Ratio == 0 {
+		opts.L1Ratio = 0.5
 	}
-	s, err := newCDSettings(op, opts.Alpha, rho, opts.MaxIter, opts.Tol)
+	return fitElasticNet(ctx, "linear.FitElasticNet", x, y, opts)
+}
+
+// fitElasticNet is FitElasticNet with opts.L1Ratio already defaulted,
+// naming op in its errors.
+func fitElasticNet(ctx context.Context, op string, x, y *tensor.Tensor, opts ElasticNetOptions) (*ElasticNet, error) {
+	alpha, err := checkAlpha(op, opts.Alpha)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newCDSettings(op, opts.L1Ratio, opts.MaxIter, opts.Tol)
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +81,8 @@ func FitElasticNet(ctx context.Context, x, y *tensor.Tensor, opts ElasticNetOpti
 		return nil, err
 	}
 	w := make([]float64, ds.d)
-	it, gap, err := coordinateDescent(ctx, op, ds, w, s.alpha, rho, s)
-	return &ElasticNet{Coef: w, Intercept: ds.intercept(w), Alpha: s.alpha, L1Ratio: rho, Iterations: it, DualGap: gap}, err
+	it, gap, err := coordinateDescent(ctx, op, ds, w, alpha, s)
+	return &ElasticNet{Coef: w, Intercept: ds.intercept(w), Alpha: alpha, L1Ratio: s.rho, Iterations: it, DualGap: gap}, err
 }
 
 // FitLasso minimises 1/(2n)·‖y − Xw − b‖² + α‖w‖₁ (Tibshirani 1996,
@@ -83,18 +91,12 @@ func FitElasticNet(ctx context.Context, x, y *tensor.Tensor, opts ElasticNetOpti
 // When the passes run out it returns the model with a
 // *tensor.NotConvergedError, as FitElasticNet does.
 func FitLasso(ctx context.Context, x, y *tensor.Tensor, opts LassoOptions) (*Lasso, error) {
-	const op = "linear.FitLasso"
-	s, err := newCDSettings(op, opts.Alpha, 1, opts.MaxIter, opts.Tol)
-	if err != nil {
+	m, err := fitElasticNet(ctx, "linear.FitLasso", x, y, ElasticNetOptions{Alpha: opts.Alpha, L1Ratio: 1,
+		NoIntercept: opts.NoIntercept, MaxIter: opts.MaxIter, Tol: opts.Tol})
+	if m == nil {
 		return nil, err
 	}
-	ds, err := prepare(op, x, y, !opts.NoIntercept)
-	if err != nil {
-		return nil, err
-	}
-	w := make([]float64, ds.d)
-	it, gap, err := coordinateDescent(ctx, op, ds, w, s.alpha, 1, s)
-	return &Lasso{Coef: w, Intercept: ds.intercept(w), Alpha: s.alpha, Iterations: it, DualGap: gap}, err
+	return &Lasso{Coef: m.Coef, Intercept: m.Intercept, Alpha: m.Alpha, Iterations: m.Iterations, DualGap: m.DualGap}, err
 }
 
 // Predict returns Xw + b for the rows of x (m, d), in x's dtype. It
@@ -148,7 +150,7 @@ func FitPath(ctx context.Context, x, y *tensor.Tensor, opts PathOptions) (*Path,
 	if rho == 0 {
 		rho = 1
 	}
-	s, err := newCDSettings(op, 1, rho, opts.MaxIter, opts.Tol)
+	s, err := newCDSettings(op, rho, opts.MaxIter, opts.Tol)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +173,7 @@ func FitPath(ctx context.Context, x, y *tensor.Tensor, opts PathOptions) (*Path,
 	w := make([]float64, ds.d)
 	var first error
 	for _, a := range alphas {
-		it, gap, err := coordinateDescent(ctx, op, ds, w, a, rho, s)
+		it, gap, err := coordinateDescent(ctx, op, ds, w, a, s)
 		p.Alphas = append(p.Alphas, a)
 		p.Coefs = append(p.Coefs, append([]float64(nil), w...))
 		p.Intercepts = append(p.Intercepts, ds.intercept(w))
@@ -219,17 +221,16 @@ func alphaGrid(op string, ds *design, rho float64, num int, eps float64) ([]floa
 	return out, nil
 }
 
-// cdSettings are the checked loop settings shared by the fits.
+// cdSettings are the checked loop settings shared by the fits: the L1
+// ratio ρ, the passes and the tolerance. α varies along a path, so it is
+// checked on its own (checkAlpha).
 type cdSettings struct {
-	alpha   float64
+	rho     float64
 	maxIter int
 	tol     float64
 }
 
-func newCDSettings(op string, alpha, rho float64, maxIter int, tol float64) (cdSettings, error) {
-	if alpha == 0 {
-		alpha = 1
-	}
+func newCDSettings(op string, rho float64, maxIter int, tol float64) (cdSettings, error) {
 	if maxIter == 0 {
 		maxIter = 1000
 	}
@@ -237,8 +238,6 @@ func newCDSettings(op string, alpha, rho float64, maxIter int, tol float64) (cdS
 		tol = 1e-4
 	}
 	switch {
-	case !(alpha > 0) || math.IsInf(alpha, 0):
-		return cdSettings{}, fmt.Errorf("%s: alpha %v must be positive and finite", op, alpha)
 	case !(rho > 0 && rho <= 1):
 		return cdSettings{}, fmt.Errorf("%s: L1 ratio %v must lie in (0, 1]", op, rho)
 	case maxIter < 0:
@@ -246,20 +245,31 @@ func newCDSettings(op string, alpha, rho float64, maxIter int, tol float64) (cdS
 	case !(tol > 0):
 		return cdSettings{}, fmt.Errorf("%s: Tol %v must be positive", op, tol)
 	}
-	return cdSettings{alpha: alpha, maxIter: maxIter, tol: tol}, nil
+	return cdSettings{rho: rho, maxIter: maxIter, tol: tol}, nil
+}
+
+// checkAlpha returns the penalty α (default 1, scikit-learn's), or an
+// error naming op when it is not positive and finite.
+func checkAlpha(op string, alpha float64) (float64, error) {
+	if alpha == 0 {
+		alpha = 1
+	}
+	if !(alpha > 0) || math.IsInf(alpha, 0) {
+		return 0, fmt.Errorf("%s: alpha %v must be positive and finite", op, alpha)
+	}
+	return alpha, nil
 }
 
 // coordinateDescent runs scikit-learn's enet_coordinate_descent on the
 // centred design from the weights w (updated in place) for penalty α and
-// ratio ρ. It returns the passes run, the duality gap divided by n, and
-// an error when ctx was cancelled or the passes ran out.
-func coordinateDescent(ctx context.Context, op string, ds *design, w []float64, alpha, rho float64, s cdSettings) (int, float64, error) {
+// s's ratio ρ. It returns the passes run, the duality gap divided by n,
+// and an error when ctx was cancelled or the passes ran out.
+func coordinateDescent(ctx context.Context, op string, ds *design, w []float64, alpha float64, s cdSettings) (int, float64, error) {
 	n := float64(ds.n)
-	l1, l2 := alpha*rho*n, alpha*(1-rho)*n
-	norms := make([]float64, ds.d)
+	l1, l2 := alpha*s.rho*n, alpha*(1-s.rho)*n
+	norms := ds.colNorms()
 	r := append([]float64(nil), ds.y...) // residual y − Xw
 	for j, c := range ds.cols {
-		norms[j] = dot(c, c)
 		if w[j] != 0 {
 			axpy(-w[j], c, r)
 		}

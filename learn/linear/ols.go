@@ -147,6 +147,19 @@ type design struct {
 	y     []float64   // y, centred
 	xMean []float64   // the column means removed (zeros without intercept)
 	yMean float64
+	norms []float64 // ‖column‖², computed once by colNorms
+}
+
+// colNorms returns the squared norms of the centred columns, computing
+// them on first use so that a path's fits share them.
+func (ds *design) colNorms() []float64 {
+	if ds.norms == nil {
+		ds.norms = make([]float64, ds.d)
+		for j, c := range ds.cols {
+			ds.norms[j] = dot(c, c)
+		}
+	}
+	return ds.norms
 }
 
 // prepare checks x (n, d) and y (n) for op and centres them when
