@@ -23,6 +23,13 @@ func ReadNPY(r io.Reader, name string) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, err)
 	}
+	return readNPYData(r, h, name)
+}
+
+// readNPYData reads and decodes the data that follows header h, naming
+// the array name in its errors: exactly the header's bytes, no fewer and
+// no more.
+func readNPYData(r io.Reader, h npyHeader, name string) (*tensor.Tensor, error) {
 	// io.ReadAll grows its buffer with the data, so a header that claims
 	// more than the file holds is found out without allocating its claim;
 	// one byte beyond the claim is read to find trailing data.

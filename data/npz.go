@@ -107,22 +107,9 @@ func readNPZEntry(f *zip.File, name string) (*tensor.Tensor, error) {
 	if claim := uint64(cr.n) + uint64(h.size*h.width); claim != f.UncompressedSize64 {
 		return nil, fmt.Errorf("data: %s: the archive records %d bytes but the .npy header claims %d (shape %v)", name, f.UncompressedSize64, claim, h.shape)
 	}
-	raw, err := io.ReadAll(io.LimitReader(rc, int64(h.size*h.width)))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("data: %s: reading the data: %w", name, err)
-	case len(raw) < h.size*h.width:
-		return nil, fmt.Errorf("data: %s: truncated data: %d of %d bytes", name, len(raw), h.size*h.width)
-	}
-	// archive/zip verifies the checksum and the recorded size at the end.
-	if _, err := io.Copy(io.Discard, rc); err != nil {
-		return nil, fmt.Errorf("data: %s: %w", name, err)
-	}
-	t, err := decodeNPY(h, raw)
-	if err != nil {
-		return nil, fmt.Errorf("data: %s: %w", name, err)
-	}
-	return t, nil
+	// readNPYData reads to the end of the entry, where archive/zip
+	// verifies the checksum and the recorded size.
+	return readNPYData(rc, h, name)
 }
 
 // countingReader counts the bytes read through it.
