@@ -98,6 +98,8 @@ func TestReadNPZRejects(t *testing.T) {
 	deflated := npzFile(npzEntry{"a.npy", one, true})
 	corrupt := slices.Clone(deflated)
 	corrupt[bytes.Index(corrupt, []byte("a.npy"))+len("a.npy")+3] ^= 0xff // inside the deflate stream
+	flipped := npzFile(npzEntry{"a.npy", one, false})
+	flipped[bytes.Index(flipped, one)+len(one)-1] ^= 0x01 // the value's last byte: still a valid float64, but the CRC-32 no longer matches
 	for _, c := range []struct {
 		name    string
 		archive []byte
@@ -114,6 +116,7 @@ func TestReadNPZRejects(t *testing.T) {
 		{"an entry that is not .npy", npzFile(npzEntry{"a.txt", []byte("hello"), false}), "lie.npz/a.txt: not a .npy file"},
 		{"an entry with a bad dtype", npzFile(npzEntry{"a.npy", npyFile("<c16", "(1,)", eight), false}), "lie.npz/a.npy: unsupported dtype"},
 		{"a corrupt deflate stream", corrupt, "lie.npz/a.npy"},
+		{"a stored entry whose checksum fails", flipped, "lie.npz/a.npy: reading the data: zip: checksum error"},
 	} {
 		_, err := ReadNPZ(c.archive, "lie.npz")
 		if assert.Error(t, err, c.name) {
