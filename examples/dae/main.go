@@ -44,11 +44,11 @@ type result struct {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	return cli.Configured(cli.Program{Name: "dae"}, config{Training: cli.Training{Epochs: 5, Batch: 128, LR: 3e-3}, Drop: 0.5}, run)
+	return cli.Configured(cli.Program{Name: "dae", DataUsage: mnist.DataUsage}, config{Training: cli.Training{Epochs: 5, Batch: 128, LR: 3e-3}, Drop: 0.5}, run)
 }
 
 func run(cfg config, env *cli.Env) (res result, err error) {
-	x, _, xt, _, err := mnist.LoadMNIST("", []int{784}, cfg.Subset)
+	x, _, xt, _, err := mnist.LoadMNIST(env.Data, []int{784}, cfg.Subset)
 	if err != nil {
 		return res, err
 	}

@@ -63,7 +63,7 @@ func main() { cli.Main(program()) }
 
 func program() cli.Program {
 	defaults := config{Training: cli.Training{Epochs: 4, Batch: 32, LR: 2e-3}, T: 1000, Base: 16, Samples: 36, Sampler: "ancestral", Subset: mnist.Subset{TestN: 500}}
-	return cli.Configured(cli.Program{Name: "diffusion"}, defaults, func(c config, env *cli.Env) (result, error) {
+	return cli.Configured(cli.Program{Name: "diffusion", DataUsage: mnist.DataUsage}, defaults, func(c config, env *cli.Env) (result, error) {
 		if c.Demo {
 			c = cli.Preset(env, c, demoConfig)
 		}
@@ -96,7 +96,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if err != nil {
 		return res, err
 	}
-	x, labels, xt, _, err := mnist.LoadMNIST("", []int{1, 28, 28}, cfg.Subset)
+	x, labels, xt, _, err := mnist.LoadMNIST(env.Data, []int{1, 28, 28}, cfg.Subset)
 	if err != nil {
 		return res, err
 	}

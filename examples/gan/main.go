@@ -28,8 +28,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/examples/internal/cli"
+	"github.com/gradus-ml/gradus/examples/internal/mnist"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/learn/kerneltest"
 	"github.com/gradus-ml/gradus/nn"
@@ -78,7 +78,7 @@ func defaults() config {
 func main() { cli.Main(program()) }
 
 func program() cli.Program {
-	return cli.Configured(cli.Program{Name: "gan"}, defaults(), func(c config, env *cli.Env) (result, error) {
+	return cli.Configured(cli.Program{Name: "gan", DataUsage: mnist.DataUsage}, defaults(), func(c config, env *cli.Env) (result, error) {
 		if c.Quick {
 			c = cli.Preset(env, c, quickConfig)
 		}
@@ -92,22 +92,19 @@ func quickConfig(cfg config) config {
 	return cfg
 }
 
-// mnist returns a split as images (n, 1, 28, 28) scaled to [−1, 1], the
-// generator's tanh range.
-func mnist(split string, n int) (*tensor.Tensor, error) {
-	x, _, err := data.MNIST(split)
+// digits returns a split (from -data, else the embedded subset) as images
+// (n, 1, 28, 28) scaled to [−1, 1], the generator's tanh range.
+func digits(dir, split string, n int) (*tensor.Tensor, error) {
+	x, _, err := mnist.Split(dir, split, []int{1, 28, 28}, n)
 	if err != nil {
 		return nil, err
 	}
-	if n > 0 && n < x.Shape()[0] {
-		x = tensor.Slice(x, 0, 0, n, 1)
-	}
-	x = x.Contiguous().Clone()
+	x = x.Clone()
 	v := x.Float32s()
 	for i := range v {
 		v[i] = 2*v[i] - 1
 	}
-	return tensor.Reshape(x, x.Shape()[0], 1, 28, 28), nil
+	return x, nil
 }
 
 // stepLosses are one step's figures.
@@ -208,7 +205,7 @@ func (m *model) sample(z *tensor.Tensor) *tensor.Tensor {
 // run trains the pair, writing the JSON-lines log run.jsonl and the sample
 // grid into -out; -seed draws the weights, batches and noise.
 func run(cfg config, env *cli.Env) (res result, err error) {
-	x, err := mnist("train", cfg.TrainN)
+	x, err := digits(env.Data, "train", cfg.TrainN)
 	if err != nil {
 		return res, err
 	}
@@ -220,12 +217,12 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	var ev *evaluator
 	var zEval *tensor.Tensor
 	if cfg.EvalN > 0 {
-		if ev, err = newEvaluator(cfg.EvalN); err != nil {
+		if ev, err = newEvaluator(env.Data, cfg.EvalN); err != nil {
 			return res, err
 		}
 		zEval = tensor.NewRNG(env.Seed+2).Normal(tensor.Float32, 0, 1, cfg.EvalN, cfg.Latent)
 		res.MMD2Untrained = ev.mmd2(m.sample(zEval))
-		train1k, err := mnist("train", cfg.EvalN)
+		train1k, err := digits(env.Data, "train", cfg.EvalN)
 		if err != nil {
 			return res, err
 		}
@@ -310,8 +307,8 @@ type evaluator struct {
 	kernel kernel.Kernel
 }
 
-func newEvaluator(n int) (*evaluator, error) {
-	x, err := mnist("test", n)
+func newEvaluator(dir string, n int) (*evaluator, error) {
+	x, err := digits(dir, "test", n)
 	if err != nil {
 		return nil, err
 	}

@@ -78,29 +78,33 @@ type Result struct {
 // embedded subset, reshaped so each row has the shape input, and cut to
 // the first s.TrainN/s.TestN digits when those are positive.
 func LoadMNIST(dir string, input []int, s Subset) (x *tensor.Tensor, y []int, xt *tensor.Tensor, yt []int, err error) {
-	load := func(split string, limit int) (*tensor.Tensor, []int, error) {
-		var x *tensor.Tensor
-		var y []int
-		var err error
-		if dir == "" {
-			x, y, err = data.MNIST(split)
-		} else {
-			x, y, err = data.MNISTFromDir(dir, split)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if limit > 0 && limit < len(y) {
-			x = tensor.Slice(x, 0, 0, limit, 1).Contiguous()
-			y = y[:limit]
-		}
-		return tensor.Reshape(x, append([]int{len(y)}, input...)...), y, nil
-	}
-	if x, y, err = load("train", s.TrainN); err != nil {
+	if x, y, err = Split(dir, "train", input, s.TrainN); err != nil {
 		return
 	}
-	xt, yt, err = load("test", s.TestN)
+	xt, yt, err = Split(dir, "test", input, s.TestN)
 	return
+}
+
+// Split loads one split ("train" or "test") from dir if given, else the
+// embedded subset, reshaped so each row has the shape input, and cut to
+// the first limit digits when limit is positive.
+func Split(dir, split string, input []int, limit int) (*tensor.Tensor, []int, error) {
+	var x *tensor.Tensor
+	var y []int
+	var err error
+	if dir == "" {
+		x, y, err = data.MNIST(split)
+	} else {
+		x, y, err = data.MNISTFromDir(dir, split)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if limit > 0 && limit < len(y) {
+		x = tensor.Slice(x, 0, 0, limit, 1).Contiguous()
+		y = y[:limit]
+	}
+	return tensor.Reshape(x, append([]int{len(y)}, input...)...), y, nil
 }
 
 // RunMNIST trains the classifier on MNIST (-data) as o says, from -seed,
