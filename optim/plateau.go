@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gradus-ml/gradus/tensor"
@@ -108,3 +109,38 @@ func (r *ReduceLROnPlateau) Observe(metric float64) {
 
 // Best returns the best metric observed so far (±Inf before the first).
 func (r *ReduceLROnPlateau) Best() float64 { return r.best }
+
+// PlateauState is what a ReduceLROnPlateau remembers between epochs, for
+// checkpoints: the learning rate itself is the optimiser's (its State
+// holds it).
+type PlateauState struct {
+	Best     float64 // the best metric so far: +Inf (−Inf when maximising) before the first
+	Bad      int     // epochs since the last improvement
+	Cooldown int     // epochs of cooldown left
+}
+
+// State returns the scheduler's state.
+func (r *ReduceLROnPlateau) State() PlateauState {
+	return PlateauState{Best: r.best, Bad: r.bad, Cooldown: r.cooldown}
+}
+
+// SetState restores a state returned by State of a scheduler with the same
+// options. It returns an error, changing nothing, when s could not have
+// come from one: a NaN or wrong-signed infinite Best, Bad outside
+// [0, Patience], or Cooldown outside [0, Cooldown].
+func (r *ReduceLROnPlateau) SetState(s PlateauState) error {
+	start := math.Inf(1)
+	if r.cfg.Maximize {
+		start = math.Inf(-1)
+	}
+	switch {
+	case math.IsNaN(s.Best) || math.IsInf(s.Best, 0) && s.Best != start:
+		return fmt.Errorf("optim.ReduceLROnPlateau.SetState: best metric %g: want a finite value, or %g before the first epoch", s.Best, start)
+	case s.Bad < 0 || s.Bad > r.cfg.Patience:
+		return fmt.Errorf("optim.ReduceLROnPlateau.SetState: %d epochs without improvement: want 0 to Patience %d", s.Bad, r.cfg.Patience)
+	case s.Cooldown < 0 || s.Cooldown > r.cfg.Cooldown:
+		return fmt.Errorf("optim.ReduceLROnPlateau.SetState: cooldown of %d epochs: want 0 to Cooldown %d", s.Cooldown, r.cfg.Cooldown)
+	}
+	r.best, r.bad, r.cooldown = s.Best, s.Bad, s.Cooldown
+	return nil
+}

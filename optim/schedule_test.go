@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/internal/numtest"
@@ -128,4 +129,53 @@ func TestReduceLROnPlateau(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Stopping the "min rel" run of TestReduceLROnPlateau after any epoch and
+// continuing in a fresh scheduler from State (over an optimiser at the
+// learning rate reached) gives the uninterrupted run's rates.
+func TestPlateauStateResumes(t *testing.T) {
+	cfg := PlateauOptions{Factor: 0.5, Patience: 2, Threshold: 0.1, Cooldown: 1, MinLR: 0.2}
+	metrics := []float64{10, 9.5, 9.2, 9.1, 9.05, 9.0, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8}
+	want := []float64{1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0.2, 0.2, 0.2, 0.2, 0.2}
+	for cut := range metrics {
+		opt := NewSGD([]*tensor.Tensor{tensor.Zeros(tensor.Float64, 2)}, SGDOptions{LR: 1})
+		first := NewReduceLROnPlateau(opt, cfg)
+		for _, m := range metrics[:cut] {
+			first.Observe(m)
+		}
+		again := NewSGD([]*tensor.Tensor{tensor.Zeros(tensor.Float64, 2)}, SGDOptions{LR: opt.LR()})
+		second := NewReduceLROnPlateau(again, cfg)
+		require.NoError(t, second.SetState(first.State()))
+		for i := cut; i < len(metrics); i++ {
+			second.Observe(metrics[i])
+			require.Equal(t, want[i], again.LR(), "cut after %d epochs, epoch %d", cut, i)
+		}
+	}
+}
+
+// A state no scheduler of these options could be in is refused, and the
+// scheduler keeps its own.
+func TestPlateauSetStateRefuses(t *testing.T) {
+	opt := NewSGD([]*tensor.Tensor{tensor.Zeros(tensor.Float64, 2)}, SGDOptions{LR: 1})
+	r := NewReduceLROnPlateau(opt, PlateauOptions{Patience: 2, Cooldown: 1})
+	r.Observe(3)
+	for _, c := range []struct {
+		s    PlateauState
+		want string
+	}{
+		{PlateauState{Best: math.NaN()}, "best metric NaN"},
+		{PlateauState{Best: math.Inf(-1)}, "best metric -Inf: want a finite value, or +Inf"},
+		{PlateauState{Best: 1, Bad: -1}, "-1 epochs without improvement: want 0 to Patience 2"},
+		{PlateauState{Best: 1, Bad: 3}, "3 epochs without improvement"},
+		{PlateauState{Best: 1, Cooldown: 2}, "cooldown of 2 epochs: want 0 to Cooldown 1"},
+	} {
+		err := r.SetState(c.s)
+		if assert.Error(t, err, "%+v", c.s) {
+			assert.Contains(t, err.Error(), c.want)
+		}
+		assert.Equal(t, PlateauState{Best: 3}, r.State(), "state changed by a refused SetState(%+v)", c.s)
+	}
+	up := NewReduceLROnPlateau(opt, PlateauOptions{Maximize: true})
+	require.NoError(t, up.SetState(PlateauState{Best: math.Inf(-1)}), "−Inf is a maximising scheduler's start")
 }

@@ -35,6 +35,9 @@ func TestTrainerMisusePanicsNameCallAndCaller(t *testing.T) {
 		{"negative max steps", "train.New", numtest.Here(), func() { New(lin, opt, loss, loader, Options{MaxSteps: -5}) }, "MaxSteps -5"},
 		{"NaN clip norm", "train.New", numtest.Here(), func() { New(lin, opt, loss, loader, Options{ClipNorm: math.NaN()}) }, "ClipNorm NaN"},
 		{"negative min delta", "train.New", numtest.Here(), func() { New(lin, opt, loss, loader, Options{MinDelta: -1}) }, "MinDelta -1"},
+		{"Plateau with Schedule", "train.New", numtest.Here(), func() {
+			New(lin, opt, loss, loader, Options{Plateau: &optim.PlateauOptions{}, Schedule: optim.Constant(1)})
+		}, "Plateau and Schedule both set the learning rate"},
 		{"nil dataset for the loader", "data.NewLoader", numtest.Here(), func() { New(lin, opt, loss, data.NewLoader(nil, data.LoaderOptions{BatchSize: 4}), Options{}) }, "dataset is nil"},
 		{"Predict batch 0", "train.Predict", numtest.Here(), func() { Predict(x, 0, logits) }, "batch size 0"},
 		{"Predict nil forward", "train.Predict", numtest.Here(), func() { Predict(x, 2, nil) }, "forward is nil"},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/nn/checkpoint"
+	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -19,20 +20,30 @@ const (
 	metaBest  = "train.best"
 	metaBestE = "train.best_epoch"
 	metaBad   = "train.bad_epochs"
+
+	// Options.Plateau's state, in checkpoints of runs that have one.
+	metaPlateauBest     = "train.plateau.best"
+	metaPlateauBad      = "train.plateau.bad_epochs"
+	metaPlateauCooldown = "train.plateau.cooldown"
 )
 
 // Save writes a checkpoint to path atomically (nn/checkpoint's Save: the
 // parameters and buffers under their dotted names, the model's random
 // streams such as Dropout's, the optimiser state, and the counters as
-// metadata): everything Resume needs to continue the run exactly. The
-// schedule is a function of the step, the loss function's RNG and the
-// loader's order functions of the seeds and the epoch, so none needs
-// more.
+// metadata, with Options.Plateau's state when there is one): everything
+// Resume needs to continue the run exactly. The schedule is a function of
+// the step, the loss function's RNG and the loader's order functions of
+// the seeds and the epoch, so none needs more.
 func (t *Trainer) Save(path string) error {
 	meta := map[string]string{
 		metaEpoch: strconv.Itoa(t.epoch), metaStep: strconv.Itoa(t.step),
 		metaSeed: strconv.FormatUint(t.cfg.Seed, 10), metaBest: strconv.FormatFloat(t.best, 'g', -1, 64),
 		metaBestE: strconv.Itoa(t.bestEpoch), metaBad: strconv.Itoa(t.bad),
+	}
+	if t.plateau != nil {
+		p := t.plateau.State()
+		meta[metaPlateauBest] = strconv.FormatFloat(p.Best, 'g', -1, 64)
+		meta[metaPlateauBad], meta[metaPlateauCooldown] = strconv.Itoa(p.Bad), strconv.Itoa(p.Cooldown)
 	}
 	if err := checkpoint.Save(path, t.model, checkpoint.SaveOptions{Optimizer: t.opt, Metadata: meta}); err != nil {
 		return fmt.Errorf("train: saving: %w", err)
@@ -44,6 +55,7 @@ func (t *Trainer) Save(path string) error {
 type counters struct {
 	epoch, step, bestEpoch, bad int
 	best                        float64
+	plateau                     optim.PlateauState
 }
 
 // Resume loads a checkpoint written by Save into the model, its random
@@ -73,6 +85,9 @@ func (t *Trainer) Resume(path string) error {
 	}
 	t.epoch, t.step, t.bestEpoch, t.bad, t.best = c.epoch, c.step, c.bestEpoch, c.bad, c.best
 	t.hist.BestEpoch = t.bestEpoch
+	if t.plateau != nil {
+		_ = t.plateau.SetState(c.plateau) // checked by checkCounters
+	}
 	if t.cfg.Schedule != nil {
 		t.opt.SetLR(t.cfg.Schedule.LR(max(t.step-1, 0)))
 	}
@@ -112,6 +127,9 @@ func (t *Trainer) checkCounters(meta map[string]string) (counters, error) {
 	if s := strconv.FormatUint(t.cfg.Seed, 10); meta[metaSeed] != s {
 		return c, fmt.Errorf("the checkpoint's seed is %s, the Trainer's %s", meta[metaSeed], s)
 	}
+	if err := t.checkPlateau(meta, &c); err != nil {
+		return c, err
+	}
 	for _, r := range nn.RNGs(t.model) {
 		if _, ok := meta[checkpoint.RNGPrefix+r.Name]; !ok {
 			return c, fmt.Errorf("the model's random stream %q is not in the checkpoint (metadata %q)", r.Name, checkpoint.RNGPrefix+r.Name)
@@ -147,4 +165,37 @@ func sortedNames(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkPlateau parses Options.Plateau's state from a checkpoint's metadata
+// into c and checks that the scheduler could be in it; a checkpoint with
+// such state for a Trainer without Plateau, or the other way round, is a
+// run of another configuration.
+func (t *Trainer) checkPlateau(meta map[string]string, c *counters) error {
+	_, has := meta[metaPlateauBest]
+	switch {
+	case t.plateau == nil && has:
+		return fmt.Errorf("the checkpoint holds a Plateau scheduler's state (metadata %q) but the Trainer has no Plateau", metaPlateauBest)
+	case t.plateau == nil:
+		return nil
+	case !has:
+		return fmt.Errorf("the Trainer has a Plateau scheduler but the checkpoint holds no state for it (metadata %q)", metaPlateauBest)
+	}
+	var err error
+	if c.plateau.Best, err = strconv.ParseFloat(meta[metaPlateauBest], 64); err != nil {
+		return fmt.Errorf("metadata %q is %q: not a number", metaPlateauBest, meta[metaPlateauBest])
+	}
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{{metaPlateauBad, &c.plateau.Bad}, {metaPlateauCooldown, &c.plateau.Cooldown}} {
+		if *f.dst, err = strconv.Atoi(meta[f.key]); err != nil {
+			return fmt.Errorf("metadata %q is %q: not a count", f.key, meta[f.key])
+		}
+	}
+	trial := *t.plateau // SetState on a copy: nothing changes before the whole checkpoint is checked
+	if err := trial.SetState(c.plateau); err != nil {
+		return fmt.Errorf("metadata %q: %w", "train.plateau", err)
+	}
+	return nil
 }

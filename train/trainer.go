@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,8 +39,15 @@ type Options struct {
 	Accumulate int            // micro-batches per optimiser step (default 1)
 	ClipNorm   float64        // clip the gradients to this global L2 norm (0: no clipping)
 	Schedule   optim.Schedule // learning rate per optimiser step, counted from 0 (nil: keep the optimiser's)
-	Seed       uint64         // seeds the RNG handed to the loss function
-	MaxSteps   int            // stop after this many optimiser steps in all (0: no limit), for quick runs
+
+	// Plateau, if not nil, lowers the learning rate when the monitored
+	// metric (Monitor, else "train_loss") stops improving, as
+	// optim.ReduceLROnPlateau with these options does after each epoch;
+	// its Maximize is taken from Options.Maximize. Its state is saved and
+	// resumed with the run. It cannot be combined with Schedule.
+	Plateau  *optim.PlateauOptions
+	Seed     uint64 // seeds the RNG handed to the loss function
+	MaxSteps int    // stop after this many optimiser steps in all (0: no limit), for quick runs
 
 	// StepLossWindow makes History.StepLoss the losses of the last this
 	// many steps only, so that a run of millions of steps holds constant
@@ -114,6 +122,7 @@ type Trainer struct {
 	prog        *Progress
 	rng         *tensor.RNG
 	rngEpoch    int
+	plateau     *optim.ReduceLROnPlateau // nil without Options.Plateau
 }
 
 // New returns a Trainer of model's parameters with opt (built over
@@ -142,6 +151,9 @@ func New(model nn.Module, opt optim.Optimizer, loss LossFunc, loader *data.Loade
 	if !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) || !(cfg.MinDelta >= 0) || math.IsInf(cfg.MinDelta, 0) {
 		tensor.Fail("train.New", "ClipNorm %g and MinDelta %g must be finite and not negative", cfg.ClipNorm, cfg.MinDelta)
 	}
+	if cfg.Plateau != nil && cfg.Schedule != nil {
+		tensor.Fail("train.New", "Plateau and Schedule both set the learning rate: choose one")
+	}
 	params := model.Params()
 	if len(params) != len(opt.Params()) {
 		tensor.Fail("train.New", "the model has %d parameters, the optimiser %d", len(params), len(opt.Params()))
@@ -153,6 +165,11 @@ func New(model nn.Module, opt optim.Optimizer, loss LossFunc, loader *data.Loade
 	}
 	t := &Trainer{model: model, params: params, opt: opt, loss: loss, loader: loader, cfg: cfg,
 		g: graph.New(), prog: NewProgress(cfg.Progress), best: math.NaN(), rngEpoch: -1}
+	if cfg.Plateau != nil {
+		po := *cfg.Plateau
+		po.Maximize = cfg.Maximize
+		t.plateau = optim.NewReduceLROnPlateau(opt, po)
+	}
 	t.acc = make([]*tensor.Tensor, len(params))
 	for i, p := range params {
 		t.acc[i] = tensor.ZerosLike(p.Value)
@@ -398,6 +415,10 @@ func (t *Trainer) EndEpoch(trainLoss, seconds float64) (stop bool, err error) {
 			t.bad++
 			stop = t.cfg.Patience > 0 && t.bad >= t.cfg.Patience
 		}
+	}
+	if t.plateau != nil {
+		v, _ := r.Value(cmp.Or(t.cfg.Monitor, "train_loss")) // a missing Monitor ended the epoch above
+		t.plateau.Observe(v)
 	}
 	t.hist.Records = append(t.hist.Records, r)
 	t.prog.EndEpoch("%s", summary(r))
