@@ -200,15 +200,7 @@ func (b *base) check(grads []*tensor.Tensor) error {
 		}
 	}
 	for i, g := range grads {
-		var at int
-		var v float64
-		var bad bool
-		if g.DType() == tensor.Float32 {
-			at, v, bad = firstNonFinite(g.Float32s())
-		} else {
-			at, v, bad = firstNonFinite(g.Float64s())
-		}
-		if bad {
+		if n, at, v := tensor.NonFinite(g); n > 0 {
 			return &Error{Op: b.name + ".Step", Param: i, Err: ErrNonFinite, Msg: fmt.Sprintf(
 				"gradient of parameter %d (shape %s) is NaN/Inf (%g at element %d); parameters and state unchanged",
 				i, tensor.FormatShape(g.Shape()), v, at)}
@@ -217,31 +209,6 @@ func (b *base) check(grads []*tensor.Tensor) error {
 	return nil
 }
 
-func firstNonFinite[T tensor.Float](xs []T) (int, float64, bool) {
-	// x-x is 0 for finite x and NaN for NaN or ±Inf, and NaN survives a
-	// sum, so one branch-free pass tells whether to look for the culprit.
-	var a0, a1, a2, a3 T
-	i := 0
-	for ; i+4 <= len(xs); i += 4 {
-		a0 += xs[i] - xs[i]
-		a1 += xs[i+1] - xs[i+1]
-		a2 += xs[i+2] - xs[i+2]
-		a3 += xs[i+3] - xs[i+3]
-	}
-	for ; i < len(xs); i++ {
-		a0 += xs[i] - xs[i]
-	}
-	if a0+a1+a2+a3 == 0 {
-		return 0, 0, false
-	}
-	for i, x := range xs {
-		// x-x is 0 for finite x and NaN for NaN or ±Inf.
-		if x-x != 0 {
-			return i, float64(x), true
-		}
-	}
-	return 0, 0, false
-}
 
 // State returns a copy of the state: "step" (the number of steps taken)
 // and "lr" (the current learning rate) as float64 scalars, and the
@@ -341,18 +308,36 @@ func (b *base) LoadState(names []string, state map[string]*tensor.Tensor) error 
 // checkSlotValues refuses a buffer value the update cannot start from: NaN
 // or ±Inf anywhere, a negative value in a buffer of squares.
 func checkSlotValues(op, key string, s slot, t *tensor.Tensor) error {
-	vals := t.Values()
-	for i, v := range vals {
-		switch {
-		case math.IsNaN(v) || math.IsInf(v, 0):
-			return &Error{Op: op, Param: s.param, Err: ErrNonFinite, Msg: fmt.Sprintf(
-				"%q holds %g at element %d of %d; a non-finite buffer would make every later step NaN", key, v, i, len(vals))}
-		case s.square && v < 0:
-			return &Error{Op: op, Param: s.param, Err: ErrMismatch, Msg: fmt.Sprintf(
-				"%q holds %g at element %d of %d; a buffer of squared gradients is never negative", key, v, i, len(vals))}
-		}
+	if n, i, v := tensor.NonFinite(t); n > 0 {
+		return &Error{Op: op, Param: s.param, Err: ErrNonFinite, Msg: fmt.Sprintf(
+			"%q holds %g at element %d of %d; a non-finite buffer would make every later step NaN", key, v, i, t.Size())}
+	}
+	if !s.square {
+		return nil
+	}
+	var i int
+	var v float64
+	if c := t.Contiguous(); c.DType() == tensor.Float32 {
+		i, v = firstNegative(c.Float32s())
+	} else {
+		i, v = firstNegative(c.Float64s())
+	}
+	if i >= 0 {
+		return &Error{Op: op, Param: s.param, Err: ErrMismatch, Msg: fmt.Sprintf(
+			"%q holds %g at element %d of %d; a buffer of squared gradients is never negative", key, v, i, t.Size())}
 	}
 	return nil
+}
+
+// firstNegative returns the index and value of the first negative element
+// of xs, or −1.
+func firstNegative[T tensor.Float](xs []T) (int, float64) {
+	for i, x := range xs {
+		if x < 0 {
+			return i, float64(x)
+		}
+	}
+	return -1, 0
 }
 
 // sqrt is the IEEE square root in T's precision. For float32 it goes

@@ -21,6 +21,7 @@ func TestTrainerMisusePanicsNameCallAndCaller(t *testing.T) {
 	loss := mse(lin, 0)
 	loader := data.NewLoader(regression(tensor.Float64, 8), data.LoaderOptions{BatchSize: 4})
 	x := tensor.New(tensor.Float64, 4, 3)
+	both := Options{Plateau: &optim.PlateauOptions{}, Schedule: optim.Constant(1)}
 	logits := func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return lin.Forward(g.Const(xb)) }
 	cases := []struct {
 		name, op, site string
@@ -35,9 +36,7 @@ func TestTrainerMisusePanicsNameCallAndCaller(t *testing.T) {
 		{"negative max steps", "train.New", numtest.Here(), func() { New(lin, opt, loss, loader, Options{MaxSteps: -5}) }, "MaxSteps -5"},
 		{"NaN clip norm", "train.New", numtest.Here(), func() { New(lin, opt, loss, loader, Options{ClipNorm: math.NaN()}) }, "ClipNorm NaN"},
 		{"negative min delta", "train.New", numtest.Here(), func() { New(lin, opt, loss, loader, Options{MinDelta: -1}) }, "MinDelta -1"},
-		{"Plateau with Schedule", "train.New", numtest.Here(), func() {
-			New(lin, opt, loss, loader, Options{Plateau: &optim.PlateauOptions{}, Schedule: optim.Constant(1)})
-		}, "Plateau and Schedule both set the learning rate"},
+		{"Plateau with Schedule", "train.New", numtest.Here(), func() { New(lin, opt, loss, loader, both) }, "Plateau and Schedule both set the learning rate"},
 		{"nil dataset for the loader", "data.NewLoader", numtest.Here(), func() { New(lin, opt, loss, data.NewLoader(nil, data.LoaderOptions{BatchSize: 4}), Options{}) }, "dataset is nil"},
 		{"Predict batch 0", "train.Predict", numtest.Here(), func() { Predict(x, 0, logits) }, "batch size 0"},
 		{"Predict nil forward", "train.Predict", numtest.Here(), func() { Predict(x, 2, nil) }, "forward is nil"},

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -247,15 +246,7 @@ func (p *problems) tensors(ts map[string]*tensor.Tensor, state nn.StateDict, all
 
 // nonFinite describes the NaN and ±Inf values of t, "" if there are none.
 func nonFinite(t *tensor.Tensor) string {
-	count, first, at := 0, 0.0, 0
-	for i, v := range t.Values() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			if count == 0 {
-				first, at = v, i
-			}
-			count++
-		}
-	}
+	count, at, first := tensor.NonFinite(t)
 	if count == 0 {
 		return ""
 	}

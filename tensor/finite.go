@@ -1,0 +1,50 @@
+package tensor
+
+// NonFinite counts the NaN and ±Inf elements of t (float32 or float64)
+// and returns the row-major index and value of the first, reading a
+// contiguous tensor in place (a view is copied once). count is 0, and
+// first −1, when every element is finite: the common case, decided in
+// one branch-free pass, so that checks on every step (gradients, restored
+// optimiser state, checkpoints) cost little and allocate nothing.
+func NonFinite(t *Tensor) (count, first int, value float64) {
+	if t == nil {
+		Fail("NonFinite", "tensor is nil")
+	}
+	c := t
+	if !c.IsContiguous() {
+		c = c.Contiguous()
+	}
+	if c.dtype == Float32 {
+		return nonFinite(c.Float32s())
+	}
+	return nonFinite(c.Float64s())
+}
+
+func nonFinite[T Float](xs []T) (count, first int, value float64) {
+	// x−x is 0 for finite x and NaN for NaN or ±Inf, and NaN survives a
+	// sum: four independent sums keep the pass at memory speed.
+	var a0, a1, a2, a3 T
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		a0 += xs[i] - xs[i]
+		a1 += xs[i+1] - xs[i+1]
+		a2 += xs[i+2] - xs[i+2]
+		a3 += xs[i+3] - xs[i+3]
+	}
+	for ; i < len(xs); i++ {
+		a0 += xs[i] - xs[i]
+	}
+	if a0+a1+a2+a3 == 0 {
+		return 0, -1, 0
+	}
+	first = -1
+	for i, x := range xs {
+		if x-x != 0 {
+			if count == 0 {
+				first, value = i, float64(x)
+			}
+			count++
+		}
+	}
+	return count, first, value
+}

@@ -1,0 +1,46 @@
+package tensor
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// NonFinite finds every NaN and ±Inf, in either dtype, at the start, the
+// end and in the tail that the four-way loop leaves, and through a
+// transposed view in row-major order.
+func TestNonFinite(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, dt := range []DType{Float32, Float64} {
+		for _, c := range []struct {
+			name         string
+			vals         []float64
+			count, first int
+			value        float64
+		}{
+			{"finite", []float64{1, -2, 3e30, 0, 5, 6, 7}, 0, -1, 0},
+			{"empty", nil, 0, -1, 0},
+			{"NaN first", []float64{nan, 1, 2, 3, 4}, 1, 0, nan},
+			{"-Inf in the tail", []float64{1, 2, 3, 4, 5, -inf}, 1, 5, -inf},
+			{"three", []float64{1, inf, 2, nan, 3, 4, 5, 6, -inf}, 3, 1, inf},
+		} {
+			x := FromValues(dt, c.vals, len(c.vals))
+			count, first, value := NonFinite(x)
+			assert.Equal(t, c.count, count, "%v %s", dt, c.name)
+			assert.Equal(t, c.first, first, "%v %s", dt, c.name)
+			if math.IsNaN(c.value) {
+				assert.True(t, math.IsNaN(value), "%v %s: %g", dt, c.name, value)
+			} else {
+				assert.Equal(t, c.value, value, "%v %s", dt, c.name)
+			}
+		}
+		// (2, 3) transposed: row-major order of the view is 0 3 1 4 2 5.
+		m := Transpose(FromValues(dt, []float64{0, 1, 2, 3, inf, 5}, 2, 3))
+		count, first, _ := NonFinite(m)
+		assert.Equal(t, 1, count, "%v view", dt)
+		assert.Equal(t, 3, first, "%v view: element (1, 1) of the (3, 2) view", dt)
+	}
+	x := Ones(Float32, 1000)
+	assert.Zero(t, testing.AllocsPerRun(10, func() { NonFinite(x) }), "a contiguous tensor is read in place")
+}
