@@ -209,7 +209,6 @@ func (b *base) check(grads []*tensor.Tensor) error {
 	return nil
 }
 
-
 // State returns a copy of the state: "step" (the number of steps taken)
 // and "lr" (the current learning rate) as float64 scalars, and the
 // per-parameter buffers named "<parameter name>.<buffer>" with the
