@@ -426,8 +426,8 @@ var errNeedStatic = errors.New("needs a fixed batch")
 // exporter translates one trace into ONNX nodes and initializers.
 type exporter struct {
 	tr      exTrace
-	dyn     [][]bool                 // per node id, the dimensions that follow the batch; nil: fixed
-	names   map[*graph.Node]string   // the ONNX value holding each node's value
+	dyn     [][]bool                  // per node id, the dimensions that follow the batch; nil: fixed
+	names   map[*graph.Node]string    // the ONNX value holding each node's value
 	state   map[*tensor.Tensor]string // the module's parameters and buffers by tensor
 	isIndex []bool
 	inNames []string

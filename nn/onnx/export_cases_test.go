@@ -126,8 +126,8 @@ func exportCases() []exportCase {
 		},
 		{
 			name: "embedding", dynamic: true,
-			m:    embState,
-			in:   []*tensor.Tensor{tokens(2, 3)},
+			m:  embState,
+			in: []*tensor.Tensor{tokens(2, 3)},
 			opts: ExportOptions{IndexInputs: []int{0}, InputNames: []string{"tokens"}, Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 				s := in[0].Shape()
 				return []*graph.Node{embHead.Forward(emb.Forward(g, Indices(in[0]), s...))}
@@ -137,8 +137,8 @@ func exportCases() []exportCase {
 		},
 		{
 			name: "rnn", dynamic: true,
-			m:    rnn,
-			in:   []*tensor.Tensor{normal(f32, 4, 2, 3)},
+			m:  rnn,
+			in: []*tensor.Tensor{normal(f32, 4, 2, 3)},
 			opts: ExportOptions{BatchAxes: []int{1}, OutputNames: []string{"out", "h_n"}, Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 				out, h := rnn.Forward(in[0], nil)
 				return []*graph.Node{out, h}
@@ -148,8 +148,8 @@ func exportCases() []exportCase {
 		},
 		{
 			name: "lstm", dynamic: true,
-			m:    lstm,
-			in:   []*tensor.Tensor{normal(f32, 2, 3, 3), normal(f32, 2, 2, 4), normal(f32, 2, 2, 4)},
+			m:  lstm,
+			in: []*tensor.Tensor{normal(f32, 2, 3, 3), normal(f32, 2, 2, 4), normal(f32, 2, 2, 4)},
 			opts: ExportOptions{BatchAxes: []int{0, 1, 1}, Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 				out, h, c := lstm.Forward(in[0], in[1], in[2])
 				return []*graph.Node{out, h, c}
@@ -159,8 +159,8 @@ func exportCases() []exportCase {
 		},
 		{
 			name: "gru", dynamic: true,
-			m:    gru,
-			in:   []*tensor.Tensor{normal(f64, 3, 2, 3)},
+			m:  gru,
+			in: []*tensor.Tensor{normal(f64, 3, 2, 3)},
 			opts: ExportOptions{BatchAxes: []int{1}, Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 				out, h := gru.Forward(in[0], nil)
 				return []*graph.Node{out, h}
@@ -170,8 +170,8 @@ func exportCases() []exportCase {
 		},
 		{
 			name: "attention", dynamic: true,
-			m:    mha,
-			in:   []*tensor.Tensor{normal(f32, 2, 3, 8), normal(f32, 2, 4, 8)},
+			m:  mha,
+			in: []*tensor.Tensor{normal(f32, 2, 3, 8), normal(f32, 2, 4, 8)},
 			opts: ExportOptions{InputNames: []string{"query", "memory"}, Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 				return []*graph.Node{mha.Forward(in[0], in[1], in[1], nil, false)}
 			}},
@@ -180,8 +180,8 @@ func exportCases() []exportCase {
 		},
 		{
 			name: "transformer", dynamic: true,
-			m:    enc,
-			in:   []*tensor.Tensor{normal(f32, 2, 4, 8)},
+			m:  enc,
+			in: []*tensor.Tensor{normal(f32, 2, 4, 8)},
 			opts: ExportOptions{Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 				return []*graph.Node{enc.Forward(in[0], nil, true)}
 			}},
@@ -190,8 +190,8 @@ func exportCases() []exportCase {
 		},
 		{
 			name: "transformer_lm", dynamic: true,
-			m:    lm,
-			in:   []*tensor.Tensor{tokens(2, 5)},
+			m:  lm,
+			in: []*tensor.Tensor{tokens(2, 5)},
 			opts: ExportOptions{IndexInputs: []int{0}, Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 				return []*graph.Node{lm.Forward(g, Indices(in[0]), in[0].Shape()[0])}
 			}},
