@@ -28,7 +28,7 @@ var exportTable = map[string]exportRule{
 	"softplus": exOp("Softplus"), "stop_gradient": exOp("Identity"),
 	"square": exSquare, "gelu": exGelu, "log1p": exLog1p, "expm1": exExpm1,
 	"add_scalar": exScalar("Add", "scalar"), "mul_scalar": exScalar("Mul", "scalar"), "pow_scalar": exScalar("Pow", "exponent"),
-	"leaky_relu": exAttrOp("LeakyRelu", "slope"), "elu": exAttrOp("Elu", "alpha"), "clamp": exClamp,
+	"leaky_relu": exLeakyRelu, "elu": exElu, "clamp": exClamp,
 	"softmax": exSoftmax("Softmax"), "log_softmax": exSoftmax("LogSoftmax"),
 	"linear": exLinear, "matmul": exMatMul,
 	"reshape": exReshape, "permute": exPermute, "broadcast_to": exExpand, "sum_to": exSumTo,
@@ -131,11 +131,31 @@ func exScalar(op, key string) exportRule {
 	}
 }
 
-// exAttrOp writes op with its "alpha" attribute from the graph op's key.
-func exAttrOp(op, key string) exportRule {
-	return func(e *exporter, n *graph.Node, in []string) (string, error) {
-		return e.node(n, op, in, exAttr("alpha", graph.OpAttrs(n.Op())[key].(float64))), nil
+// exFloatAttr reports whether v survives ONNX's float32 attributes, so
+// that LeakyRelu's and Elu's alpha may carry it; other slopes are
+// written with a constant of the model's dtype instead.
+func exFloatAttr(v float64) bool { return float64(float32(v)) == v }
+
+// exLeakyRelu writes LeakyRelu, or max(x, 0) + slope·min(x, 0).
+func exLeakyRelu(e *exporter, n *graph.Node, in []string) (string, error) {
+	slope := graph.OpAttrs(n.Op())["slope"].(float64)
+	if exFloatAttr(slope) {
+		return e.node(n, "LeakyRelu", in, exAttr("alpha", slope)), nil
 	}
+	dt := n.DType()
+	neg := e.node(n, "Mul", []string{e.node(n, "Min", []string{in[0], e.scalar(dt, 0)}), e.scalar(dt, slope)})
+	return e.node(n, "Add", []string{e.node(n, "Relu", in), neg}), nil
+}
+
+// exElu writes Elu, or max(x, 0) + alpha·(exp(min(x, 0)) − 1).
+func exElu(e *exporter, n *graph.Node, in []string) (string, error) {
+	alpha := graph.OpAttrs(n.Op())["alpha"].(float64)
+	if exFloatAttr(alpha) {
+		return e.node(n, "Elu", in, exAttr("alpha", alpha)), nil
+	}
+	dt := n.DType()
+	em1 := e.node(n, "Sub", []string{e.node(n, "Exp", []string{e.node(n, "Min", []string{in[0], e.scalar(dt, 0)})}), e.scalar(dt, 1)})
+	return e.node(n, "Add", []string{e.node(n, "Relu", in), e.node(n, "Mul", []string{em1, e.scalar(dt, alpha)})}), nil
 }
 
 func exClamp(e *exporter, n *graph.Node, in []string) (string, error) {
