@@ -69,7 +69,7 @@ func exportCases() []exportCase {
 			m: nn.NewSequential(nn.NewLinear(rng, 5, 6, false, f64), nn.Tanh{}, nn.Sigmoid{}, nn.GELU{}, nn.SiLU{},
 				nn.Softplus{}, nn.NewLeakyReLU(0.1), nn.NewELU(0.5), nn.NewLeakyReLU(0.25), nn.NewELU(0.3), nn.Identity{}, nn.LogSoftmax{Axis: 1}),
 			in:    []*tensor.Tensor{normal(f64, 3, 5)},
-			ops:   map[string]int{"MatMul": 1, "Tanh": 1, "Sigmoid": 2, "Erf": 1, "Softplus": 1, "LeakyRelu": 1, "Elu": 1, "Min": 2, "LogSoftmax": 1},
+			ops:   map[string]int{"Gemm": 1, "Tanh": 1, "Sigmoid": 2, "Erf": 1, "Softplus": 1, "LeakyRelu": 1, "Elu": 1, "Min": 2, "LogSoftmax": 1},
 			inits: map[string][]int{"0.weight": {6, 5}},
 		},
 		{

@@ -180,8 +180,13 @@ func exLinear(e *exporter, n *graph.Node, in []string) (string, error) {
 	return e.node(n, "Add", []string{e.node(n, "MatMul", []string{in[0], wt}), in[2]}), nil
 }
 
+// exMatMul writes a product of matrices as one Gemm, which transposes
+// its operands itself, and batched products as MatMul after Transposes.
 func exMatMul(e *exporter, n *graph.Node, in []string) (string, error) {
 	a := graph.OpAttrs(n.Op())
+	if n.Inputs()[0].Dim() == 2 && n.Inputs()[1].Dim() == 2 {
+		return e.node(n, "Gemm", in, exAttr("transA", exBool(a["trans_a"].(bool))), exAttr("transB", exBool(a["trans_b"].(bool)))), nil
+	}
 	args := slices.Clone(in)
 	for i, key := range []string{"trans_a", "trans_b"} {
 		if !a[key].(bool) {
@@ -199,6 +204,13 @@ func exMatMul(e *exporter, n *graph.Node, in []string) (string, error) {
 		args[i] = e.node(n, "Transpose", []string{in[i]}, exAttr("perm", perm))
 	}
 	return e.node(n, "MatMul", args), nil
+}
+
+func exBool(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func exReshape(e *exporter, n *graph.Node, in []string) (string, error) {

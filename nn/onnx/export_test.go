@@ -282,3 +282,38 @@ func TestSave(t *testing.T) {
 		t.Errorf("saved file: %v, graph %q", err, pm.Graph.GetName())
 	}
 }
+
+// Inspect summarises a file that Export wrote, and refuses bytes that are
+// not a model, naming the file.
+func TestInspect(t *testing.T) {
+	c := exportCases()[10] // lstm: three inputs and outputs, a batch on axis 1 of the states
+	if c.name != "lstm" {
+		t.Fatalf("case %q, want lstm", c.name)
+	}
+	path := filepath.Join(t.TempDir(), "lstm.onnx")
+	if err := Save(path, c.m, c.in, c.opts); err != nil {
+		t.Fatal(err)
+	}
+	s, err := InspectFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.IRVersion != 8 || s.Opsets[""] != 17 || s.Producer != "gradus" || s.Graph != "gradus" {
+		t.Errorf("summary %+v", s)
+	}
+	wantIn := []ValueSummary{{"input0", "float", []string{"batch", "3", "3"}}, {"input1", "float", []string{"2", "batch", "4"}}, {"input2", "float", []string{"2", "batch", "4"}}}
+	if fmt.Sprint(s.Inputs) != fmt.Sprint(wantIn) {
+		t.Errorf("inputs %v, want %v", s.Inputs, wantIn)
+	}
+	if len(s.Outputs) != 3 || fmt.Sprint(s.Outputs[0]) != "{output0 float [batch 3 4]}" {
+		t.Errorf("outputs %v", s.Outputs)
+	}
+	if s.Parameters < int64(nn.NumParams(c.m)) || s.Operators["Sigmoid"] != 18 || s.Operators["Identity"] != 3 {
+		t.Errorf("%d parameters (the module has %d), operators %v", s.Parameters, nn.NumParams(c.m), s.Operators)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.onnx")
+	os.WriteFile(bad, []byte("not a model at all"), 0o644)
+	if _, err := InspectFile(bad); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "not an ONNX model") {
+		t.Errorf("corrupt file: err = %v", err)
+	}
+}
