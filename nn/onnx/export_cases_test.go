@@ -1,6 +1,8 @@
 package onnx
 
 import (
+	"math"
+
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
@@ -48,6 +50,7 @@ func exportCases() []exportCase {
 	mha := nn.NewMultiheadAttention(rng, 8, 2, f32)
 	enc := nn.NewTransformerEncoderLayer(rng, 8, 2, 16, f32)
 	lm := nn.NewTransformerLM(rng, nn.TransformerLMOptions{Vocab: 7, Context: 6, Width: 8, Heads: 2, Layers: 1}, f32)
+	ops := nn.NewLinear(rng, 3, 4, true, f64)
 	tokens := func(b, l int) *tensor.Tensor {
 		v := make([]float64, b*l)
 		for i := range v {
@@ -199,6 +202,17 @@ func exportCases() []exportCase {
 			inits: map[string][]int{"tok.weight": {7, 8}, "pos.weight": {6, 8}},
 		},
 		{
+			// Not a module family: the graph ops no layer uses, so that
+			// every row of the table is checked end to end.
+			name: "graph_ops", dynamic: true,
+			m:  ops,
+			in: []*tensor.Tensor{normal(f64, 3, 3)},
+			opts: ExportOptions{Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+				return []*graph.Node{graphOps(ops, in[0])}
+			}},
+			ops: map[string]int{"Pad": 1, "Clip": 1, "ReduceProd": 1, "ReduceLogSumExp": 1, "ReduceSum": 3, "Expand": 1, "Cast": 2},
+		},
+		{
 			name: "static_mlp", dynamic: false,
 			m:    layer(nn.NewSequential(nn.NewLinear(rng, 3, 3, true, f64), nn.ReLU{})),
 			in:   []*tensor.Tensor{normal(f64, 2, 3)},
@@ -206,6 +220,29 @@ func exportCases() []exportCase {
 			ops:  map[string]int{"Gemm": 1, "Relu": 1},
 		},
 	}
+}
+
+// graphOps applies to lin(x) (B, 4) the graph ops that no layer uses,
+// returning (B, 29).
+func graphOps(lin *nn.Linear, x *graph.Node) *graph.Node {
+	b := x.Shape()[0]
+	x = lin.Forward(x)
+	a := graph.Abs(x)
+	y := graph.Add(graph.Sin(x), graph.Cos(a))
+	y = graph.Add(y, graph.Log1p(a))
+	y = graph.Add(y, graph.Expm1(graph.Clamp(x, -1, 0.5)))
+	y = graph.Add(y, graph.Maximum(x, graph.Square(x)))
+	y = graph.Sub(y, graph.Minimum(graph.Sign(x), graph.PowScalar(a, 1.5)))
+	y = graph.Add(y, graph.Pow(graph.AddScalar(a, 1), graph.Log(graph.AddScalar(a, 2))))
+	y = graph.StopGradient(graph.Cast(graph.Cast(y, tensor.Float32), tensor.Float64))
+	p := graph.Pad(y, [][2]int{{0, 0}, {1, 2}}, 0.5) // (B, 7)
+	s := graph.Slice(p, 1, -1, math.MinInt, -2)      // columns 6, 4, 2, 0
+	r := graph.Concat(1, graph.Sum(s, []int{1}, true), graph.Max(s, []int{1}, true), graph.Min(s, []int{1}, true),
+		graph.Prod(s, []int{1}, true), graph.LogSumExp(s, []int{1}, true), graph.Variance(s, []int{1}, true, 1))
+	u := graph.Reshape(s, b, 2, 2)
+	mm := graph.Reshape(graph.MatMulT(u, graph.Exp(u), true, false), b, 4)
+	st := graph.Reshape(graph.SumTo(graph.BroadcastTo(graph.Reshape(x, b, 1, 4), b, 3, 4), b, 1, 4), b, 4)
+	return graph.Concat(1, p, s, r, mm, st, graph.Neg(graph.Div(x, graph.AddScalar(a, 1))))
 }
 
 // stateOf is a module made of an embedding and a head, for the embedding
