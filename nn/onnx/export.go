@@ -107,10 +107,15 @@ type ExportOptions struct {
 // numbers (two traces differ); a *tensor.Error raised while tracing is
 // returned as that error. Errors from w are returned as they are.
 //
+// Export runs the forward pass three times (twice to check that it is
+// repeatable, once more with a larger batch to find the batch dimension),
+// so a module that updates state as it runs (BatchNorm in training mode)
+// must be in evaluation mode.
+//
 // Export panics with a *tensor.Error if m is nil, example is empty or
 // holds nil, mixes dtypes, opts.Forward is nil and m is not a one-input
-// nn.Layer, or the names, batch axes or index positions in opts do not
-// fit the inputs and outputs.
+// nn.Layer, the batch axes or index positions in opts do not fit the
+// inputs, or the names in opts are too few, too many, empty or repeated.
 func Export(w io.Writer, m nn.Module, example []*tensor.Tensor, opts ExportOptions) error {
 	model, err := exportModel(m, example, opts)
 	if err != nil {
@@ -190,7 +195,7 @@ func exportModel(m nn.Module, example []*tensor.Tensor, opts ExportOptions) (*pb
 	outNames := exNames(opts.OutputNames, "output", len(a.outs))
 	if len(inNames) != len(example) || len(outNames) != len(a.outs) {
 		tensor.Fail(op, "%d input names for %d inputs and %d output names for %d outputs",
-			len(opts.InputNames), len(example), len(opts.OutputNames), len(a.outs))
+			len(inNames), len(example), len(outNames), len(a.outs))
 	}
 	var dyn [][]bool
 	if !opts.StaticBatch {
@@ -206,6 +211,19 @@ func exportModel(m nn.Module, example []*tensor.Tensor, opts ExportOptions) (*pb
 	}
 	if err != nil {
 		return nil, err
+	}
+	taken := map[string]bool{}
+	for _, t := range e.inits {
+		taken[t.GetName()] = true
+	}
+	for _, n := range e.nodes {
+		taken[n.Output[0]] = true
+	}
+	for _, name := range append(slices.Clone(inNames), outNames...) {
+		if name == "" || taken[name] {
+			tensor.Fail(op, "input or output name %q is empty or already names another value (a parameter, a node, another input or output)", name)
+		}
+		taken[name] = true
 	}
 	name := opts.Name
 	if name == "" {

@@ -257,6 +257,8 @@ func TestExportMisuse(t *testing.T) {
 	numtest.Misuse(t, "onnx.Export", numtest.Here(), func() { Export(&b, m, []*tensor.Tensor{x, x}, ExportOptions{}) }, "set ExportOptions.Forward")
 	numtest.Misuse(t, "onnx.Export", numtest.Here(), func() { Export(&b, m, one, ExportOptions{BatchAxes: []int{2}}) }, "batch axis 2")
 	numtest.Misuse(t, "onnx.Export", numtest.Here(), func() { Export(&b, m, one, ExportOptions{IndexInputs: []int{1}}) }, "index input 1")
+	numtest.Misuse(t, "onnx.Export", numtest.Here(), func() { Export(&b, m, one, ExportOptions{OutputNames: []string{"a", "b"}}) }, "2 output names for 1 outputs")
+	numtest.Misuse(t, "onnx.Export", numtest.Here(), func() { Export(&b, m, one, ExportOptions{InputNames: []string{"weight"}}) }, `"weight" is empty or already names`)
 }
 
 // Save replaces a file whole and leaves it as it was when the export fails.
