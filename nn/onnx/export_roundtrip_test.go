@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"math"
 	"testing"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 func TestExportRoundTrip(t *testing.T) {
@@ -34,7 +36,7 @@ func TestExportRoundTrip(t *testing.T) {
 			}
 			for i := range want {
 				tol := 1e-12
-				if want[i].DType() != 0 && want[i].DType().String() == "float32" {
+				if want[i].DType() == tensor.Float32 {
 					tol = 1e-5
 				}
 				g, w := got[i].Contiguous().Values(), want[i].Contiguous().Values()
