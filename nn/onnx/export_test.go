@@ -157,6 +157,13 @@ func writeCase(t *testing.T, dir string, c *exportCase) {
 	if !c.dynamic {
 		return
 	}
+	big := c.bigger()
+	write("b", big)
+}
+
+// bigger returns c's inputs with a larger batch: the examples, others
+// made from them, and the first again.
+func (c *exportCase) bigger() []*tensor.Tensor {
 	big := make([]*tensor.Tensor, len(c.in))
 	for i, x := range c.in {
 		ax := 0
@@ -169,7 +176,7 @@ func writeCase(t *testing.T, dir string, c *exportCase) {
 		}
 		big[i] = tensor.Concat(ax, x, other, tensor.Slice(x, ax, 0, 1, 1))
 	}
-	write("b", big)
+	return big
 }
 
 // writeNPY writes x as a NumPy .npy file (format 1.0): float32 or float64,
