@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -364,7 +365,7 @@ func sameStructure(a, b exTrace) bool {
 		if (x.Op() == nil) != (y.Op() == nil) || x.IsVar() != y.IsVar() || len(x.Inputs()) != len(y.Inputs()) || x.Dim() != y.Dim() {
 			return false
 		}
-		if x.Op() != nil && x.Op().Name() != y.Op().Name() {
+		if x.Op() != nil && (x.Op().Name() != y.Op().Name() || !sameAttrs(x.Op(), y.Op())) {
 			return false
 		}
 		for j, in := range x.Inputs() {
@@ -379,6 +380,19 @@ func sameStructure(a, b exTrace) bool {
 		}
 	}
 	return true
+}
+
+// sameAttrs reports whether two ops hold the same parameters apart from
+// the shapes that the batch changes, which the rules write with -1 or 1
+// (reshape targets, a transposed convolution's input shape) or read from
+// an index input (lookups). A slice whose bounds follow the batch differs.
+func sameAttrs(a, b graph.Op) bool {
+	x, y := graph.OpAttrs(a), graph.OpAttrs(b)
+	for _, k := range []string{"shape", "input_shape", "indices"} {
+		delete(x, k)
+		delete(y, k)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func exBitsEqual(a, b *tensor.Tensor) bool {

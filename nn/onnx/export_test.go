@@ -221,6 +221,27 @@ func writeNPY(t *testing.T, path string, x *tensor.Tensor, index bool) {
 	}
 }
 
+// A graph whose parameters follow the batch (a slice that drops the last
+// example) is written with a fixed batch.
+func TestExportBatchDependentSlice(t *testing.T) {
+	x := tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 3, 2)
+	m := nn.NewLinear(tensor.NewRNG(1), 2, 2, true, tensor.Float64)
+	var buf bytes.Buffer
+	err := Export(&buf, m, []*tensor.Tensor{x}, ExportOptions{Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		return []*graph.Node{m.Forward(graph.Slice(in[0], 0, 0, in[0].Shape()[0]-1, 1))}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Inspect(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(s.Inputs, s.Outputs) != "[{input double [3 2]}] [{output double [2 2]}]" {
+		t.Errorf("inputs %v, outputs %v; want fixed shapes", s.Inputs, s.Outputs)
+	}
+}
+
 // An op without a row in the table is an error naming it.
 func TestExportUnmapped(t *testing.T) {
 	m := nn.NewLinear(tensor.NewRNG(1), 2, 2, true, tensor.Float64)
