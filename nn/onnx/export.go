@@ -447,6 +447,11 @@ func batchDims(fwd func(*graph.Graph, []*graph.Node) []*graph.Node, example []*t
 			}
 		}
 		dyn[i] = d
+		// A constant of the same shape but other values (a mask made
+		// from the batch size) would be frozen at the example's.
+		if d == nil && x.IsConst() && !slices.Contains(a.ins, x) && !exBitsEqual(x.Value(), bn[i].Value()) {
+			return nil, nil
+		}
 	}
 	return dyn, nil
 }

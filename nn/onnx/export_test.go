@@ -221,24 +221,36 @@ func writeNPY(t *testing.T, path string, x *tensor.Tensor, index bool) {
 	}
 }
 
-// A graph whose parameters follow the batch (a slice that drops the last
-// example) is written with a fixed batch.
-func TestExportBatchDependentSlice(t *testing.T) {
+// A graph whose op parameters or constants follow the batch (a slice
+// that drops the last example, a constant made from the batch size) is
+// written with a fixed batch.
+func TestExportBatchDependent(t *testing.T) {
 	x := tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6}, 3, 2)
 	m := nn.NewLinear(tensor.NewRNG(1), 2, 2, true, tensor.Float64)
-	var buf bytes.Buffer
-	err := Export(&buf, m, []*tensor.Tensor{x}, ExportOptions{Forward: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
-		return []*graph.Node{m.Forward(graph.Slice(in[0], 0, 0, in[0].Shape()[0]-1, 1))}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Inspect(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(s.Inputs, s.Outputs) != "[{input double [3 2]}] [{output double [2 2]}]" {
-		t.Errorf("inputs %v, outputs %v; want fixed shapes", s.Inputs, s.Outputs)
+	for _, c := range []struct {
+		name string
+		fwd  func(g *graph.Graph, in []*graph.Node) []*graph.Node
+		out  string
+	}{
+		{"slice", func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+			return []*graph.Node{m.Forward(graph.Slice(in[0], 0, 0, in[0].Shape()[0]-1, 1))}
+		}, "[{output double [2 2]}]"},
+		{"constant", func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+			inv := tensor.Full(tensor.Float64, 1/float64(in[0].Shape()[0]), 2)
+			return []*graph.Node{graph.Mul(m.Forward(in[0]), g.Const(inv))}
+		}, "[{output double [3 2]}]"},
+	} {
+		var buf bytes.Buffer
+		if err := Export(&buf, m, []*tensor.Tensor{x}, ExportOptions{Forward: c.fwd}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Inspect(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(s.Inputs, s.Outputs); got != "[{input double [3 2]}] "+c.out {
+			t.Errorf("%s: inputs and outputs %s; want fixed shapes", c.name, got)
+		}
 	}
 }
 
