@@ -93,11 +93,11 @@ func exportCases() []exportCase {
 			name: "conv2d", dynamic: true,
 			m: eval(nn.NewSequential(
 				nn.NewConv2D(rng, 3, 4, [2]int{3, 3}, nn.Conv2DOptions{Padding: [2]int{1, 1}}),
-				bn2, nn.ReLU{},
-				nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}}),
+				bn2, // max pooling before the ReLU, so that its padding must not count as zeros
+				nn.NewMaxPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}, Padding: [2]int{1, 1}}), nn.ReLU{},
 				nn.NewConv2D(rng, 4, 4, [2]int{3, 2}, nn.Conv2DOptions{Groups: 2, Stride: [2]int{1, 2}, Dilation: [2]int{2, 1}}),
 				nn.NewAvgPool2D(tensor.PoolParams{Kernel: [2]int{2, 2}, Stride: [2]int{1, 1}, Padding: [2]int{1, 1}}),
-				nn.NewFlatten(), nn.NewLinear(rng, 4*2*3, 2, true, f32))),
+				nn.NewFlatten(), nn.NewLinear(rng, 4*3*4, 2, true, f32))),
 			in:    []*tensor.Tensor{normal(f32, 2, 3, 10, 10)},
 			ops:   map[string]int{"Conv": 2, "MaxPool": 1, "AveragePool": 1, "Gemm": 1},
 			inits: map[string][]int{"0.weight": {4, 3, 3, 3}, "1.running_mean": {4}, "1.running_var": {4}, "1.weight": {4}, "4.weight": {4, 2, 3, 2}},
