@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
@@ -357,5 +358,32 @@ func TestInspect(t *testing.T) {
 	os.WriteFile(bad, []byte("not a model at all"), 0o644)
 	if _, err := InspectFile(bad); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "not an ONNX model") {
 		t.Errorf("corrupt file: err = %v", err)
+	}
+}
+
+// The .npy files make test-onnx reads are what data.LoadNPY reads.
+func TestWriteNPY(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct {
+		x     *tensor.Tensor
+		index bool
+	}{
+		{tensor.FromFloat64s([]float64{1.5, -2, 3, 4, 5, 6}, 2, 3).Cast(tensor.Float32), false},
+		{tensor.FromFloat64s([]float64{0.1, 0.2, 0.3}, 3), false},
+		{tensor.FromFloat64s([]float64{3, 0, 6, 1}, 2, 2), true},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("%d.npy", i))
+		writeNPY(t, path, c.x, c.index)
+		got, err := data.LoadNPY(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.x
+		if c.index {
+			want = c.x.Cast(tensor.Float64)
+		}
+		if got.DType() != want.DType() || !slices.Equal(got.Shape(), want.Shape()) || !slices.Equal(got.Values(), want.Values()) {
+			t.Errorf("%d: read %v %v %v, want %v %v %v", i, got.DType(), got.Shape(), got.Values(), want.DType(), want.Shape(), want.Values())
+		}
 	}
 }
