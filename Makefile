@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 bench demo lint race fuzz asm soak onnx-proto
+.PHONY: test test-mpi test-arm64 test-onnx bench demo lint race fuzz asm soak onnx-proto
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -43,6 +43,21 @@ onnx-proto:
 		--go_opt=paths=source_relative \
 		--go_opt=Monnx.proto=github.com/gradus-ml/gradus/nn/onnx/internal/pb $$d/onnx.proto && \
 	rm -r $$d
+
+# The ONNX export check: TestExportFamilies writes one model of every nn
+# module family with its inputs and Gradus's outputs, and
+# nn/onnx/testdata/export_check.py runs onnx.checker (full check) and
+# strict shape inference on each file and executes it with a NumPy
+# evaluator of the ONNX operators, comparing the outputs. Debian's
+# python3-onnx (ONNX 1.12, with NumPy) is installed with apt-get when
+# missing; PYTHON is the interpreter it installs into.
+PYTHON ?= /usr/bin/python3
+test-onnx:
+	@$(PYTHON) -c 'import onnx, numpy' 2>/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx python3-numpy; }
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+		GRADUS_ONNX_EXPORT_DIR=$$d $(GO) test -count=1 -run '^TestExportFamilies$$' ./nn/onnx && \
+		$(PYTHON) nn/onnx/testdata/export_check.py $$d
 
 # Every fuzz target of the repository (each func FuzzX in a _test.go file),
 # one after another, for FUZZTIME each; FUZZFLAGS passes more flags (e.g.

@@ -1,6 +1,7 @@
 // Command gradus is Gradus's command-line tool.
 //
 //	gradus inspect FILE.safetensors        names, dtypes, shapes and sizes of a checkpoint's tensors
+//	gradus onnx inspect FILE.onnx          inputs, outputs, operators and parameter count of an ONNX model
 //	gradus plot RUN.jsonl [OUT.png]        loss and metric curves of a train JSON-lines log
 //	                                       (default OUT: RUN.png)
 package main
@@ -24,12 +25,14 @@ func main() {
 	}
 }
 
-const usage = "usage: gradus inspect FILE.safetensors | gradus plot RUN.jsonl [OUT.png]"
+const usage = "usage: gradus inspect FILE.safetensors | gradus onnx inspect FILE.onnx | gradus plot RUN.jsonl [OUT.png]"
 
 func run(args []string, out io.Writer) error {
 	switch {
 	case len(args) == 2 && args[0] == "inspect":
 		return inspect(args[1], out)
+	case len(args) == 3 && args[0] == "onnx" && args[1] == "inspect":
+		return onnxInspect(args[2], out)
 	case (len(args) == 2 || len(args) == 3) && args[0] == "plot":
 		dst := strings.TrimSuffix(args[1], filepath.Ext(args[1])) + ".png"
 		if len(args) == 3 {

@@ -49,15 +49,31 @@ func step(name string, f func() error) error {
 // error wrapping fs.ErrPermission, and so is anything but a regular file:
 // renaming over it would replace what its owner protected. The file gets
 // the permissions of the file it replaces, or 0644.
-func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[string]string) (err error) {
+func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[string]string) error {
 	// Validate before creating anything.
 	names, header, err := encodeHeader(tensors, metadata)
 	if err != nil {
 		return fmt.Errorf("%w (writing %s)", err, path)
 	}
+	err = WriteAtomic(path, func(w io.Writer) error { return write(w, names, header, tensors) })
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// WriteAtomic writes the file path with write, atomically and durably, as
+// WriteFile writes a checkpoint (the guarantees, links and permissions are
+// as its doc says): write fills a temporary file in the target's
+// directory, which is synced, closed and renamed over path. If write or
+// any step fails the temporary file is removed and an existing file is
+// left as it was. Errors name the file ("writing model.onnx: ..."); other
+// formats' writers (nn/onnx's Save) use it so that every file Gradus
+// writes is replaced the same way.
+func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	target, perm, err := writeTarget(path)
 	if err != nil {
-		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	where := path
 	if target != path {
@@ -66,7 +82,7 @@ func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[stri
 	dir := filepath.Dir(target)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("checkpoint: writing %s: %w", where, err)
+		return fmt.Errorf("writing %s: %w", where, err)
 	}
 	tmp := f.Name()
 	renamed := false
@@ -74,7 +90,7 @@ func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[stri
 		if err != nil && !renamed {
 			f.Close() // a second Close after a failed one is harmless
 			os.Remove(tmp)
-			err = fmt.Errorf("checkpoint: writing %s: %w", where, err)
+			err = fmt.Errorf("writing %s: %w", where, err)
 		}
 	}()
 	if err = f.Chmod(perm); err != nil {
@@ -84,7 +100,7 @@ func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[stri
 	if failpoints.writer != nil {
 		w = failpoints.writer(w)
 	}
-	if err = step("write", func() error { return write(w, names, header, tensors) }); err != nil {
+	if err = step("write", func() error { return write(w) }); err != nil {
 		return err
 	}
 	if err = step("sync", f.Sync); err != nil {
@@ -98,7 +114,7 @@ func WriteFile(path string, tensors map[string]*tensor.Tensor, metadata map[stri
 	}
 	renamed = true
 	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("checkpoint: %s was written but syncing its directory failed: %w", where, err)
+		return fmt.Errorf("%s was written but syncing its directory failed: %w", where, err)
 	}
 	return nil
 }
