@@ -233,10 +233,10 @@ func (d pointMass) LogProb(*graph.Node) *graph.Node {
 	}
 	return d.logDensity
 }
-func (d pointMass) Sample(*tensor.RNG, int) *tensor.Tensor     { return d.v.Value() }
-func (d pointMass) RSample(*tensor.RNG, int) *graph.Node       { return d.v }
-func (d pointMass) Entropy() *graph.Node                       { return d.v.Graph().Scalar(d.v.DType(), 0) }
-func (d pointMass) Mean() *graph.Node                          { return d.v }
-func (d pointMass) Variance() *graph.Node                      { return graph.MulScalar(d.v, 0) }
-func (d pointMass) BatchShape() []int                          { return d.v.Shape() }
-func (d pointMass) EventShape() []int                          { return []int{} }
+func (d pointMass) Sample(*tensor.RNG, int) *tensor.Tensor { return d.v.Value() }
+func (d pointMass) RSample(*tensor.RNG, int) *graph.Node   { return d.v }
+func (d pointMass) Entropy() *graph.Node                   { return d.v.Graph().Scalar(d.v.DType(), 0) }
+func (d pointMass) Mean() *graph.Node                      { return d.v }
+func (d pointMass) Variance() *graph.Node                  { return graph.MulScalar(d.v, 0) }
+func (d pointMass) BatchShape() []int                      { return d.v.Shape() }
+func (d pointMass) EventShape() []int                      { return []int{} }

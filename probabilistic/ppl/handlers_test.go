@@ -184,3 +184,5 @@ func TestSeedAndSubsample(t *testing.T) {
 		t.Errorf("nested plates %+v, want dims −1 and −2", z.Plates)
 	}
 }
+
+func nan() float64 { return math.NaN() }

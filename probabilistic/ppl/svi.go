@@ -45,7 +45,9 @@ type SVIOptions struct {
 	// Optimizer builds the optimiser over the parameters' unconstrained
 	// tensors; nil means optim.NewAdam with LR.
 	Optimizer func(params []*tensor.Tensor) optim.Optimizer
-	Seed      uint64
+	// Schedule, when set, gives the learning rate of each step (from 0).
+	Schedule optim.Schedule
+	Seed     uint64
 }
 
 // SVI is a fitted guide: its parameters (and the model's) and the trace
@@ -113,6 +115,9 @@ func FitSVI(ctx context.Context, model, guide Model, opts SVIOptions) (*SVI, err
 	for step := range opts.Steps {
 		if err := ctx.Err(); err != nil {
 			return s, fmt.Errorf("%s: stopped after %d steps: %w", op, step, err)
+		}
+		if opts.Schedule != nil {
+			opt.SetLR(opts.Schedule.LR(step))
 		}
 		loss, grads, err := s.step(g, opts, &baseline, opts.Seed+uint64(step+1)*0x9e3779b97f4a7c15)
 		if err != nil {
