@@ -21,7 +21,8 @@ func TestBadModelsPanicAtTheirLine(t *testing.T) {
 	// The panic names the model's statement, not the engine's call.
 	scalarInPlate, at := func(c *Ctx) { Plate(c, "p", 3, PlateOptions{}, func([]int) { Sample(c, "z", normal(c, 0, 1)) }) }, numtest.Here()
 	numtest.Misuse(t, "ppl.Sample", at, func() { run(scalarInPlate) }, `site "z" has batch shape ()`, `plate "p" has size 3`)
-	shortData, at := func(c *Ctx) { Plate(c, "p", 3, PlateOptions{}, func([]int) { Observe(c, "y", normal(c, 0, 1), vec(1, 2)) }) }, numtest.Here()
+	short, at := func(c *Ctx) { Observe(c, "y", normal(c, 0, 1), vec(1, 2)) }, numtest.Here()
+	shortData := func(c *Ctx) { Plate(c, "p", 3, PlateOptions{}, func([]int) { short(c) }) }
 	numtest.Misuse(t, "ppl.Sample", at, func() { run(shortData) }, `site "y" has batch shape (2,)`, "size 3")
 	numtest.Misuse(t, "ppl.Sample", numtest.Here(), func() { Run(graph.New(), func(c *Ctx) { Sample(c, "a", normal(c, 0, 1)) }) }, "no Seed handler")
 	numtest.Misuse(t, "ppl.Plate", numtest.Here(), func() { run(func(c *Ctx) { Plate(c, "p", 3, PlateOptions{Subsample: 4}, func([]int) {}) }) }, "subsample 4")
