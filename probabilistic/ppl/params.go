@@ -91,7 +91,11 @@ func (p *ParamStore) nodes(g *graph.Graph) []*graph.Node {
 // site's constraint, and a parameter seen for the first time is added to
 // the store from the site's initial value. Gradients with respect to
 // store's variables (in the order of Names) flow through every use.
-func WithParams(m Model, store *ParamStore) Model {
+func WithParams(m Model, store *ParamStore) Model { return withParams(m, store, false) }
+
+// withParams is WithParams, with the parameters' gradients stopped when
+// stop is set.
+func withParams(m Model, store *ParamStore, stop bool) Model {
 	if store == nil {
 		tensor.Fail("ppl.WithParams", "nil store")
 	}
@@ -101,6 +105,9 @@ func WithParams(m Model, store *ParamStore) Model {
 				return
 			}
 			u := store.node(c.g, s)
+			if stop {
+				u = graph.StopGradient(u)
+			}
 			if b := store.bij[s.Name]; b != nil {
 				s.Value = b.Forward(u)
 			} else {

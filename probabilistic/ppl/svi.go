@@ -45,6 +45,13 @@ type SVIOptions struct {
 	// Optimizer builds the optimiser over the parameters' unconstrained
 	// tensors; nil means optim.NewAdam with LR.
 	Optimizer func(params []*tensor.Tensor) optim.Optimizer
+	// StickTheLanding drops the score term from the guide's density in the
+	// ELBO's gradient (the guide's parameters enter log q only through the
+	// draw), the estimator of Roeder, Wu and Duvenaud (2017, "Sticking the
+	// landing"): unbiased for TraceELBO, and with zero variance at the
+	// optimum when the guide's family holds the posterior. It costs one
+	// more run of the guide per particle and applies to TraceELBO only.
+	StickTheLanding bool
 	// Schedule, when set, gives the learning rate of each step (from 0).
 	Schedule optim.Schedule
 	Seed     uint64
@@ -174,7 +181,12 @@ func (s *SVI) step(g *graph.Graph, opts SVIOptions, baseline *float64, seed uint
 	var surrogate *graph.Node
 	for p := range opts.Particles {
 		gt, mt := s.traces(g, seed+uint64(p)*0xbf58476d1ce4e5b9)
-		ws[p] = logWeight(gt, mt, opts.Objective == MeanFieldELBO)
+		lq := gt
+		if opts.StickTheLanding && opts.Objective == TraceELBO {
+			lq = &Trace{}
+			Run(g, Record(Replay(withParams(s.guide, s.Params, true), gt), lq))
+		}
+		ws[p] = logWeight(lq, mt, opts.Objective == MeanFieldELBO)
 		if sf := scoreTerms(gt); sf != nil {
 			b := *baseline
 			if math.IsNaN(b) {
