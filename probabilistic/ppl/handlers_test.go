@@ -171,17 +171,23 @@ func TestSeedAndSubsample(t *testing.T) {
 	if !slices.Equal(r.Site("data").Indices, idx) || r.Site("mu").Value.Item() != a.Site("mu").Value.Item() {
 		t.Errorf("Replay did not carry the subsample %v and mu over: %v", idx, r.Site("data").Indices)
 	}
-	// Nested plates take dims −1 then −2, as in Pyro.
+	// Nested plates take dims −1 then −2, as in Pyro, and broadcast a
+	// scalar distribution to their shape.
 	nested := func(c *Ctx) {
 		Plate(c, "cols", 3, PlateOptions{}, func([]int) {
 			Plate(c, "rows", 2, PlateOptions{}, func([]int) {
-				Sample(c, "z", probabilistic.NewNormal(c.Const(tensor.Zeros(tensor.Float64, 2, 3)), c.Scalar(1)))
+				Sample(c, "z", normal(c, 0, 1))
+				Sample(c, "w", probabilistic.NewNormal(c.Const(tensor.Zeros(tensor.Float64, 3)), c.Scalar(1)))
 			})
 		})
 	}
-	z := run(Seed(nested, 1)).Site("z")
+	tr := run(Seed(nested, 1))
+	z, w := tr.Site("z"), tr.Site("w")
 	if len(z.Plates) != 2 || z.Plates[0].Dim != -1 || z.Plates[1].Dim != -2 {
 		t.Errorf("nested plates %+v, want dims −1 and −2", z.Plates)
+	}
+	if !slices.Equal(z.Value.Shape(), []int{2, 3}) || !slices.Equal(w.Value.Shape(), []int{2, 3}) {
+		t.Errorf("z and w have shapes %v and %v inside plates of 3 and 2, want (2, 3)", z.Value.Shape(), w.Value.Shape())
 	}
 }
 

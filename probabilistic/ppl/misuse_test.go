@@ -19,8 +19,11 @@ func TestBadModelsPanicAtTheirLine(t *testing.T) {
 	run := func(m Model) { Run(graph.New(), Seed(m, 1)) }
 	numtest.Misuse(t, "ppl.Sample", numtest.Here(), func() { run(func(c *Ctx) { Sample(c, "a", normal(c, 0, 1)); Sample(c, "a", normal(c, 0, 1)) }) }, `site name "a" is used twice`)
 	// The panic names the model's statement, not the engine's call.
-	scalarInPlate, at := func(c *Ctx) { Plate(c, "p", 3, PlateOptions{}, func([]int) { Sample(c, "z", normal(c, 0, 1)) }) }, numtest.Here()
-	numtest.Misuse(t, "ppl.Sample", at, func() { run(scalarInPlate) }, `site "z" has batch shape ()`, `plate "p" has size 3`)
+	two := func(c *Ctx) *probabilistic.Normal {
+		return probabilistic.NewNormal(c.Const(tensor.Zeros(tensor.Float64, 2)), c.Scalar(1))
+	}
+	pairInPlate, at := func(c *Ctx) { Plate(c, "p", 3, PlateOptions{}, func([]int) { Sample(c, "z", two(c)) }) }, numtest.Here()
+	numtest.Misuse(t, "ppl.Sample", at, func() { run(pairInPlate) }, `site "z" has batch shape (2,)`, `plate "p" has size 3`)
 	short, at := func(c *Ctx) { Observe(c, "y", normal(c, 0, 1), vec(1, 2)) }, numtest.Here()
 	shortData := func(c *Ctx) { Plate(c, "p", 3, PlateOptions{}, func([]int) { short(c) }) }
 	numtest.Misuse(t, "ppl.Sample", at, func() { run(shortData) }, `site "y" has batch shape (2,)`, "size 3")

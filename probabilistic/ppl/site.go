@@ -121,9 +121,11 @@ func Run(g *graph.Graph, m Model) {
 // Sample declares the random choice name ~ d and returns its value: a
 // reparameterised draw where d has one (so gradients flow through it), a
 // constant draw otherwise, or whatever value a handler supplies (Condition,
-// Substitute, Replay, Unconstrain). It panics with a *tensor.Error when
-// the name was used before in this run, or when the value's batch shape
-// disagrees with an enclosing plate.
+// Substitute, Replay, Unconstrain). Inside plates, a d whose batch shape
+// lacks a plate's dimension (to the left of its own axes) is drawn once
+// per row of the plate. It panics with a *tensor.Error when the name was
+// used before in this run, or when the value's batch shape disagrees with
+// an enclosing plate.
 func Sample(c *Ctx, name string, d probabilistic.Distribution) *graph.Node {
 	if d == nil {
 		tensor.Fail("ppl.Sample", "site %q has a nil distribution", name)
@@ -221,10 +223,14 @@ func (c *Ctx) defaults(s *Site) {
 			if s.RNG == nil {
 				tensor.Fail("ppl.Sample", "site %q needs a random draw but no Seed handler wraps the model", s.Name)
 			}
+			n, full := plateDraws(s)
 			if r, ok := s.Dist.(probabilistic.RSampler); ok {
-				s.Value, s.reparam = r.RSample(s.RNG, 0), true
+				s.Value, s.reparam = r.RSample(s.RNG, n), true
 			} else {
-				s.Value = c.g.Const(s.Dist.Sample(s.RNG, 0))
+				s.Value = c.g.Const(s.Dist.Sample(s.RNG, n))
+			}
+			if n > 0 {
+				s.Value = graph.Reshape(s.Value, append(full, s.Dist.EventShape()...)...)
 			}
 		}
 		checkPlates(s)
@@ -250,6 +256,34 @@ func (c *Ctx) defaults(s *Site) {
 			}
 		}
 	}
+}
+
+// plateDraws returns how many draws of the site's distribution fill the
+// enclosing plates (0: one draw already does) and the batch shape they
+// fill: a plate broadcasts a distribution whose batch shape lacks its
+// dimension, as in Pyro, by drawing independent copies along the leading
+// axes. A batch shape that disagrees with a plate is left to checkPlates.
+func plateDraws(s *Site) (int, []int) {
+	batch := s.Dist.BatchShape()
+	need := len(batch)
+	for _, p := range s.Plates {
+		need = max(need, -p.Dim)
+	}
+	full := make([]int, need)
+	for i := range full {
+		full[i] = 1
+	}
+	copy(full[need-len(batch):], batch)
+	for _, p := range s.Plates {
+		if k := need + p.Dim; k < need-len(batch) {
+			full[k] = p.Sub
+		}
+	}
+	n := size(full[:need-len(batch)])
+	if n == 1 && need == len(batch) {
+		return 0, nil
+	}
+	return n, full
 }
 
 // checkPlates fails unless the site's batch shape (its value's shape
