@@ -42,10 +42,14 @@ func (d halfCauchy) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 }
 
 // Entropy returns log(2πs).
-func (d halfCauchy) Entropy() *graph.Node { return graph.AddScalar(graph.Log(d.scale), math.Log(2*math.Pi)) }
+func (d halfCauchy) Entropy() *graph.Node {
+	return graph.AddScalar(graph.Log(d.scale), math.Log(2*math.Pi))
+}
 
 // Mean is infinite.
-func (d halfCauchy) Mean() *graph.Node { return graph.AddScalar(graph.MulScalar(d.scale, 0), math.Inf(1)) }
+func (d halfCauchy) Mean() *graph.Node {
+	return graph.AddScalar(graph.MulScalar(d.scale, 0), math.Inf(1))
+}
 
 // Variance is infinite.
 func (d halfCauchy) Variance() *graph.Node { return d.Mean() }
