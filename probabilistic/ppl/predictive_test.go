@@ -45,7 +45,7 @@ func TestSubsampledELBOUnbiased(t *testing.T) {
 	full := &Trace{}
 	Run(g, Record(Replay(model(0), gt), full))
 	want := logWeight(gt, full, false).Item()
-	const k = 3000
+	const k = 1500
 	var sum, sumSq float64
 	for i := range k {
 		mt := &Trace{}
@@ -77,7 +77,7 @@ func TestPredictive(t *testing.T) {
 		}
 		return m, s
 	}
-	const n = 4000
+	const n = 2000
 	prior, err := Predictive(normalNormal, nil, PredictiveOptions{Draws: n, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -67,8 +67,6 @@ type Site struct {
 	// Stop hides the site from the handlers outside the one that set it
 	// (set by Block).
 	Stop bool
-	// Caller is the file:line of the model's statement, for errors.
-	Caller string
 
 	subsample   int  // plate sites: the requested subsample size (0: all)
 	dim         int  // plate sites: the batch dimension (negative)
@@ -95,7 +93,7 @@ type Ctx struct {
 	dt     tensor.DType
 	stack  []Handler
 	plates []PlateFrame
-	names  map[string]string // site name → the caller that declared it
+	names  map[string]bool // the site names used so far
 }
 
 // Graph returns the graph the model builds its nodes in.
@@ -115,7 +113,7 @@ func Run(g *graph.Graph, m Model) {
 	if g == nil || m == nil {
 		tensor.Fail("ppl.Run", "nil graph or model")
 	}
-	m(&Ctx{g: g, names: map[string]string{}})
+	m(&Ctx{g: g, names: map[string]bool{}})
 }
 
 // Sample declares the random choice name ~ d and returns its value: a
@@ -186,14 +184,13 @@ func (c *Ctx) apply(s *Site) {
 	if c.names == nil {
 		tensor.Fail("ppl", "the Ctx was not made by Run or an engine")
 	}
-	s.Caller = tensor.CallerOutside()
-	if prev, ok := c.names[s.Name]; ok || s.Name == "" {
-		if s.Name == "" {
-			tensor.Fail("ppl.Sample", "a site has an empty name")
-		}
-		tensor.Fail("ppl.Sample", "site name %q is used twice (first at %s)", s.Name, prev)
+	if s.Name == "" {
+		tensor.Fail("ppl.Sample", "a site has an empty name")
 	}
-	c.names[s.Name] = s.Caller
+	if c.names[s.Name] {
+		tensor.Fail("ppl.Sample", "site name %q is used twice", s.Name)
+	}
+	c.names[s.Name] = true
 	s.Scale = 1
 	s.Plates = append([]PlateFrame(nil), c.plates...)
 	for _, p := range c.plates {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // SupportBijector is what a distribution outside package probabilistic's
@@ -158,7 +159,7 @@ func checkSupport(s *Site) {
 	}
 	vals := s.Value.Value().Values()
 	fail := func(i int, want string) {
-		panic(&SupportError{Site: s.Name, Dist: fmt.Sprintf("%T", s.Dist), Index: i, Value: vals[i], Want: want, Caller: s.Caller})
+		panic(&SupportError{Site: s.Name, Dist: fmt.Sprintf("%T", s.Dist), Index: i, Value: vals[i], Want: want, Caller: tensor.CallerOutside()})
 	}
 	for i, v := range vals {
 		if !sp.contains(v) {

@@ -146,7 +146,7 @@ func (s *SVI) check(op string, mt *Trace, seed uint64) (err error) {
 	gt, _ := s.traces(g, seed)
 	for _, m := range mt.Latent() {
 		if q := gt.Site(m.Name); q == nil || q.Kind != SampleSite || q.auxiliary {
-			return fmt.Errorf("%s: the guide misses the latent site %q of the model (declared at %s)", op, m.Name, m.Caller)
+			return fmt.Errorf("%s: the guide misses the latent site %q of the model", op, m.Name)
 		}
 	}
 	for _, q := range gt.Sites {
@@ -154,7 +154,7 @@ func (s *SVI) check(op string, mt *Trace, seed uint64) (err error) {
 			continue
 		}
 		if m := mt.Site(q.Name); m == nil || m.Kind != SampleSite || m.Observed {
-			return fmt.Errorf("%s: the guide's site %q (declared at %s) is not a latent site of the model", op, q.Name, q.Caller)
+			return fmt.Errorf("%s: the guide's site %q is not a latent site of the model", op, q.Name)
 		}
 	}
 	if len(s.Params.names) == 0 {

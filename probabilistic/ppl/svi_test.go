@@ -103,8 +103,8 @@ func TestAutoGuides(t *testing.T) {
 	// MAP of Gamma(a, b) on the positive line (no Jacobian): (a − 1)/b.
 	mG, vG := gammaExact()
 	a, b := mG*mG/vG, mG/vG
-	s, err := FitSVI(ctx, gammaPoisson, AutoDelta(gammaPoisson, AutoGuideOptions{}), SVIOptions{Steps: 1500, LR: 0.05,
-		Schedule: optim.ExponentialLR(0.05, math.Pow(0.01, 1.0/1500))})
+	s, err := FitSVI(ctx, gammaPoisson, AutoDelta(gammaPoisson, AutoGuideOptions{}), SVIOptions{Steps: 800, LR: 0.05,
+		Schedule: optim.ExponentialLR(0.05, math.Pow(0.01, 1.0/800))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestAutoGuides(t *testing.T) {
 	}
 	// Rank 1 holds every 2×2 covariance (wwᵀ + diag).
 	lr := AutoLowRankMultivariateNormal(linReg, AutoGuideOptions{Rank: 1})
-	s, err = FitSVI(ctx, linReg, lr, SVIOptions{Steps: 1500, LR: 0.03, StickTheLanding: true,
-		Schedule: optim.ExponentialLR(0.03, math.Pow(0.1, 1.0/1500))})
+	s, err = FitSVI(ctx, linReg, lr, SVIOptions{Steps: 1000, LR: 0.03, StickTheLanding: true,
+		Schedule: optim.ExponentialLR(0.03, math.Pow(0.1, 1.0/1000))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,32 +134,19 @@ func TestAutoGuides(t *testing.T) {
 			t.Errorf("AutoLowRank: mean %v cov %v, exact %v %v", loc, q, m, cov)
 		}
 	}
-	// Mean field on (0, 1) and (0, ∞): a logit- and a log-normal guide,
-	// close to but not exactly the beta and gamma posteriors.
-	for _, tc := range []struct {
-		name  string
-		model Model
-		site  string
-		exact func() (float64, float64)
-	}{{"beta–Bernoulli", betaBernoulli, "p", betaExact}, {"gamma–Poisson", gammaPoisson, "rate", gammaExact}} {
-		s, err := FitSVI(ctx, tc.model, AutoNormal(tc.model, AutoGuideOptions{}), SVIOptions{Steps: 1000, LR: 0.05, StickTheLanding: true,
-			Schedule: optim.ExponentialLR(0.05, math.Pow(0.1, 1.0/1000))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := s.Sample(4000, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mean, _ := tc.exact()
-		got := 0.0
-		for _, v := range d[tc.site].Values() {
-			got += v / 4000
-		}
-		t.Logf("%s: guide mean %.4f, posterior mean %.4f", tc.name, got, mean)
-		if math.Abs(got-mean) > 0.02*mean {
-			t.Errorf("%s: guide mean %.4f, posterior mean %.4f", tc.name, got, mean)
-		}
+	// Mean field on (0, ∞): a log-normal guide LN(m, s²) for the
+	// Gamma(a, b) posterior. KL(q ‖ p) = −a·m + b·e^{m+s²/2} − log s + const
+	// is least where E_q[λ] = e^{m+s²/2} = a/b: the guide's mean is the
+	// posterior's exactly, though its shape is not.
+	s, err = FitSVI(ctx, gammaPoisson, AutoNormal(gammaPoisson, AutoGuideOptions{}), SVIOptions{Steps: 1000, Particles: 8, LR: 0.05,
+		StickTheLanding: true, Schedule: optim.ExponentialLR(0.05, math.Pow(0.05, 1.0/1000))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, ls := s.Params.Value("rate_auto_loc").Item(), s.Params.Value("rate_auto_scale").Item()
+	t.Logf("AutoNormal on the gamma posterior: E_q[λ] %.5f, posterior mean %.5f", math.Exp(lm+ls*ls/2), mG)
+	if got := math.Exp(lm + ls*ls/2); math.Abs(got-mG) > 0.005*mG {
+		t.Errorf("AutoNormal on the gamma posterior: E_q[λ] %.5f, posterior mean %.5f", got, mG)
 	}
 }
 
@@ -174,7 +161,7 @@ func TestScoreFunction(t *testing.T) {
 	guide := func(c *Ctx) {
 		Sample(c, "z", probabilistic.NewBernoulliLogits(Param(c, "logit", tensor.Scalar(tensor.Float64, 0), nil)))
 	}
-	s, err := FitSVI(context.Background(), model, guide, SVIOptions{Steps: 1500, Particles: 4, LR: 0.05,
+	s, err := FitSVI(context.Background(), model, guide, SVIOptions{Steps: 1000, Particles: 8, LR: 0.05,
 		Schedule: optim.ExponentialLR(0.05, math.Pow(0.1, 1.0/1500)), Seed: 2})
 	if err != nil {
 		t.Fatal(err)
