@@ -101,7 +101,8 @@ func LogLikelihood(model Model, post Samples) (Samples, error) {
 	})
 }
 
-// collect runs n traces and stacks, per site, the nodes pick returns.
+// collect runs n traces and stacks, per site, the nodes pick returns; a
+// run that returns nil ends it early, with the draws so far.
 func collect(op string, n int, run func(g *graph.Graph, i int) *Trace, pick func(*Site) *graph.Node) (out Samples, err error) {
 	defer catch(op, &err)
 	g := graph.New()
@@ -110,7 +111,12 @@ func collect(op string, n int, run func(g *graph.Graph, i int) *Trace, pick func
 	var order []string
 	for i := range n {
 		g.Reset()
-		for _, s := range run(g, i).Sites {
+		tr := run(g, i)
+		if tr == nil {
+			n = i
+			break
+		}
+		for _, s := range tr.Sites {
 			v := pick(s)
 			if v == nil {
 				continue

@@ -107,7 +107,7 @@ func FitSVI(ctx context.Context, model, guide Model, opts SVIOptions) (*SVI, err
 		return nil, err
 	}
 	s := &SVI{Params: NewParamStore(), model: model, guide: guide}
-	if err := s.check(op, mt, opts.Seed); err != nil {
+	if err := s.check(op, mt, opts.Seed, true); err != nil {
 		return nil, err
 	}
 	params := s.Params.Unconstrained()
@@ -140,7 +140,7 @@ func FitSVI(ctx context.Context, model, guide Model, opts SVIOptions) (*SVI, err
 
 // check runs the guide and the model once, filling the store, and
 // compares their sites.
-func (s *SVI) check(op string, mt *Trace, seed uint64) (err error) {
+func (s *SVI) check(op string, mt *Trace, seed uint64, needParams bool) (err error) {
 	defer catch(op, &err)
 	g := graph.New()
 	gt, _ := s.traces(g, seed)
@@ -157,7 +157,7 @@ func (s *SVI) check(op string, mt *Trace, seed uint64) (err error) {
 			return fmt.Errorf("%s: the guide's site %q is not a latent site of the model", op, q.Name)
 		}
 	}
-	if len(s.Params.names) == 0 {
+	if needParams && len(s.Params.names) == 0 {
 		return fmt.Errorf("%s: the guide and the model have no parameter to fit", op)
 	}
 	return nil
