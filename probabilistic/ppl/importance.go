@@ -70,7 +70,6 @@ func Importance(ctx context.Context, model, proposal Model, opts ImportanceOptio
 			stopped = fmt.Errorf("%s: stopped after %d of %d draws: %w", op, i, opts.Draws, ctx.Err())
 			return nil
 		}
-		store.begin(g)
 		seed := opts.Seed + uint64(i+1)*0x9e3779b97f4a7c15
 		var lw *graph.Node
 		gt, mtr := &Trace{}, &Trace{}

@@ -2,6 +2,7 @@ package ppl
 
 import (
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -13,8 +14,6 @@ type ParamStore struct {
 	names []string
 	raw   map[string]*tensor.Tensor // unconstrained values, updated in place by the optimiser
 	bij   map[string]probabilistic.Bijector
-	g     *graph.Graph
-	vars  map[string]*graph.Node // this graph's variables, one per parameter
 }
 
 // NewParamStore returns an empty store.
@@ -49,39 +48,33 @@ func (p *ParamStore) Value(name string) *tensor.Tensor {
 	return v.Value().Clone()
 }
 
-// node returns the parameter as a variable of g (one per graph run),
-// initialising it from the site's Init on first sight.
+// node returns the parameter as the variable of g that stands for its
+// unconstrained tensor in this step (g.VarOf: every use shares one node),
+// initialising it from the site on first sight. A module's parameter
+// (adopt) is kept as the very tensor the module reads, so the module's own
+// g.VarOf finds the same node.
 func (p *ParamStore) node(g *graph.Graph, s *Site) *graph.Node {
-	if p.g != g || p.vars == nil {
-		p.g, p.vars = g, map[string]*graph.Node{}
-	}
-	if v, ok := p.vars[s.Name]; ok {
-		return v
-	}
 	if _, ok := p.raw[s.Name]; !ok {
-		init := g.Const(s.Init)
-		if s.Constraint != nil {
-			init = s.Constraint.Inverse(init)
+		if s.adopt {
+			p.raw[s.Name] = s.Init
+		} else {
+			init := g.Const(s.Init)
+			if s.Constraint != nil {
+				init = s.Constraint.Inverse(init)
+			}
+			p.raw[s.Name] = init.Value().Clone()
+			p.bij[s.Name] = s.Constraint
 		}
-		p.raw[s.Name] = init.Value().Clone()
-		p.bij[s.Name] = s.Constraint
 		p.names = append(p.names, s.Name)
 	}
-	v := g.Var(p.raw[s.Name])
-	p.vars[s.Name] = v
-	return v
+	return g.VarOf(p.raw[s.Name])
 }
 
-// vars returns this graph's variables in the order of Names (those not
-// used in the run get fresh variables, with zero gradients).
+// nodes returns this step's variables in the order of Names.
 func (p *ParamStore) nodes(g *graph.Graph) []*graph.Node {
 	out := make([]*graph.Node, len(p.names))
 	for i, n := range p.names {
-		v, ok := p.vars[n]
-		if p.g != g || !ok {
-			v = g.Var(p.raw[n])
-		}
-		out[i] = v
+		out[i] = g.VarOf(p.raw[n])
 	}
 	return out
 }
@@ -117,6 +110,17 @@ func withParams(m Model, store *ParamStore, stop bool) Model {
 	}
 }
 
-// begin forgets the variables of the previous run: call it after each
-// g.Reset, since the graph pointer alone cannot tell runs apart.
-func (p *ParamStore) begin(g *graph.Graph) { p.g, p.vars = g, map[string]*graph.Node{} }
+
+// Module declares the parameters of an nn.Module (a network inside a model
+// or guide) as parameter sites "<name>.<param>", as Pyro's module
+// statement does: under WithParams the store holds the module's own
+// tensors, so SVI's optimiser trains the network, and the module's
+// Forward finds the same graph variables.
+func Module(c *Ctx, name string, m nn.Module) {
+	if m == nil {
+		tensor.Fail("ppl.Module", "module %q is nil", name)
+	}
+	for _, np := range m.Params() {
+		c.apply(&Site{Name: name + "." + np.Name, Kind: ParamSite, Init: np.Value, adopt: true})
+	}
+}

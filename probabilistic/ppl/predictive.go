@@ -143,7 +143,6 @@ func (s *SVI) Sample(n int, seed uint64) (Samples, error) {
 		return nil, fmt.Errorf("ppl.SVI.Sample: n = %d, want ≥ 1", n)
 	}
 	return collect("ppl.SVI.Sample", n, func(g *graph.Graph, i int) *Trace {
-		s.Params.begin(g)
 		tr := &Trace{}
 		Run(g, Record(Seed(WithParams(s.guide, s.Params), seed+uint64(i)*0x9e3779b97f4a7c15), tr))
 		return tr

@@ -74,7 +74,7 @@ type Site struct {
 	auxiliary   bool // a guide's site that the model does not have
 	reparam     bool // the value is a reparameterised draw
 	logDensity  *graph.Node
-	unconstrain bool
+	adopt       bool // a module's parameter: the store keeps Init itself
 }
 
 // PlateFrame is one enclosing plate as a site sees it.
@@ -235,7 +235,9 @@ func (c *Ctx) defaults(s *Site) {
 			checkSupport(s)
 		}
 	case ParamSite:
-		if s.Value == nil {
+		if s.Value == nil && s.adopt {
+			s.Value = c.g.VarOf(s.Init)
+		} else if s.Value == nil {
 			s.Value = c.g.Const(s.Init)
 		}
 	case PlateSite:

@@ -175,7 +175,6 @@ func (s *SVI) traces(g *graph.Graph, seed uint64) (gt, mt *Trace) {
 func (s *SVI) step(g *graph.Graph, opts SVIOptions, baseline *float64, seed uint64) (loss float64, grads []*tensor.Tensor, err error) {
 	defer catch("step", &err)
 	g.Reset()
-	s.Params.begin(g)
 	n := len(s.Params.names)
 	ws := make([]*graph.Node, opts.Particles)
 	var surrogate *graph.Node

@@ -174,3 +174,38 @@ func TestScoreFunction(t *testing.T) {
 		t.Errorf("q(z = 1) = %.4f, exact posterior %.4f", got, exact)
 	}
 }
+
+// TestFlowGuide: the normalising-flow guide trains its couplings through
+// Module and, on the Gaussian posterior of the regression, gets the mean
+// and standard deviations close (it is exact in principle: the final
+// affine layer with the couplings can express the correlation).
+func TestFlowGuide(t *testing.T) {
+	guide := AutoNormalizingFlow(linReg, FlowGuideOptions{Flows: 2, Hidden: 8, Seed: 1})
+	s, err := FitSVI(context.Background(), linReg, guide, SVIOptions{Steps: 500, LR: 0.02, Particles: 2, Seed: 2,
+		Schedule: optim.ExponentialLR(0.02, math.Pow(0.05, 1.0/500))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Params.Names()); n != 2+2*6 {
+		t.Errorf("%d parameters %v, want loc, scale and 6 tensors per coupling", n, s.Params.Names())
+	}
+	d, err := s.Sample(4000, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, cov := linExact()
+	w := d["w"].Values()
+	for j := range 2 {
+		mean, v := 0.0, 0.0
+		for i := 0; i < len(w); i += 2 {
+			mean += w[i+j] / 4000
+		}
+		for i := 0; i < len(w); i += 2 {
+			v += (w[i+j] - mean) * (w[i+j] - mean) / 4000
+		}
+		t.Logf("flow guide w[%d]: mean %.4f (exact %.4f), sd %.4f (exact %.4f)", j, mean, m[j], math.Sqrt(v), math.Sqrt(cov[j][j]))
+		if math.Abs(mean-m[j]) > 0.2*math.Sqrt(cov[j][j]) || math.Abs(math.Sqrt(v/cov[j][j])-1) > 0.15 {
+			t.Errorf("flow guide w[%d]: mean %.4f (exact %.4f), sd %.4f (exact %.4f)", j, mean, m[j], math.Sqrt(v), math.Sqrt(cov[j][j]))
+		}
+	}
+}
