@@ -110,7 +110,6 @@ func withParams(m Model, store *ParamStore, stop bool) Model {
 	}
 }
 
-
 // Module declares the parameters of an nn.Module (a network inside a model
 // or guide) as parameter sites "<name>.<param>", as Pyro's module
 // statement does: under WithParams the store holds the module's own

@@ -68,13 +68,13 @@ type Site struct {
 	// (set by Block).
 	Stop bool
 
-	subsample   int  // plate sites: the requested subsample size (0: all)
-	dim         int  // plate sites: the batch dimension (negative)
-	unobserve   bool // set by predictive sampling: draw an observed site afresh
-	auxiliary   bool // a guide's site that the model does not have
-	reparam     bool // the value is a reparameterised draw
-	logDensity  *graph.Node
-	adopt       bool // a module's parameter: the store keeps Init itself
+	subsample  int  // plate sites: the requested subsample size (0: all)
+	dim        int  // plate sites: the batch dimension (negative)
+	unobserve  bool // set by predictive sampling: draw an observed site afresh
+	auxiliary  bool // a guide's site that the model does not have
+	reparam    bool // the value is a reparameterised draw
+	logDensity *graph.Node
+	adopt      bool // a module's parameter: the store keeps Init itself
 }
 
 // PlateFrame is one enclosing plate as a site sees it.
