@@ -2,6 +2,7 @@ package ppl
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -178,4 +179,32 @@ func (s *SVI) Median() (map[string]*tensor.Tensor, error) {
 		out[name] = tensor.FromValues(tensor.Float64, med, sh...)
 	}
 	return out, nil
+}
+
+// PointwiseLPD returns, for a log-likelihood tensor (draws, observations…)
+// from LogLikelihood, the log pointwise predictive density of each
+// observation, log (1/S) Σₛ p(yᵢ | θₛ), computed stably; its sum is the
+// lppd of Gelman, Hwang and Vehtari (2014, "Understanding predictive
+// information criteria for Bayesian models"). It panics with a
+// *tensor.Error for a tensor without a draw axis.
+func PointwiseLPD(ll *tensor.Tensor) *tensor.Tensor {
+	if ll == nil || ll.Dim() < 1 || ll.Shape()[0] < 1 {
+		tensor.Fail("ppl.PointwiseLPD", "want a (draws, observations…) tensor with at least one draw")
+	}
+	s := ll.Shape()[0]
+	k := ll.Size() / s
+	v := ll.Values()
+	out := make([]float64, k)
+	for j := range k {
+		top := math.Inf(-1)
+		for i := range s {
+			top = math.Max(top, v[i*k+j])
+		}
+		sum := 0.0
+		for i := range s {
+			sum += math.Exp(v[i*k+j] - top)
+		}
+		out[j] = top + math.Log(sum/float64(s))
+	}
+	return tensor.FromValues(tensor.Float64, out, ll.Shape()[1:]...)
 }

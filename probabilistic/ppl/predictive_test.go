@@ -127,3 +127,15 @@ func TestPredictive(t *testing.T) {
 		t.Errorf("the log-likelihood lists the latent site mu")
 	}
 }
+
+// PointwiseLPD is log of the mean likelihood over draws, per observation.
+func TestPointwiseLPD(t *testing.T) {
+	ll := tensor.FromValues(tensor.Float64, []float64{math.Log(0.2), -1000, math.Log(0.4), -1001}, 2, 2)
+	got := PointwiseLPD(ll).Values()
+	want := []float64{math.Log(0.3), -1000 + math.Log((1+math.Exp(-1))/2)}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("lpd[%d] = %.15g, want %.15g", i, got[i], want[i])
+		}
+	}
+}
