@@ -50,7 +50,7 @@ type fit struct {
 	MaxWeightE float64   `json:"max_weight_error"`
 	Sigma      float64   `json:"sigma"`        // the guide's median
 	Nu         float64   `json:"nu,omitempty"` // the guide's median
-	LPPD       float64   `json:"lppd"` // Σᵢ log mean_s p(yᵢ | θₛ)
+	LPPD       float64   `json:"lppd"`         // Σᵢ log mean_s p(yᵢ | θₛ)
 	Seconds    float64   `json:"seconds"`
 }
 
