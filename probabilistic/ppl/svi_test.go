@@ -209,3 +209,43 @@ func TestFlowGuide(t *testing.T) {
 		}
 	}
 }
+
+// TestSVIConjugateGuides: hand-written guides in the conjugate families
+// (Beta for beta–Bernoulli, Gamma for gamma–Poisson, reparameterised
+// implicitly) recover the exact posteriors' parameters.
+func TestSVIConjugateGuides(t *testing.T) {
+	pos := func(c *Ctx, name string, v float64) *graph.Node {
+		return Param(c, name, tensor.Scalar(tensor.Float64, v), probabilistic.Exp{})
+	}
+	mB, vB := betaExact()
+	mG, vG := gammaExact()
+	k := mB * (mB*(1-mB)/vB - 1) // α of the exact Beta
+	cases := []struct {
+		name   string
+		model  Model
+		guide  Model
+		a, b   float64 // the exact posterior's parameters
+		pa, pb string
+	}{
+		{"beta–Bernoulli", betaBernoulli, func(c *Ctx) {
+			Sample(c, "p", probabilistic.NewBeta(pos(c, "a", 1), pos(c, "b", 1)))
+		}, k, k * (1 - mB) / mB, "a", "b"},
+		{"gamma–Poisson", gammaPoisson, func(c *Ctx) {
+			Sample(c, "rate", probabilistic.NewGamma(pos(c, "a", 10), pos(c, "b", 3)))
+		}, mG * mG / vG, mG / vG, "a", "b"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := FitSVI(context.Background(), tc.model, tc.guide, SVIOptions{Steps: 3000, LR: 0.1, StickTheLanding: true, Seed: 1,
+				Schedule: optim.ExponentialLR(0.1, math.Pow(0.01, 1.0/3000))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := s.Params.Value(tc.pa).Item(), s.Params.Value(tc.pb).Item()
+			t.Logf("%s: q = (%.6f, %.6f), exact (%.6f, %.6f)", tc.name, a, b, tc.a, tc.b)
+			if math.Abs(a/tc.a-1) > 0.01 || math.Abs(b/tc.b-1) > 0.01 {
+				t.Errorf("%s: q = (%.4f, %.4f), exact (%.4f, %.4f)", tc.name, a, b, tc.a, tc.b)
+			}
+		})
+	}
+}
