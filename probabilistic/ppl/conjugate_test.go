@@ -143,6 +143,12 @@ func TestNUTSConjugate(t *testing.T) {
 	}{
 		{"normal–normal", normalNormal, func(t *testing.T, p *Posterior) {
 			within(t, "mu", p.Samples()["mu"].Values(), p.ESS("mu").Item(), mNN, vNN)
+			// The 5 % and 95 % quantiles: m ∓ 1.6449·sd, to 0.15 sd.
+			for _, q := range []struct{ p, z float64 }{{0.05, -1.6449}, {0.95, 1.6449}} {
+				if got, want := p.Quantile("mu", q.p).Item(), mNN+q.z*math.Sqrt(vNN); math.Abs(got-want) > 0.15*math.Sqrt(vNN) {
+					t.Errorf("%g quantile of mu %.4f, exact %.4f", q.p, got, want)
+				}
+			}
 		}},
 		{"beta–Bernoulli", betaBernoulli, func(t *testing.T, p *Posterior) {
 			within(t, "p", p.Samples()["p"].Values(), p.ESS("p").Item(), mB, vB)

@@ -51,7 +51,7 @@ func Plate(c *Ctx, name string, size int, opts PlateOptions, body func(idx []int
 	case used(dim):
 		tensor.Fail("ppl.Plate", "plate %q: Dim %d is used by an enclosing plate", name, dim)
 	}
-	s := &Site{Name: name, Kind: PlateSite, Size: size, subsample: opts.Subsample, dim: dim}
+	s := &Site{Name: name, Kind: PlateSite, Size: size, subsample: opts.Subsample}
 	c.apply(s)
 	frame := PlateFrame{Name: name, Size: size, Sub: len(s.Indices), Dim: dim}
 	c.plates = append(c.plates, frame)

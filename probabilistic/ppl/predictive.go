@@ -23,7 +23,7 @@ type PredictiveOptions struct {
 func unobserve(m Model) Model {
 	return Handle(m, funcs{process: func(s *Site) {
 		if s.Kind == SampleSite && s.Observed {
-			s.Value, s.Observed, s.unobserve = nil, false, true
+			s.Value, s.Observed = nil, false
 		}
 	}})
 }
