@@ -90,7 +90,6 @@ type PlateFrame struct {
 // passes it to Sample, Param, Plate and the rest.
 type Ctx struct {
 	g      *graph.Graph
-	dt     tensor.DType
 	stack  []Handler
 	plates []PlateFrame
 	names  map[string]bool // the site names used so far
