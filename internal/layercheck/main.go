@@ -64,7 +64,7 @@ var layers = []struct {
 	{"probabilistic/diffusion", 8},
 	{"probabilistic/inference", 9},
 	{"probabilistic/ppl", 10}, // models as programs: drives inference's samplers
-	{"learn", 9}, // the estimators; learn/anomaly builds on learn/mixture and learn/pca
+	{"learn", 9},              // the estimators; learn/anomaly builds on learn/mixture and learn/pca
 	{"distributed", 10},
 	{"train", 11},
 	{"cmd", 12},
