@@ -65,7 +65,8 @@ var layers = []struct {
 	{"probabilistic/gan", 8},
 	{"probabilistic/diffusion", 8},
 	{"probabilistic/inference", 9},
-	{"learn", 9}, // the estimators; learn/anomaly builds on learn/mixture and learn/pca
+	{"probabilistic/ppl", 10}, // models as programs: drives inference's samplers
+	{"learn", 9},              // the estimators; learn/anomaly builds on learn/mixture and learn/pca
 	{"distributed", 10},
 	{"train", 11},
 	{"cmd", 12},
