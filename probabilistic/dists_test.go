@@ -229,3 +229,56 @@ func TestNewKLsAgainstQuadrature(t *testing.T) {
 		assert.InDelta(t, r.KL, kl.Item(), 1e-9, "KL %s", name)
 	}
 }
+
+// KL between uniforms by hand: log(4/2) when the first interval lies inside
+// the second, +∞ when it does not.
+func TestKLUniformByHand(t *testing.T) {
+	g := graph.New()
+	c := func(v float64) *graph.Node { return g.Scalar(tensor.Float64, v) }
+	kl, err := KL(NewUniform(c(0), c(2)), NewUniform(c(-1), c(3)))
+	require.NoError(t, err)
+	assert.InDelta(t, math.Log(2), kl.Item(), 1e-15)
+	kl, err = KL(NewUniform(c(0), c(2)), NewUniform(c(0.5), c(3)))
+	require.NoError(t, err)
+	assert.True(t, math.IsInf(kl.Item(), 1))
+}
+
+// The families work in float32 too: log densities within 1e−5 (relative)
+// of the float64 values, and draws of the parameters' dtype.
+func TestNewDistributionsFloat32(t *testing.T) {
+	build := func(dt tensor.DType) (*graph.Graph, map[string]Distribution, func(...float64) *graph.Node) {
+		g := graph.New()
+		c := func(v float64) *graph.Node { return g.Scalar(dt, v) }
+		vec := func(v ...float64) *graph.Node { return g.Const(tensor.FromValues(dt, v, len(v))) }
+		return g, map[string]Distribution{
+			"half-normal":   NewHalfNormal(c(1.3)),
+			"half-Cauchy":   NewHalfCauchy(c(0.7)),
+			"cauchy":        NewCauchy(c(0.2), c(1.1)),
+			"log-normal":    NewLogNormal(c(0.2), c(0.4)),
+			"exponential":   NewExponential(c(2.5)),
+			"inverse gamma": NewInverseGamma(c(3.5), c(2)),
+			"geometric":     NewGeometricProbs(c(0.3)),
+			"relaxed":       NewRelaxedBernoulli(c(0.5), c(0.3)),
+			"zero-inflated": NewZeroInflated(NewPoisson(c(2)), c(0.1)),
+			"censored":      NewCensored(NewLaplace(c(0), c(1)), c(-0.5), c(0.5)),
+			"random walk":   NewGaussianRandomWalk(c(0.5), 1),
+			"low-rank":      NewLowRankMVN(vec(0.1), g.Const(tensor.FromValues(dt, []float64{0.5}, 1, 1)), vec(0.3)),
+			"multinomial":   NewMultinomial(1, vec(0.3)),
+			"relaxed 1-hot": NewRelaxedOneHotCategorical(c(0.5), vec(0.3, -0.2)),
+		}, vec
+	}
+	_, d64, v64 := build(tensor.Float64)
+	_, d32, v32 := build(tensor.Float32)
+	at := map[string][]float64{"relaxed 1-hot": {0.3, 0.7}}
+	for name, d := range d64 {
+		x := []float64{0.4}
+		if v, ok := at[name]; ok {
+			x = v
+		}
+		want := d.LogProb(v64(x...)).Item()
+		got := d32[name].LogProb(v32(x...))
+		require.Equal(t, tensor.Float32, got.DType(), name)
+		assert.InDelta(t, want, got.Item(), 1e-5*math.Max(1, math.Abs(want)), name)
+		assert.Equal(t, tensor.Float32, d32[name].Sample(tensor.NewRNG(1), 3).DType(), name)
+	}
+}

@@ -45,7 +45,7 @@
 // KL(p, q) looks the pair of concrete types up in a registry of closed forms
 // (Normal, MultivariateNormal, Bernoulli, Categorical, Beta, Gamma,
 // Dirichlet, Exponential, LogNormal, HalfNormal, InverseGamma, Laplace,
-// Cauchy and Geometric against their own kind) and returns an error naming both types for
+// Cauchy, Geometric and Uniform against their own kind) and returns an error naming both types for
 // a pair without one: it never falls back to a Monte Carlo estimate silently.
 // RegisterKL adds pairs.
 //

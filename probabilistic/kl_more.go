@@ -1,6 +1,8 @@
 package probabilistic
 
 import (
+	"math"
+
 	"github.com/gradus-ml/gradus/graph"
 )
 
@@ -12,6 +14,7 @@ func init() {
 	RegisterKL(klLaplaceLaplace)
 	RegisterKL(klCauchyCauchy)
 	RegisterKL(klGeometricGeometric)
+	RegisterKL(klUniformUniform)
 }
 
 // klExponentialExponential: log λ₁ − log λ₂ + λ₂/λ₁ − 1.
@@ -72,4 +75,13 @@ func klGeometricGeometric(p, q *Geometric) *graph.Node {
 	batch := klShape("probabilistic.KL(Geometric‖Geometric)", p, q, p.Logits, q.Logits)
 	cross := graph.Add(graph.Mul(p.Mean(), graph.Softplus(q.Logits)), graph.Softplus(graph.Neg(q.Logits)))
 	return graph.BroadcastTo(graph.Sub(cross, p.Entropy()), batch...)
+}
+
+// klUniformUniform: log((b₂ − a₂)/(b₁ − a₁)) when [a₁, b₁] ⊆ [a₂, b₂], +∞
+// otherwise (p puts mass where q has none).
+func klUniformUniform(p, q *Uniform) *graph.Node {
+	batch := klShape("probabilistic.KL(Uniform‖Uniform)", p, q, p.Low, q.Low)
+	kl := graph.Log(graph.Div(q.width(), p.width()))
+	inside := graph.Mul(graph.GreaterEqual(p.Low, q.Low), graph.LessEqual(p.High, q.High))
+	return graph.BroadcastTo(graph.Where(inside, kl, scalar(kl, math.Inf(1))), batch...)
 }
