@@ -45,9 +45,9 @@
 // KL(p, q) looks the pair of concrete types up in a registry of closed forms
 // (Normal, MultivariateNormal, Bernoulli, Categorical, Beta, Gamma,
 // Dirichlet, Exponential, LogNormal, HalfNormal, InverseGamma, Laplace,
-// Cauchy, Geometric and Uniform against their own kind) and returns an error naming both types for
-// a pair without one: it never falls back to a Monte Carlo estimate silently.
-// RegisterKL adds pairs.
+// Cauchy, Geometric and Uniform against their own kind) and returns an
+// error naming both types for a pair without one: it never falls back to a
+// Monte Carlo estimate silently. RegisterKL adds pairs.
 //
 // # Supports, CDFs and wrappers
 //
