@@ -36,3 +36,14 @@ func TestBadFlags(t *testing.T) {
 		t.Run(args[0], func(t *testing.T) { clitest.Fails(t, program(), 2, args...) })
 	}
 }
+
+// With -draws, NUTS samples the posterior from the fit (a very short run
+// here: 20 observations, 10 warm-up iterations and 10 draws per chain)
+// and the decoded path still matches the states.
+func TestRunNUTS(t *testing.T) {
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"viterbi_accuracy", "rhat_max"}},
+		"-t", "20", "-steps", "30", "-draws", "10")
+	assert.GreaterOrEqual(t, res.ViterbiAccuracy, 0.9)
+	assert.Greater(t, res.RhatMax, 0.9)
+	assert.Less(t, res.RhatMax, 2.0, "two chains from one start agree roughly even this short")
+}
