@@ -282,3 +282,14 @@ func TestNewDistributionsFloat32(t *testing.T) {
 		assert.Equal(t, tensor.Float32, d32[name].Sample(tensor.NewRNG(1), 3).DType(), name)
 	}
 }
+
+// Multinomial log-probabilities stay exact where a class probability
+// underflows: logits (0, −800) give p₂ = e^{−800}, and 0 counts of a class
+// with logit −∞ add nothing.
+func TestMultinomialExtremeLogits(t *testing.T) {
+	g := graph.New()
+	vec := func(v ...float64) *graph.Node { return g.Const(tensor.FromFloat64s(v, len(v))) }
+	d := NewMultinomial(2, vec(0, -800))
+	assert.InDelta(t, math.Log(2)-800, d.LogProb(vec(1, 1)).Item(), 1e-10, "log 2 + log 1 + log e^{−800}")
+	assert.Equal(t, 0.0, NewMultinomial(2, vec(0, math.Inf(-1))).LogProb(vec(2, 0)).Item())
+}

@@ -51,7 +51,10 @@ func (d *Multinomial) Probs() *graph.Node { return graph.Exp(d.logp) }
 func (d *Multinomial) LogProb(x *graph.Node) *graph.Node {
 	checkValue("probabilistic.Multinomial.LogProb", x, d.Logits, d.batch, []int{d.k})
 	lognf, _ := math.Lgamma(float64(d.TotalCount) + 1)
-	t := graph.Sum(graph.Sub(graph.Xlogy(x, d.Probs()), graph.Lgamma(graph.AddScalar(x, 1))), []int{-1}, false)
+	// xₖ log pₖ from the log-softmax (no underflow of pₖ), taken as 0 where
+	// xₖ = 0 so that a class of probability 0 (logit −∞) adds nothing.
+	xlogp := graph.Where(graph.Equal(x, scalar(x, 0)), scalar(x, 0), graph.Mul(x, d.logp))
+	t := graph.Sum(graph.Sub(xlogp, graph.Lgamma(graph.AddScalar(x, 1))), []int{-1}, false)
 	return graph.AddScalar(t, lognf)
 }
 
