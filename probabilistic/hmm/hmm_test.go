@@ -154,3 +154,17 @@ func TestMisuse(t *testing.T) {
 	numtest.Misuse(t, "hmm.Viterbi", numtest.Here(), func() { Viterbi(li, lt, batched) }, "one sequence")
 	numtest.Misuse(t, "hmm.Marginals", numtest.Here(), func() { Marginals(nil, lt, le) }, "nil operand")
 }
+
+// Vmap of the single-sequence log-likelihood and marginals over a batch
+// of emission matrices equals the batched call: the recursions are made of
+// ops with batching rules.
+func TestVmapEqualsBatch(t *testing.T) {
+	g := graph.New()
+	li, lt, le := problem(g, 4)
+	f := autodiff.Vmap(func(xs []*graph.Node) []*graph.Node {
+		return []*graph.Node{LogLikelihood(li, lt, xs[0]), Marginals(li, lt, xs[0])}
+	}, autodiff.VmapOptions{})
+	got := f([]*graph.Node{le})
+	assert.InDeltaSlice(t, LogLikelihood(li, lt, le).Value().Values(), got[0].Value().Values(), 1e-12)
+	assert.InDeltaSlice(t, Marginals(li, lt, le).Value().Values(), got[1].Value().Values(), 1e-12)
+}
