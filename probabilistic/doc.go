@@ -30,7 +30,10 @@
 //
 // Sample draws values with no gradient from an explicitly seeded
 // *tensor.RNG. Distributions with a reparameterisation (Normal,
-// MultivariateNormal, Laplace, Uniform) also implement RSampler: RSample
+// MultivariateNormal, LowRankMVN, Laplace, Uniform, HalfNormal, HalfCauchy,
+// Cauchy, LogNormal, Exponential, GaussianRandomWalk and the relaxed
+// Bernoulli and one-hot categorical of the Gumbel-softmax trick) also
+// implement RSampler: RSample
 // returns a node x = f(params, ε) with the noise ε a constant, so gradients
 // flow from x to the parameters. Gamma, Beta and Dirichlet are sampled with
 // Marsaglia and Tsang's method and are not reparameterised; Bernoulli and
@@ -40,10 +43,20 @@
 // # KL divergences
 //
 // KL(p, q) looks the pair of concrete types up in a registry of closed forms
-// (Normal, MultivariateNormal, Bernoulli, Categorical, Beta, Gamma and
-// Dirichlet against their own kind) and returns an error naming both types for
-// a pair without one: it never falls back to a Monte Carlo estimate silently.
-// RegisterKL adds pairs.
+// (Normal, MultivariateNormal, Bernoulli, Categorical, Beta, Gamma,
+// Dirichlet, Exponential, LogNormal, HalfNormal, InverseGamma, Laplace,
+// Cauchy, Geometric and Uniform against their own kind) and returns an
+// error naming both types for a pair without one: it never falls back to a
+// Monte Carlo estimate silently. RegisterKL adds pairs.
+//
+// # Supports, CDFs and wrappers
+//
+// Continuous distributions implement Supported: Support returns the
+// bijector from unconstrained space onto their support (Identity, Exp,
+// Sigmoid, Interval, StickBreaking), for samplers that move in ℝⁿ.
+// Scalar distributions with a closed-form CDF (Normal, Laplace, Uniform,
+// HalfNormal, LogNormal, Exponential) implement CDFer, which Censored
+// needs; ZeroInflated adds a point mass at zero to a count distribution.
 //
 // # Bijectors
 //

@@ -59,6 +59,8 @@ var layers = []struct {
 	{"nn/onnx", 5},
 	{"probabilistic", 6},
 	{"probabilistic/kernel", 7}, // the shared kernels: gp, svm, pca and kerneltest use them
+	{"probabilistic/hmm", 7},    // hidden Markov models: forward, forward-backward, Viterbi
+	{"probabilistic/factor", 7}, // discrete factor graphs: variable elimination, belief propagation
 	{"probabilistic/gp", 8},
 	{"probabilistic/logreg", 8},
 	{"probabilistic/vae", 8},
