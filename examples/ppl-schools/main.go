@@ -69,7 +69,7 @@ var (
 // priors declares μ and τ.
 func priors(c *ppl.Ctx) (mu, tau *graph.Node) {
 	mu = ppl.Sample(c, "mu", probabilistic.NewNormal(c.Scalar(0), c.Scalar(5)))
-	tau = ppl.Sample(c, "tau", newHalfCauchy(c.Scalar(5)))
+	tau = ppl.Sample(c, "tau", probabilistic.NewHalfCauchy(c.Scalar(5)))
 	return mu, tau
 }
 

@@ -34,7 +34,7 @@ type autoSite struct {
 
 func (a autoSite) bijector(g *graph.Graph) probabilistic.Bijector {
 	if a.sp.kind == intervalSupport {
-		return interval{lo: g.Const(a.lo), hi: g.Const(a.hi)}
+		return probabilistic.Interval{Low: g.Const(a.lo), High: g.Const(a.hi)}
 	}
 	return a.sp.bijector()
 }

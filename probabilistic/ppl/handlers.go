@@ -220,7 +220,7 @@ func Unconstrain(m Model, values map[string]*graph.Node) Model {
 func bijectorOf(s *Site) probabilistic.Bijector {
 	sp, ok := supportOf(s.Dist)
 	if !ok || sp.discrete {
-		tensor.Fail("ppl.Unconstrain", "latent site %q (%T) is %s: it cannot be moved to an unconstrained space; observe it, marginalise it, or give its distribution a SupportBijector method", s.Name, s.Dist, sp.what())
+		tensor.Fail("ppl.Unconstrain", "latent site %q (%T) is %s: it cannot be moved to an unconstrained space; observe it, marginalise it, or give its distribution a Support method (probabilistic.Supported)", s.Name, s.Dist, sp.what())
 	}
 	return sp.bijector()
 }

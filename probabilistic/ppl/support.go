@@ -9,14 +9,6 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// SupportBijector is what a distribution outside package probabilistic's
-// built-in set implements to be sampled by NUTS or fitted by the automatic
-// guides: the bijector from the real line (or ℝᵏ) onto its support, nil
-// for the real line.
-type SupportBijector interface {
-	SupportBijector() probabilistic.Bijector
-}
-
 // SupportError reports observed data outside the support of their site's
 // distribution. Run panics with it; the engines return it before any work.
 type SupportError struct {
@@ -59,30 +51,39 @@ type support struct {
 	custom   probabilistic.Bijector
 }
 
-// supportOf returns d's support, false when it is not known.
+// supportOf returns d's support, false when it is not known. Continuous
+// distributions name theirs through probabilistic.Supported; the
+// discrete ones are listed here, as they have no bijector.
 func supportOf(d probabilistic.Distribution) (support, bool) {
 	switch d := d.(type) {
-	case SupportBijector:
-		return support{kind: customSupport, custom: d.SupportBijector()}, true
-	case *probabilistic.Normal, *probabilistic.StudentT, *probabilistic.Laplace,
-		*probabilistic.MultivariateNormal, *probabilistic.MultivariateStudentT:
-		return support{kind: realSupport}, true
-	case *probabilistic.Gamma:
-		return support{kind: positiveSupport}, true
-	case *probabilistic.Beta:
-		return support{kind: unitSupport}, true
-	case *probabilistic.Uniform:
-		return support{kind: intervalSupport, lo: d.Low, hi: d.High}, true
-	case *probabilistic.Dirichlet:
-		return support{kind: simplexSupport}, true
 	case *probabilistic.Bernoulli:
 		return support{kind: binarySupport, discrete: true}, true
-	case *probabilistic.Poisson, *probabilistic.Binomial, *probabilistic.NegativeBinomial:
+	case *probabilistic.Poisson, *probabilistic.Binomial, *probabilistic.NegativeBinomial,
+		*probabilistic.Geometric, *probabilistic.Multinomial:
 		return support{kind: countSupport, discrete: true}, true
 	case *probabilistic.Categorical:
 		return support{kind: categorySupport, discrete: true, k: d.Logits.Shape()[d.Logits.Dim()-1]}, true
-	case pointMass:
+	case *probabilistic.ZeroInflated:
+		return supportOf(d.Base)
+	case *probabilistic.Censored:
+		return supportOf(d.Base)
+	case *probabilistic.MultivariateStudentT, pointMass:
 		return support{kind: realSupport}, true
+	case probabilistic.Supported:
+		switch b := d.Support().(type) {
+		case probabilistic.Identity:
+			return support{kind: realSupport}, true
+		case probabilistic.Exp:
+			return support{kind: positiveSupport}, true
+		case probabilistic.Sigmoid:
+			return support{kind: unitSupport}, true
+		case probabilistic.Interval:
+			return support{kind: intervalSupport, lo: b.Low, hi: b.High}, true
+		case probabilistic.StickBreaking:
+			return support{kind: simplexSupport}, true
+		default:
+			return support{kind: customSupport, custom: b}, true
+		}
 	}
 	return support{}, false
 }
@@ -106,7 +107,7 @@ func (sp support) what() string {
 	case categorySupport:
 		return fmt.Sprintf("the categories 0…%d (discrete)", sp.k-1)
 	case customSupport:
-		return "the support its SupportBijector maps onto"
+		return "the support its Support bijector maps onto"
 	}
 	return "of unknown support"
 }
@@ -120,7 +121,7 @@ func (sp support) bijector() probabilistic.Bijector {
 	case unitSupport:
 		return probabilistic.Sigmoid{}
 	case intervalSupport:
-		return interval{lo: sp.lo, hi: sp.hi}
+		return probabilistic.Interval{Low: sp.lo, High: sp.hi}
 	case simplexSupport:
 		return probabilistic.StickBreaking{}
 	case customSupport:
@@ -190,23 +191,3 @@ func checkSupport(s *Site) {
 	}
 }
 
-// interval maps ℝ onto (lo, hi) by lo + (hi − lo)·sigmoid(x), as Stan
-// does for bounded parameters.
-type interval struct{ lo, hi *graph.Node }
-
-func (b interval) width() *graph.Node { return graph.Sub(b.hi, b.lo) }
-
-// Forward returns lo + (hi − lo)·sigmoid(x).
-func (b interval) Forward(x *graph.Node) *graph.Node {
-	return graph.Add(b.lo, graph.Mul(b.width(), graph.Sigmoid(x)))
-}
-
-// Inverse returns logit((y − lo)/(hi − lo)).
-func (b interval) Inverse(y *graph.Node) *graph.Node {
-	return probabilistic.Sigmoid{}.Inverse(graph.Div(graph.Sub(y, b.lo), b.width()))
-}
-
-// LogDetJacobian returns log(hi − lo) + log σ(x) + log(1 − σ(x)).
-func (b interval) LogDetJacobian(x *graph.Node) *graph.Node {
-	return graph.Add(graph.Log(b.width()), probabilistic.Sigmoid{}.LogDetJacobian(x))
-}
