@@ -190,4 +190,3 @@ func checkSupport(s *Site) {
 		}
 	}
 }
-
