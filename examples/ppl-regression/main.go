@@ -13,9 +13,11 @@
 //
 // After the fits it draws -draws times from each guide and computes the
 // log-likelihood of every row under every draw (ppl.LogLikelihood), the
-// input of WAIC and PSIS-LOO; it reports the lppd and writes each row's
-// log pointwise predictive density for both models to -out/loglik.csv,
-// and the two loss curves to -out/elbo.png.
+// input of WAIC and PSIS-LOO; it reports the lppd and PSIS-LOO's elpd
+// (inference.PSISLOO: Vehtari, Gelman and Gabry 2017) of each model and
+// their difference with its standard error, and writes each row's log
+// pointwise predictive density for both models to -out/loglik.csv, and
+// the two loss curves to -out/elbo.png.
 //
 //	go run ./examples/ppl-regression [-n 20000] [-batch 256] [-steps 3000] [-lr 0.01] [-outliers 0.05] [-draws 200] [-seed 1] [-out out/ppl-regression] [-json] [-quiet]
 package main
@@ -30,8 +32,10 @@ import (
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/plot"
 	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 	"github.com/gradus-ml/gradus/probabilistic/ppl"
 	"github.com/gradus-ml/gradus/tensor"
+	"gonum.org/v1/gonum/stat"
 )
 
 // config holds the settings; the tagged fields are its flags.
@@ -51,16 +55,24 @@ type fit struct {
 	Sigma      float64   `json:"sigma"`        // the guide's median
 	Nu         float64   `json:"nu,omitempty"` // the guide's median
 	LPPD       float64   `json:"lppd"`         // Σᵢ log mean_s p(yᵢ | θₛ)
+	ELPDLOO    float64   `json:"elpd_loo"`     // PSIS-LOO's Σᵢ elpdᵢ
+	LOOSE      float64   `json:"elpd_loo_se"`  // its standard error
+	PLOO       float64   `json:"p_loo"`        // effective number of parameters
+	BadK       int       `json:"bad_pareto_k"` // rows whose k̂ exceeds the threshold
 	Seconds    float64   `json:"seconds"`
 }
 
 // result is what -json prints.
 type result struct {
-	StudentT fit    `json:"student_t"`
-	Gaussian fit    `json:"gaussian"`
-	Rows     int    `json:"rows"`
-	LogLik   string `json:"loglik_csv"`
-	Plot     string `json:"plot"`
+	StudentT fit `json:"student_t"`
+	Gaussian fit `json:"gaussian"`
+	// LOODiff is the Student-t model's elpd_loo minus the Gaussian's, and
+	// LOODiffSE the standard error of that difference, √(N·Var(Δelpdᵢ)).
+	LOODiff   float64 `json:"elpd_loo_diff"`
+	LOODiffSE float64 `json:"elpd_loo_diff_se"`
+	Rows      int     `json:"rows"`
+	LogLik    string  `json:"loglik_csv"`
+	Plot      string  `json:"plot"`
 }
 
 func main() { cli.Main(program()) }
@@ -130,6 +142,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	var (
 		curves []plot.Panel
 		lpd    [2]*tensor.Tensor
+		loo    [2]*inference.ELPD
 	)
 	for k, robust := range []bool{true, false} {
 		name, f := "Student-t", &res.StudentT
@@ -153,9 +166,12 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 			return res, err
 		}
 		lpd[k] = ppl.PointwiseLPD(ll["y"])
-		summarise(f, fitted, lpd[k])
-		env.Printf("%-9s  w %.3f  b %.3f  σ %.3f  max |w − truth| %.3f  lppd %.1f  (%d steps of %d rows, %.1f s)\n",
-			name, f.Weights[:len(trueW)], f.Weights[len(trueW)], f.Sigma, f.MaxWeightE, f.LPPD, cfg.Steps, cfg.Batch, f.Seconds)
+		if loo[k], err = inference.PSISLOO(ll["y"]); err != nil {
+			return res, fmt.Errorf("%s: PSIS-LOO: %w", name, err)
+		}
+		summarise(f, fitted, lpd[k], loo[k])
+		env.Printf("%-9s  w %.3f  b %.3f  σ %.3f  max |w − truth| %.3f  lppd %.1f  elpd_loo %.1f ± %.1f (p_loo %.1f, %d rows with k̂ > %.2f)  (%d steps of %d rows, %.1f s)\n",
+			name, f.Weights[:len(trueW)], f.Weights[len(trueW)], f.Sigma, f.MaxWeightE, f.LPPD, f.ELPDLOO, f.LOOSE, f.PLOO, f.BadK, loo[k].KThreshold, cfg.Steps, cfg.Batch, f.Seconds)
 		if robust {
 			env.Printf("           ν %.2f (guide median)\n", f.Nu)
 		}
@@ -163,6 +179,8 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 			Curves: []plot.Curve{{Name: "−ELBO", Y: fitted.Loss, Style: plot.Line}}})
 	}
 	env.Printf("truth      w %v  b %.3f  σ 0.5 (and %.0f %% outliers)\n", trueW, trueB, 100*cfg.Outliers)
+	res.LOODiff, res.LOODiffSE = elpdDiff(loo[0], loo[1])
+	env.Printf("PSIS-LOO: Student-t − Gaussian elpd %.1f ± %.1f\n", res.LOODiff, res.LOODiffSE)
 	if res.LogLik, err = writeLogLik(env.Path("loglik.csv"), lpd); err != nil {
 		return res, err
 	}
@@ -170,8 +188,21 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	return res, err
 }
 
-// summarise fills f from the fitted guide and the pointwise lpd.
-func summarise(f *fit, s *ppl.SVI, lpd *tensor.Tensor) {
+// elpdDiff returns Σᵢ (aᵢ − bᵢ) over the pointwise elpd of two models on
+// the same rows and its standard error √(N·Var(aᵢ − bᵢ)) (Vehtari, Gelman
+// and Gabry 2017, section 5).
+func elpdDiff(a, b *inference.ELPD) (diff, se float64) {
+	d := make([]float64, len(a.Pointwise))
+	for i := range d {
+		d[i] = a.Pointwise[i] - b.Pointwise[i]
+		diff += d[i]
+	}
+	return diff, math.Sqrt(float64(len(d)) * stat.Variance(d, nil))
+}
+
+// summarise fills f from the fitted guide, the pointwise lpd and PSIS-LOO.
+func summarise(f *fit, s *ppl.SVI, lpd *tensor.Tensor, loo *inference.ELPD) {
+	f.ELPDLOO, f.LOOSE, f.PLOO, f.BadK = loo.Estimate, loo.SE, loo.P, len(loo.BadK())
 	f.Weights = append(s.Params.Value("w_auto_loc").Values(), s.Params.Value("b_auto_loc").Item())
 	for j, w := range trueW {
 		f.MaxWeightE = math.Max(f.MaxWeightE, math.Abs(f.Weights[j]-w))
