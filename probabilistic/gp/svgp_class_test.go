@@ -290,7 +290,7 @@ func TestSVGPELBOGradCheck(t *testing.T) {
 				yb[i] = y[r]
 			}
 			f := func(xs []*graph.Node) *graph.Node {
-				e, err := s.elbo(xs[0].Graph(), xs[2], xs[0], graph.Tril(xs[1]), pickRows(s.x, rows), yb)
+				e, err := s.elbo(xs[0].Graph(), xs[2], xs[0], []*graph.Node{graph.Tril(xs[1])}, pickRows(s.x, rows), yb)
 				require.NoError(t, err)
 				return e
 			}

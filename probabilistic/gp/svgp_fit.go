@@ -80,7 +80,10 @@ func (s *SVGP) fit(ctx context.Context, op string, o SVGPOptions) (err error) {
 		vals, nodes = append(vals, s.z.Value), append(nodes, s.z.Node)
 	}
 	if o.NaturalGradient == 0 {
-		vals, nodes = append(vals, s.qMu.Value, s.qSqrt.Value), append(nodes, s.qMu.Node, s.qSqrt.Node)
+		vals, nodes = append(vals, s.qMu.Value), append(nodes, s.qMu.Node)
+		for _, q := range s.qSqrt {
+			vals, nodes = append(vals, q.Value), append(nodes, q.Node)
+		}
 	}
 	var adam *optim.Adam
 	if len(vals) > 0 {
@@ -157,57 +160,87 @@ func (s *SVGP) evalGrad(g *graph.Graph, rows []int, nodes []func(*graph.Graph) *
 	return e.Item(), grads, nil
 }
 
-// natGradStep takes one natural-gradient step of size gamma on q(u) with
-// the ELBO estimated on rows (Salimbeni, Eleftheriadis and Hensman 2018):
-// the natural gradient in the natural parameters θ = (S⁻¹m, −½S⁻¹) is the
-// ordinary gradient in the expectation parameters η = (m, S + mmᵀ), which
-// autodiff gives by writing the ELBO through m = η₁, S = η₂ − η₁η₁ᵀ; then
-// θ ← θ + γ ∂ELBO/∂η. It leaves q unchanged and returns an error if the
-// new precision is not positive definite.
+// natGradStep takes one natural-gradient step of size gamma on each
+// latent's q(u_l) with the ELBO estimated on rows (Salimbeni,
+// Eleftheriadis and Hensman 2018): the natural gradient in the natural
+// parameters θ = (S⁻¹m, −½S⁻¹) is the ordinary gradient in the
+// expectation parameters η = (m, S + mmᵀ), which autodiff gives by writing
+// the ELBO through m = η₁, S = η₂ − η₁η₁ᵀ; then θ ← θ + γ ∂ELBO/∂η. The
+// latents' q are independent, so one graph gives every latent's step. It
+// leaves q unchanged and returns an error if a new precision is not
+// positive definite.
 func (s *SVGP) natGradStep(rows []int, gamma float64) (err error) {
 	defer tensor.Recover(&err)
-	mz := s.qMu.Value.Shape()[0]
-	mu := s.qMu.Value
-	l := lowerOf(s.qSqrt.Value)
-	cov := tensor.MatMulT(l, l, false, true)
+	mz, nl := s.qMu.Value.Shape()[0], len(s.qSqrt)
 	g := graph.New()
-	eta1 := g.Var(mu.Clone())
-	eta2 := g.Var(tensor.Add(cov, tensor.MatMulT(mu, mu, false, true)))
-	sym := graph.MulScalar(graph.Add(eta2, graph.Transpose(eta2)), 0.5)
-	sNode := graph.Sub(sym, graph.MatMulT(eta1, eta1, false, true))
-	lNode, err := tryCholesky(sNode)
-	if err != nil {
-		return fmt.Errorf("q's covariance: %w", err)
+	means, ls := make([]*tensor.Tensor, nl), make([]*tensor.Tensor, nl)
+	eta, lNodes, mNodes := make([]*graph.Node, 0, 2*nl), make([]*graph.Node, nl), make([]*graph.Node, nl)
+	for l, q := range s.qSqrt {
+		means[l] = tensor.FromFloat64s(column(s.qMu.Value, l), mz, 1)
+		ls[l] = lowerOf(q.Value)
+		cov := tensor.MatMulT(ls[l], ls[l], false, true)
+		eta1 := g.Var(means[l].Clone())
+		eta2 := g.Var(tensor.Add(cov, tensor.MatMulT(means[l], means[l], false, true)))
+		sym := graph.MulScalar(graph.Add(eta2, graph.Transpose(eta2)), 0.5)
+		lNode, err := tryCholesky(graph.Sub(sym, graph.MatMulT(eta1, eta1, false, true)))
+		if err != nil {
+			return fmt.Errorf("q's covariance: %w", err)
+		}
+		eta, lNodes[l], mNodes[l] = append(eta, eta1, eta2), lNode, eta1
+	}
+	mu := mNodes[0]
+	if nl > 1 {
+		mu = graph.Concat(1, mNodes...)
 	}
 	yb := make([]float64, len(rows))
 	for i, r := range rows {
 		yb[i] = s.y[r]
 	}
-	elbo, err := s.elbo(g, s.z.Node(g), eta1, lNode, pickRows(s.x, rows), yb)
+	elbo, err := s.elbo(g, s.z.Node(g), mu, lNodes, pickRows(s.x, rows), yb)
 	if err != nil {
 		return err
 	}
-	gs := autodiff.Grad(elbo, eta1, eta2)
+	gs := autodiff.Grad(elbo, eta...)
 	eye := tensor.Eye(tensor.Float64, mz)
-	prec := tensor.CholeskySolve(l, eye) // S⁻¹
-	theta1 := tensor.Add(tensor.CholeskySolve(l, mu), tensor.MulScalar(gs[0].Value(), gamma))
-	newPrec := tensor.Sub(prec, tensor.MulScalar(gs[1].Value(), 2*gamma)) // −2θ₂
-	lp, err := tensor.Cholesky(newPrec)
-	if err != nil {
-		return fmt.Errorf("natural-gradient step %g left q's precision not positive definite (lower NaturalGradient): %w", gamma, err)
+	newMus, newLs := make([][]float64, nl), make([]*tensor.Tensor, nl)
+	for l := range s.qSqrt {
+		prec := tensor.CholeskySolve(ls[l], eye) // S⁻¹
+		theta1 := tensor.Add(tensor.CholeskySolve(ls[l], means[l]), tensor.MulScalar(gs[2*l].Value(), gamma))
+		newPrec := tensor.Sub(prec, tensor.MulScalar(gs[2*l+1].Value(), 2*gamma)) // −2θ₂
+		lp, err := tensor.Cholesky(newPrec)
+		if err != nil {
+			return fmt.Errorf("natural-gradient step %g left q's precision not positive definite (lower NaturalGradient): %w", gamma, err)
+		}
+		newCov := tensor.CholeskySolve(lp, eye)
+		newL, err := tensor.Cholesky(tensor.MulScalar(tensor.Add(newCov, tensor.Transpose(newCov)), 0.5))
+		if err != nil {
+			return fmt.Errorf("natural-gradient step %g: q's covariance: %w", gamma, err)
+		}
+		newMu := tensor.CholeskySolve(lp, theta1)
+		if firstNonFinite(newMu.Values()) >= 0 || firstNonFinite(newL.Values()) >= 0 {
+			return errors.New("natural-gradient step gave a non-finite q")
+		}
+		newMus[l], newLs[l] = newMu.Values(), newL
 	}
-	newCov := tensor.CholeskySolve(lp, eye)
-	newL, err := tensor.Cholesky(tensor.MulScalar(tensor.Add(newCov, tensor.Transpose(newCov)), 0.5))
-	if err != nil {
-		return fmt.Errorf("natural-gradient step %g: q's covariance: %w", gamma, err)
+	mv := s.qMu.Value.Values()
+	for l := range s.qSqrt {
+		for i := 0; i < mz; i++ {
+			mv[i*nl+l] = newMus[l][i]
+		}
+		tensor.CopyInto(s.qSqrt[l].Value, newLs[l])
 	}
-	newMu := tensor.CholeskySolve(lp, theta1)
-	if firstNonFinite(newMu.Values()) >= 0 || firstNonFinite(newL.Values()) >= 0 {
-		return errors.New("natural-gradient step gave a non-finite q")
-	}
-	tensor.CopyInto(s.qMu.Value, newMu)
-	tensor.CopyInto(s.qSqrt.Value, newL)
+	tensor.CopyInto(s.qMu.Value, tensor.FromFloat64s(mv, mz, nl))
 	return nil
+}
+
+// column returns column j of the (r, c) matrix a.
+func column(a *tensor.Tensor, j int) []float64 {
+	r, c, v := a.Shape()[0], a.Shape()[1], a.Values()
+	out := make([]float64, r)
+	for i := range out {
+		out[i] = v[i*c+j]
+	}
+	return out
 }
 
 // SVGPClassifier is binary classification by an SVGP with a Bernoulli
