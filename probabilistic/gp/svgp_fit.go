@@ -243,28 +243,34 @@ func column(a *tensor.Tensor, j int) []float64 {
 	return out
 }
 
-// SVGPClassifier is binary classification by an SVGP with a Bernoulli
-// likelihood (Hensman, Matthews and Ghahramani 2015, "Scalable Variational
-// Gaussian Process Classification"): labels 0 and 1, minibatch training,
-// and class probabilities averaged over q(f).
-type SVGPClassifier struct{ m *SVGP }
+// SVGPClassifier is classification by an SVGP with a class likelihood:
+// binary with a Bernoulli likelihood (Hensman, Matthews and Ghahramani
+// 2015, "Scalable Variational Gaussian Process Classification") or K
+// classes with a softmax over K latent functions; labels 0 … K−1,
+// minibatch training, and class probabilities averaged over q(f).
+type SVGPClassifier struct {
+	m   *SVGP
+	lik ClassLikelihood
+}
 
-// FitSVGPClassifier returns an SVGP classifier of labels (0 or 1, one per
-// row of x) fitted as FitSVGP fits a regression; opts.Likelihood must be
-// a *BernoulliLikelihood (nil means the logit link with 20 quadrature
-// points). It returns an error and no model for labels other than 0 and
-// 1, a single class, another likelihood, or anything NewSVGP rejects.
+// FitSVGPClassifier returns an SVGP classifier of labels (0 … K−1, one
+// per row of x) fitted as FitSVGP fits a regression; opts.Likelihood must
+// be a ClassLikelihood (a *BernoulliLikelihood or *SoftmaxLikelihood; nil
+// means the logit Bernoulli with 20 quadrature points). It returns an
+// error and no model for labels outside 0 … K−1, a single class, a
+// likelihood that does not model class labels, or anything NewSVGP
+// rejects.
 func FitSVGPClassifier(ctx context.Context, x *tensor.Tensor, labels []int, opts SVGPOptions) (*SVGPClassifier, error) {
 	c, err := newSVGPClassifier("gp.FitSVGPClassifier", x, labels, opts)
 	if err != nil {
 		return nil, err
 	}
-	seen := [2]bool{}
+	distinct := map[int]bool{}
 	for _, l := range labels {
-		seen[l] = true
+		distinct[l] = true
 	}
-	if !seen[0] || !seen[1] {
-		return nil, fmt.Errorf("gp.FitSVGPClassifier: every label is %d; fitting needs both classes", labels[0])
+	if len(distinct) < 2 {
+		return nil, fmt.Errorf("gp.FitSVGPClassifier: every label is %d; fitting needs at least two classes", labels[0])
 	}
 	if err := c.m.fit(ctx, "gp.FitSVGPClassifier", opts); err != nil {
 		if ctx != nil && ctx.Err() != nil {
@@ -286,13 +292,15 @@ func newSVGPClassifier(op string, x *tensor.Tensor, labels []int, opts SVGPOptio
 	if opts.Likelihood == nil {
 		opts.Likelihood = NewBernoulliLikelihood(Logit, 0)
 	}
-	if _, ok := opts.Likelihood.(*BernoulliLikelihood); !ok {
-		return nil, fmt.Errorf("%s: the %s likelihood does not model class labels; use gp.NewBernoulliLikelihood", op, opts.Likelihood.Name())
+	lik, ok := opts.Likelihood.(ClassLikelihood)
+	if !ok {
+		return nil, fmt.Errorf("%s: the %s likelihood does not model class labels; use gp.NewBernoulliLikelihood or gp.NewSoftmaxLikelihood", op, opts.Likelihood.Name())
 	}
+	k := lik.Classes()
 	y := make([]float64, len(labels))
 	for i, l := range labels {
-		if l != 0 && l != 1 {
-			return nil, fmt.Errorf("%s: label %d at row %d; the Bernoulli likelihood is binary (labels 0 and 1)", op, l, i)
+		if l < 0 || l >= k {
+			return nil, fmt.Errorf("%s: label %d at row %d; the %s likelihood takes labels 0 to %d", op, l, i, lik.Name(), k-1)
 		}
 		y[i] = float64(l)
 	}
@@ -303,41 +311,43 @@ func newSVGPClassifier(op string, x *tensor.Tensor, labels []int, opts SVGPOptio
 	if err != nil {
 		return nil, err
 	}
-	return &SVGPClassifier{m: m}, nil
+	return &SVGPClassifier{m: m, lik: lik}, nil
 }
 
 // Model returns the underlying SVGP: its ELBO, inducing inputs, q(u),
 // hyperparameters and latent predictions.
 func (c *SVGPClassifier) Model() *SVGP { return c.m }
 
-// PredictProba returns the class probabilities (k, 2) at xs (k, d):
-// column 1 is p(y = 1) = ∫ p(y = 1 | f) q(f) df. It returns an error like
+// Classes returns the number of classes K.
+func (c *SVGPClassifier) Classes() int { return c.lik.Classes() }
+
+// PredictProba returns the class probabilities (k, K) at xs (k, d), each
+// p(y = j) = ∫ p(y = j | f) q(f) df. It returns an error like
 // SVGP.Predict.
 func (c *SVGPClassifier) PredictProba(xs *tensor.Tensor) (*tensor.Tensor, error) {
 	mean, v, err := c.m.latent("gp.SVGPClassifier.PredictProba", xs)
 	if err != nil {
 		return nil, err
 	}
-	p, _ := c.m.lik.PredictY(mean, v)
-	out := make([]float64, 0, 2*len(p))
-	for _, pi := range p {
-		out = append(out, 1-pi, pi)
-	}
-	return tensor.FromFloat64s(out, len(p), 2), nil
+	p := c.lik.ClassProbs(mean, v)
+	k := c.lik.Classes()
+	return tensor.FromFloat64s(p, len(p)/k, k), nil
 }
 
-// Predict returns the more probable class (0 or 1) at each row of xs. It
-// returns an error like SVGP.Predict.
+// Predict returns the most probable class at each row of xs (the lower
+// class on a tie). It returns an error like SVGP.Predict.
 func (c *SVGPClassifier) Predict(xs *tensor.Tensor) ([]int, error) {
 	mean, v, err := c.m.latent("gp.SVGPClassifier.Predict", xs)
 	if err != nil {
 		return nil, err
 	}
-	p, _ := c.m.lik.PredictY(mean, v)
-	out := make([]int, len(p))
-	for i, pi := range p {
-		if pi > 0.5 {
-			out[i] = 1
+	p, k := c.lik.ClassProbs(mean, v), c.lik.Classes()
+	out := make([]int, len(p)/k)
+	for i := range out {
+		for j := 1; j < k; j++ {
+			if p[i*k+j] > p[i*k+out[i]] {
+				out[i] = j
+			}
 		}
 	}
 	return out, nil
