@@ -91,7 +91,9 @@ type UCB struct{ Beta float64 }
 func (UCB) Name() string { return "ucb" }
 
 // Prepare returns the UCB of the posterior marginals.
-func (a UCB) Prepare(s Surrogate, _ *tensor.RNG) (Score, error) { return marginalScore(s, a.Score), nil }
+func (a UCB) Prepare(s Surrogate, _ *tensor.RNG) (Score, error) {
+	return marginalScore(s, a.Score), nil
+}
 
 // Score returns UpperConfidenceBound(mean, std, Beta); best is not used.
 func (a UCB) Score(mean, std *graph.Node, best float64) *graph.Node {

@@ -263,7 +263,7 @@ func (a QEI) PrepareBatch(s Surrogate, pending *tensor.Tensor, rng *tensor.RNG) 
 	}
 	epsP := rng.Normal(tensor.Float64, 0, 1, k, ns)
 	fp := tensor.Add(tensor.FromFloat64s(pm.Value().Values(), k, 1), tensor.MatMul(lp, epsP)) // (k, S)
-	maxP := tensor.Max(fp, []int{0}, true)                                                      // (1, S)
+	maxP := tensor.Max(fp, []int{0}, true)                                                    // (1, S)
 	return func(u *graph.Node) (*graph.Node, error) {
 		gu := u.Graph()
 		mean, variance, err := s.Posterior(u)
