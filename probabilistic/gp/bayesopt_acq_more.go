@@ -12,12 +12,19 @@ import (
 // Hoffman and Ghahramani 2014, "Predictive Entropy Search for Efficient
 // Global Optimization of Black-box Functions"): each Ask draws one function
 // from the posterior and proposes its maximiser. The draw is an analytic
-// function, so L-BFGS maximises it: Bayesian linear regression on Features
-// random Fourier features of the fitted kernel (Rahimi and Recht 2007,
-// "Random Features for Large-Scale Kernel Machines"), f(x) = φ(x)ᵀw with
-// w drawn from its Gaussian posterior given the observations. The kernel
-// must be an RBF or Matérn kernel, optionally scaled (as BayesOpt's
-// default is). Within a batch each member gets its own draw.
+// function, so L-BFGS maximises it, by pathwise conditioning (Wilson et
+// al. 2020, "Efficiently Sampling Functions from Gaussian Process
+// Posteriors"): a prior draw on Features random Fourier features of the
+// fitted kernel (Rahimi and Recht 2007, "Random Features for Large-Scale
+// Kernel Machines"), g(x) = φ(x)ᵀw with w ~ N(0, I), plus the exact
+// kernel's update towards the data,
+//
+//	f(x) = g(x) + k(x, X)(K + σ²I)⁻¹(y − g(X) − ε),   ε ~ N(0, σ²I),
+//
+// which keeps the posterior's variance where there are no data (a draw
+// from the weights' posterior alone underestimates it). The kernel must
+// be an RBF or Matérn kernel, optionally scaled (as BayesOpt's default
+// is). Within a batch each member gets its own draw.
 type Thompson struct {
 	// Features is the number of random features; zero means 1000.
 	Features int
@@ -27,10 +34,14 @@ type Thompson struct {
 func (Thompson) Name() string { return "thompson" }
 
 // Prepare draws the function sample.
-func (a Thompson) Prepare(s Surrogate, rng *tensor.RNG) (Score, error) {
+func (a Thompson) Prepare(s Surrogate, rng *tensor.RNG) (sc Score, err error) {
+	defer tensor.Recover(&err)
 	m := s.GP()
 	if m == nil {
 		return nil, fmt.Errorf("gp.Thompson: the surrogate has no exact GP")
+	}
+	if m.inference == CG {
+		return nil, fmt.Errorf("gp.Thompson: not available with CG inference")
 	}
 	nf := a.Features
 	if nf == 0 {
@@ -44,25 +55,30 @@ func (a Thompson) Prepare(s Surrogate, rng *tensor.RNG) (Score, error) {
 		return nil, fmt.Errorf("gp.Thompson: %w", err)
 	}
 	g := graph.New()
-	res := m.residual(g).Value() // normalised y minus the constant mean
-	noise := 1e-6
-	if m.noise != nil {
-		noise = math.Max(m.noise.Value(), noise)
-	}
-	post, err := NewRFFRegression(r, m.X(), res, noise)
+	k, x := m.trainCov(g)
+	l, _, err := m.cholesky(k, true)
 	if err != nil {
-		return nil, fmt.Errorf("gp.Thompson: %w", err)
+		return nil, err
 	}
-	// w = w̄ + L_A⁻ᵀε has covariance A⁻¹.
-	eps := rng.Normal(tensor.Float64, 0, 1, nf, 1)
-	w := tensor.Add(post.mean, tensor.TriSolve(post.la, eps, true, true))
+	n := m.N()
+	w := rng.Normal(tensor.Float64, 0, 1, nf, 1)
+	noise := 0.0
+	if m.noise != nil {
+		noise = m.noise.Value()
+	}
+	eps := rng.Normal(tensor.Float64, 0, math.Sqrt(noise), n, 1)
+	prior := tensor.MatMul(r.Features(m.X()), w) // g(X) (n, 1)
+	resid := tensor.Sub(tensor.Sub(m.residual(g).Value(), prior), eps)
+	v := tensor.CholeskySolve(l.Value(), resid) // (K + σ²I)⁻¹(y − g(X) − ε)
+	xv := x.Value()
 	offset := m.yMean
 	if m.mean != nil {
 		offset += m.mean.Value() * m.yStd
 	}
 	scale := m.yStd
 	return func(u *graph.Node) (*graph.Node, error) {
-		f := graph.MatMul(r.FeaturesNode(u), u.Graph().Const(w))
+		gu := u.Graph()
+		f := graph.Add(graph.MatMul(r.FeaturesNode(u), gu.Const(w)), graph.MatMulT(m.kernel.K(u, gu.Const(xv)), gu.Const(v), false, false))
 		return graph.AddScalar(graph.MulScalar(graph.Reshape(f, u.Shape()[0]), scale), offset), nil
 	}, nil
 }
@@ -120,6 +136,12 @@ func (a MES) Prepare(s Surrogate, rng *tensor.RNG) (Score, error) {
 	for i := range ystar {
 		ystar[i] = math.Max(ystar[i], best+1e-6*math.Max(1, math.Abs(best)))
 	}
+	return mesScore(s, ystar), nil
+}
+
+// mesScore is MES's average over the max-value samples ystar.
+func mesScore(s Surrogate, ystar []float64) Score {
+	k := len(ystar)
 	return func(u *graph.Node) (*graph.Node, error) {
 		mean, variance, err := s.Posterior(u)
 		if err != nil {
@@ -134,7 +156,7 @@ func (a MES) Prepare(s Surrogate, rng *tensor.RNG) (Score, error) {
 		ratio := graph.Exp(graph.Sub(logDens, logPhi)) // φ/Φ, stable in the lower tail
 		term := graph.Sub(graph.MulScalar(graph.Mul(gamma, ratio), 0.5), logPhi)
 		return graph.Mean(term, []int{1}, false), nil
-	}, nil
+	}
 }
 
 // gumbelMaxSamples draws k samples of max f from the Gumbel distribution
