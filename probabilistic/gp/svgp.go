@@ -82,9 +82,10 @@ func (e SVGPEvent) String() string { return fmt.Sprintf("step %d: elbo %.4f", e.
 // latent functions per point (heteroscedastic noise, softmax classes)
 // gets L independent GPs sharing the kernel and the inducing inputs, each
 // with its own q(u_l), as in the chained GPs of Saul et al. (2016),
-// "Chained Gaussian Processes"; the KL term sums over them. Everything is a graph in float64:
-// the gradients of the kernel's and the likelihood's hyperparameters, of z
-// and of q come from autodiff. A model is not safe for concurrent use.
+// "Chained Gaussian Processes"; the KL term sums over them. Everything is
+// a graph in float64: the gradients of the kernel's and the likelihood's
+// hyperparameters, of z and of q come from autodiff. A model is not safe
+// for concurrent use.
 type SVGP struct {
 	kernel kernel.Kernel
 	lik    Likelihood
