@@ -31,7 +31,8 @@
 // Likelihood (Gaussian, Poisson and heteroscedastic Gaussian in closed
 // form; Bernoulli with a logit or probit link and Student-t by
 // Gauss–Hermite quadrature; softmax over K classes by reparameterised
-// Monte Carlo, with one latent GP per class), and Adam over everything or natural
+// Monte Carlo, with one latent GP per class; any one-latent likelihood by
+// Monte Carlo through NewMonteCarloLikelihood), and Adam over everything or natural
 // gradients for q(u) (Salimbeni et al. 2018). With a Gaussian likelihood
 // its optimum is Titsias' bound, and the exact log marginal likelihood
 // when the inducing inputs are the data.

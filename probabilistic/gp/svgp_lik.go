@@ -99,6 +99,13 @@ func (l *GaussianLikelihood) ExpectedLogLik(mu, v, y *graph.Node) *graph.Node {
 	return graph.MulScalar(graph.Add(quad, c), -0.5)
 }
 
+// LogLik returns log N(y | f, σ²), y broadcast against f.
+func (l *GaussianLikelihood) LogLik(f, y *graph.Node) *graph.Node {
+	s2 := graph.Reshape(l.noise.Node(f.Graph()))
+	quad := graph.Div(graph.Square(graph.Sub(y, f)), s2)
+	return graph.MulScalar(graph.Add(quad, graph.AddScalar(graph.Log(s2), math.Log(2*math.Pi))), -0.5)
+}
+
 // CheckTargets rejects NaN and ±Inf.
 func (l *GaussianLikelihood) CheckTargets(y []float64) error {
 	if i := firstNonFinite(y); i >= 0 {
@@ -261,9 +268,9 @@ func (l *BernoulliLikelihood) Latents() int { return 1 }
 // Hyperparams returns none: the Bernoulli likelihood has no parameters.
 func (l *BernoulliLikelihood) Hyperparams() []*kernel.Hyperparam { return nil }
 
-// logLik returns log p(y | f) for labels y ∈ {0, 1} (broadcast against f),
+// LogLik returns log p(y | f) for labels y ∈ {0, 1} (broadcast against f),
 // through s = 2y − 1: log σ(sf) = −softplus(−sf), or log Φ(sf).
-func (l *BernoulliLikelihood) logLik(f, y *graph.Node) *graph.Node {
+func (l *BernoulliLikelihood) LogLik(f, y *graph.Node) *graph.Node {
 	sf := graph.Mul(graph.AddScalar(graph.MulScalar(y, 2), -1), f)
 	if l.link == Logit {
 		return graph.Neg(graph.Softplus(graph.Neg(sf)))
@@ -276,7 +283,7 @@ func (l *BernoulliLikelihood) logLik(f, y *graph.Node) *graph.Node {
 // differentiable.
 func (l *BernoulliLikelihood) ExpectedLogLik(mu, v, y *graph.Node) *graph.Node {
 	yb := graph.Reshape(y, mu.Shape()[0], 1)
-	return l.expect(mu, v, func(f *graph.Node) *graph.Node { return l.logLik(f, yb) })
+	return l.expect(mu, v, func(f *graph.Node) *graph.Node { return l.LogLik(f, yb) })
 }
 
 // CheckTargets accepts 0 and 1 only.

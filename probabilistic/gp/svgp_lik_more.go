@@ -51,6 +51,11 @@ func (l *PoissonLikelihood) ExpectedLogLik(mu, v, y *graph.Node) *graph.Node {
 	return graph.Sub(graph.Sub(graph.Mul(y, mu), rate), graph.Lgamma(graph.AddScalar(y, 1)))
 }
 
+// LogLik returns y f − e^f − log y!, y broadcast against f.
+func (l *PoissonLikelihood) LogLik(f, y *graph.Node) *graph.Node {
+	return graph.Sub(graph.Sub(graph.Mul(y, f), graph.Exp(f)), graph.Lgamma(graph.AddScalar(y, 1)))
+}
+
 // CheckTargets accepts non-negative integers.
 func (l *PoissonLikelihood) CheckTargets(y []float64) error { return checkCounts(l.Name(), y) }
 
@@ -135,17 +140,20 @@ func (l *StudentTLikelihood) Hyperparams() []*kernel.Hyperparam {
 // ExpectedLogLik returns the quadrature estimate of E log p(y | f).
 func (l *StudentTLikelihood) ExpectedLogLik(mu, v, y *graph.Node) *graph.Node {
 	mu, v = flatLatent(mu, v)
-	g := mu.Graph()
+	yb := graph.Reshape(y, y.Shape()[0], 1)
+	return l.expect(mu, v, func(f *graph.Node) *graph.Node { return l.LogLik(f, yb) })
+}
+
+// LogLik returns log t_ν(y | f, σ), y broadcast against f.
+func (l *StudentTLikelihood) LogLik(f, y *graph.Node) *graph.Node {
+	g := f.Graph()
 	nu, s := graph.Reshape(l.df.Node(g)), graph.Reshape(l.scale.Node(g))
 	half := graph.MulScalar(graph.AddScalar(nu, 1), 0.5)
 	nuS2 := graph.Mul(nu, graph.Square(s))
 	c := graph.Sub(graph.Sub(graph.Lgamma(half), graph.Lgamma(graph.MulScalar(nu, 0.5))),
 		graph.MulScalar(graph.Log(graph.MulScalar(nuS2, math.Pi)), 0.5))
-	yb := graph.Reshape(y, y.Shape()[0], 1)
-	return l.expect(mu, v, func(f *graph.Node) *graph.Node {
-		r := graph.Div(graph.Square(graph.Sub(yb, f)), nuS2)
-		return graph.Sub(c, graph.Mul(half, graph.Log1p(r)))
-	})
+	r := graph.Div(graph.Square(graph.Sub(y, f)), nuS2)
+	return graph.Sub(c, graph.Mul(half, graph.Log1p(r)))
 }
 
 // CheckTargets rejects NaN and ±Inf.
