@@ -16,9 +16,17 @@ import (
 // NewSVGP ignores). The zero value, with a Kernel, means the defaults
 // stated on each field.
 type SVGPOptions struct {
-	// Kernel is the covariance function of the latent f; it is required.
-	// The model keeps its hyperparameter objects and fits them in place.
+	// Kernel is the covariance function of the latent f (of every latent
+	// function when the likelihood reads several); it is required unless
+	// LatentKernels is set. The model keeps its hyperparameter objects and
+	// fits them in place.
 	Kernel kernel.Kernel
+	// LatentKernels, if set, gives each latent function its own kernel
+	// (one per Likelihood.Latents(), in order; the same kernel may appear
+	// twice to share it), and Kernel is ignored: the heteroscedastic
+	// likelihood's noise, say, is usually smoother than its mean. The
+	// latents still share the inducing inputs.
+	LatentKernels []kernel.Kernel
 	// Likelihood is the observation model; nil means a Gaussian with noise
 	// variance 0.1 (FitSVGP, NewSVGP) or a logit Bernoulli with 20
 	// Gauss–Hermite points (FitSVGPClassifier).
@@ -87,8 +95,9 @@ func (e SVGPEvent) String() string { return fmt.Sprintf("step %d: elbo %.4f", e.
 // hyperparameters, of z and of q come from autodiff. A model is not safe
 // for concurrent use.
 type SVGP struct {
-	kernel kernel.Kernel
-	lik    Likelihood
+	kernels []kernel.Kernel // one per latent function
+	shared  bool            // every latent has kernels[0]
+	lik     Likelihood
 	x      *tensor.Tensor // (n, d) float64
 	y      []float64
 	z      *nn.Param   // (m, d)
@@ -125,7 +134,7 @@ func NewSVGP(x, y *tensor.Tensor, opts SVGPOptions) (m *SVGP, err error) {
 }
 
 func newSVGP(op string, x *tensor.Tensor, y []float64, o SVGPOptions) (*SVGP, error) {
-	if o.Kernel == nil || x == nil {
+	if (o.Kernel == nil && o.LatentKernels == nil) || x == nil {
 		return nil, fmt.Errorf("%s: nil Kernel or x", op)
 	}
 	if x.Dim() != 2 || x.Shape()[0] == 0 || x.Shape()[1] == 0 {
@@ -170,8 +179,27 @@ func newSVGP(op string, x *tensor.Tensor, y []float64, o SVGPOptions) (*SVGP, er
 	if nl < 1 {
 		return nil, fmt.Errorf("%s: the %s likelihood reads %d latent functions; want at least 1", op, o.Likelihood.Name(), nl)
 	}
+	kernels := o.LatentKernels
+	if kernels == nil {
+		kernels = make([]kernel.Kernel, nl)
+		for i := range kernels {
+			kernels[i] = o.Kernel
+		}
+	}
+	if len(kernels) != nl {
+		return nil, fmt.Errorf("%s: %d LatentKernels for the %d latent functions of the %s likelihood", op, len(kernels), nl, o.Likelihood.Name())
+	}
+	var hps []*kernel.Hyperparam
+	shared := true
+	for i, k := range kernels {
+		if k == nil {
+			return nil, fmt.Errorf("%s: LatentKernels[%d] is nil", op, i)
+		}
+		shared = shared && k == kernels[0]
+		hps = append(hps, k.Hyperparams()...)
+	}
 	s := &SVGP{
-		kernel: o.Kernel, lik: o.Likelihood,
+		kernels: append([]kernel.Kernel(nil), kernels...), shared: shared, lik: o.Likelihood,
 		x:      tensor.FromFloat64s(x.Values(), n, d),
 		y:      append([]float64(nil), y...),
 		z:      nn.NewParam(tensor.FromFloat64s(z.Values(), mz, d)),
@@ -184,18 +212,18 @@ func newSVGP(op string, x *tensor.Tensor, y []float64, o SVGPOptions) (*SVGP, er
 	if s.jitter == 0 {
 		s.jitter = 1e-6
 	}
-	s.params = kernel.UniqueHyperparams(append(append([]*kernel.Hyperparam(nil), o.Kernel.Hyperparams()...), o.Likelihood.Hyperparams()...))
+	s.params = kernel.UniqueHyperparams(append(hps, o.Likelihood.Hyperparams()...))
 	for _, p := range s.params {
 		p.SetDType(tensor.Float64)
 	}
 	if !s.whiten { // start at the prior: L = chol(Kzz)
 		g := graph.New()
-		lz, err := s.kzzChol(g, g.Const(s.z.Value))
+		lzs, err := s.kzzChols(g, g.Const(s.z.Value))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		for _, q := range s.qSqrt {
-			tensor.CopyInto(q.Value, lz.Value())
+		for i, q := range s.qSqrt {
+			tensor.CopyInto(q.Value, lzs[i].Value())
 		}
 	}
 	return s, nil
@@ -206,8 +234,11 @@ func pickRows(x *tensor.Tensor, idx []int) *tensor.Tensor {
 	return tensor.IndexSelect(x, 0, idx).Cast(tensor.Float64)
 }
 
-// Kernel returns the model's kernel.
-func (s *SVGP) Kernel() kernel.Kernel { return s.kernel }
+// Kernel returns the model's kernel (the first latent function's).
+func (s *SVGP) Kernel() kernel.Kernel { return s.kernels[0] }
+
+// LatentKernels returns the kernel of each latent function.
+func (s *SVGP) LatentKernels() []kernel.Kernel { return append([]kernel.Kernel(nil), s.kernels...) }
 
 // Likelihood returns the model's likelihood.
 func (s *SVGP) Likelihood() Likelihood { return s.lik }
@@ -283,14 +314,27 @@ func lowerOf(a *tensor.Tensor) *tensor.Tensor {
 	return tensor.FromFloat64s(v, n, n)
 }
 
-// kzzChol returns the Cholesky factor of Kzz + jitter·I, or a data error.
-func (s *SVGP) kzzChol(g *graph.Graph, z *graph.Node) (*graph.Node, error) {
-	kzz := graph.AddDiag(s.kernel.K(z, z), g.Scalar(tensor.Float64, s.jitter))
-	l, err := tryCholesky(kzz)
-	if err != nil {
-		return nil, fmt.Errorf("inducing covariance K(z, z) + %g·I: %w", s.jitter, err)
+// kzzChols returns each latent's Cholesky factor of K(z, z) + jitter·I
+// (one node per distinct kernel), or a data error.
+func (s *SVGP) kzzChols(g *graph.Graph, z *graph.Node) ([]*graph.Node, error) {
+	out := make([]*graph.Node, len(s.kernels))
+	for i, k := range s.kernels {
+		for j := 0; j < i && out[i] == nil; j++ {
+			if s.kernels[j] == k {
+				out[i] = out[j]
+			}
+		}
+		if out[i] != nil {
+			continue
+		}
+		kzz := graph.AddDiag(k.K(z, z), g.Scalar(tensor.Float64, s.jitter))
+		l, err := tryCholesky(kzz)
+		if err != nil {
+			return nil, fmt.Errorf("inducing covariance K(z, z) + %g·I: %w", s.jitter, err)
+		}
+		out[i] = l
 	}
-	return l, nil
+	return out, nil
 }
 
 // variables returns the nodes of z, q's mean (m, L) and q's factors L_l
@@ -308,17 +352,31 @@ func (s *SVGP) variables(g *graph.Graph) (z, mu *graph.Node, ls []*graph.Node) {
 //	whitened:   A = Lz⁻¹Kzb,            μ = Aᵀm, v = diag Kbb − ‖A‖²ᵢ + ‖LᵀA‖²ᵢ
 //	unwhitened: W = Lz⁻¹Kzb, A = Lz⁻ᵀW, μ = Aᵀm, v = diag Kbb − ‖W‖²ᵢ + ‖LᵀA‖²ᵢ
 //
-// with ‖·‖²ᵢ the squared norm of column i and L the factor of each latent.
-func (s *SVGP) marginals(lz, z, mu *graph.Node, ls []*graph.Node, xb *graph.Node) (mean, variance *graph.Node) {
+// with ‖·‖²ᵢ the squared norm of column i, L the factor of each latent and
+// Lz that of its kernel's Kzz.
+func (s *SVGP) marginals(lzs []*graph.Node, z, mu *graph.Node, ls []*graph.Node, xb *graph.Node) (mean, variance *graph.Node) {
+	if s.shared {
+		return s.marginalsOf(s.kernels[0], lzs[0], z, mu, ls, xb)
+	}
+	means, vars := make([]*graph.Node, len(ls)), make([]*graph.Node, len(ls))
+	for i := range ls {
+		means[i], vars[i] = s.marginalsOf(s.kernels[i], lzs[i], z, graph.Slice(mu, 1, i, i+1, 1), ls[i:i+1], xb)
+	}
+	return graph.Concat(1, means...), graph.Concat(1, vars...)
+}
+
+// marginalsOf returns the marginals of the latents whose q(u) are mu's
+// columns and ls, all with kernel k (Kzz = LzLzᵀ).
+func (s *SVGP) marginalsOf(k kernel.Kernel, lz, z, mu *graph.Node, ls []*graph.Node, xb *graph.Node) (mean, variance *graph.Node) {
 	b := xb.Shape()[0]
-	w := graph.TriSolve(lz, s.kernel.K(z, xb), true, false)
+	w := graph.TriSolve(lz, k.K(z, xb), true, false)
 	a := w
 	if !s.whiten {
 		a = graph.TriSolve(lz, w, true, true)
 	}
 	colSq := func(v *graph.Node) *graph.Node { return graph.Sum(graph.Square(v), []int{0}, false) }
 	mean = graph.MatMulT(a, mu, true, false)
-	base := graph.Sub(s.kernel.Diag(xb), colSq(w))
+	base := graph.Sub(k.Diag(xb), colSq(w))
 	if len(ls) == 1 {
 		return graph.Reshape(mean, b, 1), graph.Reshape(graph.Add(base, colSq(graph.MatMulT(ls[0], a, true, false))), b, 1)
 	}
@@ -330,13 +388,13 @@ func (s *SVGP) marginals(lz, z, mu *graph.Node, ls []*graph.Node, xb *graph.Node
 }
 
 // kl returns Σ_l KL(q(u_l) ‖ p(u_l)) over the latents.
-func (s *SVGP) kl(lz, mu *graph.Node, ls []*graph.Node) *graph.Node {
+func (s *SVGP) kl(lzs []*graph.Node, mu *graph.Node, ls []*graph.Node) *graph.Node {
 	if len(ls) == 1 {
-		return s.klOne(lz, mu, ls[0])
+		return s.klOne(lzs[0], mu, ls[0])
 	}
 	var sum *graph.Node
 	for i, l := range ls {
-		k := s.klOne(lz, graph.Slice(mu, 1, i, i+1, 1), l)
+		k := s.klOne(lzs[i], graph.Slice(mu, 1, i, i+1, 1), l)
 		if sum == nil {
 			sum = k
 		} else {
@@ -397,14 +455,14 @@ func (s *SVGP) ELBO(g *graph.Graph, rows []int) (elbo *graph.Node, err error) {
 }
 
 func (s *SVGP) elbo(g *graph.Graph, z, mu *graph.Node, ls []*graph.Node, xb *tensor.Tensor, yb []float64) (*graph.Node, error) {
-	lz, err := s.kzzChol(g, z)
+	lzs, err := s.kzzChols(g, z)
 	if err != nil {
 		return nil, err
 	}
-	fm, fv := s.marginals(lz, z, mu, ls, g.Const(xb))
+	fm, fv := s.marginals(lzs, z, mu, ls, g.Const(xb))
 	ell := graph.Sum(s.lik.ExpectedLogLik(fm, fv, g.Const(tensor.FromFloat64s(yb, len(yb)))), nil, false)
 	scale := float64(s.N()) / float64(len(yb))
-	return graph.Sub(graph.MulScalar(ell, scale), s.kl(lz, mu, ls)), nil
+	return graph.Sub(graph.MulScalar(ell, scale), s.kl(lzs, mu, ls)), nil
 }
 
 // InducingNode returns the graph variable bound to the inducing inputs in g.
@@ -472,7 +530,7 @@ func (s *SVGP) latent(op string, xs *tensor.Tensor) (mean, v []float64, err erro
 	defer tensor.Recover(&err)
 	g := graph.New()
 	z := g.Const(s.z.Value)
-	lz, err := s.kzzChol(g, z)
+	lzs, err := s.kzzChols(g, z)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -480,7 +538,7 @@ func (s *SVGP) latent(op string, xs *tensor.Tensor) (mean, v []float64, err erro
 	for i, q := range s.qSqrt {
 		ls[i] = graph.Tril(g.Const(q.Value))
 	}
-	fm, fv := s.marginals(lz, z, g.Const(s.qMu.Value), ls, g.Const(tensor.FromFloat64s(xs.Values(), xs.Shape()...)))
+	fm, fv := s.marginals(lzs, z, g.Const(s.qMu.Value), ls, g.Const(tensor.FromFloat64s(xs.Values(), xs.Shape()...)))
 	fv = graph.Clamp(fv, 0, math.Inf(1))
 	return fm.Value().Values(), fv.Value().Values(), nil
 }

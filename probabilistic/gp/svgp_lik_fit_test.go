@@ -346,3 +346,69 @@ func TestSVGPLikelihoodMismatch(t *testing.T) {
 	numtest.Misuse(t, "gp.NewStudentTLikelihood", numtest.Here(), func() { NewStudentTLikelihood(0, math.Inf(1), 0) }, "scale +Inf")
 	numtest.Misuse(t, "gp.NewPoissonLikelihood", numtest.Here(), func() { NewPoissonLikelihood(101) }, "101 quadrature points")
 }
+
+// With a kernel per latent function, one natural-gradient step of size 1
+// gives each latent the q of a one-latent model with its own kernel, the
+// ELBO is the sum of theirs, and the ELBO's gradients (q and the inducing
+// inputs) pass GradCheck. A wrong number of kernels is an error.
+func TestSVGPLatentKernels(t *testing.T) {
+	p := svgpSmall(12, []float64{-2, -0.7, 0.4, 1.8})
+	ka := kernel.NewScale(kernel.NewRBF(0.8), 1.3)
+	kb := kernel.NewScale(kernel.NewMatern32(1.7), 0.6)
+	for _, k := range []kernel.Kernel{ka, kb} {
+		for _, h := range k.Hyperparams() {
+			h.SetFixed(true)
+		}
+	}
+	y := tensor.FromFloat64s(append([]float64(nil), p.y...), len(p.y))
+	lik := func() *GaussianLikelihood {
+		l := NewGaussianLikelihood(p.noise)
+		l.Noise().SetFixed(true)
+		return l
+	}
+	all := make([]int, len(p.x))
+	for i := range all {
+		all[i] = i
+	}
+	for _, unwhitened := range []bool{false, true} {
+		base := SVGPOptions{Inducing: col(p.z), FixInducing: true, Unwhitened: unwhitened, Jitter: 1e-9}
+		o := base
+		o.Likelihood, o.LatentKernels = twinGaussian{lik()}, []kernel.Kernel{ka, kb}
+		two, err := NewSVGP(col(p.x), y, o)
+		require.NoError(t, err)
+		require.NoError(t, two.natGradStep(all, 1))
+		m2, l2 := two.Variational()
+		sum := 0.0
+		for j, k := range []kernel.Kernel{ka, kb} {
+			o := base
+			o.Kernel, o.Likelihood = k, lik()
+			one, err := NewSVGP(col(p.x), y, o)
+			require.NoError(t, err)
+			require.NoError(t, one.natGradStep(all, 1))
+			m1, l1 := one.Variational()
+			for i := 0; i < 4; i++ {
+				assert.InDelta(t, m1.At(i, 0), m2.At(i, j), 1e-9)
+				for c := 0; c < 4; c++ {
+					assert.InDelta(t, l1.At(i, c), l2.At(j, i, c), 1e-9)
+				}
+			}
+			sum += svgpELBO(t, one, nil)
+		}
+		assert.InDelta(t, sum, svgpELBO(t, two, nil), 1e-8)
+		f := func(xs []*graph.Node) *graph.Node {
+			e, err := two.elbo(xs[0].Graph(), xs[0], xs[1], []*graph.Node{graph.Tril(xs[2]), graph.Tril(xs[3])}, pickRows(two.x, []int{0, 4, 7}), []float64{p.y[0], p.y[4], p.y[7]})
+			require.NoError(t, err)
+			return e
+		}
+		rng := tensor.NewRNG(3)
+		in := []*tensor.Tensor{col([]float64{-1.9, -0.6, 0.5, 1.7}), rng.Normal(tensor.Float64, 0, 0.5, 4, 2),
+			lowerOf(tensor.Add(tensor.Eye(tensor.Float64, 4), rng.Normal(tensor.Float64, 0, 0.2, 4, 4))),
+			lowerOf(tensor.Add(tensor.Eye(tensor.Float64, 4), rng.Normal(tensor.Float64, 0, 0.2, 4, 4)))}
+		_, err = autodiff.GradCheck(f, in, autodiff.GradCheckOptions{Name: "latent kernels", Order: 1})
+		require.NoError(t, err)
+	}
+	_, err := NewSVGP(col(p.x), y, SVGPOptions{LatentKernels: []kernel.Kernel{ka}, Likelihood: NewHeteroscedasticLikelihood(0)})
+	assert.ErrorContains(t, err, "1 LatentKernels for the 2 latent functions of the heteroscedastic-gaussian likelihood")
+	_, err = NewSVGP(col(p.x), y, SVGPOptions{LatentKernels: []kernel.Kernel{ka, nil}, Likelihood: NewHeteroscedasticLikelihood(0)})
+	assert.ErrorContains(t, err, "LatentKernels[1] is nil")
+}

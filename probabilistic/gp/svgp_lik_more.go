@@ -205,7 +205,8 @@ func (l *StudentTLikelihood) LogPredictive(mu, v, y []float64) []float64 {
 //
 // and its predictive density is by Gauss–Hermite quadrature over f₂.
 // Column 0 of an SVGP's latent predictions is the mean, column 1 the log
-// noise variance.
+// noise variance; SVGPOptions.LatentKernels gives the noise a kernel of
+// its own.
 type HeteroscedasticLikelihood struct{ ghRule }
 
 // NewHeteroscedasticLikelihood returns the likelihood with points
