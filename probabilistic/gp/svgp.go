@@ -98,16 +98,16 @@ type SVGP struct {
 	kernels []kernel.Kernel // one per latent function
 	shared  bool            // every latent has kernels[0]
 	lik     Likelihood
-	x      *tensor.Tensor // (n, d) float64
-	y      []float64
-	z      *nn.Param   // (m, d)
-	qMu    *nn.Param   // (m, L): one column per latent function
-	qSqrt  []*nn.Param // L factors (m, m); the lower triangle of each is its L
-	whiten bool
-	fixZ   bool
-	jitter float64
-	params []*kernel.Hyperparam
-	trace  []float64
+	x       *tensor.Tensor // (n, d) float64
+	y       []float64
+	z       *nn.Param   // (m, d)
+	qMu     *nn.Param   // (m, L): one column per latent function
+	qSqrt   []*nn.Param // L factors (m, m); the lower triangle of each is its L
+	whiten  bool
+	fixZ    bool
+	jitter  float64
+	params  []*kernel.Hyperparam
+	trace   []float64
 }
 
 // NewSVGP returns an SVGP of y (n) or (n, 1) on x (n, d) at the kernel's
