@@ -169,7 +169,6 @@ func gumbelMaxSamples(mean, variance []float64, k int, rng *tensor.RNG) []float6
 		lo = math.Min(lo, mean[i])
 		hi = math.Max(hi, mean[i]+6*sd[i])
 	}
-	lo = math.Max(lo, hi-12*(hi-lo+1e-12)) // keep the bracket finite
 	logCDF := func(z float64) float64 {
 		s := 0.0
 		for i := range mean {
