@@ -51,10 +51,13 @@ func TestSVGPPoissonRecoversRate(t *testing.T) {
 	pred, err := s.Predict(col(xs))
 	require.NoError(t, err)
 	m, _ := s.Likelihood().PredictY(pred.Mean.Values(), pred.Var.Values())
+	worst := 0.0
 	for i, v := range xs {
 		want := math.Exp(1 + math.Sin(v))
 		assert.InDelta(t, want, m[i], 0.15*want, "rate at x=%g", v)
+		worst = math.Max(worst, math.Abs(m[i]-want)/want)
 	}
+	t.Logf("largest relative error of the rate %.3f", worst)
 }
 
 // Residuals drawn from a Student-t with ν = 4 and scale 0.2: the fitted
@@ -123,11 +126,15 @@ func TestSVGPHeteroscedasticRecoversNoise(t *testing.T) {
 	pred, err := s.Predict(col(xs))
 	require.NoError(t, err)
 	require.Equal(t, []int{5, 2}, pred.Mean.Shape())
+	worstMean, worstSD := 0.0, 0.0
 	for i, v := range xs {
 		assert.InDelta(t, math.Sin(2*v), pred.Mean.At(i, 0), 0.15, "mean at x=%g", v)
 		sd, want := math.Exp(pred.Mean.At(i, 1)/2), math.Exp((v-3)/2)
 		assert.InDelta(t, want, sd, 0.25*want, "noise sd at x=%g", v)
+		worstMean = math.Max(worstMean, math.Abs(pred.Mean.At(i, 0)-math.Sin(2*v)))
+		worstSD = math.Max(worstSD, math.Abs(sd-want)/want)
 	}
+	t.Logf("largest error of the mean %.3f, relative error of the noise sd %.3f", worstMean, worstSD)
 	lpd, err := s.LogPredictiveDensity(col(xs[:2]), []float64{math.Sin(2 * xs[0]), math.Sin(2 * xs[1])})
 	require.NoError(t, err)
 	assert.Greater(t, lpd[0], lpd[1], "sharper where the noise is smaller")
