@@ -35,7 +35,9 @@ func poissonDraw(rng *tensor.RNG, rate float64) float64 {
 }
 
 // Counts drawn with rate e^(1 + sin x): the fitted predictive mean rate
-// recovers the generating rate within 15% at every test point.
+// recovers the generating rate within 20% at every test point (14%
+// measured, at the low-rate end, where some fifty counts near 1 fix the
+// log rate only to about ±0.14).
 func TestSVGPPoissonRecoversRate(t *testing.T) {
 	rng := tensor.NewRNG(3)
 	x := uniformX(rng, 300, 0, 6)
@@ -54,7 +56,7 @@ func TestSVGPPoissonRecoversRate(t *testing.T) {
 	worst := 0.0
 	for i, v := range xs {
 		want := math.Exp(1 + math.Sin(v))
-		assert.InDelta(t, want, m[i], 0.15*want, "rate at x=%g", v)
+		assert.InDelta(t, want, m[i], 0.2*want, "rate at x=%g", v)
 		worst = math.Max(worst, math.Abs(m[i]-want)/want)
 	}
 	t.Logf("largest relative error of the rate %.3f", worst)
