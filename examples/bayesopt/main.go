@@ -1,9 +1,12 @@
 // Command bayesopt maximises a noisy one-dimensional function by Bayesian
 // optimisation with Gradus's GP: 3 random points, then each evaluation
-// where the acquisition function (expected improvement, probability of
-// improvement or the upper confidence bound), maximised by L-BFGS with
-// gradients from autodiff through the GP posterior, is largest. The
-// function is
+// where the acquisition function, maximised by L-BFGS with gradients from
+// autodiff through the GP posterior, is largest. The acquisitions read the
+// fitted model: expected improvement, probability of improvement and the
+// upper confidence bound its marginals; Thompson sampling (the maximiser
+// of one posterior draw), max-value entropy search and q-EI (the Monte
+// Carlo expected improvement of a batch, with -batch q points chosen
+// together) its joint posterior. The function is
 //
 //	f(x) = x/15 − x²/50 − sin(x)/x  on [−5, 5]   (f(0) = −1, the limit)
 //
@@ -13,7 +16,7 @@
 // estimate) and draws the GP and the acquisition at the last step
 // (step.png in -out).
 //
-//	go run ./examples/bayesopt [-seed 1] [-acq ei|pi|ucb] [-evals 20] [-out out/bayesopt] [-json] [-quiet]
+//	go run ./examples/bayesopt [-seed 1] [-acq ei|pi|ucb|thompson|mes|qei] [-batch 1] [-evals 20] [-out out/bayesopt] [-json] [-quiet]
 package main
 
 import (
@@ -32,12 +35,13 @@ func main() { cli.Main(program()) }
 
 func program() cli.Program {
 	// -seed: of the initial points, the noise and the optimiser.
-	return cli.Configured(cli.Program{Name: "bayesopt"}, config{Acq: "ei", Evals: 20}, run)
+	return cli.Configured(cli.Program{Name: "bayesopt"}, config{Acq: "ei", Evals: 20, Batch: 1}, run)
 }
 
 type config struct {
-	Acq   string `flag:"acq" help:"acquisition function: ei, pi or ucb"`
+	Acq   string `flag:"acq" help:"acquisition function: ei, pi, ucb, thompson, mes or qei"`
 	Evals int    `flag:"evals" help:"evaluations of f, the 3 initial points included"`
+	Batch int    `flag:"batch" help:"points asked together per round (above 1 with qei or thompson)"`
 }
 
 // result holds the figures the program reports.
@@ -73,6 +77,12 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if cfg.Evals < initPoints+1 {
 		return res, cli.BadFlagf("-evals %d: need more than the %d initial points", cfg.Evals, initPoints)
 	}
+	if cfg.Batch == 0 {
+		cfg.Batch = 1
+	}
+	if _, ok := a.(gp.BatchAcquisition); cfg.Batch < 1 || (cfg.Batch > 1 && !ok) {
+		return res, cli.BadFlagf("-batch %d: want 1, or more with -acq qei or thompson", cfg.Batch)
+	}
 	noise := tensor.NewRNG(env.Seed ^ 0x9e3779b97f4a7c15)
 	f := func(x float64) float64 {
 		res.Evaluations++
@@ -89,29 +99,33 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 		Kernel:        func(d int) kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.2), 1) },
 	})
 	var xs, ys []float64
-	for i := 0; i < cfg.Evals; i++ {
-		x := bo.Ask(env.Context())
-		if i == cfg.Evals-1 {
+	for len(xs) < cfg.Evals {
+		q := min(cfg.Batch, cfg.Evals-len(xs))
+		random := len(xs) < initPoints
+		batch := bo.AskBatch(env.Context(), q)
+		if len(xs)+q == cfg.Evals {
 			// The last step: the GP of all earlier observations and the
-			// acquisition that chose x.
+			// acquisition that chose the batch (its first point marked).
 			res.Plot = env.Path("step.png")
-			if err := drawStep(res.Plot, bo, a.Name(), xs, ys, x[0]); err != nil {
+			if err := drawStep(res.Plot, bo, a.Name(), xs, ys, batch[0][0]); err != nil {
 				return res, err
 			}
 		}
 		if e := bo.Err(); e != nil {
 			env.Println("  note:", e)
 		}
-		y := f(x[0])
-		if err := bo.Tell(x, y); err != nil {
-			return res, err
+		for _, x := range batch {
+			y := f(x[0])
+			if err := bo.Tell(x, y); err != nil {
+				return res, err
+			}
+			xs, ys = append(xs, x[0]), append(ys, y)
+			kind := "acquisition"
+			if random {
+				kind = "random"
+			}
+			env.Printf("eval %2d (%-11s) x = %8.4f  y = %8.4f\n", len(xs), kind, x[0], y)
 		}
-		xs, ys = append(xs, x[0]), append(ys, y)
-		kind := "acquisition"
-		if i < initPoints {
-			kind = "random"
-		}
-		env.Printf("eval %2d (%-11s) x = %8.4f  y = %8.4f\n", i+1, kind, x[0], y)
 	}
 	bx, by := bo.Best()
 	res.BestObservedX, res.BestObservedY = bx[0], by

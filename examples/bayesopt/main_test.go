@@ -53,3 +53,18 @@ func TestOtherAcquisitionsAndPlot(t *testing.T) {
 	assert.ErrorContains(t, err, "unknown acquisition")
 	clitest.Fails(t, program(), 2, "-evals", "3")
 }
+
+// The acquisitions that read the joint posterior find the maximum too:
+// Thompson sampling and max-value entropy search one point at a time,
+// q-EI three at a time; a batch with an acquisition of the marginals is a
+// bad flag.
+func TestFullPosteriorAcquisitions(t *testing.T) {
+	for _, cfg := range []config{{Acq: "thompson", Evals: 20, Batch: 1}, {Acq: "mes", Evals: 20, Batch: 1}, {Acq: "qei", Evals: 20, Batch: 3}} {
+		res, err := run(cfg, clitest.EnvWith(t, 1, ""))
+		require.NoError(t, err, cfg.Acq)
+		assert.Equal(t, 20, res.Evaluations, cfg.Acq)
+		assert.InDelta(t, trueMaxX, res.BestX, 0.1, cfg.Acq)
+		assert.Equal(t, cfg.Acq, res.Acquisition)
+	}
+	clitest.Fails(t, program(), 2, "-acq", "ei", "-batch", "2")
+}

@@ -4,8 +4,11 @@
 // (SVR), all solved by SMO with second-order working-set selection (Fan,
 // Chen and Lin 2005), LIBSVM's shrinking and a kernel cache of bounded
 // size (Chang and Lin 2011, LIBSVM: a library for support vector
-// machines), on the kernels of probabilistic/kernel; and Crammer–Singer
-// multiclass machines (Crammer and Singer 2001). Every fit reports the
+// machines), on the kernels of probabilistic/kernel; Crammer–Singer
+// multiclass machines (Crammer and Singer 2001); and structured output
+// SVMs (FitStructured: a user's joint feature map and loss-augmented
+// argmax, trained by the 1-slack cutting-plane method of Joachims, Finley
+// and Yu 2009; Chain for sequence labelling by Viterbi). Every fit reports the
 // primal and dual objectives and their gap, so a user can certify the
 // solution (Schölkopf and Smola 2002, Learning with Kernels, chapters 7
 // and 9).

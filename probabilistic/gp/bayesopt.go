@@ -185,12 +185,56 @@ func (b *BayesOpt) Ask(ctx context.Context) []float64 {
 	if len(b.ys) < b.opts.InitialPoints {
 		return b.fromUnit(b.randomUnit())
 	}
-	u, err := b.maximise(ctx)
+	u, err := b.maximise(ctx, nil)
 	if err != nil {
 		b.err = err
 		return b.fromUnit(b.randomUnit())
 	}
 	return b.fromUnit(u)
+}
+
+// AskBatch returns q points to evaluate together (in parallel, say): q
+// uniformly random points while there are fewer than InitialPoints
+// observations, and afterwards q points chosen one at a time, each
+// maximising the acquisition given the ones before it as pending
+// (BatchAcquisition.PrepareBatch): for QEI, the expected improvement of
+// the batch so far with the new point; for Thompson, a fresh function
+// sample each. A member that cannot be chosen (the fit or the
+// maximisation fails, or ctx is cancelled) is a random point and Err
+// reports why. It panics with a *tensor.Error if q < 1, or if q > 1 and
+// the acquisition is not a BatchAcquisition.
+func (b *BayesOpt) AskBatch(ctx context.Context, q int) [][]float64 {
+	if q < 1 {
+		tensor.Fail("gp.BayesOpt.AskBatch", "batch size %d; want at least 1", q)
+	}
+	if _, ok := b.opts.Acquisition.(BatchAcquisition); !ok && q > 1 {
+		tensor.Fail("gp.BayesOpt.AskBatch", "the %s acquisition does not score batches (use QEI or Thompson)", b.opts.Acquisition.Name())
+	}
+	b.err = nil
+	out := make([][]float64, 0, q)
+	if len(b.ys) < b.opts.InitialPoints {
+		for range q {
+			out = append(out, b.fromUnit(b.randomUnit()))
+		}
+		return out
+	}
+	var pending []float64
+	for k := 0; k < q; k++ {
+		var u []float64
+		var err error
+		if k == 0 {
+			u, err = b.maximise(ctx, nil)
+		} else {
+			u, err = b.maximise(ctx, pending)
+		}
+		if err != nil {
+			b.err = err
+			u = b.randomUnit()
+		}
+		pending = append(pending, u...)
+		out = append(out, b.fromUnit(u))
+	}
+	return out
 }
 
 // isNew reports whether u is not (within 1e-6 in the unit cube) an
@@ -256,45 +300,45 @@ func (b *BayesOpt) fit(ctx context.Context) (*Exact, error) {
 	return m, nil
 }
 
-// incumbent returns the best value so far for the acquisition: the
-// largest posterior mean at the observed points, which for noisy
-// observations is less optimistic than the largest observed y.
-func (b *BayesOpt) incumbent(m *Exact) (float64, error) {
-	g := graph.New()
-	mean, _, err := m.Posterior(g.Const(m.X()))
-	if err != nil {
-		return 0, err
-	}
-	best := math.Inf(-1)
-	for _, v := range mean.Value().Values() {
-		best = math.Max(best, v)
-	}
-	return best, nil
-}
-
-// acquisition returns the acquisition values at the unit-cube points u
-// (m, d) as a node of u's graph.
-func (b *BayesOpt) acquisition(m *Exact, u *graph.Node, best float64) (*graph.Node, error) {
-	mean, variance, err := m.Posterior(u)
-	if err != nil {
-		return nil, err
-	}
-	std := graph.Sqrt(graph.Clamp(variance, minStd*minStd, math.Inf(1)))
-	return b.opts.Acquisition.Score(mean, std, best), nil
-}
-
-// maximise returns the unit-cube maximiser of the acquisition.
-func (b *BayesOpt) maximise(ctx context.Context) (u []float64, err error) {
-	defer tensor.Recover(&err)
+// score fits the GP if needed and prepares the acquisition on it, for a
+// batch member joining pending when pending is not nil.
+func (b *BayesOpt) score(ctx context.Context, pending *tensor.Tensor) (Score, error) {
 	m, err := b.fit(ctx)
 	if err != nil {
 		return nil, err
 	}
-	best, err := b.incumbent(m)
+	s, err := newSurrogate(m)
 	if err != nil {
 		return nil, err
 	}
-	u, _, err = b.maximiseScore(func(x *graph.Node) (*graph.Node, error) { return b.acquisition(m, x, best) }, b.isNew)
+	if pending != nil {
+		return b.opts.Acquisition.(BatchAcquisition).PrepareBatch(s, pending, b.rng)
+	}
+	return b.opts.Acquisition.Prepare(s, b.rng)
+}
+
+// maximise returns the unit-cube maximiser of the acquisition that is
+// neither observed nor among the pending points (k·d values).
+func (b *BayesOpt) maximise(ctx context.Context, pending []float64) (u []float64, err error) {
+	defer tensor.Recover(&err)
+	var pend *tensor.Tensor
+	d := len(b.bounds)
+	if len(pending) > 0 {
+		pend = tensor.FromFloat64s(pending, len(pending)/d, d)
+	}
+	score, err := b.score(ctx, pend)
+	if err != nil {
+		return nil, err
+	}
+	accept := func(u []float64) bool {
+		for i := 0; i < len(pending); i += d {
+			if dist(pending[i:i+d], u) < 1e-6 {
+				return false
+			}
+		}
+		return b.isNew(u)
+	}
+	u, _, err = b.maximiseScore(score, accept)
 	return u, err
 }
 
@@ -420,18 +464,24 @@ func (b *BayesOpt) Predict(ctx context.Context, xs [][]float64) (mean, std []flo
 
 // AcquisitionAt returns the acquisition values at the points xs (each in
 // the box's coordinates) under the GP fitted to all observations so far.
+// An acquisition that draws at random (Thompson, MES, QEI) draws afresh
+// on each call, from the optimiser's stream.
 func (b *BayesOpt) AcquisitionAt(ctx context.Context, xs [][]float64) (v []float64, err error) {
 	defer tensor.Recover(&err)
 	m, err := b.fit(ctx)
 	if err != nil {
 		return nil, err
 	}
-	best, err := b.incumbent(m)
+	s, err := newSurrogate(m)
+	if err != nil {
+		return nil, err
+	}
+	score, err := b.opts.Acquisition.Prepare(s, b.rng)
 	if err != nil {
 		return nil, err
 	}
 	g := graph.New()
-	a, err := b.acquisition(m, g.Const(b.unitMatrix(xs)), best)
+	a, err := score(g.Const(b.unitMatrix(xs)))
 	if err != nil {
 		return nil, err
 	}

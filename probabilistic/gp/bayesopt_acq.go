@@ -5,19 +5,52 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Acquisition scores candidate points for Bayesian optimisation (which
-// maximises) from the GP posterior there. Scores are graph nodes, so their
-// gradients with respect to the candidates come from autodiff through the
-// posterior mean and standard deviation.
+// maximises). It receives the fitted model once per Ask, with the whole
+// posterior (joint covariances and samples, not only marginals), and
+// returns the score to maximise; what it draws at random (a function
+// sample, max-value samples, base samples) it draws then, from the
+// optimiser's seeded stream, so the score is a fixed, differentiable
+// function for the maximiser.
 type Acquisition interface {
 	// Name is a short identifier such as "ei".
 	Name() string
-	// Score returns the acquisition values (larger is better) for the
-	// posterior means and standard deviations (nodes of one shape) given
-	// the best value observed so far.
-	Score(mean, std *graph.Node, best float64) *graph.Node
+	// Prepare returns the score under the model s.
+	Prepare(s Surrogate, rng *tensor.RNG) (Score, error)
+}
+
+// Score returns acquisition values (m), larger is better, at the points
+// u (m, d) of the unit cube, as a node of u's graph differentiable with
+// respect to u.
+type Score func(u *graph.Node) (*graph.Node, error)
+
+// BatchAcquisition is an Acquisition that can choose the next member of
+// a batch given the members already chosen (pending: (k, d) in the unit
+// cube, not yet observed), which BayesOpt.AskBatch uses to pick q points
+// one at a time (the greedy sequential strategy that Wilson, Hutter and
+// Deisenroth 2018, "Maximizing Acquisition Functions for Bayesian
+// Optimization", found competitive with joint optimisation).
+type BatchAcquisition interface {
+	Acquisition
+	// PrepareBatch returns the score of a candidate joining pending; a
+	// nil pending is the same as Prepare.
+	PrepareBatch(s Surrogate, pending *tensor.Tensor, rng *tensor.RNG) (Score, error)
+}
+
+// marginalScore turns an acquisition of the posterior mean and standard
+// deviation into a Score, with σ clamped below at minStd.
+func marginalScore(s Surrogate, f func(mean, std *graph.Node, best float64) *graph.Node) Score {
+	best := s.Incumbent()
+	return func(u *graph.Node) (*graph.Node, error) {
+		mean, variance, err := s.Posterior(u)
+		if err != nil {
+			return nil, err
+		}
+		return f(mean, graph.Sqrt(graph.Clamp(variance, minStd*minStd, math.Inf(1))), best), nil
+	}
 }
 
 // EI is expected improvement (Močkus 1975; Jones et al. 1998) over the
@@ -26,6 +59,10 @@ type EI struct{ Xi float64 }
 
 // Name returns "ei".
 func (EI) Name() string { return "ei" }
+
+// Prepare returns the closed-form EI of the posterior marginals over the
+// incumbent.
+func (a EI) Prepare(s Surrogate, _ *tensor.RNG) (Score, error) { return marginalScore(s, a.Score), nil }
 
 // Score returns ExpectedImprovement(mean, std, best, Xi).
 func (a EI) Score(mean, std *graph.Node, best float64) *graph.Node {
@@ -39,6 +76,9 @@ type PI struct{ Xi float64 }
 // Name returns "pi".
 func (PI) Name() string { return "pi" }
 
+// Prepare returns PI of the posterior marginals over the incumbent.
+func (a PI) Prepare(s Surrogate, _ *tensor.RNG) (Score, error) { return marginalScore(s, a.Score), nil }
+
 // Score returns ProbabilityOfImprovement(mean, std, best, Xi).
 func (a PI) Score(mean, std *graph.Node, best float64) *graph.Node {
 	return ProbabilityOfImprovement(mean, std, best, a.Xi)
@@ -50,13 +90,19 @@ type UCB struct{ Beta float64 }
 // Name returns "ucb".
 func (UCB) Name() string { return "ucb" }
 
+// Prepare returns the UCB of the posterior marginals.
+func (a UCB) Prepare(s Surrogate, _ *tensor.RNG) (Score, error) {
+	return marginalScore(s, a.Score), nil
+}
+
 // Score returns UpperConfidenceBound(mean, std, Beta); best is not used.
 func (a UCB) Score(mean, std *graph.Node, best float64) *graph.Node {
 	return UpperConfidenceBound(mean, std, a.Beta)
 }
 
-// AcquisitionByName returns EI{Xi: 0.01}, PI{Xi: 0.01} or UCB{Beta: 2} for
-// "ei", "pi" or "ucb", or an error.
+// AcquisitionByName returns EI{Xi: 0.01}, PI{Xi: 0.01}, UCB{Beta: 2},
+// Thompson{}, MES{} or QEI{} for "ei", "pi", "ucb", "thompson", "mes" or
+// "qei", or an error.
 func AcquisitionByName(name string) (Acquisition, error) {
 	switch name {
 	case "ei":
@@ -65,8 +111,14 @@ func AcquisitionByName(name string) (Acquisition, error) {
 		return PI{Xi: 0.01}, nil
 	case "ucb":
 		return UCB{Beta: 2}, nil
+	case "thompson":
+		return Thompson{}, nil
+	case "mes":
+		return MES{}, nil
+	case "qei":
+		return QEI{}, nil
 	}
-	return nil, fmt.Errorf("gp: unknown acquisition %q (want ei, pi or ucb)", name)
+	return nil, fmt.Errorf("gp: unknown acquisition %q (want ei, pi, ucb, thompson, mes or qei)", name)
 }
 
 // minStd keeps z = (μ − best)/σ finite where the posterior is certain.

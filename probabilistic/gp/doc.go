@@ -28,8 +28,11 @@
 // FitSVGP and FitSVGPClassifier train the SVGP of Hensman, Fusi and
 // Lawrence (2013) on minibatches: inducing inputs (drawn from the data or
 // given, learned or fixed), q(u) = N(m, LLᵀ) whitened or not, any
-// Likelihood (Gaussian in closed form, Bernoulli with a logit or probit
-// link by Gauss–Hermite quadrature), and Adam over everything or natural
+// Likelihood (Gaussian, Poisson and heteroscedastic Gaussian in closed
+// form; Bernoulli with a logit or probit link and Student-t by
+// Gauss–Hermite quadrature; softmax over K classes by reparameterised
+// Monte Carlo, with one latent GP per class; any one-latent likelihood by
+// Monte Carlo through NewMonteCarloLikelihood), and Adam over everything or natural
 // gradients for q(u) (Salimbeni et al. 2018). With a Gaussian likelihood
 // its optimum is Titsias' bound, and the exact log marginal likelihood
 // when the inducing inputs are the data.

@@ -189,7 +189,7 @@ func TestSVGPBadInputs(t *testing.T) {
 			return err
 		}(), "y[1] = NaN is not finite"},
 		{"Bernoulli on real targets", reg(SVGPOptions{Kernel: k(), Likelihood: NewBernoulliLikelihood(Probit, 0)}), "target 0 is 0.1; the bernoulli-probit likelihood takes labels 0 and 1"},
-		{"three classes", cls([]int{0, 1, 2, 1}, SVGPOptions{Kernel: k()}), "label 2 at row 2; the Bernoulli likelihood is binary"},
+		{"three classes", cls([]int{0, 1, 2, 1}, SVGPOptions{Kernel: k()}), "label 2 at row 2; the bernoulli-logit likelihood takes labels 0 to 1"},
 		{"Gaussian on labels", cls([]int{0, 1, 1, 0}, SVGPOptions{Kernel: k(), Likelihood: NewGaussianLikelihood(0.1)}), "the gaussian likelihood does not model class labels"},
 		{"one class", cls([]int{1, 1, 1, 1}, SVGPOptions{Kernel: k()}), "every label is 1"},
 		{"natural-gradient step above 1", reg(SVGPOptions{Kernel: k(), NaturalGradient: 2}), "NaturalGradient step 2 above 1"},
@@ -290,7 +290,7 @@ func TestSVGPELBOGradCheck(t *testing.T) {
 				yb[i] = y[r]
 			}
 			f := func(xs []*graph.Node) *graph.Node {
-				e, err := s.elbo(xs[0].Graph(), xs[2], xs[0], graph.Tril(xs[1]), pickRows(s.x, rows), yb)
+				e, err := s.elbo(xs[0].Graph(), xs[2], xs[0], []*graph.Node{graph.Tril(xs[1])}, pickRows(s.x, rows), yb)
 				require.NoError(t, err)
 				return e
 			}

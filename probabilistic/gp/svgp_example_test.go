@@ -54,3 +54,58 @@ func ExampleFitSVGPClassifier() {
 	fmt.Printf("p(y=1 | (1, 1)) > 0.8: %v, p(y=1 | (−1, 1)) < 0.2: %v\n", p.At(0, 1) > 0.8, p.At(1, 1) < 0.2)
 	// Output: p(y=1 | (1, 1)) > 0.8: true, p(y=1 | (−1, 1)) < 0.2: true
 }
+
+// Three classes along a line, one latent GP per class under a softmax
+// likelihood whose expectation is estimated by Monte Carlo.
+func ExampleNewSoftmaxLikelihood() {
+	rng := tensor.NewRNG(3)
+	n := 150
+	x := rng.Uniform(tensor.Float64, -3, 3, n, 1)
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = int(math.Min(2, math.Floor((x.At(i, 0)+3)/2))) // [−3, −1) → 0, [−1, 1) → 1, [1, 3] → 2
+	}
+	c, err := gp.FitSVGPClassifier(context.Background(), x, labels, gp.SVGPOptions{
+		Kernel: kernel.NewScale(kernel.NewRBF(1), 2), Likelihood: gp.NewSoftmaxLikelihood(3, 8, 1),
+		NumInducing: 10, Steps: 200, LR: 0.05})
+	if err != nil {
+		panic(err)
+	}
+	pred, err := c.Predict(tensor.FromFloat64s([]float64{-2, 0, 2}, 3, 1))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("classes at −2, 0, 2:", pred)
+	// Output: classes at −2, 0, 2: [0 1 2]
+}
+
+// Counts whose log rate is sin x, fitted with a Poisson likelihood and
+// natural-gradient steps; the predictive mean rate is e^(μ + v/2).
+func ExampleNewPoissonLikelihood() {
+	rng := tensor.NewRNG(4)
+	n := 500
+	x := rng.Uniform(tensor.Float64, 0, 6, n, 1)
+	y := make([]float64, n)
+	for i := range y { // a Poisson draw by inversion
+		rate := math.Exp(math.Sin(x.At(i, 0)))
+		u, p := rng.Float64(), math.Exp(-rate)
+		for c := p; u > c; c += p {
+			y[i]++
+			p *= rate / y[i]
+		}
+	}
+	lik := gp.NewPoissonLikelihood(0)
+	s, err := gp.FitSVGP(context.Background(), x, tensor.FromFloat64s(y, n), gp.SVGPOptions{
+		Kernel: kernel.NewScale(kernel.NewRBF(1), 1), Likelihood: lik, NumInducing: 12,
+		Steps: 200, LR: 0.02, NaturalGradient: 0.2})
+	if err != nil {
+		panic(err)
+	}
+	pred, err := s.Predict(tensor.FromFloat64s([]float64{math.Pi / 2, 3 * math.Pi / 2}, 2, 1))
+	if err != nil {
+		panic(err)
+	}
+	rate, _ := lik.PredictY(pred.Mean.Values(), pred.Var.Values())
+	fmt.Printf("rate at π/2 ≈ %.1f (e ≈ 2.7), at 3π/2 ≈ %.1f (1/e ≈ 0.4)\n", rate[0], rate[1])
+	// Output: rate at π/2 ≈ 2.8 (e ≈ 2.7), at 3π/2 ≈ 0.4 (1/e ≈ 0.4)
+}

@@ -80,7 +80,10 @@ func (s *SVGP) fit(ctx context.Context, op string, o SVGPOptions) (err error) {
 		vals, nodes = append(vals, s.z.Value), append(nodes, s.z.Node)
 	}
 	if o.NaturalGradient == 0 {
-		vals, nodes = append(vals, s.qMu.Value, s.qSqrt.Value), append(nodes, s.qMu.Node, s.qSqrt.Node)
+		vals, nodes = append(vals, s.qMu.Value), append(nodes, s.qMu.Node)
+		for _, q := range s.qSqrt {
+			vals, nodes = append(vals, q.Value), append(nodes, q.Node)
+		}
 	}
 	var adam *optim.Adam
 	if len(vals) > 0 {
@@ -157,81 +160,117 @@ func (s *SVGP) evalGrad(g *graph.Graph, rows []int, nodes []func(*graph.Graph) *
 	return e.Item(), grads, nil
 }
 
-// natGradStep takes one natural-gradient step of size gamma on q(u) with
-// the ELBO estimated on rows (Salimbeni, Eleftheriadis and Hensman 2018):
-// the natural gradient in the natural parameters θ = (S⁻¹m, −½S⁻¹) is the
-// ordinary gradient in the expectation parameters η = (m, S + mmᵀ), which
-// autodiff gives by writing the ELBO through m = η₁, S = η₂ − η₁η₁ᵀ; then
-// θ ← θ + γ ∂ELBO/∂η. It leaves q unchanged and returns an error if the
-// new precision is not positive definite.
+// natGradStep takes one natural-gradient step of size gamma on each
+// latent's q(u_l) with the ELBO estimated on rows (Salimbeni,
+// Eleftheriadis and Hensman 2018): the natural gradient in the natural
+// parameters θ = (S⁻¹m, −½S⁻¹) is the ordinary gradient in the
+// expectation parameters η = (m, S + mmᵀ), which autodiff gives by writing
+// the ELBO through m = η₁, S = η₂ − η₁η₁ᵀ; then θ ← θ + γ ∂ELBO/∂η. The
+// latents' q are independent, so one graph gives every latent's step. It
+// leaves q unchanged and returns an error if a new precision is not
+// positive definite.
 func (s *SVGP) natGradStep(rows []int, gamma float64) (err error) {
 	defer tensor.Recover(&err)
-	mz := s.qMu.Value.Shape()[0]
-	mu := s.qMu.Value
-	l := lowerOf(s.qSqrt.Value)
-	cov := tensor.MatMulT(l, l, false, true)
+	mz, nl := s.qMu.Value.Shape()[0], len(s.qSqrt)
 	g := graph.New()
-	eta1 := g.Var(mu.Clone())
-	eta2 := g.Var(tensor.Add(cov, tensor.MatMulT(mu, mu, false, true)))
-	sym := graph.MulScalar(graph.Add(eta2, graph.Transpose(eta2)), 0.5)
-	sNode := graph.Sub(sym, graph.MatMulT(eta1, eta1, false, true))
-	lNode, err := tryCholesky(sNode)
-	if err != nil {
-		return fmt.Errorf("q's covariance: %w", err)
+	means, ls := make([]*tensor.Tensor, nl), make([]*tensor.Tensor, nl)
+	eta, lNodes, mNodes := make([]*graph.Node, 0, 2*nl), make([]*graph.Node, nl), make([]*graph.Node, nl)
+	for l, q := range s.qSqrt {
+		means[l] = tensor.FromFloat64s(column(s.qMu.Value, l), mz, 1)
+		ls[l] = lowerOf(q.Value)
+		cov := tensor.MatMulT(ls[l], ls[l], false, true)
+		eta1 := g.Var(means[l].Clone())
+		eta2 := g.Var(tensor.Add(cov, tensor.MatMulT(means[l], means[l], false, true)))
+		sym := graph.MulScalar(graph.Add(eta2, graph.Transpose(eta2)), 0.5)
+		lNode, err := tryCholesky(graph.Sub(sym, graph.MatMulT(eta1, eta1, false, true)))
+		if err != nil {
+			return fmt.Errorf("q's covariance: %w", err)
+		}
+		eta, lNodes[l], mNodes[l] = append(eta, eta1, eta2), lNode, eta1
+	}
+	mu := mNodes[0]
+	if nl > 1 {
+		mu = graph.Concat(1, mNodes...)
 	}
 	yb := make([]float64, len(rows))
 	for i, r := range rows {
 		yb[i] = s.y[r]
 	}
-	elbo, err := s.elbo(g, s.z.Node(g), eta1, lNode, pickRows(s.x, rows), yb)
+	elbo, err := s.elbo(g, s.z.Node(g), mu, lNodes, pickRows(s.x, rows), yb)
 	if err != nil {
 		return err
 	}
-	gs := autodiff.Grad(elbo, eta1, eta2)
+	gs := autodiff.Grad(elbo, eta...)
 	eye := tensor.Eye(tensor.Float64, mz)
-	prec := tensor.CholeskySolve(l, eye) // S⁻¹
-	theta1 := tensor.Add(tensor.CholeskySolve(l, mu), tensor.MulScalar(gs[0].Value(), gamma))
-	newPrec := tensor.Sub(prec, tensor.MulScalar(gs[1].Value(), 2*gamma)) // −2θ₂
-	lp, err := tensor.Cholesky(newPrec)
-	if err != nil {
-		return fmt.Errorf("natural-gradient step %g left q's precision not positive definite (lower NaturalGradient): %w", gamma, err)
+	newMus, newLs := make([][]float64, nl), make([]*tensor.Tensor, nl)
+	for l := range s.qSqrt {
+		prec := tensor.CholeskySolve(ls[l], eye) // S⁻¹
+		theta1 := tensor.Add(tensor.CholeskySolve(ls[l], means[l]), tensor.MulScalar(gs[2*l].Value(), gamma))
+		newPrec := tensor.Sub(prec, tensor.MulScalar(gs[2*l+1].Value(), 2*gamma)) // −2θ₂
+		lp, err := tensor.Cholesky(newPrec)
+		if err != nil {
+			return fmt.Errorf("natural-gradient step %g left q's precision not positive definite (lower NaturalGradient): %w", gamma, err)
+		}
+		newCov := tensor.CholeskySolve(lp, eye)
+		newL, err := tensor.Cholesky(tensor.MulScalar(tensor.Add(newCov, tensor.Transpose(newCov)), 0.5))
+		if err != nil {
+			return fmt.Errorf("natural-gradient step %g: q's covariance: %w", gamma, err)
+		}
+		newMu := tensor.CholeskySolve(lp, theta1)
+		if firstNonFinite(newMu.Values()) >= 0 || firstNonFinite(newL.Values()) >= 0 {
+			return errors.New("natural-gradient step gave a non-finite q")
+		}
+		newMus[l], newLs[l] = newMu.Values(), newL
 	}
-	newCov := tensor.CholeskySolve(lp, eye)
-	newL, err := tensor.Cholesky(tensor.MulScalar(tensor.Add(newCov, tensor.Transpose(newCov)), 0.5))
-	if err != nil {
-		return fmt.Errorf("natural-gradient step %g: q's covariance: %w", gamma, err)
+	mv := s.qMu.Value.Values()
+	for l := range s.qSqrt {
+		for i := 0; i < mz; i++ {
+			mv[i*nl+l] = newMus[l][i]
+		}
+		tensor.CopyInto(s.qSqrt[l].Value, newLs[l])
 	}
-	newMu := tensor.CholeskySolve(lp, theta1)
-	if firstNonFinite(newMu.Values()) >= 0 || firstNonFinite(newL.Values()) >= 0 {
-		return errors.New("natural-gradient step gave a non-finite q")
-	}
-	tensor.CopyInto(s.qMu.Value, newMu)
-	tensor.CopyInto(s.qSqrt.Value, newL)
+	tensor.CopyInto(s.qMu.Value, tensor.FromFloat64s(mv, mz, nl))
 	return nil
 }
 
-// SVGPClassifier is binary classification by an SVGP with a Bernoulli
-// likelihood (Hensman, Matthews and Ghahramani 2015, "Scalable Variational
-// Gaussian Process Classification"): labels 0 and 1, minibatch training,
-// and class probabilities averaged over q(f).
-type SVGPClassifier struct{ m *SVGP }
+// column returns column j of the (r, c) matrix a.
+func column(a *tensor.Tensor, j int) []float64 {
+	r, c, v := a.Shape()[0], a.Shape()[1], a.Values()
+	out := make([]float64, r)
+	for i := range out {
+		out[i] = v[i*c+j]
+	}
+	return out
+}
 
-// FitSVGPClassifier returns an SVGP classifier of labels (0 or 1, one per
-// row of x) fitted as FitSVGP fits a regression; opts.Likelihood must be
-// a *BernoulliLikelihood (nil means the logit link with 20 quadrature
-// points). It returns an error and no model for labels other than 0 and
-// 1, a single class, another likelihood, or anything NewSVGP rejects.
+// SVGPClassifier is classification by an SVGP with a class likelihood:
+// binary with a Bernoulli likelihood (Hensman, Matthews and Ghahramani
+// 2015, "Scalable Variational Gaussian Process Classification") or K
+// classes with a softmax over K latent functions; labels 0 … K−1,
+// minibatch training, and class probabilities averaged over q(f).
+type SVGPClassifier struct {
+	m   *SVGP
+	lik ClassLikelihood
+}
+
+// FitSVGPClassifier returns an SVGP classifier of labels (0 … K−1, one
+// per row of x) fitted as FitSVGP fits a regression; opts.Likelihood must
+// be a ClassLikelihood (a *BernoulliLikelihood or *SoftmaxLikelihood; nil
+// means the logit Bernoulli with 20 quadrature points). It returns an
+// error and no model for labels outside 0 … K−1, a single class, a
+// likelihood that does not model class labels, or anything NewSVGP
+// rejects.
 func FitSVGPClassifier(ctx context.Context, x *tensor.Tensor, labels []int, opts SVGPOptions) (*SVGPClassifier, error) {
 	c, err := newSVGPClassifier("gp.FitSVGPClassifier", x, labels, opts)
 	if err != nil {
 		return nil, err
 	}
-	seen := [2]bool{}
+	distinct := map[int]bool{}
 	for _, l := range labels {
-		seen[l] = true
+		distinct[l] = true
 	}
-	if !seen[0] || !seen[1] {
-		return nil, fmt.Errorf("gp.FitSVGPClassifier: every label is %d; fitting needs both classes", labels[0])
+	if len(distinct) < 2 {
+		return nil, fmt.Errorf("gp.FitSVGPClassifier: every label is %d; fitting needs at least two classes", labels[0])
 	}
 	if err := c.m.fit(ctx, "gp.FitSVGPClassifier", opts); err != nil {
 		if ctx != nil && ctx.Err() != nil {
@@ -253,13 +292,15 @@ func newSVGPClassifier(op string, x *tensor.Tensor, labels []int, opts SVGPOptio
 	if opts.Likelihood == nil {
 		opts.Likelihood = NewBernoulliLikelihood(Logit, 0)
 	}
-	if _, ok := opts.Likelihood.(*BernoulliLikelihood); !ok {
-		return nil, fmt.Errorf("%s: the %s likelihood does not model class labels; use gp.NewBernoulliLikelihood", op, opts.Likelihood.Name())
+	lik, ok := opts.Likelihood.(ClassLikelihood)
+	if !ok {
+		return nil, fmt.Errorf("%s: the %s likelihood does not model class labels; use gp.NewBernoulliLikelihood or gp.NewSoftmaxLikelihood", op, opts.Likelihood.Name())
 	}
+	k := lik.Classes()
 	y := make([]float64, len(labels))
 	for i, l := range labels {
-		if l != 0 && l != 1 {
-			return nil, fmt.Errorf("%s: label %d at row %d; the Bernoulli likelihood is binary (labels 0 and 1)", op, l, i)
+		if l < 0 || l >= k {
+			return nil, fmt.Errorf("%s: label %d at row %d; the %s likelihood takes labels 0 to %d", op, l, i, lik.Name(), k-1)
 		}
 		y[i] = float64(l)
 	}
@@ -270,41 +311,43 @@ func newSVGPClassifier(op string, x *tensor.Tensor, labels []int, opts SVGPOptio
 	if err != nil {
 		return nil, err
 	}
-	return &SVGPClassifier{m: m}, nil
+	return &SVGPClassifier{m: m, lik: lik}, nil
 }
 
 // Model returns the underlying SVGP: its ELBO, inducing inputs, q(u),
 // hyperparameters and latent predictions.
 func (c *SVGPClassifier) Model() *SVGP { return c.m }
 
-// PredictProba returns the class probabilities (k, 2) at xs (k, d):
-// column 1 is p(y = 1) = ∫ p(y = 1 | f) q(f) df. It returns an error like
+// Classes returns the number of classes K.
+func (c *SVGPClassifier) Classes() int { return c.lik.Classes() }
+
+// PredictProba returns the class probabilities (k, K) at xs (k, d), each
+// p(y = j) = ∫ p(y = j | f) q(f) df. It returns an error like
 // SVGP.Predict.
 func (c *SVGPClassifier) PredictProba(xs *tensor.Tensor) (*tensor.Tensor, error) {
 	mean, v, err := c.m.latent("gp.SVGPClassifier.PredictProba", xs)
 	if err != nil {
 		return nil, err
 	}
-	p, _ := c.m.lik.PredictY(mean, v)
-	out := make([]float64, 0, 2*len(p))
-	for _, pi := range p {
-		out = append(out, 1-pi, pi)
-	}
-	return tensor.FromFloat64s(out, len(p), 2), nil
+	p := c.lik.ClassProbs(mean, v)
+	k := c.lik.Classes()
+	return tensor.FromFloat64s(p, len(p)/k, k), nil
 }
 
-// Predict returns the more probable class (0 or 1) at each row of xs. It
-// returns an error like SVGP.Predict.
+// Predict returns the most probable class at each row of xs (the lower
+// class on a tie). It returns an error like SVGP.Predict.
 func (c *SVGPClassifier) Predict(xs *tensor.Tensor) ([]int, error) {
 	mean, v, err := c.m.latent("gp.SVGPClassifier.Predict", xs)
 	if err != nil {
 		return nil, err
 	}
-	p, _ := c.m.lik.PredictY(mean, v)
-	out := make([]int, len(p))
-	for i, pi := range p {
-		if pi > 0.5 {
-			out[i] = 1
+	p, k := c.lik.ClassProbs(mean, v), c.lik.Classes()
+	out := make([]int, len(p)/k)
+	for i := range out {
+		for j := 1; j < k; j++ {
+			if p[i*k+j] > p[i*k+out[i]] {
+				out[i] = j
+			}
 		}
 	}
 	return out, nil

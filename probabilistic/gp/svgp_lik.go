@@ -9,27 +9,48 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// Likelihood is the observation model p(y | f) of an SVGP: it supplies
-// the expected log-likelihood under a Gaussian marginal q(f) as graph ops
-// (so the ELBO's gradient comes from autodiff) and the predictive
+// Likelihood is the observation model p(y | f) of an SVGP, where each
+// observation reads L ≥ 1 latent function values f = (f₁ … f_L) (L = 1
+// for most; 2 for the heteroscedastic Gaussian's mean and log variance;
+// K for the softmax over K classes). It supplies the expected
+// log-likelihood under the independent Gaussian marginals q(f_l) as graph
+// ops (so the ELBO's gradient comes from autodiff) and the predictive
 // distribution of y in plain float64.
+//
+// The package implements it by GaussianLikelihood, BernoulliLikelihood,
+// PoissonLikelihood, StudentTLikelihood, HeteroscedasticLikelihood and
+// SoftmaxLikelihood; expectations are closed form where one exists and
+// otherwise by Gauss–Hermite quadrature (one latent) or reparameterised
+// Monte Carlo (softmax).
 type Likelihood interface {
 	// Name names the likelihood in errors ("gaussian", "bernoulli-logit").
 	Name() string
+	// Latents returns L, the number of latent functions per observation.
+	Latents() int
 	// Hyperparams returns the likelihood's own hyperparameters (the
 	// Gaussian noise variance), fitted beside the kernel's.
 	Hyperparams() []*kernel.Hyperparam
 	// ExpectedLogLik returns E_{N(f | mu, v)} log p(y | f) for each point
-	// as a (b) node of mu's graph; mu, v and y are (b) nodes.
+	// as a (b) node of mu's graph; mu and v are (b, L) nodes (for L = 1,
+	// (b) is accepted too) and y is a (b) node.
 	ExpectedLogLik(mu, v, y *graph.Node) *graph.Node
 	// CheckTargets returns an error naming the first target outside the
 	// likelihood's support.
 	CheckTargets(y []float64) error
-	// PredictY returns the mean and variance of a new observation y when
-	// f ~ N(mu, v).
+	// PredictY returns the mean and variance of a new observation y (b
+	// values each) when f ~ N(mu, v); mu and v hold b·L values, row-major
+	// (b, L).
 	PredictY(mu, v []float64) (mean, variance []float64)
-	// LogPredictive returns log ∫ p(y | f) N(f | mu, v) df for each point.
+	// LogPredictive returns log ∫ p(y | f) N(f | mu, v) df for each of the
+	// b points; mu and v are as in PredictY.
 	LogPredictive(mu, v, y []float64) []float64
+}
+
+// flatLatent reshapes the (b, 1) or (b) mean and variance of one latent
+// function to (b).
+func flatLatent(mu, v *graph.Node) (*graph.Node, *graph.Node) {
+	b := mu.Shape()[0]
+	return graph.Reshape(mu, b), graph.Reshape(v, b)
 }
 
 // GaussianLikelihood is y = f + ε with ε ~ N(0, σ²); its expected
@@ -58,6 +79,9 @@ func NewGaussianLikelihood(noise float64) *GaussianLikelihood {
 // Name returns "gaussian".
 func (l *GaussianLikelihood) Name() string { return "gaussian" }
 
+// Latents returns 1.
+func (l *GaussianLikelihood) Latents() int { return 1 }
+
 // Noise returns the noise-variance hyperparameter σ².
 func (l *GaussianLikelihood) Noise() *kernel.Hyperparam { return l.noise }
 
@@ -68,10 +92,18 @@ func (l *GaussianLikelihood) Hyperparams() []*kernel.Hyperparam {
 
 // ExpectedLogLik returns −½ log 2πσ² − ((y − μ)² + v)/(2σ²) per point.
 func (l *GaussianLikelihood) ExpectedLogLik(mu, v, y *graph.Node) *graph.Node {
+	mu, v = flatLatent(mu, v)
 	s2 := graph.Reshape(l.noise.Node(mu.Graph()))
 	quad := graph.Div(graph.Add(graph.Square(graph.Sub(y, mu)), v), s2)
 	c := graph.AddScalar(graph.Log(s2), math.Log(2*math.Pi))
 	return graph.MulScalar(graph.Add(quad, c), -0.5)
+}
+
+// LogLik returns log N(y | f, σ²), y broadcast against f.
+func (l *GaussianLikelihood) LogLik(f, y *graph.Node) *graph.Node {
+	s2 := graph.Reshape(l.noise.Node(f.Graph()))
+	quad := graph.Div(graph.Square(graph.Sub(y, f)), s2)
+	return graph.MulScalar(graph.Add(quad, graph.AddScalar(graph.Log(s2), math.Log(2*math.Pi))), -0.5)
 }
 
 // CheckTargets rejects NaN and ±Inf.
@@ -148,9 +180,8 @@ func logNormCDF(z *graph.Node) *graph.Node {
 // Gaussian Process Classification". The probit predictive probability is
 // closed form, Φ(μ/√(1 + v)); the logit one is by the same quadrature.
 type BernoulliLikelihood struct {
-	link    Link
-	nodes   []float64 // Gauss–Hermite nodes xₖ
-	weights []float64 // wₖ/√π, summing to 1
+	link Link
+	ghRule
 }
 
 // NewBernoulliLikelihood returns a Bernoulli likelihood with the given
@@ -161,17 +192,63 @@ func NewBernoulliLikelihood(link Link, points int) *BernoulliLikelihood {
 	if link != Logit && link != Probit {
 		tensor.Fail("gp.NewBernoulliLikelihood", "unknown link %d (want gp.Logit or gp.Probit)", link)
 	}
+	return &BernoulliLikelihood{link: link, ghRule: newGHRule("gp.NewBernoulliLikelihood", points)}
+}
+
+// ghRule is a Gauss–Hermite rule for expectations under N(μ, v):
+// E h(f) ≈ Σₖ (wₖ/√π) h(μ + √(2v) xₖ).
+type ghRule struct {
+	nodes   []float64 // Gauss–Hermite nodes xₖ
+	weights []float64 // wₖ/√π, summing to 1
+}
+
+// newGHRule returns the rule with points nodes (zero means 20); it panics
+// with a *tensor.Error naming op for a count outside 1 to 100.
+func newGHRule(op string, points int) ghRule {
 	if points == 0 {
 		points = 20
 	}
 	if points < 1 || points > 100 {
-		tensor.Fail("gp.NewBernoulliLikelihood", "%d quadrature points; want 1 to 100", points)
+		tensor.Fail(op, "%d quadrature points; want 1 to 100", points)
 	}
 	x, w := GaussHermite(points)
 	for i := range w {
 		w[i] /= math.SqrtPi
 	}
-	return &BernoulliLikelihood{link: link, nodes: x, weights: w}
+	return ghRule{nodes: x, weights: w}
+}
+
+// expect returns the quadrature estimate of E h(f) (b) for f ~ N(mu, v)
+// with mu and v (b) or (b, 1) nodes; h maps the (b, k) node values to
+// (b, k) values. Variances below 1e-12 are raised to it, so √v stays
+// differentiable.
+func (r ghRule) expect(mu, v *graph.Node, h func(f *graph.Node) *graph.Node) *graph.Node {
+	g, dt, b := mu.Graph(), mu.DType(), mu.Shape()[0]
+	k := len(r.nodes)
+	x := g.Const(tensor.FromValues(dt, r.nodes, 1, k))
+	w := g.Const(tensor.FromValues(dt, r.weights, 1, k))
+	sd := graph.Sqrt(graph.MulScalar(graph.Clamp(v, 1e-12, math.Inf(1)), 2))
+	f := graph.Add(graph.Reshape(mu, b, 1), graph.Mul(graph.Reshape(sd, b, 1), x)) // (b, k)
+	return graph.Sum(graph.Mul(h(f), w), []int{1}, false)
+}
+
+// logExpect returns log E exp(logh(f)) for f ~ N(mu, v) by the rule,
+// summing in the log domain.
+func (r ghRule) logExpect(mu, v float64, logh func(f float64) float64) float64 {
+	sd, top := math.Sqrt(2*math.Max(v, 0)), math.Inf(-1)
+	terms := make([]float64, len(r.nodes))
+	for k, x := range r.nodes {
+		terms[k] = math.Log(r.weights[k]) + logh(mu+sd*x)
+		top = math.Max(top, terms[k])
+	}
+	if math.IsInf(top, -1) {
+		return top
+	}
+	s := 0.0
+	for _, t := range terms {
+		s += math.Exp(t - top)
+	}
+	return top + math.Log(s)
 }
 
 // Name returns "bernoulli-logit" or "bernoulli-probit".
@@ -185,12 +262,15 @@ func (l *BernoulliLikelihood) Name() string {
 // Link returns the inverse link.
 func (l *BernoulliLikelihood) Link() Link { return l.link }
 
+// Latents returns 1.
+func (l *BernoulliLikelihood) Latents() int { return 1 }
+
 // Hyperparams returns none: the Bernoulli likelihood has no parameters.
 func (l *BernoulliLikelihood) Hyperparams() []*kernel.Hyperparam { return nil }
 
-// logLik returns log p(y | f) for labels y ∈ {0, 1} (broadcast against f),
+// LogLik returns log p(y | f) for labels y ∈ {0, 1} (broadcast against f),
 // through s = 2y − 1: log σ(sf) = −softplus(−sf), or log Φ(sf).
-func (l *BernoulliLikelihood) logLik(f, y *graph.Node) *graph.Node {
+func (l *BernoulliLikelihood) LogLik(f, y *graph.Node) *graph.Node {
 	sf := graph.Mul(graph.AddScalar(graph.MulScalar(y, 2), -1), f)
 	if l.link == Logit {
 		return graph.Neg(graph.Softplus(graph.Neg(sf)))
@@ -202,14 +282,8 @@ func (l *BernoulliLikelihood) logLik(f, y *graph.Node) *graph.Node {
 // point. Variances below 1e-12 are raised to it, so √v stays
 // differentiable.
 func (l *BernoulliLikelihood) ExpectedLogLik(mu, v, y *graph.Node) *graph.Node {
-	g, dt, b := mu.Graph(), mu.DType(), mu.Shape()[0]
-	k := len(l.nodes)
-	x := g.Const(tensor.FromValues(dt, l.nodes, 1, k))
-	w := g.Const(tensor.FromValues(dt, l.weights, 1, k))
-	sd := graph.Sqrt(graph.MulScalar(graph.Clamp(v, 1e-12, math.Inf(1)), 2))
-	f := graph.Add(graph.Reshape(mu, b, 1), graph.Mul(graph.Reshape(sd, b, 1), x)) // (b, k)
-	ll := l.logLik(f, graph.Reshape(y, b, 1))
-	return graph.Sum(graph.Mul(ll, w), []int{1}, false)
+	yb := graph.Reshape(y, mu.Shape()[0], 1)
+	return l.expect(mu, v, func(f *graph.Node) *graph.Node { return l.LogLik(f, yb) })
 }
 
 // CheckTargets accepts 0 and 1 only.
