@@ -60,6 +60,10 @@ type CaptureOptions struct {
 	// returning an error wrapping ErrShapeChanged. The new program
 	// replaces the old one.
 	Recapture bool
+	// NoFusion keeps every elementwise op a step of its own instead of
+	// fusing chains of them (see Program's notes on fusion). Fusion
+	// changes no bit of the results, so this serves to compare.
+	NoFusion bool
 }
 
 // CaptureStats counts what the optimisations did to the traced graph.
@@ -68,6 +72,7 @@ type CaptureStats struct {
 	Dead   int // nodes removed because no output depends on them
 	Folded int // ops whose inputs were all constants, replaced by their value
 	Merged int // nodes merged into an earlier identical one (same op, same inputs; equal constants)
+	Fused  int // elementwise ops computed inside a fused step of several (the steps that remain count in Ops)
 	Ops    int // ops the program runs
 }
 
@@ -99,6 +104,7 @@ const (
 	slotInput slotKind = iota
 	slotConst
 	slotOp
+	slotFused // an op output computed inside a fused step, never stored
 )
 
 // slot is one value of the program.
@@ -112,7 +118,7 @@ type slot struct {
 
 // step runs op on the input slots into the output slot.
 type step struct {
-	op       Op
+	op       stepKernel
 	in       []int
 	out      int
 	args     []*tensor.Tensor // reused for Forward's input list
@@ -168,6 +174,9 @@ func capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, e
 	traced, err := p.compile(g1, in, outs1)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.NoFusion {
+		p.fuse()
 	}
 	if err := p.planBuffers(in, traced); err != nil {
 		return nil, err

@@ -56,8 +56,8 @@ func (p *Program) Outputs() []int { return slices.Clone(p.outs) }
 func (p *Program) String() string {
 	var b strings.Builder
 	st := p.stats
-	fmt.Fprintf(&b, "program: %d steps, %d slots; traced %d nodes: %d dead, %d folded, %d merged\n",
-		st.Ops, len(p.slots), st.Traced, st.Dead, st.Folded, st.Merged)
+	fmt.Fprintf(&b, "program: %d steps, %d slots; traced %d nodes: %d dead, %d folded, %d merged, %d fused\n",
+		st.Ops, len(p.slots), st.Traced, st.Dead, st.Folded, st.Merged, st.Fused)
 	stepOf := make([]int, len(p.slots))
 	for i := range stepOf {
 		stepOf[i] = -1
@@ -72,6 +72,8 @@ func (p *Program) String() string {
 			what = fmt.Sprintf("input %d", s.input)
 		case slotConst:
 			what = "const"
+		case slotFused:
+			what = "(computed inside a fused step)"
 		default:
 			st := &p.steps[stepOf[i]]
 			args := make([]string, len(st.in))
