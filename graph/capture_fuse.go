@@ -37,23 +37,23 @@ type fusible interface {
 	fuseKernel() (name string, p float64)
 }
 
-func (addOp) fuseKernel() (string, float64)           { return "Add", 0 }
-func (subOp) fuseKernel() (string, float64)           { return "Sub", 0 }
-func (mulOp) fuseKernel() (string, float64)           { return "Mul", 0 }
-func (divOp) fuseKernel() (string, float64)           { return "Div", 0 }
-func (powOp) fuseKernel() (string, float64)           { return "Pow", 0 }
-func (negOp) fuseKernel() (string, float64)           { return "Neg", 0 }
-func (expOp) fuseKernel() (string, float64)           { return "Exp", 0 }
-func (xlogyOp) fuseKernel() (string, float64)         { return "Xlogy", 0 }
-func (o addScalarOp) fuseKernel() (string, float64)   { return "AddScalar", o.s }
-func (o mulScalarOp) fuseKernel() (string, float64)   { return "MulScalar", o.s }
-func (o powScalarOp) fuseKernel() (string, float64)   { return "PowScalar", o.p }
-func (o leakyReluOp) fuseKernel() (string, float64)   { return "LeakyRelu", o.slope }
-func (o eluOp) fuseKernel() (string, float64)         { return "Elu", o.alpha }
-func (sigmoidGradOp) fuseKernel() (string, float64)   { return "SigmoidGrad", 0 }
-func (tanhGradOp) fuseKernel() (string, float64)      { return "TanhGrad", 0 }
-func (reluGradOp) fuseKernel() (string, float64)      { return "ReluGrad", 0 }
-func (geluGradOp) fuseKernel() (string, float64)      { return "GeluGrad", 0 }
+func (addOp) fuseKernel() (string, float64)             { return "Add", 0 }
+func (subOp) fuseKernel() (string, float64)             { return "Sub", 0 }
+func (mulOp) fuseKernel() (string, float64)             { return "Mul", 0 }
+func (divOp) fuseKernel() (string, float64)             { return "Div", 0 }
+func (powOp) fuseKernel() (string, float64)             { return "Pow", 0 }
+func (negOp) fuseKernel() (string, float64)             { return "Neg", 0 }
+func (expOp) fuseKernel() (string, float64)             { return "Exp", 0 }
+func (xlogyOp) fuseKernel() (string, float64)           { return "Xlogy", 0 }
+func (o addScalarOp) fuseKernel() (string, float64)     { return "AddScalar", o.s }
+func (o mulScalarOp) fuseKernel() (string, float64)     { return "MulScalar", o.s }
+func (o powScalarOp) fuseKernel() (string, float64)     { return "PowScalar", o.p }
+func (o leakyReluOp) fuseKernel() (string, float64)     { return "LeakyRelu", o.slope }
+func (o eluOp) fuseKernel() (string, float64)           { return "Elu", o.alpha }
+func (sigmoidGradOp) fuseKernel() (string, float64)     { return "SigmoidGrad", 0 }
+func (tanhGradOp) fuseKernel() (string, float64)        { return "TanhGrad", 0 }
+func (reluGradOp) fuseKernel() (string, float64)        { return "ReluGrad", 0 }
+func (geluGradOp) fuseKernel() (string, float64)        { return "GeluGrad", 0 }
 func (o leakyReluGradOp) fuseKernel() (string, float64) { return "LeakyReluGrad", o.slope }
 
 func (o extremumOp) fuseKernel() (string, float64) {
