@@ -23,7 +23,7 @@ import (
 func fusedChain(g *graph.Graph, in []*graph.Node) []*graph.Node {
 	x, row, col, s := in[0], in[1], in[2], in[3]
 	xt := graph.Slice(graph.Concat(0, x, x), 0, 0, x.Shape()[0], 1) // a slice of a concatenation: a view with an offset
-	sq := graph.Transpose(in[4])                                   // a strided view of an (n, m) input
+	sq := graph.Transpose(in[4])                                    // a strided view of an (n, m) input
 	t := graph.Tanh(graph.Add(graph.Mul(x, row), col))
 	u := graph.Sigmoid(graph.Sub(graph.MulScalar(t, 1.5), s))
 	v := graph.Div(graph.Add(u, graph.Exp(sq)), graph.AddScalar(graph.Square(xt), 1))
