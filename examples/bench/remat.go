@@ -30,7 +30,9 @@ func rematWorkloads() []workload {
 	var ref rematRef
 	var plainBytes, rematBytes int64
 	ms := func(name string, sec float64) Result { return Result{name, "ms_per_step", sec * 1e3, "ms"} }
-	mb := func(name string, b int64) Result { return Result{name, "peak_buffer_mb", float64(b) / (1 << 20), "MiB"} }
+	mb := func(name string, b int64) Result {
+		return Result{name, "peak_buffer_mb", float64(b) / (1 << 20), "MiB"}
+	}
 	return []workload{
 		seeded("remat_mlp32_plain", 3, func(name string, sec float64) []Result {
 			ref = rematRef{sec, plainBytes}
