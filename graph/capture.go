@@ -61,8 +61,9 @@ type CaptureOptions struct {
 	// replaces the old one.
 	Recapture bool
 	// NoFusion keeps every elementwise op a step of its own instead of
-	// fusing chains of them (see Program's notes on fusion). Fusion
-	// changes no bit of the results, so this serves to compare.
+	// fusing chains of them, and sums of scatter_slice results as they
+	// are (capture_fuse.go, capture_scatter.go). Fusion changes no bit of
+	// the results, so this serves to compare.
 	NoFusion bool
 }
 
@@ -176,6 +177,7 @@ func capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, e
 		return nil, err
 	}
 	if !opts.NoFusion {
+		p.mergeScatters()
 		p.fuse()
 	}
 	if err := p.planBuffers(in, traced); err != nil {

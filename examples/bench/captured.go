@@ -9,9 +9,11 @@ import (
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// The captured training steps, each a pair timed in the same run: X_eager
-// builds the step eagerly on a Reset graph, X replays it with
-// graph.Capture and reports its speed-up over the first (`-only
+// The captured training steps, each three workloads timed in the same
+// run: X_eager builds the step eagerly on a Reset graph, X_unfused
+// replays it with graph.Capture without fusion (CaptureOptions.NoFusion),
+// and X replays it with fusion and reports its speed-up over the other
+// two (`-only
 // mlp_train_captured,lstm_train_captured,transformer_block_captured`;
 // the issue's target is 1.3×).
 //
@@ -35,8 +37,8 @@ type capturedModel struct {
 	update func(grads []*tensor.Tensor)
 }
 
-// capturedSecs holds the eager reference's latest seconds per step.
-type capturedSecs struct{ eager float64 }
+// capturedSecs holds the references' latest seconds per step.
+type capturedSecs struct{ eager, unfused float64 }
 
 func capturedWorkloads() []workload {
 	var ws []workload
@@ -46,7 +48,8 @@ func capturedWorkloads() []workload {
 	return ws
 }
 
-// capturedPair returns name_eager and name for the model build makes.
+// capturedPair returns name_eager, name_unfused and name for the model
+// build makes.
 func capturedPair(name string, steps int, metric string, items int, build func(rng *tensor.RNG) *capturedModel) []workload {
 	var ref capturedSecs
 	rate := throughput(metric, items)
@@ -74,28 +77,38 @@ func capturedPair(name string, steps int, metric string, items int, build func(r
 				}
 			}
 		}),
+		seeded(name+"_unfused", steps, func(n string, sec float64) []Result {
+			ref.unfused = sec
+			return rate(n, sec)
+		}, func(rng *tensor.RNG) step { return replay(build(rng), graph.CaptureOptions{NoFusion: true}) }),
 		seeded(name, steps, func(n string, sec float64) []Result {
 			rs := rate(n, sec)
 			if ref.eager > 0 {
 				rs = append(rs, Result{n, "speedup_over_eager", ref.eager / sec, "x"})
 			}
+			if ref.unfused > 0 {
+				rs = append(rs, Result{n, "speedup_over_unfused", ref.unfused / sec, "x"})
+			}
 			return rs
-		}, func(rng *tensor.RNG) step {
-			c := build(rng)
-			p, err := graph.Capture(c.step, c.in, graph.CaptureOptions{})
-			if err != nil {
-				panic(err)
-			}
-			return func() {
-				out, err := p.Run(c.in)
-				if err != nil {
-					panic(err)
-				}
-				if c.update != nil {
-					c.update(out[1:])
-				}
-			}
-		}),
+		}, func(rng *tensor.RNG) step { return replay(build(rng), graph.CaptureOptions{}) }),
+	}
+}
+
+// replay captures c's step with opts and returns the step that runs the
+// program and updates the parameters.
+func replay(c *capturedModel, opts graph.CaptureOptions) step {
+	p, err := graph.Capture(c.step, c.in, opts)
+	if err != nil {
+		panic(err)
+	}
+	return func() {
+		out, err := p.Run(c.in)
+		if err != nil {
+			panic(err)
+		}
+		if c.update != nil {
+			c.update(out[1:])
+		}
 	}
 }
 
