@@ -12,9 +12,12 @@ import (
 // Capture and replay. A step (forward, and backward through autodiff.Grad)
 // is traced once, define-by-run as always, into a Program: the list of
 // its ops with input and output slots, cleaned of dead code, repeated
-// subexpressions and constant subgraphs, whose buffers come from one
-// arena laid out by liveness. Run replays it on new input values by
-// calling each op's Forward on the planned buffers, building no nodes.
+// subexpressions and constant subgraphs, with chains of elementwise ops
+// fused into single passes over memory (capture_fuse.go) and sums of
+// scattered slices into single writes (capture_scatter.go), whose
+// buffers come from one arena laid out by liveness. Run replays it on
+// new input values by calling each op's Forward on the planned buffers,
+// building no nodes. None of this changes a bit of the results.
 //
 // What the program reads is explicit. The tensors passed to Capture are
 // its inputs (data, targets, parameters), read again on every Run;

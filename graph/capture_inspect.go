@@ -13,7 +13,7 @@ import (
 // Slots are numbered as in String: inputs, constants and step outputs in
 // the order the step was traced.
 type Step struct {
-	Op      string       // the op's name
+	Op      string       // the op's name; a fused step's lists its ops, e.g. "fused(mul,add)"
 	Inputs  []int        // the slots it reads
 	Output  int          // the slot it writes
 	Shape   []int        // the output's shape
