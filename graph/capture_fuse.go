@@ -102,7 +102,8 @@ type fused[T float32 | float64] struct {
 	nin   int
 	data  func(*tensor.Tensor) []T
 
-	ws []*fusedWorker[T] // one per goroutine, kept between Runs
+	ws  []*fusedWorker[T] // one per goroutine, kept between Runs
+	ins []fusedIn[T]      // how the current Forward reads each input
 }
 
 // fusedWorker is one goroutine's scratch: registers and the gathered
@@ -120,6 +121,7 @@ type fusedIn[T float32 | float64] struct {
 	src     []T
 	base    int
 	strides []int // nil: contiguous
+	buf     []int // strides' memory
 }
 
 func (f *fused[T]) Name() string { return "fused(" + strings.Join(f.names, ",") + ")" }
@@ -128,9 +130,12 @@ func (f *fused[T]) Name() string { return "fused(" + strings.Join(f.names, ",") 
 func (f *fused[T]) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	out := g.AllocUninit(f.dt, f.shape...)
 	dst := f.data(out)[out.Offset():][:f.size]
-	ins := make([]fusedIn[T], len(in)) // small; escapes to the workers only when split
+	if f.ins == nil {
+		f.ins = make([]fusedIn[T], len(in))
+	}
+	ins := f.ins
 	for i, t := range in {
-		ins[i] = f.reader(t)
+		f.reader(&ins[i], t)
 	}
 	p := 1
 	if f.size >= fusedParMin {
@@ -157,15 +162,21 @@ func (f *fused[T]) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	return out
 }
 
-// reader classifies input t: contiguous with the output's shape, or read
-// through strides aligned to the output's axes (0 where it broadcasts).
-func (f *fused[T]) reader(t *tensor.Tensor) fusedIn[T] {
-	src := f.data(t)
+// reader sets r to read input t: contiguous with the output's shape, or
+// through strides aligned to the output's axes (0 where it broadcasts),
+// kept in r's buffer between Runs.
+func (f *fused[T]) reader(r *fusedIn[T], t *tensor.Tensor) {
+	r.src, r.base = f.data(t), t.Offset()
 	if slices.Equal(t.Shape(), f.shape) && t.IsContiguous() {
-		return fusedIn[T]{src: src, base: t.Offset()}
+		r.strides = nil
+		return
 	}
 	n := max(len(f.shape), 1)
-	st := make([]int, n)
+	if cap(r.buf) < n {
+		r.buf = make([]int, n)
+	}
+	st := r.buf[:n]
+	clear(st)
 	ts, tt := t.Shape(), t.Strides()
 	lead := len(f.shape) - len(ts)
 	for i, d := range ts {
@@ -173,7 +184,7 @@ func (f *fused[T]) reader(t *tensor.Tensor) fusedIn[T] {
 			st[lead+i] = tt[i]
 		}
 	}
-	return fusedIn[T]{src: src, base: t.Offset(), strides: st}
+	r.strides = st
 }
 
 func (f *fused[T]) newWorker() *fusedWorker[T] {
