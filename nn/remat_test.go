@@ -1,6 +1,7 @@
 package nn_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -73,4 +74,38 @@ func TestRematNamesItsParamsAsTheInnerLayer(t *testing.T) {
 	assert.Equal(t, nn.Names(inner.Params()), nn.Names(r.Params()))
 	assert.Contains(t, r.String(), "Remat(")
 	numtest.Misuse(t, "nn.NewRemat", numtest.Here(), func() { nn.NewRemat(nil) }, "nil layer")
+}
+
+// A 16-layer MLP in four rematerialised segments: the same gradients as
+// the plain model, for a fraction of the step's buffer memory.
+func ExampleRemat() {
+	build := func(remat bool) *nn.Sequential {
+		rng := tensor.NewRNG(1)
+		var segs []nn.Layer
+		for range 4 {
+			var seg []nn.Layer
+			for range 4 {
+				seg = append(seg, nn.NewLinear(rng, 64, 64, true, tensor.Float32), nn.ReLU{})
+			}
+			var l nn.Layer = nn.NewSequential(seg...)
+			if remat {
+				l = nn.NewRemat(l)
+			}
+			segs = append(segs, l)
+		}
+		return nn.NewSequential(segs...)
+	}
+	x := tensor.NewRNG(2).Normal(tensor.Float32, 0, 1, 512, 64)
+	step := func(m *nn.Sequential) ([]float64, int64) {
+		g := graph.New()
+		loss := graph.Sum(graph.Square(m.Forward(g.Const(x))), nil, false)
+		return nn.Gradients(loss, m.Params())[0].Values(), g.BufferBytes()
+	}
+	plain, plainBytes := step(build(false))
+	remat, rematBytes := step(build(true))
+	fmt.Println("same gradients:", fmt.Sprint(plain) == fmt.Sprint(remat))
+	fmt.Printf("buffers: %.2f of the plain model's\n", float64(rematBytes)/float64(plainBytes))
+	// Output:
+	// same gradients: true
+	// buffers: 0.42 of the plain model's
 }
