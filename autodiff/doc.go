@@ -1,8 +1,9 @@
 // Package autodiff differentiates graphs built with package graph: reverse
 // mode (Grad, ValueAndGrad, VJP), forward mode (JVP), their compositions
 // (HVP, Hessian), full Jacobians (Jacobian, JacobianFwd), vectorisation
-// over a batch (Vmap, PerExampleGrads) and a checker for derivative rules
-// (GradCheck).
+// over a batch (Vmap, PerExampleGrads), rematerialisation (Checkpoint: a
+// segment recomputed in the reverse sweep instead of stored) and a
+// checker for derivative rules (GradCheck).
 //
 // Every derivative is itself a graph of ordinary nodes, built from the ops'
 // VJP and JVP rules, so it can be differentiated again: Grad of Grad gives

@@ -12,9 +12,12 @@ import (
 // Capture and replay. A step (forward, and backward through autodiff.Grad)
 // is traced once, define-by-run as always, into a Program: the list of
 // its ops with input and output slots, cleaned of dead code, repeated
-// subexpressions and constant subgraphs, whose buffers come from one
-// arena laid out by liveness. Run replays it on new input values by
-// calling each op's Forward on the planned buffers, building no nodes.
+// subexpressions and constant subgraphs, with chains of elementwise ops
+// fused into single passes over memory (capture_fuse.go) and sums of
+// scattered slices into single writes (capture_scatter.go), whose
+// buffers come from one arena laid out by liveness. Run replays it on
+// new input values by calling each op's Forward on the planned buffers,
+// building no nodes. None of this changes a bit of the results.
 //
 // What the program reads is explicit. The tensors passed to Capture are
 // its inputs (data, targets, parameters), read again on every Run;
@@ -60,6 +63,11 @@ type CaptureOptions struct {
 	// returning an error wrapping ErrShapeChanged. The new program
 	// replaces the old one.
 	Recapture bool
+	// NoFusion keeps every elementwise op a step of its own instead of
+	// fusing chains of them, and sums of scatter_slice results as they
+	// are (capture_fuse.go, capture_scatter.go). Fusion changes no bit of
+	// the results, so this serves to compare.
+	NoFusion bool
 }
 
 // CaptureStats counts what the optimisations did to the traced graph.
@@ -68,6 +76,7 @@ type CaptureStats struct {
 	Dead   int // nodes removed because no output depends on them
 	Folded int // ops whose inputs were all constants, replaced by their value
 	Merged int // nodes merged into an earlier identical one (same op, same inputs; equal constants)
+	Fused  int // elementwise ops computed inside a fused step of several (the steps that remain count in Ops)
 	Ops    int // ops the program runs
 }
 
@@ -99,6 +108,7 @@ const (
 	slotInput slotKind = iota
 	slotConst
 	slotOp
+	slotFused // an op output computed inside a fused step, never stored
 )
 
 // slot is one value of the program.
@@ -112,7 +122,7 @@ type slot struct {
 
 // step runs op on the input slots into the output slot.
 type step struct {
-	op       Op
+	op       stepKernel
 	in       []int
 	out      int
 	args     []*tensor.Tensor // reused for Forward's input list
@@ -168,6 +178,10 @@ func capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, e
 	traced, err := p.compile(g1, in, outs1)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.NoFusion {
+		p.mergeScatters()
+		p.fuse()
 	}
 	if err := p.planBuffers(in, traced); err != nil {
 		return nil, err

@@ -28,7 +28,9 @@ func ExampleCapture() {
 	for _, s := range p.Steps() {
 		ops = append(ops, s.Op)
 	}
-	fmt.Println(strings.Join(ops, " ")) // the two products of r's gradient are one (merged)
+	// The two products of r's gradient are one (merged), and that product
+	// and the sum of the two paths run as one fused step.
+	fmt.Println(strings.Join(ops, " "))
 	for range 3 {
 		out, err := p.Run([]*tensor.Tensor{x, y, w})
 		if err != nil {
@@ -40,7 +42,7 @@ func ExampleCapture() {
 	_, err = p.Run([]*tensor.Tensor{tensor.New(tensor.Float64, 3, 2), y, w})
 	fmt.Println(err)
 	// Output:
-	// reshape matmul reshape sub mul sum mul add matmul reshape
+	// reshape matmul reshape sub mul sum fused(mul,add) matmul reshape
 	// loss 12.5000 grad [-20.0000 -30.0000]
 	// loss 2.0200 grad [4.8000 5.2000]
 	// loss 1.6064 grad [-0.0320 -1.6480]

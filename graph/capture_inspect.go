@@ -13,7 +13,7 @@ import (
 // Slots are numbered as in String: inputs, constants and step outputs in
 // the order the step was traced.
 type Step struct {
-	Op      string       // the op's name
+	Op      string       // the op's name; a fused step's lists its ops, e.g. "fused(mul,add)"
 	Inputs  []int        // the slots it reads
 	Output  int          // the slot it writes
 	Shape   []int        // the output's shape
@@ -56,8 +56,8 @@ func (p *Program) Outputs() []int { return slices.Clone(p.outs) }
 func (p *Program) String() string {
 	var b strings.Builder
 	st := p.stats
-	fmt.Fprintf(&b, "program: %d steps, %d slots; traced %d nodes: %d dead, %d folded, %d merged\n",
-		st.Ops, len(p.slots), st.Traced, st.Dead, st.Folded, st.Merged)
+	fmt.Fprintf(&b, "program: %d steps, %d slots; traced %d nodes: %d dead, %d folded, %d merged, %d fused\n",
+		st.Ops, len(p.slots), st.Traced, st.Dead, st.Folded, st.Merged, st.Fused)
 	stepOf := make([]int, len(p.slots))
 	for i := range stepOf {
 		stepOf[i] = -1
@@ -72,6 +72,8 @@ func (p *Program) String() string {
 			what = fmt.Sprintf("input %d", s.input)
 		case slotConst:
 			what = "const"
+		case slotFused:
+			what = "(computed inside a fused step)"
 		default:
 			st := &p.steps[stepOf[i]]
 			args := make([]string, len(st.in))

@@ -74,9 +74,11 @@
 // Capture traces a step function once (define-by-run, as always) into a
 // Program that Run replays on new input values: each op's Forward on
 // buffers planned by liveness in one arena per dtype, with no nodes built.
-// Dead code is removed, constant subgraphs folded and repeated
-// subexpressions merged; none of that changes a bit, so a replayed step
-// equals the eager one exactly. Inputs are the tensors given to Capture;
+// Dead code is removed, constant subgraphs folded, repeated
+// subexpressions merged, sums of scattered slices made single writes and
+// chains of elementwise ops fused into single passes over memory, with
+// the kernels the unfused ops use; none of that changes a bit, so a
+// replayed step equals the eager one exactly. Inputs are the tensors given to Capture;
 // Const leaves are frozen. Steps that draw random numbers, Vars that are
 // not inputs and ops holding indices from Go are refused (capture.go says
 // why each is). Program.String dumps the ops and the buffer plan.

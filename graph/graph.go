@@ -75,6 +75,12 @@ type Graph struct {
 	views     viewCache
 	bindings  map[*tensor.Tensor]*Node // VarOf and Bind, until Reset
 	replay    *replayer                // non-nil only in a captured Program's graph (capture_plan.go)
+
+	// Scratch's graph, its owner, and the most bytes it held before a
+	// Reset since the owner's last Reset (memory.go).
+	scratch     *Graph
+	owner       *Graph
+	scratchPeak int64
 }
 
 // New returns an empty graph.
@@ -261,6 +267,7 @@ func (g *Graph) Len() int { return len(g.nodes) }
 // nodes. Tensors given to Var and Const are the caller's and are never
 // recycled.
 func (g *Graph) Reset() {
+	g.noteScratch()
 	clear(g.nodes)
 	g.nodes = g.nodes[:0]
 	g.nodeArena.reset()
@@ -270,4 +277,5 @@ func (g *Graph) Reset() {
 	g.pool.recycle()
 	g.views.recycle()
 	clear(g.bindings)
+	g.scratchPeak = 0
 }

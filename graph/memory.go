@@ -33,6 +33,35 @@ func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {
 // (such as max pooling's argmax) that their rules need until Reset.
 func (g *Graph) AllocInts(n int) []int { return g.intArena.take(n) }
 
+// Scratch returns a graph that g owns and reuses, for work whose nodes
+// need not outlive a computation inside one of g's steps:
+// autodiff.Checkpoint runs the segments it rematerialises there and
+// Resets it after each, so their intermediate values take memory only
+// while they are needed. BufferBytes of g counts the most it held.
+func (g *Graph) Scratch() *Graph {
+	if g.scratch == nil {
+		g.scratch = &Graph{owner: g}
+	}
+	return g.scratch
+}
+
+// BufferBytes returns the bytes of the output buffers g has handed out
+// since its last Reset, plus the most its Scratch graph held at once in
+// that time (with the same count for the scratch graph's own scratch).
+// A graph recycles its buffers only at Reset, so at the end of a step
+// this bounds from above the buffer memory the step needed at its peak.
+func (g *Graph) BufferBytes() int64 {
+	return g.pool.bytes() + g.scratchPeak
+}
+
+// noteScratch records, when a scratch graph is Reset, what it held in its
+// owner's peak.
+func (g *Graph) noteScratch() {
+	if o := g.owner; o != nil {
+		o.scratchPeak = max(o.scratchPeak, g.BufferBytes())
+	}
+}
+
 // bufferPool hands out tensors and takes them all back on recycle.
 //
 // A training loop makes the same requests in the same order every step, so
@@ -109,6 +138,15 @@ func (p *bufferPool) spill() {
 		p.prev[i] = nil
 	}
 	p.next = len(p.prev)
+}
+
+// bytes returns the size of this step's buffers.
+func (p *bufferPool) bytes() int64 {
+	var n int64
+	for _, t := range p.inUse {
+		n += int64(t.Size() * t.DType().Size())
+	}
+	return n
 }
 
 // recycle makes this step's buffers the next step's replay list.

@@ -59,5 +59,7 @@ func init() {
 		Diagonal: diagonalTrusted,
 		AddDiag:  addDiagTrusted,
 		SqDist:   sqDistTrusted,
+
+		Run32: elemRun[float32], Run64: elemRun[float64], Data32: storage32, Data64: storage64,
 	})
 }

@@ -3,81 +3,137 @@ package main
 import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/losses"
 	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// The captured training step: mlp_train's 784-512-512-10 ReLU MLP on
-// batches of 128 with Adam(1e-3), its loss the softmax cross-entropy
-// against one-hot targets (a tensor, so a captured program reads each
-// batch's labels; losses.CrossEntropy takes them as a []int, which a
-// program would freeze). mlp_train_captured_eager builds that step
-// eagerly on a Reset graph, mlp_train_captured replays it with
-// graph.Capture; the second reports its speed-up over the first measured
-// in the same run (`-only mlp_train_captured`; the issue's target is
-// 1.3×).
+// The captured training steps, each three workloads timed in the same
+// run: X_eager builds the step eagerly on a Reset graph, X_unfused
+// replays it with graph.Capture without fusion (CaptureOptions.NoFusion;
+// not for the transformer, whose capture takes seconds), and X replays it
+// with fusion and reports its speed-up over the others (`-only
+// mlp_train_captured,lstm_train_captured,transformer_block_captured`;
+// the issue's target is 1.3×).
+//
+//   - mlp_train_captured: mlp_train's 784-512-512-10 ReLU MLP on batches
+//     of 128 with Adam(1e-3), its loss the softmax cross-entropy against
+//     one-hot targets (a tensor, so a captured program reads each batch's
+//     labels; losses.CrossEntropy takes them as a []int, which a program
+//     would freeze);
+//   - lstm_train_captured: lstm_train's LSTM (input 32, hidden 128, 50
+//     steps, batch 32), MSE of the final hidden state, Adam(1e-3);
+//   - transformer_block_captured: transformer_block's pre-norm encoder
+//     layer (width 256, 4 heads, feed-forward 1024), loss sum(out·r),
+//     gradients of every parameter, no optimiser step.
 
-// capturedSecs holds the eager reference's latest seconds per step.
-type capturedSecs struct{ eager float64 }
+// capturedModel is one workload's model: in = (data..., parameters...),
+// step returns the loss and its gradients in the parameters, and update
+// (nil: none) applies an optimiser step to the gradients.
+type capturedModel struct {
+	in     []*tensor.Tensor
+	step   graph.StepFunc
+	update func(grads []*tensor.Tensor)
+}
+
+// capturedSecs holds the references' latest seconds per step.
+type capturedSecs struct{ eager, unfused float64 }
 
 func capturedWorkloads() []workload {
-	const batch = 128
+	var ws []workload
+	ws = append(ws, capturedPair("mlp_train_captured", 20, "samples_per_s", 128, true, newCapturedMLP)...)
+	ws = append(ws, capturedPair("lstm_train_captured", 5, "sequences_per_s", 32, true, newCapturedLSTM)...)
+	// Capturing the transformer step takes seconds; the bench's test runs
+	// every workload, so this one has no unfused variant.
+	ws = append(ws, capturedPair("transformer_block_captured", 3, "sequences_per_s", 32, false, newCapturedTransformer)...)
+	return ws
+}
+
+// capturedPair returns name_eager, name_unfused (when unfused is set) and
+// name for the model build makes.
+func capturedPair(name string, steps int, metric string, items int, unfused bool, build func(rng *tensor.RNG) *capturedModel) []workload {
 	var ref capturedSecs
-	samples := throughput("samples_per_s", batch)
-	return []workload{
-		seeded("mlp_train_captured_eager", 20, func(name string, sec float64) []Result {
+	rate := throughput(metric, items)
+	ws := []workload{
+		seeded(name+"_eager", steps, func(n string, sec float64) []Result {
 			ref.eager = sec
-			return samples(name, sec)
+			return rate(n, sec)
 		}, func(rng *tensor.RNG) step {
-			c := newCapturedMLP(rng, batch)
+			c := build(rng)
 			g := graph.New()
+			nodes := make([]*graph.Node, len(c.in))
+			grads := []*tensor.Tensor{}
 			return func() {
 				g.Reset()
-				nodes := make([]*graph.Node, len(c.in))
 				for i, t := range c.in {
 					nodes[i] = g.VarOf(t)
 				}
 				out := c.step(g, nodes)
-				grads := make([]*tensor.Tensor, len(out)-1)
-				for i, n := range out[1:] {
-					grads[i] = n.Value()
+				grads = grads[:0]
+				for _, n := range out[1:] {
+					grads = append(grads, n.Value())
 				}
-				c.update(grads)
-			}
-		}),
-		seeded("mlp_train_captured", 20, func(name string, sec float64) []Result {
-			rs := samples(name, sec)
-			if ref.eager > 0 {
-				rs = append(rs, Result{name, "speedup_over_eager", ref.eager / sec, "x"})
-			}
-			return rs
-		}, func(rng *tensor.RNG) step {
-			c := newCapturedMLP(rng, batch)
-			p, err := graph.Capture(c.step, c.in, graph.CaptureOptions{})
-			if err != nil {
-				panic(err)
-			}
-			return func() {
-				out, err := p.Run(c.in)
-				if err != nil {
-					panic(err)
+				if c.update != nil {
+					c.update(grads)
 				}
-				c.update(out[1:])
 			}
 		}),
 	}
+	if unfused {
+		ws = append(ws,
+			seeded(name+"_unfused", steps, func(n string, sec float64) []Result {
+				ref.unfused = sec
+				return rate(n, sec)
+			}, func(rng *tensor.RNG) step { return replay(build(rng), graph.CaptureOptions{NoFusion: true}) }),
+		)
+	}
+	return append(ws,
+		seeded(name, steps, func(n string, sec float64) []Result {
+			rs := rate(n, sec)
+			if ref.eager > 0 {
+				rs = append(rs, Result{n, "speedup_over_eager", ref.eager / sec, "x"})
+			}
+			if ref.unfused > 0 {
+				rs = append(rs, Result{n, "speedup_over_unfused", ref.unfused / sec, "x"})
+			}
+			return rs
+		}, func(rng *tensor.RNG) step { return replay(build(rng), graph.CaptureOptions{}) }),
+	)
 }
 
-// capturedMLP is the model, its optimiser and one batch: in = (x, one-hot
-// y, parameters...).
-type capturedMLP struct {
-	m   *nn.Sequential
-	opt *optim.Adam
-	in  []*tensor.Tensor
+// replay captures c's step with opts and returns the step that runs the
+// program and updates the parameters.
+func replay(c *capturedModel, opts graph.CaptureOptions) step {
+	p, err := graph.Capture(c.step, c.in, opts)
+	if err != nil {
+		panic(err)
+	}
+	return func() {
+		out, err := p.Run(c.in)
+		if err != nil {
+			panic(err)
+		}
+		if c.update != nil {
+			c.update(out[1:])
+		}
+	}
 }
 
-func newCapturedMLP(rng *tensor.RNG, batch int) *capturedMLP {
+// adamUpdate returns an Adam(1e-3) step on ps.
+func adamUpdate(ps []*tensor.Tensor) func([]*tensor.Tensor) {
+	opt := optim.NewAdam(ps, optim.AdamOptions{LR: 1e-3})
+	return func(grads []*tensor.Tensor) {
+		if err := opt.Step(grads); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// newCapturedMLP is the MLP with one batch: in = (x, one-hot y,
+// parameters...).
+func newCapturedMLP(rng *tensor.RNG) *capturedModel {
+	const batch = 128
 	m := nn.NewSequential(
 		nn.NewLinear(rng, 784, 512, true, tensor.Float32), nn.ReLU{},
 		nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
@@ -89,18 +145,39 @@ func newCapturedMLP(rng *tensor.RNG, batch int) *capturedMLP {
 	}
 	ps := nn.Values(m.Params())
 	in := append([]*tensor.Tensor{rng.Normal(tensor.Float32, 0, 1, batch, 784), y}, ps...)
-	return &capturedMLP{m: m, opt: optim.NewAdam(ps, optim.AdamOptions{LR: 1e-3}), in: in}
+	return &capturedModel{in: in, update: adamUpdate(ps), step: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		logp := graph.LogSoftmax(m.Forward(in[0]), 1)
+		loss := graph.MulScalar(graph.Sum(graph.Mul(logp, in[1]), nil, false), -1/float64(in[0].Shape()[0]))
+		return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
+	}}
 }
 
-// step returns the loss and its gradients in the parameters.
-func (c *capturedMLP) step(g *graph.Graph, in []*graph.Node) []*graph.Node {
-	logp := graph.LogSoftmax(c.m.Forward(in[0]), 1)
-	loss := graph.MulScalar(graph.Sum(graph.Mul(logp, in[1]), nil, false), -1/float64(in[0].Shape()[0]))
-	return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
+// newCapturedLSTM is lstm_train's model and sequence batch: in = (x,
+// target, parameters...).
+func newCapturedLSTM(rng *tensor.RNG) *capturedModel {
+	const batch, seq, inDim, hidden = 32, 50, 32, 128
+	m := nn.NewLSTM(rng, inDim, hidden, nn.RNNOptions{})
+	x := rng.Normal(tensor.Float32, 0, 1, seq, batch, inDim)
+	target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
+	ps := nn.Values(m.Params())
+	in := append([]*tensor.Tensor{x, target}, ps...)
+	return &capturedModel{in: in, update: adamUpdate(ps), step: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		_, h, _ := m.Forward(in[0], nil, nil)
+		loss := losses.MSE(h, in[1], losses.Mean)
+		return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
+	}}
 }
 
-func (c *capturedMLP) update(grads []*tensor.Tensor) {
-	if err := c.opt.Step(grads); err != nil {
-		panic(err)
-	}
+// newCapturedTransformer is transformer_block's layer and batch: in = (x,
+// r, parameters...).
+func newCapturedTransformer(rng *tensor.RNG) *capturedModel {
+	const batch, seq, width, heads, ff = 32, 128, 256, 4, 1024
+	l := nn.NewTransformerEncoderLayer(rng, width, heads, ff, tensor.Float32)
+	x := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
+	r := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
+	in := append([]*tensor.Tensor{x, r}, nn.Values(l.Params())...)
+	return &capturedModel{in: in, step: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		loss := graph.Sum(graph.Mul(l.Forward(in[0], nil, false), in[1]), nil, false)
+		return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
+	}}
 }

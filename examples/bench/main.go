@@ -245,6 +245,7 @@ func allWorkloads(o options) []workload {
 	ws = append(ws, linalgWorkloads(o.laSizes)...)
 	ws = append(ws, perExampleWorkloads()...)
 	ws = append(ws, capturedWorkloads()...)
+	ws = append(ws, rematWorkloads()...)
 	return ws
 }
 

@@ -92,6 +92,19 @@ type Kernels[T, C, P any] struct {
 	AddDiag  func(dst, a, d T) T
 	// SqDist is tensor.SqDistTo.
 	SqDist func(dst, a, b T) T
+	// Run32 and Run64 return the kernel over contiguous runs of equal
+	// length of the elementwise op named as its field above ("Add",
+	// "Sigmoid", "AddScalar", "LeakyReluGrad", ...), with the parameter p
+	// where the op takes one, or nil for another name; unary ops ignore
+	// y. Element i of dst depends on element i of x and y alone, with the
+	// bits the tensor-level kernel gives it, so a caller may apply it to
+	// any split of a tensor's elements (graph's fused programs do).
+	Run32 func(name string, p float64) func(dst, x, y []float32)
+	Run64 func(name string, p float64) func(dst, x, y []float64)
+	// Data32 and Data64 return a tensor's whole backing array, which its
+	// Offset and Strides index.
+	Data32 func(t T) []float32
+	Data64 func(t T) []float64
 }
 
 var table any
