@@ -155,6 +155,8 @@ def export(name, model, inputs, opset, names=None, external=False, perturb=True)
     onnx.checker.check_model(m)
     if external:
         os.remove(path)
+        if os.path.exists(os.path.join(HERE, name + ".weights")):  # onnx appends to it
+            os.remove(os.path.join(HERE, name + ".weights"))
         onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
                         location=name + ".weights", size_threshold=0)
     ins = [t.clone().requires_grad_(t.is_floating_point()) for t in inputs]
@@ -228,7 +230,7 @@ def digits():
     y = torch.from_numpy(read_idx(os.path.join(d, "train-labels-idx1-ubyte.gz"))[:2000])
     torch.manual_seed(1)
     model = Digits()
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     for i in range(0, 2000, 50):
         opt.zero_grad()
         nn.functional.cross_entropy(model(x[i:i + 50]), y[i:i + 50]).backward()
