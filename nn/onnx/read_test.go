@@ -297,6 +297,6 @@ func TestCallErrors(t *testing.T) {
 	if y, err := m.Run(tensor.Zeros(tensor.Float32, 4, 3)); err == nil || y != nil {
 		t.Errorf("(4, 3) reshaped to (4): %v, %v", y, err)
 	}
-	numtest.Misuse(t, "onnx.Model.Call", numtest.Here(), func() { m.Call(g) }, "0 inputs, the model takes 1 (x (batch, 3))") //nolint:errcheck
+	numtest.Misuse(t, "onnx.Model.Call", numtest.Here(), func() { m.Call(g) }, "0 inputs, the model takes 1 (x (batch, 3))")           //nolint:errcheck
 	numtest.Misuse(t, "onnx.Model.Call", numtest.Here(), func() { m.Call(g, g.Const(tensor.Zeros(tensor.Float64, 1, 3))) }, "float64") //nolint:errcheck
 }
