@@ -114,7 +114,7 @@ func read(r io.Reader, dir, path string) (*Model, error) {
 	}
 	var mp pb.ModelProto
 	if err := proto.Unmarshal(b, &mp); err != nil {
-		return nil, wrap(fmt.Errorf("%w: not a ModelProto (truncated or not an ONNX file?): %v", ErrFormat, err))
+		return nil, wrap(fmt.Errorf("%w: not an ONNX model, or a truncated one: %v", ErrFormat, err))
 	}
 	if mp.GetIrVersion() <= 0 || mp.GetGraph() == nil || len(mp.GetOpsetImport()) == 0 {
 		what := "no ir_version"
