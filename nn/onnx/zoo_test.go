@@ -65,7 +65,7 @@ func maxAbsDiff(a, b *tensor.Tensor) float64 {
 // from PyTorch parameters (transposed weights, the gate-reordered LSTM
 // and GRU weights) are mapped back and summed per parameter.
 func TestZoo(t *testing.T) {
-	for _, name := range []string{"mlp", "cnn", "lstm", "gru", "encoder13", "encoder17", "decoder", "digits"} {
+	for _, name := range []string{"mlp", "cnn", "lstm", "gru", "encoder13", "encoder17", "decoder", "ops", "digits"} {
 		t.Run(name, func(t *testing.T) {
 			z := loadZoo(t, name)
 			g := graph.New()
@@ -110,7 +110,7 @@ func TestZoo(t *testing.T) {
 				if g.Bound(p.Value) == nil {
 					continue
 				}
-				addSource(t, got, z.sources[p.Name], p.Name, grads[k].Value())
+				addSource(t, got, z.sources[p.Name], p.Name, grads[k].Value(), z.fx)
 				k++
 			}
 			for key, want := range z.fx {
@@ -140,7 +140,7 @@ func checkGrad(t *testing.T, what string, got, want *tensor.Tensor) float64 {
 
 // addSource adds an initializer's gradient to the PyTorch parameters it
 // was made from (see source in testdata/zoo.py).
-func addSource(t *testing.T, got map[string]*tensor.Tensor, src, init string, gr *tensor.Tensor) {
+func addSource(t *testing.T, got map[string]*tensor.Tensor, src, init string, gr *tensor.Tensor, fx map[string]*tensor.Tensor) {
 	add := func(name string, v *tensor.Tensor) {
 		v = v.Contiguous()
 		if old := got[name]; old != nil {
@@ -156,6 +156,8 @@ func addSource(t *testing.T, got map[string]*tensor.Tensor, src, init string, gr
 		add(src, gr)
 	case parts[0] == "T":
 		add(parts[1], tensor.Transpose(gr))
+	case parts[0] == "R":
+		add(parts[1], tensor.Reshape(gr, fx["grad_param."+parts[1]].Shape()...))
 	default: // LSTM|GRU:prefix:layer:W|R|B
 		order := []int{0, 3, 1, 2}
 		if parts[0] == "GRU" {

@@ -126,6 +126,34 @@ class Decoder(nn.Module):
         return torch.sigmoid(self.up2(h))
 
 
+class Ops(nn.Module):
+    """Operators the other models do not use: 1-D convolutions, asymmetric
+    padding, average pooling that excludes padding, more activations,
+    split, reductions, tile, a bidirectional batch-first LSTM with its
+    final states, clamp, and integer shape arithmetic."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 4, 3, padding=2, dilation=2)
+        self.up = nn.ConvTranspose1d(4, 2, 3, stride=2, padding=1, output_padding=1)
+        self.prelu = nn.PReLU(2)
+        self.lstm = nn.LSTM(2, 3, bidirectional=True, batch_first=True)
+
+    def forward(self, x):
+        F = nn.functional
+        h = self.conv(x)
+        h = F.avg_pool1d(F.pad(h, (1, 2)), 3, stride=1, padding=1, count_include_pad=False)
+        h = F.max_pool1d(h, 2, stride=1)
+        h = F.hardswish(h) + F.hardsigmoid(h) * F.elu(h) - F.softplus(h).clamp(0.1, 2) + F.silu(h)
+        h = self.prelu(self.up(h))
+        a, b = h.split([1, 1], dim=1)
+        h = torch.cat([a * b, torch.sigmoid(a).exp(), (b.abs() + 1).sqrt().log()], 1)[:, 1:]
+        y, (hn, cn) = self.lstm(h.transpose(1, 2))
+        r = torch.stack([y.sum(1), y.amax(1), y.amin(1), y.logsumexp(1), y.norm(dim=1), y[:, :4].prod(1), y.mean(1)], 1)
+        r = r.repeat(1, 2, 1) + torch.cat([hn.sum(0), cn.mean(0)], -1).unsqueeze(1)
+        return torch.softmax(r.reshape(r.shape[0], -1), -1) - torch.tanh(r.flatten(1)).pow(3)
+
+
 class Digits(nn.Module):
     """A small MNIST CNN: conv 5×5 stride 2, ReLU, max-pool, linear."""
 
@@ -188,11 +216,13 @@ def export(name, model, inputs, opset, names=None, external=False, perturb=True)
 
 def source(model, v):
     """Names the PyTorch parameters an initializer the exporter renamed was
-    made of: "T:name" for a transposed weight, "LSTM:prefix:layer:W|R|B" and
+    made of: "T:name" for a transposed weight, "R:name" for a reshaped one, "LSTM:prefix:layer:W|R|B" and
     "GRU:..." for the gate-reordered weights of a recurrent layer, or ""."""
     for k, p in model.named_parameters():
         if v is not None and p.dim() == 2 and v.shape == p.T.shape and np.array_equal(v, p.detach().numpy().T):
             return "T:" + k
+        if v is not None and v.size == p.numel() and np.array_equal(v.ravel(), p.detach().numpy().ravel()):
+            return "R:" + k
     for prefix, mod in model.named_modules():
         if not isinstance(mod, (nn.LSTM, nn.GRU)):
             continue
@@ -254,6 +284,7 @@ def main():
     export("encoder13", enc, [x, pad], 13)
     export("encoder17", enc, [x, pad], 17)
     export("decoder", Decoder(), [torch.randn(3, 4)], 17)
+    export("ops", Ops(), [torch.randn(2, 3, 8)], 15)
     digits()
 
 
