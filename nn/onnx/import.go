@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -121,6 +122,8 @@ func (m *Model) Call(g *graph.Graph, inputs ...*graph.Node) (outs []*graph.Node,
 			err = fmt.Errorf("onnx: %v: %s", cur, e.msg)
 		case *tensor.Error:
 			err = fmt.Errorf("onnx: %v: %w", cur, e)
+		case runtime.Error: // a malformed file that the checks let through
+			err = fmt.Errorf("onnx: %v: %w: %v", cur, ErrFormat, e)
 		default:
 			panic(r)
 		}

@@ -26,6 +26,24 @@ func prod(s []int) int {
 	return p
 }
 
+// maxElements bounds the tensors that shape arithmetic may ask for
+// (ConstantOfShape, Expand, Tile, Range, Pad): 2²⁸ elements, 1 GiB of
+// float32, so that a corrupt file fails instead of exhausting memory.
+const maxElements = 1 << 28
+
+// sized fails unless every size is non-negative and there are at most
+// maxElements elements; it returns shape.
+func sized(shape []int) []int {
+	n := 1
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > maxElements/d) {
+			fail("shape %v is negative or larger than %d elements", shape, maxElements)
+		}
+		n *= d
+	}
+	return shape
+}
+
 // runReshape maps Reshape: 0 copies the input's size (unless allowzero),
 // -1 takes what is left.
 func runReshape(c *call, n *node, in []value) []value {
@@ -250,7 +268,7 @@ func runSqueeze(c *call, n *node, in []value) []value {
 
 // runExpand maps Expand: broadcast of the input and the shape together.
 func runExpand(c *call, n *node, in []value) []value {
-	shape := tensor.BroadcastShapes("Expand", in[0].shape(), intsOf(in[1]))
+	shape := sized(tensor.BroadcastShapes("Expand", in[0].shape(), intsOf(in[1])))
 	if in[0].n != nil {
 		x := in[0].n
 		if x.Dim() < len(shape) {
@@ -269,11 +287,12 @@ func runTile(c *call, n *node, in []value) []value {
 		fail("repeats %v for an input of shape %s", reps, shapeOf(s))
 	}
 	var mid, big, out []int
-	for i, d := range s {
+	for i, d := range sized(s) {
 		mid = append(mid, 1, d)
 		big = append(big, reps[i], d)
 		out = append(out, reps[i]*d)
 	}
+	sized(big)
 	x := reshape(in[0], mid...)
 	if x.n != nil {
 		return []value{{n: graph.Reshape(graph.BroadcastTo(x.n, big...), out...)}}
@@ -308,7 +327,7 @@ func runSize(c *call, n *node, in []value) []value {
 // runConstantOfShape maps ConstantOfShape: a float node or host integers
 // filled with the value attribute (float 0 by default).
 func runConstantOfShape(c *call, n *node, in []value) []value {
-	shape := intsOf(in[0])
+	shape := sized(intsOf(in[0]))
 	v, code := 0.0, int32(tFloat)
 	if a := n.attr["value"]; a != nil {
 		k, err := decodeTensor(a.GetT(), "")
@@ -316,11 +335,14 @@ func runConstantOfShape(c *call, n *node, in []value) []value {
 			fail("value: %v", err)
 		}
 		code = a.GetT().GetDataType()
-		if k.f != nil {
-			v = k.f.Values()[0]
-		} else {
-			v = k.h.Values()[0]
+		t := k.f
+		if t == nil {
+			t = k.h
 		}
+		if t.Size() != 1 {
+			fail("value holds %d elements, want 1", t.Size())
+		}
+		v = t.Values()[0]
 	}
 	if isFloat(code) {
 		return []value{{n: c.g.Const(tensor.Full(floatDType(code), v, shape...))}}
@@ -334,7 +356,11 @@ func runRange(c *call, n *node, in []value) []value {
 	if delta == 0 {
 		fail("delta 0")
 	}
-	k := max(int(math.Ceil((limit-start)/delta)), 0)
+	steps := math.Ceil((limit - start) / delta)
+	if !(steps < maxElements) {
+		fail("range(%g, %g, %g) is too long", start, limit, delta)
+	}
+	k := max(int(steps), 0)
 	v := make([]float64, k)
 	for i := range v {
 		v[i] = start + float64(i)*delta
@@ -361,9 +387,14 @@ func runPad(c *call, n *node, in []value) []value {
 			fail("negative pads %v are not imported", p)
 		}
 	}
+	out := make([]int, len(s))
+	for i := range s {
+		out[i] = s[i] + pairs[i][0] + pairs[i][1]
+	}
+	sized(out)
 	v := 0.0
 	if len(in) > 2 && (in[2].n != nil || in[2].h != nil) {
-		v = host(in[2]).Values()[0]
+		v = host(in[2]).Item()
 	}
 	if in[0].h != nil {
 		return []value{hostValue(tensor.Pad(in[0].h, pairs, v), in[0].boolean)}

@@ -109,20 +109,31 @@ func decodeTensor(t *pb.TensorProto, dir string) (constant, error) {
 			return constant{}, err
 		}
 	}
-	vals := make([]float64, n)
-	bad := func(got int, unit string) error {
-		want := n
-		if unit == "bytes" {
-			want *= et.size
-		}
-		return fmt.Errorf("tensor %q: %d %s of data for shape %s %s, want %d", name, got, unit, tensor.FormatShape(shape), et.name, want)
-	}
 	code := t.GetDataType()
+	// The data's length is checked before anything of the shape's size is
+	// allocated, so a corrupt shape cannot ask for gigabytes.
+	got, want, unit := len(raw), n*et.size, "bytes"
+	if raw == nil && t.GetDataLocation() != pb.TensorProto_EXTERNAL {
+		want, unit = n, "values"
+		switch code {
+		case tFloat:
+			got = len(t.GetFloatData())
+		case tDouble:
+			got = len(t.GetDoubleData())
+		case tInt64:
+			got = len(t.GetInt64Data())
+		case tUint32, tUint64:
+			got = len(t.GetUint64Data())
+		default:
+			got = len(t.GetInt32Data())
+		}
+	}
+	if got != want {
+		return constant{}, fmt.Errorf("tensor %q: %d %s of data for shape %s %s, want %d", name, got, unit, tensor.FormatShape(shape), et.name, want)
+	}
+	vals := make([]float64, n)
 	switch {
 	case raw != nil || t.GetDataLocation() == pb.TensorProto_EXTERNAL:
-		if len(raw) != n*et.size {
-			return constant{}, bad(len(raw), "bytes")
-		}
 		for i := range vals {
 			v, err := rawValue(code, raw[i*et.size:])
 			if err != nil {
@@ -131,35 +142,20 @@ func decodeTensor(t *pb.TensorProto, dir string) (constant, error) {
 			vals[i] = v
 		}
 	case code == tFloat:
-		if len(t.GetFloatData()) != n {
-			return constant{}, bad(len(t.GetFloatData()), "values")
-		}
 		for i, v := range t.GetFloatData() {
 			vals[i] = float64(v)
 		}
 	case code == tDouble:
-		if len(t.GetDoubleData()) != n {
-			return constant{}, bad(len(t.GetDoubleData()), "values")
-		}
 		copy(vals, t.GetDoubleData())
 	case code == tInt64:
-		if len(t.GetInt64Data()) != n {
-			return constant{}, bad(len(t.GetInt64Data()), "values")
-		}
 		for i, v := range t.GetInt64Data() {
 			vals[i] = float64(v)
 		}
 	case code == tUint32 || code == tUint64:
-		if len(t.GetUint64Data()) != n {
-			return constant{}, bad(len(t.GetUint64Data()), "values")
-		}
 		for i, v := range t.GetUint64Data() {
 			vals[i] = float64(v)
 		}
 	default: // int32_data holds the narrow types, float16 and bfloat16 as bits
-		if len(t.GetInt32Data()) != n {
-			return constant{}, bad(len(t.GetInt32Data()), "values")
-		}
 		var b [4]byte
 		for i, v := range t.GetInt32Data() {
 			binary.LittleEndian.PutUint32(b[:], uint32(v))
