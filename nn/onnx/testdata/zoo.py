@@ -14,6 +14,7 @@ Models are exported with training=PRESERVE in eval mode, which keeps
 BatchNormalization and LSTM weights under PyTorch's state-dict names
 (TrainingMode.EVAL folds them into renamed constants).
 """
+import copy
 import gzip
 import json
 import os
@@ -167,6 +168,18 @@ class Digits(nn.Module):
         return self.fc(torch.flatten(h, 1))
 
 
+def export64(name, model, inputs, opset):
+    """Exports a float64 copy of model as NAME64.onnx (no fixtures: the Go
+    tests check its derivatives against finite differences)."""
+    model = copy.deepcopy(model).double().eval()
+    inputs = tuple(t.double() if t.is_floating_point() else t for t in inputs)
+    path = os.path.join(HERE, name + "64.onnx")
+    names = ["in%d" % i for i in range(len(inputs))]
+    torch.onnx.export(model, inputs, path, opset_version=opset, input_names=names, output_names=["out"],
+                      training=torch.onnx.TrainingMode.PRESERVE)
+    onnx.checker.check_model(onnx.load(path))
+
+
 def export(name, model, inputs, opset, names=None, external=False, perturb=True):
     model.eval()
     if perturb:  # no two parameters equal (the exporter would merge them), no zero biases
@@ -275,16 +288,25 @@ def main():
     for bn in [cnn.bn, cnn.block.bn1, cnn.block.bn2]:  # non-trivial running statistics
         bn.running_mean.uniform_(-0.5, 0.5)
         bn.running_var.uniform_(0.5, 1.5)
-    export("cnn", cnn, [torch.randn(2, 3, 8, 8)], 14)
+    x = torch.randn(2, 3, 8, 8)
+    export("cnn", cnn, [x], 14)
+    export64("cnn", cnn, [x], 14)
     export("lstm", LSTMModel(), [torch.randn(2, 7, 5)], 15)
-    export("gru", GRUModel(), [torch.randn(7, 2, 5)], 16, names=["in0"])
+    gru = GRUModel()
+    x = torch.randn(7, 2, 5)
+    export("gru", gru, [x], 16, names=["in0"])
+    export64("gru", gru, [x], 16)
     x = torch.randn(2, 5, 16)
     pad = torch.tensor([[False] * 5, [False, False, False, True, True]])
     enc = Encoder()
     export("encoder13", enc, [x, pad], 13)
     export("encoder17", enc, [x, pad], 17)
+    export64("encoder", enc, [x, pad], 17)
     export("decoder", Decoder(), [torch.randn(3, 4)], 17)
-    export("ops", Ops(), [torch.randn(2, 3, 8)], 15)
+    ops = Ops()
+    x = torch.randn(2, 3, 8)
+    export("ops", ops, [x], 15)
+    export64("ops", ops, [x], 15)
     digits()
 
 
