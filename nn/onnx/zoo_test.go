@@ -65,7 +65,7 @@ func maxAbsDiff(a, b *tensor.Tensor) float64 {
 // from PyTorch parameters (transposed weights, the gate-reordered LSTM
 // and GRU weights) are mapped back and summed per parameter.
 func TestZoo(t *testing.T) {
-	for _, name := range []string{"mlp", "cnn", "lstm", "gru", "encoder13", "encoder17", "decoder", "ops", "digits"} {
+	for _, name := range []string{"mlp", "cnn", "lstm", "gru", "encoder13", "encoder17", "decoder", "ops", "ops2", "digits"} {
 		t.Run(name, func(t *testing.T) {
 			z := loadZoo(t, name)
 			g := graph.New()

@@ -155,6 +155,30 @@ class Ops(nn.Module):
         return torch.softmax(r.reshape(r.shape[0], -1), -1) - torch.tanh(r.flatten(1)).pow(3)
 
 
+class Ops2(nn.Module):
+    """More operators: an even kernel after asymmetric padding, global max
+    pooling, comparisons and logic feeding
+    Where, sin, cos, sign, maximum and minimum, a batch-first GRU, an LSTM
+    whose initial states are a graph input, and L1 and L2 norms."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 4)
+        self.gru = nn.GRU(3, 4, batch_first=True)
+        self.lstm = nn.LSTM(4, 2)
+
+    def forward(self, x, h0):
+        F = nn.functional
+        h = self.conv(F.pad(x, (1, 2, 1, 2)))
+        g = F.adaptive_max_pool2d(h, 1).flatten(1)
+        m = torch.where(((h <= 0.1) & ~(h >= 0.5)) ^ (h < -0.5), torch.sin(h), torch.cos(h) * torch.sign(h))
+        m = torch.maximum(m, -h) - torch.minimum(h.neg(), 0.5 * h)
+        y, hn = self.gru(m.flatten(2).transpose(1, 2))
+        z, (hz, cz) = self.lstm(y.transpose(0, 1), (h0, 0.5 * h0))
+        parts = [z.norm(p=1, dim=0), z.norm(p=2, dim=0), hz.sum(0) * cz.sum(0), hn[0], g]
+        return torch.cat([t.flatten() for t in parts]) * 2
+
+
 class Digits(nn.Module):
     """A small MNIST CNN: conv 5×5 stride 2, ReLU, max-pool, linear."""
 
@@ -307,6 +331,7 @@ def main():
     x = torch.randn(2, 3, 8)
     export("ops", ops, [x], 15)
     export64("ops", ops, [x], 15)
+    export("ops2", Ops2(), [torch.randn(2, 2, 5, 5), torch.randn(1, 2, 2)], 17)
     digits()
 
 
