@@ -14,6 +14,7 @@ import (
 // reverse) with respect to the input and a weight: the imported operators
 // carry the rules of the graph ops they become, to second order.
 func TestGradCheckFloat64(t *testing.T) {
+	t.Parallel()
 	rng := tensor.NewRNG(3)
 	for _, c := range []struct {
 		name  string

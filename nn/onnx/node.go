@@ -139,8 +139,8 @@ func clampInt(v float64) int {
 	return int(v)
 }
 
-// checkAttrs returns an error for the first attribute among names whose
-// value is set and differs from want.
+// want returns an error if the integer attribute is set to another value
+// than the only one Gradus imports.
 func (n *node) want(name string, want int) error {
 	if n.has(name) && n.int(name, want) != want {
 		return fmt.Errorf("attribute %s = %d is not imported (only %d)", name, n.int(name, want), want)

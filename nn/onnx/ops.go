@@ -28,7 +28,7 @@ func init() {
 	ops["Add"] = arith(graph.Add, tensor.Add, false)
 	ops["Sub"] = arith(graph.Sub, tensor.Sub, false)
 	ops["Mul"] = arith(graph.Mul, tensor.Mul, false)
-	ops["Div"] = &opSpec{minIn: 2, maxIn: 2, run: runDiv}
+	ops["Div"] = arith(graph.Div, tensor.Div, true) // integer division truncates
 	ops["Pow"] = &opSpec{minIn: 2, maxIn: 2, run: runPow}
 	ops["Max"] = variadic(graph.Maximum)
 	ops["Min"] = variadic(graph.Minimum)
@@ -85,10 +85,4 @@ func init() {
 	ops["ConstantOfShape"] = &opSpec{minIn: 1, maxIn: 1, attrs: "value", run: runConstantOfShape}
 	ops["Range"] = &opSpec{minIn: 3, maxIn: 3, run: runRange}
 	ops["Pad"] = &opSpec{minIn: 2, maxIn: 3, attrs: "mode", check: func(n *node) error { return n.wantStr("mode", "constant") }, run: runPad}
-}
-
-// runDiv maps Div: float division in the graph, integer division
-// (truncating) on the host.
-func runDiv(c *call, n *node, in []value) []value {
-	return arith(graph.Div, tensor.Div, true).run(c, n, in)
 }

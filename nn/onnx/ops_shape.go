@@ -321,7 +321,7 @@ func runShape(c *call, n *node, in []value) []value {
 
 // runSize maps Size.
 func runSize(c *call, n *node, in []value) []value {
-	return []value{hostValue(tensor.FromFloat64s([]float64{float64(prod(in[0].shape()))}), false)}
+	return []value{hostValue(tensor.Scalar(tensor.Float64, float64(prod(in[0].shape()))), false)}
 }
 
 // runConstantOfShape maps ConstantOfShape: a float node or host integers
