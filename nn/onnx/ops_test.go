@@ -161,7 +161,9 @@ func TestLSTMReverseAndLayout(t *testing.T) {
 		n := op("LSTM", "lstm", []string{"x", "w", "r", "b"}, []string{"y", "h", "c"}, append(attrs, intAttr("hidden_size", 2))...)
 		return runGraph(t, []*pb.NodeProto{n}, inits, []input{{"x", x}}, "y", "h", "c")
 	}
-	flip := func(v *tensor.Tensor) *tensor.Tensor { return tensor.Slice(v, 0, math.MaxInt, math.MinInt, -1).Contiguous() }
+	flip := func(v *tensor.Tensor) *tensor.Tensor {
+		return tensor.Slice(v, 0, math.MaxInt, math.MinInt, -1).Contiguous()
+	}
 	fwd := lstm(flip(x))
 	rev := lstm(x, strAttr("direction", "reverse"))
 	close32(t, "reverse Y", rev[0], flip(fwd[0]))
