@@ -17,6 +17,7 @@ type node struct {
 	in, out  []string
 	attr     map[string]*pb.AttributeProto
 	spec     *opSpec
+	konst    constant // Constant's value, decoded when the model is read
 }
 
 // opSpec is what Gradus knows of an operator: how many inputs it takes,

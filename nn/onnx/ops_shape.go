@@ -402,46 +402,46 @@ func runPad(c *call, n *node, in []value) []value {
 	return []value{{n: graph.Pad(in[0].n, pairs, v)}}
 }
 
-// checkConstant accepts the tensor and numeric forms of Constant.
+// checkConstant decodes Constant's value, in any of its forms, once when
+// the model is read.
 func checkConstant(n *node) error {
 	if len(n.attr) != 1 {
 		return fmt.Errorf("want exactly one value attribute, got %d", len(n.attr))
 	}
-	if a := n.attr["value"]; a != nil {
-		if _, err := decodeTensor(a.GetT(), ""); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// runConstant maps Constant.
-func runConstant(c *call, n *node, in []value) []value {
 	for name, a := range n.attr {
 		switch name {
 		case "value":
-			k, _ := decodeTensor(a.GetT(), "")
-			if k.f != nil {
-				return []value{{n: c.g.Const(k.f)}}
+			k, err := decodeTensor(a.GetT(), "")
+			if err != nil {
+				return err
 			}
-			return []value{hostValue(k.h, k.boolean)}
+			n.konst = k
 		case "value_float":
-			return []value{{n: c.g.Const(tensor.Scalar(tensor.Float32, float64(a.GetF())))}}
+			n.konst.f = tensor.Scalar(tensor.Float32, float64(a.GetF()))
 		case "value_floats":
 			v := make([]float64, len(a.GetFloats()))
 			for i, f := range a.GetFloats() {
 				v[i] = float64(f)
 			}
-			return []value{{n: c.g.Const(tensor.FromValues(tensor.Float32, v, len(v)))}}
+			n.konst.f = tensor.FromValues(tensor.Float32, v, len(v))
 		case "value_int":
-			return []value{hostValue(tensor.Scalar(tensor.Float64, float64(a.GetI())), false)}
+			n.konst.h = tensor.Scalar(tensor.Float64, float64(a.GetI()))
 		case "value_ints":
 			v := make([]float64, len(a.GetInts()))
 			for i, f := range a.GetInts() {
 				v[i] = float64(f)
 			}
-			return []value{hostValue(tensor.FromFloat64s(v, len(v)), false)}
+			n.konst.h = tensor.FromFloat64s(v, len(v))
 		}
 	}
 	return nil
+}
+
+// runConstant maps Constant: a constant node for floats, host data for
+// integers and booleans.
+func runConstant(c *call, n *node, in []value) []value {
+	if n.konst.f != nil {
+		return []value{{n: c.g.Const(n.konst.f)}}
+	}
+	return []value{hostValue(n.konst.h, n.konst.boolean)}
 }
