@@ -346,11 +346,11 @@ func (m *Model) String() string {
 	return fmt.Sprintf("onnx.Model(opset %d, %d nodes, %d inputs, %d outputs)", m.Opset, len(m.nodes), len(m.inputs), len(m.outputs))
 }
 
-// dtype returns the float dtype of the model's first float input or
-// parameter, float32 when it has neither.
+// dtype returns the float dtype of the model's first parameter, float32
+// when it has none (Call prefers its first float input's).
 func (m *Model) dtype() tensor.DType {
-	for _, p := range m.params {
-		return p.Value.DType()
+	if len(m.params) > 0 {
+		return m.params[0].Value.DType()
 	}
 	return tensor.Float32
 }

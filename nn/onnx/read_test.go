@@ -299,6 +299,12 @@ func TestCallErrors(t *testing.T) {
 	}
 	numtest.Misuse(t, "onnx.Model.Call", numtest.Here(), func() { m.Call(g) }, "0 inputs, the model takes 1 (x (batch, 3))")           //nolint:errcheck
 	numtest.Misuse(t, "onnx.Model.Call", numtest.Here(), func() { m.Call(g, g.Const(tensor.Zeros(tensor.Float64, 1, 3))) }, "float64") //nolint:errcheck
+	numtest.Misuse(t, "onnx.Model.Forward", numtest.Here(), func() { m.Forward(g.Const(tensor.Zeros(tensor.Float32, 2, 3))) }, "cannot reshape (2, 3)")
+	enc, err := onnx.Open("testdata/encoder17.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	numtest.Misuse(t, "onnx.Model.Forward", numtest.Here(), func() { enc.Forward(g.Const(tensor.Zeros(tensor.Float32, 2, 5, 16))) }, "2 inputs and 1 outputs; use Call")
 }
 
 // ElemType and ElemTypeName map between Gradus dtypes and ONNX's codes.
