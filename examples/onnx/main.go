@@ -127,6 +127,7 @@ func run(c config, env *cli.Env) (res result, err error) {
 		return res, err
 	}
 	res.StepLoss = h.StepLoss
+	m.SetTraining(false) // train leaves it in training mode, which batch normalisation would see
 	if res.FinetunedAccuracy, res.FinetunedLoss, err = evaluate(forward, xt, yt); err != nil {
 		return res, err
 	}

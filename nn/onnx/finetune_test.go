@@ -59,6 +59,7 @@ func TestFineTune(t *testing.T) {
 	if _, err := train.New(m, opt, loss, loader, train.Options{Epochs: 1}).Fit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	m.SetTraining(false)
 	after := heldOutLoss(t, m, xt, yt)
 	t.Logf("held-out cross-entropy: %.4f imported, %.4f fine-tuned", before, after)
 	if !(after < before-0.05) {

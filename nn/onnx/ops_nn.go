@@ -253,11 +253,31 @@ func checkBatchNorm(n *node) error {
 	return n.want("training_mode", 0)
 }
 
-// runBatchNorm maps BatchNormalization in inference form:
-// x·s + (B − mean·s) per channel with s = scale/√(var + ε), one
-// ChannelAffine; scale and B get gradients, the statistics are constants.
+// runBatchNorm maps BatchNormalization: x·s + (B − mean·s) per channel
+// with s = scale/√(var + ε), one ChannelAffine. In evaluation mode mean and
+// var are the running statistics, constants; in training mode they are the
+// batch's (ChannelMoments, differentiated through), and the running
+// statistics move towards them as PyTorch moves them: with the file's
+// momentum m (PyTorch's 1 − momentum), running ← m·running + (1 − m)·batch,
+// the unbiased variance for the running one.
 func runBatchNorm(c *call, n *node, in []value) []value {
-	x, scale, bias, mean, vr := c.node(in[0]), c.node(in[1]), c.node(in[2]), c.node(in[3]), c.node(in[4])
+	x, scale, bias := c.node(in[0]), c.node(in[1]), c.node(in[2])
+	var mean, vr *graph.Node
+	if c.m.training {
+		count := x.Size() / x.Shape()[1]
+		if count <= 1 {
+			fail("input %s has one value per channel; training needs more", shapeOf(x.Shape()))
+		}
+		mean, vr = graph.ChannelMoments(x)
+		if rm, rv := c.m.floats[n.in[3]], c.m.floats[n.in[4]]; rm != nil && rv != nil {
+			m := n.float("momentum", 0.9)
+			unbiased := tensor.MulScalar(vr.Value(), float64(count)/float64(count-1))
+			tensor.CopyInto(rm.Value, tensor.Add(tensor.MulScalar(rm.Value, m), tensor.MulScalar(mean.Value().Cast(rm.Value.DType()), 1-m)))
+			tensor.CopyInto(rv.Value, tensor.Add(tensor.MulScalar(rv.Value, m), tensor.MulScalar(unbiased.Cast(rv.Value.DType()), 1-m)))
+		}
+	} else {
+		mean, vr = c.node(in[3]), c.node(in[4])
+	}
 	s := graph.Mul(scale, graph.Reciprocal(graph.Sqrt(graph.AddScalar(vr, n.float("epsilon", 1e-5)))))
 	return []value{{n: graph.ChannelAffine(x, s, graph.Sub(bias, graph.Mul(mean, s)))}}
 }

@@ -55,9 +55,12 @@ type ValueInfo struct {
 // applies the graph to nodes of a graph.Graph, so every imported
 // operator differentiates by the rules of the graph ops it maps to.
 //
-// The model is used in inference form in both modes: BatchNormalization
-// normalises with the running statistics and Dropout is the identity.
-// SetTraining is accepted for nn.Module but changes nothing.
+// A model starts in evaluation mode, the form it was exported in (unlike
+// Gradus's own modules, which start in training mode as PyTorch's do).
+// SetTraining(true), which train's Trainer calls around its steps, makes
+// BatchNormalization normalise with each batch's statistics and update
+// its running statistics, as PyTorch's train() does. Dropout is the
+// identity in both modes.
 type Model struct {
 	// Opset is the version of the default operator set.
 	Opset int
@@ -72,6 +75,7 @@ type Model struct {
 	floats          map[string]*nn.Param // every float initializer by name
 	hosts           map[string]constant  // integer and boolean initializers
 	buffer          map[string]bool
+	training        bool
 }
 
 // maxModelBytes bounds what Read takes from a reader: protobuf's own limit.
@@ -337,9 +341,10 @@ func (m *Model) Params() []nn.NamedParam { return slices.Clone(m.params) }
 // the running means and variances of BatchNormalization.
 func (m *Model) Buffers() []nn.NamedParam { return slices.Clone(m.buffers) }
 
-// SetTraining is accepted so that Model is an nn.Module; an imported
-// model always runs in inference form (see Model).
-func (m *Model) SetTraining(bool) {}
+// SetTraining switches between training mode (true), in which
+// BatchNormalization uses and tracks batch statistics, and evaluation mode
+// (false, the mode a model is read in). See Model.
+func (m *Model) SetTraining(training bool) { m.training = training }
 
 // String describes the model for errors and logs.
 func (m *Model) String() string {

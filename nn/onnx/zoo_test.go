@@ -186,3 +186,38 @@ func addSource(t *testing.T, got map[string]*tensor.Tensor, src, init string, gr
 		}
 	}
 }
+
+// In training mode the CNN's batch normalisations use the batch's
+// statistics and update their running ones as PyTorch's train() does;
+// evaluation mode, the mode a model is read in, leaves them alone.
+func TestBatchNormTraining(t *testing.T) {
+	z := loadZoo(t, "cnn")
+	before := map[string]*tensor.Tensor{}
+	for _, b := range z.m.Buffers() {
+		before[b.Name] = b.Value.Clone()
+	}
+	if _, err := z.m.Run(z.fx["in0"]); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range z.m.Buffers() {
+		if maxAbsDiff(b.Value, before[b.Name]) != 0 {
+			t.Errorf("evaluation mode changed %s", b.Name)
+		}
+	}
+	z.m.SetTraining(true)
+	ys, err := z.m.Run(z.fx["in0"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(ys[0], z.fx["train_out"]); d > 1e-5 {
+		t.Errorf("training-mode output differs from PyTorch's by %g", d)
+	}
+	if len(z.m.Buffers()) != 6 {
+		t.Errorf("%d buffers, want 6", len(z.m.Buffers()))
+	}
+	for _, b := range z.m.Buffers() {
+		if d := maxAbsDiff(b.Value, z.fx["train_buffer."+b.Name]); d > 1e-6 {
+			t.Errorf("%s differs from PyTorch's after a training step by %g", b.Name, d)
+		}
+	}
+}

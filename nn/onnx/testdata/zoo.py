@@ -234,6 +234,14 @@ def export(name, model, inputs, opset, names=None, external=False, perturb=True)
         arrays["in%d" % i] = t.detach().numpy()
         if t.grad is not None:
             arrays["grad_in%d" % i] = t.grad.numpy()
+    if any(isinstance(mod, nn.BatchNorm2d) for mod in model.modules()):
+        # One step in training mode: batch statistics, running ones updated.
+        trained = copy.deepcopy(model).train()
+        with torch.no_grad():
+            arrays["train_out"] = trained(*inputs).numpy()
+        for k, b in trained.named_buffers():
+            if "running" in k:
+                arrays["train_buffer." + k] = b.numpy()
     params = dict(model.named_parameters())
     for k, p in params.items():
         arrays["grad_param." + k] = p.grad.numpy()
