@@ -9,12 +9,12 @@ import (
 )
 
 // A short fine-tuning of the imported PyTorch CNN on 1,000 digits beats
-// the model as exported on 500 test digits; the safetensors round trip is
-// exact and carries PyTorch's names.
+// the model as exported on 500 test digits; the safetensors and ONNX
+// round trips are exact.
 func TestRunSmall(t *testing.T) {
 	res, _ := clitest.Check[result](t, program(), clitest.Expect{
 		Fields:   []string{"imported_accuracy", "finetuned_accuracy", "operators", "roundtrip_max_abs_diff"},
-		Pictures: []string{"training.png"}, Files: []string{"model.safetensors"}},
+		Pictures: []string{"training.png"}, Files: []string{"model.safetensors", "model.onnx"}},
 		"-train-n", "1000", "-test-n", "500", "-batch", "25")
 	assert.Greater(t, res.ImportedAccuracy, 0.6)
 	assert.Greater(t, res.FinetunedAccuracy, res.ImportedAccuracy+0.03)
@@ -22,6 +22,8 @@ func TestRunSmall(t *testing.T) {
 	assert.Equal(t, []string{"Constant", "Conv", "Flatten", "Gemm", "MaxPool", "Relu", "Reshape"}, res.Operators)
 	assert.Equal(t, []string{"conv.weight", "conv.bias", "fc.weight", "fc.bias"}, res.Params)
 	assert.Equal(t, 0.0, res.RoundtripMaxAbsDiff)
+	assert.Equal(t, "onnx", res.Roundtrip)
+	assert.Equal(t, 0.0, res.CheckpointMaxAbsDiff)
 	assert.Len(t, res.StepLoss, 40)
 }
 

@@ -1,4 +1,5 @@
-// Package onnx reads ONNX model files and imports them as Gradus modules.
+// Package onnx reads ONNX model files and imports them as Gradus modules,
+// and writes Gradus models as ONNX files.
 //
 // Open (or Read) parses a model, checks that Gradus imports every operator,
 // attribute and the opset (13 to 17 of the default domain, what PyTorch
@@ -23,12 +24,20 @@
 // the ops it becomes. Float tensors flow as graph nodes; integers and
 // booleans (shapes, indices, masks) are computed in Go as the graph is
 // built, which is possible because Gradus graphs run as they are built:
-// the exporter's Shape, Gather, Concat, Unsqueeze arithmetic is folded
+// the Shape, Gather, Concat, Unsqueeze arithmetic of PyTorch's exporter is folded
 // into the shapes of the graph ops. SupportedOperators lists the operators.
+//
+// # Export
+//
+// Export and Save write a model's forward pass as an ONNX graph (opset 17)
+// with its parameters and buffers as initializers under their state-dict
+// names; Inspect summarises any ONNX file. A model imported with Open can
+// be exported again: the re-imported model computes the same outputs. See
+// export.go for what is written.
 //
 // # Errors
 //
-// A file that is not an ONNX model, is truncated, holds an initializer
+// For import: a file that is not an ONNX model, is truncated, holds an initializer
 // shorter than its shape, a cycle, or a node input that nothing defines
 // is an error wrapping ErrFormat; an operator, opset, attribute value or
 // element type that Gradus does not import is an error wrapping

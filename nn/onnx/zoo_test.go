@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -219,5 +220,50 @@ func TestBatchNormTraining(t *testing.T) {
 		if d := maxAbsDiff(b.Value, z.fx["train_buffer."+b.Name]); d > 1e-6 {
 			t.Errorf("%s differs from PyTorch's after a training step by %g", b.Name, d)
 		}
+	}
+}
+
+// A model PyTorch exported, imported, exported again by Gradus and
+// re-imported computes what the first import computes, and keeps its
+// initializers' names (for PyTorch's models, the state-dict names). The
+// exporter adds the constants the forward pass made (pooling divisors,
+// zero states) as initializers named const_…, which the re-import lists
+// as parameters too.
+func TestReexport(t *testing.T) {
+	for _, name := range []string{"mlp", "cnn", "lstm", "gru", "decoder", "ops", "digits"} {
+		t.Run(name, func(t *testing.T) {
+			z := loadZoo(t, name)
+			var buf bytes.Buffer
+			if err := Export(&buf, z.m, []*tensor.Tensor{z.fx["in0"]}, ExportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Read(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := z.m.Run(z.fx["in0"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := back.Run(z.fx["in0"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got[0], want[0]); d > 1e-6 {
+				t.Errorf("re-exported model's output differs by %g", d)
+			}
+			names := func(m *Model) []string {
+				var s []string
+				for _, p := range append(m.Params(), m.Buffers()...) {
+					s = append(s, p.Name)
+				}
+				slices.Sort(s)
+				return s
+			}
+			kept := slices.DeleteFunc(names(back), func(s string) bool { return strings.HasPrefix(s, "const_") })
+			if !slices.Equal(kept, names(z.m)) {
+				t.Errorf("initializers %v, want %v", kept, names(z.m))
+			}
+		})
 	}
 }
