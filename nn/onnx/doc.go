@@ -24,8 +24,9 @@
 // the ops it becomes. Float tensors flow as graph nodes; integers and
 // booleans (shapes, indices, masks) are computed in Go as the graph is
 // built, which is possible because Gradus graphs run as they are built:
-// the Shape, Gather, Concat, Unsqueeze arithmetic of PyTorch's exporter is folded
-// into the shapes of the graph ops. SupportedOperators lists the operators.
+// the Shape, Gather, Concat, Unsqueeze arithmetic of PyTorch's exporter
+// is folded into the shapes of the graph ops. SupportedOperators lists
+// the operators.
 //
 // # Export
 //
