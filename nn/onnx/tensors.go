@@ -56,16 +56,6 @@ func ElemTypeName(code int32) string {
 	return "type " + strconv.Itoa(int(code))
 }
 
-// ElemType returns the ONNX TensorProto element type code of a Gradus
-// dtype: 1 (FLOAT) for float32, 11 (DOUBLE) for float64. It is the inverse,
-// for the types Gradus computes in, of what Read maps element types to.
-func ElemType(dt tensor.DType) int32 {
-	if dt == tensor.Float64 {
-		return tDouble
-	}
-	return tFloat
-}
-
 // isFloat reports whether an element type becomes a float tensor (a graph
 // node) rather than a host integer tensor.
 func isFloat(code int32) bool {
