@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 test-onnx bench demo lint race fuzz asm soak onnx-proto
+.PHONY: test test-mpi test-arm64 test-onnx bench demo lint race fuzz asm soak onnx-proto onnx-zoo test-onnx-import
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -58,6 +58,17 @@ test-onnx:
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 		GRADUS_ONNX_EXPORT_DIR=$$d $(GO) test -count=1 -run '^TestExportFamilies$$' ./nn/onnx && \
 		$(PYTHON) nn/onnx/testdata/export_check.py $$d
+
+# The ONNX import checks that need Python with PyTorch (apt-get install
+# python3-torch python3-onnx): onnx-zoo re-exports nn/onnx's fixtures with PyTorch;
+# test-onnx-import fine-tunes the imported MNIST CNN in Go and loads its
+# safetensors back into the PyTorch model with strict names.
+onnx-zoo:
+	$(PYTHON) nn/onnx/testdata/zoo.py
+test-onnx-import:
+	@d=$$(mktemp -d) && \
+	GRADUS_ONNX_FINETUNED=$$d/digits.safetensors $(GO) test -count=1 -run 'TestZoo|TestFineTune' ./nn/onnx && \
+	$(PYTHON) nn/onnx/testdata/torch_load.py $$d/digits.safetensors && rm -r $$d
 
 # Every fuzz target of the repository (each func FuzzX in a _test.go file),
 # one after another, for FUZZTIME each; FUZZFLAGS passes more flags (e.g.

@@ -2,6 +2,9 @@
 //
 //	gradus inspect FILE.safetensors        names, dtypes, shapes and sizes of a checkpoint's tensors
 //	gradus onnx inspect FILE.onnx          inputs, outputs, operators and parameter count of an ONNX model
+//	gradus onnx run FILE.onnx IN.npy... -o OUT.npy
+//	                                       run an ONNX model on one .npy per graph input,
+//	                                       writing its first output
 //	gradus plot RUN.jsonl [OUT.png]        loss and metric curves of a train JSON-lines log
 //	                                       (default OUT: RUN.png)
 package main
@@ -25,7 +28,7 @@ func main() {
 	}
 }
 
-const usage = "usage: gradus inspect FILE.safetensors | gradus onnx inspect FILE.onnx | gradus plot RUN.jsonl [OUT.png]"
+const usage = "usage: gradus inspect FILE.safetensors | gradus onnx inspect FILE.onnx | gradus onnx run FILE.onnx INPUT.npy... -o OUT.npy | gradus plot RUN.jsonl [OUT.png]"
 
 func run(args []string, out io.Writer) error {
 	switch {
@@ -33,6 +36,8 @@ func run(args []string, out io.Writer) error {
 		return inspect(args[1], out)
 	case len(args) == 3 && args[0] == "onnx" && args[1] == "inspect":
 		return onnxInspect(args[2], out)
+	case len(args) >= 2 && args[0] == "onnx" && args[1] == "run":
+		return onnxRun(args[2:], out)
 	case (len(args) == 2 || len(args) == 3) && args[0] == "plot":
 		dst := strings.TrimSuffix(args[1], filepath.Ext(args[1])) + ".png"
 		if len(args) == 3 {

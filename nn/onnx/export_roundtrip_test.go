@@ -1,11 +1,6 @@
-//go:build onnxroundtrip
-
 // The round trip of issue 30: every exported family re-imported by the
 // importer (Read, Model.Run) gives Gradus's outputs, at the example's
-// batch and, where the batch is dynamic, a larger one. It needs the
-// importer, which lands on another branch; once both are merged, delete
-// the build constraint above. (Checked against the importer at onnxin
-// 461d02c: every case passes.)
+// batch and, where the batch is dynamic, a larger one.
 
 package onnx
 
