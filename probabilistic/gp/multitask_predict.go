@@ -65,7 +65,7 @@ func (m *Multitask) Predict(xs *tensor.Tensor, tasks []int) (pred *Prediction, e
 		}
 		solve = func(b *graph.Node) *graph.Node { return graph.CholeskySolve(l, b) }
 	}
-	alpha := solve(m.residual(g))                                                // (N, 1)
+	alpha := solve(m.residual(g))                                            // (N, 1)
 	mean := graph.Reshape(graph.MatMulT(cross, alpha, true, false), len(ts)) // (M)
 	if m.mean != nil {
 		mean = graph.Add(mean, graph.IndexSelect(vecT(m.mean, g, m.t), 0, ts))
