@@ -253,13 +253,24 @@ func TestFitMultitaskLearnsCorrelation(t *testing.T) {
 	opts.Kernels = []kernel.Kernel{kernel.NewRBF(1)}
 	m, err := FitMultitask(context.Background(), x, y, nil, opts)
 	if err != nil {
-		numtest.Unconverged(t, err, "gp.FitMultitask")
+		numtest.Unconverged(t, err, "gp.FitMultitask", m.TaskCovariance(0).Values())
 	}
 	assert.Greater(t, m.FitResult().LML, mtLML(t, m0)+10)
 	b := m.TaskCovariance(0).Values()
 	corr := b[1] / math.Sqrt(b[0]*b[3])
 	assert.Greater(t, corr, 0.95)
 	assert.InDelta(t, 0.9, math.Sqrt(b[3]/b[0]), 0.1, "the scale ratio of the two series")
+}
+
+// A fit out of iterations returns a usable model with a
+// *tensor.NotConvergedError.
+func TestFitMultitaskUnconverged(t *testing.T) {
+	x, y := gridData(15, 10, 1, 2)
+	m, err := FitMultitask(context.Background(), x, y, nil, MultitaskOptions{Kernels: []kernel.Kernel{kernel.NewRBF(1)}, MaxIter: 2})
+	require.NotNil(t, m)
+	p, perr := m.Predict(x, nil)
+	require.NoError(t, perr)
+	numtest.Unconverged(t, err, "gp.FitMultitask", p.Mean.Values(), p.Var.Values())
 }
 
 // Bad inputs are errors that name the fault.
