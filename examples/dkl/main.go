@@ -138,39 +138,16 @@ func run(c config, env *cli.Env) (res result, err error) {
 		return res, err
 	}
 
-	// Deep kernel learning from the trained feature layers.
+	// Deep kernel learning from the trained feature layers, then the plain
+	// GP on the pixels.
 	ls := featureScale(body, xTr)
 	dklKernel := kernel.NewScale(kernel.NewDeep(nn.NewSequential(body, nn.ReLU{}), kernel.NewRBF(ls)), 1)
-	start = time.Now()
-	dkl, err := gp.FitDirichletClassifier(env.Context(), xTr, lTr, gp.DirichletOptions{
-		Kernel: dklKernel, MaxIter: c.Steps, LR: c.DKLLR, Seed: env.Seed, Progress: progress(env, "dkl")})
+	dklScores, err := fitGP(env, "dkl", xTr, lTr, xTe, lTe, gp.DirichletOptions{Kernel: dklKernel, MaxIter: c.Steps, LR: c.DKLLR}, &res.DKLSeconds)
 	if err != nil {
 		return res, err
 	}
-	dklProba, err := dkl.PredictProba(xTe)
-	if err != nil {
-		return res, err
-	}
-	res.DKLSeconds = time.Since(start).Seconds()
-	dklScores, err := score("dkl", dklProba, lTe)
-	if err != nil {
-		return res, err
-	}
-
-	// The plain GP.
-	start = time.Now()
-	plain, err := gp.FitDirichletClassifier(env.Context(), xTr, lTr, gp.DirichletOptions{
-		Kernel: kernel.NewScale(kernel.NewRBF(math.Sqrt(float64(x.Shape()[1]))), 1), Optimizer: "lbfgs", MaxIter: c.GPIters,
-		Seed: env.Seed, Progress: progress(env, "gp")})
-	if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
-		return res, err
-	}
-	gpProba, err := plain.PredictProba(xTe)
-	if err != nil {
-		return res, err
-	}
-	res.GPSeconds = time.Since(start).Seconds()
-	gpScores, err := score("gp", gpProba, lTe)
+	rbf := kernel.NewScale(kernel.NewRBF(math.Sqrt(float64(x.Shape()[1]))), 1)
+	gpScores, err := fitGP(env, "gp", xTr, lTr, xTe, lTe, gp.DirichletOptions{Kernel: rbf, Optimizer: "lbfgs", MaxIter: c.GPIters}, &res.GPSeconds)
 	if err != nil {
 		return res, err
 	}
@@ -189,6 +166,24 @@ func run(c config, env *cli.Env) (res result, err error) {
 	}
 	env.Printf("wrote %s\n", res.Plot)
 	return res, nil
+}
+
+// fitGP fits a Dirichlet GP classifier with opts (Seed and Progress set
+// here), scores it on the test rows and stores the seconds taken, fit and
+// prediction, in seconds. An L-BFGS fit out of iterations is kept.
+func fitGP(env *cli.Env, name string, xTr *tensor.Tensor, lTr []int, xTe *tensor.Tensor, lTe []int, opts gp.DirichletOptions, seconds *float64) (scores, error) {
+	start := time.Now()
+	opts.Seed, opts.Progress = env.Seed, progress(env, name)
+	m, err := gp.FitDirichletClassifier(env.Context(), xTr, lTr, opts)
+	if err != nil && !errors.Is(err, tensor.ErrNotConverged) {
+		return scores{}, fmt.Errorf("%s: %w", name, err)
+	}
+	proba, err := m.PredictProba(xTe)
+	if err != nil {
+		return scores{}, fmt.Errorf("%s: %w", name, err)
+	}
+	*seconds = time.Since(start).Seconds()
+	return score(name, proba, lTe)
 }
 
 // score returns a model's held-out accuracy, log loss and ECE.

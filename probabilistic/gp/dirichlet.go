@@ -33,12 +33,17 @@ type DirichletOptions struct {
 	// Samples is the number of Monte Carlo draws of the latent functions
 	// per test point in PredictProba; zero means 256.
 	Samples int
-	// Seed seeds PredictProba's draws.
+	// Seed seeds PredictProba's draws and the restarts.
 	Seed uint64
 
 	// Optimizer is "adam" (the default here, for the many parameters of a
 	// deep kernel) or "lbfgs".
 	Optimizer string
+	// Restarts is the number of extra L-BFGS starts from random points
+	// (log-uniform factors in [1/10, 10] of positive hyperparameters, a
+	// standard normal added to the others), after the start from the
+	// initial values; the best is kept. Adam ignores it.
+	Restarts int
 	// MaxIter is the number of Adam steps (zero means 100) or L-BFGS
 	// iterations (zero means 100).
 	MaxIter int
@@ -108,7 +113,7 @@ func FitDirichletClassifier(ctx context.Context, x *tensor.Tensor, labels []int,
 	if opts.MaxIter == 0 {
 		opts.MaxIter = 100
 	}
-	fo := fitOptions{Optimizer: opts.Optimizer, MaxIter: opts.MaxIter, LR: opts.LR, Progress: opts.Progress}
+	fo := fitOptions{Optimizer: opts.Optimizer, Restarts: opts.Restarts, Seed: opts.Seed, MaxIter: opts.MaxIter, LR: opts.LR, Progress: opts.Progress}
 	obj := func(g *graph.Graph) (*graph.Node, *graph.Node, error) {
 		l, err := m.LogMarginalLikelihood(g)
 		return l, l, err

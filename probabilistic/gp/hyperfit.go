@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/probabilistic/kernel"
@@ -19,22 +18,34 @@ import (
 type objectiveFunc func(g *graph.Graph) (obj, lml *graph.Node, err error)
 
 // hyperFit maximises objective over the raw values of the hyperparameters
-// in params that are not fixed, from their current values, by L-BFGS or
-// Adam (the knobs of opts except Restarts and Bounds, which the models
-// that use it do not offer). It is the one-start sibling of Exact's fitter
-// for models with their own objective (Multitask, DirichletClassifier).
-// The hyperparameters are left at the best point found; if the first
-// evaluation fails they are left unchanged and the error is returned. A
-// cancelled ctx stops it after the current evaluation with the best point
-// so far and the wrapped ctx error.
+// in params that are not fixed, from their current values: by fitApprox's
+// L-BFGS (the default) or by Adam, whose many small steps suit the many
+// parameters of a deep kernel's network. It serves the models with their
+// own objective (Multitask, DirichletClassifier). It returns an error, and
+// leaves the hyperparameters unchanged, when the options are invalid or
+// the fit fails from the start; a cancelled ctx stops it with the best
+// point so far and the wrapped ctx error.
 func hyperFit(ctx context.Context, op string, params []*kernel.Hyperparam, objective objectiveFunc, opts fitOptions) (*FitResult, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	var slots []fitSlot
+	for _, p := range params {
+		if !p.Fixed() {
+			slots = append(slots, paramSlot(p))
+		}
+	}
+	build := func(g *graph.Graph) (*graph.Node, float64, error) {
+		o, l, err := objective(g)
+		if err != nil {
+			return nil, 0, err
+		}
+		return o, l.Item(), nil
+	}
 	switch opts.Optimizer {
-	case "":
-		opts.Optimizer = "lbfgs"
-	case "lbfgs", "adam":
+	case "", "lbfgs":
+		return fitApprox(ctx, op, params, slots, build, opts)
+	case "adam":
 	default:
 		return nil, fmt.Errorf("%s: unknown optimizer %q (want \"lbfgs\" or \"adam\")", op, opts.Optimizer)
 	}
@@ -42,135 +53,62 @@ func hyperFit(ctx context.Context, op string, params []*kernel.Hyperparam, objec
 		return nil, fmt.Errorf("%s: negative MaxIter or LR", op)
 	}
 	if opts.MaxIter == 0 {
-		opts.MaxIter = 100
-		if opts.Optimizer == "adam" {
-			opts.MaxIter = 300
-		}
+		opts.MaxIter = 300
 	}
 	if opts.LR == 0 {
 		opts.LR = 0.05
 	}
-	var free []*tensor.Tensor
-	for _, p := range params {
-		if !p.Fixed() {
-			free = append(free, p.Raw())
-		}
+	return adamSlots(ctx, op, slots, slotEval(ctx, slots, build), opts)
+}
+
+// adamSlots runs opts.MaxIter Adam steps on the slots' values from their
+// current values and leaves them at the best iterate. If the first
+// evaluation fails it returns the error with the values unchanged; a later
+// failure stops the run at the best iterate, recorded in the start's Err.
+func adamSlots(ctx context.Context, op string, slots []fitSlot, eval func() (float64, float64, []*tensor.Tensor, error), opts fitOptions) (*FitResult, error) {
+	vals := make([]*tensor.Tensor, len(slots))
+	best := make([]*tensor.Tensor, len(slots))
+	for i, s := range slots {
+		vals[i], best[i] = s.value, s.value.Clone()
 	}
-	g := graph.New()
-	eval := func() (obj, lml float64, grads []*tensor.Tensor, err error) {
-		defer tensor.Recover(&err)
-		if err := ctx.Err(); err != nil {
-			return 0, 0, nil, err
-		}
-		g.Reset()
-		o, l, err := objective(g)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		xs := make([]*graph.Node, len(free))
-		for i, r := range free {
-			xs[i] = g.VarOf(r)
-		}
-		gs := autodiff.Grad(o, xs...)
-		grads = make([]*tensor.Tensor, len(gs))
-		for i, gn := range gs {
-			grads[i] = gn.Value().Clone()
-		}
-		obj, lml = o.Item(), l.Item()
-		if math.IsNaN(obj) || math.IsInf(obj, 0) {
-			return obj, lml, nil, fmt.Errorf("%s: objective is not finite", op)
-		}
-		return obj, lml, grads, nil
-	}
-	best := make([]*tensor.Tensor, len(free))
-	save := func() {
-		for i, r := range free {
-			best[i] = r.Clone()
-		}
-	}
-	restore := func() {
-		for i, r := range free {
-			tensor.CopyInto(r, best[i])
-		}
-	}
-	save()
-	res := &FitResult{Best: 0, Objective: math.Inf(-1)}
 	rr := RestartResult{Objective: math.Inf(-1)}
-	obj0, lml0, _, err := eval()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	rr.Objective, rr.LML = obj0, lml0
-	if len(free) > 0 && opts.Optimizer == "adam" {
-		opt := optim.NewAdam(free, optim.AdamOptions{LR: opts.LR})
-		for it := 1; it <= opts.MaxIter; it++ {
-			obj, lml, gs, err := eval()
-			if err != nil {
-				if ctx.Err() == nil {
-					rr.Err = err
-				}
-				break
+	opt := optim.NewAdam(vals, optim.AdamOptions{LR: opts.LR})
+	for it := 1; it <= opts.MaxIter; it++ {
+		obj, lml, gs, err := eval()
+		if err != nil {
+			if it == 1 && ctx.Err() == nil {
+				return nil, fmt.Errorf("%s: %w", op, err)
 			}
-			if obj > rr.Objective || it == 1 {
-				rr.Objective, rr.LML = obj, lml
-				save()
-			}
-			if opts.Progress != nil {
-				opts.Progress(FitEvent{Iteration: it, Objective: obj})
-			}
-			for i := range gs {
-				gs[i] = tensor.Neg(gs[i])
-			}
-			if err := opt.Step(gs); err != nil {
+			if ctx.Err() == nil {
 				rr.Err = err
-				break
 			}
-			rr.Iterations = it
+			break
 		}
-	} else if len(free) > 0 {
-		x := make([]*tensor.Tensor, len(free))
-		for i, r := range free {
-			x[i] = r.Clone()
-		}
-		f := func(xs, grad []*tensor.Tensor) (float64, error) {
-			for i, r := range free {
-				tensor.CopyInto(r, xs[i])
-			}
-			obj, _, gs, err := eval()
-			if err != nil {
-				return 0, err
-			}
-			for i := range grad {
-				tensor.CopyInto(grad[i], tensor.Neg(gs[i]))
-			}
-			return -obj, nil
-		}
-		cfg := optim.LBFGSOptions{MaxIter: opts.MaxIter, GradTol: lbfgsGradTol}
-		cfg.Callback = func(iter int, fv, _ float64) {
-			if opts.Progress != nil {
-				opts.Progress(FitEvent{Iteration: iter, Objective: -fv})
-			}
-		}
-		out, err := optim.Minimize(f, x, cfg)
-		rr.Iterations, rr.Converged, rr.GradNorm = out.Iterations, out.Converged, out.GradNorm
-		for i, r := range free {
-			tensor.CopyInto(r, x[i])
-		}
-		if obj, lml, _, e := eval(); e == nil && (err == nil || obj > rr.Objective) {
+		if obj > rr.Objective {
 			rr.Objective, rr.LML = obj, lml
-			save()
-		} else if err == nil {
-			err = e
+			for i, v := range vals {
+				tensor.CopyInto(best[i], v)
+			}
 		}
-		if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+		if opts.Progress != nil {
+			opts.Progress(FitEvent{Iteration: it, Objective: obj})
+		}
+		if len(gs) == 0 {
+			break
+		}
+		for i := range gs {
+			gs[i] = tensor.Neg(gs[i])
+		}
+		if err := opt.Step(gs); err != nil {
 			rr.Err = err
+			break
 		}
-	} else {
-		rr.Converged = true
+		rr.Iterations = it
 	}
-	restore()
-	res.Objective, res.LML, res.Iterations = rr.Objective, rr.LML, rr.Iterations
-	res.Restarts = []RestartResult{rr}
+	for i, v := range vals {
+		tensor.CopyInto(v, best[i])
+	}
+	res := &FitResult{LML: rr.LML, Objective: rr.Objective, Restarts: []RestartResult{rr}, Iterations: rr.Iterations}
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("%s: fit cancelled: %w", op, err)
 	}

@@ -45,11 +45,16 @@ type MultitaskOptions struct {
 	// kernels whose K(x, x) is singular enough to upset an eigensolver).
 	Dense bool
 	// Seed seeds the initial values of the Wq (entries N(0, 1/R)), so that
-	// the fit starts away from the saddle at W = 0.
+	// the fit starts away from the saddle at W = 0, and the restarts.
 	Seed uint64
 
 	// Optimizer is "lbfgs" (the default) or "adam".
 	Optimizer string
+	// Restarts is the number of extra L-BFGS starts from random points
+	// (log-uniform factors in [1/10, 10] of positive hyperparameters, a
+	// standard normal added to the others), after the start from the
+	// initial values; the best is kept. Adam ignores it.
+	Restarts int
 	// MaxIter is the number of L-BFGS iterations (zero means 100) or Adam
 	// steps (zero means 300).
 	MaxIter int
@@ -116,7 +121,7 @@ func FitMultitask(ctx context.Context, x, y *tensor.Tensor, tasks []int, opts Mu
 	if err != nil {
 		return nil, fmt.Errorf("gp.FitMultitask: %w", err)
 	}
-	fo := fitOptions{Optimizer: opts.Optimizer, MaxIter: opts.MaxIter, LR: opts.LR, Progress: opts.Progress}
+	fo := fitOptions{Optimizer: opts.Optimizer, Restarts: opts.Restarts, Seed: opts.Seed, MaxIter: opts.MaxIter, LR: opts.LR, Progress: opts.Progress}
 	obj := func(g *graph.Graph) (*graph.Node, *graph.Node, error) {
 		l, err := m.LogMarginalLikelihood(g)
 		return l, l, err
