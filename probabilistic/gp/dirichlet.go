@@ -120,6 +120,9 @@ func FitDirichletClassifier(ctx context.Context, x *tensor.Tensor, labels []int,
 	}
 	res, err := hyperFit(ctx, "gp.FitDirichletClassifier", m.params, obj, fo)
 	if res == nil {
+		if ctx != nil && ctx.Err() != nil {
+			return m, err // cancelled before a start finished: the initial values
+		}
 		return nil, err
 	}
 	m.fitted = res

@@ -201,3 +201,23 @@ func TestDirichletBadInputs(t *testing.T) {
 	_, err = m.PredictProba(tensor.Zeros(tensor.Float64, 2, 3))
 	assert.ErrorContains(t, err, "test inputs must be an (m, 2) matrix")
 }
+
+// A cancelled context stops both fits at once with a usable model at the
+// initial values and an error wrapping context.Canceled.
+func TestFitsCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x, labels := threeBlobs(11, 12)
+	for _, opt := range []string{"adam", "lbfgs"} {
+		m, err := FitDirichletClassifier(ctx, x, labels, DirichletOptions{Kernel: kernel.NewRBF(1), Optimizer: opt})
+		assert.ErrorIs(t, err, context.Canceled, opt)
+		require.NotNil(t, m, opt)
+		assert.InDelta(t, 0.1, m.Hyperparam("noise").Value(), 1e-12, opt)
+	}
+	xg, y := gridData(12, 6, 1, 2)
+	m, err := FitMultitask(ctx, xg, y, nil, MultitaskOptions{Kernels: []kernel.Kernel{kernel.NewRBF(1)}})
+	assert.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, m)
+	_, err = m.Predict(xg, nil)
+	assert.NoError(t, err)
+}

@@ -59,7 +59,7 @@ func (m *Exact) LOVE(opts LOVEOptions) (c *LOVE, err error) {
 	if norm(start) == 0 {
 		start = repeat(1, n)
 	}
-	q, alpha, beta := lanczos(func(v *tensor.Tensor) *tensor.Tensor { return tensor.MatMul(khat, v) }, start, k, khat.DType())
+	q, alpha, beta := lanczos(denseMVM(khat.Values(), n), start, k, khat.DType())
 	lt, err := tensor.Cholesky(tridiag(alpha, beta, khat.DType()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: the Lanczos tridiagonal matrix is not positive definite: %w", op, err)
@@ -137,11 +137,17 @@ func (c *LOVE) SamplePosterior(xs *tensor.Tensor, count int, rng *tensor.RNG) (o
 	g := graph.New()
 	xn := g.Const(xs)
 	mean, _, s := c.posterior(g, xn)
-	kss, sv := m.kernel.K(xn, xn).Value(), s.Value()
-	mvm := func(v *tensor.Tensor) *tensor.Tensor {
-		return tensor.Sub(tensor.MatMul(kss, v), tensor.MatMulT(sv, tensor.MatMul(sv, v), true, false))
-	}
 	ms := xs.Shape()[0]
+	kss := denseMVM(m.kernel.K(xn, xn).Value().Values(), ms)
+	sv := s.Value().Values()
+	mvm := func(v []float64) []float64 { // k(xs, xs)v − Sᵀ(Sv)
+		out := kss(v)
+		for r := 0; r < len(sv)/ms; r++ {
+			row := sv[r*ms : (r+1)*ms]
+			axpy(-dot(row, v), row, out)
+		}
+		return out
+	}
 	root := lanczosRoot(mvm, ms, min(ms, c.Rank()), rng, xs.DType())
 	eps := rng.Normal(xs.DType(), 0, 1, root.Shape()[1], count)
 	draws := tensor.Transpose(tensor.MatMul(root, eps)).Contiguous() // (count, m)
@@ -153,7 +159,7 @@ func (c *LOVE) SamplePosterior(xs *tensor.Tensor, count int, rng *tensor.RNG) (o
 // semi-definite A given by its products, from a Lanczos decomposition
 // Q T Qᵀ started at a random vector: P = Q V diag(√max(λ, 0)) with
 // T = V diag(λ) Vᵀ.
-func lanczosRoot(mvm func(*tensor.Tensor) *tensor.Tensor, n, k int, rng *tensor.RNG, dt tensor.DType) *tensor.Tensor {
+func lanczosRoot(mvm func([]float64) []float64, n, k int, rng *tensor.RNG, dt tensor.DType) *tensor.Tensor {
 	start := make([]float64, n)
 	for i := range start {
 		start[i] = rng.NormFloat64()
@@ -171,16 +177,16 @@ func lanczosRoot(mvm func(*tensor.Tensor) *tensor.Tensor, n, k int, rng *tensor.
 }
 
 // lanczos runs up to k steps of the Lanczos process with full
-// reorthogonalisation on the symmetric matrix given by mvm (on (n, 1)
-// columns), from start. It returns Q (n, k') with orthonormal columns and
+// reorthogonalisation on the symmetric matrix given by mvm (on length-n
+// vectors), from start. It returns Q (n, k') with orthonormal columns and
 // the diagonal alpha (k') and off-diagonal beta (k'−1) of T = QᵀAQ; k' < k
 // when the Krylov space is exhausted.
-func lanczos(mvm func(*tensor.Tensor) *tensor.Tensor, start []float64, k int, dt tensor.DType) (q *tensor.Tensor, alpha, beta []float64) {
+func lanczos(mvm func([]float64) []float64, start []float64, k int, dt tensor.DType) (q *tensor.Tensor, alpha, beta []float64) {
 	n := len(start)
 	qs := [][]float64{scaled(start, 1/norm(start))}
 	var scale float64
 	for j := 0; j < k; j++ {
-		w := mvm(tensor.FromValues(dt, qs[j], n, 1)).Values()
+		w := mvm(qs[j])
 		a := dot(w, qs[j])
 		alpha = append(alpha, a)
 		scale = math.Max(scale, math.Abs(a))
@@ -203,6 +209,19 @@ func lanczos(mvm func(*tensor.Tensor) *tensor.Tensor, start []float64, k int, dt
 		}
 	}
 	return tensor.FromValues(dt, flat, n, len(qs)), alpha, beta
+}
+
+// denseMVM returns the product with the row-major n×n matrix a, in plain
+// loops: Lanczos multiplies by one vector at a time, where a GEMM call
+// would repack the matrix on every step.
+func denseMVM(a []float64, n int) func([]float64) []float64 {
+	return func(v []float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = dot(a[i*n:(i+1)*n], v)
+		}
+		return out
+	}
 }
 
 // tridiag returns the symmetric tridiagonal matrix with diagonal a and

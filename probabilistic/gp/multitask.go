@@ -128,6 +128,9 @@ func FitMultitask(ctx context.Context, x, y *tensor.Tensor, tasks []int, opts Mu
 	}
 	res, err := hyperFit(ctx, "gp.FitMultitask", m.params, obj, fo)
 	if res == nil {
+		if ctx != nil && ctx.Err() != nil {
+			return m, err // cancelled before a start finished: the initial values
+		}
 		return nil, err
 	}
 	m.fitted = res
