@@ -22,8 +22,9 @@
 //
 // The program prints the true and learned B and their correlations, the
 // log marginal likelihoods and the held-out RMSEs, and draws the Hadamard
-// fit of every series with its ±2σ band to -out/series.png and the true
-// and learned task covariances to -out/taskcov.png.
+// fit of every series with its ±2σ band to -out/series.png and the learned
+// task covariances and correlations against the true ones to
+// -out/taskcov.png.
 //
 //	go run ./examples/multitask [-n 150] [-span 30] [-noise 0.1] [-iters 200] [-seed 1] [-out out/multitask] [-json] [-quiet]
 package main
@@ -292,15 +293,28 @@ func plotSeries(path string, m *gp.Multitask, x, y *tensor.Tensor, cut float64) 
 	return plot.WritePNG(path, panels...)
 }
 
-// plotTaskCov draws the true and the learned task covariance as heat maps.
+// plotTaskCov draws the learned entries of B against the true ones, and
+// the learned correlations against the true ones, each with the line of
+// perfect agreement.
 func plotTaskCov(path string, b, bHat []float64) error {
-	axis := []float64{0, 1, 2}
-	heat := func(title string, v []float64) plot.Panel {
-		z := make([][]float64, tasks)
-		for r := range z {
-			z[r] = v[r*tasks : (r+1)*tasks]
+	corr := func(v []float64) []float64 {
+		out := make([]float64, 0, tasks*(tasks-1)/2)
+		for i := range tasks {
+			for j := i + 1; j < tasks; j++ {
+				out = append(out, v[i*tasks+j]/math.Sqrt(v[i*tasks+i]*v[j*tasks+j]))
+			}
 		}
-		return plot.Panel{Title: title, XLabel: "task", YLabel: "task", Map: &plot.Map{X: axis, Y: axis, Z: z}}
+		return out
 	}
-	return plot.WritePNG(path, heat("true B", b), heat("learned B (Kronecker fit)", bHat))
+	agree := func(title, what string, truth, learned []float64) plot.Panel {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range append(append([]float64(nil), truth...), learned...) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		return plot.Panel{Title: title, XLabel: "true " + what, YLabel: "learned " + what, Curves: []plot.Curve{
+			{Name: "learned = true", X: []float64{lo, hi}, Y: []float64{lo, hi}, Style: plot.Line},
+			{Name: what, X: truth, Y: learned, Style: plot.Scatter}}}
+	}
+	return plot.WritePNG(path, agree("task covariance B (Kronecker fit)", "B[i,j]", b, bHat),
+		agree("task correlations", "ρ[i,j]", corr(b), corr(bHat)))
 }
