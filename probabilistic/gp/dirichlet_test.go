@@ -221,3 +221,30 @@ func TestFitsCancelled(t *testing.T) {
 	_, err = m.Predict(xg, nil)
 	assert.NoError(t, err)
 }
+
+// In float32 (the example's dtype) the models agree with float64 to
+// float32's precision: the Dirichlet classifier's probabilities and the
+// multitask LML on both paths.
+func TestFloat32MatchesFloat64(t *testing.T) {
+	x, labels := threeBlobs(13, 30)
+	var probs [2][]float64
+	for i, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
+		m, err := NewDirichletClassifier(x.Cast(dt), labels, DirichletOptions{Kernel: kernel.NewScale(kernel.NewRBF(1), 2), Samples: 64, Seed: 1})
+		require.NoError(t, err)
+		p, err := m.PredictProba(x.Cast(dt))
+		require.NoError(t, err)
+		assert.Equal(t, dt, p.DType())
+		probs[i] = p.Values()
+	}
+	numtest.CloseValues(t, probs[0], probs[1], 1e-3, "probabilities")
+	xg, y := gridData(14, 10, 1, 2)
+	for _, dense := range []bool{false, true} {
+		var lml [2]float64
+		for i, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
+			m, err := NewMultitask(xg.Cast(dt), y.Cast(dt), nil, MultitaskOptions{Kernels: []kernel.Kernel{kernel.NewRBF(1)}, Dense: dense, Seed: 2})
+			require.NoError(t, err)
+			lml[i] = mtLML(t, m)
+		}
+		assert.InDelta(t, lml[0], lml[1], 1e-3*math.Abs(lml[0]), "dense=%v", dense)
+	}
+}
