@@ -31,7 +31,7 @@ func TestRunSmall(t *testing.T) {
 
 // Bad flags exit with 2.
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-features", "0"}, {"-steps", "-1"}, {"-lr", "0"}} {
+	for _, args := range [][]string{{"-features", "0"}, {"-steps", "-1"}, {"-lr", "0"}, {"-alpha-eps", "0"}} {
 		t.Run(args[0], func(t *testing.T) { clitest.Fails(t, program(), 2, args...) })
 	}
 }
