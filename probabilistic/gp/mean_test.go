@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/nn"
@@ -72,19 +71,7 @@ func TestModuleMeanGradCheck(t *testing.T) {
 	require.NoError(t, err)
 	ps := m.Hyperparams()
 	assert.Equal(t, "mean.0.weight", ps[2].Name())
-	var raws []*tensor.Tensor
-	for _, p := range ps {
-		raws = append(raws, p.Raw().Clone())
-	}
-	_, err = autodiff.GradCheck(func(xs []*graph.Node) *graph.Node {
-		for i, p := range ps {
-			xs[i].Graph().Bind(p.Raw(), xs[i])
-		}
-		l, err := m.LogMarginalLikelihood(xs[0].Graph())
-		require.NoError(t, err)
-		return l
-	}, raws, autodiff.GradCheckOptions{Name: "lml(module mean)", Order: 1})
-	assert.NoError(t, err)
+	gradCheckLML(t, "lml(module mean)", ps, m.LogMarginalLikelihood)
 }
 
 // Fitting a linear mean recovers a linear trend under a wiggle, and the

@@ -217,19 +217,25 @@ func TestKroneckerLMLGradCheck(t *testing.T) {
 	x, y := gridData(10, 6, 1, 2)
 	m, err := NewMultitask(x, y, nil, MultitaskOptions{Kernels: []kernel.Kernel{kernel.NewRBF(0.6)}, Rank: 1, Mean: ConstantMean, Seed: 11})
 	require.NoError(t, err)
-	ps := m.Hyperparams()
+	gradCheckLML(t, "kronecker lml", m.Hyperparams(), m.LogMarginalLikelihood)
+}
+
+// gradCheckLML runs GradCheck (first order) of lml with respect to the raw
+// values of ps, bound into the graph it is evaluated in.
+func gradCheckLML(t *testing.T, name string, ps []*kernel.Hyperparam, lml func(g *graph.Graph) (*graph.Node, error)) {
+	t.Helper()
 	var raws []*tensor.Tensor
 	for _, p := range ps {
 		raws = append(raws, p.Raw().Clone())
 	}
-	_, err = autodiff.GradCheck(func(xs []*graph.Node) *graph.Node {
+	_, err := autodiff.GradCheck(func(xs []*graph.Node) *graph.Node {
 		for i, p := range ps {
 			xs[i].Graph().Bind(p.Raw(), xs[i])
 		}
-		l, err := m.LogMarginalLikelihood(xs[0].Graph())
+		l, err := lml(xs[0].Graph())
 		require.NoError(t, err)
 		return l
-	}, raws, autodiff.GradCheckOptions{Name: "kronecker lml", Order: 1})
+	}, raws, autodiff.GradCheckOptions{Name: name, Order: 1})
 	assert.NoError(t, err)
 }
 
