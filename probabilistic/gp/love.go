@@ -31,20 +31,25 @@ type LOVE struct {
 	m     *Exact
 	rt    *tensor.Tensor // (k, n) Rᵀ = L_T⁻¹ Qᵀ
 	alpha *tensor.Tensor // (n, 1) R Rᵀ (y − μ)
+	op    *kernelOp      // the matrix-free kernel of a CG model, else nil
+	r     []float64      // with op: R (n, k) row-major
 }
 
-// LOVE builds the LOVE cache of a Cholesky-inference model at its current
-// hyperparameters. It returns an error for a negative Rank, a model with
-// CG inference or without noise, or a covariance Lanczos finds not
-// positive definite.
+// LOVE builds the LOVE cache of a model at its current hyperparameters.
+// With Cholesky inference the Lanczos products use the dense K + σ²I; with
+// CG inference they use the same matrix-free tiles as CG (O(n) memory),
+// and Predict then costs k kernel rows per test point instead of CG's
+// batched solves (SamplePosterior needs Cholesky inference). It returns an
+// error for a negative Rank, a model without noise, or a covariance
+// Lanczos finds not positive definite.
 func (m *Exact) LOVE(opts LOVEOptions) (c *LOVE, err error) {
 	defer tensor.Recover(&err)
 	const op = "gp.Exact.LOVE"
 	if opts.Rank < 0 {
 		return nil, fmt.Errorf("%s: negative Rank %d", op, opts.Rank)
 	}
-	if m.inference != Cholesky || m.noise == nil {
-		return nil, errors.New(op + ": needs Cholesky inference and observation noise")
+	if m.noise == nil {
+		return nil, errors.New(op + ": needs observation noise")
 	}
 	n := m.N()
 	k := opts.Rank
@@ -52,21 +57,47 @@ func (m *Exact) LOVE(opts LOVEOptions) (c *LOVE, err error) {
 		k = 100
 	}
 	k = min(k, n)
-	g := graph.New()
-	kh, _ := m.trainCov(g)
-	khat := kh.Value()
-	start := m.residual(g).Value().Values()
+	dt := m.x.DType()
+	c = &LOVE{m: m}
+	var mvm func([]float64) []float64
+	var res []float64
+	if m.inference == CG {
+		if c.op, _, err = m.cgOperator(op); err != nil {
+			return nil, err
+		}
+		c.op.part = nil // every process keeps the whole cache
+		mvm = func(v []float64) []float64 {
+			out := make([]float64, n)
+			c.op.MatMul(out, v, 1)
+			return out
+		}
+		res = m.y.Values()
+		if m.mean != nil {
+			mu := m.mean.Value()
+			for i := range res {
+				res[i] -= mu
+			}
+		}
+	} else {
+		g := graph.New()
+		kh, _ := m.trainCov(g)
+		mvm = denseMVM(kh.Value().Values(), n)
+		res = m.residual(g).Value().Values()
+	}
+	start := res
 	if norm(start) == 0 {
 		start = repeat(1, n)
 	}
-	q, alpha, beta := lanczos(denseMVM(khat.Values(), n), start, k, khat.DType())
-	lt, err := tensor.Cholesky(tridiag(alpha, beta, khat.DType()))
+	q, alpha, beta := lanczos(mvm, start, k, dt)
+	lt, err := tensor.Cholesky(tridiag(alpha, beta, dt))
 	if err != nil {
 		return nil, fmt.Errorf("%s: the Lanczos tridiagonal matrix is not positive definite: %w", op, err)
 	}
-	c = &LOVE{m: m, rt: tensor.TriSolve(lt, tensor.Transpose(q).Contiguous(), true, false)}
-	r := tensor.FromValues(khat.DType(), m.residual(g).Value().Values(), n, 1)
-	c.alpha = tensor.MatMulT(c.rt, tensor.MatMul(c.rt, r), true, false)
+	c.rt = tensor.TriSolve(lt, tensor.Transpose(q).Contiguous(), true, false)
+	c.alpha = tensor.MatMulT(c.rt, tensor.MatMul(c.rt, tensor.FromValues(dt, res, n, 1)), true, false)
+	if c.op != nil {
+		c.r = tensor.Transpose(c.rt).Contiguous().Values()
+	}
 	return c, nil
 }
 
@@ -104,6 +135,9 @@ func (c *LOVE) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
 	if err := m.checkTest(xs.Shape(), xs.DType()); err != nil {
 		return nil, err
 	}
+	if c.op != nil {
+		return c.predictCG(xs), nil
+	}
 	g := graph.New()
 	mean, variance, _ := c.posterior(g, g.Const(xs))
 	s2 := m.yStd * m.yStd
@@ -113,6 +147,31 @@ func (c *LOVE) Predict(xs *tensor.Tensor) (pred *Prediction, err error) {
 	}
 	pred.NoisyVar = tensor.AddScalar(pred.Var, m.noise.Value()*s2)
 	return pred, nil
+}
+
+// predictCG is Predict for a CG model: the cross-kernel products K(xs, X)·R
+// and K(xs, X)·α come from the operator's tiles, in blocks of test rows.
+func (c *LOVE) predictCG(xs *tensor.Tensor) *Prediction {
+	m, k := c.m, c.op
+	ms, rank := xs.Shape()[0], c.Rank()
+	xt := k.scaleInputs(xs.Values())
+	mean := k.crossMatMul(xt, ms, c.alpha.Values(), 1)
+	kr := k.crossMatMul(xt, ms, c.r, rank) // (m, k)
+	mu := 0.0
+	if m.mean != nil {
+		mu = m.mean.Value()
+	}
+	s2 := m.yStd * m.yStd
+	v := make([]float64, ms)
+	for i := range ms {
+		row := kr[i*rank : (i+1)*rank]
+		v[i] = math.Max(k.scale-dot(row, row), 0) * s2
+		mean[i] = (mean[i]+mu)*m.yStd + m.yMean
+	}
+	dt := m.x.DType()
+	pred := &Prediction{Mean: tensor.FromValues(dt, mean, ms), Var: tensor.FromValues(dt, v, ms)}
+	pred.NoisyVar = tensor.AddScalar(pred.Var, k.noise*s2)
+	return pred
 }
 
 // SamplePosterior draws count joint samples of the latent function at xs
@@ -133,6 +192,9 @@ func (c *LOVE) SamplePosterior(xs *tensor.Tensor, count int, rng *tensor.RNG) (o
 	}
 	if err := m.checkTest(xs.Shape(), xs.DType()); err != nil {
 		return nil, err
+	}
+	if c.op != nil {
+		return nil, errors.New("gp.LOVE.SamplePosterior: needs a model with Cholesky inference")
 	}
 	g := graph.New()
 	xn := g.Const(xs)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/probabilistic/kernel"
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -119,4 +120,38 @@ func TestSamplePrior(t *testing.T) {
 	checkMoments(t, ps, []float64{mu + sd, mu + sd, mu + sd}, []float64{sd * sd, sd * sd, sd * sd})
 	_, err = SamplePrior(kernel.NewRBF(1), nil, xs, 0, tensor.NewRNG(1))
 	assert.ErrorContains(t, err, "count 0 < 1")
+}
+
+// On a CG-inference model LOVE runs on the matrix-free kernel tiles and
+// gives the same cache as on the dense covariance: predictions agree to
+// 1e-8, and with the exact ones to 1e-3 relative.
+func TestLOVEOnCGModel(t *testing.T) {
+	x, y := toyData(29, 500, 2)
+	mk := func(inf Inference) *Exact {
+		m, err := NewExact(x, y, ExactOptions{Kernel: kernel.NewScale(kernel.NewRBF(0.8), 1.5), Noise: 0.05, Mean: ConstantMean, Normalize: true, Inference: inf})
+		require.NoError(t, err)
+		require.NoError(t, m.Hyperparam("mean").Set(0.2))
+		return m
+	}
+	dense, cg := mk(Cholesky), mk(CG)
+	xs := tensor.NewRNG(30).Uniform(tensor.Float64, -2.5, 2.5, 40, 2)
+	exact, err := dense.Predict(xs)
+	require.NoError(t, err)
+	var preds [2]*Prediction
+	for i, m := range []*Exact{dense, cg} {
+		c, err := m.LOVE(LOVEOptions{Rank: 150})
+		require.NoError(t, err)
+		preds[i], err = c.Predict(xs)
+		require.NoError(t, err)
+	}
+	numtest.Close(t, preds[0].Mean.Values(), preds[1].Mean, 1e-8, "mean")
+	numtest.Close(t, preds[0].Var.Values(), preds[1].Var, 1e-8, "var")
+	numtest.Close(t, preds[0].NoisyVar.Values(), preds[1].NoisyVar, 1e-8, "noisy var")
+	for i, v := range exact.Var.Values() {
+		assert.InDelta(t, v, preds[1].Var.Values()[i], 1e-3*v, "var %d", i)
+	}
+	c, err := cg.LOVE(LOVEOptions{Rank: 10})
+	require.NoError(t, err)
+	_, err = c.SamplePosterior(xs, 2, tensor.NewRNG(1))
+	assert.ErrorContains(t, err, "needs a model with Cholesky inference")
 }
