@@ -72,16 +72,6 @@ func TestICMDiagonalEqualsIndependentGPs(t *testing.T) {
 	}
 }
 
-func column(a *tensor.Tensor, k int) []float64 {
-	n, c := a.Shape()[0], a.Shape()[1]
-	v := a.Values()
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v[i*c+k]
-	}
-	return out
-}
-
 // setLike copies every hyperparameter value of src into dst (same names).
 func setLike(t *testing.T, dst, src *Multitask) {
 	t.Helper()
