@@ -77,3 +77,20 @@ func TestDeepKernelFitExact(t *testing.T) {
 	_, err = e.Predict(x)
 	assert.ErrorContains(t, err, "the feature extractor gives 2 features")
 }
+
+// The same with K classes: a deep kernel under the SVGP's softmax
+// likelihood (Monte Carlo ELBO) separates three blobs.
+func TestDeepKernelSVGPSoftmax(t *testing.T) {
+	x, labels := threeBlobs(8, 150)
+	xt, lt := threeBlobs(9, 90)
+	net := smallNet(10)
+	m, err := FitSVGPClassifier(context.Background(), x, labels, SVGPOptions{
+		Kernel: kernel.NewScale(kernel.NewDeep(net, kernel.NewRBF(1)), 1), Likelihood: NewSoftmaxLikelihood(3, 8, 11),
+		NumInducing: 12, BatchSize: 50, Steps: 200, LR: 0.03, Seed: 12})
+	require.NoError(t, err)
+	pred, err := m.Predict(xt)
+	require.NoError(t, err)
+	acc, err := metrics.Accuracy(pred, lt)
+	require.NoError(t, err)
+	assert.Greater(t, acc, 0.85)
+}
