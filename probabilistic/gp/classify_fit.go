@@ -105,8 +105,35 @@ func fitApprox(ctx context.Context, op string, all []*kernel.Hyperparam, slots [
 		}
 	}()
 
+	eval := slotEval(ctx, slots, build)
+
+	rng := tensor.NewRNG(opts.Seed)
+	start := func(r int) error {
+		for i, s := range slots {
+			tensor.CopyInto(s.value, saved[i])
+			if r > 0 && s.param != nil {
+				if err := s.param.Set(randomStart(s.param, opts.Bounds, rng)...); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	run := func(r int) RestartResult { return runLBFGSSlots(slots, eval, lower, upper, bounded, opts, r) }
+	vals := make([]*tensor.Tensor, len(slots))
+	for i, s := range slots {
+		vals[i] = s.value
+	}
+	return bestOfStarts(ctx, op, opts.Restarts, vals, start, run)
+}
+
+// slotEval returns the evaluation of the fitting loops over slots: the
+// objective that build makes in a graph recycled between calls, the LML
+// it reports, and the gradient with respect to each slot's value (an
+// error for a cancelled ctx, a failed build or a non-finite objective).
+func slotEval(ctx context.Context, slots []fitSlot, build func(g *graph.Graph) (*graph.Node, float64, error)) func() (obj, lml float64, grads []*tensor.Tensor, err error) {
 	g := graph.New()
-	eval := func() (obj, lml float64, grads []*tensor.Tensor, err error) {
+	return func() (obj, lml float64, grads []*tensor.Tensor, err error) {
 		defer tensor.Recover(&err)
 		if err := ctx.Err(); err != nil {
 			return 0, 0, nil, err
@@ -131,25 +158,6 @@ func fitApprox(ctx context.Context, op string, all []*kernel.Hyperparam, slots [
 		}
 		return obj, lml, grads, nil
 	}
-
-	rng := tensor.NewRNG(opts.Seed)
-	start := func(r int) error {
-		for i, s := range slots {
-			tensor.CopyInto(s.value, saved[i])
-			if r > 0 && s.param != nil {
-				if err := s.param.Set(randomStart(s.param, opts.Bounds, rng)...); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	run := func(r int) RestartResult { return runLBFGSSlots(slots, eval, lower, upper, bounded, opts, r) }
-	vals := make([]*tensor.Tensor, len(slots))
-	for i, s := range slots {
-		vals[i] = s.value
-	}
-	return bestOfStarts(ctx, op, opts.Restarts, vals, start, run)
 }
 
 // randomStart draws a starting value for p around its current value.

@@ -46,6 +46,18 @@
 // and of the gradient's traces, for 10⁴-10⁵ points in O(n) memory. FitExact
 // and Predict are the same calls.
 //
+// # Multitask GPs, LOVE, mean functions, deep kernels
+//
+// FitMultitask fits the intrinsic and linear models of coregionalisation
+// (Bonilla, Chai and Williams 2008), through Kronecker eigendecompositions
+// when every task is observed at every input and in the dense Hadamard
+// form otherwise. Exact.LOVE caches one Lanczos decomposition for fast
+// predictive variances and samples (Pleiss et al. 2018). SamplePrior draws
+// from a prior; ExactOptions.MeanFunc takes a LinearMean or a ModuleMean
+// (any nn layer). A kernel.Deep (Wilson et al. 2016) puts a network under
+// any kernel, trained by any fit; FitDirichletClassifier (Milios et al.
+// 2018) classifies with it by exact GP regression. See docs/gp.md.
+//
 // # Errors
 //
 // Misuse (inputs that are not matrices, dimensions that do not match an

@@ -46,6 +46,10 @@ type ExactOptions struct {
 	NoiseFree bool
 	// Mean selects the prior mean function (zero by default).
 	Mean MeanKind
+	// MeanFunc, if set, is the prior mean function (a LinearMean, a
+	// ModuleMean or your own), fitted with the kernel; Mean must then be
+	// ZeroMean. It needs Cholesky inference.
+	MeanFunc MeanFunc
 	// Normalize standardises y by its mean and (population) standard
 	// deviation before modelling it; predictions and samples are mapped
 	// back, and the log marginal likelihood is that of the standardised y.
@@ -101,6 +105,7 @@ type Exact struct {
 	yStd   float64
 	noise  *kernel.Hyperparam // nil when noise-free
 	mean   *kernel.Hyperparam // nil for the zero mean
+	meanFn MeanFunc           // nil unless ExactOptions.MeanFunc is set
 	params []*kernel.Hyperparam
 	log    func(string)
 	// hook, set by Fit, receives jitter escalations instead of log.
@@ -203,6 +208,9 @@ func NewExact(x, y *tensor.Tensor, opts ExactOptions) (m *Exact, err error) {
 		return nil, fmt.Errorf("gp.NewExact: y[%d] = %g is not finite", i, yv[i])
 	}
 	dt := x.DType()
+	if o.MeanFunc != nil && (o.Mean != ZeroMean || o.Inference != Cholesky) {
+		return nil, errors.New("gp.NewExact: MeanFunc needs Mean = ZeroMean and Cholesky inference")
+	}
 	switch o.Inference {
 	case Cholesky:
 	case CG:
@@ -218,7 +226,7 @@ func NewExact(x, y *tensor.Tensor, opts ExactOptions) (m *Exact, err error) {
 	default:
 		return nil, fmt.Errorf("gp.NewExact: unknown inference %d", o.Inference)
 	}
-	m = &Exact{kernel: kern, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log, inference: o.Inference, cg: o.CG.withDefaults()}
+	m = &Exact{kernel: kern, x: x.Clone(), yMean: 0, yStd: 1, log: o.Log, inference: o.Inference, cg: o.CG.withDefaults(), meanFn: o.MeanFunc}
 	if o.Normalize {
 		m.yMean, m.yStd = meanStd(yv)
 		if m.yStd == 0 {
@@ -257,6 +265,9 @@ func NewExact(x, y *tensor.Tensor, opts ExactOptions) (m *Exact, err error) {
 	if m.mean != nil {
 		ps = append(ps, m.mean)
 	}
+	if m.meanFn != nil {
+		ps = append(ps, m.meanFn.Hyperparams()...)
+	}
 	m.params = kernel.UniqueHyperparams(ps)
 	for _, p := range m.params {
 		p.SetDType(dt)
@@ -287,8 +298,8 @@ func meanStd(v []float64) (mean, std float64) {
 // Kernel returns the model's kernel.
 func (m *Exact) Kernel() kernel.Kernel { return m.kernel }
 
-// Params returns every hyperparameter: the kernel's, then "noise" (unless
-// noise-free) and "mean" (with a constant mean).
+// Hyperparams returns every hyperparameter: the kernel's, then "noise"
+// (unless noise-free), "mean" (with a constant mean) and the MeanFunc's.
 func (m *Exact) Hyperparams() []*kernel.Hyperparam { return m.params }
 
 // Hyperparam returns the hyperparameter with the given name, or nil.
@@ -419,6 +430,9 @@ func (m *Exact) trainCov(g *graph.Graph) (k, x *graph.Node) {
 // residual returns y − μ as an (n, 1) node.
 func (m *Exact) residual(g *graph.Graph) *graph.Node {
 	y := g.Const(m.y)
+	if m.meanFn != nil {
+		return graph.Sub(y, graph.Reshape(m.meanFn.Mean(g.Const(m.x)), m.N(), 1))
+	}
 	if m.mean == nil {
 		return y
 	}

@@ -57,6 +57,9 @@ func (m *Exact) posterior(g *graph.Graph, xs *graph.Node, full bool) (mean, vari
 	if m.mean != nil {
 		mean = graph.Add(mean, m.mean.Node(g))
 	}
+	if m.meanFn != nil {
+		mean = graph.Add(mean, m.meanFn.Mean(xs))
+	}
 	mean = graph.AddScalar(graph.MulScalar(mean, m.yStd), m.yMean)
 	s2 := m.yStd * m.yStd
 	variance = graph.Sub(m.kernel.Diag(xs), graph.Sum(graph.Square(v), []int{0}, false))

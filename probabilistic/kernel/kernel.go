@@ -21,6 +21,10 @@
 // (White, and the exact zero distance of stationary kernels) recognise
 // K(x, x) by the two arguments being the same node.
 //
+// NewDeep puts a neural network under any kernel (deep kernel learning,
+// Wilson et al. 2016); the network's parameters become hyperparameters, so
+// the models that fit a kernel train the network too.
+//
 // Misuse (inputs that are not matrices, dimensions that do not match an
 // ARD lengthscale) panics with a *tensor.Error as everywhere in Gradus.
 package kernel
