@@ -116,7 +116,7 @@ def main():
     vocab = sorted(w for w, n in df.items() if n >= MIN_DOCS)
     index = {w: i for i, w in enumerate(vocab)}
     triples = [(d, index[w], n) for d, c in enumerate(docs) for w, n in sorted(c.items()) if w in index]
-    with gzip.GzipFile(out, "wb", mtime=0) as f:
+    with open(out, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
         put = lambda s: f.write((s + "\n").encode("utf-8"))
         put("# World English Bible (public domain), SWORD module %s; one document per chapter" % MODULE)
         put("# made by make_corpus.py: stop words removed, words in >= %d documents" % MIN_DOCS)
