@@ -32,7 +32,7 @@
 // of every chapter, in canonical order, with the book boundaries) and
 // -out/topics.txt.
 //
-//	go run ./examples/ppl-lda [-topics 10] [-batch 32] [-steps 3000] [-lr 0.05] [-alpha 0.5] [-eta 0.1] [-heldout 0.1] [-infer-steps 500] [-top 10] [-seed 1] [-data corpus.txt.gz] [-out out/ppl-lda] [-json] [-quiet]
+//	go run ./examples/ppl-lda [-topics 10] [-batch 32] [-steps 3000] [-lr 0.1] [-alpha 0.5] [-eta 0.1] [-heldout 0.1] [-infer-steps 500] [-top 10] [-seed 1] [-data corpus.txt.gz] [-out out/ppl-lda] [-json] [-quiet]
 package main
 
 import (
@@ -92,7 +92,7 @@ func main() { cli.Main(program()) }
 
 func program() cli.Program {
 	return cli.Configured(cli.Program{Name: "ppl-lda", DataUsage: "a corpus in testdata/make_corpus.py's format (default: the embedded Bible chapters)"},
-		config{Topics: 10, Batch: 32, Steps: 3000, LR: 0.05, Alpha: 0.5, Eta: 0.1, HeldOut: 0.1, InferSteps: 500, Top: 10}, run)
+		config{Topics: 10, Batch: 32, Steps: 3000, LR: 0.1, Alpha: 0.5, Eta: 0.1, HeldOut: 0.1, InferSteps: 500, Top: 10}, run)
 }
 
 // load reads -data, or the embedded corpus.
@@ -275,8 +275,11 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	if err := os.WriteFile(res.TopicsFile, []byte(txt.String()), 0o644); err != nil {
 		return res, err
 	}
+	window := max(cfg.Steps/30, 1)
+	ma := blockMeans(fit.Loss, window)
 	p, err := env.WritePNG("elbo.png", plot.Panel{Title: "LDA by SVI", XLabel: "step", YLabel: "−ELBO (minibatch estimate)",
-		Curves: []plot.Curve{{Name: "−ELBO", Y: fit.Loss, Style: plot.Line}}})
+		Curves: []plot.Curve{{Name: "−ELBO", Y: fit.Loss, Style: plot.Line},
+			{Name: fmt.Sprintf("mean of %d steps", window), X: ma.x, Y: ma.y, Style: plot.Line}}})
 	if err != nil {
 		return res, err
 	}
@@ -348,4 +351,21 @@ func topicMap(names []string, theta [][]float64) plot.Panel {
 	}
 	return plot.Panel{Title: "E[θ]: topic use per chapter (lines: book boundaries)", XLabel: "chapter", YLabel: "topic",
 		Map: &plot.Map{X: xs, Y: ys, Z: z}, Curves: []plot.Curve{{Name: "books", X: starts, Style: plot.VLines}}}
+}
+
+// xy is a curve's points.
+type xy struct{ x, y []float64 }
+
+// blockMeans returns the means of the consecutive blocks of w values
+// of y, at the blocks' last steps (counted from 1).
+func blockMeans(y []float64, w int) xy {
+	var out xy
+	for end := w; end <= len(y); end += w {
+		s := 0.0
+		for _, v := range y[end-w : end] {
+			s += v
+		}
+		out.x, out.y = append(out.x, float64(end)), append(out.y, s/float64(w))
+	}
+	return out
 }
