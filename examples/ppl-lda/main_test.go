@@ -185,3 +185,16 @@ func TestBadFlags(t *testing.T) {
 		t.Run(args[0], func(t *testing.T) { clitest.Fails(t, program(), 2, args...) })
 	}
 }
+
+// The document-completion split gives every token to exactly one half,
+// about half of them to each.
+func TestSplitCounts(t *testing.T) {
+	counts := [][]float64{{10, 0, 3}, {0, 400, 1}}
+	obs, eval := splitCounts(counts, 5)
+	for d, row := range counts {
+		for v, n := range row {
+			assert.Equal(t, n, obs[d][v]+eval[d][v])
+		}
+	}
+	assert.InDelta(t, 200, obs[1][1], 3*10, "Binomial(400, ½): sd 10")
+}
