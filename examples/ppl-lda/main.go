@@ -27,8 +27,8 @@
 // the fit, the held-out perplexity beside that of the unigram model (the
 // training word frequencies), the top -top words of each topic with its
 // UMass coherence (Mimno et al. 2011, "Optimizing semantic coherence in
-// topic models") on the training documents and the book whose chapters
-// use the topic most, and writes -out/elbo.png, -out/topics.png (E[θ_d]
+// topic models") on the training documents and the chapter that uses
+// the topic most, and writes -out/elbo.png, -out/topics.png (E[θ_d]
 // of every chapter, in canonical order, with the book boundaries) and
 // -out/topics.txt.
 //
@@ -81,7 +81,7 @@ type result struct {
 	Coherence     []float64  `json:"coherence"`
 	CoherenceMean float64    `json:"coherence_mean"`
 	TopWords      [][]string `json:"top_words"`
-	Books         []string   `json:"books"` // the book using each topic most
+	Chapters      []string   `json:"chapters"` // the chapter using each topic most
 	ELBO          float64    `json:"elbo"`  // mean of the last tenth of the steps' estimates
 	Seconds       float64    `json:"seconds"`
 	Plots         []string   `json:"plots"`
@@ -247,7 +247,7 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	res.Unigram = unigramPerplexity(eval, freq)
 	env.Printf("held-out perplexity %.1f (unigram %.1f); training %.1f; %.1f s\n", res.Perplexity, res.Unigram, res.TrainPerplexity, res.Seconds)
 
-	// Topics: coherence, top words, the book using each most.
+	// Topics: coherence, top words, the chapter using each most.
 	theta := make([][]float64, len(c.Names))
 	for i, d := range trainIdx {
 		theta[d] = thetaTrain[i]
@@ -263,10 +263,10 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 			words[i] = c.Vocab[v]
 		}
 		coh := umass(train.Counts, top)
-		b := topBook(c.Names, theta, k)
-		res.TopWords, res.Coherence, res.Books = append(res.TopWords, words), append(res.Coherence, coh), append(res.Books, b)
+		b := topChapter(c.Names, theta, k)
+		res.TopWords, res.Coherence, res.Chapters = append(res.TopWords, words), append(res.Coherence, coh), append(res.Chapters, b)
 		res.CoherenceMean += coh / float64(cfg.Topics)
-		line := fmt.Sprintf("topic %2d  coherence %7.1f  %-18s %s\n", k+1, coh, "("+b+")", strings.Join(words, " "))
+		line := fmt.Sprintf("topic %2d  coherence %7.1f  %-24s %s\n", k+1, coh, "("+b+")", strings.Join(words, " "))
 		env.Printf("%s", line)
 		txt.WriteString(line)
 	}
@@ -308,25 +308,15 @@ func unigramPerplexity(counts [][]float64, freq []float64) float64 {
 	return math.Exp(-ll / n)
 }
 
-// topBook returns the book whose chapters have the largest mean E[θ_dk].
-func topBook(names []string, theta [][]float64, k int) string {
-	sum, n := map[string]float64{}, map[string]float64{}
-	var order []string
-	for d, name := range names {
-		b := book(name)
-		if _, ok := n[b]; !ok {
-			order = append(order, b)
-		}
-		sum[b] += theta[d][k]
-		n[b]++
-	}
-	best := order[0]
-	for _, b := range order {
-		if sum[b]/n[b] > sum[best]/n[best] {
-			best = b
+// topChapter returns the name of the document with the largest E[θ_dk].
+func topChapter(names []string, theta [][]float64, k int) string {
+	best := 0
+	for d := range names {
+		if theta[d][k] > theta[best][k] {
+			best = d
 		}
 	}
-	return best
+	return names[best]
 }
 
 // topicMap is the heat map of E[θ_dk] (topic k against chapter d, in the
