@@ -82,7 +82,7 @@ type result struct {
 	CoherenceMean float64    `json:"coherence_mean"`
 	TopWords      [][]string `json:"top_words"`
 	Chapters      []string   `json:"chapters"` // the chapter using each topic most
-	ELBO          float64    `json:"elbo"`  // mean of the last tenth of the steps' estimates
+	ELBO          float64    `json:"elbo"`     // mean of the last tenth of the steps' estimates
 	Seconds       float64    `json:"seconds"`
 	Plots         []string   `json:"plots"`
 	TopicsFile    string     `json:"topics_file"`
