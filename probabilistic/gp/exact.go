@@ -238,18 +238,9 @@ func NewExact(x, y *tensor.Tensor, opts ExactOptions) (m *Exact, err error) {
 	}
 	m.y = tensor.FromValues(dt, yv, n, 1)
 	if !o.NoiseFree {
-		noise, floor := o.Noise, o.NoiseFloor
-		if noise == 0 {
-			noise = 0.1
-		}
-		if floor == 0 {
-			floor = 1e-6
-			if dt == tensor.Float32 {
-				floor = 1e-4
-			}
-		}
-		if !(noise > floor) {
-			return nil, fmt.Errorf("gp.NewExact: noise %g must exceed its floor %g", noise, floor)
+		noise, floor, err := noiseStart("gp.NewExact", o.Noise, o.NoiseFloor, dt)
+		if err != nil {
+			return nil, err
 		}
 		m.noise = kernel.NewHyperparam("noise", noise)
 		m.noise.SetFloor(floor)
@@ -486,4 +477,24 @@ func (m *Exact) LogPrior(g *graph.Graph) *graph.Node {
 		}
 	}
 	return out
+}
+
+// noiseStart returns the initial noise variance (default 0.1) and its
+// floor (default 1e-6, 1e-4 in float32, where smaller noise leaves the
+// Cholesky factor too little room), or an error naming op when the noise
+// does not exceed the floor.
+func noiseStart(op string, noise, floor float64, dt tensor.DType) (float64, float64, error) {
+	if noise == 0 {
+		noise = 0.1
+	}
+	if floor == 0 {
+		floor = 1e-6
+		if dt == tensor.Float32 {
+			floor = 1e-4
+		}
+	}
+	if !(noise > floor) {
+		return 0, 0, fmt.Errorf("%s: noise %g must exceed its floor %g", op, noise, floor)
+	}
+	return noise, floor, nil
 }

@@ -220,18 +220,9 @@ func NewMultitask(x, y *tensor.Tensor, tasks []int, opts MultitaskOptions) (m *M
 		m.tasks = append([]int(nil), tasks...)
 	}
 	m.kron = tasks == nil && len(opts.Kernels) == 1 && !opts.Dense
-	noise, floor := opts.Noise, opts.NoiseFloor
-	if noise == 0 {
-		noise = 0.1
-	}
-	if floor == 0 {
-		floor = 1e-6
-		if dt == tensor.Float32 {
-			floor = 1e-4
-		}
-	}
-	if !(noise > floor) {
-		return nil, fmt.Errorf("%s: noise %g must exceed its floor %g", op, noise, floor)
+	noise, floor, err := noiseStart(op, opts.Noise, opts.NoiseFloor, dt)
+	if err != nil {
+		return nil, err
 	}
 	m.noise = kernel.NewHyperparam("noise", repeat(noise, t)...)
 	m.noise.SetFloor(floor).SetFixed(opts.FixNoise)

@@ -89,20 +89,31 @@ func Importance(ctx context.Context, m Model, opts ImportanceOptions) (*Importan
 	if math.IsInf(top, -1) {
 		return nil, fmt.Errorf("inference.Importance: no draw has a finite density")
 	}
-	n = len(res.LogW)
-	sum, sum2 := 0.0, 0.0
-	res.Weights = make([]float64, n)
-	for i, lw := range res.LogW {
-		res.Weights[i] = math.Exp(lw - top)
-		sum += res.Weights[i]
-	}
-	for i := range res.Weights {
-		res.Weights[i] /= sum
-		sum2 += res.Weights[i] * res.Weights[i]
-	}
-	res.ESS = 1 / sum2
-	res.LogEvidence = top + math.Log(sum/float64(n))
+	res.Weights, res.ESS, res.LogEvidence = SelfNormalize(res.LogW)
 	return res, stopped
+}
+
+// SelfNormalize turns log importance weights log wᵢ into normalised
+// weights wᵢ/Σw, their effective sample size 1/Σ(wᵢ/Σw)² (Kong 1992) and
+// the log of their mean, log (1/n)Σwᵢ, the estimate of the log evidence,
+// computed from the largest weight so that none overflows. At least one
+// log weight must be finite.
+func SelfNormalize(logW []float64) (weights []float64, ess, logMean float64) {
+	top := math.Inf(-1)
+	for _, lw := range logW {
+		top = math.Max(top, lw)
+	}
+	sum, sum2 := 0.0, 0.0
+	weights = make([]float64, len(logW))
+	for i, lw := range logW {
+		weights[i] = math.Exp(lw - top)
+		sum += weights[i]
+	}
+	for i := range weights {
+		weights[i] /= sum
+		sum2 += weights[i] * weights[i]
+	}
+	return weights, 1 / sum2, top + math.Log(sum/float64(len(logW)))
 }
 
 // Expect returns the self-normalised estimate of E[f(θ)] over the

@@ -57,3 +57,16 @@ func TestImportanceOnAConjugateModel(t *testing.T) {
 	assert.Equal(t, want100.Weights, part.Weights)
 	assert.Equal(t, want100.LogEvidence, part.LogEvidence)
 }
+
+// SelfNormalize on weights 1 and 3 (and the same shifted by e¹⁰⁰⁰, which
+// would overflow unshifted): normalised ¼ and ¾, ESS 1/(1/16 + 9/16) =
+// 1.6, log mean log 2 (plus 1000; 1000 + log 3 is rounded to the ulp of
+// 1000, 1.1e-13, hence the tolerances).
+func TestSelfNormalize(t *testing.T) {
+	for _, shift := range []float64{0, 1000} {
+		w, ess, logMean := SelfNormalize([]float64{shift, shift + math.Log(3)})
+		if math.Abs(w[0]-0.25) > 1e-12 || math.Abs(w[1]-0.75) > 1e-12 || math.Abs(ess-1.6) > 1e-12 || math.Abs(logMean-shift-math.Log(2)) > 1e-12 {
+			t.Errorf("shift %g: weights %v, ESS %g, log mean %g; want [0.25 0.75], 1.6, %g", shift, w, ess, logMean, shift+math.Log(2))
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic/inference"
 )
 
 // ImportanceOptions configures Importance. The zero value means the
@@ -107,17 +108,6 @@ func Importance(ctx context.Context, model, proposal Model, opts ImportanceOptio
 	if math.IsInf(top, -1) || math.IsNaN(top) {
 		return nil, fmt.Errorf("%s: no draw has a finite weight", op)
 	}
-	sum, sum2 := 0.0, 0.0
-	w.Weights = make([]float64, n)
-	for i, lw := range w.LogW {
-		w.Weights[i] = math.Exp(lw - top)
-		sum += w.Weights[i]
-	}
-	for i := range w.Weights {
-		w.Weights[i] /= sum
-		sum2 += w.Weights[i] * w.Weights[i]
-	}
-	w.ESS = 1 / sum2
-	w.LogEvidence = top + math.Log(sum/float64(n))
+	w.Weights, w.ESS, w.LogEvidence = inference.SelfNormalize(w.LogW)
 	return w, stopped
 }
