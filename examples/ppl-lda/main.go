@@ -28,9 +28,9 @@
 // training word frequencies), the top -top words of each topic with its
 // UMass coherence (Mimno et al. 2011, "Optimizing semantic coherence in
 // topic models") on the training documents and the chapter that uses
-// the topic most, and writes -out/elbo.png, -out/topics.png (E[θ_d]
-// of every chapter, in canonical order, with the book boundaries) and
-// -out/topics.txt.
+// the topic most, and writes -out/elbo.csv (every step's ELBO estimate),
+// -out/elbo.png, -out/topics.png (E[θ_d] of every chapter, in canonical
+// order, with the book boundaries) and -out/topics.txt.
 //
 //	go run ./examples/ppl-lda [-topics 10] [-batch 32] [-steps 3000] [-lr 0.1] [-alpha 0.5] [-eta 0.1] [-heldout 0.1] [-infer-steps 500] [-top 10] [-seed 1] [-data corpus.txt.gz] [-out out/ppl-lda] [-json] [-quiet]
 package main
@@ -86,6 +86,7 @@ type result struct {
 	Seconds       float64    `json:"seconds"`
 	Plots         []string   `json:"plots"`
 	TopicsFile    string     `json:"topics_file"`
+	ELBOFile      string     `json:"elbo_file"` // the ELBO estimate of every step, as CSV
 }
 
 func main() { cli.Main(program()) }
@@ -273,6 +274,15 @@ func run(cfg config, env *cli.Env) (res result, err error) {
 	env.Printf("mean UMass coherence %.1f\n", res.CoherenceMean)
 	res.TopicsFile = env.Path("topics.txt")
 	if err := os.WriteFile(res.TopicsFile, []byte(txt.String()), 0o644); err != nil {
+		return res, err
+	}
+	var csv strings.Builder
+	csv.WriteString("step,elbo\n")
+	for s, l := range fit.Loss {
+		fmt.Fprintf(&csv, "%d,%.3f\n", s+1, -l)
+	}
+	res.ELBOFile = env.Path("elbo.csv")
+	if err := os.WriteFile(res.ELBOFile, []byte(csv.String()), 0o644); err != nil {
 		return res, err
 	}
 	window := max(cfg.Steps/30, 1)

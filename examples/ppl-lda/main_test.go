@@ -177,6 +177,11 @@ func TestRunSmall(t *testing.T) {
 	b, err := os.ReadFile(res.TopicsFile)
 	require.NoError(t, err, r.JSON)
 	assert.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 4)
+	b, err = os.ReadFile(res.ELBOFile)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 121, "a header and a line per step")
+	assert.True(t, strings.HasPrefix(lines[120], "120,-"), lines[120])
 }
 
 // Bad flags exit with 2.
