@@ -210,6 +210,11 @@ func build(mp *pb.ModelProto, dir string) (*Model, error) {
 			}
 		}
 	}
+	if list := m.Metadata[BuffersKey]; list != "" {
+		for _, name := range strings.Split(list, ",") {
+			m.buffer[name] = true
+		}
+	}
 	for _, t := range inits {
 		c, err := decodeTensor(t, dir)
 		if err != nil {
