@@ -38,7 +38,7 @@ func ExampleExport() {
 	fmt.Println(ops)
 	fmt.Println(s.Parameters, "parameters, as nn.NumParams counts:", nn.NumParams(model))
 	// Output:
-	// opset 17 inputs [{input float [batch 4]}] outputs [{output float [batch 3]}]
+	// opset 17 inputs [input float32 (batch, 4)] outputs [output float32 (batch, 3)]
 	// [Gemm×2 Identity×1 Relu×1 Softmax×1]
 	// 131 parameters, as nn.NumParams counts: 131
 }
