@@ -56,7 +56,7 @@ test-onnx:
 	@$(PYTHON) -c 'import onnx, numpy' 2>/dev/null || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx python3-numpy; }
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
-		GRADUS_ONNX_EXPORT_DIR=$$d $(GO) test -count=1 -run '^TestExportFamilies$$' ./nn/onnx && \
+		GRADUS_ONNX_EXPORT_DIR=$$d $(GO) test -count=1 -run '^(TestExportFamilies|TestExportProgram)$$' ./nn/onnx && \
 		$(PYTHON) nn/onnx/testdata/export_check.py $$d
 
 # The ONNX import checks that need Python with PyTorch (apt-get install
