@@ -68,6 +68,8 @@ test-onnx:
 onnx-zoo:
 	$(PYTHON) nn/onnx/testdata/zoo.py
 test-onnx-import:
+	@$(PYTHON) -c 'import torch, onnx, numpy' 2>/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch python3-onnx python3-numpy; }
 	@d=$$(mktemp -d) && mkdir $$d/zoo && \
 	GRADUS_ONNX_FINETUNED=$$d/digits.safetensors GRADUS_ONNX_TORCH_DIR=$$d/zoo \
 		$(GO) test -count=1 -run 'TestZoo|TestFineTune|TestTorchStateDict' ./nn/onnx && \
