@@ -1,0 +1,412 @@
+package ppl
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Enumerated declares a discrete latent site name ~ d (Bernoulli or
+// Categorical, or a zero-inflated or censored wrapper of one) to be
+// summed out by enumeration rather than sampled, as Pyro's
+// infer={"enumerate": "parallel"} (Obermeyer et al. 2019, "Tensor
+// variable elimination for plated factor graphs"). Under the Enum handler
+// (which NUTS, HMC, FitSVI and FitLaplace put around the model) its value
+// is every value of its support at once, 0…K−1 along a new batch
+// dimension to the left of the plates' dimensions and of the sites
+// enumerated before it; what the model computes from it broadcasts along
+// that dimension, and Trace.LogJoint sums it out. Without Enum (prior
+// sampling, Predictive) the site is drawn like a Sample site.
+//
+// Index picks a table's rows by such a value. Enumerated panics with a
+// *tensor.Error for a continuous distribution, a discrete one whose
+// support is not a finite list (the counts of Poisson, binomial, …), or
+// for the misuse Sample panics for.
+func Enumerated(c *Ctx, name string, d probabilistic.Distribution) *graph.Node {
+	if d == nil {
+		tensor.Fail("ppl.Enumerated", "site %q has a nil distribution", name)
+	}
+	k := enumSize(name, d)
+	s := &Site{Name: name, Kind: SampleSite, Dist: d, Enumerate: true, enumK: k}
+	c.apply(s)
+	return s.Value
+}
+
+// enumSize returns the number of values of a finite discrete support, or
+// fails naming the site.
+func enumSize(name string, d probabilistic.Distribution) int {
+	sp, ok := supportOf(d)
+	switch {
+	case ok && sp.kind == binarySupport:
+		return 2
+	case ok && sp.kind == categorySupport:
+		return sp.k
+	case ok && sp.discrete:
+		tensor.Fail("ppl.Enumerated", "site %q (%T) has the unbounded support %s: only a finite support (Bernoulli, Categorical) can be enumerated", name, d, sp.what())
+	default:
+		tensor.Fail("ppl.Enumerated", "site %q (%T) is %s, not discrete: only Bernoulli and Categorical sites can be enumerated; use Sample", name, d, sp.what())
+	}
+	return 0
+}
+
+// Enum returns m with each site declared by Enumerated (and not given a
+// value by another handler) set to all of its support's values, 0…K−1,
+// along its own batch dimension: the first such site takes dimension
+// −(maxPlateNesting+1), the next one further left, so that they
+// broadcast against each other and against every plate. maxPlateNesting
+// must be at least the number of plates the model nests (the engines take
+// it from a run of the model). The distribution of an enumerated site may
+// have batch axes only at its plates' dimensions or at the dimensions of
+// sites enumerated before it (the logits of zₜ picked by zₜ₋₁ in a hidden
+// Markov model). Enum panics with a *tensor.Error for a negative
+// maxPlateNesting or a site whose batch shape does not fit.
+func Enum(m Model, maxPlateNesting int) Model {
+	if maxPlateNesting < 0 {
+		tensor.Fail("ppl.Enum", "maxPlateNesting %d is negative", maxPlateNesting)
+	}
+	return func(c *Ctx) {
+		next := -maxPlateNesting - 1
+		Handle(m, funcs{process: func(s *Site) {
+			if s.Kind != SampleSite || !s.Enumerate || s.Value != nil {
+				return
+			}
+			for _, p := range s.Plates {
+				if -p.Dim > maxPlateNesting {
+					tensor.Fail("ppl.Enum", "site %q is inside plate %q at dim %d, beyond maxPlateNesting %d", s.Name, p.Name, p.Dim, maxPlateNesting)
+				}
+			}
+			batch := s.Dist.BatchShape()
+			if len(batch) >= -next {
+				tensor.Fail("ppl.Enum", "enumerated site %q has batch shape %s, wider than its plates and the dimensions enumerated before it (%d)", s.Name, tensor.FormatShape(batch), -next-1)
+			}
+			for i := 1; i <= min(len(batch), maxPlateNesting); i++ {
+				if b := batch[len(batch)-i]; b != 1 && !slices.ContainsFunc(s.Plates, func(p PlateFrame) bool { return p.Dim == -i && p.Sub == b }) {
+					tensor.Fail("ppl.Enum", "enumerated site %q has batch shape %s: size %d at dim %d is not a plate of the site", s.Name, tensor.FormatShape(batch), b, -i)
+				}
+			}
+			shape := make([]int, -next)
+			for i := range shape {
+				shape[i] = 1
+			}
+			shape[0] = s.enumK
+			vals := make([]float64, s.enumK)
+			for i := range vals {
+				vals[i] = float64(i)
+			}
+			s.Value = c.g.Const(tensor.FromValues(s.Dist.Mean().DType(), vals, shape...))
+			s.EnumDim, s.enumValue = next, s.Value
+			next--
+		}})(c)
+	}
+}
+
+// maxPlateNesting returns how many plate dimensions the trace's sites use.
+func maxPlateNesting(tr *Trace) int {
+	n := 0
+	for _, s := range tr.Sites {
+		for _, p := range s.Plates {
+			n = max(n, -p.Dim)
+		}
+	}
+	return n
+}
+
+// hasEnumerated reports whether the trace declares a site with Enumerated.
+func hasEnumerated(tr *Trace) bool {
+	return slices.ContainsFunc(tr.Sites, func(s *Site) bool { return s.Enumerate })
+}
+
+// Index returns table's rows picked by idx, which holds row numbers
+// (integers 0…K−1 stored as floats, as the values of Categorical and
+// Bernoulli sites are): shaped idx's shape followed by table's shape
+// without its first axis, out[i…, r…] = table[idx[i…], r…]. It is how a
+// model uses an enumerated (or sampled) discrete value: the component's
+// mean locs[z], the transition row trans[zₜ₋₁]. It is differentiable in
+// table, not in idx. It panics with a *tensor.Error for a nil operand, a
+// table without axes, operands of different graphs or dtypes, or an index
+// out of range.
+func Index(table, idx *graph.Node) *graph.Node {
+	const op = "ppl.Index"
+	if table == nil || idx == nil {
+		tensor.Fail(op, "nil operand (table, idx %s)", graph.Describe(table, idx))
+	}
+	if table.Graph() != idx.Graph() || table.DType() != idx.DType() || table.Dim() == 0 {
+		tensor.Fail(op, "operands %s: want a table with a first axis, in the same graph and dtype as idx", graph.Describe(table, idx))
+	}
+	ts := table.Shape()
+	k := ts[0]
+	vals := idx.Value().Values()
+	labels := make([]int, len(vals))
+	for i, v := range vals {
+		if v != math.Trunc(v) || v < 0 || v >= float64(k) {
+			tensor.Fail(op, "index %g at flat position %d of %s is not a row of table %s", v, i, graph.Describe(idx), graph.Describe(table))
+		}
+		labels[i] = int(v)
+	}
+	rest := size(ts[1:])
+	oh := idx.Graph().Const(tensor.OneHot(table.DType(), labels, k))
+	out := graph.MatMul(oh, graph.Reshape(table, k, rest))
+	return graph.Reshape(out, append(idx.Shape(), ts[1:]...)...)
+}
+
+// enumVar is an enumerated site as the elimination sees it.
+type enumVar struct {
+	site   *Site
+	axis   int    // its axis in the rank-R layout
+	plates string // the key of its plate set
+}
+
+// enumTerm is a log-factor in the rank-R layout, with the enumerated
+// variables it depends on and the plates it lies in.
+type enumTerm struct {
+	lp     *graph.Node
+	vars   []int  // indices into the variables
+	plates string // the key of its plate set
+}
+
+func plateKey(ps []PlateFrame) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	slices.Sort(names)
+	return strings.Join(names, "\x00")
+}
+
+func plateSet(key string) []string {
+	if key == "" {
+		return nil
+	}
+	return strings.Split(key, "\x00")
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// enumLogJoint returns the log joint of a trace with enumerated sites,
+// their values summed out: variable elimination in log space (Koller and
+// Friedman 2009, "Probabilistic Graphical Models", ch. 9) inside each
+// plate set, from the most deeply nested plate set out, summing a
+// factor over a plate's dimension once the variables local to it are
+// eliminated (Obermeyer et al. 2019). Sites that depend on no enumerated
+// value add their ScaledLogProb as usual; skip drops such a site.
+func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
+	const op = "ppl.Trace.LogJoint"
+	var vars []enumVar
+	r := 0
+	frames := map[string]PlateFrame{}
+	for _, s := range t.Sites {
+		for _, p := range s.Plates {
+			frames[p.Name] = p
+		}
+		if s.Kind == SampleSite && s.EnumDim != 0 {
+			r = max(r, -s.EnumDim)
+		}
+	}
+	for _, s := range t.Sites {
+		if s.Kind == SampleSite && s.EnumDim != 0 {
+			vars = append(vars, enumVar{site: s, axis: r + s.EnumDim, plates: plateKey(s.Plates)})
+		}
+	}
+	var total *graph.Node
+	var terms []enumTerm
+	for _, s := range t.Sites {
+		if s.Kind != SampleSite {
+			continue
+		}
+		lp := s.LogProb()
+		shape := lp.Shape()
+		var deps []int
+		if len(shape) <= r {
+			off := r - len(shape)
+			for i, v := range vars {
+				if v.axis >= off && shape[v.axis-off] > 1 {
+					deps = append(deps, i)
+				}
+			}
+		}
+		if len(deps) == 0 {
+			if skip == nil || !skip(s) {
+				total = add(total, s.ScaledLogProb())
+			}
+			continue
+		}
+		ratio := 1.0
+		for _, p := range s.Plates {
+			ratio *= float64(p.Size) / float64(p.Sub)
+		}
+		if math.Abs(s.Scale-ratio) > 1e-12*ratio {
+			tensor.Fail(op, "site %q depends on an enumerated site and is scaled by %g besides its plates: a Scale handler cannot reach inside a sum over enumerated values", s.Name, s.Scale/ratio)
+		}
+		if s.LogJacobian != nil {
+			total = add(total, s.LogJacobian)
+		}
+		full := make([]int, r)
+		for i := range full {
+			full[i] = 1
+		}
+		copy(full[r-len(shape):], shape)
+		lp = graph.Reshape(lp, full...)
+		want := slices.Clone(full)
+		for _, p := range s.Plates {
+			want[r+p.Dim] = p.Sub
+		}
+		for a := range r {
+			if full[a] != want[a] && full[a] != 1 {
+				tensor.Fail(op, "site %q has log-probability shape %s, which does not fit its plates and enumerated dimensions: give each batch axis a plate", s.Name, tensor.FormatShape(shape))
+			}
+		}
+		if !slices.Equal(full, want) {
+			lp = graph.BroadcastTo(lp, want...)
+		}
+		terms = append(terms, enumTerm{lp: lp, vars: deps, plates: plateKey(s.Plates)})
+	}
+	for len(terms) > 0 {
+		// The deepest plate set left.
+		p := terms[0].plates
+		for _, tm := range terms {
+			if len(plateSet(tm.plates)) > len(plateSet(p)) {
+				p = tm.plates
+			}
+		}
+		var here, rest []enumTerm
+		for _, tm := range terms {
+			if tm.plates == p {
+				here = append(here, tm)
+			} else {
+				rest = append(rest, tm)
+			}
+		}
+		pset := plateSet(p)
+		for _, tm := range here {
+			for _, v := range tm.vars {
+				if vs := plateSet(vars[v].plates); !subset(vs, pset) {
+					tensor.Fail(op, "enumerated site %q (plates %v) is used by a site in plates %v: use it only inside its own plates", vars[v].site.Name, vs, pset)
+				}
+			}
+		}
+		here = eliminate(here, vars, func(v int) bool { return vars[v].plates == p })
+		f := here[0].lp
+		left := here[0].vars
+		for _, tm := range here[1:] {
+			f = graph.Add(f, tm.lp)
+			left = union(left, tm.vars)
+		}
+		if p == "" {
+			total = add(total, graph.Sum(f, nil, false))
+			terms = rest
+			continue
+		}
+		var q []string
+		for _, v := range left {
+			for _, name := range plateSet(vars[v].plates) {
+				if !slices.Contains(q, name) {
+					q = append(q, name)
+				}
+			}
+		}
+		if len(q) == len(pset) {
+			var names []string
+			for _, v := range left {
+				names = append(names, vars[v].site.Name)
+			}
+			tensor.Fail(op, "enumerated sites %v in plates %v are not tree-structured (each lies in a different plate of a site that uses them): variable elimination across plates supports only nested plates", names, pset)
+		}
+		var axes []int
+		scale := 1.0
+		for _, name := range pset {
+			if !slices.Contains(q, name) {
+				fr := frames[name]
+				axes = append(axes, r+fr.Dim)
+				scale *= float64(fr.Size) / float64(fr.Sub)
+			}
+		}
+		f = graph.Sum(f, axes, true)
+		if scale != 1 {
+			f = graph.MulScalar(f, scale)
+		}
+		frs := make([]PlateFrame, len(q))
+		for i, name := range q {
+			frs[i] = frames[name]
+		}
+		terms = append(rest, enumTerm{lp: f, vars: left, plates: plateKey(frs)})
+	}
+	if total == nil {
+		tensor.Fail(op, "the trace has no sample site")
+	}
+	return total
+}
+
+// eliminate sums out, one at a time, the variables for which local
+// returns true: each time the one whose combined factor is smallest
+// (the min-size heuristic), adding the factors that hold it and taking
+// the log-sum-exp along its axis.
+func eliminate(fs []enumTerm, vars []enumVar, local func(int) bool) []enumTerm {
+	for {
+		best, cost := -1, math.Inf(1)
+		for v := range vars {
+			if !local(v) {
+				continue
+			}
+			var u []int
+			for _, f := range fs {
+				if slices.Contains(f.vars, v) {
+					u = union(u, f.vars)
+				}
+			}
+			if len(u) == 0 {
+				continue
+			}
+			c := 1.0
+			for _, w := range u {
+				c *= float64(vars[w].site.enumK)
+			}
+			if c < cost {
+				best, cost = v, c
+			}
+		}
+		if best < 0 {
+			return fs
+		}
+		var keep []enumTerm
+		var sum *graph.Node
+		var u []int
+		for _, f := range fs {
+			if slices.Contains(f.vars, best) {
+				sum = add(sum, f.lp)
+				u = union(u, f.vars)
+			} else {
+				keep = append(keep, f)
+			}
+		}
+		u = slices.DeleteFunc(u, func(w int) bool { return w == best })
+		sum = graph.LogSumExp(sum, []int{vars[best].axis}, true)
+		fs = append(keep, enumTerm{lp: sum, vars: u, plates: fs[0].plates})
+	}
+}
+
+func union(a, b []int) []int {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// errEnumGuide is the error for a guide that samples an enumerated site.
+func errEnumGuide(op, name string) error {
+	return fmt.Errorf("%s: the guide samples %q, which the model sums out by enumeration (ppl.Enumerated): leave it out of the guide", op, name)
+}

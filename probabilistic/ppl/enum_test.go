@@ -1,0 +1,186 @@
+package ppl
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/probabilistic"
+	"github.com/gradus-ml/gradus/probabilistic/hmm"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// logSumExp of plain numbers.
+func logSumExp(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += math.Exp(x - m)
+	}
+	return m + math.Log(s)
+}
+
+// assignments calls f with every assignment of n variables to 0…k−1.
+func assignments(n, k int, f func(z []int)) {
+	z := make([]int, n)
+	for {
+		f(z)
+		i := 0
+		for i < n && z[i] == k-1 {
+			z[i] = 0
+			i++
+		}
+		if i == n {
+			return
+		}
+		z[i]++
+	}
+}
+
+var (
+	mixY     = []float64{-1.3, 0.2, 2.4, 1.7, -0.4}
+	mixW     = []float64{0.2, 0.3, 0.5}
+	mixLocs  = []float64{-1, 0.5, 2}
+	mixSigma = 0.8
+)
+
+// mixture is a 3-component Gaussian mixture with its assignments
+// enumerated inside the data plate; with regime set, a global Bernoulli
+// g (P(g = 1) = 0.3), also enumerated, picks the noise scale from
+// (0.8, 1.5).
+func mixture(regime bool) Model {
+	return func(c *Ctx) {
+		locs := Sample(c, "locs", probabilistic.NewNormal(c.Const(tensor.Zeros(tensor.Float64, 3)), c.Scalar(3)))
+		sigma := c.Scalar(mixSigma)
+		if regime {
+			g := Enumerated(c, "g", probabilistic.NewBernoulliProbs(c.Scalar(0.3)))
+			sigma = Index(c.Const(tensor.FromValues(tensor.Float64, []float64{0.8, 1.5}, 2)), g)
+		}
+		Plate(c, "data", len(mixY), PlateOptions{}, func([]int) {
+			z := Enumerated(c, "z", probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, mixW, 3))))
+			Observe(c, "y", probabilistic.NewNormal(Index(locs, z), sigma), tensor.FromValues(tensor.Float64, mixY, len(mixY)))
+		})
+	}
+}
+
+// enumLogJointAt runs m under Enum with the continuous sites substituted.
+func enumLogJointAt(m Model, nesting int, vals map[string]*tensor.Tensor) float64 {
+	g := graph.New()
+	nodes := map[string]*graph.Node{}
+	for k, v := range vals {
+		nodes[k] = g.Const(v)
+	}
+	tr := &Trace{}
+	Run(g, Record(Enum(Substitute(m, nodes), nesting), tr))
+	return tr.LogJoint().Item()
+}
+
+// TestEnumeratedMixtureIsBruteForce: the log joint of the mixture with
+// z₁…z₅ enumerated equals the sum over all 3⁵ assignments (and, with the
+// global regime g, over all 2·3⁵), worked out term by term.
+func TestEnumeratedMixtureIsBruteForce(t *testing.T) {
+	prior := 0.0
+	for _, l := range mixLocs {
+		prior += logN(l, 0, 3)
+	}
+	vals := map[string]*tensor.Tensor{"locs": tensor.FromValues(tensor.Float64, mixLocs, 3)}
+	joint := func(sigma float64) []float64 {
+		var terms []float64
+		assignments(len(mixY), 3, func(z []int) {
+			s := 0.0
+			for i, k := range z {
+				s += math.Log(mixW[k]) + logN(mixY[i], mixLocs[k], sigma)
+			}
+			terms = append(terms, s)
+		})
+		return terms
+	}
+	want := prior + logSumExp(joint(mixSigma))
+	if got := enumLogJointAt(mixture(false), 1, vals); math.Abs(got-want) > 1e-10 {
+		t.Errorf("mixture: enumerated log joint %.15g, brute force over 3^5 %.15g", got, want)
+	}
+	var both []float64
+	for g, sigma := range []float64{0.8, 1.5} {
+		pg := []float64{0.7, 0.3}[g]
+		for _, s := range joint(sigma) {
+			both = append(both, math.Log(pg)+s)
+		}
+	}
+	want = prior + logSumExp(both)
+	if got := enumLogJointAt(mixture(true), 1, vals); math.Abs(got-want) > 1e-10 {
+		t.Errorf("mixture with a global regime: enumerated log joint %.15g, brute force over 2·3^5 %.15g", got, want)
+	}
+	// Without Enum the sites are drawn: the model is an ordinary one.
+	tr := &Trace{}
+	Run(graph.New(), Record(Seed(mixture(true), 1), tr))
+	if z := tr.Site("z"); z.EnumDim != 0 || len(z.Value.Shape()) != 1 || len(tr.Latent()) != 1 {
+		t.Errorf("unenumerated run: z shape %v, latent sites %d", z.Value.Shape(), len(tr.Latent()))
+	}
+}
+
+// hmmModel is a hidden Markov chain z₀…z_{T−1} with Gaussian emissions,
+// every state enumerated.
+func hmmModel(init []float64, trans []float64, locs []float64, sigma float64, y []float64) Model {
+	k := len(init)
+	return func(c *Ctx) {
+		tr := c.Const(tensor.FromValues(tensor.Float64, trans, k, k))
+		mu := c.Const(tensor.FromValues(tensor.Float64, locs, k))
+		var z *graph.Node
+		for t, yt := range y {
+			var d probabilistic.Distribution
+			if t == 0 {
+				d = probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, init, k)))
+			} else {
+				d = probabilistic.NewCategoricalProbs(Index(tr, z))
+			}
+			z = Enumerated(c, fmt.Sprintf("z%d", t), d)
+			Observe(c, fmt.Sprintf("y%d", t), probabilistic.NewNormal(Index(mu, z), c.Scalar(sigma)), tensor.FromValues(tensor.Float64, []float64{yt}))
+		}
+	}
+}
+
+// TestEnumeratedHMMIsBruteForce: for K = 2 and 3 states and T = 5, the
+// enumerated log joint equals the sum over all Kᵀ paths and package hmm's
+// forward algorithm.
+func TestEnumeratedHMMIsBruteForce(t *testing.T) {
+	y := []float64{0.3, -1.2, 2.1, 1.4, -0.2}
+	cases := []struct {
+		init, trans, locs []float64
+	}{
+		{[]float64{0.6, 0.4}, []float64{0.9, 0.1, 0.25, 0.75}, []float64{-1, 1.5}},
+		{[]float64{0.5, 0.3, 0.2}, []float64{0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.3, 0.3, 0.4}, []float64{-1, 0.5, 2}},
+	}
+	const sigma = 0.9
+	for _, tc := range cases {
+		k := len(tc.init)
+		var paths []float64
+		assignments(len(y), k, func(z []int) {
+			s := math.Log(tc.init[z[0]])
+			for i, zi := range z {
+				if i > 0 {
+					s += math.Log(tc.trans[z[i-1]*k+zi])
+				}
+				s += logN(y[i], tc.locs[zi], sigma)
+			}
+			paths = append(paths, s)
+		})
+		want := logSumExp(paths)
+		got := enumLogJointAt(hmmModel(tc.init, tc.trans, tc.locs, sigma, y), 0, nil)
+		if math.Abs(got-want) > 1e-10 {
+			t.Errorf("K = %d: enumerated log joint %.15g, brute force over %d paths %.15g", k, got, len(paths), want)
+		}
+		g := graph.New()
+		logs := func(v []float64, shape ...int) *graph.Node {
+			return graph.Log(g.Const(tensor.FromValues(tensor.Float64, v, shape...)))
+		}
+		emit := hmm.GaussianEmissions(g.Const(tensor.FromValues(tensor.Float64, y, len(y))),
+			g.Const(tensor.FromValues(tensor.Float64, tc.locs, k)), g.Const(tensor.Full(tensor.Float64, sigma, k)))
+		if fw := hmm.LogLikelihood(logs(tc.init, k), logs(tc.trans, k, k), emit).Item(); math.Abs(got-fw) > 1e-10 {
+			t.Errorf("K = %d: enumerated log joint %.15g, hmm.LogLikelihood %.15g", k, got, fw)
+		}
+	}
+}
