@@ -116,6 +116,15 @@ func maxPlateNesting(tr *Trace) int {
 	return n
 }
 
+// enumerate returns m under Enum when the trace tr of m declares
+// enumerated sites, m itself otherwise.
+func enumerate(tr *Trace, m Model) Model {
+	if !hasEnumerated(tr) {
+		return m
+	}
+	return Enum(m, maxPlateNesting(tr))
+}
+
 // hasEnumerated reports whether the trace declares a site with Enumerated.
 func hasEnumerated(tr *Trace) bool {
 	return slices.ContainsFunc(tr.Sites, func(s *Site) bool { return s.Enumerate })

@@ -57,7 +57,7 @@ func Importance(ctx context.Context, model, proposal Model, opts ImportanceOptio
 	if store == nil {
 		store = NewParamStore()
 	}
-	s := &SVI{Params: store, model: model, guide: proposal}
+	s := &SVI{Params: store, model: enumerate(mt, model), guide: proposal}
 	if proposal != nil {
 		if err := s.check(op, mt, opts.Seed, false); err != nil {
 			return nil, err

@@ -95,9 +95,10 @@ func NUTS(ctx context.Context, model Model, opts inference.NUTSOptions) (*Poster
 	if err != nil {
 		return nil, err
 	}
+	enumerated := func(m Model) Model { return enumerate(tr, m) }
 	im := inference.Model{LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
 		t := &Trace{}
-		Run(g, Record(Unconstrain(model, p), t))
+		Run(g, Record(enumerated(Unconstrain(model, p)), t))
 		return t.LogJoint()
 	}}
 	for _, s := range sites {
@@ -107,7 +108,7 @@ func NUTS(ctx context.Context, model Model, opts inference.NUTSOptions) (*Poster
 	if res == nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	post, perr := newPosterior(model, sites, res)
+	post, perr := newPosterior(model, enumerated, sites, res)
 	if perr != nil {
 		return nil, perr
 	}
@@ -117,7 +118,7 @@ func NUTS(ctx context.Context, model Model, opts inference.NUTSOptions) (*Poster
 // newPosterior maps the unconstrained draws of res onto the sites'
 // supports and adds the deterministic sites, by running the model once
 // per draw.
-func newPosterior(model Model, sites []latentSite, res *inference.Result) (p *Posterior, err error) {
+func newPosterior(model Model, enumerated func(Model) Model, sites []latentSite, res *inference.Result) (p *Posterior, err error) {
 	defer catch("ppl.NUTS", &err)
 	p = &Posterior{Result: &inference.Result{
 		StepSize: res.StepSize, InvMass: res.InvMass, DenseInvMass: res.DenseInvMass,
@@ -136,10 +137,10 @@ func newPosterior(model Model, sites []latentSite, res *inference.Result) (p *Po
 				off += n
 			}
 			t := &Trace{}
-			Run(g, Record(Unconstrain(model, vals), t))
+			Run(g, Record(enumerated(Unconstrain(model, vals)), t))
 			var row []float64
 			for _, s := range t.Sites {
-				if (s.Kind == SampleSite && !s.Observed) || s.Kind == DeterministicSite {
+				if (s.Kind == SampleSite && !s.Observed && !s.Enumerate) || s.Kind == DeterministicSite {
 					if _, ok := p.shapes[s.Name]; !ok {
 						p.register(s.Name, s.Value.Shape())
 					}
