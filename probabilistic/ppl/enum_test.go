@@ -2,11 +2,14 @@ package ppl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/internal/numtest"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/probabilistic/hmm"
 	"github.com/gradus-ml/gradus/probabilistic/inference"
@@ -270,4 +273,47 @@ func TestNUTSEnumeratedMixture(t *testing.T) {
 		within(t, fmt.Sprintf("locs[%d]", k), column(p.Samples()["locs"], k), ess[k], mean[k], variance[k])
 	}
 	t.Logf("exact means %.4f, variances %.4f; NUTS means %v", mean, variance, p.Mean("locs").Values())
+}
+
+// TestEnumerationMisuse: a continuous or unbounded site cannot be
+// enumerated, a guide may not sample an enumerated site, and an
+// enumerated site may not be used outside its plate; the engines return
+// these as errors before any work.
+func TestEnumerationMisuse(t *testing.T) {
+	run := func(m Model) { Run(graph.New(), Enum(m, 1)) }
+	cont, at := func(c *Ctx) { Enumerated(c, "x", normal(c, 0, 1)) }, numtest.Here()
+	numtest.Misuse(t, "ppl.Enumerated", at, func() { run(cont) }, `site "x"`, "not discrete")
+	pois, at := func(c *Ctx) { Enumerated(c, "k", probabilistic.NewPoisson(c.Scalar(2))) }, numtest.Here()
+	numtest.Misuse(t, "ppl.Enumerated", at, func() { run(pois) }, `site "k"`, "unbounded support")
+	ctx := context.Background()
+	var te *tensor.Error
+	withLoc := func(m Model) Model {
+		return func(c *Ctx) { Sample(c, "mu", normal(c, 0, 1)); m(c) }
+	}
+	if _, err := NUTS(ctx, withLoc(pois), inference.NUTSOptions{Chains: 1, Warmup: 10, Draws: 10}); !errors.As(err, &te) || !strings.Contains(err.Error(), "unbounded support") {
+		t.Errorf("NUTS with an enumerated Poisson site: %v", err)
+	}
+	if _, err := FitSVI(ctx, withLoc(cont), AutoNormal(withLoc(cont), AutoGuideOptions{}), SVIOptions{Steps: 1}); !errors.As(err, &te) || !strings.Contains(err.Error(), "not discrete") {
+		t.Errorf("FitSVI with an enumerated normal site: %v", err)
+	}
+	guide := func(c *Ctx) {
+		loc := Param(c, "q_loc", tensor.Zeros(tensor.Float64, 2), nil)
+		Sample(c, "locs", probabilistic.NewNormal(loc, c.Scalar(1)))
+		Plate(c, "data", len(twoY), PlateOptions{}, func([]int) {
+			Sample(c, "z", probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, twoW, 2))))
+		})
+	}
+	if _, err := FitSVI(ctx, twoMixture, guide, SVIOptions{Steps: 1}); err == nil || !strings.Contains(err.Error(), `samples "z", which the model sums out`) {
+		t.Errorf("FitSVI with a guide that samples the enumerated z: %v", err)
+	}
+	outside := func(c *Ctx) {
+		var z *graph.Node
+		Plate(c, "data", 3, PlateOptions{}, func([]int) {
+			z = Enumerated(c, "z", probabilistic.NewBernoulliProbs(c.Scalar(0.5)))
+		})
+		Observe(c, "y", probabilistic.NewNormal(Index(c.Const(vec(-1, 1)), z), c.Scalar(1)), vec(0.5, 0.5, 0.5))
+	}
+	if _, err := NUTS(ctx, withLoc(outside), inference.NUTSOptions{Chains: 1, Warmup: 10, Draws: 10}); !errors.As(err, &te) || !strings.Contains(err.Error(), "use it only inside its own plates") {
+		t.Errorf("NUTS with an enumerated site used outside its plate: %v", err)
+	}
 }

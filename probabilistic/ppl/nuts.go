@@ -29,7 +29,8 @@ func catch(op string, errp *error) {
 
 // prototype runs m once, seeded, on a fresh graph: the engines' check of a
 // model before any work, and their source of site names, shapes and
-// supports.
+// supports. A model with Enumerated sites is run once more under Enum,
+// and its log joint summed out, to report misuse of them.
 func prototype(op string, m Model, seed uint64) (tr *Trace, err error) {
 	if m == nil {
 		return nil, fmt.Errorf("%s: nil model", op)
@@ -37,6 +38,11 @@ func prototype(op string, m Model, seed uint64) (tr *Trace, err error) {
 	defer catch(op, &err)
 	tr = &Trace{}
 	Run(graph.New(), Record(Seed(m, seed), tr))
+	if hasEnumerated(tr) { // the sum over the enumerated sites must be defined
+		et := &Trace{}
+		Run(graph.New(), Record(Seed(enumerate(tr, m), seed), et))
+		et.LogJoint()
+	}
 	return tr, nil
 }
 
