@@ -10,6 +10,7 @@ import (
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/internal/numtest"
+	"github.com/gradus-ml/gradus/optim"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/probabilistic/hmm"
 	"github.com/gradus-ml/gradus/probabilistic/inference"
@@ -316,4 +317,25 @@ func TestEnumerationMisuse(t *testing.T) {
 	if _, err := NUTS(ctx, withLoc(outside), inference.NUTSOptions{Chains: 1, Warmup: 10, Draws: 10}); !errors.As(err, &te) || !strings.Contains(err.Error(), "use it only inside its own plates") {
 		t.Errorf("NUTS with an enumerated site used outside its plate: %v", err)
 	}
+}
+
+// TestSVIEnumeratedMixture: SVI with AutoNormal over the locations only
+// (the assignments summed out in the ELBO) puts the guide's means and
+// standard deviations near the quadrature's posterior ones.
+func TestSVIEnumeratedMixture(t *testing.T) {
+	mean, variance := twoMixtureExact()
+	guide := AutoNormal(twoMixture, AutoGuideOptions{})
+	fit, err := FitSVI(context.Background(), twoMixture, guide, SVIOptions{Steps: 1500, Particles: 2, Objective: MeanFieldELBO, Seed: 3,
+		Schedule: optim.ExponentialLR(0.05, math.Pow(0.01, 1.0/1500))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := fit.Params.Value("locs_auto_loc").Values()
+	sd := fit.Params.Value("locs_auto_scale").Values()
+	for k := range 2 {
+		if math.Abs(loc[k]-mean[k]) > 0.05 || math.Abs(sd[k]/math.Sqrt(variance[k])-1) > 0.1 {
+			t.Errorf("locs[%d]: guide N(%.4f, %.4f²), posterior mean %.4f, sd %.4f (asked: mean to 0.05, sd to 10 %%)", k, loc[k], sd[k], mean[k], math.Sqrt(variance[k]))
+		}
+	}
+	t.Logf("guide means %.4f sds %.4f; exact means %.4f sds %.4f %.4f", loc, sd, mean, math.Sqrt(variance[0]), math.Sqrt(variance[1]))
 }
