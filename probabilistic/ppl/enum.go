@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/tensor"
@@ -418,4 +419,98 @@ func union(a, b []int) []int {
 // errEnumGuide is the error for a guide that samples an enumerated site.
 func errEnumGuide(op, name string) error {
 	return fmt.Errorf("%s: the guide samples %q, which the model sums out by enumeration (ppl.Enumerated): leave it out of the guide", op, name)
+}
+
+// InferDiscrete returns, for each draw of post (the continuous latent
+// sites, as NUTS's Posterior.Samples or SVI.Sample give them), the
+// posterior of every Enumerated site given that draw and the data:
+// p(z = k | draw, data), keyed by site, shaped (draws, plate sizes…, K)
+// (the plates' sizes in the order of their dimensions, leftmost first).
+// Averaging over the draws gives p(z = k | data). The probabilities are
+// the gradients of the enumerated log joint with respect to a zero
+// offset added to each site's log-probability (the identity ∂log Z/∂θ =
+// E[sufficient statistic] of exponential families; Darwiche 2003, "A
+// differential approach to inference in Bayesian networks"), so they
+// cost one backward pass per draw. With no draws (a model whose latent
+// sites are all enumerated) it returns one row. It returns an error for
+// a model without Enumerated sites, a plate that subsamples, a draw that
+// misses a latent site, and the model's own faults.
+func InferDiscrete(model Model, post Samples) (out Samples, err error) {
+	const op = "ppl.InferDiscrete"
+	tr, err := prototype(op, model, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !hasEnumerated(tr) {
+		return nil, fmt.Errorf("%s: the model has no Enumerated site", op)
+	}
+	for _, s := range tr.Sites {
+		if s.Kind == PlateSite && len(s.Indices) != s.Size {
+			return nil, fmt.Errorf("%s: plate %q subsamples %d of %d: the posterior of the enumerated sites needs the full data", op, s.Name, len(s.Indices), s.Size)
+		}
+	}
+	defer catch(op, &err)
+	n := max(post.Len(), 1)
+	vals := map[string][]float64{}
+	shapes := map[string][]int{}
+	var order []string
+	g := graph.New()
+	m := enumerate(tr, model)
+	for i := range n {
+		g.Reset()
+		nodes := map[string]*graph.Node{}
+		if post.Len() > 0 {
+			for name, t := range post.draw(i) {
+				nodes[name] = g.Const(t)
+			}
+		}
+		t := &Trace{}
+		Run(g, Record(Substitute(m, nodes), t))
+		var sites []*Site
+		var offsets []*graph.Node
+		for _, s := range t.Sites {
+			if s.Kind != SampleSite || s.EnumDim == 0 {
+				continue
+			}
+			shape := make([]int, -s.EnumDim)
+			for j := range shape {
+				shape[j] = 1
+			}
+			shape[0] = s.enumK
+			for _, p := range s.Plates {
+				shape[len(shape)+p.Dim] = p.Sub
+			}
+			e := g.Var(tensor.Zeros(s.Value.DType(), shape...))
+			s.logDensity = graph.Add(s.LogProb(), e)
+			sites, offsets = append(sites, s), append(offsets, e)
+		}
+		grads := autodiff.Grad(t.LogJoint(), offsets...)
+		for j, s := range sites {
+			gv := grads[j].Value().Values()
+			k := s.enumK
+			rows := len(gv) / k
+			if _, ok := shapes[s.Name]; !ok {
+				ps := slices.Clone(s.Plates)
+				slices.SortFunc(ps, func(a, b PlateFrame) int { return a.Dim - b.Dim })
+				var sh []int
+				for _, p := range ps {
+					sh = append(sh, p.Sub)
+				}
+				shapes[s.Name] = append(sh, k)
+				order = append(order, s.Name)
+			}
+			row := make([]float64, len(gv))
+			for a := range k {
+				for b := range rows {
+					row[b*k+a] = gv[a*rows+b]
+				}
+			}
+			vals[s.Name] = append(vals[s.Name], row...)
+		}
+	}
+	out = Samples{}
+	for _, name := range order {
+		out[name] = tensor.FromValues(tensor.Float64, vals[name], append([]int{n}, shapes[name]...)...)
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -274,6 +275,31 @@ func TestNUTSEnumeratedMixture(t *testing.T) {
 		within(t, fmt.Sprintf("locs[%d]", k), column(p.Samples()["locs"], k), ess[k], mean[k], variance[k])
 	}
 	t.Logf("exact means %.4f, variances %.4f; NUTS means %v", mean, variance, p.Mean("locs").Values())
+	// The assignments' posterior, averaged over the draws: each row sums
+	// to 1, and the points far from the other component go to their own.
+	pz, err := InferDiscrete(twoMixture, p.Samples())
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := pz["z"]
+	if !slices.Equal(z.Shape(), []int{800, len(twoY), 2}) {
+		t.Fatalf("InferDiscrete: shape %v", z.Shape())
+	}
+	v := z.Values()
+	avg := make([]float64, len(twoY))
+	for d := range 800 {
+		for i := range twoY {
+			if s := v[(d*len(twoY)+i)*2] + v[(d*len(twoY)+i)*2+1]; math.Abs(s-1) > 1e-12 {
+				t.Fatalf("draw %d, point %d: probabilities sum to %v", d, i, s)
+			}
+			avg[i] += v[(d*len(twoY)+i)*2+1] / 800
+		}
+	}
+	for i, y := range twoY {
+		if (y < 0) != (avg[i] < 0.05) || (y > 0) != (avg[i] > 0.95) {
+			t.Errorf("point %d (y = %g): p(z = 1 | data) = %.4f", i, y, avg[i])
+		}
+	}
 }
 
 // TestEnumerationMisuse: a continuous or unbounded site cannot be
@@ -338,4 +364,68 @@ func TestSVIEnumeratedMixture(t *testing.T) {
 		}
 	}
 	t.Logf("guide means %.4f sds %.4f; exact means %.4f sds %.4f %.4f", loc, sd, mean, math.Sqrt(variance[0]), math.Sqrt(variance[1]))
+}
+
+// TestInferDiscrete: the posteriors of the enumerated sites at fixed
+// continuous values equal the brute-force ones (mixture with a global
+// regime: sums over all 2·3⁵ assignments) and package hmm's
+// forward–backward marginals (HMM), to 1e-10.
+func TestInferDiscrete(t *testing.T) {
+	post := Samples{"locs": tensor.FromValues(tensor.Float64, mixLocs, 1, 3)}
+	got, err := InferDiscrete(mixture(true), post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(mixY)
+	pz := make([]float64, n*3) // p(z_i = k), row-major (i, k)
+	pg := make([]float64, 2)
+	var total float64
+	for g, sigma := range []float64{0.8, 1.5} {
+		assignments(n, 3, func(z []int) {
+			s := math.Log([]float64{0.7, 0.3}[g])
+			for i, k := range z {
+				s += math.Log(mixW[k]) + logN(mixY[i], mixLocs[k], sigma)
+			}
+			w := math.Exp(s)
+			total += w
+			pg[g] += w
+			for i, k := range z {
+				pz[i*3+k] += w
+			}
+		})
+	}
+	check := func(name string, want []float64, shape ...int) {
+		v := got[name]
+		if v == nil || !slices.Equal(v.Shape(), shape) {
+			t.Fatalf("%s: got %v, want shape %v", name, v, shape)
+		}
+		for i, w := range want {
+			if d := math.Abs(v.Values()[i] - w/total); d > 1e-10 {
+				t.Errorf("%s element %d: %.15g, brute force %.15g", name, i, v.Values()[i], w/total)
+			}
+		}
+	}
+	check("z", pz, 1, n, 3)
+	check("g", pg, 1, 2)
+
+	init, trans, locs := []float64{0.5, 0.3, 0.2}, []float64{0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.3, 0.3, 0.4}, []float64{-1, 0.5, 2}
+	y := []float64{0.3, -1.2, 2.1, 1.4, -0.2}
+	got, err = InferDiscrete(hmmModel(init, trans, locs, 0.9, y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := graph.New()
+	emit := hmm.GaussianEmissions(g.Const(tensor.FromValues(tensor.Float64, y, len(y))), g.Const(tensor.FromValues(tensor.Float64, locs, 3)), g.Const(tensor.Full(tensor.Float64, 0.9, 3)))
+	fb := hmm.Marginals(graph.Log(g.Const(tensor.FromValues(tensor.Float64, init, 3))), graph.Log(g.Const(tensor.FromValues(tensor.Float64, trans, 3, 3))), emit).Value().Values()
+	for s := range y {
+		v := got[fmt.Sprintf("z%d", s)].Values()
+		for k := range 3 {
+			if d := math.Abs(v[k] - fb[s*3+k]); d > 1e-10 {
+				t.Errorf("p(z%d = %d): %.15g, forward–backward %.15g", s, k, v[k], fb[s*3+k])
+			}
+		}
+	}
+	if _, err := InferDiscrete(twoMixture, nil); err == nil || !strings.Contains(err.Error(), "no Seed handler") {
+		t.Errorf("InferDiscrete without the continuous draws: %v", err)
+	}
 }
