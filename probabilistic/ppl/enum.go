@@ -514,3 +514,29 @@ func InferDiscrete(model Model, post Samples) (out Samples, err error) {
 	}
 	return out, nil
 }
+
+// Factor adds logp to the model's log joint as an observed site named
+// name, as Pyro's factor: a term computed by hand, such as
+// hmm.LogLikelihood for a chain too long to enumerate step by step. logp
+// must have the enclosing plates' sizes at their dimensions, like any
+// site's batch shape; it may depend on Enumerated values, which then sum
+// it out with the rest. It panics with a *tensor.Error for a nil logp and
+// the misuse Sample panics for.
+func Factor(c *Ctx, name string, logp *graph.Node) {
+	if logp == nil {
+		tensor.Fail("ppl.Factor", "site %q has a nil log-factor", name)
+	}
+	c.apply(&Site{Name: name, Kind: SampleSite, Dist: factorDist{logp}, Value: logp, Observed: true})
+}
+
+// factorDist is the distribution of a Factor site: its log-density is
+// the factor, whatever value it is asked about.
+type factorDist struct{ logp *graph.Node }
+
+func (d factorDist) LogProb(*graph.Node) *graph.Node            { return d.logp }
+func (d factorDist) Sample(_ *tensor.RNG, n int) *tensor.Tensor { return d.logp.Value() }
+func (d factorDist) Entropy() *graph.Node                       { return graph.MulScalar(d.logp, 0) }
+func (d factorDist) Mean() *graph.Node                          { return d.logp }
+func (d factorDist) Variance() *graph.Node                      { return graph.MulScalar(d.logp, 0) }
+func (d factorDist) BatchShape() []int                          { return d.logp.Shape() }
+func (d factorDist) EventShape() []int                          { return []int{} }

@@ -343,6 +343,7 @@ func TestEnumerationMisuse(t *testing.T) {
 	if _, err := NUTS(ctx, withLoc(outside), inference.NUTSOptions{Chains: 1, Warmup: 10, Draws: 10}); !errors.As(err, &te) || !strings.Contains(err.Error(), "use it only inside its own plates") {
 		t.Errorf("NUTS with an enumerated site used outside its plate: %v", err)
 	}
+	numtest.Misuse(t, "ppl.Factor", numtest.Here(), func() { run(func(c *Ctx) { Factor(c, "f", nil) }) }, "nil log-factor")
 }
 
 // TestSVIEnumeratedMixture: SVI with AutoNormal over the locations only
@@ -427,5 +428,69 @@ func TestInferDiscrete(t *testing.T) {
 	}
 	if _, err := InferDiscrete(twoMixture, nil); err == nil || !strings.Contains(err.Error(), "no Seed handler") {
 		t.Errorf("InferDiscrete without the continuous draws: %v", err)
+	}
+}
+
+// TestEnumeratedHMMInPlate: three sequences in a plate, each a K = 2
+// chain of T = 4 enumerated states: the log joint equals the sum over the
+// sequences of the brute-force sums over 2⁴ paths, and package hmm's
+// batched forward algorithm; the same chain written with Factor and
+// hmm.LogLikelihood gives the same value.
+func TestEnumeratedHMMInPlate(t *testing.T) {
+	init, trans, locs := []float64{0.6, 0.4}, []float64{0.9, 0.1, 0.25, 0.75}, []float64{-1, 1.5}
+	const sigma, n, steps = 0.7, 3, 4
+	ys := []float64{ // (n, steps)
+		0.3, -1.2, 2.1, 1.4,
+		-0.8, -1.1, 0.2, 1.9,
+		1.6, 1.2, -0.5, -1.3,
+	}
+	col := func(s int) *tensor.Tensor {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = ys[i*steps+s]
+		}
+		return tensor.FromValues(tensor.Float64, v, n)
+	}
+	model := func(c *Ctx) {
+		tr := c.Const(tensor.FromValues(tensor.Float64, trans, 2, 2))
+		mu := c.Const(tensor.FromValues(tensor.Float64, locs, 2))
+		Plate(c, "seq", n, PlateOptions{}, func([]int) {
+			z := Enumerated(c, "z0", probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, init, 2))))
+			Observe(c, "y0", probabilistic.NewNormal(Index(mu, z), c.Scalar(sigma)), col(0))
+			for s := 1; s < steps; s++ {
+				z = Enumerated(c, fmt.Sprintf("z%d", s), probabilistic.NewCategoricalProbs(Index(tr, z)))
+				Observe(c, fmt.Sprintf("y%d", s), probabilistic.NewNormal(Index(mu, z), c.Scalar(sigma)), col(s))
+			}
+		})
+	}
+	want := 0.0
+	for i := range n {
+		var paths []float64
+		assignments(steps, 2, func(z []int) {
+			s := math.Log(init[z[0]])
+			for j, zj := range z {
+				if j > 0 {
+					s += math.Log(trans[z[j-1]*2+zj])
+				}
+				s += logN(ys[i*steps+j], locs[zj], sigma)
+			}
+			paths = append(paths, s)
+		})
+		want += logSumExp(paths)
+	}
+	got := enumLogJointAt(model, 1, nil)
+	if math.Abs(got-want) > 1e-10 {
+		t.Errorf("enumerated log joint %.15g, brute force %.15g", got, want)
+	}
+	factored := func(c *Ctx) {
+		g := c.Graph()
+		emit := hmm.GaussianEmissions(c.Const(tensor.FromValues(tensor.Float64, ys, n, steps)), g.Const(tensor.FromValues(tensor.Float64, locs, 2)), g.Const(tensor.Full(tensor.Float64, sigma, 2)))
+		ll := hmm.LogLikelihood(graph.Log(c.Const(tensor.FromValues(tensor.Float64, init, 2))), graph.Log(c.Const(tensor.FromValues(tensor.Float64, trans, 2, 2))), emit)
+		Plate(c, "seq", n, PlateOptions{}, func([]int) { Factor(c, "chains", ll) })
+	}
+	tr := &Trace{}
+	Run(graph.New(), Record(factored, tr))
+	if f := tr.LogJoint().Item(); math.Abs(f-want) > 1e-10 {
+		t.Errorf("Factor(hmm.LogLikelihood) %.15g, brute force %.15g", f, want)
 	}
 }
