@@ -494,3 +494,33 @@ func TestEnumeratedHMMInPlate(t *testing.T) {
 		t.Errorf("Factor(hmm.LogLikelihood) %.15g, brute force %.15g", f, want)
 	}
 }
+
+// TestEnumeratedSubsample: in a plate that subsamples 2 of 5 rows, the
+// enumerated log joint is 5/2 times the sum over the rows in play of each
+// row's brute-force log-marginal (the unbiased estimate SVI follows).
+func TestEnumeratedSubsample(t *testing.T) {
+	model := func(c *Ctx) {
+		locs := c.Const(tensor.FromValues(tensor.Float64, mixLocs, 3))
+		Plate(c, "data", len(mixY), PlateOptions{Subsample: 2}, func(idx []int) {
+			y := make([]float64, len(idx))
+			for i, r := range idx {
+				y[i] = mixY[r]
+			}
+			z := Enumerated(c, "z", probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, mixW, 3))))
+			Observe(c, "y", probabilistic.NewNormal(Index(locs, z), c.Scalar(mixSigma)), tensor.FromValues(tensor.Float64, y, len(y)))
+		})
+	}
+	tr := &Trace{}
+	Run(graph.New(), Record(Enum(Seed(model, 4), 1), tr))
+	want := 0.0
+	for _, r := range tr.Site("data").Indices {
+		var ks []float64
+		for k := range 3 {
+			ks = append(ks, math.Log(mixW[k])+logN(mixY[r], mixLocs[k], mixSigma))
+		}
+		want += 2.5 * logSumExp(ks)
+	}
+	if got := tr.LogJoint().Item(); math.Abs(got-want) > 1e-10 {
+		t.Errorf("subsampled enumerated log joint %.15g, want %.15g (rows %v)", got, want, tr.Site("data").Indices)
+	}
+}
