@@ -197,11 +197,15 @@ var (
 	twoW = []float64{0.4, 0.6}
 )
 
+// twoPrior is the prior sd of the locations: tight enough that the
+// label-swapped configuration is no local mode for NUTS to settle in.
+const twoPrior = 0.6
+
 // twoMixture is a 2-component mixture with unit noise and known weights:
-// locs ~ N((−2, 2), 1) (the priors tell the components apart) and each
+// locs ~ N((−2, 2), 0.6²) (the priors tell the components apart) and each
 // assignment enumerated inside the data plate.
 func twoMixture(c *Ctx) {
-	locs := Sample(c, "locs", probabilistic.NewNormal(c.Const(tensor.FromValues(tensor.Float64, []float64{-2, 2}, 2)), c.Scalar(1)))
+	locs := Sample(c, "locs", probabilistic.NewNormal(c.Const(tensor.FromValues(tensor.Float64, []float64{-2, 2}, 2)), c.Scalar(twoPrior)))
 	Plate(c, "data", len(twoY), PlateOptions{}, func([]int) {
 		z := Enumerated(c, "z", probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, twoW, 2))))
 		Observe(c, "y", probabilistic.NewNormal(Index(locs, z), c.Scalar(1)), tensor.FromValues(tensor.Float64, twoY, len(twoY)))
@@ -219,7 +223,7 @@ func twoMixtureExact() (mean, variance [2]float64) {
 	for i := range n {
 		for j := range n {
 			a, b := lo+float64(i)*h, lo+float64(j)*h
-			s := logN(a, -2, 1) + logN(b, 2, 1)
+			s := logN(a, -2, twoPrior) + logN(b, 2, twoPrior)
 			for _, y := range twoY {
 				s += math.Log(twoW[0]*math.Exp(logN(y, a, 1)) + twoW[1]*math.Exp(logN(y, b, 1)))
 			}
