@@ -229,6 +229,10 @@ func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
 			vars = append(vars, enumVar{site: s, axis: r + s.EnumDim, plates: plateKey(s.Plates)})
 		}
 	}
+	order := map[*Site]int{}
+	for i, s := range t.Sites {
+		order[s] = i
+	}
 	var total *graph.Node
 	var terms []enumTerm
 	for _, s := range t.Sites {
@@ -239,11 +243,18 @@ func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
 		shape := lp.Shape()
 		var deps []int
 		if len(shape) <= r {
+			// A site depends on the enumerated sites declared before it (or
+			// is one) whose axis it varies along; a site declared before an
+			// enumerated one cannot use its value, whatever its shape.
 			off := r - len(shape)
 			for i, v := range vars {
-				if v.axis >= off && shape[v.axis-off] > 1 {
-					deps = append(deps, i)
+				if v.axis < off || shape[v.axis-off] == 1 || order[v.site] > order[s] {
+					continue
 				}
+				if shape[v.axis-off] != v.site.enumK {
+					tensor.Fail(op, "site %q has log-probability shape %s, with size %d at the dimension of the enumerated site %q (%d values): give each batch axis a plate", s.Name, tensor.FormatShape(shape), shape[v.axis-off], v.site.Name, v.site.enumK)
+				}
+				deps = append(deps, i)
 			}
 		}
 		if len(deps) == 0 {

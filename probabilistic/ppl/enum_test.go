@@ -528,3 +528,23 @@ func TestEnumeratedSubsample(t *testing.T) {
 		t.Errorf("subsampled enumerated log joint %.15g, want %.15g (rows %v)", got, want, tr.Site("data").Indices)
 	}
 }
+
+// TestEnumeratedBesideMatrixSite: a global site with batch axes of its
+// own (a 3 × 2 weight matrix, declared before the enumerated sites)
+// keeps its plain log-density even where its axes meet the enumerated
+// dimensions.
+func TestEnumeratedBesideMatrixSite(t *testing.T) {
+	wv := []float64{0.1, -0.2, 0.3, 0.4, -0.5, 0.6}
+	model := func(c *Ctx) {
+		Sample(c, "w", probabilistic.NewNormal(c.Const(tensor.Zeros(tensor.Float64, 3, 2)), c.Scalar(1)))
+		mixture(false)(c)
+	}
+	vals := map[string]*tensor.Tensor{"locs": tensor.FromValues(tensor.Float64, mixLocs, 3), "w": tensor.FromValues(tensor.Float64, wv, 3, 2)}
+	want := enumLogJointAt(mixture(false), 1, vals)
+	for _, x := range wv {
+		want += logN(x, 0, 1)
+	}
+	if got := enumLogJointAt(model, 1, vals); math.Abs(got-want) > 1e-10 {
+		t.Errorf("with a 3 × 2 global site: %.15g, want %.15g", got, want)
+	}
+}
