@@ -212,6 +212,16 @@ func twoMixture(c *Ctx) {
 	})
 }
 
+// twoMixtureLogDensity is the log joint of the locations (a, b) with the
+// assignments summed out by hand.
+func twoMixtureLogDensity(a, b float64) float64 {
+	s := logN(a, -2, twoPrior) + logN(b, 2, twoPrior)
+	for _, y := range twoY {
+		s += math.Log(twoW[0]*math.Exp(logN(y, a, 1)) + twoW[1]*math.Exp(logN(y, b, 1)))
+	}
+	return s
+}
+
 // twoMixtureExact returns the posterior means and variances of the two
 // locations by quadrature of the exact density (assignments summed out
 // by hand) on a 481 × 481 grid over [−6, 6]².
@@ -222,12 +232,7 @@ func twoMixtureExact() (mean, variance [2]float64) {
 	logs := make([]float64, 0, n*n)
 	for i := range n {
 		for j := range n {
-			a, b := lo+float64(i)*h, lo+float64(j)*h
-			s := logN(a, -2, twoPrior) + logN(b, 2, twoPrior)
-			for _, y := range twoY {
-				s += math.Log(twoW[0]*math.Exp(logN(y, a, 1)) + twoW[1]*math.Exp(logN(y, b, 1)))
-			}
-			logs = append(logs, s)
+			logs = append(logs, twoMixtureLogDensity(lo+float64(i)*h, lo+float64(j)*h))
 		}
 	}
 	top := math.Inf(-1)
@@ -546,5 +551,35 @@ func TestEnumeratedBesideMatrixSite(t *testing.T) {
 	}
 	if got := enumLogJointAt(model, 1, vals); math.Abs(got-want) > 1e-10 {
 		t.Errorf("with a 3 × 2 global site: %.15g, want %.15g", got, want)
+	}
+}
+
+// TestLaplaceEnumeratedMixture: FitLaplace on the enumerated mixture
+// finds the mode (the hand-summed density's gradient vanishes there, by
+// central differences) and its covariance is the inverse of that
+// density's negative Hessian (by central differences, to 1e-5).
+func TestLaplaceEnumeratedMixture(t *testing.T) {
+	l, err := FitLaplace(context.Background(), twoMixture, LaplaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := l.Mean[0], l.Mean[1]
+	const h = 1e-4
+	f := twoMixtureLogDensity
+	ga := (f(a+h, b) - f(a-h, b)) / (2 * h)
+	gb := (f(a, b+h) - f(a, b-h)) / (2 * h)
+	if math.Abs(ga) > 1e-6 || math.Abs(gb) > 1e-6 {
+		t.Errorf("mode (%.6f, %.6f): gradient of the exact density (%.2g, %.2g)", a, b, ga, gb)
+	}
+	haa := (f(a+h, b) - 2*f(a, b) + f(a-h, b)) / (h * h)
+	hbb := (f(a, b+h) - 2*f(a, b) + f(a, b-h)) / (h * h)
+	hab := (f(a+h, b+h) - f(a+h, b-h) - f(a-h, b+h) + f(a-h, b-h)) / (4 * h * h)
+	det := haa*hbb - hab*hab
+	want := []float64{-hbb / det, hab / det, hab / det, -haa / det}
+	for i, w := range want {
+		if math.Abs(l.Cov[i]-w) > 1e-5 {
+			t.Errorf("covariance %v, inverse negative Hessian %v", l.Cov, want)
+			break
+		}
 	}
 }
