@@ -121,6 +121,15 @@ func TestEnumeratedMixtureIsBruteForce(t *testing.T) {
 	if got := enumLogJointAt(mixture(true), 1, vals); math.Abs(got-want) > 1e-10 {
 		t.Errorf("mixture with a global regime: enumerated log joint %.15g, brute force over 2·3^5 %.15g", got, want)
 	}
+	// Conditioned on labels (semi-supervised), z is observed, not summed.
+	labels := []float64{0, 1, 2, 2, 1}
+	cond := 0.0
+	for i, k := range labels {
+		cond += math.Log(mixW[int(k)]) + logN(mixY[i], mixLocs[int(k)], mixSigma)
+	}
+	if got := enumLogJointAt(Condition(mixture(false), map[string]*tensor.Tensor{"z": tensor.FromValues(tensor.Float64, labels, 5)}), 1, vals); math.Abs(got-(prior+cond)) > 1e-10 {
+		t.Errorf("mixture with z observed: %.15g, want %.15g", got, prior+cond)
+	}
 	// Without Enum the sites are drawn: the model is an ordinary one.
 	tr := &Trace{}
 	Run(graph.New(), Record(Seed(mixture(true), 1), tr))
@@ -352,6 +361,12 @@ func TestEnumerationMisuse(t *testing.T) {
 	if _, err := NUTS(ctx, withLoc(outside), inference.NUTSOptions{Chains: 1, Warmup: 10, Draws: 10}); !errors.As(err, &te) || !strings.Contains(err.Error(), "use it only inside its own plates") {
 		t.Errorf("NUTS with an enumerated site used outside its plate: %v", err)
 	}
+	if _, err := LogLikelihood(twoMixture, Samples{"locs": tensor.FromValues(tensor.Float64, []float64{-2, 2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "Enumerated") {
+		t.Errorf("LogLikelihood of an enumerated model: %v", err)
+	}
+	numtest.Misuse(t, "ppl.Enum", numtest.Here(), func() { Enum(toy, -1) }, "maxPlateNesting -1")
+	g := graph.New()
+	numtest.Misuse(t, "ppl.Index", numtest.Here(), func() { Index(g.Const(vec(1, 2)), g.Const(vec(0, 2))) }, "index 2 at flat position 1")
 	numtest.Misuse(t, "ppl.Factor", numtest.Here(), func() { run(func(c *Ctx) { Factor(c, "f", nil) }) }, "nil log-factor")
 }
 
