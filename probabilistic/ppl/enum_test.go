@@ -598,3 +598,49 @@ func TestLaplaceEnumeratedMixture(t *testing.T) {
 		}
 	}
 }
+
+// TestImportanceEnumeratedMixture: importance sampling from the Laplace
+// approximation, with the assignments summed out of the weights,
+// estimates the log evidence of the quadrature within 4 standard errors
+// (delta method: sd of the weights / (mean · √n)), and reports no draws
+// of the enumerated site.
+func TestImportanceEnumeratedMixture(t *testing.T) {
+	const n, lo, hi = 481, -6.0, 6.0
+	h := (hi - lo) / (n - 1)
+	var terms []float64
+	for i := range n {
+		for j := range n {
+			terms = append(terms, twoMixtureLogDensity(lo+float64(i)*h, lo+float64(j)*h)+2*math.Log(h))
+		}
+	}
+	want := logSumExp(terms)
+	l, err := FitLaplace(context.Background(), twoMixture, LaplaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		proposal Model
+		draws    int
+	}{{"Laplace", l.Guide(), 1000}} {
+		w, err := Importance(context.Background(), twoMixture, tc.proposal, ImportanceOptions{Draws: tc.draws, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The relative standard error of the mean weight.
+		m, m2 := 0.0, 0.0
+		for _, lw := range w.LogW {
+			e := math.Exp(lw - want)
+			m += e / float64(len(w.LogW))
+			m2 += e * e / float64(len(w.LogW))
+		}
+		se := math.Sqrt((m2-m*m)/float64(len(w.LogW))) / m
+		if math.Abs(w.LogEvidence-want) > 4*se || se > 0.1 {
+			t.Errorf("%s proposal: log evidence %.5f, quadrature %.5f (4 se %.3g), ESS %.0f", tc.name, w.LogEvidence, want, 4*se, w.ESS)
+		}
+		if _, ok := w.Samples["z"]; ok || w.Samples["locs"] == nil {
+			t.Errorf("%s proposal: samples %v", tc.name, w.Samples)
+		}
+		t.Logf("%s: log evidence %.5f, quadrature %.5f, se %.2g, ESS %.0f", tc.name, w.LogEvidence, want, se, w.ESS)
+	}
+}

@@ -87,7 +87,7 @@ func Importance(ctx context.Context, model, proposal Model, opts ImportanceOptio
 		w.LogW = append(w.LogW, lw.Item())
 		return mtr
 	}, func(site *Site) *graph.Node {
-		if site.Kind == SampleSite && !site.Observed {
+		if site.Kind == SampleSite && !site.Observed && site.EnumDim == 0 {
 			return site.Value
 		}
 		return nil
