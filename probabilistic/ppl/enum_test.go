@@ -644,3 +644,81 @@ func TestImportanceEnumeratedMixture(t *testing.T) {
 		t.Logf("%s: log evidence %.5f, quadrature %.5f, se %.2g, ESS %.0f", tc.name, w.LogEvidence, want, se, w.ESS)
 	}
 }
+
+var (
+	chainY     = []float64{-1.4, -1.8, -0.9, 1.2, 1.7, 1.1, -1.3, 1.6}
+	chainInit  = []float64{0.5, 0.5}
+	chainTrans = []float64{0.8, 0.2, 0.3, 0.7}
+)
+
+// chainModel is a 2-state HMM with unknown state means, locs ~
+// N((−1.5, 1.5), 0.6²), unit noise and known transitions; the states are
+// enumerated.
+func chainModel(c *Ctx) {
+	locs := Sample(c, "locs", probabilistic.NewNormal(c.Const(tensor.FromValues(tensor.Float64, []float64{-1.5, 1.5}, 2)), c.Scalar(0.6)))
+	tr := c.Const(tensor.FromValues(tensor.Float64, chainTrans, 2, 2))
+	var z *graph.Node
+	for s, y := range chainY {
+		d := probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, chainInit, 2)))
+		if s > 0 {
+			d = probabilistic.NewCategoricalProbs(Index(tr, z))
+		}
+		z = Enumerated(c, fmt.Sprintf("z%d", s), d)
+		Observe(c, fmt.Sprintf("y%d", s), probabilistic.NewNormal(Index(locs, z), c.Scalar(1)), tensor.FromValues(tensor.Float64, []float64{y}))
+	}
+}
+
+// chainLogDensity is chainModel's log joint of the means (a, b), the
+// states summed out by the forward recursion written by hand.
+func chainLogDensity(a, b float64) float64 {
+	mu := []float64{a, b}
+	alpha := []float64{chainInit[0] * math.Exp(logN(chainY[0], a, 1)), chainInit[1] * math.Exp(logN(chainY[0], b, 1))}
+	for _, y := range chainY[1:] {
+		next := make([]float64, 2)
+		for j := range 2 {
+			next[j] = (alpha[0]*chainTrans[j] + alpha[1]*chainTrans[2+j]) * math.Exp(logN(y, mu[j], 1))
+		}
+		alpha = next
+	}
+	return logN(a, -1.5, 0.6) + logN(b, 1.5, 0.6) + math.Log(alpha[0]+alpha[1])
+}
+
+// TestNUTSEnumeratedHMM: NUTS on the state means of an HMM whose 8 states
+// are enumerated recovers the quadrature's posterior means and variances
+// within 4 Monte Carlo standard errors.
+func TestNUTSEnumeratedHMM(t *testing.T) {
+	const n, lo, hi = 241, -5.0, 5.0
+	h := (hi - lo) / (n - 1)
+	var z, m1, m2 [2]float64
+	logs := make([]float64, 0, n*n)
+	for i := range n {
+		for j := range n {
+			logs = append(logs, chainLogDensity(lo+float64(i)*h, lo+float64(j)*h))
+		}
+	}
+	top := math.Inf(-1)
+	for _, s := range logs {
+		top = math.Max(top, s)
+	}
+	for i := range n {
+		for j := range n {
+			p := math.Exp(logs[i*n+j] - top)
+			v := [2]float64{lo + float64(i)*h, lo + float64(j)*h}
+			for k := range 2 {
+				z[k] += p
+				m1[k] += p * v[k]
+				m2[k] += p * v[k] * v[k]
+			}
+		}
+	}
+	p, err := NUTS(context.Background(), chainModel, inference.NUTSOptions{Chains: 2, Warmup: 150, Draws: 250, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ess := p.ESS("locs").Values()
+	for k := range 2 {
+		mean := m1[k] / z[k]
+		within(t, fmt.Sprintf("locs[%d]", k), column(p.Samples()["locs"], k), ess[k], mean, m2[k]/z[k]-mean*mean)
+	}
+	t.Logf("exact means %.4f %.4f; NUTS %.4f", m1[0]/z[0], m1[1]/z[1], p.Mean("locs").Values())
+}
