@@ -263,6 +263,12 @@ func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
 			}
 			continue
 		}
+		sp := plateSet(plateKey(s.Plates))
+		for _, v := range deps {
+			if vs := plateSet(vars[v].plates); !subset(vs, sp) {
+				tensor.Fail(op, "enumerated site %q (plates %v) is used by site %q in plates %v: use it only inside its own plates", vars[v].site.Name, vs, s.Name, sp)
+			}
+		}
 		ratio := 1.0
 		for _, p := range s.Plates {
 			ratio *= float64(p.Size) / float64(p.Sub)
@@ -279,7 +285,13 @@ func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
 		}
 		copy(full[r-len(shape):], shape)
 		lp = graph.Reshape(lp, full...)
-		want := slices.Clone(full)
+		want := make([]int, r) // the plates' sizes and the enumerated sites' K; 1 elsewhere
+		for i := range want {
+			want[i] = 1
+		}
+		for _, v := range deps {
+			want[vars[v].axis] = vars[v].site.enumK
+		}
 		for _, p := range s.Plates {
 			want[r+p.Dim] = p.Sub
 		}

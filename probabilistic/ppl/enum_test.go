@@ -361,6 +361,15 @@ func TestEnumerationMisuse(t *testing.T) {
 	if _, err := NUTS(ctx, withLoc(outside), inference.NUTSOptions{Chains: 1, Warmup: 10, Draws: 10}); !errors.As(err, &te) || !strings.Contains(err.Error(), "use it only inside its own plates") {
 		t.Errorf("NUTS with an enumerated site used outside its plate: %v", err)
 	}
+	stray := func(c *Ctx) {
+		g := Enumerated(c, "g", probabilistic.NewBernoulliProbs(c.Scalar(0.5)))
+		Plate(c, "data", 3, PlateOptions{Dim: -2}, func([]int) {
+			Observe(c, "y", probabilistic.NewNormal(Index(c.Const(vec(-1, 1)), g), c.Scalar(1)), tensor.Zeros(tensor.Float64, 3, 4))
+		})
+	}
+	if _, err := NUTS(ctx, withLoc(stray), inference.NUTSOptions{Chains: 1, Warmup: 10, Draws: 10}); !errors.As(err, &te) || !strings.Contains(err.Error(), `site "y" has log-probability shape (2, 3, 4)`) {
+		t.Errorf("NUTS with a batch axis outside the plates of a site that uses an enumerated one: %v", err)
+	}
 	if _, err := LogLikelihood(twoMixture, Samples{"locs": tensor.FromValues(tensor.Float64, []float64{-2, 2}, 1, 2)}); err == nil || !strings.Contains(err.Error(), "Enumerated") {
 		t.Errorf("LogLikelihood of an enumerated model: %v", err)
 	}
