@@ -72,6 +72,24 @@ func Enum(m Model, maxPlateNesting int) Model {
 	}
 	return func(c *Ctx) {
 		next := -maxPlateNesting - 1
+		// Inside a Markov loop, the i-th enumerated site of step t takes
+		// the dimension of the i-th of step t − history − 1.
+		type slot struct{ loop, phase, i int }
+		reuse := map[slot]int{}
+		counts := map[[2]int]int{}
+		dim := func(s *Site) int {
+			if f := s.markov; f != nil {
+				i := counts[[2]int{f.loop, f.step}]
+				counts[[2]int{f.loop, f.step}]++
+				k := slot{f.loop, f.step % (f.history + 1), i}
+				if d, ok := reuse[k]; ok {
+					return d
+				}
+				reuse[k] = next
+			}
+			next--
+			return next + 1
+		}
 		Handle(m, funcs{process: func(s *Site) {
 			if s.Kind != SampleSite || !s.Enumerate || s.Value != nil {
 				return
@@ -81,16 +99,17 @@ func Enum(m Model, maxPlateNesting int) Model {
 					tensor.Fail("ppl.Enum", "site %q is inside plate %q at dim %d, beyond maxPlateNesting %d", s.Name, p.Name, p.Dim, maxPlateNesting)
 				}
 			}
+			d := dim(s)
 			batch := s.Dist.BatchShape()
-			if len(batch) >= -next {
-				tensor.Fail("ppl.Enum", "enumerated site %q has batch shape %s, wider than its plates and the dimensions enumerated before it (%d)", s.Name, tensor.FormatShape(batch), -next-1)
+			if len(batch) > -(next+1) || (len(batch) >= -d && batch[len(batch)+d] != 1) {
+				tensor.Fail("ppl.Enum", "enumerated site %q has batch shape %s, which reaches beyond its plates and the enumerated dimensions or has a size other than 1 at its own dimension %d", s.Name, tensor.FormatShape(batch), d)
 			}
 			for i := 1; i <= min(len(batch), maxPlateNesting); i++ {
 				if b := batch[len(batch)-i]; b != 1 && !slices.ContainsFunc(s.Plates, func(p PlateFrame) bool { return p.Dim == -i && p.Sub == b }) {
 					tensor.Fail("ppl.Enum", "enumerated site %q has batch shape %s: size %d at dim %d is not a plate of the site", s.Name, tensor.FormatShape(batch), b, -i)
 				}
 			}
-			shape := make([]int, -next)
+			shape := make([]int, -d)
 			for i := range shape {
 				shape[i] = 1
 			}
@@ -100,8 +119,7 @@ func Enum(m Model, maxPlateNesting int) Model {
 				vals[i] = float64(i)
 			}
 			s.Value = c.g.Const(tensor.FromValues(s.Dist.Mean().DType(), vals, shape...))
-			s.EnumDim, s.enumValue = next, s.Value
-			next--
+			s.EnumDim, s.enumValue = d, s.Value
 		}})(c)
 	}
 }
@@ -233,6 +251,16 @@ func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
 	for i, s := range t.Sites {
 		order[s] = i
 	}
+	// latest reports whether variable i is the last one declared at or
+	// before position at on its axis (a Markov loop reuses axes).
+	latest := func(i, at int) bool {
+		for j, w := range vars {
+			if j != i && w.axis == vars[i].axis && order[w.site] > order[vars[i].site] && order[w.site] <= at {
+				return false
+			}
+		}
+		return true
+	}
 	var total *graph.Node
 	var terms []enumTerm
 	for _, s := range t.Sites {
@@ -248,7 +276,7 @@ func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
 			// enumerated one cannot use its value, whatever its shape.
 			off := r - len(shape)
 			for i, v := range vars {
-				if v.axis < off || shape[v.axis-off] == 1 || order[v.site] > order[s] {
+				if v.axis < off || shape[v.axis-off] == 1 || order[v.site] > order[s] || !latest(i, order[s]) {
 					continue
 				}
 				if shape[v.axis-off] != v.site.enumK {
@@ -336,6 +364,11 @@ func enumLogJoint(t *Trace, skip func(*Site) bool) *graph.Node {
 			f = graph.Add(f, tm.lp)
 			left = union(left, tm.vars)
 		}
+		for _, v := range left {
+			if vars[v].plates == p {
+				tensor.Fail(op, "enumerated site %q cannot be summed out: it shares a site with another enumerated site on the same dimension (a Markov loop whose history is shorter than the dependence)", vars[v].site.Name)
+			}
+		}
 		if p == "" {
 			total = add(total, graph.Sum(f, nil, false))
 			terms = rest
@@ -398,7 +431,7 @@ func eliminate(fs []enumTerm, vars []enumVar, local func(int) bool) []enumTerm {
 					u = union(u, f.vars)
 				}
 			}
-			if len(u) == 0 {
+			if len(u) == 0 || sharesAxis(u, vars) {
 				continue
 			}
 			c := 1.0
@@ -427,6 +460,19 @@ func eliminate(fs []enumTerm, vars []enumVar, local func(int) bool) []enumTerm {
 		sum = graph.LogSumExp(sum, []int{vars[best].axis}, true)
 		fs = append(keep, enumTerm{lp: sum, vars: u, plates: fs[0].plates})
 	}
+}
+
+// sharesAxis reports whether two of the variables lie on one axis (a
+// Markov loop's reused dimension): their factors must not be combined.
+func sharesAxis(u []int, vars []enumVar) bool {
+	for i, a := range u {
+		for _, b := range u[:i] {
+			if vars[a].axis == vars[b].axis {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func union(a, b []int) []int {
@@ -563,3 +609,31 @@ func (d factorDist) Mean() *graph.Node                          { return d.logp 
 func (d factorDist) Variance() *graph.Node                      { return graph.MulScalar(d.logp, 0) }
 func (d factorDist) BatchShape() []int                          { return d.logp.Shape() }
 func (d factorDist) EventShape() []int                          { return []int{} }
+
+// markovFrame is one step of a Markov loop.
+type markovFrame struct{ loop, step, history int }
+
+// Markov runs body(t) for t = 0, …, n−1 as the steps of a Markov chain of
+// the given order, as Pyro's markov: under Enum, the enumerated sites of
+// step t reuse the dimensions of those of step t − history − 1, so a chain
+// of any length needs only history + 1 enumerated dimensions (per site of
+// a step) and the elimination runs along the chain in O(n·K^(history+1)).
+// The model must honour the order: a step may use the enumerated values
+// of the history steps before it, no older ones (an older value shares a
+// dimension with a newer one, and the sum would be wrong, as in Pyro).
+// Markov panics with a *tensor.Error for n < 0, history < 0, a nil body or
+// a Markov loop inside another.
+func Markov(c *Ctx, n, history int, body func(t int)) {
+	if n < 0 || history < 0 || body == nil {
+		tensor.Fail("ppl.Markov", "n %d, history %d and body (nil: %v): want n ≥ 0, history ≥ 0 and a body", n, history, body == nil)
+	}
+	if c.markov != nil {
+		tensor.Fail("ppl.Markov", "a Markov loop inside another is not supported")
+	}
+	c.loops++
+	defer func() { c.markov = nil }()
+	for t := range n {
+		c.markov = &markovFrame{loop: c.loops, step: t, history: history}
+		body(t)
+	}
+}

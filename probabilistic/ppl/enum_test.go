@@ -373,3 +373,76 @@ func TestEnumeratedBesideMatrixSite(t *testing.T) {
 		t.Errorf("with a 3 × 2 global site: %.15g, want %.15g", got, want)
 	}
 }
+
+// markovHMM is hmmModel written with a Markov loop of order 1.
+func markovHMM(init, trans, locs []float64, sigma float64, y []float64) Model {
+	k := len(init)
+	return func(c *Ctx) {
+		tr := c.Const(tensor.FromValues(tensor.Float64, trans, k, k))
+		mu := c.Const(tensor.FromValues(tensor.Float64, locs, k))
+		var z *graph.Node
+		Markov(c, len(y), 1, func(t int) {
+			d := probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, init, k)))
+			if t > 0 {
+				d = probabilistic.NewCategoricalProbs(Index(tr, z))
+			}
+			z = Enumerated(c, fmt.Sprintf("z%d", t), d)
+			Observe(c, fmt.Sprintf("y%d", t), probabilistic.NewNormal(Index(mu, z), c.Scalar(sigma)), tensor.FromValues(tensor.Float64, []float64{y[t]}))
+		})
+	}
+}
+
+// TestMarkovHMM: with a Markov loop the chain takes two enumerated
+// dimensions whatever its length; its log joint equals the brute-force
+// sum over 3⁵ paths (T = 5) and package hmm's forward algorithm
+// (T = 200), to 1e-10, and InferDiscrete gives hmm.Marginals.
+func TestMarkovHMM(t *testing.T) {
+	init, trans, locs := []float64{0.5, 0.3, 0.2}, []float64{0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.3, 0.3, 0.4}, []float64{-1, 0.5, 2}
+	const sigma = 0.9
+	y := []float64{0.3, -1.2, 2.1, 1.4, -0.2}
+	var paths []float64
+	assignments(len(y), 3, func(z []int) {
+		s := math.Log(init[z[0]])
+		for i, zi := range z {
+			if i > 0 {
+				s += math.Log(trans[z[i-1]*3+zi])
+			}
+			s += logN(y[i], locs[zi], sigma)
+		}
+		paths = append(paths, s)
+	})
+	if got, want := enumLogJointAt(markovHMM(init, trans, locs, sigma, y), 0, nil), logSumExp(paths); math.Abs(got-want) > 1e-10 {
+		t.Errorf("T = 5: %.15g, brute force %.15g", got, want)
+	}
+	long := make([]float64, 200)
+	for i := range long {
+		long[i] = math.Sin(float64(i)*0.7) * 2
+	}
+	g := graph.New()
+	tr := &Trace{}
+	Run(g, Record(Enum(markovHMM(init, trans, locs, sigma, long), 0), tr))
+	dims := map[int]bool{}
+	for _, s := range tr.Sites {
+		if s.EnumDim != 0 {
+			dims[s.EnumDim] = true
+		}
+	}
+	emit := hmm.GaussianEmissions(g.Const(tensor.FromValues(tensor.Float64, long, len(long))), g.Const(tensor.FromValues(tensor.Float64, locs, 3)), g.Const(tensor.Full(tensor.Float64, sigma, 3)))
+	logInit, logTrans := graph.Log(g.Const(tensor.FromValues(tensor.Float64, init, 3))), graph.Log(g.Const(tensor.FromValues(tensor.Float64, trans, 3, 3)))
+	if got, want := tr.LogJoint().Item(), hmm.LogLikelihood(logInit, logTrans, emit).Item(); math.Abs(got-want) > 1e-10 || len(dims) != 2 {
+		t.Errorf("T = 200: %.15g, hmm.LogLikelihood %.15g; enumerated dimensions %v", got, want, dims)
+	}
+	post, err := InferDiscrete(markovHMM(init, trans, locs, sigma, long), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := hmm.Marginals(logInit, logTrans, emit).Value().Values()
+	for s := range long {
+		v := post[fmt.Sprintf("z%d", s)].Values()
+		for k := range 3 {
+			if math.Abs(v[k]-fb[s*3+k]) > 1e-10 {
+				t.Fatalf("p(z%d = %d): %.15g, forward–backward %.15g", s, k, v[k], fb[s*3+k])
+			}
+		}
+	}
+}

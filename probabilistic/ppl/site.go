@@ -74,13 +74,14 @@ type Site struct {
 	// the site's values, 0 when the site is not enumerated in this run.
 	EnumDim int
 
-	enumK      int         // the number of values of an Enumerated site
-	enumValue  *graph.Node // the value Enum gave it
-	subsample  int         // plate sites: the requested subsample size (0: all)
-	dim        int         // plate sites: the batch dimension (negative)
-	unobserve  bool        // set by predictive sampling: draw an observed site afresh
-	auxiliary  bool        // a guide's site that the model does not have
-	reparam    bool        // the value is a reparameterised draw
+	enumK      int          // the number of values of an Enumerated site
+	enumValue  *graph.Node  // the value Enum gave it
+	markov     *markovFrame // the Markov loop step it was declared in
+	subsample  int          // plate sites: the requested subsample size (0: all)
+	dim        int          // plate sites: the batch dimension (negative)
+	unobserve  bool         // set by predictive sampling: draw an observed site afresh
+	auxiliary  bool         // a guide's site that the model does not have
+	reparam    bool         // the value is a reparameterised draw
 	logDensity *graph.Node
 	adopt      bool // a module's parameter: the store keeps Init itself
 }
@@ -100,6 +101,8 @@ type Ctx struct {
 	g      *graph.Graph
 	stack  []Handler
 	plates []PlateFrame
+	markov *markovFrame    // the Markov loop the model is in, if any
+	loops  int             // Markov loops entered so far in this run
 	names  map[string]bool // the site names used so far
 }
 
@@ -200,6 +203,9 @@ func (c *Ctx) apply(s *Site) {
 	c.names[s.Name] = true
 	s.Scale = 1
 	s.Plates = append([]PlateFrame(nil), c.plates...)
+	if c.markov != nil {
+		s.markov = &markovFrame{loop: c.markov.loop, step: c.markov.step, history: c.markov.history}
+	}
 	for _, p := range c.plates {
 		if p.Sub != p.Size {
 			s.Scale *= float64(p.Size) / float64(p.Sub)
