@@ -24,7 +24,8 @@
 // Enum handler, which gives such a site all its values along a new batch
 // dimension, and Trace.LogJoint eliminates them across plates, so
 // mixtures and hidden Markov models fit by NUTS or SVI over their
-// continuous sites; InferDiscrete recovers the discrete posterior.
+// continuous sites; Markov loops reuse the dimensions of a chain's
+// states, and InferDiscrete recovers the discrete posterior.
 //
 // Misuse inside a model (a site name used twice, a plate whose size
 // disagrees with a site's shape) panics with a *tensor.Error naming the

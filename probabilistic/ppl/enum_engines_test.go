@@ -195,6 +195,23 @@ func TestEnumerationMisuse(t *testing.T) {
 	numtest.Misuse(t, "ppl.Enum", numtest.Here(), func() { Enum(toy, -1) }, "maxPlateNesting -1")
 	g := graph.New()
 	numtest.Misuse(t, "ppl.Index", numtest.Here(), func() { Index(g.Const(vec(1, 2)), g.Const(vec(0, 2))) }, "index 2 at flat position 1")
+	// A step that uses a state older than the loop's history shares its
+	// dimension: caught where the state's distribution meets it.
+	enumAt, at := func(c *Ctx, name string, d probabilistic.Distribution) *graph.Node { return Enumerated(c, name, d) }, numtest.Here()
+	second := func(c *Ctx) {
+		tr := c.Const(tensor.FromValues(tensor.Float64, []float64{0.9, 0.1, 0.2, 0.8}, 2, 2))
+		var zs []*graph.Node
+		Markov(c, 3, 1, func(s int) {
+			d := probabilistic.NewCategoricalProbs(c.Const(vec(0.5, 0.5)))
+			if s >= 2 {
+				d = probabilistic.NewCategoricalProbs(Index(tr, zs[s-2]))
+			}
+			zs = append(zs, enumAt(c, fmt.Sprintf("z%d", s), d))
+		})
+	}
+	numtest.Misuse(t, "ppl.Enum", at, func() { run(second) }, `site "z2"`, "own dimension")
+	nested, at := func(c *Ctx) { Markov(c, 2, 1, func(int) { Markov(c, 2, 1, func(int) {}) }) }, numtest.Here()
+	numtest.Misuse(t, "ppl.Markov", at, func() { run(nested) }, "inside another")
 	numtest.Misuse(t, "ppl.Factor", numtest.Here(), func() { run(func(c *Ctx) { Factor(c, "f", nil) }) }, "nil log-factor")
 }
 
