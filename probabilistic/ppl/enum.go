@@ -58,8 +58,9 @@ func enumSize(name string, d probabilistic.Distribution) int {
 // Enum returns m with each site declared by Enumerated (and not given a
 // value by another handler) set to all of its support's values, 0…K−1,
 // along its own batch dimension: the first such site takes dimension
-// −(maxPlateNesting+1), the next one further left, so that they
-// broadcast against each other and against every plate. maxPlateNesting
+// −(maxPlateNesting+1), the next one further left (inside a Markov loop,
+// a step reuses older steps' dimensions), so that they broadcast against
+// each other and against every plate. maxPlateNesting
 // must be at least the number of plates the model nests (the engines take
 // it from a run of the model). The distribution of an enumerated site may
 // have batch axes only at its plates' dimensions or at the dimensions of

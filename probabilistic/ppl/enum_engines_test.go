@@ -320,19 +320,19 @@ var (
 
 // chainModel is a 2-state HMM with unknown state means, locs ~
 // N((−1.5, 1.5), 0.6²), unit noise and known transitions; the states are
-// enumerated.
+// enumerated in a Markov loop.
 func chainModel(c *Ctx) {
 	locs := Sample(c, "locs", probabilistic.NewNormal(c.Const(tensor.FromValues(tensor.Float64, []float64{-1.5, 1.5}, 2)), c.Scalar(0.6)))
 	tr := c.Const(tensor.FromValues(tensor.Float64, chainTrans, 2, 2))
 	var z *graph.Node
-	for s, y := range chainY {
+	Markov(c, len(chainY), 1, func(s int) {
 		d := probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, chainInit, 2)))
 		if s > 0 {
 			d = probabilistic.NewCategoricalProbs(Index(tr, z))
 		}
 		z = Enumerated(c, fmt.Sprintf("z%d", s), d)
-		Observe(c, fmt.Sprintf("y%d", s), probabilistic.NewNormal(Index(locs, z), c.Scalar(1)), tensor.FromValues(tensor.Float64, []float64{y}))
-	}
+		Observe(c, fmt.Sprintf("y%d", s), probabilistic.NewNormal(Index(locs, z), c.Scalar(1)), tensor.FromValues(tensor.Float64, []float64{chainY[s]}))
+	})
 }
 
 // chainLogDensity is chainModel's log joint of the means (a, b), the
