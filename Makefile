@@ -56,19 +56,25 @@ test-onnx:
 	@$(PYTHON) -c 'import onnx, numpy' 2>/dev/null || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-onnx python3-numpy; }
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
-		GRADUS_ONNX_EXPORT_DIR=$$d $(GO) test -count=1 -run '^TestExportFamilies$$' ./nn/onnx && \
+		GRADUS_ONNX_EXPORT_DIR=$$d $(GO) test -count=1 -run '^(TestExportFamilies|TestExportProgram)$$' ./nn/onnx && \
 		$(PYTHON) nn/onnx/testdata/export_check.py $$d
 
 # The ONNX import checks that need Python with PyTorch (apt-get install
 # python3-torch python3-onnx): onnx-zoo re-exports nn/onnx's fixtures with PyTorch;
 # test-onnx-import fine-tunes the imported MNIST CNN in Go and loads its
-# safetensors back into the PyTorch model with strict names.
+# safetensors back into the PyTorch model with strict names, and loads every zoo
+# model's weights, mapped back by onnx.TorchStateDict, into its PyTorch module
+# (strict names) and compares the outputs.
 onnx-zoo:
 	$(PYTHON) nn/onnx/testdata/zoo.py
 test-onnx-import:
-	@d=$$(mktemp -d) && \
-	GRADUS_ONNX_FINETUNED=$$d/digits.safetensors $(GO) test -count=1 -run 'TestZoo|TestFineTune' ./nn/onnx && \
-	$(PYTHON) nn/onnx/testdata/torch_load.py $$d/digits.safetensors && rm -r $$d
+	@$(PYTHON) -c 'import torch, onnx, numpy' 2>/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch python3-onnx python3-numpy; }
+	@d=$$(mktemp -d) && mkdir $$d/zoo && \
+	GRADUS_ONNX_FINETUNED=$$d/digits.safetensors GRADUS_ONNX_TORCH_DIR=$$d/zoo \
+		$(GO) test -count=1 -run 'TestZoo|TestFineTune|TestTorchStateDict' ./nn/onnx && \
+	$(PYTHON) nn/onnx/testdata/torch_load.py $$d/digits.safetensors && \
+	$(PYTHON) nn/onnx/testdata/torch_load.py --zoo $$d/zoo && rm -r $$d
 
 # Every fuzz target of the repository (each func FuzzX in a _test.go file),
 # one after another, for FUZZTIME each; FUZZFLAGS passes more flags (e.g.

@@ -48,3 +48,31 @@ func ExampleCapture() {
 	// loss 1.6064 grad [-0.0320 -1.6480]
 	// graph.Program.Run: input shape or dtype differs from the captured program's: input 0 is (3, 2) float64, captured as (2, 2) float64
 }
+
+// Build applies a captured program's ops to a graph again, its fused
+// steps as the ops they fused: what an exporter reads.
+func ExampleProgram_Build() {
+	step := func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		return []*graph.Node{graph.AddScalar(graph.MulScalar(graph.Exp(in[0]), 2), 1)}
+	}
+	x := tensor.FromFloat64s([]float64{0, 1}, 2)
+	p, err := graph.Capture(step, []*tensor.Tensor{x}, graph.CaptureOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Steps()[0].Op)
+	g := graph.New()
+	out := p.Build(g, []*graph.Node{g.Const(x)})
+	var ops []string
+	for _, n := range g.Nodes() {
+		if n.Op() != nil {
+			ops = append(ops, n.Op().Name())
+		}
+	}
+	fmt.Println(strings.Join(ops, " "))
+	fmt.Printf("%.4f\n", out[0].Value().Values())
+	// Output:
+	// fused(exp,mul_scalar,add_scalar)
+	// exp mul_scalar add_scalar
+	// [3.0000 6.4366]
+}

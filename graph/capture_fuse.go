@@ -94,6 +94,7 @@ type finstr[T float32 | float64] struct {
 // fusedBlock elements.
 type fused[T float32 | float64] struct {
 	names []string // the fused ops, in order
+	ops   []Op     // the same ops, for Program.Build
 	dt    tensor.DType
 	shape []int
 	size  int
@@ -392,9 +393,11 @@ func (p *Program) fuseGroup(members []int) step {
 	}
 	code := make([]instr, len(members))
 	var names []string
+	var ops []Op
 	for c, m := range members {
 		s := p.steps[m]
 		names = append(names, s.op.Name())
+		ops = append(ops, s.op.(Op))
 		ops := [2]operand{{-1, -1}, {-1, -1}}
 		for j, k := range s.in {
 			if r, ok := regOf[k]; ok {
@@ -432,14 +435,14 @@ func (p *Program) fuseGroup(members []int) step {
 	o := p.slots[root.out]
 	var k stepKernel
 	if o.dt == tensor.Float32 {
-		f := &fused[float32]{names: names, dt: o.dt, shape: o.shape, size: shapeSize(o.shape), nregs: nregs, nin: len(in), data: kern.Data32}
+		f := &fused[float32]{names: names, ops: ops, dt: o.dt, shape: o.shape, size: shapeSize(o.shape), nregs: nregs, nin: len(in), data: kern.Data32}
 		for c, m := range members {
 			run, _, _ := fuseKernelOf(p.steps[m].op)
 			f.code = append(f.code, finstr[float32]{run, code[c].x, code[c].y, code[c].dst})
 		}
 		k = f
 	} else {
-		f := &fused[float64]{names: names, dt: o.dt, shape: o.shape, size: shapeSize(o.shape), nregs: nregs, nin: len(in), data: kern.Data64}
+		f := &fused[float64]{names: names, ops: ops, dt: o.dt, shape: o.shape, size: shapeSize(o.shape), nregs: nregs, nin: len(in), data: kern.Data64}
 		for c, m := range members {
 			_, run, _ := fuseKernelOf(p.steps[m].op)
 			f.code = append(f.code, finstr[float64]{run, code[c].x, code[c].y, code[c].dst})

@@ -38,10 +38,10 @@ func onnxInspect(path string, out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, part := range []struct {
 		title string
-		vs    []onnx.ValueSummary
+		vs    []onnx.ValueInfo
 	}{{"input", s.Inputs}, {"output", s.Outputs}} {
 		for _, v := range part.vs {
-			fmt.Fprintf(w, "%s\t%s\t%s\t(%s)\n", part.title, v.Name, v.DType, strings.Join(v.Shape, ", "))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", part.title, v.Name, v.ElemType, v.ShapeString())
 		}
 	}
 	if err := w.Flush(); err != nil {

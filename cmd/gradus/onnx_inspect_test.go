@@ -22,8 +22,8 @@ func TestONNXInspect(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run([]string{"onnx", "inspect", path}, &out))
 	assert.Equal(t, "ONNX IR 8, opset ai.onnx 17, producer gradus, graph \"gradus\"\n"+
-		"input   input   double  (batch, 4)\n"+
-		"output  output  double  (batch, 2)\n"+
+		"input   input   float64  (batch, 4)\n"+
+		"output  output  float64  (batch, 2)\n"+
 		"4 nodes: Gemm 2, Identity 1, Tanh 1\n"+
 		"56 parameters in 3 initializers\n", out.String())
 	assert.ErrorContains(t, run([]string{"onnx", "inspect"}, &out), "usage")

@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/gradus-ml/gradus/examples/internal/cli/clitest"
+	"github.com/gradus-ml/gradus/nn/checkpoint"
 )
 
 // A short fine-tuning of the imported PyTorch CNN on 1,000 digits beats
@@ -14,7 +16,7 @@ import (
 func TestRunSmall(t *testing.T) {
 	res, _ := clitest.Check[result](t, program(), clitest.Expect{
 		Fields:   []string{"imported_accuracy", "finetuned_accuracy", "operators", "roundtrip_max_abs_diff"},
-		Pictures: []string{"training.png"}, Files: []string{"model.safetensors", "model.onnx"}},
+		Pictures: []string{"training.png"}, Files: []string{"model.safetensors", "model.onnx", "torch.safetensors"}},
 		"-train-n", "1000", "-test-n", "500", "-batch", "25")
 	assert.Greater(t, res.ImportedAccuracy, 0.6)
 	assert.Greater(t, res.FinetunedAccuracy, res.ImportedAccuracy+0.03)
@@ -25,6 +27,16 @@ func TestRunSmall(t *testing.T) {
 	assert.Equal(t, "onnx", res.Roundtrip)
 	assert.Equal(t, 0.0, res.CheckpointMaxAbsDiff)
 	assert.Len(t, res.StepLoss, 40)
+	// The embedded model keeps PyTorch's names and layouts: the PyTorch
+	// weights are the checkpoint's tensors.
+	assert.Equal(t, []string{"conv.bias", "conv.weight", "fc.bias", "fc.weight"}, res.TorchTensors)
+	torch, _, err := checkpoint.ReadFile(res.TorchWeights)
+	require.NoError(t, err)
+	gradus, _, err := checkpoint.ReadFile(res.Checkpoint)
+	require.NoError(t, err)
+	for _, name := range res.TorchTensors {
+		assert.Equal(t, gradus[name].Values(), torch[name].Values(), name)
+	}
 }
 
 // Bad flags exit with 2; a file that is not an ONNX model with 1.

@@ -26,15 +26,23 @@
 // built, which is possible because Gradus graphs run as they are built:
 // the Shape, Gather, Concat, Unsqueeze arithmetic of PyTorch's exporter
 // is folded into the shapes of the graph ops. SupportedOperators lists
-// the operators.
+// the operators. Model.Summary describes a model as Inspect describes
+// any ONNX file. TorchStateDict maps an imported model's parameters back
+// to the PyTorch module's state-dict names and layouts (the weights
+// torch.onnx.export transposes, reshapes or reorders), so that a model
+// fine-tuned in Gradus loads into PyTorch with strict names.
 //
 // # Export
 //
 // Export and Save write a model's forward pass as an ONNX graph (opset 17)
 // with its parameters and buffers as initializers under their state-dict
-// names; Inspect summarises any ONNX file. A model imported with Open can
-// be exported again: the re-imported model computes the same outputs. See
-// export.go for what is written.
+// names (the buffers listed under BuffersKey), and every other constant
+// as a Constant node, so that re-importing it gives exactly the module's
+// parameters and buffers; Inspect summarises any ONNX file. ExportProgram
+// writes a forward pass captured by graph.Capture, its fused steps as the
+// ops they fused. A model imported with Open can be exported again: the
+// re-imported model computes the same outputs. See export.go for what is
+// written.
 //
 // # Errors
 //

@@ -9,9 +9,13 @@ package onnx
 // operators stand for which graph op; an op without one is an error
 // naming it (ErrNotExportable). Parameters and buffers become
 // initializers named by their state-dict names (nn.State: "fc1.weight",
-// "bn.running_mean"), in Gradus's layouts, which are PyTorch's; other
-// constants the forward pass made (a causal mask, a zero state) become
-// initializers named "const_<node>". The graph's inputs and outputs carry
+// "bn.running_mean"), in Gradus's layouts, which are PyTorch's, and the
+// buffers among them are listed in the metadata under BuffersKey. Other
+// constants the forward pass made (a causal mask, a zero state, a reshape
+// target, a pooling divisor) become Constant nodes named "const_<node>",
+// so that a re-import has exactly the module's parameters and buffers.
+// Parameters the forward pass does not read are written as initializers
+// as well. The graph's inputs and outputs carry
 // their dtype (float32 or float64; int64 for index inputs) and shape.
 //
 // The batch dimension is dynamic where the ops allow it: Export traces
@@ -37,6 +41,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -56,6 +61,13 @@ const ExportOpset = 17
 // input nor one of the module's parameters, a forward pass that draws
 // random numbers.
 var ErrNotExportable = errors.New("cannot be exported to ONNX")
+
+// BuffersKey is the metadata key (metadata_props) under which Export lists
+// the initializers that are buffers, not trainable parameters (BatchNorm's
+// running statistics), separated by commas. Read and Open import the
+// initializers it names as buffers, so that a re-imported Gradus model has
+// the module's parameters as its Params and its buffers as its Buffers.
+const BuffersKey = "gradus.buffers"
 
 // ExportOptions configures Export. The zero value exports a layer (a
 // module with Forward(x)) on one input named "input", its output named
@@ -213,6 +225,7 @@ func exportModel(m nn.Module, example []*tensor.Tensor, opts ExportOptions) (*pb
 	if err != nil {
 		return nil, err
 	}
+	buffers := e.rest(m)
 	taken := map[string]bool{}
 	for _, t := range e.inits {
 		taken[t.GetName()] = true
@@ -243,11 +256,16 @@ func exportModel(m nn.Module, example []*tensor.Tensor, opts ExportOptions) (*pb
 			Input: []string{e.names[o]}, Output: []string{outNames[i]}})
 		gr.Output = append(gr.Output, exValueInfo(outNames[i], exElemType(o.DType()), o.Shape(), e.dynOf(o)))
 	}
+	var meta []*pb.StringStringEntryProto
+	if len(buffers) > 0 {
+		meta = append(meta, &pb.StringStringEntryProto{Key: proto.String(BuffersKey), Value: proto.String(strings.Join(buffers, ","))})
+	}
 	return &pb.ModelProto{
-		IrVersion:    proto.Int64(int64(pb.Version_IR_VERSION)),
-		ProducerName: proto.String("gradus"),
-		OpsetImport:  []*pb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(ExportOpset)}},
-		Graph:        gr,
+		MetadataProps: meta,
+		IrVersion:     proto.Int64(int64(pb.Version_IR_VERSION)),
+		ProducerName:  proto.String("gradus"),
+		OpsetImport:   []*pb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(ExportOpset)}},
+		Graph:         gr,
 	}, nil
 }
 
@@ -604,10 +622,45 @@ func (e *exporter) leaf(n *graph.Node) error {
 	if d := e.dynOf(n); slices.Contains(d, true) {
 		return e.filled(n, d) // a constant made for the example's batch
 	}
-	name := fmt.Sprintf("const_%d", n.ID())
-	e.inits = append(e.inits, exTensor(name, t))
-	e.names[n] = name
+	e.names[n] = e.constant(fmt.Sprintf("const_%d", n.ID()), exTensor("", t))
 	return nil
+}
+
+// constant appends a Constant node named name whose output, also named
+// name, holds t, and returns the name. Constants are nodes, not
+// initializers, so that a re-import lists exactly the module's state as
+// its parameters and buffers.
+func (e *exporter) constant(name string, t *pb.TensorProto) string {
+	e.nodes = append(e.nodes, &pb.NodeProto{Name: proto.String(name), OpType: proto.String("Constant"),
+		Output: []string{name}, Attribute: []*pb.AttributeProto{exAttr("value", t)}})
+	return name
+}
+
+// rest writes the parameters and buffers the forward pass did not read as
+// initializers too, so that the file holds the module's whole state, and
+// returns the names of the buffers, sorted.
+func (e *exporter) rest(m nn.Module) []string {
+	st := nn.State(m)
+	keys := make([]string, 0, len(st))
+	for k := range st {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t := st[k]
+		if _, done := e.written[t]; !done && e.state[t] == k {
+			e.inits = append(e.inits, exTensor(k, t))
+			e.written[t] = k
+		}
+	}
+	var bufs []string
+	for _, b := range nn.Buffers(m) {
+		if e.written[b.Value] == b.Name {
+			bufs = append(bufs, b.Name)
+		}
+	}
+	sort.Strings(bufs)
+	return slices.Compact(bufs)
 }
 
 // filled writes a constant whose dimensions dyn follow the batch as

@@ -58,7 +58,7 @@ func (e *exporter) node(n *graph.Node, op string, in []string, attrs ...*pb.Attr
 	return out
 }
 
-// ints returns an int64 initializer holding v, one per distinct v.
+// ints returns a Constant holding int64s v, one per distinct v.
 func (e *exporter) ints(v ...int64) string {
 	key := fmt.Sprint("i", v)
 	if name, ok := e.consts[key]; ok {
@@ -66,11 +66,10 @@ func (e *exporter) ints(v ...int64) string {
 	}
 	name := fmt.Sprintf("const_aux_%d", len(e.consts))
 	e.consts[key] = name
-	e.inits = append(e.inits, exInt64Tensor(name, v, len(v)))
-	return name
+	return e.constant(name, exInt64Tensor("", v, len(v)))
 }
 
-// scalar returns a 0-d initializer of dtype dt holding v.
+// scalar returns a 0-d Constant of dtype dt holding v.
 func (e *exporter) scalar(dt tensor.DType, v float64) string {
 	key := fmt.Sprint("f", dt, math.Float64bits(v))
 	if name, ok := e.consts[key]; ok {
@@ -78,8 +77,7 @@ func (e *exporter) scalar(dt tensor.DType, v float64) string {
 	}
 	name := fmt.Sprintf("const_aux_%d", len(e.consts))
 	e.consts[key] = name
-	e.inits = append(e.inits, exTensor(name, tensor.FromValues(dt, []float64{v})))
-	return name
+	return e.constant(name, exTensor("", tensor.FromValues(dt, []float64{v})))
 }
 
 // shape returns shape as an int64 initializer for Reshape, with -1 in

@@ -1,6 +1,7 @@
 // The round trip of issue 30: every exported family re-imported by the
 // importer (Read, Model.Run) gives Gradus's outputs, at the example's
-// batch and, where the batch is dynamic, a larger one.
+// batch and, where the batch is dynamic, a larger one, and has exactly
+// the module's parameters and buffers as its own.
 
 package onnx
 
@@ -10,8 +11,19 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gradus-ml/gradus/nn"
 	"github.com/gradus-ml/gradus/tensor"
 )
+
+// paramNames returns the sorted, distinct names of ps.
+func paramNames(ps []nn.NamedParam) []string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Name)
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
+}
 
 func TestExportRoundTrip(t *testing.T) {
 	for _, c := range exportCases() {
@@ -23,6 +35,14 @@ func TestExportRoundTrip(t *testing.T) {
 			m, err := Read(&buf)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The re-import's parameters and buffers are the module's,
+			// under its state-dict names, and nothing else.
+			if got, want := paramNames(m.Params()), paramNames(c.m.Params()); !slices.Equal(got, want) {
+				t.Errorf("re-imported parameters %v, want %v", got, want)
+			}
+			if got, want := paramNames(m.Buffers()), paramNames(nn.Buffers(c.m)); !slices.Equal(got, want) {
+				t.Errorf("re-imported buffers %v, want %v", got, want)
 			}
 			inputs := [][]*tensor.Tensor{c.in}
 			if c.dynamic {

@@ -2,6 +2,7 @@ package onnx_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -31,9 +32,10 @@ func heldOutLoss(t *testing.T, m *onnx.Model, x *tensor.Tensor, y []int) float64
 // The MNIST CNN that testdata/zoo.py trained briefly in PyTorch (2,000
 // digits, one epoch of SGD), imported and trained further with train and
 // Adam on 2,000 other digits, improves its loss on 1,000 held-out test
-// digits; its weights written as safetensors carry PyTorch's names, so
-// that `make test-onnx-import` loads them into the PyTorch model with
-// strict names (set GRADUS_ONNX_FINETUNED to keep the file).
+// digits; its weights written as safetensors through TorchStateDict carry
+// PyTorch's names, so that `make test-onnx-import` loads them into the
+// PyTorch model with strict names (set GRADUS_ONNX_FINETUNED to keep the
+// file).
 func TestFineTune(t *testing.T) {
 	t.Parallel()
 	m, err := onnx.Open("testdata/digits.onnx")
@@ -70,7 +72,19 @@ func TestFineTune(t *testing.T) {
 		path = t.TempDir() + "/digits.safetensors"
 	}
 	meta := map[string]string{"heldout_loss": fmt.Sprintf("%.6f", after)}
-	if err := checkpoint.WriteFile(path, nn.State(m), meta); err != nil {
+	b, err := os.ReadFile("testdata/digits.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources map[string]string
+	if err := json.Unmarshal(b, &sources); err != nil {
+		t.Fatal(err)
+	}
+	sd, err := onnx.TorchStateDict(m, sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoint.WriteFile(path, sd, meta); err != nil {
 		t.Fatal(err)
 	}
 	back, _, err := checkpoint.ReadFile(path)

@@ -188,13 +188,19 @@ func (vi ValueInfo) fits(shape []int) error {
 		ok = vi.Shape[i] < 0 || vi.Shape[i] == shape[i]
 	}
 	if !ok {
-		return fmt.Errorf("input %q has shape %s, the model takes %s", vi.Name, shapeOf(shape), vi.shapeString())
+		return fmt.Errorf("input %q has shape %s, the model takes %s", vi.Name, shapeOf(shape), vi.ShapeString())
 	}
 	return nil
 }
 
-// shapeString formats the declared shape with symbolic sizes by name.
-func (vi ValueInfo) shapeString() string {
+// String formats vi as its name, element type and shape:
+// "input float32 (batch, 4)".
+func (vi ValueInfo) String() string { return vi.Name + " " + vi.ElemType + " " + vi.ShapeString() }
+
+// ShapeString formats the declared shape with symbolic sizes by name and
+// unknown ones as "?": "(batch, 3, ?)"; "()" for a scalar or a value
+// without a shape.
+func (vi ValueInfo) ShapeString() string {
 	s := "("
 	for i, d := range vi.Shape {
 		if i > 0 {
@@ -219,7 +225,7 @@ func (m *Model) inputNames() string {
 		if i > 0 {
 			s += ", "
 		}
-		s += vi.Name + " " + vi.shapeString()
+		s += vi.Name + " " + vi.ShapeString()
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,12 +36,14 @@ var ErrFormat = errors.New("invalid ONNX model")
 // of one, an element type.
 var ErrUnsupported = errors.New("unsupported ONNX feature")
 
-// ValueInfo describes a graph input or output.
+// ValueInfo describes a graph input or output: Model.Inputs and Outputs,
+// and Summary's.
 type ValueInfo struct {
 	Name     string
-	ElemType string // "float32", "int64", "bool", ...
+	ElemType string // "float32", "int64", "bool", ... ("?" in a Summary for a value that is not a tensor)
 	// Shape has one entry per axis: its size, or -1 for a symbolic or
 	// unknown size (a batch axis).
+	// Shape is nil when the file gives no shape.
 	Shape []int
 	// Dims names the symbolic axes ("batch"), "" for fixed ones.
 	Dims []string
@@ -76,6 +79,7 @@ type Model struct {
 	hosts           map[string]constant  // integer and boolean initializers
 	buffer          map[string]bool
 	training        bool
+	summary         *Summary
 }
 
 // maxModelBytes bounds what Read takes from a reader: protobuf's own limit.
@@ -140,7 +144,8 @@ func read(r io.Reader, dir, path string) (*Model, error) {
 // build checks mp and turns it into a Model.
 func build(mp *pb.ModelProto, dir string) (*Model, error) {
 	m := &Model{Producer: strings.TrimSpace(mp.GetProducerName() + " " + mp.GetProducerVersion()),
-		floats: map[string]*nn.Param{}, hosts: map[string]constant{}, buffer: map[string]bool{}, Metadata: map[string]string{}}
+		floats: map[string]*nn.Param{}, hosts: map[string]constant{}, buffer: map[string]bool{}, Metadata: map[string]string{},
+		summary: summarizeProto(mp)}
 	for _, kv := range mp.GetMetadataProps() {
 		m.Metadata[kv.GetKey()] = kv.GetValue()
 	}
@@ -210,6 +215,11 @@ func build(mp *pb.ModelProto, dir string) (*Model, error) {
 			}
 		}
 	}
+	if list := m.Metadata[BuffersKey]; list != "" {
+		for _, name := range strings.Split(list, ",") {
+			m.buffer[name] = true
+		}
+	}
 	for _, t := range inits {
 		c, err := decodeTensor(t, dir)
 		if err != nil {
@@ -230,8 +240,8 @@ func build(mp *pb.ModelProto, dir string) (*Model, error) {
 	return m, nil
 }
 
-// valueInfo describes a graph input or output; only tensors of the element
-// types Gradus reads are accepted.
+// valueInfo describes a graph input or output (describe); only tensors of
+// the element types Gradus reads are accepted.
 func valueInfo(v *pb.ValueInfoProto) (ValueInfo, error) {
 	tt := v.GetType().GetTensorType()
 	if tt == nil {
@@ -240,16 +250,7 @@ func valueInfo(v *pb.ValueInfoProto) (ValueInfo, error) {
 	if _, ok := elemTypes[tt.GetElemType()]; !ok {
 		return ValueInfo{}, fmt.Errorf("%q: %w: element type %s", v.GetName(), ErrUnsupported, ElemTypeName(tt.GetElemType()))
 	}
-	vi := ValueInfo{Name: v.GetName(), ElemType: ElemTypeName(tt.GetElemType()), code: tt.GetElemType()}
-	for _, d := range tt.GetShape().GetDim() {
-		size := -1
-		if _, ok := d.GetValue().(*pb.TensorShapeProto_Dimension_DimValue); ok && d.GetDimValue() >= 0 {
-			size = int(d.GetDimValue())
-		}
-		vi.Shape = append(vi.Shape, size)
-		vi.Dims = append(vi.Dims, d.GetDimParam())
-	}
-	return vi, nil
+	return describe(v), nil
 }
 
 // topoSort orders nodes so that each comes after the producers of its
@@ -316,22 +317,23 @@ func topoSort(nodes []*node, defined map[string]bool) ([]*node, error) {
 	return out, nil
 }
 
+// Summary describes the model as Inspect describes its file: versions,
+// producer, inputs, outputs, operator counts and parameter count. The
+// result is a copy.
+func (m *Model) Summary() *Summary { return m.summary.clone() }
+
 // Inputs describes the graph inputs that Call takes, in order
-// (initializers that a file also lists as inputs are left out).
-func (m *Model) Inputs() []ValueInfo { return slices.Clone(m.inputs) }
+// (initializers that a file also lists as inputs are left out): the
+// summary's Inputs.
+func (m *Model) Inputs() []ValueInfo { return cloneInfos(m.summary.Inputs) }
 
-// Outputs describes the graph outputs that Call returns, in order.
-func (m *Model) Outputs() []ValueInfo { return slices.Clone(m.outputs) }
+// Outputs describes the graph outputs that Call returns, in order: the
+// summary's Outputs.
+func (m *Model) Outputs() []ValueInfo { return cloneInfos(m.summary.Outputs) }
 
-// Operators returns the distinct operator types the graph uses, sorted.
-func (m *Model) Operators() []string {
-	var ops []string
-	for _, n := range m.nodes {
-		ops = append(ops, n.op)
-	}
-	slices.Sort(ops)
-	return slices.Compact(ops)
-}
+// Operators returns the distinct operator types the graph uses, sorted:
+// the keys of the summary's Operators.
+func (m *Model) Operators() []string { return slices.Sorted(maps.Keys(m.summary.Operators)) }
 
 // Params returns the trainable float initializers under their names, in
 // the file's order.

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -313,5 +317,47 @@ func TestElemTypeName(t *testing.T) {
 		if got := onnx.ElemTypeName(code); got != name {
 			t.Errorf("ElemTypeName(%d) = %q, want %q", code, got, name)
 		}
+	}
+}
+
+// Inspect describes a file that Read refuses (an operator and an output
+// type Gradus does not import), and Model.Summary of a file Read takes is
+// what Inspect says of it.
+func TestSummary(t *testing.T) {
+	b := model(17, []*pb.NodeProto{op("Einsum", "e", []string{"x"}, []string{"y"}),
+		op("Relu", "r", []string{"x"}, []string{"z"})}, nil, tensorInfo("y", 8, 2), tensorInfo("z", 1, -1, 3))
+	if _, err := onnx.Read(bytes.NewReader(b)); !errors.Is(err, onnx.ErrUnsupported) {
+		t.Fatalf("Read: %v, want onnx.ErrUnsupported", err)
+	}
+	s, err := onnx.Inspect(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(s.Inputs, s.Outputs, s.Operators, s.Nodes); got != "[x float32 (batch, 3)] [y string (2) z float32 (batch, 3)] map[Einsum:1 Relu:1] 2" {
+		t.Errorf("summary %s", got)
+	}
+	m, err := onnx.Open("testdata/cnn.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("testdata/cnn.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want, err := onnx.Inspect(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.Summary()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Model.Summary %+v, Inspect %+v", got, want)
+	}
+	if got.Initializers != 20 || got.Operators["Conv"] != 4 || !slices.Equal(m.Operators(), slices.Sorted(maps.Keys(want.Operators))) {
+		t.Errorf("%d initializers, %v operators; Operators() = %v", got.Initializers, got.Operators, m.Operators())
+	}
+	got.Inputs[0].Shape[0] = 99 // a copy
+	if m.Inputs()[0].Shape[0] != -1 {
+		t.Error("Summary shares the model's input shapes")
 	}
 }

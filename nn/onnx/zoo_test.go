@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/gradus-ml/gradus/autodiff"
 	"github.com/gradus-ml/gradus/data"
 	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/nn/checkpoint"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -111,7 +113,7 @@ func TestZoo(t *testing.T) {
 				if g.Bound(p.Value) == nil {
 					continue
 				}
-				addSource(t, got, z.sources[p.Name], p.Name, grads[k].Value(), z.fx)
+				addSource(t, got, z.sources[p.Name], p.Name, grads[k].Value())
 				k++
 			}
 			for key, want := range z.fx {
@@ -140,51 +142,24 @@ func checkGrad(t *testing.T, what string, got, want *tensor.Tensor) float64 {
 }
 
 // addSource adds an initializer's gradient to the PyTorch parameters it
-// was made from (see source in testdata/zoo.py).
-func addSource(t *testing.T, got map[string]*tensor.Tensor, src, init string, gr *tensor.Tensor, fx map[string]*tensor.Tensor) {
-	add := func(name string, v *tensor.Tensor) {
-		v = v.Contiguous()
-		if old := got[name]; old != nil {
+// was made from (see source in testdata/zoo.py), laid out by the rules of
+// TorchStateDict.
+func addSource(t *testing.T, got map[string]*tensor.Tensor, src, init string, gr *tensor.Tensor) {
+	t.Helper()
+	if src == "" {
+		t.Errorf("initializer %q has no PyTorch source", init)
+		return
+	}
+	parts, err := torchLayout(src, init, gr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		v := p.t.Contiguous()
+		if old := got[p.name]; old != nil {
 			v = tensor.Add(old, v)
 		}
-		got[name] = v
-	}
-	parts := strings.Split(src, ":")
-	switch {
-	case src == "":
-		t.Errorf("initializer %q has no PyTorch source", init)
-	case len(parts) == 1:
-		add(src, gr)
-	case parts[0] == "T":
-		add(parts[1], tensor.Transpose(gr))
-	case parts[0] == "R":
-		add(parts[1], tensor.Reshape(gr, fx["grad_param."+parts[1]].Shape()...))
-	default: // LSTM|GRU:prefix:layer:W|R|B
-		order := []int{0, 3, 1, 2}
-		if parts[0] == "GRU" {
-			order = []int{1, 0, 2}
-		}
-		for d := range gr.Shape()[0] {
-			sfx := []string{"", "_reverse"}[d]
-			gd := tensor.Reshape(tensor.Slice(gr, 0, d, d+1, 1).Contiguous(), gr.Shape()[1:]...)
-			halves := map[string]*tensor.Tensor{"weight_ih": gd}
-			switch parts[3] {
-			case "R":
-				halves = map[string]*tensor.Tensor{"weight_hh": gd}
-			case "B":
-				h := tensor.Split(gd, 0, gd.Shape()[0]/2, gd.Shape()[0]/2)
-				halves = map[string]*tensor.Tensor{"bias_ih": h[0], "bias_hh": h[1]}
-			}
-			for kind, v := range halves {
-				size := v.Shape()[0] / len(order)
-				chunks := tensor.Split(v, 0, slices.Repeat([]int{size}, len(order))...)
-				torch := make([]*tensor.Tensor, len(order))
-				for j, o := range order {
-					torch[o] = chunks[j]
-				}
-				add(fmt.Sprintf("%s.%s_l%s%s", parts[1], kind, parts[2], sfx), tensor.Concat(0, torch...))
-			}
-		}
+		got[p.name] = v
 	}
 }
 
@@ -224,11 +199,10 @@ func TestBatchNormTraining(t *testing.T) {
 }
 
 // A model PyTorch exported, imported, exported again by Gradus and
-// re-imported computes what the first import computes, and keeps its
-// initializers' names (for PyTorch's models, the state-dict names). The
-// exporter adds the constants the forward pass made (pooling divisors,
-// zero states) as initializers named const_…, which the re-import lists
-// as parameters too.
+// re-imported computes what the first import computes, and has the same
+// parameters and buffers under the same names (for PyTorch's models, the
+// state-dict names): the constants the forward pass made (pooling
+// divisors, zero states) are Constant nodes, not initializers.
 func TestReexport(t *testing.T) {
 	for _, name := range []string{"mlp", "cnn", "lstm", "gru", "decoder", "ops", "digits"} {
 		t.Run(name, func(t *testing.T) {
@@ -252,18 +226,101 @@ func TestReexport(t *testing.T) {
 			if d := maxAbsDiff(got[0], want[0]); d > 1e-6 {
 				t.Errorf("re-exported model's output differs by %g", d)
 			}
-			names := func(m *Model) []string {
-				var s []string
-				for _, p := range append(m.Params(), m.Buffers()...) {
-					s = append(s, p.Name)
-				}
-				slices.Sort(s)
-				return s
+			if got, want := paramNames(back.Params()), paramNames(z.m.Params()); !slices.Equal(got, want) {
+				t.Errorf("parameters %v, want %v", got, want)
 			}
-			kept := slices.DeleteFunc(names(back), func(s string) bool { return strings.HasPrefix(s, "const_") })
-			if !slices.Equal(kept, names(z.m)) {
-				t.Errorf("initializers %v, want %v", kept, names(z.m))
+			if got, want := paramNames(back.Buffers()), paramNames(z.m.Buffers()); !slices.Equal(got, want) {
+				t.Errorf("buffers %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TorchStateDict maps every zoo model's initializers back to the PyTorch
+// module's state dict: exactly its parameters (those PyTorch reported
+// gradients for) and running statistics, in PyTorch's shapes, with the
+// two copies of a Linear used twice (gru: Gemm and MatMul) agreeing.
+// With GRADUS_ONNX_TORCH_DIR set it writes them there as NAME.safetensors,
+// which `make test-onnx-import` loads into the PyTorch modules with
+// strict=True and runs (testdata/torch_load.py --zoo).
+func TestTorchStateDict(t *testing.T) {
+	dir := os.Getenv("GRADUS_ONNX_TORCH_DIR")
+	for _, name := range []string{"mlp", "cnn", "lstm", "gru", "encoder13", "encoder17", "decoder", "ops", "ops2", "digits"} {
+		t.Run(name, func(t *testing.T) {
+			z := loadZoo(t, name)
+			sd, err := TorchStateDict(z.m, z.sources)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string][]int{}
+			for key, g := range z.fx {
+				if name, ok := strings.CutPrefix(key, "grad_param."); ok {
+					want[name] = g.Shape()
+				}
+			}
+			for _, b := range z.m.Buffers() {
+				want[b.Name] = b.Value.Shape()
+			}
+			for k, shape := range want {
+				if sd[k] == nil || !slices.Equal(sd[k].Shape(), shape) {
+					t.Errorf("%s: %v, want shape %v", k, sd[k], shape)
+				}
+			}
+			if len(sd) != len(want) {
+				t.Errorf("%d tensors, want %d", len(sd), len(want))
+			}
+			if dir != "" {
+				if err := checkpoint.WriteFile(filepath.Join(dir, name+".safetensors"), sd, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TorchStateDict's rules on values: a transpose, PReLU's flattening and
+// the gate order of a one-layer LSTM's B; and its errors.
+func TestTorchStateDictRules(t *testing.T) {
+	z := loadZoo(t, "gru")
+	w := z.m.floats["fc.weight"].Value
+	sd, err := TorchStateDict(z.m, z.sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exBitsEqual(sd["fc.weight"], w) || sd["fc.weight"] == w {
+		t.Error("fc.weight is not a copy of the initializer")
+	}
+	// B of a bidirectional LSTM with hidden size 1: gates i o f c per
+	// direction, then the same for the hidden bias.
+	b := tensor.FromFloat64s([]float64{1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18}, 2, 8)
+	parts, err := torchLayout("LSTM::0:B", "b", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]float64{}
+	for _, p := range parts {
+		got[p.name] = p.t.Values()
+	}
+	want := map[string][]float64{"bias_ih_l0": {1, 3, 4, 2}, "bias_hh_l0": {5, 7, 8, 6},
+		"bias_ih_l0_reverse": {11, 13, 14, 12}, "bias_hh_l0_reverse": {15, 17, 18, 16}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("LSTM B: %v, want %v", got, want)
+	}
+	parts, err = torchLayout("R:prelu.weight", "p", tensor.FromFloat64s([]float64{1, 2, 3}, 3, 1, 1))
+	if err != nil || len(parts) != 1 || fmt.Sprint(parts[0].t.Shape()) != "[3]" {
+		t.Errorf("R: %v %v", parts, err)
+	}
+	for rule, msg := range map[string]string{"X:a:b": "not T:name", "LSTM:x:one:W": "not a number", "GRU:x:0:Q": "not W, R or B"} {
+		if _, err := torchLayout(rule, "b", b); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want %q", rule, err, msg)
+		}
+	}
+	if _, err := TorchStateDict(z.m, map[string]string{"nope": "x"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown initializer: %v", err)
+	}
+	// The two copies of fc's weight trained apart no longer agree.
+	z.m.floats["fc.weight"].Value.Float32s()[0] += 1
+	if _, err := TorchStateDict(z.m, z.sources); err == nil || !strings.Contains(err.Error(), "different values") {
+		t.Errorf("diverged copies: %v", err)
 	}
 }

@@ -19,6 +19,14 @@
 //	post, err := ppl.NUTS(ctx, model, inference.NUTSOptions{Seed: 1})
 //	fmt.Println(post.Mean("mu"), post.Rhat("tau"))
 //
+// Discrete latent sites declared with Enumerated (Bernoulli, Categorical)
+// are summed out instead of sampled: the engines run the model under the
+// Enum handler, which gives such a site all its values along a new batch
+// dimension, and Trace.LogJoint eliminates them across plates, so
+// mixtures and hidden Markov models fit by NUTS or SVI over their
+// continuous sites; Markov loops reuse the dimensions of a chain's
+// states, and InferDiscrete recovers the discrete posterior.
+//
 // Misuse inside a model (a site name used twice, a plate whose size
 // disagrees with a site's shape) panics with a *tensor.Error naming the
 // model's line; the engines run the model once before any work and return

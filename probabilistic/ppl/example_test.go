@@ -74,3 +74,41 @@ func ExampleRecord() {
 	// y true true
 	// mu = 2.5
 }
+
+// A two-component Gaussian mixture whose assignments are summed out by
+// enumeration: NUTS moves the component means only, and InferDiscrete
+// recovers each point's assignment afterwards.
+func ExampleEnumerated() {
+	y := []float64{-2.3, -1.6, -2.9, 1.8, 2.6, 2.2}
+	mixture := func(c *ppl.Ctx) {
+		locs := ppl.Sample(c, "locs", probabilistic.NewNormal(c.Const(tensor.FromValues(tensor.Float64, []float64{-2, 2}, 2)), c.Scalar(1)))
+		ppl.Plate(c, "data", len(y), ppl.PlateOptions{}, func([]int) {
+			z := ppl.Enumerated(c, "z", probabilistic.NewCategoricalProbs(c.Const(tensor.FromValues(tensor.Float64, []float64{0.5, 0.5}, 2))))
+			ppl.Observe(c, "y", probabilistic.NewNormal(ppl.Index(locs, z), c.Scalar(1)), tensor.FromValues(tensor.Float64, y, len(y)))
+		})
+	}
+	post, err := ppl.NUTS(context.Background(), mixture, inference.NUTSOptions{Chains: 2, Warmup: 200, Draws: 200, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	m := post.Mean("locs").Values()
+	fmt.Printf("E[locs] ≈ (%.1f, %.1f)\n", m[0], m[1])
+	pz, err := ppl.InferDiscrete(mixture, post.Samples())
+	if err != nil {
+		panic(err)
+	}
+	z := pz["z"] // (draws, 6, 2): p(zᵢ = k | draw, y)
+	fmt.Println(z.Shape())
+	p, n := z.Values(), z.Shape()[0]
+	avg := make([]float64, len(y)) // p(zᵢ = 1 | y), averaged over the draws
+	for d := range n {
+		for i := range y {
+			avg[i] += p[(d*len(y)+i)*2+1] / float64(n)
+		}
+	}
+	fmt.Printf("p(zᵢ = 1 | y) ≈ %.2f\n", avg)
+	// Output:
+	// E[locs] ≈ (-2.2, 2.1)
+	// [400 6 2]
+	// p(zᵢ = 1 | y) ≈ [0.00 0.00 0.00 1.00 1.00 1.00]
+}

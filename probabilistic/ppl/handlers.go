@@ -1,6 +1,8 @@
 package ppl
 
 import (
+	"slices"
+
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/probabilistic"
 	"github.com/gradus-ml/gradus/tensor"
@@ -55,11 +57,12 @@ type Trace struct {
 // Site returns the site named name, or nil.
 func (t *Trace) Site(name string) *Site { return t.byName[name] }
 
-// Latent returns the sample sites that are not observed, in order.
+// Latent returns the sample sites that are not observed, in order,
+// without the sites declared by Enumerated (the engines sum those out).
 func (t *Trace) Latent() []*Site {
 	var out []*Site
 	for _, s := range t.Sites {
-		if s.Kind == SampleSite && !s.Observed {
+		if s.Kind == SampleSite && !s.Observed && !s.Enumerate {
 			out = append(out, s)
 		}
 	}
@@ -68,8 +71,15 @@ func (t *Trace) Latent() []*Site {
 
 // LogJoint returns the log joint density of the run, Σ ScaledLogProb over
 // its sample sites: log p(latents, data) up to the plates' scaling, plus
-// the log-Jacobians of Unconstrain.
+// the log-Jacobians of Unconstrain. When the run enumerated sites (under
+// Enum), their values are summed out: the result is log Σ_z p(z, rest)
+// over every enumerated site z, by variable elimination across plates.
+// It panics with a *tensor.Error when the enumerated sites are not
+// tree-structured across plates, or when one is used outside its plates.
 func (t *Trace) LogJoint() *graph.Node {
+	if slices.ContainsFunc(t.Sites, func(s *Site) bool { return s.EnumDim != 0 }) {
+		return enumLogJoint(t, nil)
+	}
 	var total *graph.Node
 	for _, s := range t.Sites {
 		if s.Kind == SampleSite {

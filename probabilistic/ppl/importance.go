@@ -58,7 +58,7 @@ func Importance(ctx context.Context, model, proposal Model, opts ImportanceOptio
 	if store == nil {
 		store = NewParamStore()
 	}
-	s := &SVI{Params: store, model: model, guide: proposal}
+	s := &SVI{Params: store, model: enumerate(mt, model), guide: proposal}
 	if proposal != nil {
 		if err := s.check(op, mt, opts.Seed, false); err != nil {
 			return nil, err
@@ -88,7 +88,7 @@ func Importance(ctx context.Context, model, proposal Model, opts ImportanceOptio
 		w.LogW = append(w.LogW, lw.Item())
 		return mtr
 	}, func(site *Site) *graph.Node {
-		if site.Kind == SampleSite && !site.Observed {
+		if site.Kind == SampleSite && !site.Observed && site.EnumDim == 0 {
 			return site.Value
 		}
 		return nil

@@ -61,7 +61,7 @@ func FitLaplace(ctx context.Context, model Model, opts LaplaceOptions) (l *Lapla
 	g := graph.New()
 	negLogJoint := func(u *graph.Node) *graph.Node {
 		t := &Trace{}
-		Run(g, Record(Unconstrain(model, l.split(u)), t))
+		Run(g, Record(enumerate(tr, Unconstrain(model, l.split(u))), t))
 		return graph.Neg(t.LogJoint())
 	}
 	f := func(xs, grad []*tensor.Tensor) (float64, error) {

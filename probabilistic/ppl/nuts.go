@@ -29,7 +29,8 @@ func catch(op string, errp *error) {
 
 // prototype runs m once, seeded, on a fresh graph: the engines' check of a
 // model before any work, and their source of site names, shapes and
-// supports.
+// supports. A model with Enumerated sites is run once more under Enum,
+// and its log joint summed out, to report misuse of them.
 func prototype(op string, m Model, seed uint64) (tr *Trace, err error) {
 	if m == nil {
 		return nil, fmt.Errorf("%s: nil model", op)
@@ -37,6 +38,11 @@ func prototype(op string, m Model, seed uint64) (tr *Trace, err error) {
 	defer catch(op, &err)
 	tr = &Trace{}
 	Run(graph.New(), Record(Seed(m, seed), tr))
+	if hasEnumerated(tr) { // the sum over the enumerated sites must be defined
+		et := &Trace{}
+		Run(graph.New(), Record(Seed(enumerate(tr, m), seed), et))
+		et.LogJoint()
+	}
 	return tr, nil
 }
 
@@ -95,9 +101,10 @@ func NUTS(ctx context.Context, model Model, opts inference.NUTSOptions) (*Poster
 	if err != nil {
 		return nil, err
 	}
+	enumerated := func(m Model) Model { return enumerate(tr, m) }
 	im := inference.Model{LogDensity: func(g *graph.Graph, p map[string]*graph.Node) *graph.Node {
 		t := &Trace{}
-		Run(g, Record(Unconstrain(model, p), t))
+		Run(g, Record(enumerated(Unconstrain(model, p)), t))
 		return t.LogJoint()
 	}}
 	for _, s := range sites {
@@ -107,7 +114,7 @@ func NUTS(ctx context.Context, model Model, opts inference.NUTSOptions) (*Poster
 	if res == nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	post, perr := newPosterior(model, sites, res)
+	post, perr := newPosterior(model, enumerated, sites, res)
 	if perr != nil {
 		return nil, perr
 	}
@@ -117,7 +124,7 @@ func NUTS(ctx context.Context, model Model, opts inference.NUTSOptions) (*Poster
 // newPosterior maps the unconstrained draws of res onto the sites'
 // supports and adds the deterministic sites, by running the model once
 // per draw.
-func newPosterior(model Model, sites []latentSite, res *inference.Result) (p *Posterior, err error) {
+func newPosterior(model Model, enumerated func(Model) Model, sites []latentSite, res *inference.Result) (p *Posterior, err error) {
 	defer catch("ppl.NUTS", &err)
 	p = &Posterior{Result: &inference.Result{
 		StepSize: res.StepSize, InvMass: res.InvMass, DenseInvMass: res.DenseInvMass,
@@ -136,10 +143,10 @@ func newPosterior(model Model, sites []latentSite, res *inference.Result) (p *Po
 				off += n
 			}
 			t := &Trace{}
-			Run(g, Record(Unconstrain(model, vals), t))
+			Run(g, Record(enumerated(Unconstrain(model, vals)), t))
 			var row []float64
 			for _, s := range t.Sites {
-				if (s.Kind == SampleSite && !s.Observed) || s.Kind == DeterministicSite {
+				if (s.Kind == SampleSite && !s.Observed && !s.Enumerate) || s.Kind == DeterministicSite {
 					if _, ok := p.shapes[s.Name]; !ok {
 						p.register(s.Name, s.Value.Shape())
 					}

@@ -74,14 +74,18 @@ func Predictive(model Model, post Samples, opts PredictiveOptions) (Samples, err
 // (draws, batch...) per site, unscaled by plates, the input of WAIC and
 // PSIS-LOO (Vehtari, Gelman and Gabry 2017, "Practical Bayesian model
 // evaluation using leave-one-out cross-validation and WAIC"). Plates must
-// not subsample.
+// not subsample, and the model must have no Enumerated site.
 func LogLikelihood(model Model, post Samples) (Samples, error) {
 	const op = "ppl.LogLikelihood"
 	if post.Len() == 0 {
 		return nil, fmt.Errorf("%s: no posterior draws", op)
 	}
-	if _, err := prototype(op, model, 0); err != nil {
+	tr, err := prototype(op, model, 0)
+	if err != nil {
 		return nil, err
+	}
+	if hasEnumerated(tr) {
+		return nil, fmt.Errorf("%s: the model sums out Enumerated sites, and the log-likelihood per observation with them summed out is not implemented (a draw of them would give the likelihood given that draw)", op)
 	}
 	return collect(op, post.Len(), func(g *graph.Graph, i int) *Trace {
 		vals := map[string]*graph.Node{}

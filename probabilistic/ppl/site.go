@@ -67,12 +67,21 @@ type Site struct {
 	// Stop hides the site from the handlers outside the one that set it
 	// (set by Block).
 	Stop bool
+	// Enumerate marks a discrete latent site declared by Enumerated, which
+	// the engines sum out instead of sampling.
+	Enumerate bool
+	// EnumDim is the batch dimension (negative) along which Enum laid out
+	// the site's values, 0 when the site is not enumerated in this run.
+	EnumDim int
 
-	subsample  int  // plate sites: the requested subsample size (0: all)
-	dim        int  // plate sites: the batch dimension (negative)
-	unobserve  bool // set by predictive sampling: draw an observed site afresh
-	auxiliary  bool // a guide's site that the model does not have
-	reparam    bool // the value is a reparameterised draw
+	enumK      int          // the number of values of an Enumerated site
+	enumValue  *graph.Node  // the value Enum gave it
+	markov     *markovFrame // the Markov loop step it was declared in
+	subsample  int          // plate sites: the requested subsample size (0: all)
+	dim        int          // plate sites: the batch dimension (negative)
+	unobserve  bool         // set by predictive sampling: draw an observed site afresh
+	auxiliary  bool         // a guide's site that the model does not have
+	reparam    bool         // the value is a reparameterised draw
 	logDensity *graph.Node
 	adopt      bool // a module's parameter: the store keeps Init itself
 }
@@ -92,6 +101,8 @@ type Ctx struct {
 	g      *graph.Graph
 	stack  []Handler
 	plates []PlateFrame
+	markov *markovFrame    // the Markov loop the model is in, if any
+	loops  int             // Markov loops entered so far in this run
 	names  map[string]bool // the site names used so far
 }
 
@@ -192,6 +203,9 @@ func (c *Ctx) apply(s *Site) {
 	c.names[s.Name] = true
 	s.Scale = 1
 	s.Plates = append([]PlateFrame(nil), c.plates...)
+	if c.markov != nil {
+		s.markov = &markovFrame{loop: c.markov.loop, step: c.markov.step, history: c.markov.history}
+	}
 	for _, p := range c.plates {
 		if p.Sub != p.Size {
 			s.Scale *= float64(p.Size) / float64(p.Sub)
@@ -229,7 +243,12 @@ func (c *Ctx) defaults(s *Site) {
 				s.Value = graph.Reshape(s.Value, append(full, s.Dist.EventShape()...)...)
 			}
 		}
-		checkPlates(s)
+		if s.EnumDim != 0 && s.Value != s.enumValue { // another handler gave it a value
+			s.EnumDim = 0
+		}
+		if s.EnumDim == 0 {
+			checkPlates(s)
+		}
 		if s.Observed {
 			checkSupport(s)
 		}

@@ -106,7 +106,7 @@ func FitSVI(ctx context.Context, model, guide Model, opts SVIOptions) (*SVI, err
 	if err != nil {
 		return nil, err
 	}
-	s := &SVI{Params: NewParamStore(), model: model, guide: guide}
+	s := &SVI{Params: NewParamStore(), model: enumerate(mt, model), guide: guide}
 	if err := s.check(op, mt, opts.Seed, true); err != nil {
 		return nil, err
 	}
@@ -152,6 +152,9 @@ func (s *SVI) check(op string, mt *Trace, seed uint64, needParams bool) (err err
 	for _, q := range gt.Sites {
 		if q.Kind != SampleSite || q.auxiliary {
 			continue
+		}
+		if m := mt.Site(q.Name); m != nil && m.Enumerate {
+			return errEnumGuide(op, q.Name)
 		}
 		if m := mt.Site(q.Name); m == nil || m.Kind != SampleSite || m.Observed {
 			return fmt.Errorf("%s: the guide's site %q is not a latent site of the model", op, q.Name)
@@ -240,11 +243,12 @@ func boundOf(ws []*graph.Node, opts SVIOptions) *graph.Node {
 func logWeight(gt, mt *Trace, meanField bool) *graph.Node {
 	var w *graph.Node
 	analytic := map[string]bool{}
+	enumerated := slices.ContainsFunc(mt.Sites, func(s *Site) bool { return s.EnumDim != 0 })
 	for _, m := range mt.Sites {
 		if m.Kind != SampleSite {
 			continue
 		}
-		if meanField && !m.Observed {
+		if meanField && !m.Observed && m.EnumDim == 0 {
 			q := gt.Site(m.Name)
 			if kl, ok := closedKL(q, m); ok {
 				w = add(w, graph.Neg(kl))
@@ -252,7 +256,12 @@ func logWeight(gt, mt *Trace, meanField bool) *graph.Node {
 				continue
 			}
 		}
-		w = add(w, m.ScaledLogProb())
+		if !enumerated {
+			w = add(w, m.ScaledLogProb())
+		}
+	}
+	if enumerated { // the enumerated sites summed out of the model's terms
+		w = add(w, enumLogJoint(mt, func(s *Site) bool { return analytic[s.Name] }))
 	}
 	for _, q := range gt.Sites {
 		if q.Kind == SampleSite && !analytic[q.Name] {

@@ -229,6 +229,7 @@ OPS = {
     "AveragePool": _pool("avg"),
     "Cast": lambda a, x: x.astype(DTYPES[a["to"]]),
     "Identity": lambda a, x: x,
+    "Constant": lambda a: a["value"],
     "Shape": lambda a, x: np.array(x.shape[a.get("start", 0): a.get("end", x.ndim)], dtype=np.int64),
     "ConstantOfShape": lambda a, shape: np.full([int(s) for s in shape], a["value"].item(),
                                                 dtype=a["value"].dtype),

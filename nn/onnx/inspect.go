@@ -3,9 +3,9 @@ package onnx
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"strconv"
-	"strings"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -13,28 +13,25 @@ import (
 )
 
 // Summary describes an ONNX model without running it: what
-// `gradus onnx inspect` prints. It reads any ONNX file, not only those
-// Export writes.
+// `gradus onnx inspect` prints. Inspect reads any ONNX file, also one with
+// operators or element types Gradus does not import; Model.Summary gives
+// the same for an imported model.
 type Summary struct {
 	IRVersion int64
 	Opsets    map[string]int64 // operator set versions by domain ("" is the default, ai.onnx)
 	Producer  string           // producer name and version, e.g. "gradus" or "pytorch 1.13.1"
 	Graph     string           // the graph's name
-	Inputs    []ValueSummary   // the graph's inputs, initializers left out
-	Outputs   []ValueSummary
+	// Inputs are the graph's inputs, initializers left out, and Outputs its
+	// outputs. An element type Gradus does not import is named all the
+	// same ("string", "type 8"); a value that is not a tensor has
+	// ElemType "?" and a nil Shape.
+	Inputs, Outputs []ValueInfo
 	// Operators counts the graph's nodes by operator, "domain.Op" outside
 	// the default domain. Nodes inside subgraphs (If, Loop) are not counted.
 	Operators    map[string]int
 	Nodes        int   // nodes in the graph
 	Initializers int   // initializers (parameters and constants)
 	Parameters   int64 // scalars in the floating-point initializers
-}
-
-// ValueSummary is one input or output of a graph.
-type ValueSummary struct {
-	Name  string
-	DType string   // ONNX's element type in lower case ("float", "double", "int64"), or "?"
-	Shape []string // each dimension's size, or its symbolic name ("batch"), or "?"
 }
 
 // Inspect reads an ONNX model from r and summarises it. A stream that is
@@ -69,10 +66,15 @@ func summarize(b []byte) (*Summary, error) {
 	if err := proto.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("not an ONNX model: %w", err)
 	}
-	g := m.GetGraph()
-	if g == nil || m.GetIrVersion() == 0 {
+	if m.GetGraph() == nil || m.GetIrVersion() == 0 {
 		return nil, fmt.Errorf("not an ONNX model: no graph or IR version (%d bytes)", len(b))
 	}
+	return summarizeProto(&m), nil
+}
+
+// summarizeProto summarises a model that has a graph.
+func summarizeProto(m *pb.ModelProto) *Summary {
+	g := m.GetGraph()
 	s := &Summary{IRVersion: m.GetIrVersion(), Opsets: map[string]int64{}, Producer: m.GetProducerName(),
 		Graph: g.GetName(), Operators: map[string]int{}, Nodes: len(g.Node), Initializers: len(g.Initializer)}
 	if v := m.GetProducerVersion(); v != "" {
@@ -99,11 +101,11 @@ func summarize(b []byte) (*Summary, error) {
 	}
 	for _, vi := range g.Input {
 		if !inits[vi.GetName()] { // IR < 4 lists initializers among the inputs
-			s.Inputs = append(s.Inputs, valueSummary(vi))
+			s.Inputs = append(s.Inputs, describe(vi))
 		}
 	}
 	for _, vi := range g.Output {
-		s.Outputs = append(s.Outputs, valueSummary(vi))
+		s.Outputs = append(s.Outputs, describe(vi))
 	}
 	for _, n := range g.Node {
 		op := n.GetOpType()
@@ -112,31 +114,45 @@ func summarize(b []byte) (*Summary, error) {
 		}
 		s.Operators[op]++
 	}
-	return s, nil
+	return s
 }
 
-func valueSummary(vi *pb.ValueInfoProto) ValueSummary {
-	v := ValueSummary{Name: vi.GetName(), DType: "?"}
-	tt := vi.GetType().GetTensorType()
+// describe returns what a graph input or output says of itself, whatever
+// its type: the importer checks what it supports on top (valueInfo).
+func describe(v *pb.ValueInfoProto) ValueInfo {
+	vi := ValueInfo{Name: v.GetName(), ElemType: "?"}
+	tt := v.GetType().GetTensorType()
 	if tt == nil {
-		return v
+		return vi
 	}
-	if name, ok := pb.TensorProto_DataType_name[tt.GetElemType()]; ok && tt.GetElemType() != 0 {
-		v.DType = strings.ToLower(name)
+	vi.code = tt.GetElemType()
+	if vi.code != 0 {
+		vi.ElemType = ElemTypeName(vi.code)
 	}
-	if tt.Shape == nil {
-		return v
-	}
-	v.Shape = make([]string, len(tt.Shape.Dim))
-	for i, d := range tt.Shape.Dim {
-		switch x := d.GetValue().(type) {
-		case *pb.TensorShapeProto_Dimension_DimValue:
-			v.Shape[i] = strconv.FormatInt(x.DimValue, 10)
-		case *pb.TensorShapeProto_Dimension_DimParam:
-			v.Shape[i] = x.DimParam
-		default:
-			v.Shape[i] = "?"
+	for _, d := range tt.GetShape().GetDim() {
+		size := -1
+		if _, ok := d.GetValue().(*pb.TensorShapeProto_Dimension_DimValue); ok && d.GetDimValue() >= 0 {
+			size = int(d.GetDimValue())
 		}
+		vi.Shape = append(vi.Shape, size)
+		vi.Dims = append(vi.Dims, d.GetDimParam())
 	}
-	return v
+	return vi
+}
+
+// clone returns a deep copy of s.
+func (s *Summary) clone() *Summary {
+	c := *s
+	c.Opsets = maps.Clone(s.Opsets)
+	c.Operators = maps.Clone(s.Operators)
+	c.Inputs, c.Outputs = cloneInfos(s.Inputs), cloneInfos(s.Outputs)
+	return &c
+}
+
+func cloneInfos(vs []ValueInfo) []ValueInfo {
+	out := slices.Clone(vs)
+	for i := range out {
+		out[i].Shape, out[i].Dims = slices.Clone(out[i].Shape), slices.Clone(out[i].Dims)
+	}
+	return out
 }
