@@ -54,13 +54,19 @@ func twoMixtureLogDensity(a, b float64) float64 {
 // locations by quadrature of the exact density (assignments summed out
 // by hand) on a 481 × 481 grid over [−6, 6]².
 func twoMixtureExact() (mean, variance [2]float64) {
-	const n, lo, hi = 481, -6.0, 6.0
-	h := (hi - lo) / (n - 1)
+	return gridMoments(twoMixtureLogDensity, 481, -6, 6)
+}
+
+// gridMoments returns the means and variances of the two coordinates of
+// the density exp(logDensity(a, b)) by quadrature on an n × n grid over
+// [lo, hi]², normalised by its largest value so that none overflows.
+func gridMoments(logDensity func(a, b float64) float64, n int, lo, hi float64) (mean, variance [2]float64) {
+	h := (hi - lo) / float64(n-1)
 	var z, m1, m2 [2]float64
 	logs := make([]float64, 0, n*n)
 	for i := range n {
 		for j := range n {
-			logs = append(logs, twoMixtureLogDensity(lo+float64(i)*h, lo+float64(j)*h))
+			logs = append(logs, logDensity(lo+float64(i)*h, lo+float64(j)*h))
 		}
 	}
 	top := math.Inf(-1)
@@ -354,38 +360,14 @@ func chainLogDensity(a, b float64) float64 {
 // are enumerated recovers the quadrature's posterior means and variances
 // within 4 Monte Carlo standard errors.
 func TestNUTSEnumeratedHMM(t *testing.T) {
-	const n, lo, hi = 241, -5.0, 5.0
-	h := (hi - lo) / (n - 1)
-	var z, m1, m2 [2]float64
-	logs := make([]float64, 0, n*n)
-	for i := range n {
-		for j := range n {
-			logs = append(logs, chainLogDensity(lo+float64(i)*h, lo+float64(j)*h))
-		}
-	}
-	top := math.Inf(-1)
-	for _, s := range logs {
-		top = math.Max(top, s)
-	}
-	for i := range n {
-		for j := range n {
-			p := math.Exp(logs[i*n+j] - top)
-			v := [2]float64{lo + float64(i)*h, lo + float64(j)*h}
-			for k := range 2 {
-				z[k] += p
-				m1[k] += p * v[k]
-				m2[k] += p * v[k] * v[k]
-			}
-		}
-	}
+	exactMean, exactVar := gridMoments(chainLogDensity, 241, -5, 5)
 	p, err := NUTS(context.Background(), chainModel, inference.NUTSOptions{Chains: 2, Warmup: 150, Draws: 250, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ess := p.ESS("locs").Values()
 	for k := range 2 {
-		mean := m1[k] / z[k]
-		within(t, fmt.Sprintf("locs[%d]", k), column(p.Samples()["locs"], k), ess[k], mean, m2[k]/z[k]-mean*mean)
+		within(t, fmt.Sprintf("locs[%d]", k), column(p.Samples()["locs"], k), ess[k], exactMean[k], exactVar[k])
 	}
-	t.Logf("exact means %.4f %.4f; NUTS %.4f", m1[0]/z[0], m1[1]/z[1], p.Mean("locs").Values())
+	t.Logf("exact means %.4f %.4f; NUTS %.4f", exactMean[0], exactMean[1], p.Mean("locs").Values())
 }
