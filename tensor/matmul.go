@@ -34,12 +34,14 @@ func gemmSerialT[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda 
 	}
 }
 
-// MatMulKernel describes the GEMM micro-kernels that MatMul and the
-// factorisations use on this machine, such as
-// "avx512f 6x32 (f32), 6x16 (f64)": the instruction set, chosen at start-up
-// from the CPU's features, and the register tiles. Benchmark reports print it
-// so that a figure says which code produced it.
-func MatMulKernel() string { return gemm.KernelName() }
+// MatMulKernel describes the GEMM that MatMul and the factorisations use
+// on this machine, such as "avx512f 6x32 (f32), 6x16 (f64); f32 mc 204 kc
+// 320 nc 4096, f64 mc 126 kc 256 nc 2048; L1d 48 KiB, L2 1 MiB (cpuid
+// 0x80000005/6)": the instruction set and register tiles, chosen at
+// start-up from the CPU's features, and the cache blocking, chosen from
+// the cache sizes the CPU reports. Benchmark reports print it so that a
+// figure says which code produced it.
+func MatMulKernel() string { return gemm.KernelName() + "; " + gemm.Blocking() }
 
 // MatMul returns the matrix product of a and b with NumPy matmul semantics:
 // a 1-D a is treated as a row vector (1, k) and a 1-D b as a column vector

@@ -45,6 +45,7 @@ var layers = []struct {
 	rank   int
 }{
 	{"internal/unchecked", 0}, // tensor's trusted kernels: filled by tensor, so below it
+	{"internal/cpuinfo", 0},   // the CPU's caches and FMA peak: gemm's blocking reads them
 	{"tensor", 0},             // tensor/internal/gemm shares tensor's layer
 	{"graph", 1},
 	{"metrics", 1},           // the leaves of the toolkit: every model may use them

@@ -66,8 +66,8 @@ func TestTuneMin(t *testing.T) {
 	}
 }
 
-// TestTuneBlocks sweeps the kc/mc cache blocking of the assembly kernels
-// single-threaded. GEMM_TUNE="sizes;kcs;mcs;s|d".
+// TestTuneBlocks sweeps the kc/mc cache blocking of the kernels this CPU
+// runs (the widest family), single-threaded. GEMM_TUNE="sizes;kcs;mcs;s|d".
 func TestTuneBlocks(t *testing.T) {
 	spec := os.Getenv("GEMM_TUNE")
 	if spec == "" {
@@ -89,15 +89,17 @@ func TestTuneBlocks(t *testing.T) {
 			for _, mc := range parseInts(parts[2]) {
 				var g float64
 				if parts[3] == "d" {
-					old := *asmParamsD
-					asmParamsD.kc, asmParamsD.mc = kc, mc
+					pd := pick(portableParamsD, asmParamsD, wideParamsD)
+					old := *pd
+					pd.kc, pd.mc = kc, mc
 					g = minGflops(func() { Dgemm(false, false, n, n, n, 1, xd, n, yd, n, 0, zd, n) }, fl, reps)
-					*asmParamsD = old
+					*pd = old
 				} else {
-					old := *asmParamsS
-					asmParamsS.kc, asmParamsS.mc = kc, mc
+					ps := pick(portableParamsS, asmParamsS, wideParamsS)
+					old := *ps
+					ps.kc, ps.mc = kc, mc
 					g = minGflops(func() { Sgemm(false, false, n, n, n, 1, xs, n, ys, n, 0, zs, n) }, fl, reps)
-					*asmParamsS = old
+					*ps = old
 				}
 				fmt.Printf("%s n=%d kc=%d mc=%d: %.1f GFLOP/s\n", parts[3], n, kc, mc, g)
 			}

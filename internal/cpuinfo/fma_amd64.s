@@ -1,5 +1,3 @@
-//go:build amd64
-
 #include "textflag.h"
 
 // FMA12 is twelve independent FMAs, OP A, B into each of the twelve

@@ -1,0 +1,75 @@
+package gemm
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/gradus-ml/gradus/internal/cpuinfo"
+)
+
+// The cache blocking follows Goto and van de Geijn (2008), "Anatomy of
+// high-performance matrix multiplication", and Low et al. (2016),
+// "Analytical modeling is enough for high-performance BLIS", with the
+// sizes read from the machine (cpuinfo) rather than from a model table:
+//
+//   - kc: a kc×nr micro-panel of B stays in L1 while the kc×mr
+//     micro-panels of A stream past it, so both together fit the L1 data
+//     cache;
+//   - mc: the packed mc×kc block of A stays in L2 while every B
+//     micro-panel of the block passes, and takes a quarter of it (the B
+//     micro-panels, C's tiles and the other operand's lines share the
+//     rest);
+//   - nc: the packed kc×nc block of B takes a quarter of this core's share
+//     of L3, and at most 16 KiB of each of its rows.
+//
+// On the Zen 5 development machine (48 KiB L1d, 1 MiB L2) this gives f32
+// kc 320, mc 204 and f64 kc 256, mc 126, which ran within the noise of the
+// best of a sweep of kc 128-768 × mc 48-510 (single core, n = 256 and 1024;
+// tensor/internal/gemm/RESULTS.md).
+const (
+	kcStep   = 64       // kc is a multiple of this: whole cache lines of A and B
+	kcMin    = 64       // below this the kernel's loop overhead shows
+	kcMax    = 1024     // beyond this C is updated too rarely to matter
+	mcMax    = 480      // more rows per block only delays the first tile
+	ncBytes  = 16 << 10 // at most this many bytes of each packed B row
+	l3Guess  = 2 << 20  // a core's share of L3 when its size or sharing is unknown
+	ncMinPan = 8        // nc is at least this many micro-panels
+)
+
+// fitCaches sets p's mc, kc and nc for caches c.
+func (p *params[T]) fitCaches(c cpuinfo.Caches) {
+	var zero T
+	es := int(unsafe.Sizeof(zero))
+	kc := c.L1D / ((p.mr + p.nr) * es) / kcStep * kcStep
+	p.kc = min(max(kc, kcMin), kcMax)
+	mc := c.L2 / 4 / (p.kc * es) / p.mr * p.mr
+	p.mc = min(max(mc, p.mr), mcMax/p.mr*p.mr)
+	share := l3Guess
+	if c.L3 > 0 && c.L3Sharing > 0 {
+		share = c.L3 / c.L3Sharing
+	}
+	nc := share * runtime.GOMAXPROCS(0) / 4 / (p.kc * es) / p.nr * p.nr
+	p.nc = min(max(nc, ncMinPan*p.nr), ncBytes/es/p.nr*p.nr)
+}
+
+func init() {
+	c := cpuinfo.Detect()
+	for _, p := range []*params[float32]{portableParamsS, asmParamsS, wideParamsS} {
+		p.fitCaches(c)
+	}
+	for _, p := range []*params[float64]{portableParamsD, asmParamsD, wideParamsD} {
+		p.fitCaches(c)
+	}
+}
+
+// Blocking describes the cache blocking the next call will use, with the
+// caches it was chosen from, for benchmark reports, e.g. "f32 mc 204 kc
+// 320 nc 4096, f64 mc 126 kc 256 nc 2048; L1d 48 KiB, L2 1 MiB (cpuid
+// 0x80000005/6)".
+func Blocking() string {
+	s := pick(portableParamsS, asmParamsS, wideParamsS)
+	d := pick(portableParamsD, asmParamsD, wideParamsD)
+	return fmt.Sprintf("f32 mc %d kc %d nc %d, f64 mc %d kc %d nc %d; %s",
+		s.mc, s.kc, s.nc, d.mc, d.kc, d.nc, cpuinfo.Detect())
+}
