@@ -34,6 +34,7 @@ type kernelOp struct {
 	cols    int       // columns per tile
 	workers int
 	part    RowPartition // nil or size 1: the whole product on this process
+	f32     *f32Tiles    // non-nil: products in float32 tiles (CGOptions.Float32)
 	err     error        // the first failed all-reduce of a partitioned product
 
 	scaleP, lsP, alphaP, noiseP *kernel.Hyperparam
@@ -204,6 +205,9 @@ func (k *kernelOp) forBlocks(m int, fn func(w, i0, i1 int)) {
 // crossMatMul returns K(xs, X)·v for scaled test rows xs (m, d) and v
 // (n, t), without the noise: (m, t), tile by tile.
 func (k *kernelOp) crossMatMul(xs []float64, m int, v []float64, t int) []float64 {
+	if k.f32 != nil {
+		return k.crossMatMul32(xs, m, v, t)
+	}
 	out := make([]float64, m*t)
 	bufs := make([][]float64, k.workers)
 	prods := make([][]float64, k.workers)
@@ -271,17 +275,36 @@ func (k *kernelOp) gradTerms(a, b []float64, t int) (kernelGrads, error) {
 	ard := len(k.ls) > 1
 	accs := make([]*gradAcc, k.workers)
 	lo, hi := k.rows()
+	var b32 []float32
+	if k.f32 != nil {
+		b32 = make([]float32, len(b))
+		for i, v := range b {
+			b32[i] = float32(v)
+		}
+	}
 	k.forBlocks(hi-lo, func(w, i0, i1 int) {
 		i0, i1 = i0+lo, i1+lo
 		if accs[w] == nil {
-			sz := k.block * k.cols
-			accs[w] = &gradAcc{ls: make([]float64, len(k.ls)), kb: make([]float64, sz), r2: make([]float64, sz), wb: make([]float64, sz)}
+			accs[w] = &gradAcc{ls: make([]float64, len(k.ls))}
+			if k.f32 != nil {
+				accs[w].f32 = k.newGradAcc32(t)
+			} else {
+				sz := k.block * k.cols
+				accs[w].kb, accs[w].r2, accs[w].wb = make([]float64, sz), make([]float64, sz), make([]float64, sz)
+			}
 			if ard {
 				accs[w].col = make([]float64, n)
 			}
 		}
+		if k.f32 != nil {
+			k.startBlock32(accs[w].f32, a, t, i0, i1)
+		}
 		for c0 := 0; c0 < n; c0 += k.cols {
-			k.gradTile(accs[w], a, b, t, i0, i1, c0, min(n, c0+k.cols))
+			if k.f32 != nil {
+				k.gradTile32(accs[w], b32, t, i0, i1, c0, min(n, c0+k.cols))
+			} else {
+				k.gradTile(accs[w], a, b, t, i0, i1, c0, min(n, c0+k.cols))
+			}
 		}
 	})
 	var out kernelGrads
@@ -328,6 +351,7 @@ type gradAcc struct {
 	ls           []float64
 	col          []float64 // ARD: column sums of G
 	kb, r2, wb   []float64
+	f32          *gradAcc32 // float32 tiles' buffers instead of kb, r2, wb
 }
 
 // gradTile adds the tile of rows [i0, i1) and columns [c0, c1) to ac.

@@ -220,8 +220,14 @@ func NewExact(x, y *tensor.Tensor, opts ExactOptions) (m *Exact, err error) {
 		if o.NoiseFree {
 			return nil, errors.New("gp.NewExact: CG inference needs observation noise; NoiseFree is set")
 		}
-		if _, err := newKernelOp("gp.NewExact", kern, nil, 0, x.Shape()[1], nil, 1); err != nil {
+		k, err := newKernelOp("gp.NewExact", kern, nil, 0, x.Shape()[1], nil, o.CG.BlockRows)
+		if err != nil {
 			return nil, err
+		}
+		if o.CG.Float32 {
+			if err := k.useFloat32("gp.NewExact"); err != nil {
+				return nil, err
+			}
 		}
 	default:
 		return nil, fmt.Errorf("gp.NewExact: unknown inference %d", o.Inference)

@@ -90,16 +90,35 @@ func BenchmarkLMLGradCG(b *testing.B) {
 
 // BenchmarkCGKernelProduct times one matrix-free product K̂·V with 17
 // columns (y and 16 probes, one CG iteration of a CG evaluation) of an ARD
-// RBF kernel in 3-D, and reports ns per kernel entry; B/op shows that no
-// n × n matrix is allocated.
+// RBF kernel in 3-D, in float64 tiles and in float32 ones
+// (CGOptions.Float32), and reports ns per kernel entry and GFLOP/s of the
+// product's 2·17 flops per entry; B/op shows that no n × n matrix is
+// allocated.
 func BenchmarkCGKernelProduct(b *testing.B) {
 	for _, n := range []int{20000, 100000} {
-		b.Run(fmt.Sprintf("n%d", n), func(b *testing.B) {
+		for _, f32 := range []bool{false, true} {
+			name := fmt.Sprintf("n%d/f64", n)
+			if f32 {
+				name = fmt.Sprintf("n%d/f32", n)
+			}
+			b.Run(name, func(b *testing.B) { benchKernelProduct(b, n, f32) })
+		}
+	}
+}
+
+func benchKernelProduct(b *testing.B, n int, f32 bool) {
+	{
+		{
 			rng := tensor.NewRNG(1)
 			x := rng.Uniform(tensor.Float64, -2, 2, n, 3)
 			op, err := newKernelOp("bench", kernel.NewScale(kernel.NewRBF(1, 1, 1), 1), x.Values(), n, 3, kernel.NewHyperparam("noise", 0.1), 0)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if f32 {
+				if err := op.useFloat32("bench"); err != nil {
+					b.Fatal(err)
+				}
 			}
 			v := rng.Normal(tensor.Float64, 0, 1, n, 17).Float64s()
 			dst := make([]float64, n*17)
@@ -112,6 +131,7 @@ func BenchmarkCGKernelProduct(b *testing.B) {
 			el := time.Since(start)
 			b.ReportMetric(float64(el.Milliseconds())/float64(b.N), "ms/product")
 			b.ReportMetric(float64(el.Nanoseconds())/float64(b.N)/float64(n)/float64(n), "ns/entry")
-		})
+			b.ReportMetric(2*17*float64(n)*float64(n)*float64(b.N)/el.Seconds()/1e9, "GFLOP/s")
+		}
 	}
 }
