@@ -55,6 +55,7 @@ type config struct {
 	Rank        int     `flag:"rank" help:"rank of the pivoted-Cholesky preconditioner"`
 	LR          float64 `flag:"lr" help:"Adam's learning rate"`
 	NoSubsetFit bool    `flag:"no-subset-fit" help:"on the subset, time one evaluation of each method but fit neither"`
+	Float64     bool    `flag:"f64" help:"kernel products in float64 tiles rather than float32 ones"`
 	Demo        bool    `flag:"demo" help:"quick run: n = 3000, 5 steps, exact subset 500, 200 test points"`
 	// Partition, if not nil, splits the CG kernel products over its ranks.
 	Partition gp.RowPartition
@@ -85,6 +86,7 @@ type result struct {
 	NoiseStd       float64            `json:"noise_std"`
 	PeakRSSMB      float64            `json:"peak_rss_mb"`
 	CGIterations   int                `json:"cg_iterations"`
+	Products       string             `json:"products"` // the kernel tiles' precision: float32 or float64
 	Params         map[string]float64 `json:"params"`
 	Trace          []float64          `json:"lml_trace"`
 	Exact          *comparison        `json:"exact,omitempty"`
@@ -150,7 +152,7 @@ func synthetic(rng *tensor.RNG, n int) (x, y *tensor.Tensor) {
 func modelOptions(inf gp.Inference, c config, seed uint64) gp.ExactOptions {
 	k := kernel.NewScale(kernel.NewRBF(1, 1, 1), 1)
 	return gp.ExactOptions{Kernel: k, Noise: 0.1, Mean: gp.ConstantMean, Normalize: true,
-		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: seed, Partition: c.Partition}}
+		Inference: inf, CG: gp.CGOptions{Probes: c.Probes, Rank: c.Rank, Tol: 1e-3, Seed: seed, Partition: c.Partition, Float32: !c.Float64}}
 }
 
 func params(m *gp.Exact) map[string]float64 {
@@ -183,7 +185,8 @@ func run(c config, env *cli.Env) (res result, err error) {
 		}
 	}
 	opts := modelOptions(gp.CG, c, env.Seed)
-	env.Printf("fitting on n = %d by Adam on the CG objective (%d probes, rank-%d preconditioner)\n", c.N, c.Probes, c.Rank)
+	res.Products = map[bool]string{false: "float32", true: "float64"}[c.Float64]
+	env.Printf("fitting on n = %d by Adam on the CG objective (%d probes, rank-%d preconditioner, %s kernel tiles)\n", c.N, c.Probes, c.Rank, res.Products)
 	last := time.Now()
 	start := last
 	opts.Optimizer, opts.MaxIter, opts.LR = "adam", c.Steps, c.LR

@@ -15,9 +15,10 @@ import (
 // noise, the plot is written, and -json has the keys the issue names.
 func TestCGFitReachesTheNoiseFloorAndTheExactFit(t *testing.T) {
 	t.Parallel()
-	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"n", "lml", "seconds_per_step", "fit_seconds", "test_rmse", "noise_std", "lml_trace", "exact", "plot"}, Pictures: []string{"lml.png"}},
+	res, _ := clitest.Check[result](t, program(), clitest.Expect{Fields: []string{"n", "lml", "seconds_per_step", "fit_seconds", "test_rmse", "noise_std", "lml_trace", "exact", "plot", "products"}, Pictures: []string{"lml.png"}},
 		"-n", "800", "-steps", "8", "-exact-n", "150", "-test", "100", "-probes", "8", "-rank", "50", "-lr", "0.1")
 	require.Len(t, res.Trace, 8)
+	assert.Equal(t, "float32", res.Products)
 	assert.Greater(t, res.Trace[7], res.Trace[0])
 	assert.Less(t, res.TestRMSE, 0.2)
 	assert.Greater(t, res.TestRMSE, 0.5*noiseStd)

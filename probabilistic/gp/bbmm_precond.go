@@ -3,6 +3,8 @@ package gp
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/gradus-ml/gradus/tensor"
 )
@@ -39,8 +41,14 @@ func NewPivotedCholesky(diag []float64, row func(i int) []float64, rank int, noi
 	for i := range perm {
 		perm[i] = i
 	}
-	cols := make([][]float64, 0, rank)
+	// l holds L row by row with stride rank, so that the update of a new
+	// column by the earlier ones, L[j, :m]·L[piv, :m], is a dot product of
+	// two contiguous rows for each remaining j, split over the cores.
+	l := make([]float64, n*rank)
+	k := 0
 	first := -1.0
+	workers := runtime.GOMAXPROCS(0)
+	pivoted := make([]bool, n)
 	for m := 0; m < rank; m++ {
 		best := m
 		for j := m + 1; j < n; j++ {
@@ -58,27 +66,29 @@ func NewPivotedCholesky(diag []float64, row func(i int) []float64, rank int, noi
 		}
 		lmm := math.Sqrt(d[piv])
 		kr := row(piv)
-		col := make([]float64, n)
-		col[piv] = lmm
-		for _, pj := range perm[m+1:] {
-			s := kr[pj]
-			for c := 0; c < m; c++ {
-				s -= cols[c][pj] * cols[c][piv]
+		l[piv*rank+m] = lmm
+		pivoted[piv] = true
+		u := l[piv*rank : piv*rank+m]
+		// In index order rather than pivot order, so that L streams
+		// through memory.
+		parallelChunks(n, workers, 4096, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				if pivoted[j] {
+					continue
+				}
+				v := (kr[j] - dot4(l[j*rank:j*rank+m], u)) / lmm
+				l[j*rank+m] = v
+				d[j] -= v * v
 			}
-			col[pj] = s / lmm
-			d[pj] -= col[pj] * col[pj]
-		}
-		cols = append(cols, col)
+		})
+		k++
 	}
-	k := len(cols)
 	p := &PivotedCholesky{n: n, k: k, noise: noise, l: make([]float64, n*k)}
-	for c, col := range cols {
-		for i, v := range col {
-			p.l[i*k+c] = v
-		}
+	for i := 0; i < n; i++ {
+		copy(p.l[i*k:(i+1)*k], l[i*rank:i*rank+k])
 	}
-	lt := tensor.FromFloat64s(p.l, n, k)
-	capm := tensor.MatMulT(lt, lt, true, false)
+	lmat := tensor.FromFloat64s(p.l, n, k)
+	capm := tensor.MatMulT(lmat, lmat, true, false)
 	cv := capm.Float64s()
 	for i := 0; i < k; i++ {
 		cv[i*k+i] += noise
@@ -132,4 +142,43 @@ func (p *PivotedCholesky) Sample(rng *tensor.RNG, t int) []float64 {
 		out[i] += s * rng.NormFloat64()
 	}
 	return out
+}
+
+// dot4 returns Σ a[i]·b[i] with four partial sums, which the processor
+// can run in parallel.
+func dot4(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// parallelChunks calls fn on [lo, hi) chunks covering [0, n) on up to
+// workers goroutines, each chunk at least minChunk long; small n runs on
+// the caller.
+func parallelChunks(n, workers, minChunk int, fn func(lo, hi int)) {
+	chunks := min(workers, max(1, n/minChunk))
+	if chunks <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(chunks - 1)
+	for c := 1; c < chunks; c++ {
+		go func(c int) {
+			defer wg.Done()
+			fn(n*c/chunks, n*(c+1)/chunks)
+		}(c)
+	}
+	fn(0, n/chunks)
+	wg.Wait()
 }
