@@ -20,10 +20,12 @@ import (
 
 // f32Tiles is the float32 copy of an operator's scaled training points.
 type f32Tiles struct {
-	pts []float32 // (n, d), row-major
+	pts  []float32 // (n, d), row-major
+	ptsT []float32 // by column tile: the tile at c0 is (d, nc) at offset c0·d
 }
 
-// useFloat32 switches k to float32 tiles, for an RBF kernel only.
+// useFloat32 switches k to float32 tiles, for an RBF kernel only, laying
+// the points out for k.cols-wide column tiles.
 func (k *kernelOp) useFloat32(op string) error {
 	if k.kind != kernel.KindRBF {
 		return fmt.Errorf("%s: CGOptions.Float32 supports the RBF kernel (or a kernel.Scale of one), got the %v kernel", op, k.kind)
@@ -36,7 +38,16 @@ func (k *kernelOp) useFloat32(op string) error {
 	for i, v := range k.xs {
 		pts[i] = float32(v)
 	}
-	k.f32 = &f32Tiles{pts: pts}
+	ptsT := make([]float32, len(k.xs))
+	for c0 := 0; c0 < k.n; c0 += k.cols {
+		nc := min(k.cols, k.n-c0)
+		for j := 0; j < nc; j++ {
+			for q := 0; q < k.d; q++ {
+				ptsT[c0*k.d+q*nc+j] = pts[(c0+j)*k.d+q]
+			}
+		}
+	}
+	k.f32 = &f32Tiles{pts: pts, ptsT: ptsT}
 	return nil
 }
 
@@ -111,8 +122,8 @@ func (k *kernelOp) crossMatMul32(xs []float64, m int, v []float64, t int) []floa
 
 // gradAcc32 is a worker's float32 buffers for gradTile32.
 type gradAcc32 struct {
-	e, kv, w, ablk, blk, cross []float32
-	rowG                       []float64
+	e, kv, w, ablk, blk []float32
+	rowG, colG, cross   []float32
 }
 
 // newGradAcc32 returns a worker's float32 buffers for t columns.
@@ -120,7 +131,7 @@ func (k *kernelOp) newGradAcc32(t int) *gradAcc32 {
 	sz := k.cols * tile.Block
 	return &gradAcc32{e: make([]float32, sz), kv: make([]float32, sz), w: make([]float32, sz),
 		ablk: make([]float32, tile.Block*t), blk: make([]float32, k.d*tile.Block),
-		cross: make([]float32, tile.Block*k.d), rowG: make([]float64, tile.Block)}
+		rowG: make([]float32, tile.Block), colG: make([]float32, k.cols), cross: make([]float32, k.d*tile.Block)}
 }
 
 // startBlock32 loads the block of rows [i0, i1): its coordinates, and A's
@@ -136,53 +147,50 @@ func (k *kernelOp) startBlock32(g *gradAcc32, a []float64, t, i0, i1 int) {
 }
 
 // gradTile32 is gradTile in float32 tiles for the RBF kernel, after
-// startBlock32: W's tile is B·Aᵀ by GEMM, and G = W ⊙ s·f'(r²) = −½ W ⊙ K.
+// startBlock32, in vector passes over the tile: W = B·Aᵀ by GEMM, then
+// W ⊙ K in place, whose sums (in float32 within the tile) give the
+// variance's term and, with the exponents e (r² = 2(log s − e)), the
+// isotropic lengthscale's; for ARD lengthscales G = −½ W ⊙ K enters through
+// its row sums, its column sums and Xᵀ·G by GEMM.
 func (k *kernelOp) gradTile32(ac *gradAcc, b32 []float32, t, i0, i1, c0, c1 int) {
 	d, ard := k.d, len(k.ls) > 1
 	nc, nb := c1-c0, i1-i0
 	g := ac.f32
 	e, kv, w := g.e[:nc*tile.Block], g.kv[:nc*tile.Block], g.w[:nc*tile.Block]
+	if ard {
+		e = nil // only the isotropic lengthscale needs r²
+	}
 	k.tile32(e, kv, g.blk, c0, c1)
-	tensor.MatMulTTo(tensor.FromFloat32s(w, nc, tile.Block), tensor.FromFloat32s(b32[c0*t:c1*t], nc, t),
-		tensor.FromFloat32s(g.ablk, tile.Block, t), false, true)
-	logS := math.Log(k.scale)
+	wt := tensor.FromFloat32s(w, nc, tile.Block)
+	tensor.MatMulTTo(wt, tensor.FromFloat32s(b32[c0*t:c1*t], nc, t), tensor.FromFloat32s(g.ablk, tile.Block, t), false, true)
+	tensor.MulTo(wt, wt, tensor.FromFloat32s(kv, nc, tile.Block)) // W ⊙ K
 	if !ard {
-		// Σ W·K gives the variance's term and, with r² = 2(log s − e),
-		// the lengthscale's.
-		sw, swr := 0.0, 0.0
-		for x, wv := range w {
-			wk := float64(wv) * float64(kv[x])
-			sw += wk
-			swr += wk * 2 * (logS - float64(e[x]))
-		}
+		flat := tensor.FromFloat32s(w)
+		sw := float64(tensor.Sum(flat, nil, false).Float32s()[0])
+		swe := float64(tensor.Dot(flat, tensor.FromFloat32s(e)).Float32s()[0])
 		ac.scale += sw / k.scale
-		ac.ls[0] += -0.5 * swr
+		ac.ls[0] += -0.5 * 2 * (math.Log(k.scale)*sw - swe) // Σ W·K·r²
 		return
 	}
-	rowG := g.rowG
-	clear(rowG)
+	rowG, colG := g.rowG, g.colG[:nc]
+	tensor.SumInto(tensor.FromFloat32s(rowG, tile.Block), wt, []int{0}, false)
+	tensor.SumInto(tensor.FromFloat32s(colG, nc), wt, []int{1}, false)
 	sw := 0.0
-	for j := 0; j < nc; j++ {
-		colG := 0.0
-		for i := 0; i < tile.Block; i++ {
-			x := j*tile.Block + i
-			wk := float64(w[x]) * float64(kv[x])
-			sw += wk
-			gv := -0.5 * wk
-			rowG[i] += gv
-			colG += gv
-			w[x] = float32(gv) // W's tile becomes G's
-		}
-		ac.col[c0+j] += colG
+	for _, v := range rowG {
+		sw += float64(v)
 	}
 	ac.scale += sw / k.scale
-	// Σ_c G_ic x̃_cq for each block row i: Gᵀ (Block × nc) · X (nc × d).
-	tensor.MatMulTTo(tensor.FromFloat32s(g.cross, tile.Block, d), tensor.FromFloat32s(w, nc, tile.Block),
-		tensor.FromFloat32s(k.f32.pts[c0*d:c1*d], nc, d), true, false)
+	for j, v := range colG {
+		ac.col[c0+j] += -0.5 * float64(v)
+	}
+	// Σ_c G_ic x̃_cq for each block row i: Xᵀ (d × nc) · (W ⊙ K) (nc × Block),
+	// scaled by −½ below.
+	tensor.MatMulTo(tensor.FromFloat32s(g.cross, d, tile.Block), tensor.FromFloat32s(k.f32.ptsT[c0*d:c1*d], d, nc), wt)
 	for i := 0; i < nb; i++ {
 		xi := k.xs[(i0+i)*d : (i0+i+1)*d]
+		rg := -0.5 * float64(rowG[i])
 		for q := 0; q < d; q++ {
-			ac.ls[q] += xi[q]*xi[q]*rowG[i] - 2*xi[q]*float64(g.cross[i*d+q])
+			ac.ls[q] += xi[q]*xi[q]*rg - 2*xi[q]*(-0.5*float64(g.cross[q*tile.Block+i]))
 		}
 	}
 }

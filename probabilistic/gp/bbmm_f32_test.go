@@ -21,8 +21,8 @@ func f32Pair(t *testing.T, k kernel.Kernel, x *tensor.Tensor, cols int) (op64, o
 	require.NoError(t, err)
 	op32, err = newKernelOp("test", k, x.Values(), n, d, noise, 0)
 	require.NoError(t, err)
+	op64.cols, op32.cols = cols, cols // before useFloat32, which lays the points out by column tile
 	require.NoError(t, op32.useFloat32("test"))
-	op64.cols, op32.cols = cols, cols
 	return op64, op32
 }
 
