@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -137,6 +138,17 @@ type tape struct {
 type slot struct {
 	fromX bool
 	ct    *graph.Node
+	// The cotangents of unit-step slices of the node, not yet summed:
+	// settle assembles them in one Concat when the node's cotangent is
+	// final (see sweep).
+	pieces []piece
+}
+
+// piece is the cotangent ct of the window of a node starting at start
+// along axis.
+type piece struct {
+	ct          *graph.Node
+	axis, start int
 }
 
 // slot returns n's slot when n is on the tape and depends on some x.
@@ -189,7 +201,8 @@ func mark(ys, xs []*graph.Node) *tape {
 // returned cotangents to the inputs' slots.
 func (t *tape) sweep(op string) {
 	for i := len(t.nodes) - 1; i >= 0; i-- {
-		n, ct := t.nodes[i], t.slots[i].ct
+		n := t.nodes[i]
+		ct := t.settle(n, &t.slots[i])
 		if ks, ok := t.xAt[n.ID()]; ok {
 			// Every consumer of n came later and has been swept: n's
 			// cotangent is final.
@@ -215,6 +228,16 @@ func (t *tape) sweep(op string) {
 		if !anyNeeded {
 			continue // an x computed from no other x
 		}
+		if axis, start, ok := graph.SliceWindow(n); ok {
+			// A slice's VJP would scatter ct into zeros of the whole
+			// input and add that to the input's cotangent: per slice, two
+			// passes over the whole input (quadratic in the number of
+			// slices, a sequence's time steps or a packed tensor's
+			// parts). The piece waits in the input's slot instead.
+			s := t.slot(ins[0])
+			s.pieces = append(s.pieces, piece{ct, axis, start})
+			continue
+		}
 		cts := n.Op().VJP(n, ct, t.needs)
 		if len(cts) != len(ins) {
 			tensor.Fail(op, "VJP of %s returned %d cotangents for %d inputs", n.Op().Name(), len(cts), len(ins))
@@ -239,13 +262,72 @@ func (t *tape) collect(xs []*graph.Node) []*graph.Node {
 	out := make([]*graph.Node, len(xs))
 	for k, x := range xs {
 		if s := t.slot(x); s != nil && !x.IsConst() {
-			out[k] = s.ct
+			out[k] = t.settle(x, s)
 		}
 		if out[k] == nil {
 			out[k] = zerosLike(x)
 		}
 	}
 	return out
+}
+
+// settle adds the slice pieces waiting in n's slot s to its cotangent and
+// returns it. Pieces along one axis whose windows are equal or disjoint
+// become one Concat, with zeros between windows and pieces of one window
+// added in the order they arrived; the others (a window overlapping
+// another, or along a second axis) are scattered and added as Slice's VJP
+// would.
+func (t *tape) settle(n *graph.Node, s *slot) *graph.Node {
+	ps := s.pieces
+	if len(ps) == 0 {
+		return s.ct
+	}
+	s.pieces = nil
+	axis := ps[0].axis
+	width := func(p piece) int { return p.ct.Shape()[axis] }
+	sort.SliceStable(ps, func(i, j int) bool {
+		return ps[i].axis == axis && (ps[j].axis != axis || ps[i].start < ps[j].start)
+	})
+	var parts, rest []*graph.Node
+	at := 0
+	for k := 0; k < len(ps); k++ {
+		p := ps[k]
+		if p.axis != axis || p.start < at {
+			w := p.ct.Shape()[p.axis]
+			rest = append(rest, graph.ScatterSlice(p.ct, n.Shape(), p.axis, p.start, p.start+w, 1))
+			continue
+		}
+		if p.start > at {
+			parts = append(parts, zerosAlong(n, axis, p.start-at))
+		}
+		sum := p.ct
+		for k+1 < len(ps) && ps[k+1].axis == axis && ps[k+1].start == p.start && width(ps[k+1]) == width(p) {
+			k++
+			sum = graph.Add(sum, ps[k].ct)
+		}
+		parts = append(parts, sum)
+		at = p.start + width(p)
+	}
+	if d := n.Shape()[axis]; at < d {
+		parts = append(parts, zerosAlong(n, axis, d-at))
+	}
+	whole := parts[0]
+	if len(parts) > 1 {
+		whole = graph.Concat(axis, parts...)
+	}
+	s.ct = accumulate(s.ct, whole)
+	for _, r := range rest {
+		s.ct = accumulate(s.ct, r)
+	}
+	return s.ct
+}
+
+// zerosAlong returns zeros shaped like n but with size d on axis.
+func zerosAlong(n *graph.Node, axis, d int) *graph.Node {
+	shape := append([]int(nil), n.Shape()...)
+	shape[axis] = d
+	g := n.Graph()
+	return g.Const(g.Alloc(n.DType(), shape...))
 }
 
 func accumulate(sum, c *graph.Node) *graph.Node {
