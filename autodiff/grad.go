@@ -1,8 +1,9 @@
 package autodiff
 
 import (
+	"cmp"
+	"math"
 	"slices"
-	"sort"
 
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
@@ -285,9 +286,13 @@ func (t *tape) settle(n *graph.Node, s *slot) *graph.Node {
 	s.pieces = nil
 	axis := ps[0].axis
 	width := func(p piece) int { return p.ct.Shape()[axis] }
-	sort.SliceStable(ps, func(i, j int) bool {
-		return ps[i].axis == axis && (ps[j].axis != axis || ps[i].start < ps[j].start)
-	})
+	key := func(p piece) int { // pieces along another axis last
+		if p.axis != axis {
+			return math.MaxInt
+		}
+		return p.start
+	}
+	slices.SortStableFunc(ps, func(a, b piece) int { return cmp.Compare(key(a), key(b)) })
 	var parts, rest []*graph.Node
 	at := 0
 	for k := 0; k < len(ps); k++ {

@@ -40,10 +40,22 @@ func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 // unitAxesOnly reports whether shapes a and b differ only in axes of
 // size 1.
 func unitAxesOnly(a, b []int) bool {
-	drop := func(s []int) []int {
-		return slices.DeleteFunc(slices.Clone(s), func(d int) bool { return d == 1 })
+	i, j := 0, 0
+	for {
+		for i < len(a) && a[i] == 1 {
+			i++
+		}
+		for j < len(b) && b[j] == 1 {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if a[i] != b[j] {
+			return false
+		}
+		i, j = i+1, j+1
 	}
-	return slices.Equal(drop(a), drop(b))
 }
 
 func (o reshapeOp) check(in []*Node) {
