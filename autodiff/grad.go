@@ -143,6 +143,9 @@ type slot struct {
 	// settle assembles them in one Concat when the node's cotangent is
 	// final (see sweep).
 	pieces []piece
+	// The (x, ct) pairs of products x·wᵀ of this node w, whose cotangent
+	// ctᵀ·x settle sums as one product.
+	outer []piece
 }
 
 // piece is the cotangent ct of the window of a node starting at start
@@ -150,6 +153,7 @@ type slot struct {
 type piece struct {
 	ct          *graph.Node
 	axis, start int
+	x           *graph.Node // outer pieces: the product's left factor
 }
 
 // slot returns n's slot when n is on the tape and depends on some x.
@@ -236,8 +240,17 @@ func (t *tape) sweep(op string) {
 			// slices, a sequence's time steps or a packed tensor's
 			// parts). The piece waits in the input's slot instead.
 			s := t.slot(ins[0])
-			s.pieces = append(s.pieces, piece{ct, axis, start})
+			s.pieces = append(s.pieces, piece{ct: ct, axis: axis, start: start})
 			continue
+		}
+		if x, w, ok := graph.WeightFactor(n); ok && t.needs[1] && w != x {
+			// w's cotangent ctᵀ·x waits in its slot: the products of a
+			// weight used at every step of a sequence become one GEMM
+			// over all the steps' rows instead of one small GEMM and one
+			// addition of w's size per step.
+			s := t.slot(w)
+			s.outer = append(s.outer, piece{ct: ct, x: x})
+			t.needs[1] = false
 		}
 		cts := n.Op().VJP(n, ct, t.needs)
 		if len(cts) != len(ins) {
@@ -279,6 +292,10 @@ func (t *tape) collect(xs []*graph.Node) []*graph.Node {
 // another, or along a second axis) are scattered and added as Slice's VJP
 // would.
 func (t *tape) settle(n *graph.Node, s *slot) *graph.Node {
+	if len(s.outer) > 0 {
+		s.ct = accumulate(s.ct, outerSum(s.outer))
+		s.outer = nil
+	}
 	ps := s.pieces
 	if len(ps) == 0 {
 		return s.ct
@@ -325,6 +342,19 @@ func (t *tape) settle(n *graph.Node, s *slot) *graph.Node {
 		s.ct = accumulate(s.ct, r)
 	}
 	return s.ct
+}
+
+// outerSum returns Σ ctᵀ·x over the pieces, as one product of the
+// stacked cotangents and factors.
+func outerSum(ps []piece) *graph.Node {
+	cts, xs := make([]*graph.Node, len(ps)), make([]*graph.Node, len(ps))
+	for i, p := range ps {
+		cts[i], xs[i] = p.ct, p.x
+	}
+	if len(ps) == 1 {
+		return graph.MatMulT(cts[0], xs[0], true, false)
+	}
+	return graph.MatMulT(graph.Concat(0, cts...), graph.Concat(0, xs...), true, false)
 }
 
 // zerosAlong returns zeros shaped like n but with size d on axis.
