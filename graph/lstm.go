@@ -357,5 +357,5 @@ func ttg(v, y *Node) *Node {
 	return TanhGrad(v, y)
 }
 
-// oneMinus2 returns 1 − 2y, the factor σ”/σ' at σ = y.
+// oneMinus2 returns 1 − 2y: σ(1 − σ) differentiated, divided by σ(1 − σ), at σ = y.
 func oneMinus2(y *Node) *Node { return AddScalar(MulScalar(y, -2), 1) }
