@@ -366,16 +366,6 @@ func stepOf(xp *graph.Node, t int) *graph.Node {
 	return graph.Squeeze(graph.Slice(xp, 0, t, t+1, 1), 0)
 }
 
-// unstack returns the steps of x along its time axis (RNN's layers run
-// step by step on these pieces).
-func unstack(x *graph.Node, ax, steps int) []*graph.Node {
-	seq := make([]*graph.Node, steps)
-	for t := range seq {
-		seq[t] = graph.Squeeze(graph.Slice(x, ax, t, t+1, 1), ax)
-	}
-	return seq
-}
-
 // GRU is a stack of GRU layers run over sequences, as PyTorch's nn.GRU
 // (unidirectional, no dropout between layers). Layer l's parameters are
 // named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}, bias_hh_l{l}.
