@@ -110,7 +110,11 @@ func VJP(y, ct *graph.Node, xs ...*graph.Node) []*graph.Node {
 // summing the cotangents that reach each input, and collect the xs'
 // cotangents. Only marked nodes are visited; the rest would contribute
 // nothing. It is a loop, not a recursion, so chains of any length fit on
-// the stack.
+// the stack. Two sums are deferred until a node's cotangent is final
+// (settle), because summing them one contribution at a time costs a pass
+// over the whole node per contribution: the cotangents of many slices of
+// one node (a sequence's time steps) and a weight's cotangents from many
+// products (a recurrent weight's).
 func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 	t := mark(ys, xs)
 	for k, y := range ys {
@@ -285,8 +289,9 @@ func (t *tape) collect(xs []*graph.Node) []*graph.Node {
 	return out
 }
 
-// settle adds the slice pieces waiting in n's slot s to its cotangent and
-// returns it. Pieces along one axis whose windows are equal or disjoint
+// settle adds what waits in n's slot s to its cotangent and returns it:
+// the products' outer pieces as one GEMM (outerSum), then the slices'
+// pieces. Pieces along one axis whose windows are equal or disjoint
 // become one Concat, with zeros between windows and pieces of one window
 // added in the order they arrived; the others (a window overlapping
 // another, or along a second axis) are scattered and added as Slice's VJP
