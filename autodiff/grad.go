@@ -1,6 +1,8 @@
 package autodiff
 
 import (
+	"cmp"
+	"math"
 	"slices"
 
 	"github.com/gradus-ml/gradus/graph"
@@ -108,7 +110,11 @@ func VJP(y, ct *graph.Node, xs ...*graph.Node) []*graph.Node {
 // summing the cotangents that reach each input, and collect the xs'
 // cotangents. Only marked nodes are visited; the rest would contribute
 // nothing. It is a loop, not a recursion, so chains of any length fit on
-// the stack.
+// the stack. Two sums are deferred until a node's cotangent is final
+// (settle), because summing them one contribution at a time costs a pass
+// over the whole node per contribution: the cotangents of many slices of
+// one node (a sequence's time steps) and a weight's cotangents from many
+// products (a recurrent weight's).
 func backward(op string, ys, seeds, xs []*graph.Node) []*graph.Node {
 	t := mark(ys, xs)
 	for k, y := range ys {
@@ -137,6 +143,21 @@ type tape struct {
 type slot struct {
 	fromX bool
 	ct    *graph.Node
+	// The cotangents of unit-step slices of the node, not yet summed:
+	// settle assembles them in one Concat when the node's cotangent is
+	// final (see sweep).
+	pieces []piece
+	// The (x, ct) pairs of products x·wᵀ of this node w, whose cotangent
+	// ctᵀ·x settle sums as one product.
+	outer []piece
+}
+
+// piece is the cotangent ct of the window of a node starting at start
+// along axis.
+type piece struct {
+	ct          *graph.Node
+	axis, start int
+	x           *graph.Node // outer pieces: the product's left factor
 }
 
 // slot returns n's slot when n is on the tape and depends on some x.
@@ -189,7 +210,8 @@ func mark(ys, xs []*graph.Node) *tape {
 // returned cotangents to the inputs' slots.
 func (t *tape) sweep(op string) {
 	for i := len(t.nodes) - 1; i >= 0; i-- {
-		n, ct := t.nodes[i], t.slots[i].ct
+		n := t.nodes[i]
+		ct := t.settle(n, &t.slots[i])
 		if ks, ok := t.xAt[n.ID()]; ok {
 			// Every consumer of n came later and has been swept: n's
 			// cotangent is final.
@@ -215,6 +237,25 @@ func (t *tape) sweep(op string) {
 		if !anyNeeded {
 			continue // an x computed from no other x
 		}
+		if axis, start, ok := graph.SliceWindow(n); ok {
+			// A slice's VJP would scatter ct into zeros of the whole
+			// input and add that to the input's cotangent: per slice, two
+			// passes over the whole input (quadratic in the number of
+			// slices, a sequence's time steps or a packed tensor's
+			// parts). The piece waits in the input's slot instead.
+			s := t.slot(ins[0])
+			s.pieces = append(s.pieces, piece{ct: ct, axis: axis, start: start})
+			continue
+		}
+		if x, w, ok := graph.WeightFactor(n); ok && t.needs[1] && w != x {
+			// w's cotangent ctᵀ·x waits in its slot: the products of a
+			// weight used at every step of a sequence become one GEMM
+			// over all the steps' rows instead of one small GEMM and one
+			// addition of w's size per step.
+			s := t.slot(w)
+			s.outer = append(s.outer, piece{ct: ct, x: x})
+			t.needs[1] = false
+		}
 		cts := n.Op().VJP(n, ct, t.needs)
 		if len(cts) != len(ins) {
 			tensor.Fail(op, "VJP of %s returned %d cotangents for %d inputs", n.Op().Name(), len(cts), len(ins))
@@ -239,13 +280,94 @@ func (t *tape) collect(xs []*graph.Node) []*graph.Node {
 	out := make([]*graph.Node, len(xs))
 	for k, x := range xs {
 		if s := t.slot(x); s != nil && !x.IsConst() {
-			out[k] = s.ct
+			out[k] = t.settle(x, s)
 		}
 		if out[k] == nil {
 			out[k] = zerosLike(x)
 		}
 	}
 	return out
+}
+
+// settle adds what waits in n's slot s to its cotangent and returns it:
+// the products' outer pieces as one GEMM (outerSum), then the slices'
+// pieces. Pieces along one axis whose windows are equal or disjoint
+// become one Concat, with zeros between windows and pieces of one window
+// added in the order they arrived; the others (a window overlapping
+// another, or along a second axis) are scattered and added as Slice's VJP
+// would.
+func (t *tape) settle(n *graph.Node, s *slot) *graph.Node {
+	if len(s.outer) > 0 {
+		s.ct = accumulate(s.ct, outerSum(s.outer))
+		s.outer = nil
+	}
+	ps := s.pieces
+	if len(ps) == 0 {
+		return s.ct
+	}
+	s.pieces = nil
+	axis := ps[0].axis
+	width := func(p piece) int { return p.ct.Shape()[axis] }
+	key := func(p piece) int { // pieces along another axis last
+		if p.axis != axis {
+			return math.MaxInt
+		}
+		return p.start
+	}
+	slices.SortStableFunc(ps, func(a, b piece) int { return cmp.Compare(key(a), key(b)) })
+	var parts, rest []*graph.Node
+	at := 0
+	for k := 0; k < len(ps); k++ {
+		p := ps[k]
+		if p.axis != axis || p.start < at {
+			w := p.ct.Shape()[p.axis]
+			rest = append(rest, graph.ScatterSlice(p.ct, n.Shape(), p.axis, p.start, p.start+w, 1))
+			continue
+		}
+		if p.start > at {
+			parts = append(parts, zerosAlong(n, axis, p.start-at))
+		}
+		sum := p.ct
+		for k+1 < len(ps) && ps[k+1].axis == axis && ps[k+1].start == p.start && width(ps[k+1]) == width(p) {
+			k++
+			sum = graph.Add(sum, ps[k].ct)
+		}
+		parts = append(parts, sum)
+		at = p.start + width(p)
+	}
+	if d := n.Shape()[axis]; at < d {
+		parts = append(parts, zerosAlong(n, axis, d-at))
+	}
+	whole := parts[0]
+	if len(parts) > 1 {
+		whole = graph.Concat(axis, parts...)
+	}
+	s.ct = accumulate(s.ct, whole)
+	for _, r := range rest {
+		s.ct = accumulate(s.ct, r)
+	}
+	return s.ct
+}
+
+// outerSum returns Σ ctᵀ·x over the pieces, as one product of the
+// stacked cotangents and factors.
+func outerSum(ps []piece) *graph.Node {
+	cts, xs := make([]*graph.Node, len(ps)), make([]*graph.Node, len(ps))
+	for i, p := range ps {
+		cts[i], xs[i] = p.ct, p.x
+	}
+	if len(ps) == 1 {
+		return graph.MatMulT(cts[0], xs[0], true, false)
+	}
+	return graph.MatMulT(graph.Concat(0, cts...), graph.Concat(0, xs...), true, false)
+}
+
+// zerosAlong returns zeros shaped like n but with size d on axis.
+func zerosAlong(n *graph.Node, axis, d int) *graph.Node {
+	shape := append([]int(nil), n.Shape()...)
+	shape[axis] = d
+	g := n.Graph()
+	return g.Const(g.Alloc(n.DType(), shape...))
 }
 
 func accumulate(sum, c *graph.Node) *graph.Node {

@@ -225,3 +225,22 @@ func Outer(a, b *Node) *Node {
 	checkMatMul(a, b)
 	return matmulT(Reshape(a, a.Shape()[0], 1), Reshape(b, 1, b.Shape()[0]), false, false)
 }
+
+// WeightFactor reports whether n is a product x·wᵀ of two matrices (a
+// MatMulT with only w transposed, or a Linear of a matrix x) and returns
+// x and w. The cotangent of w is then ctᵀ·x; the reverse sweep sums those
+// of many such products of one w (a recurrent weight used at every time
+// step) as one matrix product of the stacked cotangents and inputs instead
+// of one product and one addition per use.
+func WeightFactor(n *Node) (x, w *Node, ok bool) {
+	switch o := n.op.(type) {
+	case matmulOp:
+		ok = !o.transA && o.transB
+	case linearOp:
+		ok = true
+	}
+	if !ok || n.inputs[0].Dim() != 2 || n.inputs[1].Dim() != 2 {
+		return nil, nil, false
+	}
+	return n.inputs[0], n.inputs[1], true
+}

@@ -27,12 +27,35 @@ func (reshapeOp) Arity() int { return 1 }
 
 func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	src := in[0]
-	if !src.IsContiguous() {
+	if !src.IsContiguous() && !unitAxesOnly(src.Shape(), o.shape) {
 		// A strided input may need a copy; make it into a graph buffer.
+		// Adding or dropping axes of size 1 never does (a step's rows of
+		// a sequence, a piece of a packed cotangent).
 		src = g.AllocUninit(in[0].DType(), in[0].Shape()...)
 		kern.Copy(src, in[0])
 	}
 	return g.view(src, viewReshape, [4]int{}, o.shape, func() *tensor.Tensor { return kern.Reshape(src, o.shape) })
+}
+
+// unitAxesOnly reports whether shapes a and b differ only in axes of
+// size 1.
+func unitAxesOnly(a, b []int) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && a[i] == 1 {
+			i++
+		}
+		for j < len(b) && b[j] == 1 {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if a[i] != b[j] {
+			return false
+		}
+		i, j = i+1, j+1
+	}
 }
 
 func (o reshapeOp) check(in []*Node) {
@@ -354,6 +377,24 @@ func Slice(x *Node, axis, start, stop, step int) *Node {
 		return x
 	}
 	return apply(sliceOp{sliceSpec{ax, start, stop, step}}, x)
+}
+
+// SliceWindow reports whether n is a Slice with step 1 of its one input
+// and, if so, the axis and the first index of its window along it (the
+// window's length is n's size on that axis). The reverse sweep uses it to
+// assemble the cotangents of many slices of one node in one Concat
+// instead of adding a whole-size scatter per slice.
+func SliceWindow(n *Node) (axis, start int, ok bool) {
+	o, isSlice := n.op.(sliceOp)
+	if !isSlice || o.step != 1 {
+		return 0, 0, false
+	}
+	d := n.inputs[0].Shape()[o.axis]
+	start = o.start
+	if start < 0 {
+		start += d
+	}
+	return o.axis, min(max(start, 0), d), true
 }
 
 type scatterSliceOp struct {

@@ -30,6 +30,22 @@ func (c *RNNCell) Forward(x, h *graph.Node) *graph.Node {
 	return c.step(c.inputProj(x), h)
 }
 
+// dirProj returns rows·W_ihᵀ + b_ih + b_hh for each cell, side by side
+// along the last axis, in one product.
+func dirProj(rows *graph.Node, cells []*RNNCell) *graph.Node {
+	g := rows.Graph()
+	ws := make([]*graph.Node, len(cells))
+	bs := make([]*graph.Node, len(cells))
+	for i, c := range cells {
+		ws[i] = c.WeightIH.Node(g)
+		bs[i] = graph.Add(c.BiasIH.Node(g), c.BiasHH.Node(g))
+	}
+	if len(cells) == 1 {
+		return graph.Linear(rows, ws[0], bs[0])
+	}
+	return graph.Linear(rows, graph.Concat(0, ws...), graph.Concat(0, bs...))
+}
+
 func (c *RNNCell) step(xp, h *graph.Node) *graph.Node {
 	return graph.Tanh(graph.Add(xp, c.hiddenProj(h)))
 }
@@ -118,7 +134,9 @@ func (m *RNN) SetTraining(bool) {}
 // from h0 (Layers·Directions, B, Hidden) (nil: zeros). It returns the last
 // layer's states at every step, out (T, B, Directions·Hidden) (or batch
 // first), and the final states hN (Layers·Directions, B, Hidden), ordered
-// as PyTorch's (layer by layer, forward before reverse).
+// as PyTorch's (layer by layer, forward before reverse). Each layer
+// projects the whole sequence's inputs for both directions in one matrix
+// product, then takes one hidden product per step and direction.
 func (m *RNN) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
 	dirs := 1
 	if m.Bidirectional {
@@ -145,29 +163,42 @@ func (m *RNN) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
 		}
 		return zero()
 	}
-	seq := unstack(x, ax, steps)
-	var last []*graph.Node
+	rows := m.timeMajor(x)
+	var last, seq []*graph.Node
 	for l := range m.Layers {
-		fwd := make([]*graph.Node, steps)
-		h := state(dirs * l)
-		for t, xt := range seq {
-			h = m.Cells[l].step(m.Cells[l].inputProj(xt), h)
-			fwd[t] = h
+		if l > 0 {
+			rows = graph.Stack(0, seq...)
 		}
-		last = append(last, h)
-		if !m.Bidirectional {
-			seq = fwd
-			continue
+		// Both directions' input projections, biases folded in, in one
+		// product over the whole sequence: (T, B, Directions·Hidden).
+		cells := []*RNNCell{m.Cells[l]}
+		if m.Bidirectional {
+			cells = append(cells, m.Reverse[l])
 		}
-		rev := make([]*graph.Node, steps)
-		h = state(dirs*l + 1)
-		for t := steps - 1; t >= 0; t-- {
-			h = m.Reverse[l].step(m.Reverse[l].inputProj(seq[t]), h)
-			rev[t] = h
+		xp := dirProj(rows, cells)
+		outs := make([][]*graph.Node, dirs)
+		for d, cell := range cells {
+			outs[d] = make([]*graph.Node, steps)
+			h := state(dirs*l + d)
+			for k := range steps {
+				t := k
+				if d == 1 {
+					t = steps - 1 - k
+				}
+				xt := stepOf(xp, t)
+				if dirs > 1 {
+					xt = graph.Slice(xt, -1, d*m.Hidden, (d+1)*m.Hidden, 1)
+				}
+				h = graph.Tanh(graph.Add(xt, graph.MatMulT(h, cell.WeightHH.Node(g), false, true)))
+				outs[d][t] = h
+			}
+			last = append(last, h)
 		}
-		last = append(last, h)
-		for t := range seq {
-			seq[t] = graph.Concat(-1, fwd[t], rev[t])
+		seq = outs[0]
+		if m.Bidirectional {
+			for t := range seq {
+				seq[t] = graph.Concat(-1, outs[0][t], outs[1][t])
+			}
 		}
 	}
 	return graph.Stack(ax, seq...), graph.Stack(0, last...)

@@ -63,20 +63,40 @@ func (c *RNNCellBase) SetTraining(bool) {}
 // inputProj returns x·W_ihᵀ + b_ih for x (..., In): all gates of all the
 // rows of x in one matrix product.
 func (c *RNNCellBase) inputProj(x *graph.Node) *graph.Node {
-	g := x.Graph()
-	y := graph.MatMulT(x, c.WeightIH.Node(g), false, true)
-	if c.BiasIH != nil {
-		y = graph.Add(y, c.BiasIH.Node(g))
-	}
-	return y
+	return affine(x, c.WeightIH, c.BiasIH)
 }
 
 // hiddenProj returns h·W_hhᵀ + b_hh, all gates in one matrix product.
 func (c *RNNCellBase) hiddenProj(h *graph.Node) *graph.Node {
-	g := h.Graph()
-	y := graph.MatMulT(h, c.WeightHH.Node(g), false, true)
-	if c.BiasHH != nil {
-		y = graph.Add(y, c.BiasHH.Node(g))
+	return affine(h, c.WeightHH, c.BiasHH)
+}
+
+// seqProj returns the input projection rows·W_ihᵀ + b_ih of a whole
+// (T, B, In) sequence, every step's in one matrix product, with b_hh
+// folded in too when foldHH is set (the LSTM's gates add both biases;
+// the GRU keeps b_hh inside the reset gate's product).
+func (c *RNNCellBase) seqProj(rows *graph.Node, foldHH bool) *graph.Node {
+	g := rows.Graph()
+	if c.BiasIH == nil {
+		return graph.MatMulT(rows, c.WeightIH.Node(g), false, true)
+	}
+	b := c.BiasIH.Node(g)
+	if foldHH {
+		b = graph.Add(b, c.BiasHH.Node(g))
+	}
+	return graph.Linear(rows, c.WeightIH.Node(g), b)
+}
+
+// affine returns x·wᵀ + b (b may be nil), as one fused op where x has
+// rows.
+func affine(x *graph.Node, w, b *Param) *graph.Node {
+	g := x.Graph()
+	if b != nil && x.Dim() >= 2 {
+		return graph.Linear(x, w.Node(g), b.Node(g))
+	}
+	y := graph.MatMulT(x, w.Node(g), false, true)
+	if b != nil {
+		y = graph.Add(y, b.Node(g))
 	}
 	return y
 }
@@ -131,23 +151,16 @@ func (c *LSTMCell) Forward(x, h, cs *graph.Node) (h2, c2 *graph.Node) {
 	return c.step(c.inputProj(x), h, cs)
 }
 
-// step finishes a step given the input projection xp (..., 4·Hidden).
+// step finishes a step given the input projection xp (..., 4·Hidden),
+// b_ih included, with the fused cell (graph.LSTMCell).
 func (c *LSTMCell) step(xp, h, cs *graph.Node) (h2, c2 *graph.Node) {
-	gates := xp
+	var hp *graph.Node
 	if h != nil {
-		gates = graph.Add(gates, c.hiddenProj(h))
+		hp = c.hiddenProj(h)
 	} else if c.BiasHH != nil {
-		gates = graph.Add(gates, c.BiasHH.Node(xp.Graph()))
+		xp = graph.Add(xp, c.BiasHH.Node(xp.Graph()))
 	}
-	n := c.Hidden
-	parts := graph.Split(gates, -1, n, n, n, n)
-	i, f, gg, o := graph.Sigmoid(parts[0]), graph.Sigmoid(parts[1]), graph.Tanh(parts[2]), graph.Sigmoid(parts[3])
-	c2 = graph.Mul(i, gg)
-	if cs != nil {
-		c2 = graph.Add(graph.Mul(f, cs), c2)
-	}
-	h2 = graph.Mul(o, graph.Tanh(c2))
-	return h2, c2
+	return graph.LSTMCell(xp, hp, cs)
 }
 
 // GRUCell is one step of a gated recurrent unit (Cho et al. 2014), as
@@ -177,17 +190,11 @@ func (c *GRUCell) Forward(x, h *graph.Node) *graph.Node {
 	return c.step(c.inputProj(x), h)
 }
 
-// step finishes a step given the input projection xp (..., 3·Hidden) and
-// a non-nil state h.
+// step finishes a step given the input projection xp (..., 3·Hidden),
+// b_ih included, and a non-nil state h, with the fused cell
+// (graph.GRUCell).
 func (c *GRUCell) step(xp, h *graph.Node) *graph.Node {
-	n := c.Hidden
-	xi := graph.Split(xp, -1, n, n, n)
-	hh := graph.Split(c.hiddenProj(h), -1, n, n, n)
-	r := graph.Sigmoid(graph.Add(xi[0], hh[0]))
-	z := graph.Sigmoid(graph.Add(xi[1], hh[1]))
-	nn := graph.Tanh(graph.Add(xi[2], graph.Mul(r, hh[2])))
-	// h' = (1 − z)∘n + z∘h = n + z∘(h − n)
-	return graph.Add(nn, graph.Mul(z, graph.Sub(h, nn)))
+	return graph.GRUCell(xp, c.hiddenProj(h), h)
 }
 
 // RNNBase holds the sizes and layout LSTM and GRU share (PyTorch's
@@ -313,38 +320,50 @@ func (m *LSTM) SetTraining(bool) {}
 // BatchFirst (B, T, In), from the initial states h0 and c0 (Layers, B,
 // Hidden); nil states are zeros. It returns the last layer's hidden state
 // at every step, out (T, B, Hidden) or (B, T, Hidden), and the final
-// states hN and cN (Layers, B, Hidden). Each step takes one matrix
-// product for the input and one for the hidden state, all four gates at
-// once. It panics, naming the module, if the shapes do not fit.
+// states hN and cN (Layers, B, Hidden). Each layer projects the whole
+// sequence's inputs in one matrix product, then takes one product for
+// the hidden state and one fused cell (graph.LSTMCell) per step. It
+// panics, naming the module, if the shapes do not fit.
 func (m *LSTM) Forward(x, h0, c0 *graph.Node) (out, hN, cN *graph.Node) {
 	steps, _ := m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
-	ax := m.timeAxis()
-	seq := unstack(x, ax, steps)
+	g := x.Graph()
+	rows := m.timeMajor(x)
+	hs := make([]*graph.Node, steps)
 	hLast := make([]*graph.Node, m.Layers)
 	cLast := make([]*graph.Node, m.Layers)
 	for l, cell := range m.Cells {
+		if l > 0 {
+			rows = graph.Stack(0, hs...)
+		}
+		xp := cell.seqProj(rows, true)
 		h, c := layerState(h0, l), layerState(c0, l)
-		for t, xt := range seq {
-			h, c = cell.step(cell.inputProj(xt), h, c)
-			seq[t] = h // the next layer's input
+		for t := range hs {
+			var hp *graph.Node
+			if h != nil {
+				hp = graph.MatMulT(h, cell.WeightHH.Node(g), false, true)
+			}
+			h, c = graph.LSTMCell(stepOf(xp, t), hp, c)
+			hs[t] = h
 		}
 		hLast[l], cLast[l] = h, c
 	}
-	return graph.Stack(ax, seq...), graph.Stack(0, hLast...), graph.Stack(0, cLast...)
+	return graph.Stack(m.timeAxis(), hs...), graph.Stack(0, hLast...), graph.Stack(0, cLast...)
 }
 
-// unstack returns the steps of x along its time axis. The layers run step
-// by step on these pieces rather than projecting the whole sequence at once
-// and slicing the result: the gradient of each slice is a scatter into a
-// tensor of the whole sequence's size, so slicing the (usually constant)
-// input is far cheaper than slicing its 4·Hidden-wide projection, and later
-// layers take the previous layer's step outputs without any slicing.
-func unstack(x *graph.Node, ax, steps int) []*graph.Node {
-	seq := make([]*graph.Node, steps)
-	for t := range seq {
-		seq[t] = graph.Squeeze(graph.Slice(x, ax, t, t+1, 1), ax)
+// timeMajor returns the sequence x as (T, B, In), the layout of every
+// layer's input projection.
+func (r *RNNBase) timeMajor(x *graph.Node) *graph.Node {
+	if r.BatchFirst {
+		return graph.Permute(x, 1, 0, 2)
 	}
-	return seq
+	return x
+}
+
+// stepOf returns step t (B, ·) of a time-major (T, B, ·) tensor, a view.
+// The reverse sweep assembles the cotangents of all steps' views of one
+// tensor in one Concat.
+func stepOf(xp *graph.Node, t int) *graph.Node {
+	return graph.Squeeze(graph.Slice(xp, 0, t, t+1, 1), 0)
 }
 
 // GRU is a stack of GRU layers run over sequences, as PyTorch's nn.GRU
@@ -382,23 +401,30 @@ func (m *GRU) SetTraining(bool) {}
 // BatchFirst (B, T, In), from the initial state h0 (Layers, B, Hidden); nil
 // is zeros. It returns the last layer's hidden state at every step, out
 // (T, B, Hidden) or (B, T, Hidden), and the final state hN (Layers, B,
-// Hidden). It panics, naming the module, if the shapes do not fit.
+// Hidden). Each layer projects the whole sequence's inputs in one matrix
+// product, then takes one product for the hidden state and one fused cell
+// (graph.GRUCell) per step. It panics, naming the module, if the shapes do
+// not fit.
 func (m *GRU) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
 	steps, batch := m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0)
-	ax := m.timeAxis()
 	g := x.Graph()
-	seq := unstack(x, ax, steps)
+	rows := m.timeMajor(x)
+	hs := make([]*graph.Node, steps)
 	hLast := make([]*graph.Node, m.Layers)
 	for l, cell := range m.Cells {
+		if l > 0 {
+			rows = graph.Stack(0, hs...)
+		}
+		xp := cell.seqProj(rows, false)
 		h := layerState(h0, l)
 		if h == nil {
 			h = g.Const(g.Alloc(x.DType(), batch, m.Hidden))
 		}
-		for t, xt := range seq {
-			h = cell.step(cell.inputProj(xt), h)
-			seq[t] = h
+		for t := range hs {
+			h = cell.step(stepOf(xp, t), h)
+			hs[t] = h
 		}
 		hLast[l] = h
 	}
-	return graph.Stack(ax, seq...), graph.Stack(0, hLast...)
+	return graph.Stack(m.timeAxis(), hs...), graph.Stack(0, hLast...)
 }

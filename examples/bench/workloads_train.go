@@ -133,6 +133,20 @@ func lstmWorkload() workload {
 	})
 }
 
+// gruWorkload is lstmWorkload with a one-layer GRU of the same sizes.
+func gruWorkload() workload {
+	const batch, seq, in, hidden = 32, 50, 32, 128
+	return seeded("gru_train", 5, throughput("sequences_per_s", batch), func(rng *tensor.RNG) step {
+		m := nn.NewGRU(rng, in, hidden, nn.RNNOptions{})
+		x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
+		target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
+		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
+			_, h := m.Forward(g.Const(x), nil)
+			return losses.MSE(h, g.Const(target), losses.Mean)
+		})
+	})
+}
+
 // vaeWorkload trains a 784-400-20 variational autoencoder (Kingma and Welling
 // 2014) on binary images in batches of 128: encoder Linear(784→400), ReLU,
 // then Linear(400→20) each for the mean and the log-variance; decoder

@@ -39,7 +39,7 @@ var exportTable = map[string]exportRule{
 	"channel_affine": exChannelAffine, "channel_scale": exChannelAffine, "channel_moments": exChannelMoments,
 	"conv2d": exConv, "conv2d_input_grad": exConvTranspose,
 	"maxpool2d": exPool("MaxPool"), "avgpool2d": exPool("AveragePool"),
-	"cast": exCast,
+	"cast": exCast, "lstm_cell": exLSTMCell, "gru_cell": exGRUCell,
 }
 
 // node appends an ONNX node computing part of graph node n (nil for an
@@ -458,4 +458,39 @@ func exPool(op string) exportRule {
 
 func exCast(e *exporter, n *graph.Node, in []string) (string, error) {
 	return e.node(n, "Cast", in, exAttr("to", int64(exElemType(n.DType())))), nil
+}
+
+// exGates writes the k slices of width h along the last axis of x.
+func (e *exporter) exGates(n *graph.Node, x string, k, h int) []string {
+	out := make([]string, k)
+	for i := range out {
+		out[i] = e.node(n, "Slice", []string{x, e.ints(int64(i * h)), e.ints(int64((i + 1) * h)), e.ints(-1), e.ints(1)})
+	}
+	return out
+}
+
+// exLSTMCell writes graph.LSTMCell's arithmetic (the gates split from
+// xp + hp, c' = f·c + i·g, h' = o·tanh c') and its packed output
+// [h' | c'].
+func exLSTMCell(e *exporter, n *graph.Node, in []string) (string, error) {
+	c := n.Inputs()[2]
+	a := e.exGates(n, e.node(n, "Add", in[:2]), 4, c.Shape()[c.Dim()-1])
+	i, f := e.node(n, "Sigmoid", a[:1]), e.node(n, "Sigmoid", a[1:2])
+	g, o := e.node(n, "Tanh", a[2:3]), e.node(n, "Sigmoid", a[3:4])
+	c2 := e.node(n, "Add", []string{e.node(n, "Mul", []string{f, in[2]}), e.node(n, "Mul", []string{i, g})})
+	h2 := e.node(n, "Mul", []string{o, e.node(n, "Tanh", []string{c2})})
+	return e.node(n, "Concat", []string{h2, c2}, exAttr("axis", -1)), nil
+}
+
+// exGRUCell writes graph.GRUCell's arithmetic: r, z = σ(xp + hp) on their
+// gates, n = tanh(xp_n + r·hp_n), h' = n + z·(h − n).
+func exGRUCell(e *exporter, n *graph.Node, in []string) (string, error) {
+	h := n.Inputs()[2]
+	w := h.Shape()[h.Dim()-1]
+	x, p := e.exGates(n, in[0], 3, w), e.exGates(n, in[1], 3, w)
+	r := e.node(n, "Sigmoid", []string{e.node(n, "Add", []string{x[0], p[0]})})
+	z := e.node(n, "Sigmoid", []string{e.node(n, "Add", []string{x[1], p[1]})})
+	nn := e.node(n, "Tanh", []string{e.node(n, "Add", []string{x[2], e.node(n, "Mul", []string{r, p[2]})})})
+	d := e.node(n, "Mul", []string{z, e.node(n, "Sub", []string{in[2], nn})})
+	return e.node(n, "Add", []string{nn, d}), nil
 }

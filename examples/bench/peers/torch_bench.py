@@ -79,6 +79,18 @@ def lstm():
     return trainer(m, loss)
 
 
+def gru():
+    m = nn.GRU(32, 128, 1)
+    x = torch.randn(50, 32, 32)
+    target = torch.randn(1, 32, 128)
+
+    def loss():
+        _, h = m(x)
+        return F.mse_loss(h, target)
+
+    return trainer(m, loss)
+
+
 class VAE(nn.Module):
     def __init__(self):
         super().__init__()
@@ -265,6 +277,7 @@ def main():
         ("mlp_train", 20, mlp, ratio("samples_per_s", 128)),
         ("cnn_train", 10, cnn, ratio("samples_per_s", 64)),
         ("lstm_train", 5, lstm, ratio("sequences_per_s", 32)),
+        ("gru_train", 5, gru, ratio("sequences_per_s", 32)),
     ]
     for n in timing.sizes(args.sizes):
         ws.append((f"gp_lml_grad_n{n}", max(1, 4000 // n), (lambda n=n: gp(n)),
