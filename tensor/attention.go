@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -43,15 +44,30 @@ func AttentionPacked(q, k, v, mask *Tensor, scale float64, causal bool) *Tensor 
 // mask's cotangent, if needed, is not computed here. It panics with a
 // *Error when the shapes or dtypes do not fit.
 func AttentionGradPacked(q, k, v, mask, out, ct *Tensor, scale float64, causal bool) *Tensor {
-	const op = "AttentionGradPacked"
-	shape := AttentionShape(op, q, k, v, mask, causal)
-	for _, t := range []*Tensor{out, ct} {
-		if t == nil || t.dtype != q.dtype || !slices.Equal(t.shape, shape) {
-			Fail(op, "out and ct must be %v %v, got %s", fmtShape(shape), q.dtype, describe(out, ct))
-		}
-	}
-	gs := AttentionGradShape(q, k, v, mask)
+	gs := AttentionGradShape("AttentionGradPacked", q, k, v, mask, out, ct, causal)
 	return attentionGradTrusted(New(q.dtype, gs...), q, k, v, mask, out, ct, scale, causal)
+}
+
+// AttentionGradShape returns AttentionGradPacked's result shape, (batch...,
+// Lq·E + Lk·E + Lk·Ev) with batch the broadcast of every operand's batch
+// axes, panicking for op as AttentionShape does, or when out and ct are
+// not of the packed result's dtype with last axes (Lq, Ev+1).
+func AttentionGradShape(op string, q, k, v, mask, out, ct *Tensor, causal bool) []int {
+	shape := AttentionShape(op, q, k, v, mask, causal)
+	nd := len(shape)
+	parts := [][]int{shape[:nd-2]}
+	for _, t := range []*Tensor{out, ct} {
+		if t == nil || t.dtype != q.dtype || t.Dim() < 2 || !slices.Equal(t.shape[t.Dim()-2:], shape[nd-2:]) {
+			Fail(op, "out and ct must be (..., %d, %d) %v, got %s", shape[nd-2], shape[nd-1], q.dtype, describe(out, ct))
+		}
+		parts = append(parts, t.shape[:t.Dim()-2])
+	}
+	if !Broadcastable(parts...) {
+		Fail(op, "the batch axes of out and ct %s do not broadcast with those of q, k, v %s", describe(out, ct), fmtShape(shape[:nd-2]))
+	}
+	lq, e := q.shape[q.Dim()-2], q.shape[q.Dim()-1]
+	lk, ev := v.shape[v.Dim()-2], v.shape[v.Dim()-1]
+	return append(BroadcastShapes(op, parts...), lq*e+lk*e+lk*ev)
 }
 
 // UnpackAttentionGrad splits AttentionGradPacked's result g into the
@@ -73,8 +89,9 @@ func UnpackAttentionGrad(g *Tensor, lq, lk, e, ev int) (dq, dk, dv *Tensor) {
 // AttentionPacked's operands, panicking for op with a *Error naming the
 // shapes when they do not fit: q, k, v of one dtype and at least two
 // dimensions, q and k of one width E, k and v of one length Lk ≥ 1, batch
-// axes that broadcast, a mask of their dtype broadcasting to
-// (batch..., Lq, Lk), and Lq = Lk when causal.
+// axes that broadcast, a mask of their dtype whose last two axes
+// broadcast to (Lq, Lk) (its leading axes broadcast with the batch), and
+// Lq = Lk when causal.
 func AttentionShape(op string, q, k, v, mask *Tensor, causal bool) []int {
 	if q == nil || k == nil || v == nil {
 		Fail(op, "nil operand among q, k, v")
@@ -105,33 +122,19 @@ func AttentionShape(op string, q, k, v, mask *Tensor, causal bool) []int {
 	case causal && lq != lk:
 		bad("a causal mask needs as many queries as keys")
 	}
-	bq, bk, bv := q.shape[:q.Dim()-2], k.shape[:k.Dim()-2], v.shape[:v.Dim()-2]
-	if !Broadcastable(bq, bk, bv) {
+	parts := [][]int{q.shape[:q.Dim()-2], k.shape[:k.Dim()-2], v.shape[:v.Dim()-2]}
+	if mask != nil {
+		md := mask.Dim()
+		if md >= 1 && mask.shape[md-1] != 1 && mask.shape[md-1] != lk || md >= 2 && mask.shape[md-2] != 1 && mask.shape[md-2] != lq {
+			bad(fmt.Sprintf("the mask does not broadcast to the scores (..., %d, %d)", lq, lk))
+		}
+		parts = append(parts, mask.shape[:max(0, md-2)])
+	}
+	if !Broadcastable(parts...) {
 		bad("batch axes do not broadcast")
 	}
-	batch := BroadcastShapes(op, bq, bk, bv)
-	if mask != nil {
-		ss := append(slices.Clone(batch), lq, lk)
-		ms := mask.shape
-		fits := len(ms) <= len(ss)
-		for i := 1; fits && i <= len(ms); i++ {
-			d := ms[len(ms)-i]
-			fits = d == 1 || d == ss[len(ss)-i]
-		}
-		if !fits {
-			bad("the mask does not broadcast to the scores " + fmtShape(ss) + " without enlarging them")
-		}
-	}
+	batch := BroadcastShapes(op, parts...)
 	return append(batch, lq, ev+1)
-}
-
-// AttentionGradShape returns AttentionGradPacked's result shape for
-// operands AttentionShape accepted.
-func AttentionGradShape(q, k, v, mask *Tensor) []int {
-	batch := BroadcastShapes("AttentionGradPacked", q.shape[:q.Dim()-2], k.shape[:k.Dim()-2], v.shape[:v.Dim()-2])
-	lq, e := q.shape[q.Dim()-2], q.shape[q.Dim()-1]
-	lk, ev := v.shape[v.Dim()-2], v.shape[v.Dim()-1]
-	return append(batch, lq*e+lk*e+lk*ev)
 }
 
 // attnPlan is one attention call's layout: the broadcast batch, the sizes,
@@ -146,7 +149,9 @@ type attnPlan struct {
 	causal                 bool
 }
 
-func newAttnPlan(q, k, v, mask *Tensor, scale float64, causal bool) *attnPlan {
+// newAttnPlan lays out a call over the batch shape batch, to which every
+// operand's batch axes broadcast.
+func newAttnPlan(q, k, v, mask *Tensor, scale float64, causal bool, batch []int) *attnPlan {
 	unit := func(t *Tensor) *Tensor {
 		if t.strides[t.Dim()-1] != 1 && t.shape[t.Dim()-1] > 1 {
 			return t.Contiguous()
@@ -154,7 +159,6 @@ func newAttnPlan(q, k, v, mask *Tensor, scale float64, causal bool) *attnPlan {
 		return t
 	}
 	q, k, v = unit(q), unit(k), unit(v)
-	batch := BroadcastShapes("attention", q.shape[:q.Dim()-2], k.shape[:k.Dim()-2], v.shape[:v.Dim()-2])
 	p := &attnPlan{nb: shapeSize(batch), lq: q.shape[q.Dim()-2], e: q.shape[q.Dim()-1],
 		lk: k.shape[k.Dim()-2], ev: v.shape[v.Dim()-1], q: q, k: k, v: v, m: mask,
 		scale: scale, causal: causal}
@@ -219,7 +223,7 @@ func attnOffsets(t *Tensor, core int, batch []int) []int {
 // (graph calls it through internal/unchecked): dst is contiguous and has
 // AttentionShape's shape.
 func attentionTrusted(dst, q, k, v, mask *Tensor, scale float64, causal bool) *Tensor {
-	p := newAttnPlan(q, k, v, mask, scale, causal)
+	p := newAttnPlan(q, k, v, mask, scale, causal, dst.shape[:dst.Dim()-2])
 	if q.dtype == Float32 {
 		attnForward(p, storage[float32](dst)[dst.offset:], float32(math.Inf(-1)), fexp32)
 	} else {
@@ -230,11 +234,19 @@ func attentionTrusted(dst, q, k, v, mask *Tensor, scale float64, causal bool) *T
 
 // attentionGradTrusted is AttentionGradPacked into dst after
 // validation (graph calls it through internal/unchecked): dst is
-// contiguous with AttentionGradShape's shape, out and ct have the packed
-// result's shape (any layout).
+// contiguous with AttentionGradShape's shape, out and ct broadcast to the
+// packed result over dst's batch axes (any layout).
 func attentionGradTrusted(dst, q, k, v, mask, out, ct *Tensor, scale float64, causal bool) *Tensor {
-	p := newAttnPlan(q, k, v, mask, scale, causal)
-	out, ct = out.Contiguous(), ct.Contiguous()
+	batch := dst.shape[:dst.Dim()-1]
+	p := newAttnPlan(q, k, v, mask, scale, causal, batch)
+	full := func(t *Tensor) *Tensor {
+		shape := append(slices.Clone(batch), t.shape[t.Dim()-2:]...)
+		if !slices.Equal(shape, t.shape) {
+			t = expandTrusted(t, shape)
+		}
+		return t.Contiguous()
+	}
+	out, ct = full(out), full(ct)
 	if q.dtype == Float32 {
 		attnBackward(p, storage[float32](dst)[dst.offset:], storage[float32](out)[out.offset:], storage[float32](ct)[ct.offset:], fexp32)
 	} else {
