@@ -67,8 +67,10 @@ func attnSpread(tasks, threads int, task func(w, t int)) {
 }
 
 // attnScores sets s (nr × nc) to scale·q_i·k_jᵀ for queries i0… and keys
-// j0…, plus the mask and the causal −Inf where they apply.
-func attnScores[T Float](p *attnPlan, s, Q, K, M []T, bi, i0, nr, j0, nc int, ninf T) {
+// j0…, plus the mask where there is one. The causal mask is left to the
+// callers, which exponentiate only the visible columns (attnVisible) and
+// zero the rest.
+func attnScores[T Float](p *attnPlan, s, Q, K, M []T, bi, i0, nr, j0, nc int) {
 	gemmSerialT(false, true, nr, nc, p.e, T(p.scale), Q[p.qOff[bi]+i0*p.ldq:], p.ldq, K[p.kOff[bi]+j0*p.ldk:], p.ldk, 0, s, nc)
 	if M != nil {
 		for r := range nr {
@@ -92,13 +94,18 @@ func attnScores[T Float](p *attnPlan, s, Q, K, M []T, bi, i0, nr, j0, nc int, ni
 			}
 		}
 	}
-	if p.causal && j0+nc-1 > i0 {
-		for r := range nr {
-			for c := max(0, i0+r+1-j0); c < nc; c++ {
-				s[r*nc+c] = ninf
-			}
-		}
+}
+
+// attnVisible returns the row of scores of query i against the nc keys
+// from j0, cut to the keys it sees: under the causal mask the others
+// (j > i) are zeroed, which is what exp(−Inf) would give.
+func attnVisible[T Float](p *attnPlan, row []T, i, j0 int) []T {
+	if !p.causal {
+		return row
 	}
+	v := min(len(row), max(0, i+1-j0))
+	clear(row[v:])
+	return row[:v]
 }
 
 // attnWork is one goroutine's tile buffers.
@@ -143,9 +150,9 @@ func attnForward[T Float](p *attnPlan, out []T, ninf T, fexp func([]T, T) T) {
 		for j0 := 0; j0 < jEnd; j0 += bc {
 			nc := min(bc, jEnd-j0)
 			s := wk.s[:nr*nc]
-			attnScores(p, s, Q, K, M, bi, i0, nr, j0, nc, ninf)
+			attnScores(p, s, Q, K, M, bi, i0, nr, j0, nc)
 			for r := range nr {
-				row := s[r*nc : (r+1)*nc]
+				row := attnVisible(p, s[r*nc:(r+1)*nc], i0+r, j0)
 				m := ninf
 				for _, x := range row {
 					if x > m {
@@ -225,9 +232,14 @@ func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T) T) {
 		return
 	}
 	br, bc := min(attnBr, lq), min(attnBc, lk)
+	if p.causal {
+		// Key tiles as tall as the query tiles: a key tile's first query
+		// tile starts at its first key, so no whole block of the tile pair
+		// is above the diagonal.
+		bc = min(attnBr, lk)
+	}
 	nkt := (lk + bc - 1) / bc
 	ldo := ev + 1
-	ninf := T(math.Inf(-1))
 	work := p.nb * lq * lk * (2*e + 2*ev)
 	chunks := 1
 	if g := runtime.GOMAXPROCS(0); work >= attnSerialWork && p.nb < 2*g {
@@ -272,9 +284,9 @@ func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T) T) {
 			for i0 := iStart; i0 < lq; i0 += br {
 				nr := min(br, lq-i0)
 				s, dp := wk.s[:nr*nc], wk.dp[:nr*nc]
-				attnScores(p, s, Q, K, M, bi, i0, nr, j0, nc, ninf)
+				attnScores(p, s, Q, K, M, bi, i0, nr, j0, nc)
 				for r := range nr {
-					fexp(s[r*nc:(r+1)*nc], ob[(i0+r)*ldo+ev])
+					fexp(attnVisible(p, s[r*nc:(r+1)*nc], i0+r, j0), ob[(i0+r)*ldo+ev])
 				}
 				gi := cb[i0*ldo:]
 				gemmSerialT(true, false, nc, ev, nr, 1, s, nc, gi, ldo, 1, dv[j0*ev:], ev)
