@@ -148,6 +148,26 @@ func TestAttentionLogSumExp(t *testing.T) {
 	}
 }
 
+// TestAttentionGradPacked checks tensor's reverse kernel, called directly
+// and unpacked, against the composite's gradients through graph (float64,
+// a broadcast batch, an additive mask, several key tiles).
+func TestAttentionGradPacked(t *testing.T) {
+	c := attnCase{q: []int{2, 3, 70, 4}, k: []int{3, 150, 4}, v: []int{1, 3, 150, 5}, mask: []int{3, 70, 1}}
+	ins := c.inputs(tensor.Float64, 11)
+	g := graph.New()
+	xs := []*graph.Node{g.Var(ins[0]), g.Var(ins[1]), g.Var(ins[2])}
+	out := compositeAttention(xs[0], xs[1], xs[2], g.Const(ins[3]), 0.7, false)
+	r := tensor.NewRNG(4).Normal(tensor.Float64, 0, 1, out.Shape()...)
+	want := autodiff.Grad(graph.Sum(graph.Mul(out, g.Const(r)), nil, false), xs...)
+
+	packed := tensor.AttentionPacked(ins[0], ins[1], ins[2], ins[3], 0.7, false)
+	ct := tensor.Concat(-1, r, tensor.Zeros(tensor.Float64, 2, 3, 70, 1))
+	dq, dk, dv := tensor.UnpackAttentionGrad(tensor.AttentionGradPacked(ins[0], ins[1], ins[2], ins[3], packed, ct, 0.7, false), 70, 150, 4, 5)
+	numtest.Close(t, want[0].Value().Values(), dq, 1e-12, "dq")
+	numtest.Close(t, want[1].Value().Values(), tensor.SumTo(dk, 3, 150, 4), 1e-12, "dk")
+	numtest.Close(t, want[2].Value().Values(), tensor.SumTo(dv, 1, 3, 150, 5), 1e-12, "dv")
+}
+
 // TestAttentionMisuse checks that bad operands fail naming the op.
 func TestAttentionMisuse(t *testing.T) {
 	g := graph.New()

@@ -248,9 +248,9 @@ func attentionGradTrusted(dst, q, k, v, mask, out, ct *Tensor, scale float64, ca
 	}
 	out, ct = full(out), full(ct)
 	if q.dtype == Float32 {
-		attnBackward(p, storage[float32](dst)[dst.offset:], storage[float32](out)[out.offset:], storage[float32](ct)[ct.offset:], fexp32)
+		attnBackward(p, storage[float32](dst)[dst.offset:], storage[float32](out)[out.offset:], storage[float32](ct)[ct.offset:], exp32Shift)
 	} else {
-		attnBackward(p, storage[float64](dst)[dst.offset:], storage[float64](out)[out.offset:], storage[float64](ct)[ct.offset:], fexp64)
+		attnBackward(p, storage[float64](dst)[dst.offset:], storage[float64](out)[out.offset:], storage[float64](ct)[ct.offset:], exp64Shift)
 	}
 	return dst
 }

@@ -16,16 +16,33 @@ import (
 // reproducible bit for bit for a given thread count.
 
 const (
-	// attnBr queries by attnBc keys: a tile of scores (32 KiB in float32)
+	// attnBr queries by attnBc keys: a tile of scores (64 KiB in float32)
 	// and the tiles of q, k and v it is made from stay in the L2 cache,
 	// and a GEMM call has enough work (attnBr·attnBc·E) to hide its
-	// packing.
-	attnBr = 64
+	// packing and its call. Causal attention uses tiles half as tall
+	// (attnTiles), so that fewer products straddle the diagonal.
+	attnBr = 128
 	attnBc = 128
 	// attnSerialWork is the multiply-adds below which a call runs on one
 	// goroutine.
 	attnSerialWork = 1 << 18
 )
+
+// attnTiles returns the tile of queries and of keys of the forward and
+// reverse passes: under the causal mask, tiles of attnBr/2 queries, and
+// in the reverse pass, whose query tiles start at their key tile's first
+// key, key tiles as tall (no block of a tile pair lies wholly above the
+// diagonal).
+func attnTiles(p *attnPlan, reverse bool) (br, bc int) {
+	br, bc = attnBr, attnBc
+	if p.causal {
+		br = attnBr / 2
+		if reverse {
+			bc = br
+		}
+	}
+	return min(br, p.lq), min(bc, p.lk)
+}
 
 // fexp32 sets x[i] = exp(x[i] − m) and returns their sum.
 func fexp32(x []float32, m float32) float32 { return expShift32(x, x, m) }
@@ -37,6 +54,33 @@ func fexp64(x []float64, m float64) float64 {
 	}
 	expRun64(x, x)
 	return sum8(x)
+}
+
+// exp32Shift sets x[i] = exp(x[i] − m).
+func exp32Shift(x []float32, m float32) { expShiftRun32(x, x, m) }
+
+// exp64Shift sets x[i] = exp(x[i] − m).
+func exp64Shift(x []float64, m float64) {
+	for i := range x {
+		x[i] -= m
+	}
+	expRun64(x, x)
+}
+
+// max8 returns the largest of x (−Inf for none, NaN if there is one), in
+// eight interleaved running maxima.
+func max8[T Float](x []T, ninf T) T {
+	p := [8]T{ninf, ninf, ninf, ninf, ninf, ninf, ninf, ninf}
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		b := x[i : i+8 : i+8]
+		p[0], p[1], p[2], p[3] = max(p[0], b[0]), max(p[1], b[1]), max(p[2], b[2]), max(p[3], b[3])
+		p[4], p[5], p[6], p[7] = max(p[4], b[4]), max(p[5], b[5]), max(p[6], b[6]), max(p[7], b[7])
+	}
+	for j, v := range x[i:] {
+		p[j] = max(p[j], v)
+	}
+	return max(max(max(p[0], p[1]), max(p[2], p[3])), max(max(p[4], p[5]), max(p[6], p[7])))
 }
 
 // attnThreads is the number of goroutines for tasks totalling work
@@ -84,7 +128,7 @@ func attnScores[T Float](p *attnPlan, s, Q, K, M []T, bi, i0, nr, j0, nc int) {
 				}
 			case 1:
 				mr := M[mo : mo+nc]
-				for c := range row {
+				for c := arithBlocks('+', row, row, mr); c < nc; c++ {
 					row[c] += mr[c]
 				}
 			default:
@@ -128,7 +172,7 @@ func attnForward[T Float](p *attnPlan, out []T, ninf T, fexp func([]T, T) T) {
 	if p.lq == 0 || p.nb == 0 {
 		return
 	}
-	br, bc := min(attnBr, p.lq), min(attnBc, p.lk)
+	br, bc := attnTiles(p, false)
 	nqt := (p.lq + br - 1) / br
 	tasks := p.nb * nqt
 	ldo := p.ev + 1
@@ -153,12 +197,7 @@ func attnForward[T Float](p *attnPlan, out []T, ninf T, fexp func([]T, T) T) {
 			attnScores(p, s, Q, K, M, bi, i0, nr, j0, nc)
 			for r := range nr {
 				row := attnVisible(p, s[r*nc:(r+1)*nc], i0+r, j0)
-				m := ninf
-				for _, x := range row {
-					if x > m {
-						m = x
-					}
-				}
+				m := max8(row, ninf)
 				if j0 == 0 {
 					mx[r] = m
 					l[r] = fexp(row, safeShift(m, ninf))
@@ -219,7 +258,7 @@ func safeShift[T Float](m, ninf T) T {
 // scale·dS·K and dK += scale·dSᵀ·Q (Dao 2023, algorithm 2). A batch entry
 // whose key tiles are split over goroutines sums its dQ from one buffer
 // per run of tiles, in a fixed order.
-func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T) T) {
+func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T)) {
 	Q, K, V := storage[T](p.q), storage[T](p.k), storage[T](p.v)
 	var M []T
 	if p.m != nil {
@@ -231,13 +270,7 @@ func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T) T) {
 	if lq == 0 || p.nb == 0 {
 		return
 	}
-	br, bc := min(attnBr, lq), min(attnBc, lk)
-	if p.causal {
-		// Key tiles as tall as the query tiles: a key tile's first query
-		// tile starts at its first key, so no whole block of the tile pair
-		// is above the diagonal.
-		bc = min(attnBr, lk)
-	}
+	br, bc := attnTiles(p, true)
 	nkt := (lk + bc - 1) / bc
 	ldo := ev + 1
 	work := p.nb * lq * lk * (2*e + 2*ev)
@@ -290,12 +323,13 @@ func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T) T) {
 				}
 				gi := cb[i0*ldo:]
 				gemmSerialT(true, false, nc, ev, nr, 1, s, nc, gi, ldo, 1, dv[j0*ev:], ev)
-				gemmSerialT(false, true, nr, nc, ev, 1, gi, ldo, vj, p.ldv, 0, dp, nc)
+				// dP − D as one product: rows of −D, plus dO·Vᵀ.
 				for r := range nr {
-					dr, sr, di := dp[r*nc:(r+1)*nc], s[r*nc:(r+1)*nc], d[i0+r]
-					for x := range dr {
-						dr[x] = sr[x] * (dr[x] - di)
-					}
+					fillT1(dp[r*nc:(r+1)*nc], -d[i0+r])
+				}
+				gemmSerialT(false, true, nr, nc, ev, 1, gi, ldo, vj, p.ldv, 1, dp, nc)
+				for x := arithBlocks('*', dp, s, dp); x < len(dp); x++ {
+					dp[x] *= s[x]
 				}
 				sc := T(p.scale)
 				gemmSerialT(false, false, nr, e, nc, sc, dp, nc, kj, p.ldk, 1, dq[i0*e:], e)
