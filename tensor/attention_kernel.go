@@ -3,15 +3,13 @@ package tensor
 import (
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 )
 
 // The tile loops of the fused attention (attention.go). A task is one
-// batch entry's tile of attnBr queries (forward) or a run of key tiles of
-// attnBc keys (reverse); tasks are claimed from a counter by up to
-// GOMAXPROCS goroutines, each with its own tile buffers, and every tile
-// product runs on the calling goroutine's GEMM (gemmSerialT). Which
+// batch entry's tile of queries (forward) or a run of its key tiles
+// (reverse); tasks are claimed from a counter by up to GOMAXPROCS
+// goroutines (spreadTasks), each with its own tile buffers, and every
+// tile product runs on the calling goroutine's GEMM (gemmSerialT). Which
 // goroutine computes a task does not change it, so results are
 // reproducible bit for bit for a given thread count.
 
@@ -92,24 +90,6 @@ func attnThreads(tasks, work int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), tasks))
 }
 
-// attnSpread runs task(w, t) for every t < tasks on threads goroutines,
-// w naming the goroutine (for its buffers).
-func attnSpread(tasks, threads int, task func(w, t int)) {
-	var next atomic.Int64
-	claim := func(w int) {
-		for t := int(next.Add(1) - 1); t < tasks; t = int(next.Add(1) - 1) {
-			task(w, t)
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < threads; w++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); claim(w) }()
-	}
-	claim(0)
-	wg.Wait()
-}
-
 // attnScores sets s (nr × nc) to scale·q_i·k_jᵀ for queries i0… and keys
 // j0…, plus the mask where there is one. The causal mask is left to the
 // callers, which exponentiate only the visible columns (attnVisible) and
@@ -178,7 +158,7 @@ func attnForward[T Float](p *attnPlan, out []T, ninf T, fexp func([]T, T) T) {
 	ldo := p.ev + 1
 	threads := attnThreads(tasks, p.nb*p.lq*p.lk*(p.e+p.ev))
 	ws := make([]attnWork[T], threads)
-	attnSpread(tasks, threads, func(w, t int) {
+	spreadTasks(tasks, threads, func(w, t int) {
 		wk := &ws[w]
 		if wk.s == nil {
 			wk.s, wk.mx, wk.l = make([]T, br*bc), make([]T, br), make([]T, br)
@@ -285,7 +265,7 @@ func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T)) {
 		partial = make([]T, p.nb*(chunks-1)*lq*e)
 	}
 	ws := make([]attnWork[T], threads)
-	attnSpread(tasks, threads, func(w, t int) {
+	spreadTasks(tasks, threads, func(w, t int) {
 		wk := &ws[w]
 		if wk.s == nil {
 			wk.s, wk.dp, wk.l = make([]T, br*bc), make([]T, br*bc), make([]T, lq)
