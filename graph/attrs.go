@@ -48,6 +48,13 @@ func (o castOp) Attrs() Attrs { return Attrs{"dtype": o.dt} }
 // Attrs returns "axis" (int, non-negative).
 func (o softmaxOp) Attrs() Attrs { return Attrs{"axis": o.axis} }
 
+// Attrs returns "scale" (float64), the factor of q·kᵀ, and "causal"
+// (bool). A fourth input, when present, is the additive mask.
+func (o attentionOp) Attrs() Attrs { return Attrs{"scale": o.scale, "causal": o.causal} }
+
+// Attrs returns the forward attention's "scale" and "causal".
+func (o attentionGradOp) Attrs() Attrs { return o.fwd.Attrs() }
+
 // Attrs returns "trans_a" and "trans_b" (bool): whether each operand's
 // last two axes are swapped before the product.
 func (o matmulOp) Attrs() Attrs { return Attrs{"trans_a": o.transA, "trans_b": o.transB} }

@@ -31,6 +31,7 @@ func TestOpAttrs(t *testing.T) {
 		{graph.AvgPool2D(x4, pool), graph.Attrs{"pool": pool}},
 		{graph.Reshape(x, 6, 4), graph.Attrs{"shape": []int{6, 4}}},
 		{graph.Add(x, x), nil},
+		{graph.Attention(x, x, x, nil, 0.5, true).Inputs()[0], graph.Attrs{"scale": 0.5, "causal": true}},
 	}
 	for _, c := range cases {
 		if got := graph.OpAttrs(c.n.Op()); !reflect.DeepEqual(got, c.want) {

@@ -10,39 +10,28 @@ import (
 
 // ScaledDotProductAttention returns softmax(QKᵀ/√E + M)·V for queries q
 // (..., Lq, E), keys k (..., Lk, E) and values v (..., Lk, Ev), batch axes
-// broadcasting. mask, if not nil, is added to the scores (shape
-// broadcastable to (..., Lq, Lk); −Inf removes a key, as in PyTorch's float
-// masks). causal hides every key after its query (Lq = Lk). A query with
-// every key removed yields NaN, as in PyTorch. It panics with a
-// *tensor.Error when the shapes do not fit.
+// broadcasting, computed by the fused kernel (graph.Attention; Dao et al.
+// 2022, "FlashAttention"), which never stores the (Lq × Lk) scores.
+// mask, if not nil, is added to the scores (shape broadcastable to (...,
+// Lq, Lk); −Inf removes a key, as in PyTorch's float masks). causal hides
+// every key after its query (Lq = Lk). A query with every key removed
+// yields NaN, as in PyTorch. It panics with a *tensor.Error when the
+// shapes do not fit or there are no keys.
 func ScaledDotProductAttention(q, k, v, mask *graph.Node, causal bool) *graph.Node {
+	const op = "nn.ScaledDotProductAttention"
 	if q == nil || k == nil || v == nil {
-		tensor.Fail("nn.ScaledDotProductAttention", "nil operand")
+		tensor.Fail(op, "nil operand")
 	}
-	// Scaling q rather than the scores touches Lq·E elements instead of
-	// Lq·Lk (as PyTorch does).
-	return attend(graph.MulScalar(q, attentionScale(q)), k, v, mask, causal)
+	out := tensor.AttentionShape(op, q.Value(), k.Value(), v.Value(), nil, causal)
+	if mask != nil {
+		scores := append(out[:len(out)-1:len(out)-1], k.Shape()[k.Dim()-2])
+		checkMask(op, mask, scores, q.DType())
+	}
+	return graph.Attention(q, k, v, mask, attentionScale(q), causal)
 }
 
 // attentionScale is 1/√E for queries of width E.
 func attentionScale(q *graph.Node) float64 { return 1 / math.Sqrt(float64(q.Shape()[q.Dim()-1])) }
-
-// attend is ScaledDotProductAttention for queries already scaled.
-func attend(q, k, v, mask *graph.Node, causal bool) *graph.Node {
-	scores := graph.MatMulT(q, k, false, true)
-	if causal {
-		lq, lk := q.Shape()[q.Dim()-2], k.Shape()[k.Dim()-2]
-		if lq != lk {
-			tensor.Fail("nn.ScaledDotProductAttention", "a causal mask needs as many queries as keys: %s", graph.Describe(q, k))
-		}
-		scores = graph.Add(scores, q.Graph().Const(CausalMask(q.DType(), lq)))
-	}
-	if mask != nil {
-		checkMask("nn.ScaledDotProductAttention", mask, scores.Shape(), scores.DType())
-		scores = graph.Add(scores, mask)
-	}
-	return graph.MatMul(graph.Softmax(scores, -1), v)
-}
 
 // checkMask panics, naming op, unless the additive mask broadcasts to the
 // scores' shape (..., Lq, Lk) without enlarging it and has their dtype.
@@ -157,21 +146,16 @@ func (m *MultiheadAttention) Forward(query, key, value, mask *graph.Node, causal
 	}
 	g := query.Graph()
 	w, b := m.InProjWeight.Node(g), m.InProjBias.Node(g)
-	project := func(x *graph.Node, block int, scale float64) *graph.Node {
+	project := func(x *graph.Node, block int) *graph.Node {
 		wb := graph.Slice(w, 0, block*e, (block+1)*e, 1)
 		bb := graph.Slice(b, 0, block*e, (block+1)*e, 1)
 		y := graph.Linear(x, wb, bb) // (B, L, E)
-		if scale != 1 {
-			// The queries' scale, while they are contiguous (cheaper than
-			// on the per-head view).
-			y = graph.MulScalar(y, scale)
-		}
 		s := y.Shape()
+		// A view: the fused kernel reads each head's rows in place.
 		return graph.Permute(graph.Reshape(y, s[0], s[1], h, e/h), 0, 2, 1, 3) // (B, H, L, E/H)
 	}
-	q := project(query, 0, 1/math.Sqrt(float64(e/h)))
-	k, v := project(key, 1, 1), project(value, 2, 1)
-	out := attend(q, k, v, mask, causal) // (B, H, Lq, E/H)
+	q, k, v := project(query, 0), project(key, 1), project(value, 2)
+	out := graph.Attention(q, k, v, mask, 1/math.Sqrt(float64(e/h)), causal) // (B, H, Lq, E/H)
 	s := out.Shape()
 	joined := graph.Reshape(graph.Permute(out, 0, 2, 1, 3), s[0], s[2], e)
 	return m.OutProj.Forward(joined)

@@ -397,22 +397,29 @@ func batchedOuter[T Float](c, A, B []T, oa matOperand, offA, offB []int, nb, m, 
 const outerParallelWork = 1 << 16
 
 // spreadProducts runs product(bi) for every bi < nb on threads goroutines,
-// whole products per goroutine: no synchronisation inside a product, and
-// claiming them from a counter keeps a late goroutine from holding the
-// others up. Which goroutine computes a product does not change it.
+// whole products per goroutine (spreadTasks).
 func spreadProducts(nb, threads int, product func(bi int)) {
+	spreadTasks(nb, threads, func(_, bi int) { product(bi) })
+}
+
+// spreadTasks runs task(w, t) for every t < tasks on threads goroutines,
+// w (< threads) naming the goroutine, for buffers of its own: no
+// synchronisation inside a task, and claiming them from a counter keeps a
+// late goroutine from holding the others up. Which goroutine computes a
+// task must not change its result.
+func spreadTasks(tasks, threads int, task func(w, t int)) {
 	var next atomic.Int64
-	claim := func() {
-		for bi := int(next.Add(1) - 1); bi < nb; bi = int(next.Add(1) - 1) {
-			product(bi)
+	claim := func(w int) {
+		for t := int(next.Add(1) - 1); t < tasks; t = int(next.Add(1) - 1) {
+			task(w, t)
 		}
 	}
 	var wg sync.WaitGroup
-	for range threads - 1 {
+	for w := 1; w < threads; w++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); claim() }()
+		go func() { defer wg.Done(); claim(w) }()
 	}
-	claim()
+	claim(0)
 	wg.Wait()
 }
 

@@ -60,6 +60,9 @@ func init() {
 		AddDiag:  addDiagTrusted,
 		SqDist:   sqDistTrusted,
 
+		Attention:     attentionTrusted,
+		AttentionGrad: attentionGradTrusted,
+
 		Run32: elemRun[float32], Run64: elemRun[float64], Data32: storage32, Data64: storage64,
 	})
 }

@@ -92,6 +92,10 @@ type Kernels[T, C, P any] struct {
 	AddDiag  func(dst, a, d T) T
 	// SqDist is tensor.SqDistTo.
 	SqDist func(dst, a, b T) T
+	// Attention is tensor.AttentionPacked into dst (m may be the zero
+	// value: no mask), AttentionGrad tensor.AttentionGradPacked.
+	Attention     func(dst, q, k, v, m T, scale float64, causal bool) T
+	AttentionGrad func(dst, q, k, v, m, out, ct T, scale float64, causal bool) T
 	// Run32 and Run64 return the kernel over contiguous runs of equal
 	// length of the elementwise op named as its field above ("Add",
 	// "Sigmoid", "AddScalar", "LeakyReluGrad", ...), with the parameter p

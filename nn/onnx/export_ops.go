@@ -30,7 +30,7 @@ var exportTable = map[string]exportRule{
 	"add_scalar": exScalar("Add", "scalar"), "mul_scalar": exScalar("Mul", "scalar"), "pow_scalar": exScalar("Pow", "exponent"),
 	"leaky_relu": exLeakyRelu, "elu": exElu, "clamp": exClamp,
 	"softmax": exSoftmax("Softmax"), "log_softmax": exSoftmax("LogSoftmax"),
-	"linear": exLinear, "matmul": exMatMul,
+	"linear": exLinear, "matmul": exMatMul, "attention": exAttention,
 	"reshape": exReshape, "permute": exPermute, "broadcast_to": exExpand, "sum_to": exSumTo,
 	"slice": exSlice, "concat": exConcat, "pad": exPad, "index_select": exGather,
 	"sum": exReduce("ReduceSum"), "mean": exReduce("ReduceMean"), "max": exReduce("ReduceMax"),
@@ -202,6 +202,41 @@ func exMatMul(e *exporter, n *graph.Node, in []string) (string, error) {
 		args[i] = e.node(n, "Transpose", []string{in[i]}, exAttr("perm", perm))
 	}
 	return e.node(n, "MatMul", args), nil
+}
+
+// exAttention writes the fused attention as the composite it computes:
+// S = scale·q·kᵀ (+ the causal −Inf above the diagonal) (+ the mask),
+// softmax(S)·v, and the log-sum-exp column of the packed output
+// (ReduceLogSumExp of S), joined by Concat as graph's op packs them; the
+// Slice that follows reads the output columns.
+func exAttention(e *exporter, n *graph.Node, in []string) (string, error) {
+	a := graph.OpAttrs(n.Op())
+	q, k := n.Inputs()[0], n.Inputs()[1]
+	dt, r := n.DType(), k.Dim()
+	perm := make([]int, r)
+	for i := range perm {
+		perm[i] = i
+	}
+	perm[r-2], perm[r-1] = r-1, r-2
+	kt := e.node(n, "Transpose", []string{in[1]}, exAttr("perm", perm))
+	s := e.node(n, "Mul", []string{e.node(n, "MatMul", []string{in[0], kt}), e.scalar(dt, a["scale"].(float64))})
+	if a["causal"].(bool) {
+		l := q.Shape()[q.Dim()-2]
+		c := make([]float64, l*l)
+		for i := range l {
+			for j := i + 1; j < l; j++ {
+				c[i*l+j] = math.Inf(-1)
+			}
+		}
+		name := e.node(n, "Constant", nil, exAttr("value", exTensor("", tensor.FromValues(dt, c, l, l))))
+		s = e.node(n, "Add", []string{s, name})
+	}
+	if len(in) > 3 {
+		s = e.node(n, "Add", []string{s, in[3]})
+	}
+	out := e.node(n, "MatMul", []string{e.node(n, "Softmax", []string{s}, exAttr("axis", -1)), in[2]})
+	lse := e.node(n, "ReduceLogSumExp", []string{s}, exAttr("axes", []int{-1}), exAttr("keepdims", 1))
+	return e.node(n, "Concat", []string{out, lse}, exAttr("axis", -1)), nil
 }
 
 func exBool(b bool) int {
