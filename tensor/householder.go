@@ -43,50 +43,68 @@ func householder[T Float](x []T) (tau T) {
 
 // reflectors holds k reflectors acting on vectors of length m: reflector
 // j is row j of the k×m row-major vt, zero before column j+shift, one at
-// j+shift; tau[j] is its τ. Q = H₀H₁⋯H_{k−1}.
+// j+shift; tau[j] is its τ. Q = H₀H₁⋯H_{k−1}. The T factor of each block
+// of reflectorBlock reflectors is formed once, by the first application
+// of the block (or by the QR panel that makes it), and kept in ts.
 type reflectors[T Float] struct {
 	vt    []T
 	tau   []T
 	k, m  int
 	shift int
-	t, w  []T // scratch: T (b×b) and the b×c products
+	ts    []T    // block i's T at ts[i·b²:], b = reflectorBlock
+	tok   []bool // whether block i's T is in ts
+	g, w  []T    // scratch: the Gram matrix VᵀV (b×b) and the b×c products
 }
 
 func newReflectors[T Float](k, m, shift int) *reflectors[T] {
-	return &reflectors[T]{vt: make([]T, k*m), tau: make([]T, k), k: k, m: m, shift: shift}
+	nblk := (k + reflectorBlock - 1) / reflectorBlock
+	return &reflectors[T]{vt: make([]T, k*m), tau: make([]T, k), k: k, m: m, shift: shift,
+		ts: make([]T, nblk*reflectorBlock*reflectorBlock), tok: make([]bool, nblk)}
 }
 
-// blockT fills r.t with the upper triangular T of reflectors j0..j1−1,
-// so that H_{j0}⋯H_{j1−1} = I − V·T·Vᵀ (LAPACK's forward columnwise
-// dlarft): T[i][i] = τᵢ and T[:i][i] = −τᵢ·T[:i][:i]·(V[:, :i]ᵀ vᵢ).
+// blockT returns the upper triangular T (b×b, b = j1−j0) of the block of
+// reflectors that starts at j0 (a multiple of reflectorBlock), so that
+// H_{j0}⋯H_{j1−1} = I − V·T·Vᵀ (LAPACK's forward columnwise dlarft):
+// T[i][i] = τᵢ and T[:i][i] = −τᵢ·T[:i][:i]·(V[:, :i]ᵀ vᵢ). The inner
+// products VᵀV come from one GEMM.
 func (r *reflectors[T]) blockT(j0, j1 int) []T {
 	b := j1 - j0
-	if cap(r.t) < b*b {
-		r.t = make([]T, b*b)
+	blk := j0 / reflectorBlock
+	t := r.ts[blk*reflectorBlock*reflectorBlock:][:b*b]
+	if r.tok[blk] {
+		return t
 	}
-	t := r.t[:b*b]
+	r0 := j0 + r.shift // every reflector of the block is zero before here
+	if cap(r.g) < b*b {
+		r.g = make([]T, b*b)
+	}
+	g := r.g[:b*b]
+	v := r.vt[j0*r.m+r0:]
+	gemmT(false, true, b, b, r.m-r0, 1, v, r.m, v, r.m, 0, g, b) // G = VᵀV
 	clear(t)
-	z := make([]T, b)
 	for i := 0; i < b; i++ {
 		tau := r.tau[j0+i]
 		t[i*b+i] = tau
-		if tau == 0 || i == 0 {
+		if tau == 0 {
 			continue
 		}
-		start := j0 + i + r.shift // reflector i is zero before here
-		vi := r.vt[(j0+i)*r.m+start : (j0+i+1)*r.m]
-		for p := 0; p < i; p++ {
-			z[p] = dotContig(r.vt[(j0+p)*r.m+start:(j0+p+1)*r.m], vi)
-		}
-		for p := 0; p < i; p++ {
-			var s T
-			for q := p; q < i; q++ {
-				s += t[p*b+q] * z[q]
-			}
-			t[p*b+i] = -tau * s
-		}
+		triMulCol(t, b, i, g[i:], b, -tau)
 	}
+	r.tok[blk] = true
 	return t
+}
+
+// triMulCol sets T[:i][i] = s·T[:i][:i]·z for the upper triangular b×b
+// row-major t and z[p] = zs[p·ldz]; the column is written as it is formed,
+// row p needing only z and T's rows below it.
+func triMulCol[T Float](t []T, b, i int, zs []T, ldz int, s T) {
+	for p := 0; p < i; p++ {
+		acc := t[p*b+p] * zs[p*ldz]
+		for q := p + 1; q < i; q++ {
+			acc += t[p*b+q] * zs[q*ldz]
+		}
+		t[p*b+i] = s * acc
+	}
 }
 
 // applyBlock sets C ← (H_{j0}⋯H_{j1−1})·C, or its transpose times C when

@@ -106,19 +106,24 @@ func qrMatrix[T Float](m, n int, a, q, r []T) {
 		q[i*k+i] = 1
 	}
 	refl.applyQ(q, k, k, true)
-	// Flip the signs that make R's diagonal negative, then undo the scaling
-	// (exact: a power of two).
+	// Flip the signs that make R's diagonal negative (row by row through
+	// q), then undo the scaling (exact: a power of two).
+	sign := make([]T, k)
 	for i := 0; i < k; i++ {
 		ri := r[i*n : (i+1)*n]
 		s := 1 / scale
+		sign[i] = 1
 		if ri[i] < 0 {
-			s = -s
-			for p := 0; p < m; p++ {
-				q[p*k+i] = -q[p*k+i]
-			}
+			s, sign[i] = -s, -1
 		}
 		for j := i; j < n; j++ {
 			ri[j] *= s
+		}
+	}
+	for p := 0; p < m; p++ {
+		qp := q[p*k : (p+1)*k]
+		for i, s := range sign {
+			qp[i] *= s
 		}
 	}
 }
@@ -126,41 +131,66 @@ func qrMatrix[T Float](m, n int, a, q, r []T) {
 // qrFactor reduces the row-major m×n matrix a to upper triangular form in
 // place (its rows 0..k−1 then hold R above and on the diagonal; what lies
 // below is scratch) and returns the reflectors, Q = H₀⋯H_{k−1}.
+//
+// A panel of reflectorBlock columns is factored left-looking: each column
+// is brought up to date by the panel's earlier reflectors at once, as
+// (I − V·T·Vᵀ)ᵀ applied through the vector kernels of the symmetric
+// product (four columns of V per pass), and T grows by one column per
+// reflector (Schreiber and Van Loan 1989, "A storage-efficient WY
+// representation for products of Householder transformations"; Golub and
+// Van Loan 2013, Matrix Computations, 4th ed., §5.2.3). The panel's block
+// is then applied to the trailing columns by three GEMMs.
 func qrFactor[T Float](m, n int, a []T) *reflectors[T] {
 	k := min(m, n)
 	refl := newReflectors[T](k, m, 0)
+	nb := reflectorBlock
 	// A panel's columns are strided in a; they are factored as contiguous
 	// rows of its transpose pt.
-	pt := make([]T, reflectorBlock*m)
-	for j0 := 0; j0 < k; j0 += reflectorBlock {
-		b := min(reflectorBlock, k-j0)
-		for p := 0; p < b; p++ {
-			row := pt[p*m : (p+1)*m]
-			for i := j0; i < m; i++ {
-				row[i] = a[i*n+j0+p]
+	pt := make([]T, nb*m)
+	w, scratch := make([]T, nb), make([]T, m)
+	for j0 := 0; j0 < k; j0 += nb {
+		b := min(nb, k-j0)
+		for i := j0; i < m; i++ {
+			ai := a[i*n+j0 : i*n+j0+b]
+			for p, x := range ai {
+				pt[p*m+i] = x
 			}
 		}
+		t := refl.ts[(j0/nb)*nb*nb:][:b*b]
+		clear(t)
+		v := refl.vt[j0*m+j0:] // the panel's reflectors from row j0, ld m
 		for p := 0; p < b; p++ {
 			col := j0 + p
-			x := pt[p*m+col : (p+1)*m]
+			y := pt[p*m+j0 : (p+1)*m]
+			if p > 0 {
+				// y ← (I − V·T·Vᵀ)ᵀ·y = y − V·(Tᵀ·(Vᵀy)).
+				colsDot(v, m, p, y, w, scratch)
+				for q := p - 1; q >= 0; q-- {
+					var s T
+					for r := 0; r <= q; r++ {
+						s += t[r*b+q] * w[r]
+					}
+					w[q] = -s
+				}
+				colsAxpy(v, m, p, w, y)
+			}
+			x := y[p:]
 			tau := householder(x)
 			beta := x[0]
 			x[0] = 1
-			if tau != 0 {
-				for s := p + 1; s < b; s++ {
-					y := pt[s*m+col : (s+1)*m]
-					axpy(-tau*dotContig(x, y), x, y)
-				}
-			}
-			vrow := refl.vt[col*m : (col+1)*m]
-			copy(vrow[col:], x)
-			refl.tau[col] = tau
+			copy(refl.vt[col*m+col:(col+1)*m], x)
 			x[0] = beta
+			refl.tau[col] = tau
+			t[p*b+p] = tau
+			if tau != 0 && p > 0 {
+				colsDot(v, m, p, refl.vt[col*m+j0:(col+1)*m], w, scratch)
+				triMulCol(t, b, p, w, 1, -tau)
+			}
 		}
-		for p := 0; p < b; p++ {
-			row := pt[p*m : (p+1)*m]
-			for i := j0; i <= min(j0+p, m-1); i++ {
-				a[i*n+j0+p] = row[i]
+		refl.tok[j0/nb] = true
+		for i := j0; i < min(j0+b, m); i++ {
+			for p := i - j0; p < b; p++ {
+				a[i*n+j0+p] = pt[p*m+i]
 			}
 		}
 		if j0+b < n {
