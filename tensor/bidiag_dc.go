@@ -320,8 +320,12 @@ func bdMergeGemm[T Float](ld, lo, h, kk int, bounds, want, nd, kind []int, old, 
 		qn, cs := make([]T, hr*ks), make([]T, ks*kk)
 		for c, i := range sel {
 			copy(qn[c*hr:(c+1)*hr], old[nd[i]*h+r0:nd[i]*h+r1])
-			for col := 0; col < kk; col++ {
-				cs[c+col*ks] = coef[i+col*kk]
+		}
+		// The rows sel of coef, column by column: both sides contiguous.
+		for col := 0; col < kk; col++ {
+			src, dst := coef[col*kk:(col+1)*kk], cs[col*ks:(col+1)*ks]
+			for c, i := range sel {
+				dst[c] = src[i]
 			}
 		}
 		colGemm(false, false, hr, kk, ks, 1, qn, hr, cs, ks, 0, out, ld)
