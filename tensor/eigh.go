@@ -54,8 +54,9 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 	// Matrices are independent: a batch of small ones is spread over the
 	// cores, each chunk with its own scratch space.
 	linalgParallel(len(offs), max(1, eighSplitWork/(n*n*n+16)), func(b0, b1 int) {
-		z := make([]T, n*n)
-		zt := make([]T, n*n)
+		z, zt := workGet[T](n*n), workGet[T](n*n)
+		defer workPut(z)
+		defer workPut(zt)
 		e := make([]T, n)
 		sub, tau := make([]T, n), make([]T, n)
 		perm := make([]int, n)

@@ -179,7 +179,8 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 	}
 	// The deflated columns keep their vectors: saved before the merged
 	// ones overwrite the block.
-	saved := make([]T, len(df)*s)
+	saved := workGet[T](len(df) * s)
+	defer workPut(saved)
 	for i, j := range df {
 		copy(saved[i*s:(i+1)*s], col(j))
 	}
@@ -195,7 +196,11 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 			}
 		}
 	}
-	us := [2][]T{make([]T, len(sel[0])*k), make([]T, len(sel[1])*k)}
+	us := [2][]T{workGet[T](len(sel[0]) * k), workGet[T](len(sel[1]) * k)}
+	defer workPut(us[0])
+	defer workPut(us[1])
+	qbuf := workGet[T](max(m, s-m) * max(len(sel[0]), len(sel[1])))
+	defer workPut(qbuf)
 	linalgParallel(k, max(1, 4096/max(k, 1)), func(j0, j1 int) {
 		uc := make([]T, k)
 		for j := j0; j < j1; j++ {
@@ -230,7 +235,7 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 		}
 		// Gathered before the product overwrites these rows of the block
 		// (the other half's rows are not touched by it).
-		qn := make([]T, h*ks)
+		qn := qbuf[:h*ks]
 		for c, i := range sel[half] {
 			copy(qn[c*h:(c+1)*h], col(nd[i])[r0:r1])
 		}

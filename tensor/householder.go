@@ -58,8 +58,19 @@ type reflectors[T Float] struct {
 
 func newReflectors[T Float](k, m, shift int) *reflectors[T] {
 	nblk := (k + reflectorBlock - 1) / reflectorBlock
-	return &reflectors[T]{vt: make([]T, k*m), tau: make([]T, k), k: k, m: m, shift: shift,
+	vt := workGet[T](k * m)
+	clear(vt)
+	return &reflectors[T]{vt: vt, tau: make([]T, k), k: k, m: m, shift: shift,
 		ts: make([]T, nblk*reflectorBlock*reflectorBlock), tok: make([]bool, nblk)}
+}
+
+// release hands the reflectors' storage back to the workspace pool; r
+// must not be used afterwards. A nil r is a no-op.
+func (r *reflectors[T]) release() {
+	if r != nil {
+		workPut(r.vt)
+		r.vt = nil
+	}
 }
 
 // blockT returns the upper triangular T (b×b, b = j1−j0) of the block of

@@ -47,7 +47,8 @@ func qrBatch[T Float](a *Tensor, offs []int, m, n int, q, r *Tensor) error {
 	Q, R := storage[T](q), storage[T](r)
 	errs := make([]error, len(offs))
 	linalgParallel(len(offs), max(1, qrSplitWork/(m*n*k+16)), func(b0, b1 int) {
-		w := make([]T, m*n)
+		w := workGet[T](m * n)
+		defer workPut(w)
 		for bi := b0; bi < b1; bi++ {
 			if !gatherMatrix(w, a, offs[bi], m, n) {
 				errs[bi] = fmt.Errorf("tensor.QR: matrix %d: %w", bi, ErrNotFinite)
@@ -106,6 +107,7 @@ func qrMatrix[T Float](m, n int, a, q, r []T) {
 		q[i*k+i] = 1
 	}
 	refl.applyQ(q, k, k, true)
+	refl.release()
 	// Flip the signs that make R's diagonal negative (row by row through
 	// q), then undo the scaling (exact: a power of two).
 	sign := make([]T, k)
@@ -146,7 +148,8 @@ func qrFactor[T Float](m, n int, a []T) *reflectors[T] {
 	nb := reflectorBlock
 	// A panel's columns are strided in a; they are factored as contiguous
 	// rows of its transpose pt.
-	pt := make([]T, nb*m)
+	pt := workGet[T](nb * m)
+	defer workPut(pt)
 	w, scratch := make([]T, nb), make([]T, m)
 	for j0 := 0; j0 < k; j0 += nb {
 		b := min(nb, k-j0)

@@ -67,7 +67,8 @@ func svdBatch[T Float](a *Tensor, offs []int, m, n int, u, s, v *Tensor) error {
 	errs := make([]error, len(offs))
 	at := Transpose(a)
 	linalgParallel(len(offs), max(1, svdSplitWork/(m*n*k+16)), func(b0, b1 int) {
-		w := make([]T, m*n)
+		w := workGet[T](m * n)
+		defer workPut(w)
 		for bi := b0; bi < b1; bi++ {
 			ub, sb, vb := U[bi*m*k:(bi+1)*m*k], S[bi*k:(bi+1)*k], V[bi*n*k:(bi+1)*n*k]
 			var ok bool
@@ -132,7 +133,11 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	} else {
 		left, right = bidiagonalize(mw, n, w, d, e)
 	}
-	ut, vt := make([]T, n*n), make([]T, n*n)
+	ut, vt := workGet[T](n*n), workGet[T](n*n)
+	defer workPut(ut)
+	defer workPut(vt)
+	clear(ut)
+	clear(vt)
 	for i := 0; i < n; i++ {
 		ut[i*n+i], vt[i*n+i] = 1, 1
 	}
@@ -180,6 +185,9 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	if qr != nil {
 		qr.applyQ(u, n, n, false)
 	}
+	left.release()
+	right.release()
+	qr.release()
 	return true
 }
 
