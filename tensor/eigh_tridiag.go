@@ -203,11 +203,16 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 			}
 			tt[j+j*k] = tj
 		}
+		// The eigenvectors (columns of q) are split between the cores,
+		// each part updated by three single-threaded GEMMs.
 		qs := q[r0:]
-		y := ybuf[:k*n]
-		colGemm(true, false, k, n, m, 1, v, m, qs, n, 0, y, k)
-		z := y2[:k*n]
-		colGemm(false, false, k, n, k, 1, tt, k, y, k, 0, z, k)
-		colGemm(false, false, m, n, k, -1, v, m, z, k, 1, qs, n)
+		per := max(16, reflApplySplit/(2*m*k+1)) &^ 15
+		linalgParallel(n, per, func(c0, c1 int) {
+			nc := c1 - c0
+			y, z := ybuf[c0*k:c1*k], y2[c0*k:c1*k]
+			gemmSerialT(false, true, nc, k, m, 1, qs[c0*n:], n, v, m, 0, y, k)   // Yᵀ = Q_partᵀ·V
+			gemmSerialT(false, false, nc, k, k, 1, y, k, tt, k, 0, z, k)         // Zᵀ = Yᵀ·Tᵀ (tt, column-major T, read row-major is Tᵀ)
+			gemmSerialT(false, false, nc, m, k, -1, z, k, v, m, 1, qs[c0*n:], n) // Q_partᵀ −= Zᵀ·Vᵀ
+		})
 	}
 }

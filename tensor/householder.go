@@ -53,7 +53,7 @@ type reflectors[T Float] struct {
 	shift int
 	ts    []T    // block i's T at ts[i·b²:], b = reflectorBlock
 	tok   []bool // whether block i's T is in ts
-	g, w  []T    // scratch: the Gram matrix VᵀV (b×b) and the b×c products
+	g     []T    // scratch: the Gram matrix VᵀV (b×b)
 }
 
 func newReflectors[T Float](k, m, shift int) *reflectors[T] {
@@ -121,24 +121,43 @@ func triMulCol[T Float](t []T, b, i int, zs []T, ldz int, s T) {
 // applyBlock sets C ← (H_{j0}⋯H_{j1−1})·C, or its transpose times C when
 // trans is set, for the m×nc row-major C (leading dimension ldc). Rows
 // above j0+shift are untouched, so C may start at any column of a larger
-// matrix.
+// matrix. The columns are split between the cores, each part updated by
+// three single-threaded GEMMs: one fork and join per block rather than one
+// per GEMM, which matters on a busy machine where every join can wait for
+// a descheduled thread.
 func (r *reflectors[T]) applyBlock(j0, j1 int, trans bool, c []T, nc, ldc int) {
 	b := j1 - j0
-	r0 := j0 + r.shift
-	mm := r.m - r0
+	mm := r.m - (j0 + r.shift)
 	if b <= 0 || nc <= 0 || mm <= 0 {
 		return
 	}
 	t := r.blockT(j0, j1)
-	if cap(r.w) < 2*b*nc {
-		r.w = make([]T, 2*b*nc)
-	}
-	w, w2 := r.w[:b*nc], r.w[b*nc:2*b*nc]
+	// Parts of at least reflApplySplit multiply-adds, and of whole
+	// micro-kernel panels of columns.
+	per := max(16, reflApplySplit/(2*mm*b+1)) &^ 15
+	linalgParallel(nc, per, func(c0, c1 int) {
+		r.applyBlockCols(j0, j1, t, trans, c[c0:], c1-c0, ldc)
+	})
+}
+
+// reflApplySplit is the number of multiply-adds of a block application
+// below which splitting its columns between goroutines costs more than it
+// saves.
+const reflApplySplit = 1 << 20
+
+// applyBlockCols is applyBlock on the calling goroutine, with the block's T.
+func (r *reflectors[T]) applyBlockCols(j0, j1 int, t []T, trans bool, c []T, nc, ldc int) {
+	b := j1 - j0
+	r0 := j0 + r.shift
+	mm := r.m - r0
+	buf := workGet[T](2 * b * nc)
+	defer workPut(buf)
+	w, w2 := buf[:b*nc], buf[b*nc:2*b*nc]
 	v := r.vt[j0*r.m+r0:]
 	cc := c[r0*ldc:]
-	gemmT(false, false, b, nc, mm, 1, v, r.m, cc, ldc, 0, w, nc)  // W = Vᵀ C
-	gemmT(trans, false, b, nc, b, 1, t, b, w, nc, 0, w2, nc)      // op(T) W
-	gemmT(true, false, mm, nc, b, -1, v, r.m, w2, nc, 1, cc, ldc) // C −= V op(T) W
+	gemmSerialT(false, false, b, nc, mm, 1, v, r.m, cc, ldc, 0, w, nc)  // W = Vᵀ C
+	gemmSerialT(trans, false, b, nc, b, 1, t, b, w, nc, 0, w2, nc)      // op(T) W
+	gemmSerialT(true, false, mm, nc, b, -1, v, r.m, w2, nc, 1, cc, ldc) // C −= V op(T) W
 }
 
 // applyQ sets C ← Q·C for the m×nc row-major C, Q = H₀⋯H_{k−1}: blocks in
