@@ -83,13 +83,17 @@ func qrUnblocked(m, n int, a []float64) (q, r []float64) {
 // TestQRBlockedMatchesUnblocked compares the blocked QR (left-looking
 // panels of reflectorBlock columns, trailing updates and Q in compact WY
 // form) with the unblocked reference on shapes around the block size:
-// nb−1, nb, nb+1, 2nb+3 columns, square, tall and wide.
+// nb−1, nb, nb+1, 2nb+3 columns, square, tall and wide, and on shapes
+// whose trailing updates look ahead when GOMAXPROCS > 1 (run with -cpu 1,2
+// to cover both schedules).
 func TestQRBlockedMatchesUnblocked(t *testing.T) {
 	nb := reflectorBlock
 	shapes := [][2]int{
 		{nb - 1, nb - 1}, {nb, nb}, {nb + 1, nb + 1}, {2*nb + 3, 2*nb + 3},
 		{3 * nb, nb - 1}, {2*nb + 3, nb + 1}, {4 * nb, 2*nb + 3},
 		{nb - 1, 2 * nb}, {nb + 1, 3 * nb}, {2*nb + 3, 4*nb + 1},
+		// Wide enough for the look-ahead (with two or more cores).
+		{2*nb + 3, 6*nb + 5}, {5*nb + 16, 5*nb + 16},
 	}
 	for i, sh := range shapes {
 		m, n := sh[0], sh[1]
