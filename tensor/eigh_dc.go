@@ -16,16 +16,24 @@ const dcLeaf = 32
 // blocks, and their merges' GEMMs are too small to use both cores well.
 const dcParallelMin = 200
 
-// bothHalves runs left and right, concurrently when par is set, and
-// reports whether both succeeded.
+// bothHalves runs left and right, concurrently when par is set (through
+// linalgParallel, so a helper that is not scheduled in time leaves both to
+// the caller), and reports whether both succeeded.
 func bothHalves(par bool, left, right func() bool) bool {
 	if !par {
 		return left() && right()
 	}
-	done := make(chan bool, 1)
-	go func() { done <- right() }()
-	ok := left()
-	return <-done && ok
+	var ok [2]bool
+	linalgParallel(2, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if i == 0 {
+				ok[0] = left()
+			} else {
+				ok[1] = right()
+			}
+		}
+	})
+	return ok[0] && ok[1]
 }
 
 // stedc computes the eigenvalues (into d, unsorted) and eigenvectors of the

@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 )
 
 // qrSplitWork is roughly the m·n·k summed over a chunk of a batch below
@@ -176,15 +177,26 @@ func qrFactor[T Float](m, n int, a []T) *reflectors[T] {
 			}
 			continue
 		}
+		// The far part goes to a helper; if its thread has not been
+		// scheduled by the time this goroutine is done with the panel and
+		// its own part (a busy machine), this goroutine does it too.
+		var claimed atomic.Bool
 		done := make(chan struct{})
+		far := func() { refl.applyBlockCols(j0, j0+b, t, true, a[c0+x:], rest-x, n) }
 		go func() {
-			refl.applyBlockCols(j0, j0+b, t, true, a[c0+x:], rest-x, n)
-			close(done)
+			if claimed.CompareAndSwap(false, true) {
+				far()
+				close(done)
+			}
 		}()
 		refl.applyBlockCols(j0, j0+b, t, true, a[j0+b:], nextB, n)
 		qrPanel(m, n, j0+b, nextB, a, refl, pt, w, scratch)
 		refl.applyBlockCols(j0, j0+b, t, true, a[c0:], x, n)
-		<-done
+		if claimed.CompareAndSwap(false, true) {
+			far()
+		} else {
+			<-done
+		}
 	}
 	return refl
 }
