@@ -170,16 +170,8 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	}
 	// u = Q_QR·[Q_B·[U_B; 0]; 0] and v = P_B·V_B, columns in sorted order.
 	clear(u)
-	for j, p := range perm {
-		row := ut[p*n : (p+1)*n]
-		for i, x := range row {
-			u[i*n+j] = x
-		}
-		row = vt[p*n : (p+1)*n]
-		for i, x := range row {
-			v[i*n+j] = x
-		}
-	}
+	permTranspose(n, u, ut, perm)
+	permTranspose(n, v, vt, perm)
 	left.applyQ(u, n, n, false)
 	right.applyQ(v, n, n, false)
 	if qr != nil {
