@@ -248,7 +248,9 @@ func bdMerge[T Float](ld, lo, k, nl, sqre int, alpha, beta T, d, u, v []T) {
 	}
 	// Singular vectors of M, column j for σ_j: v_i ∝ ẑ_i/(dk_i² − σ_j²),
 	// u_i ∝ dk_i·v_i except at the pole 0 (index 0, row r), u_0 ∝ −1/√rho.
-	um, vm := make([]T, kk*kk), make([]T, kk*kk)
+	um, vm := workGet[T](kk*kk), workGet[T](kk*kk)
+	defer workPut(um)
+	defer workPut(vm)
 	linalgParallel(kk, max(1, 4096/kk), func(j0, j1 int) {
 		for j := j0; j < j1; j++ {
 			uc, vc := um[j*kk:(j+1)*kk], vm[j*kk:(j+1)*kk]
@@ -272,7 +274,9 @@ func bdMerge[T Float](ld, lo, k, nl, sqre int, alpha, beta T, d, u, v []T) {
 		}
 	})
 	// The old blocks, saved before the merged vectors overwrite them.
-	su, sv := make([]T, k*k), make([]T, nv*k)
+	su, sv := workGet[T](k*k), workGet[T](nv*k)
+	defer workPut(su)
+	defer workPut(sv)
 	for j := 0; j < k; j++ {
 		copy(su[j*k:(j+1)*k], u[lo+(lo+j)*ld:lo+k+(lo+j)*ld])
 		copy(sv[j*nv:(j+1)*nv], v[lo+(lo+j)*ld:lo+nv+(lo+j)*ld])
@@ -317,13 +321,19 @@ func bdMergeGemm[T Float](ld, lo, h, kk int, bounds, want, nd, kind []int, old, 
 			continue
 		}
 		ks := len(sel)
-		qn, cs := make([]T, hr*ks), make([]T, ks*kk)
+		qn, cs := workGet[T](hr*ks), workGet[T](ks*kk)
 		for c, i := range sel {
 			copy(qn[c*hr:(c+1)*hr], old[nd[i]*h+r0:nd[i]*h+r1])
-			for col := 0; col < kk; col++ {
-				cs[c+col*ks] = coef[i+col*kk]
+		}
+		// The rows sel of coef, column by column: both sides contiguous.
+		for col := 0; col < kk; col++ {
+			src, dst := coef[col*kk:(col+1)*kk], cs[col*ks:(col+1)*ks]
+			for c, i := range sel {
+				dst[c] = src[i]
 			}
 		}
 		colGemm(false, false, hr, kk, ks, 1, qn, hr, cs, ks, 0, out, ld)
+		workPut(qn)
+		workPut(cs)
 	}
 }

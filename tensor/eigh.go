@@ -54,8 +54,9 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 	// Matrices are independent: a batch of small ones is spread over the
 	// cores, each chunk with its own scratch space.
 	linalgParallel(len(offs), max(1, eighSplitWork/(n*n*n+16)), func(b0, b1 int) {
-		z := make([]T, n*n)
-		zt := make([]T, n*n)
+		z, zt := workGet[T](n*n), workGet[T](n*n)
+		defer workPut(z)
+		defer workPut(zt)
 		e := make([]T, n)
 		sub, tau := make([]T, n), make([]T, n)
 		perm := make([]int, n)
@@ -78,11 +79,7 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 			if n >= eighBlockedMin {
 				// Blocked reduction: most of its work in GEMM. It reads
 				// the lower triangle column-major, the upper one of z.
-				for i := 0; i < n; i++ {
-					for j := 0; j < i; j++ {
-						z[j*n+i] = z[i*n+j]
-					}
-				}
+				mirrorLower(z, n, n, 1, 1)
 				sytrdLower(n, z, d, sub, tau)
 				// Divide and conquer on T into zt, whose columns then become
 				// A's eigenvectors by V = Q·Z, the reflectors applied in blocks.
@@ -114,10 +111,8 @@ func eighBatch[T Float](a *Tensor, offs []int, n int, w, v *Tensor) error {
 			vb := V[bi*n*n : (bi+1)*n*n]
 			for j, p := range perm {
 				sorted[j] = d[p]
-				for k := 0; k < n; k++ {
-					vb[k*n+j] = vecs[p*n+k]
-				}
 			}
+			permTranspose(n, vb, vecs, perm)
 			copy(d, sorted)
 		}
 	})
@@ -361,4 +356,26 @@ func epsT[T Float]() T {
 		return T(1.0 / (1 << 23))
 	}
 	return T(1.0 / (1 << 52))
+}
+
+// transposeTile is the side of the square tiles in which the transposing
+// copies below move their entries, so that the rows a tile writes across
+// stay in L1 instead of each write missing the cache.
+const transposeTile = 32
+
+// permTranspose sets dst[k·n+j] = src[perm[j]·n+k] for the n×n row-major
+// dst and src: column j of dst is row perm[j] of src.
+func permTranspose[T Float](n int, dst, src []T, perm []int) {
+	for j0 := 0; j0 < n; j0 += transposeTile {
+		j1 := min(j0+transposeTile, n)
+		for k0 := 0; k0 < n; k0 += transposeTile {
+			k1 := min(k0+transposeTile, n)
+			for j := j0; j < j1; j++ {
+				row := src[perm[j]*n+k0 : perm[j]*n+k1]
+				for k, x := range row {
+					dst[(k0+k)*n+j] = x
+				}
+			}
+		}
+	}
 }

@@ -16,16 +16,24 @@ const dcLeaf = 32
 // blocks, and their merges' GEMMs are too small to use both cores well.
 const dcParallelMin = 200
 
-// bothHalves runs left and right, concurrently when par is set, and
-// reports whether both succeeded.
+// bothHalves runs left and right, concurrently when par is set (through
+// linalgParallel, so a helper that is not scheduled in time leaves both to
+// the caller), and reports whether both succeeded.
 func bothHalves(par bool, left, right func() bool) bool {
 	if !par {
 		return left() && right()
 	}
-	done := make(chan bool, 1)
-	go func() { done <- right() }()
-	ok := left()
-	return <-done && ok
+	var ok [2]bool
+	linalgParallel(2, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if i == 0 {
+				ok[0] = left()
+			} else {
+				ok[1] = right()
+			}
+		}
+	})
+	return ok[0] && ok[1]
 }
 
 // stedc computes the eigenvalues (into d, unsorted) and eigenvectors of the
@@ -101,12 +109,12 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 		perm[j] = j
 	}
 	sort.Slice(perm, func(a, b int) bool { return dd[perm[a]] < dd[perm[b]] })
-	// Qp: the block's columns in sorted order (s×s, leading dimension s).
-	qp := make([]T, s*s)
+	// The block's columns are taken in sorted order through perm (column
+	// o+perm[j] of z); the deflating rotations act on them in place.
+	col := func(j int) []T { return z[o+(o+perm[j])*ld : o+s+(o+perm[j])*ld] }
 	ds, zs := make([]T, s), make([]T, s)
 	kind := make([]int, s) // 1: nonzero in the top m rows only, 2: bottom, 3: both
 	for j, p := range perm {
-		copy(qp[j*s:(j+1)*s], z[o+(o+p)*ld:o+s+(o+p)*ld])
 		ds[j], zs[j] = dd[p], zv[p]
 		kind[j] = 1
 		if p >= m {
@@ -130,7 +138,7 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 			c, sn := zs[j]/tau, -zs[prev]/tau
 			if absT(c*sn*(ds[j]-ds[prev])) <= tol {
 				// Rotate columns prev, j so that z[prev] vanishes.
-				qa, qb := qp[prev*s:(prev+1)*s], qp[j*s:(j+1)*s]
+				qa, qb := col(prev), col(j)
 				for r := range qa {
 					x, y := qa[r], qb[r]
 					qa[r] = c*x + sn*y
@@ -162,66 +170,84 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 		dk[i], zk[i] = ds[j], zs[j]
 	}
 	orig, mu := secularRoots(dk, zk, rho, false)
-	// diff(i, j) = λ_j − d_i, accurate through the root's origin.
-	diff := func(i, j int) T { return (dk[orig[j]] - dk[i]) + mu[j] }
 	zh := make([]T, k)
 	for i := 0; i < k; i++ {
-		p := diff(i, k-1) / rho
+		// diff(i, j) = λ_j − d_i, accurate through the root's origin.
+		p := ((dk[orig[k-1]] - dk[i]) + mu[k-1]) / rho
 		for j := 0; j < i; j++ {
-			p *= diff(i, j) / (dk[j] - dk[i])
+			p *= ((dk[orig[j]] - dk[i]) + mu[j]) / (dk[j] - dk[i])
 		}
 		for j := i; j < k-1; j++ {
-			p *= diff(i, j) / (dk[j+1] - dk[i])
+			p *= ((dk[orig[j]] - dk[i]) + mu[j]) / (dk[j+1] - dk[i])
 		}
 		zh[i] = sqrtT(absT(p))
 		if zk[i] < 0 {
 			zh[i] = -zh[i]
 		}
 	}
-	u := make([]T, k*k) // column j: eigenvector of the secular problem
-	for j := 0; j < k; j++ {
-		col := u[j*k : (j+1)*k]
-		var nrm T
-		for i := 0; i < k; i++ {
-			col[i] = zh[i] / -diff(i, j)
-			nrm += col[i] * col[i]
-		}
-		nrm = sqrtT(nrm)
-		for i := range col {
-			col[i] /= nrm
+	// The deflated columns keep their vectors: saved before the merged
+	// ones overwrite the block.
+	saved := workGet[T](len(df) * s)
+	defer workPut(saved)
+	for i, j := range df {
+		copy(saved[i*s:(i+1)*s], col(j))
+	}
+	// The merged vectors are Q·U, U's column j the eigenvector of the
+	// secular problem. Q is block diagonal but for rotated pairs: the top m
+	// rows of the product need only the columns from Q1 (and mixed ones),
+	// the bottom rows only those from Q2, which halves the merge's GEMM.
+	var sel [2][]int
+	for i, j := range nd {
+		for half := range 2 {
+			if kind[j]&(half+1) != 0 {
+				sel[half] = append(sel[half], i)
+			}
 		}
 	}
-	// Qp is block diagonal but for rotated pairs: the top m rows of the
-	// product need only the columns from Q1 (and mixed ones), the bottom
-	// rows only those from Q2, which halves the merge's GEMM.
+	us := [2][]T{workGet[T](len(sel[0]) * k), workGet[T](len(sel[1]) * k)}
+	defer workPut(us[0])
+	defer workPut(us[1])
+	qbuf := workGet[T](max(m, s-m) * max(len(sel[0]), len(sel[1])))
+	defer workPut(qbuf)
+	linalgParallel(k, max(1, 4096/max(k, 1)), func(j0, j1 int) {
+		uc := make([]T, k)
+		for j := j0; j < j1; j++ {
+			base, mj := dk[orig[j]], mu[j]
+			var nrm T
+			for i := range uc {
+				x := zh[i] / -((base - dk[i]) + mj)
+				uc[i] = x
+				nrm += x * x
+			}
+			nrm = 1 / sqrtT(nrm)
+			for half := range 2 {
+				ks := len(sel[half])
+				dst := us[half][j*ks : (j+1)*ks]
+				for c, i := range sel[half] {
+					dst[c] = uc[i] * nrm
+				}
+			}
+		}
+	})
 	for half := 0; half < 2; half++ {
-		r0, r1, want := 0, m, 1
+		r0, r1 := 0, m
 		if half == 1 {
-			r0, r1, want = m, s, 2
+			r0, r1 = m, s
 		}
-		var sel []int
-		for i, j := range nd {
-			if kind[j]&want != 0 {
-				sel = append(sel, i)
-			}
-		}
-		h, ks := r1-r0, len(sel)
-		qn := make([]T, h*ks)
-		us := make([]T, ks*k)
-		for c, i := range sel {
-			j := nd[i]
-			copy(qn[c*h:(c+1)*h], qp[j*s+r0:j*s+r1])
-			for col := 0; col < k; col++ {
-				us[c+col*ks] = u[i+col*k]
-			}
-		}
+		h, ks := r1-r0, len(sel[half])
 		if ks == 0 {
-			for col := 0; col < k; col++ {
-				clear(z[o+r0+(o+col)*ld : o+r1+(o+col)*ld])
+			for c := 0; c < k; c++ {
+				clear(z[o+r0+(o+c)*ld : o+r1+(o+c)*ld])
 			}
 			continue
 		}
-		colGemm(false, false, h, k, ks, 1, qn, h, us, ks, 0, z[o+r0+o*ld:], ld)
+		// Gathered before the product overwrites these rows of the block
+		// (the other half's rows are not touched by it).
+		qn := qbuf[:h*ks]
+		for c, i := range sel[half] {
+			copy(qn[c*h:(c+1)*h], col(nd[i])[r0:r1])
+		}
+		colGemm(false, false, h, k, ks, 1, qn, h, us[half], ks, 0, z[o+r0+o*ld:], ld)
 	}
 	for i := 0; i < k; i++ {
 		lam := dk[orig[i]] + mu[i]
@@ -232,7 +258,7 @@ func dcMerge[T Float](ld, o, s, m int, rho T, d, z []T) bool {
 	}
 	for i, j := range df {
 		c := k + i
-		copy(z[o+(o+c)*ld:o+s+(o+c)*ld], qp[j*s:(j+1)*s])
+		copy(z[o+(o+c)*ld:o+s+(o+c)*ld], saved[i*s:(i+1)*s])
 		lam := ds[j]
 		if neg {
 			lam = -lam

@@ -35,9 +35,13 @@ func colGemm[T Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, 
 // Householder reflector H(i) = I − tau·v·vᵀ with v(i+1) = 1, Q = H(0)…H(n−2).
 func sytrdLower[T Float](n int, a, d, e, tau []T) {
 	nb := eighBlock
-	w := make([]T, n*nb)
+	w := workGet[T](n * nb)
+	clear(w)
 	scratch := make([]T, n)
-	x, y := make([]T, 2*nb*n), make([]T, 2*nb*n)
+	x, y := workGet[T](2*nb*n), workGet[T](2*nb*n)
+	defer workPut(w)
+	defer workPut(x)
+	defer workPut(y)
 	for i := 0; i < n; i += nb {
 		b := min(nb, n-i)
 		m := n - i
@@ -161,10 +165,13 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 		return
 	}
 	nb := ormtrBlock
-	vbuf := make([]T, n*nb)
+	vbuf := workGet[T](n * nb)
 	tbuf := make([]T, nb*nb)
-	ybuf := make([]T, nb*n)
-	y2 := make([]T, nb*n)
+	ybuf := workGet[T](nb * n)
+	y2 := workGet[T](nb * n)
+	defer workPut(vbuf)
+	defer workPut(ybuf)
+	defer workPut(y2)
 	for s := ((nr - 1) / nb) * nb; s >= 0; s -= nb {
 		k := min(nb, nr-s)
 		r0 := s + 1 // first row touched by the block
@@ -196,11 +203,16 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 			}
 			tt[j+j*k] = tj
 		}
+		// The eigenvectors (columns of q) are split between the cores,
+		// each part updated by three single-threaded GEMMs.
 		qs := q[r0:]
-		y := ybuf[:k*n]
-		colGemm(true, false, k, n, m, 1, v, m, qs, n, 0, y, k)
-		z := y2[:k*n]
-		colGemm(false, false, k, n, k, 1, tt, k, y, k, 0, z, k)
-		colGemm(false, false, m, n, k, -1, v, m, z, k, 1, qs, n)
+		per := max(16, reflApplySplit/(2*m*k+1)) &^ 15
+		linalgParallel(n, per, func(c0, c1 int) {
+			nc := c1 - c0
+			y, z := ybuf[c0*k:c1*k], y2[c0*k:c1*k]
+			gemmSerialT(false, true, nc, k, m, 1, qs[c0*n:], n, v, m, 0, y, k)   // Yᵀ = Q_partᵀ·V
+			gemmSerialT(false, false, nc, k, k, 1, y, k, tt, k, 0, z, k)         // Zᵀ = Yᵀ·Tᵀ (tt, column-major T, read row-major is Tᵀ)
+			gemmSerialT(false, false, nc, m, k, -1, z, k, v, m, 1, qs[c0*n:], n) // Q_partᵀ −= Zᵀ·Vᵀ
+		})
 	}
 }

@@ -43,73 +43,121 @@ func householder[T Float](x []T) (tau T) {
 
 // reflectors holds k reflectors acting on vectors of length m: reflector
 // j is row j of the k×m row-major vt, zero before column j+shift, one at
-// j+shift; tau[j] is its τ. Q = H₀H₁⋯H_{k−1}.
+// j+shift; tau[j] is its τ. Q = H₀H₁⋯H_{k−1}. The T factor of each block
+// of reflectorBlock reflectors is formed once, by the first application
+// of the block (or by the QR panel that makes it), and kept in ts.
 type reflectors[T Float] struct {
 	vt    []T
 	tau   []T
 	k, m  int
 	shift int
-	t, w  []T // scratch: T (b×b) and the b×c products
+	ts    []T    // block i's T at ts[i·b²:], b = reflectorBlock
+	tok   []bool // whether block i's T is in ts
+	g     []T    // scratch: the Gram matrix VᵀV (b×b)
 }
 
 func newReflectors[T Float](k, m, shift int) *reflectors[T] {
-	return &reflectors[T]{vt: make([]T, k*m), tau: make([]T, k), k: k, m: m, shift: shift}
+	nblk := (k + reflectorBlock - 1) / reflectorBlock
+	vt := workGet[T](k * m)
+	clear(vt)
+	return &reflectors[T]{vt: vt, tau: make([]T, k), k: k, m: m, shift: shift,
+		ts: make([]T, nblk*reflectorBlock*reflectorBlock), tok: make([]bool, nblk)}
 }
 
-// blockT fills r.t with the upper triangular T of reflectors j0..j1−1,
-// so that H_{j0}⋯H_{j1−1} = I − V·T·Vᵀ (LAPACK's forward columnwise
-// dlarft): T[i][i] = τᵢ and T[:i][i] = −τᵢ·T[:i][:i]·(V[:, :i]ᵀ vᵢ).
+// release hands the reflectors' storage back to the workspace pool; r
+// must not be used afterwards. A nil r is a no-op.
+func (r *reflectors[T]) release() {
+	if r != nil {
+		workPut(r.vt)
+		r.vt = nil
+	}
+}
+
+// blockT returns the upper triangular T (b×b, b = j1−j0) of the block of
+// reflectors that starts at j0 (a multiple of reflectorBlock), so that
+// H_{j0}⋯H_{j1−1} = I − V·T·Vᵀ (LAPACK's forward columnwise dlarft):
+// T[i][i] = τᵢ and T[:i][i] = −τᵢ·T[:i][:i]·(V[:, :i]ᵀ vᵢ). The inner
+// products VᵀV come from one GEMM.
 func (r *reflectors[T]) blockT(j0, j1 int) []T {
 	b := j1 - j0
-	if cap(r.t) < b*b {
-		r.t = make([]T, b*b)
+	blk := j0 / reflectorBlock
+	t := r.ts[blk*reflectorBlock*reflectorBlock:][:b*b]
+	if r.tok[blk] {
+		return t
 	}
-	t := r.t[:b*b]
+	r0 := j0 + r.shift // every reflector of the block is zero before here
+	if cap(r.g) < b*b {
+		r.g = make([]T, b*b)
+	}
+	g := r.g[:b*b]
+	v := r.vt[j0*r.m+r0:]
+	gemmT(false, true, b, b, r.m-r0, 1, v, r.m, v, r.m, 0, g, b) // G = VᵀV
 	clear(t)
-	z := make([]T, b)
 	for i := 0; i < b; i++ {
 		tau := r.tau[j0+i]
 		t[i*b+i] = tau
-		if tau == 0 || i == 0 {
+		if tau == 0 {
 			continue
 		}
-		start := j0 + i + r.shift // reflector i is zero before here
-		vi := r.vt[(j0+i)*r.m+start : (j0+i+1)*r.m]
-		for p := 0; p < i; p++ {
-			z[p] = dotContig(r.vt[(j0+p)*r.m+start:(j0+p+1)*r.m], vi)
-		}
-		for p := 0; p < i; p++ {
-			var s T
-			for q := p; q < i; q++ {
-				s += t[p*b+q] * z[q]
-			}
-			t[p*b+i] = -tau * s
-		}
+		triMulCol(t, b, i, g[i:], b, -tau)
 	}
+	r.tok[blk] = true
 	return t
+}
+
+// triMulCol sets T[:i][i] = s·T[:i][:i]·z for the upper triangular b×b
+// row-major t and z[p] = zs[p·ldz]; the column is written as it is formed,
+// row p needing only z and T's rows below it.
+func triMulCol[T Float](t []T, b, i int, zs []T, ldz int, s T) {
+	for p := 0; p < i; p++ {
+		acc := t[p*b+p] * zs[p*ldz]
+		for q := p + 1; q < i; q++ {
+			acc += t[p*b+q] * zs[q*ldz]
+		}
+		t[p*b+i] = s * acc
+	}
 }
 
 // applyBlock sets C ← (H_{j0}⋯H_{j1−1})·C, or its transpose times C when
 // trans is set, for the m×nc row-major C (leading dimension ldc). Rows
 // above j0+shift are untouched, so C may start at any column of a larger
-// matrix.
+// matrix. The columns are split between the cores, each part updated by
+// three single-threaded GEMMs: one fork and join per block rather than one
+// per GEMM, which matters on a busy machine where every join can wait for
+// a descheduled thread.
 func (r *reflectors[T]) applyBlock(j0, j1 int, trans bool, c []T, nc, ldc int) {
 	b := j1 - j0
-	r0 := j0 + r.shift
-	mm := r.m - r0
+	mm := r.m - (j0 + r.shift)
 	if b <= 0 || nc <= 0 || mm <= 0 {
 		return
 	}
 	t := r.blockT(j0, j1)
-	if cap(r.w) < 2*b*nc {
-		r.w = make([]T, 2*b*nc)
-	}
-	w, w2 := r.w[:b*nc], r.w[b*nc:2*b*nc]
+	// Parts of at least reflApplySplit multiply-adds, and of whole
+	// micro-kernel panels of columns.
+	per := max(16, reflApplySplit/(2*mm*b+1)) &^ 15
+	linalgParallel(nc, per, func(c0, c1 int) {
+		r.applyBlockCols(j0, j1, t, trans, c[c0:], c1-c0, ldc)
+	})
+}
+
+// reflApplySplit is the number of multiply-adds of a block application
+// below which splitting its columns between goroutines costs more than it
+// saves.
+const reflApplySplit = 1 << 20
+
+// applyBlockCols is applyBlock on the calling goroutine, with the block's T.
+func (r *reflectors[T]) applyBlockCols(j0, j1 int, t []T, trans bool, c []T, nc, ldc int) {
+	b := j1 - j0
+	r0 := j0 + r.shift
+	mm := r.m - r0
+	buf := workGet[T](2 * b * nc)
+	defer workPut(buf)
+	w, w2 := buf[:b*nc], buf[b*nc:2*b*nc]
 	v := r.vt[j0*r.m+r0:]
 	cc := c[r0*ldc:]
-	gemmT(false, false, b, nc, mm, 1, v, r.m, cc, ldc, 0, w, nc)  // W = Vᵀ C
-	gemmT(trans, false, b, nc, b, 1, t, b, w, nc, 0, w2, nc)      // op(T) W
-	gemmT(true, false, mm, nc, b, -1, v, r.m, w2, nc, 1, cc, ldc) // C −= V op(T) W
+	gemmSerialT(false, false, b, nc, mm, 1, v, r.m, cc, ldc, 0, w, nc)  // W = Vᵀ C
+	gemmSerialT(trans, false, b, nc, b, 1, t, b, w, nc, 0, w2, nc)      // op(T) W
+	gemmSerialT(true, false, mm, nc, b, -1, v, r.m, w2, nc, 1, cc, ldc) // C −= V op(T) W
 }
 
 // applyQ sets C ← Q·C for the m×nc row-major C, Q = H₀⋯H_{k−1}: blocks in

@@ -613,10 +613,19 @@ func logT[T Float](x T) T {
 }
 
 func hypotT[T Float](x, y T) T {
-	switch v := any(x).(type) {
-	case float32:
-		return T(math32.Hypot(v, float32(y)))
-	default:
-		return T(math.Hypot(float64(x), float64(y)))
+	// Where the squares can neither overflow nor lose the larger one to
+	// underflow, √(x²+y²) is as accurate as Hypot (within an ulp) and
+	// several times faster; the rotations of the eigen- and singular
+	// value iterations call this once each.
+	hi := float64(max(absT(x), absT(y)))
+	if dtypeOf[T]() == Float32 {
+		if hi >= 0x1p-60 && hi <= 0x1p60 {
+			return T(math32.Sqrt(float32(x*x + y*y)))
+		}
+		return T(math32.Hypot(float32(x), float32(y)))
 	}
+	if hi >= 0x1p-500 && hi <= 0x1p500 {
+		return T(math.Sqrt(float64(x*x + y*y)))
+	}
+	return T(math.Hypot(float64(x), float64(y)))
 }

@@ -1,6 +1,10 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+)
 
 // qrSplitWork is roughly the m·n·k summed over a chunk of a batch below
 // which spreading the chunk over goroutines costs more than it saves.
@@ -47,7 +51,8 @@ func qrBatch[T Float](a *Tensor, offs []int, m, n int, q, r *Tensor) error {
 	Q, R := storage[T](q), storage[T](r)
 	errs := make([]error, len(offs))
 	linalgParallel(len(offs), max(1, qrSplitWork/(m*n*k+16)), func(b0, b1 int) {
-		w := make([]T, m*n)
+		w := workGet[T](m * n)
+		defer workPut(w)
 		for bi := b0; bi < b1; bi++ {
 			if !gatherMatrix(w, a, offs[bi], m, n) {
 				errs[bi] = fmt.Errorf("tensor.QR: matrix %d: %w", bi, ErrNotFinite)
@@ -106,19 +111,25 @@ func qrMatrix[T Float](m, n int, a, q, r []T) {
 		q[i*k+i] = 1
 	}
 	refl.applyQ(q, k, k, true)
-	// Flip the signs that make R's diagonal negative, then undo the scaling
-	// (exact: a power of two).
+	refl.release()
+	// Flip the signs that make R's diagonal negative (row by row through
+	// q), then undo the scaling (exact: a power of two).
+	sign := make([]T, k)
 	for i := 0; i < k; i++ {
 		ri := r[i*n : (i+1)*n]
 		s := 1 / scale
+		sign[i] = 1
 		if ri[i] < 0 {
-			s = -s
-			for p := 0; p < m; p++ {
-				q[p*k+i] = -q[p*k+i]
-			}
+			s, sign[i] = -s, -1
 		}
 		for j := i; j < n; j++ {
 			ri[j] *= s
+		}
+	}
+	for p := 0; p < m; p++ {
+		qp := q[p*k : (p+1)*k]
+		for i, s := range sign {
+			qp[i] *= s
 		}
 	}
 }
@@ -126,46 +137,122 @@ func qrMatrix[T Float](m, n int, a, q, r []T) {
 // qrFactor reduces the row-major m×n matrix a to upper triangular form in
 // place (its rows 0..k−1 then hold R above and on the diagonal; what lies
 // below is scratch) and returns the reflectors, Q = H₀⋯H_{k−1}.
+//
+// A panel of reflectorBlock columns is factored left-looking (qrPanel),
+// and its block of reflectors is applied to the trailing columns as
+// I − V·T·Vᵀ by GEMMs (Schreiber and Van Loan 1989, "A storage-efficient
+// WY representation for products of Householder transformations"; Golub
+// and Van Loan 2013, Matrix Computations, 4th ed., §5.2.3). With two or
+// more cores the update looks ahead: the next panel's columns are updated
+// first and factored on this goroutine while another updates the rest of
+// the trailing matrix, so the panel's vector work overlaps the GEMMs.
 func qrFactor[T Float](m, n int, a []T) *reflectors[T] {
 	k := min(m, n)
 	refl := newReflectors[T](k, m, 0)
-	// A panel's columns are strided in a; they are factored as contiguous
-	// rows of its transpose pt.
-	pt := make([]T, reflectorBlock*m)
-	for j0 := 0; j0 < k; j0 += reflectorBlock {
-		b := min(reflectorBlock, k-j0)
-		for p := 0; p < b; p++ {
-			row := pt[p*m : (p+1)*m]
-			for i := j0; i < m; i++ {
-				row[i] = a[i*n+j0+p]
-			}
+	if k == 0 {
+		return refl
+	}
+	nb := reflectorBlock
+	pt := workGet[T](nb * m)
+	defer workPut(pt)
+	w, scratch := make([]T, nb), make([]T, m)
+	par := runtime.GOMAXPROCS(0) > 1
+	qrPanel(m, n, 0, min(nb, k), a, refl, pt, w, scratch)
+	for j0 := 0; j0 < k; j0 += nb {
+		b := min(nb, k-j0)
+		if j0+b >= n {
+			break
 		}
-		for p := 0; p < b; p++ {
-			col := j0 + p
-			x := pt[p*m+col : (p+1)*m]
-			tau := householder(x)
-			beta := x[0]
-			x[0] = 1
-			if tau != 0 {
-				for s := p + 1; s < b; s++ {
-					y := pt[s*m+col : (s+1)*m]
-					axpy(-tau*dotContig(x, y), x, y)
-				}
-			}
-			vrow := refl.vt[col*m : (col+1)*m]
-			copy(vrow[col:], x)
-			refl.tau[col] = tau
-			x[0] = beta
-		}
-		for p := 0; p < b; p++ {
-			row := pt[p*m : (p+1)*m]
-			for i := j0; i <= min(j0+p, m-1); i++ {
-				a[i*n+j0+p] = row[i]
-			}
-		}
-		if j0+b < n {
+		t := refl.ts[(j0/nb)*nb*nb:][:b*b]
+		mm := m - j0
+		nextB := min(nb, k-j0-b) // 0: no panel follows
+		c0 := j0 + b + nextB     // the rest of the trailing matrix
+		rest := n - c0
+		// The panel costs about as much as updating 2nb columns by GEMM.
+		x := max(0, (rest-nextB-2*nb)/2) // rest columns kept on this goroutine
+		if !par || x == 0 || 4*mm*b*rest < reflApplySplit {
 			refl.applyBlock(j0, j0+b, true, a[j0+b:], n-j0-b, n)
+			if nextB > 0 {
+				qrPanel(m, n, j0+b, nextB, a, refl, pt, w, scratch)
+			}
+			continue
+		}
+		// The far part goes to a helper; if its thread has not been
+		// scheduled by the time this goroutine is done with the panel and
+		// its own part (a busy machine), this goroutine does it too.
+		var claimed atomic.Bool
+		done := make(chan struct{})
+		far := func() { refl.applyBlockCols(j0, j0+b, t, true, a[c0+x:], rest-x, n) }
+		go func() {
+			if claimed.CompareAndSwap(false, true) {
+				far()
+				close(done)
+			}
+		}()
+		refl.applyBlockCols(j0, j0+b, t, true, a[j0+b:], nextB, n)
+		qrPanel(m, n, j0+b, nextB, a, refl, pt, w, scratch)
+		refl.applyBlockCols(j0, j0+b, t, true, a[c0:], x, n)
+		if claimed.CompareAndSwap(false, true) {
+			far()
+		} else {
+			<-done
 		}
 	}
 	return refl
+}
+
+// qrPanel factors the b columns of a from j0 (all earlier reflectors
+// already applied to them) left-looking: each column is brought up to date
+// by the panel's earlier reflectors at once, as (I − V·T·Vᵀ)ᵀ applied
+// through the vector kernels of the symmetric product (four columns of V
+// per pass), and T grows by one column per reflector. The reflectors and
+// T go to refl; R's entries back to a. pt (b×m), w (b) and scratch (m)
+// are workspace.
+func qrPanel[T Float](m, n, j0, b int, a []T, refl *reflectors[T], pt, w, scratch []T) {
+	nb := reflectorBlock
+	// The panel's columns are strided in a; they are factored as
+	// contiguous rows of its transpose pt.
+	for i := j0; i < m; i++ {
+		ai := a[i*n+j0 : i*n+j0+b]
+		for p, x := range ai {
+			pt[p*m+i] = x
+		}
+	}
+	t := refl.ts[(j0/nb)*nb*nb:][:b*b]
+	clear(t)
+	v := refl.vt[j0*m+j0:] // the panel's reflectors from row j0, ld m
+	for p := 0; p < b; p++ {
+		col := j0 + p
+		y := pt[p*m+j0 : (p+1)*m]
+		if p > 0 {
+			// y ← (I − V·T·Vᵀ)ᵀ·y = y − V·(Tᵀ·(Vᵀy)).
+			colsDot(v, m, p, y, w, scratch)
+			for q := p - 1; q >= 0; q-- {
+				var s T
+				for r := 0; r <= q; r++ {
+					s += t[r*b+q] * w[r]
+				}
+				w[q] = -s
+			}
+			colsAxpy(v, m, p, w, y)
+		}
+		x := y[p:]
+		tau := householder(x)
+		beta := x[0]
+		x[0] = 1
+		copy(refl.vt[col*m+col:(col+1)*m], x)
+		x[0] = beta
+		refl.tau[col] = tau
+		t[p*b+p] = tau
+		if tau != 0 && p > 0 {
+			colsDot(v, m, p, refl.vt[col*m+j0:(col+1)*m], w, scratch)
+			triMulCol(t, b, p, w, 1, -tau)
+		}
+	}
+	refl.tok[j0/nb] = true
+	for i := j0; i < min(j0+b, m); i++ {
+		for p := i - j0; p < b; p++ {
+			a[i*n+j0+p] = pt[p*m+i]
+		}
+	}
 }

@@ -84,15 +84,57 @@ func secularRoot[T Float](i int, d, z []T, rho T, sq bool, buf []T) (int, T) {
 	} else {
 		gap := delA[i+1]
 		split = i
-		if f, _, _, _ := eval(delA, gap/2, split); f > 0 {
-			org, lo, hi = i, 0, gap/2
+		mid := gap / 2
+		fm, _, _, _ := eval(delA, mid, split)
+		// The first guess (as dlaed4's): f with the poles other than the
+		// two around the root frozen at their value at the midpoint, a
+		// constant c, whose root solves a quadratic.
+		zi2, zj2 := z[i]*z[i], z[i+1]*z[i+1]
+		c := fm + zi2/mid - zj2/mid
+		var qa, qb, qc T
+		if fm > 0 {
+			org, lo, hi = i, 0, mid
+			qa, qb, qc = c, -(c*gap + zi2 + zj2), zi2*gap
 		} else {
-			org, lo, hi = i+1, -gap/2, 0
+			org, lo, hi = i+1, -mid, 0
 			poleDiffs(d, i+1, sq, delB)
 			del = delB
+			qa, qb, qc = c, c*gap-zi2-zj2, -zj2*gap
 		}
+		tau := quadRootIn(qa, qb, qc, lo, hi)
+		return secularIterate(org, split, del, tau, lo, hi, eval, k, eps)
 	}
-	tau := (lo + hi) / 2
+	return secularIterate(org, split, del, (lo+hi)/2, lo, hi, eval, k, eps)
+}
+
+// quadRootIn returns the root of a·x² + b·x + c in the open interval
+// (lo, hi), or the interval's midpoint when there is none, computed in the
+// form that does not cancel.
+func quadRootIn[T Float](a, b, c, lo, hi T) T {
+	in := func(x T) bool { return x > lo && x < hi }
+	if a == 0 {
+		if x := -c / b; in(x) {
+			return x
+		}
+		return (lo + hi) / 2
+	}
+	disc := sqrtT(absT(b*b - 4*a*c))
+	q := -(b + disc) / 2
+	if b < 0 {
+		q = -(b - disc) / 2
+	}
+	if x := c / q; in(x) {
+		return x
+	}
+	if x := q / a; in(x) {
+		return x
+	}
+	return (lo + hi) / 2
+}
+
+// secularIterate refines the root bracketed by (lo, hi), as an offset tau
+// from the pole org, from the first guess tau.
+func secularIterate[T Float](org, split int, del []T, tau, lo, hi T, eval func(del []T, tau T, split int) (f, dpsi, dphi, errb T), k int, eps T) (int, T) {
 	for iter := 0; iter < 100; iter++ {
 		f, dpsi, dphi, errb := eval(del, tau, split)
 		if absT(f) <= 8*eps*T(k)*errb || f == 0 {

@@ -67,7 +67,8 @@ func svdBatch[T Float](a *Tensor, offs []int, m, n int, u, s, v *Tensor) error {
 	errs := make([]error, len(offs))
 	at := Transpose(a)
 	linalgParallel(len(offs), max(1, svdSplitWork/(m*n*k+16)), func(b0, b1 int) {
-		w := make([]T, m*n)
+		w := workGet[T](m * n)
+		defer workPut(w)
 		for bi := b0; bi < b1; bi++ {
 			ub, sb, vb := U[bi*m*k:(bi+1)*m*k], S[bi*k:(bi+1)*k], V[bi*n*k:(bi+1)*n*k]
 			var ok bool
@@ -132,7 +133,11 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	} else {
 		left, right = bidiagonalize(mw, n, w, d, e)
 	}
-	ut, vt := make([]T, n*n), make([]T, n*n)
+	ut, vt := workGet[T](n*n), workGet[T](n*n)
+	defer workPut(ut)
+	defer workPut(vt)
+	clear(ut)
+	clear(vt)
 	for i := 0; i < n; i++ {
 		ut[i*n+i], vt[i*n+i] = 1, 1
 	}
@@ -165,21 +170,16 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	}
 	// u = Q_QR·[Q_B·[U_B; 0]; 0] and v = P_B·V_B, columns in sorted order.
 	clear(u)
-	for j, p := range perm {
-		row := ut[p*n : (p+1)*n]
-		for i, x := range row {
-			u[i*n+j] = x
-		}
-		row = vt[p*n : (p+1)*n]
-		for i, x := range row {
-			v[i*n+j] = x
-		}
-	}
+	permTranspose(n, u, ut, perm)
+	permTranspose(n, v, vt, perm)
 	left.applyQ(u, n, n, false)
 	right.applyQ(v, n, n, false)
 	if qr != nil {
 		qr.applyQ(u, n, n, false)
 	}
+	left.release()
+	right.release()
+	qr.release()
 	return true
 }
 

@@ -2,7 +2,7 @@ package tensor
 
 import (
 	"runtime"
-	"sync"
+	"sync/atomic"
 )
 
 // Triangular solves. The kernels work on row-major matrices given as a
@@ -332,23 +332,36 @@ func trsmRightLowerTSmall[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 // a substitution over goroutines costs more than it saves.
 const triSplitWork = 1 << 16
 
-// linalgParallel calls fn on contiguous chunks covering [0, n), in
-// parallel over up to GOMAXPROCS goroutines when n is at least twice
-// minChunk, else once on the calling goroutine.
+// linalgParallel calls fn on contiguous chunks covering [0, n), up to
+// GOMAXPROCS of them, in parallel when n is at least twice minChunk, else
+// once on the calling goroutine. Chunks are claimed from a shared counter
+// by the calling goroutine and by helpers started for the call, and the
+// call waits only for chunks a helper has actually claimed: on a busy
+// machine, where a helper's thread may not be scheduled for milliseconds,
+// the caller goes on to do that chunk itself instead of waiting for it.
 func linalgParallel(n, minChunk int, fn func(lo, hi int)) {
 	p := min(runtime.GOMAXPROCS(0), n/max(1, minChunk))
 	if p < 2 {
 		fn(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for i := 0; i < p; i++ {
-		lo, hi := i*n/p, (i+1)*n/p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
+	var next, finished atomic.Int32
+	done := make(chan struct{})
+	run := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= p {
+				return
+			}
+			fn(i*n/p, (i+1)*n/p)
+			if int(finished.Add(1)) == p {
+				close(done)
+			}
+		}
 	}
-	wg.Wait()
+	for i := 0; i < p-1; i++ {
+		go run()
+	}
+	run()
+	<-done
 }

@@ -1,0 +1,51 @@
+package tensor
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// Scratch space of the dense factorisations. An n×n factorisation needs
+// several n×n work arrays; allocated afresh on every call, each is
+// zeroed and, once the garbage collector has returned its pages to the
+// operating system, faulted in again page by page, which at n = 1000 costs
+// about as much as a tenth of the arithmetic. Pooled buffers stay mapped
+// and warm in cache between calls.
+
+// workMin is the length below which a plain make is cheaper than the pool.
+const workMin = 1 << 12
+
+// workPools holds free buffers by dtype (0 float32, 1 float64) and by
+// the base-2 logarithm of their capacity.
+var workPools [2][64]sync.Pool
+
+// workGet returns a slice of length n whose contents are undefined:
+// callers that need zeros clear it. Return it with workPut when done.
+func workGet[T Float](n int) []T {
+	if n < workMin {
+		return make([]T, n)
+	}
+	c := bits.Len(uint(n - 1))
+	if p, ok := workPools[workKind[T]()][c].Get().(*[]T); ok {
+		return (*p)[:n]
+	}
+	return make([]T, n, 1<<c)
+}
+
+// workPut hands s, from workGet, back to the pool; s must not be
+// used afterwards.
+func workPut[T Float](s []T) {
+	c := cap(s)
+	if c < workMin || c&(c-1) != 0 {
+		return
+	}
+	s = s[:c]
+	workPools[workKind[T]()][bits.Len(uint(c-1))].Put(&s)
+}
+
+func workKind[T Float]() int {
+	if dtypeOf[T]() == Float32 {
+		return 0
+	}
+	return 1
+}
