@@ -153,6 +153,10 @@ func (g *convGeom) gridImages(p *gridPlan) int {
 // call.
 const gridColsTarget = 256
 
+// wgCols is the depth the weight gradient's GEMMs aim for: the images of
+// a group share one pass over the (small) output.
+const wgCols = 512
+
 // gridForward is convForward for unit strides.
 func gridForward[T Float](g *convGeom, x, w, y []T) {
 	p := newGridPlan(g)
@@ -213,7 +217,7 @@ func gridWeightGradImages[T Float](g *convGeom, p *gridPlan, x, dy []T, n0, n1 i
 		return
 	}
 	rows, wrows, chw, ohw := g.c*g.kh*g.kw, g.wgRows(), g.c*g.hw, g.o*g.howo
-	G := max(1, min(gridColsTarget/p.lq, n1-n0))
+	G := max(1, min(wgCols/p.lq, n1-n0))
 	per := (wrows + g.o) * G * p.lq
 	buf := getBuf[T](per + p.img + g.wgAccLen())
 	defer putBuf(buf)
@@ -236,7 +240,7 @@ func gridWeightGradImages[T Float](g *convGeom, p *gridPlan, x, dy []T, n0, n1 i
 		if b > n0 {
 			beta = 1
 		}
-		wgProduct(g, mm, col, dyg, ld, beta, dw, acc)
+		wgProduct(g, mm, col, dyg, ld, beta, acc)
 	}
 	wgFinish(g, acc, dw)
 }

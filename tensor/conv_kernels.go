@@ -196,39 +196,30 @@ func splitImages[T Float](g *convGeom, dw []T, work int, fn func(n0, n1 int, acc
 	}
 }
 
-// wgTrans reports a weight gradient whose GEMM computes the transpose,
-// (cg·kh·kw, og) instead of (og, cg·kh·kw): when a group's weight has
-// fewer columns than rows, as in a first layer with one input channel
-// (16 filters of 3×3), so that the longer side is the product's width.
-func (g *convGeom) wgTrans() bool { return g.kdim < g.og }
+// The weight gradient's GEMM computes the transpose of each group's
+// weight, (cg·kh·kw, og) = col·dyᵀ, and wgFinish transposes it at the end:
+// the filters are then the product's width, which is a multiple of the
+// kernels' 16 or 32 columns in most networks (16, 32, 64 filters), while
+// cg·kh·kw (9, 144) is not; the rows only need a multiple of 6. For the
+// 32 × 144 weight of a 16→32 3×3 convolution the kernel then computes no
+// padding at all instead of 25 %.
 
 // wgRows is the number of column-matrix rows the weight gradient unfolds
 // into: C·kh·kw, rounded up to a multiple of 6 (the row tile of the amd64
-// GEMM kernels) with zero rows when the transposed product takes the
-// columns as its rows, so that every row panel packs by the fast path.
+// GEMM kernels) with zero rows for one group, so that every row panel of
+// col packs by the fast path (a 3×3 kernel on one channel has 9 rows).
 func (g *convGeom) wgRows() int {
 	rows := g.c * g.kh * g.kw
-	if g.wgTrans() && g.groups == 1 {
+	if g.groups == 1 {
 		rows = (rows + 5) / 6 * 6
 	}
 	return rows
 }
 
-// wgProduct adds the weight gradient of one group of images, with column
-// matrix col (wgRows() rows of stride ld) and output cotangent dyb (O rows
-// of stride ld), into dw (beta = 1) or sets it (beta = 0). A transposed
-// product accumulates into acc (wgRows()·og per group) instead, which
-// wgFinish transposes into dw.
-func wgProduct[T Float](g *convGeom, mm gemmFunc[T], col, dyb []T, ld int, beta T, dw, acc []T) {
-	if !g.wgTrans() {
-		for gi := 0; gi < g.groups; gi++ {
-			mm(false, true, g.og, g.kdim, ld,
-				1, dyb[gi*g.og*ld:], ld,
-				col[gi*g.kdim*ld:], ld,
-				beta, dw[gi*g.og*g.kdim:], g.kdim)
-		}
-		return
-	}
+// wgProduct adds the transposed weight gradient of one group of images,
+// with column matrix col (wgRows() rows of stride ld) and output cotangent
+// dyb (O rows of stride ld), into acc (beta = 1) or sets it (beta = 0).
+func wgProduct[T Float](g *convGeom, mm gemmFunc[T], col, dyb []T, ld int, beta T, acc []T) {
 	if g.groups == 1 {
 		mm(false, true, g.wgRows(), g.og, ld, 1, col, ld, dyb, ld, beta, acc, g.og)
 		return
@@ -241,20 +232,11 @@ func wgProduct[T Float](g *convGeom, mm gemmFunc[T], col, dyb []T, ld int, beta 
 	}
 }
 
-// wgAccLen is the length of wgProduct's acc: 0 unless the product is
-// transposed.
-func (g *convGeom) wgAccLen() int {
-	if !g.wgTrans() {
-		return 0
-	}
-	return max(g.wgRows(), g.kdim*g.groups) * g.og
-}
+// wgAccLen is the length of wgProduct's acc.
+func (g *convGeom) wgAccLen() int { return max(g.wgRows(), g.kdim*g.groups) * g.og }
 
-// wgFinish transposes a transposed product's acc into dw.
+// wgFinish transposes wgProduct's acc into dw.
 func wgFinish[T Float](g *convGeom, acc, dw []T) {
-	if !g.wgTrans() {
-		return
-	}
 	for gi := 0; gi < g.groups; gi++ {
 		src, dst := acc[gi*g.og*g.kdim:], dw[gi*g.og*g.kdim:]
 		for r := 0; r < g.kdim; r++ {
@@ -293,7 +275,7 @@ func weightGradImages[T Float](g *convGeom, p *colPlan, x, dy []T, n0, n1 int, d
 		if b > n0 {
 			beta = 1
 		}
-		wgProduct(g, mm, col, dyb, ld, beta, dw, acc)
+		wgProduct(g, mm, col, dyb, ld, beta, acc)
 	}
 	wgFinish(g, acc, dw)
 }
