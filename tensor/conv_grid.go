@@ -208,6 +208,18 @@ func gridInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 	})
 }
 
+// gridWeightGrad is convWeightGrad for unit strides.
+func gridWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
+	p := newGridPlan(g)
+	// Without a NaN or Inf in x, the grid's extra columns add exact zeros
+	// (0·x) and need not be cleared.
+	n, _, _ := nonFinite(x)
+	clearCols := n > 0 && p.wp != g.wo
+	splitImages(g, dw, g.n*(g.c*g.kh*g.kw+g.o)*p.lq, func(n0, n1 int, acc []T, mm gemmFunc[T]) {
+		gridWeightGradImages(g, p, x, dy, n0, n1, acc, mm, clearCols)
+	})
+}
+
 // gridWeightGradImages sets dw to the weight gradient of images [n0, n1)
 // on the grid (see weightGradImages). clearCols zeros the extra columns
 // of the column matrix, which x's NaNs or Infs would otherwise reach.

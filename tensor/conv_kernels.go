@@ -59,10 +59,20 @@ func convForward[T Float](g *convGeom, x, w, y []T) {
 		gemmT(false, true, g.n, g.o, g.kdim, 1, x, g.kdim, w, g.kdim, 0, y, g.o)
 		return
 	}
+	// On the grid the unfolding costs one copy per column row instead of
+	// one per output row, but the output is copied out row by row: worth
+	// it when the column matrix has more rows than the output (16·3·3
+	// against 32 filters, not 1·3·3 against 16).
 	if g.unitStride() && g.c*g.kh*g.kw > g.o {
 		gridForward(g, x, w, y)
 		return
 	}
+	colForward(g, x, w, y)
+}
+
+// colForward is convForward through im2col, for any geometry but a full
+// kernel.
+func colForward[T Float](g *convGeom, x, w, y []T) {
 	rows, chw, ohw := g.c*g.kh*g.kw, g.c*g.hw, g.o*g.howo
 	p := newColPlan(g)
 	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T, mm gemmFunc[T]) {
@@ -121,6 +131,12 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 		gridInputGrad(g, dy, w, dx)
 		return
 	}
+	colInputGrad(g, dy, w, dx)
+}
+
+// colInputGrad is convInputGrad through col2im, for any geometry but a
+// full kernel.
+func colInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 	rows, chw := g.c*g.kh*g.kw, g.c*g.hw
 	p := newColPlan(g)
 	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T, mm gemmFunc[T]) {
@@ -146,18 +162,17 @@ func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 		gemmT(true, false, g.o, g.kdim, g.n, 1, dy, g.o, x, g.kdim, 0, dw, g.kdim)
 		return
 	}
-	rows := g.c * g.kh * g.kw
-	if g.unitStride() && rows > g.o {
-		p := newGridPlan(g)
-		// Without a NaN or Inf in x, the grid's extra columns add exact
-		// zeros (0·x) and need not be cleared.
-		n, _, _ := nonFinite(x)
-		clearCols := n > 0 && p.wp != g.wo
-		splitImages(g, dw, g.n*(rows+g.o)*p.lq, func(n0, n1 int, acc []T, mm gemmFunc[T]) {
-			gridWeightGradImages(g, p, x, dy, n0, n1, acc, mm, clearCols)
-		})
+	if g.unitStride() && g.c*g.kh*g.kw > g.o { // as in convForward
+		gridWeightGrad(g, x, dy, dw)
 		return
 	}
+	colWeightGrad(g, x, dy, dw)
+}
+
+// colWeightGrad is convWeightGrad through im2col, for any geometry but a
+// full kernel.
+func colWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
+	rows := g.c * g.kh * g.kw
 	plan := newColPlan(g)
 	splitImages(g, dw, g.n*(rows+g.o)*g.howo, func(n0, n1 int, acc []T, mm gemmFunc[T]) {
 		weightGradImages(g, plan, x, dy, n0, n1, acc, mm)
