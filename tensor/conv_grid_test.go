@@ -138,8 +138,8 @@ func TestConvGridNonFinite(t *testing.T) {
 		x := rng.Normal(Float32, 0, 1, c.x...)
 		w := rng.Normal(Float32, 0, 1, c.w...)
 		x.Float32s()[3*14*14+5*14+13] = float32(bad) // a right-edge pixel: the grid's extra columns read it
-		w.Float32s()[8] = float32(bad) // tap (2, 2): its extra columns wrap onto the next row's first pixel
-		y := Conv2D(New(Float32, c.x...), w, c.p) // shape only
+		w.Float32s()[8] = float32(bad)               // tap (2, 2): its extra columns wrap onto the next row's first pixel
+		y := Conv2D(New(Float32, c.x...), w, c.p)    // shape only
 		dy := rng.Normal(Float32, 0, 1, y.Shape()...)
 		wantDx, wantDw := naiveConvGrads(x.Values(), c.x, w.Values(), c.w, dy.Values(), c.p)
 		dx := Conv2DInputGrad(dy, w, c.x, c.p).Values()
