@@ -14,12 +14,13 @@ import "runtime"
 // instead of an indexed scatter. The wp − Wo extra columns of each output
 // row read the right border and the next row's left border; their results
 // are discarded in the forward pass, and the adjoints keep them out by
-// zeros: the output cotangent is laid out on the grid with zeros there,
-// and the weight gradient also clears them in the column matrix, so that
-// no value of x enters the sum at all (0·Inf would be NaN). This is the
-// "shift" formulation of im2col described by Chellapilla, Puri and Simard
-// (2006, "High performance convolutional neural networks for document
-// processing") for unpadded planes, applied to a bordered copy.
+// zeros: the output cotangent is laid out on the grid with zeros there, so
+// they add exact zeros (0·x) to the weight gradient, and w maps them to
+// zeros in the input gradient. A NaN or Inf would make those NaNs (0·Inf):
+// the weight gradient then clears the extra columns of its column matrix,
+// and the input gradient takes the im2col path. The unfolding itself is
+// Chellapilla, Puri and Simard's (2006, "High performance convolutional
+// neural networks for document processing").
 
 // gridPlan addresses one image on the padded-width grid.
 type gridPlan struct {
