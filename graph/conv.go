@@ -227,7 +227,9 @@ func (op *maxPool2DOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 func (op *maxPool2DOp) check(in []*Node) { checkPoolOutput("maxpool2d", in[0], op.p, op.yShape) }
 
 func (op *maxPool2DOp) VJP(out, ct *Node, needs []bool) []*Node {
-	return cotangents(out, MaxPool2DGrad(ct, op.argmax, out.inputs[0].Shape()))
+	// The indices come from this op's Forward and ct has the output's
+	// shape, so MaxPool2DGrad's check (a pass over every index) is skipped.
+	return cotangents(out, apply(maxPoolGradOp{op.argmax, slices.Clone(out.inputs[0].Shape())}, ct))
 }
 
 func (op *maxPool2DOp) JVP(out *Node, t []*Node) *Node {

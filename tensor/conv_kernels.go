@@ -39,19 +39,17 @@ func (g *convGeom) gemmImages() int {
 	return max(1, min(gemmCols/g.howo, g.n/runtime.GOMAXPROCS(0)))
 }
 
-// imageGroups calls fn(n0, m, buf, pad) for the groups of m ≤ gemmImages()
-// consecutive images from n0, in parallel as forEachImage does, with a
+// imageGroups calls fn(n0, m, buf, pad, mm) for the groups of
+// m ≤ gemmImages() consecutive images from n0 (see groupsOfImages), with a
 // scratch buffer of per·gemmImages() elements and a zeroed one of
 // p.scratch() elements for im2col and col2im.
-func imageGroups[T Float](g *convGeom, p *colPlan, per, work int, fn func(n0, m int, buf, pad []T)) {
+func imageGroups[T Float](g *convGeom, p *colPlan, per, work int, fn func(n0, m int, buf, pad []T, mm gemmFunc[T])) {
 	G := g.gemmImages()
-	forEachImage(
-		(g.n+G-1)/G, per*G+p.scratch(), work, func(b int, buf []T) {
-			n0 := b * G
-			pad := buf[per*G:]
-			clear(pad)
-			fn(n0, min(G, g.n-n0), buf[:per*G], pad)
-		})
+	groupsOfImages(g.n, G, per*G+p.scratch(), work, func(n0, m int, buf []T, mm gemmFunc[T]) {
+		pad := buf[per*G:]
+		clear(pad)
+		fn(n0, m, buf[:per*G], pad, mm)
+	})
 }
 
 // convForward computes y = conv(x, w) for contiguous x (N, C, H, W),
@@ -61,9 +59,23 @@ func convForward[T Float](g *convGeom, x, w, y []T) {
 		gemmT(false, true, g.n, g.o, g.kdim, 1, x, g.kdim, w, g.kdim, 0, y, g.o)
 		return
 	}
+	// On the grid the unfolding costs one copy per column row instead of
+	// one per output row, but the output is copied out row by row: worth
+	// it when the column matrix has more rows than the output (16·3·3
+	// against 32 filters, not 1·3·3 against 16).
+	if g.unitStride() && g.c*g.kh*g.kw > g.o {
+		gridForward(g, x, w, y)
+		return
+	}
+	colForward(g, x, w, y)
+}
+
+// colForward is convForward through im2col, for any geometry but a full
+// kernel.
+func colForward[T Float](g *convGeom, x, w, y []T) {
 	rows, chw, ohw := g.c*g.kh*g.kw, g.c*g.hw, g.o*g.howo
 	p := newColPlan(g)
-	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T) {
+	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T, mm gemmFunc[T]) {
 		ld := m * g.howo
 		col := buf[:rows*ld]
 		for k := range m {
@@ -74,7 +86,7 @@ func convForward[T Float](g *convGeom, x, w, y []T) {
 			out = buf[rows*ld : (rows+g.o)*ld]
 		}
 		for gi := 0; gi < g.groups; gi++ {
-			gemmT(false, false, g.og, ld, g.kdim,
+			mm(false, false, g.og, ld, g.kdim,
 				1, w[gi*g.og*g.kdim:], g.kdim,
 				col[gi*g.kdim*ld:], ld,
 				0, out[gi*g.og*ld:], ld)
@@ -113,14 +125,26 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 		gemmT(false, false, g.n, g.kdim, g.o, 1, dy, g.o, w, g.kdim, 0, dx, g.kdim)
 		return
 	}
+	// The grid's extra columns carry zeros through wᵀ; a NaN or Inf in w
+	// would turn them into NaNs that reach real pixels.
+	if n, _, _ := nonFinite(w); n == 0 && g.unitStride() {
+		gridInputGrad(g, dy, w, dx)
+		return
+	}
+	colInputGrad(g, dy, w, dx)
+}
+
+// colInputGrad is convInputGrad through col2im, for any geometry but a
+// full kernel.
+func colInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 	rows, chw := g.c*g.kh*g.kw, g.c*g.hw
 	p := newColPlan(g)
-	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T) {
+	imageGroups(g, p, (rows+g.o)*g.howo, g.n*(rows+g.o)*g.howo, func(n0, m int, buf, pad []T, mm gemmFunc[T]) {
 		ld := m * g.howo
 		col := buf[:rows*ld]
 		dyb := gatherImages(g, dy, n0, m, buf[rows*ld:])
 		for gi := 0; gi < g.groups; gi++ {
-			gemmT(true, false, g.kdim, ld, g.og,
+			mm(true, false, g.kdim, ld, g.og,
 				1, w[gi*g.og*g.kdim:], g.kdim,
 				dyb[gi*g.og*ld:], ld,
 				0, col[gi*g.kdim*ld:], ld)
@@ -132,22 +156,38 @@ func convInputGrad[T Float](g *convGeom, dy, w, dx []T) {
 }
 
 // convWeightGrad computes dw, the adjoint of the convolution in w:
-// dw = Σ dy·colᵀ per group. The batch is split into one contiguous range of
-// images per goroutine, since the sum's long inner dimension is what the
-// GEMM cannot split; each range accumulates into its own partial sum, and
-// the partial sums are added at the end.
+// dw = Σ dy·colᵀ per group (see splitImages and wgProduct).
 func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 	if g.full() {
 		gemmT(true, false, g.o, g.kdim, g.n, 1, dy, g.o, x, g.kdim, 0, dw, g.kdim)
 		return
 	}
-	p := min(runtime.GOMAXPROCS(0), g.n)
-	if work := g.n * (g.c*g.kh*g.kw + g.o) * g.howo; work < parallelMinElems {
-		p = 1
+	if g.unitStride() && g.c*g.kh*g.kw > g.o { // as in convForward
+		gridWeightGrad(g, x, dy, dw)
+		return
 	}
+	colWeightGrad(g, x, dy, dw)
+}
+
+// colWeightGrad is convWeightGrad through im2col, for any geometry but a
+// full kernel.
+func colWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
+	rows := g.c * g.kh * g.kw
 	plan := newColPlan(g)
+	splitImages(g, dw, g.n*(rows+g.o)*g.howo, func(n0, n1 int, acc []T, mm gemmFunc[T]) {
+		weightGradImages(g, plan, x, dy, n0, n1, acc, mm)
+	})
+}
+
+// splitImages calls fn(n0, n1, acc, mm) for one contiguous range of images
+// per goroutine, since the weight gradient's long inner dimension is what
+// the GEMM cannot split; each range sets its own partial sum acc (dw for
+// the first), and the partial sums are added into dw at the end. mm is the
+// serial GEMM when the ranges run in parallel.
+func splitImages[T Float](g *convGeom, dw []T, work int, fn func(n0, n1 int, acc []T, mm gemmFunc[T])) {
+	p := imageWorkers(g.n, work)
 	if p <= 1 {
-		weightGradImages(g, plan, x, dy, 0, g.n, dw)
+		fn(0, g.n, dw, gemmT[T])
 		return
 	}
 	partial := make([][]T, p)
@@ -161,15 +201,64 @@ func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 				acc = getBuf[T](len(dw))
 				partial[k] = acc
 			}
-			weightGradImages(g, plan, x, dy, k*g.n/p, (k+1)*g.n/p, acc)
+			fn(k*g.n/p, (k+1)*g.n/p, acc, gemmSerialT[T])
 		}()
 	}
 	wg.Wait()
 	for _, acc := range partial[1:] {
-		for i, v := range acc {
-			dw[i] += v
-		}
+		addRun(dw, dw, acc)
 		putBuf(acc)
+	}
+}
+
+// The weight gradient's GEMM computes the transpose of each group's
+// weight, (cg·kh·kw, og) = col·dyᵀ, and wgFinish transposes it at the end:
+// the filters are then the product's width, which is a multiple of the
+// kernels' 16 or 32 columns in most networks (16, 32, 64 filters), while
+// cg·kh·kw (9, 144) is not; the rows only need a multiple of 6. For the
+// 32 × 144 weight of a 16→32 3×3 convolution the kernel then computes no
+// padding at all instead of 25 %.
+
+// wgRows is the number of column-matrix rows the weight gradient unfolds
+// into: C·kh·kw, rounded up to a multiple of 6 (the row tile of the amd64
+// GEMM kernels) with zero rows for one group, so that every row panel of
+// col packs by the fast path (a 3×3 kernel on one channel has 9 rows).
+func (g *convGeom) wgRows() int {
+	rows := g.c * g.kh * g.kw
+	if g.groups == 1 {
+		rows = (rows + 5) / 6 * 6
+	}
+	return rows
+}
+
+// wgProduct adds the transposed weight gradient of one group of images,
+// with column matrix col (wgRows() rows of stride ld) and output cotangent
+// dyb (O rows of stride ld), into acc (beta = 1) or sets it (beta = 0).
+func wgProduct[T Float](g *convGeom, mm gemmFunc[T], col, dyb []T, ld int, beta T, acc []T) {
+	if g.groups == 1 {
+		mm(false, true, g.wgRows(), g.og, ld, 1, col, ld, dyb, ld, beta, acc, g.og)
+		return
+	}
+	for gi := 0; gi < g.groups; gi++ {
+		mm(false, true, g.kdim, g.og, ld,
+			1, col[gi*g.kdim*ld:], ld,
+			dyb[gi*g.og*ld:], ld,
+			beta, acc[gi*g.og*g.kdim:], g.og)
+	}
+}
+
+// wgAccLen is the length of wgProduct's acc.
+func (g *convGeom) wgAccLen() int { return max(g.wgRows(), g.kdim*g.groups) * g.og }
+
+// wgFinish transposes wgProduct's acc into dw.
+func wgFinish[T Float](g *convGeom, acc, dw []T) {
+	for gi := 0; gi < g.groups; gi++ {
+		src, dst := acc[gi*g.og*g.kdim:], dw[gi*g.og*g.kdim:]
+		for r := 0; r < g.kdim; r++ {
+			for o := 0; o < g.og; o++ {
+				dst[o*g.kdim+r] = src[r*g.og+o]
+			}
+		}
 	}
 }
 
@@ -177,36 +266,33 @@ func convWeightGrad[T Float](g *convGeom, x, dy, dw []T) {
 // Σₙ dyₙ·colₙᵀ per group, accumulated by the GEMM (beta = 1 after the
 // first group of images). Unfolding a few images at a time keeps their
 // columns in cache.
-func weightGradImages[T Float](g *convGeom, p *colPlan, x, dy []T, n0, n1 int, dw []T) {
+func weightGradImages[T Float](g *convGeom, p *colPlan, x, dy []T, n0, n1 int, dw []T, mm gemmFunc[T]) {
 	if n0 == n1 {
 		clear(dw)
 		return
 	}
-	rows, chw, G := g.c*g.kh*g.kw, g.c*g.hw, g.gemmImages()
-	per := (rows + g.o) * G * g.howo
-	buf := getBuf[T](per + p.scratch())
+	rows, wrows, chw, G := g.c*g.kh*g.kw, g.wgRows(), g.c*g.hw, g.gemmImages()
+	per := (wrows + g.o) * G * g.howo
+	buf := getBuf[T](per + p.scratch() + g.wgAccLen())
 	defer putBuf(buf)
-	pad := buf[per:]
+	pad, acc := buf[per:per+p.scratch()], buf[per+p.scratch():]
 	clear(pad)
 	for b := n0; b < n1; b += G {
 		m := min(G, n1-b)
 		ld := m * g.howo
-		col := buf[:rows*ld]
+		col := buf[:wrows*ld]
 		for k := range m {
 			im2col(g, p, x[(b+k)*chw:(b+k+1)*chw], col[k*g.howo:], ld, pad)
 		}
-		dyb := gatherImages(g, dy, b, m, buf[rows*ld:])
+		clear(col[rows*ld:])
+		dyb := gatherImages(g, dy, b, m, buf[wrows*ld:])
 		var beta T
 		if b > n0 {
 			beta = 1
 		}
-		for gi := 0; gi < g.groups; gi++ {
-			gemmT(false, true, g.og, g.kdim, ld,
-				1, dyb[gi*g.og*ld:], ld,
-				col[gi*g.kdim*ld:], ld,
-				beta, dw[gi*g.og*g.kdim:], g.kdim)
-		}
+		wgProduct(g, mm, col, dyb, ld, beta, acc)
 	}
+	wgFinish(g, acc, dw)
 }
 
 // colPlan is how im2col and col2im address one image: through a copy of
@@ -333,8 +419,8 @@ const parallelMinElems = 1 << 15
 // for them. Each goroutine owns a scratch buffer of bufLen elements, passed
 // as buf. fn must be safe to run concurrently for different i.
 func forEachImage[T Float](n, bufLen, work int, fn func(i int, buf []T)) {
-	p := min(runtime.GOMAXPROCS(0), n)
-	if p <= 1 || work < parallelMinElems {
+	p := imageWorkers(n, work)
+	if p <= 1 {
 		buf := getBuf[T](bufLen)
 		for i := 0; i < n; i++ {
 			fn(i, buf)
@@ -356,6 +442,36 @@ func forEachImage[T Float](n, bufLen, work int, fn func(i int, buf []T)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// imageWorkers is how many goroutines forEachImage runs for n items and
+// work elements touched.
+func imageWorkers(n, work int) int {
+	if work < parallelMinElems {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), n)
+}
+
+// gemmFunc is gemmT's signature: the GEMM a convolution kernel calls.
+type gemmFunc[T Float] func(transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+
+// groupsOfImages calls fn(n0, m, buf, mm) for the groups of m ≤ G
+// consecutive images from n0, as forEachImage does with a scratch buffer
+// of bufLen elements. mm is the GEMM to use: on the calling goroutine
+// alone when the groups already run in parallel (a GEMM that also split
+// itself would put twice as many goroutines as cores on the products),
+// else the parallel one.
+func groupsOfImages[T Float](n, G, bufLen, work int, fn func(n0, m int, buf []T, mm gemmFunc[T])) {
+	groups := (n + G - 1) / G
+	mm := gemmFunc[T](gemmT[T])
+	if imageWorkers(groups, work) > 1 {
+		mm = gemmSerialT[T]
+	}
+	forEachImage(groups, bufLen, work, func(b int, buf []T) {
+		n0 := b * G
+		fn(n0, min(G, n-n0), buf, mm)
+	})
 }
 
 // Scratch buffers (im2col columns) are recycled across calls so a steady

@@ -184,33 +184,7 @@ func maxPoolImage[T Float](g *poolGeom, x, y []T, argmax []int, base int) {
 	if kh == 2 && kw == 2 {
 		for oh := 0; oh < g.ho; oh++ {
 			r0 := oh * g.sh * w
-			r1 := r0 + w
-			for ow := 0; ow < g.wo; ow++ {
-				c := ow * g.sw
-				a, b, cc, d := x[r0+c], x[r0+c+1], x[r1+c], x[r1+c+1]
-				if a != a || b != b || cc != cc || d != d {
-					// A NaN wins: take the general loop's order.
-					at := r0 + c
-					for _, k := range [3]int{r0 + c + 1, r1 + c, r1 + c + 1} {
-						if v := x[k]; v > x[at] || (v != v && x[at] == x[at]) {
-							at = k
-						}
-					}
-					y[i], argmax[i] = x[at], base+at
-					i++
-					continue
-				}
-				// Without NaNs the first strict maximum is found by index
-				// arithmetic instead of branches, which random data
-				// mispredicts half of the time; the output is loaded from
-				// the chosen index.
-				at := r0 + c
-				at += b2i(b > a) * (r0 + c + 1 - at)
-				at += b2i(cc > x[at]) * (r1 + c - at)
-				at += b2i(d > x[at]) * (r1 + c + 1 - at)
-				y[i], argmax[i] = x[at], base+at
-				i++
-			}
+			maxPool2x2Row(x, r0, r0+w, g.sw, y[oh*g.wo:(oh+1)*g.wo], argmax[oh*g.wo:(oh+1)*g.wo], base)
 		}
 		return
 	}
@@ -398,6 +372,36 @@ func avgPoolGrad[T Float](g *poolGeom, dy, dx []T) {
 			}
 		}
 	})
+}
+
+// maxPool2x2Row pools one output row of 2×2 windows whose top-left
+// corners are x[r0 + ow·sw] (second row at r1), writing y and argmax
+// (indices offset by base). Without NaNs the first strict maximum is the
+// larger of the two rows' first strict maxima, each chosen by index
+// arithmetic on comparisons that compile to SETcc, with no branch: random
+// data mispredicts a comparison's branch half of the time (the old loop
+// also chained three such steps, each waiting for the previous one's
+// load). A window whose sum is NaN (a NaN, or Infs of both signs) takes
+// the general loop's order, where the first NaN wins.
+func maxPool2x2Row[T Float](x []T, r0, r1, sw int, y []T, argmax []int, base int) {
+	argmax = argmax[:len(y)]
+	for ow := range y {
+		p, q := r0+ow*sw, r1+ow*sw
+		a, b, c, d := x[p], x[p+1], x[q], x[q+1]
+		if s := a + b + c + d; s != s {
+			at := p
+			for _, k := range [3]int{p + 1, q, q + 1} {
+				if v := x[k]; v > x[at] || (v != v && x[at] == x[at]) {
+					at = k
+				}
+			}
+			y[ow], argmax[ow] = x[at], base+at
+			continue
+		}
+		i, j := p+b2i(b > a), q+b2i(d > c)
+		at := i + b2i(x[j] > x[i])*(j-i)
+		y[ow], argmax[ow] = x[at], base+at
+	}
 }
 
 // b2i is 1 for true and 0 for false; the compiler emits a SETcc for it.

@@ -216,3 +216,47 @@ func TestPool2DErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxPool2D2x2SpecialValues checks the branch-free 2×2 kernel against
+// the definition it replaces (the first strict maximum of each window in
+// row-major order; the first NaN wins) on windows drawn from NaN, ±Inf,
+// ±0 and a few repeated values, so that ties, signed zeros, NaNs and
+// Infs of both signs (whose sum is NaN) all occur, for non-overlapping
+// and overlapping windows.
+func TestMaxPool2D2x2SpecialValues(t *testing.T) {
+	rng := NewRNG(23)
+	pool := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -1, 2}
+	const N, C, H, W = 2, 3, 6, 8
+	for _, dt := range cvDTypes {
+		for _, stride := range [][2]int{{2, 2}, {1, 1}, {2, 1}} {
+			t.Run(fmt.Sprintf("%v/%v", dt, stride), func(t *testing.T) {
+				vals := make([]float64, N*C*H*W)
+				for i := range vals {
+					vals[i] = pool[rng.Intn(len(pool))]
+				}
+				x := FromValues(dt, vals, N, C, H, W)
+				p := PoolParams{Kernel: [2]int{2, 2}, Stride: stride}
+				y, argmax := MaxPool2D(x, p)
+				Ho, Wo := (H-2)/stride[0]+1, (W-2)/stride[1]+1
+				require.Equal(t, []int{N, C, Ho, Wo}, y.Shape())
+				xv, yv := x.Values(), y.Values()
+				for nc, o := 0, 0; nc < N*C; nc++ {
+					for oh := 0; oh < Ho; oh++ {
+						for ow := 0; ow < Wo; ow++ {
+							r0 := nc*H*W + oh*stride[0]*W + ow*stride[1]
+							at := r0
+							for _, k := range []int{r0 + 1, r0 + W, r0 + W + 1} {
+								if v, b := xv[k], xv[at]; v > b || (v != v && b == b) {
+									at = k
+								}
+							}
+							require.Equal(t, at, argmax[o], "window %d", o)
+							require.Equal(t, math.Float64bits(xv[at]), math.Float64bits(yv[o]), "window %d", o)
+							o++
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -92,7 +92,7 @@ func BenchmarkOuterBatch(b *testing.B) {
 		}
 	}
 	packed := func(bi int) {
-		jb := job[float32]{p: pick(portableParamsS, asmParamsS, wideParamsS), transA: true, k: 1, alpha: 1,
+		jb := job[float32]{p: pick(n, portableParamsS, asmParamsS, wideParamsS), transA: true, k: 1, alpha: 1,
 			a: x[bi*m:], lda: m, b: y[bi*n:], ldb: n, c: c[bi*m*n:], ldc: n}
 		execute(jb, &poolS, m, n, 1)
 	}

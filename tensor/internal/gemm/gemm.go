@@ -83,9 +83,18 @@ func KernelName() string {
 	return [...]string{portableName, asmName, wideName}[family()]
 }
 
-// pick returns the blocking and kernel of the next call's family.
-func pick[T float](portableP, asmP, wideP *params[T]) *params[T] {
-	return [...]*params[T]{portableP, asmP, wideP}[family()]
+// pick returns the blocking and kernel of the next call's family for a
+// product with n columns. A product no wider than the narrow kernel's tile
+// (a weight gradient with 9 or 16 columns, a 10-class output layer) takes
+// the AVX2 kernel even where AVX-512 runs: the 32-wide tile would spend
+// most of its lanes and of its packing writes on zero columns, and the
+// narrow tile does the same useful multiply-adds per step.
+func pick[T float](n int, portableP, asmP, wideP *params[T]) *params[T] {
+	f := family()
+	if f == wideKernels && n <= asmP.nr {
+		f = asmKernels
+	}
+	return [...]*params[T]{portableP, asmP, wideP}[f]
 }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float32
@@ -117,7 +126,7 @@ func sgemm(threads int, transA, transB bool, m, n, k int, alpha float32, a []flo
 	if k == 1 && alpha == 1 && rank1(threads, transA, transB, m, n, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
-	p := pick(portableParamsS, asmParamsS, wideParamsS)
+	p := pick(n, portableParamsS, asmParamsS, wideParamsS)
 	jb := job[float32]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	execute(jb, &poolS, m, n, threads)
 }
@@ -151,7 +160,7 @@ func dgemm(threads int, transA, transB bool, m, n, k int, alpha float64, a []flo
 	if k == 1 && alpha == 1 && rank1(threads, transA, transB, m, n, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
-	p := pick(portableParamsD, asmParamsD, wideParamsD)
+	p := pick(n, portableParamsD, asmParamsD, wideParamsD)
 	jb := job[float64]{p: p, transA: transA, transB: transB, k: k, alpha: alpha, beta: beta, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
 	execute(jb, &poolD, m, n, threads)
 }

@@ -397,3 +397,28 @@ func FuzzGemmShapes(f *testing.F) {
 		}
 	})
 }
+
+// TestPickNarrow: on an AVX-512 machine a product no wider than the AVX2
+// tile takes the AVX2 kernel and a wider one the AVX-512 kernel, in both
+// precisions; elsewhere the family's own kernel serves every width.
+func TestPickNarrow(t *testing.T) {
+	for _, n := range []int{1, 9, 16, 17, 32, 1000} {
+		s := pick(n, portableParamsS, asmParamsS, wideParamsS)
+		d := pick(n, portableParamsD, asmParamsD, wideParamsD)
+		switch {
+		case family() != wideKernels:
+			assert.Same(t, pick(1, portableParamsS, asmParamsS, wideParamsS), s, "n=%d", n)
+		case n <= asmParamsS.nr:
+			assert.Same(t, asmParamsS, s, "f32 n=%d", n)
+		default:
+			assert.Same(t, wideParamsS, s, "f32 n=%d", n)
+		}
+		if family() == wideKernels {
+			want := wideParamsD
+			if n <= asmParamsD.nr {
+				want = asmParamsD
+			}
+			assert.Same(t, want, d, "f64 n=%d", n)
+		}
+	}
+}
