@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"unsafe"
 
@@ -63,13 +64,14 @@ func init() {
 	}
 }
 
-// Blocking describes the cache blocking the next call will use, with the
+// Blocking describes the cache blocking the next wide call will use (one
+// with more columns than the narrow kernel's tile), with the
 // caches it was chosen from, for benchmark reports, e.g. "f32 mc 204 kc
 // 320 nc 4096, f64 mc 126 kc 256 nc 2048; L1d 48 KiB, L2 1 MiB (cpuid
 // 0x80000005/6)".
 func Blocking() string {
-	s := pick(portableParamsS, asmParamsS, wideParamsS)
-	d := pick(portableParamsD, asmParamsD, wideParamsD)
+	s := pick(math.MaxInt, portableParamsS, asmParamsS, wideParamsS)
+	d := pick(math.MaxInt, portableParamsD, asmParamsD, wideParamsD)
 	return fmt.Sprintf("f32 mc %d kc %d nc %d, f64 mc %d kc %d nc %d; %s",
 		s.mc, s.kc, s.nc, d.mc, d.kc, d.nc, cpuinfo.Detect())
 }

@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -68,7 +69,7 @@ func TestFitCachesBounds(t *testing.T) {
 func TestGemmAnyBlocking(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, c := range []cpuinfo.Caches{{L1D: 1 << 10, L2: 1 << 10}, {L1D: 1 << 30, L2: 1 << 34}, {L1D: 48 << 10, L2: 1 << 20}} {
-		ps, pd := pick(portableParamsS, asmParamsS, wideParamsS), pick(portableParamsD, asmParamsD, wideParamsD)
+		ps, pd := pick(math.MaxInt, portableParamsS, asmParamsS, wideParamsS), pick(math.MaxInt, portableParamsD, asmParamsD, wideParamsD)
 		oldS, oldD := *ps, *pd
 		ps.fitCaches(c)
 		pd.fitCaches(c)

@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -89,13 +90,13 @@ func TestTuneBlocks(t *testing.T) {
 			for _, mc := range parseInts(parts[2]) {
 				var g float64
 				if parts[3] == "d" {
-					pd := pick(portableParamsD, asmParamsD, wideParamsD)
+					pd := pick(math.MaxInt, portableParamsD, asmParamsD, wideParamsD)
 					old := *pd
 					pd.kc, pd.mc = kc, mc
 					g = minGflops(func() { Dgemm(false, false, n, n, n, 1, xd, n, yd, n, 0, zd, n) }, fl, reps)
 					*pd = old
 				} else {
-					ps := pick(portableParamsS, asmParamsS, wideParamsS)
+					ps := pick(math.MaxInt, portableParamsS, asmParamsS, wideParamsS)
 					old := *ps
 					ps.kc, ps.mc = kc, mc
 					g = minGflops(func() { Sgemm(false, false, n, n, n, 1, xs, n, ys, n, 0, zs, n) }, fl, reps)
