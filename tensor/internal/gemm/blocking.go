@@ -14,24 +14,26 @@ import (
 // "Analytical modeling is enough for high-performance BLIS", with the
 // sizes read from the machine (cpuinfo) rather than from a model table:
 //
-//   - kc: a kc×nr micro-panel of B stays in L1 while the kc×mr
-//     micro-panels of A stream past it, so both together fit the L1 data
-//     cache;
+//   - kc: the kc×nr micro-panel of B that every A micro-panel of a block
+//     meets takes a sixteenth of L2. It streams from L2 rather than
+//     sitting in L1 (the Zen 5's L1 holds 48 KiB; its L2 feeds the
+//     kernel fast enough), and the deeper it is the less often C's tiles
+//     are loaded and stored: on that machine kc 512 ran 5-12 % faster than
+//     the L1-sized 256-320 at n = 512-1024 on two cores, for both kernel
+//     widths and both precisions;
 //   - mc: the packed mc×kc block of A stays in L2 while every B
-//     micro-panel of the block passes, and takes a quarter of it (the B
-//     micro-panels, C's tiles and the other operand's lines share the
-//     rest);
+//     micro-panel passes, and takes a quarter of it;
 //   - nc: the packed kc×nc block of B takes a quarter of this core's share
 //     of L3, and at most 16 KiB of each of its rows.
 //
-// On the Zen 5 development machine (48 KiB L1d, 1 MiB L2) this gives f32
-// kc 320, mc 204 and f64 kc 256, mc 126, which ran within the noise of the
-// best of a sweep of kc 128-768 × mc 48-510 (single core, n = 256 and 1024;
-// tensor/internal/gemm/RESULTS.md).
+// On the Zen 5 development machine (48 KiB L1d, 1 MiB L2) this gives kc
+// 512 and mc 126 (f32) or 60 (f64) for both kernel widths
+// (tensor/internal/gemm/RESULTS.md has the sweeps); a core with 256 KiB of
+// L2 gets kc 128-256.
 const (
 	kcStep   = 64       // kc is a multiple of this: whole cache lines of A and B
 	kcMin    = 64       // below this the kernel's loop overhead shows
-	kcMax    = 1024     // beyond this C is updated too rarely to matter
+	kcMax    = 512      // deeper panels gained nothing where measured
 	mcMax    = 480      // more rows per block only delays the first tile
 	ncBytes  = 16 << 10 // at most this many bytes of each packed B row
 	l3Guess  = 2 << 20  // a core's share of L3 when its size or sharing is unknown
@@ -42,7 +44,7 @@ const (
 func (p *params[T]) fitCaches(c cpuinfo.Caches) {
 	var zero T
 	es := int(unsafe.Sizeof(zero))
-	kc := c.L1D / ((p.mr + p.nr) * es) / kcStep * kcStep
+	kc := c.L2 / 16 / (p.nr * es) / kcStep * kcStep
 	p.kc = min(max(kc, kcMin), kcMax)
 	mc := c.L2 / 4 / (p.kc * es) / p.mr * p.mr
 	p.mc = min(max(mc, p.mr), mcMax/p.mr*p.mr)
@@ -66,8 +68,8 @@ func init() {
 
 // Blocking describes the cache blocking the next wide call will use (one
 // with more columns than the narrow kernel's tile), with the
-// caches it was chosen from, for benchmark reports, e.g. "f32 mc 204 kc
-// 320 nc 4096, f64 mc 126 kc 256 nc 2048; L1d 48 KiB, L2 1 MiB (cpuid
+// caches it was chosen from, for benchmark reports, e.g. "f32 mc 126 kc
+// 512 nc 800, f64 mc 60 kc 512 nc 400; L1d 48 KiB, L2 1 MiB (cpuid
 // 0x80000005/6)".
 func Blocking() string {
 	s := pick(math.MaxInt, portableParamsS, asmParamsS, wideParamsS)
