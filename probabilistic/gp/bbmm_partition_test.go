@@ -126,7 +126,8 @@ func partRun(mk func() kernel.Kernel, x, y, xs *tensor.Tensor, cg CGOptions) (ou
 
 // Kernel products split by rows over 2 and 3 in-process ranks give every
 // rank the unpartitioned LML, gradient (RBF, and Matérn 3/2 ARD whose
-// lengthscale gradient has a column part) and predictions to 1e-12: the
+// lengthscale gradient has a column part; RBF in float32 tiles) and
+// predictions to 1e-12: the
 // products agree bit for bit (row blocks align with the ranks' shares),
 // and the gradient pass's partial sums differ only in order.
 func TestCGPartitionMatchesOneProcess(t *testing.T) {
@@ -134,12 +135,16 @@ func TestCGPartitionMatchesOneProcess(t *testing.T) {
 		"rbf":        func() kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.9, 1.3), 1.2) },
 		"matern32":   func() kernel.Kernel { return kernel.NewScale(kernel.NewMatern32(0.7, 1.2), 0.9) },
 		"rq-isotrop": func() kernel.Kernel { return kernel.NewRationalQuadratic(0.8, 1.5) },
+		"rbf-f32":    func() kernel.Kernel { return kernel.NewScale(kernel.NewRBF(0.9, 1.3), 1.2) },
 	}
 	x, y := toyData(8, 300, 2)
 	xs, _ := toyData(9, 20, 2)
 	for name, mk := range kernels {
 		t.Run(name, func(t *testing.T) {
 			cg := CGOptions{Probes: 8, Rank: 20, Tol: 1e-8, Seed: 5, BlockRows: 16}
+			if name == "rbf-f32" { // float32 tiles: blocks of 64 rows
+				cg = CGOptions{Probes: 8, Rank: 20, Tol: 1e-5, Seed: 5, Float32: true}
+			}
 			want := partRun(mk, x, y, xs, cg)
 			require.NoError(t, want.err)
 			for _, size := range []int{2, 3} {
