@@ -2,14 +2,17 @@
 """Run Gradus's benchmark suite and its peers alternately; print a markdown table.
 
     /usr/bin/python3 examples/bench/peers/compare.py [--rounds 3] [--reps 5] \
-        [--sizes 500,1000,2000] [--only mlp_train,gp_lml_grad] [--out table.md]
+        [--sizes 500,1000,2000] [--only mlp_train,gp_lml_grad] [--out table.md] [--avx2]
 
 It builds ./examples/bench once (run with -json -quiet: its results are read
 from the JSON object), then for each round runs, one after the other, Gradus (2 threads), PyTorch with 2 threads, PyTorch with 1 thread
 (peers/torch_bench.py, OMP_WAIT_POLICY=PASSIVE) and NumPy/SciPy
 (peers/gp_numpy.py, peers/linalg_numpy.py and the GEMM owner's peers/gemm_numpy.py);
 the peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so that
-OpenBLAS picks the kernels of the CPU it runs on.
+OpenBLAS picks the kernels of the CPU it runs on. --avx2 puts every tool on
+its AVX2 kernels instead (GODEBUG=cpu.avx512f=off, OPENBLAS_CORETYPE=Haswell,
+ATEN_CPU_CAPABILITY=avx2): the AVX2-only CPU kinds' code paths on an
+AVX-512 machine.
 Alternating spreads the noise of a shared machine over every tool instead of
 letting it land on one. Each cell is the median over rounds of each run's
 median. The ratio column is Gradus's speed divided by the best peer's, so
@@ -109,9 +112,9 @@ def run(cmd, env=None):
     return out
 
 
-def run_gradus(cmd):
+def run_gradus(cmd, env=None):
     """Run Gradus's bench with -json -quiet and return its results, as run does."""
-    return parse_json(call(cmd + ["-json", "-quiet"]))
+    return parse_json(call(cmd + ["-json", "-quiet"], env=env))
 
 
 def parse_json(text):
@@ -198,6 +201,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="", help="comma-separated workload prefixes")
     ap.add_argument("--out", default="", help="also write the table to this file")
+    ap.add_argument("--avx2", action="store_true",
+                    help="every tool on its AVX2 kernels on an AVX-512 machine: Gradus with "
+                         "GODEBUG=cpu.avx512f=off, OpenBLAS with OPENBLAS_CORETYPE=Haswell, "
+                         "PyTorch with ATEN_CPU_CAPABILITY=avx2 (the AVX2-only CPU kinds' code paths)")
     args = ap.parse_args()
     thr = str(args.threads)
 
@@ -208,6 +215,11 @@ def main():
     # The peers get the BLAS kernels their CPU supports: a development
     # environment may pin OpenBLAS to Haswell (AVX2) even on AVX-512 machines.
     np_env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    go_env = None
+    if args.avx2:
+        np_env["OPENBLAS_CORETYPE"] = "Haswell"
+        np_env["ATEN_CPU_CAPABILITY"] = "avx2"
+        go_env = dict(os.environ, GODEBUG="cpu.avx512f=off")
     torch_env = dict(np_env, OMP_WAIT_POLICY="PASSIVE")
     common = ["--reps", str(args.reps), "--sizes", args.sizes]
     if args.only:
@@ -228,7 +240,8 @@ def main():
         print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
         res = {
             "gradus": run_gradus([exe, "-threads", thr, "-reps", str(args.reps), "-sizes", args.sizes,
-                                  "-out", os.path.join(tmp, "out")] + (["-only", args.only] if args.only else [])),
+                                  "-out", os.path.join(tmp, "out")] + (["-only", args.only] if args.only else []),
+                                 env=go_env),
             "torch2": run(["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), "--threads", thr] + common,
                           env=torch_env),
             "torch1": run(["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), "--threads", "1"] + common,
@@ -265,6 +278,7 @@ def main():
         f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}  ",
         f"CPU: {cpu_model()}, {os.cpu_count()} cores (load average at the end {' '.join(load)})  ",
         f"{go}; {py}; {args.rounds} rounds × {args.reps} repetitions  ",
+    ] + (["Every tool forced onto its AVX2 kernels (--avx2).  "] if args.avx2 else []) + [
         f"Gradus and NumPy at {thr} threads. Ratio = Gradus speed ÷ best peer's speed "
         "(throughputs: Gradus/best; times: best/Gradus), so > 1 means Gradus is faster.",
         "",
