@@ -19,16 +19,7 @@ const Block = 64
 // a floor lo it gives the exponent of an RBF kernel's tile; with off = 0,
 // scale = 1 and lo = 0 the squared distances themselves.
 func SqDist(dst []float32, ldd int, pts []float32, nc int, blk []float32, d int, off, scale, lo float32) {
-	if nc == 0 {
-		return
-	}
-	if d < 1 || ldd < Block || len(pts) < nc*d || len(blk) < d*Block || len(dst) < (nc-1)*ldd+Block {
-		panic("tile.SqDist: operands too short for their sizes")
-	}
-	if sqDistAsm(dst, ldd, pts, nc, blk, d, off, scale, lo) {
-		return
-	}
-	sqDistGo(dst, ldd, pts, nc, blk, d, off, scale, lo)
+	sqDist("tile.SqDist", dst, ldd, pts, nc, blk, d, off, scale, lo, false)
 }
 
 // ExpSqDist is SqDist followed by the exponential of every value: with
@@ -36,19 +27,28 @@ func SqDist(dst []float32, ldd int, pts []float32, nc int, blk []float32, d int,
 // s·exp(−½r²) (floored at e^lo, which stands for the zero it underflows
 // to), to within 2e-7 relative.
 func ExpSqDist(dst []float32, ldd int, pts []float32, nc int, blk []float32, d int, off, scale, lo float32) {
+	if lo < ExpFloor {
+		panic("tile.ExpSqDist: the floor lo must be at least ExpFloor")
+	}
+	sqDist("tile.ExpSqDist", dst, ldd, pts, nc, blk, d, off, scale, lo, true)
+}
+
+// sqDist checks the operands and runs the vector kernel, or the Go loops
+// where there is none.
+func sqDist(name string, dst []float32, ldd int, pts []float32, nc int, blk []float32, d int, off, scale, lo float32, exp bool) {
 	if nc == 0 {
 		return
 	}
 	if d < 1 || ldd < Block || len(pts) < nc*d || len(blk) < d*Block || len(dst) < (nc-1)*ldd+Block {
-		panic("tile.ExpSqDist: operands too short for their sizes")
+		panic(name + ": operands too short for their sizes")
 	}
-	if lo < ExpFloor {
-		panic("tile.ExpSqDist: the floor lo must be at least ExpFloor")
-	}
-	if expSqDistAsm(dst, ldd, pts, nc, blk, d, off, scale, lo) {
+	if sqDistAsm(dst, ldd, pts, nc, blk, d, off, scale, lo, exp) {
 		return
 	}
 	sqDistGo(dst, ldd, pts, nc, blk, d, off, scale, lo)
+	if !exp {
+		return
+	}
 	for j := 0; j < nc; j++ {
 		row := dst[j*ldd : j*ldd+Block]
 		for i, v := range row {

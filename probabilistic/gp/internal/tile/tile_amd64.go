@@ -19,42 +19,29 @@ var level = func() int {
 }()
 
 // The vector kernels (tile_amd64.s): for each of the nc points, the 64
-// squared distances in eight YMM or four ZMM accumulators; the exp
-// variants take the exponential of each value in registers before it is
-// stored.
+// squared distances in eight YMM or four ZMM accumulators, exponentiated
+// in registers before they are stored when exp is not 0.
 //
 //go:noescape
-func sqDistTile64AVX2(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
+func sqDistTile64AVX2(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32, exp int)
 
 //go:noescape
-func expTile64AVX2(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
+func sqDistTile64AVX512(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32, exp int)
 
-//go:noescape
-func sqDistTile64AVX512(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
-
-//go:noescape
-func expTile64AVX512(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
-
-type kernelFunc func(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
-
-func run(avx2, avx512 kernelFunc, dst []float32, ldd int, pts []float32, nc int, blk []float32, d int, off, scale, lo float32) bool {
-	var f kernelFunc
+// sqDistAsm runs the widest vector kernel, reporting false where there is
+// none.
+func sqDistAsm(dst []float32, ldd int, pts []float32, nc int, blk []float32, d int, off, scale, lo float32, exp bool) bool {
+	f := sqDistTile64AVX2
 	switch level {
 	case 2:
-		f = avx512
-	case 1:
-		f = avx2
-	default:
+		f = sqDistTile64AVX512
+	case 0:
 		return false
 	}
-	f(unsafe.SliceData(dst), ldd, unsafe.SliceData(pts), nc, unsafe.SliceData(blk), d, off, scale, lo)
+	e := 0
+	if exp {
+		e = 1
+	}
+	f(unsafe.SliceData(dst), ldd, unsafe.SliceData(pts), nc, unsafe.SliceData(blk), d, off, scale, lo, e)
 	return true
-}
-
-func sqDistAsm(dst []float32, ldd int, pts []float32, nc int, blk []float32, d int, off, scale, lo float32) bool {
-	return run(sqDistTile64AVX2, sqDistTile64AVX512, dst, ldd, pts, nc, blk, d, off, scale, lo)
-}
-
-func expSqDistAsm(dst []float32, ldd int, pts []float32, nc int, blk []float32, d int, off, scale, lo float32) bool {
-	return run(expTile64AVX2, expTile64AVX512, dst, ldd, pts, nc, blk, d, off, scale, lo)
 }

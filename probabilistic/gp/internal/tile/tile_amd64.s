@@ -126,11 +126,12 @@ GLOBL bias<>(SB), RODATA|NOPTR, $32
 	VMULPS Y8, Y9, X
 
 
-// func sqDistTile64AVX2(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
+// func sqDistTile64AVX2(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32, exp int)
 //
 // For each point j < nc: Y0…Y7 = Σ_q (pts[j·d+q] − blk[q·64 + 0…63])²,
-// then max(off + scale·Y, lo) into dst[j·ldd + 0…63]. nc ≥ 1, d ≥ 1.
-TEXT ·sqDistTile64AVX2(SB), NOSPLIT, $0-60
+// then max(off + scale·Y, lo), exponentiated by EXP if exp ≠ 0 (lo must
+// then be at least −87), into dst[j·ldd + 0…63]. nc ≥ 1, d ≥ 1.
+TEXT ·sqDistTile64AVX2(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
 	MOVQ ldd+8(FP), R8
 	SHLQ $2, R8
@@ -138,6 +139,7 @@ TEXT ·sqDistTile64AVX2(SB), NOSPLIT, $0-60
 	MOVQ nc+24(FP), R9
 	MOVQ blk+32(FP), DX
 	MOVQ d+40(FP), R11
+	MOVQ exp+64(FP), R12
 	VBROADCASTSS off+48(FP), Y13
 	VBROADCASTSS scale+52(FP), Y14
 	VBROADCASTSS lo+56(FP), Y15
@@ -177,115 +179,38 @@ coord:
 	JNZ coord
 	VFMADD213PS Y13, Y14, Y0
 	VMAXPS Y15, Y0, Y0
-	VMOVUPS Y0, 0(DI)
 	VFMADD213PS Y13, Y14, Y1
 	VMAXPS Y15, Y1, Y1
-	VMOVUPS Y1, 32(DI)
 	VFMADD213PS Y13, Y14, Y2
 	VMAXPS Y15, Y2, Y2
-	VMOVUPS Y2, 64(DI)
 	VFMADD213PS Y13, Y14, Y3
 	VMAXPS Y15, Y3, Y3
-	VMOVUPS Y3, 96(DI)
 	VFMADD213PS Y13, Y14, Y4
 	VMAXPS Y15, Y4, Y4
-	VMOVUPS Y4, 128(DI)
 	VFMADD213PS Y13, Y14, Y5
 	VMAXPS Y15, Y5, Y5
-	VMOVUPS Y5, 160(DI)
 	VFMADD213PS Y13, Y14, Y6
 	VMAXPS Y15, Y6, Y6
-	VMOVUPS Y6, 192(DI)
 	VFMADD213PS Y13, Y14, Y7
 	VMAXPS Y15, Y7, Y7
-	VMOVUPS Y7, 224(DI)
-	ADDQ R8, DI
-	LEAQ (SI)(R11*4), SI
-	DECQ R9
-	JNZ point
-	VZEROUPPER
-	RET
-
-// func expTile64AVX2(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
-//
-// sqDistTile64AVX2 followed by EXP of each value before it is stored;
-// lo must be at least −87.
-TEXT ·expTile64AVX2(SB), NOSPLIT, $0-60
-	MOVQ dst+0(FP), DI
-	MOVQ ldd+8(FP), R8
-	SHLQ $2, R8
-	MOVQ pts+16(FP), SI
-	MOVQ nc+24(FP), R9
-	MOVQ blk+32(FP), DX
-	MOVQ d+40(FP), R11
-	VBROADCASTSS off+48(FP), Y13
-	VBROADCASTSS scale+52(FP), Y14
-	VBROADCASTSS lo+56(FP), Y15
-point:
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	MOVQ SI, BX
-	MOVQ DX, CX
-	MOVQ R11, R10
-coord:
-	VBROADCASTSS (BX), Y8
-	VSUBPS 0(CX), Y8, Y9
-	VFMADD231PS Y9, Y9, Y0
-	VSUBPS 32(CX), Y8, Y10
-	VFMADD231PS Y10, Y10, Y1
-	VSUBPS 64(CX), Y8, Y11
-	VFMADD231PS Y11, Y11, Y2
-	VSUBPS 96(CX), Y8, Y12
-	VFMADD231PS Y12, Y12, Y3
-	VSUBPS 128(CX), Y8, Y9
-	VFMADD231PS Y9, Y9, Y4
-	VSUBPS 160(CX), Y8, Y10
-	VFMADD231PS Y10, Y10, Y5
-	VSUBPS 192(CX), Y8, Y11
-	VFMADD231PS Y11, Y11, Y6
-	VSUBPS 224(CX), Y8, Y12
-	VFMADD231PS Y12, Y12, Y7
-	ADDQ $4, BX
-	ADDQ $256, CX
-	DECQ R10
-	JNZ coord
-	VFMADD213PS Y13, Y14, Y0
-	VMAXPS Y15, Y0, Y0
+	TESTQ R12, R12
+	JZ store
 	EXP(Y0)
-	VMOVUPS Y0, 0(DI)
-	VFMADD213PS Y13, Y14, Y1
-	VMAXPS Y15, Y1, Y1
 	EXP(Y1)
-	VMOVUPS Y1, 32(DI)
-	VFMADD213PS Y13, Y14, Y2
-	VMAXPS Y15, Y2, Y2
 	EXP(Y2)
-	VMOVUPS Y2, 64(DI)
-	VFMADD213PS Y13, Y14, Y3
-	VMAXPS Y15, Y3, Y3
 	EXP(Y3)
-	VMOVUPS Y3, 96(DI)
-	VFMADD213PS Y13, Y14, Y4
-	VMAXPS Y15, Y4, Y4
 	EXP(Y4)
-	VMOVUPS Y4, 128(DI)
-	VFMADD213PS Y13, Y14, Y5
-	VMAXPS Y15, Y5, Y5
 	EXP(Y5)
-	VMOVUPS Y5, 160(DI)
-	VFMADD213PS Y13, Y14, Y6
-	VMAXPS Y15, Y6, Y6
 	EXP(Y6)
-	VMOVUPS Y6, 192(DI)
-	VFMADD213PS Y13, Y14, Y7
-	VMAXPS Y15, Y7, Y7
 	EXP(Y7)
+store:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
 	VMOVUPS Y7, 224(DI)
 	ADDQ R8, DI
 	LEAQ (SI)(R11*4), SI
@@ -383,10 +308,10 @@ coord:
 	VBROADCASTSS one<>(SB), Z25; \
 	VPBROADCASTD bias<>(SB), Z30
 
-// func sqDistTile64AVX512(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
+// func sqDistTile64AVX512(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32, exp int)
 //
-// sqDistTile64AVX2 on four ZMM accumulators (AVX-512F).
-TEXT ·sqDistTile64AVX512(SB), NOSPLIT, $0-60
+// sqDistTile64AVX2 on four ZMM accumulators (AVX-512F), with EXP4X512.
+TEXT ·sqDistTile64AVX512(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
 	MOVQ ldd+8(FP), R8
 	SHLQ $2, R8
@@ -394,61 +319,7 @@ TEXT ·sqDistTile64AVX512(SB), NOSPLIT, $0-60
 	MOVQ nc+24(FP), R9
 	MOVQ blk+32(FP), DX
 	MOVQ d+40(FP), R11
-	VBROADCASTSS off+48(FP), Z13
-	VBROADCASTSS scale+52(FP), Z14
-	VBROADCASTSS lo+56(FP), Z15
-point:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	MOVQ SI, BX
-	MOVQ DX, CX
-	MOVQ R11, R10
-coord:
-	VBROADCASTSS (BX), Z12
-	VSUBPS 0(CX), Z12, Z8
-	VFMADD231PS Z8, Z8, Z0
-	VSUBPS 64(CX), Z12, Z9
-	VFMADD231PS Z9, Z9, Z1
-	VSUBPS 128(CX), Z12, Z10
-	VFMADD231PS Z10, Z10, Z2
-	VSUBPS 192(CX), Z12, Z11
-	VFMADD231PS Z11, Z11, Z3
-	ADDQ $4, BX
-	ADDQ $256, CX
-	DECQ R10
-	JNZ coord
-	VFMADD213PS Z13, Z14, Z0
-	VMAXPS Z15, Z0, Z0
-	VMOVUPS Z0, 0(DI)
-	VFMADD213PS Z13, Z14, Z1
-	VMAXPS Z15, Z1, Z1
-	VMOVUPS Z1, 64(DI)
-	VFMADD213PS Z13, Z14, Z2
-	VMAXPS Z15, Z2, Z2
-	VMOVUPS Z2, 128(DI)
-	VFMADD213PS Z13, Z14, Z3
-	VMAXPS Z15, Z3, Z3
-	VMOVUPS Z3, 192(DI)
-	ADDQ R8, DI
-	LEAQ (SI)(R11*4), SI
-	DECQ R9
-	JNZ point
-	VZEROUPPER
-	RET
-
-// func expTile64AVX512(dst *float32, ldd int, pts *float32, nc int, blk *float32, d int, off, scale, lo float32)
-//
-// expTile64AVX2 on four ZMM accumulators (AVX-512F).
-TEXT ·expTile64AVX512(SB), NOSPLIT, $0-60
-	MOVQ dst+0(FP), DI
-	MOVQ ldd+8(FP), R8
-	SHLQ $2, R8
-	MOVQ pts+16(FP), SI
-	MOVQ nc+24(FP), R9
-	MOVQ blk+32(FP), DX
-	MOVQ d+40(FP), R11
+	MOVQ exp+64(FP), R12
 	VBROADCASTSS off+48(FP), Z13
 	VBROADCASTSS scale+52(FP), Z14
 	VBROADCASTSS lo+56(FP), Z15
@@ -483,7 +354,10 @@ coord:
 	VMAXPS Z15, Z2, Z2
 	VFMADD213PS Z13, Z14, Z3
 	VMAXPS Z15, Z3, Z3
+	TESTQ R12, R12
+	JZ store
 	EXP4X512
+store:
 	VMOVUPS Z0, 0(DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
