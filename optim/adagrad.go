@@ -48,7 +48,8 @@ func NewAdagrad(params []*tensor.Tensor, cfg AdagradOptions) *Adagrad {
 
 // Step applies one Adagrad update in place. It returns an error and
 // changes nothing if the gradients do not match the parameters or are not
-// finite. It does not allocate.
+// finite. It allocates nothing but the goroutines that split parameters of
+// 64Ki elements or more over the cores.
 func (o *Adagrad) Step(grads []*tensor.Tensor) error {
 	if err := o.check(grads); err != nil {
 		return err
@@ -57,9 +58,9 @@ func (o *Adagrad) Step(grads []*tensor.Tensor) error {
 	clr := o.lr / (1 + float64(o.step)*c.LRDecay)
 	for i, p := range o.params {
 		if p.DType() == tensor.Float32 {
-			adagradUpdate(p.Float32s(), grads[i].Float32s(), o.sum[i].Float32s(), float32(-clr), float32(c.Eps), float32(c.WeightDecay))
+			adagradSplit(p.Float32s(), grads[i].Float32s(), o.sum[i].Float32s(), float32(-clr), float32(c.Eps), float32(c.WeightDecay))
 		} else {
-			adagradUpdate(p.Float64s(), grads[i].Float64s(), o.sum[i].Float64s(), -clr, c.Eps, c.WeightDecay)
+			adagradSplit(p.Float64s(), grads[i].Float64s(), o.sum[i].Float64s(), -clr, c.Eps, c.WeightDecay)
 		}
 	}
 	o.step++

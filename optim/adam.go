@@ -96,7 +96,8 @@ func checkRange(op, name string, x, lo, hi float64) {
 
 // Step applies one Adam (or AdamW) update in place. It returns an error
 // and changes nothing if the gradients do not match the parameters or are
-// not finite. It does not allocate.
+// not finite. It allocates nothing but the goroutines that split parameters of
+// 64Ki elements or more over the cores.
 func (o *Adam) Step(grads []*tensor.Tensor) error {
 	if err := o.check(grads); err != nil {
 		return err
@@ -126,9 +127,9 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 			vm = o.vm[i]
 		}
 		if p.DType() == tensor.Float32 {
-			adamUpdate(p.Float32s(), grads[i].Float32s(), o.m[i].Float32s(), o.v[i].Float32s(), f32(vm), h)
+			adamSplit(p.Float32s(), grads[i].Float32s(), o.m[i].Float32s(), o.v[i].Float32s(), f32(vm), h)
 		} else {
-			adamUpdate(p.Float64s(), grads[i].Float64s(), o.m[i].Float64s(), o.v[i].Float64s(), f64(vm), h)
+			adamSplit(p.Float64s(), grads[i].Float64s(), o.m[i].Float64s(), o.v[i].Float64s(), f64(vm), h)
 		}
 	}
 	o.step++

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -423,5 +424,27 @@ func TestDefaultsAndNoDefaults(t *testing.T) {
 			require.NoError(t, opt.Step([]*tensor.Tensor{vals(dt, -0.2, 0.3)}))
 			assert.InDeltaSlice(t, []float64{0.9 + 0.052532089, -2.1 - 0.134137240}, q.Values(), 1e-8+numtest.Tol(dt))
 		})
+	}
+}
+
+// A parameter large enough to be split over the cores gets the bits a
+// serial update gives it, for every optimiser and dtype: each kind takes
+// three steps on 3·updateMin+5 elements with GOMAXPROCS 1 and with 4.
+func TestSplitUpdateMatchesSerial(t *testing.T) {
+	n := 3*updateMin + 5
+	for _, k := range kinds {
+		for _, dt := range numtest.DTypes {
+			run := func(procs int) *tensor.Tensor {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				rng := tensor.NewRNG(7)
+				p := rng.Normal(dt, 0, 1, n)
+				opt := k.make([]*tensor.Tensor{p})
+				for range 3 {
+					require.NoError(t, opt.Step([]*tensor.Tensor{rng.Normal(dt, 0, 1, n)}))
+				}
+				return p
+			}
+			requireBitEqual(t, run(1), run(4), k.name+" "+dt.String(), 0)
+		}
 	}
 }

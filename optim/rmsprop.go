@@ -55,7 +55,8 @@ func NewRMSProp(params []*tensor.Tensor, cfg RMSPropOptions) *RMSProp {
 
 // Step applies one RMSProp update in place. It returns an error and
 // changes nothing if the gradients do not match the parameters or are not
-// finite. It does not allocate.
+// finite. It allocates nothing but the goroutines that split parameters of
+// 64Ki elements or more over the cores.
 func (o *RMSProp) Step(grads []*tensor.Tensor) error {
 	if err := o.check(grads); err != nil {
 		return err
@@ -70,10 +71,10 @@ func (o *RMSProp) Step(grads []*tensor.Tensor) error {
 			mbuf = o.mbuf[i]
 		}
 		if p.DType() == tensor.Float32 {
-			rmspropUpdate(p.Float32s(), grads[i].Float32s(), o.sq[i].Float32s(), f32(avg), f32(mbuf),
+			rmspropSplit(p.Float32s(), grads[i].Float32s(), o.sq[i].Float32s(), f32(avg), f32(mbuf),
 				float32(-o.lr), float32(c.Alpha), float32(1-c.Alpha), float32(c.Eps), float32(c.Momentum), float32(c.WeightDecay))
 		} else {
-			rmspropUpdate(p.Float64s(), grads[i].Float64s(), o.sq[i].Float64s(), f64(avg), f64(mbuf),
+			rmspropSplit(p.Float64s(), grads[i].Float64s(), o.sq[i].Float64s(), f64(avg), f64(mbuf),
 				-o.lr, c.Alpha, 1-c.Alpha, c.Eps, c.Momentum, c.WeightDecay)
 		}
 	}

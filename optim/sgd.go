@@ -58,7 +58,8 @@ func NewSGD(params []*tensor.Tensor, cfg SGDOptions) *SGD {
 
 // Step applies one SGD update in place. It returns an error and changes
 // nothing if the gradients do not match the parameters or are not finite.
-// It does not allocate.
+// It allocates nothing but the goroutines that split parameters of
+// 64Ki elements or more over the cores.
 func (o *SGD) Step(grads []*tensor.Tensor) error {
 	if err := o.check(grads); err != nil {
 		return err
@@ -71,9 +72,9 @@ func (o *SGD) Step(grads []*tensor.Tensor) error {
 			b = o.buf[i]
 		}
 		if p.DType() == tensor.Float32 {
-			sgdUpdate(p.Float32s(), grads[i].Float32s(), f32(b), float32(o.lr), float32(c.Momentum), float32(1-c.Dampening), float32(c.WeightDecay), first, c.Nesterov)
+			sgdSplit(p.Float32s(), grads[i].Float32s(), f32(b), float32(o.lr), float32(c.Momentum), float32(1-c.Dampening), float32(c.WeightDecay), first, c.Nesterov)
 		} else {
-			sgdUpdate(p.Float64s(), grads[i].Float64s(), f64(b), o.lr, c.Momentum, 1-c.Dampening, c.WeightDecay, first, c.Nesterov)
+			sgdSplit(p.Float64s(), grads[i].Float64s(), f64(b), o.lr, c.Momentum, 1-c.Dampening, c.WeightDecay, first, c.Nesterov)
 		}
 	}
 	o.step++

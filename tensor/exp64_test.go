@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/gradus-ml/gradus/internal/parallel"
 	"github.com/stretchr/testify/require"
 )
 
@@ -350,7 +351,7 @@ func BenchmarkExpF64(b *testing.B) {
 	})
 	b.Run("mathExpLoop", func(b *testing.B) {
 		for b.Loop() {
-			splitRun(n, parallelElemMin, func(lo, hi int) {
+			parallel.Range(n, 0, parallelElemMin, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					ds[i] = math.Exp(xs[i])
 				}

@@ -21,20 +21,7 @@ func NonFinite(t *Tensor) (count, first int, value float64) {
 }
 
 func nonFinite[T Float](xs []T) (count, first int, value float64) {
-	// x−x is 0 for finite x and NaN for NaN or ±Inf, and NaN survives a
-	// sum: four independent sums keep the pass at memory speed.
-	var a0, a1, a2, a3 T
-	i := 0
-	for ; i+4 <= len(xs); i += 4 {
-		a0 += xs[i] - xs[i]
-		a1 += xs[i+1] - xs[i+1]
-		a2 += xs[i+2] - xs[i+2]
-		a3 += xs[i+3] - xs[i+3]
-	}
-	for ; i < len(xs); i++ {
-		a0 += xs[i] - xs[i]
-	}
-	if a0+a1+a2+a3 == 0 {
+	if allFinite(xs) {
 		return 0, -1, 0
 	}
 	first = -1
@@ -47,4 +34,29 @@ func nonFinite[T Float](xs []T) (count, first int, value float64) {
 		}
 	}
 	return count, first, value
+}
+
+// allFinite reports whether every element of xs is finite. x−x is 0 for
+// finite x and NaN for NaN or ±Inf, and NaN survives a sum: the vector
+// kernel sums it in four accumulators of lanes, and the tail here in four
+// scalar ones, so the pass runs at memory speed without a branch on the
+// data.
+func allFinite[T Float](xs []T) bool {
+	k := finiteBlocks(xs)
+	if k < 0 {
+		return false
+	}
+	xs = xs[k:]
+	var a0, a1, a2, a3 T
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		a0 += xs[i] - xs[i]
+		a1 += xs[i+1] - xs[i+1]
+		a2 += xs[i+2] - xs[i+2]
+		a3 += xs[i+3] - xs[i+3]
+	}
+	for ; i < len(xs); i++ {
+		a0 += xs[i] - xs[i]
+	}
+	return a0+a1+a2+a3 == 0
 }

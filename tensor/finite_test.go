@@ -44,3 +44,36 @@ func TestNonFinite(t *testing.T) {
 	x := Ones(Float32, 1000)
 	assert.Zero(t, testing.AllocsPerRun(10, func() { NonFinite(x) }), "a contiguous tensor is read in place")
 }
+
+// NonFinite finds a single NaN or ±Inf wherever it sits in long tensors:
+// in each lane of each of the vector kernel's four accumulators, in the
+// last full block and in the scalar tail after it, with the largest
+// finite values elsewhere (whose x − x is still 0).
+func TestNonFiniteEveryPosition(t *testing.T) {
+	for _, dt := range []DType{Float32, Float64} {
+		big := math.MaxFloat64
+		if dt == Float32 {
+			big = math.MaxFloat32
+		}
+		for _, n := range []int{31, 32, 33, 64, 100, 1000} {
+			vals := make([]float64, n)
+			for i := range vals {
+				vals[i] = big * float64(1-2*(i%2))
+			}
+			x := FromValues(dt, vals, n)
+			count, first, _ := NonFinite(x)
+			assert.Equal(t, 0, count, "%v n=%d all finite", dt, n)
+			assert.Equal(t, -1, first)
+			for p := range n {
+				for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+					y := x.Clone()
+					y.SetAt(bad, p)
+					count, first, value := NonFinite(y)
+					if count != 1 || first != p || !(math.IsNaN(bad) && math.IsNaN(value) || value == bad) {
+						t.Fatalf("%v n=%d: %g at %d: got count %d first %d value %g", dt, n, bad, p, count, first, value)
+					}
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/gradus-ml/gradus/internal/parallel"
 )
 
 // maxOperands is the most operands walk iterates over together.
@@ -120,7 +122,7 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 					contig(d, x)
 					return
 				}
-				splitRun(n, minPar, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
+				parallel.Range(n, 0, minPar, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
 				return
 			}
 			if s[0] != 1 || n < gatherMin {
@@ -160,7 +162,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 					contig(d, x, y)
 					return
 				}
-				splitRun(n, parallelElemMin, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
+				parallel.Range(n, 0, parallelElemMin, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
 				return
 			}
 			if s[0] != 1 || n < gatherMin { // short runs and strided destinations
@@ -183,7 +185,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 				gatheredRun(d, A, o[1], s[1], B, o[2], s[2], contig, *scratch)
 				return
 			}
-			splitRun(n, parallelElemMin, func(lo, hi int) {
+			parallel.Range(n, 0, parallelElemMin, func(lo, hi int) {
 				sc := getScratch[T]()
 				gatheredRun(d[lo:hi], A, o[1]+lo*s[1], s[1], B, o[2]+lo*s[2], s[2], par, *sc)
 				putScratch(sc)

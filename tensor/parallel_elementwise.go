@@ -1,10 +1,5 @@
 package tensor
 
-import (
-	"runtime"
-	"sync"
-)
-
 // parallelElemMin is the shortest contiguous run an elementwise kernel
 // splits across goroutines, per goroutine. Below it, starting a goroutine
 // and waiting for it costs more than the work saved. Measured with
@@ -22,27 +17,3 @@ const parallelElemMin = 1 << 17
 // machine, and 16,384 elements are ≈ 160 µs of work per goroutine against
 // a few µs to start and join it.
 const heavyElemMin = 1 << 14
-
-// splitRun calls fn over [0, n) in contiguous chunks, on up to GOMAXPROCS
-// goroutines when n is large enough, and returns when all are done. Every
-// element is computed by the same kernel whichever chunk it falls in, so
-// the results are bit-identical to a serial run. Chunk bounds are multiples
-// of 16 elements so no two goroutines write the same cache line.
-func splitRun(n, minChunk int, fn func(lo, hi int)) {
-	p := min(runtime.GOMAXPROCS(0), n/minChunk)
-	if p < 2 {
-		fn(0, n)
-		return
-	}
-	chunk := (n/p + 15) &^ 15
-	var wg sync.WaitGroup
-	for lo := chunk; lo < n; lo += chunk {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			fn(lo, hi)
-		}(lo, min(lo+chunk, n))
-	}
-	fn(0, min(chunk, n))
-	wg.Wait()
-}

@@ -285,3 +285,23 @@ func leakyBlocks[T Float](d, v, x []T, slope T) int {
 	}
 	return leakyAVX2F64(pd, pv, px, ps, len(d))
 }
+
+//go:noescape
+func finiteAVX2F32(x unsafe.Pointer, n int) int
+
+//go:noescape
+func finiteAVX2F64(x unsafe.Pointer, n int) int
+
+// finiteBlocks checks the leading elements of xs with the vector kernel:
+// it returns how many it found finite (a multiple of 32 float32 or 16
+// float64 values), or −1 when one of them is NaN or ±Inf.
+func finiteBlocks[T Float](xs []T) int {
+	if !hasSIMD || len(xs) < 32 {
+		return 0
+	}
+	p := unsafe.Pointer(unsafe.SliceData(xs))
+	if _, ok := any(xs).([]float32); ok {
+		return finiteAVX2F32(p, len(xs))
+	}
+	return finiteAVX2F64(p, len(xs))
+}

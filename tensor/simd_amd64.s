@@ -2099,3 +2099,103 @@ leakyF64done:
 	VZEROUPPER
 	MOVQ AX, ret+40(FP)
 	RET
+
+// func finiteAVX2F32(x unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·finiteAVX2F32(SB), NOSPLIT, $0-24
+	// finiteAVX2F32 checks x[i] for i below n rounded down to 32 and returns that
+	// count when every one is finite, −1 when one is NaN or ±Inf.
+	MOVQ   x+0(FP), SI
+	MOVQ   n+8(FP), CX
+	ANDQ   $-32, CX
+	XORQ   AX, AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+finF32loop:
+	CMPQ    AX, CX
+	JGE     finF32sum
+	VMOVUPS (SI)(AX*4), Y4
+	VMOVUPS 32(SI)(AX*4), Y5
+	VMOVUPS 64(SI)(AX*4), Y6
+	VMOVUPS 96(SI)(AX*4), Y7
+	VSUBPS  Y4, Y4, Y4
+	VSUBPS  Y5, Y5, Y5
+	VSUBPS  Y6, Y6, Y6
+	VSUBPS  Y7, Y7, Y7
+	VADDPS  Y4, Y0, Y0
+	VADDPS  Y5, Y1, Y1
+	VADDPS  Y6, Y2, Y2
+	VADDPS  Y7, Y3, Y3
+	ADDQ    $0x00000020, AX
+	JMP     finF32loop
+
+finF32sum:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+	// every lane of the total == 0 (ordered: NaN compares false)
+	VCMPPS    $0x00, Y1, Y0, Y0
+	VMOVMSKPS Y0, BX
+	CMPL      BX, $0x000000ff
+	JE        finF32done
+	MOVQ      $-1, AX
+
+finF32done:
+	VZEROUPPER
+	MOVQ AX, ret+16(FP)
+	RET
+
+// func finiteAVX2F64(x unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·finiteAVX2F64(SB), NOSPLIT, $0-24
+	// finiteAVX2F64 checks x[i] for i below n rounded down to 16 and returns that
+	// count when every one is finite, −1 when one is NaN or ±Inf.
+	MOVQ   x+0(FP), SI
+	MOVQ   n+8(FP), CX
+	ANDQ   $-16, CX
+	XORQ   AX, AX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+finF64loop:
+	CMPQ    AX, CX
+	JGE     finF64sum
+	VMOVUPS (SI)(AX*8), Y4
+	VMOVUPS 32(SI)(AX*8), Y5
+	VMOVUPS 64(SI)(AX*8), Y6
+	VMOVUPS 96(SI)(AX*8), Y7
+	VSUBPD  Y4, Y4, Y4
+	VSUBPD  Y5, Y5, Y5
+	VSUBPD  Y6, Y6, Y6
+	VSUBPD  Y7, Y7, Y7
+	VADDPD  Y4, Y0, Y0
+	VADDPD  Y5, Y1, Y1
+	VADDPD  Y6, Y2, Y2
+	VADDPD  Y7, Y3, Y3
+	ADDQ    $0x00000010, AX
+	JMP     finF64loop
+
+finF64sum:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VXORPD Y1, Y1, Y1
+
+	// every lane of the total == 0 (ordered: NaN compares false)
+	VCMPPD    $0x00, Y1, Y0, Y0
+	VMOVMSKPD Y0, BX
+	CMPL      BX, $0x0000000f
+	JE        finF64done
+	MOVQ      $-1, AX
+
+finF64done:
+	VZEROUPPER
+	MOVQ AX, ret+16(FP)
+	RET

@@ -46,3 +46,6 @@ func expShiftBlocks(d, x []float32, m float32) int { return 0 }
 
 // leakyBlocks has no vector implementation here: it writes nothing.
 func leakyBlocks[T Float](d, v, x []T, slope T) int { return 0 }
+
+// finiteBlocks has no vector implementation here: it checks nothing.
+func finiteBlocks[T Float](xs []T) int { return 0 }

@@ -46,6 +46,7 @@ var layers = []struct {
 }{
 	{"internal/unchecked", 0}, // tensor's trusted kernels: filled by tensor, so below it
 	{"internal/cpuinfo", 0},   // the CPU's caches and FMA peak: gemm's blocking reads them
+	{"internal/parallel", 0},  // the fork-join over index ranges that tensor, optim and gp share
 	{"tensor", 0},             // tensor/internal/gemm shares tensor's layer
 	{"graph", 1},
 	{"metrics", 1},           // the leaves of the toolkit: every model may use them

@@ -3,9 +3,8 @@ package gp
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
+	"github.com/gradus-ml/gradus/internal/parallel"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -47,7 +46,6 @@ func NewPivotedCholesky(diag []float64, row func(i int) []float64, rank int, noi
 	l := make([]float64, n*rank)
 	k := 0
 	first := -1.0
-	workers := runtime.GOMAXPROCS(0)
 	pivoted := make([]bool, n)
 	for m := 0; m < rank; m++ {
 		best := m
@@ -71,7 +69,7 @@ func NewPivotedCholesky(diag []float64, row func(i int) []float64, rank int, noi
 		u := l[piv*rank : piv*rank+m]
 		// In index order rather than pivot order, so that L streams
 		// through memory.
-		parallelChunks(n, workers, 4096, func(lo, hi int) {
+		parallel.Range(n, 0, 4096, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				if pivoted[j] {
 					continue
@@ -160,25 +158,4 @@ func dot4(a, b []float64) float64 {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
-}
-
-// parallelChunks calls fn on [lo, hi) chunks covering [0, n) on up to
-// workers goroutines, each chunk at least minChunk long; small n runs on
-// the caller.
-func parallelChunks(n, workers, minChunk int, fn func(lo, hi int)) {
-	chunks := min(workers, max(1, n/minChunk))
-	if chunks <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	wg.Add(chunks - 1)
-	for c := 1; c < chunks; c++ {
-		go func(c int) {
-			defer wg.Done()
-			fn(n*c/chunks, n*(c+1)/chunks)
-		}(c)
-	}
-	fn(0, n/chunks)
-	wg.Wait()
 }

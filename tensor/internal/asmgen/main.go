@@ -58,6 +58,7 @@ func main() {
 	geluKernels()
 	expShiftKernel()
 	leakyKernels()
+	finiteKernels()
 	os.Exit(build.Main(flags.Config(), a))
 }
 
