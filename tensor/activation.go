@@ -408,12 +408,11 @@ func geluDeriv64(x float64) float64 {
 	return 0.5*math.Erfc(-x*(1/math.Sqrt2)) + x*invSqrt2Pi*math.Exp(-0.5*x*x)
 }
 
-// geluGrad32 is v·(Φ(x) + x·φ(x)) in float32 arithmetic: φ from exp32;
-// Φ = (1 + erf(x/√2))/2 by erfFit32 from x = −0.5 up (as gelu32), below
-// it Φ(x) = erfc(−x/√2)/2 by erfcNR32 (one more exp32Core, relative error
-// below 1.2e−7), so the derivative is within about 1e−6 relative, a
-// gradient's accuracy, at a fraction of math.Erfc's cost. For |x| ≤ 12 it
-// is the arithmetic of the vector kernel geluGradAVX2, in the same order.
+// geluGrad32 is v·(Φ(x) + x·φ(x)) in float32 arithmetic: φ from exp32Core,
+// Φ from twoPhi32 (as gelu32, one more exp32Core), so the derivative is
+// within about 1e−6 relative, a gradient's accuracy, at a fraction of
+// math.Erfc's cost. For |x| ≤ 12 it is the arithmetic of the vector
+// kernel geluGradAVX2, in the same order.
 func geluGrad32(v, x float32) float32 {
 	const invSqrt2Pi = 0.3989422804014327
 	if x != x {
@@ -427,10 +426,7 @@ func geluGrad32(v, x float32) float32 {
 	}
 	h := float32(float32(-0.5*x) * x) // −x²/2 = −z² for z = x/√2
 	phi := float32(float32(x*invSqrt2Pi) * exp32Core(h))
-	if x >= -0.5 { // Φ ≥ 0.31: erf's rational fit, as gelu32
-		return v * (float32(0.5*(1+erfFit32(x*(1/math.Sqrt2)))) + phi)
-	}
-	return v * (float32(0.5*erfcNR32(x, h)) + phi)
+	return v * (float32(0.5*twoPhi32(x, h)) + phi)
 }
 
 func geluGrad64(v, x float64) float64 { return v * geluDeriv64(x) }

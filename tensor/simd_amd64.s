@@ -1433,35 +1433,15 @@ DATA gersqrt2<>+24(SB)/4, $0x3f3504f3
 DATA gersqrt2<>+28(SB)/4, $0x3f3504f3
 GLOBL gersqrt2<>(SB), RODATA|NOPTR, $32
 
-DATA gemrsqrt2<>+0(SB)/4, $0xbf3504f3
-DATA gemrsqrt2<>+4(SB)/4, $0xbf3504f3
-DATA gemrsqrt2<>+8(SB)/4, $0xbf3504f3
-DATA gemrsqrt2<>+12(SB)/4, $0xbf3504f3
-DATA gemrsqrt2<>+16(SB)/4, $0xbf3504f3
-DATA gemrsqrt2<>+20(SB)/4, $0xbf3504f3
-DATA gemrsqrt2<>+24(SB)/4, $0xbf3504f3
-DATA gemrsqrt2<>+28(SB)/4, $0xbf3504f3
-GLOBL gemrsqrt2<>(SB), RODATA|NOPTR, $32
-
-DATA gelo<>+0(SB)/4, $0xc07ae148
-DATA gelo<>+4(SB)/4, $0xc07ae148
-DATA gelo<>+8(SB)/4, $0xc07ae148
-DATA gelo<>+12(SB)/4, $0xc07ae148
-DATA gelo<>+16(SB)/4, $0xc07ae148
-DATA gelo<>+20(SB)/4, $0xc07ae148
-DATA gelo<>+24(SB)/4, $0xc07ae148
-DATA gelo<>+28(SB)/4, $0xc07ae148
-GLOBL gelo<>(SB), RODATA|NOPTR, $32
-
-DATA gehi<>+0(SB)/4, $0x407ae148
-DATA gehi<>+4(SB)/4, $0x407ae148
-DATA gehi<>+8(SB)/4, $0x407ae148
-DATA gehi<>+12(SB)/4, $0x407ae148
-DATA gehi<>+16(SB)/4, $0x407ae148
-DATA gehi<>+20(SB)/4, $0x407ae148
-DATA gehi<>+24(SB)/4, $0x407ae148
-DATA gehi<>+28(SB)/4, $0x407ae148
-GLOBL gehi<>(SB), RODATA|NOPTR, $32
+DATA getwo<>+0(SB)/4, $0x40000000
+DATA getwo<>+4(SB)/4, $0x40000000
+DATA getwo<>+8(SB)/4, $0x40000000
+DATA getwo<>+12(SB)/4, $0x40000000
+DATA getwo<>+16(SB)/4, $0x40000000
+DATA getwo<>+20(SB)/4, $0x40000000
+DATA getwo<>+24(SB)/4, $0x40000000
+DATA getwo<>+28(SB)/4, $0x40000000
+GLOBL getwo<>(SB), RODATA|NOPTR, $32
 
 DATA gec126<>+0(SB)/4, $0x3fa1fc4e
 DATA gec126<>+4(SB)/4, $0x3fa1fc4e
@@ -1492,126 +1472,6 @@ DATA gelim<>+20(SB)/4, $0x41400000
 DATA gelim<>+24(SB)/4, $0x41400000
 DATA gelim<>+28(SB)/4, $0x41400000
 GLOBL gelim<>(SB), RODATA|NOPTR, $32
-
-DATA gep0<>+0(SB)/4, $0xaf95df0b
-DATA gep0<>+4(SB)/4, $0xaf95df0b
-DATA gep0<>+8(SB)/4, $0xaf95df0b
-DATA gep0<>+12(SB)/4, $0xaf95df0b
-DATA gep0<>+16(SB)/4, $0xaf95df0b
-DATA gep0<>+20(SB)/4, $0xaf95df0b
-DATA gep0<>+24(SB)/4, $0xaf95df0b
-DATA gep0<>+28(SB)/4, $0xaf95df0b
-GLOBL gep0<>(SB), RODATA|NOPTR, $32
-
-DATA gep1<>+0(SB)/4, $0x32edffee
-DATA gep1<>+4(SB)/4, $0x32edffee
-DATA gep1<>+8(SB)/4, $0x32edffee
-DATA gep1<>+12(SB)/4, $0x32edffee
-DATA gep1<>+16(SB)/4, $0x32edffee
-DATA gep1<>+20(SB)/4, $0x32edffee
-DATA gep1<>+24(SB)/4, $0x32edffee
-DATA gep1<>+28(SB)/4, $0x32edffee
-GLOBL gep1<>(SB), RODATA|NOPTR, $32
-
-DATA gep2<>+0(SB)/4, $0xb60cff51
-DATA gep2<>+4(SB)/4, $0xb60cff51
-DATA gep2<>+8(SB)/4, $0xb60cff51
-DATA gep2<>+12(SB)/4, $0xb60cff51
-DATA gep2<>+16(SB)/4, $0xb60cff51
-DATA gep2<>+20(SB)/4, $0xb60cff51
-DATA gep2<>+24(SB)/4, $0xb60cff51
-DATA gep2<>+28(SB)/4, $0xb60cff51
-GLOBL gep2<>(SB), RODATA|NOPTR, $32
-
-DATA gep3<>+0(SB)/4, $0xb86ec2d2
-DATA gep3<>+4(SB)/4, $0xb86ec2d2
-DATA gep3<>+8(SB)/4, $0xb86ec2d2
-DATA gep3<>+12(SB)/4, $0xb86ec2d2
-DATA gep3<>+16(SB)/4, $0xb86ec2d2
-DATA gep3<>+20(SB)/4, $0xb86ec2d2
-DATA gep3<>+24(SB)/4, $0xb86ec2d2
-DATA gep3<>+28(SB)/4, $0xb86ec2d2
-GLOBL gep3<>(SB), RODATA|NOPTR, $32
-
-DATA gep4<>+0(SB)/4, $0xba40ac63
-DATA gep4<>+4(SB)/4, $0xba40ac63
-DATA gep4<>+8(SB)/4, $0xba40ac63
-DATA gep4<>+12(SB)/4, $0xba40ac63
-DATA gep4<>+16(SB)/4, $0xba40ac63
-DATA gep4<>+20(SB)/4, $0xba40ac63
-DATA gep4<>+24(SB)/4, $0xba40ac63
-DATA gep4<>+28(SB)/4, $0xba40ac63
-GLOBL gep4<>(SB), RODATA|NOPTR, $32
-
-DATA gep5<>+0(SB)/4, $0xbb41a1f6
-DATA gep5<>+4(SB)/4, $0xbb41a1f6
-DATA gep5<>+8(SB)/4, $0xbb41a1f6
-DATA gep5<>+12(SB)/4, $0xbb41a1f6
-DATA gep5<>+16(SB)/4, $0xbb41a1f6
-DATA gep5<>+20(SB)/4, $0xbb41a1f6
-DATA gep5<>+24(SB)/4, $0xbb41a1f6
-DATA gep5<>+28(SB)/4, $0xbb41a1f6
-GLOBL gep5<>(SB), RODATA|NOPTR, $32
-
-DATA gep6<>+0(SB)/4, $0xbc83dbd4
-DATA gep6<>+4(SB)/4, $0xbc83dbd4
-DATA gep6<>+8(SB)/4, $0xbc83dbd4
-DATA gep6<>+12(SB)/4, $0xbc83dbd4
-DATA gep6<>+16(SB)/4, $0xbc83dbd4
-DATA gep6<>+20(SB)/4, $0xbc83dbd4
-DATA gep6<>+24(SB)/4, $0xbc83dbd4
-DATA gep6<>+28(SB)/4, $0xbc83dbd4
-GLOBL gep6<>(SB), RODATA|NOPTR, $32
-
-DATA geq0<>+0(SB)/4, $0xb77460cd
-DATA geq0<>+4(SB)/4, $0xb77460cd
-DATA geq0<>+8(SB)/4, $0xb77460cd
-DATA geq0<>+12(SB)/4, $0xb77460cd
-DATA geq0<>+16(SB)/4, $0xb77460cd
-DATA geq0<>+20(SB)/4, $0xb77460cd
-DATA geq0<>+24(SB)/4, $0xb77460cd
-DATA geq0<>+28(SB)/4, $0xb77460cd
-GLOBL geq0<>(SB), RODATA|NOPTR, $32
-
-DATA geq1<>+0(SB)/4, $0xb95fbd29
-DATA geq1<>+4(SB)/4, $0xb95fbd29
-DATA geq1<>+8(SB)/4, $0xb95fbd29
-DATA geq1<>+12(SB)/4, $0xb95fbd29
-DATA geq1<>+16(SB)/4, $0xb95fbd29
-DATA geq1<>+20(SB)/4, $0xb95fbd29
-DATA geq1<>+24(SB)/4, $0xb95fbd29
-DATA geq1<>+28(SB)/4, $0xb95fbd29
-GLOBL geq1<>(SB), RODATA|NOPTR, $32
-
-DATA geq2<>+0(SB)/4, $0xbadc924e
-DATA geq2<>+4(SB)/4, $0xbadc924e
-DATA geq2<>+8(SB)/4, $0xbadc924e
-DATA geq2<>+12(SB)/4, $0xbadc924e
-DATA geq2<>+16(SB)/4, $0xbadc924e
-DATA geq2<>+20(SB)/4, $0xbadc924e
-DATA geq2<>+24(SB)/4, $0xbadc924e
-DATA geq2<>+28(SB)/4, $0xbadc924e
-GLOBL geq2<>(SB), RODATA|NOPTR, $32
-
-DATA geq3<>+0(SB)/4, $0xbbf19bf8
-DATA geq3<>+4(SB)/4, $0xbbf19bf8
-DATA geq3<>+8(SB)/4, $0xbbf19bf8
-DATA geq3<>+12(SB)/4, $0xbbf19bf8
-DATA geq3<>+16(SB)/4, $0xbbf19bf8
-DATA geq3<>+20(SB)/4, $0xbbf19bf8
-DATA geq3<>+24(SB)/4, $0xbbf19bf8
-DATA geq3<>+28(SB)/4, $0xbbf19bf8
-GLOBL geq3<>(SB), RODATA|NOPTR, $32
-
-DATA geq4<>+0(SB)/4, $0xbc69b6a7
-DATA geq4<>+4(SB)/4, $0xbc69b6a7
-DATA geq4<>+8(SB)/4, $0xbc69b6a7
-DATA geq4<>+12(SB)/4, $0xbc69b6a7
-DATA geq4<>+16(SB)/4, $0xbc69b6a7
-DATA geq4<>+20(SB)/4, $0xbc69b6a7
-DATA geq4<>+24(SB)/4, $0xbc69b6a7
-DATA geq4<>+28(SB)/4, $0xbc69b6a7
-GLOBL geq4<>(SB), RODATA|NOPTR, $32
 
 DATA genr0<>+0(SB)/4, $0x3e2ef945
 DATA genr0<>+4(SB)/4, $0x3e2ef945
@@ -1708,8 +1568,8 @@ GLOBL genr8<>(SB), RODATA|NOPTR, $32
 TEXT ·geluAVX2(SB), NOSPLIT, $0-32
 	// geluAVX2 computes gelu32 on blocks of 8 while every |x| ≤ 12 and returns how
 	// many elements it wrote: a multiple of 8, stopping at the first block holding a
-	// larger |x| or a NaN, or at the last full block. Both branches are computed and
-	// blended by x ≥ −0.5, with the scalar code's operations in its order.
+	// larger |x| or a NaN, or at the last full block, with the scalar code's
+	// operations in its order.
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -1726,41 +1586,10 @@ geloop:
 	CMPL      BX, $0x000000ff
 	JNE       gedone
 
-	// x ≥ −0.5: (0.5·x)·(1 + erfFit32(x/√2))
-	VMULPS gersqrt2<>+0(SB), Y0, Y6
-	VMAXPS gelo<>+0(SB), Y6, Y6
-	VMINPS gehi<>+0(SB), Y6, Y6
-	VMULPS Y6, Y6, Y7
-	VMULPS gep0<>+0(SB), Y7, Y8
-	VADDPS gep1<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep2<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep3<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep4<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep5<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep6<>+0(SB), Y8, Y8
-	VMULPS geq0<>+0(SB), Y7, Y9
-	VADDPS geq1<>+0(SB), Y9, Y9
-	VMULPS Y7, Y9, Y9
-	VADDPS geq2<>+0(SB), Y9, Y9
-	VMULPS Y7, Y9, Y9
-	VADDPS geq3<>+0(SB), Y9, Y9
-	VMULPS Y7, Y9, Y9
-	VADDPS geq4<>+0(SB), Y9, Y9
-	VMULPS Y8, Y6, Y8
-	VDIVPS Y9, Y8, Y8
-	VMULPS gehalf<>+0(SB), Y0, Y10
-	VADDPS sgone<>+0(SB), Y8, Y8
-	VMULPS Y8, Y10, Y11
-
-	// x < −0.5: (0.5·x)·erfcNR32(x, (−0.5·x)·x)
+	// (0.5·x)·twoPhi32(x, (−0.5·x)·x)
 	VMULPS     gemhalf<>+0(SB), Y0, Y12
 	VMULPS     Y0, Y12, Y12
-	VMULPS     gemrsqrt2<>+0(SB), Y0, Y13
+	VMULPS     gersqrt2<>+0(SB), Y1, Y13
 	VMULPS     gehalf<>+0(SB), Y13, Y13
 	VADDPS     sgone<>+0(SB), Y13, Y13
 	VMOVUPS    sgone<>+0(SB), Y14
@@ -1810,9 +1639,11 @@ geloop:
 	VPSLLD     $0x17, Y5, Y5
 	VMULPS     Y5, Y4, Y4
 	VMULPS     Y4, Y14, Y14
-	VMULPS     Y14, Y10, Y14
-	VCMPPS     $0x0d, gemhalf<>+0(SB), Y0, Y15
-	VBLENDVPS  Y15, Y11, Y14, Y11
+	VMOVUPS    getwo<>+0(SB), Y13
+	VSUBPS     Y14, Y13, Y13
+	VBLENDVPS  Y0, Y14, Y13, Y14
+	VMULPS     gehalf<>+0(SB), Y0, Y10
+	VMULPS     Y14, Y10, Y11
 	VMOVUPS    Y11, (DI)(AX*4)
 	ADDQ       $0x00000008, AX
 	JMP        geloop
@@ -1875,39 +1706,8 @@ gegloop:
 	VMULPS     Y5, Y4, Y4
 	VMULPS     Y4, Y10, Y10
 
-	// x ≥ −0.5: 0.5·(1 + erfFit32(x/√2)) + φ term
-	VMULPS gersqrt2<>+0(SB), Y0, Y6
-	VMAXPS gelo<>+0(SB), Y6, Y6
-	VMINPS gehi<>+0(SB), Y6, Y6
-	VMULPS Y6, Y6, Y7
-	VMULPS gep0<>+0(SB), Y7, Y8
-	VADDPS gep1<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep2<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep3<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep4<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep5<>+0(SB), Y8, Y8
-	VMULPS Y7, Y8, Y8
-	VADDPS gep6<>+0(SB), Y8, Y8
-	VMULPS geq0<>+0(SB), Y7, Y9
-	VADDPS geq1<>+0(SB), Y9, Y9
-	VMULPS Y7, Y9, Y9
-	VADDPS geq2<>+0(SB), Y9, Y9
-	VMULPS Y7, Y9, Y9
-	VADDPS geq3<>+0(SB), Y9, Y9
-	VMULPS Y7, Y9, Y9
-	VADDPS geq4<>+0(SB), Y9, Y9
-	VMULPS Y8, Y6, Y8
-	VDIVPS Y9, Y8, Y8
-	VADDPS sgone<>+0(SB), Y8, Y8
-	VMULPS gehalf<>+0(SB), Y8, Y8
-	VADDPS Y10, Y8, Y11
-
-	// x < −0.5: 0.5·erfcNR32(x, h) + φ term
-	VMULPS     gemrsqrt2<>+0(SB), Y0, Y13
+	// 0.5·twoPhi32(x, h) + φ term, times v
+	VMULPS     gersqrt2<>+0(SB), Y1, Y13
 	VMULPS     gehalf<>+0(SB), Y13, Y13
 	VADDPS     sgone<>+0(SB), Y13, Y13
 	VMOVUPS    sgone<>+0(SB), Y14
@@ -1957,12 +1757,13 @@ gegloop:
 	VPSLLD     $0x17, Y5, Y5
 	VMULPS     Y5, Y4, Y4
 	VMULPS     Y4, Y14, Y14
+	VMOVUPS    getwo<>+0(SB), Y13
+	VSUBPS     Y14, Y13, Y13
+	VBLENDVPS  Y0, Y14, Y13, Y14
 	VMULPS     gehalf<>+0(SB), Y14, Y14
 	VADDPS     Y10, Y14, Y14
-	VCMPPS     $0x0d, gemhalf<>+0(SB), Y0, Y15
-	VBLENDVPS  Y15, Y11, Y14, Y11
-	VMULPS     (DX)(AX*4), Y11, Y11
-	VMOVUPS    Y11, (DI)(AX*4)
+	VMULPS     (DX)(AX*4), Y14, Y14
+	VMOVUPS    Y14, (DI)(AX*4)
 	ADDQ       $0x00000008, AX
 	JMP        gegloop
 

@@ -178,7 +178,7 @@ func forVectorInputs32(rng *RNG, f func(x []float32)) {
 // The vector GELU and its derivative must match gelu32 and geluGrad32 bit
 // for bit: on random runs with special values (blocks that fall back to
 // the scalar code), and on a grid of [−16, 16] in steps of 2⁻¹⁰ through
-// both branches (x = −0.5) and across the kernels' limit |x| = 12.
+// both signs of x and across the kernels' limit |x| = 12.
 func TestGeluVectorMatchesScalar(t *testing.T) {
 	rng := NewRNG(8)
 	check := func(x []float32) {

@@ -150,19 +150,18 @@ func softplus64(x float64) float64 {
 	return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
 }
 
-// gelu is x·Φ(x) = 0.5·x·(1+erf(x/√2)), written as 0.5·x·erfc(−x/√2)
-// where 1+erf would cancel (x < −0.5). From −0.5 up, 1+erf ≥ 0.62, so the
-// float32 rational fit of erf, with no exponential, is accurate relatively
-// too; below it erfc comes from erfcNR32 (one exp32Core). For |x| ≤ 12 this
-// is the arithmetic of the vector kernel geluAVX2 in the same order (each
-// product rounded by float32(·), so no FMA is fused), so both agree bit for
-// bit; beyond, math32.Erfc (exact in the far tail, where Φ underflows).
+// gelu32 is x·Φ(x) = 0.5·x·erfc(−x/√2), with erfc(−x/√2) = 2Φ(x) from
+// twoPhi32 (one exp32Core and one division). For |x| ≤ 12 this is the
+// arithmetic of the vector kernel geluAVX2 in the same order (each
+// product rounded by float32(·), so no FMA is fused), so both agree bit
+// for bit; above 12, Φ is 1 in float32; below −12, math32.Erfc (exact in
+// the far tail, where Φ underflows).
 func gelu32(x float32) float32 {
-	if x >= -0.5 {
-		return float32(0.5*x) * (1 + erfFit32(x*(1/math.Sqrt2)))
+	if x >= -12 && x <= 12 {
+		return float32(0.5*x) * twoPhi32(x, float32(float32(-0.5*x)*x))
 	}
-	if x >= -12 {
-		return float32(0.5*x) * erfcNR32(x, float32(float32(-0.5*x)*x))
+	if x > 12 {
+		return x
 	}
 	if math32.IsInf(x, -1) {
 		return 0
@@ -170,12 +169,16 @@ func gelu32(x float32) float32 {
 	return 0.5 * x * math32.Erfc(-x*math32.Sqrt2/2)
 }
 
-// erfcNR32 is erfc(−x/√2) = 2Φ(x) for x < −0.5 given h = −x²/2, by the
-// Chebyshev fit of Numerical Recipes' erfcc, t·exp(−z² − 1.26551223 +
-// P(t)) with z = −x/√2 > 0 and t = 1/(1 + z/2): relative error below
-// 1.2e−7 from the fit, plus |h|·2⁻²⁴ from rounding h.
-func erfcNR32(x, h float32) float32 {
-	z := x * (-1 / math.Sqrt2)
+// twoPhi32 is 2Φ(x) = erfc(−x/√2) given h = −x²/2: with z = |x|/√2, the
+// Chebyshev fit of Numerical Recipes' erfcc (Press et al. 2007, Numerical
+// Recipes, 3rd ed., §6.2.2), e = erfc(z) = t·exp(−z² − 1.26551223 + P(t))
+// with t = 1/(1 + z/2), relative error below 1.2e−7 (plus |h|·2⁻²⁴ from
+// rounding h), and 2Φ is e for x with its sign bit set and 2 − e
+// otherwise, where e ≤ 1 keeps the error below 1.2e−7 absolutely. The
+// sign bit, not x < 0, picks the branch, as the vector kernels' blend
+// does, so −0 gives e.
+func twoPhi32(x, h float32) float32 {
+	z := math32.Abs(x) * (1 / math.Sqrt2)
 	t := 1 / (1 + float32(0.5*z))
 	p := float32(0.17087277 * t)
 	p = float32((p - 0.82215223) * t)
@@ -186,27 +189,11 @@ func erfcNR32(x, h float32) float32 {
 	p = float32((p + 0.09678418) * t)
 	p = float32((p + 0.37409196) * t)
 	p = float32((p + 1.00002368) * t)
-	return t * exp32Core(h-1.26551223+p)
-}
-
-// erfFit32 is erf(x) by the rational fit XLA uses for float32 (an odd
-// polynomial of degree 13 over an even one of degree 8, x clamped to
-// ±3.92, where erf is 1 in float32): absolute error below 5e−7 everywhere
-// (TestErfFit32). NaN gives NaN.
-func erfFit32(x float32) float32 {
-	x = min(max(x, -3.92), 3.92)
-	x2 := x * x
-	p := float32(-2.72614225801306e-10 * x2)
-	p = float32((p+2.77068142495902e-08)*x2) + -2.10102402082508e-06
-	p = float32(p*x2) + -5.69250639462346e-05
-	p = float32(p*x2) + -7.34990630326855e-04
-	p = float32(p*x2) + -2.95459980854025e-03
-	p = float32(p*x2) + -1.60960333262415e-02
-	q := float32(-1.45660718464996e-05 * x2)
-	q = float32((q+-2.13374055278905e-04)*x2) + -1.68282697438203e-03
-	q = float32(q*x2) + -7.37332916720468e-03
-	q = float32(q*x2) + -1.42647390514189e-02
-	return float32(x*p) / q
+	e := t * exp32Core(h-1.26551223+p)
+	if math32.Signbit(x) {
+		return e
+	}
+	return 2 - e
 }
 
 // geluRun32 runs the vector GELU where it can and gelu32 on the blocks it
