@@ -359,7 +359,7 @@ func outerSum(ps []piece) *graph.Node {
 	if len(ps) == 1 {
 		return graph.MatMulT(cts[0], xs[0], true, false)
 	}
-	return graph.MatMulT(graph.Concat(0, cts...), graph.Concat(0, xs...), true, false)
+	return graph.MatMulT(graph.Concat(-2, cts...), graph.Concat(-2, xs...), true, false)
 }
 
 // zerosAlong returns zeros shaped like n but with size d on axis.

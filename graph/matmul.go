@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"slices"
+
 	"github.com/gradus-ml/gradus/tensor"
 )
 
@@ -226,12 +228,14 @@ func Outer(a, b *Node) *Node {
 	return matmulT(Reshape(a, a.Shape()[0], 1), Reshape(b, 1, b.Shape()[0]), false, false)
 }
 
-// WeightFactor reports whether n is a product x·wᵀ of two matrices (a
-// MatMulT with only w transposed, or a Linear of a matrix x) and returns
-// x and w. The cotangent of w is then ctᵀ·x; the reverse sweep sums those
-// of many such products of one w (a recurrent weight used at every time
-// step) as one matrix product of the stacked cotangents and inputs instead
-// of one product and one addition per use.
+// WeightFactor reports whether n is a product x·wᵀ of two matrices, or of
+// two batches of matrices with the same batch shape (a MatMulT with only w
+// transposed, or a Linear of a matrix x), and returns x and w. The
+// cotangent of w is then ctᵀ·x (batched alike); the reverse sweep sums
+// those of many such products of one w (a recurrent weight used at every
+// time step, or the two directions' weights stacked) as one matrix
+// product of the cotangents and inputs concatenated along their rows
+// instead of one product and one addition per use.
 func WeightFactor(n *Node) (x, w *Node, ok bool) {
 	switch o := n.op.(type) {
 	case matmulOp:
@@ -239,7 +243,11 @@ func WeightFactor(n *Node) (x, w *Node, ok bool) {
 	case linearOp:
 		ok = true
 	}
-	if !ok || n.inputs[0].Dim() != 2 || n.inputs[1].Dim() != 2 {
+	if !ok {
+		return nil, nil, false
+	}
+	xs, ws := n.inputs[0].Shape(), n.inputs[1].Shape()
+	if len(xs) < 2 || len(xs) != len(ws) || !slices.Equal(xs[:len(xs)-2], ws[:len(ws)-2]) {
 		return nil, nil, false
 	}
 	return n.inputs[0], n.inputs[1], true

@@ -197,16 +197,25 @@ func (c *GRUCell) step(xp, h *graph.Node) *graph.Node {
 	return graph.GRUCell(xp, c.hiddenProj(h), h)
 }
 
-// RNNBase holds the sizes and layout LSTM and GRU share (PyTorch's
+// RNNBase holds the sizes and layout RNN, LSTM and GRU share (PyTorch's
 // RNNBase).
 type RNNBase struct {
 	In, Hidden, Layers int  // input features, hidden size, stacked layers
 	BatchFirst         bool // inputs and outputs are (B, T, ·) instead of (T, B, ·)
+	Bidirectional      bool // each layer also runs a cell over the reversed sequence
+}
+
+// Directions is 2 for a bidirectional stack, else 1.
+func (r *RNNBase) Directions() int {
+	if r.Bidirectional {
+		return 2
+	}
+	return 1
 }
 
 // checkSeq panics, naming the module, unless x is a (T, B, In) sequence
-// (or (B, T, In) with BatchFirst) and each state is nil or (Layers, B,
-// Hidden). It returns T and B.
+// (or (B, T, In) with BatchFirst) and each state is nil or
+// (Layers·Directions, B, Hidden). It returns T and B.
 func (r *RNNBase) checkSeq(name fmt.Stringer, dt tensor.DType, x *graph.Node, states ...*graph.Node) (steps, batch int) {
 	checkInput(name, x, dt)
 	s := x.Shape()
@@ -224,7 +233,7 @@ func (r *RNNBase) checkSeq(name fmt.Stringer, dt tensor.DType, x *graph.Node, st
 	if steps == 0 {
 		tensor.Fail(name.String(), "input shape %s has no time steps", tensor.FormatShape(s))
 	}
-	want := []int{r.Layers, batch, r.Hidden}
+	want := []int{r.Layers * r.Directions(), batch, r.Hidden}
 	for _, st := range states {
 		if st == nil {
 			continue
@@ -245,109 +254,153 @@ func (r *RNNBase) timeAxis() int {
 	return 0
 }
 
-// newLayers returns the cells of a stack of layers recurrent layers with
-// biases, layer 0 from in features and the others from hidden, each made
-// by wrap from newRNNCell(op, ..., gates, ...).
-func newLayers[C any](op string, rng *tensor.RNG, in, hidden, layers, gates int, dt tensor.DType, wrap func(RNNCellBase) C) []C {
+// newLayers returns the forward and (bidirectional only) reverse cells of
+// a stack of layers recurrent layers with biases, layer 0 reading in
+// features and the others Directions·hidden, each made by wrap from
+// newRNNCell(op, ..., gates, ...) in PyTorch's order (a layer's forward
+// cell, then its reverse one).
+func newLayers[C any](op string, rng *tensor.RNG, in, hidden, layers, gates int, bidirectional bool, dt tensor.DType, wrap func(RNNCellBase) C) (cells, reverse []C) {
 	if layers <= 0 {
 		tensor.Fail(op, "number of layers must be positive, got %d", layers)
 	}
-	cells := make([]C, layers)
-	for l := range cells {
+	dirs := 1
+	if bidirectional {
+		dirs = 2
+	}
+	for l := range layers {
 		inl := in
 		if l > 0 {
-			inl = hidden
+			inl = dirs * hidden
 		}
-		cells[l] = wrap(newRNNCell(op, rng, inl, hidden, gates, true, dt))
+		cells = append(cells, wrap(newRNNCell(op, rng, inl, hidden, gates, true, dt)))
+		if bidirectional {
+			reverse = append(reverse, wrap(newRNNCell(op, rng, inl, hidden, gates, true, dt)))
+		}
 	}
-	return cells
+	return cells, reverse
 }
 
-// layerParams returns each cell's parameters named with the suffix _l{l},
-// layer by layer, as PyTorch names a stack's.
-func layerParams[C interface{ params(string) []NamedParam }](cells []C) []NamedParam {
+// layerParams returns each cell's parameters named with the suffix _l{l}
+// (and the reverse cell's with _l{l}_reverse), layer by layer, as PyTorch
+// names a stack's.
+func layerParams[C interface{ params(string) []NamedParam }](cells, reverse []C) []NamedParam {
 	var ps []NamedParam
 	for l, c := range cells {
 		ps = append(ps, c.params("_l"+strconv.Itoa(l))...)
+		if reverse != nil {
+			ps = append(ps, reverse[l].params("_l"+strconv.Itoa(l)+"_reverse")...)
+		}
 	}
 	return ps
 }
 
-// layerState returns layer l's (B, Hidden) slice of a (Layers, B, Hidden)
-// state, or nil.
-func layerState(st *graph.Node, l int) *graph.Node {
+// layerState returns layer l's (Directions, B, Hidden) slice of a
+// (Layers·Directions, B, Hidden) state, a view, or nil.
+func (r *RNNBase) layerState(st *graph.Node, l int) *graph.Node {
 	if st == nil {
 		return nil
 	}
-	return graph.Squeeze(graph.Slice(st, 0, l, l+1, 1), 0)
+	d := r.Directions()
+	return graph.Slice(st, 0, l*d, (l+1)*d, 1)
 }
+
+// stack runs every layer's sweep over x and returns the last layer's
+// output at every step, (T, B, Directions·Hidden) or batch first, and the
+// final states of every layer and direction, hN and cN (Layers·Directions,
+// B, Hidden), cN nil but for the LSTM. cells(l) returns layer l's cells,
+// forward first.
+func (r *RNNBase) stack(kind cellKind, x, h0, c0 *graph.Node, cells func(l int) []*RNNCellBase) (out, hN, cN *graph.Node) {
+	rows := r.timeMajor(x)
+	var seq, hs, cs []*graph.Node
+	for l := range r.Layers {
+		if l > 0 {
+			rows = graph.Stack(0, seq...)
+		}
+		sw := layerSweep{kind: kind, cells: cells(l), g: x.Graph()}
+		outs, h, c := sw.run(rows, r.layerState(h0, l), r.layerState(c0, l))
+		seq = joinSteps(outs)
+		hs = append(hs, h...)
+		cs = append(cs, c...)
+	}
+	out, hN = graph.Stack(r.timeAxis(), seq...), graph.Stack(0, hs...)
+	if kind == lstmKind {
+		cN = graph.Stack(0, cs...)
+	}
+	return out, hN, cN
+}
+
+// bases returns the RNNCellBase of layer l's cells, forward then reverse.
+func bases[C interface{ base() *RNNCellBase }](cells, reverse []C, l int) []*RNNCellBase {
+	b := []*RNNCellBase{cells[l].base()}
+	if reverse != nil {
+		b = append(b, reverse[l].base())
+	}
+	return b
+}
+
+func (c *RNNCellBase) base() *RNNCellBase { return c }
 
 // LSTM is a stack of LSTM layers run over sequences, as PyTorch's nn.LSTM
-// (unidirectional, no dropout between layers, no projections). Layer l's
-// parameters are named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l},
-// bias_hh_l{l}, as in PyTorch.
+// (no dropout between layers, no projections), optionally bidirectional:
+// a bidirectional layer runs a second cell over the reversed sequence
+// and concatenates both hidden states at every step, so the next layer
+// (and the output) has 2·Hidden features. Layer l's parameters are named
+// weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}, bias_hh_l{l}, and the
+// reverse cell's the same with the suffix _reverse, as in PyTorch.
 type LSTM struct {
 	RNNBase
-	Cells []*LSTMCell // one per layer; layer 0 reads In features, the others Hidden
+	Cells   []*LSTMCell // forward cell of each layer; layer 0 reads In features, the others Directions·Hidden
+	Reverse []*LSTMCell // reverse cell of each layer (bidirectional only)
 }
 
-// NewLSTM returns a stack of opts.Layers LSTM layers from in features to
-// hidden units, with biases, initialised as PyTorch does. It panics if
-// opts.Bidirectional is set.
+// NewLSTM returns a stack of opts.Layers LSTM layers (bidirectional with
+// opts.Bidirectional) from in features to hidden units, with biases,
+// initialised as PyTorch does.
 //
 //	lstm := nn.NewLSTM(rng, 28, 128, nn.RNNOptions{Layers: 2, BatchFirst: true})
 func NewLSTM(rng *tensor.RNG, in, hidden int, opts RNNOptions) *LSTM {
-	layers, dt := opts.resolve("nn.NewLSTM", false)
-	cells := newLayers("nn.NewLSTM", rng, in, hidden, layers, 4, dt, func(c RNNCellBase) *LSTMCell { return &LSTMCell{c} })
-	return &LSTM{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: opts.BatchFirst}, Cells: cells}
+	layers, dt := opts.resolve("nn.NewLSTM")
+	cells, rev := newLayers("nn.NewLSTM", rng, in, hidden, layers, 4, opts.Bidirectional, dt, func(c RNNCellBase) *LSTMCell { return &LSTMCell{c} })
+	return &LSTM{RNNBase: opts.base(in, hidden, layers), Cells: cells, Reverse: rev}
 }
 
-// String names the module as its errors do, e.g. "LSTM(28→128, 2 layers)".
-func (m *LSTM) String() string {
-	return fmt.Sprintf("LSTM(%d→%d, %d layers)", m.In, m.Hidden, m.Layers)
+// String names the module as its errors do, e.g. "LSTM(28→128, 2 layers)"
+// or "LSTM(28→128, 2 layers, bidirectional)".
+func (m *LSTM) String() string { return "LSTM" + m.describe() }
+
+// describe is the sizes part of a stack's name.
+func (r *RNNBase) describe() string {
+	s := fmt.Sprintf("(%d→%d, %d layers", r.In, r.Hidden, r.Layers)
+	if r.Bidirectional {
+		s += ", bidirectional"
+	}
+	return s + ")"
 }
 
 // Params returns each layer's weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}
-// and bias_hh_l{l}, layer by layer.
+// and bias_hh_l{l}, then its reverse cell's (…_l{l}_reverse), layer by
+// layer.
 func (m *LSTM) Params() []NamedParam {
-	return layerParams(m.Cells)
+	return layerParams(m.Cells, m.Reverse)
 }
 
 // SetTraining does nothing: the LSTM is the same in both modes.
 func (m *LSTM) SetTraining(bool) {}
 
 // Forward runs the stack over the sequence x, (T, B, In) or with
-// BatchFirst (B, T, In), from the initial states h0 and c0 (Layers, B,
-// Hidden); nil states are zeros. It returns the last layer's hidden state
-// at every step, out (T, B, Hidden) or (B, T, Hidden), and the final
-// states hN and cN (Layers, B, Hidden). Each layer projects the whole
-// sequence's inputs in one matrix product, then takes one product for
-// the hidden state and one fused cell (graph.LSTMCell) per step. It
-// panics, naming the module, if the shapes do not fit.
+// BatchFirst (B, T, In), from the initial states h0 and c0
+// (Layers·Directions, B, Hidden), ordered as PyTorch's (layer by layer,
+// forward before reverse); nil states are zeros. It returns the last
+// layer's hidden states at every step, out (T, B, Directions·Hidden) or
+// (B, T, Directions·Hidden), and the final states hN and cN
+// (Layers·Directions, B, Hidden). Each layer projects the whole
+// sequence's inputs, for both directions, in one matrix product, then
+// takes one hidden product and one fused cell (graph.LSTMCell) per step,
+// the two directions batched into each. It panics, naming the module, if
+// the shapes do not fit.
 func (m *LSTM) Forward(x, h0, c0 *graph.Node) (out, hN, cN *graph.Node) {
-	steps, _ := m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
-	g := x.Graph()
-	rows := m.timeMajor(x)
-	hs := make([]*graph.Node, steps)
-	hLast := make([]*graph.Node, m.Layers)
-	cLast := make([]*graph.Node, m.Layers)
-	for l, cell := range m.Cells {
-		if l > 0 {
-			rows = graph.Stack(0, hs...)
-		}
-		xp := cell.seqProj(rows, true)
-		h, c := layerState(h0, l), layerState(c0, l)
-		for t := range hs {
-			var hp *graph.Node
-			if h != nil {
-				hp = graph.MatMulT(h, cell.WeightHH.Node(g), false, true)
-			}
-			h, c = graph.LSTMCell(stepOf(xp, t), hp, c)
-			hs[t] = h
-		}
-		hLast[l], cLast[l] = h, c
-	}
-	return graph.Stack(m.timeAxis(), hs...), graph.Stack(0, hLast...), graph.Stack(0, cLast...)
+	m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
+	return m.stack(lstmKind, x, h0, c0, func(l int) []*RNNCellBase { return bases(m.Cells, m.Reverse, l) })
 }
 
 // timeMajor returns the sequence x as (T, B, In), the layout of every
@@ -367,64 +420,47 @@ func stepOf(xp *graph.Node, t int) *graph.Node {
 }
 
 // GRU is a stack of GRU layers run over sequences, as PyTorch's nn.GRU
-// (unidirectional, no dropout between layers). Layer l's parameters are
-// named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}, bias_hh_l{l}.
+// (no dropout between layers), optionally bidirectional as LSTM is. Layer
+// l's parameters are named weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l},
+// bias_hh_l{l}, and the reverse cell's the same with the suffix _reverse.
 type GRU struct {
 	RNNBase
-	Cells []*GRUCell // one per layer
+	Cells   []*GRUCell // forward cell of each layer
+	Reverse []*GRUCell // reverse cell of each layer (bidirectional only)
 }
 
-// NewGRU returns a stack of opts.Layers GRU layers from in features to
-// hidden units, with biases, initialised as PyTorch does. It panics if
-// opts.Bidirectional is set.
+// NewGRU returns a stack of opts.Layers GRU layers (bidirectional with
+// opts.Bidirectional) from in features to hidden units, with biases,
+// initialised as PyTorch does.
 func NewGRU(rng *tensor.RNG, in, hidden int, opts RNNOptions) *GRU {
-	layers, dt := opts.resolve("nn.NewGRU", false)
-	cells := newLayers("nn.NewGRU", rng, in, hidden, layers, 3, dt, func(c RNNCellBase) *GRUCell { return &GRUCell{c} })
-	return &GRU{RNNBase: RNNBase{In: in, Hidden: hidden, Layers: layers, BatchFirst: opts.BatchFirst}, Cells: cells}
+	layers, dt := opts.resolve("nn.NewGRU")
+	cells, rev := newLayers("nn.NewGRU", rng, in, hidden, layers, 3, opts.Bidirectional, dt, func(c RNNCellBase) *GRUCell { return &GRUCell{c} })
+	return &GRU{RNNBase: opts.base(in, hidden, layers), Cells: cells, Reverse: rev}
 }
 
 // String names the module as its errors do, e.g. "GRU(28→128, 1 layers)".
-func (m *GRU) String() string {
-	return fmt.Sprintf("GRU(%d→%d, %d layers)", m.In, m.Hidden, m.Layers)
-}
+func (m *GRU) String() string { return "GRU" + m.describe() }
 
 // Params returns each layer's weight_ih_l{l}, weight_hh_l{l}, bias_ih_l{l}
-// and bias_hh_l{l}, layer by layer.
+// and bias_hh_l{l}, then its reverse cell's, layer by layer.
 func (m *GRU) Params() []NamedParam {
-	return layerParams(m.Cells)
+	return layerParams(m.Cells, m.Reverse)
 }
 
 // SetTraining does nothing: the GRU is the same in both modes.
 func (m *GRU) SetTraining(bool) {}
 
 // Forward runs the stack over the sequence x, (T, B, In) or with
-// BatchFirst (B, T, In), from the initial state h0 (Layers, B, Hidden); nil
-// is zeros. It returns the last layer's hidden state at every step, out
-// (T, B, Hidden) or (B, T, Hidden), and the final state hN (Layers, B,
-// Hidden). Each layer projects the whole sequence's inputs in one matrix
-// product, then takes one product for the hidden state and one fused cell
-// (graph.GRUCell) per step. It panics, naming the module, if the shapes do
-// not fit.
+// BatchFirst (B, T, In), from the initial state h0 (Layers·Directions, B,
+// Hidden), ordered as PyTorch's; nil is zeros. It returns the last
+// layer's hidden states at every step, out (T, B, Directions·Hidden) or
+// (B, T, Directions·Hidden), and the final states hN (Layers·Directions,
+// B, Hidden). Each layer projects the whole sequence's inputs in one
+// matrix product, then takes one hidden product and one fused cell
+// (graph.GRUCell) per step, both directions batched into each. It panics,
+// naming the module, if the shapes do not fit.
 func (m *GRU) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
-	steps, batch := m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0)
-	g := x.Graph()
-	rows := m.timeMajor(x)
-	hs := make([]*graph.Node, steps)
-	hLast := make([]*graph.Node, m.Layers)
-	for l, cell := range m.Cells {
-		if l > 0 {
-			rows = graph.Stack(0, hs...)
-		}
-		xp := cell.seqProj(rows, false)
-		h := layerState(h0, l)
-		if h == nil {
-			h = g.Const(g.Alloc(x.DType(), batch, m.Hidden))
-		}
-		for t := range hs {
-			h = cell.step(stepOf(xp, t), h)
-			hs[t] = h
-		}
-		hLast[l] = h
-	}
-	return graph.Stack(m.timeAxis(), hs...), graph.Stack(0, hLast...)
+	m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0)
+	out, hN, _ = m.stack(gruKind, x, h0, nil, func(l int) []*RNNCellBase { return bases(m.Cells, m.Reverse, l) })
+	return out, hN
 }

@@ -242,12 +242,18 @@ func TestRNNOneMatMulPerGateBlock(t *testing.T) {
 		x = g.Const(tensor.Zeros(dt, T, 2, 3))
 		nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Layers: layers, DType: dt}).Forward(x, nil, nil)
 		assert.Equal(t, T*layers, count(g), "LSTM from a zero state")
+		// Bidirectional: one product covers both directions' inputs, and
+		// one batched product both directions' hidden states per step.
+		g.Reset()
+		x = g.Const(tensor.Zeros(dt, T, 2, 3))
+		nn.NewGRU(rng, 3, 4, nn.RNNOptions{Layers: layers, Bidirectional: true, DType: dt}).Forward(x, nil)
+		assert.Equal(t, (1+T)*layers, count(g), "bidirectional GRU")
 	}
 }
 
 // The options' zero value is one layer, time-major, float32, as PyTorch's
-// defaults; Bidirectional is refused where it is not implemented, and a
-// convolution refuses a transposed convolution's output padding.
+// defaults; a bidirectional stack's upper layers read both directions;
+// a negative layer count is refused, and a convolution refuses a transposed convolution's output padding.
 func TestOptionsDefaults(t *testing.T) {
 	rng := tensor.NewRNG(1)
 	lstm := nn.NewLSTM(rng, 3, 4, nn.RNNOptions{})
@@ -265,8 +271,11 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, []int{3, 2, 5}, c1.Weight.Value.Shape())
 	assert.Nil(t, c1.Bias)
 
-	assert.Contains(t, panicMessage(t, func() { nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Bidirectional: true}) }), "nn.NewLSTM")
-	assert.Contains(t, panicMessage(t, func() { nn.NewGRU(rng, 3, 4, nn.RNNOptions{Bidirectional: true}) }), "Bidirectional is not supported")
+	bi := nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Layers: 2, Bidirectional: true})
+	assert.Equal(t, []int{16, 8}, bi.Cells[1].WeightIH.Value.Shape(), "layer 2 reads both directions")
+	assert.Len(t, bi.Reverse, 2)
+	assert.Equal(t, "LSTM(3→4, 2 layers, bidirectional)", bi.String())
+	assert.Contains(t, panicMessage(t, func() { nn.NewGRU(rng, 3, 4, nn.RNNOptions{Layers: -2}) }), "nn.NewGRU: number of layers must be positive, got -2")
 	assert.Contains(t, panicMessage(t, func() { nn.NewRNN(rng, 3, 4, nn.RNNOptions{Layers: -1}) }), "number of layers must be positive, got -1")
 	assert.Contains(t, panicMessage(t, func() {
 		nn.NewConv2D(rng, 2, 3, [2]int{3, 3}, nn.Conv2DOptions{OutputPadding: [2]int{1, 1}})

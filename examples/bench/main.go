@@ -239,7 +239,7 @@ func selectWorkloads(ws []workload, only string) []workload {
 // allWorkloads lists every workload in the order they run.
 func allWorkloads(o options) []workload {
 	ws := gemmWorkloads()
-	ws = append(ws, mlpWorkload(), mlpLoaderWorkload(), cnnWorkload(), lstmWorkload(), gruWorkload())
+	ws = append(ws, mlpWorkload(), mlpLoaderWorkload(), cnnWorkload(), lstmWorkload(), gruWorkload(), lstmBiWorkload())
 	ws = append(ws, gpWorkloads(o.sizes)...)
 	ws = append(ws, overheadWorkload(), vaeWorkload(), transformerWorkload(), dcganWorkload())
 	ws = append(ws, linalgWorkloads(o.laSizes)...)

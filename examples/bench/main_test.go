@@ -43,6 +43,8 @@ var documented = [][3]string{
 	{"lstm_train", "allocs_per_step", "1"},
 	{"gru_train", "sequences_per_s", "1/s"},
 	{"gru_train", "allocs_per_step", "1"},
+	{"lstm_bi_train", "sequences_per_s", "1/s"},
+	{"lstm_bi_train", "allocs_per_step", "1"},
 	{"gp_lml_grad_n20", "ms_per_eval", "ms"},
 	{"gp_lml_grad_n40", "ms_per_eval", "ms"},
 	{"op_overhead", "ns_per_op", "ns"},

@@ -117,32 +117,37 @@ func cnnWorkload() workload {
 	})
 }
 
-// lstmWorkload trains a one-layer LSTM (input 32, hidden 128) over sequences
+// Recurrent workloads train a stack (input 32, hidden 128) over sequences
 // of 50 steps in batches of 32, with the mean squared error of the final
-// hidden state against a fixed random target.
-func lstmWorkload() workload {
-	const batch, seq, in, hidden = 32, 50, 32, 128
-	return seeded("lstm_train", 5, throughput("sequences_per_s", batch), func(rng *tensor.RNG) step {
-		m := nn.NewLSTM(rng, in, hidden, nn.RNNOptions{})
-		x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
-		target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
-		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-			_, h, _ := m.Forward(g.Const(x), nil, nil)
-			return losses.MSE(h, g.Const(target), losses.Mean)
-		})
-	})
-}
+// hidden states against a fixed random target: lstm_train and gru_train
+// a one-layer LSTM and GRU, lstm_bi_train a two-layer bidirectional LSTM
+// (both directions' hidden products batched into one per step).
+func lstmWorkload() workload   { return recurrentWorkload("lstm_train", true, nn.RNNOptions{}) }
+func gruWorkload() workload    { return recurrentWorkload("gru_train", false, nn.RNNOptions{}) }
+func lstmBiWorkload() workload { return recurrentWorkload("lstm_bi_train", true, nn.RNNOptions{Layers: 2, Bidirectional: true}) }
 
-// gruWorkload is lstmWorkload with a one-layer GRU of the same sizes.
-func gruWorkload() workload {
+func recurrentWorkload(name string, lstm bool, opts nn.RNNOptions) workload {
 	const batch, seq, in, hidden = 32, 50, 32, 128
-	return seeded("gru_train", 5, throughput("sequences_per_s", batch), func(rng *tensor.RNG) step {
-		m := nn.NewGRU(rng, in, hidden, nn.RNNOptions{})
+	return seeded(name, 5, throughput("sequences_per_s", batch), func(rng *tensor.RNG) step {
+		var forward func(x *graph.Node) *graph.Node // the final hidden states
+		var params []nn.NamedParam
+		if lstm {
+			m := nn.NewLSTM(rng, in, hidden, opts)
+			forward = func(x *graph.Node) *graph.Node { _, h, _ := m.Forward(x, nil, nil); return h }
+			params = m.Params()
+		} else {
+			m := nn.NewGRU(rng, in, hidden, opts)
+			forward = func(x *graph.Node) *graph.Node { _, h := m.Forward(x, nil); return h }
+			params = m.Params()
+		}
+		states := max(opts.Layers, 1)
+		if opts.Bidirectional {
+			states *= 2
+		}
 		x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
-		target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
-		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
-			_, h := m.Forward(g.Const(x), nil)
-			return losses.MSE(h, g.Const(target), losses.Mean)
+		target := rng.Normal(tensor.Float32, 0, 1, states, batch, hidden)
+		return trainer(params, func(g *graph.Graph) *graph.Node {
+			return losses.MSE(forward(g.Const(x)), g.Const(target), losses.Mean)
 		})
 	})
 }

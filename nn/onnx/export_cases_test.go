@@ -45,7 +45,7 @@ func exportCases() []exportCase {
 	embState := &stateOf{emb: emb, head: embModel}
 
 	lstm := nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Layers: 2, BatchFirst: true})
-	gru := nn.NewGRU(rng, 3, 4, nn.RNNOptions{DType: f64})
+	gru := nn.NewGRU(rng, 3, 4, nn.RNNOptions{DType: f64, Bidirectional: true})
 	rnn := nn.NewRNN(rng, 3, 4, nn.RNNOptions{Bidirectional: true})
 	mha := nn.NewMultiheadAttention(rng, 8, 2, f32)
 	enc := nn.NewTransformerEncoderLayer(rng, 8, 2, 16, f32)
@@ -146,7 +146,7 @@ func exportCases() []exportCase {
 				out, h := rnn.Forward(in[0], nil)
 				return []*graph.Node{out, h}
 			}},
-			ops:   map[string]int{"Tanh": 8},
+			ops:   map[string]int{"Tanh": 4}, // one per step: the two directions' cells are batched
 			inits: map[string][]int{"weight_ih_l0": {4, 3}, "weight_ih_l0_reverse": {4, 3}},
 		},
 		{
@@ -168,8 +168,8 @@ func exportCases() []exportCase {
 				out, h := gru.Forward(in[0], nil)
 				return []*graph.Node{out, h}
 			}},
-			ops:   map[string]int{"Sigmoid": 6},
-			inits: map[string][]int{"weight_ih_l0": {12, 3}, "bias_hh_l0": {12}},
+			ops:   map[string]int{"Sigmoid": 6}, // r and z per step, both directions batched
+			inits: map[string][]int{"weight_ih_l0": {12, 3}, "bias_hh_l0": {12}, "weight_hh_l0_reverse": {12, 4}},
 		},
 		{
 			name: "attention", dynamic: true,

@@ -47,6 +47,7 @@ TARGETS = {
     "cnn_train": (("torch2", "torch1"), 0.8),
     "lstm_train": (("torch2", "torch1"), 0.8),
     "gru_train": (("torch2", "torch1"), 0.8),
+    "lstm_bi_train": (("torch2", "torch1"), 0.8),
     "gp_lml_grad_n2000": (("numpy",), 1 / 1.2),  # no slower than 1.2× NumPy/SciPy
     "op_overhead": (("torch2", "torch1"), 2.0),  # ≤ 0.5× PyTorch's per-op cost
     "gemm_f32_n1024": (("torch2", "torch1", "numpy"), 0.9),

@@ -79,6 +79,18 @@ def lstm():
     return trainer(m, loss)
 
 
+def lstm_bi():
+    m = nn.LSTM(32, 128, 2, bidirectional=True)
+    x = torch.randn(50, 32, 32)
+    target = torch.randn(4, 32, 128)
+
+    def loss():
+        _, (h, _) = m(x)
+        return F.mse_loss(h, target)
+
+    return trainer(m, loss)
+
+
 def gru():
     m = nn.GRU(32, 128, 1)
     x = torch.randn(50, 32, 32)
@@ -278,6 +290,7 @@ def main():
         ("cnn_train", 10, cnn, ratio("samples_per_s", 64)),
         ("lstm_train", 5, lstm, ratio("sequences_per_s", 32)),
         ("gru_train", 5, gru, ratio("sequences_per_s", 32)),
+        ("lstm_bi_train", 5, lstm_bi, ratio("sequences_per_s", 32)),
     ]
     for n in timing.sizes(args.sizes):
         ws.append((f"gp_lml_grad_n{n}", max(1, 4000 // n), (lambda n=n: gp(n)),
