@@ -72,7 +72,10 @@ func TestRNNGradients(t *testing.T) {
 		}, 2)
 	gru := NewGRU(rng, 2, 3, opts)
 	gradCheckModule(t, "GRU", gru.Params(), []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 3, 2, 2)},
-		func(xs []*graph.Node) *graph.Node { out, h := gru.Forward(xs[0], nil); return graph.Add(graph.Sum(out, nil, false), graph.Sum(h, nil, false)) }, 2)
+		func(xs []*graph.Node) *graph.Node {
+			out, h := gru.Forward(xs[0], nil)
+			return graph.Add(graph.Sum(out, nil, false), graph.Sum(h, nil, false))
+		}, 2)
 	c := NewRNNCell(rng, 2, 3, true, tensor.Float64)
 	gradCheckModule(t, "RNNCell", c.Params(), []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 2, 2), rng.Normal(tensor.Float64, 0, 1, 2, 3)},
 		func(xs []*graph.Node) *graph.Node { return c.Forward(xs[0], xs[1]) }, 2)

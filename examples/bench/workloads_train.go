@@ -122,9 +122,11 @@ func cnnWorkload() workload {
 // hidden states against a fixed random target: lstm_train and gru_train
 // a one-layer LSTM and GRU, lstm_bi_train a two-layer bidirectional LSTM
 // (both directions' hidden products batched into one per step).
-func lstmWorkload() workload   { return recurrentWorkload("lstm_train", true, nn.RNNOptions{}) }
-func gruWorkload() workload    { return recurrentWorkload("gru_train", false, nn.RNNOptions{}) }
-func lstmBiWorkload() workload { return recurrentWorkload("lstm_bi_train", true, nn.RNNOptions{Layers: 2, Bidirectional: true}) }
+func lstmWorkload() workload { return recurrentWorkload("lstm_train", true, nn.RNNOptions{}) }
+func gruWorkload() workload  { return recurrentWorkload("gru_train", false, nn.RNNOptions{}) }
+func lstmBiWorkload() workload {
+	return recurrentWorkload("lstm_bi_train", true, nn.RNNOptions{Layers: 2, Bidirectional: true})
+}
 
 func recurrentWorkload(name string, lstm bool, opts nn.RNNOptions) workload {
 	const batch, seq, in, hidden = 32, 50, 32, 128
