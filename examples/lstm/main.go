@@ -3,7 +3,9 @@
 //
 // -task mnist (the default) reads each MNIST digit as a sequence of its 28
 // rows of 28 pixels: LSTM(28→128, one layer), then Linear(128→10) on the
-// last hidden state, trained with Adam (learning rate 1e-3, batches of 128)
+// last hidden state (with -bidirectional, a second LSTM reads the rows
+// from the bottom up and the read-out takes both final states,
+// Linear(256→10)), trained with Adam (learning rate 1e-3, batches of 128)
 // on the cross-entropy. It uses the embedded 8,000/2,000 subset unless -data
 // names a directory of the full data set's IDX files, writes the training
 // curves and a checkpoint to -out, and reloads the checkpoint into a fresh
@@ -15,7 +17,7 @@
 // series next to the noise floor (the noise variance: the error of a
 // forecaster that knows the clean sine exactly).
 //
-//	go run ./examples/lstm [-task mnist|sine] [-epochs 10] [-seed 1] [-data dir] [-out out/lstm] [-json] [-quiet]
+//	go run ./examples/lstm [-task mnist|sine] [-bidirectional] [-epochs 10] [-seed 1] [-data dir] [-out out/lstm] [-json] [-quiet]
 package main
 
 import (
@@ -34,13 +36,12 @@ type seqModel struct {
 	head *nn.Linear
 }
 
-// newSeqModel returns LSTM(in→hidden, one layer, batch first) and
-// Linear(hidden→out), initialised as PyTorch does.
-func newSeqModel(rng *tensor.RNG, in, hidden, out int) *seqModel {
-	return &seqModel{
-		lstm: nn.NewLSTM(rng, in, hidden, nn.RNNOptions{BatchFirst: true}),
-		head: nn.NewLinear(rng, hidden, out, true, tensor.Float32),
-	}
+// newSeqModel returns LSTM(in→hidden, one layer, batch first, in both
+// directions if bidirectional) and Linear(directions·hidden→out),
+// initialised as PyTorch does.
+func newSeqModel(rng *tensor.RNG, in, hidden, out int, bidirectional bool) *seqModel {
+	lstm := nn.NewLSTM(rng, in, hidden, nn.RNNOptions{BatchFirst: true, Bidirectional: bidirectional})
+	return &seqModel{lstm: lstm, head: nn.NewLinear(rng, lstm.Directions()*hidden, out, true, tensor.Float32)}
 }
 
 // Params lists "lstm.weight_ih_l0", ..., "head.weight", "head.bias".
@@ -51,20 +52,27 @@ func (m *seqModel) Params() []nn.NamedParam {
 // SetTraining does nothing: neither layer depends on the mode.
 func (m *seqModel) SetTraining(bool) {}
 
-// Forward maps sequences x (B, T, in) to outputs (B, out).
+// Forward maps sequences x (B, T, in) to outputs (B, out), reading the
+// final hidden states of every direction side by side.
 func (m *seqModel) Forward(x *graph.Node) *graph.Node {
-	_, hN, _ := m.lstm.Forward(x, nil, nil) // hN (1, B, hidden)
-	return m.head.Forward(graph.Squeeze(hN, 0))
+	_, hN, _ := m.lstm.Forward(x, nil, nil) // hN (directions, B, hidden)
+	s := hN.Shape()
+	return m.head.Forward(graph.Reshape(graph.Permute(hN, 1, 0, 2), s[1], s[0]*s[2]))
 }
 
 // classifier reads a digit as 28 time steps of 28 pixels.
-var classifier = mnist.Classifier{
-	Name:  "lstm",
-	Input: []int{28, 28},
-	Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
-		m := newSeqModel(rng, 28, 128, 10)
-		return m, func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return m.Forward(g.Const(xb)) }
-	},
+var classifier = newClassifier(false)
+
+// newClassifier is classifier, in both directions if bidirectional.
+func newClassifier(bidirectional bool) mnist.Classifier {
+	return mnist.Classifier{
+		Name:  "lstm",
+		Input: []int{28, 28},
+		Build: func(rng *tensor.RNG) (nn.Module, train.Forward) {
+			m := newSeqModel(rng, 28, 128, 10, bidirectional)
+			return m, func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return m.Forward(g.Const(xb)) }
+		},
+	}
 }
 
 func main() { cli.Main(program()) }
@@ -73,7 +81,8 @@ func main() { cli.Main(program()) }
 // are the flags.
 type config struct {
 	mnist.Options
-	Task string `flag:"task" help:"mnist (digits as sequences of rows) or sine (noisy sine forecast)"`
+	Task          string `flag:"task" help:"mnist (digits as sequences of rows) or sine (noisy sine forecast)"`
+	Bidirectional bool   `flag:"bidirectional" help:"a second LSTM reads each sequence backwards; the read-out takes both final states"`
 }
 
 func program() cli.Program {
@@ -81,9 +90,11 @@ func program() cli.Program {
 	return cli.Configured(p, config{Options: mnist.DefaultOptions(), Task: "mnist"}, func(c config, env *cli.Env) (any, error) {
 		switch c.Task {
 		case "mnist":
-			return mnist.RunMNIST(classifier, c.Options, env)
+			return mnist.RunMNIST(newClassifier(c.Bidirectional), c.Options, env)
 		case "sine":
-			return runSine(defaultSine(cli.Preset(env, c.Options, sineTraining)), env)
+			sc := defaultSine(cli.Preset(env, c.Options, sineTraining))
+			sc.Bidirectional = c.Bidirectional
+			return runSine(sc, env)
 		}
 		return nil, cli.BadFlagf("unknown -task %q: want mnist or sine", c.Task)
 	})

@@ -21,6 +21,16 @@ func TestMNISTTrainingLossFalls(t *testing.T) {
 	}
 }
 
+// With -bidirectional, both directions' final states feed the read-out.
+func TestBidirectionalMNISTTrainingLossFalls(t *testing.T) {
+	t.Parallel()
+	res := mnisttest.CheckQuickRun(t, newClassifier(true), 0.9, "-epochs", "1", "-batch", "32", "-lr", "1e-2", "-train-n", "1024", "-test-n", "100", "-max-steps", "30")
+	// Two LSTMs: 2·(4·128·28 + 4·128·128 + 2·4·128); head 256·10 + 10.
+	if want := 2*(14336+65536+1024) + 2570; res.Params != want {
+		t.Errorf("parameters: got %d, want %d", res.Params, want)
+	}
+}
+
 // The sine forecaster's training loss falls within a few steps, and the
 // JSON object has the documented keys.
 func TestSineTrainingLossFalls(t *testing.T) {

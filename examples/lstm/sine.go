@@ -18,15 +18,16 @@ import (
 
 // sineConfig describes the forecasting task and its training.
 type sineConfig struct {
-	Points  int     // length of the series
-	Period  float64 // of the sine, in steps
-	Noise   float64 // standard deviation of the Gaussian noise added to each point
-	Window  int     // past values the model sees
-	Hidden  int     // LSTM units
-	Epochs  int
-	Batch   int
-	LR      float64
-	MaxStep int // stop after this many steps (0 = no limit), for tests
+	Points        int     // length of the series
+	Period        float64 // of the sine, in steps
+	Noise         float64 // standard deviation of the Gaussian noise added to each point
+	Window        int     // past values the model sees
+	Hidden        int     // LSTM units
+	Bidirectional bool    // a second LSTM reads the window backwards
+	Epochs        int
+	Batch         int
+	LR            float64
+	MaxStep       int // stop after this many steps (0 = no limit), for tests
 }
 
 // sineTraining is the training of -task sine where -batch and -lr are not
@@ -109,7 +110,7 @@ func runSine(c sineConfig, env *cli.Env) (res sineResult, err error) {
 	res.NoiseFloor /= float64(len(yv))
 	res.PersistenceMSE /= float64(len(yv))
 
-	m := newSeqModel(tensor.NewRNG(env.Seed+1), 1, c.Hidden, 1)
+	m := newSeqModel(tensor.NewRNG(env.Seed+1), 1, c.Hidden, 1, c.Bidirectional)
 	// Batches of windows shuffled from the seed; the targets are the
 	// next values, (nTrain, 1).
 	loader := data.NewLoader(data.TensorDataset{X: xTr, Targets: tensor.Reshape(yTr.Contiguous(), nTrain, 1)}, data.LoaderOptions{
