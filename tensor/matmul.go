@@ -233,15 +233,41 @@ func matmulBiasTrusted(dst, a, b, bias *Tensor, transA, transB bool) *Tensor {
 	if dst.Size() == 0 {
 		return dst
 	}
-	if a.dtype == Float32 {
-		fillRows(storage[float32](dst)[dst.offset:dst.offset+dst.Size()], bias)
-	} else {
-		fillRows(storage[float64](dst)[dst.offset:dst.offset+dst.Size()], bias)
-	}
 	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
 	_, n, _, _ := logicalMatrix(b, asMatrix, transB)
-	gemmInto(dst, a, b, asMatrix, asMatrix, transA, transB, dst.shape[:len(dst.shape)-2], m, n, k, true)
+	batch := dst.shape[:len(dst.shape)-2]
+	if a.dtype == Float32 {
+		biasGemm[float32](dst, a, b, bias, transA, transB, batch, m, n, k)
+	} else {
+		biasGemm[float64](dst, a, b, bias, transA, transB, batch, m, n, k)
+	}
 	return dst
+}
+
+// biasGemm computes dst = op(a)·op(b) + bias. Where the product is one
+// GEMM (a single matrix, or a batch of a's matrices stacked into one tall
+// one against a shared b), the GEMM writes the bias into each block of
+// dst as it gets to it (gemm.SgemmBias); otherwise every row of dst is
+// filled with the bias first and the products add to it. Both give the
+// same bits.
+func biasGemm[T Float](dst, a, b, bias *Tensor, transA, transB bool, batch []int, m, n, k int) {
+	c := storage[T](dst)[dst.offset : dst.offset+dst.Size()]
+	nb := shapeSize(batch)
+	oa, ob := prepOperand(a, asMatrix, transA, batch), prepOperand(b, asMatrix, transB, batch)
+	single := nb == 1 || (!oa.trans && allZero(ob.bstr) && stacked(oa, batch, m))
+	if !single || bias.strides[0] != 1 {
+		fillRows(c, bias)
+		batchedGemm[T](dst, oa, ob, batch, m, n, k, true)
+		return
+	}
+	A, B := storage[T](oa.t)[oa.t.offset:], storage[T](ob.t)[ob.t.offset:]
+	bv := storage[T](bias)[bias.offset : bias.offset+n]
+	switch a := any(A).(type) {
+	case []float32:
+		gemm.SgemmBias(oa.trans, ob.trans, nb*m, n, k, a, oa.ld, any(B).([]float32), ob.ld, any(bv).([]float32), any(c).([]float32), n)
+	case []float64:
+		gemm.DgemmBias(oa.trans, ob.trans, nb*m, n, k, a, oa.ld, any(B).([]float64), ob.ld, any(bv).([]float64), any(c).([]float64), n)
+	}
 }
 
 // fillRows copies the 1-D v into every len(v)-long row of d.

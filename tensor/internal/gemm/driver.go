@@ -63,6 +63,7 @@ type job[T float] struct {
 	ldb            int
 	c              []T
 	ldc            int
+	bias           []T // when set (beta 0): C = op(A)·op(B) + bias in every row
 }
 
 // run computes rows [i0,i1) × columns [j0,j1) of C using ws only.
@@ -87,7 +88,7 @@ func (jb *job[T]) rows(ws *workspace[T], bp []T, i0, i1, jc, nb, pc, kb int) {
 	mr, nr := p.mr, p.nr
 	c, ldc := jb.c, jb.ldc
 	alpha, beta := jb.alpha, jb.beta
-	if pc > 0 {
+	if pc > 0 || jb.bias != nil {
 		beta = 1
 	}
 	tile := ws.tile[:mr*nr]
@@ -95,6 +96,15 @@ func (jb *job[T]) rows(ws *workspace[T], bp []T, i0, i1, jc, nb, pc, kb int) {
 	for ic := i0; ic < i1; ic += p.mc {
 		mb := min(p.mc, i1-ic)
 		packA(ws.a, jb.a, jb.lda, jb.transA, ic, mb, pc, kb, mr)
+		if pc == 0 && jb.bias != nil {
+			// The bias rows go into this block of C just before its first
+			// slab adds to them, while the block is in the cache: the
+			// arithmetic of filling all of C first, without its passes
+			// over memory.
+			for i := ic; i < ic+mb; i++ {
+				copy(c[i*ldc+jc:i*ldc+jc+nb], jb.bias[jc:jc+nb])
+			}
+		}
 		for jr := 0; jr < nb; jr += nr {
 			bpp := bp[jr*kb : (jr+nr)*kb]
 			nn := min(nr, nb-jr)

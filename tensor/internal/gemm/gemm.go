@@ -131,6 +131,43 @@ func sgemm(threads int, transA, transB bool, m, n, k int, alpha float32, a []flo
 	execute(jb, &poolS, m, n, threads)
 }
 
+// SgemmBias computes C = op(A)·op(B) + bias for row-major float32
+// matrices, bias (length n) added to every row of C, as a Linear layer
+// does. It equals filling every row of C with bias and calling Sgemm with
+// alpha = beta = 1, bit for bit, but fills each block of C just before the
+// product first adds to it, while the block is in the cache, instead of in
+// a pass over all of C first. It panics like Sgemm, and when len(bias) < n.
+func SgemmBias(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, bias, c []float32, ldc int) {
+	gemmBias(transA, transB, m, n, k, a, lda, b, ldb, bias, c, ldc, &poolS, portableParamsS, asmParamsS, wideParamsS, Sgemm)
+}
+
+// DgemmBias is SgemmBias for float64.
+func DgemmBias(transA, transB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) {
+	gemmBias(transA, transB, m, n, k, a, lda, b, ldb, bias, c, ldc, &poolD, portableParamsD, asmParamsD, wideParamsD, Dgemm)
+}
+
+func gemmBias[T float](transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, bias, c []T, ldc int,
+	pool *sync.Pool, portableP, asmP, wideP *params[T],
+	plain func(bool, bool, int, int, int, T, []T, int, []T, int, T, []T, int)) {
+	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if len(bias) < n {
+		panic(fmt.Sprintf("gemm: bias has %d elements for %d columns", len(bias), n))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if k <= 1 {
+		// Nothing to block: fill C, then add the product (rank 1 or none).
+		for i := range m {
+			copy(c[i*ldc:i*ldc+n], bias[:n])
+		}
+		plain(transA, transB, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
+		return
+	}
+	jb := job[T]{p: pick(n, portableP, asmP, wideP), transA: transA, transB: transB, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, bias: bias[:n]}
+	execute(jb, pool, m, n, int(maxThreads.Load()))
+}
+
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C for row-major float64
 // matrices, where op(X) is X or Xᵀ as selected by transA and transB. op(A) is
 // m×k, op(B) is k×n and C is m×n; lda, ldb and ldc are the row strides of the
