@@ -17,6 +17,62 @@ import (
 // hasSIMD reports whether the AVX2 elementwise kernels can run here.
 var hasSIMD = cpu.X86.HasAVX2
 
+// hasAVX512 reports whether the AVX-512 forms of the float32
+// transcendental kernels (sigmoid, tanh, softplus, GELU, their
+// derivatives' and softmax's exponentials) can run here: they process 16
+// lanes where the AVX2 ones process 8, with the same bits.
+var hasAVX512 = hasSIMD && cpu.X86.HasAVX512F
+
+// wideUnary runs the AVX-512 kernel wide over d and x where the CPU has
+// it, then the AVX2 kernel narrow over what wide left (a tail shorter
+// than 16, or a block wide hands back, whose first half narrow may still
+// take), and returns how many elements they wrote.
+func wideUnary(d, x []float32, wide, narrow func(d, x *float32, n int) int) int {
+	n := 0
+	if hasAVX512 && len(d) >= 16 {
+		n = wide(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+	}
+	if len(d)-n < 8 {
+		return n
+	}
+	return n + narrow(unsafe.SliceData(d[n:]), unsafe.SliceData(x[n:]), len(d)-n)
+}
+
+// wideBinary is wideUnary for kernels of two operands.
+func wideBinary(d, v, x []float32, wide, narrow func(d, v, x *float32, n int) int) int {
+	n := 0
+	if hasAVX512 && len(d) >= 16 {
+		n = wide(unsafe.SliceData(d), unsafe.SliceData(v), unsafe.SliceData(x), len(d))
+	}
+	if len(d)-n < 8 {
+		return n
+	}
+	return n + narrow(unsafe.SliceData(d[n:]), unsafe.SliceData(v[n:]), unsafe.SliceData(x[n:]), len(d)-n)
+}
+
+// The AVX-512 kernels, implemented in simd_amd64.s.
+
+//go:noescape
+func sigmoidAVX512(d, x *float32, n int) int
+
+//go:noescape
+func tanhAVX512(d, x *float32, n int) int
+
+//go:noescape
+func sigmoidGradAVX512(d, v, x *float32, n int) int
+
+//go:noescape
+func softplusAVX512(d, x *float32, n int) int
+
+//go:noescape
+func geluAVX512(d, x *float32, n int) int
+
+//go:noescape
+func geluGradAVX512(d, v, x *float32, n int) int
+
+//go:noescape
+func expShiftAVX512(d, x *float32, n int, m float32) int
+
 // sigmoidAVX2 is implemented in simd_amd64.s.
 //
 //go:noescape
@@ -28,7 +84,7 @@ func sigmoidBlocks(d, x []float32) int {
 	if !hasSIMD || len(d) < 8 {
 		return 0
 	}
-	return sigmoidAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+	return wideUnary(d, x, sigmoidAVX512, sigmoidAVX2)
 }
 
 // tanhAVX2 is implemented in simd_amd64.s.
@@ -42,7 +98,7 @@ func tanhBlocks(d, x []float32) int {
 	if !hasSIMD || len(d) < 8 {
 		return 0
 	}
-	return tanhAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+	return wideUnary(d, x, tanhAVX512, tanhAVX2)
 }
 
 // Binary arithmetic on contiguous runs, implemented in simd_amd64.s. Each
@@ -146,7 +202,7 @@ func sigmoidGradBlocks(d, v, x []float32) int {
 	if !hasSIMD || len(d) < 8 {
 		return 0
 	}
-	return sigmoidGradAVX2(unsafe.SliceData(d), unsafe.SliceData(v), unsafe.SliceData(x), len(d))
+	return wideBinary(d, v, x, sigmoidGradAVX512, sigmoidGradAVX2)
 }
 
 // softplusAVX2 is implemented in simd_amd64.s.
@@ -160,7 +216,7 @@ func softplusBlocks(d, x []float32) int {
 	if !hasSIMD || len(d) < 8 {
 		return 0
 	}
-	return softplusAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+	return wideUnary(d, x, softplusAVX512, softplusAVX2)
 }
 
 // expAVX2F64 is implemented in simd_amd64.s.
@@ -241,7 +297,7 @@ func geluBlocks(d, x []float32) int {
 	if !hasSIMD || len(d) < 8 {
 		return 0
 	}
-	return geluAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d))
+	return wideUnary(d, x, geluAVX512, geluAVX2)
 }
 
 // geluGradBlocks runs the vector geluGrad32 over d, v and x (same length)
@@ -250,7 +306,7 @@ func geluGradBlocks(d, v, x []float32) int {
 	if !hasSIMD || len(d) < 8 {
 		return 0
 	}
-	return geluGradAVX2(unsafe.SliceData(d), unsafe.SliceData(v), unsafe.SliceData(x), len(d))
+	return wideBinary(d, v, x, geluGradAVX512, geluGradAVX2)
 }
 
 //go:noescape
@@ -263,7 +319,14 @@ func expShiftBlocks(d, x []float32, m float32) int {
 	if !hasSIMD || len(d) < 8 {
 		return 0
 	}
-	return expShiftAVX2(unsafe.SliceData(d), unsafe.SliceData(x), len(d), m)
+	n := 0
+	if hasAVX512 && len(d) >= 16 {
+		n = expShiftAVX512(unsafe.SliceData(d), unsafe.SliceData(x), len(d), m)
+	}
+	if len(d)-n < 8 {
+		return n
+	}
+	return n + expShiftAVX2(unsafe.SliceData(d[n:]), unsafe.SliceData(x[n:]), len(d)-n, m)
 }
 
 //go:noescape

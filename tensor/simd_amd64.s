@@ -964,7 +964,7 @@ GLOBL spc15<>(SB), RODATA|NOPTR, $32
 // Requires: AVX, AVX2
 TEXT ·softplusAVX2(SB), NOSPLIT, $0-32
 	// softplusAVX2 computes softplus32 = max(x, 0) + log1pUnit32(e^-|x|) on blocks of 8
-	// while every |x| ≤ 87 (e^-|x| as in sigmoidAVX2) and returns how many elements it
+	// while every |x| ≤ 87 (e^-|x| as in sigmoid) and returns how many elements it
 	// wrote: a multiple of 8, stopping at the first block holding a larger |x| or a NaN,
 	// or at the last full block. The operations and their order are those of the
 	// scalar code, so results match bit for bit.
@@ -1999,4 +1999,584 @@ finF64sum:
 finF64done:
 	VZEROUPPER
 	MOVQ AX, ret+16(FP)
+	RET
+
+// func sigmoidAVX512(d *float32, x *float32, n int) int
+// Requires: AVX, AVX512F
+TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-32
+	// sigmoidAVX512 computes sigmoidRun32 on blocks of 16 while every |x| ≤ 87 (the
+	// range in which the scalar code inlines exp32Core) and returns how many elements
+	// it wrote: a multiple of 16, stopping at the first block holding a larger |x| or a
+	// NaN, or at the last full block.
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+sgloopz:
+	LEAQ        16(AX), DX
+	CMPQ        DX, CX
+	JGT         sgdonez
+	VMOVUPS     (SI)(AX*4), Z0
+	VPANDD.BCST sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST $0x02, sglim<>+0(SB), Z1, K1
+	KMOVW       K1, BX
+	CMPL        BX, $0x0000ffff
+	JNE         sgdonez
+	VPXORD.BCST sgsign<>+0(SB), Z1, Z1
+	VMULPS.BCST sglog2e<>+0(SB), Z1, Z2
+	VADDPS.BCST sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST sground<>+0(SB), Z2, Z2
+	VMULPS.BCST sgc1<>+0(SB), Z2, Z3
+	VSUBPS      Z3, Z1, Z3
+	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
+	VSUBPS      Z4, Z3, Z3
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ  Z2, Z5
+	VPADDD.BCST sg127<>+0(SB), Z5, Z5
+	VPSLLD      $0x17, Z5, Z5
+	VMULPS      Z5, Z4, Z4
+
+	// numerator 1, or e where x has its sign bit set; divide by 1 + e
+	VBROADCASTSS  sgone<>+0(SB), Z6
+	VPTESTMD.BCST sgsign<>+0(SB), Z0, K1
+	VBLENDMPS     Z4, Z6, K1, Z6
+	VADDPS.BCST   sgone<>+0(SB), Z4, Z7
+	VDIVPS        Z7, Z6, Z6
+	VMOVUPS       Z6, (DI)(AX*4)
+	ADDQ          $0x00000010, AX
+	JMP           sgloopz
+
+sgdonez:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+// func tanhAVX512(d *float32, x *float32, n int) int
+// Requires: AVX, AVX512F
+TEXT ·tanhAVX512(SB), NOSPLIT, $0-32
+	// tanhAVX512 computes tanhRun32 (tanh32 per element) on blocks of 16 while every
+	// |x| ≤ 44, so that exp32(2|x|) stays on exp32Core's normal path, and returns how
+	// many elements it wrote (a multiple of 16; it stops at a block with a larger |x|
+	// or a NaN). Both branches of tanh32 are computed and blended by |x| ≥ 0.625.
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+thloopz:
+	LEAQ        16(AX), DX
+	CMPQ        DX, CX
+	JGT         thdonez
+	VMOVUPS     (SI)(AX*4), Z0
+	VPANDD.BCST sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST $0x02, thlim<>+0(SB), Z1, K1
+	KMOVW       K1, BX
+	CMPL        BX, $0x0000ffff
+	JNE         thdonez
+
+	// Large |x|: t = 1 − 2/(exp32(z+z) + 1), with x's sign.
+	VADDPS       Z1, Z1, Z8
+	VMULPS.BCST  sglog2e<>+0(SB), Z8, Z2
+	VADDPS.BCST  sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST  sground<>+0(SB), Z2, Z2
+	VMULPS.BCST  sgc1<>+0(SB), Z2, Z3
+	VSUBPS       Z3, Z8, Z3
+	VMULPS.BCST  sgc2<>+0(SB), Z2, Z4
+	VSUBPS       Z4, Z3, Z3
+	VMULPS.BCST  sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST  sgp1<>+0(SB), Z4, Z4
+	VMULPS       Z3, Z4, Z4
+	VADDPS.BCST  sgp2<>+0(SB), Z4, Z4
+	VMULPS       Z3, Z4, Z4
+	VADDPS.BCST  sgp3<>+0(SB), Z4, Z4
+	VMULPS       Z3, Z4, Z4
+	VADDPS.BCST  sgp4<>+0(SB), Z4, Z4
+	VMULPS       Z3, Z4, Z4
+	VADDPS.BCST  sgp5<>+0(SB), Z4, Z4
+	VMULPS       Z3, Z4, Z4
+	VMULPS       Z3, Z4, Z4
+	VADDPS       Z3, Z4, Z4
+	VADDPS.BCST  sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ   Z2, Z5
+	VPADDD.BCST  sg127<>+0(SB), Z5, Z5
+	VPSLLD       $0x17, Z5, Z5
+	VMULPS       Z5, Z4, Z4
+	VADDPS.BCST  sgone<>+0(SB), Z4, Z4
+	VBROADCASTSS thtwo<>+0(SB), Z5
+	VDIVPS       Z4, Z5, Z5
+	VBROADCASTSS sgone<>+0(SB), Z6
+	VSUBPS       Z5, Z6, Z6
+	VPANDD.BCST  sgsign<>+0(SB), Z0, Z7
+	VPXORD       Z7, Z6, Z6
+
+	// Small |x|: s = x²; ((((t0·s+t1)·s+t2)·s+t3)·s+t4)·s·x + x.
+	VMULPS      Z0, Z0, Z7
+	VMULPS.BCST tht0<>+0(SB), Z7, Z8
+	VADDPS.BCST tht1<>+0(SB), Z8, Z8
+	VMULPS      Z7, Z8, Z8
+	VADDPS.BCST tht2<>+0(SB), Z8, Z8
+	VMULPS      Z7, Z8, Z8
+	VADDPS.BCST tht3<>+0(SB), Z8, Z8
+	VMULPS      Z7, Z8, Z8
+	VADDPS.BCST tht4<>+0(SB), Z8, Z8
+	VMULPS      Z7, Z8, Z8
+	VMULPS      Z0, Z8, Z8
+	VADDPS      Z0, Z8, Z8
+	VCMPPS.BCST $0x0d, thcut<>+0(SB), Z1, K1
+	VBLENDMPS   Z6, Z8, K1, Z8
+	VMOVUPS     Z8, (DI)(AX*4)
+	ADDQ        $0x00000010, AX
+	JMP         thloopz
+
+thdonez:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+// func sigmoidGradAVX512(d *float32, v *float32, x *float32, n int) int
+// Requires: AVX, AVX512F
+TEXT ·sigmoidGradAVX512(SB), NOSPLIT, $0-40
+	// sigmoidGradAVX512 computes sigmoidGradRun32, d = v·(σ(x)·σ(−x)), on blocks of 16
+	// while every |x| ≤ 87 and returns how many elements it wrote (a multiple of 16).
+	MOVQ d+0(FP), DI
+	MOVQ v+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+sggloopz:
+	LEAQ        16(AX), BX
+	CMPQ        BX, CX
+	JGT         sggdonez
+	VMOVUPS     (SI)(AX*4), Z0
+	VPANDD.BCST sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST $0x02, sglim<>+0(SB), Z1, K1
+	KMOVW       K1, BX
+	CMPL        BX, $0x0000ffff
+	JNE         sggdonez
+	VPXORD.BCST sgsign<>+0(SB), Z1, Z1
+	VMULPS.BCST sglog2e<>+0(SB), Z1, Z2
+	VADDPS.BCST sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST sground<>+0(SB), Z2, Z2
+	VMULPS.BCST sgc1<>+0(SB), Z2, Z3
+	VSUBPS      Z3, Z1, Z3
+	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
+	VSUBPS      Z4, Z3, Z3
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ  Z2, Z5
+	VPADDD.BCST sg127<>+0(SB), Z5, Z5
+	VPSLLD      $0x17, Z5, Z5
+	VMULPS      Z5, Z4, Z4
+
+	// σ(x) has numerator e where x's sign bit is set, else 1; σ(−x) the
+	// other one. Both divide by 1 + e.
+	VBROADCASTSS  sgone<>+0(SB), Z6
+	VPTESTMD.BCST sgsign<>+0(SB), Z0, K1
+	VBLENDMPS     Z4, Z6, K1, Z7
+	VPTESTMD.BCST sgsign<>+0(SB), Z0, K1
+	VBLENDMPS     Z6, Z4, K1, Z8
+	VADDPS.BCST   sgone<>+0(SB), Z4, Z9
+	VDIVPS        Z9, Z7, Z7
+	VDIVPS        Z9, Z8, Z8
+	VMULPS        Z8, Z7, Z7
+	VMULPS        (DX)(AX*4), Z7, Z7
+	VMOVUPS       Z7, (DI)(AX*4)
+	ADDQ          $0x00000010, AX
+	JMP           sggloopz
+
+sggdonez:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func softplusAVX512(d *float32, x *float32, n int) int
+// Requires: AVX, AVX512F
+TEXT ·softplusAVX512(SB), NOSPLIT, $0-32
+	// softplusAVX512 computes softplus32 = max(x, 0) + log1pUnit32(e^-|x|) on blocks of 16
+	// while every |x| ≤ 87 (e^-|x| as in sigmoid) and returns how many elements it
+	// wrote: a multiple of 16, stopping at the first block holding a larger |x| or a NaN,
+	// or at the last full block. The operations and their order are those of the
+	// scalar code, so results match bit for bit.
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+sploopz:
+	LEAQ        16(AX), DX
+	CMPQ        DX, CX
+	JGT         spdonez
+	VMOVUPS     (SI)(AX*4), Z0
+	VPANDD.BCST sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST $0x02, sglim<>+0(SB), Z1, K1
+	KMOVW       K1, BX
+	CMPL        BX, $0x0000ffff
+	JNE         spdonez
+	VPXORD.BCST sgsign<>+0(SB), Z1, Z1
+	VMULPS.BCST sglog2e<>+0(SB), Z1, Z2
+	VADDPS.BCST sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST sground<>+0(SB), Z2, Z2
+	VMULPS.BCST sgc1<>+0(SB), Z2, Z3
+	VSUBPS      Z3, Z1, Z3
+	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
+	VSUBPS      Z4, Z3, Z3
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ  Z2, Z5
+	VPADDD.BCST sg127<>+0(SB), Z5, Z5
+	VPSLLD      $0x17, Z5, Z5
+	VMULPS      Z5, Z4, Z4
+
+	// d = 2+e, s = e/d, r = (2−d)+e, s2 = s·s, c = s·(1−s)·r, t = s+s
+	VADDPS.BCST  thtwo<>+0(SB), Z4, Z6
+	VDIVPS       Z6, Z4, Z7
+	VBROADCASTSS thtwo<>+0(SB), Z12
+	VSUBPS       Z6, Z12, Z12
+	VADDPS       Z4, Z12, Z12
+	VMULPS       Z7, Z7, Z8
+	VBROADCASTSS sgone<>+0(SB), Z13
+	VSUBPS       Z7, Z13, Z13
+	VMULPS       Z13, Z7, Z13
+	VMULPS       Z12, Z13, Z13
+	VADDPS       Z7, Z7, Z7
+
+	// q = ((((((c15·s2+c13)·s2+c11)·s2+c9)·s2+c7)·s2+c5)·s2 + c3
+	VBROADCASTSS spc15<>+0(SB), Z9
+	VMULPS       Z8, Z9, Z9
+	VADDPS.BCST  spc13<>+0(SB), Z9, Z9
+	VMULPS       Z8, Z9, Z9
+	VADDPS.BCST  spc11<>+0(SB), Z9, Z9
+	VMULPS       Z8, Z9, Z9
+	VADDPS.BCST  spc9<>+0(SB), Z9, Z9
+	VMULPS       Z8, Z9, Z9
+	VADDPS.BCST  spc7<>+0(SB), Z9, Z9
+	VMULPS       Z8, Z9, Z9
+	VADDPS.BCST  spc5<>+0(SB), Z9, Z9
+	VMULPS       Z8, Z9, Z9
+	VADDPS.BCST  spc3<>+0(SB), Z9, Z9
+
+	// log1p(e) = t + ((t·s2)·q − c); result max(x, 0) + log1p(e)
+	VMULPS  Z8, Z7, Z10
+	VMULPS  Z9, Z10, Z10
+	VSUBPS  Z13, Z10, Z10
+	VADDPS  Z10, Z7, Z10
+	VPXORD  Z11, Z11, Z11
+	VMAXPS  Z11, Z0, Z11
+	VADDPS  Z10, Z11, Z11
+	VMOVUPS Z11, (DI)(AX*4)
+	ADDQ    $0x00000010, AX
+	JMP     sploopz
+
+spdonez:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+// func geluAVX512(d *float32, x *float32, n int) int
+// Requires: AVX, AVX512F
+TEXT ·geluAVX512(SB), NOSPLIT, $0-32
+	// geluAVX512 computes gelu32 on blocks of 16 while every |x| ≤ 12 and returns how
+	// many elements it wrote: a multiple of 16, stopping at the first block holding a
+	// larger |x| or a NaN, or at the last full block, with the scalar code's
+	// operations in its order.
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+geloopz:
+	LEAQ        16(AX), DX
+	CMPQ        DX, CX
+	JGT         gedonez
+	VMOVUPS     (SI)(AX*4), Z0
+	VPANDD.BCST sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST $0x02, gelim<>+0(SB), Z1, K1
+	KMOVW       K1, BX
+	CMPL        BX, $0x0000ffff
+	JNE         gedonez
+
+	// (0.5·x)·twoPhi32(x, (−0.5·x)·x)
+	VMULPS.BCST   gemhalf<>+0(SB), Z0, Z12
+	VMULPS        Z0, Z12, Z12
+	VMULPS.BCST   gersqrt2<>+0(SB), Z1, Z13
+	VMULPS.BCST   gehalf<>+0(SB), Z13, Z13
+	VADDPS.BCST   sgone<>+0(SB), Z13, Z13
+	VBROADCASTSS  sgone<>+0(SB), Z14
+	VDIVPS        Z13, Z14, Z14
+	VMULPS.BCST   genr0<>+0(SB), Z14, Z15
+	VADDPS.BCST   genr1<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr2<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr3<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr4<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr5<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr6<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr7<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr8<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VSUBPS.BCST   gec126<>+0(SB), Z12, Z13
+	VADDPS        Z15, Z13, Z13
+	VMULPS.BCST   sglog2e<>+0(SB), Z13, Z2
+	VADDPS.BCST   sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST   sground<>+0(SB), Z2, Z2
+	VMULPS.BCST   sgc1<>+0(SB), Z2, Z3
+	VSUBPS        Z3, Z13, Z3
+	VMULPS.BCST   sgc2<>+0(SB), Z2, Z4
+	VSUBPS        Z4, Z3, Z3
+	VMULPS.BCST   sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST   sgp1<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp2<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp3<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp4<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp5<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS        Z3, Z4, Z4
+	VADDPS.BCST   sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ    Z2, Z5
+	VPADDD.BCST   sg127<>+0(SB), Z5, Z5
+	VPSLLD        $0x17, Z5, Z5
+	VMULPS        Z5, Z4, Z4
+	VMULPS        Z4, Z14, Z14
+	VBROADCASTSS  getwo<>+0(SB), Z13
+	VSUBPS        Z14, Z13, Z13
+	VPTESTMD.BCST sgsign<>+0(SB), Z0, K1
+	VBLENDMPS     Z14, Z13, K1, Z14
+	VMULPS.BCST   gehalf<>+0(SB), Z0, Z10
+	VMULPS        Z14, Z10, Z11
+	VMOVUPS       Z11, (DI)(AX*4)
+	ADDQ          $0x00000010, AX
+	JMP           geloopz
+
+gedonez:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+// func geluGradAVX512(d *float32, v *float32, x *float32, n int) int
+// Requires: AVX, AVX512F
+TEXT ·geluGradAVX512(SB), NOSPLIT, $0-40
+	// geluGradAVX512 computes geluGrad32, v·(Φ(x) + x·φ(x)), on blocks of 16 while
+	// every |x| ≤ 12 and returns how many elements it wrote (a multiple of 16).
+	MOVQ d+0(FP), DI
+	MOVQ v+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+gegloopz:
+	LEAQ        16(AX), BX
+	CMPQ        BX, CX
+	JGT         gegdonez
+	VMOVUPS     (SI)(AX*4), Z0
+	VPANDD.BCST sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST $0x02, gelim<>+0(SB), Z1, K1
+	KMOVW       K1, BX
+	CMPL        BX, $0x0000ffff
+	JNE         gegdonez
+
+	// h = (−0.5·x)·x, φ term = (x·(1/√(2π)))·exp32Core(h)
+	VMULPS.BCST gemhalf<>+0(SB), Z0, Z12
+	VMULPS      Z0, Z12, Z12
+	VMULPS.BCST geisq2pi<>+0(SB), Z0, Z10
+	VMULPS.BCST sglog2e<>+0(SB), Z12, Z2
+	VADDPS.BCST sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST sground<>+0(SB), Z2, Z2
+	VMULPS.BCST sgc1<>+0(SB), Z2, Z3
+	VSUBPS      Z3, Z12, Z3
+	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
+	VSUBPS      Z4, Z3, Z3
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ  Z2, Z5
+	VPADDD.BCST sg127<>+0(SB), Z5, Z5
+	VPSLLD      $0x17, Z5, Z5
+	VMULPS      Z5, Z4, Z4
+	VMULPS      Z4, Z10, Z10
+
+	// 0.5·twoPhi32(x, h) + φ term, times v
+	VMULPS.BCST   gersqrt2<>+0(SB), Z1, Z13
+	VMULPS.BCST   gehalf<>+0(SB), Z13, Z13
+	VADDPS.BCST   sgone<>+0(SB), Z13, Z13
+	VBROADCASTSS  sgone<>+0(SB), Z14
+	VDIVPS        Z13, Z14, Z14
+	VMULPS.BCST   genr0<>+0(SB), Z14, Z15
+	VADDPS.BCST   genr1<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr2<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr3<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr4<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr5<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr6<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr7<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VADDPS.BCST   genr8<>+0(SB), Z15, Z15
+	VMULPS        Z14, Z15, Z15
+	VSUBPS.BCST   gec126<>+0(SB), Z12, Z13
+	VADDPS        Z15, Z13, Z13
+	VMULPS.BCST   sglog2e<>+0(SB), Z13, Z2
+	VADDPS.BCST   sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST   sground<>+0(SB), Z2, Z2
+	VMULPS.BCST   sgc1<>+0(SB), Z2, Z3
+	VSUBPS        Z3, Z13, Z3
+	VMULPS.BCST   sgc2<>+0(SB), Z2, Z4
+	VSUBPS        Z4, Z3, Z3
+	VMULPS.BCST   sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST   sgp1<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp2<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp3<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp4<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS.BCST   sgp5<>+0(SB), Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VMULPS        Z3, Z4, Z4
+	VADDPS        Z3, Z4, Z4
+	VADDPS.BCST   sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ    Z2, Z5
+	VPADDD.BCST   sg127<>+0(SB), Z5, Z5
+	VPSLLD        $0x17, Z5, Z5
+	VMULPS        Z5, Z4, Z4
+	VMULPS        Z4, Z14, Z14
+	VBROADCASTSS  getwo<>+0(SB), Z13
+	VSUBPS        Z14, Z13, Z13
+	VPTESTMD.BCST sgsign<>+0(SB), Z0, K1
+	VBLENDMPS     Z14, Z13, K1, Z14
+	VMULPS.BCST   gehalf<>+0(SB), Z14, Z14
+	VADDPS        Z10, Z14, Z14
+	VMULPS        (DX)(AX*4), Z14, Z14
+	VMOVUPS       Z14, (DI)(AX*4)
+	ADDQ          $0x00000010, AX
+	JMP           gegloopz
+
+gegdonez:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func expShiftAVX512(d *float32, x *float32, n int, m float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·expShiftAVX512(SB), NOSPLIT, $0-40
+	// expShiftAVX512 sets d[i] = exp32Core(x[i] − m) on blocks of 16 while every
+	// |x[i] − m| ≤ 87 (where the scalar code, expShift32, inlines exp32Core) and returns
+	// how many elements it wrote: a multiple of 16, stopping at the first block out of
+	// that range or holding a NaN, or at the last full block.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVSS        m+24(FP), X9
+	VBROADCASTSS X9, Z9
+	XORQ         AX, AX
+
+esloopz:
+	LEAQ        16(AX), DX
+	CMPQ        DX, CX
+	JGT         esdonez
+	VMOVUPS     (SI)(AX*4), Z0
+	VSUBPS      Z9, Z0, Z0
+	VPANDD.BCST sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST $0x02, sglim<>+0(SB), Z1, K1
+	KMOVW       K1, BX
+	CMPL        BX, $0x0000ffff
+	JNE         esdonez
+	VMULPS.BCST sglog2e<>+0(SB), Z0, Z2
+	VADDPS.BCST sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST sground<>+0(SB), Z2, Z2
+	VMULPS.BCST sgc1<>+0(SB), Z2, Z3
+	VSUBPS      Z3, Z0, Z3
+	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
+	VSUBPS      Z4, Z3, Z3
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VMULPS      Z3, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
+	VCVTTPS2DQ  Z2, Z5
+	VPADDD.BCST sg127<>+0(SB), Z5, Z5
+	VPSLLD      $0x17, Z5, Z5
+	VMULPS      Z5, Z4, Z4
+	VMOVUPS     Z4, (DI)(AX*4)
+	ADDQ        $0x00000010, AX
+	JMP         esloopz
+
+esdonez:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
 	RET

@@ -16,6 +16,9 @@ var (
 )
 
 func geluConstants() {
+	if gehalf.Symbol.Name != "" {
+		return
+	}
 	gehalf = splat32("gehalf", 0.5)
 	gemhalf = splat32("gemhalf", -0.5)
 	gersqrt2 = splat32("gersqrt2", 1/math.Sqrt2)
@@ -30,75 +33,76 @@ func geluConstants() {
 	}
 }
 
-// twoPhi emits twoPhi32(x, h) for x in Y0, |x| in Y1 and h in Y12 into
-// Y14, using Y13, Y15 and exp32Core's registers: e = erfc(|x|/√2) by the
-// Numerical Recipes fit, then e where x has its sign bit set and 2 − e
-// elsewhere.
+// twoPhi emits twoPhi32(x, h) for x in v(0), |x| in v(1) and h in v(12)
+// into v(14), using v(13), v(15) and exp32Core's registers: e =
+// erfc(|x|/√2) by the Numerical Recipes fit, then e where x has its sign
+// bit set and 2 − e elsewhere.
 func twoPhi() {
-	a.VMULPS(gersqrt2, Y1, Y13)
-	a.VMULPS(gehalf, Y13, Y13)
-	a.VADDPS(sgone, Y13, Y13)
-	a.VMOVUPS(sgone, Y14)
-	a.VDIVPS(Y13, Y14, Y14)
-	a.VMULPS(genr[0], Y14, Y15)
+	vmul(gersqrt2, v(1), v(13))
+	vmul(gehalf, v(13), v(13))
+	vadd(sgone, v(13), v(13))
+	vconst(sgone, v(14))
+	vdiv(v(13), v(14), v(14))
+	vmul(genr[0], v(14), v(15))
 	for _, c := range genr[1:] {
-		a.VADDPS(c, Y15, Y15)
-		a.VMULPS(Y14, Y15, Y15)
+		vadd(c, v(15), v(15))
+		vmul(v(14), v(15), v(15))
 	}
-	a.VSUBPS(gec126, Y12, Y13)
-	a.VADDPS(Y15, Y13, Y13)
-	exp32Core(Y13)
-	a.VMULPS(Y4, Y14, Y14)
-	a.VMOVUPS(getwo, Y13)
-	a.VSUBPS(Y14, Y13, Y13)
-	a.VBLENDVPS(Y0, Y14, Y13, Y14)
+	vsub(gec126, v(12), v(13))
+	vadd(v(15), v(13), v(13))
+	exp32Core(v(13))
+	vmul(v(4), v(14), v(14))
+	vconst(getwo, v(13))
+	vsub(v(14), v(13), v(13))
+	blendSign(v(0), v(14), v(13), v(14))
 }
 
-// geluKernels emits geluAVX2 and geluGradAVX2.
+// geluKernels emits gelu and geluGrad at the current width.
 func geluKernels() {
 	geluConstants()
+	lanes := strconv.Itoa(w.lanes)
 
-	text("geluAVX2", "func(d, x *float32, n int) int")
-	a.Comment("geluAVX2 computes gelu32 on blocks of 8 while every |x| ≤ 12 and returns how",
-		"many elements it wrote: a multiple of 8, stopping at the first block holding a",
+	text(name("gelu"), "func(d, x *float32, n int) int")
+	a.Comment(name("gelu")+" computes gelu32 on blocks of "+lanes+" while every |x| ≤ 12 and returns how",
+		"many elements it wrote: a multiple of "+lanes+", stopping at the first block holding a",
 		"larger |x| or a NaN, or at the last full block, with the scalar code's",
 		"operations in its order.")
 	a.Load(a.Param("d"), RDI)
 	a.Load(a.Param("x"), RSI)
 	a.Load(a.Param("n"), RCX)
 	a.XORQ(RAX, RAX)
-	guardedLoop("geloop", "gedone", gelim, RDX, func() {
+	guardedLoop(label("geloop"), label("gedone"), gelim, RDX, func() {
 		a.Comment("(0.5·x)·twoPhi32(x, (−0.5·x)·x)")
-		a.VMULPS(gemhalf, Y0, Y12)
-		a.VMULPS(Y0, Y12, Y12)
+		vmul(gemhalf, v(0), v(12))
+		vmul(v(0), v(12), v(12))
 		twoPhi()
-		a.VMULPS(gehalf, Y0, Y10)
-		a.VMULPS(Y14, Y10, Y11)
-		a.VMOVUPS(Y11, at(RDI, 4, 0))
+		vmul(gehalf, v(0), v(10))
+		vmul(v(14), v(10), v(11))
+		a.VMOVUPS(v(11), at(RDI, 4, 0))
 	})
-	done("gedone")
+	done(label("gedone"))
 
-	text("geluGradAVX2", "func(d, v, x *float32, n int) int")
-	a.Comment("geluGradAVX2 computes geluGrad32, v·(Φ(x) + x·φ(x)), on blocks of 8 while",
-		"every |x| ≤ 12 and returns how many elements it wrote (a multiple of 8).")
+	text(name("geluGrad"), "func(d, v, x *float32, n int) int")
+	a.Comment(name("geluGrad")+" computes geluGrad32, v·(Φ(x) + x·φ(x)), on blocks of "+lanes+" while",
+		"every |x| ≤ 12 and returns how many elements it wrote (a multiple of "+lanes+").")
 	a.Load(a.Param("d"), RDI)
 	a.Load(a.Param("v"), RDX)
 	a.Load(a.Param("x"), RSI)
 	a.Load(a.Param("n"), RCX)
 	a.XORQ(RAX, RAX)
-	guardedLoop("gegloop", "gegdone", gelim, RBX, func() {
+	guardedLoop(label("gegloop"), label("gegdone"), gelim, RBX, func() {
 		a.Comment("h = (−0.5·x)·x, φ term = (x·(1/√(2π)))·exp32Core(h)")
-		a.VMULPS(gemhalf, Y0, Y12)
-		a.VMULPS(Y0, Y12, Y12)
-		a.VMULPS(geisq2pi, Y0, Y10)
-		exp32Core(Y12)
-		a.VMULPS(Y4, Y10, Y10)
+		vmul(gemhalf, v(0), v(12))
+		vmul(v(0), v(12), v(12))
+		vmul(geisq2pi, v(0), v(10))
+		exp32Core(v(12))
+		vmul(v(4), v(10), v(10))
 		a.Comment("0.5·twoPhi32(x, h) + φ term, times v")
 		twoPhi()
-		a.VMULPS(gehalf, Y14, Y14)
-		a.VADDPS(Y10, Y14, Y14)
-		a.VMULPS(at(RDX, 4, 0), Y14, Y14)
-		a.VMOVUPS(Y14, at(RDI, 4, 0))
+		vmul(gehalf, v(14), v(14))
+		vadd(v(10), v(14), v(14))
+		vmul(at(RDX, 4, 0), v(14), v(14))
+		a.VMOVUPS(v(14), at(RDI, 4, 0))
 	})
-	done("gegdone")
+	done(label("gegdone"))
 }

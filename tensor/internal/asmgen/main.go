@@ -1,4 +1,5 @@
-// Command asmgen writes tensor/simd_amd64.s, the AVX2 elementwise kernels,
+// Command asmgen writes tensor/simd_amd64.s, the AVX2 elementwise kernels
+// (and AVX-512 forms of the float32 transcendental ones),
 // with avo (github.com/mmcloughlin/avo):
 //
 //	go generate ./tensor    (runs: go run -C internal/asmgen . -out ../../simd_amd64.s)
@@ -59,6 +60,14 @@ func main() {
 	expShiftKernel()
 	leakyKernels()
 	finiteKernels()
+	// The float32 transcendental kernels again, at AVX-512's width (vec.go).
+	w = avx512
+	exp32Kernels()
+	sigmoidGradKernel()
+	softplusKernel()
+	geluKernels()
+	expShiftKernel()
+	w = avx2
 	os.Exit(build.Main(flags.Config(), a))
 }
 
