@@ -62,7 +62,6 @@ func envDirs(v string) []string {
 // found. Only directories that exist are returned, each once, in search
 // order. getenv supplies VIRTUAL_ENV, CONDA_PREFIX and HOME.
 func standardDirs(root string, getenv func(string) string) []string {
-	at := func(p string) string { return filepath.Join(root, p) }
 	patterns := []string{
 		"/usr/local/cuda/lib64",
 		"/usr/local/cuda/targets/*/lib",
@@ -81,6 +80,13 @@ func standardDirs(root string, getenv func(string) string) []string {
 		"/usr/lib/python3*/site-packages",
 		"/opt/conda/lib/python3*/site-packages",
 	}
+	for i, p := range patterns {
+		patterns[i] = filepath.Join(root, p)
+	}
+	for i, p := range sites {
+		sites[i] = filepath.Join(root, p)
+	}
+	// The environment's prefixes are real paths, never under root.
 	for _, v := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
 		if p := getenv(v); p != "" {
 			sites = append(sites, filepath.Join(p, "lib/python3*/site-packages"))
@@ -94,9 +100,6 @@ func standardDirs(root string, getenv func(string) string) []string {
 	}
 	var dirs []string
 	for _, p := range patterns {
-		if filepath.IsAbs(p) {
-			p = at(p)
-		}
 		matches, _ := filepath.Glob(p) // the patterns are well formed
 		// Newest first: cuda-13.0 before cuda-12.4, python3.12 before 3.10.
 		slices.SortStableFunc(matches, func(a, b string) int { return compareVersions(b, a) })
