@@ -73,7 +73,7 @@ func (d *Driver) loadBLAS() (*BLAS, error) {
 			break
 		}
 		if lt := filesIn(filepath.Dir(c.path), libBLASLt.names); len(lt) > 0 {
-			_, _ = purego.Dlopen(lt[0], purego.RTLD_NOW|purego.RTLD_GLOBAL)
+			_, _ = purego.Dlopen(lt[0], purego.RTLD_NOW|purego.RTLD_LOCAL)
 		}
 		break
 	}

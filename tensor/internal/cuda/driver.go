@@ -84,7 +84,7 @@ func bind(h uintptr, path string, syms []symbol) error {
 func openLibrary(lib library, s Search) (handle uintptr, path string, err error) {
 	var failures []string
 	for _, c := range candidates(lib, s) {
-		h, err := purego.Dlopen(c.path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		h, err := purego.Dlopen(c.path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err == nil {
 			return h, c.path, nil
 		}

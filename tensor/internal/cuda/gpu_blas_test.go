@@ -5,6 +5,8 @@ package cuda_test
 import (
 	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -198,11 +200,25 @@ func gemmTFLOPs(tb testing.TB, d *cuda.Driver, ty tensor.DType, tf32 bool, n, re
 	return 2 * math.Pow(float64(n), 3) * float64(reps) / time.Since(start).Seconds() / 1e12
 }
 
+// gemmN is the size of the timed products: 4096, or GRADUS_CUDA_GEMM_N
+// (make cuda-fake sets 64: its device is a naive loop on the CPU).
+func gemmN(tb testing.TB) int {
+	v := os.Getenv("GRADUS_CUDA_GEMM_N")
+	if v == "" {
+		return 4096
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		tb.Fatalf("GRADUS_CUDA_GEMM_N=%q is not a positive integer", v)
+	}
+	return n
+}
+
 // TestGemmThroughput logs the GEMM's TFLOP/s at n = 4096 for the record
 // in docs/gpu.md; it asserts nothing about speed.
 func TestGemmThroughput(t *testing.T) {
 	d := device(t)
-	const n = 4096
+	n := gemmN(t)
 	t.Logf("%s: sgemm n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float32, false, n, 20))
 	t.Logf("%s: sgemm TF32 n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float32, true, n, 20))
 	t.Logf("%s: dgemm n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float64, false, n, 5))
@@ -210,10 +226,10 @@ func TestGemmThroughput(t *testing.T) {
 
 func BenchmarkSgemm4096(b *testing.B) {
 	d := device(b)
-	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, false, 4096, max(b.N, 1)), "TFLOP/s")
+	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, false, gemmN(b), max(b.N, 1)), "TFLOP/s")
 }
 
 func BenchmarkSgemmTF32_4096(b *testing.B) {
 	d := device(b)
-	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, true, 4096, max(b.N, 1)), "TFLOP/s")
+	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, true, gemmN(b), max(b.N, 1)), "TFLOP/s")
 }

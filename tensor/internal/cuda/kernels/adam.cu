@@ -25,7 +25,7 @@ __device__ void adam(long long n, T* p, const T* g, T* m, T* v, T w1, T b2, T w2
     T vi = v[i] * b2 + (w2 * gi) * gi;
     m[i] = mi;
     v[i] = vi;
-    p[i] = pi + step_size * (mi / (fsqrt(vi) * c + eps));
+    p[i] = pi + step_size * (mi / (math_sqrt(vi) * c + eps));
   }
 }
 

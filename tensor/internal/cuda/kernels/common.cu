@@ -18,16 +18,16 @@ struct Strides {
 };
 
 // One name per function for both precisions, so templates read as maths.
-__device__ inline float  fexp(float x)   { return expf(x); }
-__device__ inline double fexp(double x)  { return exp(x); }
-__device__ inline float  flog(float x)   { return logf(x); }
-__device__ inline double flog(double x)  { return log(x); }
-__device__ inline float  ftanh(float x)  { return tanhf(x); }
-__device__ inline double ftanh(double x) { return tanh(x); }
-__device__ inline float  ferfc(float x)  { return erfcf(x); }
-__device__ inline double ferfc(double x) { return erfc(x); }
-__device__ inline float  fsqrt(float x)  { return sqrtf(x); }
-__device__ inline double fsqrt(double x) { return sqrt(x); }
+__device__ inline float  math_exp(float x)   { return expf(x); }
+__device__ inline double math_exp(double x)  { return exp(x); }
+__device__ inline float  math_log(float x)   { return logf(x); }
+__device__ inline double math_log(double x)  { return log(x); }
+__device__ inline float  math_tanh(float x)  { return tanhf(x); }
+__device__ inline double math_tanh(double x) { return tanh(x); }
+__device__ inline float  math_erfc(float x)  { return erfcf(x); }
+__device__ inline double math_erfc(double x) { return erfc(x); }
+__device__ inline float  math_sqrt(float x)  { return sqrtf(x); }
+__device__ inline double math_sqrt(double x) { return sqrt(x); }
 
 // Grid-stride loops: any grid covers any n.
 __device__ inline long long first_index() {

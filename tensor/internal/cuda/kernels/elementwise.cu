@@ -43,9 +43,9 @@ __device__ void binary_map(long long n, T* out, const T* a, const T* b, Strides 
   }
 
 template <typename T> struct Neg  { __device__ T operator()(T x) const { return -x; } };
-template <typename T> struct Exp  { __device__ T operator()(T x) const { return fexp(x); } };
-template <typename T> struct Log  { __device__ T operator()(T x) const { return flog(x); } };
-template <typename T> struct Tanh { __device__ T operator()(T x) const { return ftanh(x); } };
+template <typename T> struct Exp  { __device__ T operator()(T x) const { return math_exp(x); } };
+template <typename T> struct Log  { __device__ T operator()(T x) const { return math_log(x); } };
+template <typename T> struct Tanh { __device__ T operator()(T x) const { return math_tanh(x); } };
 
 // relu keeps NaN, as the CPU's max(x, 0) does.
 template <typename T> struct Relu {
@@ -55,7 +55,7 @@ template <typename T> struct Relu {
 // sigmoid from e^−|x|, which never overflows.
 template <typename T> struct Sigmoid {
   __device__ T operator()(T x) const {
-    T e = fexp(x < 0 ? x : -x);
+    T e = math_exp(x < 0 ? x : -x);
     return x >= 0 ? T(1) / (T(1) + e) : e / (T(1) + e);
   }
 };
@@ -63,7 +63,7 @@ template <typename T> struct Sigmoid {
 // The exact GELU x·Φ(x) with Φ(x) = erfc(−x/√2)/2, accurate in the left tail.
 template <typename T> struct Gelu {
   __device__ T operator()(T x) const {
-    return T(0.5) * x * ferfc(-x * T(0.70710678118654752440));
+    return T(0.5) * x * math_erfc(-x * T(0.70710678118654752440));
   }
 };
 
@@ -94,8 +94,8 @@ template <typename T> struct GeluGrad {
   __device__ T operator()(T v, T x) const {
     if (x != x) return x;
     if (x * T(0) != T(0)) return x > 0 ? v : v * T(0);  // ±∞
-    T cdf = T(0.5) * ferfc(-x * T(0.70710678118654752440));
-    T pdf = T(0.39894228040143267794) * fexp(T(-0.5) * x * x);
+    T cdf = T(0.5) * math_erfc(-x * T(0.70710678118654752440));
+    T pdf = T(0.39894228040143267794) * math_exp(T(-0.5) * x * x);
     return v * (cdf + x * pdf);
   }
 };

@@ -12,13 +12,13 @@ __device__ void softmax_row(long long cols, T* out, const T* x, bool log_out) {
   for (long long j = threadIdx.x; j < cols; j += BLOCK) m = Max<T>()(m, x[j]);
   m = block_reduce(m, sh, Max<T>());
   T s = 0;
-  for (long long j = threadIdx.x; j < cols; j += BLOCK) s += fexp(x[j] - m);
+  for (long long j = threadIdx.x; j < cols; j += BLOCK) s += math_exp(x[j] - m);
   s = block_reduce(s, sh, Plus<T>());
   if (log_out) {
-    T ls = flog(s);
+    T ls = math_log(s);
     for (long long j = threadIdx.x; j < cols; j += BLOCK) out[j] = (x[j] - m) - ls;
   } else {
-    for (long long j = threadIdx.x; j < cols; j += BLOCK) out[j] = fexp(x[j] - m) / s;
+    for (long long j = threadIdx.x; j < cols; j += BLOCK) out[j] = math_exp(x[j] - m) / s;
   }
 }
 
@@ -35,7 +35,7 @@ __device__ void softmax_grad_row(long long cols, T* out, const T* y, const T* v,
   for (long long j = threadIdx.x; j < cols; j += BLOCK) s += log_out ? v[j] : v[j] * y[j];
   s = block_reduce(s, sh, Plus<T>());
   for (long long j = threadIdx.x; j < cols; j += BLOCK)
-    out[j] = log_out ? v[j] - fexp(y[j]) * s : y[j] * (v[j] - s);
+    out[j] = log_out ? v[j] - math_exp(y[j]) * s : y[j] * (v[j] - s);
 }
 
 template <typename T>

@@ -2,7 +2,9 @@
 // (fake_driver_test.go): "device memory" is host memory, and every call
 // that needs a context fails with CUDA_ERROR_INVALID_CONTEXT (201) unless
 // the calling thread has made the primary context current, as with the
-// real driver. FAKE_CUINIT sets cuInit's result.
+// real driver. FAKE_CUINIT sets cuInit's result. Built alone it has no
+// kernels; fakedevice.cc includes it with FAKE_KERNELS defined and
+// provides the module functions.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,7 @@ int cuMemGetInfo_v2(size_t* free, size_t* total) {
   *total = (size_t)80 << 30;
   return current == CTX ? 0 : 201;
 }
+#ifndef FAKE_KERNELS
 int cuModuleLoadData(void** m, const void* image) { return 218; }  // CUDA_ERROR_INVALID_PTX
 int cuModuleUnload(void* m) { return 0; }
 int cuModuleGetFunction(void** f, void* m, const char* name) { return 500; }
@@ -70,3 +73,4 @@ int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
                    unsigned bz, unsigned shared, void* stream, void** params, void** extra) {
   return 400;
 }
+#endif
