@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +24,11 @@ func fakeDriver(t *testing.T) Search {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no C compiler (cc) to build the fake libcuda.so.1")
+	}
+	// Under qemu (make test-arm64) cc builds for the host, not for the test.
+	target, _ := exec.Command(cc, "-dumpmachine").Output()
+	if want := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]; !strings.HasPrefix(string(target), want) {
+		t.Skipf("cc builds for %s, this test runs on %s", strings.TrimSpace(string(target)), runtime.GOARCH)
 	}
 	src, err := os.ReadFile("testdata/fakecuda.c")
 	if err != nil {
