@@ -2,12 +2,6 @@
 
 package cuda
 
-import (
-	"path/filepath"
-
-	"github.com/ebitengine/purego"
-)
-
 // blasAPI holds the cuBLAS functions (NVIDIA, 2025, cuBLAS Library User
 // Guide). Matrices are column-major device arrays.
 type blasAPI struct {
@@ -31,9 +25,9 @@ func (a *blasAPI) symbols() []symbol {
 
 // cublasOperation_t and cublasMath_t values.
 const (
-	mathDefault  = 0
-	mathTF32     = 3 // CUBLAS_TF32_TENSOR_OP_MATH
-	defaultSteam = 0
+	mathDefault   = 0
+	mathTF32      = 3 // CUBLAS_TF32_TENSOR_OP_MATH
+	defaultStream = 0
 )
 
 // BLAS is a cuBLAS handle bound to a Driver's context and to the
@@ -47,9 +41,9 @@ type BLAS struct {
 }
 
 // BLAS returns the Driver's cuBLAS handle, loading cuBLAS on first use.
-// cuBLAS's companion libcublasLt is loaded first from the same directory
-// when it is there, so a pip wheel's copy is used even where the loader's
-// path does not reach it.
+// cuBLAS's companion libcublasLt is loaded first from the folder where
+// libcublas is found, so a toolkit's or pip wheel's copy is used even
+// where the loader's path does not reach it.
 func (d *Driver) BLAS() (*BLAS, error) {
 	err := d.do(func() error {
 		if d.blas != nil {
@@ -66,25 +60,16 @@ func (d *Driver) BLAS() (*BLAS, error) {
 }
 
 func (d *Driver) loadBLAS() (*BLAS, error) {
-	// A candidate directory's libcublasLt first, so libcublas's dependency
-	// resolves to it (the loader matches already loaded sonames).
-	for _, c := range candidates(libBLAS, d.search) {
-		if c.loader {
-			break
-		}
-		if lt := filesIn(filepath.Dir(c.path), libBLASLt.names); len(lt) > 0 {
-			_, _ = purego.Dlopen(lt[0], purego.RTLD_NOW|purego.RTLD_LOCAL)
-		}
-		break
-	}
-	h, path, err := openLibrary(libBLAS, d.search)
+	b := &BLAS{d: d}
+	path, err := openLibrary(libBLAS, d.search, func(dir string) {
+		preload(dir, libBLASLt.names)
+	}, func(h uintptr, path string) error {
+		return bind(h, path, b.api.symbols())
+	})
 	if err != nil {
 		return nil, err
 	}
-	b := &BLAS{d: d, path: path}
-	if err := bind(h, path, b.api.symbols()); err != nil {
-		return nil, err
-	}
+	b.path = path
 	if s := b.api.create(&b.handle); s != 0 {
 		return nil, blasError("cublasCreate", s)
 	}
@@ -93,7 +78,7 @@ func (d *Driver) loadBLAS() (*BLAS, error) {
 		return nil, blasError("cublasGetVersion", s)
 	}
 	b.version = int(v)
-	if s := b.api.setStream(b.handle, defaultSteam); s != 0 {
+	if s := b.api.setStream(b.handle, defaultStream); s != 0 {
 		return nil, blasError("cublasSetStream", s)
 	}
 	return b, nil

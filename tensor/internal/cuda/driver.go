@@ -5,6 +5,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -78,25 +79,47 @@ func bind(h uintptr, path string, syms []symbol) error {
 	return nil
 }
 
-// openLibrary dlopens the first candidate of lib under s that loads. A
-// library that is nowhere to be found is reported with every place
-// searched; one that is found but fails to load, with the loader's reason.
-func openLibrary(lib library, s Search) (handle uintptr, path string, err error) {
+// openLibrary dlopens the first candidate of lib under s that loads and
+// that accept (if not nil) takes: accept binds the library's symbols and
+// may turn it down with a reason. prepare, if not nil, is called with a
+// candidate file's folder before it is opened, to load its companions
+// from there. A library that is nowhere to be found is reported with every
+// place searched; one that is found but fails to load or is turned down,
+// with the reasons.
+func openLibrary(lib library, s Search, prepare func(dir string), accept func(h uintptr, path string) error) (path string, err error) {
 	var failures []string
 	for _, c := range candidates(lib, s) {
-		h, err := purego.Dlopen(c.path, purego.RTLD_NOW|purego.RTLD_LOCAL)
-		if err == nil {
-			return h, c.path, nil
+		if prepare != nil && !c.loader {
+			prepare(filepath.Dir(c.path))
 		}
-		if c.loader && strings.Contains(err.Error(), "No such file") {
+		h, err := purego.Dlopen(c.path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		if err != nil {
+			if !c.loader || !strings.Contains(err.Error(), "No such file") {
+				failures = append(failures, err.Error())
+			}
 			continue
 		}
-		failures = append(failures, err.Error())
+		if accept != nil {
+			if err := accept(h, c.path); err != nil {
+				failures = append(failures, err.Error())
+				continue
+			}
+		}
+		return c.path, nil
 	}
 	if len(failures) > 0 {
-		return 0, "", fmt.Errorf("cuda: %s (%s) found but failed to load: %s", lib.names[0], lib.what, strings.Join(failures, "; "))
+		return "", fmt.Errorf("cuda: %s (%s) found but not usable: %s", lib.names[0], lib.what, strings.Join(failures, "; "))
 	}
-	return 0, "", unavailable(notFound(lib, s))
+	return "", unavailable(notFound(lib, s))
+}
+
+// preload dlopens the newest file of names in dir, if any, so that a
+// library opened next from dir finds it loaded (the loader matches
+// sonames of loaded objects) even where its own search would miss dir.
+func preload(dir string, names []string) {
+	if f := filesIn(dir, names); len(f) > 0 {
+		_, _ = purego.Dlopen(f[0], purego.RTLD_NOW|purego.RTLD_LOCAL)
+	}
 }
 
 // A Driver is the CUDA driver bound at run time with one device's primary
@@ -138,14 +161,14 @@ func Open() (*Driver, error) { return OpenDevice(DefaultSearch(), 0) }
 // failure is an error saying why, and errors.Is(err, ErrNoDriver) holds
 // when the machine has no driver or no device.
 func OpenDevice(s Search, ordinal int) (*Driver, error) {
-	h, path, err := openLibrary(libDriver, s)
+	d := &Driver{search: s, ordinal: ordinal}
+	path, err := openLibrary(libDriver, s, nil, func(h uintptr, path string) error {
+		return bind(h, path, d.api.symbols())
+	})
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{search: s, libPath: path, ordinal: ordinal}
-	if err := bind(h, path, d.api.symbols()); err != nil {
-		return nil, err
-	}
+	d.libPath = path
 	if r := Result(d.api.init(0)); r != Success {
 		msg := fmt.Sprintf("cuInit: %s (driver %s)", r, path)
 		if r == NoDevice || r == StubLibrary {

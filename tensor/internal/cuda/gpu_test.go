@@ -176,8 +176,8 @@ func TestDeviceInfo(t *testing.T) {
 		v, path := b.Version()
 		t.Logf("cuBLAS %d at %s", v, path)
 	}
-	if d.Name() == "" || major < 3 || d.TotalMemory() != total {
-		t.Errorf("implausible device: %q, %d.%d, %d bytes (MemoryInfo says %d)", d.Name(), major, minor, d.TotalMemory(), total)
+	if d.Name() == "" || major < 3 || d.TotalMemory() <= 0 || free <= 0 || free > total {
+		t.Errorf("implausible device: %q, %d.%d, %d bytes (%d of %d free)", d.Name(), major, minor, d.TotalMemory(), free, total)
 	}
 }
 

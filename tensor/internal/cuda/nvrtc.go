@@ -45,21 +45,29 @@ func (a *nvrtcAPI) check(call string, r int32) error {
 	return &Error{Call: call, Msg: fmt.Sprintf("%s (%d)", a.getErrorString(r), r)}
 }
 
-// loadNVRTC binds NVRTC, found with the Driver's search. The caller holds
-// the Driver's lock.
+// loadNVRTC binds NVRTC, found with the Driver's search: the first one
+// whose version the driver supports (the PTX of a newer NVRTC would not
+// load), with its libnvrtc-builtins preloaded from the same folder. The
+// caller holds the Driver's lock.
 func (d *Driver) loadNVRTC() (*nvrtcAPI, error) {
-	h, path, err := openLibrary(libNVRTC, d.search)
-	if err != nil {
-		return nil, err
-	}
-	a := &nvrtcAPI{path: path}
-	if err := bind(h, path, a.symbols()); err != nil {
-		return nil, err
-	}
-	if err := a.check("nvrtcVersion", a.version(&a.major, &a.minor)); err != nil {
-		return nil, err
-	}
-	return a, nil
+	var a *nvrtcAPI
+	_, err := openLibrary(libNVRTC, d.search, func(dir string) {
+		preload(dir, []string{"libnvrtc-builtins.so.*"})
+	}, func(h uintptr, path string) error {
+		c := &nvrtcAPI{path: path}
+		if err := bind(h, path, c.symbols()); err != nil {
+			return err
+		}
+		if err := c.check("nvrtcVersion", c.version(&c.major, &c.minor)); err != nil {
+			return err
+		}
+		if v := int(1000*c.major + 10*c.minor); v > d.version {
+			return fmt.Errorf("%s is NVRTC %d.%d, newer than the driver's CUDA %d.%d", path, c.major, c.minor, d.version/1000, d.version%1000/10)
+		}
+		a = c
+		return nil
+	})
+	return a, err
 }
 
 // NVRTCVersion returns the version of the NVRTC library Compile uses and

@@ -41,7 +41,7 @@ func TestOpenBadLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := OpenDevice(Search{Env: []string{dir}}, 0)
-	if err == nil || !strings.Contains(err.Error(), "found but failed to load") || !strings.Contains(err.Error(), path) {
+	if err == nil || !strings.Contains(err.Error(), "found but not usable") || !strings.Contains(err.Error(), path) {
 		t.Errorf("error = %v, want one naming %s and the loader's reason", err, path)
 	}
 	if errors.Is(err, ErrNoDriver) {
