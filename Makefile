@@ -152,6 +152,8 @@ cuda-syntax:
 # compiled for the host), so bindings, kernel logic and the GPU tests'
 # own code are checked without a GPU. Needs a C++ compiler.
 cuda-fake:
+	@command -v c++ >/dev/null 2>&1 || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++; }
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	c++ -std=c++17 -shared -fPIC -O2 -o $$d/libcuda.so.1 $(CUDA_DIR)/testdata/fakedevice.cc && \
 	ln -s libcuda.so.1 $$d/libnvrtc.so.13 && ln -s libcuda.so.1 $$d/libcublas.so.13 && \
