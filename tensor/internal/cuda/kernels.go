@@ -157,7 +157,7 @@ func (k *Kernels) Binary(op string, dt DType, shape []int, dst, a *Buffer, aStri
 	if err != nil {
 		return err
 	}
-	if err := fits(op, dt, n, dst); err != nil {
+	if err := fits(op, dt, n, dst); err != nil || n == 0 {
 		return err
 	}
 	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, a, b, s)

@@ -94,15 +94,19 @@ type stridesArg struct {
 // newStridesArg checks a broadcast binary operation over an output of
 // shape (contiguous) whose operands have aElems and bElems elements and
 // are read with strides as and bs (0 repeats along a dimension), and
-// returns the kernel's argument and the output's element count.
+// returns the kernel's argument and the output's element count (0 for an
+// empty shape, with nothing checked but the stride counts).
 func newStridesArg(shape, as, bs []int, aElems, bElems int) (*stridesArg, int, error) {
 	if len(shape) > MaxDims || len(as) != len(shape) || len(bs) != len(shape) {
 		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v: need one stride per dimension, at most %d dimensions", shape, as, bs, MaxDims)
 	}
 	s := &stridesArg{ndim: int64(len(shape))}
+	if slices.Contains(shape, 0) {
+		return s, 0, nil // nothing to compute
+	}
 	n, aMax, bMax := 1, 0, 0
 	for d, k := range shape {
-		if k <= 0 || as[d] < 0 || bs[d] < 0 {
+		if k < 0 || as[d] < 0 || bs[d] < 0 {
 			return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v: sizes must be positive and strides non-negative", shape, as, bs)
 		}
 		n *= k

@@ -52,10 +52,13 @@ func TestStridesArg(t *testing.T) {
 	if err != nil || n != 6 || s.ndim != 2 || s.shape[1] != 3 || s.a[0] != 3 || s.b[0] != 0 {
 		t.Errorf("newStridesArg = %+v, %d, %v", s, n, err)
 	}
+	if _, n, err := newStridesArg([]int{2, 0}, []int{1, 1}, []int{0, 0}, 0, 1); n != 0 || err != nil {
+		t.Errorf("an empty shape: %d elements, %v", n, err)
+	}
 	for _, c := range []struct{ shape, as, bs []int }{
 		{[]int{2, 3}, []int{3, 1}, []int{1}},                                     // stride count
 		{[]int{2, 3}, []int{3, 1}, []int{3, 1}},                                  // b too small (3 elements)
-		{[]int{2, 0}, []int{1, 1}, []int{0, 0}},                                  // empty dimension
+		{[]int{2, -1}, []int{1, 1}, []int{0, 0}},                                 // negative size
 		{[]int{2, 3}, []int{-3, 1}, []int{0, 1}},                                 // negative stride
 		{make([]int, MaxDims+1), make([]int, MaxDims+1), make([]int, MaxDims+1)}, // too many dims
 	} {
