@@ -153,8 +153,7 @@ func (a *nvrtcAPI) archs() ([]int, error) {
 	return out, nil
 }
 
-// compile runs NVRTC on src with opts and returns the PTX, NUL-terminated
-// as cuModuleLoadData wants it.
+// compile runs NVRTC on src with opts and returns the PTX text.
 func (a *nvrtcAPI) compile(src, name string, opts []string) (ptx []byte, err error) {
 	var prog uintptr
 	if err := a.check("nvrtcCreateProgram", a.createProgram(&prog, src, name, 0, nil, nil)); err != nil {
@@ -188,7 +187,7 @@ func (a *nvrtcAPI) compile(src, name string, opts []string) (ptx []byte, err err
 	if err := a.check("nvrtcGetPTX", a.getPTX(prog, &ptx[0])); err != nil {
 		return nil, err
 	}
-	return ptx[:n], nil
+	return []byte(cString(ptx)), nil // the size counts the terminating NUL
 }
 
 // log returns the program's compilation log.
