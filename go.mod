@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/chewxy/math32 v1.10.1
+	github.com/ebitengine/purego v0.11.3
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.9.0
 	golang.org/x/sys v0.49.0
@@ -21,7 +22,6 @@ require (
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/chewxy/hm v1.0.0 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/go-fonts/liberation v0.3.1 // indirect
 	github.com/go-latex/latex v0.0.0-20230307184459-12ec69307ad9 // indirect
 	github.com/go-pdf/fpdf v0.8.0 // indirect
