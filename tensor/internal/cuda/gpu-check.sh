@@ -36,14 +36,14 @@ esac
 
 cd "$here" # the tests read testdata/ from here
 export GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$out/cache
-timeout 420 "$bin" -test.v -test.count=1 -test.timeout 400s -test.skip Fake 2>&1 | tee "$out/cuda-test.log"
+timeout 300 "$bin" -test.v -test.count=1 -test.timeout 280s -test.skip Fake 2>&1 | tee "$out/cuda-test.log"
 status=${PIPESTATUS[0]}
 if ! timeout 60 "$bin" -test.v -test.count=1 -test.run Fake >"$out/cuda-fake.log" 2>&1; then
 	[ "$status" = 0 ] && status=1
 fi
-timeout 120 "$bin" -test.run '^$' -test.bench . -test.benchtime 20x 2>&1 | tee "$out/cuda-bench.log"
+timeout 90 "$bin" -test.run '^$' -test.bench . -test.benchtime 20x 2>&1 | tee "$out/cuda-bench.log"
 
-timeout 120 python3 - >"$out/torch-gemm.log" 2>&1 <<'PY'
+timeout 90 python3 - >"$out/torch-gemm.log" 2>&1 <<'PY'
 import time, torch
 print("torch", torch.__version__, "CUDA", torch.version.cuda, torch.cuda.get_device_name(0))
 n = 4096
