@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 test-onnx bench demo lint race fuzz asm soak onnx-proto onnx-zoo test-onnx-import
+.PHONY: test test-mpi test-arm64 test-onnx bench demo lint race fuzz asm soak onnx-proto onnx-zoo test-onnx-import cuda-syntax cuda-fake cuda-build gpu-check
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -118,9 +118,61 @@ test-mpi:
 	rm -f $(MPI_TEST)
 
 # The tensor packages' tests built for arm64 (the NEON GEMM kernels) and run
-# under qemu-user (installed with apt-get when missing).
+# under qemu-user (installed with apt-get when missing). tensor binds CUDA
+# with purego, which links the binaries dynamically against the C library,
+# so qemu needs the arm64 one (Debian's libc6-arm64-cross) as its prefix.
 test-arm64:
-	@command -v qemu-aarch64-static >/dev/null 2>&1 || \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static; }
+	@command -v qemu-aarch64-static >/dev/null 2>&1 && [ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static libc6-arm64-cross; }
 	GOARCH=arm64 $(GO) vet ./tensor/...
-	GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static ./tensor/...
+	QEMU_LD_PREFIX=/usr/aarch64-linux-gnu GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static ./tensor/...
+
+# The CUDA device (tensor/internal/cuda; docs/gpu.md). No target needs a GPU
+# except the bundle gpu-check builds, which runs on a GPU machine.
+CUDA_DIR := tensor/internal/cuda
+CUDA_CLANG = clang -x cuda --cuda-device-only -nocudainc -nocudalib -fsyntax-only \
+	--cuda-gpu-arch=sm_80 -Wall -Wextra -Werror -include $(CUDA_DIR)/kernels/syntax.h
+
+# clang (installed with apt-get when missing) syntax-checks the kernels as
+# NVRTC compiles them, kernels/common.cu first and the others in name
+# order, with kernels/syntax.h declaring what NVRTC has built in; then a
+# copy with an undeclared function must be rejected.
+cuda-syntax:
+	@command -v clang >/dev/null 2>&1 || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang; }
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	cat $(CUDA_DIR)/kernels/common.cu $$(ls $(CUDA_DIR)/kernels/*.cu | grep -v '/common\.cu$$' | LC_ALL=C sort) >$$d/all.cu && \
+	$(CUDA_CLANG) $$d/all.cu && echo "cuda-syntax: the kernels pass" && \
+	sed 's/math_exp(x)/math_expo(x)/' $$d/all.cu >$$d/broken.cu && grep -q math_expo $$d/broken.cu && \
+	if $(CUDA_CLANG) $$d/broken.cu 2>/dev/null; then echo "cuda-syntax: a broken copy passed"; exit 1; fi && \
+	echo "cuda-syntax: a broken copy is rejected"
+
+# The CUDA package's tests against a fake device on the CPU
+# (testdata/fakedevice.cc: the driver, NVRTC and cuBLAS, the kernels
+# compiled for the host), so bindings, kernel logic and the GPU tests'
+# own code are checked without a GPU. Needs a C++ compiler.
+cuda-fake:
+	@command -v c++ >/dev/null 2>&1 || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++; }
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	c++ -std=c++17 -shared -fPIC -O2 -o $$d/libcuda.so.1 $(CUDA_DIR)/testdata/fakedevice.cc && \
+	ln -s libcuda.so.1 $$d/libnvrtc.so.13 && ln -s libcuda.so.1 $$d/libcublas.so.13 && \
+	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDA_GEMM_N=64 XDG_CACHE_HOME=$$d/cache \
+		CGO_ENABLED=0 $(GO) test -count=1 ./$(CUDA_DIR)
+
+# The CUDA device builds without cgo for linux/amd64 and linux/arm64.
+cuda-build:
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build ./tensor/...
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build ./tensor/...
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) vet ./$(CUDA_DIR)
+
+# The bundle a GPU machine without Go runs: the CUDA package's test binary
+# for amd64 and arm64 (CGO_ENABLED=0), its testdata and out/gpu/run.sh.
+gpu-check:
+	rm -rf out/gpu && mkdir -p out/gpu
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.amd64 ./$(CUDA_DIR)
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.arm64 ./$(CUDA_DIR)
+	cp -r $(CUDA_DIR)/testdata out/gpu/testdata
+	cp $(CUDA_DIR)/gpu-check.sh out/gpu/run.sh
+	@echo "On the GPU machine, from the folder holding out/ (logs go to \$$OUT, else out/gpu/log):"
+	@echo "  bash out/gpu/run.sh"

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/chewxy/math32 v1.10.1
+	github.com/ebitengine/purego v0.11.3
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.9.0
 	golang.org/x/sys v0.49.0

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU check of tensor/internal/cuda: `make gpu-check` copies this
+# script to out/gpu/run.sh beside the test binaries it builds. Run it on
+# a machine with an NVIDIA GPU and driver (no Go needed):
+#
+#   bash out/gpu/run.sh
+#
+# It writes into $OUT (default out/gpu/log): env.txt (nvidia-smi, where
+# the CUDA libraries are), cuda-test.log (every test, verbose, failing
+# rather than skipping when no driver is found), cuda-fake.log (the fake
+# driver's tests, in a process of their own), cuda-bench.log (the GEMM
+# benchmarks), torch-gemm.log (PyTorch's cuBLAS GEMMs at n = 4096 for
+# reference) and cache/ (the PTX NVRTC produced). It exits with the
+# tests' status. docs/gpu.md records what each run showed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here/log}
+mkdir -p "$out"
+case $(uname -m) in
+x86_64) bin=$here/cuda.test.amd64 ;;
+aarch64) bin=$here/cuda.test.arm64 ;;
+*) echo "run.sh: no test binary for $(uname -m)"; exit 2 ;;
+esac
+
+{
+	date -u
+	uname -a
+	nvidia-smi
+	echo "== ldconfig"
+	ldconfig -p 2>/dev/null | grep -E 'libcuda\.|libcublas|libnvrtc'
+	echo "== CUDA folders"
+	ls -d /usr/local/cuda* 2>/dev/null
+	python3 -c 'import site; print(site.getsitepackages())' 2>/dev/null
+	ls -d /usr/local/lib/python3*/dist-packages/nvidia/*/lib /usr/lib/python3*/site-packages/nvidia/*/lib 2>/dev/null
+} >"$out/env.txt" 2>&1
+
+cd "$here" # the tests read testdata/ from here
+export GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$out/cache
+timeout 300 "$bin" -test.v -test.count=1 -test.timeout 280s -test.skip Fake 2>&1 | tee "$out/cuda-test.log"
+status=${PIPESTATUS[0]}
+if ! timeout 60 "$bin" -test.v -test.count=1 -test.run Fake >"$out/cuda-fake.log" 2>&1; then
+	[ "$status" = 0 ] && status=1
+fi
+timeout 90 "$bin" -test.run '^$' -test.bench . -test.benchtime 20x 2>&1 | tee "$out/cuda-bench.log"
+
+timeout 90 python3 - >"$out/torch-gemm.log" 2>&1 <<'PY'
+import time, torch
+print("torch", torch.__version__, "CUDA", torch.version.cuda, torch.cuda.get_device_name(0))
+n = 4096
+for name, dtype, tf32, reps in [("sgemm", torch.float32, False, 20), ("sgemm TF32", torch.float32, True, 20), ("dgemm", torch.float64, False, 5)]:
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    a = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, n, device="cuda", dtype=dtype)
+    for _ in range(3):
+        c = a @ b
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(reps):
+        c = a @ b
+    torch.cuda.synchronize()
+    print(f"torch {name} n={n}: {2 * n**3 * reps / (time.perf_counter() - t) / 1e12:.1f} TFLOP/s")
+print("cuBLAS loaded:", sorted({l.split()[-1] for l in open("/proc/self/maps") if "cublas" in l}))
+PY
+cat "$out/torch-gemm.log"
+echo "run.sh: tests exited $status; logs in $out"
+exit "$status"

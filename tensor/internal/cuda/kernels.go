@@ -1,0 +1,235 @@
+//go:build linux && (amd64 || arm64) && !nocuda
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"unsafe"
+)
+
+// block is the threads per block of every launch (BLOCK in
+// kernels/common.cu); maxGrid caps the blocks of an elementwise launch,
+// whose grid-stride loops cover any size.
+const (
+	block   = 256
+	maxGrid = 1 << 20
+)
+
+// Kernels is the module of the package's own kernels (kernels/*.cu),
+// compiled by NVRTC for the Driver's device and loaded into its context.
+// Launches are queued on the device's default stream; Download (or
+// Driver.Synchronize) waits for them, and reports a kernel's failure.
+type Kernels struct {
+	d      *Driver
+	module uintptr
+	fns    map[string]uintptr
+}
+
+// Kernels compiles (or takes from the disk cache) and loads the kernels
+// on first use.
+func (d *Driver) Kernels() (*Kernels, error) {
+	err := d.do(func() error {
+		if d.kernels != nil {
+			return nil
+		}
+		ptx, err := d.compileLocked(Source(), "gradus_kernels.cu")
+		if err != nil {
+			return err
+		}
+		m, err := d.loadModule(ptx)
+		if err != nil {
+			return err
+		}
+		d.kernels = &Kernels{d: d, module: m, fns: map[string]uintptr{}}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d.kernels, nil
+}
+
+// function returns the kernel called name; the caller holds the lock.
+func (k *Kernels) function(name string) (uintptr, error) {
+	if f, ok := k.fns[name]; ok {
+		return f, nil
+	}
+	var f uintptr
+	if err := check("cuModuleGetFunction("+name+")", k.d.api.moduleGetFunction(&f, k.module, name)); err != nil {
+		return 0, err
+	}
+	k.fns[name] = f
+	return f, nil
+}
+
+// launch queues kernel name on grid blocks of block threads. Each
+// argument is a *Buffer (its device address), an int (passed as long
+// long), a float32, a float64 or a *stridesArg (passed by value).
+//
+// cuLaunchKernel takes an array of pointers to the argument values. Both
+// the array and the values live in Go memory and the array holds Go
+// pointers, so they are pinned (runtime.Pinner) for the call, as the cgo
+// rules that purego follows require.
+func (k *Kernels) launch(name string, grid int, args ...any) error {
+	if grid <= 0 || grid > math.MaxInt32 {
+		return fmt.Errorf("cuda: %s: %d blocks are out of range", name, grid)
+	}
+	slots := make([]uint64, len(args))
+	ptrs := make([]unsafe.Pointer, len(args))
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	pin.Pin(&slots[0])
+	for i, a := range args {
+		ptrs[i] = unsafe.Pointer(&slots[i])
+		switch v := a.(type) {
+		case *Buffer:
+			slots[i] = v.ptr
+		case int:
+			slots[i] = uint64(int64(v))
+		case float32:
+			*(*float32)(ptrs[i]) = v // the low 4 bytes: both targets are little-endian
+		case float64:
+			slots[i] = math.Float64bits(v)
+		case *stridesArg:
+			pin.Pin(v)
+			ptrs[i] = unsafe.Pointer(v)
+		default:
+			return fmt.Errorf("cuda: %s: argument %d has unsupported type %T", name, i, a)
+		}
+	}
+	pin.Pin(&ptrs[0])
+	return k.d.do(func() error {
+		f, err := k.function(name)
+		if err != nil {
+			return err
+		}
+		r := k.d.api.launchKernel(f, uint32(grid), 1, 1, block, 1, 1, 0, 0, unsafe.Pointer(&ptrs[0]), nil)
+		return check("cuLaunchKernel("+name+")", r)
+	})
+}
+
+// elemGrid is the grid of an elementwise launch over n elements.
+func elemGrid(n int) int { return min((n+block-1)/block, maxGrid) }
+
+// fits checks that every buffer holds n elements of dt.
+func fits(op string, dt DType, n int, bufs ...*Buffer) error {
+	if !dt.valid() {
+		return fmt.Errorf("cuda: %s: invalid dtype %d", op, dt)
+	}
+	for i, b := range bufs {
+		if b == nil || b.size < n*dt.Size() {
+			have := 0
+			if b != nil {
+				have = b.size
+			}
+			return fmt.Errorf("cuda: %s: operand %d needs %d bytes, its buffer has %d", op, i, n*dt.Size(), have)
+		}
+	}
+	return nil
+}
+
+// Unary sets dst[i] = op(x[i]) for i < n; op is one of UnaryOps. dst may
+// be x.
+func (k *Kernels) Unary(op string, dt DType, n int, dst, x *Buffer) error {
+	if !slices.Contains(UnaryOps, op) {
+		return fmt.Errorf("cuda: Unary: no kernel %q (have %v)", op, UnaryOps)
+	}
+	if err := fits(op, dt, n, dst, x); err != nil || n == 0 {
+		return err
+	}
+	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, x)
+}
+
+// Binary sets the contiguous dst of shape to op(a, b) elementwise, a and
+// b read with the strides given (0 broadcasts; BroadcastStrides makes
+// them for contiguous operands); op is one of BinaryOps.
+func (k *Kernels) Binary(op string, dt DType, shape []int, dst, a *Buffer, aStrides []int, b *Buffer, bStrides []int) error {
+	if !slices.Contains(BinaryOps, op) {
+		return fmt.Errorf("cuda: Binary: no kernel %q (have %v)", op, BinaryOps)
+	}
+	if !dt.valid() || a == nil || b == nil {
+		return fmt.Errorf("cuda: %s: invalid dtype or nil operand", op)
+	}
+	s, n, err := newStridesArg(shape, aStrides, bStrides, a.size/dt.Size(), b.size/dt.Size())
+	if err != nil {
+		return err
+	}
+	if err := fits(op, dt, n, dst); err != nil || n == 0 {
+		return err
+	}
+	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, a, b, s)
+}
+
+// rows launches a row kernel (RowOps) over rows × cols matrices.
+func (k *Kernels) rows(op string, dt DType, rows, cols int, out *Buffer, outElems int, in ...*Buffer) error {
+	if rows < 0 || cols <= 0 {
+		return fmt.Errorf("cuda: %s: %d×%d: cols must be positive", op, rows, cols)
+	}
+	if err := fits(op, dt, outElems, out); err != nil {
+		return err
+	}
+	if err := fits(op, dt, rows*cols, in...); err != nil || rows == 0 {
+		return err
+	}
+	args := []any{cols, out}
+	for _, b := range in {
+		args = append(args, b)
+	}
+	return k.launch(op+dt.suffix(), rows, args...)
+}
+
+// Softmax sets each row of the rows × cols matrix dst to the softmax of
+// that row of x, or with log set to the log-softmax.
+func (k *Kernels) Softmax(dt DType, rows, cols int, dst, x *Buffer, log bool) error {
+	op := "softmax"
+	if log {
+		op = "log_softmax"
+	}
+	return k.rows(op, dt, rows, cols, dst, rows*cols, x)
+}
+
+// SoftmaxGrad sets dst to the vector-Jacobian product of the row-wise
+// softmax with v: y ⊙ (v − Σⱼ v⊙y) per row, y the softmax's output. With
+// log set, y is the log-softmax's output and dst = v − exp(y)·Σⱼ v.
+func (k *Kernels) SoftmaxGrad(dt DType, rows, cols int, dst, y, v *Buffer, log bool) error {
+	op := "softmax_grad"
+	if log {
+		op = "log_softmax_grad"
+	}
+	return k.rows(op, dt, rows, cols, dst, rows*cols, y, v)
+}
+
+// SumLast sets dst[r] to the sum of row r of the rows × cols matrix x.
+func (k *Kernels) SumLast(dt DType, rows, cols int, dst, x *Buffer) error {
+	return k.rows("sum_last", dt, rows, cols, dst, rows, x)
+}
+
+// AdamStep holds one Adam step's scalars, worked out on the host as
+// optim.Adam does: W1 = 1−β₁, B2 = β₂, W2 = 1−β₂, StepSize =
+// −lr/(1−β₁ᵗ), C = 1/√(1−β₂ᵗ), Eps, Decay = 1−lr·λ (AdamW; 1 for Adam),
+// L2 = λ (Adam; 0 for AdamW). They are rounded to the dtype once, as on
+// the CPU.
+type AdamStep struct {
+	W1, B2, W2, StepSize, C, Eps, Decay, L2 float64
+}
+
+// Adam applies one Adam update in place to the n parameters p with
+// gradients g and moments m and v (AMSGrad is not supported).
+func (k *Kernels) Adam(dt DType, n int, p, g, m, v *Buffer, h AdamStep) error {
+	if err := fits("adam", dt, n, p, g, m, v); err != nil || n == 0 {
+		return err
+	}
+	s := []float64{h.W1, h.B2, h.W2, h.StepSize, h.C, h.Eps, h.Decay, h.L2}
+	args := []any{n, p, g, m, v}
+	for _, x := range s {
+		if dt == F32 {
+			args = append(args, float32(x))
+		} else {
+			args = append(args, x)
+		}
+	}
+	return k.launch("adam"+dt.suffix(), elemGrid(n), args...)
+}

@@ -1,0 +1,30 @@
+// syntax.h declares, for clang's syntax check of the kernels (make
+// cuda-syntax), what NVRTC provides built in: the execution-space
+// attributes, the thread-index variables and the math functions the .cu
+// files use. NVRTC never sees this file. A kernel that calls something not
+// declared here fails the check: declare it here after checking that NVRTC
+// provides it (NVIDIA, 2025, CUDA Math API reference).
+#pragma once
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+
+struct gradus_dim3 {
+  unsigned int x, y, z;
+};
+extern const __device__ gradus_dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+extern "C" {
+__device__ void __syncthreads(void);
+__device__ float expf(float);
+__device__ double exp(double);
+__device__ float logf(float);
+__device__ double log(double);
+__device__ float tanhf(float);
+__device__ double tanh(double);
+__device__ float erfcf(float);
+__device__ double erfc(double);
+__device__ float sqrtf(float);
+__device__ double sqrt(double);
+}

@@ -1,0 +1,269 @@
+// A fake CUDA device for `make cuda-fake`: the driver of fakecuda.c plus
+// NVRTC, cuBLAS and a module whose kernels are kernels/*.cu compiled for
+// the host. One shared object serves as libcuda.so.1, libnvrtc.so.13 and
+// libcublas.so.13. Elementwise kernels run as one thread (their
+// grid-stride loops cover every element); the row kernels run each block
+// as BLOCK coroutines (ucontext) taking turns at every __syncthreads, so
+// a barrier is a round of switches, with __shared__ arrays static and
+// blocks one after another. It checks the package's
+// bindings, argument passing and kernel logic, and the GPU tests' own
+// code, on a machine without a GPU; it says nothing of speed or of the
+// device's floating point.
+#include <math.h>
+#include <ucontext.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+#define FAKE_KERNELS
+extern "C" {
+#include "fakecuda.c"
+}
+
+// ---- The kernels, compiled for the host.
+struct dim3 {
+  unsigned int x, y, z;
+};
+static dim3 threadIdx, blockIdx, blockDim, gridDim;
+static ucontext_t sched, thread_ctx[256];
+// __syncthreads passes the turn to the next thread of the block; every
+// thread meets the same barriers, so a round brings the turn back.
+static void __syncthreads() {
+  unsigned int me = threadIdx.x, next = (me + 1) % blockDim.x;
+  threadIdx.x = next;
+  swapcontext(&thread_ctx[me], &thread_ctx[next]);
+}
+#define __global__
+#define __device__
+#define __shared__ static
+
+#include "../kernels/common.cu"
+#include "../kernels/adam.cu"
+#include "../kernels/elementwise.cu"
+#include "../kernels/softmax.cu"
+
+enum Kind { UNARY, BINARY, ROW2, ROW3, ADAM32, ADAM64 };
+struct Kernel {
+  const char* name;
+  Kind kind;
+  void* fn;
+};
+
+#define PAIR(name, kind) {#name "_f32", kind, (void*)name##_f32}, {#name "_f64", kind, (void*)name##_f64}
+static const Kernel kernel_table[] = {
+    PAIR(neg, UNARY), PAIR(exp, UNARY), PAIR(log, UNARY), PAIR(tanh, UNARY),
+    PAIR(relu, UNARY), PAIR(sigmoid, UNARY), PAIR(gelu, UNARY),
+    PAIR(add, BINARY), PAIR(sub, BINARY), PAIR(mul, BINARY), PAIR(div, BINARY),
+    PAIR(relu_grad, BINARY), PAIR(gelu_grad, BINARY),
+    PAIR(softmax, ROW2), PAIR(log_softmax, ROW2), PAIR(sum_last, ROW2),
+    PAIR(softmax_grad, ROW3), PAIR(log_softmax_grad, ROW3),
+    {"adam_f32", ADAM32, (void*)adam_f32}, {"adam_f64", ADAM64, (void*)adam_f64},
+};
+
+#define MODULE ((void*)0x5678)
+
+extern "C" int cuModuleLoadData(void** m, const void* image) {
+  if (current != CTX) return 201;
+  if (strncmp((const char*)image, ".version", 8) != 0) return 218;  // CUDA_ERROR_INVALID_PTX
+  *m = MODULE;
+  return 0;
+}
+extern "C" int cuModuleUnload(void* m) { return m == MODULE ? 0 : 400; }
+extern "C" int cuModuleGetFunction(void** f, void* m, const char* name) {
+  if (current != CTX) return 201;
+  if (m != MODULE) return 400;
+  for (const Kernel& k : kernel_table) {
+    if (strcmp(k.name, name) == 0) {
+      *f = (void*)&k;
+      return 0;
+    }
+  }
+  return 500;  // CUDA_ERROR_NOT_FOUND
+}
+
+typedef long long i64;
+#define ARG(T, i) (*(T*)params[i])
+
+static void call(const Kernel* k, void** params) {
+  switch (k->kind) {
+    case UNARY:
+      ((void (*)(i64, void*, void*))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2));
+      break;
+    case BINARY:
+      ((void (*)(i64, void*, void*, void*, Strides))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                           ARG(void*, 3), ARG(Strides, 4));
+      break;
+    case ROW2:
+      ((void (*)(i64, void*, void*))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2));
+      break;
+    case ROW3:
+      ((void (*)(i64, void*, void*, void*))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(void*, 3));
+      break;
+    case ADAM32:
+      adam_f32(ARG(i64, 0), ARG(float*, 1), ARG(float*, 2), ARG(float*, 3), ARG(float*, 4),
+               ARG(float, 5), ARG(float, 6), ARG(float, 7), ARG(float, 8), ARG(float, 9),
+               ARG(float, 10), ARG(float, 11), ARG(float, 12));
+      break;
+    case ADAM64:
+      adam_f64(ARG(i64, 0), ARG(double*, 1), ARG(double*, 2), ARG(double*, 3), ARG(double*, 4),
+               ARG(double, 5), ARG(double, 6), ARG(double, 7), ARG(double, 8), ARG(double, 9),
+               ARG(double, 10), ARG(double, 11), ARG(double, 12));
+      break;
+  }
+}
+
+static const Kernel* row_kernel;
+static void** row_params;
+
+// row_thread runs one thread of the block to its end, then hands over to
+// the next thread (which is waiting at its last barrier or not started),
+// the last one back to the launcher.
+static void row_thread(int t) {
+  threadIdx.x = t;
+  call(row_kernel, row_params);
+  if (t + 1 < BLOCK) {
+    threadIdx.x = t + 1;
+    setcontext(&thread_ctx[t + 1]);
+  }
+  setcontext(&sched);
+}
+
+static char stacks[BLOCK][1 << 16];
+
+extern "C" int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                              unsigned by, unsigned bz, unsigned shared, void* stream,
+                              void** params, void** extra) {
+  if (current != CTX) return 201;
+  if (gx == 0 || gy != 1 || gz != 1 || bx != BLOCK || by != 1 || bz != 1 || extra) return 1;
+  const Kernel* k = (const Kernel*)f;
+  if (k->kind != ROW2 && k->kind != ROW3) {
+    gridDim = blockDim = dim3{1, 1, 1};
+    threadIdx = blockIdx = dim3{0, 0, 0};
+    call(k, params);
+    return 0;
+  }
+  gridDim = dim3{gx, 1, 1};
+  blockDim = dim3{BLOCK, 1, 1};
+  row_kernel = k;
+  row_params = params;
+  for (unsigned int b = 0; b < gx; b++) {
+    blockIdx = dim3{b, 0, 0};
+    for (int t = 0; t < BLOCK; t++) {
+      getcontext(&thread_ctx[t]);
+      thread_ctx[t].uc_stack.ss_sp = stacks[t];
+      thread_ctx[t].uc_stack.ss_size = sizeof stacks[t];
+      thread_ctx[t].uc_link = &sched;
+      makecontext(&thread_ctx[t], (void (*)())row_thread, 1, t);
+    }
+    threadIdx.x = 0;
+    swapcontext(&sched, &thread_ctx[0]);
+  }
+  return 0;
+}
+
+// ---- NVRTC: "compiles" to a token PTX; a source naming undefined_name fails.
+struct Program {
+  std::string src, log;
+};
+static const char fake_ptx[] = ".version 9.0\n.target compute_90\n// fake device\n";
+
+extern "C" int nvrtcVersion(int* major, int* minor) {
+  *major = 13;
+  *minor = 0;
+  return 0;
+}
+extern "C" int nvrtcGetNumSupportedArchs(int* n) {
+  *n = 3;
+  return 0;
+}
+extern "C" int nvrtcGetSupportedArchs(int* a) {
+  a[0] = 75, a[1] = 80, a[2] = 90;
+  return 0;
+}
+extern "C" int nvrtcCreateProgram(void** prog, const char* src, const char* name, int nh,
+                                  const char* const* headers, const char* const* names) {
+  *prog = new Program{src, ""};
+  return 0;
+}
+extern "C" int nvrtcCompileProgram(void* prog, int n, const char* const* opts) {
+  Program* p = (Program*)prog;
+  bool arch = false, fmad = false;
+  for (int i = 0; i < n; i++) {
+    arch = arch || strcmp(opts[i], "--gpu-architecture=compute_90") == 0;
+    fmad = fmad || strcmp(opts[i], "--fmad=false") == 0;
+  }
+  if (!arch || !fmad) return 5;  // NVRTC_ERROR_INVALID_OPTION
+  if (p->src.find("undefined_name") != std::string::npos) {
+    p->log = "prog.cu(1): error: identifier \"undefined_name\" is undefined\n";
+    return 6;  // NVRTC_ERROR_COMPILATION
+  }
+  return 0;
+}
+extern "C" int nvrtcGetProgramLogSize(void* prog, size_t* n) {
+  *n = ((Program*)prog)->log.size() + 1;
+  return 0;
+}
+extern "C" int nvrtcGetProgramLog(void* prog, char* out) {
+  strcpy(out, ((Program*)prog)->log.c_str());
+  return 0;
+}
+extern "C" int nvrtcGetPTXSize(void* prog, size_t* n) {
+  *n = sizeof fake_ptx;
+  return 0;
+}
+extern "C" int nvrtcGetPTX(void* prog, char* out) {
+  memcpy(out, fake_ptx, sizeof fake_ptx);
+  return 0;
+}
+extern "C" int nvrtcDestroyProgram(void** prog) {
+  delete (Program*)*prog;
+  *prog = 0;
+  return 0;
+}
+extern "C" const char* nvrtcGetErrorString(int r) {
+  return r == 6 ? "NVRTC_ERROR_COMPILATION" : r == 5 ? "NVRTC_ERROR_INVALID_OPTION" : "NVRTC_ERROR";
+}
+
+// ---- cuBLAS: a naive column-major gemm accumulating in double.
+#define HANDLE ((void*)0x9)
+extern "C" int cublasCreate_v2(void** h) {
+  *h = HANDLE;
+  return 0;
+}
+extern "C" int cublasDestroy_v2(void* h) { return h == HANDLE ? 0 : 1; }
+extern "C" int cublasGetVersion_v2(void* h, int* v) {
+  *v = 130000;
+  return 0;
+}
+extern "C" int cublasSetStream_v2(void* h, void* stream) { return h == HANDLE && !stream ? 0 : 7; }
+extern "C" int cublasSetMathMode(void* h, int mode) { return mode == 0 || mode == 3 ? 0 : 7; }
+
+template <typename T>
+static int gemm(void* h, int ta, int tb, int m, int n, int k, const T* alpha, uint64_t a, int lda,
+                uint64_t b, int ldb, const T* beta, uint64_t c, int ldc) {
+  if (h != HANDLE || current != CTX) return 1;
+  const T *A = (const T*)(uintptr_t)a, *B = (const T*)(uintptr_t)b;
+  T* C = (T*)(uintptr_t)c;
+  if (lda < (ta ? k : m) || ldb < (tb ? n : k) || ldc < m) return 7;
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < m; i++) {
+      double s = 0;
+      for (int l = 0; l < k; l++)
+        s += (double)(ta ? A[l + i * lda] : A[i + l * lda]) * (tb ? B[j + l * ldb] : B[l + j * ldb]);
+      T prev = *beta == 0 ? 0 : *beta * C[i + j * ldc];
+      C[i + j * ldc] = (T)(*alpha * s) + prev;
+    }
+  return 0;
+}
+extern "C" int cublasSgemm_v2(void* h, int ta, int tb, int m, int n, int k, const float* alpha,
+                              uint64_t a, int lda, uint64_t b, int ldb, const float* beta,
+                              uint64_t c, int ldc) {
+  return gemm<float>(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+extern "C" int cublasDgemm_v2(void* h, int ta, int tb, int m, int n, int k, const double* alpha,
+                              uint64_t a, int lda, uint64_t b, int ldb, const double* beta,
+                              uint64_t c, int ldc) {
+  return gemm<double>(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
