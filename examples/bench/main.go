@@ -36,6 +36,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -265,12 +266,21 @@ func prepare(w workload, o options) prepared {
 		n = w.steps
 	}
 	warm := max(1, min(3, n))
-	t0 := time.Now()
-	for range warm {
-		st()
+	if n == 0 {
+		warm = 3
 	}
-	if n == 0 { // calibrate: about 0.1 s per repetition
-		per := time.Since(t0).Seconds() / float64(warm)
+	per := math.Inf(1)
+	for range warm {
+		t0 := time.Now()
+		st()
+		per = min(per, time.Since(t0).Seconds())
+	}
+	if n == 0 {
+		// Calibrate to about 0.1 s per repetition from the fastest warm
+		// step: the first one is cold (packing buffers allocated, helper
+		// goroutines started), and calibrating on it gave a 1024³ GEMM
+		// three steps per repetition, whose timings its slow steps
+		// dominated.
 		n = max(1, int(0.1/max(per, 1e-9)))
 	}
 	return prepared{w, st, n}

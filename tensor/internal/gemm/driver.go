@@ -20,6 +20,34 @@ type params[T float] struct {
 	kern       kernelFunc[T]
 }
 
+// wsPool keeps the workspaces of finished calls for the next ones. Unlike
+// a sync.Pool it keeps them across garbage collections: a sync.Pool
+// dropped them at every collection, and the next call then allocated and
+// faulted in megabytes of packing buffers again (a 1024³ product took 2-4
+// times as long after each collection). It holds at most as many
+// workspaces as calls ever ran at once.
+type wsPool[T float] struct {
+	mu   sync.Mutex
+	free []*workspace[T]
+}
+
+func (p *wsPool[T]) get() *workspace[T] {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		ws := p.free[n-1]
+		p.free = p.free[:n-1]
+		return ws
+	}
+	return new(workspace[T])
+}
+
+func (p *wsPool[T]) put(ws *workspace[T]) {
+	p.mu.Lock()
+	p.free = append(p.free, ws)
+	p.mu.Unlock()
+}
+
 // workspace holds the packing buffers of one goroutine.
 type workspace[T float] struct {
 	a, b []T
@@ -260,7 +288,7 @@ func packB[T float](dst, b []T, ldb int, trans bool, p0, kb, j0, nb, nr int) {
 
 // execute runs the job over an m×n result on up to threads goroutines. jb is
 // passed by value so that the single-goroutine path does not allocate.
-func execute[T float](jb job[T], pool *sync.Pool, m, n, threads int) {
+func execute[T float](jb job[T], pool *wsPool[T], m, n, threads int) {
 	if work := float64(m) * float64(n) * float64(jb.k); threads > 1 && work >= parallelMinWork {
 		if gated, probe := gateParallel(work); !gated {
 			if pr := newParallel(&jb, pool, m, n, threads); pr != nil {
@@ -270,9 +298,9 @@ func execute[T float](jb job[T], pool *sync.Pool, m, n, threads int) {
 			}
 		}
 	}
-	ws := pool.Get().(*workspace[T])
+	ws := pool.get()
 	jb.run(ws, 0, m, 0, n)
-	pool.Put(ws)
+	pool.put(ws)
 }
 
 // parallel is one multi-goroutine call. The work is cut into a FIXED list of
@@ -300,7 +328,7 @@ func execute[T float](jb job[T], pool *sync.Pool, m, n, threads int) {
 // Waiters spin briefly, then block.
 type parallel[T float] struct {
 	jb     *job[T]
-	pool   *sync.Pool
+	pool   *wsPool[T]
 	m, n   int
 	total  int64
 	next   atomic.Int64
@@ -336,7 +364,7 @@ const (
 	waitSpins = 2000
 )
 
-func newParallel[T float](jb0 *job[T], pool *sync.Pool, m, n, threads int) *parallel[T] {
+func newParallel[T float](jb0 *job[T], pool *wsPool[T], m, n, threads int) *parallel[T] {
 	p := jb0.p
 	jb := new(job[T])
 	*jb = *jb0
@@ -360,7 +388,7 @@ func newParallel[T float](jb0 *job[T], pool *sync.Pool, m, n, threads int) *para
 		pr.total = int64(blocks * (pr.g + pr.r))
 		pr.packDone = make([]atomic.Int32, blocks)
 		pr.rowDone = make([]atomic.Int32, blocks)
-		ws := pool.Get().(*workspace[T])
+		ws := pool.get()
 		ws.b = grow(ws.b, pr.ncp*jb.k)
 		pr.buf = ws.b
 		pr.bufWS = ws
@@ -415,7 +443,7 @@ func (pr *parallel[T]) run(threads int) (helped, waited bool) {
 	}
 	<-pr.fin
 	if pr.bufWS != nil {
-		pr.pool.Put(pr.bufWS)
+		pr.pool.put(pr.bufWS)
 	}
 	return pr.helped.Load(), waited
 }
@@ -437,7 +465,7 @@ func (pr *parallel[T]) loop(helper bool) {
 			break
 		}
 		if ws == nil {
-			ws = pr.pool.Get().(*workspace[T])
+			ws = pr.pool.get()
 		}
 		if helper {
 			pr.helped.Store(true)
@@ -452,7 +480,7 @@ func (pr *parallel[T]) loop(helper bool) {
 		}
 	}
 	if ws != nil {
-		pr.pool.Put(ws)
+		pr.pool.put(ws)
 	}
 }
 

@@ -3,7 +3,6 @@ package gemm
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
@@ -18,8 +17,8 @@ var (
 	portable   atomic.Bool
 	narrow     atomic.Bool
 
-	poolS = sync.Pool{New: func() any { return new(workspace[float32]) }}
-	poolD = sync.Pool{New: func() any { return new(workspace[float64]) }}
+	poolS wsPool[float32]
+	poolD wsPool[float64]
 )
 
 func init() {
@@ -147,7 +146,7 @@ func DgemmBias(transA, transB bool, m, n, k int, a []float64, lda int, b []float
 }
 
 func gemmBias[T float](transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, bias, c []T, ldc int,
-	pool *sync.Pool, portableP, asmP, wideP *params[T],
+	pool *wsPool[T], portableP, asmP, wideP *params[T],
 	plain func(bool, bool, int, int, int, T, []T, int, []T, int, T, []T, int)) {
 	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if len(bias) < n {
