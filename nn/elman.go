@@ -96,9 +96,8 @@ func (m *RNN) SetTraining(bool) {}
 // first), and the final states hN (Layers·Directions, B, Hidden), ordered
 // as PyTorch's (layer by layer, forward before reverse). Each layer
 // projects the whole sequence's inputs for both directions in one matrix
-// product, then takes one hidden product per step, both directions
-// batched into it. It panics, naming the module, if the shapes do not
-// fit.
+// product, then takes one hidden product per step and direction. It
+// panics, naming the module, if the shapes do not fit.
 func (m *RNN) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
 	m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0)
 	out, hN, _ = m.stack(tanhKind, x, h0, nil, func(l int) []*RNNCellBase { return bases(m.Cells, m.Reverse, l) })

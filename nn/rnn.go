@@ -395,9 +395,8 @@ func (m *LSTM) SetTraining(bool) {}
 // (B, T, Directions·Hidden), and the final states hN and cN
 // (Layers·Directions, B, Hidden). Each layer projects the whole
 // sequence's inputs, for both directions, in one matrix product, then
-// takes one hidden product and one fused cell (graph.LSTMCell) per step,
-// the two directions batched into each. It panics, naming the module, if
-// the shapes do not fit.
+// takes one hidden product and one fused cell (graph.LSTMCell) per step
+// and direction. It panics, naming the module, if the shapes do not fit.
 func (m *LSTM) Forward(x, h0, c0 *graph.Node) (out, hN, cN *graph.Node) {
 	m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0, c0)
 	return m.stack(lstmKind, x, h0, c0, func(l int) []*RNNCellBase { return bases(m.Cells, m.Reverse, l) })
@@ -457,8 +456,8 @@ func (m *GRU) SetTraining(bool) {}
 // (B, T, Directions·Hidden), and the final states hN (Layers·Directions,
 // B, Hidden). Each layer projects the whole sequence's inputs in one
 // matrix product, then takes one hidden product and one fused cell
-// (graph.GRUCell) per step, both directions batched into each. It panics,
-// naming the module, if the shapes do not fit.
+// (graph.GRUCell) per step and direction. It panics, naming the module,
+// if the shapes do not fit.
 func (m *GRU) Forward(x, h0 *graph.Node) (out, hN *graph.Node) {
 	m.checkSeq(m, m.Cells[0].WeightIH.Value.DType(), x, h0)
 	out, hN, _ = m.stack(gruKind, x, h0, nil, func(l int) []*RNNCellBase { return bases(m.Cells, m.Reverse, l) })

@@ -242,12 +242,12 @@ func TestRNNOneMatMulPerGateBlock(t *testing.T) {
 		x = g.Const(tensor.Zeros(dt, T, 2, 3))
 		nn.NewLSTM(rng, 3, 4, nn.RNNOptions{Layers: layers, DType: dt}).Forward(x, nil, nil)
 		assert.Equal(t, T*layers, count(g), "LSTM from a zero state")
-		// Bidirectional: one product covers both directions' inputs, and
-		// one batched product both directions' hidden states per step.
+		// Bidirectional: one product covers both directions' inputs, then
+		// one hidden product per step and direction.
 		g.Reset()
 		x = g.Const(tensor.Zeros(dt, T, 2, 3))
 		nn.NewGRU(rng, 3, 4, nn.RNNOptions{Layers: layers, Bidirectional: true, DType: dt}).Forward(x, nil)
-		assert.Equal(t, (1+T)*layers, count(g), "bidirectional GRU")
+		assert.Equal(t, (1+2*T)*layers, count(g), "bidirectional GRU")
 	}
 }
 

@@ -146,7 +146,7 @@ func exportCases() []exportCase {
 				out, h := rnn.Forward(in[0], nil)
 				return []*graph.Node{out, h}
 			}},
-			ops:   map[string]int{"Tanh": 4}, // one per step: the two directions' cells are batched
+			ops:   map[string]int{"Tanh": 8}, // one per step and direction
 			inits: map[string][]int{"weight_ih_l0": {4, 3}, "weight_ih_l0_reverse": {4, 3}},
 		},
 		{
@@ -168,7 +168,7 @@ func exportCases() []exportCase {
 				out, h := gru.Forward(in[0], nil)
 				return []*graph.Node{out, h}
 			}},
-			ops:   map[string]int{"Sigmoid": 6}, // r and z per step, both directions batched
+			ops:   map[string]int{"Sigmoid": 12}, // r and z per step and direction
 			inits: map[string][]int{"weight_ih_l0": {12, 3}, "bias_hh_l0": {12}, "weight_hh_l0_reverse": {12, 4}},
 		},
 		{
