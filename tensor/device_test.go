@@ -16,32 +16,17 @@ func TestDeviceString(t *testing.T) {
 	}
 }
 
-// TestCUDAUnavailable: on a machine without the driver, CUDA returns the
-// CPU and an error saying why, naming the GRADUS_CUDA_PATH folders it
-// searched.
-func TestCUDAUnavailable(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("GRADUS_CUDA_PATH", dir)
+// A program that does not import tensor/cuda (as this test does not)
+// gets the CPU and an error wrapping ErrNoCUDA that says how to link the
+// device in; a negative ordinal is refused first.
+func TestCUDANotLinked(t *testing.T) {
 	if _, err := tensor.CUDA(-1); err == nil || !strings.Contains(err.Error(), "tensor.CUDA(-1): the ordinal must be >= 0") {
 		t.Errorf("CUDA(-1) = %v", err)
 	}
 	dev, err := tensor.CUDA(0)
-	if err == nil {
-		if dev.String() != "cuda:0" || dev.Kind() != tensor.CUDAKind {
-			t.Errorf("CUDA(0) = %v, kind %d", dev, dev.Kind())
-		}
-		t.Skipf("this machine has a CUDA device (%v): the error path is not reachable", dev)
-	}
-	if dev != tensor.CPU || !strings.HasPrefix(err.Error(), "tensor.CUDA(0): cuda unavailable: ") ||
-		!strings.Contains(err.Error(), "libcuda.so.1") && !strings.Contains(err.Error(), "cuInit") && !strings.Contains(err.Error(), "no CUDA support") {
-		t.Errorf("CUDA(0) = %v, %v; want the CPU and an error saying why", dev, err)
-	}
-	if strings.Contains(err.Error(), "not found") && !strings.Contains(err.Error(), "GRADUS_CUDA_PATH=["+dir+"]") {
-		t.Errorf("CUDA(0) = %v; want the folder searched, %s", err, dir)
-	}
-	var e interface{ Unwrap() error }
-	if !errors.As(err, &e) {
-		t.Errorf("the error %v wraps nothing", err)
+	if dev != tensor.CPU || !errors.Is(err, tensor.ErrNoCUDA) ||
+		err.Error() != `tensor.CUDA(0): CUDA unavailable: this program does not link the CUDA device (import _ "github.com/gradus-ml/gradus/tensor/cuda")` {
+		t.Errorf("CUDA(0) = %v, %v", dev, err)
 	}
 }
 
@@ -50,10 +35,9 @@ func ExampleDevice_String() {
 	// Output: cpu true
 }
 
-// ExampleCUDA asks for the first GPU and falls back to the CPU; on a
-// machine without one the error says why, e.g. "tensor.CUDA(0): cuda
-// unavailable: libcuda.so.1 (CUDA driver) not found in ...". Its output
-// depends on the machine, so it is compiled but not run.
+// ExampleCUDA asks for the first GPU and falls back to the CPU. This
+// program does not import tensor/cuda, so the error says so; a program
+// that does gets the device, or an error naming what is missing.
 func ExampleCUDA() {
 	dev, err := tensor.CUDA(0)
 	if err != nil {
@@ -61,4 +45,7 @@ func ExampleCUDA() {
 		dev = tensor.CPU
 	}
 	fmt.Println("running on", dev)
+	// Output:
+	// no GPU: tensor.CUDA(0): CUDA unavailable: this program does not link the CUDA device (import _ "github.com/gradus-ml/gradus/tensor/cuda")
+	// running on cpu
 }

@@ -3,6 +3,8 @@ package cuda
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gradus-ml/gradus/tensor/internal/devices"
 )
 
 // ErrNoDriver is wrapped by the error of Open when this machine cannot
@@ -12,11 +14,13 @@ import (
 var ErrNoDriver = errors.New("no CUDA driver or device")
 
 // unavailableError is the error of a machine that cannot run CUDA; it
-// matches ErrNoDriver.
+// matches ErrNoDriver and tensor's ErrNoCUDA (devices.ErrUnavailable).
 type unavailableError struct{ msg string }
 
-func (e *unavailableError) Error() string        { return "cuda unavailable: " + e.msg }
-func (e *unavailableError) Is(target error) bool { return target == ErrNoDriver }
+func (e *unavailableError) Error() string { return "cuda unavailable: " + e.msg }
+func (e *unavailableError) Is(target error) bool {
+	return target == ErrNoDriver || target == devices.ErrUnavailable
+}
 
 func unavailable(msg string) error { return &unavailableError{msg} }
 

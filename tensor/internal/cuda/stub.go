@@ -1,4 +1,4 @@
-//go:build !(linux && (amd64 || arm64)) || nocuda
+//go:build !(linux && (amd64 || arm64))
 
 package cuda
 
@@ -12,10 +12,10 @@ type Driver struct{}
 func Open() (*Driver, error) { return OpenDevice(DefaultSearch(), 0) }
 
 // OpenDevice reports that this build has no CUDA support: CUDA is bound
-// on linux/amd64 and linux/arm64 only, and not with the nocuda build tag.
+// on linux/amd64 and linux/arm64 only.
 func OpenDevice(Search, int) (*Driver, error) {
 	return nil, unavailable("this build has no CUDA support (" + runtime.GOOS + "/" + runtime.GOARCH +
-		"; CUDA is bound on linux/amd64 and linux/arm64 without the nocuda build tag)")
+		"; CUDA is bound on linux/amd64 and linux/arm64)")
 }
 
 // Name returns "".

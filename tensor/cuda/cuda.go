@@ -1,0 +1,48 @@
+// Package cuda links the CUDA device into a program. Importing it for its
+// side effect,
+//
+//	import _ "github.com/gradus-ml/gradus/tensor/cuda"
+//
+// lets tensor.CUDA bind the NVIDIA driver, NVRTC and cuBLAS at run time
+// (with purego: no cgo, so CGO_ENABLED=0 builds and cross-compiles keep
+// working). Loading those libraries with dlopen makes the program link
+// the C library dynamically; programs that do not import this package
+// stay statically linked and never look for a driver.
+//
+// The libraries are looked up in the folders of the GRADUS_CUDA_PATH
+// environment variable (colon-separated), by the dynamic loader, and in
+// the usual CUDA and pip folders; docs/gpu.md has the details and the
+// state of the work.
+package cuda
+
+import (
+	"sync"
+
+	"github.com/gradus-ml/gradus/tensor/internal/cuda"
+	"github.com/gradus-ml/gradus/tensor/internal/devices"
+)
+
+func init() { devices.CUDA = open }
+
+var opened struct {
+	sync.Mutex
+	drivers map[int]*cuda.Driver
+}
+
+// open binds the driver and opens device ordinal once per process.
+func open(ordinal int) error {
+	opened.Lock()
+	defer opened.Unlock()
+	if opened.drivers[ordinal] != nil {
+		return nil
+	}
+	d, err := cuda.OpenDevice(cuda.DefaultSearch(), ordinal)
+	if err != nil {
+		return err
+	}
+	if opened.drivers == nil {
+		opened.drivers = map[int]*cuda.Driver{}
+	}
+	opened.drivers[ordinal] = d
+	return nil
+}
