@@ -99,7 +99,7 @@ soak:
 
 # The race detector over the packages that run goroutines.
 race:
-	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff ./nn ./probabilistic/inference ./probabilistic/ppl ./distributed ./data ./train ./learn/svm ./probabilistic/gp
+	$(GO) test -race -count=1 ./tensor/... ./graph ./autodiff ./nn ./optim ./probabilistic/inference ./probabilistic/ppl ./distributed ./data ./train ./learn/svm ./probabilistic/gp
 
 # The distributed package's tests on two MPI ranks (Open MPI is installed
 # with apt-get when it is missing; CI runs as root, hence the OMPI_ALLOW_*).
