@@ -282,6 +282,10 @@ func tanhGrad[T Float](v, y T) T { return v * (1 - T(y*y)) }
 
 func tanhGradRun[T Float](d, v, y []T) {
 	v, y = v[:len(d)], y[:len(d)]
+	if d32, ok := any(d).([]float32); ok {
+		k := tanhGradBlocks(d32, any(v).([]float32), any(y).([]float32))
+		d, v, y = d[k:], v[k:], y[k:]
+	}
 	for i := range d {
 		d[i] = v[i] * (1 - T(y[i]*y[i]))
 	}

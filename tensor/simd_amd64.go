@@ -368,3 +368,18 @@ func finiteBlocks[T Float](xs []T) int {
 	}
 	return finiteAVX2F64(p, len(xs))
 }
+
+//go:noescape
+func tanhGradAVX2(d, v, y *float32, n int) int
+
+//go:noescape
+func tanhGradAVX512(d, v, y *float32, n int) int
+
+// tanhGradBlocks runs the vector tanh derivative rule, d = v·(1 − y²), over
+// d, v and y (same length) and returns how many elements it wrote.
+func tanhGradBlocks(d, v, y []float32) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	return wideBinary(d, v, y, tanhGradAVX512, tanhGradAVX2)
+}

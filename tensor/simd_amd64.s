@@ -2001,6 +2001,35 @@ finF64done:
 	MOVQ AX, ret+16(FP)
 	RET
 
+// func tanhGradAVX2(d *float32, v *float32, y *float32, n int) int
+// Requires: AVX
+TEXT ·tanhGradAVX2(SB), NOSPLIT, $0-40
+	// tanhGradAVX2 sets d[i] = v[i]·(1 − y[i]·y[i]) for i below n rounded down to 8
+	// and returns that count.
+	MOVQ    d+0(FP), DI
+	MOVQ    v+8(FP), DX
+	MOVQ    y+16(FP), SI
+	MOVQ    n+24(FP), CX
+	XORQ    AX, AX
+	VMOVUPS sgone<>+0(SB), Y3
+
+tgloop:
+	LEAQ    8(AX), BX
+	CMPQ    BX, CX
+	JGT     tgdone
+	VMOVUPS (SI)(AX*4), Y0
+	VMULPS  Y0, Y0, Y0
+	VSUBPS  Y0, Y3, Y1
+	VMULPS  (DX)(AX*4), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ    $0x00000008, AX
+	JMP     tgloop
+
+tgdone:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
 // func sigmoidAVX512(d *float32, x *float32, n int) int
 // Requires: AVX, AVX512F
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-32
@@ -2577,6 +2606,35 @@ esloopz:
 	JMP         esloopz
 
 esdonez:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func tanhGradAVX512(d *float32, v *float32, y *float32, n int) int
+// Requires: AVX, AVX512F
+TEXT ·tanhGradAVX512(SB), NOSPLIT, $0-40
+	// tanhGradAVX512 sets d[i] = v[i]·(1 − y[i]·y[i]) for i below n rounded down to 16
+	// and returns that count.
+	MOVQ         d+0(FP), DI
+	MOVQ         v+8(FP), DX
+	MOVQ         y+16(FP), SI
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	VBROADCASTSS sgone<>+0(SB), Z3
+
+tgloopz:
+	LEAQ    16(AX), BX
+	CMPQ    BX, CX
+	JGT     tgdonez
+	VMOVUPS (SI)(AX*4), Z0
+	VMULPS  Z0, Z0, Z0
+	VSUBPS  Z0, Z3, Z1
+	VMULPS  (DX)(AX*4), Z1, Z1
+	VMOVUPS Z1, (DI)(AX*4)
+	ADDQ    $0x00000010, AX
+	JMP     tgloopz
+
+tgdonez:
 	VZEROUPPER
 	MOVQ AX, ret+32(FP)
 	RET

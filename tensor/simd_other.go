@@ -49,3 +49,6 @@ func leakyBlocks[T Float](d, v, x []T, slope T) int { return 0 }
 
 // finiteBlocks has no vector implementation here: it checks nothing.
 func finiteBlocks[T Float](xs []T) int { return 0 }
+
+// tanhGradBlocks has no vector implementation here: it writes nothing.
+func tanhGradBlocks(d, v, y []float32) int { return 0 }

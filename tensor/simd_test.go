@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The vector sigmoid and tanh must match the scalar code bit for bit on every
-// length (full blocks and tails), on blocks that fall back to the scalar
-// code (|x| > 87, NaN, ±Inf) and on signed zeros and subnormals.
+// The vector sigmoid and tanh, and the derivative rules of both, must match
+// the scalar code bit for bit on every length (full blocks and tails), on
+// blocks that fall back to the scalar code (|x| > 87, NaN, ±Inf) and on
+// signed zeros and subnormals.
 func TestSigmoidVectorMatchesScalar(t *testing.T) {
 	rng := NewRNG(7)
 	forVectorInputs32(rng, func(x []float32) {
@@ -24,6 +25,12 @@ func TestSigmoidVectorMatchesScalar(t *testing.T) {
 		v := rng.Normal(Float32, 0, 1, n).Float32s()
 		sigmoidGradRun32(got, v, x)
 		sigmoidGradScalar32(want, v, x)
+		requireSameBits32(t, x, want, got)
+		// tanh's derivative rule, with x standing in for tanh's output.
+		tanhGradRun(got, v, x)
+		for i := range want {
+			want[i] = tanhGrad(v[i], x[i])
+		}
 		requireSameBits32(t, x, want, got)
 	})
 	// σ(0) = 1/2 and σ(ln 3) = 3/4 to within rounding, in a full block.

@@ -279,3 +279,33 @@ func expShiftKernel() {
 	a.JMP(LabelRef(loop))
 	done(exit)
 }
+
+// tanhGradKernel emits tanhGrad at the current width: d = v·(1 − y·y),
+// tanh's derivative rule given its output y, the operations of tanhGrad
+// (tensor/activation.go) in their order. Every input is valid, so the loop
+// runs over every full block.
+func tanhGradKernel() {
+	lanes := strconv.Itoa(w.lanes)
+	text(name("tanhGrad"), "func(d, v, y *float32, n int) int")
+	a.Comment(name("tanhGrad")+" sets d[i] = v[i]·(1 − y[i]·y[i]) for i below n rounded down to "+lanes,
+		"and returns that count.")
+	a.Load(a.Param("d"), RDI)
+	a.Load(a.Param("v"), RDX)
+	a.Load(a.Param("y"), RSI)
+	a.Load(a.Param("n"), RCX)
+	a.XORQ(RAX, RAX)
+	vconst(sgone, v(3))
+	loop, exit := label("tgloop"), label("tgdone")
+	a.Label(loop)
+	a.LEAQ(Mem{Base: RAX, Disp: w.lanes}, RBX)
+	a.CMPQ(RBX, RCX)
+	a.JGT(LabelRef(exit))
+	a.VMOVUPS(at(RSI, 4, 0), v(0))
+	vmul(v(0), v(0), v(0))
+	vsub(v(0), v(3), v(1))
+	vmul(at(RDX, 4, 0), v(1), v(1))
+	a.VMOVUPS(v(1), at(RDI, 4, 0))
+	a.ADDQ(U32(w.lanes), RAX)
+	a.JMP(LabelRef(loop))
+	done(exit)
+}

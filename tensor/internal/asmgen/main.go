@@ -60,6 +60,7 @@ func main() {
 	expShiftKernel()
 	leakyKernels()
 	finiteKernels()
+	tanhGradKernel()
 	// The float32 transcendental kernels again, at AVX-512's width (vec.go).
 	w = avx512
 	exp32Kernels()
@@ -67,6 +68,7 @@ func main() {
 	softplusKernel()
 	geluKernels()
 	expShiftKernel()
+	tanhGradKernel()
 	w = avx2
 	os.Exit(build.Main(flags.Config(), a))
 }
