@@ -15,7 +15,7 @@ import (
 // IEEE operations in the same order at either width, so both match the
 // scalar code bit for bit.
 
-// width is one vector width.
+// width32 is one vector width of the float32 kernels.
 type width32 struct {
 	suffix string // of the kernels' names
 	lanes  int    // float32 lanes per register
