@@ -78,3 +78,37 @@ func TestWeightCotangentsOneProduct(t *testing.T) {
 	got := autodiff.Grad(loss, w)[0]
 	require.InDeltaSlice(t, want.Values(), got.Value().Values(), 1e-12)
 }
+
+// A batch of weights (2, 4, 3) used in three batched products x·wᵀ: its
+// cotangent, summed as one batched product over the uses, is Σ rᵀ·a per
+// batch entry, worked out here entry by entry.
+func TestBatchedWeightCotangentsOneProduct(t *testing.T) {
+	rng := tensor.NewRNG(5)
+	g := graph.New()
+	w := g.Var(rng.Normal(tensor.Float64, 0, 1, 2, 4, 3))
+	want := make([]float64, 2*4*3)
+	var loss *graph.Node
+	for range 3 {
+		a := rng.Normal(tensor.Float64, 0, 1, 2, 5, 3)
+		r := rng.Normal(tensor.Float64, 0, 1, 2, 5, 4)
+		term := graph.Sum(graph.Mul(graph.MatMulT(g.Const(a), w, false, true), g.Const(r)), nil, false)
+		if loss == nil {
+			loss = term
+		} else {
+			loss = graph.Add(loss, term)
+		}
+		av, rv := a.Values(), r.Values()
+		for bi := range 2 {
+			for i := range 4 {
+				for j := range 3 {
+					for k := range 5 {
+						want[(bi*4+i)*3+j] += rv[(bi*5+k)*4+i] * av[(bi*5+k)*3+j]
+					}
+				}
+			}
+		}
+	}
+	got := autodiff.Grad(loss, w)[0]
+	require.Equal(t, []int{2, 4, 3}, got.Shape())
+	require.InDeltaSlice(t, want, got.Value().Values(), 1e-12)
+}

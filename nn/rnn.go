@@ -71,22 +71,6 @@ func (c *RNNCellBase) hiddenProj(h *graph.Node) *graph.Node {
 	return affine(h, c.WeightHH, c.BiasHH)
 }
 
-// seqProj returns the input projection rows·W_ihᵀ + b_ih of a whole
-// (T, B, In) sequence, every step's in one matrix product, with b_hh
-// folded in too when foldHH is set (the LSTM's gates add both biases;
-// the GRU keeps b_hh inside the reset gate's product).
-func (c *RNNCellBase) seqProj(rows *graph.Node, foldHH bool) *graph.Node {
-	g := rows.Graph()
-	if c.BiasIH == nil {
-		return graph.MatMulT(rows, c.WeightIH.Node(g), false, true)
-	}
-	b := c.BiasIH.Node(g)
-	if foldHH {
-		b = graph.Add(b, c.BiasHH.Node(g))
-	}
-	return graph.Linear(rows, c.WeightIH.Node(g), b)
-}
-
 // affine returns x·wᵀ + b (b may be nil), as one fused op where x has
 // rows.
 func affine(x *graph.Node, w, b *Param) *graph.Node {
