@@ -167,12 +167,14 @@ cuda-build:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) vet ./$(CUDA_DIR)
 
 # The bundle a GPU machine without Go runs: the CUDA package's test binary
-# for amd64 and arm64 (CGO_ENABLED=0), its testdata and out/gpu/run.sh.
+# for amd64 and arm64 (CGO_ENABLED=0), its testdata, out/gpu/run.sh and
+# the PyTorch peer of examples/bench (run there with --device cuda).
 gpu-check:
 	rm -rf out/gpu && mkdir -p out/gpu
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.amd64 ./$(CUDA_DIR)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.arm64 ./$(CUDA_DIR)
 	cp -r $(CUDA_DIR)/testdata out/gpu/testdata
 	cp $(CUDA_DIR)/gpu-check.sh out/gpu/run.sh
+	mkdir -p out/gpu/peers && cp examples/bench/peers/torch_bench.py examples/bench/peers/timing.py out/gpu/peers/
 	@echo "On the GPU machine, from the folder holding out/ (logs go to \$$OUT, else out/gpu/log):"
 	@echo "  bash out/gpu/run.sh"

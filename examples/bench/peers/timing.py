@@ -46,16 +46,20 @@ def blas_threads(n):
     os.environ["OMP_NUM_THREADS"] = str(n)
 
 
-def run_timed(step, steps, reps):
+def run_timed(step, steps, reps, sync=None):
     """Warm up, then time reps repetitions of steps calls; median s/step.
 
     steps = 0 calibrates the count to about 0.1 s per repetition from the
-    warm-up calls.
+    warm-up calls. sync, when given, is called before each clock reading
+    (torch.cuda.synchronize on a GPU, whose calls return before the work
+    is done).
     """
+    sync = sync or (lambda: None)
     warm = max(1, min(3, steps or 3))
     t0 = time.perf_counter()
     for _ in range(warm):
         step()
+    sync()
     if not steps:  # calibrate to about 0.1 s per repetition
         per = (time.perf_counter() - t0) / warm
         steps = max(1, int(0.1 / max(per, 1e-9)))
@@ -64,6 +68,7 @@ def run_timed(step, steps, reps):
         t = time.perf_counter()
         for _ in range(steps):
             step()
+        sync()
         secs.append((time.perf_counter() - t) / steps)
     return statistics.median(secs)
 

@@ -8,7 +8,11 @@ OpenMP wait policy so idle worker threads do not spin:
 
     OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 examples/bench/peers/torch_bench.py \
         [--threads 2] [--reps 5] [--steps N] [--only mlp_train,gp_lml_grad] \
-        [--sizes 500,1000,2000]
+        [--sizes 500,1000,2000] [--device cuda]
+
+With --device cuda every tensor and parameter is made on the GPU
+(torch.set_default_device) and each repetition ends with
+torch.cuda.synchronize(), so the times are of finished work.
 """
 import math
 import sys
@@ -21,12 +25,21 @@ import timing
 # "1 thread" run would still multiply matrices on every core.
 _parser = timing.arguments(__doc__, "500,1000,2000", steps_help="steps per repetition (0: each workload's default)")
 _parser.add_argument("--only", default="", help="comma-separated workload name prefixes")
+_parser.add_argument("--device", default="cpu", help="cpu, or cuda for PyTorch eager on the GPU (PyTorch 2)")
 ARGS = _parser.parse_args()
 timing.blas_threads(ARGS.threads)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+if ARGS.device != "cpu":
+    torch.set_default_device(ARGS.device)
+
+
+def generator():
+    """A generator seeded with 1 on the device the tensors are made on."""
+    return torch.Generator(device=ARGS.device).manual_seed(1)
 
 
 
@@ -43,7 +56,7 @@ def trainer(model, loss_fn):
 
 
 def gemm(n, dtype):
-    g = torch.Generator().manual_seed(1)
+    g = generator()
     a = torch.randn(n, n, generator=g, dtype=dtype)
     b = torch.randn(n, n, generator=g, dtype=dtype)
     c = torch.empty(n, n, dtype=dtype)
@@ -164,7 +177,7 @@ def dcgan():
 
 def gp(n):
     """LML of an RBF + noise GP and its gradient w.r.t. the 3 log-hyperparameters."""
-    g = torch.Generator().manual_seed(1)
+    g = generator()
     x = torch.randn(n, 3, generator=g, dtype=torch.float64)
     y = (torch.sin(x.sum(1)) + 0.1 * torch.randn(n, generator=g, dtype=torch.float64)).unsqueeze(1)
     d2 = torch.cdist(x, x).square()  # independent of the hyperparameters: computed once
@@ -206,7 +219,7 @@ def _perexample_setup():
     """The MLP of Gradus's perexample workloads (examples/bench/perexample.go):
     784-128-10, ReLU, float32, summed cross-entropy against one-hot labels,
     batch 128; parameters in Gradus's (out, in) layout, biases zero."""
-    g = torch.Generator().manual_seed(1)
+    g = generator()
     ps = (torch.randn(128, 784, generator=g) * 0.05, torch.zeros(128),
           torch.randn(10, 128, generator=g) * 0.1, torch.zeros(10))
     x = torch.randn(PEREXAMPLE_BATCH, 784, generator=g)
@@ -334,7 +347,8 @@ def main():
         if step is None:  # the workload's API is missing from this PyTorch
             print(f"# {name}: unavailable in torch {torch.__version__}: {PEREXAMPLE_UNAVAILABLE}", flush=True)
             continue
-        sec = timing.run_timed(step, args.steps or steps, args.reps)
+        sync = torch.cuda.synchronize if args.device.startswith("cuda") else None
+        sec = timing.run_timed(step, args.steps or steps, args.reps, sync=sync)
         rs = report(sec)
         for metric, value, unit in rs if isinstance(rs, list) else [rs]:
             print(f"{name} {metric} {value:.6g} {unit}", flush=True)

@@ -10,7 +10,8 @@
 # rather than skipping when no driver is found), cuda-fake.log (the fake
 # driver's tests, in a process of their own), cuda-bench.log (the GEMM
 # benchmarks), torch-gemm.log (PyTorch's cuBLAS GEMMs at n = 4096 for
-# reference) and cache/ (the PTX NVRTC produced). It exits with the
+# reference), torch-bench.log (PyTorch eager on the GPU over
+# examples/bench's training workloads) and cache/ (the PTX NVRTC produced). It exits with the
 # tests' status. docs/gpu.md records what each run showed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,14 +37,14 @@ esac
 
 cd "$here" # the tests read testdata/ from here
 export GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$out/cache
-timeout 300 "$bin" -test.v -test.count=1 -test.timeout 280s -test.skip Fake 2>&1 | tee "$out/cuda-test.log"
+timeout 200 "$bin" -test.v -test.count=1 -test.timeout 190s -test.skip Fake 2>&1 | tee "$out/cuda-test.log"
 status=${PIPESTATUS[0]}
 if ! timeout 60 "$bin" -test.v -test.count=1 -test.run Fake >"$out/cuda-fake.log" 2>&1; then
 	[ "$status" = 0 ] && status=1
 fi
-timeout 90 "$bin" -test.run '^$' -test.bench . -test.benchtime 20x 2>&1 | tee "$out/cuda-bench.log"
+timeout 60 "$bin" -test.run '^$' -test.bench . -test.benchtime 20x 2>&1 | tee "$out/cuda-bench.log"
 
-timeout 90 python3 - >"$out/torch-gemm.log" 2>&1 <<'PY'
+timeout 60 python3 - >"$out/torch-gemm.log" 2>&1 <<'PY'
 import time, torch
 print("torch", torch.__version__, "CUDA", torch.version.cuda, torch.cuda.get_device_name(0))
 n = 4096
@@ -62,5 +63,12 @@ for name, dtype, tf32, reps in [("sgemm", torch.float32, False, 20), ("sgemm TF3
 print("cuBLAS loaded:", sorted({l.split()[-1] for l in open("/proc/self/maps") if "cublas" in l}))
 PY
 cat "$out/torch-gemm.log"
+
+# PyTorch eager on this GPU over examples/bench's training workloads: the
+# reference the device's own training steps are measured against.
+if [ -f "$here/peers/torch_bench.py" ]; then
+	PYTHONUNBUFFERED=1 timeout 120 python3 "$here/peers/torch_bench.py" --device cuda --reps 5 \
+		--only gemm,mlp,cnn,lstm,gru,vae,transformer,dcgan 2>&1 | tee "$out/torch-bench.log"
+fi
 echo "run.sh: tests exited $status; logs in $out"
 exit "$status"
