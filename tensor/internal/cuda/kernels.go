@@ -114,7 +114,9 @@ func (k *Kernels) launch(name string, grid int, args ...any) error {
 // elemGrid is the grid of an elementwise launch over n elements.
 func elemGrid(n int) int { return min((n+block-1)/block, maxGrid) }
 
-// fits checks that every buffer holds n elements of dt.
+// fits checks that every buffer holds n elements of dt and starts at a
+// multiple of dt's size (a Buffer.Slice view may not; the device faults on
+// a misaligned load).
 func fits(op string, dt DType, n int, bufs ...*Buffer) error {
 	if !dt.valid() {
 		return fmt.Errorf("cuda: %s: invalid dtype %d", op, dt)
@@ -126,6 +128,9 @@ func fits(op string, dt DType, n int, bufs ...*Buffer) error {
 				have = b.size
 			}
 			return fmt.Errorf("cuda: %s: operand %d needs %d bytes, its buffer has %d", op, i, n*dt.Size(), have)
+		}
+		if b.ptr%uint64(dt.Size()) != 0 {
+			return fmt.Errorf("cuda: %s: operand %d starts at %#x, not a multiple of the %d-byte element (a Buffer.Slice offset?)", op, i, b.ptr, dt.Size())
 		}
 	}
 	return nil
@@ -155,6 +160,9 @@ func (k *Kernels) Binary(op string, dt DType, shape []int, dst, a *Buffer, aStri
 	}
 	s, n, err := newStridesArg(shape, aStrides, bStrides, a.size/dt.Size(), b.size/dt.Size())
 	if err != nil {
+		return err
+	}
+	if err := fits(op+" (a, b)", dt, 0, a, b); err != nil { // their alignment
 		return err
 	}
 	if err := fits(op, dt, n, dst); err != nil || n == 0 {

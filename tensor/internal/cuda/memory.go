@@ -40,8 +40,12 @@ func (d *Driver) Alloc(bytes int) (*Buffer, error) {
 }
 
 // Release returns b to the Driver's cache for reuse; b must not be used
-// afterwards. Releasing nil does nothing.
+// afterwards. Releasing nil does nothing; releasing a view (Buffer.Slice)
+// panics, as it would hand the cache memory it does not own.
 func (d *Driver) Release(b *Buffer) {
+	if b != nil && b.view {
+		panic("cuda: Release of a Buffer.Slice view; release the buffer it was sliced from")
+	}
 	if b == nil || b.size == 0 {
 		return
 	}

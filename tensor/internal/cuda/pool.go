@@ -1,10 +1,26 @@
 package cuda
 
+import "fmt"
+
 // A Buffer is a block of device memory: its address and its capacity in
-// bytes (what was asked for, rounded up to the pool's size class).
+// bytes (what was asked for, rounded up to the pool's size class), or a
+// view into one (Slice).
 type Buffer struct {
 	ptr  uint64
 	size int
+	view bool
+}
+
+// Slice returns a view of b starting offsetBytes in, of the remaining
+// size. It shares b's memory, is valid while b is, and must never be
+// Released (Release panics). A kernel given a view whose start is not a
+// multiple of its element size returns an error. Slice panics unless
+// 0 ≤ offsetBytes ≤ b.Bytes().
+func (b *Buffer) Slice(offsetBytes int) *Buffer {
+	if offsetBytes < 0 || offsetBytes > b.size {
+		panic(fmt.Sprintf("cuda: Buffer.Slice(%d) of a %d-byte buffer", offsetBytes, b.size))
+	}
+	return &Buffer{ptr: b.ptr + uint64(offsetBytes), size: b.size - offsetBytes, view: true}
 }
 
 // Ptr returns the buffer's device address (a CUdeviceptr).

@@ -39,14 +39,15 @@ func Source() string {
 var (
 	UnaryOps  = []string{"neg", "exp", "log", "tanh", "relu", "sigmoid", "gelu"}
 	BinaryOps = []string{"add", "sub", "mul", "div", "relu_grad", "gelu_grad"}
+	ScalarOps = []string{"add_scalar", "mul_scalar"}
 	RowOps    = []string{"softmax", "log_softmax", "softmax_grad", "log_softmax_grad", "sum_last"}
-	OtherOps  = []string{"adam"}
+	OtherOps  = []string{"adam", "fill", "non_finite", "copy", "gather", "scatter_add"}
 )
 
 // kernelNames lists every kernel function of the module.
 func kernelNames() []string {
 	var out []string
-	for _, op := range slices.Concat(UnaryOps, BinaryOps, RowOps, OtherOps) {
+	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps) {
 		out = append(out, op+"_f32", op+"_f64")
 	}
 	return out

@@ -21,7 +21,7 @@ func TestSourceHasEveryKernel(t *testing.T) {
 		defined = append(defined, m[1])
 	}
 	// The macros define name##_f32: expand the macro uses too.
-	use := regexp.MustCompile(`(?m)^(UNARY|BINARY)\((\w+), \w+\)|^ROWWISE\(\w+, (f32|f64)\)`)
+	use := regexp.MustCompile(`(?m)^(UNARY|BINARY|SCALAR)\((\w+), \w+\)|^ROWWISE\(\w+, (f32|f64)\)`)
 	for _, m := range use.FindAllStringSubmatch(src, -1) {
 		switch {
 		case m[2] != "":

@@ -106,3 +106,50 @@ BINARY(mul, Mul)
 BINARY(div, Div)
 BINARY(relu_grad, ReluGrad)
 BINARY(gelu_grad, GeluGrad)
+
+// Scalar operations out[i] = op(x[i], s), s rounded to T on the host once,
+// as the CPU's AddScalar and MulScalar round it.
+template <typename T, typename Op>
+__device__ void scalar_map(long long n, T* out, const T* x, T s) {
+  Op op;
+  for (long long i = first_index(); i < n; i += grid_stride()) out[i] = op(x[i], s);
+}
+
+#define SCALAR(name, Op)                                                          \
+  extern "C" __global__ void name##_f32(long long n, float* out, const float* x,   \
+                                        float s) {                                \
+    scalar_map<float, Op<float> >(n, out, x, s);                                  \
+  }                                                                               \
+  extern "C" __global__ void name##_f64(long long n, double* out, const double* x, \
+                                        double s) {                               \
+    scalar_map<double, Op<double> >(n, out, x, s);                                \
+  }
+
+SCALAR(add_scalar, Add)
+SCALAR(mul_scalar, Mul)
+
+template <typename T>
+__device__ void fill_map(long long n, T* out, T v) {
+  for (long long i = first_index(); i < n; i += grid_stride()) out[i] = v;
+}
+
+extern "C" __global__ void fill_f32(long long n, float* out, float v) { fill_map<float>(n, out, v); }
+extern "C" __global__ void fill_f64(long long n, double* out, double v) { fill_map<double>(n, out, v); }
+
+// non_finite_scan sets *flag to 1 if some x[i] is NaN or ±∞: x·0 is NaN
+// exactly then, ±0 for every finite x. A thread that finds none writes
+// nothing, so the host zeroes the flag first; the threads that do find
+// one all store the same 1, so their order does not matter.
+template <typename T>
+__device__ void non_finite_scan(long long n, unsigned int* flag, const T* x) {
+  bool found = false;
+  for (long long i = first_index(); i < n; i += grid_stride()) found = found || x[i] * T(0) != T(0);
+  if (found) *flag = 1u;
+}
+
+extern "C" __global__ void non_finite_f32(long long n, unsigned int* flag, const float* x) {
+  non_finite_scan<float>(n, flag, x);
+}
+extern "C" __global__ void non_finite_f64(long long n, unsigned int* flag, const double* x) {
+  non_finite_scan<double>(n, flag, x);
+}

@@ -28,3 +28,10 @@ __device__ double erfc(double);
 __device__ float sqrtf(float);
 __device__ double sqrt(double);
 }
+
+// Atomic addition on global or shared memory, returning the old value:
+// C++ overloads, so outside the extern "C" block. The double one needs
+// compute capability 6.0, below every architecture the package compiles
+// for (NVIDIA, 2025, CUDA C++ Programming Guide, "atomicAdd()").
+__device__ float atomicAdd(float* address, float val);
+__device__ double atomicAdd(double* address, double val);

@@ -1,10 +1,11 @@
 // A fake CUDA device for `make cuda-fake`: the driver of fakecuda.c plus
 // NVRTC, cuBLAS and a module whose kernels are kernels/*.cu compiled for
 // the host. One shared object serves as libcuda.so.1, libnvrtc.so.13 and
-// libcublas.so.13. Elementwise kernels run as one thread (their
-// grid-stride loops cover every element); the row kernels run each block
-// as BLOCK coroutines (ucontext) taking turns at every __syncthreads, so
-// a barrier is a round of switches, with __shared__ arrays static and
+// libcublas.so.13. Elementwise kernels (no barriers) run their grid's
+// threads one after another, each to its end, so the grid-stride loops'
+// split of the elements is exercised; the row kernels run each block as
+// BLOCK coroutines (ucontext) taking turns at every __syncthreads, so a
+// barrier is a round of switches, with __shared__ arrays static and
 // blocks one after another. It checks the package's
 // bindings, argument passing and kernel logic, and the GPU tests' own
 // code, on a machine without a GPU; it says nothing of speed or of the
@@ -39,12 +40,29 @@ static void __syncthreads() {
 #define __device__
 #define __shared__ static
 
+// atomicAdd as a plain read-modify-write, which is atomic here: a thread
+// gives up its turn only inside __syncthreads (elementwise kernels run
+// each thread to its end before the next starts; row kernels switch
+// coroutines at barriers alone), so no other thread runs between the
+// read and the write. On the device the order of the additions into one
+// element is unspecified; here it is the threads' order.
+template <typename T>
+static T atomicAdd(T* address, T val) {
+  T old = *address;
+  *address = old + val;
+  return old;
+}
+
 #include "../kernels/common.cu"
 #include "../kernels/adam.cu"
 #include "../kernels/elementwise.cu"
+#include "../kernels/indexing.cu"
 #include "../kernels/softmax.cu"
 
-enum Kind { UNARY, BINARY, ROW2, ROW3, ADAM32, ADAM64 };
+// The kernels' signatures: PTR2 (long long, 2 pointers) serves unary maps
+// and non_finite, INDEX (long long, 3 pointers, 3 long longs) gather and
+// scatter_add.
+enum Kind { PTR2, BINARY, COPY, SCALAR32, SCALAR64, FILL32, FILL64, INDEX, ROW2, ROW3, ADAM32, ADAM64 };
 struct Kernel {
   const char* name;
   Kind kind;
@@ -53,13 +71,17 @@ struct Kernel {
 
 #define PAIR(name, kind) {#name "_f32", kind, (void*)name##_f32}, {#name "_f64", kind, (void*)name##_f64}
 static const Kernel kernel_table[] = {
-    PAIR(neg, UNARY), PAIR(exp, UNARY), PAIR(log, UNARY), PAIR(tanh, UNARY),
-    PAIR(relu, UNARY), PAIR(sigmoid, UNARY), PAIR(gelu, UNARY),
+    PAIR(neg, PTR2), PAIR(exp, PTR2), PAIR(log, PTR2), PAIR(tanh, PTR2),
+    PAIR(relu, PTR2), PAIR(sigmoid, PTR2), PAIR(gelu, PTR2), PAIR(non_finite, PTR2),
     PAIR(add, BINARY), PAIR(sub, BINARY), PAIR(mul, BINARY), PAIR(div, BINARY),
     PAIR(relu_grad, BINARY), PAIR(gelu_grad, BINARY),
     PAIR(softmax, ROW2), PAIR(log_softmax, ROW2), PAIR(sum_last, ROW2),
     PAIR(softmax_grad, ROW3), PAIR(log_softmax_grad, ROW3),
     {"adam_f32", ADAM32, (void*)adam_f32}, {"adam_f64", ADAM64, (void*)adam_f64},
+    {"add_scalar_f32", SCALAR32, (void*)add_scalar_f32}, {"add_scalar_f64", SCALAR64, (void*)add_scalar_f64},
+    {"mul_scalar_f32", SCALAR32, (void*)mul_scalar_f32}, {"mul_scalar_f64", SCALAR64, (void*)mul_scalar_f64},
+    {"fill_f32", FILL32, (void*)fill_f32}, {"fill_f64", FILL64, (void*)fill_f64},
+    PAIR(copy, COPY), PAIR(gather, INDEX), PAIR(scatter_add, INDEX),
 };
 
 #define MODULE ((void*)0x5678)
@@ -88,8 +110,28 @@ typedef long long i64;
 
 static void call(const Kernel* k, void** params) {
   switch (k->kind) {
-    case UNARY:
+    case PTR2:
       ((void (*)(i64, void*, void*))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2));
+      break;
+    case COPY:
+      ((void (*)(i64, void*, void*, Strides))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(Strides, 3));
+      break;
+    case SCALAR32:
+      ((void (*)(i64, void*, void*, float))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(float, 3));
+      break;
+    case SCALAR64:
+      ((void (*)(i64, void*, void*, double))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(double, 3));
+      break;
+    case FILL32:
+      ((void (*)(i64, void*, float))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(float, 2));
+      break;
+    case FILL64:
+      ((void (*)(i64, void*, double))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(double, 2));
+      break;
+    case INDEX:
+      ((void (*)(i64, void*, void*, void*, i64, i64, i64))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                                ARG(void*, 3), ARG(i64, 4), ARG(i64, 5),
+                                                                ARG(i64, 6));
       break;
     case BINARY:
       ((void (*)(i64, void*, void*, void*, Strides))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
@@ -138,14 +180,18 @@ extern "C" int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, un
   if (current != CTX) return 201;
   if (gx == 0 || gy != 1 || gz != 1 || bx != BLOCK || by != 1 || bz != 1 || extra) return 1;
   const Kernel* k = (const Kernel*)f;
-  if (k->kind != ROW2 && k->kind != ROW3) {
-    gridDim = blockDim = dim3{1, 1, 1};
-    threadIdx = blockIdx = dim3{0, 0, 0};
-    call(k, params);
-    return 0;
-  }
   gridDim = dim3{gx, 1, 1};
   blockDim = dim3{BLOCK, 1, 1};
+  if (k->kind != ROW2 && k->kind != ROW3) {
+    for (unsigned int b = 0; b < gx; b++) {
+      for (unsigned int t = 0; t < BLOCK; t++) {
+        blockIdx = dim3{b, 0, 0};
+        threadIdx = dim3{t, 0, 0};
+        call(k, params);
+      }
+    }
+    return 0;
+  }
   row_kernel = k;
   row_params = params;
   for (unsigned int b = 0; b < gx; b++) {
