@@ -142,7 +142,10 @@ func (k *Kernels) Gather(dt DType, outer, axis, inner int, dst, x *Buffer, idx [
 // that is unspecified and may change between runs, so where indices
 // repeat the float rounding of the sum is unspecified too, as in
 // PyTorch's index_add_ on CUDA; with distinct indices each element gets
-// one addition and the result is exact to the bit. An index outside
+// one addition and the result is exact to the bit (but float32 atomic
+// additions on global memory flush subnormal operands and results to
+// zero, whatever the compiler's flags: NVIDIA, 2025, CUDA C++ Programming
+// Guide, "Floating-Point Standard"). An index outside
 // [0, axis) is an error naming it, checked on the host before any work is
 // queued. dst must not overlap src.
 func (k *Kernels) ScatterAdd(dt DType, outer, axis, inner int, dst *Buffer, idx []int, src *Buffer) error {
