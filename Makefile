@@ -158,7 +158,9 @@ cuda-fake:
 	c++ -std=c++17 -shared -fPIC -O2 -o $$d/libcuda.so.1 $(CUDA_DIR)/testdata/fakedevice.cc && \
 	ln -s libcuda.so.1 $$d/libnvrtc.so.13 && ln -s libcuda.so.1 $$d/libcublas.so.13 && \
 	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDA_GEMM_N=64 XDG_CACHE_HOME=$$d/cache \
-		CGO_ENABLED=0 $(GO) test -count=1 ./$(CUDA_DIR)
+		CGO_ENABLED=0 $(GO) test -count=1 ./$(CUDA_DIR) && \
+	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$$d/cache \
+		CGO_ENABLED=0 $(GO) test -count=1 -short ./internal/gpucheck
 
 # The CUDA device builds without cgo for linux/amd64 and linux/arm64.
 cuda-build:
@@ -167,12 +169,15 @@ cuda-build:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) vet ./$(CUDA_DIR)
 
 # The bundle a GPU machine without Go runs: the CUDA package's test binary
-# for amd64 and arm64 (CGO_ENABLED=0), its testdata, out/gpu/run.sh and
+# for amd64 and arm64 (CGO_ENABLED=0), its testdata, internal/gpucheck's
+# test binary (tensor ops and training steps on the device; amd64),
+# out/gpu/run.sh and
 # the PyTorch peer of examples/bench (run there with --device cuda).
 gpu-check:
 	rm -rf out/gpu && mkdir -p out/gpu
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.amd64 ./$(CUDA_DIR)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.arm64 ./$(CUDA_DIR)
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/gpucheck.test.amd64 ./internal/gpucheck
 	cp -r $(CUDA_DIR)/testdata out/gpu/testdata
 	cp $(CUDA_DIR)/gpu-check.sh out/gpu/run.sh
 	mkdir -p out/gpu/peers && cp examples/bench/peers/torch_bench.py examples/bench/peers/timing.py out/gpu/peers/

@@ -75,6 +75,9 @@ type Graph struct {
 	views     viewCache
 	bindings  map[*tensor.Tensor]*Node // VarOf and Bind, until Reset
 	replay    *replayer                // non-nil only in a captured Program's graph (capture_plan.go)
+	// device is where Alloc puts op outputs: the device of the GPU leaves
+	// added, else the CPU.
+	device tensor.Device
 
 	// Scratch's graph, its owner, and the most bytes it held before a
 	// Reset since the owner's last Reset (memory.go).
@@ -112,6 +115,12 @@ func (g *Graph) Scalar(dt tensor.DType, v float64) *Node {
 func (g *Graph) leafNode(op string, t *tensor.Tensor, kind leafKind, name string) *Node {
 	if t == nil {
 		tensor.Fail(op, "nil tensor")
+	}
+	if d := t.Device(); d != g.device && d != tensor.CPU {
+		if g.device != tensor.CPU {
+			tensor.Fail(op, "a leaf on %v in a graph whose leaves live on %v; move it with To", d, g.device)
+		}
+		g.device = d
 	}
 	n := g.newNode()
 	n.value, n.leaf, n.name = t, kind, name

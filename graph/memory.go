@@ -16,7 +16,7 @@ func (g *Graph) Alloc(dt tensor.DType, shape ...int) *tensor.Tensor {
 	if g.replay != nil {
 		return g.replay.alloc(dt, shape, true)
 	}
-	return g.pool.get(dt, shape, true)
+	return g.pool.get(g.device, dt, shape, true)
 }
 
 // AllocUninit is Alloc without zeroing, for ops that overwrite every
@@ -25,7 +25,7 @@ func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {
 	if g.replay != nil {
 		return g.replay.alloc(dt, shape, false)
 	}
-	return g.pool.get(dt, shape, false)
+	return g.pool.get(g.device, dt, shape, false)
 }
 
 // AllocInts returns an int slice of length n owned by the graph, with
@@ -42,6 +42,7 @@ func (g *Graph) Scratch() *Graph {
 	if g.scratch == nil {
 		g.scratch = &Graph{owner: g}
 	}
+	g.scratch.device = g.device
 	return g.scratch
 }
 
@@ -82,10 +83,10 @@ type bufferPool struct {
 // faster than a struct.
 func poolKey(dt tensor.DType, size int) uint64 { return uint64(size)<<8 | uint64(dt) }
 
-func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor {
+func (p *bufferPool) get(dev tensor.Device, dt tensor.DType, shape []int, zero bool) *tensor.Tensor {
 	var t *tensor.Tensor
 	if p.next < len(p.prev) {
-		if c := p.prev[p.next]; c.DType() == dt && slices.Equal(c.Shape(), shape) {
+		if c := p.prev[p.next]; c.DType() == dt && slices.Equal(c.Shape(), shape) && c.Device() == dev {
 			t = c
 			p.prev[p.next] = nil
 			p.next++
@@ -94,10 +95,10 @@ func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor
 		}
 	}
 	if t == nil {
-		t = p.fromFree(dt, shape)
+		t = p.fromFree(dev, dt, shape)
 	}
 	if t == nil {
-		t = tensor.New(dt, shape...)
+		t = tensor.NewOn(dev, dt, shape...)
 	} else if zero {
 		t.Fill(0)
 	}
@@ -107,10 +108,10 @@ func (p *bufferPool) get(dt tensor.DType, shape []int, zero bool) *tensor.Tensor
 
 // fromFree takes a buffer of the right dtype and size from the free lists,
 // or returns nil.
-func (p *bufferPool) fromFree(dt tensor.DType, shape []int) *tensor.Tensor {
+func (p *bufferPool) fromFree(dev tensor.Device, dt tensor.DType, shape []int) *tensor.Tensor {
 	k := poolKey(dt, shapeSize(shape))
 	list := p.free[k]
-	if len(list) == 0 {
+	if len(list) == 0 || list[len(list)-1].Device() != dev {
 		return nil
 	}
 	t := list[len(list)-1]

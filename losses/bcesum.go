@@ -24,6 +24,13 @@ func (bceSumOp) Arity() int { return 2 }
 func (bceSumOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x, t := in[0].Contiguous(), in[1].Contiguous()
 	out := g.AllocUninit(x.DType())
+	if x.Device() != tensor.CPU {
+		// On a GPU, the composite with the device's kernels, in buffers
+		// the graph recycles; the sum adds in the tensor's dtype.
+		sp := tensor.SoftplusTo(g.AllocUninit(x.DType(), x.Shape()...), x)
+		xt := tensor.MulTo(g.AllocUninit(x.DType(), x.Shape()...), x, t)
+		return tensor.SumInto(out, tensor.SubTo(sp, sp, xt), nil, false)
+	}
 	if x.DType() == tensor.Float64 {
 		var s float64
 		tv := t.Float64s()

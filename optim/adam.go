@@ -1,10 +1,15 @@
 package optim
 
 import (
+	"fmt"
 	"math"
 
+	"github.com/gradus-ml/gradus/internal/unchecked"
 	"github.com/gradus-ml/gradus/tensor"
 )
+
+// kern holds tensor's trusted kernels; Adam takes its GPU update from it.
+var kern = unchecked.Get[*tensor.Tensor, tensor.ConvParams, tensor.PoolParams]()
 
 // AdamOptions configures NewAdam and NewAdamW. Zero-valued fields take
 // PyTorch's defaults (LR 1e-3, Beta1 0.9, Beta2 0.999, Eps 1e-8;
@@ -102,6 +107,12 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 	if err := o.check(grads); err != nil {
 		return err
 	}
+	for i, p := range o.params {
+		if o.vm != nil && p.Device() != tensor.CPU {
+			return &Error{Op: o.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
+				"AMSGrad has no GPU kernel yet (parameter %d lives on %v); parameters and state unchanged", i, p.Device())}
+		}
+	}
 	t := float64(o.step + 1)
 	c := o.cfg
 	// Scalars are worked out in float64 as PyTorch does in Python, then
@@ -121,10 +132,15 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 	} else {
 		h.l2 = c.WeightDecay
 	}
+	hd := [8]float64{h.w1, h.b2, h.w2, h.stepSize, h.invBC2, h.eps, h.decay, h.l2}
 	for i, p := range o.params {
 		var vm *tensor.Tensor
 		if o.vm != nil {
 			vm = o.vm[i]
+		}
+		if p.Device() != tensor.CPU {
+			kern.DeviceAdam(p, grads[i], o.m[i], o.v[i], hd)
+			continue
 		}
 		if p.DType() == tensor.Float32 {
 			adamSplit(p.Float32s(), grads[i].Float32s(), o.m[i].Float32s(), o.v[i].Float32s(), f32(vm), h)

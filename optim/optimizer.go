@@ -198,6 +198,10 @@ func (b *base) check(grads []*tensor.Tensor) error {
 			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
 				"gradient of parameter %d (shape %s) is not contiguous", i, tensor.FormatShape(g.Shape()))}
 		}
+		if g.Device() != p.Device() {
+			return &Error{Op: b.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
+				"gradient of parameter %d (shape %s) lives on %v, the parameter on %v", i, tensor.FormatShape(g.Shape()), g.Device(), p.Device())}
+		}
 	}
 	for i, g := range grads {
 		if n, at, v := tensor.NonFinite(g); n > 0 {

@@ -80,7 +80,7 @@ func UnpackAttentionGrad(g *Tensor, lq, lk, e, ev int) (dq, dk, dv *Tensor) {
 		s := Slice(g, -1, lo, lo+rows*cols, 1)
 		st := append(slices.Clone(s.strides[:nd-1]), cols, 1)
 		return &Tensor{dtype: g.dtype, shape: append(slices.Clone(batch), rows, cols), strides: st,
-			offset: s.offset, f32: s.f32, f64: s.f64}
+			offset: s.offset, f32: s.f32, f64: s.f64, dev: s.dev}
 	}
 	return part(0, lq, e), part(lq*e, lk, e), part(lq*e+lk*e, lk, ev)
 }

@@ -19,10 +19,11 @@ const (
 // Device names where tensors live and run: the CPU, or one CUDA GPU.
 // Devices are values: two Devices are the same device when they are ==.
 //
-// Tensors live on the CPU today. A program that imports tensor/cuda can
-// bind the CUDA device (the driver, NVRTC, cuBLAS and Gradus's kernels,
-// loaded at run time without cgo), but no operation runs on it yet.
-// docs/gpu.md describes the state of the work.
+// Tensors live on the CPU unless made with NewOn or moved with To. A
+// program that imports tensor/cuda can bind the CUDA device (the driver,
+// NVRTC, cuBLAS and Gradus's kernels, loaded at run time without cgo);
+// the operations with a GPU kernel then run there, and any other op given
+// a GPU tensor panics naming itself. docs/gpu.md lists the kernels.
 type Device struct {
 	kind    DeviceKind
 	ordinal int
@@ -53,7 +54,7 @@ var ErrNoCUDA = devices.ErrUnavailable
 
 var cudaDevices struct {
 	sync.Mutex
-	open map[int]bool
+	backends map[int]devices.Backend
 }
 
 // CUDA returns the CUDA device with the given ordinal (0 for the first
@@ -73,18 +74,37 @@ func CUDA(ordinal int) (Device, error) {
 	if ordinal < 0 {
 		return CPU, fmt.Errorf("tensor.CUDA(%d): the ordinal must be >= 0", ordinal)
 	}
-	if cudaDevices.open[ordinal] {
+	if cudaDevices.backends[ordinal] != nil {
 		return Device{kind: CUDAKind, ordinal: ordinal}, nil
 	}
 	if devices.CUDA == nil {
 		return CPU, fmt.Errorf("tensor.CUDA(%d): %w: this program does not link the CUDA device (import _ \"github.com/gradus-ml/gradus/tensor/cuda\")", ordinal, ErrNoCUDA)
 	}
-	if err := devices.CUDA(ordinal); err != nil {
+	be, err := devices.CUDA(ordinal)
+	if err != nil {
 		return CPU, fmt.Errorf("tensor.CUDA(%d): %w", ordinal, err)
 	}
-	if cudaDevices.open == nil {
-		cudaDevices.open = map[int]bool{}
+	if cudaDevices.backends == nil {
+		cudaDevices.backends = map[int]devices.Backend{}
 	}
-	cudaDevices.open[ordinal] = true
+	cudaDevices.backends[ordinal] = be
 	return Device{kind: CUDAKind, ordinal: ordinal}, nil
+}
+
+// Synchronize waits until the work queued on d has finished and returns
+// the first failure of it. Operations on a GPU return before their
+// kernels run, so time a GPU step by calling it at the end; reading a
+// result (Values, Item, To(CPU)) waits as well. On the CPU it does
+// nothing.
+func (d Device) Synchronize() error {
+	if d.kind == CPUKind {
+		return nil
+	}
+	cudaDevices.Lock()
+	be := cudaDevices.backends[d.ordinal]
+	cudaDevices.Unlock()
+	if be == nil {
+		return fmt.Errorf("tensor: Synchronize: device %v is not open: get it from tensor.CUDA", d)
+	}
+	return be.Synchronize()
 }

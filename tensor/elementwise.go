@@ -48,6 +48,10 @@ func (op *unaryOp) apply(dst, a *Tensor) *Tensor {
 // run is apply after validation (dst shaped like a, same dtype, no partial
 // overlap): the trusted kernel graph calls (internal/unchecked).
 func (op *unaryOp) run(dst, a *Tensor) *Tensor {
+	if dst.dev != nil || a.dev != nil {
+		gpuUnary(op.name, dst, a)
+		return dst
+	}
 	if a.dtype == Float32 {
 		runUnary(dst, a, op.f32)
 	} else {
@@ -100,6 +104,10 @@ func (op *binaryOp) apply(dst, a, b *Tensor) *Tensor {
 // trusted kernel graph calls (internal/unchecked).
 func (op *binaryOp) run(dst, a, b *Tensor) *Tensor {
 	av, bv := a.broadcastTo(op.name, dst.shape), b.broadcastTo(op.name, dst.shape)
+	if dst.dev != nil || a.dev != nil || b.dev != nil {
+		gpuBinary(op.name, dst, av, bv)
+		return dst
+	}
 	if a.dtype == Float32 {
 		runBinary(dst, av, bv, op.f32)
 	} else {
@@ -125,6 +133,11 @@ func runBinary[T Float](dst, a, b *Tensor, k binaryKernel[T]) {
 // is nil, or checks that dst has them.
 func prepareDst(op string, dst *Tensor, dt DType, shape []int, operands ...*Tensor) *Tensor {
 	if dst == nil {
+		for _, o := range operands {
+			if o != nil && o.dev != nil {
+				return newUninitOn(op, sameDevice(op, operands...).device, dt, shape...)
+			}
+		}
 		return New(dt, shape...)
 	}
 	if dst.dtype != dt || !slices.Equal(dst.shape, shape) {

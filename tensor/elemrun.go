@@ -95,5 +95,5 @@ func pick[K any](f32 bool, a32, a64 any) K {
 
 // storage returns t's whole backing array, which its offset and strides
 // index.
-func storage32(t *Tensor) []float32 { return t.f32 }
-func storage64(t *Tensor) []float64 { return t.f64 }
+func storage32(t *Tensor) []float32 { return storage[float32](t) }
+func storage64(t *Tensor) []float64 { return storage[float64](t) }

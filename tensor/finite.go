@@ -10,6 +10,16 @@ func NonFinite(t *Tensor) (count, first int, value float64) {
 	if t == nil {
 		Fail("NonFinite", "tensor is nil")
 	}
+	if t.dev != nil { // one pass on the device; the rare bad case is located on the host
+		c, done := contiguousOperand("NonFinite", t)
+		bad, err := c.dev.be.NonFinite(devDType(t.dtype), t.Size(), c.mem())
+		done()
+		gpuCheck("NonFinite", err)
+		if !bad {
+			return 0, -1, 0
+		}
+		return NonFinite(t.To(CPU))
+	}
 	c := t
 	if !c.IsContiguous() {
 		c = c.Contiguous()

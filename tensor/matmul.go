@@ -193,11 +193,18 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 	}
 	// outShape lives on this stack: copy it wherever it could be kept.
 	if dst == nil {
-		dst = New(a.dtype, cloneInts(outShape)...)
+		dst = newUninitOn(op, a.Device(), a.dtype, cloneInts(outShape)...)
 	} else if dst.dtype != a.dtype || !slices.Equal(dst.shape, outShape) {
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(outShape)), a.dtype, describe(a, b))
 	}
 	if dst.Size() == 0 {
+		return dst
+	}
+	if dst.dev != nil || a.dev != nil || b.dev != nil {
+		if ka != asMatrix || kb != asMatrix {
+			Fail(op, "no GPU kernel yet for vector operands (%s); reshape them to matrices", describe(a, b))
+		}
+		gpuMatMul(op, dst, a, b, nil, transA, transB)
 		return dst
 	}
 	out := dst
@@ -219,6 +226,10 @@ func matmulTrusted(dst, a, b *Tensor, transA, transB bool) *Tensor {
 	if dst.Size() == 0 {
 		return dst
 	}
+	if dst.dev != nil || a.dev != nil || b.dev != nil {
+		gpuMatMul("MatMul", dst, a, b, nil, transA, transB)
+		return dst
+	}
 	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
 	_, n, _, _ := logicalMatrix(b, asMatrix, transB)
 	gemmInto(dst, a, b, asMatrix, asMatrix, transA, transB, dst.shape[:len(dst.shape)-2], m, n, k, false)
@@ -231,6 +242,10 @@ func matmulTrusted(dst, a, b *Tensor, transA, transB bool) *Tensor {
 // matmulTrusted, and bias has dst's last dimension and dtype.
 func matmulBiasTrusted(dst, a, b, bias *Tensor, transA, transB bool) *Tensor {
 	if dst.Size() == 0 {
+		return dst
+	}
+	if dst.dev != nil || a.dev != nil || b.dev != nil || bias.dev != nil {
+		gpuMatMul("MatMulBias", dst, a, b, bias, transA, transB)
 		return dst
 	}
 	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
@@ -297,6 +312,14 @@ func gemmInto(out, a, b *Tensor, ka, kb int, transA, transB bool, batch []int, m
 func sharesStorage(x, y *Tensor) bool {
 	if x.dtype != y.dtype || x.Size() == 0 || y.Size() == 0 {
 		return false
+	}
+	if x.dev != nil || y.dev != nil { // offsets count from the allocation's start
+		if x.dev == nil || y.dev == nil || x.dev.h != y.dev.h {
+			return false
+		}
+		xlo, xhi := span(x)
+		ylo, yhi := span(y)
+		return xlo <= yhi && ylo <= xhi
 	}
 	var cx, cy int
 	if x.dtype == Float32 {

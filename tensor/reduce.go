@@ -208,11 +208,20 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 	}
 	// The plan's shape lives on this stack: copy it before New keeps it.
 	if dst == nil {
-		dst = New(a.dtype, cloneInts(p.shape)...)
+		dst = newUninitOn(op, a.Device(), a.dtype, cloneInts(p.shape)...)
 	} else if dst.dtype != a.dtype || !slices.Equal(dst.shape, p.shape) {
 		Fail(op, "destination %v does not match result %v %v (operands %s)", describe(dst), fmtShape(cloneInts(p.shape)), a.dtype, describe(a))
 	}
 	checkDst(op, dst)
+	if dst.dev != nil || a.dev != nil {
+		var ax []int
+		for i, r := range p.reduced {
+			if r {
+				ax = append(ax, i)
+			}
+		}
+		return gpuReduce(kind, dst, a, ax)
+	}
 	return reduceRun(kind, dst, a, &p, ddof)
 }
 
@@ -220,6 +229,9 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 // (internal/unchecked): the axes are in range and distinct, dst has the
 // result's shape and a's dtype, and max and min reduce no size-0 axis.
 func reduceTrusted(kind int, dst, a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
+	if dst.dev != nil || a.dev != nil {
+		return gpuReduce(redKind(kind), dst, a, axes)
+	}
 	var bufs planBufs
 	p := planAxes(a, axes, keepdims, &bufs)
 	return reduceRun(redKind(kind), dst, a, &p, ddof)
@@ -578,6 +590,10 @@ func sumTo(dst, a *Tensor, shape []int) *Tensor {
 func sumToTrusted(dst, a *Tensor) *Tensor {
 	var axesBuf [8]int
 	axes, _ := sumToAxes(a, dst.shape, axesBuf[:0])
+	if dst.dev != nil || a.dev != nil {
+		gpuSum("SumTo", dst, a, axes, false)
+		return dst
+	}
 	v := sumToView(dst, a.Dim()-len(dst.shape))
 	var bufs planBufs
 	p := planAxes(a, axes, true, &bufs)

@@ -122,7 +122,7 @@ func indexSelect(op string, dst, a *Tensor, axis int, idx []int) *Tensor {
 	if dst == nil {
 		shape := cloneInts(a.shape)
 		shape[ax] = len(idx)
-		out = New(a.dtype, shape...)
+		out = NewOn(a.Device(), a.dtype, shape...)
 	} else {
 		ok := dst.dtype == a.dtype && len(dst.shape) == len(a.shape)
 		for d := 0; ok && d < len(a.shape); d++ {
@@ -144,6 +144,10 @@ func indexSelect(op string, dst, a *Tensor, axis int, idx []int) *Tensor {
 // range, and out has a's dtype and the result's shape and does not overlap
 // a.
 func indexSelectTrusted(out, a *Tensor, ax int, idx []int) *Tensor {
+	if out.dev != nil || a.dev != nil {
+		gpuIndexSelect("IndexSelect", out, a, ax, idx)
+		return out
+	}
 	n := a.shape[ax]
 	outer, inner := shapeSize(a.shape[:ax]), shapeSize(a.shape[ax+1:])
 	if out.Size() == 0 {
@@ -190,7 +194,7 @@ func ScatterAdd(src *Tensor, axis int, idx []int, size int) *Tensor {
 	}
 	shape := cloneInts(src.shape)
 	shape[ax] = size
-	return scatterAdd("ScatterAdd", New(src.dtype, shape...), src, ax, idx)
+	return scatterAdd("ScatterAdd", NewOn(src.Device(), src.dtype, shape...), src, ax, idx)
 }
 
 // ScatterAddTo adds src into dst the way ScatterAdd does, accumulating onto
@@ -229,6 +233,10 @@ func scatterAdd(op string, dst, src *Tensor, ax int, idx []int) *Tensor {
 // along ax, len(idx) is src's length along ax, every index is in range for
 // dst, and dst does not overlap src.
 func scatterAddTrusted(dst, src *Tensor, ax int, idx []int) *Tensor {
+	if dst.dev != nil || src.dev != nil {
+		gpuScatterAdd("ScatterAdd", dst, src, ax, idx)
+		return dst
+	}
 	size := dst.shape[ax]
 	if src.Size() == 0 {
 		return dst

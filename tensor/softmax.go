@@ -36,6 +36,10 @@ func softmax(op string, dst, a *Tensor, axis int, logOut bool) *Tensor {
 // (internal/unchecked): axis is in range and non-negative, dst is shaped
 // like a with its dtype and overlaps a only by being it.
 func softmaxRun(dst, a *Tensor, ax int, logOut bool) *Tensor {
+	if dst.dev != nil || a.dev != nil {
+		gpuSoftmax("Softmax", dst, a, ax, logOut)
+		return dst
+	}
 	out := dst
 	if !dst.IsContiguous() {
 		out = New(a.dtype, a.shape...)

@@ -18,7 +18,7 @@ func SoftmaxGrad(y, v *Tensor, axis int) *Tensor {
 	if !slices.Equal(y.shape, v.shape) {
 		Fail(op, "operands must have one shape: %s", describe(y, v))
 	}
-	return softmaxGradRun(New(y.dtype, y.shape...), y, v, normAxis(op, axis, y.shape))
+	return softmaxGradRun(NewOn(y.Device(), y.dtype, y.shape...), y, v, normAxis(op, axis, y.shape))
 }
 
 // softmaxGradRun is SoftmaxGrad after validation, the trusted kernel graph
@@ -26,6 +26,10 @@ func SoftmaxGrad(y, v *Tensor, axis int) *Tensor {
 // in range and non-negative, and dst is contiguous and overlaps neither.
 func softmaxGradRun(dst, y, v *Tensor, ax int) *Tensor {
 	if dst.Size() == 0 {
+		return dst
+	}
+	if dst.dev != nil || y.dev != nil || v.dev != nil {
+		gpuSoftmaxGrad("SoftmaxGrad", dst, y, v, ax)
 		return dst
 	}
 	if !y.IsContiguous() {

@@ -21,6 +21,7 @@ type Tensor struct {
 	offset  int
 	f32     []float32
 	f64     []float64
+	dev     *deviceStore // nil on the CPU; views share it
 }
 
 // New returns a zero-filled contiguous tensor of the given dtype and shape.
@@ -55,8 +56,9 @@ func Full(dt DType, v float64, shape ...int) *Tensor {
 // Scalar returns a 0-dimensional tensor holding v.
 func Scalar(dt DType, v float64) *Tensor { return Full(dt, v) }
 
-// ZerosLike returns a zero-filled contiguous tensor with t's dtype and shape.
-func ZerosLike(t *Tensor) *Tensor { return New(t.dtype, t.shape...) }
+// ZerosLike returns a zero-filled contiguous tensor with t's dtype and
+// shape, on t's device.
+func ZerosLike(t *Tensor) *Tensor { return NewOn(t.Device(), t.dtype, t.shape...) }
 
 // FromFloat32s wraps data (without copying) as a contiguous tensor of the
 // given shape. It panics if len(data) does not equal the shape's size.
@@ -184,6 +186,9 @@ func (t *Tensor) IsContiguous() bool {
 // Float32s returns the elements of a contiguous float32 tensor, sharing
 // memory. It panics for float64 or non-contiguous tensors (use Contiguous).
 func (t *Tensor) Float32s() []float32 {
+	if t.dev != nil {
+		noHostMemory(t)
+	}
 	if t.dtype != Float32 {
 		Fail("Float32s", "tensor is %v", t.dtype)
 	}
@@ -196,6 +201,9 @@ func (t *Tensor) Float32s() []float32 {
 // Float64s returns the elements of a contiguous float64 tensor, sharing
 // memory. It panics for float32 or non-contiguous tensors (use Contiguous).
 func (t *Tensor) Float64s() []float64 {
+	if t.dev != nil {
+		noHostMemory(t)
+	}
 	if t.dtype != Float64 {
 		Fail("Float64s", "tensor is %v", t.dtype)
 	}
@@ -205,8 +213,12 @@ func (t *Tensor) Float64s() []float64 {
 	return t.f64[t.offset : t.offset+t.Size()]
 }
 
-// Values returns a copy of the elements in row-major order as float64.
+// Values returns a copy of the elements in row-major order as float64
+// (from a GPU tensor, after the work queued on the device).
 func (t *Tensor) Values() []float64 {
+	if t.dev != nil {
+		return t.To(CPU).Values()
+	}
 	c := t.Contiguous()
 	out := make([]float64, c.Size())
 	if c.dtype == Float32 {
@@ -222,6 +234,9 @@ func (t *Tensor) Values() []float64 {
 // At returns the element at the given index as float64.
 func (t *Tensor) At(idx ...int) float64 {
 	off := t.flatIndex("At", idx)
+	if t.dev != nil {
+		return t.deviceElement("At", off)
+	}
 	if t.dtype == Float32 {
 		return float64(t.f32[off])
 	}
@@ -238,6 +253,9 @@ func (t *Tensor) Item() float64 {
 	if t.Size() != 1 {
 		Fail("Item", "tensor of shape %v has %d elements, not 1", t.shape, t.Size())
 	}
+	if t.dev != nil {
+		return t.deviceElement("Item", t.offset)
+	}
 	if t.dtype == Float32 {
 		return float64(t.f32[t.offset])
 	}
@@ -246,6 +264,10 @@ func (t *Tensor) Item() float64 {
 
 // Fill sets every element to v.
 func (t *Tensor) Fill(v float64) {
+	if t.dev != nil {
+		t.deviceFill(v)
+		return
+	}
 	if t.dtype == Float32 {
 		fillT(t, float32(v))
 	} else {
@@ -276,15 +298,17 @@ func (t *Tensor) Contiguous() *Tensor {
 	return t.Clone()
 }
 
-// Clone returns a contiguous copy of t.
+// Clone returns a contiguous copy of t, on t's device.
 func (t *Tensor) Clone() *Tensor {
-	out := New(t.dtype, t.shape...)
+	out := newUninitOn("Clone", t.Device(), t.dtype, t.shape...)
 	CopyInto(out, t)
 	return out
 }
 
 // CopyInto copies src into dst elementwise; src is broadcast to dst's shape.
-// The dtypes must match.
+// The dtypes must match. dst and src may live on different devices: the
+// copy then moves the elements between the CPU and the GPU, as PyTorch's
+// copy_ does.
 func CopyInto(dst, src *Tensor) {
 	sameDType("CopyInto", dst, src)
 	copyTrusted(dst, src.broadcastTo("CopyInto", dst.shape))
@@ -293,6 +317,10 @@ func CopyInto(dst, src *Tensor) {
 // copyTrusted is CopyInto after validation, the trusted kernel graph calls
 // (internal/unchecked): s has dst's dtype and shape.
 func copyTrusted(dst, s *Tensor) {
+	if dst.dev != nil || s.dev != nil {
+		gpuCopy("Copy", dst, s)
+		return
+	}
 	if n := dst.Size(); n >= 2*parallelElemMin && len(dst.shape) > 1 && dst.shape[0] > 1 &&
 		!(dst.IsContiguous() && s.IsContiguous()) && runtime.GOMAXPROCS(0) > 1 {
 		// A strided copy (a permuted view made contiguous) walks short runs
@@ -321,6 +349,9 @@ func copySerial(dst, s *Tensor) {
 func (t *Tensor) Cast(dt DType) *Tensor {
 	if t.dtype == dt {
 		return t
+	}
+	if t.dev != nil {
+		noHostMemory(t)
 	}
 	out := New(dt, t.shape...)
 	c := t.Contiguous()
@@ -366,6 +397,9 @@ func (t *Tensor) String() string {
 // storage returns the whole backing slice of t as []T; T must match the
 // dtype (guaranteed by callers dispatching on DType).
 func storage[T Float](t *Tensor) []T {
+	if t.dev != nil {
+		noHostMemory(t)
+	}
 	var z T
 	if _, ok := any(z).(float32); ok {
 		return any(t.f32).([]T)
@@ -383,6 +417,9 @@ func dtypeOf[T Float]() DType {
 }
 
 func (t *Tensor) setFlat(off int, v float64) {
+	if t.dev != nil {
+		noHostMemory(t)
+	}
 	if t.dtype == Float32 {
 		t.f32[off] = float32(v)
 	} else {

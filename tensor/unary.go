@@ -357,6 +357,10 @@ func (op *paramOp) apply(dst, a *Tensor, p, q float64) *Tensor {
 // run is apply after validation (dst shaped like a, same dtype, no partial
 // overlap): the trusted kernel graph calls (internal/unchecked).
 func (op *paramOp) run(dst, a *Tensor, p, q float64) *Tensor {
+	if dst.dev != nil || a.dev != nil {
+		gpuScalar(op.name, dst, a, p)
+		return dst
+	}
 	if a.dtype == Float32 {
 		runParam(dst, a, float32(p), float32(q), op.f32)
 	} else {

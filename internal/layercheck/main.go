@@ -77,6 +77,7 @@ var layers = []struct {
 	{"examples", 13},
 	{"internal/layercheck", 13},
 	{"internal/numtest", 13},
+	{"internal/gpucheck", 13}, // tests only: ops and training steps on a CUDA device
 }
 
 // testOnly lists the test-helper packages, which only _test.go files may
@@ -89,11 +90,12 @@ var testOnly = map[string]bool{
 
 // trustedBy lists packages that only the named packages may import, tests
 // included: internal/unchecked skips validation, so only tensor (which
-// fills it) and graph (whose constructors validate before their ops'
-// Forward calls it) may use it. The layer table alone would let any
+// fills it), graph (whose constructors validate before their ops'
+// Forward calls it) and optim (whose Step checks the gradients against
+// the parameters before the GPU update) may use it. The layer table alone would let any
 // package above tensor call kernels that trust their arguments.
 var trustedBy = map[string][]string{
-	"internal/unchecked": {"tensor", "graph"},
+	"internal/unchecked": {"tensor", "graph", "optim"},
 }
 
 const maxLines = 700
@@ -187,7 +189,7 @@ func checkFile(fset *token.FileSet, module, rel string, src []byte) []string {
 		line := fset.Position(imp.Pos()).Line
 		switch {
 		case trustedBy[target] != nil && !slices.Contains(trustedBy[target], dir):
-			out = append(out, fmt.Sprintf("%s:%d: imports %s, which only %s may import", rel, line, target, strings.Join(trustedBy[target], " and ")))
+			out = append(out, fmt.Sprintf("%s:%d: imports %s, which only %s may import", rel, line, target, joinNames(trustedBy[target])))
 		case !ok:
 			out = append(out, fmt.Sprintf("%s:%d: imports %s, which is not in the layer table", rel, line, target))
 		case forTests && !test:
@@ -286,4 +288,12 @@ func modulePath(root string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: no module line", filepath.Join(root, "go.mod"))
+}
+
+// joinNames lists names as prose: "a", "a and b", "a, b and c".
+func joinNames(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -114,17 +114,17 @@ var V = 3
 	}
 }
 
-func TestTrustedKernelsOnlyFromTensorAndGraph(t *testing.T) {
+func TestTrustedKernelsOnlyFromTensorGraphAndOptim(t *testing.T) {
 	src := func(pkg string) string {
 		return "package " + pkg + "\n\nimport _ \"" + mod + "/internal/unchecked\"\n"
 	}
-	for _, ok := range []string{"tensor/x.go", "graph/x.go", "graph/x_test.go"} {
+	for _, ok := range []string{"tensor/x.go", "graph/x.go", "graph/x_test.go", "optim/x.go"} {
 		if p := problems(ok, src("x")); len(p) != 0 {
 			t.Errorf("%s importing internal/unchecked: %v", ok, p)
 		}
 	}
 	for _, bad := range []string{"nn/x.go", "nn/x_test.go", "autodiff/x.go", "tensor/internal/gemm/x.go"} {
-		if p := problems(bad, src("x")); len(p) != 1 || !strings.Contains(p[0], "only tensor and graph may import") {
+		if p := problems(bad, src("x")); len(p) != 1 || !strings.Contains(p[0], "only tensor, graph and optim may import") {
 			t.Errorf("%s importing internal/unchecked: %v", bad, p)
 		}
 	}

@@ -16,6 +16,7 @@
 package cuda
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/gradus-ml/gradus/tensor/internal/cuda"
@@ -26,23 +27,28 @@ func init() { devices.CUDA = open }
 
 var opened struct {
 	sync.Mutex
-	drivers map[int]*cuda.Driver
+	backends map[int]devices.Backend
 }
 
-// open binds the driver and opens device ordinal once per process.
-func open(ordinal int) error {
+// open binds the driver, opens device ordinal and loads its kernels and
+// cuBLAS, once per process.
+func open(ordinal int) (devices.Backend, error) {
 	opened.Lock()
 	defer opened.Unlock()
-	if opened.drivers[ordinal] != nil {
-		return nil
+	if be := opened.backends[ordinal]; be != nil {
+		return be, nil
 	}
 	d, err := cuda.OpenDevice(cuda.DefaultSearch(), ordinal)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if opened.drivers == nil {
-		opened.drivers = map[int]*cuda.Driver{}
+	be, err := newBackend(d)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %s: %w", d.Name(), err)
 	}
-	opened.drivers[ordinal] = d
-	return nil
+	if opened.backends == nil {
+		opened.backends = map[int]devices.Backend{}
+	}
+	opened.backends[ordinal] = be
+	return be, nil
 }

@@ -8,7 +8,9 @@
 # It writes into $OUT (default out/gpu/log): env.txt (nvidia-smi, where
 # the CUDA libraries are), cuda-test.log (every test, verbose, failing
 # rather than skipping when no driver is found), cuda-fake.log (the fake
-# driver's tests, in a process of their own), cuda-bench.log (the GEMM
+# driver's tests, in a process of their own), gpucheck.log and
+# gpucheck-bench.log (internal/gpucheck: tensor ops and training steps on
+# the device, and their benchmarks), cuda-bench.log (the GEMM
 # benchmarks), torch-gemm.log (PyTorch's cuBLAS GEMMs at n = 4096 for
 # reference), torch-bench.log (PyTorch eager on the GPU over
 # examples/bench's training workloads) and cache/ (the PTX NVRTC produced). It exits with the
@@ -41,6 +43,13 @@ timeout 200 "$bin" -test.v -test.count=1 -test.timeout 190s -test.skip Fake 2>&1
 status=${PIPESTATUS[0]}
 if ! timeout 60 "$bin" -test.v -test.count=1 -test.run Fake >"$out/cuda-fake.log" 2>&1; then
 	[ "$status" = 0 ] && status=1
+fi
+# Package tensor's operations and the training steps on the device
+# (internal/gpucheck), then their benchmarks.
+if [ -x "$here/gpucheck.test.amd64" ] && [ "$(uname -m)" = x86_64 ]; then
+	timeout 240 "$here/gpucheck.test.amd64" -test.v -test.count=1 -test.timeout 230s 2>&1 | tee "$out/gpucheck.log"
+	[ "${PIPESTATUS[0]}" = 0 ] || status=1
+	timeout 60 "$here/gpucheck.test.amd64" -test.run '^$' -test.bench . -test.benchtime 200x -test.count 3 2>&1 | tee "$out/gpucheck-bench.log"
 fi
 timeout 60 "$bin" -test.run '^$' -test.bench . -test.benchtime 20x 2>&1 | tee "$out/cuda-bench.log"
 

@@ -14,7 +14,8 @@ import "errors"
 var ErrUnavailable = errors.New("CUDA unavailable")
 
 // CUDA binds the driver and opens the CUDA device with the given ordinal,
-// or says why it cannot (wrapping ErrUnavailable where the machine or the
-// program cannot run CUDA at all). It is nil in a program that does not
-// import tensor/cuda.
-var CUDA func(ordinal int) error
+// returning the Backend that runs tensor operations on it, or says why it
+// cannot (wrapping ErrUnavailable where the machine or the program cannot
+// run CUDA at all). It is nil in a program that does not import
+// tensor/cuda.
+var CUDA func(ordinal int) (Backend, error)

@@ -1,0 +1,227 @@
+package tensor
+
+import (
+	"runtime"
+	"strings"
+	"sync/atomic"
+
+	"github.com/gradus-ml/gradus/tensor/internal/devices"
+)
+
+// deviceStore is the device memory holding a GPU tensor's elements; a
+// tensor's views share it, as CPU views share the backing slice.
+type deviceStore struct {
+	device Device
+	be     devices.Backend
+	h      *memHandle
+}
+
+// memHandle owns an allocation. The garbage collector hands it back when
+// no tensor refers to its store any more (runtime.AddCleanup); ops free
+// their scratch tensors at once with release instead, since device
+// memory does not press on the Go heap that paces the collector.
+type memHandle struct {
+	be    devices.Backend
+	mem   devices.Mem
+	freed atomic.Bool
+}
+
+func (h *memHandle) free() {
+	if h.freed.CompareAndSwap(false, true) {
+		h.be.Free(h.mem)
+	}
+}
+
+// Device returns the device t lives on: CPU, or a CUDA GPU for tensors
+// made with NewOn or To.
+func (t *Tensor) Device() Device {
+	if t.dev == nil {
+		return CPU
+	}
+	return t.dev.device
+}
+
+// backendOf returns the backend of an open CUDA device.
+func backendOf(op string, d Device) devices.Backend {
+	cudaDevices.Lock()
+	be := cudaDevices.backends[d.ordinal]
+	cudaDevices.Unlock()
+	if be == nil {
+		Fail(op, "device %v is not open: get it from tensor.CUDA", d)
+	}
+	return be
+}
+
+func devDType(dt DType) devices.DType {
+	if dt == Float64 {
+		return devices.F64
+	}
+	return devices.F32
+}
+
+// NewOn returns a zero-filled contiguous tensor of the given dtype and
+// shape on device d (New for the CPU). A CUDA device must come from
+// tensor.CUDA. It panics with a *Error if the device cannot allocate.
+func NewOn(d Device, dt DType, shape ...int) *Tensor {
+	t := newUninitOn("NewOn", d, dt, shape...)
+	if t.dev != nil {
+		t.Fill(0)
+	}
+	return t
+}
+
+// newUninitOn is NewOn without zeroing device memory (CPU memory is
+// always zeroed).
+func newUninitOn(op string, d Device, dt DType, shape ...int) *Tensor {
+	if d.kind == CPUKind {
+		return New(dt, shape...)
+	}
+	if dt != Float32 && dt != Float64 {
+		Fail(op, "unknown dtype %v", dt)
+	}
+	n := checkShape(op, shape)
+	be := backendOf(op, d)
+	mem, err := be.Alloc(devDType(dt), max(n, 1))
+	if err != nil {
+		Fail(op, "%v tensor of shape %v on %v: %v", dt, shape, d, err)
+	}
+	h := &memHandle{be: be, mem: mem}
+	s := &deviceStore{device: d, be: be, h: h}
+	runtime.AddCleanup(s, (*memHandle).free, h)
+	return &Tensor{dtype: dt, shape: cloneInts(shape), strides: rowMajorStrides(shape), dev: s}
+}
+
+// release hands a scratch tensor's device memory back at once; t and its
+// views must not be used after. It does nothing on the CPU.
+func (t *Tensor) release() {
+	if t.dev != nil {
+		t.dev.h.free()
+	}
+}
+
+// mem is the device memory of t's first element.
+func (t *Tensor) mem() devices.Mem {
+	m := t.dev.h.mem
+	if t.offset != 0 {
+		m = t.dev.be.Slice(m, devDType(t.dtype), t.offset)
+	}
+	return m
+}
+
+// view is t as a strided device operand.
+func (t *Tensor) view() devices.View { return devices.View{Mem: t.mem(), Strides: t.strides} }
+
+// To returns t on device d: t itself when it is there already, else a
+// contiguous copy made there (the GPU's queued work finishes first when
+// the copy comes back to the CPU). It panics with a *Error if d is not
+// open or the copy fails.
+func (t *Tensor) To(d Device) *Tensor {
+	const op = "To"
+	if t.Device() == d {
+		return t
+	}
+	if t.dev != nil && d.kind != CPUKind {
+		return t.To(CPU).To(d) // between GPUs, through the host
+	}
+	if t.dev == nil { // to a GPU
+		c := t.Contiguous()
+		out := newUninitOn(op, d, t.dtype, t.shape...)
+		if t.Size() == 0 {
+			return out
+		}
+		var src any
+		if c.dtype == Float32 {
+			src = c.f32[c.offset : c.offset+c.Size()]
+		} else {
+			src = c.f64[c.offset : c.offset+c.Size()]
+		}
+		if err := out.dev.be.Upload(out.mem(), src); err != nil {
+			Fail(op, "%v tensor of shape %v to %v: %v", t.dtype, t.shape, d, err)
+		}
+		return out
+	}
+	c := t.deviceContiguous(op) // to the CPU
+	out := New(t.dtype, t.shape...)
+	if t.Size() == 0 {
+		return out
+	}
+	var dst any = out.f64
+	if t.dtype == Float32 {
+		dst = out.f32
+	}
+	if err := c.dev.be.Download(dst, c.mem()); err != nil {
+		Fail(op, "%v tensor of shape %v from %v: %v", t.dtype, t.shape, t.Device(), err)
+	}
+	if c != t {
+		c.release()
+	}
+	return out
+}
+
+// deviceContiguous returns the GPU tensor t, or a contiguous copy of it
+// on its device when it is a strided view.
+func (t *Tensor) deviceContiguous(op string) *Tensor {
+	if t.IsContiguous() {
+		return t
+	}
+	c := newUninitOn(op, t.Device(), t.dtype, t.shape...)
+	gpuCheck(op, c.dev.be.Copy(devDType(t.dtype), t.shape, c.mem(), t.view()))
+	return c
+}
+
+// gpuCheck panics naming op when a device call failed.
+func gpuCheck(op string, err error) {
+	if err != nil {
+		Fail(op, "%v", err)
+	}
+}
+
+// noHostMemory panics for an operation that reached a CPU kernel with a
+// GPU tensor: the op has no GPU kernel yet. It names the outermost
+// exported function of package tensor on the stack (the op the caller
+// asked for) and the caller above it.
+func noHostMemory(t *Tensor) {
+	op, caller := callerOp()
+	via := ""
+	if caller != "" && op == "this operation" {
+		via = " (reached from " + caller + ")"
+	}
+	Fail(op, "no GPU kernel yet for the %v tensor of shape %v on %v%s; move it with To(tensor.CPU)", t.dtype, t.shape, t.Device(), via)
+}
+
+// callerOp finds the exported function of package tensor nearest the top
+// of the call stack and the function that called it.
+func callerOp() (op, caller string) {
+	pc := make([]uintptr, 64)
+	n := runtime.Callers(3, pc)
+	frames := runtime.CallersFrames(pc[:n])
+	const pkg = "github.com/gradus-ml/gradus/tensor."
+	for {
+		f, more := frames.Next()
+		name, inTensor := strings.CutPrefix(f.Function, pkg)
+		if inTensor && !strings.Contains(name, "/") {
+			if exportedName(name) {
+				op = strings.Replace(name, "(*Tensor).", "Tensor.", 1)
+			}
+		} else if f.Function != "" && !strings.HasPrefix(f.Function, "runtime.") {
+			if op == "" {
+				op = "this operation"
+			}
+			return op, strings.TrimPrefix(f.Function, "github.com/gradus-ml/gradus/")
+		}
+		if !more {
+			break
+		}
+	}
+	if op == "" {
+		op = "this operation"
+	}
+	return op, ""
+}
+
+// exportedName says whether a function name as runtime reports it
+// ("Add", "(*Tensor).Sum", "foo[...]") is exported.
+func exportedName(name string) bool {
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "(*Tensor)."), "Tensor.")
+	return name != "" && name[0] >= 'A' && name[0] <= 'Z'
+}

@@ -1,0 +1,358 @@
+package tensor
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// The GPU side of the operations that have a kernel there. Each run
+// function of the CPU path calls into this file when an operand or the
+// destination lives on a GPU; everything here has been validated by the
+// caller as on the CPU, except that the operands share one device.
+
+// sameDevice returns the device store every tensor of ts lives on, or
+// panics naming op when they live on different devices (as PyTorch does)
+// or one of them is on the CPU.
+func sameDevice(op string, ts ...*Tensor) *deviceStore {
+	var s *deviceStore
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		if t.dev == nil || (s != nil && t.dev.device != s.device) {
+			var where []string
+			for _, u := range ts {
+				if u != nil {
+					where = append(where, u.Device().String())
+				}
+			}
+			Fail(op, "operands live on different devices (%s); move them to one with To", strings.Join(where, ", "))
+		}
+		if s == nil {
+			s = t.dev
+		}
+	}
+	return s
+}
+
+// kernelName turns an op's name ("ReluGrad") into its kernel's
+// ("relu_grad").
+func kernelName(op string) string {
+	var b strings.Builder
+	for i, r := range op {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// noKernel panics for an op with no GPU kernel yet.
+func noKernel(op string, t *Tensor) {
+	Fail(op, "no GPU kernel yet for %v tensors of shape %v on %v; move them with To(tensor.CPU)", t.dtype, t.shape, t.Device())
+}
+
+// intoContiguous runs f on dst when it is contiguous, else on a
+// contiguous scratch tensor that is then copied into dst.
+func intoContiguous(op string, dst *Tensor, f func(out *Tensor)) {
+	if dst.IsContiguous() {
+		f(dst)
+		return
+	}
+	tmp := newUninitOn(op, dst.Device(), dst.dtype, dst.shape...)
+	f(tmp)
+	gpuCopy(op, dst, tmp)
+	tmp.release()
+}
+
+// contiguousOperand returns a contiguous form of the GPU tensor a and a
+// function that frees the copy, if one was made.
+func contiguousOperand(op string, a *Tensor) (*Tensor, func()) {
+	c := a.deviceContiguous(op)
+	if c == a {
+		return a, func() {}
+	}
+	return c, c.release
+}
+
+// deviceFill is Fill on a GPU tensor.
+func (t *Tensor) deviceFill(v float64) {
+	intoContiguous("Fill", t, func(out *Tensor) {
+		gpuCheck("Fill", out.dev.be.Fill(devDType(t.dtype), t.Size(), out.mem(), v))
+	})
+}
+
+// deviceElement reads the element at storage offset off of a GPU tensor.
+func (t *Tensor) deviceElement(op string, off int) float64 {
+	e := &Tensor{dtype: t.dtype, shape: []int{}, strides: []int{}, offset: off, dev: t.dev}
+	return e.To(CPU).Item()
+}
+
+// gpuCopy copies s, of dst's shape, into dst. Between the CPU and a GPU
+// it transfers (CopyInto is explicit, as PyTorch's copy_ is).
+func gpuCopy(op string, dst, s *Tensor) {
+	if dst.Device() != s.Device() {
+		transfer(op, dst, s)
+		return
+	}
+	st := sameDevice(op, dst, s)
+	if dst.Size() == 0 {
+		return
+	}
+	if !dst.IsContiguous() {
+		Fail(op, "no GPU kernel yet for writing into the strided %v view of shape %v strides %v on %v", dst.dtype, dst.shape, dst.strides, dst.Device())
+	}
+	gpuCheck(op, st.be.Copy(devDType(dst.dtype), dst.shape, dst.mem(), s.view()))
+}
+
+// gpuUnary is unaryOp.run on a GPU.
+func gpuUnary(op string, dst, a *Tensor) {
+	st := sameDevice(op, dst, a)
+	k := kernelName(op)
+	if !st.be.HasUnary(k) {
+		noKernel(op, a)
+	}
+	if dst.Size() == 0 {
+		return
+	}
+	src, done := contiguousOperand(op, a)
+	defer done()
+	intoContiguous(op, dst, func(out *Tensor) {
+		gpuCheck(op, st.be.Unary(k, devDType(a.dtype), a.Size(), out.mem(), src.mem()))
+	})
+}
+
+// gpuBinary is binaryOp.run on a GPU: a and b are already broadcast to
+// dst's shape (as views with zero strides).
+func gpuBinary(op string, dst, a, b *Tensor) {
+	st := sameDevice(op, dst, a, b)
+	k := kernelName(op)
+	if !st.be.HasBinary(k) {
+		noKernel(op, a)
+	}
+	if dst.Size() == 0 {
+		return
+	}
+	intoContiguous(op, dst, func(out *Tensor) {
+		gpuCheck(op, st.be.Binary(k, devDType(a.dtype), dst.shape, out.mem(), a.view(), b.view()))
+	})
+}
+
+// gpuScalar is paramOp.run on a GPU, for AddScalar and MulScalar.
+func gpuScalar(op string, dst, a *Tensor, s float64) {
+	st := sameDevice(op, dst, a)
+	k := kernelName(op)
+	if k != "add_scalar" && k != "mul_scalar" {
+		noKernel(op, a)
+	}
+	if dst.Size() == 0 {
+		return
+	}
+	src, done := contiguousOperand(op, a)
+	defer done()
+	intoContiguous(op, dst, func(out *Tensor) {
+		gpuCheck(op, st.be.Scalar(k, devDType(a.dtype), a.Size(), out.mem(), src.mem(), s))
+	})
+}
+
+// gpuSum sums a over axes into dst, whose elements are a's kept axes in
+// order (keepdims or not, the layout is the same); mean divides by the
+// count.
+func gpuSum(op string, dst, a *Tensor, axes []int, mean bool) {
+	st := sameDevice(op, dst, a)
+	if dst.Size() == 0 {
+		return
+	}
+	// Move the summed axes last, make that contiguous and sum its rows.
+	var kept, summed []int
+	for i := range a.shape {
+		if slices.Contains(axes, i) {
+			summed = append(summed, i)
+		} else {
+			kept = append(kept, i)
+		}
+	}
+	cols := 1
+	for _, ax := range summed {
+		cols *= a.shape[ax]
+	}
+	rows := dst.Size()
+	src, done := contiguousOperand(op, permuteTrusted(a, append(kept, summed...)))
+	defer done()
+	dt := devDType(a.dtype)
+	intoContiguous(op, dst, func(out *Tensor) {
+		if cols == 0 {
+			gpuCheck(op, st.be.Fill(dt, rows, out.mem(), 0))
+			return
+		}
+		gpuCheck(op, st.be.SumLast(dt, rows, cols, out.mem(), src.mem()))
+		if mean {
+			gpuCheck(op, st.be.Scalar("mul_scalar", dt, rows, out.mem(), out.mem(), 1/float64(cols)))
+		}
+	})
+}
+
+// gpuMatMul is matmulTrusted (bias nil) and matmulBiasTrusted on a GPU:
+// dst (batch..., m, n) = op(a)·op(b) (+ bias broadcast over the rows).
+func gpuMatMul(op string, dst, a, b, bias *Tensor, transA, transB bool) {
+	st := sameDevice(op, dst, a, b, bias)
+	if dst.Size() == 0 {
+		return
+	}
+	nd := len(dst.shape)
+	m, n := dst.shape[nd-2], dst.shape[nd-1]
+	k := a.shape[len(a.shape)-1]
+	if transA {
+		k = a.shape[len(a.shape)-2]
+	}
+	batchShape := dst.shape[:nd-2]
+	batch := shapeSize(batchShape)
+	// Each operand's matrices must be contiguous and evenly spaced: one
+	// matrix repeated (stride 0), or the batch laid out densely.
+	operand := func(t *Tensor) (*Tensor, int, func()) {
+		if len(t.shape) == 2 || shapeSize(t.shape[:len(t.shape)-2]) == 1 {
+			c, done := contiguousOperand(op, reshapeTrusted(t, t.shape[len(t.shape)-2:]))
+			return c, 0, done
+		}
+		full := append(slices.Clone(batchShape), t.shape[len(t.shape)-2:]...)
+		c, done := contiguousOperand(op, expandTrusted(t, full))
+		return c, t.shape[len(t.shape)-2] * t.shape[len(t.shape)-1], done
+	}
+	ca, sa, doneA := operand(a)
+	defer doneA()
+	cb, sb, doneB := operand(b)
+	defer doneB()
+	dt := devDType(a.dtype)
+	intoContiguous(op, dst, func(out *Tensor) {
+		beta := 0.0
+		if bias != nil {
+			gpuCopy(op, out, expandTrusted(bias, out.shape))
+			beta = 1
+		}
+		gpuCheck(op, st.be.Gemm(dt, transA, transB, batch, m, n, k, ca.mem(), sa, cb.mem(), sb, out.mem(), 1, beta))
+	})
+}
+
+// gpuSoftmax is softmaxRun on a GPU, along the last axis.
+func gpuSoftmax(op string, dst, a *Tensor, ax int, log bool) {
+	st := sameDevice(op, dst, a)
+	if ax != len(a.shape)-1 {
+		Fail(op, "no GPU kernel yet along axis %d of shape %v (only the last axis)", ax, a.shape)
+	}
+	if dst.Size() == 0 {
+		return
+	}
+	src, done := contiguousOperand(op, a)
+	defer done()
+	cols := a.shape[ax]
+	intoContiguous(op, dst, func(out *Tensor) {
+		gpuCheck(op, st.be.Softmax(devDType(a.dtype), a.Size()/cols, cols, out.mem(), src.mem(), log))
+	})
+}
+
+// gpuSoftmaxGrad is softmaxGradRun on a GPU, along the last axis.
+func gpuSoftmaxGrad(op string, dst, y, v *Tensor, ax int) {
+	st := sameDevice(op, dst, y, v)
+	if ax != len(y.shape)-1 {
+		Fail(op, "no GPU kernel yet along axis %d of shape %v (only the last axis)", ax, y.shape)
+	}
+	if dst.Size() == 0 {
+		return
+	}
+	cy, doneY := contiguousOperand(op, y)
+	defer doneY()
+	cv, doneV := contiguousOperand(op, v)
+	defer doneV()
+	cols := y.shape[ax]
+	intoContiguous(op, dst, func(out *Tensor) {
+		gpuCheck(op, st.be.SoftmaxGrad(devDType(y.dtype), y.Size()/cols, cols, out.mem(), cy.mem(), cv.mem(), false))
+	})
+}
+
+// gpuIndexSelect is indexSelectTrusted on a GPU.
+func gpuIndexSelect(op string, out, a *Tensor, ax int, idx []int) {
+	st := sameDevice(op, out, a)
+	if out.Size() == 0 {
+		return
+	}
+	src, done := contiguousOperand(op, a)
+	defer done()
+	outer, inner := shapeSize(a.shape[:ax]), shapeSize(a.shape[ax+1:])
+	intoContiguous(op, out, func(o *Tensor) {
+		gpuCheck(op, st.be.Gather(devDType(a.dtype), outer, a.shape[ax], inner, o.mem(), src.mem(), idx))
+	})
+}
+
+// gpuScatterAdd is scatterAddTrusted on a GPU: dst += src scattered at
+// idx along ax.
+func gpuScatterAdd(op string, dst, src *Tensor, ax int, idx []int) {
+	st := sameDevice(op, dst, src)
+	if src.Size() == 0 {
+		return
+	}
+	if !dst.IsContiguous() {
+		Fail(op, "no GPU kernel yet for adding into the strided %v view of shape %v on %v", dst.dtype, dst.shape, dst.Device())
+	}
+	cs, done := contiguousOperand(op, src)
+	defer done()
+	outer, inner := shapeSize(dst.shape[:ax]), shapeSize(dst.shape[ax+1:])
+	gpuCheck(op, st.be.ScatterAdd(devDType(dst.dtype), outer, dst.shape[ax], inner, dst.mem(), idx, cs.mem()))
+}
+
+// gpuReduce is reduceTrusted on a GPU: sums and means have kernels.
+func gpuReduce(kind redKind, dst, a *Tensor, axes []int) *Tensor {
+	op := redNames[kind]
+	if kind != redSum && kind != redMean {
+		noKernel(op, a)
+	}
+	gpuSum(op, dst, a, axes, kind == redMean)
+	return dst
+}
+
+// deviceAdam is optim.Adam's update on a GPU (internal/unchecked's
+// DeviceAdam): false when p lives on the CPU.
+func deviceAdam(p, g, m, v *Tensor, h [8]float64) bool {
+	if p.dev == nil {
+		return false
+	}
+	const op = "Adam"
+	st := sameDevice(op, p, g, m, v)
+	gpuCheck(op, st.be.Adam(devDType(p.dtype), p.Size(), p.mem(), g.mem(), m.mem(), v.mem(), h))
+	return true
+}
+
+// transfer copies s into dst across devices: directly when both are
+// contiguous, else through a contiguous copy on the destination's device.
+func transfer(op string, dst, s *Tensor) {
+	if dst.Size() == 0 {
+		return
+	}
+	if !dst.IsContiguous() || !s.IsContiguous() || (dst.dev != nil && s.dev != nil) {
+		c := s.To(dst.Device())
+		copyTrusted(dst, c)
+		return
+	}
+	n := dst.Size()
+	if dst.dev != nil { // upload
+		var src any
+		if s.dtype == Float32 {
+			src = s.f32[s.offset : s.offset+n]
+		} else {
+			src = s.f64[s.offset : s.offset+n]
+		}
+		gpuCheck(op, dst.dev.be.Upload(dst.mem(), src))
+		return
+	}
+	var d any
+	if dst.dtype == Float32 {
+		d = dst.f32[dst.offset : dst.offset+n]
+	} else {
+		d = dst.f64[dst.offset : dst.offset+n]
+	}
+	gpuCheck(op, s.dev.be.Download(d, s.mem()))
+}

@@ -1,0 +1,88 @@
+package devices
+
+// DType is the element type of device memory: F32 or F64.
+type DType uint8
+
+// The element types.
+const (
+	F32 DType = iota + 1
+	F64
+)
+
+// Size returns the bytes of one element.
+func (t DType) Size() int {
+	if t == F64 {
+		return 8
+	}
+	return 4
+}
+
+// Mem is a span of device memory. Slice views part of it; only what Alloc
+// returned may be passed to Free.
+type Mem interface {
+	Bytes() int
+}
+
+// View is a strided operand in device memory: the element at index i
+// lives at Mem's element Σ i[d]·Strides[d] (Mem already points at the
+// view's first element; a stride of 0 broadcasts).
+type View struct {
+	Mem     Mem
+	Strides []int
+}
+
+// Backend is what package tensor asks of a device. Every method queues
+// work on the device in order; Download and NonFinite wait for the work
+// queued before them and report any failure of it. All shapes, sizes and
+// operands are checked by package tensor before the call; a Backend still
+// returns an error rather than corrupt memory when they are wrong.
+type Backend interface {
+	// Name is the device's product name, for messages.
+	Name() string
+	// Alloc returns n uninitialised elements of dt; Free gives them back.
+	Alloc(dt DType, n int) (Mem, error)
+	Free(m Mem)
+	// Slice views m from element off (of dt) on.
+	Slice(m Mem, dt DType, off int) Mem
+	// Upload copies src ([]float32 or []float64) to the start of dst;
+	// Download copies the first len(dst) elements of src into dst.
+	Upload(dst Mem, src any) error
+	Download(dst any, src Mem) error
+	// Fill sets n elements of dst to v.
+	Fill(dt DType, n int, dst Mem, v float64) error
+	// Copy writes the strided x into the contiguous dst of shape.
+	Copy(dt DType, shape []int, dst Mem, x View) error
+	// HasUnary and HasBinary say whether Unary and Binary have a kernel
+	// for op, a name of package tensor's op tables in lower case with
+	// underscores ("relu", "relu_grad").
+	HasUnary(op string) bool
+	HasBinary(op string) bool
+	// Unary sets dst[i] = op(x[i]) for i < n (contiguous).
+	Unary(op string, dt DType, n int, dst, x Mem) error
+	// Binary sets the contiguous dst of shape to op(a, b) elementwise.
+	Binary(op string, dt DType, shape []int, dst Mem, a, b View) error
+	// Scalar sets dst[i] = op(x[i], s), op "add_scalar" or "mul_scalar".
+	Scalar(op string, dt DType, n int, dst, x Mem, s float64) error
+	// Gemm sets each of the batch contiguous m×n matrices of c to
+	// alpha·op(a)·op(b) + beta·c; a's matrices are m×k (k×m with transA),
+	// b's k×n (n×k with transB), contiguous and strideA, strideB elements
+	// apart (0 repeats one matrix).
+	Gemm(dt DType, transA, transB bool, batch, m, n, k int, a Mem, strideA int, b Mem, strideB int, c Mem, alpha, beta float64) error
+	// Softmax sets each row of the rows × cols dst to the (log-)softmax
+	// of that row of x; SoftmaxGrad to its VJP with v, given its output y.
+	Softmax(dt DType, rows, cols int, dst, x Mem, log bool) error
+	SoftmaxGrad(dt DType, rows, cols int, dst, y, v Mem, log bool) error
+	// SumLast sets dst[r] to the sum of row r of the rows × cols x.
+	SumLast(dt DType, rows, cols int, dst, x Mem) error
+	// Gather sets the (outer, len(idx), inner) dst to x (outer, axis,
+	// inner) at idx along the middle axis; ScatterAdd adds src back.
+	Gather(dt DType, outer, axis, inner int, dst, x Mem, idx []int) error
+	ScatterAdd(dt DType, outer, axis, inner int, dst Mem, idx []int, src Mem) error
+	// NonFinite reports whether any of n elements of x is NaN or ±Inf.
+	NonFinite(dt DType, n int, x Mem) (bool, error)
+	// Adam applies one Adam step to n parameters in place; h holds
+	// W1, B2, W2, StepSize, C, Eps, Decay, L2 as optim.Adam works them out.
+	Adam(dt DType, n int, p, g, m, v Mem, h [8]float64) error
+	// Synchronize waits for all queued work and reports its failures.
+	Synchronize() error
+}
