@@ -29,6 +29,14 @@ var unaryCases = map[string]struct {
 	"relu":    {cpu: tensor.Relu, lo: -10, hi: 10, exact: true},
 	"sigmoid": {cpu: tensor.Sigmoid, lo: -80, hi: 80},
 	"gelu":    {cpu: tensor.Gelu, lo: -12, hi: 12, cond: geluCond},
+	"square":  {cpu: tensor.Square, lo: -1e3, hi: 1e3, exact: true},
+	"sqrt":    {cpu: tensor.Sqrt, lo: 0, hi: 1e6, exact: true},
+	"abs":     {cpu: tensor.Abs, lo: -10, hi: 10, exact: true},
+	// 1/x is correctly rounded on both sides (no fast-math reciprocal).
+	"reciprocal": {cpu: tensor.Reciprocal, lo: 0.01, hi: 100, exact: true},
+	"log1p":      {cpu: tensor.Log1p, lo: -0.999, hi: 100},
+	"expm1":      {cpu: tensor.Expm1, lo: -20, hi: 20},
+	"softplus":   {cpu: tensor.Softplus, lo: -80, hi: 80},
 }
 
 // geluCond is the condition factor of the GELU and its derivative in the
@@ -57,6 +65,9 @@ var binaryCases = map[string]binaryCase{
 	"gelu_grad": {cpu: tensor.GeluGrad, lo: -12, hi: 12, mag: func(v, x float64) float64 {
 		return geluCond(x) * math.Abs(v) * (0.5*math.Erfc(-x/math.Sqrt2) + math.Abs(x)*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi))
 	}},
+	"sigmoid_grad": {cpu: tensor.SigmoidGrad, lo: -30, hi: 30},
+	// v·(1 − y²) cancels as |y| → 1: its rounding scales with |v|, not the result.
+	"tanh_grad": {cpu: tensor.TanhGrad, lo: -1, hi: 1, mag: func(v, y float64) float64 { return math.Abs(v) }},
 }
 
 func TestUnaryKernels(t *testing.T) {

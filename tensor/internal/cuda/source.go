@@ -37,8 +37,9 @@ func Source() string {
 // The operations with a kernel, by the name the kernels carry (before the
 // _f32 or _f64 suffix).
 var (
-	UnaryOps  = []string{"neg", "exp", "log", "tanh", "relu", "sigmoid", "gelu"}
-	BinaryOps = []string{"add", "sub", "mul", "div", "relu_grad", "gelu_grad"}
+	UnaryOps = []string{"neg", "exp", "log", "tanh", "relu", "sigmoid", "gelu",
+		"square", "sqrt", "abs", "reciprocal", "log1p", "expm1", "softplus"}
+	BinaryOps = []string{"add", "sub", "mul", "div", "relu_grad", "gelu_grad", "sigmoid_grad", "tanh_grad"}
 	ScalarOps = []string{"add_scalar", "mul_scalar"}
 	RowOps    = []string{"softmax", "log_softmax", "softmax_grad", "log_softmax_grad", "sum_last"}
 	OtherOps  = []string{"adam", "fill", "non_finite", "copy", "gather", "scatter_add"}

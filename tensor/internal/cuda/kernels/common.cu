@@ -28,6 +28,12 @@ __device__ inline float  math_erfc(float x)  { return erfcf(x); }
 __device__ inline double math_erfc(double x) { return erfc(x); }
 __device__ inline float  math_sqrt(float x)  { return sqrtf(x); }
 __device__ inline double math_sqrt(double x) { return sqrt(x); }
+__device__ inline float  math_log1p(float x)  { return log1pf(x); }
+__device__ inline double math_log1p(double x) { return log1p(x); }
+__device__ inline float  math_expm1(float x)  { return expm1f(x); }
+__device__ inline double math_expm1(double x) { return expm1(x); }
+__device__ inline float  math_abs(float x)    { return fabsf(x); }
+__device__ inline double math_abs(double x)   { return fabs(x); }
 
 // Grid-stride loops: any grid covers any n.
 __device__ inline long long first_index() {

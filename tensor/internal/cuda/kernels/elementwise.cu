@@ -67,7 +67,29 @@ template <typename T> struct Gelu {
   }
 };
 
+template <typename T> struct Square { __device__ T operator()(T x) const { return x * x; } };
+template <typename T> struct Sqrt  { __device__ T operator()(T x) const { return math_sqrt(x); } };
+template <typename T> struct Abs   { __device__ T operator()(T x) const { return math_abs(x); } };
+template <typename T> struct Reciprocal { __device__ T operator()(T x) const { return T(1) / x; } };
+template <typename T> struct Log1p { __device__ T operator()(T x) const { return math_log1p(x); } };
+template <typename T> struct Expm1 { __device__ T operator()(T x) const { return math_expm1(x); } };
+
+// softplus(x) = max(x, 0) + log1p(e^−|x|), which neither overflows nor
+// loses the small values of the left tail.
+template <typename T> struct Softplus {
+  __device__ T operator()(T x) const {
+    return (x > 0 ? x : T(0)) + math_log1p(math_exp(-math_abs(x)));
+  }
+};
+
 UNARY(neg, Neg)
+UNARY(square, Square)
+UNARY(sqrt, Sqrt)
+UNARY(abs, Abs)
+UNARY(reciprocal, Reciprocal)
+UNARY(log1p, Log1p)
+UNARY(expm1, Expm1)
+UNARY(softplus, Softplus)
 UNARY(exp, Exp)
 UNARY(log, Log)
 UNARY(tanh, Tanh)
@@ -100,7 +122,22 @@ template <typename T> struct GeluGrad {
   }
 };
 
+// sigmoid_grad(v, x) = v·σ(x)·σ(−x), both factors from e^−|x|.
+template <typename T> struct SigmoidGrad {
+  __device__ T operator()(T v, T x) const {
+    T e = math_exp(-math_abs(x)), s = T(1) / (T(1) + e);
+    return v * (s * (e * s));
+  }
+};
+
+// tanh_grad(v, y) = v·(1 − y²) for y = tanh(x).
+template <typename T> struct TanhGrad {
+  __device__ T operator()(T v, T y) const { return v * (T(1) - y * y); }
+};
+
 BINARY(add, Add)
+BINARY(sigmoid_grad, SigmoidGrad)
+BINARY(tanh_grad, TanhGrad)
 BINARY(sub, Sub)
 BINARY(mul, Mul)
 BINARY(div, Div)

@@ -27,6 +27,12 @@ __device__ float erfcf(float);
 __device__ double erfc(double);
 __device__ float sqrtf(float);
 __device__ double sqrt(double);
+__device__ float log1pf(float);
+__device__ double log1p(double);
+__device__ float expm1f(float);
+__device__ double expm1(double);
+__device__ float fabsf(float);
+__device__ double fabs(double);
 }
 
 // Atomic addition on global or shared memory, returning the old value:

@@ -72,9 +72,10 @@ struct Kernel {
 #define PAIR(name, kind) {#name "_f32", kind, (void*)name##_f32}, {#name "_f64", kind, (void*)name##_f64}
 static const Kernel kernel_table[] = {
     PAIR(neg, PTR2), PAIR(exp, PTR2), PAIR(log, PTR2), PAIR(tanh, PTR2),
-    PAIR(relu, PTR2), PAIR(sigmoid, PTR2), PAIR(gelu, PTR2), PAIR(non_finite, PTR2),
+    PAIR(relu, PTR2), PAIR(sigmoid, PTR2), PAIR(gelu, PTR2), PAIR(square, PTR2), PAIR(sqrt, PTR2),
+    PAIR(abs, PTR2), PAIR(reciprocal, PTR2), PAIR(log1p, PTR2), PAIR(expm1, PTR2), PAIR(softplus, PTR2), PAIR(non_finite, PTR2),
     PAIR(add, BINARY), PAIR(sub, BINARY), PAIR(mul, BINARY), PAIR(div, BINARY),
-    PAIR(relu_grad, BINARY), PAIR(gelu_grad, BINARY),
+    PAIR(relu_grad, BINARY), PAIR(gelu_grad, BINARY), PAIR(sigmoid_grad, BINARY), PAIR(tanh_grad, BINARY),
     PAIR(softmax, ROW2), PAIR(log_softmax, ROW2), PAIR(sum_last, ROW2),
     PAIR(softmax_grad, ROW3), PAIR(log_softmax_grad, ROW3),
     {"adam_f32", ADAM32, (void*)adam_f32}, {"adam_f64", ADAM64, (void*)adam_f64},
