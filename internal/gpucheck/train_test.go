@@ -70,24 +70,26 @@ func TestMLPTrainMatchesCPU(t *testing.T) {
 		steps = 10
 	}
 	gpu, cpu := newMLPTask(dev, short), newMLPTask(tensor.CPU, short)
+	// The loss falls by orders of magnitude as the net learns the batch,
+	// so differences are measured against the first step's loss.
 	worst := 0.0
 	var first, last [2]float64
 	for i := range steps {
 		lg, lc := gpu.step(t).Value().Item(), cpu.step(t).Value().Item()
-		r := math.Abs(lg-lc) / math.Abs(lc)
-		worst = max(worst, r)
-		if !(r <= 1e-4) {
-			t.Fatalf("step %d: loss %v on %v, %v on the CPU (relative difference %.3g)", i, lg, dev, lc, r)
-		}
 		if i == 0 {
 			first = [2]float64{lg, lc}
+		}
+		r := math.Abs(lg-lc) / math.Abs(first[1])
+		worst = max(worst, r)
+		if !(r <= 1e-5) {
+			t.Fatalf("step %d: loss %v on %v, %v on the CPU (difference %.3g of the first loss)", i, lg, dev, lc, r)
 		}
 		last = [2]float64{lg, lc}
 	}
 	if !(last[1] < 0.5*first[1]) {
 		t.Errorf("the loss went from %v to %v on the CPU: not training", first[1], last[1])
 	}
-	t.Logf("%d steps: loss %.6f -> %.6f on %v, %.6f -> %.6f on the CPU; worst relative difference %.3g",
+	t.Logf("%d steps: loss %.6f -> %.6g on %v, %.6f -> %.6g on the CPU; worst difference %.3g of the first loss",
 		steps, first[0], last[0], dev, first[1], last[1], worst)
 	for i, p := range gpu.model.Params() {
 		near(t, p.Name, p.Value, cpu.model.Params()[i].Value, 1e-3)
