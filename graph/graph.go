@@ -75,8 +75,9 @@ type Graph struct {
 	views     viewCache
 	bindings  map[*tensor.Tensor]*Node // VarOf and Bind, until Reset
 	replay    *replayer                // non-nil only in a captured Program's graph (capture_plan.go)
-	// device is where Alloc puts op outputs: the device of the GPU leaves
-	// added, else the CPU.
+	// device is where Alloc puts op outputs and where constants are
+	// copied when an op reads them: the device of the GPU leaves added,
+	// else the CPU.
 	device tensor.Device
 
 	// Scratch's graph, its owner, and the most bytes it held before a
@@ -87,7 +88,17 @@ type Graph struct {
 }
 
 // New returns an empty graph.
+//
+// A graph runs on the device of its variables: the first leaf that lives
+// on a GPU (parameters moved there with nn.To, say) makes that the
+// graph's device until it is made again. Op outputs are then allocated
+// there, and a constant on the CPU (a batch or noise drawn on the host)
+// is copied there when an op first reads it. An op whose operands still
+// live on different devices panics saying so.
 func New() *Graph { return &Graph{} }
+
+// Device returns the device the graph's ops run on (see New).
+func (g *Graph) Device() tensor.Device { return g.device }
 
 // Var adds a leaf that can be differentiated with respect to. The graph
 // does not copy t, and values computed from it may be views of it, so t
@@ -101,7 +112,8 @@ func (g *Graph) NamedVar(name string, t *tensor.Tensor) *Node {
 }
 
 // Const adds a leaf that is never differentiated (its gradient is zero).
-// Like Var, it does not copy t.
+// Like Var, it does not copy t, except to the graph's device when t lives
+// on the CPU and the graph on a GPU (see New).
 func (g *Graph) Const(t *tensor.Tensor) *Node { return g.leafNode("Const", t, constant, "") }
 
 // Scalar adds a constant 0-d leaf of the given dtype, held in a buffer the
@@ -177,6 +189,9 @@ func record(op Op, ins []*Node) *Node {
 	g := ins[0].g
 	vals := g.valArena.take(len(ins))
 	for i, in := range ins {
+		if in.leaf == constant && g.device != tensor.CPU && in.value.Device() == tensor.CPU {
+			in.value = in.value.To(g.device) // constants follow the graph to its device
+		}
 		vals[i] = in.value
 	}
 	value := op.Forward(g, vals)

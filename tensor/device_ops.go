@@ -238,13 +238,42 @@ func gpuMatMul(op string, dst, a, b, bias *Tensor, transA, transB bool) {
 	})
 }
 
-// gpuSoftmax is softmaxRun on a GPU, along the last axis.
+// lastAxis runs f, an op over the last axis, for an op along axis ax:
+// the operands are permuted so that ax comes last and made contiguous,
+// and the result is permuted back into dst.
+func lastAxis(op string, dst *Tensor, ax int, f func(out *Tensor, in []*Tensor), in ...*Tensor) {
+	nd := len(dst.shape)
+	perm := make([]int, 0, nd)
+	for i := range nd {
+		if i != ax {
+			perm = append(perm, i)
+		}
+	}
+	perm = append(perm, ax)
+	inv := make([]int, nd)
+	for i, p := range perm {
+		inv[p] = i
+	}
+	moved := make([]*Tensor, len(in))
+	for i, t := range in {
+		c, done := contiguousOperand(op, permuteTrusted(t, perm))
+		defer done()
+		moved[i] = c
+	}
+	tmp := newUninitOn(op, dst.Device(), dst.dtype, permuteTrusted(dst, perm).shape...)
+	f(tmp, moved)
+	gpuCopy(op, dst, permuteTrusted(tmp, inv))
+	tmp.release()
+}
+
+// gpuSoftmax is softmaxRun on a GPU.
 func gpuSoftmax(op string, dst, a *Tensor, ax int, log bool) {
 	st := sameDevice(op, dst, a)
-	if ax != len(a.shape)-1 {
-		Fail(op, "no GPU kernel yet along axis %d of shape %v (only the last axis)", ax, a.shape)
-	}
 	if dst.Size() == 0 {
+		return
+	}
+	if ax != len(a.shape)-1 {
+		lastAxis(op, dst, ax, func(out *Tensor, in []*Tensor) { gpuSoftmax(op, out, in[0], len(a.shape)-1, log) }, a)
 		return
 	}
 	src, done := contiguousOperand(op, a)
@@ -255,13 +284,14 @@ func gpuSoftmax(op string, dst, a *Tensor, ax int, log bool) {
 	})
 }
 
-// gpuSoftmaxGrad is softmaxGradRun on a GPU, along the last axis.
+// gpuSoftmaxGrad is softmaxGradRun on a GPU.
 func gpuSoftmaxGrad(op string, dst, y, v *Tensor, ax int) {
 	st := sameDevice(op, dst, y, v)
-	if ax != len(y.shape)-1 {
-		Fail(op, "no GPU kernel yet along axis %d of shape %v (only the last axis)", ax, y.shape)
-	}
 	if dst.Size() == 0 {
+		return
+	}
+	if ax != len(y.shape)-1 {
+		lastAxis(op, dst, ax, func(out *Tensor, in []*Tensor) { gpuSoftmaxGrad(op, out, in[0], in[1], len(y.shape)-1) }, y, v)
 		return
 	}
 	cy, doneY := contiguousOperand(op, y)

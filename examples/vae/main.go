@@ -16,6 +16,10 @@
 //	go run ./examples/vae [-model vae|hvae] [-epochs 20] [-latent 20] [-latent2 10]
 //	    [-beta 1] [-warmup 0] [-seed 1] [-data dir] [-out out/vae] [-demo] [-json] [-quiet]
 //
+// -device cuda trains on an NVIDIA GPU (go run -tags cuda ./examples/vae
+// -device cuda): the parameters and the optimiser's state live there, and
+// each batch is copied in as the step reads it.
+//
 // Without -data it uses the 10,000 MNIST digits embedded in Gradus (8,000 to
 // train, 2,000 to test); -data names a directory with the full MNIST IDX files.
 package main
@@ -38,6 +42,7 @@ import (
 // options are the command-line settings.
 type options struct {
 	cli.Training         // -epochs, -batch, -lr
+	cli.Device           // -device
 	Model        string  `flag:"model" help:"vae, or hvae for the two-level hierarchical VAE with top-down inference"`
 	Latent       int     `flag:"latent" help:"latent dimension (of z₁ for hvae; for vae, 2 also draws the manifold and the code scatter)"`
 	Latent2      int     `flag:"latent2" help:"hvae: dimension of the top latent z₂ (2 draws the manifold and the code scatter)"`
@@ -97,6 +102,11 @@ func newTrainer(o options, seed uint64, x *tensor.Tensor, cfg train.Options) (*t
 	if err != nil {
 		return nil, err
 	}
+	dev, err := o.Device.Open()
+	if err != nil {
+		return nil, err
+	}
+	nn.To(m, dev) // before the optimiser, which keeps the tensors it is given
 	n := x.Shape()[0]
 	rows := data.NewGatherer(x)
 	loader := data.NewLoader(data.TensorDataset{X: x}, data.LoaderOptions{

@@ -127,7 +127,7 @@ func write(w io.Writer, names []string, header []byte, tensors map[string]*tenso
 		buf = buf[:0]
 	}
 	for _, name := range names {
-		t := tensors[name].Contiguous()
+		t := tensors[name].To(tensor.CPU).Contiguous() // a GPU tensor is copied back first
 		if t.Size() == 0 {
 			continue
 		}

@@ -4,6 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/gradus-ml/gradus/tensor"
 )
 
 // Configured completes p for a program whose own settings are the fields of
@@ -126,4 +130,37 @@ func keepGiven(env *Env, dst, src reflect.Value) {
 			dst.Field(i).Set(src.Field(i))
 		}
 	}
+}
+
+// Device is the -device option of the programs that can train on a GPU:
+// embed it in the options struct as Training is.
+type Device struct {
+	Name string `flag:"device" help:"where to train: cpu, or cuda (cuda:N) for an NVIDIA GPU (the program must be built with -tags cuda)"`
+}
+
+// Open returns the device -device names: the CPU for "" or "cpu", else a
+// CUDA device, or an error saying why it cannot be used (with the build
+// tag to add when the program was built without the CUDA bindings).
+func (d Device) Open() (tensor.Device, error) {
+	name := strings.ToLower(strings.TrimSpace(d.Name))
+	if name == "" || name == "cpu" {
+		return tensor.CPU, nil
+	}
+	ordinal := 0
+	if rest, ok := strings.CutPrefix(name, "cuda"); ok {
+		if rest != "" {
+			n, err := strconv.Atoi(strings.TrimPrefix(rest, ":"))
+			if err != nil || !strings.HasPrefix(rest, ":") || n < 0 {
+				return tensor.CPU, fmt.Errorf("-device %q: want cpu, cuda or cuda:N", d.Name)
+			}
+			ordinal = n
+		}
+	} else {
+		return tensor.CPU, fmt.Errorf("-device %q: want cpu, cuda or cuda:N", d.Name)
+	}
+	dev, err := tensor.CUDA(ordinal)
+	if err != nil && !cudaLinked {
+		return tensor.CPU, fmt.Errorf("-device %s: %w; build the program with -tags cuda (go run -tags cuda ./examples/...)", name, err)
+	}
+	return dev, err
 }
