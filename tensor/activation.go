@@ -442,7 +442,7 @@ func geluGrad64(v, x float64) float64 { return v * geluDeriv64(x) }
 // DCGAN training step). It computes exactly what the composite does.
 func leakyReluGradOp(slope float64) *binaryOp {
 	s32, s64 := float32(slope), slope
-	return &binaryOp{name: "LeakyReluGrad",
+	return &binaryOp{name: "LeakyReluGrad", param: slope,
 		f32: binaryKernel[float32]{
 			elem: func(v, x float32) float32 { return leakyReluGrad(v, x, s32) },
 			run:  func(d, v, x []float32) { leakyReluGradRun(d, v, x, s32) }},

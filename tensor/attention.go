@@ -32,7 +32,7 @@ import (
 // not fit.
 func AttentionPacked(q, k, v, mask *Tensor, scale float64, causal bool) *Tensor {
 	shape := AttentionShape("AttentionPacked", q, k, v, mask, causal)
-	return attentionTrusted(New(q.dtype, shape...), q, k, v, mask, scale, causal)
+	return attentionTrusted(newUninitOn("AttentionPacked", q.Device(), q.dtype, shape...), q, k, v, mask, scale, causal)
 }
 
 // AttentionGradPacked returns the cotangents of q, k and v given the
@@ -45,7 +45,7 @@ func AttentionPacked(q, k, v, mask *Tensor, scale float64, causal bool) *Tensor 
 // *Error when the shapes or dtypes do not fit.
 func AttentionGradPacked(q, k, v, mask, out, ct *Tensor, scale float64, causal bool) *Tensor {
 	gs := AttentionGradShape("AttentionGradPacked", q, k, v, mask, out, ct, causal)
-	return attentionGradTrusted(New(q.dtype, gs...), q, k, v, mask, out, ct, scale, causal)
+	return attentionGradTrusted(newUninitOn("AttentionGradPacked", q.Device(), q.dtype, gs...), q, k, v, mask, out, ct, scale, causal)
 }
 
 // AttentionGradShape returns AttentionGradPacked's result shape, (batch...,
@@ -223,6 +223,10 @@ func attnOffsets(t *Tensor, core int, batch []int) []int {
 // (graph calls it through internal/unchecked): dst is contiguous and has
 // AttentionShape's shape.
 func attentionTrusted(dst, q, k, v, mask *Tensor, scale float64, causal bool) *Tensor {
+	if dst.dev != nil || q.dev != nil || k.dev != nil || v.dev != nil || (mask != nil && mask.dev != nil) {
+		gpuAttention(dst, q, k, v, mask, scale, causal)
+		return dst
+	}
 	p := newAttnPlan(q, k, v, mask, scale, causal, dst.shape[:dst.Dim()-2])
 	if q.dtype == Float32 {
 		attnForward(p, storage[float32](dst)[dst.offset:], float32(math.Inf(-1)), fexp32)
@@ -237,6 +241,10 @@ func attentionTrusted(dst, q, k, v, mask *Tensor, scale float64, causal bool) *T
 // contiguous with AttentionGradShape's shape, out and ct broadcast to the
 // packed result over dst's batch axes (any layout).
 func attentionGradTrusted(dst, q, k, v, mask, out, ct *Tensor, scale float64, causal bool) *Tensor {
+	if dst.dev != nil || q.dev != nil || k.dev != nil || v.dev != nil || (mask != nil && mask.dev != nil) {
+		gpuAttentionGrad(dst, q, k, v, mask, out, ct, scale, causal)
+		return dst
+	}
 	batch := dst.shape[:dst.Dim()-1]
 	p := newAttnPlan(q, k, v, mask, scale, causal, batch)
 	full := func(t *Tensor) *Tensor {

@@ -142,6 +142,10 @@ func whereTrusted(dst, cond, a, b *Tensor) *Tensor {
 		return expandTrusted(t, shape)
 	}
 	c, av, bv := view(cond), view(a), view(b)
+	if dst.dev != nil || c.dev != nil || av.dev != nil || bv.dev != nil {
+		gpuWhere(dst, c, av, bv)
+		return dst
+	}
 	if a.dtype == Float32 {
 		whereApply[float32](dst, c, av, bv)
 	} else {

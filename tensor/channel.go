@@ -46,7 +46,7 @@ func ChannelDot(a, b *Tensor) *Tensor {
 	if a.Dim() < 2 || !slices.Equal(a.shape, b.shape) {
 		Fail(op, "operands %s must have one shape (N, C, ...)", describe(a, b))
 	}
-	return channelDotTrusted(New(a.dtype, a.shape[1]), a, b)
+	return channelDotTrusted(NewOn(a.Device(), a.dtype, a.shape[1]), a, b)
 }
 
 // checkChannelOperands validates ChannelAffine's operands.
@@ -78,9 +78,13 @@ func channelLayout(x *Tensor) (n, c, r int) {
 // kernel): dst is nil or contiguous with x's shape and dtype.
 func channelAffineTrusted(dst, x, scale, shift *Tensor) *Tensor {
 	if dst == nil {
-		dst = New(x.dtype, x.shape...)
+		dst = newUninitOn("ChannelAffine", x.Device(), x.dtype, x.shape...)
 	}
 	if dst.Size() == 0 {
+		return dst
+	}
+	if dst.dev != nil || x.dev != nil {
+		gpuChannelAffine(dst, x, scale, shift)
 		return dst
 	}
 	n, c, r := channelLayout(x)
@@ -147,6 +151,10 @@ func affineRun[T Float](d, x []T, s, b T) {
 // channelDotTrusted is ChannelDot after validation: dst (C) is contiguous,
 // a and b have one shape (N, C, ...).
 func channelDotTrusted(dst, a, b *Tensor) *Tensor {
+	if dst.dev != nil || a.dev != nil || b.dev != nil {
+		gpuChannelDot(dst, a, b)
+		return dst
+	}
 	n, c, r := channelLayout(a)
 	if a.dtype == Float32 {
 		channelDotRuns(contigData[float32](dst), contigData[float32](a), contigData[float32](b), n, c, r)
@@ -190,12 +198,16 @@ func ChannelMoments(x *Tensor) *Tensor {
 	if n, c, r := channelLayout(x); c > 0 && n*r == 0 {
 		Fail(op, "input %s has no elements per channel", describe(x))
 	}
-	return channelMomentsTrusted(New(x.dtype, 2, x.shape[1]), x)
+	return channelMomentsTrusted(NewOn(x.Device(), x.dtype, 2, x.shape[1]), x)
 }
 
 // channelMomentsTrusted is ChannelMoments after validation: dst (2, C) is
 // contiguous.
 func channelMomentsTrusted(dst, x *Tensor) *Tensor {
+	if dst.dev != nil || x.dev != nil {
+		gpuChannelMoments(dst, x)
+		return dst
+	}
 	n, c, r := channelLayout(x)
 	if x.dtype == Float32 {
 		channelMomentRuns(contigData[float32](dst), contigData[float32](x), n, c, r)

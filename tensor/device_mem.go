@@ -165,7 +165,7 @@ func (t *Tensor) deviceContiguous(op string) *Tensor {
 		return t
 	}
 	c := newUninitOn(op, t.Device(), t.dtype, t.shape...)
-	gpuCheck(op, c.dev.be.Copy(devDType(t.dtype), t.shape, c.mem(), t.view()))
+	gpuCheck(op, c.dev.be.Copy(devDType(t.dtype), t.shape, devices.View{Mem: c.mem()}, t.view()))
 	return c
 }
 

@@ -1,9 +1,12 @@
 package tensor
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/gradus-ml/gradus/tensor/internal/devices"
 )
 
 // The GPU side of the operations that have a kernel there. Each run
@@ -104,10 +107,11 @@ func gpuCopy(op string, dst, s *Tensor) {
 	if dst.Size() == 0 {
 		return
 	}
+	d := devices.View{Mem: dst.mem()}
 	if !dst.IsContiguous() {
-		Fail(op, "no GPU kernel yet for writing into the strided %v view of shape %v strides %v on %v", dst.dtype, dst.shape, dst.strides, dst.Device())
+		d.Strides = dst.strides
 	}
-	gpuCheck(op, st.be.Copy(devDType(dst.dtype), dst.shape, dst.mem(), s.view()))
+	gpuCheck(op, st.be.Copy(devDType(dst.dtype), dst.shape, d, s.view()))
 }
 
 // gpuUnary is unaryOp.run on a GPU.
@@ -129,25 +133,49 @@ func gpuUnary(op string, dst, a *Tensor) {
 
 // gpuBinary is binaryOp.run on a GPU: a and b are already broadcast to
 // dst's shape (as views with zero strides).
-func gpuBinary(op string, dst, a, b *Tensor) {
+func gpuBinary(op string, dst, a, b *Tensor) { gpuBinaryParam(op, dst, a, b, 0) }
+
+// gpuBinaryParam is gpuBinary for an op that may take a parameter
+// (LeakyReluGrad's slope).
+func gpuBinaryParam(op string, dst, a, b *Tensor, p float64) {
 	st := sameDevice(op, dst, a, b)
 	k := kernelName(op)
-	if !st.be.HasBinary(k) {
+	param := k == "leaky_relu_grad"
+	if !param && !st.be.HasBinary(k) {
 		noKernel(op, a)
 	}
 	if dst.Size() == 0 {
 		return
 	}
 	intoContiguous(op, dst, func(out *Tensor) {
+		if param {
+			gpuCheck(op, st.be.ParamBinary(k, devDType(a.dtype), dst.shape, out.mem(), a.view(), b.view(), p))
+			return
+		}
 		gpuCheck(op, st.be.Binary(k, devDType(a.dtype), dst.shape, out.mem(), a.view(), b.view()))
 	})
 }
 
-// gpuScalar is paramOp.run on a GPU, for AddScalar and MulScalar.
-func gpuScalar(op string, dst, a *Tensor, s float64) {
+// gpuWhere is whereTrusted on a GPU: cond, a and b already have dst's
+// shape (broadcast views).
+func gpuWhere(dst, cond, a, b *Tensor) {
+	const op = "Where"
+	st := sameDevice(op, dst, cond, a, b)
+	if dst.Size() == 0 {
+		return
+	}
+	intoContiguous(op, dst, func(out *Tensor) {
+		gpuCheck(op, st.be.Where(devDType(a.dtype), dst.shape, out.mem(), cond.view(), a.view(), b.view()))
+	})
+}
+
+// gpuParam is paramOp.run on a GPU: AddScalar and MulScalar, and the
+// ops with parameters p and q (PowScalar, LeakyRelu, Elu, Clamp).
+func gpuParam(op string, dst, a *Tensor, p, q float64) {
 	st := sameDevice(op, dst, a)
 	k := kernelName(op)
-	if k != "add_scalar" && k != "mul_scalar" {
+	scalar := k == "add_scalar" || k == "mul_scalar"
+	if !scalar && !st.be.HasParam(k) {
 		noKernel(op, a)
 	}
 	if dst.Size() == 0 {
@@ -156,7 +184,11 @@ func gpuScalar(op string, dst, a *Tensor, s float64) {
 	src, done := contiguousOperand(op, a)
 	defer done()
 	intoContiguous(op, dst, func(out *Tensor) {
-		gpuCheck(op, st.be.Scalar(k, devDType(a.dtype), a.Size(), out.mem(), src.mem(), s))
+		if scalar {
+			gpuCheck(op, st.be.Scalar(k, devDType(a.dtype), a.Size(), out.mem(), src.mem(), p))
+			return
+		}
+		gpuCheck(op, st.be.Param(k, devDType(a.dtype), a.Size(), out.mem(), src.mem(), p, q))
 	})
 }
 
@@ -164,6 +196,12 @@ func gpuScalar(op string, dst, a *Tensor, s float64) {
 // order (keepdims or not, the layout is the same); mean divides by the
 // count.
 func gpuSum(op string, dst, a *Tensor, axes []int, mean bool) {
+	gpuReduceAxes(op, "sum", dst, a, axes, 0, mean)
+}
+
+// gpuReduceAxes reduces a over axes into dst with the row reduction kind
+// (devices.Backend.ReduceLast's names); mean divides a sum by the count.
+func gpuReduceAxes(op, kind string, dst, a *Tensor, axes []int, ddof int, mean bool) {
 	st := sameDevice(op, dst, a)
 	if dst.Size() == 0 {
 		return
@@ -186,11 +224,21 @@ func gpuSum(op string, dst, a *Tensor, axes []int, mean bool) {
 	defer done()
 	dt := devDType(a.dtype)
 	intoContiguous(op, dst, func(out *Tensor) {
-		if cols == 0 {
-			gpuCheck(op, st.be.Fill(dt, rows, out.mem(), 0))
+		if cols == 0 { // the reductions that reach here have an identity
+			v := 0.0
+			if kind == "prod" {
+				v = 1
+			} else if kind == "logsumexp" {
+				v = math.Inf(-1)
+			}
+			gpuCheck(op, st.be.Fill(dt, rows, out.mem(), v))
 			return
 		}
-		gpuCheck(op, st.be.SumLast(dt, rows, cols, out.mem(), src.mem()))
+		if kind == "sum" {
+			gpuCheck(op, st.be.SumLast(dt, rows, cols, out.mem(), src.mem()))
+		} else {
+			gpuCheck(op, st.be.ReduceLast(kind, dt, rows, cols, ddof, out.mem(), src.mem()))
+		}
 		if mean {
 			gpuCheck(op, st.be.Scalar("mul_scalar", dt, rows, out.mem(), out.mem(), 1/float64(cols)))
 		}
@@ -334,13 +382,12 @@ func gpuScatterAdd(op string, dst, src *Tensor, ax int, idx []int) {
 	gpuCheck(op, st.be.ScatterAdd(devDType(dst.dtype), outer, dst.shape[ax], inner, dst.mem(), idx, cs.mem()))
 }
 
-// gpuReduce is reduceTrusted on a GPU: sums and means have kernels.
-func gpuReduce(kind redKind, dst, a *Tensor, axes []int) *Tensor {
+// gpuReduce is reduceTrusted on a GPU.
+func gpuReduce(kind redKind, dst, a *Tensor, axes []int, ddof int) *Tensor {
 	op := redNames[kind]
-	if kind != redSum && kind != redMean {
-		noKernel(op, a)
-	}
-	gpuSum(op, dst, a, axes, kind == redMean)
+	row := [...]string{redSum: "sum", redMean: "sum", redMax: "max", redMin: "min",
+		redProd: "prod", redLSE: "logsumexp", redVar: "variance"}[kind]
+	gpuReduceAxes(op, row, dst, a, axes, ddof, kind == redMean)
 	return dst
 }
 

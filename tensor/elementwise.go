@@ -32,9 +32,10 @@ type unaryOp struct {
 
 // binaryOp is an elementwise binary operation with kernels for both dtypes.
 type binaryOp struct {
-	name string
-	f32  binaryKernel[float32]
-	f64  binaryKernel[float64]
+	name  string
+	f32   binaryKernel[float32]
+	f64   binaryKernel[float64]
+	param float64 // the parameter of a parametrised op (LeakyReluGrad's slope), for the GPU kernel
 }
 
 // apply computes op(a) into dst (allocated when nil; it must have a's shape
@@ -105,7 +106,7 @@ func (op *binaryOp) apply(dst, a, b *Tensor) *Tensor {
 func (op *binaryOp) run(dst, a, b *Tensor) *Tensor {
 	av, bv := a.broadcastTo(op.name, dst.shape), b.broadcastTo(op.name, dst.shape)
 	if dst.dev != nil || a.dev != nil || b.dev != nil {
-		gpuBinary(op.name, dst, av, bv)
+		gpuBinaryParam(op.name, dst, av, bv, op.param)
 		return dst
 	}
 	if a.dtype == Float32 {

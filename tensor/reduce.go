@@ -220,7 +220,7 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 				ax = append(ax, i)
 			}
 		}
-		return gpuReduce(kind, dst, a, ax)
+		return gpuReduce(kind, dst, a, ax, ddof)
 	}
 	return reduceRun(kind, dst, a, &p, ddof)
 }
@@ -230,7 +230,7 @@ func reduce(kind redKind, dst, a *Tensor, axes []int, keepdims bool, ddof int) *
 // result's shape and a's dtype, and max and min reduce no size-0 axis.
 func reduceTrusted(kind int, dst, a *Tensor, axes []int, keepdims bool, ddof int) *Tensor {
 	if dst.dev != nil || a.dev != nil {
-		return gpuReduce(redKind(kind), dst, a, axes)
+		return gpuReduce(redKind(kind), dst, a, axes, ddof)
 	}
 	var bufs planBufs
 	p := planAxes(a, axes, keepdims, &bufs)

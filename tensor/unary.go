@@ -358,7 +358,7 @@ func (op *paramOp) apply(dst, a *Tensor, p, q float64) *Tensor {
 // overlap): the trusted kernel graph calls (internal/unchecked).
 func (op *paramOp) run(dst, a *Tensor, p, q float64) *Tensor {
 	if dst.dev != nil || a.dev != nil {
-		gpuScalar(op.name, dst, a, p)
+		gpuParam(op.name, dst, a, p, q)
 		return dst
 	}
 	if a.dtype == Float32 {

@@ -50,8 +50,9 @@ type Backend interface {
 	Download(dst any, src Mem) error
 	// Fill sets n elements of dst to v.
 	Fill(dt DType, n int, dst Mem, v float64) error
-	// Copy writes the strided x into the contiguous dst of shape.
-	Copy(dt DType, shape []int, dst Mem, x View) error
+	// Copy writes the strided x into dst of shape (strided too; nil
+	// strides mean contiguous).
+	Copy(dt DType, shape []int, dst View, x View) error
 	// HasUnary and HasBinary say whether Unary and Binary have a kernel
 	// for op, a name of package tensor's op tables in lower case with
 	// underscores ("relu", "relu_grad").
@@ -63,6 +64,18 @@ type Backend interface {
 	Binary(op string, dt DType, shape []int, dst Mem, a, b View) error
 	// Scalar sets dst[i] = op(x[i], s), op "add_scalar" or "mul_scalar".
 	Scalar(op string, dt DType, n int, dst, x Mem, s float64) error
+	// HasParam says whether Param has a kernel for op ("pow_scalar",
+	// "leaky_relu", "elu", "clamp"); Param sets dst[i] = op(x[i]; p, q).
+	HasParam(op string) bool
+	Param(op string, dt DType, n int, dst, x Mem, p, q float64) error
+	// ParamBinary is Binary for ops with a parameter ("leaky_relu_grad").
+	ParamBinary(op string, dt DType, shape []int, dst Mem, a, b View, p float64) error
+	// Where sets the contiguous dst of shape to a where cond ≠ 0, else b.
+	Where(dt DType, shape []int, dst Mem, cond, a, b View) error
+	// ReduceLast reduces each row of the rows × cols x into dst[r]: op is
+	// "sum", "max", "min", "prod", "logsumexp" or "variance" (dividing by
+	// cols − ddof).
+	ReduceLast(op string, dt DType, rows, cols, ddof int, dst, x Mem) error
 	// Gemm sets each of the batch contiguous m×n matrices of c to
 	// alpha·op(a)·op(b) + beta·c; a's matrices are m×k (k×m with transA),
 	// b's k×n (n×k with transB), contiguous and strideA, strideB elements
