@@ -12,6 +12,8 @@ type blasAPI struct {
 	setMathMode func(h uintptr, mode int32) int32
 	sgemm       func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, b uint64, ldb int32, beta *float32, c uint64, ldc int32) int32
 	dgemm       func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, b uint64, ldb int32, beta *float64, c uint64, ldc int32) int32
+	sgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float32, c uint64, ldc int32, sc int64, batch int32) int32
+	dgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float64, c uint64, ldc int32, sc int64, batch int32) int32
 }
 
 func (a *blasAPI) symbols() []symbol {
@@ -20,6 +22,7 @@ func (a *blasAPI) symbols() []symbol {
 		{"cublasGetVersion_v2", &a.getVersion}, {"cublasSetStream_v2", &a.setStream},
 		{"cublasSetMathMode", &a.setMathMode},
 		{"cublasSgemm_v2", &a.sgemm}, {"cublasDgemm_v2", &a.dgemm},
+		{"cublasSgemmStridedBatched", &a.sgemmSB}, {"cublasDgemmStridedBatched", &a.dgemmSB},
 	}
 }
 
@@ -138,6 +141,42 @@ func (b *BLAS) Dgemm(g Gemm, alpha, beta float64) error {
 		s := b.api.dgemm(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, c.ld1, g.A.ptr, c.ld2, &beta, g.C.ptr, c.ldc)
 		if s != 0 {
 			return blasError("cublasDgemm", s)
+		}
+		return nil
+	})
+}
+
+// SgemmStridedBatched computes batch float32 products g with alpha and
+// beta, product i reading A, B and C strideA, strideB and strideC
+// elements after product i−1's (a stride of 0 repeats a matrix; C's must
+// keep the products apart), in one cublasSgemmStridedBatched call.
+func (b *BLAS) SgemmStridedBatched(g Gemm, batch, strideA, strideB, strideC int, alpha, beta float32) error {
+	c, err := g.colMajorBatched(4, batch, strideA, strideB, strideC)
+	if err != nil {
+		return err
+	}
+	return b.d.do(func() error {
+		s := b.api.sgemmSB(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, c.ld1, int64(strideB),
+			g.A.ptr, c.ld2, int64(strideA), &beta, g.C.ptr, c.ldc, int64(strideC), int32(batch))
+		if s != 0 {
+			return blasError("cublasSgemmStridedBatched", s)
+		}
+		return nil
+	})
+}
+
+// DgemmStridedBatched is SgemmStridedBatched for float64
+// (cublasDgemmStridedBatched).
+func (b *BLAS) DgemmStridedBatched(g Gemm, batch, strideA, strideB, strideC int, alpha, beta float64) error {
+	c, err := g.colMajorBatched(8, batch, strideA, strideB, strideC)
+	if err != nil {
+		return err
+	}
+	return b.d.do(func() error {
+		s := b.api.dgemmSB(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, c.ld1, int64(strideB),
+			g.A.ptr, c.ld2, int64(strideA), &beta, g.C.ptr, c.ldc, int64(strideC), int32(batch))
+		if s != 0 {
+			return blasError("cublasDgemmStridedBatched", s)
 		}
 		return nil
 	})

@@ -58,3 +58,31 @@ func (g Gemm) colMajor(elem int) (colMajorGemm, error) {
 	}
 	return c, nil
 }
+
+// colMajorBatched is colMajor for batch products whose matrices lie
+// strideA, strideB and strideC elements apart: each buffer must hold its
+// last matrix, (batch−1)·stride + its size, and C's stride must keep the
+// products' outputs apart (a stride of 0 repeats A or B, never C).
+func (g Gemm) colMajorBatched(elem, batch, strideA, strideB, strideC int) (colMajorGemm, error) {
+	const maxInt32 = 1<<31 - 1
+	if batch < 1 || batch > maxInt32 || strideA < 0 || strideB < 0 || strideC < 0 {
+		return colMajorGemm{}, fmt.Errorf("cuda: Gemm batch of %d with strides %d, %d, %d: the batch must be in [1, 2³¹) and strides non-negative", batch, strideA, strideB, strideC)
+	}
+	c, err := g.colMajor(elem)
+	if err != nil {
+		return c, err
+	}
+	if batch > 1 && strideC < g.M*g.N {
+		return colMajorGemm{}, fmt.Errorf("cuda: Gemm %d×%d×%d batch of %d: C's stride %d overlaps the %d-element products", g.M, g.N, g.K, batch, strideC, g.M*g.N)
+	}
+	for _, x := range []struct {
+		name      string
+		b         *Buffer
+		n, stride int
+	}{{"A", g.A, g.M * g.K, strideA}, {"B", g.B, g.K * g.N, strideB}, {"C", g.C, g.M * g.N, strideC}} {
+		if need := ((batch-1)*x.stride + x.n) * elem; need > x.b.size {
+			return colMajorGemm{}, fmt.Errorf("cuda: Gemm %d×%d×%d batch of %d: %s with stride %d needs %d bytes, its buffer has %d", g.M, g.N, g.K, batch, x.name, x.stride, need, x.b.size)
+		}
+	}
+	return c, nil
+}

@@ -67,7 +67,7 @@ func (k *Kernels) function(name string) (uintptr, error) {
 
 // launch queues kernel name on grid blocks of block threads. Each
 // argument is a *Buffer (its device address), an int (passed as long
-// long), a float32, a float64 or a *stridesArg (passed by value).
+// long), a float32, a float64, a *stridesArg or a *geomArg (passed by value).
 //
 // cuLaunchKernel takes an array of pointers to the argument values. Both
 // the array and the values live in Go memory and the array holds Go
@@ -94,6 +94,9 @@ func (k *Kernels) launch(name string, grid int, args ...any) error {
 		case float64:
 			slots[i] = math.Float64bits(v)
 		case *stridesArg:
+			pin.Pin(v)
+			ptrs[i] = unsafe.Pointer(v)
+		case *geomArg:
 			pin.Pin(v)
 			ptrs[i] = unsafe.Pointer(v)
 		default:

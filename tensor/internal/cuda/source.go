@@ -43,12 +43,13 @@ var (
 	ScalarOps = []string{"add_scalar", "mul_scalar"}
 	RowOps    = []string{"softmax", "log_softmax", "softmax_grad", "log_softmax_grad", "sum_last"}
 	OtherOps  = []string{"adam", "fill", "non_finite", "copy", "gather", "scatter_add"}
+	ConvOps   = []string{"im2col", "col2im", "max_pool", "max_pool_grad", "avg_pool", "avg_pool_grad"}
 )
 
 // kernelNames lists every kernel function of the module.
 func kernelNames() []string {
 	var out []string
-	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps) {
+	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, ConvOps) {
 		out = append(out, op+"_f32", op+"_f64")
 	}
 	return out

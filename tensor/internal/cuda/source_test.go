@@ -21,14 +21,18 @@ func TestSourceHasEveryKernel(t *testing.T) {
 		defined = append(defined, m[1])
 	}
 	// The macros define name##_f32: expand the macro uses too.
-	use := regexp.MustCompile(`(?m)^(UNARY|BINARY|SCALAR)\((\w+), \w+\)|^ROWWISE\(\w+, (f32|f64)\)`)
+	use := regexp.MustCompile(`(?m)^(UNARY|BINARY|SCALAR)\((\w+), \w+\)|^ROWWISE\(\w+, (f32|f64)\)|^GEOM_KERNELS\(\w+, (f32|f64)\)`)
 	for _, m := range use.FindAllStringSubmatch(src, -1) {
 		switch {
 		case m[2] != "":
 			defined = append(defined, m[2]+"_f32", m[2]+"_f64")
-		default:
+		case m[3] != "":
 			for _, op := range RowOps {
 				defined = append(defined, op+"_"+m[3])
+			}
+		default:
+			for _, op := range ConvOps {
+				defined = append(defined, op+"_"+m[4])
 			}
 		}
 	}

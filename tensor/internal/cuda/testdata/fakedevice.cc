@@ -55,14 +55,16 @@ static T atomicAdd(T* address, T val) {
 
 #include "../kernels/common.cu"
 #include "../kernels/adam.cu"
+#include "../kernels/conv.cu"
 #include "../kernels/elementwise.cu"
 #include "../kernels/indexing.cu"
 #include "../kernels/softmax.cu"
 
 // The kernels' signatures: PTR2 (long long, 2 pointers) serves unary maps
 // and non_finite, INDEX (long long, 3 pointers, 3 long longs) gather and
-// scatter_add.
-enum Kind { PTR2, BINARY, COPY, SCALAR32, SCALAR64, FILL32, FILL64, INDEX, ROW2, ROW3, ADAM32, ADAM64 };
+// scatter_add, GEOM2 and GEOM3 (long long, 2 or 3 pointers, Geom) the
+// convolution and pooling kernels.
+enum Kind { PTR2, BINARY, COPY, SCALAR32, SCALAR64, FILL32, FILL64, INDEX, ROW2, ROW3, ADAM32, ADAM64, GEOM2, GEOM3 };
 struct Kernel {
   const char* name;
   Kind kind;
@@ -83,6 +85,8 @@ static const Kernel kernel_table[] = {
     {"mul_scalar_f32", SCALAR32, (void*)mul_scalar_f32}, {"mul_scalar_f64", SCALAR64, (void*)mul_scalar_f64},
     {"fill_f32", FILL32, (void*)fill_f32}, {"fill_f64", FILL64, (void*)fill_f64},
     PAIR(copy, COPY), PAIR(gather, INDEX), PAIR(scatter_add, INDEX),
+    PAIR(im2col, GEOM2), PAIR(col2im, GEOM2), PAIR(avg_pool, GEOM2), PAIR(avg_pool_grad, GEOM2),
+    PAIR(max_pool, GEOM3), PAIR(max_pool_grad, GEOM3),
 };
 
 #define MODULE ((void*)0x5678)
@@ -133,6 +137,13 @@ static void call(const Kernel* k, void** params) {
       ((void (*)(i64, void*, void*, void*, i64, i64, i64))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
                                                                 ARG(void*, 3), ARG(i64, 4), ARG(i64, 5),
                                                                 ARG(i64, 6));
+      break;
+    case GEOM2:
+      ((void (*)(i64, void*, void*, Geom))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(Geom, 3));
+      break;
+    case GEOM3:
+      ((void (*)(i64, void*, void*, void*, Geom))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                        ARG(void*, 3), ARG(Geom, 4));
       break;
     case BINARY:
       ((void (*)(i64, void*, void*, void*, Strides))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
@@ -313,4 +324,31 @@ extern "C" int cublasDgemm_v2(void* h, int ta, int tb, int m, int n, int k, cons
                               uint64_t a, int lda, uint64_t b, int ldb, const double* beta,
                               uint64_t c, int ldc) {
   return gemm<double>(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// Strided batched gemm: batch calls of gemm, the matrices stride elements
+// apart.
+template <typename T>
+static int gemm_strided(void* h, int ta, int tb, int m, int n, int k, const T* alpha, uint64_t a,
+                        int lda, long long sa, uint64_t b, int ldb, long long sb, const T* beta,
+                        uint64_t c, int ldc, long long sc, int batch) {
+  if (batch < 0 || sa < 0 || sb < 0 || sc < 0) return 7;
+  for (int i = 0; i < batch; i++) {
+    int r = gemm<T>(h, ta, tb, m, n, k, alpha, a + i * sa * sizeof(T), lda, b + i * sb * sizeof(T),
+                    ldb, beta, c + i * sc * sizeof(T), ldc);
+    if (r) return r;
+  }
+  return 0;
+}
+extern "C" int cublasSgemmStridedBatched(void* h, int ta, int tb, int m, int n, int k,
+                                         const float* alpha, uint64_t a, int lda, long long sa,
+                                         uint64_t b, int ldb, long long sb, const float* beta,
+                                         uint64_t c, int ldc, long long sc, int batch) {
+  return gemm_strided<float>(h, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
+}
+extern "C" int cublasDgemmStridedBatched(void* h, int ta, int tb, int m, int n, int k,
+                                         const double* alpha, uint64_t a, int lda, long long sa,
+                                         uint64_t b, int ldb, long long sb, const double* beta,
+                                         uint64_t c, int ldc, long long sc, int batch) {
+  return gemm_strided<double>(h, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
 }
