@@ -203,6 +203,9 @@ func (b *base) check(grads []*tensor.Tensor) error {
 				"gradient of parameter %d (shape %s) lives on %v, the parameter on %v", i, tensor.FormatShape(g.Shape()), g.Device(), p.Device())}
 		}
 	}
+	if tensor.AllFinite(grads...) { // one wait for all of a GPU's gradients
+		return nil
+	}
 	for i, g := range grads {
 		if n, at, v := tensor.NonFinite(g); n > 0 {
 			return &Error{Op: b.name + ".Step", Param: i, Err: ErrNonFinite, Msg: fmt.Sprintf(

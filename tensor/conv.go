@@ -132,6 +132,10 @@ func conv2DTrusted(dst, x, w *Tensor, p ConvParams) *Tensor {
 }
 
 func conv2DRun(g *convGeom, dst, x, w *Tensor) *Tensor {
+	if dst.dev != nil || x.dev != nil || w.dev != nil {
+		gpuConv2D(g, dst, x, w)
+		return dst
+	}
 	out := dst.Contiguous()
 	if x.dtype == Float32 {
 		convForward(g, contigData[float32](x), contigData[float32](w), storage[float32](out)[out.offset:])
@@ -174,6 +178,10 @@ func conv2DInputGradTrusted(dst, dy, w *Tensor, xShape []int, p ConvParams) *Ten
 }
 
 func conv2DInputGradRun(g *convGeom, dst, dy, w *Tensor) *Tensor {
+	if dst.dev != nil || dy.dev != nil || w.dev != nil {
+		gpuConv2DInputGrad(g, dst, dy, w)
+		return dst
+	}
 	out := dst.Contiguous()
 	if dy.dtype == Float32 {
 		convInputGrad(g, contigData[float32](dy), contigData[float32](w), storage[float32](out)[out.offset:])
@@ -216,6 +224,10 @@ func conv2DWeightGradTrusted(dst, x, dy *Tensor, wShape []int, p ConvParams) *Te
 }
 
 func conv2DWeightGradRun(g *convGeom, dst, x, dy *Tensor) *Tensor {
+	if dst.dev != nil || x.dev != nil || dy.dev != nil {
+		gpuConv2DWeightGrad(g, dst, x, dy)
+		return dst
+	}
 	out := dst.Contiguous()
 	if x.dtype == Float32 {
 		convWeightGrad(g, contigData[float32](x), contigData[float32](dy), storage[float32](out)[out.offset:])

@@ -61,7 +61,7 @@ func (g *attnGeom) done() {
 // gemm sets c (B, m, n) = alpha·op(a)·op(b) + beta·c per batch entry.
 func (g *attnGeom) gemm(transA, transB bool, m, n, k int, a, b, c *Tensor, alpha, beta float64) {
 	gpuCheck(g.op, g.st.be.Gemm(devDType(g.dt), transA, transB, g.b, m, n, k,
-		a.mem(), shapeSize(a.shape[1:]), b.mem(), shapeSize(b.shape[1:]), c.mem(), alpha, beta))
+		a.mem(), shapeSize(a.shape[1:]), b.mem(), shapeSize(b.shape[1:]), c.mem(), m*n, alpha, beta))
 }
 
 // scores returns S = scale·q·kᵀ + mask, with −∞ above the diagonal when

@@ -282,7 +282,7 @@ func gpuMatMul(op string, dst, a, b, bias *Tensor, transA, transB bool) {
 			gpuCopy(op, out, expandTrusted(bias, out.shape))
 			beta = 1
 		}
-		gpuCheck(op, st.be.Gemm(dt, transA, transB, batch, m, n, k, ca.mem(), sa, cb.mem(), sb, out.mem(), 1, beta))
+		gpuCheck(op, st.be.Gemm(dt, transA, transB, batch, m, n, k, ca.mem(), sa, cb.mem(), sb, out.mem(), m*n, 1, beta))
 	})
 }
 

@@ -1,5 +1,7 @@
 package tensor
 
+import "github.com/gradus-ml/gradus/tensor/internal/devices"
+
 // NonFinite counts the NaN and ±Inf elements of t (float32 or float64)
 // and returns the row-major index and value of the first, reading a
 // contiguous tensor in place (a view is copied once). count is 0, and
@@ -69,4 +71,57 @@ func allFinite[T Float](xs []T) bool {
 		a0 += xs[i] - xs[i]
 	}
 	return a0+a1+a2+a3 == 0
+}
+
+// AllFinite reports whether every element of every tensor is finite (no
+// NaN, no ±Inf). Tensors on a GPU are checked there, all with one wait
+// per device, where a NonFinite call per tensor would wait once each; an
+// optimiser checking its gradients before a step calls it first and looks
+// for the culprit with NonFinite only when it returns false.
+func AllFinite(ts ...*Tensor) bool {
+	type batch struct {
+		be  devices.Backend
+		dts []devices.DType
+		ns  []int
+		xs  []devices.Mem
+	}
+	var onGPU map[Device]*batch
+	var scratch []*Tensor
+	defer func() {
+		for _, t := range scratch {
+			t.release()
+		}
+	}()
+	for _, t := range ts {
+		if t == nil {
+			Fail("AllFinite", "tensor is nil")
+		}
+		if t.dev == nil {
+			if n, _, _ := NonFinite(t); n > 0 {
+				return false
+			}
+			continue
+		}
+		c := t.deviceContiguous("AllFinite")
+		if c != t {
+			scratch = append(scratch, c)
+		}
+		if onGPU == nil {
+			onGPU = map[Device]*batch{}
+		}
+		b := onGPU[t.Device()]
+		if b == nil {
+			b = &batch{be: t.dev.be}
+			onGPU[t.Device()] = b
+		}
+		b.dts, b.ns, b.xs = append(b.dts, devDType(t.dtype)), append(b.ns, t.Size()), append(b.xs, c.mem())
+	}
+	for _, b := range onGPU {
+		bad, err := b.be.NonFiniteAll(b.dts, b.ns, b.xs)
+		gpuCheck("AllFinite", err)
+		if bad {
+			return false
+		}
+	}
+	return true
 }

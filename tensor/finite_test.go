@@ -77,3 +77,18 @@ func TestNonFiniteEveryPosition(t *testing.T) {
 		}
 	}
 }
+
+// AllFinite is false as soon as one tensor holds a NaN or an infinity.
+func TestAllFinite(t *testing.T) {
+	a, b := Full(Float32, 1.5, 3, 4), Full(Float64, -2, 5)
+	if !AllFinite(a, b) || !AllFinite() {
+		t.Fatal("AllFinite of finite tensors is false")
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		c := b.Clone()
+		c.SetAt(v, 4)
+		if AllFinite(a, c) || AllFinite(Transpose(a), c) {
+			t.Errorf("AllFinite with %v = true", v)
+		}
+	}
+}

@@ -104,6 +104,9 @@ func maxPool2DTrusted(dst *Tensor, argmax []int, x *Tensor, p PoolParams) (*Tens
 }
 
 func maxPoolRun(g *poolGeom, y *Tensor, argmax []int, x *Tensor) (*Tensor, []int) {
+	if y.dev != nil || x.dev != nil {
+		return gpuMaxPool(g, y, argmax, x)
+	}
 	n := g.n * g.c * g.ho * g.wo
 	if cap(argmax) < n {
 		argmax = make([]int, n)
@@ -236,6 +239,10 @@ func MaxPool2DGradTo(dst, dy *Tensor, argmax []int, xShape []int) *Tensor {
 // kernel graph calls (internal/unchecked): argmax has one index within dx
 // per element of dy, and dx has dy's dtype and does not overlap it.
 func maxPool2DGradTrusted(dx, dy *Tensor, argmax []int) *Tensor {
+	if dx.dev != nil || dy.dev != nil {
+		gpuMaxPoolGrad(dx, dy, argmax)
+		return dx
+	}
 	if dy.dtype == Float32 {
 		d := contigDst[float32](dx)
 		clear(d)
@@ -276,6 +283,10 @@ func avgPool2DTrusted(dst, x *Tensor, p PoolParams) *Tensor {
 }
 
 func avgPoolRun(g *poolGeom, y, x *Tensor) *Tensor {
+	if y.dev != nil || x.dev != nil {
+		gpuAvgPool(g, y, x)
+		return y
+	}
 	if x.dtype == Float32 {
 		d := contigDst[float32](y)
 		avgPool(g, contigData[float32](x), d)
@@ -338,6 +349,10 @@ func avgPool2DGradTrusted(dst, dy *Tensor, xShape []int, p PoolParams) *Tensor {
 }
 
 func avgPoolGradRun(g *poolGeom, dx, dy *Tensor) *Tensor {
+	if dx.dev != nil || dy.dev != nil {
+		gpuAvgPoolGrad(g, dx, dy)
+		return dx
+	}
 	if dy.dtype == Float32 {
 		d := contigDst[float32](dx)
 		clear(d)

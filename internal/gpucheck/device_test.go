@@ -160,6 +160,9 @@ func TestNonFinite(t *testing.T) {
 			if n != 1 || first != at || !(val == v || math.IsNaN(val) && math.IsNaN(v)) {
 				t.Errorf("NonFinite with %v at %d = %d, %d, %v", v, at, n, first, val)
 			}
+			if tensor.AllFinite(x.To(d), y.To(d)) || !tensor.AllFinite(x.To(d), x.To(d)) {
+				t.Errorf("AllFinite with %v at %d is wrong", v, at)
+			}
 		}
 	}
 }

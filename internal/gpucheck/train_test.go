@@ -97,24 +97,11 @@ func TestMLPTrainMatchesCPU(t *testing.T) {
 }
 
 // BenchmarkMLPTrain times examples/bench's mlp_train step on the GPU; its
-// samples/s compare with torch_bench.py --device cuda's mlp_train.
+// examples/s compare with torch_bench.py --device cuda's mlp_train.
 func BenchmarkMLPTrain(b *testing.B) {
 	dev := device(b)
 	s := newMLPTask(dev, false)
-	for range 3 {
-		s.step(b)
-	}
-	if err := dev.Synchronize(); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for range b.N {
-		s.step(b)
-	}
-	if err := dev.Synchronize(); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N*s.x.Shape()[0])/b.Elapsed().Seconds(), "samples/s")
+	benchSteps(b, dev, s.x.Shape()[0], func() { s.step(b) })
 }
 
 // vaeTask is examples/bench's vae_train: a 784-400-20 Gaussian VAE with a
@@ -211,18 +198,5 @@ func TestVAETrainMatchesCPU(t *testing.T) {
 func BenchmarkVAETrain(b *testing.B) {
 	dev := device(b)
 	s := newVAETask(dev, false)
-	for range 3 {
-		s.step(b)
-	}
-	if err := dev.Synchronize(); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for range b.N {
-		s.step(b)
-	}
-	if err := dev.Synchronize(); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N*s.x.Shape()[0])/b.Elapsed().Seconds(), "samples/s")
+	benchSteps(b, dev, s.x.Shape()[0], func() { s.step(b) })
 }

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/gradus-ml/gradus/tensor/internal/cuda"
@@ -76,8 +77,11 @@ func (b *backend) Fill(dt devices.DType, n int, dst devices.Mem, v float64) erro
 	return b.k.Fill(dtype(dt), n, buf(dst), v)
 }
 
-func (b *backend) Copy(dt devices.DType, shape []int, dst devices.Mem, x devices.View) error {
-	return b.k.Copy(dtype(dt), shape, buf(dst), buf(x.Mem), x.Strides)
+func (b *backend) Copy(dt devices.DType, shape []int, dst devices.View, x devices.View) error {
+	if dst.Strides == nil {
+		return b.k.Copy(dtype(dt), shape, buf(dst.Mem), buf(x.Mem), x.Strides)
+	}
+	return b.k.CopyStrided(dtype(dt), shape, buf(dst.Mem), dst.Strides, buf(x.Mem), x.Strides)
 }
 
 func (b *backend) HasUnary(op string) bool  { return slices.Contains(cuda.UnaryOps, op) }
@@ -95,23 +99,18 @@ func (b *backend) Scalar(op string, dt devices.DType, n int, dst, x devices.Mem,
 	return b.k.Scalar(op, dtype(dt), n, buf(dst), buf(x), s)
 }
 
-// Gemm runs one cuBLAS product per matrix of the batch.
-func (b *backend) Gemm(dt devices.DType, transA, transB bool, batch, m, n, k int, a devices.Mem, strideA int, bm devices.Mem, strideB int, c devices.Mem, alpha, beta float64) error {
-	es := dt.Size()
-	for i := range batch {
-		g := cuda.Gemm{TransA: transA, TransB: transB, M: m, N: n, K: k,
-			A: buf(a).Slice(i * strideA * es), B: buf(bm).Slice(i * strideB * es), C: buf(c).Slice(i * m * n * es)}
-		var err error
-		if dt == devices.F64 {
-			err = b.blas.Dgemm(g, alpha, beta)
-		} else {
-			err = b.blas.Sgemm(g, float32(alpha), float32(beta))
-		}
-		if err != nil {
-			return err
-		}
+// Gemm is one cuBLAS product, strided-batched when batch > 1.
+func (b *backend) Gemm(dt devices.DType, transA, transB bool, batch, m, n, k int, a devices.Mem, strideA int, bm devices.Mem, strideB int, c devices.Mem, strideC int, alpha, beta float64) error {
+	g := cuda.Gemm{TransA: transA, TransB: transB, M: m, N: n, K: k, A: buf(a), B: buf(bm), C: buf(c)}
+	switch {
+	case batch == 1 && dt == devices.F64:
+		return b.blas.Dgemm(g, alpha, beta)
+	case batch == 1:
+		return b.blas.Sgemm(g, float32(alpha), float32(beta))
+	case dt == devices.F64:
+		return b.blas.DgemmStridedBatched(g, batch, strideA, strideB, strideC, alpha, beta)
 	}
-	return nil
+	return b.blas.SgemmStridedBatched(g, batch, strideA, strideB, strideC, float32(alpha), float32(beta))
 }
 
 func (b *backend) Softmax(dt devices.DType, rows, cols int, dst, x devices.Mem, log bool) error {
@@ -138,9 +137,100 @@ func (b *backend) NonFinite(dt devices.DType, n int, x devices.Mem) (bool, error
 	return b.k.NonFinite(dtype(dt), n, buf(x))
 }
 
+func (b *backend) NonFiniteAll(dts []devices.DType, ns []int, xs []devices.Mem) (bool, error) {
+	ts, bs := make([]cuda.DType, len(dts)), make([]*cuda.Buffer, len(xs))
+	for i := range dts {
+		ts[i] = dtype(dts[i])
+	}
+	for i := range xs {
+		bs[i] = buf(xs[i])
+	}
+	return b.k.NonFiniteAll(ts, ns, bs)
+}
+
 func (b *backend) Adam(dt devices.DType, n int, p, g, m, v devices.Mem, h [8]float64) error {
 	return b.k.Adam(dtype(dt), n, buf(p), buf(g), buf(m), buf(v),
 		cuda.AdamStep{W1: h[0], B2: h[1], W2: h[2], StepSize: h[3], C: h[4], Eps: h[5], Decay: h[6], L2: h[7]})
+}
+
+func (b *backend) HasParam(op string) bool { return slices.Contains(cuda.ParamOps, op) }
+
+func (b *backend) Param(op string, dt devices.DType, n int, dst, x devices.Mem, p, q float64) error {
+	return b.k.Param(op, dtype(dt), n, buf(dst), buf(x), p, q)
+}
+
+func (b *backend) ParamBinary(op string, dt devices.DType, shape []int, dst devices.Mem, x, y devices.View, p float64) error {
+	return b.k.ParamBinary(op, dtype(dt), shape, buf(dst), buf(x.Mem), x.Strides, buf(y.Mem), y.Strides, p)
+}
+
+func (b *backend) Where(dt devices.DType, shape []int, dst devices.Mem, cond, x, y devices.View) error {
+	return b.k.Where(dtype(dt), shape, buf(dst), buf(cond.Mem), cond.Strides, buf(x.Mem), x.Strides, buf(y.Mem), y.Strides)
+}
+
+func (b *backend) ReduceLast(op string, dt devices.DType, rows, cols, ddof int, dst, x devices.Mem) error {
+	t, d, s := dtype(dt), buf(dst), buf(x)
+	switch op {
+	case "sum":
+		return b.k.SumLast(t, rows, cols, d, s)
+	case "max":
+		return b.k.MaxLast(t, rows, cols, d, s)
+	case "min":
+		return b.k.MinLast(t, rows, cols, d, s)
+	case "prod":
+		return b.k.ProdLast(t, rows, cols, d, s)
+	case "logsumexp":
+		return b.k.LogSumExpLast(t, rows, cols, d, s)
+	case "variance":
+		return b.k.VarianceLast(t, rows, cols, ddof, d, s)
+	}
+	return fmt.Errorf("cuda: no row reduction %q", op)
+}
+
+func geom(g devices.ConvGeom) cuda.ConvGeom { return cuda.ConvGeom(g) }
+
+func (b *backend) Im2Col(dt devices.DType, g devices.ConvGeom, cols, x devices.Mem) error {
+	return b.k.Im2Col(dtype(dt), geom(g), buf(cols), buf(x))
+}
+
+func (b *backend) Col2Im(dt devices.DType, g devices.ConvGeom, dx, cols devices.Mem) error {
+	return b.k.Col2Im(dtype(dt), geom(g), buf(dx), buf(cols))
+}
+
+func (b *backend) MaxPool(dt devices.DType, g devices.ConvGeom, y, idx, x devices.Mem) error {
+	return b.k.MaxPool(dtype(dt), geom(g), buf(y), buf(idx), buf(x))
+}
+
+func (b *backend) MaxPoolGrad(dt devices.DType, g devices.ConvGeom, dx, dy, idx devices.Mem) error {
+	return b.k.MaxPoolGrad(dtype(dt), geom(g), buf(dx), buf(dy), buf(idx))
+}
+
+func (b *backend) AvgPool(dt devices.DType, g devices.ConvGeom, y, x devices.Mem) error {
+	return b.k.AvgPool(dtype(dt), geom(g), buf(y), buf(x))
+}
+
+func (b *backend) AvgPoolGrad(dt devices.DType, g devices.ConvGeom, dx, dy devices.Mem) error {
+	return b.k.AvgPoolGrad(dtype(dt), geom(g), buf(dx), buf(dy))
+}
+
+// UploadInt32 and DownloadInt32 move int32 indices as the float32 words
+// that hold their bits: the copy is of bytes, whatever they mean.
+func (b *backend) UploadInt32(dst devices.Mem, src []int32) error {
+	w := make([]float32, len(src))
+	for i, v := range src {
+		w[i] = math.Float32frombits(uint32(v))
+	}
+	return cuda.Upload(b.d, buf(dst), w)
+}
+
+func (b *backend) DownloadInt32(dst []int32, src devices.Mem) error {
+	w := make([]float32, len(dst))
+	if err := cuda.Download(b.d, w, buf(src)); err != nil {
+		return err
+	}
+	for i, v := range w {
+		dst[i] = int32(math.Float32bits(v))
+	}
+	return nil
 }
 
 func (b *backend) Synchronize() error { return b.d.Synchronize() }

@@ -166,11 +166,24 @@ func (k *Kernels) ScatterAdd(dt DType, outer, axis, inner int, dst *Buffer, idx 
 // −Inf. It waits for the kernels queued before it and for its own result,
 // and reports their failures.
 func (k *Kernels) NonFinite(dt DType, n int, x *Buffer) (bool, error) {
-	if n < 0 {
-		return false, fmt.Errorf("cuda: NonFinite: negative length %d", n)
+	return k.NonFiniteAll([]DType{dt}, []int{n}, []*Buffer{x})
+}
+
+// NonFiniteAll is NonFinite over several buffers (xs[i] holding ns[i]
+// elements of dts[i]) with one wait: every check sets one flag, read back
+// once, so an optimiser checks all its gradients for the price of one
+// round trip.
+func (k *Kernels) NonFiniteAll(dts []DType, ns []int, xs []*Buffer) (bool, error) {
+	if len(dts) != len(xs) || len(ns) != len(xs) {
+		return false, fmt.Errorf("cuda: NonFiniteAll: %d dtypes and %d lengths for %d buffers", len(dts), len(ns), len(xs))
 	}
-	if err := fits("non_finite", dt, n, x); err != nil || n == 0 {
-		return false, err
+	for i, x := range xs {
+		if ns[i] < 0 {
+			return false, fmt.Errorf("cuda: NonFinite: negative length %d", ns[i])
+		}
+		if err := fits("non_finite", dts[i], ns[i], x); err != nil {
+			return false, err
+		}
 	}
 	flag, err := k.d.Alloc(4)
 	if err != nil {
@@ -180,8 +193,13 @@ func (k *Kernels) NonFinite(dt DType, n int, x *Buffer) (bool, error) {
 	if err := k.d.Zero(flag, 4); err != nil {
 		return false, err
 	}
-	if err := k.launch("non_finite"+dt.suffix(), elemGrid(n), n, flag, x); err != nil {
-		return false, err
+	for i, x := range xs {
+		if ns[i] == 0 {
+			continue
+		}
+		if err := k.launch("non_finite"+dts[i].suffix(), elemGrid(ns[i]), ns[i], flag, x); err != nil {
+			return false, err
+		}
 	}
 	var found uint32
 	err = k.d.do(func() error {

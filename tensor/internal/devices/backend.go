@@ -31,6 +31,10 @@ type View struct {
 	Strides []int
 }
 
+// ConvGeom is a resolved 2-D convolution or pooling window: input (N, C,
+// H, W), kernel KH × KW, output HO × WO, strides, padding and dilation.
+type ConvGeom struct{ N, C, H, W, KH, KW, HO, WO, SH, SW, PH, PW, DH, DW int }
+
 // Backend is what package tensor asks of a device. Every method queues
 // work on the device in order; Download and NonFinite wait for the work
 // queued before them and report any failure of it. All shapes, sizes and
@@ -78,9 +82,9 @@ type Backend interface {
 	ReduceLast(op string, dt DType, rows, cols, ddof int, dst, x Mem) error
 	// Gemm sets each of the batch contiguous m×n matrices of c to
 	// alpha·op(a)·op(b) + beta·c; a's matrices are m×k (k×m with transA),
-	// b's k×n (n×k with transB), contiguous and strideA, strideB elements
-	// apart (0 repeats one matrix).
-	Gemm(dt DType, transA, transB bool, batch, m, n, k int, a Mem, strideA int, b Mem, strideB int, c Mem, alpha, beta float64) error
+	// b's k×n (n×k with transB); each operand's matrices are contiguous
+	// and strideA, strideB, strideC elements apart (0 repeats a matrix).
+	Gemm(dt DType, transA, transB bool, batch, m, n, k int, a Mem, strideA int, b Mem, strideB int, c Mem, strideC int, alpha, beta float64) error
 	// Softmax sets each row of the rows × cols dst to the (log-)softmax
 	// of that row of x; SoftmaxGrad to its VJP with v, given its output y.
 	Softmax(dt DType, rows, cols int, dst, x Mem, log bool) error
@@ -91,11 +95,27 @@ type Backend interface {
 	// inner) at idx along the middle axis; ScatterAdd adds src back.
 	Gather(dt DType, outer, axis, inner int, dst, x Mem, idx []int) error
 	ScatterAdd(dt DType, outer, axis, inner int, dst Mem, idx []int, src Mem) error
-	// NonFinite reports whether any of n elements of x is NaN or ±Inf.
+	// NonFinite reports whether any of n elements of x is NaN or ±Inf;
+	// NonFiniteAll whether any of several buffers holds one, with one wait.
 	NonFinite(dt DType, n int, x Mem) (bool, error)
+	NonFiniteAll(dts []DType, ns []int, xs []Mem) (bool, error)
 	// Adam applies one Adam step to n parameters in place; h holds
 	// W1, B2, W2, StepSize, C, Eps, Decay, L2 as optim.Adam works them out.
 	Adam(dt DType, n int, p, g, m, v Mem, h [8]float64) error
+	// Im2Col writes cols (N, C·KH·KW, HO·WO) from x (N, C, H, W); Col2Im
+	// writes its transpose, summing the columns that read each element.
+	Im2Col(dt DType, g ConvGeom, cols, x Mem) error
+	Col2Im(dt DType, g ConvGeom, dx, cols Mem) error
+	// MaxPool writes y (N, C, HO, WO) and, per output, the int32 index
+	// h·W+w of the input chosen in its plane; MaxPoolGrad sends dy back
+	// to those inputs. AvgPool and AvgPoolGrad average.
+	MaxPool(dt DType, g ConvGeom, y, idx, x Mem) error
+	MaxPoolGrad(dt DType, g ConvGeom, dx, dy, idx Mem) error
+	AvgPool(dt DType, g ConvGeom, y, x Mem) error
+	AvgPoolGrad(dt DType, g ConvGeom, dx, dy Mem) error
+	// UploadInt32 and DownloadInt32 copy int32 indices.
+	UploadInt32(dst Mem, src []int32) error
+	DownloadInt32(dst []int32, src Mem) error
 	// Synchronize waits for all queued work and reports its failures.
 	Synchronize() error
 }
