@@ -11,6 +11,10 @@ import (
 // Float is the set of element types the device holds.
 type Float interface{ ~float32 | ~float64 }
 
+// Elem is what Upload and Download copy: the floats, and the int32
+// indices of MaxPool.
+type Elem interface{ Float | ~int32 }
+
 func (d *Driver) rawAlloc(n int) (uint64, error) {
 	var p uint64
 	err := check(fmt.Sprintf("cuMemAlloc(%d bytes)", n), d.api.memAlloc(&p, uintptr(n)))
@@ -82,7 +86,7 @@ func (d *Driver) CopyDevice(dst, src *Buffer, bytes int) error {
 
 // Upload copies src from the host into the start of dst. The copy is
 // synchronous: src may be reused when it returns.
-func Upload[T Float](d *Driver, dst *Buffer, src []T) error {
+func Upload[T Elem](d *Driver, dst *Buffer, src []T) error {
 	n := len(src) * int(unsafe.Sizeof(T(0)))
 	if n > dst.size {
 		return fmt.Errorf("cuda: Upload of %d bytes into a %d-byte buffer", n, dst.size)
@@ -97,7 +101,7 @@ func Upload[T Float](d *Driver, dst *Buffer, src []T) error {
 
 // Download copies the start of src on the device into dst on the host.
 // It waits for the work queued on the device before it to finish.
-func Download[T Float](d *Driver, dst []T, src *Buffer) error {
+func Download[T Elem](d *Driver, dst []T, src *Buffer) error {
 	n := len(dst) * int(unsafe.Sizeof(T(0)))
 	if n > src.size {
 		return fmt.Errorf("cuda: Download of %d bytes from a %d-byte buffer", n, src.size)
