@@ -88,3 +88,31 @@ func TestGemmChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmBatchedChecks: a strided batch must fit each buffer up to its
+// last matrix, keep C's products apart and have a positive batch and
+// non-negative strides; a stride of 0 repeats A or B.
+func TestGemmBatchedChecks(t *testing.T) {
+	buf := &Buffer{size: 8 * 100}
+	g := Gemm{M: 2, N: 3, K: 4, A: buf, B: buf, C: buf} // A 8, B 12, C 6 elements
+	for _, c := range []struct {
+		batch, sa, sb, sc int
+		ok                bool
+	}{
+		{4, 8, 12, 6, true},
+		{4, 0, 0, 6, true},     // A and B repeated
+		{12, 8, 0, 8, true},    // A ends at 11·8+8 = 96 ≤ 100
+		{13, 7, 0, 7, true},    // C ends at 12·7+6 = 90
+		{14, 0, 8, 7, false},   // B ends at 13·8+12 = 116 > 100
+		{4, 8, 12, 5, false},   // C's products overlap
+		{1, 8, 12, 0, true},    // one product: C's stride is unused
+		{0, 8, 12, 6, false},   // empty batch
+		{4, -1, 12, 6, false},  // negative stride
+		{9, 12, 12, 12, false}, // A ends at 8·12+8 = 104 > 100
+	} {
+		_, err := g.colMajorBatched(8, c.batch, c.sa, c.sb, c.sc)
+		if (err == nil) != c.ok {
+			t.Errorf("colMajorBatched(batch %d, strides %d, %d, %d) = %v, want ok=%v", c.batch, c.sa, c.sb, c.sc, err, c.ok)
+		}
+	}
+}
