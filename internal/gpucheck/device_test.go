@@ -111,7 +111,9 @@ func TestOpsMatchCPU(t *testing.T) {
 			{"Mul transposed", func(x ...*tensor.Tensor) *tensor.Tensor {
 				return tensor.Mul(tensor.Permute(x[0], 2, 1, 0), tensor.Permute(x[1], 2, 1, 0))
 			}, []*tensor.Tensor{a, c}, 0},
-			{"Div", func(x ...*tensor.Tensor) *tensor.Tensor { return tensor.Div(x[0], tensor.AddScalar(tensor.Mul(x[1], x[1]), 1)) }, []*tensor.Tensor{a, c}, 0},
+			{"Div", func(x ...*tensor.Tensor) *tensor.Tensor {
+				return tensor.Div(x[0], tensor.AddScalar(tensor.Mul(x[1], x[1]), 1))
+			}, []*tensor.Tensor{a, c}, 0},
 			{"Relu", func(x ...*tensor.Tensor) *tensor.Tensor { return tensor.Relu(x[0]) }, []*tensor.Tensor{a}, 0},
 			{"ReluGrad", func(x ...*tensor.Tensor) *tensor.Tensor { return tensor.ReluGrad(x[0], tensor.Relu(x[1])) }, []*tensor.Tensor{a, c}, 0},
 			{"AddScalar, MulScalar", func(x ...*tensor.Tensor) *tensor.Tensor { return tensor.MulScalar(tensor.AddScalar(x[0], 0.25), -3) }, []*tensor.Tensor{a}, 0},
