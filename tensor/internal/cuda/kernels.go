@@ -96,6 +96,9 @@ func (k *Kernels) launch(name string, grid int, args ...any) error {
 		case *stridesArg:
 			pin.Pin(v)
 			ptrs[i] = unsafe.Pointer(v)
+		case *strides3Arg:
+			pin.Pin(v)
+			ptrs[i] = unsafe.Pointer(v)
 		default:
 			return fmt.Errorf("cuda: %s: argument %d has unsupported type %T", name, i, a)
 		}
