@@ -23,7 +23,9 @@ __device__ inline double math_pow(double x, double y)  { return pow(x, y); }
 
 // is_inf: x − x is NaN exactly for ±Inf and NaN.
 template <typename T> __device__ inline bool is_inf(T x) { return x == x && x - x != T(0); }
-template <typename T> __device__ inline T quiet_nan() { return T(0) / T(0); }
+template <typename T> __device__ inline T quiet_nan();
+template <> __device__ inline float quiet_nan<float>() { return nanf(""); }
+template <> __device__ inline double quiet_nan<double>() { return nan(""); }
 
 // go_max and go_min are Go's built-in max and min (which the CPU's
 // Maximum, Minimum and Clamp use): NaN if either operand is NaN, and −0

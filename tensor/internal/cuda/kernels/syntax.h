@@ -60,4 +60,6 @@ __device__ float floorf(float);
 __device__ double floor(double);
 __device__ float powf(float, float);
 __device__ double pow(double, double);
+__device__ float nanf(const char*);
+__device__ double nan(const char*);
 }
