@@ -297,6 +297,10 @@ func (maxPoolGatherOp) Arity() int { return 1 }
 func (op maxPoolGatherOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	x := in[0].Contiguous()
 	y := g.AllocUninit(x.DType(), op.yShape...)
+	if x.Device() != tensor.CPU { // the flat gather as IndexSelect on the flattened x
+		kern.IndexSelect(kern.Reshape(y, []int{y.Size()}), kern.Reshape(x, []int{x.Size()}), 0, op.argmax)
+		return y
+	}
 	if x.DType() == tensor.Float32 {
 		gatherFlat(x.Float32s(), op.argmax, y.Float32s())
 	} else {

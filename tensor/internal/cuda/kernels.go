@@ -99,6 +99,9 @@ func (k *Kernels) launch(name string, grid int, args ...any) error {
 		case *geomArg:
 			pin.Pin(v)
 			ptrs[i] = unsafe.Pointer(v)
+		case *strides3Arg:
+			pin.Pin(v)
+			ptrs[i] = unsafe.Pointer(v)
 		default:
 			return fmt.Errorf("cuda: %s: argument %d has unsupported type %T", name, i, a)
 		}

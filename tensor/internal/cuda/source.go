@@ -38,18 +38,33 @@ func Source() string {
 // _f32 or _f64 suffix).
 var (
 	UnaryOps = []string{"neg", "exp", "log", "tanh", "relu", "sigmoid", "gelu",
-		"square", "sqrt", "abs", "reciprocal", "log1p", "expm1", "softplus"}
-	BinaryOps = []string{"add", "sub", "mul", "div", "relu_grad", "gelu_grad", "sigmoid_grad", "tanh_grad"}
+		"square", "sqrt", "abs", "reciprocal", "log1p", "expm1", "softplus",
+		"sign", "sin", "cos", "erf", "lgamma", "digamma"}
+	BinaryOps = []string{"add", "sub", "mul", "div", "relu_grad", "gelu_grad", "sigmoid_grad", "tanh_grad",
+		"pow", "maximum", "minimum", "xlogy", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 	ScalarOps = []string{"add_scalar", "mul_scalar"}
 	RowOps    = []string{"softmax", "log_softmax", "softmax_grad", "log_softmax_grad", "sum_last"}
 	OtherOps  = []string{"adam", "fill", "non_finite", "copy", "gather", "scatter_add"}
 	ConvOps   = []string{"im2col", "col2im", "max_pool", "max_pool_grad", "avg_pool", "avg_pool_grad"}
 )
 
+// The operations of kernels/math.cu and kernels/reduce.cu: ParamOps take
+// two scalar parameters (Kernels.Param), ParamBinaryOps a broadcast pair
+// and one (Kernels.ParamBinary), ReduceOps reduce the last axis
+// (Kernels.MaxLast and the others of reduce.go), MathOps are Kernels.Where
+// and Kernels.CopyStrided.
+var (
+	ParamOps       = []string{"pow_scalar", "leaky_relu", "elu", "clamp"}
+	ParamBinaryOps = []string{"leaky_relu_grad"}
+	ReduceOps      = []string{"max_last", "min_last", "prod_last", "logsumexp_last", "variance_last"}
+	MathOps        = []string{"where", "copy_strided"}
+)
+
 // kernelNames lists every kernel function of the module.
 func kernelNames() []string {
 	var out []string
-	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, ConvOps) {
+	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, ConvOps,
+		ParamOps, ParamBinaryOps, ReduceOps, MathOps) {
 		out = append(out, op+"_f32", op+"_f64")
 	}
 	return out

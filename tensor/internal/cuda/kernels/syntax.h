@@ -41,3 +41,25 @@ __device__ double fabs(double);
 // for (NVIDIA, 2025, CUDA C++ Programming Guide, "atomicAdd()").
 __device__ float atomicAdd(float* address, float val);
 __device__ double atomicAdd(double* address, double val);
+
+// The functions kernels/math.cu adds (NVIDIA, 2025, CUDA Math API
+// reference, "Single Precision Mathematical Functions" and "Double
+// Precision Mathematical Functions").
+extern "C" {
+__device__ float sinf(float);
+__device__ double sin(double);
+__device__ float cosf(float);
+__device__ double cos(double);
+__device__ float tanf(float);
+__device__ double tan(double);
+__device__ float erff(float);
+__device__ double erf(double);
+__device__ float lgammaf(float);
+__device__ double lgamma(double);
+__device__ float floorf(float);
+__device__ double floor(double);
+__device__ float powf(float, float);
+__device__ double pow(double, double);
+__device__ float nanf(const char*);
+__device__ double nan(const char*);
+}

@@ -58,6 +58,8 @@ static T atomicAdd(T* address, T val) {
 #include "../kernels/conv.cu"
 #include "../kernels/elementwise.cu"
 #include "../kernels/indexing.cu"
+#include "../kernels/math.cu"
+#include "../kernels/reduce.cu"
 #include "../kernels/softmax.cu"
 
 // The kernels' signatures: PTR2 (long long, 2 pointers) serves unary maps
@@ -65,6 +67,12 @@ static T atomicAdd(T* address, T val) {
 // scatter_add, GEOM2 and GEOM3 (long long, 2 or 3 pointers, Geom) the
 // convolution and pooling kernels.
 enum Kind { PTR2, BINARY, COPY, SCALAR32, SCALAR64, FILL32, FILL64, INDEX, ROW2, ROW3, ADAM32, ADAM64, GEOM2, GEOM3 };
+// The kinds of kernels/math.cu and reduce.cu: PARAM (long long, 2
+// pointers, 2 scalars), PBIN (a binary kernel's arguments and a scalar),
+// WHERE (long long, 4 pointers, Strides3), ROWV (a row kernel's and a
+// long long: variance_last).
+static const Kind PARAM32 = Kind(GEOM3 + 1), PARAM64 = Kind(GEOM3 + 2), PBIN32 = Kind(GEOM3 + 3),
+                  PBIN64 = Kind(GEOM3 + 4), WHERE = Kind(GEOM3 + 5), ROWV = Kind(GEOM3 + 6);
 struct Kernel {
   const char* name;
   Kind kind;
@@ -78,6 +86,18 @@ static const Kernel kernel_table[] = {
     PAIR(abs, PTR2), PAIR(reciprocal, PTR2), PAIR(log1p, PTR2), PAIR(expm1, PTR2), PAIR(softplus, PTR2), PAIR(non_finite, PTR2),
     PAIR(add, BINARY), PAIR(sub, BINARY), PAIR(mul, BINARY), PAIR(div, BINARY),
     PAIR(relu_grad, BINARY), PAIR(gelu_grad, BINARY), PAIR(sigmoid_grad, BINARY), PAIR(tanh_grad, BINARY),
+    PAIR(sign, PTR2), PAIR(sin, PTR2), PAIR(cos, PTR2), PAIR(erf, PTR2), PAIR(lgamma, PTR2), PAIR(digamma, PTR2),
+    PAIR(pow, BINARY), PAIR(maximum, BINARY), PAIR(minimum, BINARY), PAIR(xlogy, BINARY), PAIR(equal, BINARY),
+    PAIR(not_equal, BINARY), PAIR(less, BINARY), PAIR(less_equal, BINARY), PAIR(greater, BINARY),
+    PAIR(greater_equal, BINARY), PAIR(copy_strided, COPY), PAIR(where, WHERE),
+    PAIR(max_last, ROW2), PAIR(min_last, ROW2), PAIR(prod_last, ROW2), PAIR(logsumexp_last, ROW2),
+    PAIR(variance_last, ROWV),
+    {"pow_scalar_f32", PARAM32, (void*)pow_scalar_f32}, {"pow_scalar_f64", PARAM64, (void*)pow_scalar_f64},
+    {"leaky_relu_f32", PARAM32, (void*)leaky_relu_f32}, {"leaky_relu_f64", PARAM64, (void*)leaky_relu_f64},
+    {"elu_f32", PARAM32, (void*)elu_f32}, {"elu_f64", PARAM64, (void*)elu_f64},
+    {"clamp_f32", PARAM32, (void*)clamp_f32}, {"clamp_f64", PARAM64, (void*)clamp_f64},
+    {"leaky_relu_grad_f32", PBIN32, (void*)leaky_relu_grad_f32},
+    {"leaky_relu_grad_f64", PBIN64, (void*)leaky_relu_grad_f64},
     PAIR(softmax, ROW2), PAIR(log_softmax, ROW2), PAIR(sum_last, ROW2),
     PAIR(softmax_grad, ROW3), PAIR(log_softmax_grad, ROW3),
     {"adam_f32", ADAM32, (void*)adam_f32}, {"adam_f64", ADAM64, (void*)adam_f64},
@@ -120,6 +140,29 @@ static void call(const Kernel* k, void** params) {
       break;
     case COPY:
       ((void (*)(i64, void*, void*, Strides))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(Strides, 3));
+      break;
+    case PARAM32:
+      ((void (*)(i64, void*, void*, float, float))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(float, 3),
+                                                        ARG(float, 4));
+      break;
+    case PARAM64:
+      ((void (*)(i64, void*, void*, double, double))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                          ARG(double, 3), ARG(double, 4));
+      break;
+    case PBIN32:
+      ((void (*)(i64, void*, void*, void*, Strides, float))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                                 ARG(void*, 3), ARG(Strides, 4), ARG(float, 5));
+      break;
+    case PBIN64:
+      ((void (*)(i64, void*, void*, void*, Strides, double))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                                  ARG(void*, 3), ARG(Strides, 4), ARG(double, 5));
+      break;
+    case WHERE:
+      ((void (*)(i64, void*, void*, void*, void*, Strides3))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                                  ARG(void*, 3), ARG(void*, 4), ARG(Strides3, 5));
+      break;
+    case ROWV:
+      ((void (*)(i64, void*, void*, i64))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(i64, 3));
       break;
     case SCALAR32:
       ((void (*)(i64, void*, void*, float))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(float, 3));
@@ -194,7 +237,7 @@ extern "C" int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, un
   const Kernel* k = (const Kernel*)f;
   gridDim = dim3{gx, 1, 1};
   blockDim = dim3{BLOCK, 1, 1};
-  if (k->kind != ROW2 && k->kind != ROW3) {
+  if (k->kind != ROW2 && k->kind != ROW3 && k->kind != ROWV) {
     for (unsigned int b = 0; b < gx; b++) {
       for (unsigned int t = 0; t < BLOCK; t++) {
         blockIdx = dim3{b, 0, 0};
