@@ -160,7 +160,9 @@ cuda-fake:
 	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDA_GEMM_N=64 XDG_CACHE_HOME=$$d/cache \
 		CGO_ENABLED=0 $(GO) test -count=1 ./$(CUDA_DIR) && \
 	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$$d/cache \
-		CGO_ENABLED=0 $(GO) test -count=1 -short ./internal/gpucheck
+		CGO_ENABLED=0 $(GO) test -count=1 -short ./internal/gpucheck && \
+	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$$d/cache \
+		CGO_ENABLED=0 $(GO) test -count=1 -run AllOpsOnGPU ./autodiff
 
 # The CUDA device builds without cgo for linux/amd64 and linux/arm64.
 cuda-build:
@@ -178,7 +180,10 @@ gpu-check:
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.amd64 ./$(CUDA_DIR)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) test -c -ldflags='-s -w' -o out/gpu/cuda.test.arm64 ./$(CUDA_DIR)
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/gpucheck.test.amd64 ./internal/gpucheck
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/autodiff.test.amd64 ./autodiff
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -tags cuda -ldflags='-s -w' -o out/gpu/vae.amd64 ./examples/vae
 	cp -r $(CUDA_DIR)/testdata out/gpu/testdata
+	gzip -9 out/gpu/*.amd64 out/gpu/*.arm64 # under the 64 MiB a device call carries; run.sh unpacks them
 	cp $(CUDA_DIR)/gpu-check.sh out/gpu/run.sh
 	mkdir -p out/gpu/peers && cp examples/bench/peers/torch_bench.py examples/bench/peers/timing.py out/gpu/peers/
 	@echo "On the GPU machine, from the folder holding out/ (logs go to \$$OUT, else out/gpu/log):"

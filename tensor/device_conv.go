@@ -1,6 +1,10 @@
 package tensor
 
-import "github.com/gradus-ml/gradus/tensor/internal/devices"
+import (
+	"sync"
+
+	"github.com/gradus-ml/gradus/tensor/internal/devices"
+)
 
 // Convolution and pooling on a GPU: im2col and col2im kernels around
 // cuBLAS products, one strided-batched product per group (Chellapilla et
@@ -124,7 +128,6 @@ func gpuMaxPool(g *poolGeom, y *Tensor, argmax []int, x *Tensor) (*Tensor, []int
 	cx, done := contiguousOperand(op, x)
 	defer done()
 	idx := newUninitOn(op, st.device, Float32, n) // int32 indices
-	defer idx.release()
 	intoContiguous(op, y, func(out *Tensor) {
 		gpuCheck(op, st.be.MaxPool(devDType(x.dtype), g.device(), out.mem(), idx.mem(), cx.mem()))
 	})
@@ -134,12 +137,60 @@ func gpuMaxPool(g *poolGeom, y *Tensor, argmax []int, x *Tensor) (*Tensor, []int
 	for i, v := range plane {
 		argmax[i] = i/howo*hw + int(v)
 	}
+	remember(argmax, idx, g.device())
 	return y, argmax
 }
 
-// gpuMaxPoolGrad is maxPool2DGradTrusted on a GPU: dx = 0, then dy added
-// at argmax (atomic adds, in an unspecified order where windows overlap).
-func gpuMaxPoolGrad(dx, dy *Tensor, argmax []int) {
+// deviceArgmax remembers, for each host argmax slice a GPU max pooling
+// filled, the device copy of its indices and the pooling's geometry, so
+// that the graph's gradient reads them on the device (a gathering kernel,
+// no transfer) instead of uploading the host copy. An entry is used only
+// while the slice still holds what the pooling wrote at both ends and has
+// its length; the graph reuses its argmax slices step after step, so the
+// entries stay few, each replaced when its slice is filled again.
+var deviceArgmax struct {
+	sync.Mutex
+	m map[*int]argmaxEntry
+}
+
+type argmaxEntry struct {
+	idx         *Tensor
+	g           devices.ConvGeom
+	n           int
+	first, last int
+}
+
+func remember(argmax []int, idx *Tensor, g devices.ConvGeom) {
+	deviceArgmax.Lock()
+	defer deviceArgmax.Unlock()
+	if deviceArgmax.m == nil {
+		deviceArgmax.m = map[*int]argmaxEntry{}
+	}
+	k := &argmax[0]
+	if old, ok := deviceArgmax.m[k]; ok {
+		old.idx.release()
+	}
+	deviceArgmax.m[k] = argmaxEntry{idx: idx, g: g, n: len(argmax), first: argmax[0], last: argmax[len(argmax)-1]}
+}
+
+// recalled returns the device indices a GPU pooling left for argmax.
+func recalled(argmax []int, dev Device) (argmaxEntry, bool) {
+	if len(argmax) == 0 {
+		return argmaxEntry{}, false
+	}
+	deviceArgmax.Lock()
+	defer deviceArgmax.Unlock()
+	e, ok := deviceArgmax.m[&argmax[0]]
+	ok = ok && e.n == len(argmax) && e.first == argmax[0] && e.last == argmax[len(argmax)-1] && e.idx.Device() == dev
+	return e, ok
+}
+
+// gpuMaxPoolGrad is maxPool2DGradTrusted on a GPU: with the indices a GPU
+// pooling left for argmax (the graph's gradient), each input element
+// gathers the dy of the windows that chose it; otherwise dx = 0, then dy
+// added at argmax uploaded (atomic adds, in an unspecified order where
+// windows overlap).
+func gpuMaxPoolGrad(dx, dy *Tensor, argmax []int, useDevice bool) {
 	const op = "MaxPool2DGrad"
 	st := sameDevice(op, dx, dy)
 	if dx.Size() == 0 {
@@ -147,6 +198,12 @@ func gpuMaxPoolGrad(dx, dy *Tensor, argmax []int) {
 	}
 	cdy, done := contiguousOperand(op, dy)
 	defer done()
+	if e, ok := recalled(argmax, st.device); useDevice && ok && e.g.N*e.g.C*e.g.H*e.g.W == dx.Size() && e.g.N*e.g.C*e.g.HO*e.g.WO == dy.Size() {
+		intoContiguous(op, dx, func(out *Tensor) {
+			gpuCheck(op, st.be.MaxPoolGrad(devDType(dx.dtype), e.g, out.mem(), cdy.mem(), e.idx.mem()))
+		})
+		return
+	}
 	intoContiguous(op, dx, func(out *Tensor) {
 		dt := devDType(dx.dtype)
 		gpuCheck(op, st.be.Fill(dt, out.Size(), out.mem(), 0))

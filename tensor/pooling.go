@@ -232,6 +232,10 @@ func MaxPool2DGradTo(dst, dy *Tensor, argmax []int, xShape []int) *Tensor {
 			Fail(op, "argmax index %d out of range for input shape %v (output gradient %v %v)", a, fmtShape(xShape), fmtShape(dy.shape), dy.dtype)
 		}
 	}
+	if dx.dev != nil || dy.dev != nil { // argmax as given, which the caller may have changed
+		gpuMaxPoolGrad(dx, dy, argmax, false)
+		return dx
+	}
 	return maxPool2DGradTrusted(dx, dy, argmax)
 }
 
@@ -240,7 +244,7 @@ func MaxPool2DGradTo(dst, dy *Tensor, argmax []int, xShape []int) *Tensor {
 // per element of dy, and dx has dy's dtype and does not overlap it.
 func maxPool2DGradTrusted(dx, dy *Tensor, argmax []int) *Tensor {
 	if dx.dev != nil || dy.dev != nil {
-		gpuMaxPoolGrad(dx, dy, argmax)
+		gpuMaxPoolGrad(dx, dy, argmax, true)
 		return dx
 	}
 	if dy.dtype == Float32 {

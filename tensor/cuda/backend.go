@@ -4,7 +4,6 @@ package cuda
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/gradus-ml/gradus/tensor/internal/cuda"
@@ -212,25 +211,12 @@ func (b *backend) AvgPoolGrad(dt devices.DType, g devices.ConvGeom, dx, dy devic
 	return b.k.AvgPoolGrad(dtype(dt), geom(g), buf(dx), buf(dy))
 }
 
-// UploadInt32 and DownloadInt32 move int32 indices as the float32 words
-// that hold their bits: the copy is of bytes, whatever they mean.
 func (b *backend) UploadInt32(dst devices.Mem, src []int32) error {
-	w := make([]float32, len(src))
-	for i, v := range src {
-		w[i] = math.Float32frombits(uint32(v))
-	}
-	return cuda.Upload(b.d, buf(dst), w)
+	return cuda.Upload(b.d, buf(dst), src)
 }
 
 func (b *backend) DownloadInt32(dst []int32, src devices.Mem) error {
-	w := make([]float32, len(dst))
-	if err := cuda.Download(b.d, w, buf(src)); err != nil {
-		return err
-	}
-	for i, v := range w {
-		dst[i] = int32(math.Float32bits(v))
-	}
-	return nil
+	return cuda.Download(b.d, dst, buf(src))
 }
 
 func (b *backend) Synchronize() error { return b.d.Synchronize() }
