@@ -108,3 +108,22 @@ func (d Device) Synchronize() error {
 	}
 	return be.Synchronize()
 }
+
+// SetTF32 lets the float32 matrix products on the CUDA device d use TF32
+// tensor cores (on = true): inputs rounded to 10-bit mantissas, products
+// summed in float32, about 8× the float32 throughput of an H100 or H200
+// for a relative error near 1e-3 instead of 1e-7. It is off by default,
+// as in PyTorch (torch.backends.cuda.matmul.allow_tf32), and applies to
+// later products. On the CPU it returns an error.
+func SetTF32(d Device, on bool) error {
+	if d.kind != CUDAKind {
+		return fmt.Errorf("tensor.SetTF32: %v has no TF32 products", d)
+	}
+	cudaDevices.Lock()
+	be := cudaDevices.backends[d.ordinal]
+	cudaDevices.Unlock()
+	if be == nil {
+		return fmt.Errorf("tensor.SetTF32: device %v is not open: get it from tensor.CUDA", d)
+	}
+	return be.SetTF32(on)
+}

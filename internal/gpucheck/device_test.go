@@ -207,3 +207,25 @@ func TestDeviceErrors(t *testing.T) {
 		t.Logf("%s: %s", c.name, m)
 	}
 }
+
+// TestTF32 turns TF32 products on and off: on, a float32 product of
+// length-256 rows is within TF32's rounding of the CPU's (2⁻¹⁰ relative
+// per term, about 1 % of |a|·|b| against |a·b| here); off, within
+// float32's. On the H200 the TF32 product's error is near 10⁻³.
+func TestTF32(t *testing.T) {
+	d := device(t)
+	if err := tensor.SetTF32(tensor.CPU, true); err == nil {
+		t.Error("SetTF32 on the CPU: no error")
+	}
+	a, b := randn(tensor.Float32, 21, 64, 256), randn(tensor.Float32, 22, 256, 64)
+	want := tensor.MatMul(a, b)
+	if err := tensor.SetTF32(d, true); err != nil {
+		t.Fatal(err)
+	}
+	tf32 := tensor.MatMul(a.To(d), b.To(d))
+	if err := tensor.SetTF32(d, false); err != nil {
+		t.Fatal(err)
+	}
+	near(t, "TF32 product", tf32, want, 2e-2)
+	near(t, "float32 product after TF32 is off", tensor.MatMul(a.To(d), b.To(d)), want, 2e-4)
+}

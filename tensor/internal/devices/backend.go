@@ -116,6 +116,9 @@ type Backend interface {
 	// UploadInt32 and DownloadInt32 copy int32 indices.
 	UploadInt32(dst Mem, src []int32) error
 	DownloadInt32(dst []int32, src Mem) error
+	// SetTF32 lets float32 products use TF32 tensor cores (10-bit
+	// mantissas in the products, float32 sums), or stops them.
+	SetTF32(on bool) error
 	// Synchronize waits for all queued work and reports its failures.
 	Synchronize() error
 }
