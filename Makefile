@@ -182,6 +182,7 @@ gpu-check:
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/gpucheck.test.amd64 ./internal/gpucheck
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) test -c -ldflags='-s -w' -o out/gpu/autodiff.test.amd64 ./autodiff
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -tags cuda -ldflags='-s -w' -o out/gpu/vae.amd64 ./examples/vae
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -tags cuda -ldflags='-s -w' -o out/gpu/bench.amd64 ./examples/bench
 	cp -r $(CUDA_DIR)/testdata out/gpu/testdata
 	gzip -9 out/gpu/*.amd64 out/gpu/*.arm64 # under the 64 MiB a device call carries; run.sh unpacks them
 	cp $(CUDA_DIR)/gpu-check.sh out/gpu/run.sh

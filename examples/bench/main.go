@@ -91,6 +91,7 @@ type workload struct {
 	allocs bool // also report allocs_per_step
 	setup  func() step
 	report func(name string, secPerStep float64) []Result
+	gpu    bool // runs on -device cuda (its model and data moved there)
 }
 
 // seeded is a workload that records allocations and whose setup builds
@@ -99,6 +100,12 @@ type workload struct {
 func seeded(name string, steps int, report func(string, float64) []Result, setup func(rng *tensor.RNG) step) workload {
 	return workload{name: name, steps: steps, allocs: true, report: report,
 		setup: func() step { return setup(tensor.NewRNG(1)) }}
+}
+
+// onGPU marks w as runnable on -device cuda.
+func (w workload) onGPU() workload {
+	w.gpu = true
+	return w
 }
 
 // throughput reports items per second, e.g. samples_per_s.
@@ -112,6 +119,7 @@ func throughput(metric string, items int) func(string, float64) []Result {
 type config struct {
 	only, sizes, laSizes, cpuprofile string
 	reps, rounds, steps, threads     int
+	device                           cli.Device
 }
 
 func main() { cli.Main(program()) }
@@ -129,6 +137,7 @@ func program() cli.Program {
 			fs.StringVar(&c.laSizes, "la-sizes", "256,1000", "comma-separated matrix orders of the SVD, QR and eigh workloads")
 			fs.IntVar(&c.threads, "threads", 0, "GOMAXPROCS (0: leave as is)")
 			fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (a relative path is inside -out)")
+			fs.StringVar(&c.device.Name, "device", "cpu", "cpu, or cuda (cuda:N) to run mlp_train, cnn_train, vae_train and transformer_block on an NVIDIA GPU (build with -tags cuda)")
 		},
 		Run: func(env *cli.Env) (any, error) { return run(c, env) },
 	}
@@ -148,9 +157,15 @@ func run(c config, env *cli.Env) (*report, error) {
 	if o.laSizes, err = parseSizes("-la-sizes", c.laSizes, 1); err != nil {
 		return nil, err
 	}
+	if device, err = c.device.Open(); err != nil {
+		return nil, err
+	}
 	ws := selectWorkloads(allWorkloads(o), c.only)
 	if len(ws) == 0 {
 		return nil, cli.BadFlagf("-only %q matches no workload", c.only)
+	}
+	if ws, err = deviceWorkloads(ws); err != nil {
+		return nil, cli.BadFlagf("%v", err)
 	}
 	if err := setThreads(c.threads); err != nil {
 		return nil, err
@@ -273,6 +288,7 @@ func prepare(w workload, o options) prepared {
 	for range warm {
 		t0 := time.Now()
 		st()
+		sync()
 		per = min(per, time.Since(t0).Seconds())
 	}
 	if n == 0 {
@@ -299,6 +315,7 @@ func (p prepared) measure(o options) []Result {
 		for range p.n {
 			p.st()
 		}
+		sync()
 		secs[r] = time.Since(t).Seconds() / float64(p.n)
 		runtime.ReadMemStats(&ms)
 		allocs[r] = float64(ms.Mallocs-m0) / float64(p.n)

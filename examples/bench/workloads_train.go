@@ -16,6 +16,9 @@ import (
 // take an Adam step (learning rate 1e-3). Everything a real training loop does
 // per batch is inside the timed step; the batch itself is fixed synthetic data.
 func trainer(ps []nn.NamedParam, lossFn func(g *graph.Graph) *graph.Node) step {
+	for _, p := range ps { // to -device, before the optimiser keeps them
+		p.Value = onDevice(p.Value)
+	}
 	g := graph.New()
 	opt := optim.NewAdam(nn.Values(ps), optim.AdamOptions{LR: 1e-3})
 	return func() {
@@ -46,12 +49,12 @@ func mlpWorkload() workload {
 			nn.NewLinear(rng, 512, 512, true, tensor.Float32), nn.ReLU{},
 			nn.NewLinear(rng, 512, 10, true, tensor.Float32),
 		)
-		x := rng.Normal(tensor.Float32, 0, 1, batch, 784)
+		x := onDevice(rng.Normal(tensor.Float32, 0, 1, batch, 784))
 		ys := labels(rng, batch, 10)
 		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
 			return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
 		})
-	})
+	}).onGPU()
 }
 
 // mlpLoaderWorkload is mlpWorkload fed by a prefetching data.Loader
@@ -109,12 +112,12 @@ func cnnWorkload() workload {
 			nn.NewFlatten(),
 			nn.NewLinear(rng, 32*7*7, 10, true, tensor.Float32),
 		)
-		x := rng.Normal(tensor.Float32, 0, 1, batch, 1, 28, 28)
+		x := onDevice(rng.Normal(tensor.Float32, 0, 1, batch, 1, 28, 28))
 		ys := labels(rng, batch, 10)
 		return trainer(m.Params(), func(g *graph.Graph) *graph.Node {
 			return losses.CrossEntropy(m.Forward(g.Const(x)), ys, losses.CrossEntropyOptions{})
 		})
-	})
+	}).onGPU()
 }
 
 // Recurrent workloads train a stack (input 32, hidden 128) over sequences
@@ -173,7 +176,7 @@ func vaeWorkload() workload {
 		for _, l := range []*nn.Linear{enc, mu, lv, dec1, dec2} {
 			ps = append(ps, l.Params()...)
 		}
-		x := rng.Bernoulli(tensor.Float32, 0.5, batch, dIn)
+		x := onDevice(rng.Bernoulli(tensor.Float32, 0.5, batch, dIn))
 		eps := tensor.Zeros(tensor.Float32, batch, dLat)
 		noise := eps.Float32s()
 		return trainer(ps, func(g *graph.Graph) *graph.Node {
@@ -188,5 +191,5 @@ func vaeWorkload() workload {
 			rec := losses.BCEWithLogits(logits, xn, losses.Sum)
 			return graph.Add(rec, losses.KLDiagGaussian(m, logvar, losses.Sum))
 		})
-	})
+	}).onGPU()
 }

@@ -15,9 +15,10 @@ func transformerWorkload() workload {
 	const batch, seq, width, heads, ff = 32, 128, 256, 4, 1024
 	return seeded("transformer_block", 3, throughput("sequences_per_s", batch), func(rng *tensor.RNG) step {
 		l := nn.NewTransformerEncoderLayer(rng, width, heads, ff, tensor.Float32)
+		nn.To(l, device)
 		ps := l.Params()
-		x := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
-		r := rng.Normal(tensor.Float32, 0, 1, batch, seq, width)
+		x := onDevice(rng.Normal(tensor.Float32, 0, 1, batch, seq, width))
+		r := onDevice(rng.Normal(tensor.Float32, 0, 1, batch, seq, width))
 		g := graph.New()
 		return func() {
 			g.Reset()
@@ -25,5 +26,5 @@ func transformerWorkload() workload {
 			loss := graph.Sum(graph.Mul(out, g.Const(r)), nil, false)
 			nn.Gradients(loss, ps)
 		}
-	})
+	}).onGPU()
 }

@@ -54,6 +54,12 @@ if [ -x "$here/gpucheck.test.amd64" ] && [ "$(uname -m)" = x86_64 ]; then
 	[ "${PIPESTATUS[0]}" = 0 ] || status=1
 	timeout 90 "$here/gpucheck.test.amd64" -test.run '^$' -test.bench . -test.benchtime 100x -test.count 3 2>&1 | tee "$out/gpucheck-bench.log"
 fi
+# examples/bench's training workloads on the device (bench-cuda.log), to
+# set beside torch-bench.log.
+if [ -x "$here/bench.amd64" ] && [ "$(uname -m)" = x86_64 ]; then
+	timeout 120 "$here/bench.amd64" -device cuda -only mlp_train,cnn_train,vae_train,transformer_block \
+		-reps 5 -out /tmp/bench-cuda 2>&1 | tee "$out/bench-cuda.log"
+fi
 # examples/vae on the device and on this machine's CPU, from one seed:
 # the −ELBO per epoch of both, in vae-cuda.json and vae-cpu.json.
 if [ -x "$here/vae.amd64" ] && [ "$(uname -m)" = x86_64 ]; then
