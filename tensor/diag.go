@@ -26,6 +26,10 @@ func DiagonalTo(dst, a *Tensor) *Tensor {
 // calls (internal/unchecked): a is (..., n, n), dst is (..., n) of a's
 // dtype and does not overlap a.
 func diagonalTrusted(dst, a *Tensor) *Tensor {
+	if dst.dev != nil || a.dev != nil {
+		gpuDiagonal(dst, a)
+		return dst
+	}
 	nb := len(a.shape) - 2
 	n := a.shape[nb+1]
 	if a.dtype == Float32 {
@@ -98,6 +102,10 @@ func addDiagTrusted(dst, a, d *Tensor) *Tensor {
 
 // addDiagKernels adds d to the diagonals of dst, which holds a's copy.
 func addDiagKernels(dst, d *Tensor, n int) *Tensor {
+	if dst.dev != nil || d.dev != nil {
+		gpuAddDiag(dst, d)
+		return dst
+	}
 	nb := len(dst.shape) - 2
 	dv := expandTrusted(d, append(cloneInts(dst.shape[:nb]), n))
 	if dst.dtype == Float32 {

@@ -49,6 +49,10 @@ func sqDistTrusted(out, a, b *Tensor) *Tensor {
 	if out.Size() == 0 {
 		return out
 	}
+	if out.dev != nil || a.dev != nil || b.dev != nil {
+		gpuSqDist(out, a, b, same)
+		return out
+	}
 	if d > sqDistDirectMax {
 		// ‖aᵢ‖² + ‖bⱼ‖² − 2aᵢ·bⱼ
 		MatMulTTo(out, MulScalar(a, -2), b, false, true)

@@ -28,6 +28,10 @@ func TriMaskTo(dst, a *Tensor, lower, diag, upper float64) *Tensor {
 		CopyInto(dst, a)
 		src = dst // masked in place
 	}
+	if dst.dev != nil || src.dev != nil {
+		gpuTriMask(dst, src, lower, diag, upper)
+		return dst
+	}
 	r, c := a.shape[len(a.shape)-2], a.shape[len(a.shape)-1]
 	if a.dtype == Float32 {
 		triMaskKernel(dst.Float32s(), src.Float32s(), r, c, float32(lower), float32(diag), float32(upper))

@@ -184,6 +184,10 @@ func SymmetrizeLowerTo(dst, x *Tensor) *Tensor {
 	if out.Size() == 0 {
 		return out
 	}
+	if out.dev != nil || x.dev != nil {
+		gpuSymmetrizeLower(out, x, n)
+		return out
+	}
 	if out != x {
 		CopyInto(out, x) // contiguous copy; the mirror then works in place
 	}
