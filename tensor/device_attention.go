@@ -89,6 +89,7 @@ func (g *attnGeom) scores() *Tensor {
 
 // gpuAttention is attentionTrusted on a GPU: dst (batch..., Lq, Ev+1).
 func gpuAttention(dst, q, k, v, mask *Tensor, scale float64, causal bool) {
+	defer alive(dst, q, k, v, mask)
 	const op = "Attention"
 	st := sameDevice(op, dst, q, k, v, mask)
 	if dst.Size() == 0 {
@@ -114,6 +115,7 @@ func gpuAttention(dst, q, k, v, mask *Tensor, scale float64, causal bool) {
 // Lq·E + Lk·E + Lk·Ev) gets dq, dk and dv given the packed forward
 // result out and its cotangent ct.
 func gpuAttentionGrad(dst, q, k, v, mask, out, ct *Tensor, scale float64, causal bool) {
+	defer alive(dst, q, k, v, mask, out, ct)
 	const op = "AttentionGrad"
 	st := sameDevice(op, dst, q, k, v, mask, out, ct)
 	if dst.Size() == 0 {

@@ -25,6 +25,8 @@ func otherAxes(x *Tensor) []int {
 
 // gpuChannelAffine sets dst = x·scale[c] + shift[c] (shift may be nil).
 func gpuChannelAffine(dst, x, scale, shift *Tensor) {
+	defer alive(dst, x, scale, shift)
+	sameDevice("ChannelAffine", dst, x, scale, shift)
 	gpuBinary("Mul", dst, x, channelView(scale, x))
 	if shift != nil {
 		gpuBinary("Add", dst, dst, channelView(shift, x))
@@ -33,7 +35,9 @@ func gpuChannelAffine(dst, x, scale, shift *Tensor) {
 
 // gpuChannelDot sets dst (C) to Σ a·b over every axis but 1.
 func gpuChannelDot(dst, a, b *Tensor) {
+	defer alive(dst, a, b)
 	const op = "ChannelDot"
+	sameDevice(op, dst, a, b)
 	p := newUninitOn(op, a.Device(), a.dtype, a.shape...)
 	gpuBinary("Mul", p, a, b)
 	gpuSum(op, dst, p, otherAxes(a), false)
@@ -44,7 +48,9 @@ func gpuChannelDot(dst, a, b *Tensor) {
 // variances, in two passes as on the CPU (the sums add in the tensor's
 // dtype on the GPU).
 func gpuChannelMoments(dst, x *Tensor) {
+	defer alive(dst, x)
 	const op = "ChannelMoments"
+	sameDevice(op, dst, x)
 	c := x.shape[1]
 	mean, variance := sliceTrusted(dst, 0, 0, 1, 1), sliceTrusted(dst, 0, 1, 2, 1)
 	mean, variance = reshapeTrusted(mean, []int{c}), reshapeTrusted(variance, []int{c})

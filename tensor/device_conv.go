@@ -37,6 +37,7 @@ func (g *convGeom) im2col(op string, st *deviceStore, x *Tensor) *Tensor {
 
 // gpuConv2D is conv2DRun on a GPU: y[n, group] = w[group]·cols[n, group].
 func gpuConv2D(g *convGeom, dst, x, w *Tensor) {
+	defer alive(dst, x, w)
 	const op = "Conv2D"
 	st := sameDevice(op, dst, x, w)
 	if dst.Size() == 0 {
@@ -59,6 +60,7 @@ func gpuConv2D(g *convGeom, dst, x, w *Tensor) {
 // gpuConv2DInputGrad is conv2DInputGradRun on a GPU: the columns'
 // cotangent w[group]ᵀ·dy[n, group], folded back by col2im.
 func gpuConv2DInputGrad(g *convGeom, dx, dy, w *Tensor) {
+	defer alive(dx, dy, w)
 	const op = "Conv2DInputGrad"
 	st := sameDevice(op, dx, dy, w)
 	if dx.Size() == 0 {
@@ -85,6 +87,7 @@ func gpuConv2DInputGrad(g *convGeom, dx, dy, w *Tensor) {
 // Σₙ dy[n, group]·cols[n, group]ᵀ, one product over the batch with dy
 // laid out (O, N·HO·WO) and the columns (C·KH·KW, N·HO·WO).
 func gpuConv2DWeightGrad(g *convGeom, dw, x, dy *Tensor) {
+	defer alive(dw, x, dy)
 	const op = "Conv2DWeightGrad"
 	st := sameDevice(op, dw, x, dy)
 	if dw.Size() == 0 {
@@ -94,7 +97,9 @@ func gpuConv2DWeightGrad(g *convGeom, dw, x, dy *Tensor) {
 	defer cols.release()
 	colsT := permuteTrusted(cols, []int{1, 0, 2}).deviceContiguous(op)
 	defer colsT.release()
-	dyT := permuteTrusted(reshapeTrusted(dy, []int{g.n, g.o, g.howo}), []int{1, 0, 2}).deviceContiguous(op)
+	cdy, doneY := contiguousOperand(op, dy)
+	defer doneY()
+	dyT := permuteTrusted(reshapeTrusted(cdy, []int{g.n, g.o, g.howo}), []int{1, 0, 2}).deviceContiguous(op)
 	defer func() {
 		if dyT.dev.h != dy.dev.h {
 			dyT.release()
@@ -114,7 +119,10 @@ func gpuConv2DWeightGrad(g *convGeom, dw, x, dy *Tensor) {
 // gpuMaxPool is maxPoolRun on a GPU. The chosen positions come back to
 // the host as argmax (flat indices into x, as on the CPU), which the
 // gradient and the graph's rules read: one transfer and one wait per call.
-func gpuMaxPool(g *poolGeom, y *Tensor, argmax []int, x *Tensor) (*Tensor, []int) {
+// With keep (the graph's calls) the device copy is remembered for the
+// gradient.
+func gpuMaxPool(g *poolGeom, y *Tensor, argmax []int, x *Tensor, keep bool) (*Tensor, []int) {
+	defer alive(y, x)
 	const op = "MaxPool2D"
 	st := sameDevice(op, y, x)
 	n := y.Size()
@@ -137,7 +145,11 @@ func gpuMaxPool(g *poolGeom, y *Tensor, argmax []int, x *Tensor) (*Tensor, []int
 	for i, v := range plane {
 		argmax[i] = i/howo*hw + int(v)
 	}
-	remember(argmax, idx, g.device())
+	if keep {
+		remember(argmax, idx, g.device())
+	} else {
+		idx.release()
+	}
 	return y, argmax
 }
 
@@ -191,6 +203,7 @@ func recalled(argmax []int, dev Device) (argmaxEntry, bool) {
 // added at argmax uploaded (atomic adds, in an unspecified order where
 // windows overlap).
 func gpuMaxPoolGrad(dx, dy *Tensor, argmax []int, useDevice bool) {
+	defer alive(dx, dy)
 	const op = "MaxPool2DGrad"
 	st := sameDevice(op, dx, dy)
 	if dx.Size() == 0 {
@@ -215,6 +228,7 @@ func gpuMaxPoolGrad(dx, dy *Tensor, argmax []int, useDevice bool) {
 
 // gpuAvgPool is avgPoolRun on a GPU.
 func gpuAvgPool(g *poolGeom, y, x *Tensor) {
+	defer alive(y, x)
 	const op = "AvgPool2D"
 	st := sameDevice(op, y, x)
 	if y.Size() == 0 {
@@ -229,6 +243,7 @@ func gpuAvgPool(g *poolGeom, y, x *Tensor) {
 
 // gpuAvgPoolGrad is avgPoolGradRun on a GPU.
 func gpuAvgPoolGrad(g *poolGeom, dx, dy *Tensor) {
+	defer alive(dx, dy)
 	const op = "AvgPool2DGrad"
 	st := sameDevice(op, dx, dy)
 	if dx.Size() == 0 {

@@ -117,6 +117,7 @@ func (t *Tensor) view() devices.View { return devices.View{Mem: t.mem(), Strides
 // open or the copy fails.
 func (t *Tensor) To(d Device) *Tensor {
 	const op = "To"
+	defer alive(t)
 	if t.Device() == d {
 		return t
 	}
@@ -161,6 +162,7 @@ func (t *Tensor) To(d Device) *Tensor {
 // deviceContiguous returns the GPU tensor t, or a contiguous copy of it
 // on its device when it is a strided view.
 func (t *Tensor) deviceContiguous(op string) *Tensor {
+	defer alive(t)
 	if t.IsContiguous() {
 		return t
 	}
@@ -187,6 +189,12 @@ func noHostMemory(t *Tensor) {
 		via = " (reached from " + caller + ")"
 	}
 	Fail(op, "no GPU kernel yet for the %v tensor of shape %v on %v%s; move it with To(tensor.CPU)", t.dtype, t.shape, t.Device(), via)
+}
+
+// hostOnly panics for an accessor that shares or writes host memory
+// (Float32s, Float64s, SetAt) called on a GPU tensor.
+func hostOnly(op string, t *Tensor) {
+	Fail(op, "the %v tensor of shape %v lives on %v: read its elements with Values, or copy it to the host with To(tensor.CPU)", t.dtype, t.shape, t.Device())
 }
 
 // callerOp finds the exported function of package tensor nearest the top
@@ -225,3 +233,9 @@ func exportedName(name string) bool {
 	name = strings.TrimPrefix(strings.TrimPrefix(name, "(*Tensor)."), "Tensor.")
 	return name != "" && name[0] >= 'A' && name[0] <= 'Z'
 }
+
+// alive keeps tensors reachable until the deferred call runs: a GPU
+// function holds only the raw device memory of its operands once it has
+// read it, and the garbage collector could otherwise hand a temporary
+// operand's memory back before the kernel reading it is queued.
+func alive(ts ...*Tensor) { runtime.KeepAlive(ts) }

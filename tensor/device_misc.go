@@ -18,12 +18,14 @@ func diagView(t *Tensor) *Tensor {
 
 // gpuDiagonal is diagonalTrusted on a GPU.
 func gpuDiagonal(dst, a *Tensor) {
+	defer alive(dst, a)
 	gpuCopy("Diagonal", dst, diagView(a))
 }
 
 // gpuAddDiag adds d (broadcast to the diagonals' shape) to the diagonals
 // of dst, which holds a's copy.
 func gpuAddDiag(dst, d *Tensor) {
+	defer alive(dst, d)
 	dv := diagView(dst)
 	gpuBinary("Add", dv, dv, expandTrusted(d, dv.shape))
 }
@@ -31,6 +33,7 @@ func gpuAddDiag(dst, d *Tensor) {
 // gpuTriMask sets dst = src·w for src's stacked r×c matrices, w lower
 // below the diagonal, diag on it and upper above.
 func gpuTriMask(dst, src *Tensor, lower, diag, upper float64) {
+	defer alive(dst, src)
 	r, c := src.shape[len(src.shape)-2], src.shape[len(src.shape)-1]
 	w := New(src.dtype, r, c)
 	for i := range r {
@@ -52,6 +55,7 @@ func gpuTriMask(dst, src *Tensor, lower, diag, upper float64) {
 // gpuSqDist is sqDistTrusted on a GPU: ‖aᵢ‖² + ‖bⱼ‖² − 2aᵢ·bⱼ through a
 // product, clamped at 0, with a zero diagonal when a is b.
 func gpuSqDist(out, a, b *Tensor, same bool) {
+	defer alive(out, a, b)
 	m := b.shape[0]
 	MatMulTTo(out, MulScalar(a, -2), b, false, true)
 	AddTo(out, out, Sum(Square(a), []int{1}, true))
@@ -66,6 +70,7 @@ func gpuSqDist(out, a, b *Tensor, same bool) {
 // diagonal: where(j ≤ i, x, xᵀ), through a scratch tensor since out may
 // be x.
 func gpuSymmetrizeLower(out, x *Tensor, n int) {
+	defer alive(out, x)
 	const op = "SymmetrizeLower"
 	cond := New(x.dtype, n, n)
 	for i := range n {

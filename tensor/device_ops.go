@@ -85,6 +85,7 @@ func contiguousOperand(op string, a *Tensor) (*Tensor, func()) {
 
 // deviceFill is Fill on a GPU tensor.
 func (t *Tensor) deviceFill(v float64) {
+	defer alive(t)
 	intoContiguous("Fill", t, func(out *Tensor) {
 		gpuCheck("Fill", out.dev.be.Fill(devDType(t.dtype), t.Size(), out.mem(), v))
 	})
@@ -99,6 +100,7 @@ func (t *Tensor) deviceElement(op string, off int) float64 {
 // gpuCopy copies s, of dst's shape, into dst. Between the CPU and a GPU
 // it transfers (CopyInto is explicit, as PyTorch's copy_ is).
 func gpuCopy(op string, dst, s *Tensor) {
+	defer alive(dst, s)
 	if dst.Device() != s.Device() {
 		transfer(op, dst, s)
 		return
@@ -116,6 +118,7 @@ func gpuCopy(op string, dst, s *Tensor) {
 
 // gpuUnary is unaryOp.run on a GPU.
 func gpuUnary(op string, dst, a *Tensor) {
+	defer alive(dst, a)
 	st := sameDevice(op, dst, a)
 	k := kernelName(op)
 	if !st.be.HasUnary(k) {
@@ -138,6 +141,7 @@ func gpuBinary(op string, dst, a, b *Tensor) { gpuBinaryParam(op, dst, a, b, 0) 
 // gpuBinaryParam is gpuBinary for an op that may take a parameter
 // (LeakyReluGrad's slope).
 func gpuBinaryParam(op string, dst, a, b *Tensor, p float64) {
+	defer alive(dst, a, b)
 	st := sameDevice(op, dst, a, b)
 	k := kernelName(op)
 	param := k == "leaky_relu_grad"
@@ -159,6 +163,7 @@ func gpuBinaryParam(op string, dst, a, b *Tensor, p float64) {
 // gpuWhere is whereTrusted on a GPU: cond, a and b already have dst's
 // shape (broadcast views).
 func gpuWhere(dst, cond, a, b *Tensor) {
+	defer alive(dst, cond, a, b)
 	const op = "Where"
 	st := sameDevice(op, dst, cond, a, b)
 	if dst.Size() == 0 {
@@ -172,6 +177,7 @@ func gpuWhere(dst, cond, a, b *Tensor) {
 // gpuParam is paramOp.run on a GPU: AddScalar and MulScalar, and the
 // ops with parameters p and q (PowScalar, LeakyRelu, Elu, Clamp).
 func gpuParam(op string, dst, a *Tensor, p, q float64) {
+	defer alive(dst, a)
 	st := sameDevice(op, dst, a)
 	k := kernelName(op)
 	scalar := k == "add_scalar" || k == "mul_scalar"
@@ -196,12 +202,14 @@ func gpuParam(op string, dst, a *Tensor, p, q float64) {
 // order (keepdims or not, the layout is the same); mean divides by the
 // count.
 func gpuSum(op string, dst, a *Tensor, axes []int, mean bool) {
+	defer alive(dst, a)
 	gpuReduceAxes(op, "sum", dst, a, axes, 0, mean)
 }
 
 // gpuReduceAxes reduces a over axes into dst with the row reduction kind
 // (devices.Backend.ReduceLast's names); mean divides a sum by the count.
 func gpuReduceAxes(op, kind string, dst, a *Tensor, axes []int, ddof int, mean bool) {
+	defer alive(dst, a)
 	st := sameDevice(op, dst, a)
 	if dst.Size() == 0 {
 		return
@@ -224,11 +232,14 @@ func gpuReduceAxes(op, kind string, dst, a *Tensor, axes []int, ddof int, mean b
 	defer done()
 	dt := devDType(a.dtype)
 	intoContiguous(op, dst, func(out *Tensor) {
-		if cols == 0 { // the reductions that reach here have an identity
+		if cols == 0 { // max and min over no elements were refused before
 			v := 0.0
-			if kind == "prod" {
+			switch {
+			case mean || kind == "variance":
+				v = math.NaN() // 0/0, as on the CPU
+			case kind == "prod":
 				v = 1
-			} else if kind == "logsumexp" {
+			case kind == "logsumexp":
 				v = math.Inf(-1)
 			}
 			gpuCheck(op, st.be.Fill(dt, rows, out.mem(), v))
@@ -242,12 +253,14 @@ func gpuReduceAxes(op, kind string, dst, a *Tensor, axes []int, ddof int, mean b
 		if mean {
 			gpuCheck(op, st.be.Scalar("mul_scalar", dt, rows, out.mem(), out.mem(), 1/float64(cols)))
 		}
+		return
 	})
 }
 
 // gpuMatMul is matmulTrusted (bias nil) and matmulBiasTrusted on a GPU:
 // dst (batch..., m, n) = op(a)·op(b) (+ bias broadcast over the rows).
 func gpuMatMul(op string, dst, a, b, bias *Tensor, transA, transB bool) {
+	defer alive(dst, a, b, bias)
 	st := sameDevice(op, dst, a, b, bias)
 	if dst.Size() == 0 {
 		return
@@ -316,6 +329,7 @@ func lastAxis(op string, dst *Tensor, ax int, f func(out *Tensor, in []*Tensor),
 
 // gpuSoftmax is softmaxRun on a GPU.
 func gpuSoftmax(op string, dst, a *Tensor, ax int, log bool) {
+	defer alive(dst, a)
 	st := sameDevice(op, dst, a)
 	if dst.Size() == 0 {
 		return
@@ -334,6 +348,7 @@ func gpuSoftmax(op string, dst, a *Tensor, ax int, log bool) {
 
 // gpuSoftmaxGrad is softmaxGradRun on a GPU.
 func gpuSoftmaxGrad(op string, dst, y, v *Tensor, ax int) {
+	defer alive(dst, y, v)
 	st := sameDevice(op, dst, y, v)
 	if dst.Size() == 0 {
 		return
@@ -354,6 +369,7 @@ func gpuSoftmaxGrad(op string, dst, y, v *Tensor, ax int) {
 
 // gpuIndexSelect is indexSelectTrusted on a GPU.
 func gpuIndexSelect(op string, out, a *Tensor, ax int, idx []int) {
+	defer alive(out, a)
 	st := sameDevice(op, out, a)
 	if out.Size() == 0 {
 		return
@@ -369,6 +385,7 @@ func gpuIndexSelect(op string, out, a *Tensor, ax int, idx []int) {
 // gpuScatterAdd is scatterAddTrusted on a GPU: dst += src scattered at
 // idx along ax.
 func gpuScatterAdd(op string, dst, src *Tensor, ax int, idx []int) {
+	defer alive(dst, src)
 	st := sameDevice(op, dst, src)
 	if src.Size() == 0 {
 		return
@@ -384,6 +401,7 @@ func gpuScatterAdd(op string, dst, src *Tensor, ax int, idx []int) {
 
 // gpuReduce is reduceTrusted on a GPU.
 func gpuReduce(kind redKind, dst, a *Tensor, axes []int, ddof int) *Tensor {
+	defer alive(dst, a)
 	op := redNames[kind]
 	row := [...]string{redSum: "sum", redMean: "sum", redMax: "max", redMin: "min",
 		redProd: "prod", redLSE: "logsumexp", redVar: "variance"}[kind]
@@ -394,6 +412,7 @@ func gpuReduce(kind redKind, dst, a *Tensor, axes []int, ddof int) *Tensor {
 // deviceAdam is optim.Adam's update on a GPU (internal/unchecked's
 // DeviceAdam): false when p lives on the CPU.
 func deviceAdam(p, g, m, v *Tensor, h [8]float64) bool {
+	defer alive(p, g, m, v)
 	if p.dev == nil {
 		return false
 	}
@@ -406,6 +425,7 @@ func deviceAdam(p, g, m, v *Tensor, h [8]float64) bool {
 // transfer copies s into dst across devices: directly when both are
 // contiguous, else through a contiguous copy on the destination's device.
 func transfer(op string, dst, s *Tensor) {
+	defer alive(dst, s)
 	if dst.Size() == 0 {
 		return
 	}

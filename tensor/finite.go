@@ -13,6 +13,7 @@ func NonFinite(t *Tensor) (count, first int, value float64) {
 		Fail("NonFinite", "tensor is nil")
 	}
 	if t.dev != nil { // one pass on the device; the rare bad case is located on the host
+		defer alive(t)
 		c, done := contiguousOperand("NonFinite", t)
 		bad, err := c.dev.be.NonFinite(devDType(t.dtype), t.Size(), c.mem())
 		done()
@@ -87,6 +88,7 @@ func AllFinite(ts ...*Tensor) bool {
 	}
 	var onGPU map[Device]*batch
 	var scratch []*Tensor
+	defer alive(ts...)
 	defer func() {
 		for _, t := range scratch {
 			t.release()

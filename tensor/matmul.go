@@ -204,6 +204,13 @@ func matmul(op string, dst, a, b *Tensor, transA, transB bool) *Tensor {
 		if ka != asMatrix || kb != asMatrix {
 			Fail(op, "no GPU kernel yet for vector operands (%s); reshape them to matrices", describe(a, b))
 		}
+		if sharesStorage(dst, a) || sharesStorage(dst, b) { // cuBLAS must not write an operand
+			tmp := newUninitOn(op, dst.Device(), dst.dtype, dst.shape...)
+			gpuMatMul(op, tmp, a, b, nil, transA, transB)
+			gpuCopy(op, dst, tmp)
+			tmp.release()
+			return dst
+		}
 		gpuMatMul(op, dst, a, b, nil, transA, transB)
 		return dst
 	}

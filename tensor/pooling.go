@@ -99,13 +99,19 @@ func MaxPool2DTo(dst *Tensor, argmax []int, x *Tensor, p PoolParams) (*Tensor, [
 // graph calls (internal/unchecked): x and p fit, dst has the output's shape
 // and dtype and does not overlap x.
 func maxPool2DTrusted(dst *Tensor, argmax []int, x *Tensor, p PoolParams) (*Tensor, []int) {
+	if dst.dev != nil || x.dev != nil {
+		// The graph's path: its argmax slices are reused step after step,
+		// so the device indices are remembered for its gradient.
+		g := poolGeometryOf(x.shape, p)
+		return gpuMaxPool(&g, dst, argmax, x, true)
+	}
 	g := poolGeometryOf(x.shape, p)
 	return maxPoolRun(&g, dst, argmax, x)
 }
 
 func maxPoolRun(g *poolGeom, y *Tensor, argmax []int, x *Tensor) (*Tensor, []int) {
 	if y.dev != nil || x.dev != nil {
-		return gpuMaxPool(g, y, argmax, x)
+		return gpuMaxPool(g, y, argmax, x, false)
 	}
 	n := g.n * g.c * g.ho * g.wo
 	if cap(argmax) < n {

@@ -187,7 +187,7 @@ func (t *Tensor) IsContiguous() bool {
 // memory. It panics for float64 or non-contiguous tensors (use Contiguous).
 func (t *Tensor) Float32s() []float32 {
 	if t.dev != nil {
-		noHostMemory(t)
+		hostOnly("Float32s", t)
 	}
 	if t.dtype != Float32 {
 		Fail("Float32s", "tensor is %v", t.dtype)
@@ -202,7 +202,7 @@ func (t *Tensor) Float32s() []float32 {
 // memory. It panics for float32 or non-contiguous tensors (use Contiguous).
 func (t *Tensor) Float64s() []float64 {
 	if t.dev != nil {
-		noHostMemory(t)
+		hostOnly("Float64s", t)
 	}
 	if t.dtype != Float64 {
 		Fail("Float64s", "tensor is %v", t.dtype)
@@ -418,7 +418,7 @@ func dtypeOf[T Float]() DType {
 
 func (t *Tensor) setFlat(off int, v float64) {
 	if t.dev != nil {
-		noHostMemory(t)
+		hostOnly("SetAt", t)
 	}
 	if t.dtype == Float32 {
 		t.f32[off] = float32(v)

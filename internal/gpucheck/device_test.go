@@ -196,7 +196,7 @@ func TestDeviceErrors(t *testing.T) {
 		{"mixed", func() { tensor.Add(x, g) }, []string{"Add", "different devices", "cpu", "cuda:0"}},
 		{"no kernel", func() { tensor.ArgMax(g, 0) }, []string{"ArgMax", "no GPU kernel", "cuda:0", "To(tensor.CPU)"}},
 		{"no kernel (linear algebra)", func() { tensor.Cholesky(tensor.MatMulT(g, g, true, false)) }, []string{"Cholesky", "no GPU kernel", "cuda:0"}},
-		{"host view", func() { g.Float32s() }, []string{"Float32s", "cuda:0", "no GPU kernel"}},
+		{"host view", func() { g.Float32s() }, []string{"Float32s", "cuda:0", "To(tensor.CPU)"}},
 	} {
 		m := msg(c.f)
 		for _, w := range c.want {
@@ -245,4 +245,25 @@ func TestTF32(t *testing.T) {
 		}
 	}
 	t.Logf("TF32 product within %.2f of its bound, float32 product after within %.2f of its own", worst[0], worst[1])
+}
+
+// TestOverlapAndEmpty: a product into one of its own operands (cuBLAS
+// must not write an operand, so the device computes into scratch), and
+// means and variances over an empty axis (NaN, as on the CPU).
+func TestOverlapAndEmpty(t *testing.T) {
+	d := device(t)
+	a := tensor.FromFloat64s([]float64{1, 2, 3, 4}, 2, 2)
+	b := tensor.FromFloat64s([]float64{0, 1, 1, 0}, 2, 2)
+	want := tensor.MatMul(a, b)
+	ga := a.To(d)
+	tensor.MatMulTo(ga, ga, b.To(d))
+	near(t, "MatMulTo into its operand", ga, want, 0)
+	e := tensor.New(tensor.Float32, 3, 0).To(d)
+	for _, r := range [][]float64{tensor.Mean(e, []int{1}, false).Values(), tensor.Variance(e, []int{1}, false, 0).Values()} {
+		for i, v := range r {
+			if !math.IsNaN(v) {
+				t.Errorf("reduction over an empty axis, element %d = %v, want NaN", i, v)
+			}
+		}
+	}
 }
