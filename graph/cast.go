@@ -18,6 +18,9 @@ func (o castOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 		return x // graph values are never modified, so sharing is safe
 	}
 	out := g.AllocUninit(o.dt, x.Shape()...)
+	if x.Device() != tensor.CPU {
+		return tensor.CastTo(out, x) // the device's cast kernel
+	}
 	c := x.Contiguous()
 	if o.dt == tensor.Float64 {
 		dst := out.Float64s()

@@ -61,3 +61,23 @@ func TestArangeRefusesEndlessRanges(t *testing.T) {
 	requirePanics(t, func() { Arange(Float64, 0, math.NaN(), 1) }, "Arange")
 	assert.Equal(t, []float64{0, 0.5, 1, 1.5}, Arange(Float64, 0, 2, 0.5).Values())
 }
+
+// CastTo converts into a given destination, across dtypes or not, and
+// refuses a destination of another shape.
+func TestCastTo(t *testing.T) {
+	x := FromFloat64s([]float64{1, 1.0000001, 3}, 3)
+	dst := New(Float32, 3)
+	if got := CastTo(dst, x).Values(); got[0] != 1 || got[1] != float64(float32(1.0000001)) || got[2] != 3 {
+		t.Errorf("CastTo = %v", got)
+	}
+	same := New(Float64, 3)
+	if got := CastTo(same, x).Values(); got[1] != 1.0000001 {
+		t.Errorf("CastTo of one dtype = %v", got)
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("CastTo into a (2) destination: no panic")
+		}
+	}()
+	CastTo(New(Float32, 2), x)
+}

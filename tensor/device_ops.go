@@ -453,3 +453,15 @@ func transfer(op string, dst, s *Tensor) {
 	}
 	gpuCheck(op, s.dev.be.Download(d, s.mem()))
 }
+
+// deviceCast is Cast on a GPU, into the contiguous out of t's shape.
+func (t *Tensor) deviceCast(out *Tensor) *Tensor {
+	const op = "Cast"
+	defer alive(t, out)
+	c, done := contiguousOperand(op, t)
+	defer done()
+	if t.Size() > 0 {
+		gpuCheck(op, t.dev.be.Cast(devDType(out.dtype), t.Size(), out.mem(), c.mem()))
+	}
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/gradus-ml/gradus/internal/parallel"
@@ -351,7 +352,7 @@ func (t *Tensor) Cast(dt DType) *Tensor {
 		return t
 	}
 	if t.dev != nil {
-		noHostMemory(t)
+		return t.deviceCast(newUninitOn("Cast", t.Device(), dt, t.shape...))
 	}
 	out := New(dt, t.shape...)
 	c := t.Contiguous()
@@ -365,6 +366,28 @@ func (t *Tensor) Cast(dt DType) *Tensor {
 		}
 	}
 	return out
+}
+
+// CastTo writes t converted to dst's dtype into dst, which must have t's
+// shape, be contiguous and live on t's device, and returns dst.
+func CastTo(dst, t *Tensor) *Tensor {
+	const op = "CastTo"
+	if dst == nil || t == nil {
+		Fail(op, "nil operand")
+	}
+	if !slices.Equal(dst.shape, t.shape) || !dst.IsContiguous() {
+		Fail(op, "destination %v must be contiguous with the shape of %v", describe(dst), describe(t))
+	}
+	if dst.dtype == t.dtype {
+		CopyInto(dst, t)
+		return dst
+	}
+	if dst.dev != nil || t.dev != nil {
+		sameDevice(op, dst, t)
+		return t.deviceCast(dst)
+	}
+	CopyInto(dst, t.Cast(dst.dtype))
+	return dst
 }
 
 // String formats small tensors in full and large ones by shape.

@@ -267,3 +267,17 @@ func TestOverlapAndEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestCast converts between float32 and float64 on the device as the CPU
+// does, bit for bit (float64 to float32 rounds to nearest), from a
+// transposed view too.
+func TestCast(t *testing.T) {
+	d := device(t)
+	x64 := tensor.MulScalar(randn(tensor.Float64, 31, 7, 300), 1e3)
+	near(t, "float64 to float32", x64.To(d).Cast(tensor.Float32), x64.Cast(tensor.Float32), 0)
+	x32 := randn(tensor.Float32, 32, 7, 300)
+	near(t, "float32 to float64, transposed", tensor.Transpose(x32.To(d)).Cast(tensor.Float64), tensor.Transpose(x32).Cast(tensor.Float64), 0)
+	if y := x32.To(d).Cast(tensor.Float64); y.Device() != d || y.DType() != tensor.Float64 {
+		t.Errorf("Cast gave %v on %v", y.DType(), y.Device())
+	}
+}

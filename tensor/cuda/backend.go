@@ -72,6 +72,10 @@ func (b *backend) Download(dst any, src devices.Mem) error {
 	return fmt.Errorf("cuda: Download into %T", dst)
 }
 
+func (b *backend) Cast(to devices.DType, n int, dst, x devices.Mem) error {
+	return b.k.Cast(dtype(to), n, buf(dst), buf(x))
+}
+
 func (b *backend) Fill(dt devices.DType, n int, dst devices.Mem, v float64) error {
 	return b.k.Fill(dtype(dt), n, buf(dst), v)
 }

@@ -221,6 +221,23 @@ func (k *Kernels) SumLast(dt DType, rows, cols int, dst, x *Buffer) error {
 	return k.rows("sum_last", dt, rows, cols, dst, rows, x)
 }
 
+// Cast writes the n elements of x, of the other dtype, into dst as to:
+// float64 to float32 rounded to nearest (as Go's float32(v)), float32 to
+// float64 exactly.
+func (k *Kernels) Cast(to DType, n int, dst, x *Buffer) error {
+	from := F32
+	if to == F32 {
+		from = F64
+	}
+	if err := fits("cast", to, n, dst); err != nil {
+		return err
+	}
+	if err := fits("cast", from, n, x); err != nil || n == 0 {
+		return err
+	}
+	return k.launch("cast"+to.suffix(), elemGrid(n), n, dst, x)
+}
+
 // AdamStep holds one Adam step's scalars, worked out on the host as
 // optim.Adam does: W1 = 1−β₁, B2 = β₂, W2 = 1−β₂, StepSize =
 // −lr/(1−β₁ᵗ), C = 1/√(1−β₂ᵗ), Eps, Decay = 1−lr·λ (AdamW; 1 for Adam),

@@ -44,7 +44,7 @@ var (
 		"pow", "maximum", "minimum", "xlogy", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 	ScalarOps = []string{"add_scalar", "mul_scalar"}
 	RowOps    = []string{"softmax", "log_softmax", "softmax_grad", "log_softmax_grad", "sum_last"}
-	OtherOps  = []string{"adam", "fill", "non_finite", "copy", "gather", "scatter_add"}
+	OtherOps  = []string{"adam", "fill", "non_finite", "copy", "gather", "scatter_add", "cast"}
 	ConvOps   = []string{"im2col", "col2im", "max_pool", "max_pool_grad", "avg_pool", "avg_pool_grad"}
 )
 

@@ -52,6 +52,8 @@ type Backend interface {
 	// Download copies the first len(dst) elements of src into dst.
 	Upload(dst Mem, src any) error
 	Download(dst any, src Mem) error
+	// Cast writes the n elements of x (of the other dtype) into dst as to.
+	Cast(to DType, n int, dst, x Mem) error
 	// Fill sets n elements of dst to v.
 	Fill(dt DType, n int, dst Mem, v float64) error
 	// Copy writes the strided x into dst of shape (strided too; nil

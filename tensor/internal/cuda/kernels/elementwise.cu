@@ -190,3 +190,12 @@ extern "C" __global__ void non_finite_f32(long long n, unsigned int* flag, const
 extern "C" __global__ void non_finite_f64(long long n, unsigned int* flag, const double* x) {
   non_finite_scan<double>(n, flag, x);
 }
+
+// cast_f32 writes float64 x as float32 (rounded to nearest, as Go's
+// float32(v)); cast_f64 writes float32 x as float64 (exact).
+extern "C" __global__ void cast_f32(long long n, float* out, const double* x) {
+  for (long long i = first_index(); i < n; i += grid_stride()) out[i] = (float)x[i];
+}
+extern "C" __global__ void cast_f64(long long n, double* out, const float* x) {
+  for (long long i = first_index(); i < n; i += grid_stride()) out[i] = (double)x[i];
+}

@@ -83,7 +83,7 @@ struct Kernel {
 static const Kernel kernel_table[] = {
     PAIR(neg, PTR2), PAIR(exp, PTR2), PAIR(log, PTR2), PAIR(tanh, PTR2),
     PAIR(relu, PTR2), PAIR(sigmoid, PTR2), PAIR(gelu, PTR2), PAIR(square, PTR2), PAIR(sqrt, PTR2),
-    PAIR(abs, PTR2), PAIR(reciprocal, PTR2), PAIR(log1p, PTR2), PAIR(expm1, PTR2), PAIR(softplus, PTR2), PAIR(non_finite, PTR2),
+    PAIR(abs, PTR2), PAIR(reciprocal, PTR2), PAIR(log1p, PTR2), PAIR(expm1, PTR2), PAIR(softplus, PTR2), PAIR(non_finite, PTR2), PAIR(cast, PTR2),
     PAIR(add, BINARY), PAIR(sub, BINARY), PAIR(mul, BINARY), PAIR(div, BINARY),
     PAIR(relu_grad, BINARY), PAIR(gelu_grad, BINARY), PAIR(sigmoid_grad, BINARY), PAIR(tanh_grad, BINARY),
     PAIR(sign, PTR2), PAIR(sin, PTR2), PAIR(cos, PTR2), PAIR(erf, PTR2), PAIR(lgamma, PTR2), PAIR(digamma, PTR2),
