@@ -63,30 +63,12 @@ func (s *cnnTask) step(tb testing.TB) *graph.Node {
 // TestCNNTrainMatchesCPU is TestMLPTrainMatchesCPU for the CNN.
 func TestCNNTrainMatchesCPU(t *testing.T) {
 	dev := device(t)
-	short, steps := testing.Short(), 100
-	if short {
+	steps := 100
+	if testing.Short() {
 		steps = 5
 	}
-	gpu, cpu := newCNNTask(dev, short), newCNNTask(tensor.CPU, short)
-	worst := 0.0
-	var first, last [2]float64
-	for i := range steps {
-		lg, lc := gpu.step(t).Value().Item(), cpu.step(t).Value().Item()
-		if i == 0 {
-			first = [2]float64{lg, lc}
-		}
-		r := math.Abs(lg-lc) / math.Abs(first[1])
-		worst = max(worst, r)
-		if !(r <= 1e-5) {
-			t.Fatalf("step %d: loss %v on %v, %v on the CPU (difference %.3g of the first loss)", i, lg, dev, lc, r)
-		}
-		last = [2]float64{lg, lc}
-	}
-	if !(last[1] < first[1]) {
-		t.Errorf("the loss went from %v to %v on the CPU: not training", first[1], last[1])
-	}
-	t.Logf("%d steps: loss %.6f -> %.6g on %v, %.6f -> %.6g on the CPU; worst difference %.3g of the first loss",
-		steps, first[0], last[0], dev, first[1], last[1], worst)
+	gpu, cpu := newCNNTask(dev, testing.Short()), newCNNTask(tensor.CPU, testing.Short())
+	compareTraining(t, dev, steps, 1, gpu.step, cpu.step)
 }
 
 // BenchmarkCNNTrain times examples/bench's cnn_train step on the GPU.
