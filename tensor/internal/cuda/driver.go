@@ -92,9 +92,12 @@ func openLibrary(lib library, s Search, prepare func(dir string), accept func(h 
 		if prepare != nil && !c.loader {
 			prepare(filepath.Dir(c.path))
 		}
-		h, err := purego.Dlopen(c.path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		h, err := dlopen(c.path)
 		if err != nil {
-			if !c.loader || !strings.Contains(err.Error(), "No such file") {
+			// dlerror is per thread: an empty message means it was lost
+			// (another thread read it), which for a name the loader
+			// searches is taken as not found, as its message would say.
+			if !c.loader || !(strings.Contains(err.Error(), "No such file") || strings.TrimSpace(err.Error()) == "") {
 				failures = append(failures, err.Error())
 			}
 			continue
@@ -113,12 +116,20 @@ func openLibrary(lib library, s Search, prepare func(dir string), accept func(h 
 	return "", unavailable(notFound(lib, s))
 }
 
+// dlopen opens path with its OS thread locked, so that on failure purego
+// reads dlerror, which is thread-local, on the thread dlopen set it on.
+func dlopen(path string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+}
+
 // preload dlopens the newest file of names in dir, if any, so that a
 // library opened next from dir finds it loaded (the loader matches
 // sonames of loaded objects) even where its own search would miss dir.
 func preload(dir string, names []string) {
 	if f := filesIn(dir, names); len(f) > 0 {
-		_, _ = purego.Dlopen(f[0], purego.RTLD_NOW|purego.RTLD_LOCAL)
+		_, _ = dlopen(f[0])
 	}
 }
 
