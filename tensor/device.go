@@ -109,21 +109,55 @@ func (d Device) Synchronize() error {
 	return be.Synchronize()
 }
 
-// SetTF32 lets the float32 matrix products on the CUDA device d use TF32
-// tensor cores (on = true): inputs rounded to 10-bit mantissas, products
-// summed in float32, about 8× the float32 throughput of an H100 or H200
-// for a relative error near 1e-3 instead of 1e-7. It is off by default,
-// as in PyTorch (torch.backends.cuda.matmul.allow_tf32), and applies to
-// later products. On the CPU it returns an error.
-func SetTF32(d Device, on bool) error {
+// MatMulPrecision says how a CUDA device computes float32 matrix
+// products (MatMul, Linear, the convolutions' and attention's products).
+// Float64 products are always computed in float64, and the CPU always
+// computes in the tensors' own precision.
+type MatMulPrecision int
+
+const (
+	// MatMulFloat32 computes float32 products in float32: the default.
+	MatMulFloat32 MatMulPrecision = iota
+	// MatMulTF32 rounds the inputs to TF32 (10 explicit mantissa bits)
+	// for the tensor cores and sums in float32: about 8× the float32
+	// throughput of an H100 or H200 for a relative error near 1e-3, as
+	// PyTorch's torch.backends.cuda.matmul.allow_tf32.
+	MatMulTF32
+	// MatMulBF16 rounds the inputs to bfloat16 (7 explicit mantissa bits)
+	// for the tensor cores and sums in float32: faster still for large
+	// products, relative error near 1e-2. Tensors stay float32; only the
+	// products' inputs are rounded.
+	MatMulBF16
+)
+
+// String names p: "float32", "tf32" or "bf16".
+func (p MatMulPrecision) String() string {
+	switch p {
+	case MatMulFloat32:
+		return "float32"
+	case MatMulTF32:
+		return "tf32"
+	case MatMulBF16:
+		return "bf16"
+	}
+	return fmt.Sprintf("MatMulPrecision(%d)", int(p))
+}
+
+// SetMatMulPrecision sets how the CUDA device d computes later float32
+// matrix products; see MatMulPrecision. It is an opt-in: a device starts
+// at MatMulFloat32. On the CPU, or with an unknown p, it returns an error.
+func SetMatMulPrecision(d Device, p MatMulPrecision) error {
 	if d.kind != CUDAKind {
-		return fmt.Errorf("tensor.SetTF32: %v has no TF32 products", d)
+		return fmt.Errorf("tensor.SetMatMulPrecision: %v computes products in the tensors' own precision", d)
+	}
+	if p < MatMulFloat32 || p > MatMulBF16 {
+		return fmt.Errorf("tensor.SetMatMulPrecision: unknown precision %v", p)
 	}
 	cudaDevices.Lock()
 	be := cudaDevices.backends[d.ordinal]
 	cudaDevices.Unlock()
 	if be == nil {
-		return fmt.Errorf("tensor.SetTF32: device %v is not open: get it from tensor.CUDA", d)
+		return fmt.Errorf("tensor.SetMatMulPrecision: device %v is not open: get it from tensor.CUDA", d)
 	}
-	return be.SetTF32(on)
+	return be.SetMatMulPrecision(int(p))
 }

@@ -208,43 +208,47 @@ func TestDeviceErrors(t *testing.T) {
 	}
 }
 
-// TestTF32 turns TF32 products on and off. On, each entry of a float32
-// product is within TF32's rounding of the CPU's: inputs cut to 10-bit
-// mantissas (under 2⁻¹⁰ relative each, rounded or truncated), so
-// |Δ| ≤ 2⁻⁸·(|A|·|B|) with the float32 sums' rounding to spare (Higham
-// 2002, §3.5, with TF32's unit roundoff); off, within float32's. On the
-// H200 the TF32 product's worst entry was 1.6 % of max(1, |entry|).
-func TestTF32(t *testing.T) {
+// TestMatMulPrecision turns TF32 and bfloat16 products on and off. On,
+// each entry of a float32 product is within the format's rounding of the
+// CPU's: inputs cut to 10 (TF32) or 7 (bfloat16) explicit mantissa bits,
+// under 2⁻¹⁰ or 2⁻⁷ relative each whether rounded or truncated, so
+// |Δ| ≤ 2⁻⁸·(|A|·|B|) or 2⁻⁵·(|A|·|B|) with the float32 sums' rounding to
+// spare (Higham 2002, §3.5, with the format's unit roundoff); back at
+// float32, within float32's. On the H200 the TF32 product's worst entry
+// was 1.6 % of max(1, |entry|). The batched product (cuBLAS's strided
+// batched call) is checked the same way.
+func TestMatMulPrecision(t *testing.T) {
 	d := device(t)
-	if err := tensor.SetTF32(tensor.CPU, true); err == nil {
-		t.Error("SetTF32 on the CPU: no error")
+	if err := tensor.SetMatMulPrecision(tensor.CPU, tensor.MatMulTF32); err == nil {
+		t.Error("SetMatMulPrecision on the CPU: no error")
 	}
-	a, b := randn(tensor.Float32, 21, 64, 256), randn(tensor.Float32, 22, 256, 64)
+	if err := tensor.SetMatMulPrecision(d, tensor.MatMulPrecision(7)); err == nil || !strings.Contains(err.Error(), "unknown precision") {
+		t.Errorf("SetMatMulPrecision(7): %v, want an unknown precision error", err)
+	}
+	a, b := randn(tensor.Float32, 21, 3, 64, 256), randn(tensor.Float32, 22, 3, 256, 64)
 	want := tensor.MatMul(a, b).Values()
 	bound := tensor.MatMul(tensor.Abs(a), tensor.Abs(b)).Values()
-	if err := tensor.SetTF32(d, true); err != nil {
-		t.Fatal(err)
-	}
-	tf32 := tensor.MatMul(a.To(d), b.To(d)).Values()
-	if err := tensor.SetTF32(d, false); err != nil {
-		t.Fatal(err)
-	}
-	plain := tensor.MatMul(a.To(d), b.To(d)).Values()
-	worst := [2]float64{}
-	for i := range want {
-		for k, got := range []float64{tf32[i], plain[i]} {
-			u := 0x1p-8
-			if k == 1 {
-				u = 256 * 0x1p-23
-			}
-			r := math.Abs(got-want[i]) / (u * bound[i])
+	for _, c := range []struct {
+		p tensor.MatMulPrecision
+		u float64
+	}{{tensor.MatMulTF32, 0x1p-8}, {tensor.MatMulBF16, 0x1p-5}, {tensor.MatMulFloat32, 256 * 0x1p-23}} {
+		if err := tensor.SetMatMulPrecision(d, c.p); err != nil {
+			t.Fatal(err)
+		}
+		got := tensor.MatMul(a.To(d), b.To(d)).Values()
+		worst := 0.0
+		for i := range want {
+			r := math.Abs(got[i]-want[i]) / (c.u * bound[i])
 			if !(r <= 1) {
-				t.Fatalf("entry %d: %v with TF32 %v, want %v within %.3g", i, got, k == 0, want[i], u*bound[i])
+				t.Fatalf("%v: entry %d: %v, want %v within %.3g", c.p, i, got[i], want[i], c.u*bound[i])
 			}
-			worst[k] = max(worst[k], r)
+			worst = max(worst, r)
+		}
+		t.Logf("%v product within %.2f of its bound", c.p, worst)
+		if c.p != tensor.MatMulFloat32 && worst < 1e-3 {
+			t.Errorf("%v product within %.2g of its bound: as exact as float32, so the precision was not applied", c.p, worst)
 		}
 	}
-	t.Logf("TF32 product within %.2f of its bound, float32 product after within %.2f of its own", worst[0], worst[1])
 }
 
 // TestOverlapAndEmpty: a product into one of its own operands (cuBLAS

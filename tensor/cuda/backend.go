@@ -223,6 +223,6 @@ func (b *backend) DownloadInt32(dst []int32, src devices.Mem) error {
 	return cuda.Download(b.d, dst, buf(src))
 }
 
-func (b *backend) SetTF32(on bool) error { return b.blas.SetTF32(on) }
+func (b *backend) SetMatMulPrecision(p int) error { return b.blas.SetPrecision(cuda.Precision(p)) }
 
 func (b *backend) Synchronize() error { return b.d.Synchronize() }

@@ -2,6 +2,8 @@
 
 package cuda
 
+import "fmt"
+
 // blasAPI holds the cuBLAS functions (NVIDIA, 2025, cuBLAS Library User
 // Guide). Matrices are column-major device arrays.
 type blasAPI struct {
@@ -14,6 +16,10 @@ type blasAPI struct {
 	dgemm       func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, b uint64, ldb int32, beta *float64, c uint64, ldc int32) int32
 	sgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float32, c uint64, ldc int32, sc int64, batch int32) int32
 	dgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float64, c uint64, ldc int32, sc int64, batch int32) int32
+	// gemmEx and gemmSBEx take each matrix's data type and the compute
+	// type, which is how cuBLAS offers bfloat16 products of float32 data.
+	gemmEx   func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, at, lda int32, b uint64, bt, ldb int32, beta *float32, c uint64, ct, ldc, compute, algo int32) int32
+	gemmSBEx func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, at, lda int32, sa int64, b uint64, bt, ldb int32, sb int64, beta *float32, c uint64, ct, ldc int32, sc int64, batch, compute, algo int32) int32
 }
 
 func (a *blasAPI) symbols() []symbol {
@@ -23,15 +29,49 @@ func (a *blasAPI) symbols() []symbol {
 		{"cublasSetMathMode", &a.setMathMode},
 		{"cublasSgemm_v2", &a.sgemm}, {"cublasDgemm_v2", &a.dgemm},
 		{"cublasSgemmStridedBatched", &a.sgemmSB}, {"cublasDgemmStridedBatched", &a.dgemmSB},
+		{"cublasGemmEx", &a.gemmEx}, {"cublasGemmStridedBatchedEx", &a.gemmSBEx},
 	}
 }
 
-// cublasOperation_t and cublasMath_t values.
+// cublasMath_t, cudaDataType_t, cublasComputeType_t and cublasGemmAlgo_t
+// values (cublas_api.h, library_types.h).
 const (
-	mathDefault   = 0
-	mathTF32      = 3 // CUBLAS_TF32_TENSOR_OP_MATH
-	defaultStream = 0
+	mathDefault     = 0
+	mathTF32        = 3 // CUBLAS_TF32_TENSOR_OP_MATH
+	defaultStream   = 0
+	typeR32F        = 0  // CUDA_R_32F
+	computeFast16BF = 75 // CUBLAS_COMPUTE_32F_FAST_16BF
+	gemmAlgoDefault = -1 // CUBLAS_GEMM_DEFAULT
 )
+
+// Precision says how float32 products are computed. Float64 products are
+// always computed in float64.
+type Precision int
+
+const (
+	// PrecisionFloat32 computes float32 products in float32 (the
+	// default).
+	PrecisionFloat32 Precision = iota
+	// PrecisionTF32 rounds the inputs to TF32 (10 explicit mantissa bits)
+	// for the tensor cores and sums in float32.
+	PrecisionTF32
+	// PrecisionBF16 rounds the inputs to bfloat16 (7 explicit mantissa
+	// bits) for the tensor cores and sums in float32.
+	PrecisionBF16
+)
+
+// String names p as SetPrecision's errors do.
+func (p Precision) String() string {
+	switch p {
+	case PrecisionFloat32:
+		return "float32"
+	case PrecisionTF32:
+		return "tf32"
+	case PrecisionBF16:
+		return "bf16"
+	}
+	return fmt.Sprintf("Precision(%d)", int(p))
+}
 
 // BLAS is a cuBLAS handle bound to a Driver's context and to the
 // device's default stream, where the package's kernels run too.
@@ -41,6 +81,8 @@ type BLAS struct {
 	handle  uintptr
 	path    string
 	version int
+	// precision is read and written under the Driver's lock.
+	precision Precision
 }
 
 // BLAS returns the Driver's cuBLAS handle, loading cuBLAS on first use.
@@ -100,18 +142,27 @@ func (b *BLAS) destroy() error {
 // Version returns cuBLAS's version (e.g. 130001) and the library's path.
 func (b *BLAS) Version() (int, string) { return b.version, b.path }
 
-// SetTF32 lets float32 products use the tensor cores' TF32 format (10
-// mantissa bits in the products, float32 accumulation), several times
-// faster and accurate to about 1e-3 relative: an opt-in, off by default.
-func (b *BLAS) SetTF32(on bool) error {
+// SetPrecision sets how later float32 products are computed. TF32 and
+// bfloat16 run on the tensor cores, several times faster than float32
+// for a relative error near 1e-3 (TF32) or 1e-2 (bfloat16) instead of
+// 1e-7: an opt-in, PrecisionFloat32 by default. TF32 is cuBLAS's
+// CUBLAS_TF32_TENSOR_OP_MATH mode; bfloat16 is cublasGemmEx with
+// CUBLAS_COMPUTE_32F_FAST_16BF on the float32 matrices (NVIDIA, 2025,
+// cuBLAS Library User Guide, §2.8.12 and cublasComputeType_t).
+func (b *BLAS) SetPrecision(p Precision) error {
 	mode := int32(mathDefault)
-	if on {
+	switch p {
+	case PrecisionFloat32, PrecisionBF16:
+	case PrecisionTF32:
 		mode = mathTF32
+	default:
+		return fmt.Errorf("cuda: SetPrecision: unknown precision %v", p)
 	}
 	return b.d.do(func() error {
 		if s := b.api.setMathMode(b.handle, mode); s != 0 {
 			return blasError("cublasSetMathMode", s)
 		}
+		b.precision = p
 		return nil
 	})
 }
@@ -123,6 +174,14 @@ func (b *BLAS) Sgemm(g Gemm, alpha, beta float32) error {
 		return err
 	}
 	return b.d.do(func() error {
+		if b.precision == PrecisionBF16 {
+			s := b.api.gemmEx(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, typeR32F, c.ld1, g.A.ptr, typeR32F, c.ld2,
+				&beta, g.C.ptr, typeR32F, c.ldc, computeFast16BF, gemmAlgoDefault)
+			if s != 0 {
+				return blasError("cublasGemmEx", s)
+			}
+			return nil
+		}
 		s := b.api.sgemm(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, c.ld1, g.A.ptr, c.ld2, &beta, g.C.ptr, c.ldc)
 		if s != 0 {
 			return blasError("cublasSgemm", s)
@@ -156,6 +215,15 @@ func (b *BLAS) SgemmStridedBatched(g Gemm, batch, strideA, strideB, strideC int,
 		return err
 	}
 	return b.d.do(func() error {
+		if b.precision == PrecisionBF16 {
+			s := b.api.gemmSBEx(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, typeR32F, c.ld1, int64(strideB),
+				g.A.ptr, typeR32F, c.ld2, int64(strideA), &beta, g.C.ptr, typeR32F, c.ldc, int64(strideC), int32(batch),
+				computeFast16BF, gemmAlgoDefault)
+			if s != 0 {
+				return blasError("cublasGemmStridedBatchedEx", s)
+			}
+			return nil
+		}
 		s := b.api.sgemmSB(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, c.ld1, int64(strideB),
 			g.A.ptr, c.ld2, int64(strideA), &beta, g.C.ptr, c.ldc, int64(strideC), int32(batch))
 		if s != 0 {

@@ -17,7 +17,7 @@
 //     broadcasting, row-wise softmax and log-softmax and their gradients,
 //     sums along the last axis, the Adam update.
 //   - Driver.BLAS gives cuBLAS's Sgemm and Dgemm on row-major matrices,
-//     with TF32 as an opt-in.
+//     with TF32 and bfloat16 inputs as opt-ins (SetPrecision).
 //
 // Every call runs on a locked OS thread with the device's context made
 // current first (see Driver), so goroutines need not care about CUDA's

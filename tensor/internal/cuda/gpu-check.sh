@@ -79,7 +79,10 @@ timeout 60 python3 - >"$out/torch-gemm.log" 2>&1 <<'PY'
 import time, torch
 print("torch", torch.__version__, "CUDA", torch.version.cuda, torch.cuda.get_device_name(0))
 n = 4096
-for name, dtype, tf32, reps in [("sgemm", torch.float32, False, 20), ("sgemm TF32", torch.float32, True, 20), ("dgemm", torch.float64, False, 5)]:
+# "bf16" multiplies bfloat16 tensors: PyTorch's float32 products have no
+# bfloat16 mode on CUDA, so the bfloat16 peak is the reference for
+# Gradus's float32 products with bfloat16 inputs (tensor.MatMulBF16).
+for name, dtype, tf32, reps in [("sgemm", torch.float32, False, 20), ("sgemm TF32", torch.float32, True, 20), ("bf16 gemm", torch.bfloat16, False, 20), ("dgemm", torch.float64, False, 5)]:
     torch.backends.cuda.matmul.allow_tf32 = tf32
     a = torch.randn(n, n, device="cuda", dtype=dtype)
     b = torch.randn(n, n, device="cuda", dtype=dtype)

@@ -102,8 +102,8 @@ func gemmBound(a, b *tensor.Tensor, ta, tb bool, k int, u float64) []float64 {
 	return ab
 }
 
-// TestGemm compares Sgemm and Dgemm (and Sgemm with TF32) with
-// tensor.MatMulT for every combination of transposes.
+// TestGemm compares Sgemm and Dgemm (and Sgemm with TF32 and bfloat16
+// inputs) with tensor.MatMulT for every combination of transposes.
 func TestGemm(t *testing.T) {
 	d := device(t)
 	blas, err := d.BLAS()
@@ -139,18 +139,24 @@ func TestGemm(t *testing.T) {
 			what := fmt.Sprintf("gemm %v transA=%v transB=%v", ty, ta, tb)
 			compareBound(t, what, download(t, d, cb, ty, m, n), want, bound)
 			if ty == tensor.Float32 {
-				if err := blas.SetTF32(true); err != nil {
-					t.Fatal(err)
+				// TF32 rounds the inputs to 10 mantissa bits (u = 2⁻¹¹),
+				// bfloat16 to 7 (u = 2⁻⁸).
+				for _, p := range []struct {
+					p cuda.Precision
+					u float64
+				}{{cuda.PrecisionTF32, 0x1p-11}, {cuda.PrecisionBF16, 0x1p-8}} {
+					if err := blas.SetPrecision(p.p); err != nil {
+						t.Fatal(err)
+					}
+					err := blas.Sgemm(g, 1, 0)
+					if err2 := blas.SetPrecision(cuda.PrecisionFloat32); err == nil {
+						err = err2
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					compareBound(t, what+" "+p.p.String(), download(t, d, cb, ty, m, n), tensor.MatMulT(a, b, ta, tb), gemmBound(a, b, ta, tb, k, p.u))
 				}
-				err := blas.Sgemm(g, 1, 0)
-				if err2 := blas.SetTF32(false); err == nil {
-					err = err2
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				// TF32 rounds the inputs to 10 mantissa bits: u = 2⁻¹¹.
-				compareBound(t, what+" TF32", download(t, d, cb, ty, m, n), tensor.MatMulT(a, b, ta, tb), gemmBound(a, b, ta, tb, k, 0x1p-11))
 			}
 			d.Release(ab)
 			d.Release(bb)
@@ -161,7 +167,7 @@ func TestGemm(t *testing.T) {
 
 // gemmTFLOPs times reps products of n×n matrices after a warm-up and
 // returns TFLOP/s (2n³ flops each).
-func gemmTFLOPs(tb testing.TB, d *cuda.Driver, ty tensor.DType, tf32 bool, n, reps int) float64 {
+func gemmTFLOPs(tb testing.TB, d *cuda.Driver, ty tensor.DType, p cuda.Precision, n, reps int) float64 {
 	blas, err := d.BLAS()
 	if err != nil {
 		tb.Fatal(err)
@@ -171,10 +177,10 @@ func gemmTFLOPs(tb testing.TB, d *cuda.Driver, ty tensor.DType, tf32 bool, n, re
 		bufs[i] = upload(tb, d, sample(ty, n*n, -1, 1, n*n))
 		defer d.Release(bufs[i])
 	}
-	if err := blas.SetTF32(tf32); err != nil {
+	if err := blas.SetPrecision(p); err != nil {
 		tb.Fatal(err)
 	}
-	defer blas.SetTF32(false)
+	defer blas.SetPrecision(cuda.PrecisionFloat32)
 	g := cuda.Gemm{M: n, N: n, K: n, A: bufs[0], B: bufs[1], C: bufs[2]}
 	run := func() {
 		if ty == tensor.Float32 {
@@ -219,17 +225,23 @@ func gemmN(tb testing.TB) int {
 func TestGemmThroughput(t *testing.T) {
 	d := device(t)
 	n := gemmN(t)
-	t.Logf("%s: sgemm n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float32, false, n, 20))
-	t.Logf("%s: sgemm TF32 n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float32, true, n, 20))
-	t.Logf("%s: dgemm n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float64, false, n, 5))
+	t.Logf("%s: sgemm n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float32, cuda.PrecisionFloat32, n, 20))
+	t.Logf("%s: sgemm TF32 n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float32, cuda.PrecisionTF32, n, 20))
+	t.Logf("%s: sgemm BF16 n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float32, cuda.PrecisionBF16, n, 20))
+	t.Logf("%s: dgemm n=%d: %.1f TFLOP/s", d.Name(), n, gemmTFLOPs(t, d, tensor.Float64, cuda.PrecisionFloat32, n, 5))
 }
 
 func BenchmarkSgemm4096(b *testing.B) {
 	d := device(b)
-	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, false, gemmN(b), max(b.N, 1)), "TFLOP/s")
+	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, cuda.PrecisionFloat32, gemmN(b), max(b.N, 1)), "TFLOP/s")
 }
 
 func BenchmarkSgemmTF32_4096(b *testing.B) {
 	d := device(b)
-	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, true, gemmN(b), max(b.N, 1)), "TFLOP/s")
+	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, cuda.PrecisionTF32, gemmN(b), max(b.N, 1)), "TFLOP/s")
+}
+
+func BenchmarkSgemmBF16_4096(b *testing.B) {
+	d := device(b)
+	b.ReportMetric(gemmTFLOPs(b, d, tensor.Float32, cuda.PrecisionBF16, gemmN(b), max(b.N, 1)), "TFLOP/s")
 }

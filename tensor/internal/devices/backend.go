@@ -118,9 +118,10 @@ type Backend interface {
 	// UploadInt32 and DownloadInt32 copy int32 indices.
 	UploadInt32(dst Mem, src []int32) error
 	DownloadInt32(dst []int32, src Mem) error
-	// SetTF32 lets float32 products use TF32 tensor cores (10-bit
-	// mantissas in the products, float32 sums), or stops them.
-	SetTF32(on bool) error
+	// SetMatMulPrecision sets how later float32 products are computed:
+	// 0 float32, 1 TF32 tensor cores, 2 bfloat16 tensor cores (both
+	// with float32 sums), as tensor.MatMulPrecision numbers them.
+	SetMatMulPrecision(p int) error
 	// Synchronize waits for all queued work and reports its failures.
 	Synchronize() error
 }

@@ -339,7 +339,26 @@ extern "C" int cublasGetVersion_v2(void* h, int* v) {
   return 0;
 }
 extern "C" int cublasSetStream_v2(void* h, void* stream) { return h == HANDLE && !stream ? 0 : 7; }
-extern "C" int cublasSetMathMode(void* h, int mode) { return mode == 0 || mode == 3 ? 0 : 7; }
+// The math mode and the compute type round float32 inputs as the tensor
+// cores would: to TF32 (10 explicit mantissa bits) or bfloat16 (7), to
+// nearest with ties to even, so the tests' error bounds are exercised.
+static int math_mode = 0;
+extern "C" int cublasSetMathMode(void* h, int mode) {
+  if (mode != 0 && mode != 3) return 7;
+  math_mode = mode;
+  return 0;
+}
+static int round_bits = 0;  // mantissa bits dropped from float32 inputs
+static float round_input(float x) {
+  if (!round_bits || !isfinite(x)) return x;
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  uint32_t half = 1u << (round_bits - 1), lsb = (u >> round_bits) & 1;
+  u = (u + half - 1 + lsb) & ~((1u << round_bits) - 1);
+  memcpy(&x, &u, 4);
+  return x;
+}
+static double round_input(double x) { return x; }
 
 template <typename T>
 static int gemm(void* h, int ta, int tb, int m, int n, int k, const T* alpha, uint64_t a, int lda,
@@ -352,7 +371,8 @@ static int gemm(void* h, int ta, int tb, int m, int n, int k, const T* alpha, ui
     for (int i = 0; i < m; i++) {
       double s = 0;
       for (int l = 0; l < k; l++)
-        s += (double)(ta ? A[l + i * lda] : A[i + l * lda]) * (tb ? B[j + l * ldb] : B[l + j * ldb]);
+        s += (double)round_input(ta ? A[l + i * lda] : A[i + l * lda]) *
+             round_input(tb ? B[j + l * ldb] : B[l + j * ldb]);
       T prev = *beta == 0 ? 0 : *beta * C[i + j * ldc];
       C[i + j * ldc] = (T)(*alpha * s) + prev;
     }
@@ -361,7 +381,10 @@ static int gemm(void* h, int ta, int tb, int m, int n, int k, const T* alpha, ui
 extern "C" int cublasSgemm_v2(void* h, int ta, int tb, int m, int n, int k, const float* alpha,
                               uint64_t a, int lda, uint64_t b, int ldb, const float* beta,
                               uint64_t c, int ldc) {
-  return gemm<float>(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  round_bits = math_mode == 3 ? 13 : 0;
+  int r = gemm<float>(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  round_bits = 0;
+  return r;
 }
 extern "C" int cublasDgemm_v2(void* h, int ta, int tb, int m, int n, int k, const double* alpha,
                               uint64_t a, int lda, uint64_t b, int ldb, const double* beta,
@@ -387,7 +410,45 @@ extern "C" int cublasSgemmStridedBatched(void* h, int ta, int tb, int m, int n, 
                                          const float* alpha, uint64_t a, int lda, long long sa,
                                          uint64_t b, int ldb, long long sb, const float* beta,
                                          uint64_t c, int ldc, long long sc, int batch) {
-  return gemm_strided<float>(h, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
+  round_bits = math_mode == 3 ? 13 : 0;
+  int r = gemm_strided<float>(h, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
+  round_bits = 0;
+  return r;
+}
+
+// cublasGemmEx and cublasGemmStridedBatchedEx for float32 matrices
+// (CUDA_R_32F = 0) with compute type CUBLAS_COMPUTE_32F (68), _FAST_16BF
+// (75) or _FAST_TF32 (77); algo must be CUBLAS_GEMM_DEFAULT (-1).
+static int ex_round_bits(int at, int bt, int ct, int compute, int algo) {
+  if (at != 0 || bt != 0 || ct != 0 || algo != -1) return -1;
+  switch (compute) {
+    case 68: return 0;
+    case 75: return 16;
+    case 77: return 13;
+  }
+  return -1;
+}
+extern "C" int cublasGemmEx(void* h, int ta, int tb, int m, int n, int k, const float* alpha,
+                            uint64_t a, int at, int lda, uint64_t b, int bt, int ldb,
+                            const float* beta, uint64_t c, int ct, int ldc, int compute, int algo) {
+  int bits = ex_round_bits(at, bt, ct, compute, algo);
+  if (bits < 0) return 15;  // CUBLAS_STATUS_NOT_SUPPORTED
+  round_bits = bits;
+  int r = gemm<float>(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  round_bits = 0;
+  return r;
+}
+extern "C" int cublasGemmStridedBatchedEx(void* h, int ta, int tb, int m, int n, int k,
+                                          const float* alpha, uint64_t a, int at, int lda,
+                                          long long sa, uint64_t b, int bt, int ldb, long long sb,
+                                          const float* beta, uint64_t c, int ct, int ldc,
+                                          long long sc, int batch, int compute, int algo) {
+  int bits = ex_round_bits(at, bt, ct, compute, algo);
+  if (bits < 0) return 15;
+  round_bits = bits;
+  int r = gemm_strided<float>(h, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
+  round_bits = 0;
+  return r;
 }
 extern "C" int cublasDgemmStridedBatched(void* h, int ta, int tb, int m, int n, int k,
                                          const double* alpha, uint64_t a, int lda, long long sa,
