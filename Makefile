@@ -159,7 +159,7 @@ cuda-fake:
 	ln -s libcuda.so.1 $$d/libnvrtc.so.13 && ln -s libcuda.so.1 $$d/libcublas.so.13 && \
 	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDA_GEMM_N=64 XDG_CACHE_HOME=$$d/cache \
 		CGO_ENABLED=0 $(GO) test -count=1 ./$(CUDA_DIR) && \
-	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$$d/cache \
+	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDA_FAKE=1 XDG_CACHE_HOME=$$d/cache \
 		CGO_ENABLED=0 $(GO) test -count=1 -short ./internal/gpucheck && \
 	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$$d/cache \
 		CGO_ENABLED=0 $(GO) test -count=1 -run AllOpsOnGPU ./autodiff

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/gradus-ml/gradus/tensor/internal/devices"
 )
@@ -83,12 +84,36 @@ func newUninitOn(op string, d Device, dt DType, shape ...int) *Tensor {
 	be := backendOf(op, d)
 	mem, err := be.Alloc(devDType(dt), max(n, 1))
 	if err != nil {
+		// The device may be full of tensors the program no longer
+		// reaches, whose memory the collector has not handed back yet:
+		// it paces itself by the Go heap, where a GPU tensor is a few
+		// hundred bytes. Collect them and try once more.
+		collectDeviceGarbage()
+		mem, err = be.Alloc(devDType(dt), max(n, 1))
+	}
+	if err != nil {
 		Fail(op, "%v tensor of shape %v on %v: %v", dt, shape, d, err)
 	}
 	h := &memHandle{be: be, mem: mem}
 	s := &deviceStore{device: d, be: be, h: h}
 	runtime.AddCleanup(s, (*memHandle).free, h)
 	return &Tensor{dtype: dt, shape: cloneInts(shape), strides: rowMajorStrides(shape), dev: s}
+}
+
+// collectDeviceGarbage runs the collector and waits, up to a second, for
+// the cleanups it queued to free their device memory: a sentinel's
+// cleanup, queued by a second collection after theirs, says when.
+func collectDeviceGarbage() {
+	runtime.GC()
+	done := make(chan struct{})
+	sentinel := new([64]byte)
+	runtime.AddCleanup(sentinel, func(c chan struct{}) { close(c) }, done)
+	sentinel = nil
+	runtime.GC()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
 }
 
 // release hands a scratch tensor's device memory back at once; t and its

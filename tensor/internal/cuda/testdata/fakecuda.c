@@ -29,15 +29,32 @@ int cuDevicePrimaryCtxRetain(void** ctx, int dev) { *ctx = CTX; return 0; }
 int cuDevicePrimaryCtxRelease_v2(int dev) { return 0; }
 int cuCtxSetCurrent(void* ctx) { current = ctx; return 0; }
 int cuCtxSynchronize(void) { return current == CTX ? 0 : 201; }
+// Allocations carry their size in a 16-byte header so that
+// FAKE_CUDA_MEMORY (bytes) can cap the memory in use, as a device's size
+// does; one allocation over 1 GiB is out of memory regardless.
+static size_t in_use, capacity;
 int cuMemAlloc_v2(uint64_t* p, size_t n) {
   if (current != CTX) return 201;
-  if (n > ((size_t)1 << 30)) return 2;  // out of memory
-  *p = (uint64_t)(uintptr_t)malloc(n);
+  if (!capacity) {
+    const char* s = getenv("FAKE_CUDA_MEMORY");
+    capacity = s ? strtoull(s, 0, 10) : (size_t)80 << 30;
+  }
+  if (n > ((size_t)1 << 30) || in_use + n > capacity) return 2;  // out of memory
+  char* b = (char*)malloc(n + 16);
+  if (!b) return 2;
+  memcpy(b, &n, sizeof n);
+  in_use += n;
+  *p = (uint64_t)(uintptr_t)(b + 16);
   return 0;
 }
 int cuMemFree_v2(uint64_t p) {
   if (current != CTX) return 201;
-  free((void*)(uintptr_t)p);
+  if (!p) return 0;
+  char* b = (char*)(uintptr_t)p - 16;
+  size_t n;
+  memcpy(&n, b, sizeof n);
+  in_use -= n;
+  free(b);
   return 0;
 }
 int cuMemcpyHtoD_v2(uint64_t dst, const void* src, size_t n) {
