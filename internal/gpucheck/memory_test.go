@@ -31,7 +31,7 @@ func TestUnreachableTensorsFreed(t *testing.T) {
 		return
 	}
 	d := device(t)
-	const n = 1 << 20 // 4 MiB of float32
+	const n = 1 << 20   // 4 MiB of float32
 	for i := range 64 { // 256 MiB in all, four times the device
 		x := tensor.NewOn(d, tensor.Float32, n)
 		if got := tensor.Sum(x, nil, false).Item(); got != 0 {
