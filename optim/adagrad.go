@@ -57,6 +57,9 @@ func (o *Adagrad) Step(grads []*tensor.Tensor) error {
 	c := o.cfg
 	clr := o.lr / (1 + float64(o.step)*c.LRDecay)
 	for i, p := range o.params {
+		if kern.DeviceUpdate("adagrad", p, grads[i], [3]*tensor.Tensor{o.sum[i]}, [8]float64{-clr, c.Eps, c.WeightDecay}) {
+			continue
+		}
 		if p.DType() == tensor.Float32 {
 			adagradSplit(p.Float32s(), grads[i].Float32s(), o.sum[i].Float32s(), float32(-clr), float32(c.Eps), float32(c.WeightDecay))
 		} else {

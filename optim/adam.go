@@ -1,14 +1,14 @@
 package optim
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gradus-ml/gradus/internal/unchecked"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
-// kern holds tensor's trusted kernels; Adam takes its GPU update from it.
+// kern holds tensor's trusted kernels; the optimisers take their GPU
+// updates from it.
 var kern = unchecked.Get[*tensor.Tensor, tensor.ConvParams, tensor.PoolParams]()
 
 // AdamOptions configures NewAdam and NewAdamW. Zero-valued fields take
@@ -107,12 +107,6 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 	if err := o.check(grads); err != nil {
 		return err
 	}
-	for i, p := range o.params {
-		if o.vm != nil && p.Device() != tensor.CPU {
-			return &Error{Op: o.name + ".Step", Param: i, Err: ErrMismatch, Msg: fmt.Sprintf(
-				"AMSGrad has no GPU kernel yet (parameter %d lives on %v); parameters and state unchanged", i, p.Device())}
-		}
-	}
 	t := float64(o.step + 1)
 	c := o.cfg
 	// Scalars are worked out in float64 as PyTorch does in Python, then
@@ -138,8 +132,7 @@ func (o *Adam) Step(grads []*tensor.Tensor) error {
 		if o.vm != nil {
 			vm = o.vm[i]
 		}
-		if p.Device() != tensor.CPU {
-			kern.DeviceAdam(p, grads[i], o.m[i], o.v[i], hd)
+		if kern.DeviceUpdate("adam", p, grads[i], [3]*tensor.Tensor{o.m[i], o.v[i], vm}, hd) {
 			continue
 		}
 		if p.DType() == tensor.Float32 {

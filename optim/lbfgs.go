@@ -269,6 +269,9 @@ func checkX(op string, x []*tensor.Tensor) int {
 		if !t.IsContiguous() {
 			tensor.Fail(op, "x[%d] of shape %s is not contiguous", i, tensor.FormatShape(t.Shape()))
 		}
+		if d := t.Device(); d != tensor.CPU {
+			tensor.Fail(op, "x[%d] of shape %s lives on %v: L-BFGS runs on the CPU; move it with To(tensor.CPU)", i, tensor.FormatShape(t.Shape()), d)
+		}
 		n += t.Size()
 	}
 	return n

@@ -70,6 +70,10 @@ func (o *RMSProp) Step(grads []*tensor.Tensor) error {
 		if o.mbuf != nil {
 			mbuf = o.mbuf[i]
 		}
+		h := [8]float64{-o.lr, c.Alpha, 1 - c.Alpha, c.Eps, c.Momentum, c.WeightDecay}
+		if kern.DeviceUpdate("rmsprop", p, grads[i], [3]*tensor.Tensor{o.sq[i], avg, mbuf}, h) {
+			continue
+		}
 		if p.DType() == tensor.Float32 {
 			rmspropSplit(p.Float32s(), grads[i].Float32s(), o.sq[i].Float32s(), f32(avg), f32(mbuf),
 				float32(-o.lr), float32(c.Alpha), float32(1-c.Alpha), float32(c.Eps), float32(c.Momentum), float32(c.WeightDecay))

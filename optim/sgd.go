@@ -71,6 +71,10 @@ func (o *SGD) Step(grads []*tensor.Tensor) error {
 		if o.buf != nil {
 			b = o.buf[i]
 		}
+		h := [8]float64{o.lr, c.Momentum, 1 - c.Dampening, c.WeightDecay, b2f(first), b2f(c.Nesterov)}
+		if kern.DeviceUpdate("sgd", p, grads[i], [3]*tensor.Tensor{b}, h) {
+			continue
+		}
 		if p.DType() == tensor.Float32 {
 			sgdSplit(p.Float32s(), grads[i].Float32s(), f32(b), float32(o.lr), float32(c.Momentum), float32(1-c.Dampening), float32(c.WeightDecay), first, c.Nesterov)
 		} else {
@@ -79,6 +83,14 @@ func (o *SGD) Step(grads []*tensor.Tensor) error {
 	}
 	o.step++
 	return nil
+}
+
+// b2f is 1 for true and 0 for false, a flag among a GPU update's scalars.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // sgdUpdate follows torch's _single_tensor_sgd element by element; keep1

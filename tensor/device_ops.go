@@ -409,16 +409,24 @@ func gpuReduce(kind redKind, dst, a *Tensor, axes []int, ddof int) *Tensor {
 	return dst
 }
 
-// deviceAdam is optim.Adam's update on a GPU (internal/unchecked's
-// DeviceAdam): false when p lives on the CPU.
-func deviceAdam(p, g, m, v *Tensor, h [8]float64) bool {
-	defer alive(p, g, m, v)
+// deviceUpdate is an optimiser's update on a GPU (internal/unchecked's
+// DeviceUpdate): false when p lives on the CPU. state holds up to three
+// buffers, nil where the rule's option is off.
+func deviceUpdate(rule string, p, g *Tensor, state [3]*Tensor, h [8]float64) bool {
+	defer alive(p, g, state[0], state[1], state[2])
 	if p.dev == nil {
 		return false
 	}
-	const op = "Adam"
-	st := sameDevice(op, p, g, m, v)
-	gpuCheck(op, st.be.Adam(devDType(p.dtype), p.Size(), p.mem(), g.mem(), m.mem(), v.mem(), h))
+	op := "optim." + rule
+	st := sameDevice(op, p, g)
+	var mems [3]devices.Mem
+	for i, s := range state {
+		if s != nil {
+			sameDevice(op, p, s)
+			mems[i] = s.mem()
+		}
+	}
+	gpuCheck(op, st.be.Update(rule, devDType(p.dtype), p.Size(), p.mem(), g.mem(), mems, h))
 	return true
 }
 

@@ -64,6 +64,6 @@ func init() {
 		AttentionGrad: attentionGradTrusted,
 
 		Run32: elemRun[float32], Run64: elemRun[float64], Data32: storage32, Data64: storage64,
-		DeviceAdam: deviceAdam,
+		DeviceUpdate: deviceUpdate,
 	})
 }

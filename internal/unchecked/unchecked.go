@@ -109,11 +109,13 @@ type Kernels[T, C, P any] struct {
 	// Offset and Strides index.
 	Data32 func(t T) []float32
 	Data64 func(t T) []float64
-	// DeviceAdam applies one Adam step (h: 1−β₁, β₂, 1−β₂, the step size,
-	// 1/√(1−β₂ᵗ), ε, the decoupled decay factor, the L2 weight) in place
-	// to the GPU tensor p with gradient g and moments m and v, returning
-	// false without doing anything when p lives on the CPU.
-	DeviceAdam func(p, g, m, v T, h [8]float64) bool
+	// DeviceUpdate applies one step of an optimiser's rule ("adam",
+	// "sgd", "rmsprop", "adagrad") in place to the GPU tensor p with
+	// gradient g, up to three state tensors (nil where an option is off)
+	// and the rule's scalars h (tensor/internal/cuda's Kernels.Update
+	// lists them), returning false without doing anything when p lives on
+	// the CPU.
+	DeviceUpdate func(rule string, p, g T, state [3]T, h [8]float64) bool
 }
 
 var table any

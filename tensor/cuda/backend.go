@@ -151,9 +151,14 @@ func (b *backend) NonFiniteAll(dts []devices.DType, ns []int, xs []devices.Mem) 
 	return b.k.NonFiniteAll(ts, ns, bs)
 }
 
-func (b *backend) Adam(dt devices.DType, n int, p, g, m, v devices.Mem, h [8]float64) error {
-	return b.k.Adam(dtype(dt), n, buf(p), buf(g), buf(m), buf(v),
-		cuda.AdamStep{W1: h[0], B2: h[1], W2: h[2], StepSize: h[3], C: h[4], Eps: h[5], Decay: h[6], L2: h[7]})
+func (b *backend) Update(rule string, dt devices.DType, n int, p, g devices.Mem, state [3]devices.Mem, h [8]float64) error {
+	var bufs [3]*cuda.Buffer
+	for i, m := range state {
+		if m != nil {
+			bufs[i] = buf(m)
+		}
+	}
+	return b.k.Update(rule, dtype(dt), n, buf(p), buf(g), bufs, h)
 }
 
 func (b *backend) HasParam(op string) bool { return slices.Contains(cuda.ParamOps, op) }

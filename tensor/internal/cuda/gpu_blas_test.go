@@ -16,9 +16,9 @@ import (
 
 // adamRef is optim/adam.go's update (adamGeneral without AMSGrad) in
 // plain Go, each product rounded to T before the addition as there.
-func adamRef[T float32 | float64](p, g, m, v []T, h cuda.AdamStep) {
-	w1, b2, w2, ss, c := T(h.W1), T(h.B2), T(h.W2), T(h.StepSize), T(h.C)
-	eps, decay, l2 := T(h.Eps), T(h.Decay), T(h.L2)
+func adamRef[T float32 | float64](p, g, m, v []T, h [8]float64) {
+	w1, b2, w2, ss, c := T(h[0]), T(h[1]), T(h[2]), T(h[3]), T(h[4])
+	eps, decay, l2 := T(h[5]), T(h[6]), T(h[7])
 	for i := range p {
 		pi := p[i]
 		if decay != 1 {
@@ -60,16 +60,16 @@ func TestAdamKernel(t *testing.T) {
 			pb, mb, vb := upload(t, d, p), upload(t, d, mRef), upload(t, d, vRef)
 			for step := 1; step <= 3; step++ {
 				g := sample(ty, n, -float64(step), 0.5*float64(step), n)
-				h := cuda.AdamStep{W1: 1 - c.beta1, B2: c.beta2, W2: 1 - c.beta2, Eps: 1e-8, Decay: 1,
-					StepSize: -c.lr / (1 - math.Pow(c.beta1, float64(step))),
-					C:        1 / math.Sqrt(1-math.Pow(c.beta2, float64(step)))}
+				h := [8]float64{1 - c.beta1, c.beta2, 1 - c.beta2,
+					-c.lr / (1 - math.Pow(c.beta1, float64(step))),
+					1 / math.Sqrt(1-math.Pow(c.beta2, float64(step))), 1e-8, 1, 0}
 				if c.decoupled {
-					h.Decay = 1 - c.lr*c.wd
+					h[6] = 1 - c.lr*c.wd
 				} else {
-					h.L2 = c.wd
+					h[7] = c.wd
 				}
 				gb := upload(t, d, g)
-				if err := k.Adam(dt(ty), n, pb, gb, mb, vb, h); err != nil {
+				if err := k.Update("adam", dt(ty), n, pb, gb, [3]*cuda.Buffer{mb, vb}, h); err != nil {
 					t.Fatal(err)
 				}
 				d.Release(gb)

@@ -86,7 +86,9 @@ func (k *Kernels) launch(name string, grid int, args ...any) error {
 		ptrs[i] = unsafe.Pointer(&slots[i])
 		switch v := a.(type) {
 		case *Buffer:
-			slots[i] = v.ptr
+			if v != nil { // nil is a null pointer: an absent operand
+				slots[i] = v.ptr
+			}
 		case int:
 			slots[i] = uint64(int64(v))
 		case float32:
@@ -238,29 +240,41 @@ func (k *Kernels) Cast(to DType, n int, dst, x *Buffer) error {
 	return k.launch("cast"+to.suffix(), elemGrid(n), n, dst, x)
 }
 
-// AdamStep holds one Adam step's scalars, worked out on the host as
-// optim.Adam does: W1 = 1−β₁, B2 = β₂, W2 = 1−β₂, StepSize =
-// −lr/(1−β₁ᵗ), C = 1/√(1−β₂ᵗ), Eps, Decay = 1−lr·λ (AdamW; 1 for Adam),
-// L2 = λ (Adam; 0 for AdamW). They are rounded to the dtype once, as on
-// the CPU.
-type AdamStep struct {
-	W1, B2, W2, StepSize, C, Eps, Decay, L2 float64
-}
-
-// Adam applies one Adam update in place to the n parameters p with
-// gradients g and moments m and v (AMSGrad is not supported).
-func (k *Kernels) Adam(dt DType, n int, p, g, m, v *Buffer, h AdamStep) error {
-	if err := fits("adam", dt, n, p, g, m, v); err != nil || n == 0 {
+// Update applies one step of an optimiser's update (one of UpdateOps:
+// "adam", "sgd", "rmsprop", "adagrad"; kernels/adam.cu gives each rule)
+// in place to the n parameters p with gradients g, state buffers state
+// (nil where the rule's option is off) and the scalars h, worked out on
+// the host as package optim does and rounded to the dtype once:
+//
+//   - adam: state m, v, vm (AMSGrad's running maximum, or nil); h = 1−β₁,
+//     β₂, 1−β₂, −lr/(1−β₁ᵗ), 1/√(1−β₂ᵗ), ε, decoupled decay factor, L2.
+//   - sgd: state momentum buffer (or nil); h = lr, μ, 1−dampening, λ,
+//     first step (1 or 0), Nesterov (1 or 0).
+//   - rmsprop: state square average, centred average (or nil), momentum
+//     buffer (or nil); h = −lr, α, 1−α, ε, μ, λ.
+//   - adagrad: state sum; h = −lr, ε, λ.
+func (k *Kernels) Update(rule string, dt DType, n int, p, g *Buffer, state [3]*Buffer, h [8]float64) error {
+	if !slices.Contains(UpdateOps, rule) {
+		return fmt.Errorf("cuda: Update: unknown rule %q", rule)
+	}
+	if err := fits(rule, dt, n, p, g); err != nil || n == 0 {
 		return err
 	}
-	s := []float64{h.W1, h.B2, h.W2, h.StepSize, h.C, h.Eps, h.Decay, h.L2}
-	args := []any{n, p, g, m, v}
-	for _, x := range s {
+	args := []any{n, p, g}
+	for _, b := range state {
+		if b != nil {
+			if err := fits(rule, dt, n, b); err != nil {
+				return err
+			}
+		}
+		args = append(args, b)
+	}
+	for _, x := range h {
 		if dt == F32 {
 			args = append(args, float32(x))
 		} else {
 			args = append(args, x)
 		}
 	}
-	return k.launch("adam"+dt.suffix(), elemGrid(n), args...)
+	return k.launch(rule+dt.suffix(), elemGrid(n), args...)
 }

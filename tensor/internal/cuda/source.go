@@ -44,7 +44,8 @@ var (
 		"pow", "maximum", "minimum", "xlogy", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 	ScalarOps = []string{"add_scalar", "mul_scalar"}
 	RowOps    = []string{"softmax", "log_softmax", "softmax_grad", "log_softmax_grad", "sum_last"}
-	OtherOps  = []string{"adam", "fill", "non_finite", "copy", "gather", "scatter_add", "cast"}
+	OtherOps  = []string{"fill", "non_finite", "copy", "gather", "scatter_add", "cast"}
+	UpdateOps = []string{"adam", "sgd", "rmsprop", "adagrad"}
 	ConvOps   = []string{"im2col", "col2im", "max_pool", "max_pool_grad", "avg_pool", "avg_pool_grad"}
 )
 
@@ -63,7 +64,7 @@ var (
 // kernelNames lists every kernel function of the module.
 func kernelNames() []string {
 	var out []string
-	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, ConvOps,
+	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, UpdateOps, ConvOps,
 		ParamOps, ParamBinaryOps, ReduceOps, MathOps) {
 		out = append(out, op+"_f32", op+"_f64")
 	}

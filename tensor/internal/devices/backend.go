@@ -101,9 +101,12 @@ type Backend interface {
 	// NonFiniteAll whether any of several buffers holds one, with one wait.
 	NonFinite(dt DType, n int, x Mem) (bool, error)
 	NonFiniteAll(dts []DType, ns []int, xs []Mem) (bool, error)
-	// Adam applies one Adam step to n parameters in place; h holds
-	// W1, B2, W2, StepSize, C, Eps, Decay, L2 as optim.Adam works them out.
-	Adam(dt DType, n int, p, g, m, v Mem, h [8]float64) error
+	// Update applies one step of an optimiser's rule ("adam", "sgd",
+	// "rmsprop", "adagrad") in place to n parameters p with gradients g,
+	// state buffers (nil where an option is off) and scalars h, in the
+	// order package optim works them out (tensor/internal/cuda's
+	// Kernels.Update lists them).
+	Update(rule string, dt DType, n int, p, g Mem, state [3]Mem, h [8]float64) error
 	// Im2Col writes cols (N, C·KH·KW, HO·WO) from x (N, C, H, W); Col2Im
 	// writes its transpose, summing the columns that read each element.
 	Im2Col(dt DType, g ConvGeom, cols, x Mem) error

@@ -65,8 +65,9 @@ static T atomicAdd(T* address, T val) {
 // The kernels' signatures: PTR2 (long long, 2 pointers) serves unary maps
 // and non_finite, INDEX (long long, 3 pointers, 3 long longs) gather and
 // scatter_add, GEOM2 and GEOM3 (long long, 2 or 3 pointers, Geom) the
-// convolution and pooling kernels.
-enum Kind { PTR2, BINARY, COPY, SCALAR32, SCALAR64, FILL32, FILL64, INDEX, ROW2, ROW3, ADAM32, ADAM64, GEOM2, GEOM3 };
+// convolution and pooling kernels, OPT32 and OPT64 (long long, 5
+// pointers, 8 scalars) the optimisers' updates.
+enum Kind { PTR2, BINARY, COPY, SCALAR32, SCALAR64, FILL32, FILL64, INDEX, ROW2, ROW3, OPT32, OPT64, GEOM2, GEOM3 };
 // The kinds of kernels/math.cu and reduce.cu: PARAM (long long, 2
 // pointers, 2 scalars), PBIN (a binary kernel's arguments and a scalar),
 // WHERE (long long, 4 pointers, Strides3), ROWV (a row kernel's and a
@@ -100,7 +101,10 @@ static const Kernel kernel_table[] = {
     {"leaky_relu_grad_f64", PBIN64, (void*)leaky_relu_grad_f64},
     PAIR(softmax, ROW2), PAIR(log_softmax, ROW2), PAIR(sum_last, ROW2),
     PAIR(softmax_grad, ROW3), PAIR(log_softmax_grad, ROW3),
-    {"adam_f32", ADAM32, (void*)adam_f32}, {"adam_f64", ADAM64, (void*)adam_f64},
+    {"adam_f32", OPT32, (void*)adam_f32}, {"adam_f64", OPT64, (void*)adam_f64},
+    {"sgd_f32", OPT32, (void*)sgd_f32}, {"sgd_f64", OPT64, (void*)sgd_f64},
+    {"rmsprop_f32", OPT32, (void*)rmsprop_f32}, {"rmsprop_f64", OPT64, (void*)rmsprop_f64},
+    {"adagrad_f32", OPT32, (void*)adagrad_f32}, {"adagrad_f64", OPT64, (void*)adagrad_f64},
     {"add_scalar_f32", SCALAR32, (void*)add_scalar_f32}, {"add_scalar_f64", SCALAR64, (void*)add_scalar_f64},
     {"mul_scalar_f32", SCALAR32, (void*)mul_scalar_f32}, {"mul_scalar_f64", SCALAR64, (void*)mul_scalar_f64},
     {"fill_f32", FILL32, (void*)fill_f32}, {"fill_f64", FILL64, (void*)fill_f64},
@@ -198,15 +202,19 @@ static void call(const Kernel* k, void** params) {
     case ROW3:
       ((void (*)(i64, void*, void*, void*))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(void*, 3));
       break;
-    case ADAM32:
-      adam_f32(ARG(i64, 0), ARG(float*, 1), ARG(float*, 2), ARG(float*, 3), ARG(float*, 4),
-               ARG(float, 5), ARG(float, 6), ARG(float, 7), ARG(float, 8), ARG(float, 9),
-               ARG(float, 10), ARG(float, 11), ARG(float, 12));
+    case OPT32:
+      ((void (*)(i64, float*, const float*, float*, float*, float*, float, float, float, float,
+                 float, float, float, float))k->fn)(
+          ARG(i64, 0), ARG(float*, 1), ARG(float*, 2), ARG(float*, 3), ARG(float*, 4),
+          ARG(float*, 5), ARG(float, 6), ARG(float, 7), ARG(float, 8), ARG(float, 9),
+          ARG(float, 10), ARG(float, 11), ARG(float, 12), ARG(float, 13));
       break;
-    case ADAM64:
-      adam_f64(ARG(i64, 0), ARG(double*, 1), ARG(double*, 2), ARG(double*, 3), ARG(double*, 4),
-               ARG(double, 5), ARG(double, 6), ARG(double, 7), ARG(double, 8), ARG(double, 9),
-               ARG(double, 10), ARG(double, 11), ARG(double, 12));
+    case OPT64:
+      ((void (*)(i64, double*, const double*, double*, double*, double*, double, double, double,
+                 double, double, double, double, double))k->fn)(
+          ARG(i64, 0), ARG(double*, 1), ARG(double*, 2), ARG(double*, 3), ARG(double*, 4),
+          ARG(double*, 5), ARG(double, 6), ARG(double, 7), ARG(double, 8), ARG(double, 9),
+          ARG(double, 10), ARG(double, 11), ARG(double, 12), ARG(double, 13));
       break;
   }
 }
