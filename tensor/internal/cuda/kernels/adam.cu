@@ -112,24 +112,24 @@ __device__ void adagrad(long long n, T* p, const T* g, T* sum, T neg_lr, T eps, 
   }
 }
 
-#define OPTIM_KERNELS(T, SUFFIX)                                                              \
-  extern "C" __global__ void adam_##SUFFIX(long long n, T* p, const T* g, T* s0, T* s1, T* s2, \
-                                           T h0, T h1, T h2, T h3, T h4, T h5, T h6, T h7) {   \
-    adam<T>(n, p, g, s0, s1, s2, h0, h1, h2, h3, h4, h5, h6, h7);                             \
-  }                                                                                           \
-  extern "C" __global__ void sgd_##SUFFIX(long long n, T* p, const T* g, T* s0, T* s1, T* s2,  \
-                                          T h0, T h1, T h2, T h3, T h4, T h5, T h6, T h7) {    \
-    sgd<T>(n, p, g, s0, h0, h1, h2, h3, h4, h5);                                              \
-  }                                                                                           \
-  extern "C" __global__ void rmsprop_##SUFFIX(long long n, T* p, const T* g, T* s0, T* s1,     \
-                                              T* s2, T h0, T h1, T h2, T h3, T h4, T h5, T h6, \
-                                              T h7) {                                         \
-    rmsprop<T>(n, p, g, s0, s1, s2, h0, h1, h2, h3, h4, h5);                                  \
-  }                                                                                           \
-  extern "C" __global__ void adagrad_##SUFFIX(long long n, T* p, const T* g, T* s0, T* s1,     \
-                                              T* s2, T h0, T h1, T h2, T h3, T h4, T h5, T h6, \
-                                              T h7) {                                         \
-    adagrad<T>(n, p, g, s0, h0, h1, h2);                                                      \
+// The shared signature, with the arguments a rule does not read unnamed.
+#define OPTIM_KERNELS(T, SUFFIX)                                                               \
+  extern "C" __global__ void adam_##SUFFIX(long long n, T* p, const T* g, T* s0, T* s1, T* s2,  \
+                                           T h0, T h1, T h2, T h3, T h4, T h5, T h6, T h7) {    \
+    adam<T>(n, p, g, s0, s1, s2, h0, h1, h2, h3, h4, h5, h6, h7);                              \
+  }                                                                                            \
+  extern "C" __global__ void sgd_##SUFFIX(long long n, T* p, const T* g, T* s0, T*, T*, T h0,   \
+                                          T h1, T h2, T h3, T h4, T h5, T, T) {                \
+    sgd<T>(n, p, g, s0, h0, h1, h2, h3, h4, h5);                                               \
+  }                                                                                            \
+  extern "C" __global__ void rmsprop_##SUFFIX(long long n, T* p, const T* g, T* s0, T* s1,      \
+                                              T* s2, T h0, T h1, T h2, T h3, T h4, T h5, T,    \
+                                              T) {                                             \
+    rmsprop<T>(n, p, g, s0, s1, s2, h0, h1, h2, h3, h4, h5);                                   \
+  }                                                                                            \
+  extern "C" __global__ void adagrad_##SUFFIX(long long n, T* p, const T* g, T* s0, T*, T*,     \
+                                              T h0, T h1, T h2, T, T, T, T, T) {               \
+    adagrad<T>(n, p, g, s0, h0, h1, h2);                                                       \
   }
 
 OPTIM_KERNELS(float, f32)
