@@ -12,7 +12,8 @@ type Forward func(g *graph.Graph, xb *tensor.Tensor) *graph.Node
 // batch on one recycled graph, and returns the predicted classes (the
 // arg-max of the logits, ready for package metrics) and the class
 // probabilities proba, the softmax of the logits, an (n, classes) tensor
-// of the logits' dtype. It panics with a *tensor.Error if batch < 1,
+// of the logits' dtype on the CPU (a model on a GPU runs there, its
+// logits copied back batch by batch). It panics with a *tensor.Error if batch < 1,
 // forward is nil or does not return (batch, classes) logits.
 func Predict(x *tensor.Tensor, batch int, forward Forward) (classes []int, proba *tensor.Tensor) {
 	const op = "train.Predict"
@@ -35,7 +36,9 @@ func Predict(x *tensor.Tensor, batch int, forward Forward) (classes []int, proba
 		if out == nil {
 			tensor.Fail(op, "forward returned nil for rows %d…%d", lo, hi-1)
 		}
-		logits := out.Value()
+		// Classes and probabilities are for the host: logits computed on
+		// a GPU come back once per batch.
+		logits := out.Value().To(tensor.CPU)
 		if s := logits.Shape(); len(s) != 2 || s[0] != hi-lo {
 			tensor.Fail(op, "forward returned logits of shape %s for %d rows, want (%d, classes)", tensor.FormatShape(s), hi-lo, hi-lo)
 		}
