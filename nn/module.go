@@ -26,13 +26,13 @@ func NewParam(t *tensor.Tensor) *Param { return &Param{Value: t} }
 // return a computed node instead.
 func (p *Param) Node(g *graph.Graph) *graph.Node { return g.VarOf(p.Value) }
 
-// To moves every parameter of m to device d, as PyTorch's module.to(device)
-// does: each Param's Value becomes a copy on d (the same tensor where it
-// is there already). Make the optimiser after the move, since it keeps
-// the tensors it was given. Modules' non-trainable buffers (BatchNorm's
-// running statistics) stay where they are.
+// To moves every parameter and buffer (BatchNorm's running statistics)
+// of m to device d, as PyTorch's module.to(device) does: each Param's
+// Value becomes a copy on d (the same tensor where it is there already).
+// Make the optimiser after the move, since it keeps the tensors it was
+// given.
 func To(m Module, d tensor.Device) {
-	for _, p := range m.Params() {
+	for _, p := range append(m.Params(), Buffers(m)...) {
 		p.Value = p.Value.To(d)
 	}
 }
