@@ -68,7 +68,7 @@ func jacobianOf(y, x, seed *graph.Node, f func([]*graph.Node) []*graph.Node, out
 		return tensor.New(y.DType(), shape...)
 	}
 	g := y.Graph()
-	eye := g.Alloc(seed.DType(), append([]int{m}, seed.Shape()...)...)
+	eye := g.AllocHost(seed.DType(), append([]int{m}, seed.Shape()...)...)
 	for k := range m {
 		setFlat(eye, k*m+k, 1)
 	}

@@ -19,6 +19,18 @@ func (g *Graph) Alloc(dt tensor.DType, shape ...int) *tensor.Tensor {
 	return g.pool.get(g.device, dt, shape, true)
 }
 
+// AllocHost returns a zero-filled contiguous tensor on the CPU for a
+// constant written element by element on the host (targets, masks,
+// weights built from labels): Alloc's recycled memory on a CPU graph, a
+// fresh host tensor on a GPU graph, which Const copies to the device
+// when an op first reads it.
+func (g *Graph) AllocHost(dt tensor.DType, shape ...int) *tensor.Tensor {
+	if g.device == tensor.CPU {
+		return g.Alloc(dt, shape...)
+	}
+	return tensor.New(dt, shape...)
+}
+
 // AllocUninit is Alloc without zeroing, for ops that overwrite every
 // element.
 func (g *Graph) AllocUninit(dt tensor.DType, shape ...int) *tensor.Tensor {

@@ -122,7 +122,7 @@ func nllFromLogProbs(logp *graph.Node, labels []int, o CrossEntropyOptions) *gra
 		return graph.MulScalar(graph.Sum(picked, nil, false), -1/float64(n)) // 0·(−∞) = NaN for n = 0, as PyTorch
 	}
 	scale, post := meanScale(labels, o)
-	w := logp.Graph().Alloc(logp.DType(), n)
+	w := logp.Graph().AllocHost(logp.DType(), n)
 	switch w.DType() {
 	case tensor.Float32:
 		d := w.Float32s()
@@ -172,7 +172,7 @@ func nllSmoothed(logp *graph.Node, labels []int, o CrossEntropyOptions) *graph.N
 	g := logp.Graph()
 	n, c := logp.Shape()[0], logp.Shape()[1]
 	scale, post := meanScale(labels, o)
-	t := g.Alloc(logp.DType(), n, c)
+	t := g.AllocHost(logp.DType(), n, c)
 	fillTargets(t, labels, o.Weights, o.LabelSmoothing, -scale)
 	prod := graph.Mul(g.Const(t), logp)
 	if o.Reduction == None {
@@ -230,11 +230,11 @@ func MultiMarginHinge(scores *graph.Node, labels []int, margin float64, red Redu
 	checkLabels(op, scores, labels)
 	g, dt := scores.Graph(), scores.DType()
 	n, c := scores.Shape()[0], scores.Shape()[1]
-	oneHot := g.Alloc(dt, n, c)
+	oneHot := g.AllocHost(dt, n, c)
 	addAtLabels(oneHot, labels, 1)
 	// mask holds the factor 1/C (and 1/N for Mean) of the sum, and 0 on
 	// the label's column, which drops the term j = y.
-	mask := g.Alloc(dt, n, c)
+	mask := g.AllocHost(dt, n, c)
 	scale := 1 / float64(c)
 	if red == Mean && n > 0 {
 		scale /= float64(n)

@@ -61,16 +61,11 @@ func (d *Dropout) Forward(x *graph.Node) *graph.Node {
 		return x
 	}
 	g := x.Graph()
-	// The mask lives in the graph's pool, so a training loop does not
-	// allocate one per step; it is a constant: no gradient flows to it.
-	// On a GPU it is drawn on the host, from the same stream, and the
-	// graph copies it in.
-	var mask *tensor.Tensor
-	if g.Device() == tensor.CPU {
-		mask = g.AllocUninit(x.DType(), x.Shape()...)
-	} else {
-		mask = tensor.New(x.DType(), x.Shape()...)
-	}
+	// The mask is a constant (no gradient flows to it) drawn on the host:
+	// on the CPU in the graph's pool, so a training loop does not
+	// allocate one per step; for a GPU graph in a host tensor, from the
+	// same stream, which the graph copies in.
+	mask := g.AllocHost(x.DType(), x.Shape()...)
 	keep, scale := 1-d.P, 0.0
 	if keep > 0 {
 		scale = 1 / keep
