@@ -28,7 +28,9 @@ func TestLossesOnGPU(t *testing.T) {
 		{"GaussianNLL full", func(a, b, c *graph.Node) *graph.Node {
 			return losses.GaussianNLL(a, graph.Exp(c), b, true, 1e-6, losses.Mean)
 		}},
-		{"BCE", func(a, b, _ *graph.Node) *graph.Node { return losses.BCE(graph.Sigmoid(a), graph.Sigmoid(b), losses.Mean) }},
+		{"BCE", func(a, b, _ *graph.Node) *graph.Node {
+			return losses.BCE(graph.Sigmoid(a), graph.Sigmoid(b), losses.Mean)
+		}},
 		{"BCEWithLogits sum", func(a, b, _ *graph.Node) *graph.Node {
 			return losses.BCEWithLogits(a, graph.Sigmoid(b), losses.Sum)
 		}},
