@@ -136,7 +136,9 @@ type step struct {
 // code that reads a parameter through VarOf (nn's layers) uses the input
 // node. See the notes above for what is refused; such failures return an
 // error wrapping ErrNotCapturable, and a panic with a *tensor.Error while
-// tracing is returned as that error.
+// tracing is returned as that error. Programs run on the CPU: a step
+// whose inputs or parameters live on a GPU is refused (run it eagerly
+// there).
 //
 // Capture panics with a *tensor.Error if fn is nil, an input is nil, an
 // input is given twice, or fn returns no outputs.
@@ -157,9 +159,18 @@ func Capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, e
 }
 
 func capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, error) {
+	for i, t := range in {
+		if d := t.Device(); d != tensor.CPU {
+			return nil, fmt.Errorf("graph.Capture: %w: input %d lives on %v; captured programs run on the CPU (their fused steps are host loops): run the step eagerly on the GPU", ErrNotCapturable, i, d)
+		}
+	}
 	g1, outs1, err := trace(fn, in)
 	if err != nil {
 		return nil, err
+	}
+	if d := g1.Device(); d != tensor.CPU {
+		g1.Reset()
+		return nil, fmt.Errorf("graph.Capture: %w: the step reads tensors on %v; captured programs run on the CPU (their fused steps are host loops): run the step eagerly on the GPU", ErrNotCapturable, d)
 	}
 	g2, outs2, err := trace(fn, in)
 	if err != nil {
