@@ -35,11 +35,14 @@ func TestTrainerOnGPU(t *testing.T) {
 		labels[i] = int(slices.Index(xv[i*in:i*in+3], slices.Max(xv[i*in:i*in+3])))
 	}
 	ds := data.TensorDataset{X: x, Labels: labels}
-	fit := func(d tensor.Device, best string) (*nn.Sequential, train.History) {
+	newModel := func(d tensor.Device) (*nn.Sequential, *optim.SGD) {
 		r := tensor.NewRNG(5)
 		m := nn.NewSequential(nn.NewLinear(r, in, 16, true, tensor.Float32), nn.Tanh{}, nn.NewLinear(r, 16, classes, true, tensor.Float32))
 		nn.To(m, d)
-		opt := optim.NewSGD(nn.Values(m.Params()), optim.SGDOptions{LR: 0.2, Momentum: 0.9})
+		return m, optim.NewSGD(nn.Values(m.Params()), optim.SGDOptions{LR: 0.2, Momentum: 0.9})
+	}
+	fit := func(d tensor.Device, best string) (*nn.Sequential, *optim.SGD, train.History) {
+		m, opt := newModel(d)
 		loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
 			return losses.CrossEntropy(m.Forward(g.Const(b.X)), b.Labels, losses.CrossEntropyOptions{})
 		}
@@ -50,11 +53,11 @@ func TestTrainerOnGPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m, h
+		return m, opt, h
 	}
 	dir := t.TempDir()
-	gm, gh := fit(dev, filepath.Join(dir, "gpu.safetensors"))
-	cm, ch := fit(tensor.CPU, filepath.Join(dir, "cpu.safetensors"))
+	gm, gopt, gh := fit(dev, filepath.Join(dir, "gpu.safetensors"))
+	cm, _, ch := fit(tensor.CPU, filepath.Join(dir, "cpu.safetensors"))
 	for e := range ch.Records {
 		gl, _ := gh.Records[e].Value("train_loss")
 		cl, _ := ch.Records[e].Value("train_loss")
@@ -77,6 +80,28 @@ func TestTrainerOnGPU(t *testing.T) {
 			t.Fatalf("the GPU model's checkpoint lacks %s (it holds %d tensors)", p.Name, len(saved))
 		}
 	}
+	// A full checkpoint (parameters and optimiser state) of the GPU run
+	// restores into a fresh model and optimiser on the GPU, bit for bit.
+	full := filepath.Join(dir, "full.safetensors")
+	if err := checkpoint.Save(full, gm, checkpoint.SaveOptions{Optimizer: gopt}); err != nil {
+		t.Fatal(err)
+	}
+	rm, ropt := newModel(dev)
+	if _, err := checkpoint.LoadInto(full, rm, checkpoint.LoadOptions{Optimizer: ropt}); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range rm.Params() {
+		if p.Value.Device() != dev {
+			t.Fatalf("restored %s lives on %v", p.Name, p.Value.Device())
+		}
+		near(t, "restored "+p.Name, p.Value, gm.Params()[i].Value.To(tensor.CPU), 0)
+	}
+	names := nn.Names(gm.Params())
+	want, got := gopt.State(names), ropt.State(names)
+	for k, v := range want {
+		near(t, "restored optimiser state "+k, got[k], v.To(tensor.CPU), 0)
+	}
+
 	forward := func(m *nn.Sequential) train.Forward {
 		return func(g *graph.Graph, xb *tensor.Tensor) *graph.Node { return m.Forward(g.Const(xb)) }
 	}
