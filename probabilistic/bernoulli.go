@@ -68,7 +68,7 @@ func (d *Bernoulli) Variance() *graph.Node {
 // Bernoulli has no reparameterised sampler.
 func (d *Bernoulli) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Bernoulli.Sample", n, d.batch, nil)
-	p := tensor.Sigmoid(d.Logits.Value()).Values()
+	p := tensor.Sigmoid(hostValue(d.Logits)).Values()
 	out := make([]float64, prod(shape))
 	for i := range out {
 		if rng.Float64() < p[i%len(p)] {

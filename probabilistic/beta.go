@@ -65,8 +65,8 @@ func (d *Beta) Variance() *graph.Node {
 // Marsaglia and Tsang's method, without gradient (RSample has one).
 func (d *Beta) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Beta.Sample", n, d.batch, nil)
-	a := expandValues(d.Alpha.Value(), d.batch)
-	b := expandValues(d.Beta.Value(), d.batch)
+	a := expandValues(hostValue(d.Alpha), d.batch)
+	b := expandValues(hostValue(d.Beta), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		j := i % len(a)

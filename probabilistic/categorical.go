@@ -124,7 +124,7 @@ func (d *Categorical) Variance() *graph.Node {
 // sampler.
 func (d *Categorical) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Categorical.Sample", n, d.batch, nil)
-	p := tensor.Softmax(d.Logits.Value(), -1).Values()
+	p := tensor.Softmax(hostValue(d.Logits), -1).Values()
 	rows := len(p) / d.k
 	out := make([]float64, prod(shape))
 	for i := range out {

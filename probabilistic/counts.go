@@ -61,7 +61,7 @@ func (d *Poisson) Variance() *graph.Node { return d.Rate }
 // (1993) above.
 func (d *Poisson) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Poisson.Sample", n, d.batch, nil)
-	lam := expandValues(d.Rate.Value(), d.batch)
+	lam := expandValues(hostValue(d.Rate), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		out[i] = samplePoisson(rng, lam[i%len(lam)])
@@ -161,8 +161,8 @@ func (d *Binomial) Variance() *graph.Node {
 // Sample draws counts without gradient, as sums of Bernoulli trials.
 func (d *Binomial) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Binomial.Sample", n, d.batch, nil)
-	tc := expandValues(d.TotalCount.Value(), d.batch)
-	p := expandValues(d.Probs.Value(), d.batch)
+	tc := expandValues(hostValue(d.TotalCount), d.batch)
+	p := expandValues(hostValue(d.Probs), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		j := i % len(p)
@@ -233,8 +233,8 @@ func (d *NegativeBinomial) Variance() *graph.Node {
 // gradient.
 func (d *NegativeBinomial) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.NegativeBinomial.Sample", n, d.batch, nil)
-	r := expandValues(d.TotalCount.Value(), d.batch)
-	p := expandValues(d.Probs.Value(), d.batch)
+	r := expandValues(hostValue(d.TotalCount), d.batch)
+	p := expandValues(hostValue(d.Probs), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		j := i % len(p)

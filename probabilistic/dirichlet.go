@@ -76,7 +76,7 @@ func (d *Dirichlet) Variance() *graph.Node {
 // Tsang's method), without gradient (RSample has one).
 func (d *Dirichlet) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Dirichlet.Sample", n, d.batch, []int{d.k})
-	a := d.Concentration.Value().Values() // contiguous (batch..., K)
+	a := hostValue(d.Concentration).Values() // contiguous (batch..., K)
 	out := make([]float64, prod(shape))
 	for i := 0; i < len(out); i += d.k {
 		row := a[i%len(a) : i%len(a)+d.k]

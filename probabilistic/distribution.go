@@ -18,7 +18,10 @@ type Distribution interface {
 	// parameters' graph and have their dtype.
 	LogProb(x *graph.Node) *graph.Node
 	// Sample draws values without gradient: shape (n, batch..., event...)
-	// for n > 0, (batch..., event...) for n == 0. It panics if n < 0.
+	// for n > 0, (batch..., event...) for n == 0. It panics if n < 0. The
+	// draws are made on the host from rng's stream and returned on the
+	// CPU, whatever device the parameters live on (the same values as
+	// for parameters on the CPU); move them with To.
 	Sample(rng *tensor.RNG, n int) *tensor.Tensor
 	// Entropy returns the differential (or Shannon) entropy, in nats, shaped
 	// like the batch.
@@ -209,3 +212,7 @@ func sampleGamma(rng *tensor.RNG, a float64) float64 {
 		}
 	}
 }
+
+// hostValue is n's value on the CPU, where the samplers draw: the value
+// itself on the CPU, a copy of a GPU value.
+func hostValue(n *graph.Node) *tensor.Tensor { return n.Value().To(tensor.CPU) }

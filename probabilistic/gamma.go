@@ -60,8 +60,8 @@ func (d *Gamma) Variance() *graph.Node {
 // gradient; RSample draws with an implicit gradient.
 func (d *Gamma) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Gamma.Sample", n, d.batch, nil)
-	a := expandValues(d.Concentration.Value(), d.batch)
-	b := expandValues(d.Rate.Value(), d.batch)
+	a := expandValues(hostValue(d.Concentration), d.batch)
+	b := expandValues(hostValue(d.Rate), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		j := i % len(a)

@@ -74,7 +74,7 @@ func (d *HalfNormal) Support() Bijector { return Exp{} }
 // Sample draws σ|ε| with ε ~ N(0, 1), without gradient.
 func (d *HalfNormal) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	eps := rng.Normal(d.Scale.DType(), 0, 1, sampleShape("probabilistic.HalfNormal.Sample", n, d.batch, nil)...)
-	return tensor.Mul(d.Scale.Value(), tensor.Abs(eps))
+	return tensor.Mul(hostValue(d.Scale), tensor.Abs(eps))
 }
 
 // RSample returns the node σ·|ε| with ε a constant, differentiable in σ.
@@ -154,7 +154,7 @@ func cauchyNoise(op string, rng *tensor.RNG, dt tensor.DType, n int, batch []int
 // Sample draws s|ε| with ε standard Cauchy, without gradient.
 func (d *HalfCauchy) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	eps := cauchyNoise("probabilistic.HalfCauchy.Sample", rng, d.Scale.DType(), n, d.batch)
-	return tensor.Mul(d.Scale.Value(), tensor.Abs(eps))
+	return tensor.Mul(hostValue(d.Scale), tensor.Abs(eps))
 }
 
 // RSample returns the node s·|ε| with ε a constant, differentiable in s.
@@ -216,7 +216,7 @@ func (d *Cauchy) Support() Bijector { return Identity{} }
 // Sample draws loc + s·ε with ε standard Cauchy, without gradient.
 func (d *Cauchy) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	eps := cauchyNoise("probabilistic.Cauchy.Sample", rng, d.Loc.DType(), n, d.batch)
-	return tensor.Add(d.Loc.Value(), tensor.Mul(d.Scale.Value(), eps))
+	return tensor.Add(hostValue(d.Loc), tensor.Mul(hostValue(d.Scale), eps))
 }
 
 // RSample returns the node loc + s·ε with ε a constant standard Cauchy

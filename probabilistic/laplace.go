@@ -71,7 +71,7 @@ func (d *Laplace) noise(op string, rng *tensor.RNG, n int) *tensor.Tensor {
 // gradient.
 func (d *Laplace) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	eps := d.noise("probabilistic.Laplace.Sample", rng, n)
-	return tensor.Add(d.Loc.Value(), tensor.Mul(d.Scale.Value(), eps))
+	return tensor.Add(hostValue(d.Loc), tensor.Mul(hostValue(d.Scale), eps))
 }
 
 // RSample returns the node μ + b·ε with ε a constant standard Laplace

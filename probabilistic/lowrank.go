@@ -114,8 +114,8 @@ func (d *LowRankMVN) RSample(rng *tensor.RNG, n int) *graph.Node {
 // Sample draws as RSample does, without gradient.
 func (d *LowRankMVN) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	e1, e2 := d.noise("probabilistic.LowRankMVN.Sample", rng, n)
-	w := tensor.Squeeze(tensor.MatMul(d.CovFactor.Value(), e1), -1)
-	return tensor.Add(tensor.Add(d.Loc.Value(), w), tensor.Mul(tensor.Sqrt(d.CovDiag.Value()), e2))
+	w := tensor.Squeeze(tensor.MatMul(hostValue(d.CovFactor), e1), -1)
+	return tensor.Add(tensor.Add(hostValue(d.Loc), w), tensor.Mul(tensor.Sqrt(hostValue(d.CovDiag)), e2))
 }
 
 // GaussianRandomWalk is a batch of Gaussian random walks of NumSteps steps
@@ -191,7 +191,7 @@ func (d *GaussianRandomWalk) RSample(rng *tensor.RNG, n int) *graph.Node {
 func (d *GaussianRandomWalk) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.GaussianRandomWalk.Sample", n, d.batch, []int{d.NumSteps})
 	eps := rng.Normal(d.Scale.DType(), 0, 1, shape...)
-	x := tensor.Mul(tensor.Unsqueeze(d.Scale.Value(), -1), eps).Values()
+	x := tensor.Mul(tensor.Unsqueeze(hostValue(d.Scale), -1), eps).Values()
 	for i := 0; i < len(x); i += d.NumSteps {
 		for t := 1; t < d.NumSteps; t++ {
 			x[i+t] += x[i+t-1]

@@ -77,7 +77,7 @@ func (d *Multinomial) Variance() *graph.Node {
 // Sample draws counts by n categorical draws per row, without gradient.
 func (d *Multinomial) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Multinomial.Sample", n, d.batch, []int{d.k})
-	p := tensor.Softmax(d.Logits.Value(), -1).Values()
+	p := tensor.Softmax(hostValue(d.Logits), -1).Values()
 	rows := len(p) / d.k
 	out := make([]float64, prod(shape))
 	for r := 0; r < len(out)/d.k; r++ {
@@ -165,7 +165,7 @@ func (d *Geometric) Variance() *graph.Node {
 // gradient.
 func (d *Geometric) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.Geometric.Sample", n, d.batch, nil)
-	l := d.Logits.Value().Values()
+	l := hostValue(d.Logits).Values()
 	out := make([]float64, prod(shape))
 	for i := range out {
 		sp := softplus(l[i%len(l)]) // −log(1 − p)

@@ -142,8 +142,8 @@ func (d *MultivariateNormal) Variance() *graph.Node {
 // Sample draws μ + L·ε with ε ~ N(0, I), without gradient.
 func (d *MultivariateNormal) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	eps := rng.Normal(d.Loc.DType(), 0, 1, sampleShape("probabilistic.MultivariateNormal.Sample", n, d.batch, []int{d.d})...)
-	le := tensor.Squeeze(tensor.MatMul(d.ScaleTril.Value(), tensor.Unsqueeze(eps, -1)), -1)
-	return tensor.Add(d.Loc.Value(), le)
+	le := tensor.Squeeze(tensor.MatMul(hostValue(d.ScaleTril), tensor.Unsqueeze(eps, -1)), -1)
+	return tensor.Add(hostValue(d.Loc), le)
 }
 
 // RSample returns the node μ + L·ε with ε ~ N(0, I) a constant,

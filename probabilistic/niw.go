@@ -41,7 +41,7 @@ func (d *NormalInverseWishart) LogProb(mu, sigma *graph.Node) *graph.Node {
 func (d *NormalInverseWishart) Sample(rng *tensor.RNG, n int) (mu, sigma *tensor.Tensor) {
 	sigma = d.IW.Sample(rng, n)
 	p := d.IW.p
-	sv, m0 := sigma.Cast(tensor.Float64).Values(), d.Loc.Value().Cast(tensor.Float64).Values()
+	sv, m0 := sigma.Cast(tensor.Float64).Values(), hostValue(d.Loc).Cast(tensor.Float64).Values()
 	z := rng.Normal(tensor.Float64, 0, 1, n, p).Values()
 	out := make([]float64, n*p)
 	for i := 0; i < n; i++ {

@@ -53,7 +53,7 @@ func (d *Normal) Variance() *graph.Node {
 // Sample draws μ + σ·ε with ε ~ N(0, 1), without gradient.
 func (d *Normal) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	eps := rng.Normal(d.Loc.DType(), 0, 1, sampleShape("probabilistic.Normal.Sample", n, d.batch, nil)...)
-	return tensor.Add(d.Loc.Value(), tensor.Mul(d.Scale.Value(), eps))
+	return tensor.Add(hostValue(d.Loc), tensor.Mul(hostValue(d.Scale), eps))
 }
 
 // RSample returns the node μ + σ·ε with the noise ε ~ N(0, 1) a constant,

@@ -152,7 +152,7 @@ func (d *Exponential) noise(op string, rng *tensor.RNG, n int) *tensor.Tensor {
 // Sample draws ε/λ with ε standard exponential (inverse CDF), without
 // gradient.
 func (d *Exponential) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
-	return tensor.Div(d.noise("probabilistic.Exponential.Sample", rng, n), d.Rate.Value())
+	return tensor.Div(d.noise("probabilistic.Exponential.Sample", rng, n), hostValue(d.Rate))
 }
 
 // RSample returns the node ε/λ with ε a constant, differentiable in λ.
@@ -227,8 +227,8 @@ func (d *InverseGamma) Support() Bijector { return Exp{} }
 // gradient.
 func (d *InverseGamma) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.InverseGamma.Sample", n, d.batch, nil)
-	a := expandValues(d.Concentration.Value(), d.batch)
-	b := expandValues(d.Scale.Value(), d.batch)
+	a := expandValues(hostValue(d.Concentration), d.batch)
+	b := expandValues(hostValue(d.Scale), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		j := i % len(a)

@@ -96,7 +96,7 @@ func (d *RelaxedBernoulli) RSample(rng *tensor.RNG, n int) *graph.Node {
 func (d *RelaxedBernoulli) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.RelaxedBernoulli.Sample", n, d.batch, nil)
 	eps := logisticNoise(rng, d.Logits.DType(), shape)
-	return tensor.Sigmoid(tensor.Div(tensor.Add(d.Logits.Value(), eps), d.Temperature.Value()))
+	return tensor.Sigmoid(tensor.Div(tensor.Add(hostValue(d.Logits), eps), hostValue(d.Temperature)))
 }
 
 // RelaxedOneHotCategorical is a batch of concrete distributions on the
@@ -192,6 +192,6 @@ func (d *RelaxedOneHotCategorical) RSample(rng *tensor.RNG, n int) *graph.Node {
 // Sample draws as RSample does, without gradient.
 func (d *RelaxedOneHotCategorical) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	g := d.gumbel("probabilistic.RelaxedOneHotCategorical.Sample", rng, n)
-	t := tensor.Unsqueeze(d.Temperature.Value(), -1)
-	return tensor.Softmax(tensor.Div(tensor.Add(d.Logits.Value(), g), t), -1)
+	t := tensor.Unsqueeze(hostValue(d.Temperature), -1)
+	return tensor.Softmax(tensor.Div(tensor.Add(hostValue(d.Logits), g), t), -1)
 }

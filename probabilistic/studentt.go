@@ -79,9 +79,9 @@ func (d *StudentT) Variance() *graph.Node {
 // without gradient.
 func (d *StudentT) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.StudentT.Sample", n, d.batch, nil)
-	nu := expandValues(d.DF.Value(), d.batch)
-	mu := expandValues(d.Loc.Value(), d.batch)
-	s := expandValues(d.Scale.Value(), d.batch)
+	nu := expandValues(hostValue(d.DF), d.batch)
+	mu := expandValues(hostValue(d.Loc), d.batch)
+	s := expandValues(hostValue(d.Scale), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		j := i % len(nu)

@@ -88,7 +88,7 @@ func (d *Transformed) eventSum(ld *graph.Node, xDim int) *graph.Node {
 // bijectors on Base's graph.
 func (d *Transformed) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	g := d.Base.Mean().Graph()
-	return d.forward(g.Const(d.Base.Sample(rng, n))).Value()
+	return d.forward(g.Const(d.Base.Sample(rng, n))).Value().To(tensor.CPU)
 }
 
 // RSample draws n reparameterised values: Base's reparameterised draws

@@ -65,8 +65,8 @@ func (d *Uniform) Variance() *graph.Node {
 // Sample draws low + (high − low)·u with u ~ U[0, 1), without gradient.
 func (d *Uniform) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	u := rng.Uniform(d.Low.DType(), 0, 1, sampleShape("probabilistic.Uniform.Sample", n, d.batch, nil)...)
-	lo := d.Low.Value()
-	return tensor.Add(lo, tensor.Mul(tensor.Sub(d.High.Value(), lo), u))
+	lo := hostValue(d.Low)
+	return tensor.Add(lo, tensor.Mul(tensor.Sub(hostValue(d.High), lo), u))
 }
 
 // RSample returns the node low + (high − low)·u with u ~ U[0, 1) a

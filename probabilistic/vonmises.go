@@ -65,8 +65,8 @@ func (d *VonMises) Variance() *graph.Node {
 // of Best and Fisher (1979).
 func (d *VonMises) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.VonMises.Sample", n, d.batch, nil)
-	mu := expandValues(d.Loc.Value(), d.batch)
-	kap := expandValues(d.Concentration.Value(), d.batch)
+	mu := expandValues(hostValue(d.Loc), d.batch)
+	kap := expandValues(hostValue(d.Concentration), d.batch)
 	out := make([]float64, prod(shape))
 	for i := range out {
 		j := i % len(mu)

@@ -112,7 +112,7 @@ func (d *Wishart) Variance() *graph.Node {
 // triangular, Aᵢᵢ² ~ χ²(ν − i) (i from 0) and Aᵢⱼ ~ N(0, 1) below the
 // diagonal, without gradient.
 func (d *Wishart) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
-	return sampleWishart(rng, n, d.DF.Value().Item(), d.ScaleTril.Value(), "probabilistic.Wishart.Sample", false)
+	return sampleWishart(rng, n, hostValue(d.DF).Item(), hostValue(d.ScaleTril), "probabilistic.Wishart.Sample", false)
 }
 
 // sampleWishart draws n Wishart matrices (or their inverses).
@@ -212,7 +212,7 @@ func (d *InverseWishart) Variance() *graph.Node {
 
 // Sample draws inverses of Wishart(ν, Ψ⁻¹) draws, without gradient.
 func (d *InverseWishart) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
-	psi := tensor.MatMulT(d.ScaleTril.Value(), d.ScaleTril.Value(), false, true).Cast(tensor.Float64)
+	psi := tensor.MatMulT(hostValue(d.ScaleTril), hostValue(d.ScaleTril), false, true).Cast(tensor.Float64)
 	inv, err := tensor.Inverse(psi)
 	if err != nil {
 		tensor.Fail("probabilistic.InverseWishart.Sample", "Ψ is singular: %v", err)
@@ -221,5 +221,5 @@ func (d *InverseWishart) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	if err != nil {
 		tensor.Fail("probabilistic.InverseWishart.Sample", "Ψ⁻¹ is not positive definite: %v", err)
 	}
-	return sampleWishart(rng, n, d.DF.Value().Item(), l, "probabilistic.InverseWishart.Sample", true).Cast(d.ScaleTril.DType())
+	return sampleWishart(rng, n, hostValue(d.DF).Item(), l, "probabilistic.InverseWishart.Sample", true).Cast(d.ScaleTril.DType())
 }

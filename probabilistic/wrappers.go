@@ -85,7 +85,7 @@ func (d *ZeroInflated) Variance() *graph.Node {
 func (d *ZeroInflated) Sample(rng *tensor.RNG, n int) *tensor.Tensor {
 	shape := sampleShape("probabilistic.ZeroInflated.Sample", n, d.batch, nil)
 	vals := d.Base.Sample(rng, n).Values()
-	pi := expandValues(tensor.Sigmoid(d.GateLogits.Value()), d.batch)
+	pi := expandValues(tensor.Sigmoid(hostValue(d.GateLogits)), d.batch)
 	for i := range vals {
 		if rng.Float64() < pi[i%len(pi)] {
 			vals[i] = 0
