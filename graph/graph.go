@@ -92,9 +92,11 @@ type Graph struct {
 // A graph runs on the device of its variables: the first leaf that lives
 // on a GPU (parameters moved there with nn.To, say) makes that the
 // graph's device until it is made again. Op outputs are then allocated
-// there, and a constant on the CPU (a batch or noise drawn on the host)
-// is copied there when an op first reads it. An op whose operands still
-// live on different devices panics saying so.
+// there, and a constant on the CPU (a batch or noise drawn on the host),
+// or a value computed from constants on the CPU before that first GPU
+// leaf, is copied there when an op first reads it. An op whose operands
+// still live on different devices (a variable on the CPU beside one on
+// the GPU) panics saying so.
 func New() *Graph { return &Graph{} }
 
 // Device returns the device the graph's ops run on (see New).
@@ -189,8 +191,11 @@ func record(op Op, ins []*Node) *Node {
 	g := ins[0].g
 	vals := g.valArena.take(len(ins))
 	for i, in := range ins {
-		if in.leaf == constant && g.device != tensor.CPU && in.value.Device() == tensor.CPU {
-			in.value = in.value.To(g.device) // constants follow the graph to its device
+		// Constants follow the graph to its device, and so do values
+		// computed on the CPU from constants before the graph met its
+		// first GPU leaf (a batch reshaped before the first layer).
+		if in.leaf != variable && g.device != tensor.CPU && in.value.Device() == tensor.CPU {
+			in.value = in.value.To(g.device)
 		}
 		vals[i] = in.value
 	}

@@ -41,7 +41,18 @@ func deviceWorkloads(ws []workload) ([]workload, error) {
 		for _, w := range ws {
 			names = append(names, w.name)
 		}
-		return nil, fmt.Errorf("-device %v runs only mlp_train, cnn_train, vae_train and transformer_block, none of %s", device, strings.Join(names, ", "))
+		return nil, fmt.Errorf("-device %v runs only %s, none of %s", device, strings.Join(gpuWorkloadNames(), ", "), strings.Join(names, ", "))
 	}
 	return out, nil
+}
+
+// gpuWorkloadNames lists the workloads with a GPU form.
+func gpuWorkloadNames() []string {
+	var names []string
+	for _, w := range allWorkloads(options{}) {
+		if w.gpu {
+			names = append(names, w.name)
+		}
+	}
+	return names
 }

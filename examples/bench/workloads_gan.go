@@ -17,17 +17,20 @@ import (
 // fresh noise, takes a discriminator step on a fixed real batch and the
 // detached fakes (BCE with logits), then a generator step on the same
 // fakes scored by the updated discriminator (non-saturating loss), each
-// with Adam(2e-4, β₁ = 0.5), as examples/gan does.
+// with Adam(2e-4, β₁ = 0.5), as examples/gan does. The noise is drawn on
+// the host; on -device cuda the graph copies it in.
 func dcganWorkload() workload {
 	const batch, latent = 64, 100
 	return seeded("dcgan_train", 5, throughput("samples_per_s", batch), func(rng *tensor.RNG) step {
 		cfg := gan.Options{Size: 28, Channels: 1, Latent: latent, Width: 64, BatchNorm: true}
 		gen := gan.NewGenerator(rng, cfg, tensor.Float32)
 		disc := gan.NewDiscriminator(rng, cfg, tensor.Float32)
+		nn.To(gen, device) // before the optimisers keep the parameters
+		nn.To(disc, device)
 		ac := optim.AdamOptions{LR: 2e-4, Beta1: 0.5, Beta2: 0.999}
 		optG := optim.NewAdam(nn.Values(gen.Params()), ac)
 		optD := optim.NewAdam(nn.Values(disc.Params()), ac)
-		real := rng.Uniform(tensor.Float32, -1, 1, batch, 1, 28, 28)
+		real := onDevice(rng.Uniform(tensor.Float32, -1, 1, batch, 1, 28, 28))
 		z := tensor.Zeros(tensor.Float32, batch, latent)
 		noise := z.Float32s()
 		g := graph.New()
@@ -46,5 +49,5 @@ func dcganWorkload() workload {
 				panic(err)
 			}
 		}
-	})
+	}).onGPU()
 }

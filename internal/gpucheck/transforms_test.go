@@ -61,3 +61,24 @@ func TestTransformsOnGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantsBeforeFirstGPULeaf: ops on CPU constants recorded before
+// the graph meets its first GPU leaf (a noise batch reshaped for a
+// generator, as gan.Generator does) run on the CPU; their values follow
+// the graph to the GPU when a GPU op reads them, and the result and the
+// parameter's gradient equal the CPU's.
+func TestConstantsBeforeFirstGPULeaf(t *testing.T) {
+	dev := device(t)
+	z, w := randn(tensor.Float32, 91, 4, 6), randn(tensor.Float32, 92, 3, 2)
+	run := func(d tensor.Device) (*tensor.Tensor, *tensor.Tensor) {
+		g := graph.New()
+		zn := graph.Reshape(g.Const(z), 4, 3, 2) // on the CPU: no GPU leaf yet
+		wn := g.Var(w.To(d))
+		y := graph.Sum(graph.Mul(graph.Tanh(zn), wn), nil, false)
+		return y.Value(), autodiff.Grad(y, wn)[0].Value()
+	}
+	gy, gg := run(dev)
+	cy, cg := run(tensor.CPU)
+	near(t, "value", gy, cy, 1e-5)
+	near(t, "gradient", gg, cg, 1e-5)
+}
