@@ -323,7 +323,8 @@ func checkSlotValues(op, key string, s slot, t *tensor.Tensor) error {
 	}
 	var i int
 	var v float64
-	if c := t.Contiguous(); c.DType() == tensor.Float32 {
+	// A state on a GPU is read on the host: LoadState is not a hot path.
+	if c := t.To(tensor.CPU).Contiguous(); c.DType() == tensor.Float32 {
 		i, v = firstNegative(c.Float32s())
 	} else {
 		i, v = firstNegative(c.Float64s())

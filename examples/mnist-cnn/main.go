@@ -12,6 +12,8 @@
 // reach about 97 % test accuracy on the subset.
 //
 //	go run ./examples/mnist-cnn [-epochs 10] [-seed 1] [-data dir] [-out out/mnist-cnn] [-json] [-quiet]
+//
+// -device cuda trains on an NVIDIA GPU (go run -tags cuda ./examples/mnist-cnn -device cuda).
 package main
 
 import (

@@ -9,6 +9,8 @@
 // PyTorch does.
 //
 //	go run ./examples/mnist-mlp [-epochs 10] [-seed 1] [-data dir] [-out out/mnist-mlp] [-json] [-quiet]
+//
+// -device cuda trains on an NVIDIA GPU (go run -tags cuda ./examples/mnist-mlp -device cuda).
 package main
 
 import (

@@ -102,6 +102,11 @@ func TestOptimisersOnGPU(t *testing.T) {
 						near(t, k, sg[k], v, 4*eps(dt))
 					}
 				}
+				// The GPU state loads back into the GPU optimiser (its
+				// checks read the buffers on the host).
+				if err := og.LoadState(names, sg); err != nil {
+					t.Fatalf("LoadState of the GPU optimiser's own state: %v", err)
+				}
 			})
 		}
 	}

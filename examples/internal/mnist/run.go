@@ -18,6 +18,7 @@ import (
 // MNIST IDX files, or the embedded subset) and -out come from the Env.
 type Options struct {
 	cli.Training     // -epochs, -batch, -lr
+	cli.Device       // -device
 	Subset           // -train-n, -test-n
 	MaxSteps     int `flag:"max-steps" help:"stop after this many optimiser steps (0: no limit)"`
 }
@@ -118,9 +119,14 @@ func RunMNIST(c Classifier, o Options, env *cli.Env) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	dev, err := o.Device.Open()
+	if err != nil {
+		return res, err
+	}
 	model, forward := c.Build(tensor.NewRNG(env.Seed))
+	nn.To(model, dev) // before the optimiser, which keeps the tensors it is given
 	res.Params, res.TrainSize, res.TestSize = nn.NumParams(model), len(y), len(yt)
-	prog.Printf("%s: %d parameters, %d training and %d test digits, batch %d, Adam lr %g", c.Name, res.Params, len(y), len(yt), o.Batch, o.LR)
+	prog.Printf("%s: %d parameters on %v, %d training and %d test digits, batch %d, Adam lr %g", c.Name, res.Params, dev, len(y), len(yt), o.Batch, o.LR)
 	cfg := Config{Epochs: o.Epochs, Batch: o.Batch, LR: o.LR, Seed: env.Seed, MaxSteps: o.MaxSteps, Progress: env.Log}
 	// A JSON-lines log of every epoch, for gradus plot or a script.
 	f, path, err := cli.CreateIn(env.Out, "run.jsonl")
@@ -164,6 +170,7 @@ func RunMNIST(c Classifier, o Options, env *cli.Env) (res Result, err error) {
 
 	res.Checkpoint = env.Path("model.safetensors")
 	fresh, freshForward := c.Build(tensor.NewRNG(env.Seed + 1))
+	nn.To(fresh, dev)
 	meta := map[string]string{"model": c.Name, "epochs": fmt.Sprint(len(h.TrainLoss)),
 		"seed": fmt.Sprint(env.Seed), "test_accuracy": fmt.Sprint(res.TestAccuracy)}
 	match, err := CheckpointRoundTrip(res.Checkpoint, model, fresh, h.OptState, meta, func() ([]int, []int) {
