@@ -4,6 +4,7 @@ package gpucheck_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gradus-ml/gradus/autodiff"
@@ -161,5 +162,20 @@ func TestTokenModulesOnGPU(t *testing.T) {
 				near(t, p.Name+" gradient", gg[j], cg[j], 1e-4)
 			}
 		})
+	}
+}
+
+// TestTransformerLMSampleOnGPU: sampling from a TransformerLM on the GPU
+// (its logits read back each step) draws the tokens the CPU model draws
+// from the same seed.
+func TestTransformerLMSampleOnGPU(t *testing.T) {
+	dev := device(t)
+	sample := func(d tensor.Device) []int {
+		m := nn.NewTransformerLM(tensor.NewRNG(23), nn.TransformerLMOptions{Vocab: 12, Context: 8, Width: 8, Heads: 2, Layers: 1}, tensor.Float32)
+		nn.To(m, d)
+		return m.Sample(tensor.NewRNG(4), []int{1, 2, 3}, 6, 0.8)
+	}
+	if g, c := sample(dev), sample(tensor.CPU); !slices.Equal(g, c) {
+		t.Fatalf("sampled %v on the GPU, %v on the CPU", g, c)
 	}
 }
