@@ -226,3 +226,15 @@ func (b *backend) DownloadInt32(dst []int32, src devices.Mem) error {
 func (b *backend) SetTF32(on bool) error { return b.blas.SetTF32(on) }
 
 func (b *backend) Synchronize() error { return b.d.Synchronize() }
+
+// Cell runs a fused recurrent cell of kernels/rnn.cu.
+func (b *backend) Cell(op string, dt devices.DType, rows, h int, dst devices.Mem, in []devices.View) error {
+	ops := make([]cuda.RowOperand, len(in))
+	for i, v := range in {
+		if len(v.Strides) != 1 {
+			return fmt.Errorf("cuda: %s: operand %d has %d strides, want its row stride", op, i, len(v.Strides))
+		}
+		ops[i] = cuda.RowOperand{Buf: buf(v.Mem), RowStride: v.Strides[0]}
+	}
+	return b.k.Cell(op, dtype(dt), rows, h, buf(dst), ops)
+}

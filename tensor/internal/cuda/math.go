@@ -11,7 +11,8 @@ import (
 // "pow_scalar" (x^p, math.Pow's special cases), "leaky_relu" (x where
 // x > 0, else p·x), "elu" (x where x > 0, else p·(eˣ − 1)) and "clamp"
 // (Go's min(max(x, p), q): NaN stays NaN; p > q is an error, as
-// tensor.Clamp panics). q is unused but by clamp. p and q are rounded to
+// tensor.Clamp panics) and "polygamma" (ψ⁽ᵖ⁾(x), p a whole number ≥ 1,
+// as tensor.Polygamma). q is unused but by clamp. p and q are rounded to
 // dt once, as tensor's paramOp rounds them. dst may be x.
 func (k *Kernels) Param(op string, dt DType, n int, dst, x *Buffer, p, q float64) error {
 	if !slices.Contains(ParamOps, op) {
@@ -22,6 +23,9 @@ func (k *Kernels) Param(op string, dt DType, n int, dst, x *Buffer, p, q float64
 	}
 	if op == "clamp" && p > q {
 		return fmt.Errorf("cuda: clamp: lower bound %g exceeds upper bound %g", p, q)
+	}
+	if op == "polygamma" && (p < 1 || p > 1<<20 || p != float64(int(p))) {
+		return fmt.Errorf("cuda: polygamma: the order %g must be a whole number from 1", p)
 	}
 	if err := fits(op, dt, n, dst, x); err != nil || n == 0 {
 		return err

@@ -39,7 +39,8 @@ func Source() string {
 var (
 	UnaryOps = []string{"neg", "exp", "log", "tanh", "relu", "sigmoid", "gelu",
 		"square", "sqrt", "abs", "reciprocal", "log1p", "expm1", "softplus",
-		"sign", "sin", "cos", "erf", "lgamma", "digamma"}
+		"sign", "sin", "cos", "erf", "lgamma", "digamma",
+		"log_ndtr", "log_bessel_i0", "bessel_i1_over_i0"} // the last three: kernels/special.cu
 	BinaryOps = []string{"add", "sub", "mul", "div", "relu_grad", "gelu_grad", "sigmoid_grad", "tanh_grad",
 		"pow", "maximum", "minimum", "xlogy", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 	ScalarOps = []string{"add_scalar", "mul_scalar"}
@@ -54,7 +55,7 @@ var (
 // (Kernels.MaxLast and the others of reduce.go), MathOps are Kernels.Where
 // and Kernels.CopyStrided.
 var (
-	ParamOps       = []string{"pow_scalar", "leaky_relu", "elu", "clamp"}
+	ParamOps       = []string{"pow_scalar", "leaky_relu", "elu", "clamp", "polygamma"} // polygamma: kernels/special.cu
 	ParamBinaryOps = []string{"leaky_relu_grad"}
 	ReduceOps      = []string{"max_last", "min_last", "prod_last", "logsumexp_last", "variance_last"}
 	MathOps        = []string{"where", "copy_strided"}
@@ -64,7 +65,8 @@ var (
 func kernelNames() []string {
 	var out []string
 	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, ConvOps,
-		ParamOps, ParamBinaryOps, ReduceOps, MathOps) {
+		ParamOps, ParamBinaryOps, ReduceOps, MathOps,
+		CellOps) {
 		out = append(out, op+"_f32", op+"_f64")
 	}
 	return out

@@ -123,4 +123,10 @@ type Backend interface {
 	SetTF32(on bool) error
 	// Synchronize waits for all queued work and reports its failures.
 	Synchronize() error
+
+	// Cell runs a fused recurrent cell ("lstm_cell", "lstm_cell_grad",
+	// "gru_cell", "gru_cell_grad"; graph/lstm.go and graph/gru.go) over
+	// rows rows of h hidden units into the contiguous dst. Each operand's
+	// rows hold contiguous units, row r at r·Strides[0] elements.
+	Cell(op string, dt DType, rows, h int, dst Mem, in []View) error
 }

@@ -1,0 +1,159 @@
+// Special functions of package tensor's specialfn.go, each in the
+// operations and order of the CPU's code: the polygamma functions ψ⁽ⁿ⁾
+// (a Param kernel, p = n), log Φ (the log of the standard normal CDF),
+// log I₀ and I₁/I₀ (the modified Bessel functions of the first kind).
+
+template <typename T> __device__ inline T pow_int(T x, int k) {
+  T r = T(1);
+  while (k > 0) {
+    if (k & 1) r *= x;
+    x *= x;
+    k >>= 1;
+  }
+  return r;
+}
+
+// Polygamma is ψ⁽ⁿ⁾(x) for n ≥ 1 as tensor's polygammaRun: the recurrence
+// ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁾(x+1) + (−1)ⁿ⁺¹·n!/xⁿ⁺¹ (Abramowitz and Stegun, 1964,
+// Handbook of Mathematical Functions, 6.4.6) raises x to 10 + 2n, where
+// the asymptotic series (A&S 6.4.11) with B₂ … B₂₀ converges fast. The
+// series' coefficients B₂ₖ·(2k+n−1)!/(2k)! are worked out in double and
+// rounded to T once, as on the CPU. Only IEEE operations, so the results
+// agree with the CPU's bit for bit. NaN below −10⁶ and at NaN; at the
+// poles 0, −1, −2, … +Inf for odd n and NaN for even n.
+template <typename T> struct Polygamma {
+  __device__ T operator()(T x, T order, T) const {
+    const int n = (int)order;
+    const double b2k[10] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66,
+                            -691.0 / 2730, 7.0 / 6, -3617.0 / 510, 43867.0 / 798, -174611.0 / 330};
+    if (x != x || x < T(-1e6)) return quiet_nan<T>();
+    if (x <= T(0) && x == math_floor(x)) {
+      if (n % 2 == 1) return T(1) / (x - x);  // +Inf: x is finite here
+      return quiet_nan<T>();
+    }
+    T coef[10];
+    for (int k = 0; k < 10; k++) {
+      double c = b2k[k];
+      for (int j = 2 * (k + 1) + 1; j <= 2 * (k + 1) + n - 1; j++) c *= (double)j;
+      coef[k] = (T)c;
+    }
+    T factN = T(1);
+    for (int j = 2; j <= n; j++) factN *= T(j);
+    T sign = n % 2 == 0 ? T(-1) : T(1);
+    T zmin = T(10 + 2 * n);
+    T s = T(0), z = x;
+    while (z < zmin) {
+      s += pow_int(T(1) / z, n + 1);
+      z += T(1);
+    }
+    T inv = T(1) / z;
+    T inv2 = inv * inv;
+    T zn = pow_int(inv, n);
+    T a = factN / T(n) * zn + factN / T(2) * zn * inv;
+    T term = zn * inv2;
+    for (int k = 0; k < 10; k++) {
+      a += coef[k] * term;
+      term *= inv2;
+    }
+    return sign * (factN * s + a);
+  }
+};
+
+extern "C" __global__ void polygamma_f32(long long n, float* out, const float* x, float p, float q) {
+  param_map<float, Polygamma<float> >(n, out, x, p, q);
+}
+extern "C" __global__ void polygamma_f64(long long n, double* out, const double* x, double p, double q) {
+  param_map<double, Polygamma<double> >(n, out, x, p, q);
+}
+
+// LogNdtr is log Φ(x) as tensor's logNdtr32 and logNdtr64: log1p of the
+// upper tail's ½·erfc above 3 (float) or 5 (double), log(½·erfc(−x/√2))
+// in the body, and below −12 (float) or −37 (double), where erfc
+// underflows, the asymptotic series of Mills' ratio Φ(x) ≈ φ(x)/(−x)·
+// (1 − 1/x² + 3/x⁴ − …) (Abramowitz and Stegun, 1964, 26.2.12).
+__device__ inline float log_ndtr(float x) {
+  const float inv_sqrt2 = 0.70710678118654752440f;
+  if (x > 3.0f) return log1pf(-0.5f * erfcf(x * inv_sqrt2));
+  if (x > -12.0f) return logf(0.5f * erfcf(-x * inv_sqrt2));
+  float z = 1.0f / (x * x);
+  float s = 1.0f + z * (-1.0f + z * (3.0f + z * (-15.0f + z * 105.0f)));
+  return -0.5f * x * x - logf(-x) - 0.9189385332046727f + logf(s);
+}
+__device__ inline double log_ndtr(double x) {
+  const double inv_sqrt2 = 0.70710678118654752440;
+  if (x > 5.0) return log1p(-0.5 * erfc(x * inv_sqrt2));
+  if (x > -37.0) return log(0.5 * erfc(-x * inv_sqrt2));
+  double z = 1.0 / (x * x);
+  double s = 1.0 + z * (-1.0 + z * (3.0 + z * (-15.0 + z * (105.0 + z * -945.0))));
+  return -0.5 * x * x - log(-x) - 0.9189385332046727 + log(s);
+}
+template <typename T> struct LogNdtr { __device__ T operator()(T x) const { return log_ndtr(x); } };
+
+// The Bessel functions are computed in double for both dtypes, as on the
+// CPU: the power series of I₀ − 1 and I₁ (A&S 9.6.10) for |x| ≤ 30 and
+// Hankel's asymptotic expansions (A&S 9.7.1) beyond, stopped at their
+// smallest term.
+__device__ inline void bessel_series(double x, double* i0m1, double* i1) {
+  double q = x * x / 4, t0 = 1, t1 = 1, s0 = 0, s1 = 1;
+  for (int k = 1; k < 200; k++) {
+    double fk = (double)k;
+    t0 *= q / (fk * fk);
+    t1 *= q / (fk * (fk + 1));
+    s0 += t0;
+    s1 += t1;
+    if (t0 < 1e-17 * (1 + s0) && t1 < 1e-17 * s1) break;
+  }
+  *i0m1 = s0;
+  *i1 = x / 2 * s1;
+}
+__device__ inline void bessel_hankel(double x, double* s0, double* s1) {
+  double t0 = 1, t1 = 1, a0 = 1, a1 = 1;
+  for (int k = 1; k < 40; k++) {
+    double odd = (double)(2 * k - 1) * (double)(2 * k - 1);
+    double n0 = -t0 * (0 - odd) / ((double)k * 8 * x);
+    double n1 = -t1 * (4 - odd) / ((double)k * 8 * x);
+    if (fabs(n0) > fabs(t0)) break;  // the series has started to diverge
+    t0 = n0;
+    t1 = n1;
+    a0 += t0;
+    a1 += t1;
+    if (fabs(t0) < 1e-17 && fabs(t1) < 1e-17) break;
+  }
+  *s0 = a0;
+  *s1 = a1;
+}
+__device__ inline double log_bessel_i0(double x) {
+  x = fabs(x);
+  if (x <= 30) {
+    double i0m1, i1;
+    bessel_series(x, &i0m1, &i1);
+    return log1p(i0m1);
+  }
+  double s0, s1;
+  bessel_hankel(x, &s0, &s1);
+  return x - 0.5 * log(2 * 3.14159265358979323846 * x) + log(s0);
+}
+__device__ inline double bessel_ratio(double x) {
+  double ax = fabs(x), r;
+  if (ax <= 30) {
+    double i0m1, i1;
+    bessel_series(ax, &i0m1, &i1);
+    r = i1 / (1 + i0m1);
+  } else {
+    double s0, s1;
+    bessel_hankel(ax, &s0, &s1);
+    r = s1 / s0;
+  }
+  bool neg = x < 0 || (x == 0 && 1 / x < 0);  // copysign(r, x), −0 included
+  return neg ? -r : r;
+}
+template <typename T> struct LogBesselI0 {
+  __device__ T operator()(T x) const { return (T)log_bessel_i0((double)x); }
+};
+template <typename T> struct BesselI1OverI0 {
+  __device__ T operator()(T x) const { return (T)bessel_ratio((double)x); }
+};
+
+UNARY(log_ndtr, LogNdtr)
+UNARY(log_bessel_i0, LogBesselI0)
+UNARY(bessel_i1_over_i0, BesselI1OverI0)
