@@ -45,7 +45,7 @@ func (k *Kernels) ParamBinary(op string, dt DType, shape []int, dst, a *Buffer, 
 	if !dt.valid() || a == nil || b == nil {
 		return fmt.Errorf("cuda: %s: invalid dtype or nil operand", op)
 	}
-	s, n, err := newStridesArg(shape, aStrides, bStrides, a.size/dt.Size(), b.size/dt.Size())
+	s, n, err := newStridesSpan(shape, aStrides, bStrides, spanOf(a, dt), spanOf(b, dt))
 	if err != nil {
 		return err
 	}
@@ -77,11 +77,11 @@ func (k *Kernels) Where(dt DType, shape []int, dst, cond *Buffer, cStrides []int
 		return fmt.Errorf("cuda: Where: invalid dtype %d or nil operand", dt)
 	}
 	// The (cond, a) and (b, b) pairs check every operand's strides and extent.
-	ca, n, err := newStridesArg(shape, cStrides, aStrides, cond.size/dt.Size(), a.size/dt.Size())
+	ca, n, err := newStridesSpan(shape, cStrides, aStrides, spanOf(cond, dt), spanOf(a, dt))
 	if err != nil {
 		return fmt.Errorf("cuda: Where (cond, a): %w", err)
 	}
-	bb, _, err := newStridesArg(shape, bStrides, bStrides, b.size/dt.Size(), b.size/dt.Size())
+	bb, _, err := newStridesSpan(shape, bStrides, bStrides, spanOf(b, dt), spanOf(b, dt))
 	if err != nil {
 		return fmt.Errorf("cuda: Where (b): %w", err)
 	}
@@ -112,7 +112,7 @@ func (k *Kernels) CopyStrided(dt DType, shape []int, dst *Buffer, dstStrides []i
 			}
 		}
 	}
-	s, n, err := newStridesArg(shape, xStrides, dstStrides, x.size/dt.Size(), dst.size/dt.Size())
+	s, n, err := newStridesSpan(shape, xStrides, dstStrides, spanOf(x, dt), spanOf(dst, dt))
 	if err != nil {
 		return fmt.Errorf("cuda: CopyStrided (x, dst): %w", err)
 	}
