@@ -160,9 +160,12 @@ func newStridesSpan(shape, as, bs []int, a, b span) (*stridesArg, int, error) {
 		}
 		s.shape[d], s.a[d], s.b[d] = int64(k), int64(as[d]), int64(bs[d])
 	}
-	if aMin < -a.before || aMax >= a.after || bMin < -b.before || bMax >= b.after {
-		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v reads a from element %d to %d of [%d, %d) and b from %d to %d of [%d, %d)",
-			shape, as, bs, aMin, aMax, -a.before, a.after, bMin, bMax, -b.before, b.after)
+	if aMax >= a.after || bMax >= b.after {
+		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v reads a up to element %d of %d and b up to %d of %d", shape, aMax, a.after, bMax, b.after)
+	}
+	if aMin < -a.before || bMin < -b.before {
+		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v reads a back to element %d (its buffer starts at %d) and b back to %d (at %d)",
+			shape, as, bs, aMin, -a.before, bMin, -b.before)
 	}
 	return s, n, nil
 }
