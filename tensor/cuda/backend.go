@@ -238,3 +238,15 @@ func (b *backend) Cell(op string, dt devices.DType, rows, h int, dst devices.Mem
 	}
 	return b.k.Cell(op, dtype(dt), rows, h, buf(dst), ops)
 }
+
+// Special runs a special function of kernels/special.cu.
+func (b *backend) Special(op string, dt devices.DType, n int, dst devices.Mem, in []devices.Mem, p []int) error {
+	t := dtype(dt)
+	switch {
+	case op == "gamma_p_deriv" && len(in) == 2 && len(p) == 2:
+		return b.k.GammaPDeriv(t, n, buf(dst), buf(in[0]), buf(in[1]), p[0], p[1])
+	case op == "gamma_p_inv" && len(in) == 3:
+		return b.k.GammaPInv(t, n, buf(dst), buf(in[0]), buf(in[1]), buf(in[2]))
+	}
+	return fmt.Errorf("cuda: no special function %q of %d operands and %d parameters", op, len(in), len(p))
+}

@@ -82,3 +82,30 @@ func (k *Kernels) Cell(op string, dt DType, rows, h int, dst *Buffer, in []RowOp
 	}
 	return k.launch(op+dt.suffix(), elemGrid(rows*h), slices.Concat(args, strides)...)
 }
+
+// GammaOps are the functions of the incomplete gamma function in
+// kernels/special.cu (Kernels.GammaPDeriv, Kernels.GammaPInv).
+var GammaOps = []string{"gamma_p_deriv", "gamma_p_inv"}
+
+// GammaPDeriv sets dst[i] = ∂ⁿ⁺ᵐP(a[i], x[i])/∂aⁿ∂xᵐ, P the regularised
+// lower incomplete gamma function, as tensor.GammaPDeriv (in float64 for
+// both dtypes): the series or continued fraction, the density, and
+// five-point differences for the higher orders. n + m is at most 6.
+func (k *Kernels) GammaPDeriv(dt DType, count int, dst, a, x *Buffer, n, m int) error {
+	if n < 0 || m < 0 || n+m > 6 {
+		return fmt.Errorf("cuda: gamma_p_deriv: orders (%d, %d): want n, m ≥ 0 and n + m ≤ 6", n, m)
+	}
+	if err := fits("gamma_p_deriv", dt, count, dst, a, x); err != nil || count == 0 {
+		return err
+	}
+	return k.launch("gamma_p_deriv"+dt.suffix(), elemGrid(count), count, dst, a, x, n, m)
+}
+
+// GammaPInv sets dst[i] to z with P(a[i], z) = u[i], by Newton's method
+// from z0[i], as tensor.GammaPInv (in float64 for both dtypes).
+func (k *Kernels) GammaPInv(dt DType, count int, dst, a, u, z0 *Buffer) error {
+	if err := fits("gamma_p_inv", dt, count, dst, a, u, z0); err != nil || count == 0 {
+		return err
+	}
+	return k.launch("gamma_p_inv"+dt.suffix(), elemGrid(count), count, dst, a, u, z0)
+}

@@ -90,3 +90,60 @@ func TestPolygammaKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestGammaKernels compares gamma_p_deriv and gamma_p_inv with
+// tensor.GammaPDeriv and GammaPInv. Both compute in double; the device's
+// exp, log and lgamma differ from Go's by a few ulp (CUDA Math API:
+// exp and log 1 ulp, lgamma 4), so P agrees within tolMath, and each
+// level of five-point differences (steps h = 10⁻³ of the argument,
+// a ≥ 0.5) multiplies that by up to 1.5/h = 3000. float32 results are
+// double results rounded once: tolMath.
+func TestGammaKernels(t *testing.T) {
+	d, k := kernels(t)
+	const n = 600
+	for _, ty := range dtypes {
+		a, x := sample(ty, n, 0.5, 6, n), sample(ty, n, 0.05, 15, n)
+		for i, v := range x.Values() { // some on each side of x = a + 1, one at 0
+			if i%7 == 0 {
+				x.SetAt(v*0.1, i)
+			}
+		}
+		x.SetAt(0, 3)
+		ab, xb := upload(t, d, a), upload(t, d, x)
+		out, _ := d.Alloc(n * ty.Size())
+		for _, o := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {2, 0}} {
+			if err := k.GammaPDeriv(dt(ty), n, out, ab, xb, o[0], o[1]); err != nil {
+				t.Fatal(err)
+			}
+			want := tensor.GammaPDeriv(a, x, o[0], o[1])
+			levels := o[0] + max(o[1]-1, 0)
+			ws := want.Values()
+			bound := make([]float64, n)
+			for i, w := range ws {
+				bound[i] = tolMath[ty].rtol * max(1, math.Abs(w))
+				if ty == tensor.Float64 {
+					bound[i] *= math.Pow(3000, float64(levels))
+				}
+			}
+			compareBound(t, fmt.Sprintf("gamma_p_deriv(%d, %d) %v", o[0], o[1], ty), download(t, d, out, ty, n), want, bound)
+		}
+		u := sample(ty, n, 0.02, 0.98, n)
+		ub, zb := upload(t, d, u), upload(t, d, a) // Newton from z0 = a, the mean
+		if err := k.GammaPInv(dt(ty), n, out, ab, ub, zb); err != nil {
+			t.Fatal(err)
+		}
+		want := tensor.GammaPInv(a, u, a)
+		compare(t, fmt.Sprintf("gamma_p_inv %v", ty), download(t, d, out, ty, n), want, tol{rtol: 1e-11 + tolMath[ty].rtol})
+		// The solution solves P(a, z) = u.
+		back := tensor.GammaPDeriv(a, want, 0, 0)
+		compare(t, fmt.Sprintf("P(a, gamma_p_inv) %v", ty), back, u, tol{rtol: 1e-5})
+		for _, b := range []*cuda.Buffer{ab, xb, ub, zb, out} {
+			d.Release(b)
+		}
+	}
+	buf, _ := d.Alloc(64)
+	defer d.Release(buf)
+	if err := k.GammaPDeriv(cuda.F64, 2, buf, buf, buf, 4, 3); err == nil {
+		t.Error("GammaPDeriv of order 7 succeeded")
+	}
+}

@@ -66,7 +66,7 @@ func kernelNames() []string {
 	var out []string
 	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, ConvOps,
 		ParamOps, ParamBinaryOps, ReduceOps, MathOps,
-		CellOps) {
+		CellOps, GammaOps) {
 		out = append(out, op+"_f32", op+"_f64")
 	}
 	return out

@@ -129,4 +129,9 @@ type Backend interface {
 	// rows rows of h hidden units into the contiguous dst. Each operand's
 	// rows hold contiguous units, row r at r·Strides[0] elements.
 	Cell(op string, dt DType, rows, h int, dst Mem, in []View) error
+	// Special sets the n contiguous elements of dst to a special function
+	// of the contiguous operands in, with integer parameters p:
+	// "gamma_p_deriv" (in a, x; p the orders n, m) and "gamma_p_inv" (in
+	// a, u, z0), package tensor's GammaPDeriv and GammaPInv.
+	Special(op string, dt DType, n int, dst Mem, in []Mem, p []int) error
 }

@@ -157,3 +157,108 @@ template <typename T> struct BesselI1OverI0 {
 UNARY(log_ndtr, LogNdtr)
 UNARY(log_bessel_i0, LogBesselI0)
 UNARY(bessel_i1_over_i0, BesselI1OverI0)
+
+// The regularised lower incomplete gamma function P(a, x) and its partial
+// derivatives, as tensor's gammainc.go (in double for both dtypes): the
+// power series below x = a + 1 and the continued fraction of Q = 1 − P
+// (modified Lentz) above (Press et al., 2007, Numerical Recipes, 3rd ed.,
+// §6.2); the density for ∂P/∂x; five-point central differences with
+// steps of 10⁻³ of the argument for the higher orders. The device's exp,
+// log and lgamma differ from Go's by a few ulp, which the differences
+// amplify by about 1.5/h per order.
+__device__ inline double gamma_p(double a, double x) {
+  if (x <= 0) return 0;
+  double lg = lgamma(a);
+  double front = exp(a * log(x) - x - lg);
+  if (x < a + 1) {
+    double sum = 1 / a, term = 1 / a;
+    for (int n = 1; n < 1000; n++) {
+      term *= x / (a + (double)n);
+      sum += term;
+      if (term < sum * 1e-17) break;
+    }
+    return front * sum;
+  }
+  const double tiny = 1e-300;
+  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+  for (int n = 1; n < 1000; n++) {
+    double an = -(double)n * ((double)n - a);
+    b += 2;
+    d = an * d + b;
+    if (fabs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    double del = d * c;
+    h *= del;
+    if (fabs(del - 1) < 1e-16) break;
+  }
+  return 1 - front * h;
+}
+
+__device__ inline double gamma_log_pdf(double a, double z) { return (a - 1) * log(z) - z - lgamma(a); }
+
+// gamma_p_partial recurses as the CPU's gammaPPartial, at most 6 deep.
+__device__ double gamma_p_partial(int n, int m, double a, double z) {
+  if (n > 0) {
+    double h = 1e-3 * a;
+    return (gamma_p_partial(n - 1, m, a - 2 * h, z) - 8 * gamma_p_partial(n - 1, m, a - h, z) +
+            8 * gamma_p_partial(n - 1, m, a + h, z) - gamma_p_partial(n - 1, m, a + 2 * h, z)) /
+           (12 * h);
+  }
+  if (m > 1 && z <= 0) return 0;
+  if (m > 1) {
+    double h = 1e-3 * z;
+    return (gamma_p_partial(0, m - 1, a, z - 2 * h) - 8 * gamma_p_partial(0, m - 1, a, z - h) +
+            8 * gamma_p_partial(0, m - 1, a, z + h) - gamma_p_partial(0, m - 1, a, z + 2 * h)) /
+           (12 * h);
+  }
+  if (m == 1) return z <= 0 ? 0 : exp(gamma_log_pdf(a, z));
+  return gamma_p(a, z);
+}
+
+// gamma_p_inv solves P(a, z) = u by Newton's method from z0, halving
+// steps that would leave z > 0, as the CPU's invGammaP.
+__device__ inline double gamma_p_inv(double a, double u, double z0) {
+  double z = z0;
+  for (int it = 0; it < 100; it++) {
+    double f = gamma_p(a, z) - u;
+    double step = f / exp(gamma_log_pdf(a, z));
+    double next = z - step;
+    while (next <= 0) {
+      step /= 2;
+      next = z - step;
+    }
+    if (fabs(next - z) <= 1e-15 * z) return next;
+    z = next;
+  }
+  return z;
+}
+
+template <typename T>
+__device__ void gamma_p_deriv_map(long long count, T* out, const T* a, const T* x, long long n, long long m) {
+  for (long long i = first_index(); i < count; i += grid_stride())
+    out[i] = (T)gamma_p_partial((int)n, (int)m, (double)a[i], (double)x[i]);
+}
+template <typename T>
+__device__ void gamma_p_inv_map(long long count, T* out, const T* a, const T* u, const T* z0) {
+  for (long long i = first_index(); i < count; i += grid_stride())
+    out[i] = (T)gamma_p_inv((double)a[i], (double)u[i], (double)z0[i]);
+}
+
+extern "C" __global__ void gamma_p_deriv_f32(long long count, float* out, const float* a, const float* x,
+                                             long long n, long long m) {
+  gamma_p_deriv_map<float>(count, out, a, x, n, m);
+}
+extern "C" __global__ void gamma_p_deriv_f64(long long count, double* out, const double* a, const double* x,
+                                             long long n, long long m) {
+  gamma_p_deriv_map<double>(count, out, a, x, n, m);
+}
+extern "C" __global__ void gamma_p_inv_f32(long long count, float* out, const float* a, const float* u,
+                                           const float* z0) {
+  gamma_p_inv_map<float>(count, out, a, u, z0);
+}
+extern "C" __global__ void gamma_p_inv_f64(long long count, double* out, const double* a, const double* u,
+                                           const double* z0) {
+  gamma_p_inv_map<double>(count, out, a, u, z0);
+}
