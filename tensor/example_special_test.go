@@ -25,3 +25,18 @@ func ExamplePolygamma() {
 	// log I₀: [0.235914 47.127576]
 	// I₁/I₀: [0.446390 0.989949]
 }
+
+// The regularised incomplete gamma function P(a, x) and its inverse; at
+// a = 1 it is 1 − e⁻ˣ, with density e⁻ˣ and median log 2.
+func ExampleGammaPDeriv() {
+	a := tensor.FromValues(tensor.Float64, []float64{1, 1}, 2)
+	x := tensor.FromValues(tensor.Float64, []float64{1, 2}, 2)
+	fmt.Printf("P: %.6f\n", tensor.GammaPDeriv(a, x, 0, 0).Values())
+	fmt.Printf("∂P/∂x: %.6f\n", tensor.GammaPDeriv(a, x, 0, 1).Values())
+	u := tensor.FromValues(tensor.Float64, []float64{0.5, 0.5}, 2)
+	fmt.Printf("P⁻¹(½): %.6f\n", tensor.GammaPInv(a, u, x).Values())
+	// Output:
+	// P: [0.632121 0.864665]
+	// ∂P/∂x: [0.367879 0.135335]
+	// P⁻¹(½): [0.693147 0.693147]
+}
