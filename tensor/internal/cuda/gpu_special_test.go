@@ -111,7 +111,7 @@ func TestGammaKernels(t *testing.T) {
 		x.SetAt(0, 3)
 		ab, xb := upload(t, d, a), upload(t, d, x)
 		out, _ := d.Alloc(n * ty.Size())
-		for _, o := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {2, 0}} {
+		for _, o := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {2, 0}, {0, 3}, {1, 2}} {
 			if err := k.GammaPDeriv(dt(ty), n, out, ab, xb, o[0], o[1]); err != nil {
 				t.Fatal(err)
 			}
