@@ -49,6 +49,8 @@ func (implicitGammaOp) Unreplayable() string {
 
 func (implicitGammaOp) Arity() int { return 1 }
 
+// Forward solves in float64 for both dtypes; the levels and the draws
+// are the op's own data, copied to α's device.
 func (o implicitGammaOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
 	a, dev := in[0], in[0].Device()
 	u := tensor.FromValues(tensor.Float64, o.u, a.Shape()...).To(dev)
