@@ -27,6 +27,9 @@ func (gruCellOp) Arity() int { return 3 }
 func (gruCellOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	xp, hp, h := in[0], in[1], in[2]
 	dst := g.AllocUninit(h.DType(), h.Shape()...)
+	if kern.DeviceCell("gru_cell", dst, in) {
+		return dst
+	}
 	if h.DType() == tensor.Float32 {
 		gruRows(g, cellRuns32, dst, xp, hp, h)
 	} else {
@@ -91,6 +94,9 @@ func (gruCellGradOp) Arity() int { return 4 }
 func (gruCellGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	ct, xp, hp, h := in[0], in[1], in[2], in[3]
 	dst := g.AllocUninit(h.DType(), widened(g, h.Shape(), 7)...)
+	if kern.DeviceCell("gru_cell_grad", dst, in) {
+		return dst
+	}
 	if h.DType() == tensor.Float32 {
 		gruGradRows(g, cellRuns32, dst, ct, xp, hp, h)
 	} else {

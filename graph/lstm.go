@@ -33,6 +33,9 @@ func (lstmCellOp) Arity() int { return 3 }
 func (lstmCellOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	xp, hp, c := in[0], in[1], in[2]
 	dst := g.AllocUninit(c.DType(), widened(g, c.Shape(), 2)...)
+	if kern.DeviceCell("lstm_cell", dst, in) {
+		return dst
+	}
 	if c.DType() == tensor.Float32 {
 		lstmRows(g, cellRuns32, dst, xp, hp, c)
 	} else {
@@ -117,6 +120,9 @@ func (lstmCellGradOp) Arity() int { return 4 }
 func (lstmCellGradOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	ct, xp, hp, c := in[0], in[1], in[2], in[3]
 	dst := g.AllocUninit(c.DType(), widened(g, c.Shape(), 5)...)
+	if kern.DeviceCell("lstm_cell_grad", dst, in) {
+		return dst
+	}
 	if c.DType() == tensor.Float32 {
 		lstmGradRows(g, cellRuns32, dst, ct, xp, hp, c)
 	} else {

@@ -49,13 +49,14 @@ func (implicitGammaOp) Unreplayable() string {
 
 func (implicitGammaOp) Arity() int { return 1 }
 
+// Forward solves in float64 for both dtypes; the levels and the draws
+// are the op's own data, copied to α's device.
 func (o implicitGammaOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
-	a := in[0].Contiguous().Values()
-	out := make([]float64, len(a))
-	for i, ai := range a {
-		out[i] = invGammaP(ai, o.u[i], o.z[i])
-	}
-	return tensor.FromValues(in[0].DType(), out, in[0].Shape()...)
+	a, dev := in[0], in[0].Device()
+	u := tensor.FromValues(tensor.Float64, o.u, a.Shape()...).To(dev)
+	z0 := tensor.FromValues(tensor.Float64, o.z, a.Shape()...).To(dev)
+	z := tensor.GammaPInv(a.Cast(tensor.Float64), u, z0)
+	return tensor.CastTo(g.AllocUninit(a.DType(), a.Shape()...), z)
 }
 
 // slope returns dz/dα = −(∂P/∂α)/p at the op's input and output.
@@ -94,12 +95,9 @@ func (gammaPDerivOp) Name() string { return gammaPDerivName }
 func (gammaPDerivOp) Arity() int { return 2 }
 
 func (o gammaPDerivOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
-	a, z := in[0].Contiguous().Values(), in[1].Contiguous().Values()
-	out := make([]float64, len(a))
-	for i := range a {
-		out[i] = gammaPPartial(o.n, o.m, a[i], z[i])
-	}
-	return tensor.FromValues(in[0].DType(), out, in[0].Shape()...)
+	a, z := in[0], in[1]
+	p := tensor.GammaPDeriv(a.Cast(tensor.Float64), z.Cast(tensor.Float64), o.n, o.m)
+	return tensor.CastTo(g.AllocUninit(a.DType(), a.Shape()...), p)
 }
 
 func (o gammaPDerivOp) VJP(out, ct *graph.Node, needs []bool) []*graph.Node {
@@ -166,32 +164,6 @@ func gammaPDeriv(n, m int, a, z *graph.Node) *graph.Node {
 	return graph.Apply(gammaPDerivOp{n, m}, a, z)
 }
 
-// gammaPPartial is ∂ⁿ⁺ᵐP(a, z)/∂aⁿ∂zᵐ: differences in a of the member one
-// a-order below, then in z, down to the density (m = 1) or P itself.
-func gammaPPartial(n, m int, a, z float64) float64 {
-	switch {
-	case n > 0:
-		return fivePoint(func(x float64) float64 { return gammaPPartial(n-1, m, x, z) }, a)
-	case m > 1 && z <= 0:
-		return 0 // the density's derivatives, taken as 0 at the boundary
-	case m > 1:
-		return fivePoint(func(x float64) float64 { return gammaPPartial(0, m-1, a, x) }, z)
-	case m == 1:
-		if z <= 0 {
-			return 0
-		}
-		return math.Exp(gammaLogPdf(a, z))
-	}
-	return gammaP(a, z)
-}
-
-// fivePoint is f′(x) by the five-point central difference with step
-// 10⁻³·x (x > 0, so every point stays positive).
-func fivePoint(f func(float64) float64, x float64) float64 {
-	h := 1e-3 * x
-	return (f(x-2*h) - 8*f(x-h) + 8*f(x+h) - f(x+2*h)) / (12 * h)
-}
-
 // GammaQuantile returns the quantile function of Gamma(α, 1) at the
 // levels u (one per element of alpha, in row-major order, each in (0, 1)):
 // z with P(α, z) = u, differentiable in α by the implicit derivative
@@ -233,82 +205,12 @@ func gammaStart(a, u float64) float64 {
 // concentration node alpha (already broadcast to the sample shape).
 func implicitGamma(rng *tensor.RNG, alpha *graph.Node) *graph.Node {
 	a := alpha.Value().Contiguous().Values()
-	u, z := make([]float64, len(a)), make([]float64, len(a))
+	z := make([]float64, len(a))
 	for i, ai := range a {
 		z[i] = sampleGamma(rng, ai)
-		u[i] = gammaP(ai, z[i])
 	}
+	u := tensor.GammaPDeriv(tensor.FromValues(tensor.Float64, a, len(a)), tensor.FromValues(tensor.Float64, z, len(z)), 0, 0).Values()
 	return graph.Apply(implicitGammaOp{u: u, z: z}, alpha)
-}
-
-func gammaLogPdf(a, z float64) float64 {
-	lg, _ := math.Lgamma(a)
-	return (a-1)*math.Log(z) - z - lg
-}
-
-// gammaP is the regularised lower incomplete gamma function P(a, x): its
-// power series for x < a + 1, else 1 − Q with Q's continued fraction
-// (modified Lentz).
-func gammaP(a, x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	lg, _ := math.Lgamma(a)
-	front := math.Exp(a*math.Log(x) - x - lg)
-	if x < a+1 {
-		sum, term := 1/a, 1/a
-		for n := 1; n < 1000; n++ {
-			term *= x / (a + float64(n))
-			sum += term
-			if term < sum*1e-17 {
-				break
-			}
-		}
-		return front * sum
-	}
-	const tiny = 1e-300
-	b := x + 1 - a
-	c, d := 1/tiny, 1/b
-	h := d
-	for n := 1; n < 1000; n++ {
-		an := -float64(n) * (float64(n) - a)
-		b += 2
-		d = an*d + b
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = b + an/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-16 {
-			break
-		}
-	}
-	return 1 - front*h
-}
-
-// invGammaP solves P(a, z) = u for z > 0 by Newton's method from z0,
-// halving steps that would leave z > 0.
-func invGammaP(a, u, z0 float64) float64 {
-	z := z0
-	for range 100 {
-		f := gammaP(a, z) - u
-		step := f / math.Exp(gammaLogPdf(a, z))
-		next := z - step
-		for next <= 0 {
-			step /= 2
-			next = z - step
-		}
-		if math.Abs(next-z) <= 1e-15*z {
-			return next
-		}
-		z = next
-	}
-	return z
 }
 
 // RSample draws n reparameterised samples α-wise by implicit

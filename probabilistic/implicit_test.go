@@ -128,3 +128,13 @@ func TestGammaP(t *testing.T) {
 	}
 	assert.Panics(t, func() { GammaP(a, g.Var(tensor.New(tensor.Float64, 2))) })
 }
+
+// gammaP and invGammaP are tensor's kernels on one value.
+func gammaP(a, x float64) float64 {
+	return tensor.GammaPDeriv(tensor.Scalar(tensor.Float64, a), tensor.Scalar(tensor.Float64, x), 0, 0).Item()
+}
+
+func invGammaP(a, u, z0 float64) float64 {
+	s := func(v float64) *tensor.Tensor { return tensor.Scalar(tensor.Float64, v) }
+	return tensor.GammaPInv(s(a), s(u), s(z0)).Item()
+}

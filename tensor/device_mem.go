@@ -210,7 +210,7 @@ func gpuCheck(op string, err error) {
 func noHostMemory(t *Tensor) {
 	op, caller := callerOp()
 	via := ""
-	if caller != "" && op == "this operation" {
+	if caller != "" && !strings.HasPrefix(op, "Tensor.") && !exportedName(op) {
 		via = " (reached from " + caller + ")"
 	}
 	Fail(op, "no GPU kernel yet for the %v tensor of shape %v on %v%s; move it with To(tensor.CPU)", t.dtype, t.shape, t.Device(), via)
@@ -222,34 +222,90 @@ func hostOnly(op string, t *Tensor) {
 	Fail(op, "the %v tensor of shape %v lives on %v: read its elements with Values, or copy it to the host with To(tensor.CPU)", t.dtype, t.shape, t.Device())
 }
 
-// callerOp finds the exported function of package tensor nearest the top
-// of the call stack and the function that called it.
+// callerOp names the operation that reached a CPU kernel with a GPU
+// tensor, and the function outside package tensor that called into it
+// (opFromFrames on the call stack).
 func callerOp() (op, caller string) {
 	pc := make([]uintptr, 64)
 	n := runtime.Callers(3, pc)
 	frames := runtime.CallersFrames(pc[:n])
-	const pkg = "github.com/gradus-ml/gradus/tensor."
+	var fns []string
 	for {
 		f, more := frames.Next()
-		name, inTensor := strings.CutPrefix(f.Function, pkg)
-		if inTensor && !strings.Contains(name, "/") {
-			if exportedName(name) {
-				op = strings.Replace(name, "(*Tensor).", "Tensor.", 1)
-			}
-		} else if f.Function != "" && !strings.HasPrefix(f.Function, "runtime.") {
-			if op == "" {
-				op = "this operation"
-			}
-			return op, strings.TrimPrefix(f.Function, "github.com/gradus-ml/gradus/")
-		}
+		fns = append(fns, f.Function)
 		if !more {
 			break
 		}
 	}
-	if op == "" {
-		op = "this operation"
+	return opFromFrames(fns)
+}
+
+// opFromFrames picks, from the functions of a call stack (innermost
+// first, as runtime reports them), the exported function of package
+// tensor nearest the top of the stack's run of tensor frames (the op the
+// caller asked for) and the first function outside tensor (its caller).
+// When no exported tensor function is on the stack (an unexported path
+// such as graph's kernels reached tensor's storage), the op is the
+// innermost exported function outside tensor further out, such as the
+// graph constructor ("graph.LSTMCell") that ran the op's Forward; failing
+// that, "this operation".
+func opFromFrames(fns []string) (op, caller string) {
+	const pkg = modulePath + "tensor."
+	i := 0
+	for ; i < len(fns); i++ {
+		name, inTensor := strings.CutPrefix(fns[i], pkg)
+		if inTensor && !strings.Contains(name, "/") {
+			if exportedName(name) {
+				op = strings.Replace(name, "(*Tensor).", "Tensor.", 1)
+			}
+			continue
+		}
+		if fns[i] != "" && !strings.HasPrefix(fns[i], "runtime.") {
+			caller = strings.TrimPrefix(fns[i], modulePath)
+			break
+		}
 	}
-	return op, ""
+	if op != "" {
+		return op, caller
+	}
+	for ; i < len(fns); i++ {
+		if strings.HasPrefix(fns[i], "runtime.") || strings.HasPrefix(fns[i], "testing.") {
+			continue
+		}
+		if name := exportedFunc(fns[i]); name != "" {
+			return name, caller
+		}
+	}
+	return "this operation", caller
+}
+
+// exportedFunc returns fn, a function name as runtime reports it
+// ("github.com/gradus-ml/gradus/graph.LSTMCell", "….(*Graph).Var",
+// "….LSTMCell.func1"), as "graph.LSTMCell" when it is an exported
+// function or a method of an exported type (a closure counts as the
+// function around it), and "" otherwise.
+func exportedFunc(fn string) string {
+	rest := fn
+	if k := strings.LastIndex(fn, "/"); k >= 0 {
+		rest = fn[k+1:]
+	}
+	dot := strings.Index(rest, ".")
+	if dot < 0 {
+		return ""
+	}
+	pkgName := rest[:dot]
+	parts := strings.Split(strings.ReplaceAll(rest[dot+1:], "[...]", ""), ".")
+	for len(parts) > 1 && (strings.HasPrefix(parts[len(parts)-1], "func") || strings.HasPrefix(parts[len(parts)-1], "gowrap")) {
+		parts = parts[:len(parts)-1]
+	}
+	for j, p := range parts {
+		p = strings.Trim(p, "(*)")
+		if p == "" || p[0] < 'A' || p[0] > 'Z' {
+			return ""
+		}
+		parts[j] = p
+	}
+	return pkgName + "." + strings.Join(parts, ".")
 }
 
 // exportedName says whether a function name as runtime reports it

@@ -65,5 +65,7 @@ func init() {
 
 		Run32: elemRun[float32], Run64: elemRun[float64], Data32: storage32, Data64: storage64,
 		DeviceUpdate: deviceUpdate,
+
+		DeviceCell: deviceCell,
 	})
 }

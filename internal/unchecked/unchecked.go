@@ -116,6 +116,13 @@ type Kernels[T, C, P any] struct {
 	// lists them), returning false without doing anything when p lives on
 	// the CPU.
 	DeviceUpdate func(rule string, p, g T, state [3]T, h [8]float64) bool
+
+	// DeviceCell runs graph's fused recurrent cell op ("lstm_cell",
+	// "lstm_cell_grad", "gru_cell", "gru_cell_grad"; graph/rnn_kernels.go
+	// says what each computes) into dst from its operands in (the state
+	// last) on their GPU, returning false without doing anything when
+	// dst and the operands live on the CPU.
+	DeviceCell func(op string, dst T, in []T) bool
 }
 
 var table any

@@ -3,14 +3,14 @@ package logreg
 import (
 	"math"
 
-	"github.com/chewxy/math32"
 	"github.com/gradus-ml/gradus/graph"
 	"github.com/gradus-ml/gradus/tensor"
 )
 
 // logNdtrOp is log Φ(x), the log of the standard normal CDF, elementwise.
 // The probit likelihood needs it for large negative margins, where
-// log(½(1 + erf(x/√2))) computed from graph.Erf rounds to log 0.
+// log(½(1 + erf(x/√2))) computed from graph.Erf rounds to log 0. Its
+// kernels (CPU and GPU) are tensor.LogNdtr's.
 type logNdtrOp struct{}
 
 const (
@@ -26,20 +26,7 @@ func (logNdtrOp) Name() string { return logNdtrName }
 func (logNdtrOp) Arity() int { return 1 }
 
 func (logNdtrOp) Forward(g *graph.Graph, in []*tensor.Tensor) *tensor.Tensor {
-	x := in[0].Contiguous()
-	out := g.AllocUninit(x.DType(), x.Shape()...)
-	if x.DType() == tensor.Float64 {
-		dst, src := out.Float64s(), x.Float64s()
-		for i, v := range src {
-			dst[i] = logNdtr(v)
-		}
-		return out
-	}
-	dst, src := out.Float32s(), x.Float32s()
-	for i, v := range src {
-		dst[i] = logNdtr32(v)
-	}
-	return out
+	return tensor.LogNdtrTo(g.AllocUninit(in[0].DType(), in[0].Shape()...), in[0])
 }
 
 // The derivative is φ(x)/Φ(x) = exp(log φ(x) − log Φ(x)), formed in log
@@ -73,7 +60,8 @@ func millsInv(out *graph.Node) *graph.Node {
 // log_ndtr). It is differentiable to any order.
 func LogNdtr(x *graph.Node) *graph.Node { return graph.Apply(logNdtrOp{}, x) }
 
-// logNdtr is log Φ(x) in float64: erfc in the body, log1p in the upper
+// logNdtr is log Φ(x) in float64 for one sample's probabilities (probs):
+// tensor.LogNdtr's float64 kernel, erfc in the body, log1p in the upper
 // tail, and the asymptotic series of the Mills ratio below −37, where erfc
 // underflows.
 func logNdtr(x float64) float64 {
@@ -87,20 +75,5 @@ func logNdtr(x float64) float64 {
 		z := 1 / (x * x)
 		s := 1 + z*(-1+z*(3+z*(-15+z*(105+z*(-945)))))
 		return -0.5*x*x - math.Log(-x) - halfLog2Pi + math.Log(s)
-	}
-}
-
-// logNdtr32 is log Φ(x) in float32 arithmetic.
-func logNdtr32(x float32) float32 {
-	const invSqrt2 = float32(invSqrtTwo64)
-	switch {
-	case x > 3:
-		return math32.Log1p(-0.5 * math32.Erfc(x*invSqrt2))
-	case x > -12:
-		return math32.Log(0.5 * math32.Erfc(-x*invSqrt2))
-	default:
-		z := 1 / (x * x)
-		s := 1 + z*(-1+z*(3+z*(-15+z*105)))
-		return -0.5*x*x - math32.Log(-x) - float32(halfLog2Pi) + math32.Log(s)
 	}
 }

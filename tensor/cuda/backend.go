@@ -231,3 +231,27 @@ func (b *backend) DownloadInt32(dst []int32, src devices.Mem) error {
 func (b *backend) SetMatMulPrecision(p int) error { return b.blas.SetPrecision(cuda.Precision(p)) }
 
 func (b *backend) Synchronize() error { return b.d.Synchronize() }
+
+// Cell runs a fused recurrent cell of kernels/rnn.cu.
+func (b *backend) Cell(op string, dt devices.DType, rows, h int, dst devices.Mem, in []devices.View) error {
+	ops := make([]cuda.RowOperand, len(in))
+	for i, v := range in {
+		if len(v.Strides) != 1 {
+			return fmt.Errorf("cuda: %s: operand %d has %d strides, want its row stride", op, i, len(v.Strides))
+		}
+		ops[i] = cuda.RowOperand{Buf: buf(v.Mem), RowStride: v.Strides[0]}
+	}
+	return b.k.Cell(op, dtype(dt), rows, h, buf(dst), ops)
+}
+
+// Special runs a special function of kernels/special.cu.
+func (b *backend) Special(op string, dt devices.DType, n int, dst devices.Mem, in []devices.Mem, p []int) error {
+	t := dtype(dt)
+	switch {
+	case op == "gamma_p_deriv" && len(in) == 2 && len(p) == 2:
+		return b.k.GammaPDeriv(t, n, buf(dst), buf(in[0]), buf(in[1]), p[0], p[1])
+	case op == "gamma_p_inv" && len(in) == 3:
+		return b.k.GammaPInv(t, n, buf(dst), buf(in[0]), buf(in[1]), buf(in[2]))
+	}
+	return fmt.Errorf("cuda: no special function %q of %d operands and %d parameters", op, len(in), len(p))
+}

@@ -46,14 +46,15 @@ func (k *Kernels) Scalar(op string, dt DType, n int, dst, x *Buffer, s float64) 
 
 // Copy sets the contiguous dst of shape to the strided operand x: element
 // (i₀, …) of dst is x's element Σ i_d·xStrides[d], so a stride of 0
-// broadcasts x along a dimension and permuted strides transpose it. Up to
-// MaxDims dimensions; dst must not overlap x. A view that starts inside a
-// buffer is passed as Buffer.Slice.
+// broadcasts x along a dimension, permuted strides transpose it and a
+// negative one reverses it (reading before x's pointer, within the buffer
+// x was sliced from). Up to MaxDims dimensions; dst must not overlap x. A
+// view that starts inside a buffer is passed as Buffer.Slice.
 func (k *Kernels) Copy(dt DType, shape []int, dst, x *Buffer, xStrides []int) error {
 	if !dt.valid() || x == nil {
 		return fmt.Errorf("cuda: Copy: invalid dtype %d or nil operand", dt)
 	}
-	s, n, err := newStridesArg(shape, xStrides, make([]int, len(shape)), x.size/dt.Size(), 1)
+	s, n, err := newStridesSpan(shape, xStrides, make([]int, len(shape)), spanOf(x, dt), span{0, 1})
 	if err != nil {
 		return err
 	}

@@ -166,7 +166,7 @@ func (k *Kernels) Binary(op string, dt DType, shape []int, dst, a *Buffer, aStri
 	if !dt.valid() || a == nil || b == nil {
 		return fmt.Errorf("cuda: %s: invalid dtype or nil operand", op)
 	}
-	s, n, err := newStridesArg(shape, aStrides, bStrides, a.size/dt.Size(), b.size/dt.Size())
+	s, n, err := newStridesSpan(shape, aStrides, bStrides, spanOf(a, dt), spanOf(b, dt))
 	if err != nil {
 		return err
 	}

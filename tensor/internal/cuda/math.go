@@ -11,7 +11,8 @@ import (
 // "pow_scalar" (x^p, math.Pow's special cases), "leaky_relu" (x where
 // x > 0, else p·x), "elu" (x where x > 0, else p·(eˣ − 1)) and "clamp"
 // (Go's min(max(x, p), q): NaN stays NaN; p > q is an error, as
-// tensor.Clamp panics). q is unused but by clamp. p and q are rounded to
+// tensor.Clamp panics) and "polygamma" (ψ⁽ᵖ⁾(x), p a whole number ≥ 1,
+// as tensor.Polygamma). q is unused but by clamp. p and q are rounded to
 // dt once, as tensor's paramOp rounds them. dst may be x.
 func (k *Kernels) Param(op string, dt DType, n int, dst, x *Buffer, p, q float64) error {
 	if !slices.Contains(ParamOps, op) {
@@ -22,6 +23,9 @@ func (k *Kernels) Param(op string, dt DType, n int, dst, x *Buffer, p, q float64
 	}
 	if op == "clamp" && p > q {
 		return fmt.Errorf("cuda: clamp: lower bound %g exceeds upper bound %g", p, q)
+	}
+	if op == "polygamma" && (p < 1 || p > 1<<20 || p != float64(int(p))) {
+		return fmt.Errorf("cuda: polygamma: the order %g must be a whole number from 1", p)
 	}
 	if err := fits(op, dt, n, dst, x); err != nil || n == 0 {
 		return err
@@ -41,7 +45,7 @@ func (k *Kernels) ParamBinary(op string, dt DType, shape []int, dst, a *Buffer, 
 	if !dt.valid() || a == nil || b == nil {
 		return fmt.Errorf("cuda: %s: invalid dtype or nil operand", op)
 	}
-	s, n, err := newStridesArg(shape, aStrides, bStrides, a.size/dt.Size(), b.size/dt.Size())
+	s, n, err := newStridesSpan(shape, aStrides, bStrides, spanOf(a, dt), spanOf(b, dt))
 	if err != nil {
 		return err
 	}
@@ -73,11 +77,11 @@ func (k *Kernels) Where(dt DType, shape []int, dst, cond *Buffer, cStrides []int
 		return fmt.Errorf("cuda: Where: invalid dtype %d or nil operand", dt)
 	}
 	// The (cond, a) and (b, b) pairs check every operand's strides and extent.
-	ca, n, err := newStridesArg(shape, cStrides, aStrides, cond.size/dt.Size(), a.size/dt.Size())
+	ca, n, err := newStridesSpan(shape, cStrides, aStrides, spanOf(cond, dt), spanOf(a, dt))
 	if err != nil {
 		return fmt.Errorf("cuda: Where (cond, a): %w", err)
 	}
-	bb, _, err := newStridesArg(shape, bStrides, bStrides, b.size/dt.Size(), b.size/dt.Size())
+	bb, _, err := newStridesSpan(shape, bStrides, bStrides, spanOf(b, dt), spanOf(b, dt))
 	if err != nil {
 		return fmt.Errorf("cuda: Where (b): %w", err)
 	}
@@ -108,7 +112,7 @@ func (k *Kernels) CopyStrided(dt DType, shape []int, dst *Buffer, dstStrides []i
 			}
 		}
 	}
-	s, n, err := newStridesArg(shape, xStrides, dstStrides, x.size/dt.Size(), dst.size/dt.Size())
+	s, n, err := newStridesSpan(shape, xStrides, dstStrides, spanOf(x, dt), spanOf(dst, dt))
 	if err != nil {
 		return fmt.Errorf("cuda: CopyStrided (x, dst): %w", err)
 	}

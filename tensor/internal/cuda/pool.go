@@ -9,6 +9,7 @@ type Buffer struct {
 	ptr  uint64
 	size int
 	view bool
+	head int // bytes of the buffer sliced from before ptr (a view's offset)
 }
 
 // Slice returns a view of b starting offsetBytes in, of the remaining
@@ -20,7 +21,7 @@ func (b *Buffer) Slice(offsetBytes int) *Buffer {
 	if offsetBytes < 0 || offsetBytes > b.size {
 		panic(fmt.Sprintf("cuda: Buffer.Slice(%d) of a %d-byte buffer", offsetBytes, b.size))
 	}
-	return &Buffer{ptr: b.ptr + uint64(offsetBytes), size: b.size - offsetBytes, view: true}
+	return &Buffer{ptr: b.ptr + uint64(offsetBytes), size: b.size - offsetBytes, view: true, head: b.head + offsetBytes}
 }
 
 // Ptr returns the buffer's device address (a CUdeviceptr).

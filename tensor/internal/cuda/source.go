@@ -39,7 +39,8 @@ func Source() string {
 var (
 	UnaryOps = []string{"neg", "exp", "log", "tanh", "relu", "sigmoid", "gelu",
 		"square", "sqrt", "abs", "reciprocal", "log1p", "expm1", "softplus",
-		"sign", "sin", "cos", "erf", "lgamma", "digamma"}
+		"sign", "sin", "cos", "erf", "lgamma", "digamma",
+		"log_ndtr", "log_bessel_i0", "bessel_i1_over_i0"} // the last three: kernels/special.cu
 	BinaryOps = []string{"add", "sub", "mul", "div", "relu_grad", "gelu_grad", "sigmoid_grad", "tanh_grad",
 		"pow", "maximum", "minimum", "xlogy", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 	ScalarOps = []string{"add_scalar", "mul_scalar"}
@@ -55,7 +56,7 @@ var (
 // (Kernels.MaxLast and the others of reduce.go), MathOps are Kernels.Where
 // and Kernels.CopyStrided.
 var (
-	ParamOps       = []string{"pow_scalar", "leaky_relu", "elu", "clamp"}
+	ParamOps       = []string{"pow_scalar", "leaky_relu", "elu", "clamp", "polygamma"} // polygamma: kernels/special.cu
 	ParamBinaryOps = []string{"leaky_relu_grad"}
 	ReduceOps      = []string{"max_last", "min_last", "prod_last", "logsumexp_last", "variance_last"}
 	MathOps        = []string{"where", "copy_strided"}
@@ -65,7 +66,8 @@ var (
 func kernelNames() []string {
 	var out []string
 	for _, op := range slices.Concat(UnaryOps, BinaryOps, ScalarOps, RowOps, OtherOps, UpdateOps, ConvOps,
-		ParamOps, ParamBinaryOps, ReduceOps, MathOps) {
+		ParamOps, ParamBinaryOps, ReduceOps, MathOps,
+		CellOps, GammaOps) {
 		out = append(out, op+"_f32", op+"_f64")
 	}
 	return out
@@ -114,27 +116,57 @@ type stridesArg struct {
 // shape (contiguous) whose operands have aElems and bElems elements and
 // are read with strides as and bs (0 repeats along a dimension), and
 // returns the kernel's argument and the output's element count (0 for an
-// empty shape, with nothing checked but the stride counts).
+// empty shape, with nothing checked but the stride counts). Negative
+// strides need elements before the operand's pointer: newStridesSpan.
 func newStridesArg(shape, as, bs []int, aElems, bElems int) (*stridesArg, int, error) {
+	return newStridesSpan(shape, as, bs, span{0, aElems}, span{0, bElems})
+}
+
+// span is the elements an operand may reach around its pointer: before
+// it (a Buffer.Slice view into a larger buffer) and from it on.
+type span struct{ before, after int }
+
+// spanOf is b's span in elements of dt.
+func spanOf(b *Buffer, dt DType) span { return span{b.head / dt.Size(), b.size / dt.Size()} }
+
+// newStridesSpan is newStridesArg for operands that may have negative
+// strides (a slice with a negative step): the kernels index an operand
+// from its pointer, which points at its element 0, so a negative stride
+// reads memory before the pointer, within the span's before elements.
+func newStridesSpan(shape, as, bs []int, a, b span) (*stridesArg, int, error) {
 	if len(shape) > MaxDims || len(as) != len(shape) || len(bs) != len(shape) {
 		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v: need one stride per dimension, at most %d dimensions", shape, as, bs, MaxDims)
 	}
 	s := &stridesArg{ndim: int64(len(shape))}
+	for _, k := range shape {
+		if k < 0 {
+			return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v: sizes must be non-negative", shape, as, bs)
+		}
+	}
 	if slices.Contains(shape, 0) {
 		return s, 0, nil // nothing to compute
 	}
-	n, aMax, bMax := 1, 0, 0
+	n, aMin, aMax, bMin, bMax := 1, 0, 0, 0, 0
 	for d, k := range shape {
-		if k < 0 || as[d] < 0 || bs[d] < 0 {
-			return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v: sizes must be positive and strides non-negative", shape, as, bs)
-		}
 		n *= k
-		aMax += (k - 1) * as[d]
-		bMax += (k - 1) * bs[d]
+		if as[d] < 0 {
+			aMin += (k - 1) * as[d]
+		} else {
+			aMax += (k - 1) * as[d]
+		}
+		if bs[d] < 0 {
+			bMin += (k - 1) * bs[d]
+		} else {
+			bMax += (k - 1) * bs[d]
+		}
 		s.shape[d], s.a[d], s.b[d] = int64(k), int64(as[d]), int64(bs[d])
 	}
-	if aMax >= aElems || bMax >= bElems {
-		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v reads a up to element %d of %d and b up to %d of %d", shape, aMax, aElems, bMax, bElems)
+	if aMax >= a.after || bMax >= b.after {
+		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v reads a up to element %d of %d and b up to %d of %d", shape, aMax, a.after, bMax, b.after)
+	}
+	if aMin < -a.before || bMin < -b.before {
+		return nil, 0, fmt.Errorf("cuda: broadcast over shape %v with strides %v and %v reads a back to element %d (its buffer starts at %d) and b back to %d (at %d)",
+			shape, as, bs, aMin, -a.before, bMin, -b.before)
 	}
 	return s, n, nil
 }

@@ -21,7 +21,7 @@ func TestSourceHasEveryKernel(t *testing.T) {
 		defined = append(defined, m[1])
 	}
 	// The macros define name##_f32: expand the macro uses too.
-	use := regexp.MustCompile(`(?m)^(UNARY|BINARY|SCALAR)\((\w+), \w+\)|^ROWWISE\(\w+, (f32|f64)\)|^GEOM_KERNELS\(\w+, (f32|f64)\)`)
+	use := regexp.MustCompile(`(?m)^(UNARY|BINARY|SCALAR)\((\w+), \w+\)|^ROWWISE\(\w+, (f32|f64)\)|^GEOM_KERNELS\(\w+, (f32|f64)\)|^OPTIM_KERNELS\(\w+, (f32|f64)\)`)
 	for _, m := range use.FindAllStringSubmatch(src, -1) {
 		switch {
 		case m[2] != "":
@@ -29,6 +29,10 @@ func TestSourceHasEveryKernel(t *testing.T) {
 		case m[3] != "":
 			for _, op := range RowOps {
 				defined = append(defined, op+"_"+m[3])
+			}
+		case m[5] != "":
+			for _, op := range UpdateOps {
+				defined = append(defined, op+"_"+m[5])
 			}
 		default:
 			for _, op := range ConvOps {

@@ -127,4 +127,15 @@ type Backend interface {
 	SetMatMulPrecision(p int) error
 	// Synchronize waits for all queued work and reports its failures.
 	Synchronize() error
+
+	// Cell runs a fused recurrent cell ("lstm_cell", "lstm_cell_grad",
+	// "gru_cell", "gru_cell_grad"; graph/lstm.go and graph/gru.go) over
+	// rows rows of h hidden units into the contiguous dst. Each operand's
+	// rows hold contiguous units, row r at r·Strides[0] elements.
+	Cell(op string, dt DType, rows, h int, dst Mem, in []View) error
+	// Special sets the n contiguous elements of dst to a special function
+	// of the contiguous operands in, with integer parameters p:
+	// "gamma_p_deriv" (in a, x; p the orders n, m) and "gamma_p_inv" (in
+	// a, u, z0), package tensor's GammaPDeriv and GammaPInv.
+	Special(op string, dt DType, n int, dst Mem, in []Mem, p []int) error
 }

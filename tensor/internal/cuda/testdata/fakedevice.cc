@@ -61,6 +61,9 @@ static T atomicAdd(T* address, T val) {
 #include "../kernels/math.cu"
 #include "../kernels/reduce.cu"
 #include "../kernels/softmax.cu"
+// The fused recurrent cells and the special functions (CELL below).
+#include "../kernels/rnn.cu"
+#include "../kernels/special.cu"
 
 // The kernels' signatures: PTR2 (long long, 2 pointers) serves unary maps
 // and non_finite, INDEX (long long, 3 pointers, 3 long longs) gather and
@@ -74,6 +77,10 @@ enum Kind { PTR2, BINARY, COPY, SCALAR32, SCALAR64, FILL32, FILL64, INDEX, ROW2,
 // long long: variance_last).
 static const Kind PARAM32 = Kind(GEOM3 + 1), PARAM64 = Kind(GEOM3 + 2), PBIN32 = Kind(GEOM3 + 3),
                   PBIN64 = Kind(GEOM3 + 4), WHERE = Kind(GEOM3 + 5), ROWV = Kind(GEOM3 + 6);
+// CELL: the cells of kernels/rnn.cu (2 long longs, 5 pointers, 4 long longs).
+// GPD, GPI: gamma_p_deriv (long long, 3 pointers, 2 long longs) and
+// gamma_p_inv (long long, 4 pointers) of kernels/special.cu.
+static const Kind CELL = Kind(GEOM3 + 32), GPD = Kind(GEOM3 + 33), GPI = Kind(GEOM3 + 34);
 struct Kernel {
   const char* name;
   Kind kind;
@@ -111,6 +118,11 @@ static const Kernel kernel_table[] = {
     PAIR(copy, COPY), PAIR(gather, INDEX), PAIR(scatter_add, INDEX),
     PAIR(im2col, GEOM2), PAIR(col2im, GEOM2), PAIR(avg_pool, GEOM2), PAIR(avg_pool_grad, GEOM2),
     PAIR(max_pool, GEOM3), PAIR(max_pool_grad, GEOM3),
+    // kernels/rnn.cu and special.cu
+    PAIR(lstm_cell, CELL), PAIR(lstm_cell_grad, CELL), PAIR(gru_cell, CELL), PAIR(gru_cell_grad, CELL),
+    PAIR(log_ndtr, PTR2), PAIR(log_bessel_i0, PTR2), PAIR(bessel_i1_over_i0, PTR2),
+    {"polygamma_f32", PARAM32, (void*)polygamma_f32}, {"polygamma_f64", PARAM64, (void*)polygamma_f64},
+    PAIR(gamma_p_deriv, GPD), PAIR(gamma_p_inv, GPI),
 };
 
 #define MODULE ((void*)0x5678)
@@ -164,6 +176,19 @@ static void call(const Kernel* k, void** params) {
     case WHERE:
       ((void (*)(i64, void*, void*, void*, void*, Strides3))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
                                                                   ARG(void*, 3), ARG(void*, 4), ARG(Strides3, 5));
+      break;
+    case CELL:
+      ((void (*)(i64, i64, void*, void*, void*, void*, void*, i64, i64, i64, i64))k->fn)(
+          ARG(i64, 0), ARG(i64, 1), ARG(void*, 2), ARG(void*, 3), ARG(void*, 4), ARG(void*, 5), ARG(void*, 6),
+          ARG(i64, 7), ARG(i64, 8), ARG(i64, 9), ARG(i64, 10));
+      break;
+    case GPD:
+      ((void (*)(i64, void*, void*, void*, i64, i64))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                            ARG(void*, 3), ARG(i64, 4), ARG(i64, 5));
+      break;
+    case GPI:
+      ((void (*)(i64, void*, void*, void*, void*))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2),
+                                                        ARG(void*, 3), ARG(void*, 4));
       break;
     case ROWV:
       ((void (*)(i64, void*, void*, i64))k->fn)(ARG(i64, 0), ARG(void*, 1), ARG(void*, 2), ARG(i64, 3));
