@@ -14,6 +14,7 @@ type blasAPI struct {
 	dgemm       func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, b uint64, ldb int32, beta *float64, c uint64, ldc int32) int32
 	sgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float32, c uint64, ldc int32, sc int64, batch int32) int32
 	dgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float64, c uint64, ldc int32, sc int64, batch int32) int32
+	tri         triAPI // trsm and trmm, blas_tri.go
 }
 
 func (a *blasAPI) symbols() []symbol {
@@ -23,6 +24,8 @@ func (a *blasAPI) symbols() []symbol {
 		{"cublasSetMathMode", &a.setMathMode},
 		{"cublasSgemm_v2", &a.sgemm}, {"cublasDgemm_v2", &a.dgemm},
 		{"cublasSgemmStridedBatched", &a.sgemmSB}, {"cublasDgemmStridedBatched", &a.dgemmSB},
+		{"cublasStrsm_v2", &a.tri.strsm}, {"cublasDtrsm_v2", &a.tri.dtrsm},
+		{"cublasStrmm_v2", &a.tri.strmm}, {"cublasDtrmm_v2", &a.tri.dtrmm},
 	}
 }
 
