@@ -50,6 +50,9 @@ func cholesky(op string, dst, a *Tensor) (*Tensor, error) {
 	if !fresh && sharesStorage(dst, a) && (dst.offset != a.offset || !a.IsContiguous()) {
 		src = a.Clone() // overlapping but not the same matrix: read a copy
 	}
+	if dst.dev != nil || src.dev != nil {
+		return gpuCholesky(op, dst, src, n)
+	}
 	offs := matrixOffsets(src, src.shape[:len(src.shape)-2])
 	var err *NotPositiveDefiniteError
 	if a.dtype == Float32 {

@@ -226,3 +226,38 @@ func (b *backend) DownloadInt32(dst []int32, src devices.Mem) error {
 func (b *backend) SetTF32(on bool) error { return b.blas.SetTF32(on) }
 
 func (b *backend) Synchronize() error { return b.d.Synchronize() }
+
+// Dense linear algebra: cuBLAS's triangular routines, and cuSOLVER,
+// loaded on the first factorisation (tensor/internal/cuda/solver.go).
+
+func (b *backend) Trsm(dt devices.DType, lower, trans bool, n, k int, a, x devices.Mem) error {
+	return b.blas.Trsm(dtype(dt), lower, trans, n, k, buf(a), buf(x))
+}
+
+func (b *backend) Trmm(dt devices.DType, lower, trans bool, n, k int, a, x, c devices.Mem) error {
+	return b.blas.Trmm(dtype(dt), lower, trans, n, k, buf(a), buf(x), buf(c))
+}
+
+func (b *backend) Potrf(dt devices.DType, n int, a, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Potrf(dtype(dt), n, buf(a), buf(info))
+}
+
+func (b *backend) Getrf(dt devices.DType, n int, a, piv, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Getrf(dtype(dt), n, buf(a), buf(piv), buf(info))
+}
+
+func (b *backend) Getrs(dt devices.DType, n, k int, lu, piv, x, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Getrs(dtype(dt), n, k, buf(lu), buf(piv), buf(x), buf(info))
+}

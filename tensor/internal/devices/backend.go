@@ -123,4 +123,23 @@ type Backend interface {
 	SetTF32(on bool) error
 	// Synchronize waits for all queued work and reports its failures.
 	Synchronize() error
+
+	// Dense linear algebra on one contiguous row-major matrix at a time
+	// (cuBLAS's trsm and trmm; cuSOLVER's potrf, getrf and getrs, loaded
+	// on first use: where it is missing they return an error naming it).
+	// Trsm overwrites the n×k x with op(A)⁻¹·x, A being the lower (or
+	// upper) triangle of the n×n a and op(A) A or Aᵀ; Trmm sets c to
+	// op(A)·x. Only that triangle of a is read.
+	Trsm(dt DType, lower, trans bool, n, k int, a, x Mem) error
+	Trmm(dt DType, lower, trans bool, n, k int, a, x, c Mem) error
+	// Potrf factors a's lower triangle in place as L·Lᵀ, leaving the
+	// strict upper triangle as it was. Getrf factors M = aᵀ in place as
+	// P·M = L·U (LAPACK's getrf on the column-major matrix), the n int32
+	// 1-based pivots in piv. Each sets the int32 info to LAPACK's: 0, or
+	// the 1-based order of the failing minor (Potrf) or zero pivot
+	// (Getrf). Getrs solves A·X = B with Getrf's factors of A for the k
+	// right-hand sides held as the rows of b (the k×n Bᵀ), in place.
+	Potrf(dt DType, n int, a, info Mem) error
+	Getrf(dt DType, n int, a, piv, info Mem) error
+	Getrs(dt DType, n, k int, lu, piv, b, info Mem) error
 }
