@@ -143,9 +143,9 @@ func gpuCholeskyGrad(op string, x, l *Tensor, n int) {
 	MulScalarTo(x, x, 0.5)
 }
 
-// gpuLU holds the LU factors of each matrix of a batch on a GPU: lu
-// contiguous (batch..., n, n), holding getrf's factors of each matrix's
-// transpose, and n pivots per matrix.
+// gpuLU holds the LU factors P·A = L·U of each matrix A of a batch on a
+// GPU: lu contiguous (batch..., n, n), holding each matrix's factors
+// transposed (cuSOLVER's column-major storage), and n pivots per matrix.
 type gpuLU struct {
 	lu   *Tensor
 	piv  infoWords
@@ -165,7 +165,7 @@ func gpuFactorLU(op string, a *Tensor, n int) (*gpuLU, error) {
 	st := sameDevice(op, a)
 	nb := a.Size() / (n * n)
 	lu := newUninitOn(op, a.Device(), a.dtype, a.shape...)
-	gpuCopy(op, lu, a)
+	gpuCopy(op, lu, Transpose(a)) // column-major, for getrf
 	dt := devDType(a.dtype)
 	bad, err := st.be.NonFinite(dt, nb*n*n, lu.mem())
 	gpuCheck(op, err)

@@ -5,6 +5,9 @@ package cuda_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gradus-ml/gradus/tensor"
@@ -180,7 +183,7 @@ func TestGetrfGetrs(t *testing.T) {
 	for _, ty := range dtypes {
 		a := tensor.Add(sample(ty, n*n, -1, 1, n, n), tensor.MulScalar(tensor.Eye(ty, n), 2))
 		b := sample(ty, n*k, -3, 3, n, k)
-		ab, piv, info := upload(t, d, a), alloc(t, d, 4*n), alloc(t, d, 4)
+		ab, piv, info := upload(t, d, tensor.Transpose(a)), alloc(t, d, 4*n), alloc(t, d, 4) // column-major
 		if err := s.Getrf(dt(ty), n, ab, piv, info); err != nil {
 			t.Fatal(err)
 		}
@@ -214,10 +217,10 @@ func TestGetrfGetrs(t *testing.T) {
 		}
 		compare(t, fmt.Sprintf("det from Getrf %v", ty), tensor.Scalar(ty, det), wantDet, tolSolve[ty])
 
-		// Rows 2 and 5 equal: the fourth pivot or an earlier one is zero.
+		// Rows 2 and 5 equal: elimination leaves a zero row, a zero pivot.
 		sing := a.Contiguous().Values()
 		copy(sing[5*n:6*n], sing[2*n:3*n])
-		uploadInto(t, d, ab, tensor.FromValues(ty, sing, n, n))
+		uploadInto(t, d, ab, tensor.Transpose(tensor.FromValues(ty, sing, n, n)))
 		if err := s.Getrf(dt(ty), n, ab, piv, info); err != nil {
 			t.Fatal(err)
 		}
@@ -227,5 +230,46 @@ func TestGetrfGetrs(t *testing.T) {
 		for _, x := range []*cuda.Buffer{ab, piv, info, bt} {
 			d.Release(x)
 		}
+	}
+}
+
+// TestSolverMissing opens the device a second time through a folder that
+// holds the driver and cuBLAS but no cuSOLVER: Solver says which library
+// is missing and where it looked, and cuBLAS keeps working.
+func TestSolverMissing(t *testing.T) {
+	d := device(t)
+	blas, err := d.BLAS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, blasPath := blas.Version()
+	if !filepath.IsAbs(d.LibraryPath()) || !filepath.IsAbs(blasPath) {
+		t.Skipf("the driver (%s) or cuBLAS (%s) came from the dynamic loader: no folder of ours can offer them without cuSOLVER", d.LibraryPath(), blasPath)
+	}
+	dir := t.TempDir()
+	for _, p := range []string{d.LibraryPath(), blasPath} {
+		if err := os.Symlink(p, filepath.Join(dir, filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d2, err := cuda.OpenDevice(cuda.Search{Env: []string{dir}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	_, err = d2.Solver()
+	want := "libcusolver.so.12 (cuSOLVER) not found in GRADUS_CUDA_PATH=[" + dir + "] or in []"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Solver() = %v, want an error saying %q", err, want)
+	}
+	b2, err := d2.BLAS()
+	if err != nil {
+		t.Fatalf("cuBLAS without cuSOLVER: %v", err)
+	}
+	x, y := alloc(t, d2, 4*4), alloc(t, d2, 4*4)
+	defer d2.Release(x)
+	defer d2.Release(y)
+	if err := b2.Trmm(cuda.F32, true, false, 2, 2, x, x, y); err != nil {
+		t.Errorf("Trmm without cuSOLVER: %v", err)
 	}
 }

@@ -219,10 +219,11 @@ func (s *Solver) Potrf(dt DType, n int, a, info *Buffer) error {
 	})
 }
 
-// Getrf factors the n×n matrix M that the row-major a is read as by
-// cuSOLVER, M = Aᵀ, in place as P·M = L·U with partial pivoting (L unit
-// lower and U upper, column-major), so det A = det M = ±Π Uᵢᵢ, Uᵢᵢ being
-// a's diagonal after the call. The n int32 piv become the 1-based rows
+// Getrf factors the column-major n×n matrix A in a (which holds the
+// row-major Aᵀ: transpose a row-major matrix into it first) in place as
+// P·A = L·U with partial pivoting, L unit lower and U upper, as LAPACK's
+// getrf and package tensor's LU do, so det A = ±Π Uᵢᵢ, Uᵢᵢ being a's
+// diagonal after the call. The n int32 piv become the 1-based rows
 // swapped with each row, and the int32 info 0, or i > 0 when Uᵢᵢ
 // (1-based) is exactly zero (the factorisation still completes).
 func (s *Solver) Getrf(dt DType, n int, a, piv, info *Buffer) error {
@@ -255,10 +256,10 @@ func (s *Solver) Getrf(dt DType, n int, a, piv, info *Buffer) error {
 }
 
 // Getrs solves A·X = B in place given Getrf's factors lu and piv of the
-// row-major n×n A: cuSOLVER solves Mᵀ·X = B with M = Aᵀ (trans T) for the
-// column-major n×k B, which is the row-major k×n Bᵀ, so b holds the k
-// right-hand sides as its rows and gets the solutions likewise. The int32
-// info becomes 0 (a negative value names a wrong argument).
+// column-major n×n A, for the column-major n×k B (trans N): b holds the
+// row-major k×n Bᵀ, the right-hand sides as its rows, and gets the
+// solutions likewise. The int32 info becomes 0 (a negative value names a
+// wrong argument).
 func (s *Solver) Getrs(dt DType, n, k int, lu, piv, b, info *Buffer) error {
 	if err := checkSolve("Getrs", n, k, sized{lu, n * n * dt.Size()}, sized{piv, 4 * n}, sized{b, n * k * dt.Size()}, sized{info, 4}); err != nil {
 		return err
@@ -266,9 +267,9 @@ func (s *Solver) Getrs(dt DType, n, k int, lu, piv, b, info *Buffer) error {
 	return s.d.do(func() error {
 		var st int32
 		if dt == F64 {
-			st = s.api.dgetrs(s.handle, opT, int32(n), int32(k), lu.ptr, int32(n), piv.ptr, b.ptr, int32(n), info.ptr)
+			st = s.api.dgetrs(s.handle, opN, int32(n), int32(k), lu.ptr, int32(n), piv.ptr, b.ptr, int32(n), info.ptr)
 		} else {
-			st = s.api.sgetrs(s.handle, opT, int32(n), int32(k), lu.ptr, int32(n), piv.ptr, b.ptr, int32(n), info.ptr)
+			st = s.api.sgetrs(s.handle, opN, int32(n), int32(k), lu.ptr, int32(n), piv.ptr, b.ptr, int32(n), info.ptr)
 		}
 		if st != 0 {
 			return solverError("cusolverDnGetrs", st)

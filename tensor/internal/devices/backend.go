@@ -133,10 +133,10 @@ type Backend interface {
 	Trsm(dt DType, lower, trans bool, n, k int, a, x Mem) error
 	Trmm(dt DType, lower, trans bool, n, k int, a, x, c Mem) error
 	// Potrf factors a's lower triangle in place as L·Lᵀ, leaving the
-	// strict upper triangle as it was. Getrf factors M = aᵀ in place as
-	// P·M = L·U (LAPACK's getrf on the column-major matrix), the n int32
-	// 1-based pivots in piv. Each sets the int32 info to LAPACK's: 0, or
-	// the 1-based order of the failing minor (Potrf) or zero pivot
+	// strict upper triangle as it was. Getrf factors A in place as
+	// P·A = L·U, a holding Aᵀ (A column-major: LAPACK's getrf), the n
+	// int32 1-based pivots in piv. Each sets the int32 info to LAPACK's:
+	// 0, or the 1-based order of the failing minor (Potrf) or zero pivot
 	// (Getrf). Getrs solves A·X = B with Getrf's factors of A for the k
 	// right-hand sides held as the rows of b (the k×n Bᵀ), in place.
 	Potrf(dt DType, n int, a, info Mem) error
