@@ -41,10 +41,11 @@ type solverAPI struct {
 	dgetrf     func(h uintptr, m, n int32, a uint64, lda int32, work, ipiv, info uint64) int32
 	sgetrs     func(h uintptr, trans, n, nrhs int32, a uint64, lda int32, ipiv, b uint64, ldb int32, info uint64) int32
 	dgetrs     func(h uintptr, trans, n, nrhs int32, a uint64, lda int32, ipiv, b uint64, ldb int32, info uint64) int32
+	eig        eigAPI // syevd, geqrf, orgqr and gesvd: solver_eig.go
 }
 
 func (a *solverAPI) symbols() []symbol {
-	return []symbol{
+	syms := []symbol{
 		{"cusolverDnCreate", &a.create}, {"cusolverDnDestroy", &a.destroy},
 		{"cusolverDnSetStream", &a.setStream},
 		{"cusolverDnSpotrf_bufferSize", &a.spotrfSize}, {"cusolverDnDpotrf_bufferSize", &a.dpotrfSize},
@@ -53,6 +54,7 @@ func (a *solverAPI) symbols() []symbol {
 		{"cusolverDnSgetrf", &a.sgetrf}, {"cusolverDnDgetrf", &a.dgetrf},
 		{"cusolverDnSgetrs", &a.sgetrs}, {"cusolverDnDgetrs", &a.dgetrs},
 	}
+	return append(syms, a.eig.symbols()...)
 }
 
 // solverStatusNames are cusolverStatus_t's values.
