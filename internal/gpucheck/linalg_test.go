@@ -143,3 +143,86 @@ func TestLinalgErrorsOnDevice(t *testing.T) {
 func containsMatrix(err error, i int) bool {
 	return err != nil && strings.Contains(err.Error(), fmt.Sprintf("matrix %d:", i))
 }
+
+// signedCols negates each column of x's matrices whose entry of largest
+// magnitude is negative (eigenvectors are determined up to sign).
+func signedCols(x *tensor.Tensor) *tensor.Tensor {
+	v := x.Contiguous().Values()
+	sh := x.Shape()
+	r, c := sh[len(sh)-2], sh[len(sh)-1]
+	for off := 0; off < len(v); off += r * c {
+		for j := range c {
+			big := 0
+			for i := range r {
+				if math.Abs(v[off+i*c+j]) > math.Abs(v[off+big*c+j]) {
+					big = i
+				}
+			}
+			if v[off+big*c+j] < 0 {
+				for i := range r {
+					v[off+i*c+j] = -v[off+i*c+j]
+				}
+			}
+		}
+	}
+	return tensor.FromValues(x.DType(), v, sh...)
+}
+
+// TestDecompositionsOnDevice runs Eigh, QR and SVD on the device against
+// the CPU, batched, on tall, square and wide matrices (QR and SVD in the
+// CPU's sign conventions, eigenvectors up to sign), and a NaN's error.
+func TestDecompositionsOnDevice(t *testing.T) {
+	d := device(t)
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		tol := 1024 * eps(dt)
+		name := func(s string, sh []int) string { return fmt.Sprintf("%s %v %v", s, dt, sh) }
+		g := randn(dt, 20, 2, 5, 5)
+		sym := tensor.Add(g, tensor.Transpose(g))
+		w, v, err := tensor.Eigh(sym)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg, vg, err := tensor.Eigh(sym.To(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, name("Eigh values", sym.Shape()), wg, w, tol)
+		near(t, name("Eigh vectors", sym.Shape()), signedCols(vg.To(tensor.CPU)), signedCols(v), tol)
+		for _, sh := range [][]int{{2, 7, 4}, {3, 3}, {2, 3, 6}} {
+			a := randn(dt, 21, sh...)
+			q, r, err := tensor.QR(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qg, rg, err := tensor.QR(a.To(d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			near(t, name("QR Q", sh), qg, q, tol)
+			near(t, name("QR R", sh), rg, r, tol)
+			u, s, v, err := tensor.SVD(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ug, sg, vg, err := tensor.SVD(a.To(d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			near(t, name("SVD S", sh), sg, s, tol)
+			near(t, name("SVD U", sh), ug, u, tol)
+			near(t, name("SVD V", sh), vg, v, tol)
+		}
+		bad := randn(dt, 22, 2, 4, 4).Contiguous().Values()
+		bad[16+4*2+1] = math.NaN() // matrix 1, below the diagonal
+		nan := tensor.FromValues(dt, bad, 2, 4, 4).To(d)
+		if _, _, err := tensor.Eigh(nan); !errors.Is(err, tensor.ErrNotFinite) || !containsMatrix(err, 1) {
+			t.Errorf("Eigh %v with a NaN: %v, want ErrNotFinite for matrix 1", dt, err)
+		}
+		if _, _, err := tensor.QR(nan); !errors.Is(err, tensor.ErrNotFinite) || !containsMatrix(err, 1) {
+			t.Errorf("QR %v with a NaN: %v, want ErrNotFinite for matrix 1", dt, err)
+		}
+		if _, _, _, err := tensor.SVD(nan); !errors.Is(err, tensor.ErrNotFinite) || !containsMatrix(err, 1) {
+			t.Errorf("SVD %v with a NaN: %v, want ErrNotFinite for matrix 1", dt, err)
+		}
+	}
+}

@@ -261,3 +261,27 @@ func (b *backend) Getrs(dt devices.DType, n, k int, lu, piv, x, info devices.Mem
 	}
 	return s.Getrs(dtype(dt), n, k, buf(lu), buf(piv), buf(x), buf(info))
 }
+
+func (b *backend) Syevd(dt devices.DType, n int, a, w, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Syevd(dtype(dt), n, buf(a), buf(w), buf(info))
+}
+
+func (b *backend) QR(dt devices.DType, m, n int, a, r, tau, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.QR(dtype(dt), m, n, buf(a), buf(r), buf(tau), buf(info))
+}
+
+func (b *backend) Gesvd(dt devices.DType, m, n int, a, sv, u, vt, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Gesvd(dtype(dt), m, n, buf(a), buf(sv), buf(u), buf(vt), buf(info))
+}

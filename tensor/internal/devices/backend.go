@@ -142,4 +142,15 @@ type Backend interface {
 	Potrf(dt DType, n int, a, info Mem) error
 	Getrf(dt DType, n int, a, piv, info Mem) error
 	Getrs(dt DType, n, k int, lu, piv, b, info Mem) error
+	// Syevd overwrites the symmetric column-major n×n a (its upper
+	// triangle read: a row-major matrix's lower one) with its orthonormal
+	// eigenvectors as columns, the eigenvalues ascending in w. QR factors
+	// the column-major m×n a as Q·R (k = min(m, n)): the column-major k×n
+	// R into r, Q into a's first k columns; tau is k elements of scratch.
+	// Gesvd (m ≥ n) writes the singular values of the column-major m×n a,
+	// descending, into s, the column-major m×n U into u and n×n Vᵀ into
+	// vt. Each sets the int32 info as LAPACK's routines do.
+	Syevd(dt DType, n int, a, w, info Mem) error
+	QR(dt DType, m, n int, a, r, tau, info Mem) error
+	Gesvd(dt DType, m, n int, a, s, u, vt, info Mem) error
 }
