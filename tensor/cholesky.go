@@ -185,6 +185,9 @@ func maxFinite[T Float]() T {
 // l is not square.
 func LogDetChol(l *Tensor) *Tensor {
 	n := checkSquare("LogDetChol", l)
+	if l.dev != nil {
+		return gpuLogDetChol(l)
+	}
 	batch := l.shape[:len(l.shape)-2]
 	out := New(l.dtype, batch...)
 	offs := matrixOffsets(l, batch)

@@ -273,3 +273,15 @@ func gpuDet(op string, a *Tensor, slog bool) (det, sign, logAbs *Tensor, err err
 	}
 	return d.To(a.Device()), nil, nil, nil
 }
+
+// gpuLogDetChol is LogDetChol on a GPU: 2·Σ log Lᵢᵢ from the elementwise
+// and row-sum kernels (the sum in the kernel's order, not the CPU's).
+func gpuLogDetChol(l *Tensor) *Tensor {
+	d := Diagonal(l)
+	defer d.release()
+	lg := Log(d)
+	defer lg.release()
+	s := Sum(lg, []int{len(lg.shape) - 1}, false)
+	defer s.release()
+	return MulScalar(s, 2)
+}

@@ -41,6 +41,7 @@ func TestLinalgOnDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		near(t, name("Cholesky"), lg, l, tol)
+		near(t, name("LogDetChol"), tensor.LogDetChol(lg), tensor.LogDetChol(l), tol)
 
 		l1 := tensor.Reshape(l, 2, 1, n, n) // broadcast against b's batch of 3
 		b := randn(dt, 2, 3, n, 4)

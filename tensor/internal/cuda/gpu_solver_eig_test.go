@@ -10,17 +10,17 @@ import (
 	"github.com/gradus-ml/gradus/tensor/internal/cuda"
 )
 
-// signedColumns returns x (r×c) with each column negated where its entry
+// solverSignedColumns returns x (r×c) with each column negated where its entry
 // of largest magnitude is negative, and the signs used: vectors are
 // determined up to sign, so both sides are compared in this form.
-func signedColumns(x *tensor.Tensor) (*tensor.Tensor, []float64) {
+func solverSignedColumns(x *tensor.Tensor) (*tensor.Tensor, []float64) {
 	r, c := x.Shape()[0], x.Shape()[1]
 	v := x.Contiguous().Values()
 	signs := make([]float64, c)
 	for j := range c {
 		big := 0
 		for i := range r {
-			if abs(v[i*c+j]) > abs(v[big*c+j]) {
+			if solverAbs(v[i*c+j]) > solverAbs(v[big*c+j]) {
 				big = i
 			}
 		}
@@ -35,16 +35,16 @@ func signedColumns(x *tensor.Tensor) (*tensor.Tensor, []float64) {
 	return tensor.FromValues(x.DType(), v, r, c), signs
 }
 
-// normal returns seeded standard normal values: matrices of full rank
+// solverNormal returns seeded standard normal values: matrices of full rank
 // with distinct eigen- and singular values (sample's are of rank 2).
-func normal(ty tensor.DType, seed uint64, shape ...int) *tensor.Tensor {
+func solverNormal(ty tensor.DType, seed uint64, shape ...int) *tensor.Tensor {
 	return tensor.NewRNG(seed).Normal(ty, 0, 1, shape...)
 }
 
-func abs(x float64) float64 { return max(x, -x) }
+func solverAbs(x float64) float64 { return max(x, -x) }
 
-// scaleRows multiplies row i of x by s[i].
-func scaleRows(x *tensor.Tensor, s []float64) *tensor.Tensor {
+// solverScaleRows multiplies row i of x by s[i].
+func solverScaleRows(x *tensor.Tensor, s []float64) *tensor.Tensor {
 	return tensor.Mul(x, tensor.Reshape(tensor.FromValues(x.DType(), s, len(s)), len(s), 1))
 }
 
@@ -55,24 +55,24 @@ func TestSyevd(t *testing.T) {
 	d, s, _ := solver(t)
 	const n = 7
 	for _, ty := range dtypes {
-		g := normal(ty, 1, n, n)
+		g := solverNormal(ty, 1, n, n)
 		a := tensor.Add(g, tensor.Transpose(g)) // symmetric, indefinite, distinct eigenvalues
 		w, v, err := tensor.Eigh(a)
 		if err != nil {
 			t.Fatal(err)
 		}
 		garbage := tensor.Add(tensor.TriMask(a, 1, 1, 0), tensor.TriMask(tensor.Full(ty, 9, n, n), 0, 0, 1))
-		ab, wb, info := upload(t, d, garbage), alloc(t, d, n*ty.Size()), alloc(t, d, 4)
+		ab, wb, info := upload(t, d, garbage), solverAlloc(t, d, n*ty.Size()), solverAlloc(t, d, 4)
 		if err := s.Syevd(dt(ty), n, ab, wb, info); err != nil {
 			t.Fatal(err)
 		}
-		if got := int32s(t, d, info, 1)[0]; got != 0 {
+		if got := solverInfo(t, d, info, 1)[0]; got != 0 {
 			t.Fatalf("Syevd %v: info %d", ty, got)
 		}
 		compare(t, fmt.Sprintf("Syevd %v values", ty), download(t, d, wb, ty, n), w, tolSolve[ty])
 		// a holds the eigenvectors as its column-major columns: the rows.
-		got, _ := signedColumns(tensor.Transpose(download(t, d, ab, ty, n, n)))
-		want, _ := signedColumns(v)
+		got, _ := solverSignedColumns(tensor.Transpose(download(t, d, ab, ty, n, n)))
+		want, _ := solverSignedColumns(v)
 		compare(t, fmt.Sprintf("Syevd %v vectors", ty), got, want, tolSolve[ty])
 		for _, x := range []*cuda.Buffer{ab, wb, info} {
 			d.Release(x)
@@ -88,17 +88,17 @@ func TestSolverQR(t *testing.T) {
 		for _, mn := range [][2]int{{7, 4}, {5, 5}, {3, 6}} {
 			m, n := mn[0], mn[1]
 			k := min(m, n)
-			a := normal(ty, 2, m, n)
+			a := solverNormal(ty, 2, m, n)
 			q, r, err := tensor.QR(a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ab, rb := upload(t, d, tensor.Transpose(a)), alloc(t, d, k*n*ty.Size()) // column-major
-			tau, info := alloc(t, d, k*ty.Size()), alloc(t, d, 4)
+			ab, rb := upload(t, d, tensor.Transpose(a)), solverAlloc(t, d, k*n*ty.Size()) // column-major
+			tau, info := solverAlloc(t, d, k*ty.Size()), solverAlloc(t, d, 4)
 			if err := s.QR(dt(ty), m, n, ab, rb, tau, info); err != nil {
 				t.Fatal(err)
 			}
-			if got := int32s(t, d, info, 1)[0]; got != 0 {
+			if got := solverInfo(t, d, info, 1)[0]; got != 0 {
 				t.Fatalf("QR %v: info %d", ty, got)
 			}
 			gr := tensor.Transpose(download(t, d, rb, ty, n, k))                                        // k×n
@@ -111,8 +111,8 @@ func TestSolverQR(t *testing.T) {
 				}
 			}
 			what := fmt.Sprintf("QR %v %d×%d", ty, m, n)
-			compare(t, what+" R", scaleRows(gr, signs), r, tolSolve[ty])
-			compare(t, what+" Q", tensor.Transpose(scaleRows(tensor.Transpose(gq), signs)), q, tolSolve[ty])
+			compare(t, what+" R", solverScaleRows(gr, signs), r, tolSolve[ty])
+			compare(t, what+" Q", tensor.Transpose(solverScaleRows(tensor.Transpose(gq), signs)), q, tolSolve[ty])
 			for _, x := range []*cuda.Buffer{ab, rb, tau, info} {
 				d.Release(x)
 			}
@@ -128,23 +128,23 @@ func TestGesvd(t *testing.T) {
 	for _, ty := range dtypes {
 		for _, mn := range [][2]int{{8, 5}, {4, 4}} {
 			m, n := mn[0], mn[1]
-			a := normal(ty, 3, m, n)
+			a := solverNormal(ty, 3, m, n)
 			u, sv, v, err := tensor.SVD(a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ab, sb, ub, vb := upload(t, d, tensor.Transpose(a)), alloc(t, d, n*ty.Size()), alloc(t, d, m*n*ty.Size()), alloc(t, d, n*n*ty.Size())
-			info := alloc(t, d, 4)
+			ab, sb, ub, vb := upload(t, d, tensor.Transpose(a)), solverAlloc(t, d, n*ty.Size()), solverAlloc(t, d, m*n*ty.Size()), solverAlloc(t, d, n*n*ty.Size())
+			info := solverAlloc(t, d, 4)
 			if err := s.Gesvd(dt(ty), m, n, ab, sb, ub, vb, info); err != nil {
 				t.Fatal(err)
 			}
-			if got := int32s(t, d, info, 1)[0]; got != 0 {
+			if got := solverInfo(t, d, info, 1)[0]; got != 0 {
 				t.Fatalf("Gesvd %v: info %d", ty, got)
 			}
 			what := fmt.Sprintf("Gesvd %v %d×%d", ty, m, n)
 			compare(t, what+" values", download(t, d, sb, ty, n), sv, tolSolve[ty])
-			gv, signs := signedColumns(download(t, d, vb, ty, n, n)) // Vᵀ column-major is V row-major
-			gu := tensor.Transpose(scaleRows(download(t, d, ub, ty, n, m), signs))
+			gv, signs := solverSignedColumns(download(t, d, vb, ty, n, n)) // Vᵀ column-major is V row-major
+			gu := tensor.Transpose(solverScaleRows(download(t, d, ub, ty, n, m), signs))
 			compare(t, what+" V", gv, v, tolSolve[ty])
 			compare(t, what+" U", gu, u, tolSolve[ty])
 			for _, x := range []*cuda.Buffer{ab, sb, ub, vb, info} {

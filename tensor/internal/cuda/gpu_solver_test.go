@@ -33,20 +33,20 @@ func solver(tb testing.TB) (*cuda.Driver, *cuda.Solver, *cuda.BLAS) {
 	return d, s, b
 }
 
-// triangular returns an n×n matrix whose both triangles are well
+// solverTriangular returns an n×n matrix whose both triangles are well
 // conditioned: a diagonal of 2..3 and off-diagonal entries in ±0.3.
-func triangular(ty tensor.DType, n int) *tensor.Tensor {
+func solverTriangular(ty tensor.DType, n int) *tensor.Tensor {
 	a := sample(ty, n*n, -0.3, 0.3, n, n)
 	return tensor.AddDiag(a, tensor.Add(tensor.Full(ty, 2.5, n), sample(ty, n, -0.5, 0.5, n)))
 }
 
-// spd returns the symmetric positive definite A·Aᵀ/n + I.
-func spd(ty tensor.DType, n int) *tensor.Tensor {
+// solverSPD returns the symmetric positive definite A·Aᵀ/n + I.
+func solverSPD(ty tensor.DType, n int) *tensor.Tensor {
 	a := sample(ty, n*n, -1, 1, n, n)
 	return tensor.AddDiag(tensor.MulScalar(tensor.MatMulT(a, a, false, true), 1/float64(n)), tensor.Full(ty, 1, n))
 }
 
-func int32s(tb testing.TB, d *cuda.Driver, b *cuda.Buffer, n int) []int32 {
+func solverInfo(tb testing.TB, d *cuda.Driver, b *cuda.Buffer, n int) []int32 {
 	tb.Helper()
 	out := make([]int32, n)
 	if err := cuda.Download(d, out, b); err != nil {
@@ -55,7 +55,7 @@ func int32s(tb testing.TB, d *cuda.Driver, b *cuda.Buffer, n int) []int32 {
 	return out
 }
 
-func alloc(tb testing.TB, d *cuda.Driver, bytes int) *cuda.Buffer {
+func solverAlloc(tb testing.TB, d *cuda.Driver, bytes int) *cuda.Buffer {
 	tb.Helper()
 	b, err := d.Alloc(bytes)
 	if err != nil {
@@ -72,7 +72,7 @@ func TestTrsm(t *testing.T) {
 	for _, ty := range dtypes {
 		for _, lower := range []bool{true, false} {
 			for _, trans := range []bool{false, true} {
-				a, b := triangular(ty, n), sample(ty, n*k, -2, 2, n, k)
+				a, b := solverTriangular(ty, n), sample(ty, n*k, -2, 2, n, k)
 				ab, xb := upload(t, d, a), upload(t, d, b)
 				if err := blas.Trsm(dt(ty), lower, trans, n, k, ab, xb); err != nil {
 					t.Fatal(err)
@@ -95,7 +95,7 @@ func TestTrmm(t *testing.T) {
 		for _, lower := range []bool{true, false} {
 			for _, trans := range []bool{false, true} {
 				a, b := sample(ty, n*n, -1, 1, n, n), sample(ty, n*k, -2, 2, n, k)
-				ab, bb, cb := upload(t, d, a), upload(t, d, b), alloc(t, d, n*k*ty.Size())
+				ab, bb, cb := upload(t, d, a), upload(t, d, b), solverAlloc(t, d, n*k*ty.Size())
 				if err := blas.Trmm(dt(ty), lower, trans, n, k, ab, bb, cb); err != nil {
 					t.Fatal(err)
 				}
@@ -121,15 +121,15 @@ func TestPotrf(t *testing.T) {
 	d, s, _ := solver(t)
 	const n = 11
 	for _, ty := range dtypes {
-		a := spd(ty, n)
+		a := solverSPD(ty, n)
 		// Entries above the diagonal must be neither read nor written.
 		marked := tensor.TriMask(a, 1, 1, 0)
 		marked = tensor.Add(marked, tensor.TriMask(tensor.Full(ty, 7, n, n), 0, 0, 1))
-		ab, info := upload(t, d, marked), alloc(t, d, 4)
+		ab, info := upload(t, d, marked), solverAlloc(t, d, 4)
 		if err := s.Potrf(dt(ty), n, ab, info); err != nil {
 			t.Fatal(err)
 		}
-		if got := int32s(t, d, info, 1)[0]; got != 0 {
+		if got := solverInfo(t, d, info, 1)[0]; got != 0 {
 			t.Fatalf("Potrf %v: info %d for a positive definite matrix", ty, got)
 		}
 		l, err := tensor.Cholesky(a)
@@ -147,11 +147,11 @@ func TestPotrf(t *testing.T) {
 		if !errors.As(cpuErr, &npd) {
 			t.Fatalf("the CPU factors the indefinite matrix: %v", cpuErr)
 		}
-		uploadInto(t, d, ab, bad)
+		solverUpload(t, d, ab, bad)
 		if err := s.Potrf(dt(ty), n, ab, info); err != nil {
 			t.Fatal(err)
 		}
-		if got := int32s(t, d, info, 1)[0]; int(got) != npd.Pivot+1 {
+		if got := solverInfo(t, d, info, 1)[0]; int(got) != npd.Pivot+1 {
 			t.Errorf("Potrf %v of an indefinite matrix: info %d, want %d (the CPU's pivot %d + 1)", ty, got, npd.Pivot+1, npd.Pivot)
 		}
 		d.Release(ab)
@@ -159,8 +159,8 @@ func TestPotrf(t *testing.T) {
 	}
 }
 
-// uploadInto copies x into the device buffer b.
-func uploadInto(tb testing.TB, d *cuda.Driver, b *cuda.Buffer, x *tensor.Tensor) {
+// solverUpload copies x into the device buffer b.
+func solverUpload(tb testing.TB, d *cuda.Driver, b *cuda.Buffer, x *tensor.Tensor) {
 	tb.Helper()
 	x = x.Contiguous()
 	var err error
@@ -183,11 +183,11 @@ func TestGetrfGetrs(t *testing.T) {
 	for _, ty := range dtypes {
 		a := tensor.Add(sample(ty, n*n, -1, 1, n, n), tensor.MulScalar(tensor.Eye(ty, n), 2))
 		b := sample(ty, n*k, -3, 3, n, k)
-		ab, piv, info := upload(t, d, tensor.Transpose(a)), alloc(t, d, 4*n), alloc(t, d, 4) // column-major
+		ab, piv, info := upload(t, d, tensor.Transpose(a)), solverAlloc(t, d, 4*n), solverAlloc(t, d, 4) // column-major
 		if err := s.Getrf(dt(ty), n, ab, piv, info); err != nil {
 			t.Fatal(err)
 		}
-		if got := int32s(t, d, info, 1)[0]; got != 0 {
+		if got := solverInfo(t, d, info, 1)[0]; got != 0 {
 			t.Fatalf("Getrf %v: info %d for a regular matrix", ty, got)
 		}
 		bt := upload(t, d, tensor.Transpose(b)) // the right-hand sides as rows
@@ -200,7 +200,7 @@ func TestGetrfGetrs(t *testing.T) {
 		}
 		compare(t, fmt.Sprintf("Getrs %v", ty), tensor.Transpose(download(t, d, bt, ty, k, n)), want, tolSolve[ty])
 
-		lu, p := download(t, d, ab, ty, n, n), int32s(t, d, piv, n)
+		lu, p := download(t, d, ab, ty, n, n), solverInfo(t, d, piv, n)
 		det := 1.0
 		for i := range n {
 			det *= lu.At(i, i)
@@ -220,11 +220,11 @@ func TestGetrfGetrs(t *testing.T) {
 		// Rows 2 and 5 equal: elimination leaves a zero row, a zero pivot.
 		sing := a.Contiguous().Values()
 		copy(sing[5*n:6*n], sing[2*n:3*n])
-		uploadInto(t, d, ab, tensor.Transpose(tensor.FromValues(ty, sing, n, n)))
+		solverUpload(t, d, ab, tensor.Transpose(tensor.FromValues(ty, sing, n, n)))
 		if err := s.Getrf(dt(ty), n, ab, piv, info); err != nil {
 			t.Fatal(err)
 		}
-		if got := int32s(t, d, info, 1)[0]; got < 1 || got > n {
+		if got := solverInfo(t, d, info, 1)[0]; got < 1 || got > n {
 			t.Errorf("Getrf %v of a singular matrix: info %d, want a zero pivot in 1..%d", ty, got, n)
 		}
 		for _, x := range []*cuda.Buffer{ab, piv, info, bt} {
@@ -266,7 +266,7 @@ func TestSolverMissing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cuBLAS without cuSOLVER: %v", err)
 	}
-	x, y := alloc(t, d2, 4*4), alloc(t, d2, 4*4)
+	x, y := solverAlloc(t, d2, 4*4), solverAlloc(t, d2, 4*4)
 	defer d2.Release(x)
 	defer d2.Release(y)
 	if err := b2.Trmm(cuda.F32, true, false, 2, 2, x, x, y); err != nil {
