@@ -107,9 +107,12 @@ func TestLinalgErrorsOnDevice(t *testing.T) {
 		if !errors.As(cpuErr, &c) || !errors.As(gpuErr, &g) {
 			t.Fatalf("Cholesky %v: errors %v on the CPU and %v on the device", dt, cpuErr, gpuErr)
 		}
-		if g.Batch != c.Batch || g.Pivot != c.Pivot || !(g.Value <= 0) {
+		// The value is what cuSOLVER leaves on the diagonal (LAPACK's potrf
+		// leaves the failing pivot there): logged, not checked.
+		if g.Batch != c.Batch || g.Pivot != c.Pivot || g.Op != c.Op {
 			t.Errorf("Cholesky %v: %v on the device, %v on the CPU", dt, gpuErr, cpuErr)
 		}
+		t.Logf("Cholesky %v: %v on the device, %v on the CPU", dt, gpuErr, cpuErr)
 
 		sing := tensor.Add(randn(dt, 10, 2, n, n), tensor.Eye(dt, n)).Contiguous().Values()
 		copy(sing[n*n+4*n:n*n+5*n], sing[n*n+1*n:n*n+2*n]) // matrix 1: rows 1 and 4 equal
