@@ -50,6 +50,9 @@ func cholesky(op string, dst, a *Tensor) (*Tensor, error) {
 	if !fresh && sharesStorage(dst, a) && (dst.offset != a.offset || !a.IsContiguous()) {
 		src = a.Clone() // overlapping but not the same matrix: read a copy
 	}
+	if dst.dev != nil || src.dev != nil {
+		return gpuCholesky(op, dst, src, n)
+	}
 	offs := matrixOffsets(src, src.shape[:len(src.shape)-2])
 	var err *NotPositiveDefiniteError
 	if a.dtype == Float32 {
@@ -182,6 +185,9 @@ func maxFinite[T Float]() T {
 // l is not square.
 func LogDetChol(l *Tensor) *Tensor {
 	n := checkSquare("LogDetChol", l)
+	if l.dev != nil {
+		return gpuLogDetChol(l)
+	}
 	batch := l.shape[:len(l.shape)-2]
 	out := New(l.dtype, batch...)
 	offs := matrixOffsets(l, batch)

@@ -44,6 +44,10 @@ func choleskyGrad(op string, dst, l, lbar *Tensor) *Tensor {
 	if x.Size() == 0 {
 		return x
 	}
+	if x.dev != nil || l.dev != nil {
+		gpuCholeskyGrad(op, x, l, n)
+		return x
+	}
 	l, ldl := rowMajor(l, n, n)
 	offs := matrixOffsets(l, batch)
 	if l.dtype == Float32 {

@@ -31,6 +31,9 @@ const eighSplitWork = 1 << 14
 // converge. It panics with a *Error when a is not square.
 func Eigh(a *Tensor) (w, v *Tensor, err error) {
 	n := checkSquare("Eigh", a)
+	if a.dev != nil {
+		return gpuEigh(a, n)
+	}
 	batch := a.shape[:len(a.shape)-2]
 	w = New(a.dtype, append(cloneInts(batch), n)...)
 	v = New(a.dtype, a.shape...)

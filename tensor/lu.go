@@ -157,6 +157,9 @@ func SolveTo(dst, a, b *Tensor) (*Tensor, error) {
 
 func solve(op string, dst, a, b *Tensor) (*Tensor, error) {
 	x, n, k, batch := solveSetupTo(op, dst, a, b)
+	if x.dev != nil || a.dev != nil {
+		return gpuSolve(op, x, a, n, k, batch)
+	}
 	f, err := factorLU(op, a)
 	if err != nil {
 		return nil, err
@@ -207,14 +210,14 @@ func luSolveOne[T Float](A []T, piv []int, off int, xb []T, n, k int) {
 // Solve with the identity. Errors and panics are Solve's.
 func Inverse(a *Tensor) (*Tensor, error) {
 	n := checkSquare("Inverse", a)
-	return solve("Inverse", nil, a, Eye(a.dtype, n))
+	return solve("Inverse", nil, a, Eye(a.dtype, n).To(a.Device()))
 }
 
 // InverseTo is Inverse writing A⁻¹ into dst (nil allocates), with dst as
 // for SolveTo (it must not overlap a).
 func InverseTo(dst, a *Tensor) (*Tensor, error) {
 	n := checkSquare("InverseTo", a)
-	return solve("InverseTo", dst, a, Eye(a.dtype, n))
+	return solve("InverseTo", dst, a, Eye(a.dtype, n).To(a.Device()))
 }
 
 // Det returns the determinant of each matrix of a (..., n, n), with the
@@ -224,6 +227,10 @@ func InverseTo(dst, a *Tensor) (*Tensor, error) {
 // wrapping ErrNotFinite when a has NaN or infinite entries and panics with
 // a *Error when a is not square.
 func Det(a *Tensor) (*Tensor, error) {
+	if a.dev != nil {
+		det, _, _, err := gpuDet("Det", a, false)
+		return det, err
+	}
 	f, err := factorLU("Det", a)
 	if err != nil {
 		return nil, err
@@ -263,6 +270,10 @@ func SlogDet(a *Tensor) (sign, logAbs *Tensor, err error) {
 }
 
 func slogDet(op string, a *Tensor) (sign, logAbs *Tensor, err error) {
+	if a.dev != nil {
+		_, sign, logAbs, err = gpuDet(op, a, true)
+		return sign, logAbs, err
+	}
 	f, err := factorLU(op, a)
 	if err != nil {
 		return nil, nil, err

@@ -31,8 +31,14 @@ func QR(a *Tensor) (q, r *Tensor, err error) {
 	batch := a.shape[:len(a.shape)-2]
 	q = New(a.dtype, append(cloneInts(batch), m, k)...)
 	r = New(a.dtype, append(cloneInts(batch), k, n)...)
+	if a.dev != nil && a.Size() == 0 {
+		return q.To(a.Device()), r.To(a.Device()), nil
+	}
 	if a.Size() == 0 {
 		return q, r, nil
+	}
+	if a.dev != nil {
+		return gpuQR(a, m, n)
 	}
 	offs := matrixOffsets(a, batch)
 	if a.dtype == Float32 {

@@ -46,8 +46,14 @@ func SVD(a *Tensor) (u, s, v *Tensor, err error) {
 	u = New(a.dtype, append(cloneInts(batch), m, k)...)
 	s = New(a.dtype, append(cloneInts(batch), k)...)
 	v = New(a.dtype, append(cloneInts(batch), n, k)...)
+	if a.dev != nil && a.Size() == 0 {
+		return u.To(a.Device()), s.To(a.Device()), v.To(a.Device()), nil
+	}
 	if a.Size() == 0 {
 		return u, s, v, nil
+	}
+	if a.dev != nil {
+		return gpuSVD(a, m, n)
 	}
 	offs := matrixOffsets(a, batch)
 	if a.dtype == Float32 {

@@ -56,6 +56,10 @@ func triSolveSteps(op string, dst, a, b *Tensor, steps ...triStep) *Tensor {
 	if x.Size() == 0 {
 		return x
 	}
+	if x.dev != nil || a.dev != nil {
+		gpuTriSolve(op, x, a, n, k, batch, steps)
+		return x
+	}
 	// A transposed view (such as Transpose(l)) is solved in place as its
 	// storage's transpose: the lower triangle of Mᵀ is the upper one of M.
 	nd := len(a.shape)

@@ -64,6 +64,10 @@ func triMatMul(op string, dst, l, b *Tensor, transL, lowerOut bool) *Tensor {
 	if out.Size() == 0 {
 		return out
 	}
+	if out.dev != nil || l.dev != nil || b.dev != nil {
+		gpuTriMatMul(op, out, l, b, n, k, batch, transL, lowerOut)
+		return out
+	}
 	// Both operands are read as row-major matrices.
 	l, lda := rowMajor(l, n, n)
 	b, ldb := rowMajor(b, n, k)

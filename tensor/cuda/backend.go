@@ -255,3 +255,62 @@ func (b *backend) Special(op string, dt devices.DType, n int, dst devices.Mem, i
 	}
 	return fmt.Errorf("cuda: no special function %q of %d operands and %d parameters", op, len(in), len(p))
 }
+
+// Dense linear algebra: cuBLAS's triangular routines, and cuSOLVER,
+// loaded on the first factorisation (tensor/internal/cuda/solver.go).
+
+func (b *backend) Trsm(dt devices.DType, lower, trans bool, n, k int, a, x devices.Mem) error {
+	return b.blas.Trsm(dtype(dt), lower, trans, n, k, buf(a), buf(x))
+}
+
+func (b *backend) Trmm(dt devices.DType, lower, trans bool, n, k int, a, x, c devices.Mem) error {
+	return b.blas.Trmm(dtype(dt), lower, trans, n, k, buf(a), buf(x), buf(c))
+}
+
+func (b *backend) Potrf(dt devices.DType, n int, a, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Potrf(dtype(dt), n, buf(a), buf(info))
+}
+
+func (b *backend) Getrf(dt devices.DType, n int, a, piv, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Getrf(dtype(dt), n, buf(a), buf(piv), buf(info))
+}
+
+func (b *backend) Getrs(dt devices.DType, n, k int, lu, piv, x, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Getrs(dtype(dt), n, k, buf(lu), buf(piv), buf(x), buf(info))
+}
+
+func (b *backend) Syevd(dt devices.DType, n int, a, w, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Syevd(dtype(dt), n, buf(a), buf(w), buf(info))
+}
+
+func (b *backend) QR(dt devices.DType, m, n int, a, r, tau, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.QR(dtype(dt), m, n, buf(a), buf(r), buf(tau), buf(info))
+}
+
+func (b *backend) Gesvd(dt devices.DType, m, n int, a, sv, u, vt, info devices.Mem) error {
+	s, err := b.d.Solver()
+	if err != nil {
+		return err
+	}
+	return s.Gesvd(dtype(dt), m, n, buf(a), buf(sv), buf(u), buf(vt), buf(info))
+}

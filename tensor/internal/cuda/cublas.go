@@ -20,6 +20,7 @@ type blasAPI struct {
 	// type, which is how cuBLAS offers bfloat16 products of float32 data.
 	gemmEx   func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, at, lda int32, b uint64, bt, ldb int32, beta *float32, c uint64, ct, ldc, compute, algo int32) int32
 	gemmSBEx func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, at, lda int32, sa int64, b uint64, bt, ldb int32, sb int64, beta *float32, c uint64, ct, ldc int32, sc int64, batch, compute, algo int32) int32
+	tri      triAPI // trsm and trmm, blas_tri.go
 }
 
 func (a *blasAPI) symbols() []symbol {
@@ -30,6 +31,8 @@ func (a *blasAPI) symbols() []symbol {
 		{"cublasSgemm_v2", &a.sgemm}, {"cublasDgemm_v2", &a.dgemm},
 		{"cublasSgemmStridedBatched", &a.sgemmSB}, {"cublasDgemmStridedBatched", &a.dgemmSB},
 		{"cublasGemmEx", &a.gemmEx}, {"cublasGemmStridedBatchedEx", &a.gemmSBEx},
+		{"cublasStrsm_v2", &a.tri.strsm}, {"cublasDtrsm_v2", &a.tri.dtrsm},
+		{"cublasStrmm_v2", &a.tri.strmm}, {"cublasDtrmm_v2", &a.tri.dtrmm},
 	}
 }
 

@@ -161,6 +161,7 @@ type Driver struct {
 	nvrtc   *nvrtcAPI
 	blas    *BLAS
 	kernels *Kernels
+	solver  *Solver // solver.go
 }
 
 // Open binds the driver found by DefaultSearch and makes device 0's
@@ -309,6 +310,9 @@ func (d *Driver) MemoryInfo() (free, total int64, err error) {
 func (d *Driver) Close() error {
 	err := d.do(func() error {
 		errs := []error{d.pool.trim()}
+		if d.solver != nil {
+			errs = append(errs, d.solver.destroy())
+		}
 		if d.blas != nil {
 			errs = append(errs, d.blas.destroy())
 		}

@@ -33,11 +33,12 @@ esac
 	uname -a
 	nvidia-smi
 	echo "== ldconfig"
-	ldconfig -p 2>/dev/null | grep -E 'libcuda\.|libcublas|libnvrtc'
+	ldconfig -p 2>/dev/null | grep -E 'libcuda\.|libcublas|libnvrtc|libcusolver|libcusparse|libnvJitLink'
 	echo "== CUDA folders"
 	ls -d /usr/local/cuda* 2>/dev/null
 	python3 -c 'import site; print(site.getsitepackages())' 2>/dev/null
 	ls -d /usr/local/lib/python3*/dist-packages/nvidia/*/lib /usr/lib/python3*/site-packages/nvidia/*/lib 2>/dev/null
+	ls /usr/local/lib/python3*/dist-packages/nvidia/*/lib/libcusolver* /usr/lib/python3*/site-packages/nvidia/*/lib/libcusolver* 2>/dev/null
 } >"$out/env.txt" 2>&1
 
 cd "$here" # the tests read testdata/ from here

@@ -25,6 +25,12 @@ var (
 	libBLAS   = library{"cuBLAS", []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.*"}}
 	libBLASLt = library{"cuBLASLt", []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.*"}}
 	libNVRTC  = library{"NVRTC", []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.*"}}
+
+	// cuSOLVER (solver.go) and what it links against besides cuBLAS:
+	// CUDA 13's libcusolver.so.12, CUDA 12's libcusolver.so.11.
+	libSolver    = library{"cuSOLVER", []string{"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so.*"}}
+	libSparse    = library{"cuSPARSE", []string{"libcusparse.so.12", "libcusparse.so.*"}}
+	libNVJitLink = library{"nvJitLink", []string{"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so.*"}}
 )
 
 // Search says where Open looks for the libraries, in this order: the

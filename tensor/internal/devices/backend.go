@@ -138,4 +138,33 @@ type Backend interface {
 	// "gamma_p_deriv" (in a, x; p the orders n, m) and "gamma_p_inv" (in
 	// a, u, z0), package tensor's GammaPDeriv and GammaPInv.
 	Special(op string, dt DType, n int, dst Mem, in []Mem, p []int) error
+	// Dense linear algebra on one contiguous row-major matrix at a time
+	// (cuBLAS's trsm and trmm; cuSOLVER's potrf, getrf and getrs, loaded
+	// on first use: where it is missing they return an error naming it).
+	// Trsm overwrites the n×k x with op(A)⁻¹·x, A being the lower (or
+	// upper) triangle of the n×n a and op(A) A or Aᵀ; Trmm sets c to
+	// op(A)·x. Only that triangle of a is read.
+	Trsm(dt DType, lower, trans bool, n, k int, a, x Mem) error
+	Trmm(dt DType, lower, trans bool, n, k int, a, x, c Mem) error
+	// Potrf factors a's lower triangle in place as L·Lᵀ, leaving the
+	// strict upper triangle as it was. Getrf factors A in place as
+	// P·A = L·U, a holding Aᵀ (A column-major: LAPACK's getrf), the n
+	// int32 1-based pivots in piv. Each sets the int32 info to LAPACK's:
+	// 0, or the 1-based order of the failing minor (Potrf) or zero pivot
+	// (Getrf). Getrs solves A·X = B with Getrf's factors of A for the k
+	// right-hand sides held as the rows of b (the k×n Bᵀ), in place.
+	Potrf(dt DType, n int, a, info Mem) error
+	Getrf(dt DType, n int, a, piv, info Mem) error
+	Getrs(dt DType, n, k int, lu, piv, b, info Mem) error
+	// Syevd overwrites the symmetric column-major n×n a (its upper
+	// triangle read: a row-major matrix's lower one) with its orthonormal
+	// eigenvectors as columns, the eigenvalues ascending in w. QR factors
+	// the column-major m×n a as Q·R (k = min(m, n)): the column-major k×n
+	// R into r, Q into a's first k columns; tau is k elements of scratch.
+	// Gesvd (m ≥ n) writes the singular values of the column-major m×n a,
+	// descending, into s, the column-major m×n U into u and n×n Vᵀ into
+	// vt. Each sets the int32 info as LAPACK's routines do.
+	Syevd(dt DType, n int, a, w, info Mem) error
+	QR(dt DType, m, n int, a, r, tau, info Mem) error
+	Gesvd(dt DType, m, n int, a, s, u, vt, info Mem) error
 }

@@ -1,8 +1,9 @@
 // A fake CUDA device for `make cuda-fake`: the driver of fakecuda.c plus
 // NVRTC, cuBLAS and a module whose kernels are kernels/*.cu compiled for
-// the host. One shared object serves as libcuda.so.1, libnvrtc.so.13 and
-// libcublas.so.13. Elementwise kernels (no barriers) run their grid's
-// threads one after another, each to its end, so the grid-stride loops'
+// the host. One shared object serves as libcuda.so.1, libnvrtc.so.13,
+// libcublas.so.13 and libcusolver.so.12 (cuSOLVER and cuBLAS's trsm and
+// trmm in fakesolver.cc). Elementwise kernels (no barriers) run their
+// grid's threads one after another, each to its end, so the grid-stride loops'
 // split of the elements is exercised; the row kernels run each block as
 // BLOCK coroutines (ucontext) taking turns at every __syncthreads, so a
 // barrier is a round of switches, with __shared__ arrays static and
@@ -489,3 +490,6 @@ extern "C" int cublasDgemmStridedBatched(void* h, int ta, int tb, int m, int n, 
                                          uint64_t c, int ldc, long long sc, int batch) {
   return gemm_strided<double>(h, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
 }
+
+// ---- cuBLAS trsm and trmm, and cuSOLVER (libcusolver.so.12).
+#include "fakesolver.cc"
