@@ -137,7 +137,7 @@ func program() cli.Program {
 			fs.StringVar(&c.laSizes, "la-sizes", "256,1000", "comma-separated matrix orders of the SVD, QR and eigh workloads")
 			fs.IntVar(&c.threads, "threads", 0, "GOMAXPROCS (0: leave as is)")
 			fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (a relative path is inside -out)")
-			fs.StringVar(&c.device.Name, "device", "cpu", "cpu, or cuda (cuda:N) to run the workloads with a GPU form (mlp_train, cnn_train, vae_train, transformer_block, dcgan_train) on an NVIDIA GPU (build with -tags cuda)")
+			fs.StringVar(&c.device.Name, "device", "cpu", "cpu, or cuda (cuda:N) to run the workloads with a GPU form (mlp_train, cnn_train, lstm_train, gru_train, lstm_bi_train, vae_train, transformer_block, dcgan_train) on an NVIDIA GPU (build with -tags cuda)")
 		},
 		Run: func(env *cli.Env) (any, error) { return run(c, env) },
 	}

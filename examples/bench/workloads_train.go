@@ -149,12 +149,12 @@ func recurrentWorkload(name string, lstm bool, opts nn.RNNOptions) workload {
 		if opts.Bidirectional {
 			states *= 2
 		}
-		x := rng.Normal(tensor.Float32, 0, 1, seq, batch, in)
-		target := rng.Normal(tensor.Float32, 0, 1, states, batch, hidden)
+		x := onDevice(rng.Normal(tensor.Float32, 0, 1, seq, batch, in))
+		target := onDevice(rng.Normal(tensor.Float32, 0, 1, states, batch, hidden))
 		return trainer(params, func(g *graph.Graph) *graph.Node {
 			return losses.MSE(forward(g.Const(x)), g.Const(target), losses.Mean)
 		})
-	})
+	}).onGPU()
 }
 
 // vaeWorkload trains a 784-400-20 variational autoencoder (Kingma and Welling

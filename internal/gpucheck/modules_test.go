@@ -78,6 +78,14 @@ var moduleCases = []moduleCase{
 		m := nn.NewTransformerDecoderLayer(r, 8, 2, 16, true, tensor.Float32)
 		return m, func(x *graph.Node) *graph.Node { return m.Forward(x, graph.Tanh(x), nil, nil, true) }
 	}},
+	{"LSTM (two layers, bidirectional)", []int{4, 2, 3}, func(r *tensor.RNG) (nn.Module, func(*graph.Node) *graph.Node) {
+		m := nn.NewLSTM(r, 3, 5, nn.RNNOptions{Layers: 2, Bidirectional: true})
+		return m, func(x *graph.Node) *graph.Node { out, _, _ := m.Forward(x, nil, nil); return out }
+	}},
+	{"GRU (batch first)", []int{2, 4, 3}, func(r *tensor.RNG) (nn.Module, func(*graph.Node) *graph.Node) {
+		m := nn.NewGRU(r, 3, 5, nn.RNNOptions{BatchFirst: true})
+		return m, func(x *graph.Node) *graph.Node { out, _ := m.Forward(x, nil); return out }
+	}},
 	{"RNN (two layers, bidirectional)", []int{4, 2, 3}, func(r *tensor.RNG) (nn.Module, func(*graph.Node) *graph.Node) {
 		m := nn.NewRNN(r, 3, 5, nn.RNNOptions{Layers: 2, Bidirectional: true})
 		return m, func(x *graph.Node) *graph.Node { out, _ := m.Forward(x, nil); return out }

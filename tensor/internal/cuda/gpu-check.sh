@@ -58,7 +58,7 @@ fi
 # examples/bench's training workloads on the device (bench-cuda.log), to
 # set beside torch-bench.log.
 if [ -x "$here/bench.amd64" ] && [ "$(uname -m)" = x86_64 ]; then
-	timeout 120 "$here/bench.amd64" -device cuda -only mlp_train,cnn_train,vae_train,transformer_block,dcgan_train \
+	timeout 120 "$here/bench.amd64" -device cuda -only mlp_train,cnn_train,lstm_train,gru_train,vae_train,transformer_block,dcgan_train \
 		-reps 5 -out /tmp/bench-cuda 2>&1 | tee "$out/bench-cuda.log"
 fi
 # examples/vae on the device and on this machine's CPU, from one seed:
