@@ -39,7 +39,18 @@ type driverAPI struct {
 	moduleLoadData     func(m *uintptr, image unsafe.Pointer) int32
 	moduleUnload       func(m uintptr) int32
 	moduleGetFunction  func(f *uintptr, m uintptr, name string) int32
-	launchKernel       func(f uintptr, gx, gy, gz, bx, by, bz, shared uint32, stream uintptr, params, extra unsafe.Pointer) int32
+	// launchKernel is cuLaunchKernel's address, called through
+	// purego.SyscallN (launch): the registered-function path builds its
+	// arguments with reflection, about five allocations a call, and this
+	// is the call every op makes.
+	launchKernel uintptr
+}
+
+// launch calls cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream 0,
+// params, nil).
+func (a *driverAPI) launch(f uintptr, grid, block uint32, params unsafe.Pointer) int32 {
+	r, _, _ := purego.SyscallN(a.launchKernel, f, uintptr(grid), 1, 1, uintptr(block), 1, 1, 0, 0, uintptr(params), 0)
+	return int32(r)
 }
 
 func (a *driverAPI) symbols() []symbol {
@@ -60,7 +71,8 @@ func (a *driverAPI) symbols() []symbol {
 	}
 }
 
-// A symbol is a C function's name and the Go function variable to bind it to.
+// A symbol is a C function's name and the Go function variable to bind it
+// to, or a *uintptr to hold its address for purego.SyscallN.
 type symbol struct {
 	name string
 	fn   any
@@ -73,6 +85,10 @@ func bind(h uintptr, path string, syms []symbol) error {
 		p, err := purego.Dlsym(h, s.name)
 		if err != nil || p == 0 {
 			return fmt.Errorf("cuda: %s has no symbol %s (a library too old?)", path, s.name)
+		}
+		if addr, ok := s.fn.(*uintptr); ok {
+			*addr = p
+			continue
 		}
 		purego.RegisterFunc(s.fn, p)
 	}

@@ -114,7 +114,7 @@ func (k *Kernels) launch(name string, grid int, args ...any) error {
 		if err != nil {
 			return err
 		}
-		r := k.d.api.launchKernel(f, uint32(grid), 1, 1, block, 1, 1, 0, 0, unsafe.Pointer(&ptrs[0]), nil)
+		r := k.d.api.launch(f, uint32(grid), block, unsafe.Pointer(&ptrs[0]))
 		return check("cuLaunchKernel("+name+")", r)
 	})
 }
