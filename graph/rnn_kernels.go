@@ -43,37 +43,10 @@ func (v rowView[T]) row(r, n int) []T {
 	return v.data[b : b+n : b+n]
 }
 
-// rowStride returns the stride between consecutive rows of t (all axes but
-// the last flattened) when its last axis is contiguous and its leading
-// axes collapse into one, and false otherwise.
-func rowStride(t *tensor.Tensor) (int, bool) {
-	s, st := t.Shape(), t.Strides()
-	n := len(s)
-	if n == 0 || (s[n-1] > 1 && st[n-1] != 1) {
-		return 0, false
-	}
-	rs, span := -1, 1
-	for i := n - 2; i >= 0; i-- {
-		if s[i] == 1 {
-			continue
-		}
-		if rs < 0 {
-			rs = st[i]
-		} else if st[i] != rs*span {
-			return 0, false
-		}
-		span *= s[i]
-	}
-	if rs < 0 {
-		rs = s[n-1]
-	}
-	return rs, true
-}
-
 // rowsOf returns t's rows, copying t into a graph buffer first when its
 // rows are not evenly strided.
 func rowsOf[T float32 | float64](g *Graph, k *cellRuns[T], t *tensor.Tensor) rowView[T] {
-	rs, ok := rowStride(t)
+	rs, ok := kern.RowStride(t)
 	if !ok {
 		c := g.AllocUninit(t.DType(), t.Shape()...)
 		kern.Copy(c, t)

@@ -67,5 +67,6 @@ func init() {
 		DeviceUpdate: deviceUpdate,
 
 		DeviceCell: deviceCell,
+		RowStride:  cellRowStride,
 	})
 }

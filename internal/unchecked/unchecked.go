@@ -123,6 +123,11 @@ type Kernels[T, C, P any] struct {
 	// last) on their GPU, returning false without doing anything when
 	// dst and the operands live on the CPU.
 	DeviceCell func(op string, dst T, in []T) bool
+	// RowStride returns the stride between consecutive rows of t (every
+	// axis but the last flattened) when its last axis is contiguous and
+	// its leading axes collapse into one, and false otherwise: the
+	// operands the cell kernels take as they are, on either device.
+	RowStride func(t T) (int, bool)
 }
 
 var table any
