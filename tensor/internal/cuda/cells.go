@@ -4,7 +4,6 @@ package cuda
 
 import (
 	"fmt"
-	"slices"
 )
 
 // CellOps are the fused recurrent cells of kernels/rnn.cu (Kernels.Cell).
@@ -55,7 +54,15 @@ func (k *Kernels) Cell(op string, dt DType, rows, h int, dst *Buffer, in []RowOp
 	if err := fits(op, dt, rows*h*w.out, dst); err != nil {
 		return err
 	}
-	args := []any{rows, h, dst}
+	// The kernel's arguments: rows, h, dst, the operands' buffers (the
+	// forward cells' unused d again: the state, stride 0), then their row
+	// strides; an array, so that a launch allocates nothing for them.
+	var args [3 + 2*4]any
+	args[0], args[1], args[2] = rows, h, dst
+	na := len(in)
+	if na == 3 {
+		na = 4
+	}
 	for i, x := range in {
 		if x.RowStride < 0 {
 			return fmt.Errorf("cuda: %s: operand %d has the negative row stride %d", op, i, x.RowStride)
@@ -64,23 +71,18 @@ func (k *Kernels) Cell(op string, dt DType, rows, h int, dst *Buffer, in []RowOp
 		if rows > 0 && h > 0 {
 			need = (rows-1)*x.RowStride + w.in[i]*h
 		}
-		if err := fits(fmt.Sprintf("%s (operand %d)", op, i), dt, need, x.Buf); err != nil {
-			return err
+		if err := fits(op, dt, need, x.Buf); err != nil {
+			return fits(fmt.Sprintf("%s (operand %d)", op, i), dt, need, x.Buf)
 		}
-		args = append(args, x.Buf)
+		args[3+i], args[3+na+i] = x.Buf, x.RowStride
 	}
-	strides := make([]any, 0, 4)
-	for _, x := range in {
-		strides = append(strides, x.RowStride)
-	}
-	if len(in) == 3 { // the forward cells: d is unused (the state again, stride 0)
-		args = append(args, in[2].Buf)
-		strides = append(strides, 0)
+	if len(in) == 3 {
+		args[3+3], args[3+na+3] = in[2].Buf, 0
 	}
 	if rows == 0 || h == 0 {
 		return nil
 	}
-	return k.launch(op+dt.suffix(), elemGrid(rows*h), slices.Concat(args, strides)...)
+	return k.launch(op, dt, elemGrid(rows*h), args[:3+2*na]...)
 }
 
 // GammaOps are the functions of the incomplete gamma function in
@@ -98,7 +100,7 @@ func (k *Kernels) GammaPDeriv(dt DType, count int, dst, a, x *Buffer, n, m int) 
 	if err := fits("gamma_p_deriv", dt, count, dst, a, x); err != nil || count == 0 {
 		return err
 	}
-	return k.launch("gamma_p_deriv"+dt.suffix(), elemGrid(count), count, dst, a, x, n, m)
+	return k.launch("gamma_p_deriv", dt, elemGrid(count), count, dst, a, x, n, m)
 }
 
 // GammaPInv sets dst[i] to z with P(a[i], z) = u[i], by Newton's method
@@ -107,5 +109,5 @@ func (k *Kernels) GammaPInv(dt DType, count int, dst, a, u, z0 *Buffer) error {
 	if err := fits("gamma_p_inv", dt, count, dst, a, u, z0); err != nil || count == 0 {
 		return err
 	}
-	return k.launch("gamma_p_inv"+dt.suffix(), elemGrid(count), count, dst, a, u, z0)
+	return k.launch("gamma_p_inv", dt, elemGrid(count), count, dst, a, u, z0)
 }

@@ -84,7 +84,7 @@ func (k *Kernels) geomLaunch(op string, dt DType, g ConvGeom, pool bool, n int, 
 	for _, b := range bufs {
 		args = append(args, b)
 	}
-	return k.launch(op+dt.suffix(), elemGrid(n), append(args, g.arg())...)
+	return k.launch(op, dt, elemGrid(n), append(args, g.arg())...)
 }
 
 // fitsIndices checks that b holds n int32 indices and is 4-byte aligned.

@@ -2,7 +2,13 @@
 
 package cuda
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
 
 // blasAPI holds the cuBLAS functions (NVIDIA, 2025, cuBLAS Library User
 // Guide). Matrices are column-major device arrays.
@@ -12,15 +18,27 @@ type blasAPI struct {
 	getVersion  func(h uintptr, v *int32) int32
 	setStream   func(h uintptr, stream uintptr) int32
 	setMathMode func(h uintptr, mode int32) int32
-	sgemm       func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, b uint64, ldb int32, beta *float32, c uint64, ldc int32) int32
-	dgemm       func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, b uint64, ldb int32, beta *float64, c uint64, ldc int32) int32
-	sgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float32, c uint64, ldc int32, sc int64, batch int32) int32
-	dgemmSB     func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float64, c uint64, ldc int32, sc int64, batch int32) int32
+	// sgemm and dgemm are the addresses of cublasSgemm_v2 and
+	// cublasDgemm_v2, called through purego.SyscallN (gemm): every
+	// Linear layer calls them, and the registered-function path built
+	// their arguments with reflection, several allocations a call.
+	sgemm, dgemm uintptr
+	sgemmSB      func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float32, c uint64, ldc int32, sc int64, batch int32) int32
+	dgemmSB      func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float64, c uint64, ldc int32, sc int64, batch int32) int32
 	// gemmEx and gemmSBEx take each matrix's data type and the compute
 	// type, which is how cuBLAS offers bfloat16 products of float32 data.
 	gemmEx   func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, at, lda int32, b uint64, bt, ldb int32, beta *float32, c uint64, ct, ldc, compute, algo int32) int32
 	gemmSBEx func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, at, lda int32, sa int64, b uint64, bt, ldb int32, sb int64, beta *float32, c uint64, ct, ldc int32, sc int64, batch, compute, algo int32) int32
 	tri      triAPI // trsm and trmm, blas_tri.go
+}
+
+// gemm calls cublasSgemm_v2 or cublasDgemm_v2 at fn(h, op1, op2, m, n,
+// k, alpha, b, ld1, a, ld2, beta, c, ldc) for the column-major form cm,
+// alpha and beta the host addresses of the scalars.
+func (a *blasAPI) gemm(fn, h uintptr, cm colMajorGemm, alpha, beta unsafe.Pointer, A, B, C uint64) int32 {
+	r, _, _ := purego.SyscallN(fn, h, uintptr(cm.op1), uintptr(cm.op2), uintptr(cm.m), uintptr(cm.n), uintptr(cm.k),
+		uintptr(alpha), uintptr(B), uintptr(cm.ld1), uintptr(A), uintptr(cm.ld2), uintptr(beta), uintptr(C), uintptr(cm.ldc))
+	return int32(r)
 }
 
 func (a *blasAPI) symbols() []symbol {
@@ -86,6 +104,17 @@ type BLAS struct {
 	version int
 	// precision is read and written under the Driver's lock.
 	precision Precision
+	// scalars holds a product's alpha and beta, which cuBLAS reads from
+	// the host during the call; it is used under the Driver's lock.
+	scalars *gemmScalars
+}
+
+// gemmScalars is room for alpha and beta of either precision, with the
+// Pinner that pins it while cuBLAS reads them.
+type gemmScalars struct {
+	s   [2]float32
+	d   [2]float64
+	pin runtime.Pinner
 }
 
 // BLAS returns the Driver's cuBLAS handle, loading cuBLAS on first use.
@@ -108,7 +137,7 @@ func (d *Driver) BLAS() (*BLAS, error) {
 }
 
 func (d *Driver) loadBLAS() (*BLAS, error) {
-	b := &BLAS{d: d}
+	b := &BLAS{d: d, scalars: new(gemmScalars)}
 	path, err := openLibrary(libBLAS, d.search, func(dir string) {
 		preload(dir, libBLASLt.names)
 	}, func(h uintptr, path string) error {
@@ -176,21 +205,26 @@ func (b *BLAS) Sgemm(g Gemm, alpha, beta float32) error {
 	if err != nil {
 		return err
 	}
-	return b.d.do(func() error {
-		if b.precision == PrecisionBF16 {
-			s := b.api.gemmEx(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, typeR32F, c.ld1, g.A.ptr, typeR32F, c.ld2,
-				&beta, g.C.ptr, typeR32F, c.ldc, computeFast16BF, gemmAlgoDefault)
-			if s != 0 {
-				return blasError("cublasGemmEx", s)
-			}
-			return nil
-		}
-		s := b.api.sgemm(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, c.ld1, g.A.ptr, c.ld2, &beta, g.C.ptr, c.ldc)
+	if err := b.d.lock(); err != nil {
+		return err
+	}
+	defer b.d.unlock()
+	sc := b.scalars
+	sc.s = [2]float32{alpha, beta}
+	sc.pin.Pin(sc)
+	defer sc.pin.Unpin()
+	if b.precision == PrecisionBF16 {
+		s := b.api.gemmEx(b.handle, c.op1, c.op2, c.m, c.n, c.k, &sc.s[0], g.B.ptr, typeR32F, c.ld1, g.A.ptr, typeR32F, c.ld2,
+			&sc.s[1], g.C.ptr, typeR32F, c.ldc, computeFast16BF, gemmAlgoDefault)
 		if s != 0 {
-			return blasError("cublasSgemm", s)
+			return blasError("cublasGemmEx", s)
 		}
 		return nil
-	})
+	}
+	if s := b.api.gemm(b.api.sgemm, b.handle, c, unsafe.Pointer(&sc.s[0]), unsafe.Pointer(&sc.s[1]), g.A.ptr, g.B.ptr, g.C.ptr); s != 0 {
+		return blasError("cublasSgemm", s)
+	}
+	return nil
 }
 
 // Dgemm computes the float64 product g with alpha and beta.
@@ -199,13 +233,18 @@ func (b *BLAS) Dgemm(g Gemm, alpha, beta float64) error {
 	if err != nil {
 		return err
 	}
-	return b.d.do(func() error {
-		s := b.api.dgemm(b.handle, c.op1, c.op2, c.m, c.n, c.k, &alpha, g.B.ptr, c.ld1, g.A.ptr, c.ld2, &beta, g.C.ptr, c.ldc)
-		if s != 0 {
-			return blasError("cublasDgemm", s)
-		}
-		return nil
-	})
+	if err := b.d.lock(); err != nil {
+		return err
+	}
+	defer b.d.unlock()
+	sc := b.scalars
+	sc.d = [2]float64{alpha, beta}
+	sc.pin.Pin(sc)
+	defer sc.pin.Unpin()
+	if s := b.api.gemm(b.api.dgemm, b.handle, c, unsafe.Pointer(&sc.d[0]), unsafe.Pointer(&sc.d[1]), g.A.ptr, g.B.ptr, g.C.ptr); s != 0 {
+		return blasError("cublasDgemm", s)
+	}
+	return nil
 }
 
 // SgemmStridedBatched computes batch float32 products g with alpha and

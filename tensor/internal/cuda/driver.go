@@ -27,7 +27,7 @@ type driverAPI struct {
 	deviceGetAttribute func(v *int32, attr int32, dev int32) int32
 	primaryCtxRetain   func(ctx *uintptr, dev int32) int32
 	primaryCtxRelease  func(dev int32) int32
-	ctxSetCurrent      func(ctx uintptr) int32
+	ctxSetCurrent      uintptr // called through setCurrent, as launchKernel
 	ctxSynchronize     func() int32
 	memAlloc           func(p *uint64, n uintptr) int32
 	memFree            func(p uint64) int32
@@ -44,6 +44,13 @@ type driverAPI struct {
 	// arguments with reflection, about five allocations a call, and this
 	// is the call every op makes.
 	launchKernel uintptr
+}
+
+// setCurrent calls cuCtxSetCurrent(ctx), which every call to the
+// device makes first.
+func (a *driverAPI) setCurrent(ctx uintptr) int32 {
+	r, _, _ := purego.SyscallN(a.ctxSetCurrent, ctx)
+	return int32(r)
 }
 
 // launch calls cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream 0,
@@ -268,17 +275,35 @@ func cString(b []byte) string {
 // do runs f with the Driver's lock held, on a locked OS thread whose
 // current context is the Driver's (see Driver).
 func (d *Driver) do(f func() error) error {
+	if err := d.lock(); err != nil {
+		return err
+	}
+	defer d.unlock()
+	return f()
+}
+
+// lock takes the Driver's lock and locks the goroutine to its OS thread
+// with the Driver's context current there, as do does, for callers that
+// would otherwise allocate a closure on every call (launches); unlock
+// undoes it. On an error nothing is held.
+func (d *Driver) lock() error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.ctx == 0 {
+		d.mu.Unlock()
 		return errors.New("cuda: the driver is closed")
 	}
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := check("cuCtxSetCurrent", d.api.ctxSetCurrent(d.ctx)); err != nil {
-		return err
+	if r := d.api.setCurrent(d.ctx); r != 0 {
+		d.unlock()
+		return check("cuCtxSetCurrent", r)
 	}
-	return f()
+	return nil
+}
+
+// unlock releases what lock took.
+func (d *Driver) unlock() {
+	runtime.UnlockOSThread()
+	d.mu.Unlock()
 }
 
 // Name returns the device's name, e.g. "NVIDIA H100 80GB HBM3".

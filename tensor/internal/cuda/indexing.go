@@ -25,7 +25,7 @@ func (k *Kernels) Fill(dt DType, n int, dst *Buffer, v float64) error {
 	if err := fits("fill", dt, n, dst); err != nil || n == 0 {
 		return err
 	}
-	return k.launch("fill"+dt.suffix(), elemGrid(n), n, dst, scalarArg(dt, v))
+	return k.launch("fill", dt, elemGrid(n), n, dst, scalarArg(dt, v))
 }
 
 // Scalar sets dst[i] = op(x[i], s) for i < n; op is one of ScalarOps
@@ -41,7 +41,7 @@ func (k *Kernels) Scalar(op string, dt DType, n int, dst, x *Buffer, s float64) 
 	if err := fits(op, dt, n, dst, x); err != nil || n == 0 {
 		return err
 	}
-	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, x, scalarArg(dt, s))
+	return k.launch(op, dt, elemGrid(n), n, dst, x, scalarArg(dt, s))
 }
 
 // Copy sets the contiguous dst of shape to the strided operand x: element
@@ -64,7 +64,7 @@ func (k *Kernels) Copy(dt DType, shape []int, dst, x *Buffer, xStrides []int) er
 	if err := fits("copy", dt, n, dst); err != nil || n == 0 {
 		return err
 	}
-	return k.launch("copy"+dt.suffix(), elemGrid(n), n, dst, x, s)
+	return k.launch("copy", dt, elemGrid(n), n, dst, x, s)
 }
 
 // checkAxis checks the sizes of a gather or scatter over (outer, axis,
@@ -108,13 +108,13 @@ func (k *Kernels) uploadIndices(idx []int) (*Buffer, error) {
 
 // indexed launches gather or scatter_add over the n > 0 elements of the
 // indexed side with the indices uploaded.
-func (k *Kernels) indexed(name string, n int, out, in *Buffer, idx []int, axis, inner int) error {
+func (k *Kernels) indexed(op string, dt DType, n int, out, in *Buffer, idx []int, axis, inner int) error {
 	ib, err := k.uploadIndices(idx)
 	if err != nil {
 		return err
 	}
 	defer k.d.Release(ib) // safe once queued: see uploadIndices
-	return k.launch(name, elemGrid(n), n, out, in, ib, len(idx), axis, inner)
+	return k.launch(op, dt, elemGrid(n), n, out, in, ib, len(idx), axis, inner)
 }
 
 // Gather sets dst, contiguous (outer, len(idx), inner), to the entries idx
@@ -133,7 +133,7 @@ func (k *Kernels) Gather(dt DType, outer, axis, inner int, dst, x *Buffer, idx [
 	if err := fits("gather", dt, n, dst); err != nil || n == 0 {
 		return err
 	}
-	return k.indexed("gather"+dt.suffix(), n, dst, x, idx, axis, inner)
+	return k.indexed("gather", dt, n, dst, x, idx, axis, inner)
 }
 
 // ScatterAdd adds src, contiguous (outer, len(idx), inner), into the
@@ -160,7 +160,7 @@ func (k *Kernels) ScatterAdd(dt DType, outer, axis, inner int, dst *Buffer, idx 
 	if err := fits("scatter_add (src)", dt, n, src); err != nil || n == 0 {
 		return err
 	}
-	return k.indexed("scatter_add"+dt.suffix(), n, dst, src, idx, axis, inner)
+	return k.indexed("scatter_add", dt, n, dst, src, idx, axis, inner)
 }
 
 // NonFinite reports whether any of the n elements of x is NaN, +Inf or
@@ -198,7 +198,7 @@ func (k *Kernels) NonFiniteAll(dts []DType, ns []int, xs []*Buffer) (bool, error
 		if ns[i] == 0 {
 			continue
 		}
-		if err := k.launch("non_finite"+dts[i].suffix(), elemGrid(ns[i]), ns[i], flag, x); err != nil {
+		if err := k.launch("non_finite", dts[i], elemGrid(ns[i]), ns[i], flag, x); err != nil {
 			return false, err
 		}
 	}

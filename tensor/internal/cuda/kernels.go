@@ -23,9 +23,17 @@ const (
 // Launches are queued on the device's default stream; Download (or
 // Driver.Synchronize) waits for them, and reports a kernel's failure.
 type Kernels struct {
-	d      *Driver
-	module uintptr
-	fns    map[string]uintptr
+	d       *Driver
+	module  uintptr
+	fns     map[fnKey]uintptr
+	scratch *launchScratch // the arguments of the launch in progress
+}
+
+// fnKey names a kernel as its op and the dtype whose suffix its name
+// carries, so that finding a loaded kernel builds no string.
+type fnKey struct {
+	op string
+	dt DType
 }
 
 // Kernels compiles (or takes from the disk cache) and loads the kernels
@@ -43,7 +51,7 @@ func (d *Driver) Kernels() (*Kernels, error) {
 		if err != nil {
 			return err
 		}
-		d.kernels = &Kernels{d: d, module: m, fns: map[string]uintptr{}}
+		d.kernels = &Kernels{d: d, module: m, fns: map[fnKey]uintptr{}, scratch: new(launchScratch)}
 		return nil
 	})
 	if err != nil {
@@ -52,71 +60,107 @@ func (d *Driver) Kernels() (*Kernels, error) {
 	return d.kernels, nil
 }
 
-// function returns the kernel called name; the caller holds the lock.
-func (k *Kernels) function(name string) (uintptr, error) {
-	if f, ok := k.fns[name]; ok {
+// function returns the kernel op+dt.suffix(); the caller holds the lock.
+func (k *Kernels) function(op string, dt DType) (uintptr, error) {
+	key := fnKey{op, dt}
+	if f, ok := k.fns[key]; ok {
 		return f, nil
 	}
+	name := op + dt.suffix()
 	var f uintptr
 	if err := check("cuModuleGetFunction("+name+")", k.d.api.moduleGetFunction(&f, k.module, name)); err != nil {
 		return 0, err
 	}
-	k.fns[name] = f
+	k.fns[key] = f
 	return f, nil
 }
 
-// launch queues kernel name on grid blocks of block threads. Each
-// argument is a *Buffer (its device address), an int (passed as long
-// long), a float32, a float64, a *stridesArg or a *geomArg (passed by value).
+// maxLaunchArgs is the most arguments a kernel of the package takes;
+// launchBlob is room for the by-value structures among them.
+const (
+	maxLaunchArgs = 16
+	launchBlob    = 1024
+)
+
+// launchScratch holds one launch's argument values and the array of
+// pointers to them that cuLaunchKernel reads. It is the Kernels' own,
+// used under the Driver's lock, so that a launch allocates nothing for
+// its arguments (a launch used to make ten allocations of them).
+type launchScratch struct {
+	slots [maxLaunchArgs]uint64
+	ptrs  [maxLaunchArgs]unsafe.Pointer
+	blob  [launchBlob]byte // copies of the *stridesArg, *strides3Arg and *geomArg arguments
+	pin   runtime.Pinner
+}
+
+// launch queues kernel op+dt.suffix() on grid blocks of block threads.
+// Each argument is a *Buffer (its device address), an int (passed as
+// long long), a float32, a float64, a *stridesArg, a *strides3Arg or a
+// *geomArg (passed by value).
 //
-// cuLaunchKernel takes an array of pointers to the argument values. Both
-// the array and the values live in Go memory and the array holds Go
-// pointers, so they are pinned (runtime.Pinner) for the call, as the cgo
-// rules that purego follows require.
-func (k *Kernels) launch(name string, grid int, args ...any) error {
+// cuLaunchKernel takes an array of pointers to the argument values. The
+// array and the values are in the Kernels' scratch, which is pinned
+// (runtime.Pinner) for the call, as the cgo rules that purego follows
+// require of Go memory holding Go pointers.
+func (k *Kernels) launch(op string, dt DType, grid int, args ...any) error {
 	if grid <= 0 || grid > math.MaxInt32 {
-		return fmt.Errorf("cuda: %s: %d blocks are out of range", name, grid)
+		return fmt.Errorf("cuda: %s%s: %d blocks are out of range", op, dt.suffix(), grid)
 	}
-	slots := make([]uint64, len(args))
-	ptrs := make([]unsafe.Pointer, len(args))
-	var pin runtime.Pinner
-	defer pin.Unpin()
-	pin.Pin(&slots[0])
+	if len(args) > maxLaunchArgs {
+		return fmt.Errorf("cuda: %s%s: %d arguments, at most %d", op, dt.suffix(), len(args), maxLaunchArgs)
+	}
+	if err := k.d.lock(); err != nil {
+		return err
+	}
+	defer k.d.unlock()
+	sc := k.scratch
+	used := 0
 	for i, a := range args {
-		ptrs[i] = unsafe.Pointer(&slots[i])
+		sc.ptrs[i] = unsafe.Pointer(&sc.slots[i])
+		var src unsafe.Pointer
+		var size int
 		switch v := a.(type) {
 		case *Buffer:
-			if v != nil { // nil is a null pointer: an absent operand
-				slots[i] = v.ptr
+			sc.slots[i] = 0 // nil is a null pointer: an absent operand
+			if v != nil {
+				sc.slots[i] = v.ptr
 			}
 		case int:
-			slots[i] = uint64(int64(v))
+			sc.slots[i] = uint64(int64(v))
 		case float32:
-			*(*float32)(ptrs[i]) = v // the low 4 bytes: both targets are little-endian
+			sc.slots[i] = uint64(math.Float32bits(v)) // the low 4 bytes: both targets are little-endian
 		case float64:
-			slots[i] = math.Float64bits(v)
+			sc.slots[i] = math.Float64bits(v)
 		case *stridesArg:
-			pin.Pin(v)
-			ptrs[i] = unsafe.Pointer(v)
-		case *geomArg:
-			pin.Pin(v)
-			ptrs[i] = unsafe.Pointer(v)
+			src, size = unsafe.Pointer(v), int(unsafe.Sizeof(*v))
 		case *strides3Arg:
-			pin.Pin(v)
-			ptrs[i] = unsafe.Pointer(v)
+			src, size = unsafe.Pointer(v), int(unsafe.Sizeof(*v))
+		case *geomArg:
+			src, size = unsafe.Pointer(v), int(unsafe.Sizeof(*v))
 		default:
-			return fmt.Errorf("cuda: %s: argument %d has unsupported type %T", name, i, a)
+			return fmt.Errorf("cuda: %s%s: argument %d has an unsupported type", op, dt.suffix(), i)
+		}
+		if src != nil {
+			if used+size > launchBlob {
+				return fmt.Errorf("cuda: %s%s: by-value arguments over %d bytes", op, dt.suffix(), launchBlob)
+			}
+			dst := unsafe.Pointer(&sc.blob[used])
+			copy(unsafe.Slice((*byte)(dst), size), unsafe.Slice((*byte)(src), size))
+			sc.ptrs[i] = dst
+			used += (size + 7) &^ 7
 		}
 	}
-	pin.Pin(&ptrs[0])
-	return k.d.do(func() error {
-		f, err := k.function(name)
-		if err != nil {
-			return err
-		}
-		r := k.d.api.launch(f, uint32(grid), block, unsafe.Pointer(&ptrs[0]))
-		return check("cuLaunchKernel("+name+")", r)
-	})
+	f, err := k.function(op, dt)
+	if err != nil {
+		return err
+	}
+	sc.pin.Pin(sc)
+	r := k.d.api.launch(f, uint32(grid), block, unsafe.Pointer(&sc.ptrs[0]))
+	sc.pin.Unpin()
+	if r != 0 {
+		return check("cuLaunchKernel("+op+dt.suffix()+")", r)
+	}
+	return nil
 }
 
 // elemGrid is the grid of an elementwise launch over n elements.
@@ -153,7 +197,7 @@ func (k *Kernels) Unary(op string, dt DType, n int, dst, x *Buffer) error {
 	if err := fits(op, dt, n, dst, x); err != nil || n == 0 {
 		return err
 	}
-	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, x)
+	return k.launch(op, dt, elemGrid(n), n, dst, x)
 }
 
 // Binary sets the contiguous dst of shape to op(a, b) elementwise, a and
@@ -176,7 +220,7 @@ func (k *Kernels) Binary(op string, dt DType, shape []int, dst, a *Buffer, aStri
 	if err := fits(op, dt, n, dst); err != nil || n == 0 {
 		return err
 	}
-	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, a, b, s)
+	return k.launch(op, dt, elemGrid(n), n, dst, a, b, s)
 }
 
 // rows launches a row kernel (RowOps) over rows × cols matrices.
@@ -194,7 +238,7 @@ func (k *Kernels) rows(op string, dt DType, rows, cols int, out *Buffer, outElem
 	for _, b := range in {
 		args = append(args, b)
 	}
-	return k.launch(op+dt.suffix(), rows, args...)
+	return k.launch(op, dt, rows, args...)
 }
 
 // Softmax sets each row of the rows × cols matrix dst to the softmax of
@@ -237,7 +281,7 @@ func (k *Kernels) Cast(to DType, n int, dst, x *Buffer) error {
 	if err := fits("cast", from, n, x); err != nil || n == 0 {
 		return err
 	}
-	return k.launch("cast"+to.suffix(), elemGrid(n), n, dst, x)
+	return k.launch("cast", to, elemGrid(n), n, dst, x)
 }
 
 // Update applies one step of an optimiser's update (one of UpdateOps:
@@ -276,5 +320,5 @@ func (k *Kernels) Update(rule string, dt DType, n int, p, g *Buffer, state [3]*B
 			args = append(args, x)
 		}
 	}
-	return k.launch(rule+dt.suffix(), elemGrid(n), args...)
+	return k.launch(rule, dt, elemGrid(n), args...)
 }

@@ -30,7 +30,7 @@ func (k *Kernels) Param(op string, dt DType, n int, dst, x *Buffer, p, q float64
 	if err := fits(op, dt, n, dst, x); err != nil || n == 0 {
 		return err
 	}
-	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, x, scalarArg(dt, p), scalarArg(dt, q))
+	return k.launch(op, dt, elemGrid(n), n, dst, x, scalarArg(dt, p), scalarArg(dt, q))
 }
 
 // ParamBinary sets the contiguous dst of shape to op(a, b; p) elementwise,
@@ -55,7 +55,7 @@ func (k *Kernels) ParamBinary(op string, dt DType, shape []int, dst, a *Buffer, 
 	if err := fits(op, dt, n, dst); err != nil || n == 0 {
 		return err
 	}
-	return k.launch(op+dt.suffix(), elemGrid(n), n, dst, a, b, s, scalarArg(dt, p))
+	return k.launch(op, dt, elemGrid(n), n, dst, a, b, s, scalarArg(dt, p))
 }
 
 // strides3Arg has the layout of struct Strides3 in kernels/math.cu: the
@@ -92,7 +92,7 @@ func (k *Kernels) Where(dt DType, shape []int, dst, cond *Buffer, cStrides []int
 		return err
 	}
 	s := &strides3Arg{ndim: ca.ndim, shape: ca.shape, c: ca.a, a: ca.b, b: bb.a}
-	return k.launch("where"+dt.suffix(), elemGrid(n), n, dst, cond, a, b, s)
+	return k.launch("where", dt, elemGrid(n), n, dst, cond, a, b, s)
 }
 
 // CopyStrided writes x, read with xStrides (0 broadcasts), into the view
@@ -119,5 +119,5 @@ func (k *Kernels) CopyStrided(dt DType, shape []int, dst *Buffer, dstStrides []i
 	if err := fits("copy_strided", dt, 0, dst, x); err != nil || n == 0 { // their alignment
 		return err
 	}
-	return k.launch("copy_strided"+dt.suffix(), elemGrid(n), n, dst, x, s)
+	return k.launch("copy_strided", dt, elemGrid(n), n, dst, x, s)
 }

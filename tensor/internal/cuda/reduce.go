@@ -44,5 +44,5 @@ func (k *Kernels) VarianceLast(dt DType, rows, cols, ddof int, dst, x *Buffer) e
 	if err := fits(op, dt, rows*cols, x); err != nil || rows == 0 {
 		return err
 	}
-	return k.launch(op+dt.suffix(), rows, cols, dst, x, ddof)
+	return k.launch(op, dt, rows, cols, dst, x, ddof)
 }
