@@ -58,6 +58,7 @@ func (k *Kernels) Cell(op string, dt DType, rows, h int, dst *Buffer, in []RowOp
 	// forward cells' unused d again: the state, stride 0), then their row
 	// strides; an array, so that a launch allocates nothing for them.
 	var args [3 + 2*4]any
+	var st [4]int // the row strides (0 for the forward cells' d)
 	args[0], args[1], args[2] = rows, h, dst
 	na := len(in)
 	if na == 3 {
@@ -74,11 +75,13 @@ func (k *Kernels) Cell(op string, dt DType, rows, h int, dst *Buffer, in []RowOp
 		if err := fits(op, dt, need, x.Buf); err != nil {
 			return fits(fmt.Sprintf("%s (operand %d)", op, i), dt, need, x.Buf)
 		}
-		args[3+i], args[3+na+i] = x.Buf, x.RowStride
+		args[3+i], st[i] = x.Buf, x.RowStride
 	}
 	if len(in) == 3 {
-		args[3+3], args[3+na+3] = in[2].Buf, 0
+		args[3+3] = in[2].Buf
 	}
+	// Boxed outside the loop, where the compiler keeps them on the stack.
+	args[3+na], args[3+na+1], args[3+na+2], args[3+na+3] = st[0], st[1], st[2], st[3]
 	if rows == 0 || h == 0 {
 		return nil
 	}
