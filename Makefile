@@ -148,7 +148,7 @@ cuda-syntax:
 	echo "cuda-syntax: a broken copy is rejected"
 
 # The CUDA package's tests against a fake device on the CPU
-# (testdata/fakedevice.cc: the driver, NVRTC, cuBLAS and cuSOLVER, the kernels
+# (testdata/fakedevice.cc: the driver, NVRTC, cuBLAS, cuSOLVER and cuDNN, the kernels
 # compiled for the host), so bindings, kernel logic and the GPU tests'
 # own code are checked without a GPU. Needs a C++ compiler.
 cuda-fake:
@@ -157,10 +157,10 @@ cuda-fake:
 	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	c++ -std=c++17 -shared -fPIC -O2 -o $$d/libcuda.so.1 $(CUDA_DIR)/testdata/fakedevice.cc && \
 	ln -s libcuda.so.1 $$d/libnvrtc.so.13 && ln -s libcuda.so.1 $$d/libcublas.so.13 && \
-	ln -s libcuda.so.1 $$d/libcusolver.so.12 && \
-	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDA_GEMM_N=64 XDG_CACHE_HOME=$$d/cache \
+	ln -s libcuda.so.1 $$d/libcusolver.so.12 && ln -s libcuda.so.1 $$d/libcudnn.so.9 && \
+	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDNN_REQUIRE=1 GRADUS_CUDA_GEMM_N=64 XDG_CACHE_HOME=$$d/cache \
 		CGO_ENABLED=0 $(GO) test -count=1 ./$(CUDA_DIR) && \
-	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDA_FAKE=1 XDG_CACHE_HOME=$$d/cache \
+	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 GRADUS_CUDNN_REQUIRE=1 GRADUS_CUDA_FAKE=1 XDG_CACHE_HOME=$$d/cache \
 		CGO_ENABLED=0 $(GO) test -count=1 -short ./internal/gpucheck && \
 	GRADUS_CUDA_PATH=$$d GRADUS_CUDA_REQUIRE=1 XDG_CACHE_HOME=$$d/cache \
 		CGO_ENABLED=0 $(GO) test -count=1 -run AllOpsOnGPU ./autodiff

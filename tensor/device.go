@@ -109,6 +109,27 @@ func (d Device) Synchronize() error {
 	return be.Synchronize()
 }
 
+// ConvLibrary describes how d runs float32 convolutions and their
+// gradients: on a CUDA device through cuDNN where it is installed (e.g.
+// "cuDNN 91000 (/usr/lib/libcudnn.so.9) for float32"), otherwise, or
+// with GRADUS_CUDNN=off, through Gradus's im2col and col2im kernels
+// around cuBLAS products, with the reason ("cuDNN not used: ..."). A
+// failing cuDNN call is an error of the operation, as any device
+// failure is; GRADUS_CUDNN=off is the way round one. float64 convolutions always take the kernels.
+// The CPU runs Gradus's own convolutions ("gradus").
+func (d Device) ConvLibrary() string {
+	if d.kind == CPUKind {
+		return "gradus"
+	}
+	cudaDevices.Lock()
+	be := cudaDevices.backends[d.ordinal]
+	cudaDevices.Unlock()
+	if cl, ok := be.(devices.ConvLibrary); ok {
+		return cl.ConvLibrary()
+	}
+	return fmt.Sprintf("device %v is not open: get it from tensor.CUDA", d)
+}
+
 // MatMulPrecision says how a CUDA device computes float32 matrix
 // products (MatMul, Linear, the convolutions' and attention's products).
 // Float64 products are always computed in float64, and the CPU always
@@ -144,7 +165,8 @@ func (p MatMulPrecision) String() string {
 }
 
 // SetMatMulPrecision sets how the CUDA device d computes later float32
-// matrix products; see MatMulPrecision. It is an opt-in: a device starts
+// matrix products, and cuDNN's convolutions (see ConvLibrary) alike; see
+// MatMulPrecision. It is an opt-in: a device starts
 // at MatMulFloat32. On the CPU, or with an unknown p, it returns an error.
 func SetMatMulPrecision(d Device, p MatMulPrecision) error {
 	if d.kind != CUDAKind {

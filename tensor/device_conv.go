@@ -6,10 +6,39 @@ import (
 	"github.com/gradus-ml/gradus/tensor/internal/devices"
 )
 
-// Convolution and pooling on a GPU: im2col and col2im kernels around
-// cuBLAS products, one strided-batched product per group (Chellapilla et
-// al. 2006, "High performance convolutional neural networks for document
-// processing"), and pooling kernels.
+// Convolution and pooling on a GPU: float32 convolutions in the device's
+// library (cuDNN) where it has one, otherwise im2col and col2im kernels
+// around cuBLAS products, one strided-batched product per group
+// (Chellapilla et al. 2006, "High performance convolutional neural
+// networks for document processing"); pooling kernels.
+
+// The products of a convolution a devices.ConvLibrary computes.
+const (
+	libConvForward = iota
+	libConvInputGrad
+	libConvWeightGrad
+)
+
+// libraryConv runs product dir of the convolution g into dst from a and b
+// in the device's library and reports whether it did; false leaves the
+// kernels to do it.
+func libraryConv(op string, st *deviceStore, dir int, g *convGeom, dst, a, b *Tensor) bool {
+	cl, ok := st.be.(devices.ConvLibrary)
+	if !ok || dst.dtype != Float32 {
+		return false
+	}
+	ca, doneA := contiguousOperand(op, a)
+	defer doneA()
+	cb, doneB := contiguousOperand(op, b)
+	defer doneB()
+	used := false
+	intoContiguous(op, dst, func(out *Tensor) {
+		var err error
+		used, err = cl.Conv(dir, devDType(dst.dtype), g.device(), g.o, g.groups, ca.mem(), cb.mem(), out.mem())
+		gpuCheck(op, err)
+	})
+	return used
+}
 
 func (g *convGeom) device() devices.ConvGeom {
 	return devices.ConvGeom{N: g.n, C: g.c, H: g.h, W: g.w, KH: g.kh, KW: g.kw, HO: g.ho, WO: g.wo,
@@ -40,7 +69,7 @@ func gpuConv2D(g *convGeom, dst, x, w *Tensor) {
 	defer alive(dst, x, w)
 	const op = "Conv2D"
 	st := sameDevice(op, dst, x, w)
-	if dst.Size() == 0 {
+	if dst.Size() == 0 || libraryConv(op, st, libConvForward, g, dst, x, w) {
 		return
 	}
 	cols := g.im2col(op, st, x)
@@ -63,7 +92,7 @@ func gpuConv2DInputGrad(g *convGeom, dx, dy, w *Tensor) {
 	defer alive(dx, dy, w)
 	const op = "Conv2DInputGrad"
 	st := sameDevice(op, dx, dy, w)
-	if dx.Size() == 0 {
+	if dx.Size() == 0 || libraryConv(op, st, libConvInputGrad, g, dx, w, dy) {
 		return
 	}
 	cdy, doneY := contiguousOperand(op, dy)
@@ -90,7 +119,7 @@ func gpuConv2DWeightGrad(g *convGeom, dw, x, dy *Tensor) {
 	defer alive(dw, x, dy)
 	const op = "Conv2DWeightGrad"
 	st := sameDevice(op, dw, x, dy)
-	if dw.Size() == 0 {
+	if dw.Size() == 0 || libraryConv(op, st, libConvWeightGrad, g, dw, x, dy) {
 		return
 	}
 	cols := g.im2col(op, st, x)

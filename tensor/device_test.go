@@ -30,6 +30,14 @@ func TestCUDANotLinked(t *testing.T) {
 	}
 }
 
+// The CPU runs Gradus's own convolutions (internal/gpucheck's
+// TestConvLibrary checks a CUDA device's answer).
+func TestConvLibraryOfCPU(t *testing.T) {
+	if got := tensor.CPU.ConvLibrary(); got != "gradus" {
+		t.Errorf("CPU.ConvLibrary() = %q, want gradus", got)
+	}
+}
+
 func ExampleDevice_String() {
 	fmt.Println(tensor.CPU, tensor.CPU.Kind() == tensor.CPUKind)
 	// Output: cpu true

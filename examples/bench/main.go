@@ -66,6 +66,8 @@ type report struct {
 	GoVer      string   `json:"go"`
 	Kernel     string   `json:"gemm_kernel"`
 	CPU        string   `json:"cpu"`
+	Device     string   `json:"device,omitempty"`       // with -device cuda
+	Conv       string   `json:"conv_library,omitempty"` // with -device cuda: cuDNN, or why not
 	Results    []Result `json:"results"`
 	CPUProfile string   `json:"cpuprofile,omitempty"`
 }
@@ -188,6 +190,10 @@ func run(c config, env *cli.Env) (*report, error) {
 		defer pprof.StopCPUProfile()
 	}
 	env.Printf("# gemm kernel: %s; cpu: %s\n", rep.Kernel, rep.CPU)
+	if device != tensor.CPU {
+		rep.Device, rep.Conv = device.String(), device.ConvLibrary()
+		env.Printf("# device: %s; convolutions: %s\n", rep.Device, rep.Conv)
+	}
 	if c.rounds == 1 {
 		for _, w := range ws {
 			rs := prepare(w, o).measure(o)

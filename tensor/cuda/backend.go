@@ -16,6 +16,7 @@ type backend struct {
 	d    *cuda.Driver
 	k    *cuda.Kernels
 	blas *cuda.BLAS
+	dnn  dnnState // cuDNN's convolutions, dnn.go
 }
 
 // newBackend loads the kernels and cuBLAS for d.

@@ -3,7 +3,8 @@
 //
 //	import _ "github.com/gradus-ml/gradus/tensor/cuda"
 //
-// lets tensor.CUDA bind the NVIDIA driver, NVRTC and cuBLAS at run time
+// lets tensor.CUDA bind the NVIDIA driver, NVRTC, cuBLAS, cuSOLVER and, where
+// it is installed, cuDNN at run time
 // (with purego: no cgo, so CGO_ENABLED=0 builds and cross-compiles keep
 // working). Loading those libraries with dlopen makes the program link
 // the C library dynamically; programs that do not import this package

@@ -12,7 +12,10 @@ OpenMP wait policy so idle worker threads do not spin:
 
 With --device cuda every tensor and parameter is made on the GPU
 (torch.set_default_device) and each repetition ends with
-torch.cuda.synchronize(), so the times are of finished work.
+torch.cuda.synchronize(), so the times are of finished work. cuDNN's
+TF32 convolutions, on by default in PyTorch, are turned off, so that
+both sides compute float32 products in float32 (Gradus's TF32 is the
+opt-in tensor.SetMatMulPrecision); --tf32 turns them back on.
 """
 import math
 import sys
@@ -26,6 +29,7 @@ import timing
 _parser = timing.arguments(__doc__, "500,1000,2000", steps_help="steps per repetition (0: each workload's default)")
 _parser.add_argument("--only", default="", help="comma-separated workload name prefixes")
 _parser.add_argument("--device", default="cpu", help="cpu, or cuda for PyTorch eager on the GPU (PyTorch 2)")
+_parser.add_argument("--tf32", action="store_true", help="with --device cuda, leave cuDNN's TF32 convolutions on (PyTorch's default)")
 ARGS = _parser.parse_args()
 timing.blas_threads(ARGS.threads)
 
@@ -35,6 +39,7 @@ import torch.nn.functional as F  # noqa: E402
 
 if ARGS.device != "cpu":
     torch.set_default_device(ARGS.device)
+    torch.backends.cudnn.allow_tf32 = ARGS.tf32
 
 
 def generator():

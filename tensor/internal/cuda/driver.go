@@ -185,6 +185,8 @@ type Driver struct {
 	blas    *BLAS
 	kernels *Kernels
 	solver  *Solver // solver.go
+	dnn     *DNN    // dnn.go
+	dnnErr  error   // why cuDNN did not load
 }
 
 // Open binds the driver found by DefaultSearch and makes device 0's
@@ -350,7 +352,11 @@ func (d *Driver) MemoryInfo() (free, total int64, err error) {
 // invalid. The library stays loaded: libcuda cannot be unloaded safely.
 func (d *Driver) Close() error {
 	err := d.do(func() error {
-		errs := []error{d.pool.trim()}
+		var errs []error
+		if d.dnn != nil { // first: its workspace goes back to the pool
+			errs = append(errs, d.dnn.destroy())
+		}
+		errs = append(errs, d.pool.trim())
 		if d.solver != nil {
 			errs = append(errs, d.solver.destroy())
 		}

@@ -33,12 +33,13 @@ esac
 	uname -a
 	nvidia-smi
 	echo "== ldconfig"
-	ldconfig -p 2>/dev/null | grep -E 'libcuda\.|libcublas|libnvrtc|libcusolver|libcusparse|libnvJitLink'
+	ldconfig -p 2>/dev/null | grep -E 'libcuda\.|libcublas|libnvrtc|libcusolver|libcusparse|libnvJitLink|libcudnn'
 	echo "== CUDA folders"
 	ls -d /usr/local/cuda* 2>/dev/null
 	python3 -c 'import site; print(site.getsitepackages())' 2>/dev/null
 	ls -d /usr/local/lib/python3*/dist-packages/nvidia/*/lib /usr/lib/python3*/site-packages/nvidia/*/lib 2>/dev/null
 	ls /usr/local/lib/python3*/dist-packages/nvidia/*/lib/libcusolver* /usr/lib/python3*/site-packages/nvidia/*/lib/libcusolver* 2>/dev/null
+	ls /usr/local/lib/python3*/dist-packages/nvidia/*/lib/libcudnn* /usr/lib/python3*/site-packages/nvidia/*/lib/libcudnn* 2>/dev/null
 } >"$out/env.txt" 2>&1
 
 cd "$here" # the tests read testdata/ from here
@@ -60,6 +61,9 @@ fi
 if [ -x "$here/bench.amd64" ] && [ "$(uname -m)" = x86_64 ]; then
 	timeout 120 "$here/bench.amd64" -device cuda -only mlp_train,cnn_train,lstm_train,gru_train,vae_train,transformer_block,dcgan_train \
 		-reps 5 -out /tmp/bench-cuda 2>&1 | tee "$out/bench-cuda.log"
+	# The convolutions again on Gradus's im2col kernels instead of cuDNN.
+	GRADUS_CUDNN=off timeout 60 "$here/bench.amd64" -device cuda -only cnn_train,dcgan_train \
+		-reps 5 -out /tmp/bench-cuda 2>&1 | tee "$out/bench-cuda-nocudnn.log"
 fi
 # examples/vae on the device and on this machine's CPU, from one seed:
 # the −ELBO per epoch of both, in vae-cuda.json and vae-cpu.json.

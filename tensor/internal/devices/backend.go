@@ -35,6 +35,24 @@ type View struct {
 // H, W), kernel KH × KW, output HO × WO, strides, padding and dilation.
 type ConvGeom struct{ N, C, H, W, KH, KW, HO, WO, SH, SW, PH, PW, DH, DW int }
 
+// ConvLibrary is implemented by backends that can run a convolution's
+// products in a vendor library (cuDNN on CUDA devices). Package tensor
+// asks it first and falls back to Im2Col, Col2Im and Gemm when it
+// declines.
+type ConvLibrary interface {
+	// Conv computes, into out (overwritten), product dir of the
+	// convolution g with o output channels in groups groups: 0 y (N, O,
+	// HO, WO) from x and the filters w (O, C/groups, KH, KW), 1 the input
+	// gradient from w and dy, 2 the filter gradient from x and dy, every
+	// array contiguous. It reports false, doing nothing, when the library
+	// does not serve the call (not installed, turned off, or a dtype it
+	// is not used for); a failure of the library is an error.
+	Conv(dir int, dt DType, g ConvGeom, o, groups int, a, b, out Mem) (bool, error)
+	// ConvLibrary describes the library the convolutions use, or why
+	// none is, e.g. "cuDNN 91000 (/usr/lib/libcudnn.so.9)".
+	ConvLibrary() string
+}
+
 // Backend is what package tensor asks of a device. Every method queues
 // work on the device in order; Download and NonFinite wait for the work
 // queued before them and report any failure of it. All shapes, sizes and

@@ -493,3 +493,6 @@ extern "C" int cublasDgemmStridedBatched(void* h, int ta, int tb, int m, int n, 
 
 // ---- cuBLAS trsm and trmm, and cuSOLVER (libcusolver.so.12).
 #include "fakesolver.cc"
+
+// ---- cuDNN's convolutions (libcudnn.so.9).
+#include "fakednn.cc"
