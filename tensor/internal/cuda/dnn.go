@@ -222,18 +222,27 @@ func (n *DNN) Conv(dir ConvDirection, g ConvGeom, o, groups int, a, b, out *Buff
 	if o <= 0 || groups <= 0 || g.C%groups != 0 || o%groups != 0 {
 		return fmt.Errorf("cuda: cudnn conv: %d input and %d output channels do not split into %d groups", g.C, o, groups)
 	}
+	if dir < ConvForward || dir > ConvBackwardFilter {
+		return fmt.Errorf("cuda: cudnn conv: unknown direction %d", dir)
+	}
 	xn, yn, wn := g.N*g.C*g.H*g.W, g.N*o*g.HO*g.WO, o*(g.C/groups)*g.KH*g.KW
 	sizes := [3][3]int{ // a, b, out per direction
 		ConvForward:        {xn, wn, yn},
 		ConvBackwardData:   {wn, yn, xn},
 		ConvBackwardFilter: {xn, yn, wn},
 	}
-	if dir < ConvForward || dir > ConvBackwardFilter {
-		return fmt.Errorf("cuda: cudnn conv: unknown direction %d", dir)
+	names := [3][3]string{
+		ConvForward:        {"x", "w", "y"},
+		ConvBackwardData:   {"w", "dy", "dx"},
+		ConvBackwardFilter: {"x", "dy", "dw"},
 	}
 	for i, buf := range []*Buffer{a, b, out} {
-		if err := fits("cudnn conv", F32, sizes[dir][i], buf); err != nil {
-			return err
+		if need := 4 * sizes[dir][i]; buf == nil || buf.size < need || buf.ptr%4 != 0 {
+			have := 0
+			if buf != nil {
+				have = buf.size
+			}
+			return fmt.Errorf("cuda: cudnn conv: %s needs %d float32 elements (%d bytes, 4-byte aligned); its buffer has %d bytes", names[dir][i], sizes[dir][i], need, have)
 		}
 	}
 	if sizes[dir][2] == 0 {

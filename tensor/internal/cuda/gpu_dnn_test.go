@@ -83,7 +83,7 @@ func TestDNNConvChecks(t *testing.T) {
 	if err := n.Conv(cuda.ConvForward, g, 4, 3, big, big, big); err == nil || !strings.Contains(err.Error(), "groups") {
 		t.Errorf("3 groups of 3 channels: err = %v, want one naming the groups", err)
 	}
-	if err := n.Conv(cuda.ConvForward, g, 4, 1, buf, big, big); err == nil || !strings.Contains(err.Error(), "needs") {
+	if err := n.Conv(cuda.ConvForward, g, 4, 1, buf, big, big); err == nil || !strings.Contains(err.Error(), "x needs 252 float32 elements") {
 		t.Errorf("an 8-element input: err = %v, want one naming its size", err)
 	}
 	var cerr *cuda.Error
