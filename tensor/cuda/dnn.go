@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -49,7 +50,11 @@ func (b *backend) Conv(dir int, dt devices.DType, g devices.ConvGeom, o, groups 
 	if n == nil {
 		return false, nil
 	}
-	return true, n.Conv(cuda.ConvDirection(dir), geom(g), o, groups, buf(x), buf(y), buf(out))
+	err := n.Conv(cuda.ConvDirection(dir), geom(g), o, groups, buf(x), buf(y), buf(out))
+	if errors.Is(err, cuda.ErrNotServed) {
+		return false, nil // the kernels compute it
+	}
+	return true, err
 }
 
 // ConvLibrary describes the convolutions' library (devices.ConvLibrary).

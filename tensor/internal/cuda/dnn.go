@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 )
@@ -134,7 +135,17 @@ type dnnKey struct {
 type dnnDescs struct {
 	x, y, w, conv uintptr
 	bytes         [3]uintptr // per ConvDirection
+	unsupported   [3]bool    // the direction's algorithm does not serve the geometry
 }
+
+// ErrNotServed is returned by DNN.Conv when cuDNN's algorithm for the
+// direction does not support the geometry (its workspace query answered
+// CUDNN_STATUS_NOT_SUPPORTED): the caller computes it another way.
+var ErrNotServed = errors.New("cuda: cudnn conv: the geometry is not supported by the algorithm")
+
+// notSupported reports whether s is CUDNN_STATUS_NOT_SUPPORTED: 9 before
+// cuDNN 9, 3000 and its sub-codes (3001, …) from cuDNN 9 on.
+func notSupported(s int32) bool { return s == 9 || s >= 3000 && s < 4000 }
 
 // DNN returns the Driver's cuDNN handle, loading cuDNN on first use; an
 // error (wrapping nothing in particular) says why it is not available.
@@ -210,7 +221,8 @@ func (n *DNN) destroy() error {
 
 // Conv computes one product of the float32 convolution of geometry g
 // with o output channels in groups groups, from a and b into out (beta
-// 0: out is overwritten): ConvForward y from (x, w), ConvBackwardData dx
+// 0: out is overwritten), or returns ErrNotServed, having done nothing,
+// where the direction's algorithm does not support the geometry: ConvForward y from (x, w), ConvBackwardData dx
 // from (w, dy), ConvBackwardFilter dw from (x, dy). Every array is
 // contiguous NCHW (the filters O, C/groups, KH, KW). float32 products
 // follow the BLAS handle's precision: float32 FMA by default, TF32 or
@@ -263,6 +275,9 @@ func (n *DNN) Conv(dir ConvDirection, g ConvGeom, o, groups int, a, b, out *Buff
 	ds, err := n.descriptors(g, o, groups)
 	if err != nil {
 		return err
+	}
+	if ds.unsupported[dir] {
+		return ErrNotServed
 	}
 	ws, err := n.workspace(ds.bytes[dir])
 	if err != nil {
@@ -360,14 +375,23 @@ func (n *DNN) descriptors(g ConvGeom, o, groups int) (*dnnDescs, error) {
 	if s := n.api.setMathType(ds.conv, key.mathType); s != 0 {
 		return fail("cudnnSetConvolutionMathType", s)
 	}
-	if s := n.api.forwardSize(n.handle, ds.x, ds.w, ds.conv, ds.y, dnnForwardAlgo, &ds.bytes[ConvForward]); s != 0 {
-		return fail("cudnnGetConvolutionForwardWorkspaceSize", s)
+	// A direction whose algorithm does not support the geometry is left
+	// to the caller's other way; any other failure is an error.
+	sizes := [3]struct {
+		call string
+		s    int32
+	}{
+		{"cudnnGetConvolutionForwardWorkspaceSize", n.api.forwardSize(n.handle, ds.x, ds.w, ds.conv, ds.y, dnnForwardAlgo, &ds.bytes[ConvForward])},
+		{"cudnnGetConvolutionBackwardDataWorkspaceSize", n.api.backwardDataSize(n.handle, ds.w, ds.y, ds.conv, ds.x, dnnBackwardDataAlgo, &ds.bytes[ConvBackwardData])},
+		{"cudnnGetConvolutionBackwardFilterWorkspaceSize", n.api.backwardFilterSiz(n.handle, ds.x, ds.y, ds.conv, ds.w, dnnBackwardFilterAlgo, &ds.bytes[ConvBackwardFilter])},
 	}
-	if s := n.api.backwardDataSize(n.handle, ds.w, ds.y, ds.conv, ds.x, dnnBackwardDataAlgo, &ds.bytes[ConvBackwardData]); s != 0 {
-		return fail("cudnnGetConvolutionBackwardDataWorkspaceSize", s)
-	}
-	if s := n.api.backwardFilterSiz(n.handle, ds.x, ds.y, ds.conv, ds.w, dnnBackwardFilterAlgo, &ds.bytes[ConvBackwardFilter]); s != 0 {
-		return fail("cudnnGetConvolutionBackwardFilterWorkspaceSize", s)
+	for dir, q := range sizes {
+		switch {
+		case notSupported(q.s):
+			ds.unsupported[dir] = true
+		case q.s != 0:
+			return fail(q.call, q.s)
+		}
 	}
 	n.descs[key] = ds
 	return ds, nil

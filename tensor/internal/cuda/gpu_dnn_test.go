@@ -4,6 +4,7 @@ package cuda_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -68,6 +69,36 @@ func TestDNNConv(t *testing.T) {
 				compareBound(t, []string{"forward", "data gradient", "filter gradient"}[k.dir], got, k.want, bound)
 			}
 		})
+	}
+}
+
+// TestDNNConvNotServed: a geometry that a direction's algorithm does not
+// support (the fake device's forward refuses dilated grouped
+// convolutions; a real cuDNN may serve it) gives ErrNotServed and leaves
+// the output alone, and the directions that serve it are right.
+func TestDNNConvNotServed(t *testing.T) {
+	d, n := dnn(t)
+	p := tensor.ConvParams{Padding: [2]int{1, 2}, Dilation: [2]int{2, 2}, Groups: 2}
+	xs, ws := []int{2, 4, 9, 10}, []int{6, 2, 3, 3}
+	g := convGeom(xs, ws, p)
+	x := sample(tensor.Float32, size(xs), -1, 1, xs...)
+	w := sample(tensor.Float32, size(ws), -0.7, 0.9, ws...)
+	y := tensor.Conv2D(x, w, p)
+	dy := sample(tensor.Float32, y.Size(), -1.3, 0.6, y.Shape()...)
+	for dir, c := range []struct{ a, b, want *tensor.Tensor }{
+		{x, w, y}, {w, dy, tensor.Conv2DInputGrad(dy, w, xs, p)}, {x, dy, tensor.Conv2DWeightGrad(x, dy, ws, p)},
+	} {
+		out := upload(t, d, tensor.Full(tensor.Float32, 7, c.want.Shape()...))
+		err := n.Conv(cuda.ConvDirection(dir), g, ws[0], 2, upload(t, d, c.a), upload(t, d, c.b), out)
+		got := download(t, d, out, tensor.Float32, c.want.Shape()...)
+		switch {
+		case errors.Is(err, cuda.ErrNotServed):
+			compare(t, fmt.Sprintf("direction %d, not served: the output untouched", dir), got, tensor.Full(tensor.Float32, 7, c.want.Shape()...), exact)
+		case err != nil:
+			t.Fatalf("direction %d: %v", dir, err)
+		default:
+			compare(t, fmt.Sprintf("direction %d", dir), got, c.want, tol{1e-5, 1e-5})
+		}
 	}
 }
 

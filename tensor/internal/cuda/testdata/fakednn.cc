@@ -98,6 +98,11 @@ static int conv_check(void* h, const FakeTensor4d* x, const FakeTensor4d* w, con
   return DNN_OK;
 }
 
+// The fake's forward algorithm, like an algorithm of a real cuDNN that
+// lacks a case, does not serve dilated grouped convolutions: the
+// binding's fallback to the kernels is exercised on them.
+static bool fwd_unsupported(const FakeConv2d* c) { return c->groups > 1 && (c->dh > 1 || c->dw > 1); }
+
 // The workspace each call asks for: nonzero, so that the binding's
 // workspace is exercised (and checked for at least this size).
 static size_t conv_workspace(const FakeTensor4d* x) { return 256 + 4 * (size_t)x->c; }
@@ -105,6 +110,7 @@ static size_t conv_workspace(const FakeTensor4d* x) { return 256 + 4 * (size_t)x
 extern "C" int cudnnGetConvolutionForwardWorkspaceSize(void* h, void* x, void* w, void* c, void* y,
                                                        int algo, size_t* bytes) {
   int s = conv_check(h, (FakeTensor4d*)x, (FakeTensor4d*)w, (FakeConv2d*)c, (FakeTensor4d*)y, algo);
+  if (s == DNN_OK && fwd_unsupported((FakeConv2d*)c)) return DNN_NOT_SUPPORTED;
   if (s == DNN_OK) *bytes = conv_workspace((FakeTensor4d*)x);
   return s;
 }
@@ -173,6 +179,7 @@ extern "C" int cudnnConvolutionForward(void* h, const float* alpha, void* xd, ui
                                        uint64_t w, void* cd, int algo, uint64_t ws, size_t wsBytes,
                                        const float* beta, void* yd, uint64_t y) {
   const float *X = (const float*)(uintptr_t)x, *W = (const float*)(uintptr_t)w;
+  if (cd && fwd_unsupported((FakeConv2d*)cd)) return DNN_NOT_SUPPORTED;
   return conv_run(h, alpha, (FakeTensor4d*)xd, (FakeTensor4d*)wd, (FakeConv2d*)cd, (FakeTensor4d*)yd,
                   algo, ws, wsBytes, beta, (FakeTensor4d*)yd, y, [&](double* s, long xi, long wi, long yi) {
                     s[yi] += (double)round_input(X[xi]) * round_input(W[wi]);
