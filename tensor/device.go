@@ -165,8 +165,8 @@ func (p MatMulPrecision) String() string {
 }
 
 // SetMatMulPrecision sets how the CUDA device d computes later float32
-// matrix products, and cuDNN's convolutions (see ConvLibrary) alike; see
-// MatMulPrecision. It is an opt-in: a device starts
+// matrix products; see MatMulPrecision. cuDNN's convolutions (see
+// ConvLibrary) follow: TF32 under MatMulTF32 and MatMulBF16 alike. It is an opt-in: a device starts
 // at MatMulFloat32. On the CPU, or with an unknown p, it returns an error.
 func SetMatMulPrecision(d Device, p MatMulPrecision) error {
 	if d.kind != CUDAKind {

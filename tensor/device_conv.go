@@ -24,7 +24,7 @@ const (
 // kernels to do it.
 func libraryConv(op string, st *deviceStore, dir int, g *convGeom, dst, a, b *Tensor) bool {
 	cl, ok := st.be.(devices.ConvLibrary)
-	if !ok || dst.dtype != Float32 {
+	if !ok || !cl.ConvServes(devDType(dst.dtype)) {
 		return false
 	}
 	ca, doneA := contiguousOperand(op, a)

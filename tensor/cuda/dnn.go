@@ -57,6 +57,11 @@ func (b *backend) Conv(dir int, dt devices.DType, g devices.ConvGeom, o, groups 
 	return true, err
 }
 
+// ConvServes reports whether cuDNN serves dt (devices.ConvLibrary).
+func (b *backend) ConvServes(dt devices.DType) bool {
+	return dt == devices.F32 && b.dnn.load(b.d) != nil
+}
+
 // ConvLibrary describes the convolutions' library (devices.ConvLibrary).
 func (b *backend) ConvLibrary() string {
 	n := b.dnn.load(b.d)

@@ -27,7 +27,16 @@ var (
 		{"cuDNN heuristics", []string{"libcudnn_heuristic.so.9", "libcudnn_heuristic.so.*"}},
 		{"cuDNN ops", []string{"libcudnn_ops.so.9", "libcudnn_ops.so.*"}},
 		{"cuDNN cnn", []string{"libcudnn_cnn.so.9", "libcudnn_cnn.so.*"}},
+		// cuDNN 8's parts.
+		{"cuDNN ops", []string{"libcudnn_ops_infer.so.8"}},
+		{"cuDNN ops", []string{"libcudnn_ops_train.so.8"}},
+		{"cuDNN cnn", []string{"libcudnn_cnn_infer.so.8"}},
+		{"cuDNN cnn", []string{"libcudnn_cnn_train.so.8"}},
 	}
+
+	// dnnMinVersion is the oldest cuDNN used: 8.0, the first with
+	// CUDNN_FMA_MATH.
+	dnnMinVersion = 8000
 )
 
 // dnnAPI holds the cuDNN functions the package calls. Descriptors and the
@@ -85,7 +94,6 @@ const (
 	dnnDataFloat        = 0 // CUDNN_DATA_FLOAT
 	dnnCrossCorrelation = 1 // CUDNN_CROSS_CORRELATION: no flip, as deep learning's convolution
 	dnnTensorOpMath     = 1 // CUDNN_TENSOR_OP_MATH: TF32 tensor cores for float32 data
-	dnnAllowConversion  = 2 // CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION: reduced-precision inputs too
 	dnnFMAMath          = 3 // CUDNN_FMA_MATH: float32 FMA only, no tensor cores
 	// One algorithm per direction, supported for every float32 NCHW
 	// geometry with groups and dilation, deterministic (the filter
@@ -143,12 +151,16 @@ type dnnDescs struct {
 // CUDNN_STATUS_NOT_SUPPORTED): the caller computes it another way.
 var ErrNotServed = errors.New("cuda: cudnn conv: the geometry is not supported by the algorithm")
 
-// notSupported reports whether s is CUDNN_STATUS_NOT_SUPPORTED: 9 before
-// cuDNN 9, 3000 and its sub-codes (3001, …) from cuDNN 9 on.
-func notSupported(s int32) bool { return s == 9 || s >= 3000 && s < 4000 }
+// notSupported reports whether s says that cuDNN does not support the
+// call's arguments: CUDNN_STATUS_NOT_SUPPORTED (9 before cuDNN 9, 3000
+// from cuDNN 9 on) or cuDNN 9's sub-codes for a pattern, shape, data type
+// or layout (3001-3004). Its other 3000s (a driver or architecture
+// mismatch, a missing sub-library) are errors: a broken installation.
+func notSupported(s int32) bool { return s == 9 || s >= 3000 && s <= 3004 }
 
 // DNN returns the Driver's cuDNN handle, loading cuDNN on first use; an
-// error (wrapping nothing in particular) says why it is not available.
+// error says why it is not available, wrapping ErrNoDriver where no
+// cuDNN library was found.
 func (d *Driver) DNN() (*DNN, error) {
 	if _, err := d.BLAS(); err != nil { // its precision sets the math type
 		return nil, err
@@ -180,6 +192,9 @@ func (d *Driver) loadDNN() (*DNN, error) {
 	}
 	n.path = path
 	n.version = int(n.api.getVersion())
+	if n.version < dnnMinVersion {
+		return nil, fmt.Errorf("cuda: %s is cuDNN %d; the convolutions need %d or later", path, n.version, dnnMinVersion)
+	}
 	if s := n.api.createHandle(&n.handle); s != 0 {
 		return nil, n.error("cudnnCreate", s)
 	}
@@ -221,17 +236,18 @@ func (n *DNN) destroy() error {
 
 // Conv computes one product of the float32 convolution of geometry g
 // with o output channels in groups groups, from a and b into out (beta
-// 0: out is overwritten), or returns ErrNotServed, having done nothing,
-// where the direction's algorithm does not support the geometry: ConvForward y from (x, w), ConvBackwardData dx
+// 0: out is overwritten): ConvForward y from (x, w), ConvBackwardData dx
 // from (w, dy), ConvBackwardFilter dw from (x, dy). Every array is
-// contiguous NCHW (the filters O, C/groups, KH, KW). float32 products
-// follow the BLAS handle's precision: float32 FMA by default, TF32 or
-// reduced-precision tensor cores when it is set so.
+// contiguous NCHW (the filters O, C/groups, KH, KW). It returns
+// ErrNotServed, having computed nothing, where the direction's algorithm
+// does not support the geometry. The products are float32 FMAs, or TF32
+// on the tensor cores when the BLAS handle's precision asks for TF32 or
+// bfloat16.
 func (n *DNN) Conv(dir ConvDirection, g ConvGeom, o, groups int, a, b, out *Buffer) error {
 	if err := g.check("cudnn conv", false); err != nil {
 		return err
 	}
-	if o <= 0 || groups <= 0 || g.C%groups != 0 || o%groups != 0 {
+	if o < 0 || groups <= 0 || g.C%groups != 0 || o%groups != 0 {
 		return fmt.Errorf("cuda: cudnn conv: %d input and %d output channels do not split into %d groups", g.C, o, groups)
 	}
 	if dir < ConvForward || dir > ConvBackwardFilter {
@@ -305,6 +321,10 @@ func (n *DNN) Conv(dir ConvDirection, g ConvGeom, o, groups int, a, b, out *Buff
 		call = "cudnnConvolutionBackwardFilter"
 		s = n.api.backwardFilter(n.handle, alpha, ds.x, a.ptr, ds.y, b.ptr, ds.conv, dnnBackwardFilterAlgo, wsPtr, ds.bytes[dir], beta, ds.w, out.ptr)
 	}
+	if notSupported(s) { // nothing was computed: the caller's other way does it
+		ds.unsupported[dir] = true
+		return ErrNotServed
+	}
 	if s != 0 {
 		return n.error(call, s)
 	}
@@ -314,10 +334,11 @@ func (n *DNN) Conv(dir ConvDirection, g ConvGeom, o, groups int, a, b, out *Buff
 // mathType is the cuDNN math type for the BLAS handle's precision.
 func (n *DNN) mathType() int32 {
 	switch n.d.blas.precision {
-	case PrecisionTF32:
+	case PrecisionTF32, PrecisionBF16:
+		// cuDNN's legacy API has no bfloat16 conversion of float32 data
+		// (its ALLOW_CONVERSION math converts to FP16, whose range is
+		// ±65504): the convolutions take TF32 under either opt-in.
 		return dnnTensorOpMath
-	case PrecisionBF16:
-		return dnnAllowConversion
 	}
 	return dnnFMAMath
 }

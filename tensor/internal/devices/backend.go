@@ -48,6 +48,9 @@ type ConvLibrary interface {
 	// does not serve the call (not installed, turned off, or a dtype it
 	// is not used for); a failure of the library is an error.
 	Conv(dir int, dt DType, g ConvGeom, o, groups int, a, b, out Mem) (bool, error)
+	// ConvServes reports whether Conv may serve convolutions of dt at
+	// all, so that a caller prepares its operands only then.
+	ConvServes(dt DType) bool
 	// ConvLibrary describes the library the convolutions use, or why
 	// none is, e.g. "cuDNN 91000 (/usr/lib/libcudnn.so.9)".
 	ConvLibrary() string

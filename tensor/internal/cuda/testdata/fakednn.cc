@@ -11,6 +11,7 @@ enum { DNN_OK = 0, DNN_NOT_INITIALIZED = 1001, DNN_BAD_PARAM = 2000, DNN_NOT_SUP
 
 struct FakeTensor4d {
   int set, n, c, h, w;
+  int filter;  // made by cudnnCreateFilterDescriptor
 };
 struct FakeConv2d {
   int set, ph, pw, sh, sw, dh, dw, groups, math;
@@ -44,23 +45,27 @@ static int create_desc(void** d) {
   return DNN_OK;
 }
 extern "C" int cudnnCreateTensorDescriptor(void** d) { return create_desc<FakeTensor4d>(d); }
-extern "C" int cudnnCreateFilterDescriptor(void** d) { return create_desc<FakeTensor4d>(d); }
+extern "C" int cudnnCreateFilterDescriptor(void** d) {
+  create_desc<FakeTensor4d>(d);
+  ((FakeTensor4d*)*d)->filter = 1;
+  return DNN_OK;
+}
 extern "C" int cudnnCreateConvolutionDescriptor(void** d) { return create_desc<FakeConv2d>(d); }
 extern "C" int cudnnDestroyTensorDescriptor(void* d) { delete (FakeTensor4d*)d; return DNN_OK; }
 extern "C" int cudnnDestroyFilterDescriptor(void* d) { delete (FakeTensor4d*)d; return DNN_OK; }
 extern "C" int cudnnDestroyConvolutionDescriptor(void* d) { delete (FakeConv2d*)d; return DNN_OK; }
 
-static int set4d(FakeTensor4d* d, int format, int dt, int n, int c, int h, int w) {
-  if (!d || n <= 0 || c <= 0 || h <= 0 || w <= 0) return DNN_BAD_PARAM;
+static int set4d(FakeTensor4d* d, int filter, int format, int dt, int n, int c, int h, int w) {
+  if (!d || d->filter != filter || n <= 0 || c <= 0 || h <= 0 || w <= 0) return DNN_BAD_PARAM;
   if (format != 0 || dt != 0) return DNN_NOT_SUPPORTED;
-  *d = FakeTensor4d{1, n, c, h, w};
+  *d = FakeTensor4d{1, n, c, h, w, filter};
   return DNN_OK;
 }
 extern "C" int cudnnSetTensor4dDescriptor(void* d, int format, int dt, int n, int c, int h, int w) {
-  return set4d((FakeTensor4d*)d, format, dt, n, c, h, w);
+  return set4d((FakeTensor4d*)d, 0, format, dt, n, c, h, w);
 }
 extern "C" int cudnnSetFilter4dDescriptor(void* d, int dt, int format, int k, int c, int h, int w) {
-  return set4d((FakeTensor4d*)d, format, dt, k, c, h, w);
+  return set4d((FakeTensor4d*)d, 1, format, dt, k, c, h, w);
 }
 extern "C" int cudnnSetConvolution2dDescriptor(void* d, int ph, int pw, int sh, int sw, int dh, int dw,
                                                int mode, int compute) {
@@ -89,6 +94,7 @@ static int conv_check(void* h, const FakeTensor4d* x, const FakeTensor4d* w, con
                       const FakeTensor4d* y, int algo) {
   if (h != DNN_HANDLE || current != CTX) return DNN_NOT_INITIALIZED;
   if (!x || !w || !c || !y || !x->set || !w->set || !c->set || !y->set) return DNN_BAD_PARAM;
+  if (x->filter || y->filter || !w->filter) return DNN_BAD_PARAM;  // a descriptor of the wrong kind
   if (algo != 1) return DNN_NOT_SUPPORTED;  // the algorithms the binding uses
   int g = c->groups;
   if (x->c % g || w->n % g || w->c != x->c / g || y->n != x->n || y->c != w->n) return DNN_BAD_PARAM;
@@ -164,9 +170,12 @@ static int conv_run(void* h, const float* alpha, const FakeTensor4d* x, const Fa
   int s = conv_check(h, x, w, c, y, algo);
   if (s != DNN_OK) return s;
   if (wsBytes < conv_workspace(x) || !ws) return DNN_BAD_PARAM;
+  // The binding asks for FMA (3) or TF32 (1) math, never the default
+  // (TF32 allowed silently) or FP16 conversion (2).
+  if (c->math != 1 && c->math != 3) return DNN_BAD_PARAM;
   long n = (long)o->n * o->c * o->h * o->w;
   double* sum = new double[n]();
-  round_bits = c->math == 1 ? 13 : c->math == 2 ? 16 : 0;
+  round_bits = c->math == 1 ? 13 : 0;  // TF32
   conv_loop(x, w, c, y, [&](long xi, long wi, long yi) { acc(sum, xi, wi, yi); });
   round_bits = 0;
   float* O = (float*)(uintptr_t)out;
