@@ -10,7 +10,8 @@ import (
 // SgemmBias and DgemmBias give the bits of filling every row of C with
 // the bias and calling Sgemm/Dgemm with alpha = beta = 1: for every kernel
 // and thread count, on shapes with partial tiles, several depth slabs
-// (k above kc), k of 1 and 0, shared-mode products, and both transposes;
+// (k above kc), k of 1 and 0, products split over goroutines, and both
+// transposes;
 // C's padding keeps its sentinel.
 func TestGemmBiasMatchesFilledC(t *testing.T) {
 	shapes := append([]shape{{7, 13, 0}, {5, 9, 1}, {130, 70, 1100}, {400, 420, 390}}, testShapes...)

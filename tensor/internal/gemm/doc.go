@@ -26,9 +26,8 @@
 //
 // Products of at least 96³ multiply-adds are split over up to SetThreads
 // goroutines. The work is cut into a fixed list of tasks that depends only
-// on the shapes and the thread count (groups of B column panels to pack into
-// a buffer shared by all goroutines, then contiguous mr-aligned row ranges to
-// multiply against it, or contiguous column ranges when there are few rows).
+// on the shapes and the thread count (one contiguous tile-aligned range of
+// the larger of C's dimensions per goroutine, each packing its own operands).
 // The caller and up to SetThreads-1 helper goroutines claim tasks in order
 // from an atomic counter, so one that is scheduled late on a busy machine
 // just does less, and every element of C is computed with the same blocking

@@ -311,21 +311,17 @@ func execute[T float](jb job[T], pool *wsPool[T], m, n, threads int) {
 // a goroutine that starts late (e.g. on a loaded machine) simply claims
 // fewer tasks instead of stalling the others.
 //
-// Medium products use independent tasks: the larger of m and n is cut into
-// one contiguous tile-aligned range per goroutine and each task packs what
-// it needs itself, so no goroutine ever waits for another (only the caller
-// waits for the last task to finish).
-//
-// Large products with enough rows use shared mode: the columns are cut into
-// blocks of ncp columns and, for each block b, the list holds g tasks that
-// each pack a fixed group of column panels of op(B), for the whole depth k,
-// into a buffer shared by all goroutines, followed by r tasks that each
-// multiply a fixed range of mr-aligned rows of op(A) against the packed
-// block (looping over kc-deep slabs as in the single-goroutine driver).
-// Dependencies only point backwards in the list, so they are always held by
-// running goroutines: row tasks wait for their block's packing, and packing
-// block b waits until all row tasks of block b-1 are done with the buffer.
-// Waiters spin briefly, then block.
+// The larger of m and n is cut into one contiguous tile-aligned range per
+// goroutine, and each task packs what it needs itself, so no goroutine ever
+// waits for another (only the caller waits for the last task to finish).
+// An earlier mode packed op(B) once into a buffer shared by all goroutines
+// and split the rows against it; on the Zen 5 (2026-11-29, two threads,
+// medians of five alternated rounds) independent tasks ran 11-18 % faster
+// for square products (float32 512³ 287 → 334 GFLOP/s, 1024³ 290 → 322,
+// 2048³ 283 → 333; float64 1024³ 137 → 175) and within 3 % for tall ones
+// (4096×1024×256, 8192×512×512, 12544×64×576); on the Zen 4 the products
+// deeper than tall had already gone to independent tasks, 10-60 % faster,
+// and the others measured within the noise (6f9fc5b). So it is gone.
 type parallel[T float] struct {
 	jb     *job[T]
 	pool   *wsPool[T]
@@ -337,68 +333,22 @@ type parallel[T float] struct {
 	slots  atomic.Int32 // helpers that may still join
 	helped atomic.Bool  // a helper ran at least one task
 
-	// independent mode: task t covers tiles [tiles·t/total, tiles·(t+1)/total)
-	// of the split dimension (columns if splitN, else rows).
+	// task t covers tiles [tiles·t/total, tiles·(t+1)/total) of the split
+	// dimension (columns if splitN, else rows).
 	splitN bool
 	tiles  int
-
-	// shared mode
-	shared   bool
-	g, r     int
-	ncp      int // columns per block
-	tilesM   int
-	buf      []T
-	packDone []atomic.Int32 // per block: finished pack tasks
-	rowDone  []atomic.Int32 // per block: finished row tasks
-	bufWS    *workspace[T]
-	mu       sync.Mutex
-	cond     sync.Cond
 }
-
-const (
-	// sharedMinWork is the smallest m·n·k that uses shared mode.
-	sharedMinWork = 384 * 384 * 384
-	// sharedBufMax bounds the shared packed-B buffer (elements).
-	sharedBufMax = 1 << 21
-	// waitSpins is how often a waiter polls before blocking.
-	waitSpins = 2000
-)
 
 func newParallel[T float](jb0 *job[T], pool *wsPool[T], m, n, threads int) *parallel[T] {
 	p := jb0.p
 	jb := new(job[T])
 	*jb = *jb0
 	pr := &parallel[T]{jb: jb, pool: pool, m: m, n: n, fin: make(chan struct{})}
-	tilesM := (m + p.mr - 1) / p.mr
-	// Shared mode pays off when the rows are many against the depth; with a
-	// deep product (a weight gradient, Xᵀ·dY over a batch of rows) each row
-	// task would stream the whole packed depth of B from L3 for a few rows,
-	// and independent tasks that pack their own operands run 10-60 % faster
-	// (2 threads, Zen 4: 256×1024×4096 86 → 143 GFLOP/s, 256×256×4096 121 →
-	// 135, 128×3136×1024 115 → 127; 4096×256×1024 and 1024³ within noise).
-	if tilesM >= 2*threads && m >= jb.k && float64(m)*float64(n)*float64(jb.k) >= sharedMinWork {
-		pr.shared = true
-		pr.cond.L = &pr.mu
-		pr.tilesM = tilesM
-		pr.r = min((tilesM+1)/2, 4*threads)
-		pr.ncp = min(roundUp(n, p.nr), max(p.nr, sharedBufMax/jb.k/p.nr*p.nr))
-		panels := pr.ncp / p.nr
-		pr.g = min(panels, 2*threads)
-		blocks := (n + pr.ncp - 1) / pr.ncp
-		pr.total = int64(blocks * (pr.g + pr.r))
-		pr.packDone = make([]atomic.Int32, blocks)
-		pr.rowDone = make([]atomic.Int32, blocks)
-		ws := pool.get()
-		ws.b = grow(ws.b, pr.ncp*jb.k)
-		pr.buf = ws.b
-		pr.bufWS = ws
-		return pr
-	}
 	pr.splitN = n >= m
 	if pr.splitN {
 		pr.tiles = (n + p.nr - 1) / p.nr
 	} else {
-		pr.tiles = tilesM
+		pr.tiles = (m + p.mr - 1) / p.mr
 	}
 	chunks := min(threads, pr.tiles)
 	if chunks < 2 {
@@ -442,9 +392,6 @@ func (pr *parallel[T]) run(threads int) (helped, waited bool) {
 		}
 	}
 	<-pr.fin
-	if pr.bufWS != nil {
-		pr.pool.put(pr.bufWS)
-	}
 	return pr.helped.Load(), waited
 }
 
@@ -470,11 +417,7 @@ func (pr *parallel[T]) loop(helper bool) {
 		if helper {
 			pr.helped.Store(true)
 		}
-		if pr.shared {
-			pr.sharedTask(int(t), ws)
-		} else {
-			pr.indepTask(int(t), ws)
-		}
+		pr.indepTask(int(t), ws)
 		if pr.done.Add(1) == pr.total {
 			close(pr.fin)
 		}
@@ -496,70 +439,4 @@ func (pr *parallel[T]) indepTask(t int, ws *workspace[T]) {
 	lo := pr.tiles * t / tt * p.mr
 	hi := min(pr.tiles*(t+1)/tt*p.mr, pr.m)
 	pr.jb.run(ws, lo, hi, 0, pr.n)
-}
-
-func (pr *parallel[T]) sharedTask(t int, ws *workspace[T]) {
-	jb := pr.jb
-	p := jb.p
-	k := jb.k
-	b := t / (pr.g + pr.r)
-	l := t % (pr.g + pr.r)
-	jc := b * pr.ncp
-	nb := min(pr.ncp, pr.n-jc)
-	nbr := roundUp(nb, p.nr)
-	if l < pr.g {
-		if b >= 1 {
-			pr.waitAtLeast(&pr.rowDone[b-1], int32(pr.r))
-		}
-		panels := nbr / p.nr
-		j0 := panels * l / pr.g * p.nr
-		j1 := min(panels*(l+1)/pr.g*p.nr, nb)
-		if j0 < j1 {
-			// Slab pc occupies buf[pc*nbr : (pc+kb)*nbr].
-			for pc := 0; pc < k; pc += p.kc {
-				kb := min(p.kc, k-pc)
-				packB(pr.buf[pc*nbr+j0*kb:], jb.b, jb.ldb, jb.transB, pc, kb, jc+j0, j1-j0, p.nr)
-			}
-		}
-		pr.signal(&pr.packDone[b])
-		return
-	}
-	r := l - pr.g
-	pr.waitAtLeast(&pr.packDone[b], int32(pr.g))
-	i0 := pr.tilesM * r / pr.r * p.mr
-	i1 := min(pr.tilesM*(r+1)/pr.r*p.mr, pr.m)
-	if i0 < i1 {
-		for pc := 0; pc < k; pc += p.kc {
-			kb := min(p.kc, k-pc)
-			jb.rows(ws, pr.buf[pc*nbr:(pc+kb)*nbr], i0, i1, jc, nb, pc, kb)
-		}
-	}
-	pr.signal(&pr.rowDone[b])
-}
-
-// signal increments *c and wakes blocked waiters.
-func (pr *parallel[T]) signal(c *atomic.Int32) {
-	c.Add(1)
-	pr.mu.Lock()
-	pr.cond.Broadcast()
-	pr.mu.Unlock()
-}
-
-// waitAtLeast waits until *c >= v. It is only used for dependencies on
-// tasks that running goroutines have already claimed, so it polls for a
-// short while (yielding now and then) before blocking.
-func (pr *parallel[T]) waitAtLeast(c *atomic.Int32, v int32) {
-	for i := 1; i <= waitSpins; i++ {
-		if c.Load() >= v {
-			return
-		}
-		if i%32 == 0 {
-			runtime.Gosched()
-		}
-	}
-	pr.mu.Lock()
-	for c.Load() < v {
-		pr.cond.Wait()
-	}
-	pr.mu.Unlock()
 }

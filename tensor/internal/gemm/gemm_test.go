@@ -252,8 +252,8 @@ func TestGemmDeterministic(t *testing.T) {
 	prev := SetThreads(2)
 	defer SetThreads(prev)
 	rng := rand.New(rand.NewPCG(5, 6))
-	// {400, 390, 380} runs in shared mode, {400, 390, 800} (deeper than it
-	// is tall) in independent tasks.
+	// Rows split ({517, 64, 400}, {400, 390, 380}) and columns split
+	// ({64, 517, 400}) between the goroutines.
 	for _, s := range []shape{{300, 310, 290}, {517, 64, 400}, {64, 517, 400}, {400, 390, 380}, {400, 390, 800}} {
 		mt := makeMatrices[float32](rng, false, true, s.m, s.n, s.k, false)
 		c1 := append([]float32(nil), mt.c...)
