@@ -110,11 +110,36 @@ type BLAS struct {
 }
 
 // gemmScalars is room for alpha and beta of either precision, with the
-// Pinner that pins it while cuBLAS reads them.
+// Pinner that pins it while cuBLAS or cuDNN reads them.
 type gemmScalars struct {
 	s   [2]float32
 	d   [2]float64
 	pin runtime.Pinner
+}
+
+// hold writes alpha and beta in both precisions and pins them for one
+// call; release unpins them. The caller holds the Driver's lock.
+func (sc *gemmScalars) hold(alpha, beta float64) {
+	sc.s = [2]float32{float32(alpha), float32(beta)}
+	sc.d = [2]float64{alpha, beta}
+	sc.pin.Pin(sc)
+}
+
+func (sc *gemmScalars) release() { sc.pin.Unpin() }
+
+// enter takes the Driver's lock and holds alpha and beta for a product;
+// leave undoes it.
+func (b *BLAS) enter(alpha, beta float64) (*gemmScalars, error) {
+	if err := b.d.lock(); err != nil {
+		return nil, err
+	}
+	b.scalars.hold(alpha, beta)
+	return b.scalars, nil
+}
+
+func (b *BLAS) leave() {
+	b.scalars.release()
+	b.d.unlock()
 }
 
 // BLAS returns the Driver's cuBLAS handle, loading cuBLAS on first use.
@@ -205,14 +230,11 @@ func (b *BLAS) Sgemm(g Gemm, alpha, beta float32) error {
 	if err != nil {
 		return err
 	}
-	if err := b.d.lock(); err != nil {
+	sc, err := b.enter(float64(alpha), float64(beta))
+	if err != nil {
 		return err
 	}
-	defer b.d.unlock()
-	sc := b.scalars
-	sc.s = [2]float32{alpha, beta}
-	sc.pin.Pin(sc)
-	defer sc.pin.Unpin()
+	defer b.leave()
 	if b.precision == PrecisionBF16 {
 		s := b.api.gemmEx(b.handle, c.op1, c.op2, c.m, c.n, c.k, &sc.s[0], g.B.ptr, typeR32F, c.ld1, g.A.ptr, typeR32F, c.ld2,
 			&sc.s[1], g.C.ptr, typeR32F, c.ldc, computeFast16BF, gemmAlgoDefault)
@@ -233,14 +255,11 @@ func (b *BLAS) Dgemm(g Gemm, alpha, beta float64) error {
 	if err != nil {
 		return err
 	}
-	if err := b.d.lock(); err != nil {
+	sc, err := b.enter(alpha, beta)
+	if err != nil {
 		return err
 	}
-	defer b.d.unlock()
-	sc := b.scalars
-	sc.d = [2]float64{alpha, beta}
-	sc.pin.Pin(sc)
-	defer sc.pin.Unpin()
+	defer b.leave()
 	if s := b.api.gemm(b.api.dgemm, b.handle, c, unsafe.Pointer(&sc.d[0]), unsafe.Pointer(&sc.d[1]), g.A.ptr, g.B.ptr, g.C.ptr); s != 0 {
 		return blasError("cublasDgemm", s)
 	}

@@ -304,9 +304,8 @@ func (n *DNN) Conv(dir ConvDirection, g ConvGeom, o, groups int, a, b, out *Buff
 		wsPtr = ws.ptr
 	}
 	sc := n.scalars
-	sc.s = [2]float32{1, 0}
-	sc.pin.Pin(sc)
-	defer sc.pin.Unpin()
+	sc.hold(1, 0)
+	defer sc.release()
 	alpha, beta := unsafe.Pointer(&sc.s[0]), unsafe.Pointer(&sc.s[1])
 	var s int32
 	var call string
