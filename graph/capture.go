@@ -64,9 +64,10 @@ type CaptureOptions struct {
 	// replaces the old one.
 	Recapture bool
 	// NoFusion keeps every elementwise op a step of its own instead of
-	// fusing chains of them, and sums of scatter_slice results as they
-	// are (capture_fuse.go, capture_scatter.go). Fusion changes no bit of
-	// the results, so this serves to compare.
+	// fusing chains of them, sums of scatter_slice results as they are,
+	// and every matmul packing its own right operand (capture_fuse.go,
+	// capture_scatter.go, capture_pack.go). None of these changes a bit
+	// of the results, so this serves to compare.
 	NoFusion bool
 }
 
@@ -77,6 +78,7 @@ type CaptureStats struct {
 	Folded int // ops whose inputs were all constants, replaced by their value
 	Merged int // nodes merged into an earlier identical one (same op, same inputs; equal constants)
 	Fused  int // elementwise ops computed inside a fused step of several (the steps that remain count in Ops)
+	Packed int // matmul steps multiplying by a right operand packed once per Run for all of them (capture_pack.go)
 	Ops    int // ops the program runs
 }
 
@@ -193,6 +195,7 @@ func capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, e
 	if !opts.NoFusion {
 		p.mergeScatters()
 		p.fuse()
+		p.packShared()
 	}
 	if err := p.planBuffers(in, traced); err != nil {
 		return nil, err

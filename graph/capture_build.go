@@ -12,7 +12,8 @@ import (
 // optimisations (dead code removed, constants folded, duplicates merged).
 // A fused step becomes its ops again, and a merged sum of scattered
 // windows (scatter_sum) the sum of its parts, each padded with zeros to
-// its window (the same bits). Constants enter g as Consts of copies.
+// its window (the same bits), and a matmul on a packed operand a matmul.
+// Constants enter g as Consts of copies.
 // Build serves exporters (onnx.ExportProgram), which translate graph ops
 // one by one.
 //
@@ -67,6 +68,8 @@ func (p *Program) Build(g *Graph, in []*Node) []*Node {
 				}
 			}
 			nodes[s.out] = sum
+		case *packedMatmul:
+			nodes[s.out] = Apply(k.matmulOp, args...)
 		case Op:
 			nodes[s.out] = Apply(k, args...)
 		default:

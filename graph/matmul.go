@@ -24,7 +24,11 @@ func (matmulOp) Arity() int { return 2 }
 // memory, which the pool copies where it keeps a shape) and multiplies
 // without checking again.
 func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
-	a, b := in[0], in[1]
+	return kern.MatMulT(o.alloc(g, in[0], in[1]), in[0], in[1], o.transA, o.transB)
+}
+
+// alloc returns the uninitialised buffer of op(a)·op(b).
+func (o matmulOp) alloc(g *Graph, a, b *tensor.Tensor) *tensor.Tensor {
 	sa, sb := a.Shape(), b.Shape()
 	na, nb := len(sa), len(sb)
 	nd := max(na, nb)
@@ -48,7 +52,7 @@ func (o matmulOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 			shape[lead+i] = d
 		}
 	}
-	return kern.MatMulT(g.AllocUninit(a.DType(), shape...), a, b, o.transA, o.transB)
+	return g.AllocUninit(a.DType(), shape...)
 }
 
 // check validates operands of at least two dimensions: one dtype, inner

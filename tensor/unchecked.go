@@ -30,6 +30,8 @@ func init() {
 
 		MatMulT:          matmulTrusted,
 		MatMulBiasT:      matmulBiasTrusted,
+		PackB:            packBTrusted,
+		MatMulPacked:     matmulPackedTrusted,
 		Reduce:           reduceTrusted,
 		SumTo:            sumToTrusted,
 		Softmax:          func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, false) },

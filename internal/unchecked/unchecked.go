@@ -42,6 +42,15 @@ type Kernels[T, C, P any] struct {
 	// MatMulBiasT is MatMulT plus a 1-D bias of dst's last dimension added
 	// to every row, in one pass over dst.
 	MatMulBiasT func(dst, a, b, bias T, transA, transB bool) T
+	// PackB packs the 2-D b, read transposed when transB, for the
+	// products of MatMulPacked, reusing old (an earlier result, or nil);
+	// it returns nil where no packed product applies (a GPU tensor, an
+	// inner dimension below 2).
+	PackB func(old any, b T, transB bool) any
+	// MatMulPacked is MatMulT(dst, a, b, transA, transB), bit for bit,
+	// multiplying against packed (PackB's packing of b) where the product
+	// is one GEMM; with packed nil it is MatMulT.
+	MatMulPacked func(dst, a, b T, transA, transB bool, packed any) T
 	// Reduce computes reduction kind (0 sum, 1 mean, 2 max, 3 min, 4 prod,
 	// 5 logsumexp, 6 variance with ddof) of a over the axes; max and min
 	// need non-empty axes.

@@ -92,12 +92,27 @@ type job[T float] struct {
 	c              []T
 	ldc            int
 	bias           []T // when set (beta 0): C = op(A)·op(B) + bias in every row
+	packed         []T // when set: op(B) packed whole (Packed), b unused
+	npad           int // packed: the column count rounded up to nr
 }
 
 // run computes rows [i0,i1) × columns [j0,j1) of C using ws only.
 func (jb *job[T]) run(ws *workspace[T], i0, i1, j0, j1 int) {
 	p := jb.p
 	k := jb.k
+	if jb.packed != nil {
+		// The same blocks in the same order as below, read from the whole
+		// packed op(B): depth block pc starts at pc·npad, and column jc
+		// (a multiple of nr) at jc·kb within it.
+		for jc := j0; jc < j1; jc += p.nc {
+			nb := min(p.nc, j1-jc)
+			for pc := 0; pc < k; pc += p.kc {
+				kb := min(p.kc, k-pc)
+				jb.rows(ws, jb.packed[pc*jb.npad+jc*kb:], i0, i1, jc, nb, pc, kb)
+			}
+		}
+		return
+	}
 	ws.b = grow(ws.b, min(p.nc, roundUp(j1-j0, p.nr))*min(p.kc, k))
 	for jc := j0; jc < j1; jc += p.nc {
 		nb := min(p.nc, j1-jc)

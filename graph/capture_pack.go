@@ -1,0 +1,90 @@
+package graph
+
+import (
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// Packing a shared right operand once. A recurrence multiplies the same
+// weight by every step's state: an LSTM of 50 steps makes 50 matmuls by
+// W_h forwards and 50 by W_hᵀ backwards, and each GEMM packs its right
+// operand into the kernels' panels again, which for products of a few
+// dozen rows takes about as long as the multiply-adds (tensor's
+// matmul_packed.go). Capture sees every use, so it gives the matmul steps
+// that share a right operand and its transposition one packing: the
+// group's first step packs it on every Run (the operand's values may
+// change between runs, never within one), and every step of the group
+// multiplies against the packed copy. The products are bit for bit the
+// plain ones. The packed copy is held by the program besides its arenas.
+
+// packMinUses is the fewest matmuls sharing a right operand that are
+// worth a packing of their own; packMaxElems bounds the operands packed
+// whole: a large weight is packed a cache block at a time by each product
+// anyway, and that time is small against its multiply-adds.
+const (
+	packMinUses  = 2
+	packMaxElems = 1 << 20
+)
+
+// packShare is the packing a group of matmul steps shares.
+type packShare struct{ packed any }
+
+// packedMatmul is a matmul step of a group sharing its right operand.
+type packedMatmul struct {
+	matmulOp
+	share *packShare
+	pack  bool // the group's first step: packs the operand
+}
+
+func (o *packedMatmul) Name() string { return "matmul_packed" }
+
+func (o *packedMatmul) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	a, b := in[0], in[1]
+	if o.pack {
+		o.share.packed = kern.PackB(o.share.packed, b, o.transB)
+	}
+	return kern.MatMulPacked(o.alloc(g, a, b), a, b, o.transA, o.transB, o.share.packed)
+}
+
+// packShared groups the matmul steps by right operand and transposition
+// and turns each group of at least packMinUses into packedMatmul steps.
+func (p *Program) packShared() {
+	type key struct {
+		slot   int
+		transB bool
+	}
+	groups := map[key][]int{}
+	var order []key
+	for i := range p.steps {
+		o, ok := p.steps[i].op.(matmulOp)
+		if !ok {
+			continue
+		}
+		b := p.slots[p.steps[i].in[1]]
+		if len(b.shape) != 2 || b.shape[0]*b.shape[1] > packMaxElems {
+			continue
+		}
+		depth := b.shape[0]
+		if o.transB {
+			depth = b.shape[1]
+		}
+		if depth < 2 {
+			continue // a rank-1 product packs nothing (tensor's PackB)
+		}
+		k := key{p.steps[i].in[1], o.transB}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	for _, k := range order {
+		steps := groups[k]
+		if len(steps) < packMinUses {
+			continue
+		}
+		share := &packShare{}
+		p.stats.Packed += len(steps)
+		for j, i := range steps {
+			p.steps[i].op = &packedMatmul{matmulOp: p.steps[i].op.(matmulOp), share: share, pack: j == 0}
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package tensor
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMatMulPackedEqualsMatMul multiplies against a packed right operand
+// in every layout the trusted kernels meet and checks the bits against
+// matmulTrusted, and the values against a hand-worked product.
+func TestMatMulPackedEqualsMatMul(t *testing.T) {
+	for _, dt := range laDTypes {
+		b := laRandom(dt, 1, 40, 24)
+		bt := Transpose(laRandom(dt, 2, 24, 40)) // a transposed view: GEMM reads it as stored
+		cases := []struct {
+			name           string
+			a, b           *Tensor
+			transA, transB bool
+		}{
+			{"2-D", laRandom(dt, 3, 7, 40), b, false, false},
+			{"2-D, a transposed", laRandom(dt, 4, 40, 7), b, true, false},
+			{"2-D, b transposed", laRandom(dt, 5, 9, 24), b, false, true},
+			{"b a transposed view", laRandom(dt, 6, 5, 40), bt, false, false},
+			{"a a strided view", Slice(laRandom(dt, 7, 6, 80), 1, 0, 80, 2), b, false, false},
+			{"stacked batch", laRandom(dt, 8, 3, 4, 40), b, false, false},
+			{"batch read transposed (not packed)", laRandom(dt, 9, 3, 40, 4), b, true, false},
+		}
+		for _, c := range cases {
+			t.Run(dt.String()+"/"+c.name, func(t *testing.T) {
+				shape := MatMulT(c.a, c.b, c.transA, c.transB).Shape()
+				want := matmulTrusted(New(dt, shape...), c.a, c.b, c.transA, c.transB)
+				pk := packBTrusted(nil, c.b, c.transB)
+				require.NotNil(t, pk)
+				got := matmulPackedTrusted(New(dt, shape...), c.a, c.b, c.transA, c.transB, pk)
+				w, g := want.Values(), got.Values()
+				for i := range w {
+					if math.Float64bits(w[i]) != math.Float64bits(g[i]) {
+						t.Fatalf("element %d: packed %v, plain %v", i, g[i], w[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestMatMulPackedHandWorked(t *testing.T) {
+	// [1 2; 3 4]·[5 6 7; 8 9 10] = [21 24 27; 47 54 61], then with the
+	// same packing a second left operand: [1 0]·B = [5 6 7].
+	b := FromValues(Float64, []float64{5, 6, 7, 8, 9, 10}, 2, 3)
+	pk := packBTrusted(nil, b, false)
+	got := matmulPackedTrusted(New(Float64, 2, 3), FromValues(Float64, []float64{1, 2, 3, 4}, 2, 2), b, false, false, pk)
+	require.Equal(t, []float64{21, 24, 27, 47, 54, 61}, got.Values())
+	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk)
+	require.Equal(t, []float64{5, 6, 7}, got.Values())
+	// Packing again into the same value follows b's new contents.
+	b.SetAt(-1, 0, 0)
+	pk2 := packBTrusted(pk, b, false)
+	require.Same(t, pk, pk2)
+	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk2)
+	require.Equal(t, []float64{-1, 6, 7}, got.Values())
+}
+
+func TestMatMulPackedFallsBack(t *testing.T) {
+	// A depth of 1 packs nothing; the product is the plain one.
+	b := FromValues(Float32, []float64{1, 2, 3}, 1, 3)
+	require.Nil(t, packBTrusted(nil, b, false))
+	got := matmulPackedTrusted(New(Float32, 2, 3), FromValues(Float32, []float64{2, -1}, 2, 1), b, false, false, nil)
+	require.Equal(t, []float64{2, 4, 6, -1, -2, -3}, got.Values())
+	// A batched right operand is not packed either.
+	require.Nil(t, packBTrusted(nil, laRandom(Float32, 1, 2, 3, 3), false))
+}
