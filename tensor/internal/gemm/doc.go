@@ -24,7 +24,7 @@
 // B, with non-temporal stores when C exceeds StreamBytes. Souter and
 // Douter expose them, for batches of such products.
 //
-// Products of at least 96³ multiply-adds are split over up to SetThreads
+// Products of at least 160³ multiply-adds are split over up to SetThreads
 // goroutines. The work is cut into a fixed list of tasks that depends only
 // on the shapes and the thread count (one contiguous tile-aligned range of
 // the larger of C's dimensions per goroutine, each packing its own operands).

@@ -13,11 +13,12 @@ import (
 
 // packedShapes cover one and several depth blocks (kc is 256-512), column
 // counts off the panel width, the narrow tile (n ≤ 16), several column
-// blocks (n > nc = 4096), and the rows and columns splits of two threads.
+// blocks (n above nc), and the rows and columns splits of two threads.
 var packedShapes = []shape{
 	{1, 1, 2}, {3, 5, 7}, {7, 9, 11}, {6, 32, 8}, {7, 33, 9}, {13, 65, 131},
 	{32, 512, 128}, {32, 128, 512}, {11, 23, 1000}, {5, 10, 600},
 	{145, 20, 10}, {60, 50, 600}, {20, 4100, 3}, {0, 5, 3}, {5, 0, 3},
+	{64, 520, 130}, {300, 40, 400}, // split over two threads: columns, rows
 }
 
 // packedProduct runs SgemmPacked or DgemmPacked on B packed from mt.
