@@ -350,11 +350,16 @@ func (t *tape) settle(n *graph.Node, s *slot) *graph.Node {
 }
 
 // outerSum returns Σ ctᵀ·x over the pieces, as one product of the
-// stacked cotangents and factors.
+// stacked cotangents and factors. The sweep met the pieces last product
+// first; they are stacked in the order of the forward pass, the order in
+// which the other cotangents of a sequence's steps are stacked too (the
+// gather of a whole sequence's input projection), so that a captured
+// program finds the one stack inside the other (graph's capture_concat.go).
 func outerSum(ps []piece) *graph.Node {
-	cts, xs := make([]*graph.Node, len(ps)), make([]*graph.Node, len(ps))
+	n := len(ps)
+	cts, xs := make([]*graph.Node, n), make([]*graph.Node, n)
 	for i, p := range ps {
-		cts[i], xs[i] = p.ct, p.x
+		cts[n-1-i], xs[n-1-i] = p.ct, p.x
 	}
 	if len(ps) == 1 {
 		return graph.MatMulT(cts[0], xs[0], true, false)

@@ -13,9 +13,12 @@ import (
 // is traced once, define-by-run as always, into a Program: the list of
 // its ops with input and output slots, cleaned of dead code, repeated
 // subexpressions and constant subgraphs, with chains of elementwise ops
-// fused into single passes over memory (capture_fuse.go) and sums of
-// scattered slices into single writes (capture_scatter.go), whose
-// buffers come from one arena laid out by liveness. Run replays it on
+// fused into single passes over memory (capture_fuse.go), sums of
+// scattered slices into single writes (capture_scatter.go), concats
+// found inside earlier ones turned into views of them (capture_concat.go)
+// and right operands that several matmuls share packed once per run
+// (capture_pack.go), whose buffers come from one arena laid out by
+// liveness. Run replays it on
 // new input values by calling each op's Forward on the planned buffers,
 // building no nodes. None of this changes a bit of the results.
 //
@@ -65,9 +68,10 @@ type CaptureOptions struct {
 	Recapture bool
 	// NoFusion keeps every elementwise op a step of its own instead of
 	// fusing chains of them, sums of scatter_slice results as they are,
-	// and every matmul packing its own right operand (capture_fuse.go,
-	// capture_scatter.go, capture_pack.go). None of these changes a bit
-	// of the results, so this serves to compare.
+	// a concat found inside an earlier one a copy of its own, and every
+	// matmul packing its own right operand (capture_fuse.go,
+	// capture_scatter.go, capture_concat.go, capture_pack.go). None of
+	// these changes a bit of the results, so this serves to compare.
 	NoFusion bool
 }
 
@@ -195,6 +199,7 @@ func capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, e
 	if !opts.NoFusion {
 		p.mergeScatters()
 		p.fuse()
+		p.concatViews()
 		p.packShared()
 	}
 	if err := p.planBuffers(in, traced); err != nil {

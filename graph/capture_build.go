@@ -12,7 +12,8 @@ import (
 // optimisations (dead code removed, constants folded, duplicates merged).
 // A fused step becomes its ops again, and a merged sum of scattered
 // windows (scatter_sum) the sum of its parts, each padded with zeros to
-// its window (the same bits), and a matmul on a packed operand a matmul.
+// its window (the same bits), a concat found inside an earlier one the
+// view of it, and a matmul on a packed operand a matmul.
 // Constants enter g as Consts of copies.
 // Build serves exporters (onnx.ExportProgram), which translate graph ops
 // one by one.
@@ -68,6 +69,8 @@ func (p *Program) Build(g *Graph, in []*Node) []*Node {
 				}
 			}
 			nodes[s.out] = sum
+		case *concatView:
+			nodes[s.out] = k.build(args[0])
 		case *packedMatmul:
 			nodes[s.out] = Apply(k.matmulOp, args...)
 		case Op:

@@ -1,0 +1,119 @@
+package graph
+
+import (
+	"slices"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// A stack found inside an earlier one. The reverse sweep of a recurrence
+// stacks its steps' gate cotangents twice: once whole, for the gradient
+// of the input projection all steps share, and once without the first
+// step, for the recurrent weight's (autodiff's outerSum, in the same
+// order): an LSTM of 50 steps copies the same 3 MiB twice. Where a concat
+// along its outermost non-unit axis reads, piece by piece, the same values
+// as a run of consecutive pieces of an earlier such concat (the same
+// slots, up to reshapes, which keep the row-major order), its result is
+// that run of the earlier one's memory: capture replaces it by a view.
+// The values are the same, so the bits are.
+
+// concatView is a concat replaced by a view of an earlier concat's
+// result: the elements [off, off+size(shape)) of it, as shape.
+type concatView struct {
+	off   int
+	shape []int
+}
+
+func (*concatView) Name() string { return "concat_view" }
+
+func (o *concatView) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	src := in[0]
+	n := shapeSize(o.shape)
+	flat := g.view(src, viewReshape, [4]int{}, []int{src.Size()}, func() *tensor.Tensor { return kern.Reshape(src, []int{src.Size()}) })
+	part := g.slice(flat, sliceSpec{0, o.off, o.off + n, 1})
+	return g.view(part, viewReshape, [4]int{}, o.shape, func() *tensor.Tensor { return kern.Reshape(part, o.shape) })
+}
+
+// build is the view in graph ops, for Program.Build.
+func (o *concatView) build(x *Node) *Node {
+	flat := Reshape(x, x.Size())
+	return Reshape(Slice(flat, 0, o.off, o.off+shapeSize(o.shape), 1), o.shape...)
+}
+
+// flatConcat reports whether concat step s lays its inputs out one after
+// the other in memory: every axis before its concat axis has size 1.
+func (p *Program) flatConcat(s *step) bool {
+	o, ok := s.op.(concatOp)
+	if !ok {
+		return false
+	}
+	shape := p.slots[s.out].shape
+	return shapeSize(shape[:o.axis]) == 1
+}
+
+// concatStack is a flat concat step and, per input, the slot whose
+// values it copies (reshapes followed back) and where they land.
+type concatStack struct {
+	step  int
+	bases []int
+	offs  []int
+}
+
+// concatViews replaces each concat found inside an earlier one by a view
+// of it.
+func (p *Program) concatViews() {
+	producer := make(map[int]int, len(p.steps)) // slot -> step
+	for i := range p.steps {
+		producer[p.steps[i].out] = i
+	}
+	// base follows reshapes back to the slot whose values, in row-major
+	// order, a slot holds.
+	base := func(k int) int {
+		for {
+			i, ok := producer[k]
+			if !ok {
+				return k
+			}
+			if _, isReshape := p.steps[i].op.(reshapeOp); !isReshape {
+				return k
+			}
+			k = p.steps[i].in[0]
+		}
+	}
+	var stacks []concatStack
+	for i := range p.steps {
+		s := &p.steps[i]
+		if !p.flatConcat(s) {
+			continue
+		}
+		st := concatStack{step: i}
+		off := 0
+		for _, k := range s.in {
+			st.bases = append(st.bases, base(k))
+			st.offs = append(st.offs, off)
+			off += shapeSize(p.slots[k].shape)
+		}
+		if in, at := findRun(stacks, st.bases); in != nil {
+			s.op = &concatView{off: in.offs[at], shape: slices.Clone(p.slots[s.out].shape)}
+			s.in = []int{p.steps[in.step].out}
+			s.args = make([]*tensor.Tensor, 1)
+			p.stats.Merged++
+			continue
+		}
+		stacks = append(stacks, st)
+	}
+}
+
+// findRun returns the stack holding bases as a run of consecutive pieces,
+// and the run's first piece; nil when none does.
+func findRun(stacks []concatStack, bases []int) (*concatStack, int) {
+	for i := range stacks {
+		sb := stacks[i].bases
+		for at := 0; at+len(bases) <= len(sb); at++ {
+			if slices.Equal(sb[at:at+len(bases)], bases) {
+				return &stacks[i], at
+			}
+		}
+	}
+	return nil, 0
+}

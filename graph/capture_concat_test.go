@@ -1,0 +1,53 @@
+package graph_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gradus-ml/gradus/graph"
+	"github.com/gradus-ml/gradus/tensor"
+)
+
+// TestCaptureFindsConcatInsideConcat: a concat of consecutive pieces of
+// an earlier concat along its outermost axis (the same slots, up to
+// reshapes) becomes a view of it; one along an inner axis, one of pieces
+// out of order and one that comes first stay concats.
+func TestCaptureFindsConcatInsideConcat(t *testing.T) {
+	rng := tensor.NewRNG(5)
+	in := []*tensor.Tensor{rng.Normal(tensor.Float64, 0, 1, 2, 3)}
+	step := func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		x := in[0]
+		a, b, c := graph.Exp(x), graph.Sin(x), graph.Cos(x)
+		early := graph.Concat(0, a, b) // before the whole stack: kept
+		whole := graph.Concat(0, graph.Reshape(a, 1, 2, 3), graph.Reshape(b, 1, 2, 3), graph.Reshape(c, 1, 2, 3))
+		inside := graph.Concat(0, b, c)  // rows 2-5 of whole, reshaped: a view
+		swapped := graph.Concat(0, c, b) // out of order: kept
+		inner := graph.Concat(1, b, c)   // along an inner axis: kept
+		return []*graph.Node{early, whole, graph.MulScalar(inside, 2), swapped, inner}
+	}
+	p, err := graph.Capture(step, in, graph.CaptureOptions{})
+	require.NoError(t, err)
+	ops := map[string]int{}
+	for _, s := range p.Steps() {
+		ops[s.Op]++
+	}
+	require.Equal(t, 1, ops["concat_view"], p.String())
+	require.Equal(t, 4, ops["concat"], p.String())
+	for k := range 2 {
+		tensor.MulScalarTo(in[0], in[0], 1.5+float64(k))
+		want := eagerRun(step, in)
+		got, err := p.Run(in)
+		require.NoError(t, err)
+		requireSameBits(t, want, got, "outputs")
+	}
+	g := graph.New()
+	var vals []*tensor.Tensor
+	for _, n := range p.Build(g, []*graph.Node{g.VarOf(in[0])}) {
+		vals = append(vals, n.Value())
+	}
+	requireSameBits(t, eagerRun(step, in), vals, "built program")
+	plain, err := graph.Capture(step, in, graph.CaptureOptions{NoFusion: true})
+	require.NoError(t, err)
+	require.NotContains(t, plain.String(), "concat_view")
+}
