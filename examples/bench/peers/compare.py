@@ -9,7 +9,9 @@ from the JSON object), then for each round runs, one after the other, Gradus (2 
 (peers/torch_bench.py, OMP_WAIT_POLICY=PASSIVE) and NumPy/SciPy
 (peers/gp_numpy.py, peers/linalg_numpy.py and the GEMM owner's peers/gemm_numpy.py);
 the peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, so that
-OpenBLAS picks the kernels of the CPU it runs on. --avx2 puts every tool on
+OpenBLAS picks the kernels of the CPU it runs on, and with glibc keeping
+freed memory (MALLOC_MMAP_THRESHOLD_ and friends), so that their fresh
+arrays do not fault their pages in again on every call. --avx2 puts every tool on
 its AVX2 kernels instead (GODEBUG=cpu.avx512f=off, OPENBLAS_CORETYPE=Haswell,
 ATEN_CPU_CAPABILITY=avx2): the AVX2-only CPU kinds' code paths on an
 AVX-512 machine.
@@ -221,6 +223,14 @@ def main():
         np_env["OPENBLAS_CORETYPE"] = "Haswell"
         np_env["ATEN_CPU_CAPABILITY"] = "avx2"
         go_env = dict(os.environ, GODEBUG="cpu.avx512f=off")
+    # glibc gives blocks of 128 KiB and more back to the kernel at every
+    # free, so each new array of a NumPy call or PyTorch step faults its
+    # pages in again, and a fault costs 1-25 µs per 4 KiB page on the KVM
+    # machines here: PyTorch's MLP step spent 20 of its 24 ms faulting
+    # (2026-11-29). Keeping freed memory in the heap, as the jemalloc or
+    # tcmalloc of PyTorch's CPU tuning guide would, times the arithmetic.
+    np_env.update(MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_TRIM_THRESHOLD_=str(4 << 30),
+                  MALLOC_TOP_PAD_=str(256 << 20))
     torch_env = dict(np_env, OMP_WAIT_POLICY="PASSIVE")
     common = ["--reps", str(args.reps), "--sizes", args.sizes]
     if args.only:
