@@ -11,9 +11,10 @@ import (
 
 // The captured training steps, each three workloads timed in the same
 // run: X_eager builds the step eagerly on a Reset graph, X_unfused
-// replays it with graph.Capture without fusion (CaptureOptions.NoFusion;
-// not for the transformer, whose capture takes seconds), and X replays it
-// with fusion and reports its speed-up over the others (`-only
+// replays it with graph.Capture without fusion, stack views and shared
+// packings (CaptureOptions.NoFusion; not for the transformer, whose
+// capture takes seconds), and X replays it with them and reports its
+// speed-up over the others (`-only
 // mlp_train_captured,lstm_train_captured,transformer_block_captured`;
 // the issue's target is 1.3×).
 //
