@@ -93,15 +93,46 @@ func (p *Program) concatViews() {
 			st.offs = append(st.offs, off)
 			off += shapeSize(p.slots[k].shape)
 		}
-		if in, at := findRun(stacks, st.bases); in != nil {
+		if in, at := findRun(stacks, st.bases); in != nil && !p.reachesOutput(i) {
 			s.op = &concatView{off: in.offs[at], shape: slices.Clone(p.slots[s.out].shape)}
 			s.in = []int{p.steps[in.step].out}
 			s.args = make([]*tensor.Tensor, 1)
-			p.stats.Merged++
+			p.stats.Views++
 			continue
 		}
 		stacks = append(stacks, st)
 	}
+}
+
+// reachesOutput reports whether step i's result, or a view of it, is an
+// output of the program. Such a concat keeps its own buffer: as a view of
+// an earlier concat, it would share memory with that one's result, which
+// may be an output too, and a caller changing one output in place would
+// change the other, as no eager step does.
+func (p *Program) reachesOutput(i int) bool {
+	views := map[int]bool{p.steps[i].out: true}
+	for j := i + 1; j < len(p.steps); j++ {
+		s := &p.steps[j]
+		if len(s.in) > 0 && views[s.in[0]] && returnsView(s.op) {
+			views[s.out] = true
+		}
+	}
+	for _, k := range p.outs {
+		if views[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// returnsView reports whether op's Forward may return a view of its first
+// input rather than a buffer of its own.
+func returnsView(op stepKernel) bool {
+	switch op.(type) {
+	case reshapeOp, sliceOp, permuteOp, broadcastToOp, stopGradientOp, *concatView:
+		return true
+	}
+	return false
 }
 
 // findRun returns the stack holding bases as a run of consecutive pieces,

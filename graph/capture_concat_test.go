@@ -33,6 +33,7 @@ func TestCaptureFindsConcatInsideConcat(t *testing.T) {
 		ops[s.Op]++
 	}
 	require.Equal(t, 1, ops["concat_view"], p.String())
+	require.Equal(t, 1, p.Stats().Views)
 	require.Equal(t, 4, ops["concat"], p.String())
 	for k := range 2 {
 		tensor.MulScalarTo(in[0], in[0], 1.5+float64(k))
@@ -50,4 +51,54 @@ func TestCaptureFindsConcatInsideConcat(t *testing.T) {
 	plain, err := graph.Capture(step, in, graph.CaptureOptions{NoFusion: true})
 	require.NoError(t, err)
 	require.NotContains(t, plain.String(), "concat_view")
+}
+
+// TestCaptureConcatViewKeepsOutputsApart: a concat that is an output
+// keeps its own memory, so changing one output in place leaves the
+// other as eager leaves it.
+func TestCaptureConcatViewKeepsOutputsApart(t *testing.T) {
+	step := func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		x := in[0]
+		a, b, c := graph.Exp(x), graph.Sin(x), graph.Cos(x)
+		whole := graph.Concat(0, graph.Reshape(a, 1, 2, 3), graph.Reshape(b, 1, 2, 3), graph.Reshape(c, 1, 2, 3))
+		inside := graph.Concat(0, b, c)
+		return []*graph.Node{whole, graph.Reshape(inside, 12)}
+	}
+	in := []*tensor.Tensor{tensor.NewRNG(5).Normal(tensor.Float64, 0, 1, 2, 3)}
+	p, err := graph.Capture(step, in, graph.CaptureOptions{})
+	require.NoError(t, err)
+	require.Zero(t, p.Stats().Views, p.String())
+	out, err := p.Run(in)
+	require.NoError(t, err)
+	before := out[1].Clone()
+	out[0].Fill(0) // a caller clipping one output in place
+	requireSameBits(t, []*tensor.Tensor{before}, out[1:], "the other output")
+}
+
+// TestCaptureConcatViewKeepsItsBaseAlive: the earlier concat is read only
+// early and is no output; the view of it is read after other buffers came
+// and went, so the planner must keep the earlier buffer alive for it.
+func TestCaptureConcatViewKeepsItsBaseAlive(t *testing.T) {
+	step := func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		x := in[0]
+		a, b, c := graph.Exp(x), graph.Sin(x), graph.Cos(x)
+		whole := graph.Concat(0, graph.Reshape(a, 1, 2, 3), graph.Reshape(b, 1, 2, 3), graph.Reshape(c, 1, 2, 3))
+		s := graph.Sum(whole, nil, false)
+		inside := graph.Concat(0, b, c)
+		y := x
+		for range 4 { // buffers that could take the earlier concat's place
+			y = graph.Tanh(graph.Add(graph.Square(y), x))
+		}
+		return []*graph.Node{s, graph.Sum(graph.Mul(graph.Concat(0, y, y), inside), nil, false)}
+	}
+	in := []*tensor.Tensor{tensor.NewRNG(6).Normal(tensor.Float64, 0, 1, 2, 3)}
+	p, err := graph.Capture(step, in, graph.CaptureOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 1, p.Stats().Views, p.String())
+	for k := range 3 {
+		tensor.MulScalarTo(in[0], in[0], 0.7+float64(k))
+		got, err := p.Run(in)
+		require.NoError(t, err)
+		requireSameBits(t, eagerRun(step, in), got, "outputs")
+	}
 }

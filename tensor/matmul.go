@@ -490,8 +490,8 @@ func spreadBatch(nb, threads, work int) bool {
 }
 
 // gemmSpreadWork is the m·n·k below which a lone product runs on one
-// goroutine (gemm's own threshold).
-const gemmSpreadWork = 96 * 96 * 96
+// goroutine (gemm's own threshold, parallelMinWork).
+const gemmSpreadWork = 160 * 160 * 160
 
 // gemmParallelWork is about the m·n·k below which one GEMM call runs on a
 // single goroutine (gemm's own threshold).

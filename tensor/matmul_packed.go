@@ -21,7 +21,8 @@ type packedB struct {
 // packBTrusted packs op(b) of the 2-D b (transposed when transB) for
 // matmulPackedTrusted, reusing old (an earlier result, or nil) when it is
 // one. It returns nil where no packed product applies: a device tensor,
-// or an inner dimension below 2 (the rank-1 products take another path).
+// a b that is not 2-D, no columns, or an inner dimension below 2 (the
+// rank-1 products take another path).
 func packBTrusted(old any, b *Tensor, transB bool) any {
 	if b.dev != nil || len(b.shape) != 2 {
 		return nil

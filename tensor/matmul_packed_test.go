@@ -54,8 +54,12 @@ func TestMatMulPackedHandWorked(t *testing.T) {
 	require.Equal(t, []float64{21, 24, 27, 47, 54, 61}, got.Values())
 	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk)
 	require.Equal(t, []float64{5, 6, 7}, got.Values())
-	// Packing again into the same value follows b's new contents.
+	// The product reads the packing, not b: until b is packed again, a
+	// change to b does not show (which proves the packed path ran)...
 	b.SetAt(-1, 0, 0)
+	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk)
+	require.Equal(t, []float64{5, 6, 7}, got.Values())
+	// ...and packing again into the same value follows it.
 	pk2 := packBTrusted(pk, b, false)
 	require.Same(t, pk, pk2)
 	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk2)

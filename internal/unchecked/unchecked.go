@@ -44,8 +44,8 @@ type Kernels[T, C, P any] struct {
 	MatMulBiasT func(dst, a, b, bias T, transA, transB bool) T
 	// PackB packs the 2-D b, read transposed when transB, for the
 	// products of MatMulPacked, reusing old (an earlier result, or nil);
-	// it returns nil where no packed product applies (a GPU tensor, an
-	// inner dimension below 2).
+	// it returns nil where no packed product applies (a GPU tensor, a b
+	// that is not 2-D or has no columns, an inner dimension below 2).
 	PackB func(old any, b T, transB bool) any
 	// MatMulPacked is MatMulT(dst, a, b, transA, transB), bit for bit,
 	// multiplying against packed (PackB's packing of b) where the product

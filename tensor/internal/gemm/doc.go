@@ -24,6 +24,11 @@
 // B, with non-temporal stores when C exceeds StreamBytes. Souter and
 // Douter expose them, for batches of such products.
 //
+// A right operand that many products share (the recurrent weight of a
+// sequence's steps) can be packed once into a Packed (PackS, PackD) and
+// multiplied by SgemmPacked and DgemmPacked, which skip packing it and
+// otherwise compute as Sgemm and Dgemm do, bit for bit.
+//
 // Products of at least 160³ multiply-adds are split over up to SetThreads
 // goroutines. The work is cut into a fixed list of tasks that depends only
 // on the shapes and the thread count (one contiguous tile-aligned range of
