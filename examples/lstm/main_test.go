@@ -49,11 +49,28 @@ func TestSineTrainingLossFalls(t *testing.T) {
 	assert.InDelta(t, 0.01, res.NoiseFloor, 0.004)
 }
 
+// With -capture the sine forecaster trains through a captured program:
+// the same step losses and held-out error, bit for bit.
+func TestSineCapturedEqualsEager(t *testing.T) {
+	t.Parallel()
+	c := sineConfig{Points: 600, Period: 25, Noise: 0.1, Window: 20, Hidden: 16,
+		Epochs: 1, Batch: 32, LR: 1e-2, MaxStep: 8}
+	eager, err := runSine(c, clitest.Env(t))
+	require.NoError(t, err)
+	c.Capture = true
+	capt, err := runSine(c, clitest.Env(t))
+	require.NoError(t, err)
+	assert.True(t, capt.Captured)
+	assert.Equal(t, eager.StepLoss, capt.StepLoss)
+	assert.Equal(t, eager.HeldOutMSE, capt.HeldOutMSE)
+	clitest.Fails(t, program(), 2, "-task", "mnist", "-capture")
+}
+
 // -task sine through the cli: the JSON object has the documented keys and
 // the picture is written.
 func TestSineProgram(t *testing.T) {
 	t.Parallel()
-	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"heldout_mse", "noise_floor", "persistence_mse", "train_loss_per_epoch", "seconds"}, Pictures: []string{"sine.png"}},
+	clitest.Check[map[string]any](t, program(), clitest.Expect{Fields: []string{"heldout_mse", "captured", "noise_floor", "persistence_mse", "train_loss_per_epoch", "seconds"}, Pictures: []string{"sine.png"}},
 		"-task", "sine", "-epochs", "1", "-max-steps", "4")
 	clitest.Fails(t, program(), 2, "-task", "nosuch")
 }

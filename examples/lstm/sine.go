@@ -24,6 +24,7 @@ type sineConfig struct {
 	Window        int     // past values the model sees
 	Hidden        int     // LSTM units
 	Bidirectional bool    // a second LSTM reads the window backwards
+	Capture       bool    // replay the training step as a captured program (train.Options.Capture)
 	Epochs        int
 	Batch         int
 	LR            float64
@@ -51,6 +52,7 @@ func defaultSine(o mnist.Options) sineConfig {
 // sineResult is what -task sine reports.
 type sineResult struct {
 	HeldOutMSE        float64   `json:"heldout_mse"`
+	Captured          bool      `json:"captured"`    // the training steps replayed a captured program (-capture)
 	NoiseFloor        float64   `json:"noise_floor"` // MSE of the clean sine itself on the held-out targets
 	PersistenceMSE    float64   `json:"persistence_mse"`
 	TrainLossPerEpoch []float64 `json:"train_loss_per_epoch"`
@@ -99,7 +101,7 @@ func runSine(c sineConfig, env *cli.Env) (res sineResult, err error) {
 	nTrain := n * 4 / 5
 	xTr, yTr := tensor.Slice(x, 0, 0, nTrain, 1), tensor.Slice(y, 0, 0, nTrain, 1)
 	xTe, yTe := tensor.Slice(x, 0, nTrain, n, 1), tensor.Slice(y, 0, nTrain, n, 1)
-	res.TrainSize, res.HeldOutSize = nTrain, n-nTrain
+	res.TrainSize, res.HeldOutSize, res.Captured = nTrain, n-nTrain, c.Capture
 
 	yv, xv := yTe.Values(), xTe.Contiguous().Values()
 	for i, v := range yv {
@@ -115,12 +117,14 @@ func runSine(c sineConfig, env *cli.Env) (res sineResult, err error) {
 	// next values, (nTrain, 1).
 	loader := data.NewLoader(data.TensorDataset{X: xTr, Targets: tensor.Reshape(yTr.Contiguous(), nTrain, 1)}, data.LoaderOptions{
 		BatchSize: c.Batch, Sampler: data.Random{N: nTrain, Seed: env.Seed}})
+	// The batch enters through VarOf, so that a captured step reads each
+	// new batch (a Const would freeze the first).
 	loss := func(g *graph.Graph, b data.Batch, _ *tensor.RNG) *graph.Node {
-		return losses.MSE(m.Forward(g.Const(b.X)), g.Const(b.Targets), losses.Mean)
+		return losses.MSE(m.Forward(g.VarOf(b.X)), g.VarOf(b.Targets), losses.Mean)
 	}
 	prog.Printf("lstm sine: %d training and %d held-out windows of %d, LSTM(1→%d), noise sd %g", nTrain, n-nTrain, c.Window, c.Hidden, c.Noise)
 	// Cosine decay to zero: the late, small steps average out the noise.
-	tc := train.Options{Epochs: c.Epochs, Seed: env.Seed, MaxSteps: c.MaxStep, Progress: env.Log,
+	tc := train.Options{Epochs: c.Epochs, Seed: env.Seed, MaxSteps: c.MaxStep, Progress: env.Log, Capture: c.Capture,
 		Schedule: optim.CosineAnnealingLR(c.LR, max(c.Epochs*loader.NumBatches(0), 1), 0)}
 	// A JSON-lines log of every epoch, for gradus plot.
 	f, path, err := cli.CreateIn(env.Out, "sine.jsonl")
