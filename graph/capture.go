@@ -116,6 +116,7 @@ const (
 	slotConst
 	slotOp
 	slotFused // an op output computed inside a fused step, never stored
+	slotDead  // the output of a step that a later rewrite left unread, removed
 )
 
 // slot is one value of the program.
@@ -201,6 +202,7 @@ func capture(fn StepFunc, in []*tensor.Tensor, opts CaptureOptions) (*Program, e
 		p.mergeScatters()
 		p.fuse()
 		p.concatViews()
+		p.dropUnread()
 		p.packShared()
 	}
 	if err := p.planBuffers(in, traced); err != nil {

@@ -51,6 +51,38 @@ func (p *Program) flatConcat(s *step) bool {
 	return shapeSize(shape[:o.axis]) == 1
 }
 
+// dropUnread removes the steps whose output no later step and no output
+// reads: the pieces of a concat that became a view (a reshape that
+// copied a strided piece, say), once nothing else reads them.
+func (p *Program) dropUnread() {
+	read := make([]bool, len(p.slots))
+	for _, k := range p.outs {
+		read[k] = true
+	}
+	keep := make([]bool, len(p.steps))
+	for i := len(p.steps) - 1; i >= 0; i-- {
+		s := &p.steps[i]
+		if !read[s.out] {
+			continue
+		}
+		keep[i] = true
+		for _, k := range s.in {
+			read[k] = true
+		}
+	}
+	steps := p.steps[:0]
+	for i, s := range p.steps {
+		if keep[i] {
+			steps = append(steps, s)
+			continue
+		}
+		p.slots[s.out].kind = slotDead
+		p.stats.Dead++
+	}
+	p.steps = steps
+	p.stats.Ops = len(p.steps)
+}
+
 // concatStack is a flat concat step and, per input, the slot whose
 // values it copies (reshapes followed back) and where they land.
 type concatStack struct {

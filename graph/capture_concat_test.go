@@ -102,3 +102,30 @@ func TestCaptureConcatViewKeepsItsBaseAlive(t *testing.T) {
 		requireSameBits(t, eagerRun(step, in), got, "outputs")
 	}
 }
+
+// TestCaptureDropsPiecesOfAConcatView: the reshapes that only fed a concat
+// turned into a view are no longer run.
+func TestCaptureDropsPiecesOfAConcatView(t *testing.T) {
+	step := func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		x := graph.Reshape(in[0], 1, 2, 3)
+		a, b, c := graph.Exp(x), graph.Sin(x), graph.Cos(x)
+		whole := graph.Concat(0, a, b, c)
+		inside := graph.Concat(0, graph.Reshape(b, 2, 3), graph.Reshape(c, 2, 3))
+		return []*graph.Node{graph.Sum(whole, nil, false), graph.Sum(graph.Square(inside), nil, false)}
+	}
+	in := []*tensor.Tensor{tensor.NewRNG(7).Normal(tensor.Float32, 0, 1, 2, 3)}
+	p, err := graph.Capture(step, in, graph.CaptureOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 1, p.Stats().Views, p.String())
+	reshapes := 0
+	for _, s := range p.Steps() {
+		if s.Op == "reshape" {
+			reshapes++
+		}
+	}
+	require.Equal(t, 1, reshapes, "only the input's reshape is left:\n%v", p)
+	require.Contains(t, p.String(), "(removed: nothing reads it after the rewrites)")
+	got, err := p.Run(in)
+	require.NoError(t, err)
+	requireSameBits(t, eagerRun(step, in), got, "outputs")
+}

@@ -74,6 +74,8 @@ func (p *Program) String() string {
 			what = "const"
 		case slotFused:
 			what = "(computed inside a fused step)"
+		case slotDead:
+			what = "(removed: nothing reads it after the rewrites)"
 		default:
 			st := &p.steps[stepOf[i]]
 			args := make([]string, len(st.in))

@@ -13,8 +13,9 @@ import (
 // that share a right operand and its transposition one packing: the
 // group's first step packs it on every Run (the operand's values may
 // change between runs, never within one), and every step of the group
-// multiplies against the packed copy. The products are bit for bit the
-// plain ones. The packed copy is held by the program besides its arenas.
+// multiplies against the packed copy (a constant operand is packed on
+// the first Run only). The products are bit for bit the plain ones. The
+// packed copy is held by the program besides its arenas.
 
 // packMinUses is the fewest matmuls sharing a right operand that are
 // worth a packing of their own; packMaxElems bounds the operands packed
@@ -33,13 +34,14 @@ type packedMatmul struct {
 	matmulOp
 	share *packShare
 	pack  bool // the group's first step: packs the operand
+	once  bool // the operand is a constant: packed on the first Run only
 }
 
 func (o *packedMatmul) Name() string { return "matmul_packed" }
 
 func (o *packedMatmul) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	a, b := in[0], in[1]
-	if o.pack {
+	if o.pack && (!o.once || o.share.packed == nil) {
 		o.share.packed = kern.PackB(o.share.packed, b, o.transB)
 	}
 	return kern.MatMulPacked(o.alloc(g, a, b), a, b, o.transA, o.transB, o.share.packed)
@@ -84,7 +86,8 @@ func (p *Program) packShared() {
 		share := &packShare{}
 		p.stats.Packed += len(steps)
 		for j, i := range steps {
-			p.steps[i].op = &packedMatmul{matmulOp: p.steps[i].op.(matmulOp), share: share, pack: j == 0}
+			p.steps[i].op = &packedMatmul{matmulOp: p.steps[i].op.(matmulOp), share: share, pack: j == 0,
+				once: p.slots[k.slot].kind == slotConst}
 		}
 	}
 }

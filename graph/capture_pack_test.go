@@ -100,3 +100,26 @@ func TestCaptureLeavesLoneOperandsUnpacked(t *testing.T) {
 	require.NoError(t, err)
 	requireSameBits(t, eagerRun(step, in), got, "outputs")
 }
+
+// TestCapturePacksConstantOperandOnce: a constant right operand shared by
+// two matmuls is packed on the first Run and reused; new inputs still
+// give eager's bits.
+func TestCapturePacksConstantOperandOnce(t *testing.T) {
+	w := tensor.NewRNG(8).Normal(tensor.Float32, 0, 1, 5, 4)
+	step := func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		c := g.Const(w)
+		y := graph.Tanh(graph.MatMul(in[0], c))
+		z := graph.MatMul(graph.Sin(in[0]), c)
+		return []*graph.Node{graph.Sum(graph.Mul(y, z), nil, false)}
+	}
+	in := []*tensor.Tensor{tensor.NewRNG(9).Normal(tensor.Float32, 0, 1, 3, 5)}
+	p, err := graph.Capture(step, in, graph.CaptureOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 2, p.Stats().Packed, p.String())
+	for k := range 3 {
+		tensor.AddScalarTo(in[0], in[0], 0.25*float64(k))
+		got, err := p.Run(in)
+		require.NoError(t, err)
+		requireSameBits(t, eagerRun(step, in), got, "outputs")
+	}
+}
