@@ -25,6 +25,7 @@ import (
 //     would freeze);
 //   - lstm_train_captured: lstm_train's LSTM (input 32, hidden 128, 50
 //     steps, batch 32), MSE of the final hidden state, Adam(1e-3);
+//   - gru_train_captured: the same with gru_train's GRU;
 //   - transformer_block_captured: transformer_block's pre-norm encoder
 //     layer (width 256, 4 heads, feed-forward 1024), loss sum(out·r),
 //     gradients of every parameter, no optimiser step.
@@ -45,6 +46,7 @@ func capturedWorkloads() []workload {
 	var ws []workload
 	ws = append(ws, capturedPair("mlp_train_captured", 20, "samples_per_s", 128, true, newCapturedMLP)...)
 	ws = append(ws, capturedPair("lstm_train_captured", 5, "sequences_per_s", 32, true, newCapturedLSTM)...)
+	ws = append(ws, capturedPair("gru_train_captured", 5, "sequences_per_s", 32, true, newCapturedGRU)...)
 	// Capturing the transformer step takes seconds; the bench's test runs
 	// every workload, so this one has no unfused variant.
 	ws = append(ws, capturedPair("transformer_block_captured", 3, "sequences_per_s", 32, false, newCapturedTransformer)...)
@@ -164,6 +166,22 @@ func newCapturedLSTM(rng *tensor.RNG) *capturedModel {
 	in := append([]*tensor.Tensor{x, target}, ps...)
 	return &capturedModel{in: in, update: adamUpdate(ps), step: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
 		_, h, _ := m.Forward(in[0], nil, nil)
+		loss := losses.MSE(h, in[1], losses.Mean)
+		return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
+	}}
+}
+
+// newCapturedGRU is gru_train's model and sequence batch, as
+// newCapturedLSTM's.
+func newCapturedGRU(rng *tensor.RNG) *capturedModel {
+	const batch, seq, inDim, hidden = 32, 50, 32, 128
+	m := nn.NewGRU(rng, inDim, hidden, nn.RNNOptions{})
+	x := rng.Normal(tensor.Float32, 0, 1, seq, batch, inDim)
+	target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
+	ps := nn.Values(m.Params())
+	in := append([]*tensor.Tensor{x, target}, ps...)
+	return &capturedModel{in: in, update: adamUpdate(ps), step: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
+		_, h := m.Forward(in[0], nil)
 		loss := losses.MSE(h, in[1], losses.Mean)
 		return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
 	}}
