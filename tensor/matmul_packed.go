@@ -12,10 +12,16 @@ import "github.com/gradus-ml/gradus/tensor/internal/gemm"
 // packedB is op(b) of a 2-D host matrix packed by packBTrusted.
 type packedB struct {
 	dt  DType
-	k   int // op(b)'s rows
-	n   int // op(b)'s columns
 	f32 gemm.Packed[float32]
 	f64 gemm.Packed[float64]
+}
+
+// dims returns op(b)'s rows and columns.
+func (pk *packedB) dims() (k, n int) {
+	if pk.dt == Float32 {
+		return pk.f32.Dims()
+	}
+	return pk.f64.Dims()
 }
 
 // packBTrusted packs op(b) of the 2-D b (transposed when transB) for
@@ -36,7 +42,7 @@ func packBTrusted(old any, b *Tensor, transB bool) any {
 		pk = new(packedB)
 	}
 	ob := prepOperand(b, asMatrix, transB, nil)
-	pk.dt, pk.k, pk.n = b.dtype, k, n
+	pk.dt = b.dtype
 	if b.dtype == Float32 {
 		gemm.PackS(&pk.f32, ob.trans, k, n, storage32(ob.t)[ob.t.offset:], ob.ld)
 	} else {
@@ -55,7 +61,8 @@ func matmulPackedTrusted(dst, a, b *Tensor, transA, transB bool, packed any) *Te
 		return matmulTrusted(dst, a, b, transA, transB)
 	}
 	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
-	if k != pk.k || dst.shape[len(dst.shape)-1] != pk.n {
+	kb, n := pk.dims()
+	if k != kb || dst.shape[len(dst.shape)-1] != n {
 		return matmulTrusted(dst, a, b, transA, transB)
 	}
 	batch := dst.shape[:len(dst.shape)-2]
@@ -67,9 +74,9 @@ func matmulPackedTrusted(dst, a, b *Tensor, transA, transB bool, packed any) *Te
 		m *= nb
 	}
 	if a.dtype == Float32 {
-		gemm.SgemmPacked(oa.trans, m, 1, storage32(oa.t)[oa.t.offset:], oa.ld, &pk.f32, 0, storage32(dst)[dst.offset:], pk.n)
+		gemm.SgemmPacked(oa.trans, m, 1, storage32(oa.t)[oa.t.offset:], oa.ld, &pk.f32, 0, storage32(dst)[dst.offset:], n)
 	} else {
-		gemm.DgemmPacked(oa.trans, m, 1, storage64(oa.t)[oa.t.offset:], oa.ld, &pk.f64, 0, storage64(dst)[dst.offset:], pk.n)
+		gemm.DgemmPacked(oa.trans, m, 1, storage64(oa.t)[oa.t.offset:], oa.ld, &pk.f64, 0, storage64(dst)[dst.offset:], n)
 	}
 	return dst
 }

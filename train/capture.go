@@ -22,17 +22,15 @@ import (
 // parameters, from the program of b's shapes (captured on first use).
 // The tensors are the program's, valid until its next run.
 func (t *Trainer) capturedGradients(b data.Batch, rng *tensor.RNG) (float64, []*tensor.Tensor, error) {
+	if b.X == nil {
+		return 0, nil, errors.New("the batch has no X: a captured step reads the batch's tensors")
+	}
+	if b.Targets == b.X {
+		return 0, nil, errors.New("the batch's X and Targets are one tensor")
+	}
 	batch := []*tensor.Tensor{b.X}
 	if b.Targets != nil {
 		batch = append(batch, b.Targets)
-	}
-	for i, x := range batch {
-		if x == nil {
-			return 0, nil, errors.New("the batch has no X: a captured step reads the batch's tensors")
-		}
-		if j := i - 1; j >= 0 && x == batch[j] {
-			return 0, nil, errors.New("the batch's X and Targets are one tensor")
-		}
 	}
 	in := append(batch, t.values...)
 	key := shapesKey(batch)

@@ -157,32 +157,30 @@ func newCapturedMLP(rng *tensor.RNG) *capturedModel {
 
 // newCapturedLSTM is lstm_train's model and sequence batch: in = (x,
 // target, parameters...).
-func newCapturedLSTM(rng *tensor.RNG) *capturedModel {
-	const batch, seq, inDim, hidden = 32, 50, 32, 128
-	m := nn.NewLSTM(rng, inDim, hidden, nn.RNNOptions{})
-	x := rng.Normal(tensor.Float32, 0, 1, seq, batch, inDim)
-	target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
-	ps := nn.Values(m.Params())
-	in := append([]*tensor.Tensor{x, target}, ps...)
-	return &capturedModel{in: in, update: adamUpdate(ps), step: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
-		_, h, _ := m.Forward(in[0], nil, nil)
-		loss := losses.MSE(h, in[1], losses.Mean)
-		return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
-	}}
-}
+func newCapturedLSTM(rng *tensor.RNG) *capturedModel { return newCapturedRNN(rng, false) }
 
-// newCapturedGRU is gru_train's model and sequence batch, as
-// newCapturedLSTM's.
-func newCapturedGRU(rng *tensor.RNG) *capturedModel {
+// newCapturedGRU is the same with gru_train's GRU.
+func newCapturedGRU(rng *tensor.RNG) *capturedModel { return newCapturedRNN(rng, true) }
+
+// newCapturedRNN is an LSTM (or a GRU) of input 32 and hidden 128 over
+// 50 steps of batches of 32, the MSE of its final hidden state, and Adam.
+func newCapturedRNN(rng *tensor.RNG, gru bool) *capturedModel {
 	const batch, seq, inDim, hidden = 32, 50, 32, 128
-	m := nn.NewGRU(rng, inDim, hidden, nn.RNNOptions{})
+	var m nn.Module
+	var final func(x *graph.Node) *graph.Node
+	if gru {
+		l := nn.NewGRU(rng, inDim, hidden, nn.RNNOptions{})
+		m, final = l, func(x *graph.Node) *graph.Node { _, h := l.Forward(x, nil); return h }
+	} else {
+		l := nn.NewLSTM(rng, inDim, hidden, nn.RNNOptions{})
+		m, final = l, func(x *graph.Node) *graph.Node { _, h, _ := l.Forward(x, nil, nil); return h }
+	}
 	x := rng.Normal(tensor.Float32, 0, 1, seq, batch, inDim)
 	target := rng.Normal(tensor.Float32, 0, 1, 1, batch, hidden)
 	ps := nn.Values(m.Params())
 	in := append([]*tensor.Tensor{x, target}, ps...)
 	return &capturedModel{in: in, update: adamUpdate(ps), step: func(g *graph.Graph, in []*graph.Node) []*graph.Node {
-		_, h := m.Forward(in[0], nil)
-		loss := losses.MSE(h, in[1], losses.Mean)
+		loss := losses.MSE(final(in[0]), in[1], losses.Mean)
 		return append([]*graph.Node{loss}, autodiff.Grad(loss, in[2:]...)...)
 	}}
 }

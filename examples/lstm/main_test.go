@@ -31,13 +31,17 @@ func TestBidirectionalMNISTTrainingLossFalls(t *testing.T) {
 	}
 }
 
+// quickSine is a short series and a small LSTM trained for steps steps.
+func quickSine(steps int) sineConfig {
+	return sineConfig{Points: 600, Period: 25, Noise: 0.1, Window: 20, Hidden: 16,
+		Epochs: 1, Batch: 32, LR: 1e-2, MaxStep: steps}
+}
+
 // The sine forecaster's training loss falls within a few steps, and the
 // JSON object has the documented keys.
 func TestSineTrainingLossFalls(t *testing.T) {
 	t.Parallel()
-	c := sineConfig{Points: 600, Period: 25, Noise: 0.1, Window: 20, Hidden: 16,
-		Epochs: 1, Batch: 32, LR: 1e-2, MaxStep: 12}
-	res, err := runSine(c, clitest.Env(t))
+	res, err := runSine(quickSine(12), clitest.Env(t))
 	require.NoError(t, err)
 	require.Len(t, res.StepLoss, 12)
 	first := (res.StepLoss[0] + res.StepLoss[1] + res.StepLoss[2]) / 3
@@ -53,8 +57,7 @@ func TestSineTrainingLossFalls(t *testing.T) {
 // the same step losses and held-out error, bit for bit.
 func TestSineCapturedEqualsEager(t *testing.T) {
 	t.Parallel()
-	c := sineConfig{Points: 600, Period: 25, Noise: 0.1, Window: 20, Hidden: 16,
-		Epochs: 1, Batch: 32, LR: 1e-2, MaxStep: 8}
+	c := quickSine(8)
 	eager, err := runSine(c, clitest.Env(t))
 	require.NoError(t, err)
 	c.Capture = true
