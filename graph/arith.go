@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/gradus-ml/gradus/tensor"
+import (
+	"slices"
+
+	"github.com/gradus-ml/gradus/tensor"
+)
 
 // This file shows the pattern every op follows: an unexported op type with
 // Forward, VJP and JVP side by side, registered at init, and an exported
@@ -173,12 +177,28 @@ func (mulOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	var da, db *Node
 	if needs[0] {
-		da = SumTo(Mul(ct, b), a.Shape()...)
+		da = productSumTo(ct, b, a)
 	}
 	if needs[1] {
-		db = SumTo(Mul(ct, a), b.Shape()...)
+		db = productSumTo(ct, a, b)
 	}
 	return cotangents(out, da, db)
+}
+
+// productSumTo returns SumTo(Mul(ct, x), factor's shape): the cotangent of
+// a factor of a product whose other factor is x. A factor that is one
+// number broadcast against an x of the product's shape (a scale, such as
+// a kernel's variance) gets the inner product of ct and x, which reads the
+// two once and writes nothing their size, where the product and its sum
+// would write and read one more array of it.
+func productSumTo(ct, x, factor *Node) *Node {
+	if factor.Size() == 1 && ct.Size() > 1 && slices.Equal(ct.Shape(), x.Shape()) {
+		if _, view := ct.op.(broadcastToOp); !view {
+			n := ct.Size()
+			return Reshape(MatMul(Reshape(ct, 1, n), Reshape(x, n, 1)), factor.Shape()...)
+		}
+	}
+	return SumTo(Mul(ct, x), factor.Shape()...)
 }
 
 func (mulOp) JVP(out *Node, t []*Node) *Node { return bilinearJVP(out, t, Mul) }

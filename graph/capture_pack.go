@@ -65,12 +65,15 @@ func (p *Program) packShared() {
 		if len(b.shape) != 2 || b.shape[0]*b.shape[1] > packMaxElems {
 			continue
 		}
-		depth := b.shape[0]
+		depth, width := b.shape[0], b.shape[1]
 		if o.transB {
-			depth = b.shape[1]
+			depth, width = width, depth
 		}
-		if depth < 2 {
-			continue // a rank-1 product packs nothing (tensor's PackB)
+		if depth < 2 || width < 2 {
+			// A rank-1 product packs nothing (tensor's PackB), and a
+			// product with one column is an inner product or a
+			// matrix-vector product, which tensor does not pack.
+			continue
 		}
 		k := key{p.steps[i].in[1], o.transB}
 		if groups[k] == nil {

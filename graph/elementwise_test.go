@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -97,6 +98,12 @@ func TestElementwiseVJP(t *testing.T) {
 	vjpRun(t, []vjpCase{
 		// d(ab) = b da + a db at a = 2, b = 3.
 		{"mul", [][]float64{{2}, {3}}, [][]int{{}, {}}, bin(graph.Mul), []float64{1}, [][]float64{{3}, {2}}},
+		// A scale a = 2 times b (2×3): ā = Σ ct·b = 1+2+6+8+15+18 = 50,
+		// b̄ = a·ct (ā is one inner product; see TestMulScaleGradient).
+		{"mul scale", [][]float64{{2}, {1, 2, 3, 4, 5, 6}}, [][]int{{}, {2, 3}}, bin(graph.Mul), []float64{1, 1, 2, 2, 3, 3},
+			[][]float64{{50}, {2, 2, 4, 4, 6, 6}}},
+		{"mul scale (1, 1) second", [][]float64{{1, 2, 3, 4}, {-1}}, [][]int{{2, 2}, {1, 1}}, bin(graph.Mul), []float64{1, 0, 0, 1},
+			[][]float64{{-1, 0, 0, -1}, {5}}},
 		// d(a/b) = da/b − a db/b² at a = 1, b = 2.
 		{"div", [][]float64{{1}, {2}}, [][]int{{}, {}}, bin(graph.Div), []float64{1}, [][]float64{{0.5}, {-0.25}}},
 		// Broadcasting sums the cotangent back: b was used twice.
@@ -128,6 +135,44 @@ func TestElementwiseVJP(t *testing.T) {
 			func(xs []*graph.Node) *graph.Node { return graph.Where(xs[0], xs[1], xs[2]) }, []float64{5, 6},
 			[][]float64{nil, {5, 0}, {0, 6}}},
 	})
+}
+
+// TestMulScaleGradient checks the cotangent of a scale (one number times
+// a tensor): an inner product of the cotangent and the other factor
+// rather than their product summed, unless the cotangent is a broadcast
+// view; both agree with finite differences, to first and second order.
+func TestMulScaleGradient(t *testing.T) {
+	rng := tensor.NewRNG(5)
+	for _, c := range []struct {
+		name    string
+		f       func(xs []*graph.Node) *graph.Node
+		product bool // the scale's cotangent is an inner product
+	}{
+		{"scale·x", func(xs []*graph.Node) *graph.Node { return graph.Mul(xs[0], xs[1]) }, true},
+		{"x·scale, summed", func(xs []*graph.Node) *graph.Node {
+			return graph.Sum(graph.Mul(xs[1], xs[0]), nil, false)
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inputs := []*tensor.Tensor{tensor.Scalar(tensor.Float64, 0.7), rng.Normal(tensor.Float64, 0, 1, 3, 4)}
+			_, err := autodiff.GradCheck(c.f, inputs, autodiff.GradCheckOptions{Name: "mul " + c.name, Order: 2})
+			require.NoError(t, err)
+
+			g := graph.New()
+			s, x := g.Var(inputs[0]), g.Var(inputs[1])
+			y := c.f([]*graph.Node{s, x})
+			ct := g.Const(rng.Normal(tensor.Float64, 0, 1, y.Shape()...))
+			before := g.Len()
+			autodiff.VJP(y, ct, s)
+			var ops []string
+			for _, n := range g.Nodes()[before:] {
+				if n.Op() != nil {
+					ops = append(ops, n.Op().Name())
+				}
+			}
+			assert.Equal(t, c.product, slices.Contains(ops, "matmul"), "ops of the reverse pass: %v", ops)
+		})
+	}
 }
 
 func TestMulJVPHandlesZeroTangents(t *testing.T) {

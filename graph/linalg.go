@@ -159,14 +159,25 @@ func (op triSolveOp) triangle(x *Node) *Node {
 func (op triSolveOp) VJP(out, ct *Node, needs []bool) []*Node {
 	a, b := out.inputs[0], out.inputs[1]
 	bbar := TriSolve(a, ct, op.lower, !op.trans)
+	// The minus sign goes on whichever is smaller, B̄ or Ā (exact either
+	// way): with few right-hand sides, such as a GP's one, B̄ is a vector
+	// and Ā an n×n matrix.
+	nbar := bbar
+	if bbar.Size() < a.Size() {
+		nbar = Neg(bbar)
+	}
 	var g *Node
 	if op.trans {
-		g = MatMulT(out, bbar, false, true)
+		g = MatMulT(out, nbar, false, true)
 	} else {
-		g = MatMulT(bbar, out, false, true)
+		g = MatMulT(nbar, out, false, true)
+	}
+	g = op.triangle(g)
+	if nbar == bbar {
+		g = Neg(g)
 	}
 	return []*Node{
-		SumTo(Neg(op.triangle(g)), a.Shape()...),
+		SumTo(g, a.Shape()...),
 		SumTo(bbar, b.Shape()...),
 	}
 }

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -210,6 +211,18 @@ func TestLinalgGradients(t *testing.T) {
 			w, _ := graph.Eigh(a)
 			return graph.Sum(w, nil, false)
 		}, []float64{1, 0, 0, 1}},
+		// x = L⁻¹(2, 3) for L = [[2,0],[1,1]] is (1, 2); the cotangent of L
+		// for Σx is −tril(L⁻ᵀ1 · xᵀ) = −tril((0, 1)·(1, 2)ᵀ), the minus
+		// sign carried by the one-column B̄.
+		{"trisolve one column", []float64{2, 99, 1, 1}, func(a *graph.Node) *graph.Node {
+			b := a.Graph().Const(tensor.FromValues(a.DType(), []float64{2, 3}, 2))
+			return graph.Sum(graph.TriSolve(a, b, true, false), nil, false)
+		}, []float64{0, 0, -1, -2}},
+		// x = L⁻ᵀ(2, 3) = (−0.5, 3), B̄ = L⁻¹1 = (0.5, 0.5): −tril(x·B̄ᵀ).
+		{"trisolve one column trans", []float64{2, 99, 1, 1}, func(a *graph.Node) *graph.Node {
+			b := a.Graph().Const(tensor.FromValues(a.DType(), []float64{2, 3}, 2))
+			return graph.Sum(graph.TriSolve(a, b, true, true), nil, false)
+		}, []float64{0.25, 0, -1.5, -1.5}},
 		// log det [[4,2],[2,3]] through the factor: ∇ = A⁻¹ = [[3,-2],[-2,4]]/8.
 		{"logdet via cholesky", []float64{4, 2, 2, 3}, func(a *graph.Node) *graph.Node {
 			return graph.LogDetChol(graph.Cholesky(a))
@@ -223,6 +236,21 @@ func TestLinalgGradients(t *testing.T) {
 				grad := autodiff.Grad(c.f(a), a)[0]
 				numtest.Close(t, c.want, grad.Value(), 10*numtest.Tol(dt))
 			})
+		}
+	}
+}
+
+// TestTriSolveGradCheck checks TriSolve's rules with fewer right-hand
+// sides than the order (the minus sign of Ā goes on B̄) and more (on Ā).
+func TestTriSolveGradCheck(t *testing.T) {
+	rng := tensor.NewRNG(9)
+	l := tensor.Add(tensor.TriMask(rng.Normal(tensor.Float64, 0, 0.3, 3, 3), 1, 1, 0), tensor.Eye(tensor.Float64, 3))
+	for _, k := range []int{1, 5} {
+		for _, trans := range []bool{false, true} {
+			_, err := autodiff.GradCheck(func(xs []*graph.Node) *graph.Node { return graph.TriSolve(xs[0], xs[1], true, trans) },
+				[]*tensor.Tensor{l, rng.Normal(tensor.Float64, 0, 1, 3, k)},
+				autodiff.GradCheckOptions{Name: fmt.Sprintf("trisolve k=%d trans=%v", k, trans), Order: 2})
+			require.NoError(t, err)
 		}
 	}
 }

@@ -381,6 +381,46 @@ func TestDot(t *testing.T) {
 	assert.InDelta(t, want, got, want*1e-5)
 }
 
+// TestMatMulInnerProduct checks the products that are one inner product
+// (1-D·1-D, and a 1×k row times a k×1 column, read directly or
+// transposed, strided or not), which skip GEMM: small integer entries keep
+// every partial sum exact in float32 too, so each must equal the sum
+// worked out here exactly, and MatMulTo into a view of a larger tensor
+// must leave its neighbours be.
+func TestMatMulInnerProduct(t *testing.T) {
+	const k = 1001 // past dotBlock: the recursive halves run
+	xs, ys, wide := make([]float64, k), make([]float64, k), make([]float64, 2*k)
+	var want float64
+	for i := range k {
+		xs[i], ys[i] = float64(i%7), float64((k-i)%5)
+		wide[2*i], wide[2*i+1] = ys[i], -1
+		want += xs[i] * ys[i]
+	}
+	for _, dt := range laDTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			x, y := FromValues(dt, xs, k), FromValues(dt, ys, k)
+			yStrided := Slice(FromValues(dt, wide, 2*k), 0, 0, 2*k, 2) // y at stride 2
+			cases := []struct {
+				name string
+				got  *Tensor
+			}{
+				{"vector·vector", MatMul(x, y)},
+				{"row·column", MatMul(Reshape(x, 1, k), Reshape(y, k, 1))},
+				{"rowᵀ·columnᵀ", MatMulT(Reshape(x, k, 1), Reshape(y, 1, k), true, true)},
+				{"strided vector", MatMul(yStrided, x)},
+				{"strided column", MatMul(Reshape(x, 1, k), Reshape(yStrided, k, 1))},
+			}
+			for _, c := range cases {
+				require.Equal(t, 1, c.got.Size(), c.name)
+				assert.Equal(t, want, Reshape(c.got, 1).At(0), c.name)
+			}
+			dst := Full(dt, -7, 3)
+			MatMulTo(Reshape(Slice(dst, 0, 1, 2, 1)), x, y)
+			assert.Equal(t, []float64{-7, want, -7}, dst.Values())
+		})
+	}
+}
+
 // laTransposeLast returns a view of t with its last two axes swapped.
 func laTransposeLast(t *Tensor) *Tensor {
 	nd := len(t.shape)

@@ -82,19 +82,23 @@ func FitPPCA(x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
 			sigma2 += v
 		}
 	}
-	sigma2 /= float64(d - q)
-	// Data in a q-dimensional subspace give σ² = 0 and a singular
-	// C = WWᵀ + σ²I; a floor of 10⁻¹⁰ of the mean variance keeps it
-	// positive definite (10⁻¹⁰ itself for identical rows).
-	floor := 1e-10 * total / float64(d)
-	if !(floor > 0) {
-		floor = 1e-10
-	}
-	sigma2 = max(sigma2, floor)
+	sigma2 = max(sigma2/float64(d-q), sigma2Floor(total, d))
 	u := tensor.Slice(vecs, 1, 0, q, 1).Contiguous()
 	flipRowsOfT(u)
 	scaleColumns(u, vals, func(l float64) float64 { return math.Sqrt(math.Max(l-sigma2, 0)) })
 	return &PPCA{Mean: mean, W: u, Sigma2: sigma2}, nil
+}
+
+// sigma2Floor is the least σ² a fit returns, given the total variance
+// (the trace of the covariance) over d dimensions. Data in a q-dimensional
+// subspace give σ² = 0 (or, by rounding, slightly below it in EM) and a
+// singular C = WWᵀ + σ²I; a floor of 10⁻¹⁰ of the mean variance keeps it
+// positive definite (10⁻¹⁰ itself for identical rows).
+func sigma2Floor(total float64, d int) float64 {
+	if floor := 1e-10 * total / float64(d); floor > 0 {
+		return floor
+	}
+	return 1e-10
 }
 
 // flipRowsOfT applies PCA's sign convention to the columns of m.
@@ -140,7 +144,8 @@ func LogLikelihood(xc, w, logSigma2 *graph.Node) *graph.Node {
 //	W' = S·W·(σ²I + M⁻¹WᵀSW)⁻¹,   σ²' = tr(S − S·W·M⁻¹·W'ᵀ)/d,
 //
 // from a random W and σ² = 1, recording the log-likelihood after each
-// iteration in Trace. Bad data or options return an error and no model. If
+// iteration in Trace. σ² is kept at or above FitPPCA's floor, which data
+// lying in a q-dimensional subspace reach. Bad data or options return an error and no model. If
 // it runs out of MaxIter it returns the model with a
 // *tensor.NotConvergedError; if ctx is cancelled (checked every
 // iteration) it returns promptly with the model so far and the error
@@ -194,11 +199,12 @@ func FitPPCAEM(ctx context.Context, x *tensor.Tensor, opts PPCAOptions) (*PPCA, 
 		}
 		wNew := tensor.MatMul(sw, innerInv)
 		prod := tensor.MatMul(tensor.MatMul(sw, minv), tensor.Transpose(wNew))
-		tr := 0.0
+		tr, total := 0.0, 0.0
 		for i := range d {
 			tr += s.At(i, i) - prod.At(i, i)
+			total += s.At(i, i)
 		}
-		w, sigma2 = wNew, tr/float64(d)
+		w, sigma2 = wNew, max(tr/float64(d), sigma2Floor(total, d))
 		m.W, m.Sigma2 = w, sigma2
 		ll, err := m.LogLikelihood(x)
 		if err != nil {
