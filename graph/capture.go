@@ -83,7 +83,7 @@ type CaptureStats struct {
 	Merged int // nodes merged into an earlier identical one (same op, same inputs; equal constants)
 	Fused  int // elementwise ops computed inside a fused step of several (the steps that remain count in Ops)
 	Views  int // concats found inside an earlier concat and made views of it (capture_concat.go)
-	Packed int // matmul steps multiplying by a right operand packed once per Run for all of them (capture_pack.go)
+	Packed int // matmul and linear steps multiplying by a right operand packed once per Run for all of them (capture_pack.go)
 	Ops    int // ops the program runs
 }
 

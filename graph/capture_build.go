@@ -73,6 +73,8 @@ func (p *Program) Build(g *Graph, in []*Node) []*Node {
 			nodes[s.out] = k.build(args[0])
 		case *packedMatmul:
 			nodes[s.out] = Apply(k.matmulOp, args...)
+		case *packedLinear:
+			nodes[s.out] = Apply(k.linearOp, args...)
 		case Op:
 			nodes[s.out] = Apply(k, args...)
 		default:

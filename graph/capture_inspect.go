@@ -56,7 +56,7 @@ func (p *Program) Outputs() []int { return slices.Clone(p.outs) }
 func (p *Program) String() string {
 	var b strings.Builder
 	st := p.stats
-	fmt.Fprintf(&b, "program: %d steps, %d slots; traced %d nodes: %d dead, %d folded, %d merged, %d fused; %d concat views, %d matmuls on packed operands\n",
+	fmt.Fprintf(&b, "program: %d steps, %d slots; traced %d nodes: %d dead, %d folded, %d merged, %d fused; %d concat views, %d products on packed operands\n",
 		st.Ops, len(p.slots), st.Traced, st.Dead, st.Folded, st.Merged, st.Fused, st.Views, st.Packed)
 	stepOf := make([]int, len(p.slots))
 	for i := range stepOf {

@@ -14,7 +14,9 @@ import (
 // group's first step packs it on every Run (the operand's values may
 // change between runs, never within one), and every step of the group
 // multiplies against the packed copy (a constant operand is packed on
-// the first Run only). The products are bit for bit the plain ones. The
+// the first Run only). A linear step, x·wᵀ + b, shares the packing of wᵀ
+// with the matmuls that read w transposed: a GRU projects every step's
+// state by W_h that way. The products are bit for bit the plain ones. The
 // packed copy is held by the program besides its arenas.
 
 // packMinUses is the fewest matmuls sharing a right operand that are
@@ -41,10 +43,38 @@ func (o *packedMatmul) Name() string { return "matmul_packed" }
 
 func (o *packedMatmul) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	a, b := in[0], in[1]
-	if o.pack && (!o.once || o.share.packed == nil) {
-		o.share.packed = kern.PackB(o.share.packed, b, o.transB)
+	packed := o.share.get(o.pack, o.once, b, o.transB)
+	return kern.MatMulPacked(o.alloc(g, a, b), a, b, o.transA, o.transB, packed)
+}
+
+// get returns the group's packing of op(b), packing it first when the
+// step is the group's first (pack) and the operand is not a constant
+// packed already (once).
+func (s *packShare) get(pack, once bool, b *tensor.Tensor, transB bool) any {
+	if pack && (!once || s.packed == nil) {
+		s.packed = kern.PackB(s.packed, b, transB)
 	}
-	return kern.MatMulPacked(o.alloc(g, a, b), a, b, o.transA, o.transB, o.share.packed)
+	return s.packed
+}
+
+// packedLinear is a linear step (x·wᵀ + b) of a group sharing w: a GRU's
+// recurrent projection of every step's state.
+type packedLinear struct {
+	linearOp
+	share      *packShare
+	pack, once bool
+}
+
+func (o *packedLinear) Name() string { return "linear_packed" }
+
+func (o *packedLinear) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
+	x, w, b := in[0], in[1], in[2]
+	packed := o.share.get(o.pack, o.once, w, true)
+	sx := x.Shape()
+	shape := g.AllocInts(len(sx))
+	copy(shape, sx)
+	shape[len(sx)-1] = w.Shape()[0]
+	return kern.MatMulBiasPacked(g.AllocUninit(x.DType(), shape...), x, w, b, false, true, packed)
 }
 
 // packShared groups the matmul steps by right operand and transposition
@@ -57,8 +87,13 @@ func (p *Program) packShared() {
 	groups := map[key][]int{}
 	var order []key
 	for i := range p.steps {
-		o, ok := p.steps[i].op.(matmulOp)
-		if !ok {
+		var transB bool
+		switch o := p.steps[i].op.(type) {
+		case matmulOp:
+			transB = o.transB
+		case linearOp:
+			transB = true // x·wᵀ + b
+		default:
 			continue
 		}
 		b := p.slots[p.steps[i].in[1]]
@@ -66,7 +101,7 @@ func (p *Program) packShared() {
 			continue
 		}
 		depth, width := b.shape[0], b.shape[1]
-		if o.transB {
+		if transB {
 			depth, width = width, depth
 		}
 		if depth < 2 || width < 2 {
@@ -75,7 +110,7 @@ func (p *Program) packShared() {
 			// matrix-vector product, which tensor does not pack.
 			continue
 		}
-		k := key{p.steps[i].in[1], o.transB}
+		k := key{p.steps[i].in[1], transB}
 		if groups[k] == nil {
 			order = append(order, k)
 		}
@@ -88,9 +123,14 @@ func (p *Program) packShared() {
 		}
 		share := &packShare{}
 		p.stats.Packed += len(steps)
+		once := p.slots[k.slot].kind == slotConst
 		for j, i := range steps {
-			p.steps[i].op = &packedMatmul{matmulOp: p.steps[i].op.(matmulOp), share: share, pack: j == 0,
-				once: p.slots[k.slot].kind == slotConst}
+			switch o := p.steps[i].op.(type) {
+			case matmulOp:
+				p.steps[i].op = &packedMatmul{matmulOp: o, share: share, pack: j == 0, once: once}
+			case linearOp:
+				p.steps[i].op = &packedLinear{linearOp: o, share: share, pack: j == 0, once: once}
+			}
 		}
 	}
 }

@@ -47,7 +47,7 @@ func TestCapturePacksSharedOperands(t *testing.T) {
 				}
 			}
 			require.Equal(t, 11, packed)
-			require.Contains(t, p.String(), "11 matmuls on packed operands")
+			require.Contains(t, p.String(), "11 products on packed operands")
 
 			plain, err := graph.Capture(rnnStep, in, graph.CaptureOptions{NoFusion: true})
 			require.NoError(t, err)
@@ -121,5 +121,64 @@ func TestCapturePacksConstantOperandOnce(t *testing.T) {
 		got, err := p.Run(in)
 		require.NoError(t, err)
 		requireSameBits(t, eagerRun(step, in), got, "outputs")
+	}
+}
+
+// linearStep is a recurrence through the linear op, h ← tanh(x_t·Wᵀ + b +
+// h·Uᵀ + c) over three steps, with loss Σ h²: the three input projections
+// share one packing of Wᵀ and the two later steps' state projections one
+// of Uᵀ, as a GRU's recurrent projections do (5 linear steps); backwards,
+// the state's cotangent is multiplied by U twice (2 matmuls): 7 products
+// on 3 packings.
+func linearStep(g *graph.Graph, in []*graph.Node) []*graph.Node {
+	x, w, b, u, c := in[0], in[1], in[2], in[3], in[4]
+	var h *graph.Node
+	for t := range x.Shape()[0] {
+		xt := graph.Reshape(graph.Slice(x, 0, t, t+1, 1), x.Shape()[1], x.Shape()[2])
+		z := graph.Linear(xt, w, b)
+		if h != nil {
+			z = graph.Add(z, graph.Linear(h, u, c))
+		}
+		h = graph.Tanh(z)
+	}
+	loss := graph.Sum(graph.Square(h), nil, false)
+	return append([]*graph.Node{loss}, autodiff.Grad(loss, w, b, u, c)...)
+}
+
+func TestCapturePacksSharedLinearWeights(t *testing.T) {
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		t.Run(dt.String(), func(t *testing.T) {
+			rng := tensor.NewRNG(6)
+			in := []*tensor.Tensor{rng.Normal(dt, 0, 1, 3, 4, 5), rng.Normal(dt, 0, 0.5, 6, 5), rng.Normal(dt, 0, 0.5, 6),
+				rng.Normal(dt, 0, 0.5, 6, 6), rng.Normal(dt, 0, 0.5, 6)}
+			p, err := graph.Capture(linearStep, in, graph.CaptureOptions{})
+			require.NoError(t, err)
+			linear := 0
+			for _, s := range p.Steps() {
+				if s.Op == "linear_packed" {
+					linear++
+				}
+			}
+			require.Equal(t, 5, linear, p.String())
+			require.Equal(t, 7, p.Stats().Packed, p.String())
+			for k := range 3 {
+				for _, w := range in[1:] {
+					tensor.AddScalarTo(w, tensor.MulScalarTo(w, w, 0.9), 0.01*float64(k))
+				}
+				got, err := p.Run(in)
+				require.NoError(t, err)
+				requireSameBits(t, eagerRun(linearStep, in), got, "packed program")
+			}
+			g := graph.New()
+			nodes := make([]*graph.Node, len(in))
+			for i, x := range in {
+				nodes[i] = g.VarOf(x)
+			}
+			var vals []*tensor.Tensor
+			for _, n := range p.Build(g, nodes) {
+				vals = append(vals, n.Value())
+			}
+			requireSameBits(t, eagerRun(linearStep, in), vals, "built program")
+		})
 	}
 }

@@ -56,27 +56,62 @@ func packBTrusted(old any, b *Tensor, transB bool) any {
 // GEMM (a 2-D a, or a batch of a's matrices stacked into one tall one);
 // otherwise, or with packed nil, it is matmulTrusted.
 func matmulPackedTrusted(dst, a, b *Tensor, transA, transB bool, packed any) *Tensor {
-	pk, _ := packed.(*packedB)
-	if pk == nil || dst.Size() == 0 || dst.dev != nil || a.dev != nil || a.dtype != pk.dt {
+	pk, oa, m, ok := packedPlan(dst, a, transA, packed)
+	if !ok {
 		return matmulTrusted(dst, a, b, transA, transB)
+	}
+	pk.multiply(oa, m, 0, dst)
+	return dst
+}
+
+// matmulBiasPackedTrusted is matmulBiasTrusted(dst, a, b, bias, transA,
+// transB) against packed, as matmulPackedTrusted is matmulTrusted: dst's
+// rows start as the bias and the product adds to them, which gives the
+// bits of the GEMM that writes the bias as it goes (biasGemm).
+func matmulBiasPackedTrusted(dst, a, b, bias *Tensor, transA, transB bool, packed any) *Tensor {
+	pk, oa, m, ok := packedPlan(dst, a, transA, packed)
+	if !ok || bias.dev != nil {
+		return matmulBiasTrusted(dst, a, b, bias, transA, transB)
+	}
+	if dst.dtype == Float32 {
+		fillRows(storage32(dst)[dst.offset:dst.offset+dst.Size()], bias)
+	} else {
+		fillRows(storage64(dst)[dst.offset:dst.offset+dst.Size()], bias)
+	}
+	pk.multiply(oa, m, 1, dst)
+	return dst
+}
+
+// packedPlan reports whether op(a)·(packed op(b)) into dst is one GEMM
+// against the packing, and returns the packing, op(a) as GEMM reads it
+// and its rows (a stacked batch counted in).
+func packedPlan(dst, a *Tensor, transA bool, packed any) (pk *packedB, oa matOperand, m int, ok bool) {
+	pk, _ = packed.(*packedB)
+	if pk == nil || dst.Size() == 0 || dst.dev != nil || a.dev != nil || a.dtype != pk.dt {
+		return nil, oa, 0, false
 	}
 	m, k, _, _ := logicalMatrix(a, asMatrix, transA)
 	kb, n := pk.dims()
 	if k != kb || dst.shape[len(dst.shape)-1] != n {
-		return matmulTrusted(dst, a, b, transA, transB)
+		return nil, oa, 0, false
 	}
 	batch := dst.shape[:len(dst.shape)-2]
-	oa := prepOperand(a, asMatrix, transA, batch)
+	oa = prepOperand(a, asMatrix, transA, batch)
 	if nb := shapeSize(batch); nb > 1 {
 		if oa.trans || !stacked(oa, batch, m) {
-			return matmulTrusted(dst, a, b, transA, transB)
+			return nil, oa, 0, false
 		}
 		m *= nb
 	}
-	if a.dtype == Float32 {
-		gemm.SgemmPacked(oa.trans, m, 1, storage32(oa.t)[oa.t.offset:], oa.ld, &pk.f32, 0, storage32(dst)[dst.offset:], n)
+	return pk, oa, m, true
+}
+
+// multiply sets dst = op(a)·op(b) + beta·dst for the m rows of op(a).
+func (pk *packedB) multiply(oa matOperand, m int, beta float64, dst *Tensor) {
+	n := dst.shape[len(dst.shape)-1]
+	if pk.dt == Float32 {
+		gemm.SgemmPacked(oa.trans, m, 1, storage32(oa.t)[oa.t.offset:], oa.ld, &pk.f32, float32(beta), storage32(dst)[dst.offset:], n)
 	} else {
-		gemm.DgemmPacked(oa.trans, m, 1, storage64(oa.t)[oa.t.offset:], oa.ld, &pk.f64, 0, storage64(dst)[dst.offset:], n)
+		gemm.DgemmPacked(oa.trans, m, 1, storage64(oa.t)[oa.t.offset:], oa.ld, &pk.f64, beta, storage64(dst)[dst.offset:], n)
 	}
-	return dst
 }

@@ -34,13 +34,26 @@ func TestMatMulPackedEqualsMatMul(t *testing.T) {
 				pk := packBTrusted(nil, c.b, c.transB)
 				require.NotNil(t, pk)
 				got := matmulPackedTrusted(New(dt, shape...), c.a, c.b, c.transA, c.transB, pk)
-				w, g := want.Values(), got.Values()
-				for i := range w {
-					if math.Float64bits(w[i]) != math.Float64bits(g[i]) {
-						t.Fatalf("element %d: packed %v, plain %v", i, g[i], w[i])
-					}
-				}
+				requireSameBitsT(t, want, got, "product")
+				// With a bias (the linear op's form), against the GEMM
+				// that writes the bias as it goes.
+				bias := laRandom(dt, 10, shape[len(shape)-1])
+				want = matmulBiasTrusted(New(dt, shape...), c.a, c.b, bias, c.transA, c.transB)
+				got = matmulBiasPackedTrusted(New(dt, shape...), c.a, c.b, bias, c.transA, c.transB, pk)
+				requireSameBitsT(t, want, got, "product with bias")
 			})
+		}
+	}
+}
+
+// requireSameBitsT fails unless got and want hold the same bits.
+func requireSameBitsT(t *testing.T, want, got *Tensor, what string) {
+	t.Helper()
+	w, g := want.Values(), got.Values()
+	require.Len(t, g, len(w))
+	for i := range w {
+		if math.Float64bits(w[i]) != math.Float64bits(g[i]) {
+			t.Fatalf("%s, element %d: packed %v, plain %v", what, i, g[i], w[i])
 		}
 	}
 }
@@ -52,6 +65,10 @@ func TestMatMulPackedHandWorked(t *testing.T) {
 	pk := packBTrusted(nil, b, false)
 	got := matmulPackedTrusted(New(Float64, 2, 3), FromValues(Float64, []float64{1, 2, 3, 4}, 2, 2), b, false, false, pk)
 	require.Equal(t, []float64{21, 24, 27, 47, 54, 61}, got.Values())
+	// Plus a bias (1, −1, 0.5) on every row.
+	bias := FromValues(Float64, []float64{1, -1, 0.5}, 3)
+	got = matmulBiasPackedTrusted(New(Float64, 2, 3), FromValues(Float64, []float64{1, 2, 3, 4}, 2, 2), b, bias, false, false, pk)
+	require.Equal(t, []float64{22, 23, 27.5, 48, 53, 61.5}, got.Values())
 	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk)
 	require.Equal(t, []float64{5, 6, 7}, got.Values())
 	// The product reads the packing, not b: until b is packed again, a

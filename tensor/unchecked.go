@@ -32,6 +32,7 @@ func init() {
 		MatMulBiasT:      matmulBiasTrusted,
 		PackB:            packBTrusted,
 		MatMulPacked:     matmulPackedTrusted,
+		MatMulBiasPacked: matmulBiasPackedTrusted,
 		Reduce:           reduceTrusted,
 		SumTo:            sumToTrusted,
 		Softmax:          func(dst, a *Tensor, axis int) *Tensor { return softmaxRun(dst, a, axis, false) },

@@ -51,6 +51,9 @@ type Kernels[T, C, P any] struct {
 	// multiplying against packed (PackB's packing of b) where the product
 	// is one GEMM; with packed nil it is MatMulT.
 	MatMulPacked func(dst, a, b T, transA, transB bool, packed any) T
+	// MatMulBiasPacked is MatMulBiasT(dst, a, b, bias, transA, transB),
+	// bit for bit, against packed as MatMulPacked is MatMulT.
+	MatMulBiasPacked func(dst, a, b, bias T, transA, transB bool, packed any) T
 	// Reduce computes reduction kind (0 sum, 1 mean, 2 max, 3 min, 4 prod,
 	// 5 logsumexp, 6 variance with ddof) of a over the axes; max and min
 	// need non-empty axes.
