@@ -175,7 +175,8 @@ func rowsCombineFast[T Float](a []T, lda, r0, r1, c0, c1 int, u, w, work []T) {
 func rowsDotFast[T Float](a []T, lda, r0, r1, c0, c1 int, v, out, work []T) {
 	nc := c1 - c0
 	linalgParallel(r1-r0, max(4, bidiagSplitWork/max(1, nc)), func(q0, q1 int) {
-		scratch := make([]T, nc)
+		scratch := workGet[T](nc) // written with zero weights, never read
+		defer workPut(scratch)
 		var zero [4]T
 		r := r0 + q0
 		for ; r+4 <= r0+q1; r += 4 {

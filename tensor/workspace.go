@@ -13,7 +13,11 @@ import (
 // and warm in cache between calls.
 
 // workMin is the length below which a plain make is cheaper than the pool.
-const workMin = 1 << 12
+// Above a few hundred elements zeroing the fresh slice costs more than the
+// pool's Get and Put, and the garbage of a loop that makes one per step
+// (a bidiagonal reduction's ~2,000 of 8 KiB at n = 1000) brings the
+// collections that empty the pool of the large buffers.
+const workMin = 1 << 9
 
 // workPools holds free buffers by dtype (0 float32, 1 float64) and by
 // the base-2 logarithm of their capacity.
