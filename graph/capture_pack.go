@@ -105,10 +105,7 @@ func (p *Program) packShared() {
 			depth, width = width, depth
 		}
 		if depth < 2 || width < 2 {
-			// A rank-1 product packs nothing (tensor's PackB), and a
-			// product with one column is an inner product or a
-			// matrix-vector product, which tensor does not pack.
-			continue
+			continue // tensor's PackB packs neither (rank 1, one column)
 		}
 		k := key{p.steps[i].in[1], transB}
 		if groups[k] == nil {

@@ -271,13 +271,14 @@ func matmulBiasTrusted(dst, a, b, bias *Tensor, transA, transB bool) *Tensor {
 // one against a shared b), the GEMM writes the bias into each block of
 // dst as it gets to it (gemm.SgemmBias); otherwise every row of dst is
 // filled with the bias first and the products add to it. Both give the
-// same bits.
+// same bits. A single inner product (one row, one column) is the bias
+// plus batchedGemm's dot product either way.
 func biasGemm[T Float](dst, a, b, bias *Tensor, transA, transB bool, batch []int, m, n, k int) {
 	c := storage[T](dst)[dst.offset : dst.offset+dst.Size()]
 	nb := shapeSize(batch)
 	oa, ob := prepOperand(a, asMatrix, transA, batch), prepOperand(b, asMatrix, transB, batch)
 	single := nb == 1 || (!oa.trans && allZero(ob.bstr) && stacked(oa, batch, m))
-	if !single || bias.strides[0] != 1 {
+	if !single || bias.strides[0] != 1 || nb*m == 1 && n == 1 {
 		fillRows(c, bias)
 		batchedGemm[T](dst, oa, ob, batch, m, n, k, true)
 		return

@@ -27,14 +27,16 @@ func (pk *packedB) dims() (k, n int) {
 // packBTrusted packs op(b) of the 2-D b (transposed when transB) for
 // matmulPackedTrusted, reusing old (an earlier result, or nil) when it is
 // one. It returns nil where no packed product applies: a device tensor,
-// a b that is not 2-D, no columns, or an inner dimension below 2 (the
-// rank-1 products take another path).
+// a b that is not 2-D, fewer than two columns (a row times one column is
+// an inner product, which takes another path, and matrix-vector products
+// gain nothing from a packing) or an inner dimension below 2 (the rank-1
+// products take another path).
 func packBTrusted(old any, b *Tensor, transB bool) any {
 	if b.dev != nil || len(b.shape) != 2 {
 		return nil
 	}
 	k, n, _, _ := logicalMatrix(b, asMatrix, transB)
-	if k < 2 || n == 0 {
+	if k < 2 || n < 2 {
 		return nil
 	}
 	pk, _ := old.(*packedB)

@@ -91,4 +91,11 @@ func TestMatMulPackedFallsBack(t *testing.T) {
 	require.Equal(t, []float64{2, 4, 6, -1, -2, -3}, got.Values())
 	// A batched right operand is not packed either.
 	require.Nil(t, packBTrusted(nil, laRandom(Float32, 1, 2, 3, 3), false))
+	// Nor one column: a row times it is an inner product, whose bits are
+	// the dot product's, not a packed GEMM's.
+	col := laRandom(Float32, 2, 50, 1)
+	require.Nil(t, packBTrusted(nil, col, false))
+	row := laRandom(Float32, 3, 1, 50)
+	requireSameBitsT(t, matmulTrusted(New(Float32, 1, 1), row, col, false, false),
+		matmulPackedTrusted(New(Float32, 1, 1), row, col, false, false, packBTrusted(nil, col, false)), "inner product")
 }

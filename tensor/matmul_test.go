@@ -417,6 +417,24 @@ func TestMatMulInnerProduct(t *testing.T) {
 			dst := Full(dt, -7, 3)
 			MatMulTo(Reshape(Slice(dst, 0, 1, 2, 1)), x, y)
 			assert.Equal(t, []float64{-7, want, -7}, dst.Values())
+
+			// Random entries: the product has the bits of Dot (the GEMM's
+			// order of additions would round differently), and with a
+			// bias, contiguous or strided, the bits of Dot plus the bias.
+			rx, ry := laRandom(dt, 11, k), laRandom(dt, 12, k)
+			dot := Dot(rx, ry).Item()
+			assert.Equal(t, math.Float64bits(dot), math.Float64bits(MatMul(rx, ry).Item()), "random inner product")
+			biases := Arange(dt, 0.25, 3.25, 1) // 0.25, 1.25, 2.25
+			for _, bias := range []*Tensor{Slice(biases, 0, 1, 2, 1), Slice(biases, 0, 0, 3, 3)} {
+				got := matmulBiasTrusted(New(dt, 1, 1), Reshape(rx, 1, k), Reshape(ry, k, 1), bias, false, false).Item()
+				var wantBias float64
+				if dt == Float32 {
+					wantBias = float64(float32(dot) + float32(bias.At(0)))
+				} else {
+					wantBias = dot + bias.At(0)
+				}
+				assert.Equal(t, math.Float64bits(wantBias), math.Float64bits(got), "inner product plus bias %v", bias.At(0))
+			}
 		})
 	}
 }

@@ -145,9 +145,9 @@ func LogLikelihood(xc, w, logSigma2 *graph.Node) *graph.Node {
 //
 // from a random W and σ² = 1, recording the log-likelihood after each
 // iteration in Trace. σ² is kept at or above FitPPCA's floor, which data
-// lying in a q-dimensional subspace reach. Bad data or options return an error and no model. If
-// it runs out of MaxIter it returns the model with a
-// *tensor.NotConvergedError; if ctx is cancelled (checked every
+// lying in a q-dimensional subspace reach. Bad data or options return an
+// error and no model. If it runs out of MaxIter it returns the model with
+// a *tensor.NotConvergedError; if ctx is cancelled (checked every
 // iteration) it returns promptly with the model so far and the error
 // wrapping ctx.Err().
 func FitPPCAEM(ctx context.Context, x *tensor.Tensor, opts PPCAOptions) (*PPCA, error) {
