@@ -114,7 +114,7 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 
 		// X(i+1:, i) = τ·(A(i+1:, i+1:)·v − U·(Yᵀv) − X(i+1:, :i)·(V v)).
 		xi := x[i*mm+i+1 : (i+1)*mm]
-		rowsDotFast(a, lda, i+1, mm, i+1, nn, row, xi, work)
+		rowsDotFast(a, lda, i+1, mm, i+1, nn, row, xi)
 		colsDot(y[i+1:], nn, i+1, row, t1, work)
 		colsDot(a[i+1:], lda, i, row, t2, work)
 		for r := i + 1; r < mm; r++ {
@@ -171,8 +171,8 @@ func rowsCombineFast[T Float](a []T, lda, r0, r1, c0, c1 int, u, w, work []T) {
 
 // rowsDotFast sets out[r−r0] = A(r, c0:c1)·v for rows r0..r1−1, four rows
 // at a time through the symmetric product's kernel (with zero weights, so
-// its column update of work is a no-op).
-func rowsDotFast[T Float](a []T, lda, r0, r1, c0, c1 int, v, out, work []T) {
+// its column update of a scratch row changes nothing that is read).
+func rowsDotFast[T Float](a []T, lda, r0, r1, c0, c1 int, v, out []T) {
 	nc := c1 - c0
 	linalgParallel(r1-r0, max(4, bidiagSplitWork/max(1, nc)), func(q0, q1 int) {
 		scratch := workGet[T](nc) // written with zero weights, never read

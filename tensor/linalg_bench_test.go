@@ -34,6 +34,32 @@ func BenchmarkMatMul(b *testing.B) {
 	}
 }
 
+// BenchmarkMatMulVector times the matrix-vector and vector-matrix
+// products (gemv.go; float32 still goes through GEMM) into a reused
+// destination; GB/s counts the matrix read once.
+func BenchmarkMatMulVector(b *testing.B) {
+	for _, dt := range laDTypes {
+		for _, n := range []int{256, 1000} {
+			a, x := laRandom(dt, 1, n, n), laRandom(dt, 2, n)
+			for _, c := range []struct {
+				name      string
+				dst, l, r *Tensor
+			}{
+				{"Ax", New(dt, n, 1), a, Reshape(x, n, 1)},
+				{"xA", New(dt, 1, n), Reshape(x, 1, n), a},
+			} {
+				b.Run(fmt.Sprintf("%s/%s/n%d", laDTypeName(dt), c.name, n), func(b *testing.B) {
+					b.ReportAllocs()
+					b.SetBytes(int64(n * n * dt.Size()))
+					for b.Loop() {
+						MatMulTo(c.dst, c.l, c.r)
+					}
+				})
+			}
+		}
+	}
+}
+
 func BenchmarkCholesky(b *testing.B) {
 	for _, n := range []int{500, 1000, 2000} {
 		b.Run(fmt.Sprintf("f64/n%d", n), func(b *testing.B) {

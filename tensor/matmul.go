@@ -404,6 +404,9 @@ func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k i
 		c[0] = s
 		return
 	}
+	if nb == 1 && !accumulate && gemv(c, A, B, oa, ob, m, n, k) {
+		return
+	}
 	if nb == 1 {
 		gemmT(oa.trans, ob.trans, m, n, k, 1, A[oa.t.offset:], oa.ld, B[ob.t.offset:], ob.ld, beta, c, n)
 		return

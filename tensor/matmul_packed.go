@@ -105,6 +105,9 @@ func packedPlan(dst, a *Tensor, transA bool, packed any) (pk *packedB, oa matOpe
 		}
 		m *= nb
 	}
+	if m == 1 {
+		return nil, oa, 0, false // a row times a matrix: gemv's, not GEMM's
+	}
 	return pk, oa, m, true
 }
 

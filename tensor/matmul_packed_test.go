@@ -60,7 +60,7 @@ func requireSameBitsT(t *testing.T, want, got *Tensor, what string) {
 
 func TestMatMulPackedHandWorked(t *testing.T) {
 	// [1 2; 3 4]·[5 6 7; 8 9 10] = [21 24 27; 47 54 61], then with the
-	// same packing a second left operand: [1 0]·B = [5 6 7].
+	// same packing a second left operand.
 	b := FromValues(Float64, []float64{5, 6, 7, 8, 9, 10}, 2, 3)
 	pk := packBTrusted(nil, b, false)
 	got := matmulPackedTrusted(New(Float64, 2, 3), FromValues(Float64, []float64{1, 2, 3, 4}, 2, 2), b, false, false, pk)
@@ -69,18 +69,19 @@ func TestMatMulPackedHandWorked(t *testing.T) {
 	bias := FromValues(Float64, []float64{1, -1, 0.5}, 3)
 	got = matmulBiasPackedTrusted(New(Float64, 2, 3), FromValues(Float64, []float64{1, 2, 3, 4}, 2, 2), b, bias, false, false, pk)
 	require.Equal(t, []float64{22, 23, 27.5, 48, 53, 61.5}, got.Values())
-	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk)
-	require.Equal(t, []float64{5, 6, 7}, got.Values())
+	e0 := FromValues(Float64, []float64{1, 0, 0, 0}, 2, 2) // [1 0; 0 0]·B = [5 6 7; 0 0 0]
+	got = matmulPackedTrusted(New(Float64, 2, 3), e0, b, false, false, pk)
+	require.Equal(t, []float64{5, 6, 7, 0, 0, 0}, got.Values())
 	// The product reads the packing, not b: until b is packed again, a
 	// change to b does not show (which proves the packed path ran)...
 	b.SetAt(-1, 0, 0)
-	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk)
-	require.Equal(t, []float64{5, 6, 7}, got.Values())
+	got = matmulPackedTrusted(New(Float64, 2, 3), e0, b, false, false, pk)
+	require.Equal(t, []float64{5, 6, 7, 0, 0, 0}, got.Values())
 	// ...and packing again into the same value follows it.
 	pk2 := packBTrusted(pk, b, false)
 	require.Same(t, pk, pk2)
-	got = matmulPackedTrusted(New(Float64, 1, 3), FromValues(Float64, []float64{1, 0}, 1, 2), b, false, false, pk2)
-	require.Equal(t, []float64{-1, 6, 7}, got.Values())
+	got = matmulPackedTrusted(New(Float64, 2, 3), e0, b, false, false, pk2)
+	require.Equal(t, []float64{-1, 6, 7, 0, 0, 0}, got.Values())
 }
 
 func TestMatMulPackedFallsBack(t *testing.T) {
@@ -98,4 +99,9 @@ func TestMatMulPackedFallsBack(t *testing.T) {
 	row := laRandom(Float32, 3, 1, 50)
 	requireSameBitsT(t, matmulTrusted(New(Float32, 1, 1), row, col, false, false),
 		matmulPackedTrusted(New(Float32, 1, 1), row, col, false, false, packBTrusted(nil, col, false)), "inner product")
+	// A single row against a packed matrix is a vector-matrix product,
+	// which does not go through GEMM: the packing is not used.
+	b64, row64 := laRandom(Float64, 4, 50, 30), laRandom(Float64, 5, 1, 50)
+	requireSameBitsT(t, matmulTrusted(New(Float64, 1, 30), row64, b64, false, false),
+		matmulPackedTrusted(New(Float64, 1, 30), row64, b64, false, false, packBTrusted(nil, b64, false)), "row times matrix")
 }

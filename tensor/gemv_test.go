@@ -1,0 +1,81 @@
+package tensor
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMatMulVector checks the matrix-vector products that skip GEMM, in
+// float64: A·x and Aᵀ·x, xᵀ·B and xᵀ·Bᵀ (rows split between goroutines
+// at the larger size), against sums worked out here in the same order as
+// no kernel (so to a rounding, 1e-13 relative), and the bits against the
+// row kernels called directly. A strided vector, float32 and a product
+// that adds to its output still take GEMM, and agree with the reference.
+func TestMatMulVector(t *testing.T) {
+	for _, sz := range [][2]int{{3, 5}, {7, 2}, {300, 257}} {
+		m, k := sz[0], sz[1]
+		a := laRandom(Float64, 21, m, k) // m×k
+		x := laRandom(Float64, 22, k)
+		y := laRandom(Float64, 23, m)
+		ref := func(rows, inner int, at func(i, p int) float64, v func(p int) float64) []float64 {
+			out := make([]float64, rows)
+			for i := range rows {
+				for p := range inner {
+					out[i] += at(i, p) * v(p)
+				}
+			}
+			return out
+		}
+		av := a.Values()
+		ax := ref(m, k, func(i, p int) float64 { return av[i*k+p] }, func(p int) float64 { return x.At(p) })
+		aty := ref(k, m, func(i, p int) float64 { return av[p*k+i] }, func(p int) float64 { return y.At(p) })
+		cases := []struct {
+			name string
+			got  *Tensor
+			want []float64
+		}{
+			{"A·x", MatMul(a, x), ax},
+			{"A·x (column)", MatMul(a, Reshape(x, k, 1)), ax},
+			{"Aᵀ·y", MatMulT(a, Reshape(y, m, 1), true, false), aty},
+			{"yᵀ·A", MatMul(y, a), aty},
+			{"xᵀ·Aᵀ", MatMulT(Reshape(x, 1, k), a, false, true), ax},
+			{"A·x, x strided (GEMM)", MatMul(a, Slice(Reshape(Concat(1, Reshape(x, k, 1), Reshape(x, k, 1)), 2*k), 0, 0, 2*k, 2)), ax},
+			{"A·x in float32 (GEMM)", MatMul(a.Cast(Float32), x.Cast(Float32)), ax},
+		}
+		for _, c := range cases {
+			got := c.got.Values()
+			require.Len(t, got, len(c.want), c.name)
+			for i, w := range c.want {
+				tol := 1e-13 * (1 + math.Abs(w)) * float64(k)
+				if c.got.DType() == Float32 {
+					tol = 1e-5 * (1 + math.Abs(w)) * float64(k)
+				}
+				assert.InDelta(t, w, got[i], tol, "%s %d×%d, entry %d", c.name, m, k, i)
+			}
+		}
+		// The bits are the row kernels' (A·x, xᵀ·Aᵀ through rowsDotFast;
+		// Aᵀ·y, yᵀ·A through rowsCombineFast).
+		dots := make([]float64, m)
+		rowsDotFast(a.Float64s(), k, 0, m, 0, k, x.Float64s(), dots)
+		comb := make([]float64, k)
+		rowsCombineFast(a.Float64s(), k, 0, m, 0, k, y.Float64s(), comb, make([]float64, k))
+		for _, c := range []struct {
+			got  *Tensor
+			want []float64
+		}{{MatMul(a, x), dots}, {MatMulT(Reshape(x, 1, k), a, false, true), dots}, {MatMul(y, a), comb}, {MatMulT(a, Reshape(y, m, 1), true, false), comb}} {
+			for i, w := range c.want {
+				require.Equal(t, math.Float64bits(w), math.Float64bits(c.got.Values()[i]))
+			}
+		}
+		// A product that adds to its output (a bias) takes GEMM: the same
+		// values.
+		bias := laRandom(Float64, 24, 1)
+		withBias := matmulBiasTrusted(New(Float64, m, 1), a, Reshape(x, k, 1), bias, false, false).Values()
+		for i, w := range ax {
+			assert.InDelta(t, w+bias.At(0), withBias[i], 1e-13*(1+math.Abs(w))*float64(k))
+		}
+	}
+}
