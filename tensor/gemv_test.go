@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMatMulVector checks the matrix-vector products that skip GEMM, in
-// float64: A·x and Aᵀ·x, xᵀ·B and xᵀ·Bᵀ (rows split between goroutines
-// at the larger size), against sums worked out here in the same order as
-// no kernel (so to a rounding, 1e-13 relative), and the bits against the
-// row kernels called directly. A strided vector, float32 and a product
-// that adds to its output still take GEMM, and agree with the reference.
+// TestMatMulVector checks the matrix-vector products that skip GEMM: A·x
+// and Aᵀ·x, xᵀ·B and xᵀ·Bᵀ (rows split between goroutines at the larger
+// size), against sums worked out here in the same order as no kernel (so
+// to a rounding), and the bits against the row kernels called directly, in
+// both dtypes. A strided vector and a product that adds to its output
+// still take GEMM, and agree with the reference.
 func TestMatMulVector(t *testing.T) {
 	for _, sz := range [][2]int{{3, 5}, {7, 2}, {300, 257}} {
 		m, k := sz[0], sz[1]
@@ -43,7 +43,7 @@ func TestMatMulVector(t *testing.T) {
 			{"yᵀ·A", MatMul(y, a), aty},
 			{"xᵀ·Aᵀ", MatMulT(Reshape(x, 1, k), a, false, true), ax},
 			{"A·x, x strided (GEMM)", MatMul(a, Slice(Reshape(Concat(1, Reshape(x, k, 1), Reshape(x, k, 1)), 2*k), 0, 0, 2*k, 2)), ax},
-			{"A·x in float32 (GEMM)", MatMul(a.Cast(Float32), x.Cast(Float32)), ax},
+			{"A·x in float32", MatMul(a.Cast(Float32), x.Cast(Float32)), ax},
 		}
 		for _, c := range cases {
 			got := c.got.Values()
@@ -58,24 +58,34 @@ func TestMatMulVector(t *testing.T) {
 		}
 		// The bits are the row kernels' (A·x, xᵀ·Aᵀ through rowsDotFast;
 		// Aᵀ·y, yᵀ·A through rowsCombineFast).
-		dots := make([]float64, m)
-		rowsDotFast(a.Float64s(), k, 0, m, 0, k, x.Float64s(), dots)
-		comb := make([]float64, k)
-		rowsCombineFast(a.Float64s(), k, 0, m, 0, k, y.Float64s(), comb, make([]float64, k))
-		for _, c := range []struct {
-			got  *Tensor
-			want []float64
-		}{{MatMul(a, x), dots}, {MatMulT(Reshape(x, 1, k), a, false, true), dots}, {MatMul(y, a), comb}, {MatMulT(a, Reshape(y, m, 1), true, false), comb}} {
-			for i, w := range c.want {
-				require.Equal(t, math.Float64bits(w), math.Float64bits(c.got.Values()[i]))
-			}
-		}
+		checkRowKernelBits[float64](t, a, x, y)
+		checkRowKernelBits[float32](t, a.Cast(Float32), x.Cast(Float32), y.Cast(Float32))
 		// A product that adds to its output (a bias) takes GEMM: the same
 		// values.
 		bias := laRandom(Float64, 24, 1)
 		withBias := matmulBiasTrusted(New(Float64, m, 1), a, Reshape(x, k, 1), bias, false, false).Values()
 		for i, w := range ax {
 			assert.InDelta(t, w+bias.At(0), withBias[i], 1e-13*(1+math.Abs(w))*float64(k))
+		}
+	}
+}
+
+// checkRowKernelBits requires the four matrix-vector layouts of a (m×k),
+// x (k) and y (m) to have the bits of the row kernels called directly.
+func checkRowKernelBits[T Float](t *testing.T, a, x, y *Tensor) {
+	t.Helper()
+	m, k := a.Shape()[0], a.Shape()[1]
+	dots := make([]T, m)
+	rowsDotFast(storage[T](a), k, 0, m, 0, k, storage[T](x), dots)
+	comb := make([]T, k)
+	rowsCombineFast(storage[T](a), k, 0, m, 0, k, storage[T](y), comb, make([]T, k))
+	for _, c := range []struct {
+		got  *Tensor
+		want []T
+	}{{MatMul(a, x), dots}, {MatMulT(Reshape(x, 1, k), a, false, true), dots}, {MatMul(y, a), comb}, {MatMulT(a, Reshape(y, m, 1), true, false), comb}} {
+		got := storage[T](c.got)
+		for i, w := range c.want {
+			require.Equal(t, math.Float64bits(float64(w)), math.Float64bits(float64(got[i])), "%s entry %d", a.DType(), i)
 		}
 	}
 }

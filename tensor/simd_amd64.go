@@ -255,34 +255,54 @@ func rotBlocks[T Float](zi, zj []T, c, s T) int {
 // symmetric matrix-vector product) can run here.
 var hasFMA = hasSIMD && cpu.X86.HasFMA
 
-// symvColsAVX2F64 is implemented in simd_amd64.s.
+// symvColsAVX2F64 and symvColsAVX2F32 are implemented in simd_amd64.s.
 //
 //go:noescape
 func symvColsAVX2F64(a *float64, lda int, x, y *float64, n int, alpha, dots *float64) int
 
-// symvCols does the work of symvColsScalar with the vector kernel for
-// float64 and returns how many rows it did (a multiple of 4; the caller
-// finishes the rest), adding the lanes of each dot product into dots[k].
+//go:noescape
+func symvColsAVX2F32(a *float32, lda int, x, y *float32, n int, alpha, dots *float32) int
+
+// symvCols does the work of symvColsScalar with the vector kernel of T
+// and returns how many rows it did (a multiple of the kernel's lanes, 4
+// for float64 and 8 for float32; the caller finishes the rest), adding
+// the lanes of each dot product into dots[k] in pairs.
 func symvCols[T Float](a []T, lda int, x, y []T, alpha *[4]T, dots *[4]T) int {
-	if !hasFMA || len(y) < 4 {
-		return 0
-	}
-	a64, ok := any(a).([]float64)
-	if !ok {
-		return 0
-	}
 	n := len(y)
-	_ = a64[3*lda+n-1]
-	_ = any(x).([]float64)[n-1]
-	var lanes [16]float64
-	al := any(alpha).(*[4]float64)
-	done := symvColsAVX2F64(unsafe.SliceData(a64), lda, unsafe.SliceData(any(x).([]float64)),
-		unsafe.SliceData(any(y).([]float64)), n, &al[0], &lanes[0])
-	d := any(dots).(*[4]float64)
-	for k := range 4 {
-		d[k] += (lanes[4*k] + lanes[4*k+1]) + (lanes[4*k+2] + lanes[4*k+3])
+	if !hasFMA || n < 4 {
+		return 0
 	}
-	return done
+	switch a := any(a).(type) {
+	case []float64:
+		_ = a[3*lda+n-1]
+		_ = any(x).([]float64)[n-1]
+		var lanes [16]float64
+		al := any(alpha).(*[4]float64)
+		done := symvColsAVX2F64(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float64)),
+			unsafe.SliceData(any(y).([]float64)), n, &al[0], &lanes[0])
+		d := any(dots).(*[4]float64)
+		for k := range 4 {
+			d[k] += (lanes[4*k] + lanes[4*k+1]) + (lanes[4*k+2] + lanes[4*k+3])
+		}
+		return done
+	case []float32:
+		if n < 8 {
+			return 0
+		}
+		_ = a[3*lda+n-1]
+		_ = any(x).([]float32)[n-1]
+		var lanes [32]float32
+		al := any(alpha).(*[4]float32)
+		done := symvColsAVX2F32(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float32)),
+			unsafe.SliceData(any(y).([]float32)), n, &al[0], &lanes[0])
+		d := any(dots).(*[4]float32)
+		for k := range 4 {
+			l := lanes[8*k : 8*k+8]
+			d[k] += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+		}
+		return done
+	}
+	return 0
 }
 
 //go:noescape

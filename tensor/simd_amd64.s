@@ -2030,6 +2030,67 @@ tgdone:
 	MOVQ AX, ret+32(FP)
 	RET
 
+// func symvColsAVX2F32(a *float32, lda int, x *float32, y *float32, n int, alpha *float32, dots *float32) int
+// Requires: AVX, FMA3
+TEXT ·symvColsAVX2F32(SB), NOSPLIT, $0-64
+	// symvColsAVX2F32 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n
+	// rounded down to 8: it sets y[i] += Σₖ alpha[k]·a[k·lda+i], accumulates the lanes of
+	// Σᵢ a[k·lda+i]·x[i] into dots[8k : 8k+8] (overwritten; the caller adds the lanes) and
+	// returns the count of rows done.
+	MOVQ         a+0(FP), SI
+	MOVQ         lda+8(FP), R8
+	MOVQ         x+16(FP), DI
+	MOVQ         y+24(FP), DX
+	MOVQ         n+32(FP), CX
+	MOVQ         alpha+40(FP), R12
+	SHLQ         $0x02, R8
+	LEAQ         (SI)(R8*1), R9
+	LEAQ         (R9)(R8*1), R10
+	LEAQ         (R10)(R8*1), R11
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS (R12), Y4
+	VXORPS       Y1, Y1, Y1
+	VBROADCASTSS 4(R12), Y5
+	VXORPS       Y2, Y2, Y2
+	VBROADCASTSS 8(R12), Y6
+	VXORPS       Y3, Y3, Y3
+	VBROADCASTSS 12(R12), Y7
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $-8, BX
+
+symvf32loop8:
+	CMPQ        AX, BX
+	JGE         symvf32done
+	VMOVUPS     (DI)(AX*4), Y8
+	VMOVUPS     (SI)(AX*4), Y10
+	VMOVUPS     (R9)(AX*4), Y11
+	VMOVUPS     (R10)(AX*4), Y12
+	VMOVUPS     (R11)(AX*4), Y13
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y11, Y8, Y1
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y13, Y8, Y3
+	VMULPS      Y10, Y4, Y9
+	VMULPS      Y12, Y6, Y14
+	VFMADD231PS Y11, Y5, Y9
+	VFMADD231PS Y13, Y7, Y14
+	VADDPS      Y14, Y9, Y9
+	VADDPS      (DX)(AX*4), Y9, Y9
+	VMOVUPS     Y9, (DX)(AX*4)
+	ADDQ        $0x00000008, AX
+	JMP         symvf32loop8
+
+symvf32done:
+	MOVQ    dots+48(FP), R12
+	VMOVUPS Y0, (R12)
+	VMOVUPS Y1, 32(R12)
+	VMOVUPS Y2, 64(R12)
+	VMOVUPS Y3, 96(R12)
+	VZEROUPPER
+	MOVQ    AX, ret+56(FP)
+	RET
+
 // func sigmoidAVX512(d *float32, x *float32, n int) int
 // Requires: AVX, AVX512F
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-32

@@ -5,6 +5,9 @@ package tensor
 // hasSIMD is false where there are no vector elementwise kernels.
 var hasSIMD = false
 
+// hasFMA is false where there is no fused symmetric product kernel.
+var hasFMA = false
+
 // sigmoidBlocks has no vector implementation here: it writes nothing.
 func sigmoidBlocks(d, x []float32) int { return 0 }
 

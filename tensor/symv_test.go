@@ -47,3 +47,62 @@ func TestSymvLower(t *testing.T) {
 		})
 	}
 }
+
+// TestSymvColsKernel checks the vector kernel of each dtype against the
+// scalar loop it stands for (four columns, weights for the column update,
+// dot products with x), over lengths around the lanes of both widths:
+// the rows it reports done are a multiple of its lanes, the rest of y is
+// untouched, and what it did agrees with the scalar loop to a rounding.
+func TestSymvColsKernel(t *testing.T) {
+	for _, n := range []int{3, 4, 7, 8, 13, 16, 61} {
+		rng := rand.New(rand.NewPCG(2, uint64(n)))
+		const lda = 70
+		a := make([]float64, 4*lda)
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i] = rng.Float64()*2 - 1
+		}
+		for i := range x {
+			x[i], y[i] = rng.Float64()*2-1, rng.Float64()*2-1
+		}
+		alpha := [4]float64{0.5, -1, 2, 0.25}
+		t.Run(fmt.Sprintf("float64/%d", n), func(t *testing.T) {
+			checkSymvCols(t, a, lda, x, y, alpha, 4, 1e-14)
+		})
+		t.Run(fmt.Sprintf("float32/%d", n), func(t *testing.T) {
+			a32, x32, y32 := make([]float32, len(a)), make([]float32, n), make([]float32, n)
+			for i, v := range a {
+				a32[i] = float32(v)
+			}
+			for i := range x {
+				x32[i], y32[i] = float32(x[i]), float32(y[i])
+			}
+			checkSymvCols(t, a32, lda, x32, y32, [4]float32{0.5, -1, 2, 0.25}, 8, 1e-5)
+		})
+	}
+}
+
+func checkSymvCols[T Float](t *testing.T, a []T, lda int, x, y []T, alpha [4]T, lanes int, tol float64) {
+	t.Helper()
+	n := len(y)
+	want, got := append([]T(nil), y...), append([]T(nil), y...)
+	var wantDots, gotDots [4]T
+	symvColsScalar(a, lda, x, want, &alpha, &wantDots)
+	done := symvCols(a, lda, x, got, &alpha, &gotDots)
+	if !hasFMA {
+		assert.Zero(t, done)
+		return
+	}
+	assert.Zero(t, done%lanes, "done %d", done)
+	assert.LessOrEqual(t, done, n)
+	if n >= lanes {
+		assert.Equal(t, n-n%lanes, done)
+	}
+	symvColsScalar(a[done:], lda, x[done:], got[done:], &alpha, &gotDots)
+	for i := range want {
+		assert.InDelta(t, float64(want[i]), float64(got[i]), tol*10, "y[%d]", i)
+	}
+	for k := range wantDots {
+		assert.InDelta(t, float64(wantDots[k]), float64(gotDots[k]), tol*float64(n), "dot %d", k)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 
 	. "github.com/mmcloughlin/avo/operand"
@@ -162,12 +163,22 @@ func rotKernel() {
 // matrix-vector product: four columns are read once, each both as a row
 // (a dot product with x) and as a column (an update of y). Unlike the
 // elementwise kernels it uses FMA and its own summation order: no scalar
-// loop is meant to match it bit for bit.
-func symvKernel() {
-	text("symvColsAVX2F64", "func(a *float64, lda int, x, y *float64, n int, alpha, dots *float64) int")
-	a.Comment("symvColsAVX2F64 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n",
-		"rounded down to 4: it sets y[i] += Σₖ alpha[k]·a[k·lda+i], accumulates the lanes of",
-		"Σᵢ a[k·lda+i]·x[i] into dots[4k : 4k+4] (overwritten; the caller adds the lanes) and",
+// loop is meant to match it bit for bit. With f32 it emits the float32
+// form, symvColsAVX2F32: the same instructions on eight lanes.
+func symvKernel(f32 bool) {
+	name, elem, lanes, label := "symvColsAVX2F64", uint8(8), 4, "symv"
+	typ := "float64"
+	fma, mul, add, mov, xor := a.VFMADD231PD, a.VMULPD, a.VADDPD, a.VMOVUPD, a.VXORPD
+	bcast := a.VBROADCASTSD
+	if f32 {
+		name, elem, lanes, label, typ = "symvColsAVX2F32", 4, 8, "symvf32", "float32"
+		fma, mul, add, mov, xor = a.VFMADD231PS, a.VMULPS, a.VADDPS, a.VMOVUPS, a.VXORPS
+		bcast = a.VBROADCASTSS
+	}
+	text(name, "func(a *"+typ+", lda int, x, y *"+typ+", n int, alpha, dots *"+typ+") int")
+	a.Comment(name+" reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n",
+		fmt.Sprintf("rounded down to %d: it sets y[i] += Σₖ alpha[k]·a[k·lda+i], accumulates the lanes of", lanes),
+		fmt.Sprintf("Σᵢ a[k·lda+i]·x[i] into dots[%dk : %dk+%d] (overwritten; the caller adds the lanes) and", lanes, lanes, lanes),
 		"returns the count of rows done.")
 	a.Load(a.Param("a"), RSI)
 	a.Load(a.Param("lda"), R8)
@@ -175,7 +186,11 @@ func symvKernel() {
 	a.Load(a.Param("y"), RDX)
 	a.Load(a.Param("n"), RCX)
 	a.Load(a.Param("alpha"), R12)
-	a.SHLQ(U8(3), R8)
+	if f32 {
+		a.SHLQ(U8(2), R8)
+	} else {
+		a.SHLQ(U8(3), R8)
+	}
 	a.LEAQ(Mem{Base: RSI, Index: R8, Scale: 1}, R9)
 	a.LEAQ(Mem{Base: R9, Index: R8, Scale: 1}, R10)
 	a.LEAQ(Mem{Base: R10, Index: R8, Scale: 1}, R11)
@@ -184,30 +199,30 @@ func symvKernel() {
 	col := []VecPhysical{Y10, Y11, Y12, Y13}
 	base := []Register{RSI, R9, R10, R11}
 	for k := 0; k < 4; k++ {
-		a.VXORPD(acc[k], acc[k], acc[k])
-		a.VBROADCASTSD(Mem{Base: R12, Disp: 8 * k}, alpha[k])
+		xor(acc[k], acc[k], acc[k])
+		bcast(Mem{Base: R12, Disp: int(elem) * k}, alpha[k])
 	}
 	a.XORQ(RAX, RAX)
-	countedLoop("symvloop4", "symvdone", 4, func() {
-		a.VMOVUPD(at(RDI, 8, 0), Y8)
+	countedLoop(label+"loop"+fmt.Sprint(lanes), label+"done", lanes, func() {
+		mov(at(RDI, elem, 0), Y8)
 		for k := 0; k < 4; k++ {
-			a.VMOVUPD(at(base[k], 8, 0), col[k])
+			mov(at(base[k], elem, 0), col[k])
 		}
 		for k := 0; k < 4; k++ {
-			a.VFMADD231PD(col[k], Y8, acc[k])
+			fma(col[k], Y8, acc[k])
 		}
-		a.VMULPD(col[0], alpha[0], Y9)
-		a.VMULPD(col[2], alpha[2], Y14)
-		a.VFMADD231PD(col[1], alpha[1], Y9)
-		a.VFMADD231PD(col[3], alpha[3], Y14)
-		a.VADDPD(Y14, Y9, Y9)
-		a.VADDPD(at(RDX, 8, 0), Y9, Y9)
-		a.VMOVUPD(Y9, at(RDX, 8, 0))
+		mul(col[0], alpha[0], Y9)
+		mul(col[2], alpha[2], Y14)
+		fma(col[1], alpha[1], Y9)
+		fma(col[3], alpha[3], Y14)
+		add(Y14, Y9, Y9)
+		add(at(RDX, elem, 0), Y9, Y9)
+		mov(Y9, at(RDX, elem, 0))
 	})
-	a.Label("symvdone")
+	a.Label(label + "done")
 	a.Load(a.Param("dots"), R12)
 	for k := 0; k < 4; k++ {
-		a.VMOVUPD(acc[k], Mem{Base: R12, Disp: 32 * k})
+		mov(acc[k], Mem{Base: R12, Disp: 32 * k})
 	}
 	a.VZEROUPPER()
 	a.Store(RAX, a.ReturnIndex(0))

@@ -10,9 +10,10 @@
 //
 // Every lane of a kernel performs the IEEE operations of tensor's scalar Go
 // code, in the same order and with the same constants (no FMA), so results
-// are bit-identical to it; tensor's tests check that. The one exception is
-// symvColsAVX2F64 (the symmetric matrix-vector product of the
-// factorisations), which fuses its multiply-adds and sums in its own order.
+// are bit-identical to it; tensor's tests check that. The exceptions are
+// symvColsAVX2F64 and symvColsAVX2F32 (the symmetric matrix-vector product
+// of the factorisations, and tensor's matrix-vector products), which fuse
+// their multiply-adds and sum in their own order.
 //
 // The kernels name physical registers, as the hand-written file did, and
 // emit exactly its instructions in the same order: what the generator
@@ -55,12 +56,13 @@ func main() {
 	softplusKernel()
 	exp64Kernel()
 	rotKernel()
-	symvKernel()
+	symvKernel(false)
 	geluKernels()
 	expShiftKernel()
 	leakyKernels()
 	finiteKernels()
 	tanhGradKernel()
+	symvKernel(true)
 	// The float32 transcendental kernels again, at AVX-512's width (vec.go).
 	w = avx512
 	exp32Kernels()
