@@ -9,38 +9,58 @@ package tensor
 // µs here). It reports false, computing nothing, where it does not apply:
 // a vector that is not contiguous, a depth below 2, or a product that is
 // not a matrix-vector one.
-func gemv[T Float](c, A, B []T, oa, ob matOperand, m, n, k int) bool {
+func gemv[T Float](c, A, B []T, oa, ob matOperand, m, n, k int, accumulate bool) bool {
 	if k < 2 {
 		return false
 	}
 	a, b := A[oa.t.offset:], B[ob.t.offset:]
+	// The matrix, read as rows (dots with the vector) or as a combination
+	// of its rows (the vector's entries as weights), and the length of the
+	// result.
+	var mat, x []T
+	var ld, rows, cols int
+	var combine bool
 	switch {
 	case n == 1 && m > 1:
 		if !ob.trans && ob.ld != 1 { // the column op(B) is strided
 			return false
 		}
-		x := b[:k]
+		x, mat, ld = b[:k], a, oa.ld
 		if oa.trans { // A is stored k×m: c = Σ_p x_p·A(p, :)
-			work := workGet[T](m)
-			defer workPut(work)
-			rowsCombineFast(a, oa.ld, 0, k, 0, m, x, c[:m], work)
+			combine, rows, cols = true, k, m
 		} else { // c_i = A(i, :)·x
-			rowsDotFast(a, oa.ld, 0, m, 0, k, x, c[:m])
+			rows, cols = m, k
 		}
 	case m == 1 && n > 1:
 		if oa.trans && oa.ld != 1 { // the row op(A) is strided
 			return false
 		}
-		x := a[:k]
+		x, mat, ld = a[:k], b, ob.ld
 		if ob.trans { // B is stored n×k: c_j = B(j, :)·x
-			rowsDotFast(b, ob.ld, 0, n, 0, k, x, c[:n])
+			rows, cols = n, k
 		} else { // c = Σ_p x_p·B(p, :)
-			work := workGet[T](n)
-			defer workPut(work)
-			rowsCombineFast(b, ob.ld, 0, k, 0, n, x, c[:n], work)
+			combine, rows, cols = true, k, n
 		}
 	default:
 		return false
+	}
+	size := m * n
+	out := c[:size]
+	if accumulate { // c + product, as GEMM with β = 1 adds
+		out = workGet[T](size)
+		defer workPut(out)
+	}
+	if combine {
+		work := workGet[T](cols)
+		rowsCombineFast(mat, ld, 0, rows, 0, cols, x, out, work)
+		workPut(work)
+	} else {
+		rowsDotFast(mat, ld, 0, rows, 0, cols, x, out)
+	}
+	if accumulate {
+		for i, v := range out {
+			c[i] += v
+		}
 	}
 	return true
 }

@@ -12,8 +12,8 @@ import (
 // and Aᵀ·x, xᵀ·B and xᵀ·Bᵀ (rows split between goroutines at the larger
 // size), against sums worked out here in the same order as no kernel (so
 // to a rounding), and the bits against the row kernels called directly, in
-// both dtypes. A strided vector and a product that adds to its output
-// still take GEMM, and agree with the reference.
+// both dtypes, and with a bias added. A strided vector still takes GEMM,
+// and agrees with the reference.
 func TestMatMulVector(t *testing.T) {
 	for _, sz := range [][2]int{{3, 5}, {7, 2}, {300, 257}} {
 		m, k := sz[0], sz[1]
@@ -60,12 +60,22 @@ func TestMatMulVector(t *testing.T) {
 		// Aᵀ·y, yᵀ·A through rowsCombineFast).
 		checkRowKernelBits[float64](t, a, x, y)
 		checkRowKernelBits[float32](t, a.Cast(Float32), x.Cast(Float32), y.Cast(Float32))
-		// A product that adds to its output (a bias) takes GEMM: the same
-		// values.
-		bias := laRandom(Float64, 24, 1)
-		withBias := matmulBiasTrusted(New(Float64, m, 1), a, Reshape(x, k, 1), bias, false, false).Values()
-		for i, w := range ax {
-			assert.InDelta(t, w+bias.At(0), withBias[i], 1e-13*(1+math.Abs(w))*float64(k))
+		// With a bias (a Linear layer on one example, or with one output),
+		// contiguous or strided: the product plus the bias, bit for bit.
+		biases := laRandom(Float64, 24, 3*max(m, k))
+		for _, c := range []struct {
+			name string
+			l, r *Tensor
+			n    int
+		}{{"A·x + b", a, Reshape(x, k, 1), 1}, {"yᵀ·A + b", Reshape(y, 1, m), a, k}} {
+			for _, bias := range []*Tensor{Slice(biases, 0, 0, c.n, 1), Slice(biases, 0, 0, 3*c.n, 3)} {
+				rows := c.l.Shape()[0]
+				got := matmulBiasTrusted(New(Float64, rows, c.n), c.l, c.r, bias, false, false).Values()
+				want := Add(MatMul(c.l, c.r), bias).Values()
+				for i, w := range want {
+					require.Equal(t, math.Float64bits(w), math.Float64bits(got[i]), "%s, bias stride %d, entry %d", c.name, bias.Strides()[0], i)
+				}
+			}
 		}
 	}
 }

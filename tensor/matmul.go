@@ -271,14 +271,15 @@ func matmulBiasTrusted(dst, a, b, bias *Tensor, transA, transB bool) *Tensor {
 // one against a shared b), the GEMM writes the bias into each block of
 // dst as it gets to it (gemm.SgemmBias); otherwise every row of dst is
 // filled with the bias first and the products add to it. Both give the
-// same bits. A single inner product (one row, one column) is the bias
-// plus batchedGemm's dot product either way.
+// same bits. A single product with one row or one column (an inner,
+// matrix-vector or vector-matrix product, such as a Linear layer on one
+// example) is the bias plus batchedGemm's product either way.
 func biasGemm[T Float](dst, a, b, bias *Tensor, transA, transB bool, batch []int, m, n, k int) {
 	c := storage[T](dst)[dst.offset : dst.offset+dst.Size()]
 	nb := shapeSize(batch)
 	oa, ob := prepOperand(a, asMatrix, transA, batch), prepOperand(b, asMatrix, transB, batch)
 	single := nb == 1 || (!oa.trans && allZero(ob.bstr) && stacked(oa, batch, m))
-	if !single || bias.strides[0] != 1 || nb*m == 1 && n == 1 {
+	if !single || bias.strides[0] != 1 || nb == 1 && (m == 1 || n == 1) {
 		fillRows(c, bias)
 		batchedGemm[T](dst, oa, ob, batch, m, n, k, true)
 		return
@@ -404,7 +405,7 @@ func batchedGemm[T Float](out *Tensor, oa, ob matOperand, batch []int, m, n, k i
 		c[0] = s
 		return
 	}
-	if nb == 1 && !accumulate && gemv(c, A, B, oa, ob, m, n, k) {
+	if nb == 1 && gemv(c, A, B, oa, ob, m, n, k, accumulate) {
 		return
 	}
 	if nb == 1 {
