@@ -269,40 +269,35 @@ func symvColsAVX2F32(a *float32, lda int, x, y *float32, n int, alpha, dots *flo
 // the lanes of each dot product into dots[k] in pairs.
 func symvCols[T Float](a []T, lda int, x, y []T, alpha *[4]T, dots *[4]T) int {
 	n := len(y)
-	if !hasFMA || n < 4 {
+	w := 32 / int(unsafe.Sizeof(y[0])) // lanes of a 256-bit register
+	if !hasFMA || n < w {
 		return 0
 	}
+	_ = a[3*lda+n-1]
+	_ = x[n-1]
+	var lanes [32]T
+	var done int
 	switch a := any(a).(type) {
 	case []float64:
-		_ = a[3*lda+n-1]
-		_ = any(x).([]float64)[n-1]
-		var lanes [16]float64
-		al := any(alpha).(*[4]float64)
-		done := symvColsAVX2F64(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float64)),
-			unsafe.SliceData(any(y).([]float64)), n, &al[0], &lanes[0])
-		d := any(dots).(*[4]float64)
-		for k := range 4 {
-			d[k] += (lanes[4*k] + lanes[4*k+1]) + (lanes[4*k+2] + lanes[4*k+3])
-		}
-		return done
+		done = symvColsAVX2F64(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float64)),
+			unsafe.SliceData(any(y).([]float64)), n, &any(alpha).(*[4]float64)[0], &any(&lanes).(*[32]float64)[0])
 	case []float32:
-		if n < 8 {
-			return 0
-		}
-		_ = a[3*lda+n-1]
-		_ = any(x).([]float32)[n-1]
-		var lanes [32]float32
-		al := any(alpha).(*[4]float32)
-		done := symvColsAVX2F32(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float32)),
-			unsafe.SliceData(any(y).([]float32)), n, &al[0], &lanes[0])
-		d := any(dots).(*[4]float32)
-		for k := range 4 {
-			l := lanes[8*k : 8*k+8]
-			d[k] += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
-		}
-		return done
+		done = symvColsAVX2F32(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float32)),
+			unsafe.SliceData(any(y).([]float32)), n, &any(alpha).(*[4]float32)[0], &any(&lanes).(*[32]float32)[0])
 	}
-	return 0
+	for k := range 4 {
+		dots[k] += laneSum(lanes[w*k : w*(k+1)])
+	}
+	return done
+}
+
+// laneSum adds the 4 or 8 lanes in s in pairs: (s₀ + s₁) + (s₂ + s₃) for
+// four, and two such sums added for eight.
+func laneSum[T Float](s []T) T {
+	if len(s) == 4 {
+		return (s[0] + s[1]) + (s[2] + s[3])
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 }
 
 //go:noescape
