@@ -16,6 +16,7 @@ func BenchmarkMatMul(b *testing.B) {
 		m, k, n int
 	}{
 		{"128x784x512", 128, 784, 512},
+		{"256", 256, 256, 256},
 		{"1024", 1024, 1024, 1024},
 	}
 	for _, dt := range laDTypes {

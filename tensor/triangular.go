@@ -2,7 +2,8 @@ package tensor
 
 import (
 	"runtime"
-	"sync/atomic"
+
+	"github.com/gradus-ml/gradus/tensor/internal/gemm"
 )
 
 // Triangular solves. The kernels work on row-major matrices given as a
@@ -338,34 +339,16 @@ const triSplitWork = 1 << 16
 
 // linalgParallel calls fn on contiguous chunks covering [0, n), up to
 // GOMAXPROCS of them, in parallel when n is at least twice minChunk, else
-// once on the calling goroutine. Chunks are claimed from a shared counter
-// by the calling goroutine and by helpers started for the call, and the
-// call waits only for chunks a helper has actually claimed: on a busy
-// machine, where a helper's thread may not be scheduled for milliseconds,
-// the caller goes on to do that chunk itself instead of waiting for it.
+// once on the calling goroutine. The chunks depend on n and GOMAXPROCS
+// only; they are claimed in order by the calling goroutine and GEMM's
+// polling helpers (gemm.ParallelFor), so on a busy machine, where a
+// helper may not be scheduled for milliseconds, the caller goes on to do
+// the chunks no helper has claimed instead of waiting for them.
 func linalgParallel(n, minChunk int, fn func(lo, hi int)) {
 	p := min(runtime.GOMAXPROCS(0), n/max(1, minChunk))
 	if p < 2 {
 		fn(0, n)
 		return
 	}
-	var next, finished atomic.Int32
-	done := make(chan struct{})
-	run := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= p {
-				return
-			}
-			fn(i*n/p, (i+1)*n/p)
-			if int(finished.Add(1)) == p {
-				close(done)
-			}
-		}
-	}
-	for i := 0; i < p-1; i++ {
-		go run()
-	}
-	run()
-	<-done
+	gemm.ParallelFor(p, p, func(i int) { fn(i*n/p, (i+1)*n/p) })
 }

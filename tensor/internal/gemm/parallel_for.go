@@ -1,0 +1,84 @@
+package gemm
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// ParallelFor runs fn(0), …, fn(tasks−1) on the calling goroutine and up to
+// threads−1 of GEMM's helper goroutines, and returns when all have
+// finished. Tasks are claimed in order from a shared counter, so a helper
+// that starts late claims fewer of them; which goroutine runs a task must
+// not change its result. The factorisations use it for the loops they
+// split between the cores (a symmetric product's two halves, blocks of
+// rotations): a fresh goroutine per call had to be woken by the OS and
+// often started after the caller had done its own half, so the call took
+// longer than running alone, where a polling helper joins within a
+// microsecond or two.
+func ParallelFor(tasks, threads int, fn func(t int)) {
+	threads = min(threads, tasks, runtime.GOMAXPROCS(0))
+	if threads < 2 {
+		for t := range tasks {
+			fn(t)
+		}
+		return
+	}
+	fc := &forCall{fn: fn, total: int64(tasks), fin: make(chan struct{})}
+	fc.slots.Store(int32(threads - 1))
+	box, ok := publish(fc, threads-1)
+	if !ok {
+		// Another call holds the offer (a nested or concurrent one).
+		for range threads - 1 {
+			go fc.join()
+		}
+	}
+	fc.loop()
+	if ok {
+		withdraw(box)
+	}
+	// A helper normally finishes its task within microseconds of the
+	// caller: poll a little before parking, as parallel.run does.
+	deadline := time.Now().Add(forPatience)
+	for i := 1; fc.done.Load() < fc.total; i++ {
+		if i%32 == 0 {
+			if time.Now().After(deadline) {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	<-fc.fin
+}
+
+// forPatience bounds the caller's polling for its helpers' last tasks.
+const forPatience = 50 * time.Microsecond
+
+// forCall is one ParallelFor call that helpers can join.
+type forCall struct {
+	fn    func(t int)
+	total int64
+	next  atomic.Int64
+	done  atomic.Int64
+	slots atomic.Int32 // helpers that may still join
+	fin   chan struct{}
+}
+
+func (fc *forCall) join() {
+	if fc.slots.Add(-1) >= 0 {
+		fc.loop()
+	}
+}
+
+func (fc *forCall) loop() {
+	for {
+		t := fc.next.Add(1) - 1
+		if t >= fc.total {
+			return
+		}
+		fc.fn(int(t))
+		if fc.done.Add(1) == fc.total {
+			close(fc.fin)
+		}
+	}
+}
