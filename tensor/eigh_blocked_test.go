@@ -160,3 +160,47 @@ func BenchmarkEigh(b *testing.B) {
 		})
 	}
 }
+
+// TestNorm2 checks the reflectors' norm against math.Hypot folded over the
+// entries, on vectors whose plain sum of squares is fine, overflows,
+// underflows or is subnormal, in both dtypes.
+func TestNorm2(t *testing.T) {
+	hyp := func(x []float64) float64 {
+		h := 0.0
+		for _, y := range x {
+			h = math.Hypot(h, y)
+		}
+		return h
+	}
+	for _, scale := range []float64{1, 1e-3, 1e160, 1e-160, 1e-300, 1e300} {
+		x := make([]float64, 37)
+		for i := range x {
+			x[i] = scale * (float64(i%7) - 2.5) / 3
+		}
+		want := hyp(x)
+		if got := norm2(x); math.Abs(got-want) > 1e-14*want {
+			t.Errorf("float64 scale %g: norm2 = %g, want %g", scale, got, want)
+		}
+	}
+	for _, scale := range []float64{1, 1e25, 1e-25, 1e-40, 1e37} {
+		x := make([]float32, 37)
+		x64 := make([]float64, 37)
+		for i := range x {
+			x[i] = float32(scale * (float64(i%7) - 2.5) / 3)
+			x64[i] = float64(x[i])
+		}
+		want := hyp(x64)
+		if got := float64(norm2(x)); math.Abs(got-want) > 1e-6*want {
+			t.Errorf("float32 scale %g: norm2 = %g, want %g", scale, got, want)
+		}
+	}
+	if got := norm2([]float64{0, 0, 0}); got != 0 {
+		t.Errorf("norm2 of zeros = %g", got)
+	}
+	if got := norm2([]float64{1, math.Inf(-1)}); !math.IsInf(got, 1) {
+		t.Errorf("norm2 with an infinite entry = %g, want +Inf", got)
+	}
+	if got := norm2([]float64{1, math.NaN()}); !math.IsNaN(got) {
+		t.Errorf("norm2 with a NaN = %g, want NaN", got)
+	}
+}

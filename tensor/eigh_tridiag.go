@@ -1,5 +1,7 @@
 package tensor
 
+import "math"
+
 // Blocked Householder tridiagonalisation (LAPACK's dsytrd/dlatrd, lower) and
 // the blocked application of Q = H(0)…H(n−2) from its reflectors (dormtr
 // through compact WY). The matrices here are column-major: a[r+c*n] is
@@ -130,19 +132,10 @@ func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int, scra
 // and beta (dlarfg).
 func larfg[T Float](x []T) (tau, beta T) {
 	alpha := x[0]
-	var scale T
-	for _, y := range x[1:] {
-		scale = max(scale, absT(y))
-	}
-	if scale == 0 {
+	xnorm := norm2(x[1:])
+	if xnorm == 0 {
 		return 0, alpha
 	}
-	var ss T
-	for _, y := range x[1:] {
-		y /= scale
-		ss += y * y
-	}
-	xnorm := scale * sqrtT(ss)
 	beta = hypotT(alpha, xnorm)
 	if alpha >= 0 {
 		beta = -beta
@@ -153,6 +146,42 @@ func larfg[T Float](x []T) (tau, beta T) {
 		x[k] *= s
 	}
 	return tau, beta
+}
+
+// norm2 returns the Euclidean norm of x. The plain sum of squares (one
+// vectorised pass) is used when it lies where no square can have
+// overflowed or lost anything that shows in its rounding; otherwise the
+// entries are scaled by the largest first, as dnrm2 does. The scaled form
+// divided every entry in a dependent chain: 4.6 ms of the 58 ms reduction
+// at n = 1000 on the Zen 3.
+func norm2[T Float](x []T) T {
+	ss := dotContig(x, x)
+	if ss >= norm2SafeMin[T]() && ss <= maxFinite[T]() {
+		return sqrtT(ss)
+	}
+	var scale T
+	for _, y := range x {
+		scale = max(scale, absT(y))
+	}
+	if scale == 0 || scale > maxFinite[T]() { // all zeros, or an infinite entry
+		return scale
+	}
+	ss = 0
+	for _, y := range x {
+		y /= scale // not ·(1/scale): that overflows for a subnormal scale
+		ss += y * y
+	}
+	return scale * sqrtT(ss)
+}
+
+// norm2SafeMin is the least sum of squares that norm2 takes as it is: a
+// square that underflowed is then below the sum's rounding unit (the
+// smallest normal number times 2^(mantissa bits + 2)).
+func norm2SafeMin[T Float]() T {
+	if dtypeOf[T]() == Float32 {
+		return T(math.Ldexp(1, -126+26))
+	}
+	return T(math.Ldexp(1, -1022+55))
 }
 
 // ormtrLower overwrites the n×n column-major q with Q·q, Q = H(0)…H(n−2)
