@@ -55,12 +55,16 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 			t1[j] = y[i+j*nn] // Y(i, j)
 			t2[j] = *at(j, i) // V part: A(j, i)
 		}
-		for r := i; r < mm; r++ {
-			s := dotContig(a[r*lda:r*lda+i], t1[:i])
-			for j := 0; j < i; j++ {
-				s += x[r+j*mm] * t2[j]
+		// Both products four rows or columns at a time (the symmetric
+		// product's kernel) into ucol and work, free until the reflector.
+		if i > 0 {
+			sa, sx := ucol[:mm-i], work[:mm-i]
+			rowsDotFast(a, lda, i, mm, 0, i, t1[:i], sa)
+			clear(sx)
+			colsAxpy(x[i:], mm, i, t2[:i], sx)
+			for r := i; r < mm; r++ {
+				*at(r, i) -= sa[r-i] + sx[r-i]
 			}
-			*at(r, i) -= s
 		}
 		// Left reflector u_i from A(i:, i).
 		u := ucol[:mm-i]
@@ -81,9 +85,8 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 		// first term over the trailing matrix as it was.
 		yi := y[i*nn+i+1 : (i+1)*nn]
 		rowsCombineFast(a, lda, i, mm, i+1, nn, u, yi, work)
-		clear(t1[:i])
-		for r := i; r < mm; r++ {
-			axpy(u[r-i], a[r*lda:r*lda+i], t1[:i])
+		if i > 0 {
+			rowsCombineFast(a, lda, i, mm, 0, i, u, t1[:i], work) // t1 = A(i:, :i)ᵀ·u
 		}
 		colsDot(x[i:], mm, i, u, t2, work)
 		for j := 0; j < i; j++ {
@@ -117,9 +120,9 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 		rowsDotFast(a, lda, i+1, mm, i+1, nn, row, xi)
 		colsDot(y[i+1:], nn, i+1, row, t1, work)
 		colsDot(a[i+1:], lda, i, row, t2, work)
-		for r := i + 1; r < mm; r++ {
-			xi[r-i-1] -= dotContig(a[r*lda:r*lda+i+1], t1[:i+1])
-		}
+		ua := ucol[:len(xi)] // u is in left and a by now
+		rowsDotFast(a, lda, i+1, mm, 0, i+1, t1[:i+1], ua)
+		axpy(-1, ua, xi)
 		for j := 0; j < i; j++ {
 			t2[j] = -t2[j]
 		}
