@@ -195,7 +195,7 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 	}
 	nb := ormtrBlock
 	vbuf := workGet[T](n * nb)
-	tbuf := make([]T, nb*nb)
+	tbuf, gbuf := make([]T, nb*nb), make([]T, nb*nb)
 	ybuf := workGet[T](nb * n)
 	y2 := workGet[T](nb * n)
 	defer workPut(vbuf)
@@ -213,14 +213,16 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 			v[j+j*m] = 1
 			copy(v[j+1+j*m:(j+1)*m], a[c+2+c*n:n+c*n])
 		}
-		// T upper triangular with I − V·T·Vᵀ = H(s)…H(s+k−1).
-		tt := tbuf[:k*k]
+		// T upper triangular with I − V·T·Vᵀ = H(s)…H(s+k−1); the inner
+		// products vₚ·vⱼ come from one GEMM (G = VᵀV, both triangles)
+		// rather than k²/2 dot products.
+		tt, g := tbuf[:k*k], gbuf[:k*k]
+		gemmT(false, true, k, k, m, 1, v, m, v, m, 0, g, k)
 		clear(tt)
 		for j := 0; j < k; j++ {
 			tj := tau[s+j]
-			vj := v[j*m : (j+1)*m]
 			for p := 0; p < j; p++ {
-				tt[p+j*k] = -tj * dotContig(v[p*m:(p+1)*m], vj)
+				tt[p+j*k] = -tj * g[p*k+j]
 			}
 			// T(0:j, j) = T(0:j, 0:j)·T(0:j, j), upper triangular, in place.
 			for p := 0; p < j; p++ {
