@@ -149,7 +149,7 @@ func larfg[T Float](x []T) (tau, beta T) {
 }
 
 // norm2 returns the Euclidean norm of x. The plain sum of squares (one
-// vectorised pass) is used when it lies where no square can have
+// unrolled pass, dotContig) is used when it lies where no square can have
 // overflowed or lost anything that shows in its rounding; otherwise the
 // entries are scaled by the largest first, as dnrm2 does. The scaled form
 // divided every entry in a dependent chain: 4.6 ms of the 58 ms reduction

@@ -40,6 +40,9 @@
 // kernel, results are bit-for-bit reproducible. Helpers are started once (at most GOMAXPROCS-1)
 // and poll for work for a short while after each task before parking, as
 // BLAS worker threads do, because waking a parked goroutine per call is too
-// slow to pay off. Smaller products run on the calling goroutine. Packing buffers are kept between calls (wsPool, not dropped by the garbage collector), so
-// steady-state single-goroutine calls do not allocate.
+// slow to pay off; ParallelFor lends the same helpers to other loops (the
+// factorisations' split loops in package tensor). Smaller products run on
+// the calling goroutine. Packing buffers are kept between calls (wsPool,
+// not dropped by the garbage collector), so steady-state single-goroutine
+// calls do not allocate.
 package gemm

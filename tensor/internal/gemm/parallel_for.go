@@ -10,12 +10,15 @@ import (
 // threads−1 of GEMM's helper goroutines, and returns when all have
 // finished. Tasks are claimed in order from a shared counter, so a helper
 // that starts late claims fewer of them; which goroutine runs a task must
-// not change its result. The factorisations use it for the loops they
-// split between the cores (a symmetric product's two halves, blocks of
-// rotations): a fresh goroutine per call had to be woken by the OS and
-// often started after the caller had done its own half, so the call took
-// longer than running alone, where a polling helper joins within a
-// microsecond or two.
+// not change its result. When another call (a nested or concurrent one)
+// holds the helpers' offer, fresh goroutines join instead. The offer is
+// withdrawn as soon as the last task is claimed, so the tasks' own GEMMs
+// and nested calls can use the helpers, and also when fn panics on the
+// caller. The factorisations use it for the loops they split between the
+// cores (a symmetric product's two halves, blocks of rotations): a fresh
+// goroutine per call had to be woken by the OS and often started after
+// the caller had done its own half, so the call took longer than running
+// alone, where a polling helper joins within a microsecond or two.
 func ParallelFor(tasks, threads int, fn func(t int)) {
 	threads = min(threads, tasks, runtime.GOMAXPROCS(0))
 	if threads < 2 {
@@ -27,16 +30,15 @@ func ParallelFor(tasks, threads int, fn func(t int)) {
 	fc := &forCall{fn: fn, total: int64(tasks), fin: make(chan struct{})}
 	fc.slots.Store(int32(threads - 1))
 	box, ok := publish(fc, threads-1)
-	if !ok {
-		// Another call holds the offer (a nested or concurrent one).
+	if ok {
+		fc.box.Store(box)
+		defer withdraw(box)
+	} else {
 		for range threads - 1 {
 			go fc.join()
 		}
 	}
 	fc.loop()
-	if ok {
-		withdraw(box)
-	}
 	// A helper normally finishes its task within microseconds of the
 	// caller: poll a little before parking, as parallel.run does.
 	deadline := time.Now().Add(forPatience)
@@ -62,6 +64,7 @@ type forCall struct {
 	done  atomic.Int64
 	slots atomic.Int32 // helpers that may still join
 	fin   chan struct{}
+	box   atomic.Pointer[offerBox] // the published offer, withdrawn at the last claim
 }
 
 func (fc *forCall) join() {
@@ -73,8 +76,13 @@ func (fc *forCall) join() {
 func (fc *forCall) loop() {
 	for {
 		t := fc.next.Add(1) - 1
-		if t >= fc.total {
-			return
+		if t >= fc.total-1 {
+			if b := fc.box.Load(); b != nil {
+				withdraw(b) // nothing left to offer
+			}
+			if t >= fc.total {
+				return
+			}
 		}
 		fc.fn(int(t))
 		if fc.done.Add(1) == fc.total {

@@ -7,7 +7,7 @@ import (
 )
 
 // TestParallelForRunsEachTaskOnce counts the runs of every task, alone,
-// nested inside another call's tasks (whose helpers then hold the offer)
+// nested inside another call's tasks (whose caller may still hold the offer)
 // and from concurrent callers.
 func TestParallelForRunsEachTaskOnce(t *testing.T) {
 	check := func(name string, runs []atomic.Int32) {
@@ -50,4 +50,7 @@ func TestParallelForRunsEachTaskOnce(t *testing.T) {
 	}
 	wg.Wait()
 	check("concurrent", conc)
+	if offer.Load() != nil {
+		t.Fatal("a returned call left its offer to the helpers published")
+	}
 }
