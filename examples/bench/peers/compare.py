@@ -2,7 +2,8 @@
 """Run Gradus's benchmark suite and its peers alternately; print a markdown table.
 
     /usr/bin/python3 examples/bench/peers/compare.py [--rounds 3] [--reps 5] \
-        [--sizes 500,1000,2000] [--only mlp_train,gp_lml_grad] [--out table.md] [--avx2]
+        [--sizes 500,1000,2000] [--only mlp_train,gp_lml_grad] [--out table.md] [--avx2] \
+        [--interleave]
 
 It builds ./examples/bench once (run with -json -quiet: its results are read
 from the JSON object), then for each round runs, one after the other, Gradus (2 threads), PyTorch with 2 threads, PyTorch with 1 thread
@@ -16,7 +17,10 @@ its AVX2 kernels instead (GODEBUG=cpu.avx512f=off, OPENBLAS_CORETYPE=Haswell,
 ATEN_CPU_CAPABILITY=avx2): the AVX2-only CPU kinds' code paths on an
 AVX-512 machine.
 Alternating spreads the noise of a shared machine over every tool instead of
-letting it land on one. Each cell is the median over rounds of each run's
+letting it land on one. With --interleave each round runs every tool on one
+group of workloads before the next group, so that a ratio compares runs
+seconds apart instead of a whole suite apart (a host whose other tenants
+change its speed within minutes). Each cell is the median over rounds of each run's
 median. The ratio column is Gradus's speed divided by the best peer's, so
 > 1 means Gradus is faster: for throughputs (GFLOP/s, 1/s) Gradus ÷ best,
 for times (ms, ns) best ÷ Gradus.
@@ -58,6 +62,14 @@ TARGETS = {
     "qr_f64_n1000": (("numpy",), 1 / 1.5),
     "eigh_f64_n1000": (("numpy",), 1 / 1.5),
 }
+
+
+# The workload groups of --interleave without --only: prefixes that share
+# no workload, each group timed by every tool before the next (a group's
+# captured or per-example variants run with it, as their ratios need).
+GROUPS = ["gemm", "mlp_train", "mlp_loader_train", "cnn_train", "lstm_train", "gru_train", "lstm_bi_train",
+          "gp_lml_grad", "op_overhead", "vae_train", "transformer_block", "dcgan_train", "svd,qr,eigh",
+          "perexample", "remat"]
 
 
 def round_ratios(order, units, samples):
@@ -204,6 +216,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="", help="comma-separated workload prefixes")
     ap.add_argument("--out", default="", help="also write the table to this file")
+    ap.add_argument("--interleave", action="store_true",
+                    help="in each round, run every tool on one group of workloads (each --only prefix, "
+                         "or the groups of GROUPS) before the next: on a shared host whose load drifts, "
+                         "a round's ratios then compare runs seconds apart")
     ap.add_argument("--avx2", action="store_true",
                     help="every tool on its AVX2 kernels on an AVX-512 machine: Gradus with "
                          "GODEBUG=cpu.avx512f=off, OpenBLAS with OPENBLAS_CORETYPE=Haswell, "
@@ -232,26 +248,21 @@ def main():
     np_env.update(MALLOC_MMAP_THRESHOLD_=str(32 << 20), MALLOC_TRIM_THRESHOLD_=str(4 << 30),
                   MALLOC_TOP_PAD_=str(256 << 20))
     torch_env = dict(np_env, OMP_WAIT_POLICY="PASSIVE")
-    common = ["--reps", str(args.reps), "--sizes", args.sizes]
-    if args.only:
-        common += ["--only", args.only]
     prefixes = [p.strip() for p in args.only.split(",") if p.strip()]
 
-    def wanted(name):
-        return not prefixes or any(name.startswith(p) for p in prefixes)
+    def wanted(name, among=prefixes):
+        return not among or any(name.startswith(p) for p in among)
 
-    gemm_sizes = [n for n in (1024, 256) if wanted(f"gemm_f32_n{n}") or wanted(f"gemm_f64_n{n}")]
-    gp_wanted = any(wanted(f"gp_lml_grad_n{n}") for n in args.sizes.split(","))
-    la_wanted = any(wanted(f"{op}_f64_n{n}") for op in ("svd", "qr", "eigh") for n in (256, 1000))
-
-    samples = {t: {} for t in TOOLS}
-    order = []
-    units = {}
-    for r in range(args.rounds):
-        print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
+    def run_tools(only):
+        """One run of every tool over the workloads whose names start with
+        one of the prefixes in only (all when empty): {tool: results}."""
+        common = ["--reps", str(args.reps), "--sizes", args.sizes] + (["--only", ",".join(only)] if only else [])
+        gemm_sizes = [n for n in (1024, 256) if wanted(f"gemm_f32_n{n}", only) or wanted(f"gemm_f64_n{n}", only)]
+        gp_wanted = any(wanted(f"gp_lml_grad_n{n}", only) for n in args.sizes.split(","))
+        la_wanted = any(wanted(f"{op}_f64_n{n}", only) for op in ("svd", "qr", "eigh") for n in (256, 1000))
         res = {
             "gradus": run_gradus([exe, "-threads", thr, "-reps", str(args.reps), "-sizes", args.sizes,
-                                  "-out", os.path.join(tmp, "out")] + (["-only", args.only] if args.only else []),
+                                  "-out", os.path.join(tmp, "out")] + (["-only", ",".join(only)] if only else []),
                                  env=go_env),
             "torch2": run(["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), "--threads", thr] + common,
                           env=torch_env),
@@ -268,9 +279,24 @@ def main():
         if gemm_sizes:
             res["numpy"].update(run(["/usr/bin/python3", os.path.join(HERE, "gemm_numpy.py")]
                                     + [str(n) for n in gemm_sizes], env=np_env))
-        for tool, rs in res.items():
-            for key, (v, unit) in rs.items():
-                if tool != "numpy" or wanted(key[0]):
+        res["numpy"] = {k: v for k, v in res["numpy"].items() if wanted(k[0], only)}
+        return res
+
+    # --interleave runs every tool on one group of workloads before the
+    # next group, so that the ratios of a round compare runs seconds apart
+    # rather than the length of a whole suite apart.
+    groups = [prefixes]
+    if args.interleave:
+        groups = [[p] for p in prefixes] if prefixes else [g.split(",") for g in GROUPS]
+
+    samples = {t: {} for t in TOOLS}
+    order = []
+    units = {}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
+        for group in groups:
+            for tool, rs in run_tools(group).items():
+                for key, (v, unit) in rs.items():
                     samples[tool].setdefault(key, []).append(v)
                     units[key] = unit
                     if key not in order and tool == "gradus":
