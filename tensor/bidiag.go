@@ -118,6 +118,11 @@ type planeRotations[T Float] struct {
 	c, s []T
 }
 
+func newPlaneRotations[T Float](capacity int) *planeRotations[T] {
+	return &planeRotations[T]{i: make([]int, 0, capacity), j: make([]int, 0, capacity),
+		c: make([]T, 0, capacity), s: make([]T, 0, capacity)}
+}
+
 func (q *planeRotations[T]) add(n int, zt []T, i, j int, c, s T) {
 	if s == 0 && c == 1 {
 		return
@@ -187,7 +192,10 @@ func bidiagSVD[T Float](n int, d, e, ut, vt []T) bool {
 	// Diagonal entries below thresh are set to zero (an absolute
 	// perturbation of the size of the rounding already committed).
 	thresh := eps * bnorm
-	var qu, qv planeRotations[T]
+	// The queues hold at most 16n+64 rotations before a flush: reserve
+	// that once rather than growing by appends (two thirds of a 256×256
+	// SVD's allocations).
+	qu, qv := newPlaneRotations[T](16*n+64), newPlaneRotations[T](16*n+64)
 	defer qu.flush(n, ut)
 	defer qv.flush(n, vt)
 	negligible := func(i int) bool {
@@ -221,16 +229,16 @@ func bidiagSVD[T Float](n int, d, e, ut, vt []T) bool {
 		}
 		if zero >= 0 {
 			if zero < hi {
-				chaseRow(n, d, e, ut, &qu, zero, hi)
+				chaseRow(n, d, e, ut, qu, zero, hi)
 			} else {
-				chaseColumn(n, d, e, vt, &qv, lo, hi)
+				chaseColumn(n, d, e, vt, qv, lo, hi)
 			}
 			continue
 		}
 		if sweeps++; sweeps > bidiagMaxSweeps*n {
 			return false
 		}
-		golubKahanStep(n, d, e, ut, vt, &qu, &qv, lo, hi)
+		golubKahanStep(n, d, e, ut, vt, qu, qv, lo, hi)
 	}
 	return true
 }

@@ -23,6 +23,12 @@ const workMin = 1 << 9
 // the base-2 logarithm of their capacity.
 var workPools [2][64]sync.Pool
 
+// workBoxes holds spare *[]T boxes by dtype: the pools store pointers, and
+// a box taken from here for workPut and returned by workGet keeps the
+// round trip free of allocation (boxing the slice anew cost one per Put,
+// 700 in a 256×256 SVD).
+var workBoxes [2]sync.Pool
+
 // workGet returns a slice of length n whose contents are undefined:
 // callers that need zeros clear it. Return it with workPut when done.
 func workGet[T Float](n int) []T {
@@ -30,8 +36,12 @@ func workGet[T Float](n int) []T {
 		return make([]T, n)
 	}
 	c := bits.Len(uint(n - 1))
-	if p, ok := workPools[workKind[T]()][c].Get().(*[]T); ok {
-		return (*p)[:n]
+	k := workKind[T]()
+	if p, ok := workPools[k][c].Get().(*[]T); ok {
+		s := (*p)[:n]
+		*p = nil
+		workBoxes[k].Put(p)
+		return s
 	}
 	return make([]T, n, 1<<c)
 }
@@ -43,8 +53,13 @@ func workPut[T Float](s []T) {
 	if c < workMin || c&(c-1) != 0 {
 		return
 	}
-	s = s[:c]
-	workPools[workKind[T]()][bits.Len(uint(c-1))].Put(&s)
+	k := workKind[T]()
+	p, _ := workBoxes[k].Get().(*[]T)
+	if p == nil {
+		p = new([]T)
+	}
+	*p = s[:c]
+	workPools[k][bits.Len(uint(c-1))].Put(p)
 }
 
 func workKind[T Float]() int {
