@@ -166,3 +166,45 @@ func TestReflectorsBlockT(t *testing.T) {
 		refl.release()
 	}
 }
+
+// TestReflectorsWideApply checks applyQ and applyQT, which apply
+// applyBlockWidth reflectors at a time (a T formed by wideT), against the
+// reflectors applied one at a time, H = I − τ v vᵀ each, for blocks that
+// are whole, cut short, and narrower than a cached block.
+func TestReflectorsWideApply(t *testing.T) {
+	nb := applyBlockWidth
+	for _, sh := range [][2]int{{2*nb + 5, 2*nb + 5}, {nb + 9, nb + 9}, {3 * nb, nb/2 + 3}} {
+		m, n := sh[0], sh[1]
+		refl := qrFactor(m, n, laRandom(Float64, 13, m, n).Values())
+		const nc = 7
+		c0 := laRandom(Float64, 14, m, nc).Values()
+		// reflect sets c ← H_j·c.
+		reflect := func(c []float64, j int) {
+			v, tau := refl.vt[j*m:(j+1)*m], refl.tau[j]
+			for col := 0; col < nc; col++ {
+				var s float64
+				for r := range v {
+					s += v[r] * c[r*nc+col]
+				}
+				for r := range v {
+					c[r*nc+col] -= tau * s * v[r]
+				}
+			}
+		}
+		wantQ := append([]float64(nil), c0...)
+		for j := refl.k - 1; j >= 0; j-- {
+			reflect(wantQ, j)
+		}
+		gotQ := append([]float64(nil), c0...)
+		refl.applyQ(gotQ, nc, nc, false)
+		assert.InDeltaSlice(t, wantQ, gotQ, 1e-12, "Q·C, %dx%d", m, n)
+		wantQT := append([]float64(nil), c0...)
+		for j := 0; j < refl.k; j++ {
+			reflect(wantQT, j)
+		}
+		gotQT := append([]float64(nil), c0...)
+		refl.applyQT(gotQT, nc, nc)
+		assert.InDeltaSlice(t, wantQT, gotQT, 1e-12, "Qᵀ·C, %dx%d", m, n)
+		refl.release()
+	}
+}
