@@ -170,13 +170,16 @@ func TestReflectorsBlockT(t *testing.T) {
 // TestReflectorsWideApply checks applyQ and applyQT, which apply
 // applyBlockWidth reflectors at a time (a T formed by wideT), against the
 // reflectors applied one at a time, H = I − τ v vᵀ each, for blocks that
-// are whole, cut short, and narrower than a cached block.
+// are whole, cut short, and narrower than a cached block, and for a C
+// too small for the wide blocks.
 func TestReflectorsWideApply(t *testing.T) {
 	nb := applyBlockWidth
-	for _, sh := range [][2]int{{2*nb + 5, 2*nb + 5}, {nb + 9, nb + 9}, {3 * nb, nb/2 + 3}} {
-		m, n := sh[0], sh[1]
+	for _, sh := range [][3]int{{4*nb + 5, 4*nb + 5, 2 * nb}, {4*nb + 9, 2*nb + 1, 2 * nb}, {4 * nb, nb/2 + 3, 2 * nb}, {nb + 9, nb + 9, 7}} {
+		m, n, nc := sh[0], sh[1], sh[2]
+		if w := (&reflectors[float64]{m: m}).applyWidth(nc); (w == applyBlockWidth) != (nc > 7) {
+			t.Fatalf("%dx%d with %d columns: applyWidth %d", m, n, nc, w)
+		}
 		refl := qrFactor(m, n, laRandom(Float64, 13, m, n).Values())
-		const nc = 7
 		c0 := laRandom(Float64, 14, m, nc).Values()
 		// reflect sets c ← H_j·c.
 		reflect := func(c []float64, j int) {

@@ -226,3 +226,26 @@ func TestSVDScaleExtremes(t *testing.T) {
 		assert.InEpsilon(t, 3*scale, s.Values()[1], 1e-14)
 	}
 }
+
+// TestSVDSignConvention checks that every right singular vector has its
+// entry of largest magnitude positive (the convention flipToV keeps, with
+// the left vector flipped alongside), on tall, wide and square matrices.
+func TestSVDSignConvention(t *testing.T) {
+	for i, sh := range [][2]int{{40, 40}, {70, 30}, {30, 70}, {300, 260}} {
+		a := laRandom(Float64, uint64(700+i), sh[0], sh[1])
+		u, s, v, err := SVD(a)
+		require.NoError(t, err)
+		svdCheck(t, Float64, laMatOf(a), laMatOf(u), s.Values(), laMatOf(v))
+		k := v.Shape()[1]
+		vv := v.Values()
+		for r := 0; r < k; r++ {
+			big := 0.0
+			for i := 0; i < v.Shape()[0]; i++ {
+				if x := vv[i*k+r]; math.Abs(x) > math.Abs(big) {
+					big = x
+				}
+			}
+			assert.Positive(t, big, "%v: column %d of v", sh, r)
+		}
+	}
+}
