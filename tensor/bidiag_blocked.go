@@ -22,15 +22,32 @@ func bidiagonalizeBlocked[T Float](m, n int, a, d, e []T) (left, right *reflecto
 	nb := bdBlock
 	xb, yb := make([]T, m*nb), make([]T, n*nb)
 	scratch := make([]T, 2*max(m, n)+4*nb)
+	// The operands of the trailing update side by side: [U X] (rows×2nb)
+	// and [Yᵀ; V] (2nb×cols).
+	lw, rw := workGet[T](m*2*nb), workGet[T](2*nb*n)
+	defer workPut(lw)
+	defer workPut(rw)
 	p := 0
 	for ; n-p > bdBlockedMin; p += nb {
 		mm, nn := m-p, n-p
 		x, y := xb[:mm*nb], yb[:nn*nb]
 		labrd(p, mm, nn, nb, a[p*n+p:], n, d[p:], e[p:], x, y, left, right, scratch)
-		// A(nb:, nb:) −= U·Yᵀ + X·Vᵀ with U below and V right of the panel.
-		c := a[(p+nb)*n+p+nb:]
-		gemmT(false, false, mm-nb, nn-nb, nb, -1, a[(p+nb)*n+p:], n, y[nb:], nn, 1, c, n)
-		gemmT(true, false, mm-nb, nn-nb, nb, -1, x[nb:], mm, a[p*n+p+nb:], n, 1, c, n)
+		// A(nb:, nb:) −= U·Yᵀ + X·Vᵀ = [U X]·[Yᵀ; V], with U below and V
+		// right of the panel: one product of depth 2nb, so one pass over
+		// the trailing matrix instead of two.
+		rows, cols, k2 := mm-nb, nn-nb, 2*nb
+		l, r := lw[:rows*k2], rw[:k2*cols]
+		for i := range rows {
+			copy(l[i*k2:i*k2+nb], a[(p+nb+i)*n+p:(p+nb+i)*n+p+nb])
+		}
+		for j := range nb {
+			for i, v := range x[nb+j*mm : nb+j*mm+rows] {
+				l[i*k2+nb+j] = v
+			}
+			copy(r[j*cols:(j+1)*cols], y[nb+j*nn:nb+j*nn+cols])
+			copy(r[(nb+j)*cols:(nb+j+1)*cols], a[(p+j)*n+p+nb:(p+j)*n+p+nb+cols])
+		}
+		gemmT(false, false, rows, cols, k2, -1, l, k2, r, cols, 1, a[(p+nb)*n+p+nb:], n)
 	}
 	bidiagonalizeFrom(p, m, n, a, d, e, left, right)
 	return left, right
