@@ -4,7 +4,8 @@ package tensor
 // m ≥ n, on the row-major matrix). A panel of bdBlock left and right
 // reflectors is generated with the trailing matrix left as it was, its
 // effect carried in two matrices X (m×nb) and Y (n×nb) such that the
-// trailing update is A ← A − U·Yᵀ − X·Vᵀ, two GEMMs. Half of the flops
+// trailing update is A ← A − U·Yᵀ − X·Vᵀ = A − [U X]·[Yᵀ; V], one GEMM
+// of depth 2·bdBlock. Half of the flops
 // stay matrix-vector products (one pass over the trailing matrix per
 // reflector, instead of the unblocked method's three).
 

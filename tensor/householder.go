@@ -85,34 +85,19 @@ func (r *reflectors[T]) blockT(j0, j1 int) []T {
 	if r.tok[blk] {
 		return t
 	}
-	r0 := j0 + r.shift // every reflector of the block is zero before here
 	if cap(r.g) < b*b {
 		r.g = make([]T, b*b)
 	}
-	g := r.g[:b*b]
-	v := r.vt[j0*r.m+r0:]
-	gemmT(false, true, b, b, r.m-r0, 1, v, r.m, v, r.m, 0, g, b) // G = VᵀV
-	clear(t)
-	for i := 0; i < b; i++ {
-		tau := r.tau[j0+i]
-		t[i*b+i] = tau
-		if tau == 0 {
-			continue
-		}
-		triMulCol(t, b, i, g[i:], b, -tau)
-	}
+	r.formT(j0, j1, t, r.g[:b*b])
 	r.tok[blk] = true
 	return t
 }
 
-// wideT sets t (b×b, b = j1−j0 > reflectorBlock) to the T of the
-// reflectors j0…j1−1 taken as one block, as blockT does for one cached
-// block (not kept: applyQ forms each once).
-func (r *reflectors[T]) wideT(j0, j1 int, t []T) {
+// formT sets t (b×b, b = j1−j0) to the T of reflectors j0…j1−1, using g
+// (b×b) for the Gram matrix VᵀV.
+func (r *reflectors[T]) formT(j0, j1 int, t, g []T) {
 	b := j1 - j0
-	r0 := j0 + r.shift
-	g := workGet[T](b * b)
-	defer workPut(g)
+	r0 := j0 + r.shift // every reflector of the block is zero before here
 	v := r.vt[j0*r.m+r0:]
 	gemmT(false, true, b, b, r.m-r0, 1, v, r.m, v, r.m, 0, g, b) // G = VᵀV
 	clear(t)
@@ -123,6 +108,15 @@ func (r *reflectors[T]) wideT(j0, j1 int, t []T) {
 			triMulCol(t, b, i, g[i:], b, -tau)
 		}
 	}
+}
+
+// wideT sets t (b×b, b = j1−j0 > reflectorBlock) to the T of the
+// reflectors j0…j1−1 taken as one block (not cached: applyQ forms each
+// once).
+func (r *reflectors[T]) wideT(j0, j1 int, t []T) {
+	g := workGet[T](len(t))
+	defer workPut(g)
+	r.formT(j0, j1, t, g)
 }
 
 // triMulCol sets T[:i][i] = s·T[:i][:i]·z for the upper triangular b×b
@@ -226,9 +220,9 @@ func (r *reflectors[T]) applyWidth(nc int) int {
 }
 
 // applyBlockWidth is the number of reflectors applyQ and applyQT apply
-// at once to a large C: two of the factorisations' blocks. Each application reads and
-// writes all of C once for an update of rank applyBlockWidth, so wider
-// blocks halve that traffic. A 1000×1000 SVD's two back-transformations
+// at once to a large C: two of the factorisations' blocks. Each
+// application reads and writes all of C once for an update of rank
+// applyBlockWidth, so wider blocks halve that traffic. A 1000×1000 SVD's two back-transformations
 // on the Zen 3, alternated runs: 65-76 ms with blocks of 32, 66-68 with
 // 64 (with the host loaded: 112-125 against 95-112).
 const applyBlockWidth = 2 * reflectorBlock

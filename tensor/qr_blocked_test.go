@@ -180,34 +180,51 @@ func TestReflectorsWideApply(t *testing.T) {
 			t.Fatalf("%dx%d with %d columns: applyWidth %d", m, n, nc, w)
 		}
 		refl := qrFactor(m, n, laRandom(Float64, 13, m, n).Values())
-		c0 := laRandom(Float64, 14, m, nc).Values()
-		// reflect sets c ← H_j·c.
-		reflect := func(c []float64, j int) {
-			v, tau := refl.vt[j*m:(j+1)*m], refl.tau[j]
-			for col := 0; col < nc; col++ {
-				var s float64
-				for r := range v {
-					s += v[r] * c[r*nc+col]
-				}
-				for r := range v {
-					c[r*nc+col] -= tau * s * v[r]
-				}
-			}
-		}
-		wantQ := append([]float64(nil), c0...)
-		for j := refl.k - 1; j >= 0; j-- {
-			reflect(wantQ, j)
-		}
-		gotQ := append([]float64(nil), c0...)
-		refl.applyQ(gotQ, nc, nc, false)
-		assert.InDeltaSlice(t, wantQ, gotQ, 1e-12, "Q·C, %dx%d", m, n)
-		wantQT := append([]float64(nil), c0...)
-		for j := 0; j < refl.k; j++ {
-			reflect(wantQT, j)
-		}
-		gotQT := append([]float64(nil), c0...)
-		refl.applyQT(gotQT, nc, nc)
-		assert.InDeltaSlice(t, wantQT, gotQT, 1e-12, "Qᵀ·C, %dx%d", m, n)
+		checkWideApply(t, refl, nc, fmt.Sprintf("QR %dx%d", m, n))
 		refl.release()
 	}
+	// The bidiagonal reduction's right reflectors start one column in
+	// (shift 1), and their last wide block is cut short (k = 299).
+	n := 4*nb + 44
+	d, e := make([]float64, n), make([]float64, n-1)
+	left, right := bidiagonalizeBlocked(n, n, laRandom(Float64, 15, n, n).Values(), d, e)
+	checkWideApply(t, right, 2*nb, "bidiagonal right")
+	checkWideApply(t, left, 2*nb, "bidiagonal left")
+	left.release()
+	right.release()
+}
+
+// checkWideApply compares refl.applyQ and refl.applyQT on a random m×nc C
+// with the reflectors applied one at a time.
+func checkWideApply(t *testing.T, refl *reflectors[float64], nc int, name string) {
+	t.Helper()
+	m := refl.m
+	c0 := laRandom(Float64, 14, m, nc).Values()
+	// reflect sets c ← H_j·c.
+	reflect := func(c []float64, j int) {
+		v, tau := refl.vt[j*m:(j+1)*m], refl.tau[j]
+		for col := 0; col < nc; col++ {
+			var s float64
+			for r := range v {
+				s += v[r] * c[r*nc+col]
+			}
+			for r := range v {
+				c[r*nc+col] -= tau * s * v[r]
+			}
+		}
+	}
+	wantQ := append([]float64(nil), c0...)
+	for j := refl.k - 1; j >= 0; j-- {
+		reflect(wantQ, j)
+	}
+	gotQ := append([]float64(nil), c0...)
+	refl.applyQ(gotQ, nc, nc, false)
+	assert.InDeltaSlice(t, wantQ, gotQ, 1e-12, "Q·C, %s", name)
+	wantQT := append([]float64(nil), c0...)
+	for j := 0; j < refl.k; j++ {
+		reflect(wantQT, j)
+	}
+	gotQT := append([]float64(nil), c0...)
+	refl.applyQT(gotQT, nc, nc)
+	assert.InDeltaSlice(t, wantQT, gotQT, 1e-12, "Qᵀ·C, %s", name)
 }

@@ -196,7 +196,8 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 func flipToV[T Float](u, v []T, m, n, k int) {
 	// Row by row, each column's first entry of largest magnitude: the
 	// matrices are row-major, and walking them a column at a time took a
-	// cache line per entry (1.1 ms of a 256×256 SVD's 15).
+	// cache line per entry (the pass at n = 256: 208 µs that way, 96 µs
+	// row by row).
 	best, sign := make([]T, k), make([]T, k)
 	for r := range k {
 		best[r] = -1

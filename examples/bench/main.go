@@ -260,7 +260,9 @@ func selectWorkloads(ws []workload, only string) []workload {
 	return out
 }
 
-// allWorkloads lists every workload in the order they run.
+// allWorkloads lists every workload in the order they run. A new one
+// needs its group in GROUPS of peers/compare.py too, for `compare.py
+// --interleave` (TestCompareGroupsCoverWorkloads checks).
 func allWorkloads(o options) []workload {
 	ws := gemmWorkloads()
 	ws = append(ws, mlpWorkload(), mlpLoaderWorkload(), cnnWorkload(), lstmWorkload(), gruWorkload(), lstmBiWorkload())

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -306,6 +308,38 @@ func TestGPGradient(t *testing.T) {
 		assert.InDelta(t, wantLML, lml, 1e-9*math.Abs(wantLML), "n=%d", n)
 		for i := range grad {
 			assert.InDelta(t, want[i], grad[i], 1e-8*(1+math.Abs(want[i])), "n=%d θ%d", n, i)
+		}
+	}
+}
+
+// TestCompareGroupsCoverWorkloads checks that the workload groups of
+// `compare.py --interleave` (GROUPS in peers/compare.py) give every
+// workload exactly one group, so none is left out or timed twice a round.
+func TestCompareGroupsCoverWorkloads(t *testing.T) {
+	src, err := os.ReadFile("peers/compare.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)\nGROUPS = \[(.*?)\]`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("GROUPS not found in peers/compare.py")
+	}
+	var prefixes []string
+	for _, q := range regexp.MustCompile(`"([^"]*)"`).FindAllSubmatch(m[1], -1) {
+		prefixes = append(prefixes, strings.Split(string(q[1]), ",")...)
+	}
+	if len(prefixes) < 10 {
+		t.Fatalf("GROUPS parsed as %v", prefixes)
+	}
+	for _, w := range allWorkloads(options{sizes: []int{500, 2000}, laSizes: []int{256, 1000}}) {
+		n := 0
+		for _, p := range prefixes {
+			if strings.HasPrefix(w.name, p) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("workload %s matches %d prefixes of compare.py's GROUPS, want 1", w.name, n)
 		}
 	}
 }

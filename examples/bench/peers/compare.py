@@ -72,6 +72,27 @@ GROUPS = ["gemm", "mlp_train", "mlp_loader_train", "cnn_train", "lstm_train", "g
           "perexample", "remat"]
 
 
+def interleave_groups(prefixes):
+    """The groups of --interleave for --only prefixes: a prefix that another
+    one covers is dropped (each workload is timed once a round), and the
+    prefixes one peer script serves together (NumPy's factorisations, its
+    GEMMs, its GP) form one group, so that script runs once a round."""
+    kept = [p for p in dict.fromkeys(prefixes)
+            if not any(q != p and p.startswith(q) for q in prefixes)]
+    groups, by_script = [], {}
+    for p in kept:
+        script = next((s for s in ("svd", "qr", "eigh") if p.startswith(s) or s.startswith(p)), None)
+        script = "linalg" if script else ("gemm" if p.startswith("gemm") else ("gp" if p.startswith("gp") else None))
+        if script is None:
+            groups.append([p])
+        elif script in by_script:
+            by_script[script].append(p)
+        else:
+            by_script[script] = [p]
+            groups.append(by_script[script])
+    return groups
+
+
 def round_ratios(order, units, samples):
     """Lines 'workload metric: median (min–max)' of per-round ratios to the best peer."""
     out = []
@@ -217,9 +238,10 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated workload prefixes")
     ap.add_argument("--out", default="", help="also write the table to this file")
     ap.add_argument("--interleave", action="store_true",
-                    help="in each round, run every tool on one group of workloads (each --only prefix, "
-                         "or the groups of GROUPS) before the next: on a shared host whose load drifts, "
-                         "a round's ratios then compare runs seconds apart")
+                    help="in each round, run every tool on one group of workloads (the groups of GROUPS, "
+                         "or with --only each prefix, those one peer script times together in one group) "
+                         "before the next: on a shared host whose load drifts, a round's ratios then "
+                         "compare runs seconds apart")
     ap.add_argument("--avx2", action="store_true",
                     help="every tool on its AVX2 kernels on an AVX-512 machine: Gradus with "
                          "GODEBUG=cpu.avx512f=off, OpenBLAS with OPENBLAS_CORETYPE=Haswell, "
@@ -287,7 +309,9 @@ def main():
     # rather than the length of a whole suite apart.
     groups = [prefixes]
     if args.interleave:
-        groups = [[p] for p in prefixes] if prefixes else [g.split(",") for g in GROUPS]
+        groups = [g.split(",") for g in GROUPS]
+        if prefixes:
+            groups = interleave_groups(prefixes)
 
     samples = {t: {} for t in TOOLS}
     order = []
