@@ -195,7 +195,9 @@ func ormtrLower[T Float](n int, a, tau, q []T) {
 	}
 	nb := ormtrBlock
 	vbuf := workGet[T](n * nb)
-	tbuf, gbuf := make([]T, nb*nb), make([]T, nb*nb)
+	tbuf, gbuf := workGet[T](nb*nb), workGet[T](nb*nb)
+	defer workPut(tbuf)
+	defer workPut(gbuf)
 	ybuf := workGet[T](nb * n)
 	y2 := workGet[T](nb * n)
 	defer workPut(vbuf)

@@ -222,9 +222,10 @@ func (r *reflectors[T]) applyWidth(nc int) int {
 // applyBlockWidth is the number of reflectors applyQ and applyQT apply
 // at once to a large C: two of the factorisations' blocks. Each
 // application reads and writes all of C once for an update of rank
-// applyBlockWidth, so wider blocks halve that traffic. A 1000×1000 SVD's two back-transformations
-// on the Zen 3, alternated runs: 65-76 ms with blocks of 32, 66-68 with
-// 64 (with the host loaded: 112-125 against 95-112).
+// applyBlockWidth, so wider blocks halve that traffic. A 1000×1000 SVD's
+// two back-transformations on the Zen 3, alternated runs: 65-76 ms with
+// blocks of 32, 66-68 with 64 (with the host loaded: 112-125 against
+// 95-112).
 const applyBlockWidth = 2 * reflectorBlock
 
 // pow2Scale returns a power of two s with max|x|·s in [0.5, 1) (1 when x

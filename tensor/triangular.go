@@ -340,10 +340,10 @@ const triSplitWork = 1 << 16
 // linalgParallel calls fn on contiguous chunks covering [0, n), up to
 // GOMAXPROCS of them, in parallel when n is at least twice minChunk, else
 // once on the calling goroutine. The chunks depend on n, minChunk and
-// GOMAXPROCS only; they are claimed in order by the calling goroutine and GEMM's
-// polling helpers (gemm.ParallelFor), so on a busy machine, where a
-// helper may not be scheduled for milliseconds, the caller goes on to do
-// the chunks no helper has claimed instead of waiting for them.
+// GOMAXPROCS only; they are claimed in order by the calling goroutine and
+// GEMM's polling helpers (gemm.ParallelFor), so on a busy machine, where
+// a helper may not be scheduled for milliseconds, the caller goes on to
+// do the chunks no helper has claimed instead of waiting for them.
 func linalgParallel(n, minChunk int, fn func(lo, hi int)) {
 	p := min(runtime.GOMAXPROCS(0), n/max(1, minChunk))
 	if p < 2 {
