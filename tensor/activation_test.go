@@ -174,7 +174,7 @@ func TestSoftmaxSplitMatchesSerial(t *testing.T) {
 
 // twoPhi32 against erfc(−x/√2) in float64 on [−12, 12]: for x < 0 (the
 // erfc branch) within 5e−7 relatively (the fit's 1.2e−7 and float32
-// rounding of t and of the nine Horner steps) plus 3·|h|·2⁻²⁴ for the roundings of h = −x²/2 and of the
+// rounding of t and of the polynomial's steps) plus 3·|h|·2⁻²⁴ for the roundings of h = −x²/2 and of the
 // exponent h − 1.26551223 + P(t), which exp turns into relative errors;
 // from 0 up (2 − erfc(|z|)) within 6.5e−7 absolutely: e's 5e−7 with
 // e ≤ 1, plus the rounding of 2 − e in [1, 2).

@@ -184,23 +184,24 @@ sgloop:
 	VSUBPS     Y3, Y1, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 
 	// numerator 1, or e where x has its sign bit set; divide by 1 + e
@@ -329,23 +330,24 @@ thloop:
 	VSUBPS     Y3, Y8, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMOVUPS    thtwo<>+0(SB), Y5
@@ -852,23 +854,24 @@ sggloop:
 	VSUBPS     Y3, Y1, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 
 	// σ(x) has numerator e where x's sign bit is set, else 1; σ(−x) the
@@ -991,23 +994,24 @@ sploop:
 	VSUBPS     Y3, Y1, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 
 	// d = 2+e, s = e/d, r = (2−d)+e, s2 = s·s, c = s·(1−s)·r, t = s+s
@@ -1423,15 +1427,15 @@ DATA gemhalf<>+24(SB)/4, $0xbf000000
 DATA gemhalf<>+28(SB)/4, $0xbf000000
 GLOBL gemhalf<>(SB), RODATA|NOPTR, $32
 
-DATA gersqrt2<>+0(SB)/4, $0x3f3504f3
-DATA gersqrt2<>+4(SB)/4, $0x3f3504f3
-DATA gersqrt2<>+8(SB)/4, $0x3f3504f3
-DATA gersqrt2<>+12(SB)/4, $0x3f3504f3
-DATA gersqrt2<>+16(SB)/4, $0x3f3504f3
-DATA gersqrt2<>+20(SB)/4, $0x3f3504f3
-DATA gersqrt2<>+24(SB)/4, $0x3f3504f3
-DATA gersqrt2<>+28(SB)/4, $0x3f3504f3
-GLOBL gersqrt2<>(SB), RODATA|NOPTR, $32
+DATA gehrsqrt2<>+0(SB)/4, $0x3eb504f3
+DATA gehrsqrt2<>+4(SB)/4, $0x3eb504f3
+DATA gehrsqrt2<>+8(SB)/4, $0x3eb504f3
+DATA gehrsqrt2<>+12(SB)/4, $0x3eb504f3
+DATA gehrsqrt2<>+16(SB)/4, $0x3eb504f3
+DATA gehrsqrt2<>+20(SB)/4, $0x3eb504f3
+DATA gehrsqrt2<>+24(SB)/4, $0x3eb504f3
+DATA gehrsqrt2<>+28(SB)/4, $0x3eb504f3
+GLOBL gehrsqrt2<>(SB), RODATA|NOPTR, $32
 
 DATA getwo<>+0(SB)/4, $0x40000000
 DATA getwo<>+4(SB)/4, $0x40000000
@@ -1589,28 +1593,30 @@ geloop:
 	// (0.5·x)·twoPhi32(x, (−0.5·x)·x)
 	VMULPS     gemhalf<>+0(SB), Y0, Y12
 	VMULPS     Y0, Y12, Y12
-	VMULPS     gersqrt2<>+0(SB), Y1, Y13
-	VMULPS     gehalf<>+0(SB), Y13, Y13
+	VMULPS     gehrsqrt2<>+0(SB), Y1, Y13
 	VADDPS     sgone<>+0(SB), Y13, Y13
 	VMOVUPS    sgone<>+0(SB), Y14
 	VDIVPS     Y13, Y14, Y14
-	VMULPS     genr0<>+0(SB), Y14, Y15
-	VADDPS     genr1<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr2<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr3<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr4<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr5<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr6<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr7<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr8<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
+	VMULPS     genr7<>+0(SB), Y14, Y2
+	VADDPS     genr8<>+0(SB), Y2, Y2
+	VMULPS     genr5<>+0(SB), Y14, Y3
+	VADDPS     genr6<>+0(SB), Y3, Y3
+	VMULPS     genr3<>+0(SB), Y14, Y4
+	VADDPS     genr4<>+0(SB), Y4, Y4
+	VMULPS     genr1<>+0(SB), Y14, Y5
+	VADDPS     genr2<>+0(SB), Y5, Y5
+	VMULPS     Y14, Y14, Y6
+	VMULPS     Y6, Y6, Y7
+	VMULPS     Y6, Y3, Y3
+	VADDPS     Y3, Y2, Y2
+	VMULPS     Y6, Y5, Y5
+	VADDPS     Y5, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y4, Y2, Y2
+	VMULPS     Y7, Y7, Y15
+	VMULPS     genr0<>+0(SB), Y15, Y15
+	VADDPS     Y15, Y2, Y2
+	VMULPS     Y14, Y2, Y15
 	VSUBPS     gec126<>+0(SB), Y12, Y13
 	VADDPS     Y15, Y13, Y13
 	VMULPS     sglog2e<>+0(SB), Y13, Y2
@@ -1620,23 +1626,24 @@ geloop:
 	VSUBPS     Y3, Y13, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 	VMULPS     Y4, Y14, Y14
 	VMOVUPS    getwo<>+0(SB), Y13
@@ -1686,49 +1693,52 @@ gegloop:
 	VSUBPS     Y3, Y12, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 	VMULPS     Y4, Y10, Y10
 
 	// 0.5·twoPhi32(x, h) + φ term, times v
-	VMULPS     gersqrt2<>+0(SB), Y1, Y13
-	VMULPS     gehalf<>+0(SB), Y13, Y13
+	VMULPS     gehrsqrt2<>+0(SB), Y1, Y13
 	VADDPS     sgone<>+0(SB), Y13, Y13
 	VMOVUPS    sgone<>+0(SB), Y14
 	VDIVPS     Y13, Y14, Y14
-	VMULPS     genr0<>+0(SB), Y14, Y15
-	VADDPS     genr1<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr2<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr3<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr4<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr5<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr6<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr7<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
-	VADDPS     genr8<>+0(SB), Y15, Y15
-	VMULPS     Y14, Y15, Y15
+	VMULPS     genr7<>+0(SB), Y14, Y2
+	VADDPS     genr8<>+0(SB), Y2, Y2
+	VMULPS     genr5<>+0(SB), Y14, Y3
+	VADDPS     genr6<>+0(SB), Y3, Y3
+	VMULPS     genr3<>+0(SB), Y14, Y4
+	VADDPS     genr4<>+0(SB), Y4, Y4
+	VMULPS     genr1<>+0(SB), Y14, Y5
+	VADDPS     genr2<>+0(SB), Y5, Y5
+	VMULPS     Y14, Y14, Y6
+	VMULPS     Y6, Y6, Y7
+	VMULPS     Y6, Y3, Y3
+	VADDPS     Y3, Y2, Y2
+	VMULPS     Y6, Y5, Y5
+	VADDPS     Y5, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y4, Y2, Y2
+	VMULPS     Y7, Y7, Y15
+	VMULPS     genr0<>+0(SB), Y15, Y15
+	VADDPS     Y15, Y2, Y2
+	VMULPS     Y14, Y2, Y15
 	VSUBPS     gec126<>+0(SB), Y12, Y13
 	VADDPS     Y15, Y13, Y13
 	VMULPS     sglog2e<>+0(SB), Y13, Y2
@@ -1738,23 +1748,24 @@ gegloop:
 	VSUBPS     Y3, Y13, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 	VMULPS     Y4, Y14, Y14
 	VMOVUPS    getwo<>+0(SB), Y13
@@ -1804,23 +1815,24 @@ esloop:
 	VSUBPS     Y3, Y0, Y3
 	VMULPS     sgc2<>+0(SB), Y2, Y4
 	VSUBPS     Y4, Y3, Y3
-	VMULPS     sgp0<>+0(SB), Y3, Y4
-	VADDPS     sgp1<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp2<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp3<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp4<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     sgp5<>+0(SB), Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VMULPS     Y3, Y4, Y4
-	VADDPS     Y3, Y4, Y4
-	VADDPS     sgone<>+0(SB), Y4, Y4
 	VCVTTPS2DQ Y2, Y5
 	VPADDD     sg127<>+0(SB), Y5, Y5
 	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
 	VMULPS     Y5, Y4, Y4
 	VMOVUPS    Y4, (DI)(AX*4)
 	ADDQ       $0x00000008, AX
@@ -2121,23 +2133,24 @@ sgloopz:
 	VSUBPS      Z3, Z1, Z3
 	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
 	VSUBPS      Z4, Z3, Z3
-	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS      Z3, Z4, Z4
-	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ  Z2, Z5
 	VPADDD.BCST sg127<>+0(SB), Z5, Z5
 	VPSLLD      $0x17, Z5, Z5
+	VMULPS.BCST sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST sgp1<>+0(SB), Z6, Z6
+	VMULPS      Z3, Z3, Z7
+	VMULPS      Z7, Z2, Z2
+	VADDPS      Z2, Z4, Z4
+	VMULPS      Z7, Z7, Z2
+	VMULPS      Z2, Z6, Z6
+	VADDPS      Z6, Z4, Z4
+	VMULPS      Z7, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VMULPS      Z5, Z4, Z4
 
 	// numerator 1, or e where x has its sign bit set; divide by 1 + e
@@ -2187,23 +2200,24 @@ thloopz:
 	VSUBPS       Z3, Z8, Z3
 	VMULPS.BCST  sgc2<>+0(SB), Z2, Z4
 	VSUBPS       Z4, Z3, Z3
-	VMULPS.BCST  sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST  sgp1<>+0(SB), Z4, Z4
-	VMULPS       Z3, Z4, Z4
-	VADDPS.BCST  sgp2<>+0(SB), Z4, Z4
-	VMULPS       Z3, Z4, Z4
-	VADDPS.BCST  sgp3<>+0(SB), Z4, Z4
-	VMULPS       Z3, Z4, Z4
-	VADDPS.BCST  sgp4<>+0(SB), Z4, Z4
-	VMULPS       Z3, Z4, Z4
-	VADDPS.BCST  sgp5<>+0(SB), Z4, Z4
-	VMULPS       Z3, Z4, Z4
-	VMULPS       Z3, Z4, Z4
-	VADDPS       Z3, Z4, Z4
-	VADDPS.BCST  sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ   Z2, Z5
 	VPADDD.BCST  sg127<>+0(SB), Z5, Z5
 	VPSLLD       $0x17, Z5, Z5
+	VMULPS.BCST  sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST  sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST  sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST  sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST  sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST  sgp1<>+0(SB), Z6, Z6
+	VMULPS       Z3, Z3, Z7
+	VMULPS       Z7, Z2, Z2
+	VADDPS       Z2, Z4, Z4
+	VMULPS       Z7, Z7, Z2
+	VMULPS       Z2, Z6, Z6
+	VADDPS       Z6, Z4, Z4
+	VMULPS       Z7, Z4, Z4
+	VADDPS       Z3, Z4, Z4
+	VADDPS.BCST  sgone<>+0(SB), Z4, Z4
 	VMULPS       Z5, Z4, Z4
 	VADDPS.BCST  sgone<>+0(SB), Z4, Z4
 	VBROADCASTSS thtwo<>+0(SB), Z5
@@ -2266,23 +2280,24 @@ sggloopz:
 	VSUBPS      Z3, Z1, Z3
 	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
 	VSUBPS      Z4, Z3, Z3
-	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS      Z3, Z4, Z4
-	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ  Z2, Z5
 	VPADDD.BCST sg127<>+0(SB), Z5, Z5
 	VPSLLD      $0x17, Z5, Z5
+	VMULPS.BCST sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST sgp1<>+0(SB), Z6, Z6
+	VMULPS      Z3, Z3, Z7
+	VMULPS      Z7, Z2, Z2
+	VADDPS      Z2, Z4, Z4
+	VMULPS      Z7, Z7, Z2
+	VMULPS      Z2, Z6, Z6
+	VADDPS      Z6, Z4, Z4
+	VMULPS      Z7, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VMULPS      Z5, Z4, Z4
 
 	// σ(x) has numerator e where x's sign bit is set, else 1; σ(−x) the
@@ -2337,23 +2352,24 @@ sploopz:
 	VSUBPS      Z3, Z1, Z3
 	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
 	VSUBPS      Z4, Z3, Z3
-	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS      Z3, Z4, Z4
-	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ  Z2, Z5
 	VPADDD.BCST sg127<>+0(SB), Z5, Z5
 	VPSLLD      $0x17, Z5, Z5
+	VMULPS.BCST sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST sgp1<>+0(SB), Z6, Z6
+	VMULPS      Z3, Z3, Z7
+	VMULPS      Z7, Z2, Z2
+	VADDPS      Z2, Z4, Z4
+	VMULPS      Z7, Z7, Z2
+	VMULPS      Z2, Z6, Z6
+	VADDPS      Z6, Z4, Z4
+	VMULPS      Z7, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VMULPS      Z5, Z4, Z4
 
 	// d = 2+e, s = e/d, r = (2−d)+e, s2 = s·s, c = s·(1−s)·r, t = s+s
@@ -2427,28 +2443,30 @@ geloopz:
 	// (0.5·x)·twoPhi32(x, (−0.5·x)·x)
 	VMULPS.BCST   gemhalf<>+0(SB), Z0, Z12
 	VMULPS        Z0, Z12, Z12
-	VMULPS.BCST   gersqrt2<>+0(SB), Z1, Z13
-	VMULPS.BCST   gehalf<>+0(SB), Z13, Z13
+	VMULPS.BCST   gehrsqrt2<>+0(SB), Z1, Z13
 	VADDPS.BCST   sgone<>+0(SB), Z13, Z13
 	VBROADCASTSS  sgone<>+0(SB), Z14
 	VDIVPS        Z13, Z14, Z14
-	VMULPS.BCST   genr0<>+0(SB), Z14, Z15
-	VADDPS.BCST   genr1<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr2<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr3<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr4<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr5<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr6<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr7<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr8<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
+	VMULPS.BCST   genr7<>+0(SB), Z14, Z2
+	VADDPS.BCST   genr8<>+0(SB), Z2, Z2
+	VMULPS.BCST   genr5<>+0(SB), Z14, Z3
+	VADDPS.BCST   genr6<>+0(SB), Z3, Z3
+	VMULPS.BCST   genr3<>+0(SB), Z14, Z4
+	VADDPS.BCST   genr4<>+0(SB), Z4, Z4
+	VMULPS.BCST   genr1<>+0(SB), Z14, Z5
+	VADDPS.BCST   genr2<>+0(SB), Z5, Z5
+	VMULPS        Z14, Z14, Z6
+	VMULPS        Z6, Z6, Z7
+	VMULPS        Z6, Z3, Z3
+	VADDPS        Z3, Z2, Z2
+	VMULPS        Z6, Z5, Z5
+	VADDPS        Z5, Z4, Z4
+	VMULPS        Z7, Z4, Z4
+	VADDPS        Z4, Z2, Z2
+	VMULPS        Z7, Z7, Z15
+	VMULPS.BCST   genr0<>+0(SB), Z15, Z15
+	VADDPS        Z15, Z2, Z2
+	VMULPS        Z14, Z2, Z15
 	VSUBPS.BCST   gec126<>+0(SB), Z12, Z13
 	VADDPS        Z15, Z13, Z13
 	VMULPS.BCST   sglog2e<>+0(SB), Z13, Z2
@@ -2458,23 +2476,24 @@ geloopz:
 	VSUBPS        Z3, Z13, Z3
 	VMULPS.BCST   sgc2<>+0(SB), Z2, Z4
 	VSUBPS        Z4, Z3, Z3
-	VMULPS.BCST   sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST   sgp1<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp2<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp3<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp4<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp5<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS        Z3, Z4, Z4
-	VADDPS.BCST   sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ    Z2, Z5
 	VPADDD.BCST   sg127<>+0(SB), Z5, Z5
 	VPSLLD        $0x17, Z5, Z5
+	VMULPS.BCST   sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST   sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST   sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST   sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST   sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST   sgp1<>+0(SB), Z6, Z6
+	VMULPS        Z3, Z3, Z7
+	VMULPS        Z7, Z2, Z2
+	VADDPS        Z2, Z4, Z4
+	VMULPS        Z7, Z7, Z2
+	VMULPS        Z2, Z6, Z6
+	VADDPS        Z6, Z4, Z4
+	VMULPS        Z7, Z4, Z4
+	VADDPS        Z3, Z4, Z4
+	VADDPS.BCST   sgone<>+0(SB), Z4, Z4
 	VMULPS        Z5, Z4, Z4
 	VMULPS        Z4, Z14, Z14
 	VBROADCASTSS  getwo<>+0(SB), Z13
@@ -2525,49 +2544,52 @@ gegloopz:
 	VSUBPS      Z3, Z12, Z3
 	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
 	VSUBPS      Z4, Z3, Z3
-	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS      Z3, Z4, Z4
-	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ  Z2, Z5
 	VPADDD.BCST sg127<>+0(SB), Z5, Z5
 	VPSLLD      $0x17, Z5, Z5
+	VMULPS.BCST sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST sgp1<>+0(SB), Z6, Z6
+	VMULPS      Z3, Z3, Z7
+	VMULPS      Z7, Z2, Z2
+	VADDPS      Z2, Z4, Z4
+	VMULPS      Z7, Z7, Z2
+	VMULPS      Z2, Z6, Z6
+	VADDPS      Z6, Z4, Z4
+	VMULPS      Z7, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VMULPS      Z5, Z4, Z4
 	VMULPS      Z4, Z10, Z10
 
 	// 0.5·twoPhi32(x, h) + φ term, times v
-	VMULPS.BCST   gersqrt2<>+0(SB), Z1, Z13
-	VMULPS.BCST   gehalf<>+0(SB), Z13, Z13
+	VMULPS.BCST   gehrsqrt2<>+0(SB), Z1, Z13
 	VADDPS.BCST   sgone<>+0(SB), Z13, Z13
 	VBROADCASTSS  sgone<>+0(SB), Z14
 	VDIVPS        Z13, Z14, Z14
-	VMULPS.BCST   genr0<>+0(SB), Z14, Z15
-	VADDPS.BCST   genr1<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr2<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr3<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr4<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr5<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr6<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr7<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
-	VADDPS.BCST   genr8<>+0(SB), Z15, Z15
-	VMULPS        Z14, Z15, Z15
+	VMULPS.BCST   genr7<>+0(SB), Z14, Z2
+	VADDPS.BCST   genr8<>+0(SB), Z2, Z2
+	VMULPS.BCST   genr5<>+0(SB), Z14, Z3
+	VADDPS.BCST   genr6<>+0(SB), Z3, Z3
+	VMULPS.BCST   genr3<>+0(SB), Z14, Z4
+	VADDPS.BCST   genr4<>+0(SB), Z4, Z4
+	VMULPS.BCST   genr1<>+0(SB), Z14, Z5
+	VADDPS.BCST   genr2<>+0(SB), Z5, Z5
+	VMULPS        Z14, Z14, Z6
+	VMULPS        Z6, Z6, Z7
+	VMULPS        Z6, Z3, Z3
+	VADDPS        Z3, Z2, Z2
+	VMULPS        Z6, Z5, Z5
+	VADDPS        Z5, Z4, Z4
+	VMULPS        Z7, Z4, Z4
+	VADDPS        Z4, Z2, Z2
+	VMULPS        Z7, Z7, Z15
+	VMULPS.BCST   genr0<>+0(SB), Z15, Z15
+	VADDPS        Z15, Z2, Z2
+	VMULPS        Z14, Z2, Z15
 	VSUBPS.BCST   gec126<>+0(SB), Z12, Z13
 	VADDPS        Z15, Z13, Z13
 	VMULPS.BCST   sglog2e<>+0(SB), Z13, Z2
@@ -2577,23 +2599,24 @@ gegloopz:
 	VSUBPS        Z3, Z13, Z3
 	VMULPS.BCST   sgc2<>+0(SB), Z2, Z4
 	VSUBPS        Z4, Z3, Z3
-	VMULPS.BCST   sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST   sgp1<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp2<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp3<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp4<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS.BCST   sgp5<>+0(SB), Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VMULPS        Z3, Z4, Z4
-	VADDPS        Z3, Z4, Z4
-	VADDPS.BCST   sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ    Z2, Z5
 	VPADDD.BCST   sg127<>+0(SB), Z5, Z5
 	VPSLLD        $0x17, Z5, Z5
+	VMULPS.BCST   sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST   sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST   sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST   sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST   sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST   sgp1<>+0(SB), Z6, Z6
+	VMULPS        Z3, Z3, Z7
+	VMULPS        Z7, Z2, Z2
+	VADDPS        Z2, Z4, Z4
+	VMULPS        Z7, Z7, Z2
+	VMULPS        Z2, Z6, Z6
+	VADDPS        Z6, Z4, Z4
+	VMULPS        Z7, Z4, Z4
+	VADDPS        Z3, Z4, Z4
+	VADDPS.BCST   sgone<>+0(SB), Z4, Z4
 	VMULPS        Z5, Z4, Z4
 	VMULPS        Z4, Z14, Z14
 	VBROADCASTSS  getwo<>+0(SB), Z13
@@ -2644,23 +2667,24 @@ esloopz:
 	VSUBPS      Z3, Z0, Z3
 	VMULPS.BCST sgc2<>+0(SB), Z2, Z4
 	VSUBPS      Z4, Z3, Z3
-	VMULPS.BCST sgp0<>+0(SB), Z3, Z4
-	VADDPS.BCST sgp1<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp2<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp3<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp4<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VMULPS      Z3, Z4, Z4
-	VADDPS      Z3, Z4, Z4
-	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VCVTTPS2DQ  Z2, Z5
 	VPADDD.BCST sg127<>+0(SB), Z5, Z5
 	VPSLLD      $0x17, Z5, Z5
+	VMULPS.BCST sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST sgp1<>+0(SB), Z6, Z6
+	VMULPS      Z3, Z3, Z7
+	VMULPS      Z7, Z2, Z2
+	VADDPS      Z2, Z4, Z4
+	VMULPS      Z7, Z7, Z2
+	VMULPS      Z2, Z6, Z6
+	VADDPS      Z6, Z4, Z4
+	VMULPS      Z7, Z4, Z4
+	VADDPS      Z3, Z4, Z4
+	VADDPS.BCST sgone<>+0(SB), Z4, Z4
 	VMULPS      Z5, Z4, Z4
 	VMOVUPS     Z4, (DI)(AX*4)
 	ADDQ        $0x00000010, AX

@@ -39,9 +39,12 @@ func horner(x, acc VecPhysical, cs ...Mem) {
 }
 
 // exp32Core emits exp32Core(t) for the lanes of t into v(4), using v(2),
-// v(3) and v(5): k = t·log2e rounded by adding and subtracting 1.5·2²³,
-// r = t − k·c1 − k·c2, y = p(r)·r·r + r + 1, then y·2ᵏ with 2ᵏ built from
-// its exponent bits. Six kernels share it.
+// v(3), v(5), v(6) and v(7): k = t·log2e rounded by adding and
+// subtracting 1.5·2²³, r = t − k·c1 − k·c2, 2ᵏ built from k's exponent
+// bits, the polynomial in Estrin's form P = (A + B·r²) + C·r⁴ with
+// A = p4·r + p5, B = p2·r + p3 and C = p0·r + p1, then
+// y = P·r² + r + 1 and y·2ᵏ. Six kernels share it; t is read only before
+// r is formed.
 func exp32Core(t VecPhysical) {
 	vmul(sglog2e, t, v(2))
 	vadd(sground, v(2), v(2))
@@ -50,16 +53,24 @@ func exp32Core(t VecPhysical) {
 	vsub(v(3), t, v(3))
 	vmul(sgc2, v(2), v(4))
 	vsub(v(4), v(3), v(3))
-	vmul(sgp[0], v(3), v(4))
-	vadd(sgp[1], v(4), v(4))
-	horner(v(3), v(4), sgp[2:]...)
-	vmul(v(3), v(4), v(4))
-	vmul(v(3), v(4), v(4))
-	vadd(v(3), v(4), v(4))
-	vadd(sgone, v(4), v(4))
 	a.VCVTTPS2DQ(v(2), v(5))
 	vpaddd(sg127, v(5), v(5))
 	a.VPSLLD(U8(23), v(5), v(5))
+	vmul(sgp[4], v(3), v(4))
+	vadd(sgp[5], v(4), v(4))
+	vmul(sgp[2], v(3), v(2))
+	vadd(sgp[3], v(2), v(2))
+	vmul(sgp[0], v(3), v(6))
+	vadd(sgp[1], v(6), v(6))
+	vmul(v(3), v(3), v(7))
+	vmul(v(7), v(2), v(2))
+	vadd(v(2), v(4), v(4))
+	vmul(v(7), v(7), v(2))
+	vmul(v(2), v(6), v(6))
+	vadd(v(6), v(4), v(4))
+	vmul(v(7), v(4), v(4))
+	vadd(v(3), v(4), v(4))
+	vadd(sgone, v(4), v(4))
 	vmul(v(5), v(4), v(4))
 }
 

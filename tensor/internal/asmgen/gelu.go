@@ -11,7 +11,7 @@ import (
 // The constants of gelu32, geluGrad32 and twoPhi32 (tensor/special.go,
 // tensor/activation.go), as the scalar code writes them.
 var (
-	gehalf, gemhalf, gersqrt2, getwo, gec126, geisq2pi, gelim Mem
+	gehalf, gemhalf, gehrsqrt2, getwo, gec126, geisq2pi, gelim Mem
 	genr                                                      []Mem
 )
 
@@ -21,12 +21,12 @@ func geluConstants() {
 	}
 	gehalf = splat32("gehalf", 0.5)
 	gemhalf = splat32("gemhalf", -0.5)
-	gersqrt2 = splat32("gersqrt2", 1/math.Sqrt2)
+	gehrsqrt2 = splat32("gehrsqrt2", 0.5/math.Sqrt2)
 	getwo = splat32("getwo", 2)
 	gec126 = splat32("gec126", 1.26551223)
 	geisq2pi = splat32("geisq2pi", 0.3989422804014327)
 	gelim = splat32("gelim", 12)
-	// twoPhi32's coefficients, all added (p − c as p + (−c) rounds alike).
+	// twoPhi32's coefficients c0-c8, highest power first, with their signs.
 	for i, c := range []float32{0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807,
 		-0.18628806, 0.09678418, 0.37409196, 1.00002368} {
 		genr = append(genr, splat32("genr"+strconv.Itoa(i), c))
@@ -34,20 +34,32 @@ func geluConstants() {
 }
 
 // twoPhi emits twoPhi32(x, h) for x in v(0), |x| in v(1) and h in v(12)
-// into v(14), using v(13), v(15) and exp32Core's registers: e =
-// erfc(|x|/√2) by the Numerical Recipes fit, then e where x has its sign
-// bit set and 2 − e elsewhere.
+// into v(14), using v(2)-v(7), v(13), v(15) and exp32Core's registers:
+// e = erfc(|x|/√2) by the Numerical Recipes fit, its polynomial
+// t·((a0 + a1·t²) + (a2 + a3·t²)·t⁴ + c0·t⁸) in Estrin's form with
+// linear pieces a0-a3, then e where x has its sign bit set and 2 − e
+// elsewhere.
 func twoPhi() {
-	vmul(gersqrt2, v(1), v(13))
-	vmul(gehalf, v(13), v(13))
+	vmul(gehrsqrt2, v(1), v(13))
 	vadd(sgone, v(13), v(13))
 	vconst(sgone, v(14))
 	vdiv(v(13), v(14), v(14))
-	vmul(genr[0], v(14), v(15))
-	for _, c := range genr[1:] {
-		vadd(c, v(15), v(15))
-		vmul(v(14), v(15), v(15))
+	for i, r := range []int{2, 3, 4, 5} { // a_i = c(7−2i)·t + c(8−2i)
+		vmul(genr[7-2*i], v(14), v(r))
+		vadd(genr[8-2*i], v(r), v(r))
 	}
+	vmul(v(14), v(14), v(6))
+	vmul(v(6), v(6), v(7))
+	vmul(v(6), v(3), v(3))
+	vadd(v(3), v(2), v(2))
+	vmul(v(6), v(5), v(5))
+	vadd(v(5), v(4), v(4))
+	vmul(v(7), v(4), v(4))
+	vadd(v(4), v(2), v(2))
+	vmul(v(7), v(7), v(15))
+	vmul(genr[0], v(15), v(15))
+	vadd(v(15), v(2), v(2))
+	vmul(v(14), v(2), v(15))
 	vsub(gec126, v(12), v(13))
 	vadd(v(15), v(13), v(13))
 	exp32Core(v(13))
