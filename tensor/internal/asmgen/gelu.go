@@ -12,7 +12,7 @@ import (
 // tensor/activation.go), as the scalar code writes them.
 var (
 	gehalf, gemhalf, gehrsqrt2, getwo, gec126, geisq2pi, gelim Mem
-	genr                                                      []Mem
+	genr                                                       []Mem
 )
 
 func geluConstants() {
