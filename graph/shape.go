@@ -27,10 +27,11 @@ func (reshapeOp) Arity() int { return 1 }
 
 func (o reshapeOp) Forward(g *Graph, in []*tensor.Tensor) *tensor.Tensor {
 	src := in[0]
-	if !src.IsContiguous() && !unitAxesOnly(src.Shape(), o.shape) {
-		// A strided input may need a copy; make it into a graph buffer.
-		// Adding or dropping axes of size 1 never does (a step's rows of
-		// a sequence, a piece of a packed cotangent).
+	if !src.IsContiguous() && !unitAxesOnly(src.Shape(), o.shape) && !kern.ReshapesInPlace(src, o.shape) {
+		// A strided input that the strides cannot reshape (a permuted
+		// matrix flattened) is copied into a graph buffer. Adding or
+		// dropping axes of size 1, or splitting a sliced axis (a piece
+		// of attention's packed cotangent), needs no copy.
 		src = g.AllocUninit(in[0].DType(), in[0].Shape()...)
 		kern.Copy(src, in[0])
 	}

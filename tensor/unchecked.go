@@ -49,7 +49,11 @@ func init() {
 		AvgPool2D:        avgPool2DTrusted,
 		AvgPool2DGrad:    avgPool2DGradTrusted,
 
-		Reshape:     func(a *Tensor, shape []int) *Tensor { return reshapeTrusted(a, cloneInts(shape)) },
+		Reshape: func(a *Tensor, shape []int) *Tensor { return reshapeTrusted(a, cloneInts(shape)) },
+		ReshapesInPlace: func(a *Tensor, shape []int) bool {
+			_, ok := reshapeStrides(a.shape, a.strides, shape)
+			return ok
+		},
 		Expand:      expandTrusted,
 		Permute:     permuteTrusted,
 		Slice:       sliceTrusted,

@@ -87,6 +87,9 @@ type Kernels[T, C, P any] struct {
 	// tensor.Expand, Slice tensor.Slice along a non-negative axis with a
 	// non-zero step.
 	Reshape, Expand func(a T, shape []int) T
+	// ReshapesInPlace reports whether Reshape(a, shape) is a view of a's
+	// storage (NumPy's no-copy rule), without building it.
+	ReshapesInPlace func(a T, shape []int) bool
 	Permute         func(a T, perm []int) T
 	Slice           func(a T, axis, start, stop, step int) T
 	// Copy is tensor.CopyInto for src of dst's shape (a strided dst is
