@@ -66,10 +66,19 @@ func exp64Shift(x []float64, m float64) {
 }
 
 // max8 returns the largest of x (−Inf for none, NaN if there is one), in
-// eight interleaved running maxima.
+// eight interleaved running maxima; of a +0 and a −0 it may return
+// either. float32 rows take the vector kernel's pass first.
 func max8[T Float](x []T, ninf T) T {
 	p := [8]T{ninf, ninf, ninf, ninf, ninf, ninf, ninf, ninf}
 	i := 0
+	if x32, ok := any(x).([]float32); ok {
+		p32 := any(&p).(*[8]float32)
+		if k := maxBlocks(x32, p32); k > 0 {
+			i = k
+		} else if k < 0 {
+			return T(math.NaN())
+		}
+	}
 	for ; i+8 <= len(x); i += 8 {
 		b := x[i : i+8 : i+8]
 		p[0], p[1], p[2], p[3] = max(p[0], b[0]), max(p[1], b[1]), max(p[2], b[2]), max(p[3], b[3])

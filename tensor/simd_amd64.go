@@ -345,6 +345,41 @@ func expShiftBlocks(d, x []float32, m float32) int {
 }
 
 //go:noescape
+func expShiftSumAVX2(d, x *float32, n int, m float32, acc *float32) int
+
+//go:noescape
+func expShiftSumAVX512(d, x *float32, n int, m float32, acc *float32) int
+
+// expShiftSumBlocks is expShiftBlocks that also adds each value written,
+// d[i], to acc[i mod 8] in order of i: sum8's partial sums.
+func expShiftSumBlocks(d, x []float32, m float32, acc *[8]float32) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	n := 0
+	if hasAVX512 && len(d) >= 16 {
+		n = expShiftSumAVX512(unsafe.SliceData(d), unsafe.SliceData(x), len(d), m, &acc[0])
+	}
+	if len(d)-n < 8 {
+		return n
+	}
+	return n + expShiftSumAVX2(unsafe.SliceData(d[n:]), unsafe.SliceData(x[n:]), len(d)-n, m, &acc[0])
+}
+
+//go:noescape
+func maxAVX2F32(x *float32, n int, acc *float32) int
+
+// maxBlocks folds x's leading blocks of 8 into the lane maxima acc (lane
+// j takes x[i] for i ≡ j mod 8) and returns how many elements it read, or
+// −1 when one of them is NaN.
+func maxBlocks(x []float32, acc *[8]float32) int {
+	if !hasSIMD || len(x) < 8 {
+		return 0
+	}
+	return maxAVX2F32(unsafe.SliceData(x), len(x), &acc[0])
+}
+
+//go:noescape
 func leakyAVX2F32(d, v, x, slope unsafe.Pointer, n int) int
 
 //go:noescape

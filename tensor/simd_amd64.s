@@ -2103,6 +2103,107 @@ symvf32done:
 	MOVQ    AX, ret+56(FP)
 	RET
 
+// func expShiftSumAVX2(d *float32, x *float32, n int, m float32, acc *float32) int
+// Requires: AVX, AVX2, SSE
+TEXT ·expShiftSumAVX2(SB), NOSPLIT, $0-48
+	// expShiftSumAVX2 sets d[i] = exp32Core(x[i] − m) on blocks of 8 while every
+	// |x[i] − m| ≤ 87 (where the scalar code, expShift32, inlines exp32Core) and returns
+	// how many elements it wrote: a multiple of 8, stopping at the first block out of
+	// that range or holding a NaN, or at the last full block.
+	// It adds d[i] to acc[i mod 8] in order of i.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVSS        m+24(FP), X9
+	VBROADCASTSS X9, Y9
+	MOVQ         acc+32(FP), R8
+	VMOVUPS      (R8), Y10
+	XORQ         AX, AX
+
+expShiftSumloop:
+	LEAQ       8(AX), DX
+	CMPQ       DX, CX
+	JGT        expShiftSumdone
+	VMOVUPS    (SI)(AX*4), Y0
+	VSUBPS     Y9, Y0, Y0
+	VANDPS     sgabs<>+0(SB), Y0, Y1
+	VCMPPS     $0x02, sglim<>+0(SB), Y1, Y2
+	VMOVMSKPS  Y2, BX
+	CMPL       BX, $0x000000ff
+	JNE        expShiftSumdone
+	VMULPS     sglog2e<>+0(SB), Y0, Y2
+	VADDPS     sground<>+0(SB), Y2, Y2
+	VSUBPS     sground<>+0(SB), Y2, Y2
+	VMULPS     sgc1<>+0(SB), Y2, Y3
+	VSUBPS     Y3, Y0, Y3
+	VMULPS     sgc2<>+0(SB), Y2, Y4
+	VSUBPS     Y4, Y3, Y3
+	VCVTTPS2DQ Y2, Y5
+	VPADDD     sg127<>+0(SB), Y5, Y5
+	VPSLLD     $0x17, Y5, Y5
+	VMULPS     sgp4<>+0(SB), Y3, Y4
+	VADDPS     sgp5<>+0(SB), Y4, Y4
+	VMULPS     sgp2<>+0(SB), Y3, Y2
+	VADDPS     sgp3<>+0(SB), Y2, Y2
+	VMULPS     sgp0<>+0(SB), Y3, Y6
+	VADDPS     sgp1<>+0(SB), Y6, Y6
+	VMULPS     Y3, Y3, Y7
+	VMULPS     Y7, Y2, Y2
+	VADDPS     Y2, Y4, Y4
+	VMULPS     Y7, Y7, Y2
+	VMULPS     Y2, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     Y7, Y4, Y4
+	VADDPS     Y3, Y4, Y4
+	VADDPS     sgone<>+0(SB), Y4, Y4
+	VMULPS     Y5, Y4, Y4
+	VMOVUPS    Y4, (DI)(AX*4)
+	VADDPS     Y4, Y10, Y10
+	ADDQ       $0x00000008, AX
+	JMP        expShiftSumloop
+
+expShiftSumdone:
+	VMOVUPS Y10, (R8)
+	VZEROUPPER
+	MOVQ    AX, ret+40(FP)
+	RET
+
+// func maxAVX2F32(x *float32, n int, acc *float32) int
+// Requires: AVX
+TEXT ·maxAVX2F32(SB), NOSPLIT, $0-32
+	// maxAVX2F32 sets acc[j] to the largest of acc[j] and x[i] for i ≡ j (mod 8), i
+	// below n rounded down to 8, and returns that count, or −1 if one of them is NaN
+	// (acc is then unspecified). Which of ±0 it keeps is unspecified.
+	MOVQ    x+0(FP), SI
+	MOVQ    n+8(FP), CX
+	MOVQ    acc+16(FP), DI
+	VMOVUPS (DI), Y0
+	VXORPS  Y1, Y1, Y1
+	XORQ    AX, AX
+
+mxloop:
+	LEAQ    8(AX), DX
+	CMPQ    DX, CX
+	JGT     mxexit
+	VMOVUPS (SI)(AX*4), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VORPS   Y3, Y1, Y1
+	VMAXPS  Y2, Y0, Y0
+	ADDQ    $0x00000008, AX
+	JMP     mxloop
+
+mxexit:
+	VMOVUPS   Y0, (DI)
+	VMOVMSKPS Y1, BX
+	TESTL     BX, BX
+	JZ        mxdone
+	MOVQ      $-1, AX
+
+mxdone:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
 // func sigmoidAVX512(d *float32, x *float32, n int) int
 // Requires: AVX, AVX512F
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-32
@@ -2722,4 +2823,71 @@ tgloopz:
 tgdonez:
 	VZEROUPPER
 	MOVQ AX, ret+32(FP)
+	RET
+
+// func expShiftSumAVX512(d *float32, x *float32, n int, m float32, acc *float32) int
+// Requires: AVX, AVX512F, SSE
+TEXT ·expShiftSumAVX512(SB), NOSPLIT, $0-48
+	// expShiftSumAVX512 sets d[i] = exp32Core(x[i] − m) on blocks of 16 while every
+	// |x[i] − m| ≤ 87 (where the scalar code, expShift32, inlines exp32Core) and returns
+	// how many elements it wrote: a multiple of 16, stopping at the first block out of
+	// that range or holding a NaN, or at the last full block.
+	// It adds d[i] to acc[i mod 8] in order of i.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVSS        m+24(FP), X9
+	VBROADCASTSS X9, Z9
+	MOVQ         acc+32(FP), R8
+	VMOVUPS      (R8), Y10
+	XORQ         AX, AX
+
+expShiftSumloopz:
+	LEAQ          16(AX), DX
+	CMPQ          DX, CX
+	JGT           expShiftSumdonez
+	VMOVUPS       (SI)(AX*4), Z0
+	VSUBPS        Z9, Z0, Z0
+	VPANDD.BCST   sgabs<>+0(SB), Z0, Z1
+	VCMPPS.BCST   $0x02, sglim<>+0(SB), Z1, K1
+	KMOVW         K1, BX
+	CMPL          BX, $0x0000ffff
+	JNE           expShiftSumdonez
+	VMULPS.BCST   sglog2e<>+0(SB), Z0, Z2
+	VADDPS.BCST   sground<>+0(SB), Z2, Z2
+	VSUBPS.BCST   sground<>+0(SB), Z2, Z2
+	VMULPS.BCST   sgc1<>+0(SB), Z2, Z3
+	VSUBPS        Z3, Z0, Z3
+	VMULPS.BCST   sgc2<>+0(SB), Z2, Z4
+	VSUBPS        Z4, Z3, Z3
+	VCVTTPS2DQ    Z2, Z5
+	VPADDD.BCST   sg127<>+0(SB), Z5, Z5
+	VPSLLD        $0x17, Z5, Z5
+	VMULPS.BCST   sgp4<>+0(SB), Z3, Z4
+	VADDPS.BCST   sgp5<>+0(SB), Z4, Z4
+	VMULPS.BCST   sgp2<>+0(SB), Z3, Z2
+	VADDPS.BCST   sgp3<>+0(SB), Z2, Z2
+	VMULPS.BCST   sgp0<>+0(SB), Z3, Z6
+	VADDPS.BCST   sgp1<>+0(SB), Z6, Z6
+	VMULPS        Z3, Z3, Z7
+	VMULPS        Z7, Z2, Z2
+	VADDPS        Z2, Z4, Z4
+	VMULPS        Z7, Z7, Z2
+	VMULPS        Z2, Z6, Z6
+	VADDPS        Z6, Z4, Z4
+	VMULPS        Z7, Z4, Z4
+	VADDPS        Z3, Z4, Z4
+	VADDPS.BCST   sgone<>+0(SB), Z4, Z4
+	VMULPS        Z5, Z4, Z4
+	VMOVUPS       Z4, (DI)(AX*4)
+	VADDPS        Y4, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z4, Y11
+	VADDPS        Y11, Y10, Y10
+	ADDQ          $0x00000010, AX
+	JMP           expShiftSumloopz
+
+expShiftSumdonez:
+	VMOVUPS Y10, (R8)
+	VZEROUPPER
+	MOVQ    AX, ret+40(FP)
 	RET

@@ -47,6 +47,12 @@ func geluGradBlocks(d, v, x []float32) int { return 0 }
 // expShiftBlocks has no vector implementation here: it writes nothing.
 func expShiftBlocks(d, x []float32, m float32) int { return 0 }
 
+// expShiftSumBlocks has no vector implementation here: it writes nothing.
+func expShiftSumBlocks(d, x []float32, m float32, acc *[8]float32) int { return 0 }
+
+// maxBlocks has no vector implementation here: it reads nothing.
+func maxBlocks(x []float32, acc *[8]float32) int { return 0 }
+
 // leakyBlocks has no vector implementation here: it writes nothing.
 func leakyBlocks[T Float](d, v, x []T, slope T) int { return 0 }
 

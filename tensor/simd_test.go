@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -274,4 +275,41 @@ func TestLeakyVectorRuns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// max8 on float32 rows (vector lane maxima, then the tail) equals the
+// plain running maximum: on rows of every length up to 70, with the
+// largest value at each position, with −Inf rows, and NaN anywhere giving
+// NaN. Of ±0 either may come back, so values compare with ==.
+func TestMax8Float32(t *testing.T) {
+	rng := NewRNG(4)
+	ninf := float32(math.Inf(-1))
+	plain := func(x []float32) float32 {
+		m := ninf
+		for _, v := range x {
+			if v != v {
+				return v
+			}
+			m = max(m, v)
+		}
+		return m
+	}
+	for n := 0; n <= 70; n++ {
+		x := rng.Normal(Float32, 0, 1, max(n, 1)).Values()[:n]
+		row := make([]float32, n)
+		for i, v := range x {
+			row[i] = float32(v)
+		}
+		require.Equal(t, plain(row), max8(row, ninf), "n=%d", n)
+		for at := 0; at < n; at++ {
+			r := slices.Clone(row)
+			r[at] = 100
+			require.Equal(t, float32(100), max8(r, ninf), "n=%d, largest at %d", n, at)
+			r[at] = float32(math.NaN())
+			require.True(t, math.IsNaN(float64(max8(r, ninf))), "n=%d, NaN at %d", n, at)
+		}
+		inf := slices.Repeat([]float32{ninf}, n)
+		require.Equal(t, ninf, max8(inf, ninf), "n=%d, all −Inf", n)
+	}
+	require.Equal(t, float32(0), max8([]float32{-1, float32(math.Copysign(0, -1)), 0, -2, -3, -4, -5, -6, -7}, ninf))
 }

@@ -166,8 +166,23 @@ func softmaxT[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmath[T
 // exponentials of a softmax row, which math32.Exp made a twentieth of a
 // transformer block.
 func expShift32(d, x []float32, m float32) float32 {
-	expShiftRun32(d, x, m)
-	return sum8(d)
+	// expShiftRun32 then sum8(d), in one pass: the vector kernel adds
+	// each block to the partial sums as it writes it.
+	var p [8]float32
+	x = x[:len(d)]
+	for i := 0; i < len(d); {
+		i += expShiftSumBlocks(d[i:], x[i:], m, &p)
+		for end := min(i+8, len(d)); i < end; i++ {
+			v := x[i] - m
+			if v >= -87 && v <= 88 {
+				d[i] = exp32Core(v)
+			} else {
+				d[i] = exp32(v)
+			}
+			p[i%8] += d[i]
+		}
+	}
+	return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
 }
 
 // expShiftRun32 sets d[i] = exp32(x[i] − m). The vector kernel takes the

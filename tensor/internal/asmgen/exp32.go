@@ -261,21 +261,37 @@ func softplusKernel() {
 }
 
 // expShiftKernel emits expShift at the current width, the exponentials of
-// a softmax row.
-func expShiftKernel() {
+// a softmax row, and with sum set expShiftSum, which also adds each block
+// of results into the eight float32 partial sums at acc (sum8's order: at
+// AVX-512 the low eight lanes, then the high eight).
+func expShiftKernel(sum bool) {
 	lanes := strconv.Itoa(w.lanes)
-	text(name("expShift"), "func(d, x *float32, n int, m float32) int")
-	a.Comment(name("expShift")+" sets d[i] = exp32Core(x[i] − m) on blocks of "+lanes+" while every",
+	base, sig := "expShift", "func(d, x *float32, n int, m float32) int"
+	if sum {
+		base, sig = "expShiftSum", "func(d, x *float32, n int, m float32, acc *float32) int"
+	}
+	text(name(base), sig)
+	a.Comment(name(base)+" sets d[i] = exp32Core(x[i] − m) on blocks of "+lanes+" while every",
 		"|x[i] − m| ≤ 87 (where the scalar code, expShift32, inlines exp32Core) and returns",
 		"how many elements it wrote: a multiple of "+lanes+", stopping at the first block out of",
 		"that range or holding a NaN, or at the last full block.")
+	if sum {
+		a.Comment("It adds d[i] to acc[i mod 8] in order of i.")
+	}
 	a.Load(a.Param("d"), RDI)
 	a.Load(a.Param("x"), RSI)
 	a.Load(a.Param("n"), RCX)
 	a.Load(a.Param("m"), X9)
 	a.VBROADCASTSS(X9, v(9))
+	if sum {
+		a.Load(a.Param("acc"), R8)
+		a.VMOVUPS(Mem{Base: R8}, Y10)
+	}
 	a.XORQ(RAX, RAX)
-	loop, exit := label("esloop"), label("esdone")
+	loop, exit := label(base+"loop"), label(base+"done")
+	if !sum {
+		loop, exit = label("esloop"), label("esdone")
+	}
 	a.Label(loop)
 	a.LEAQ(Mem{Base: RAX, Disp: w.lanes}, RDX)
 	a.CMPQ(RDX, RCX)
@@ -286,9 +302,58 @@ func expShiftKernel() {
 	allLanes(sglim, v(1), v(2), exit)
 	exp32Core(v(0))
 	a.VMOVUPS(v(4), at(RDI, 4, 0))
+	if sum {
+		a.VADDPS(Y4, Y10, Y10)
+		if w.wide {
+			a.VEXTRACTF64X4(U8(1), Z4, Y11)
+			a.VADDPS(Y11, Y10, Y10)
+		}
+	}
 	a.ADDQ(U32(w.lanes), RAX)
 	a.JMP(LabelRef(loop))
+	if sum {
+		a.Label(exit)
+		a.VMOVUPS(Y10, Mem{Base: R8})
+		a.VZEROUPPER()
+		a.Store(RAX, a.ReturnIndex(0))
+		a.RET()
+		return
+	}
 	done(exit)
+}
+
+// maxKernel emits maxAVX2F32, the vector pass of tensor's max8: running
+// maxima of eight lanes, and a flag for any NaN, whose row the Go code
+// then scans itself.
+func maxKernel() {
+	text("maxAVX2F32", "func(x *float32, n int, acc *float32) int")
+	a.Comment("maxAVX2F32 sets acc[j] to the largest of acc[j] and x[i] for i ≡ j (mod 8), i",
+		"below n rounded down to 8, and returns that count, or −1 if one of them is NaN",
+		"(acc is then unspecified). Which of ±0 it keeps is unspecified.")
+	a.Load(a.Param("x"), RSI)
+	a.Load(a.Param("n"), RCX)
+	a.Load(a.Param("acc"), RDI)
+	a.VMOVUPS(Mem{Base: RDI}, Y0)
+	a.VXORPS(Y1, Y1, Y1)
+	a.XORQ(RAX, RAX)
+	loop, exit, ok := "mxloop", "mxexit", "mxdone"
+	a.Label(loop)
+	a.LEAQ(Mem{Base: RAX, Disp: 8}, RDX)
+	a.CMPQ(RDX, RCX)
+	a.JGT(LabelRef(exit))
+	a.VMOVUPS(at(RSI, 4, 0), Y2)
+	a.VCMPPS(U8(3), Y2, Y2, Y3) // unordered: NaN
+	a.VORPS(Y3, Y1, Y1)
+	a.VMAXPS(Y2, Y0, Y0)
+	a.ADDQ(U32(8), RAX)
+	a.JMP(LabelRef(loop))
+	a.Label(exit)
+	a.VMOVUPS(Y0, Mem{Base: RDI})
+	a.VMOVMSKPS(Y1, EBX)
+	a.TESTL(EBX, EBX)
+	a.JZ(LabelRef(ok))
+	a.MOVQ(I32(-1), RAX)
+	done(ok)
 }
 
 // tanhGradKernel emits tanhGrad at the current width: d = v·(1 − y·y),

@@ -58,19 +58,22 @@ func main() {
 	rotKernel()
 	symvKernel(false)
 	geluKernels()
-	expShiftKernel()
+	expShiftKernel(false)
 	leakyKernels()
 	finiteKernels()
 	tanhGradKernel()
 	symvKernel(true)
+	expShiftKernel(true)
+	maxKernel()
 	// The float32 transcendental kernels again, at AVX-512's width (vec.go).
 	w = avx512
 	exp32Kernels()
 	sigmoidGradKernel()
 	softplusKernel()
 	geluKernels()
-	expShiftKernel()
+	expShiftKernel(false)
 	tanhGradKernel()
+	expShiftKernel(true)
 	w = avx2
 	os.Exit(build.Main(flags.Config(), a))
 }
