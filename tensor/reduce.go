@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/chewxy/math32"
+
+	"github.com/gradus-ml/gradus/tensor/internal/gemm"
 )
 
 // Reductions. Every reduction goes through one driver (reduceInto) that
@@ -430,15 +432,19 @@ func colReduceOn[T Float](dst, x []T, r int, aux []T, k *redKernel[T], scratch [
 	h := r / 2
 	tmp, rest := scratch[:n], scratch[n:]
 	if par > 1 && r*n >= 2*parallelElemMin {
-		// The halves are independent: the second on a goroutine of its own
-		// (with scratch of its own) gives the serial result bit for bit.
-		done := make(chan struct{})
-		go func() {
-			colReduceOn(tmp, x[h*n:], r-h, aux, k, make([]T, len(rest)), par-par/2)
-			close(done)
-		}()
-		colReduceOn(dst, x[:h*n], h, aux, k, rest, par/2)
-		<-done
+		// The halves are independent: each on a goroutine (the second with
+		// scratch of its own) gives the serial result bit for bit. GEMM's
+		// polling helpers run them: a goroutine started per call waited
+		// for the OS to wake a thread, and a transformer block's bias
+		// gradients took 3.5 times as long as alone.
+		rest2 := make([]T, len(rest))
+		gemm.ParallelFor(2, 2, func(t int) {
+			if t == 0 {
+				colReduceOn(dst, x[:h*n], h, aux, k, rest, par/2)
+			} else {
+				colReduceOn(tmp, x[h*n:], r-h, aux, k, rest2, par-par/2)
+			}
+		})
 	} else {
 		colReduceOn(dst, x[:h*n], h, aux, k, scratch, 1)
 		colReduceOn(tmp, x[h*n:], r-h, aux, k, rest, 1)
