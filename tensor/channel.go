@@ -143,8 +143,9 @@ func affineRow[T Float](d, x, scale, shift []T) {
 // affineRun sets d = x·s + b elementwise. d may be x.
 func affineRun[T Float](d, x []T, s, b T) {
 	x = x[:len(d)]
-	for i, v := range x {
-		d[i] = v*s + b
+	k := affineBlocks(d, x, s, b)
+	for i, v := range x[k:] {
+		d[k+i] = v*s + b
 	}
 }
 
@@ -264,7 +265,7 @@ func channelDotColumns[T Float](d, a, b []T, n, c int) {
 // pairwise, as dot8.
 func sqDev8[T Float](x []T, m T) T {
 	var p [8]T
-	i := 0
+	i := sqDev8Blocks(x, m, &p)
 	for ; i+8 <= len(x); i += 8 {
 		a := x[i : i+8 : i+8]
 		d0, d1, d2, d3 := a[0]-m, a[1]-m, a[2]-m, a[3]-m

@@ -380,6 +380,63 @@ func maxBlocks(x []float32, acc *[8]float32) int {
 }
 
 //go:noescape
+func sum8AVX2F32(x, acc unsafe.Pointer, n int) int
+
+//go:noescape
+func sum8AVX2F64(x, acc unsafe.Pointer, n int) int
+
+//go:noescape
+func sqDev8AVX2F32(x, acc, m unsafe.Pointer, n int) int
+
+//go:noescape
+func sqDev8AVX2F64(x, acc, m unsafe.Pointer, n int) int
+
+//go:noescape
+func affineAVX2F32(d, x, sb unsafe.Pointer, n int) int
+
+//go:noescape
+func affineAVX2F64(d, x, sb unsafe.Pointer, n int) int
+
+// sum8Blocks adds x's leading blocks of 8 to sum8's partial sums p (x[i]
+// to p[i mod 8], in order) and returns how many elements it added.
+func sum8Blocks[T Float](x []T, p *[8]T) int {
+	if !hasSIMD || len(x) < 8 {
+		return 0
+	}
+	px, pp := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(p)
+	if _, ok := any(x).([]float32); ok {
+		return sum8AVX2F32(px, pp, len(x))
+	}
+	return sum8AVX2F64(px, pp, len(x))
+}
+
+// sqDev8Blocks is sum8Blocks for the squares (x[i] − m)², sqDev8's terms.
+func sqDev8Blocks[T Float](x []T, m T, p *[8]T) int {
+	if !hasSIMD || len(x) < 8 {
+		return 0
+	}
+	px, pp, pm := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(p), unsafe.Pointer(&m)
+	if _, ok := any(x).([]float32); ok {
+		return sqDev8AVX2F32(px, pp, pm, len(x))
+	}
+	return sqDev8AVX2F64(px, pp, pm, len(x))
+}
+
+// affineBlocks sets d[i] = x[i]·s + b over the leading full vectors of d
+// (x as long) and returns how many elements it wrote.
+func affineBlocks[T Float](d, x []T, s, b T) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	sb := [2]T{s, b}
+	pd, px, ps := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(&sb)
+	if _, ok := any(d).([]float32); ok {
+		return affineAVX2F32(pd, px, ps, len(d))
+	}
+	return affineAVX2F64(pd, px, ps, len(d))
+}
+
+//go:noescape
 func leakyAVX2F32(d, v, x, slope unsafe.Pointer, n int) int
 
 //go:noescape

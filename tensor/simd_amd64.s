@@ -2204,6 +2204,231 @@ mxdone:
 	MOVQ AX, ret+24(FP)
 	RET
 
+// func sum8AVX2F32(x unsafe.Pointer, acc unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·sum8AVX2F32(SB), NOSPLIT, $0-32
+	// sum8AVX2F32 adds x[i] to acc[i mod 8], in order of i, for i below n rounded down
+	// to 8, and returns that count.
+	MOVQ    x+0(FP), SI
+	MOVQ    acc+8(FP), DI
+	MOVQ    n+16(FP), CX
+	XORQ    AX, AX
+	VMOVUPS (DI), Y0
+	MOVQ    CX, BX
+	ANDQ    $-8, BX
+
+sum8AVX2F32loop:
+	CMPQ   AX, BX
+	JGE    sum8AVX2F32done
+	VADDPS (SI)(AX*4), Y0, Y0
+	ADDQ   $0x00000008, AX
+	JMP    sum8AVX2F32loop
+
+sum8AVX2F32done:
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	MOVQ    AX, ret+24(FP)
+	RET
+
+// func sqDev8AVX2F32(x unsafe.Pointer, acc unsafe.Pointer, m unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·sqDev8AVX2F32(SB), NOSPLIT, $0-40
+	// sqDev8AVX2F32 adds (x[i] − *m)² to acc[i mod 8], in order of i, for i below n
+	// rounded down to 8, and returns that count: sqDev8's operations.
+	MOVQ         x+0(FP), SI
+	MOVQ         acc+8(FP), DI
+	MOVQ         m+16(FP), DX
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	VBROADCASTSS (DX), Y15
+	VMOVUPS      (DI), Y0
+	MOVQ         CX, BX
+	ANDQ         $-8, BX
+
+sqDev8AVX2F32loop:
+	CMPQ    AX, BX
+	JGE     sqDev8AVX2F32done
+	VMOVUPS (SI)(AX*4), Y2
+	VSUBPS  Y15, Y2, Y2
+	VMULPS  Y2, Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	ADDQ    $0x00000008, AX
+	JMP     sqDev8AVX2F32loop
+
+sqDev8AVX2F32done:
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	MOVQ    AX, ret+32(FP)
+	RET
+
+// func affineAVX2F32(d unsafe.Pointer, x unsafe.Pointer, sb unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·affineAVX2F32(SB), NOSPLIT, $0-40
+	// affineAVX2F32 sets d[i] = x[i]·sb[0] + sb[1] (a product, then a sum) for i below n
+	// rounded down to 8, and returns that count.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         sb+16(FP), DX
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	VBROADCASTSS (DX), Y14
+	VBROADCASTSS 4(DX), Y15
+	MOVQ         CX, BX
+	ANDQ         $-32, BX
+
+affineAVX2F32loop4:
+	CMPQ    AX, BX
+	JGE     affineAVX2F32one
+	VMULPS  (SI)(AX*4), Y14, Y0
+	VMULPS  32(SI)(AX*4), Y14, Y1
+	VMULPS  64(SI)(AX*4), Y14, Y2
+	VMULPS  96(SI)(AX*4), Y14, Y3
+	VADDPS  Y15, Y0, Y0
+	VADDPS  Y15, Y1, Y1
+	VADDPS  Y15, Y2, Y2
+	VADDPS  Y15, Y3, Y3
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ    $0x00000020, AX
+	JMP     affineAVX2F32loop4
+
+affineAVX2F32one:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+affineAVX2F32loop1:
+	CMPQ    AX, BX
+	JGE     affineAVX2F32done
+	VMULPS  (SI)(AX*4), Y14, Y0
+	VADDPS  Y15, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ    $0x00000008, AX
+	JMP     affineAVX2F32loop1
+
+affineAVX2F32done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
+// func sum8AVX2F64(x unsafe.Pointer, acc unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·sum8AVX2F64(SB), NOSPLIT, $0-32
+	// sum8AVX2F64 adds x[i] to acc[i mod 8], in order of i, for i below n rounded down
+	// to 8, and returns that count.
+	MOVQ    x+0(FP), SI
+	MOVQ    acc+8(FP), DI
+	MOVQ    n+16(FP), CX
+	XORQ    AX, AX
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    CX, BX
+	ANDQ    $-8, BX
+
+sum8AVX2F64loop:
+	CMPQ   AX, BX
+	JGE    sum8AVX2F64done
+	VADDPD (SI)(AX*8), Y0, Y0
+	VADDPD 32(SI)(AX*8), Y1, Y1
+	ADDQ   $0x00000008, AX
+	JMP    sum8AVX2F64loop
+
+sum8AVX2F64done:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VZEROUPPER
+	MOVQ    AX, ret+24(FP)
+	RET
+
+// func sqDev8AVX2F64(x unsafe.Pointer, acc unsafe.Pointer, m unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·sqDev8AVX2F64(SB), NOSPLIT, $0-40
+	// sqDev8AVX2F64 adds (x[i] − *m)² to acc[i mod 8], in order of i, for i below n
+	// rounded down to 8, and returns that count: sqDev8's operations.
+	MOVQ         x+0(FP), SI
+	MOVQ         acc+8(FP), DI
+	MOVQ         m+16(FP), DX
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	VBROADCASTSD (DX), Y15
+	VMOVUPS      (DI), Y0
+	VMOVUPS      32(DI), Y1
+	MOVQ         CX, BX
+	ANDQ         $-8, BX
+
+sqDev8AVX2F64loop:
+	CMPQ    AX, BX
+	JGE     sqDev8AVX2F64done
+	VMOVUPS (SI)(AX*8), Y2
+	VSUBPD  Y15, Y2, Y2
+	VMULPD  Y2, Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VMOVUPS 32(SI)(AX*8), Y3
+	VSUBPD  Y15, Y3, Y3
+	VMULPD  Y3, Y3, Y3
+	VADDPD  Y3, Y1, Y1
+	ADDQ    $0x00000008, AX
+	JMP     sqDev8AVX2F64loop
+
+sqDev8AVX2F64done:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VZEROUPPER
+	MOVQ    AX, ret+32(FP)
+	RET
+
+// func affineAVX2F64(d unsafe.Pointer, x unsafe.Pointer, sb unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·affineAVX2F64(SB), NOSPLIT, $0-40
+	// affineAVX2F64 sets d[i] = x[i]·sb[0] + sb[1] (a product, then a sum) for i below n
+	// rounded down to 4, and returns that count.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         sb+16(FP), DX
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	VBROADCASTSD (DX), Y14
+	VBROADCASTSD 8(DX), Y15
+	MOVQ         CX, BX
+	ANDQ         $-16, BX
+
+affineAVX2F64loop4:
+	CMPQ    AX, BX
+	JGE     affineAVX2F64one
+	VMULPD  (SI)(AX*8), Y14, Y0
+	VMULPD  32(SI)(AX*8), Y14, Y1
+	VMULPD  64(SI)(AX*8), Y14, Y2
+	VMULPD  96(SI)(AX*8), Y14, Y3
+	VADDPD  Y15, Y0, Y0
+	VADDPD  Y15, Y1, Y1
+	VADDPD  Y15, Y2, Y2
+	VADDPD  Y15, Y3, Y3
+	VMOVUPS Y0, (DI)(AX*8)
+	VMOVUPS Y1, 32(DI)(AX*8)
+	VMOVUPS Y2, 64(DI)(AX*8)
+	VMOVUPS Y3, 96(DI)(AX*8)
+	ADDQ    $0x00000010, AX
+	JMP     affineAVX2F64loop4
+
+affineAVX2F64one:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+affineAVX2F64loop1:
+	CMPQ    AX, BX
+	JGE     affineAVX2F64done
+	VMULPD  (SI)(AX*8), Y14, Y0
+	VADDPD  Y15, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*8)
+	ADDQ    $0x00000004, AX
+	JMP     affineAVX2F64loop1
+
+affineAVX2F64done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
 // func sigmoidAVX512(d *float32, x *float32, n int) int
 // Requires: AVX, AVX512F
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-32

@@ -53,6 +53,15 @@ func expShiftSumBlocks(d, x []float32, m float32, acc *[8]float32) int { return 
 // maxBlocks has no vector implementation here: it reads nothing.
 func maxBlocks(x []float32, acc *[8]float32) int { return 0 }
 
+// sum8Blocks has no vector implementation here: it adds nothing.
+func sum8Blocks[T Float](x []T, p *[8]T) int { return 0 }
+
+// sqDev8Blocks has no vector implementation here: it adds nothing.
+func sqDev8Blocks[T Float](x []T, m T, p *[8]T) int { return 0 }
+
+// affineBlocks has no vector implementation here: it writes nothing.
+func affineBlocks[T Float](d, x []T, s, b T) int { return 0 }
+
 // leakyBlocks has no vector implementation here: it writes nothing.
 func leakyBlocks[T Float](d, v, x []T, slope T) int { return 0 }
 

@@ -208,7 +208,7 @@ func expShiftRun32(d, x []float32, m float32) {
 // fixed order on every platform, without the latency of one running sum.
 func sum8[T Float](x []T) T {
 	var p [8]T
-	i := 0
+	i := sum8Blocks(x, &p)
 	for ; i+8 <= len(x); i += 8 {
 		b := x[i : i+8 : i+8]
 		p[0] += b[0]

@@ -65,6 +65,7 @@ func main() {
 	symvKernel(true)
 	expShiftKernel(true)
 	maxKernel()
+	rowKernels()
 	// The float32 transcendental kernels again, at AVX-512's width (vec.go).
 	w = avx512
 	exp32Kernels()

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"strconv"
+
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// rowKernels emits the vector passes of tensor's row reductions sum8 and
+// sqDev8 and of its affine map, in float32 and float64. The reductions
+// keep sum8's eight partial sums in lanes (one Y register of float32, two
+// of float64) and add each block of eight elements to them in order, so
+// every partial sum takes the scalar loop's additions in its order.
+func rowKernels() {
+	for _, w := range []*width{&f32, &f64} {
+		regs := 8 / w.lanes // Y registers per block of eight elements
+		acc := []VecPhysical{Y0, Y1}[:regs]
+		bcast := func(m Mem, r VecPhysical) {
+			if w.elem == 4 {
+				a.VBROADCASTSS(m, r)
+			} else {
+				a.VBROADCASTSD(m, r)
+			}
+		}
+		loadAcc := func() {
+			for i, r := range acc {
+				a.VMOVUPS(Mem{Base: RDI, Disp: 32 * i}, r)
+			}
+		}
+		storeAcc := func() {
+			for i, r := range acc {
+				a.VMOVUPS(r, Mem{Base: RDI, Disp: 32 * i})
+			}
+		}
+
+		name := "sum8AVX2" + w.suffix
+		textPointers(name, "x", "acc")
+		a.Comment(name+" adds x[i] to acc[i mod 8], in order of i, for i below n rounded down",
+			"to 8, and returns that count.")
+		loadPointer("x", RSI)
+		loadPointer("acc", RDI)
+		a.Load(a.Param("n"), RCX)
+		a.XORQ(RAX, RAX)
+		loadAcc()
+		countedLoop(name+"loop", name+"done", 8, func() {
+			for i, r := range acc {
+				w.add(at(RSI, w.elem, 32*i), r, r)
+			}
+		})
+		a.Label(name + "done")
+		storeAcc()
+		done(name + "ret")
+
+		name = "sqDev8AVX2" + w.suffix
+		textPointers(name, "x", "acc", "m")
+		a.Comment(name+" adds (x[i] − *m)² to acc[i mod 8], in order of i, for i below n",
+			"rounded down to 8, and returns that count: sqDev8's operations.")
+		loadPointer("x", RSI)
+		loadPointer("acc", RDI)
+		loadPointer("m", RDX)
+		a.Load(a.Param("n"), RCX)
+		a.XORQ(RAX, RAX)
+		bcast(Mem{Base: RDX}, Y15)
+		loadAcc()
+		countedLoop(name+"loop", name+"done", 8, func() {
+			for i, r := range acc {
+				t := []VecPhysical{Y2, Y3}[i]
+				a.VMOVUPS(at(RSI, w.elem, 32*i), t)
+				w.sub(Y15, t, t)
+				w.mul(t, t, t)
+				w.add(t, r, r)
+			}
+		})
+		a.Label(name + "done")
+		storeAcc()
+		done(name + "ret")
+
+		name = "affineAVX2" + w.suffix
+		textPointers(name, "d", "x", "sb")
+		a.Comment(name+" sets d[i] = x[i]·sb[0] + sb[1] (a product, then a sum) for i below n",
+			"rounded down to "+strconv.Itoa(w.lanes)+", and returns that count.")
+		loadPointer("d", RDI)
+		loadPointer("x", RSI)
+		loadPointer("sb", RDX)
+		a.Load(a.Param("n"), RCX)
+		a.XORQ(RAX, RAX)
+		bcast(Mem{Base: RDX}, Y14)
+		bcast(Mem{Base: RDX, Disp: int(w.elem)}, Y15)
+		body := func(bs []block) {
+			unrolled(bs,
+				func(b block) { w.mul(at(RSI, w.elem, b.off), Y14, b.y[0]) },
+				func(b block) { w.add(Y15, b.y[0], b.y[0]) },
+				func(b block) { a.VMOVUPS(b.y[0], at(RDI, w.elem, b.off)) })
+		}
+		countedLoop(name+"loop4", name+"one", 4*w.lanes, func() { body(blocks(4, 1)) })
+		a.Label(name + "one")
+		countedLoop(name+"loop1", name+"done", w.lanes, func() { body(blocks(1, 1)) })
+		done(name + "done")
+	}
+}
