@@ -292,12 +292,7 @@ func attnBackward[T Float](p *attnPlan, dst, out, ct []T, fexp func([]T, T)) {
 		ob, cb := out[bi*lq*ldo:], ct[bi*lq*ldo:]
 		d := wk.l
 		for i := range lq {
-			oi, gi := ob[i*ldo:i*ldo+ev], cb[i*ldo:i*ldo+ev]
-			var s T
-			for x, g := range gi {
-				s += g * oi[x]
-			}
-			d[i] = s - cb[i*ldo+ev]
+			d[i] = dot8(cb[i*ldo:i*ldo+ev], ob[i*ldo:i*ldo+ev]) - cb[i*ldo+ev]
 		}
 		kt0 := c * nkt / chunks
 		for kt := kt0; kt < (c+1)*nkt/chunks; kt++ {

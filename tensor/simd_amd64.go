@@ -392,6 +392,25 @@ func sqDev8AVX2F32(x, acc, m unsafe.Pointer, n int) int
 func sqDev8AVX2F64(x, acc, m unsafe.Pointer, n int) int
 
 //go:noescape
+func dot8AVX2F32(x, y, acc unsafe.Pointer, n int) int
+
+//go:noescape
+func dot8AVX2F64(x, y, acc unsafe.Pointer, n int) int
+
+// dot8Blocks is sum8Blocks for the products x[i]·y[i] (y at least as long
+// as x), dot8's terms.
+func dot8Blocks[T Float](x, y []T, p *[8]T) int {
+	if !hasSIMD || len(x) < 8 {
+		return 0
+	}
+	px, py, pp := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(y)), unsafe.Pointer(p)
+	if _, ok := any(x).([]float32); ok {
+		return dot8AVX2F32(px, py, pp, len(x))
+	}
+	return dot8AVX2F64(px, py, pp, len(x))
+}
+
+//go:noescape
 func affineAVX2F32(d, x, sb unsafe.Pointer, n int) int
 
 //go:noescape

@@ -2261,6 +2261,36 @@ sqDev8AVX2F32done:
 	MOVQ    AX, ret+32(FP)
 	RET
 
+// func dot8AVX2F32(x unsafe.Pointer, y unsafe.Pointer, acc unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·dot8AVX2F32(SB), NOSPLIT, $0-40
+	// dot8AVX2F32 adds x[i]·y[i] (a product, then a sum) to acc[i mod 8], in order
+	// of i, for i below n rounded down to 8, and returns that count: dot8's
+	// operations.
+	MOVQ    x+0(FP), SI
+	MOVQ    y+8(FP), DX
+	MOVQ    acc+16(FP), DI
+	MOVQ    n+24(FP), CX
+	XORQ    AX, AX
+	VMOVUPS (DI), Y0
+	MOVQ    CX, BX
+	ANDQ    $-8, BX
+
+dot8AVX2F32loop:
+	CMPQ    AX, BX
+	JGE     dot8AVX2F32done
+	VMOVUPS (SI)(AX*4), Y2
+	VMULPS  (DX)(AX*4), Y2, Y2
+	VADDPS  Y2, Y0, Y0
+	ADDQ    $0x00000008, AX
+	JMP     dot8AVX2F32loop
+
+dot8AVX2F32done:
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	MOVQ    AX, ret+32(FP)
+	RET
+
 // func affineAVX2F32(d unsafe.Pointer, x unsafe.Pointer, sb unsafe.Pointer, n int) int
 // Requires: AVX
 TEXT ·affineAVX2F32(SB), NOSPLIT, $0-40
@@ -2372,6 +2402,41 @@ sqDev8AVX2F64loop:
 	JMP     sqDev8AVX2F64loop
 
 sqDev8AVX2F64done:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VZEROUPPER
+	MOVQ    AX, ret+32(FP)
+	RET
+
+// func dot8AVX2F64(x unsafe.Pointer, y unsafe.Pointer, acc unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·dot8AVX2F64(SB), NOSPLIT, $0-40
+	// dot8AVX2F64 adds x[i]·y[i] (a product, then a sum) to acc[i mod 8], in order
+	// of i, for i below n rounded down to 8, and returns that count: dot8's
+	// operations.
+	MOVQ    x+0(FP), SI
+	MOVQ    y+8(FP), DX
+	MOVQ    acc+16(FP), DI
+	MOVQ    n+24(FP), CX
+	XORQ    AX, AX
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    CX, BX
+	ANDQ    $-8, BX
+
+dot8AVX2F64loop:
+	CMPQ    AX, BX
+	JGE     dot8AVX2F64done
+	VMOVUPS (SI)(AX*8), Y2
+	VMULPD  (DX)(AX*8), Y2, Y2
+	VADDPD  Y2, Y0, Y0
+	VMOVUPS 32(SI)(AX*8), Y3
+	VMULPD  32(DX)(AX*8), Y3, Y3
+	VADDPD  Y3, Y1, Y1
+	ADDQ    $0x00000008, AX
+	JMP     dot8AVX2F64loop
+
+dot8AVX2F64done:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VZEROUPPER

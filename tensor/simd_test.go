@@ -314,7 +314,7 @@ func TestMax8Float32(t *testing.T) {
 	require.Equal(t, float32(0), max8([]float32{-1, float32(math.Copysign(0, -1)), 0, -2, -3, -4, -5, -6, -7}, ninf))
 }
 
-// sum8, sqDev8 and affineRun, whose leading blocks run in vector kernels,
+// sum8, sqDev8, dot8 and affineRun, whose leading blocks run in vector kernels,
 // give the scalar loops' bits: eight partial sums each taking its
 // elements in order, combined pairwise; x·s + b as a product then a sum.
 // Every length up to 70 in both dtypes, with signed zeros, subnormals,
@@ -366,6 +366,13 @@ func checkRowKernels[T Float](t *testing.T, x []T, n int) {
 	}
 	same(pairwise(ps), sum8(x), "sum8")
 	same(pairwise(pq), sqDev8(x, m), "sqDev8")
+	y := make([]T, len(x))
+	var pd [8]T
+	for i, v := range x {
+		y[i] = T(i%5) - 1.5
+		pd[i%8] += v * y[i]
+	}
+	same(pairwise(pd), dot8(x, y), "dot8")
 	s, b := T(-1.25), T(0.1)
 	d := make([]T, len(x))
 	affineRun(d, x, s, b)

@@ -103,7 +103,7 @@ func softmaxGradT[T Float](d, y, v []T, outer, r, inner int) {
 func dot8[T Float](x, y []T) T {
 	y = y[:len(x)]
 	var p [8]T
-	i := 0
+	i := dot8Blocks(x, y, &p)
 	for ; i+8 <= len(x); i += 8 {
 		a, b := x[i:i+8:i+8], y[i:i+8:i+8]
 		p[0] += a[0] * b[0]

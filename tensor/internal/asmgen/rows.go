@@ -7,11 +7,12 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// rowKernels emits the vector passes of tensor's row reductions sum8 and
-// sqDev8 and of its affine map, in float32 and float64. The reductions
-// keep sum8's eight partial sums in lanes (one Y register of float32, two
-// of float64) and add each block of eight elements to them in order, so
-// every partial sum takes the scalar loop's additions in its order.
+// rowKernels emits the vector passes of tensor's row reductions sum8,
+// sqDev8 and dot8 and of its affine map, in float32 and float64. The
+// reductions keep the eight partial sums in lanes (one Y register of
+// float32, two of float64) and add each block of eight elements to them
+// in order, so every partial sum takes the scalar loop's additions in its
+// order.
 func rowKernels() {
 	for _, w := range []*width{&f32, &f64} {
 		regs := 8 / w.lanes // Y registers per block of eight elements
@@ -69,6 +70,29 @@ func rowKernels() {
 				a.VMOVUPS(at(RSI, w.elem, 32*i), t)
 				w.sub(Y15, t, t)
 				w.mul(t, t, t)
+				w.add(t, r, r)
+			}
+		})
+		a.Label(name + "done")
+		storeAcc()
+		done(name + "ret")
+
+		name = "dot8AVX2" + w.suffix
+		textPointers(name, "x", "y", "acc")
+		a.Comment(name+" adds x[i]·y[i] (a product, then a sum) to acc[i mod 8], in order",
+			"of i, for i below n rounded down to 8, and returns that count: dot8's",
+			"operations.")
+		loadPointer("x", RSI)
+		loadPointer("y", RDX)
+		loadPointer("acc", RDI)
+		a.Load(a.Param("n"), RCX)
+		a.XORQ(RAX, RAX)
+		loadAcc()
+		countedLoop(name+"loop", name+"done", 8, func() {
+			for i, r := range acc {
+				t := []VecPhysical{Y2, Y3}[i]
+				a.VMOVUPS(at(RSI, w.elem, 32*i), t)
+				w.mul(at(RDX, w.elem, 32*i), t, t)
 				w.add(t, r, r)
 			}
 		})
