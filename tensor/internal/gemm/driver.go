@@ -13,12 +13,37 @@ import (
 // be read when beta == 0.
 type kernelFunc[T float] func(k int, a, b, c []T, ldc int, alpha, beta T)
 
+// inPlaceKernel is kernelFunc reading A where it lies, row-major with row
+// stride lda: a points at op(A)'s element (0, 0) of the tile, which is A's
+// (0, 0) or, with trans, Aᵀ's. It issues the same operations as the
+// packed kernel, so a tile's bits do not depend on which one ran.
+type inPlaceKernel[T float] func(k int, a []T, lda int, trans bool, b, c []T, ldc int, alpha, beta T)
+
 // params describes a micro-kernel and the cache blocking used with it.
 type params[T float] struct {
 	mr, nr     int // register tile
 	mc, kc, nc int // cache blocks (mc multiple of mr, nc multiple of nr)
 	kern       kernelFunc[T]
+	kernIn     inPlaceKernel[T] // nil where there is none
 }
+
+// inPlaceMaxN is the widest column block whose products read A in place
+// rather than packing it. Packing A costs about one cycle per element and
+// is repaid over the block's nb/nr column panels; in the narrow products
+// of attention's tiles (128×128×64, n = 64 or 128) it took as long as a
+// quarter of the multiplications. Single-threaded on the Zen 3, reading
+// A in place took products with n = 64-256 from 80-90 to 86-93 GFLOP/s. Read in place, a transposed A
+// (op(A) = Aᵀ) takes each depth step from another row of A: with rows
+// longer than inPlaceMaxRowT bytes the block spans too many pages (a
+// single-thread 2048×128×256 product fell from 78 to 64 GFLOP/s on the
+// Zen 3 with 8 KiB rows), so it is packed.
+const (
+	inPlaceMaxN    = 256
+	inPlaceMaxRowT = 1024
+)
+
+// useInPlace lets tests turn the in-place kernels off, to compare.
+var useInPlace = true
 
 // wsPool keeps the workspaces of finished calls for the next ones. Unlike
 // a sync.Pool it keeps them across garbage collections: a sync.Pool
@@ -135,10 +160,22 @@ func (jb *job[T]) rows(ws *workspace[T], bp []T, i0, i1, jc, nb, pc, kb int) {
 		beta = 1
 	}
 	tile := ws.tile[:mr*nr]
-	ws.a = grow(ws.a, min(p.mc, roundUp(i1-i0, mr))*kb)
+	var z T
+	inPlace := p.kernIn != nil && useInPlace && nb <= inPlaceMaxN && (!jb.transA || jb.lda*int(unsafe.Sizeof(z)) <= inPlaceMaxRowT)
+	if inPlace {
+		ws.a = grow(ws.a, mr*kb) // a short last panel, packed
+	} else {
+		ws.a = grow(ws.a, min(p.mc, roundUp(i1-i0, mr))*kb)
+	}
 	for ic := i0; ic < i1; ic += p.mc {
 		mb := min(p.mc, i1-ic)
-		packA(ws.a, jb.a, jb.lda, jb.transA, ic, mb, pc, kb, mr)
+		full := mb / mr * mr // rows of whole panels
+		switch {
+		case !inPlace:
+			packA(ws.a, jb.a, jb.lda, jb.transA, ic, mb, pc, kb, mr)
+		case full < mb:
+			packA(ws.a, jb.a, jb.lda, jb.transA, ic+full, mb-full, pc, kb, mr)
+		}
 		if pc == 0 && jb.bias != nil {
 			// The bias rows go into this block of C just before its first
 			// slab adds to them, while the block is in the cache: the
@@ -152,9 +189,27 @@ func (jb *job[T]) rows(ws *workspace[T], bp []T, i0, i1, jc, nb, pc, kb int) {
 			bpp := bp[jr*kb : (jr+nr)*kb]
 			nn := min(nr, nb-jr)
 			for ir := 0; ir < mb; ir += mr {
-				ap := ws.a[ir*kb : (ir+mr)*kb]
 				mm := min(mr, mb-ir)
 				off := (ic+ir)*ldc + jc + jr
+				if inPlace && mm == mr {
+					ao := (ic+ir)*jb.lda + pc
+					if jb.transA {
+						ao = pc*jb.lda + ic + ir
+					}
+					if nn == nr {
+						p.kernIn(kb, jb.a[ao:], jb.lda, jb.transA, bpp, c[off:off+(mr-1)*ldc+nr], ldc, alpha, beta)
+						continue
+					}
+					p.kernIn(kb, jb.a[ao:], jb.lda, jb.transA, bpp, tile, nr, alpha, 0)
+					mergeTile(c[off:], ldc, tile, nr, mm, nn, beta)
+					continue
+				}
+				var ap []T
+				if inPlace {
+					ap = ws.a[:mr*kb] // the short last panel
+				} else {
+					ap = ws.a[ir*kb : (ir+mr)*kb]
+				}
 				if mm == mr && nn == nr {
 					p.kern(kb, ap, bpp, c[off:off+(mr-1)*ldc+nr], ldc, alpha, beta)
 					continue

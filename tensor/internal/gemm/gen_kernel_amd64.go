@@ -71,6 +71,12 @@ func (s spec) acc() int { return 2 + s.bcastRegs() }
 
 // step writes one rank-1 update at A offset ao and B offset bo (bytes).
 func (s spec) step(b *strings.Builder, ao, bo int) {
+	s.stepAt(b, func(r int) string { return fmt.Sprintf("%d(SI)", ao+r*s.es()) }, bo)
+}
+
+// stepAt writes one rank-1 update with row r's A value at the memory
+// operand aAt(r) and B at offset bo (bytes).
+func (s spec) stepAt(b *strings.Builder, aAt func(r int) string, bo int) {
 	mov := "VMOVUP" + s.suffix()[1:]
 	bc := "VBROADCASTSS"
 	if s.double {
@@ -80,7 +86,7 @@ func (s spec) step(b *strings.Builder, ao, bo int) {
 	fmt.Fprintf(b, "\t%s %d(DI), %s\n", mov, bo+s.vec(), s.reg(1))
 	for r := 0; r < mr; r++ {
 		a := s.reg(2 + r%s.bcastRegs())
-		fmt.Fprintf(b, "\t%s %d(SI), %s\n", bc, ao+r*s.es(), a)
+		fmt.Fprintf(b, "\t%s %s, %s\n", bc, aAt(r), a)
 		for j := 0; j < 2; j++ {
 			fmt.Fprintf(b, "\tVFMADD231%s %s, %s, %s\n", s.suffix(), s.reg(j), a, s.reg(s.acc()+2*r+j))
 		}
@@ -108,18 +114,54 @@ func rowAddr(r, off int) string {
 	return o + "(R10)(R8*1)"
 }
 
-func (s spec) kernel(b *strings.Builder) {
+// A's layouts: packed micro-panels (6 values per step), or read in place
+// from a row-major matrix with row stride lda: rowsA when op(A) is A
+// (row r of the tile at r·lda, steps one element apart), colsA when op(A)
+// is Aᵀ (the tile's rows one element apart, steps lda apart).
+const (
+	packedA = iota
+	rowsA
+	colsA
+)
+
+func (s spec) kernel(b *strings.Builder) { s.kernelA(b, packedA) }
+
+// kernelA writes the tile kernel reading A in layout mode. The in-place
+// forms take lda after a (func(k int, a *T, lda int, b, c *T, ldc int,
+// alpha, beta T)) and keep it in bytes in R11, 3·lda in R12 and, for
+// rowsA, row 4's address in R13; they issue the same FMAs in the same
+// order as the packed form, so a tile's bits do not depend on whether A
+// was packed.
+func (s spec) kernelA(b *strings.Builder, mode int) {
 	t := "float32"
 	argEnd, betaOff, shift := 48, 44, 2
 	if s.double {
 		t, argEnd, betaOff, shift = "float64", 56, 48, 3
 	}
-	l := s.label
+	name, l := s.name, s.label
+	off := 0 // extra argument bytes before b: lda
+	if mode != packedA {
+		off = 8
+		argEnd += 8
+		betaOff += 8
+		name += map[int]string{rowsA: "N", colsA: "T"}[mode]
+		l += map[int]string{rowsA: "n", colsA: "t"}[mode]
+	}
 	aStep, bStep := mr*s.es(), 2*s.vec()
-	fmt.Fprintf(b, "// func %s(k int, a, b, c *%s, ldc int, alpha, beta %s)\n", s.name, t, t)
-	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", s.name, argEnd)
-	fmt.Fprintf(b, "\tMOVQ k+0(FP), CX\n\tMOVQ a+8(FP), SI\n\tMOVQ b+16(FP), DI\n\tMOVQ c+24(FP), DX\n")
-	fmt.Fprintf(b, "\tMOVQ ldc+32(FP), R8\n\tSHLQ $%d, R8\n\tLEAQ (R8)(R8*2), R9\n\tLEAQ (DX)(R8*4), R10\n", shift)
+	if mode == packedA {
+		fmt.Fprintf(b, "// func %s(k int, a, b, c *%s, ldc int, alpha, beta %s)\n", name, t, t)
+	} else {
+		fmt.Fprintf(b, "// func %s(k int, a *%s, lda int, b, c *%s, ldc int, alpha, beta %s)\n", name, t, t, t)
+	}
+	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, argEnd)
+	fmt.Fprintf(b, "\tMOVQ k+0(FP), CX\n\tMOVQ a+8(FP), SI\n\tMOVQ b+%d(FP), DI\n\tMOVQ c+%d(FP), DX\n", 16+off, 24+off)
+	if mode != packedA {
+		fmt.Fprintf(b, "\tMOVQ lda+16(FP), R11\n\tSHLQ $%d, R11\n\tLEAQ (R11)(R11*2), R12\n", shift)
+		if mode == rowsA {
+			fmt.Fprintf(b, "\tLEAQ (SI)(R11*4), R13\n")
+		}
+	}
+	fmt.Fprintf(b, "\tMOVQ ldc+%d(FP), R8\n\tSHLQ $%d, R8\n\tLEAQ (R8)(R8*2), R9\n\tLEAQ (DX)(R8*4), R10\n", 32+off, shift)
 	for i := 0; i < 2*mr; i++ {
 		r := s.reg(s.acc() + i)
 		if s.zmm {
@@ -140,24 +182,45 @@ func (s spec) kernel(b *strings.Builder) {
 	if s.double {
 		prefetch = map[int]int{0: 384, 1: 448, 2: 512}
 	}
+	// aAt is row r's A operand at step u of an unrolled group; advance
+	// moves A on by steps steps.
+	aAt := func(u, r int) string { return fmt.Sprintf("%d(SI)", u*aStep+r*s.es()) }
+	advance := func(steps int) string { return fmt.Sprintf("\tADDQ $%d, SI\n", steps*aStep) }
+	switch mode {
+	case rowsA:
+		rows := []string{"(SI)", "(SI)(R11*1)", "(SI)(R11*2)", "(SI)(R12*1)", "(R13)", "(R13)(R11*1)"}
+		aAt = func(u, r int) string { return fmt.Sprint(u*s.es()) + rows[r] }
+		advance = func(steps int) string {
+			return fmt.Sprintf("\tADDQ $%d, SI\n\tADDQ $%d, R13\n", steps*s.es(), steps*s.es())
+		}
+	case colsA:
+		steps := []string{"(SI)", "(SI)(R11*1)", "(SI)(R11*2)", "(SI)(R12*1)"}
+		aAt = func(u, r int) string { return fmt.Sprint(r*s.es()) + steps[u] }
+		advance = func(n int) string {
+			if n == 4 {
+				return "\tLEAQ (SI)(R11*4), SI\n"
+			}
+			return "\tADDQ R11, SI\n"
+		}
+	}
 	for u := 0; u < 4; u++ {
-		if off, ok := prefetch[u]; ok {
+		if off, ok := prefetch[u]; ok && mode == packedA {
 			fmt.Fprintf(b, "\tPREFETCHT0 %d(SI)\n", off)
 		}
-		s.step(b, u*aStep, u*bStep)
+		s.stepAt(b, func(r int) string { return aAt(u, r) }, u*bStep)
 	}
-	fmt.Fprintf(b, "\tADDQ $%d, SI\n\tADDQ $%d, DI\n\tDECQ BX\n\tJNZ  %sloop4\n\n", 4*aStep, 4*bStep, l)
+	fmt.Fprintf(b, "%s\tADDQ $%d, DI\n\tDECQ BX\n\tJNZ  %sloop4\n\n", advance(4), 4*bStep, l)
 	fmt.Fprintf(b, "%stail:\n\tANDQ $3, CX\n\tJZ   %sdone\n\n%sloop1:\n", l, l, l)
-	s.step(b, 0, 0)
-	fmt.Fprintf(b, "\tADDQ $%d, SI\n\tADDQ $%d, DI\n\tDECQ CX\n\tJNZ  %sloop1\n\n%sdone:\n", aStep, bStep, l, l)
+	s.stepAt(b, func(r int) string { return aAt(0, r) }, 0)
+	fmt.Fprintf(b, "%s\tADDQ $%d, DI\n\tDECQ CX\n\tJNZ  %sloop1\n\n%sdone:\n", advance(1), bStep, l, l)
 
 	// Epilogue: vector 0 = alpha, vector 1 = beta; -0 counts as zero.
 	bc := "VBROADCASTSS"
 	if s.double {
 		bc = "VBROADCASTSD"
-		fmt.Fprintf(b, "\t%s alpha+40(FP), %s\n\tMOVQ beta+%d(FP), AX\n\tSHLQ $1, AX\n\tJZ   %sbeta0\n", bc, s.reg(0), betaOff, l)
+		fmt.Fprintf(b, "\t%s alpha+%d(FP), %s\n\tMOVQ beta+%d(FP), AX\n\tSHLQ $1, AX\n\tJZ   %sbeta0\n", bc, 40+off, s.reg(0), betaOff, l)
 	} else {
-		fmt.Fprintf(b, "\t%s alpha+40(FP), %s\n\tMOVL beta+%d(FP), AX\n\tANDL $0x7fffffff, AX\n\tJZ   %sbeta0\n", bc, s.reg(0), betaOff, l)
+		fmt.Fprintf(b, "\t%s alpha+%d(FP), %s\n\tMOVL beta+%d(FP), AX\n\tANDL $0x7fffffff, AX\n\tJZ   %sbeta0\n", bc, 40+off, s.reg(0), betaOff, l)
 	}
 	fmt.Fprintf(b, "\t%s beta+%d(FP), %s\n", bc, betaOff, s.reg(1))
 	mov := "VMOVUP" + s.suffix()[1:]
@@ -257,6 +320,11 @@ func main() {
 		{"dgemmKernel6x16", "zd", true, true},
 	} {
 		s.kernel(&b)
+	}
+	// The AVX2 kernels again, reading A in place (see kernelA).
+	for _, s := range []spec{{"sgemmKernel6x16", "s", false, false}, {"dgemmKernel6x8", "d", true, false}} {
+		s.kernelA(&b, rowsA)
+		s.kernelA(&b, colsA)
 	}
 	for _, s := range []spec{
 		{"souterKernel8", "os", false, false},

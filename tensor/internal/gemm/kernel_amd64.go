@@ -37,6 +37,21 @@ func sgemmKernel6x32(k int, a, b, c *float32, ldc int, alpha, beta float32)
 //go:noescape
 func dgemmKernel6x16(k int, a, b, c *float64, ldc int, alpha, beta float64)
 
+// The same kernels reading A in place (gen_kernel_amd64.go's kernelA):
+// N where op(A) is A, T where it is Aᵀ; lda in elements.
+//
+//go:noescape
+func sgemmKernel6x16N(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func sgemmKernel6x16T(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+
+//go:noescape
+func dgemmKernel6x8N(k int, a *float64, lda int, b, c *float64, ldc int, alpha, beta float64)
+
+//go:noescape
+func dgemmKernel6x8T(k int, a *float64, lda int, b, c *float64, ldc int, alpha, beta float64)
+
 // hasAsm reports whether the AVX2+FMA micro-kernels can run on this CPU.
 var hasAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
@@ -50,6 +65,29 @@ func asmKernelS(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 
 func asmKernelD(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 	dgemmKernel6x8(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+}
+
+// asmInPlaceS runs the in-place float32 kernel of a 6-row tile whose
+// operand a starts at op(A)'s (0, 0): k steps of 6 rows.
+func asmInPlaceS(k int, a []float32, lda int, trans bool, b, c []float32, ldc int, alpha, beta float32) {
+	if trans {
+		_ = a[(k-1)*lda+5]
+		sgemmKernel6x16T(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+		return
+	}
+	_ = a[5*lda+k-1]
+	sgemmKernel6x16N(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+}
+
+// asmInPlaceD is asmInPlaceS for float64.
+func asmInPlaceD(k int, a []float64, lda int, trans bool, b, c []float64, ldc int, alpha, beta float64) {
+	if trans {
+		_ = a[(k-1)*lda+5]
+		dgemmKernel6x8T(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
+		return
+	}
+	_ = a[5*lda+k-1]
+	dgemmKernel6x8N(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), unsafe.SliceData(c), ldc, alpha, beta)
 }
 
 func wideKernelS(k int, a, b, c []float32, ldc int, alpha, beta float32) {
@@ -69,8 +107,8 @@ const (
 var (
 	wideParamsS = &params[float32]{mr: 6, nr: 32, mc: 144, kc: 512, nc: 4096, kern: wideKernelS}
 	wideParamsD = &params[float64]{mr: 6, nr: 16, mc: 96, kc: 256, nc: 2048, kern: wideKernelD}
-	asmParamsS  = &params[float32]{mr: 6, nr: 16, mc: 144, kc: 256, nc: 4096, kern: asmKernelS}
-	asmParamsD  = &params[float64]{mr: 6, nr: 8, mc: 96, kc: 256, nc: 2048, kern: asmKernelD}
+	asmParamsS  = &params[float32]{mr: 6, nr: 16, mc: 144, kc: 256, nc: 4096, kern: asmKernelS, kernIn: asmInPlaceS}
+	asmParamsD  = &params[float64]{mr: 6, nr: 8, mc: 96, kc: 256, nc: 2048, kern: asmKernelD, kernIn: asmInPlaceD}
 )
 
 // The rank-1 kernels (see outerKernel): one row of C per broadcast value
