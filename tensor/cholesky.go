@@ -148,13 +148,27 @@ func potf2[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
 }
 
 // syrkLower updates the lower triangle of the n×n matrix c by c −= a·aᵀ for
-// the n×k matrix a, leaving zeros above the diagonal.
+// the n×k matrix a, leaving zeros above the diagonal. Blocks of rows of
+// equal work go to the goroutines (splitTriangle): the rectangle left of
+// a block's diagonal square is one product, the square the serial
+// recursion. Each entry is one product's sum over the k columns either
+// way, so the split does not change the result.
 func syrkLower[T Float](n, k int, a []T, lda int, c []T, ldc int) {
+	splitTriangle(n, n*n*k/2, func(r0, r1 int) {
+		if r0 > 0 {
+			gemmSerialT(false, true, r1-r0, r0, k, -1, a[r0*lda:], lda, a, lda, 1, c[r0*ldc:], ldc)
+		}
+		syrkLowerSerial(r1-r0, k, a[r0*lda:], lda, c[r0*ldc+r0:], ldc)
+	})
+}
+
+// syrkLowerSerial is syrkLower on the calling goroutine.
+func syrkLowerSerial[T Float](n, k int, a []T, lda int, c []T, ldc int) {
 	if n == 0 || k == 0 {
 		return
 	}
 	if n <= syrkBlock {
-		gemmT(false, true, n, n, k, -1, a, lda, a, lda, 1, c, ldc)
+		gemmSerialT(false, true, n, n, k, -1, a, lda, a, lda, 1, c, ldc)
 		// Restore the zeros above the diagonal that the square update
 		// overwrote; nothing else writes there.
 		for i := 0; i < n-1; i++ {
@@ -164,9 +178,9 @@ func syrkLower[T Float](n, k int, a []T, lda int, c []T, ldc int) {
 	}
 	n1 := n / 2
 	n2 := n - n1
-	syrkLower(n1, k, a, lda, c, ldc)
-	gemmT(false, true, n2, n1, k, -1, a[n1*lda:], lda, a, lda, 1, c[n1*ldc:], ldc)
-	syrkLower(n2, k, a[n1*lda:], lda, c[n1*ldc+n1:], ldc)
+	syrkLowerSerial(n1, k, a, lda, c, ldc)
+	gemmSerialT(false, true, n2, n1, k, -1, a[n1*lda:], lda, a, lda, 1, c[n1*ldc:], ldc)
+	syrkLowerSerial(n2, k, a[n1*lda:], lda, c[n1*ldc+n1:], ldc)
 }
 
 // maxFinite returns the largest finite value of T.

@@ -100,7 +100,9 @@ func cholGradLower[T Float](n int, l []T, ldl int, g []T, ldg int, work []T) {
 		copy(f[i*n2:i*n2+i+1], g22[i*ldg:i*ldg+i+1])
 	}
 	mirrorLower(f, n2, n2, 1, 2) // S + Sᵀ
-	gemmT(false, false, n2, n1, n2, -1, f, n2, l21, ldl, 1, g21, ldg)
+	splitRows(n2, n2*n1*n2, func(r0, r1 int) {
+		gemmSerialT(false, false, r1-r0, n1, n2, -1, f[r0*n2:], n2, l21, ldl, 1, g21[r0*ldg:], ldg)
+	})
 	trsmRightLower(n2, n1, l, ldl, g21, ldg)        // Ā21 = L̄21·L11⁻¹
 	gemmLowerTN(n1, n2, g21, ldg, l21, ldl, g, ldg) // L̄11 −= tril(Ā21ᵀ·L21)
 	cholGradLower(n1, l, ldl, g, ldg, work)
@@ -134,38 +136,53 @@ func cholGradUnblocked[T Float](n int, l []T, ldl int, g []T, ldg int) {
 // trsmRightLower overwrites the m×n matrix B with X solving X·L = B for the
 // n×n lower triangular L: the last block column of X comes first, since
 // X·L mixes each column of X only into itself and the columns before it.
+// Blocks of B's independent rows go to the goroutines (splitRows).
 func trsmRightLower[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
+	splitRows(m, m*n*n/2, func(r0, r1 int) { trsmRightLowerSerial(r1-r0, n, l, ldl, b[r0*ldb:], ldb) })
+}
+
+// trsmRightLowerSerial is trsmRightLower on the calling goroutine.
+func trsmRightLowerSerial[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
 	if n <= triBlock {
-		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
-			trsmRightLowerSmall(r1-r0, n, l, ldl, b[r0*ldb:], ldb)
-		})
+		trsmRightLowerSmall(m, n, l, ldl, b, ldb)
 		return
 	}
 	n1 := n / 2
 	n2 := n - n1
-	trsmRightLower(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
+	trsmRightLowerSerial(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
 	// X1·L11 = B1 − X2·L21
-	gemmT(false, false, m, n1, n2, -1, b[n1:], ldb, l[n1*ldl:], ldl, 1, b, ldb)
-	trsmRightLower(m, n1, l, ldl, b, ldb)
+	gemmSerialT(false, false, m, n1, n2, -1, b[n1:], ldb, l[n1*ldl:], ldl, 1, b, ldb)
+	trsmRightLowerSerial(m, n1, l, ldl, b, ldb)
 }
 
 // gemmLowerTN subtracts Aᵀ·B from the n×n matrix C for k×n matrices A and
 // B, where only C's lower triangle is wanted: blocks wholly above the
 // diagonal are skipped (about half the work); diagonal blocks of up to
 // syrkBlock are updated whole, so entries above the diagonal get garbage.
+// Blocks of rows of equal work go to the goroutines, as in syrkLower.
 func gemmLowerTN[T Float](n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	splitTriangle(n, n*n*k/2, func(r0, r1 int) {
+		if r0 > 0 {
+			gemmSerialT(true, false, r1-r0, r0, k, -1, a[r0:], lda, b, ldb, 1, c[r0*ldc:], ldc)
+		}
+		gemmLowerTNSerial(r1-r0, k, a[r0:], lda, b[r0:], ldb, c[r0*ldc+r0:], ldc)
+	})
+}
+
+// gemmLowerTNSerial is gemmLowerTN on the calling goroutine.
+func gemmLowerTNSerial[T Float](n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	if n <= syrkBlock {
-		gemmT(true, false, n, n, k, -1, a, lda, b, ldb, 1, c, ldc)
+		gemmSerialT(true, false, n, n, k, -1, a, lda, b, ldb, 1, c, ldc)
 		return
 	}
 	n1 := n / 2
-	gemmLowerTN(n1, k, a, lda, b, ldb, c, ldc)
+	gemmLowerTNSerial(n1, k, a, lda, b, ldb, c, ldc)
 	// C21 −= A2ᵀ·B1, A2 and B1 being column blocks.
-	gemmT(true, false, n-n1, n1, k, -1, a[n1:], lda, b, ldb, 1, c[n1*ldc:], ldc)
-	gemmLowerTN(n-n1, k, a[n1:], lda, b[n1:], ldb, c[n1*ldc+n1:], ldc)
+	gemmSerialT(true, false, n-n1, n1, k, -1, a[n1:], lda, b, ldb, 1, c[n1*ldc:], ldc)
+	gemmLowerTNSerial(n-n1, k, a[n1:], lda, b[n1:], ldb, c[n1*ldc+n1:], ldc)
 }
 
 // trsmRightLowerSmall is trsmRightLower by substitution for a narrow L

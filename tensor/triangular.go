@@ -282,23 +282,27 @@ func axpy[T Float](alpha T, x, y []T) {
 
 // trsmRightLowerT overwrites the m×n matrix B with X solving X·Lᵀ = B for
 // the n×n lower triangular L (the panel solve of a Cholesky factorisation:
-// L21 = A21·L11⁻ᵀ).
+// L21 = A21·L11⁻ᵀ). Rows of B are independent: blocks of them go to the
+// goroutines (splitRows), each solved by the serial recursion.
 func trsmRightLowerT[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
+	splitRows(m, m*n*n/2, func(r0, r1 int) { trsmRightLowerTSerial(r1-r0, n, l, ldl, b[r0*ldb:], ldb) })
+}
+
+// trsmRightLowerTSerial is trsmRightLowerT on the calling goroutine.
+func trsmRightLowerTSerial[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
 	if n <= triBlock {
-		linalgParallel(m, triSplitWork/(n*n), func(r0, r1 int) {
-			trsmRightLowerTSmall(r1-r0, n, l, ldl, b[r0*ldb:], ldb)
-		})
+		trsmRightLowerTSmall(m, n, l, ldl, b, ldb)
 		return
 	}
 	n1 := n / 2
 	n2 := n - n1
-	trsmRightLowerT(m, n1, l, ldl, b, ldb)
+	trsmRightLowerTSerial(m, n1, l, ldl, b, ldb)
 	// X2·L22ᵀ = B2 − X1·L21ᵀ
-	gemmT(false, true, m, n2, n1, -1, b, ldb, l[n1*ldl:], ldl, 1, b[n1:], ldb)
-	trsmRightLowerT(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
+	gemmSerialT(false, true, m, n2, n1, -1, b, ldb, l[n1*ldl:], ldl, 1, b[n1:], ldb)
+	trsmRightLowerTSerial(m, n2, l[n1*ldl+n1:], ldl, b[n1:], ldb)
 }
 
 // trsmRightLowerTSmall is trsmRightLowerT by substitution along each row,
@@ -325,10 +329,19 @@ func trsmRightLowerTSmall[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 			x0[j], x1[j], x2[j], x3[j] = s0/d, s1/d, s2/d, s3/d
 		}
 	}
+	// The last rows alone, with the four-row loop's arithmetic: a row's
+	// result must not depend on whether it fell in a group of four, as
+	// the rows are split between goroutines (splitRows).
 	for ; r < m; r++ {
 		x := b[r*ldb : r*ldb+n]
 		for j := 0; j < n; j++ {
-			x[j] = (x[j] - dotContig(l[j*ldl:j*ldl+j], x[:j])) / l[j*ldl+j]
+			lj := l[j*ldl : j*ldl+j]
+			a := x[:len(lj)]
+			s := x[j]
+			for p, v := range lj {
+				s -= v * a[p]
+			}
+			x[j] = s / l[j*ldl+j]
 		}
 	}
 }
