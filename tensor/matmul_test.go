@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/gradus-ml/gradus/tensor/internal/gemm"
@@ -379,6 +380,13 @@ func TestDot(t *testing.T) {
 	want := float64(float32(0.1)) * n
 	got := Dot(x, Ones(Float32, n)).Item()
 	assert.InDelta(t, want, got, want*1e-5)
+	// Its halves ran on two goroutines: the same sum, bit for bit, as on one.
+	y := NewRNG(3).Normal(Float32, 0, 1, n)
+	split := Dot(x, y).Item()
+	old := runtime.GOMAXPROCS(1)
+	serial := Dot(x, y).Item()
+	runtime.GOMAXPROCS(old)
+	assert.Equal(t, serial, split)
 }
 
 // TestMatMulInnerProduct checks the products that are one inner product

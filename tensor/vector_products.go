@@ -1,5 +1,11 @@
 package tensor
 
+import (
+	"runtime"
+
+	"github.com/gradus-ml/gradus/tensor/internal/gemm"
+)
+
 // The products of vectors: outer and inner.
 
 // Outer returns the outer product of the 1-D tensors a (m) and b (n), an
@@ -54,8 +60,8 @@ func Dot(a, b *Tensor) *Tensor {
 	return FromFloat64s([]float64{s}, []int{}...)
 }
 
-// dotBlock is the length of the runs summed directly (with four partial
-// sums); longer dot products are split in halves recursively, so the
+// dotBlock is the length of the runs summed directly (with eight partial
+// sums, dot8); longer dot products are split in halves recursively, so the
 // rounding error of a float32 sum grows with log n rather than n.
 const dotBlock = 256
 
@@ -78,23 +84,35 @@ func dotStrided[T Float](x []T, ox, sx int, y []T, oy, sy, n int) T {
 }
 
 // dotContig is the pairwise-blocked inner product of two equal-length
-// slices.
+// slices: runs of up to dotBlock in dot8's eight partial sums (its vector
+// pass), longer ones split in halves recursively. From dotSplitMin
+// elements the two halves of the top split run on two goroutines, which
+// changes nothing in the sum's order (a GP's variance cotangent, the
+// inner product of two 500×500 matrices, took 0.4 ms on one).
 func dotContig[T Float](x, y []T) T {
+	if len(x) >= dotSplitMin && runtime.GOMAXPROCS(0) > 1 {
+		h := len(x) / 2
+		var s [2]T
+		gemm.ParallelFor(2, 2, func(t int) {
+			if t == 0 {
+				s[0] = dotPairwise(x[:h], y[:h])
+			} else {
+				s[1] = dotPairwise(x[h:], y[h:len(x)])
+			}
+		})
+		return s[0] + s[1]
+	}
+	return dotPairwise(x, y)
+}
+
+// dotSplitMin is the length from which dotContig uses two goroutines.
+const dotSplitMin = 1 << 15
+
+// dotPairwise is dotContig on the calling goroutine.
+func dotPairwise[T Float](x, y []T) T {
 	if len(x) > dotBlock {
 		h := len(x) / 2
-		return dotContig(x[:h], y[:h]) + dotContig(x[h:], y[h:len(x)])
+		return dotPairwise(x[:h], y[:h]) + dotPairwise(x[h:], y[h:len(x)])
 	}
-	y = y[:len(x)]
-	var s0, s1, s2, s3 T
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
+	return dot8(x, y)
 }
