@@ -1,10 +1,6 @@
 package tensor
 
-import (
-	"slices"
-
-	"github.com/gradus-ml/gradus/internal/parallel"
-)
+import "slices"
 
 // Per-channel kernels for tensors laid out (N, C, ...), channels on axis 1:
 // the affine map of batch and instance normalisation, x·scale[c] +
@@ -110,7 +106,7 @@ func channelAffineRuns[T Float](d, x, scale, shift []T, n, c, r int) {
 	if r == 1 && c > 1 {
 		// Channels last, as in a layer's features (N, C): each of the n
 		// rows is one elementwise pass against scale and shift.
-		parallel.Range(n, 0, max(1, parallelElemMin/c), func(lo, hi int) {
+		parallelRange(n, max(1, parallelElemMin/c), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				affineRow(d[i*c:(i+1)*c], x[i*c:(i+1)*c], scale, shift)
 			}
@@ -118,7 +114,7 @@ func channelAffineRuns[T Float](d, x, scale, shift []T, n, c, r int) {
 		return
 	}
 	runs := n * c
-	parallel.Range(runs, 0, max(1, parallelElemMin/max(r, 1)), func(lo, hi int) {
+	parallelRange(runs, max(1, parallelElemMin/max(r, 1)), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			ch := k % c
 			if shift == nil {
@@ -173,7 +169,7 @@ func channelDotRuns[T Float](d, a, b []T, n, c, r int) {
 		channelDotColumns(d, a, b, n, c)
 		return
 	}
-	parallel.Range(c, 0, max(1, parallelElemMin/max(n*r, 1)), func(lo, hi int) {
+	parallelRange(c, max(1, parallelElemMin/max(n*r, 1)), func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			var s float64
 			for i := 0; i < n; i++ {
@@ -223,7 +219,7 @@ func channelMomentsTrusted(dst, x *Tensor) *Tensor {
 // split).
 func channelMomentRuns[T Float](d, x []T, n, c, r int) {
 	count := float64(n * r)
-	parallel.Range(c, 0, max(1, parallelElemMin/max(2*n*r, 1)), func(lo, hi int) {
+	parallelRange(c, max(1, parallelElemMin/max(2*n*r, 1)), func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			var s float64
 			for i := 0; i < n; i++ {
@@ -246,7 +242,7 @@ func channelMomentRuns[T Float](d, x []T, n, c, r int) {
 // each goroutine takes a range of channels and walks the rows, adding the
 // products into float64 accumulators in row order.
 func channelDotColumns[T Float](d, a, b []T, n, c int) {
-	parallel.Range(c, 0, max(16, parallelElemMin/max(n, 1)), func(lo, hi int) {
+	parallelRange(c, max(16, parallelElemMin/max(n, 1)), func(lo, hi int) {
 		acc := make([]float64, hi-lo)
 		for i := 0; i < n; i++ {
 			ar, br := a[i*c+lo:i*c+hi], b[i*c+lo:i*c+hi]

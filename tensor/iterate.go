@@ -4,8 +4,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-
-	"github.com/gradus-ml/gradus/internal/parallel"
 )
 
 // maxOperands is the most operands walk iterates over together.
@@ -122,7 +120,7 @@ func unaryApplyPar[T Float](dst, a *Tensor, contig func(d, x []T), f func(T) T, 
 					contig(d, x)
 					return
 				}
-				parallel.Range(n, 0, minPar, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
+				parallelRange(n, minPar, func(lo, hi int) { par(d[lo:hi], x[lo:hi]) })
 				return
 			}
 			if s[0] != 1 || n < gatherMin {
@@ -162,7 +160,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 					contig(d, x, y)
 					return
 				}
-				parallel.Range(n, 0, parallelElemMin, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
+				parallelRange(n, parallelElemMin, func(lo, hi int) { par(d[lo:hi], x[lo:hi], y[lo:hi]) })
 				return
 			}
 			if s[0] != 1 || n < gatherMin { // short runs and strided destinations
@@ -185,7 +183,7 @@ func binaryApplyPar[T Float](dst, a, b *Tensor, contig func(d, x, y []T), f func
 				gatheredRun(d, A, o[1], s[1], B, o[2], s[2], contig, *scratch)
 				return
 			}
-			parallel.Range(n, 0, parallelElemMin, func(lo, hi int) {
+			parallelRange(n, parallelElemMin, func(lo, hi int) {
 				sc := getScratch[T]()
 				gatheredRun(d[lo:hi], A, o[1]+lo*s[1], s[1], B, o[2]+lo*s[2], s[2], par, *sc)
 				putScratch(sc)

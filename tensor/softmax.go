@@ -1,7 +1,5 @@
 package tensor
 
-import "github.com/gradus-ml/gradus/internal/parallel"
-
 // Softmax and LogSoftmax along one axis, computed stably by subtracting the
 // maximum along the axis. The kernels see the input as (outer, r, inner):
 // inner == 1 is the common last-axis case, one contiguous row at a time;
@@ -78,7 +76,7 @@ func softmaxRows[T Float](dst, x []T, outer, r, inner int, logOut bool, fm *fmat
 		softmaxT(dst, x, outer, r, inner, logOut, fm)
 		return
 	}
-	parallel.Range(outer, 0, max(1, (heavyElemMin+span-1)/span), func(lo, hi int) {
+	parallelRange(outer, max(1, (heavyElemMin+span-1)/span), func(lo, hi int) {
 		softmaxT(dst[lo*span:hi*span], x[lo*span:hi*span], hi-lo, r, inner, logOut, fm)
 	})
 }

@@ -1,10 +1,6 @@
 package tensor
 
-import (
-	"slices"
-
-	"github.com/gradus-ml/gradus/internal/parallel"
-)
+import "slices"
 
 // SoftmaxGrad returns y ⊙ (v − Σ v ⊙ y) along axis, where y = Softmax(x,
 // axis): the product of softmax's Jacobian at x with v, which is the same
@@ -60,7 +56,7 @@ func softmaxGradRows[T Float](d, y, v []T, outer, r, inner int) {
 		softmaxGradT(d, y, v, outer, r, inner)
 		return
 	}
-	parallel.Range(outer, 0, max(1, (parallelElemMin+span-1)/span), func(lo, hi int) {
+	parallelRange(outer, max(1, (parallelElemMin+span-1)/span), func(lo, hi int) {
 		softmaxGradT(d[lo*span:hi*span], y[lo*span:hi*span], v[lo*span:hi*span], hi-lo, r, inner)
 	})
 }

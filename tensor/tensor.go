@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-
-	"github.com/gradus-ml/gradus/internal/parallel"
 )
 
 // Tensor is a dense n-dimensional array of float32 or float64. It is a view
@@ -327,7 +325,7 @@ func copyTrusted(dst, s *Tensor) {
 		// A strided copy (a permuted view made contiguous) walks short runs
 		// that the elementwise splitting never sees: split the outer axis.
 		rows := dst.shape[0]
-		parallel.Range(rows, 0, max(1, rows*parallelElemMin/n), func(lo, hi int) {
+		parallelRange(rows, max(1, rows*parallelElemMin/n), func(lo, hi int) {
 			copySerial(sliceTrusted(dst, 0, lo, hi, 1), sliceTrusted(s, 0, lo, hi, 1))
 		})
 		return
