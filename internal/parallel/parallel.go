@@ -1,6 +1,8 @@
 // Package parallel splits loops over index ranges across goroutines: the
-// one fork-join helper that tensor's elementwise and channel kernels, the
-// optimisers' updates and the GP preconditioner share.
+// fork-join helper of the optimisers' updates and the GP preconditioner.
+// The tensor package splits its kernels the same way on GEMM's polling
+// helpers instead (tensor's parallelRange, the same chunks), which it can
+// reach and this package cannot.
 package parallel
 
 import (
