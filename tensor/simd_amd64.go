@@ -411,6 +411,25 @@ func dot8Blocks[T Float](x, y []T, p *[8]T) int {
 }
 
 //go:noescape
+func scaleAVX2F32(d, x, s unsafe.Pointer, n int) int
+
+//go:noescape
+func scaleAVX2F64(d, x, s unsafe.Pointer, n int) int
+
+// scaleBlocks sets d[i] = x[i]·s over the leading full vectors of d (x as
+// long) and returns how many elements it wrote.
+func scaleBlocks[T Float](d, x []T, s T) int {
+	if !hasSIMD || len(d) < 8 {
+		return 0
+	}
+	pd, px, ps := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(&s)
+	if _, ok := any(d).([]float32); ok {
+		return scaleAVX2F32(pd, px, ps, len(d))
+	}
+	return scaleAVX2F64(pd, px, ps, len(d))
+}
+
+//go:noescape
 func affineAVX2F32(d, x, sb unsafe.Pointer, n int) int
 
 //go:noescape

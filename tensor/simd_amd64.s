@@ -2291,6 +2291,51 @@ dot8AVX2F32done:
 	MOVQ    AX, ret+32(FP)
 	RET
 
+// func scaleAVX2F32(d unsafe.Pointer, x unsafe.Pointer, s unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·scaleAVX2F32(SB), NOSPLIT, $0-40
+	// scaleAVX2F32 sets d[i] = x[i]·*s for i below n rounded down to 8, and
+	// returns that count.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         s+16(FP), DX
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	VBROADCASTSS (DX), Y14
+	MOVQ         CX, BX
+	ANDQ         $-32, BX
+
+scaleAVX2F32loop4:
+	CMPQ    AX, BX
+	JGE     scaleAVX2F32one
+	VMULPS  (SI)(AX*4), Y14, Y0
+	VMULPS  32(SI)(AX*4), Y14, Y1
+	VMULPS  64(SI)(AX*4), Y14, Y2
+	VMULPS  96(SI)(AX*4), Y14, Y3
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	VMOVUPS Y2, 64(DI)(AX*4)
+	VMOVUPS Y3, 96(DI)(AX*4)
+	ADDQ    $0x00000020, AX
+	JMP     scaleAVX2F32loop4
+
+scaleAVX2F32one:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+scaleAVX2F32loop1:
+	CMPQ    AX, BX
+	JGE     scaleAVX2F32done
+	VMULPS  (SI)(AX*4), Y14, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ    $0x00000008, AX
+	JMP     scaleAVX2F32loop1
+
+scaleAVX2F32done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
+	RET
+
 // func affineAVX2F32(d unsafe.Pointer, x unsafe.Pointer, sb unsafe.Pointer, n int) int
 // Requires: AVX
 TEXT ·affineAVX2F32(SB), NOSPLIT, $0-40
@@ -2441,6 +2486,51 @@ dot8AVX2F64done:
 	VMOVUPS Y1, 32(DI)
 	VZEROUPPER
 	MOVQ    AX, ret+32(FP)
+	RET
+
+// func scaleAVX2F64(d unsafe.Pointer, x unsafe.Pointer, s unsafe.Pointer, n int) int
+// Requires: AVX
+TEXT ·scaleAVX2F64(SB), NOSPLIT, $0-40
+	// scaleAVX2F64 sets d[i] = x[i]·*s for i below n rounded down to 4, and
+	// returns that count.
+	MOVQ         d+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         s+16(FP), DX
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	VBROADCASTSD (DX), Y14
+	MOVQ         CX, BX
+	ANDQ         $-16, BX
+
+scaleAVX2F64loop4:
+	CMPQ    AX, BX
+	JGE     scaleAVX2F64one
+	VMULPD  (SI)(AX*8), Y14, Y0
+	VMULPD  32(SI)(AX*8), Y14, Y1
+	VMULPD  64(SI)(AX*8), Y14, Y2
+	VMULPD  96(SI)(AX*8), Y14, Y3
+	VMOVUPS Y0, (DI)(AX*8)
+	VMOVUPS Y1, 32(DI)(AX*8)
+	VMOVUPS Y2, 64(DI)(AX*8)
+	VMOVUPS Y3, 96(DI)(AX*8)
+	ADDQ    $0x00000010, AX
+	JMP     scaleAVX2F64loop4
+
+scaleAVX2F64one:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+scaleAVX2F64loop1:
+	CMPQ    AX, BX
+	JGE     scaleAVX2F64done
+	VMULPD  (SI)(AX*8), Y14, Y0
+	VMOVUPS Y0, (DI)(AX*8)
+	ADDQ    $0x00000004, AX
+	JMP     scaleAVX2F64loop1
+
+scaleAVX2F64done:
+	VZEROUPPER
+	MOVQ AX, ret+32(FP)
 	RET
 
 // func affineAVX2F64(d unsafe.Pointer, x unsafe.Pointer, sb unsafe.Pointer, n int) int

@@ -62,6 +62,9 @@ func sqDev8Blocks[T Float](x []T, m T, p *[8]T) int { return 0 }
 // dot8Blocks has no vector implementation here: it adds nothing.
 func dot8Blocks[T Float](x, y []T, p *[8]T) int { return 0 }
 
+// scaleBlocks has no vector implementation here: it writes nothing.
+func scaleBlocks[T Float](d, x []T, s T) int { return 0 }
+
 // affineBlocks has no vector implementation here: it writes nothing.
 func affineBlocks[T Float](d, x []T, s, b T) int { return 0 }
 

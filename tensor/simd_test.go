@@ -314,7 +314,7 @@ func TestMax8Float32(t *testing.T) {
 	require.Equal(t, float32(0), max8([]float32{-1, float32(math.Copysign(0, -1)), 0, -2, -3, -4, -5, -6, -7}, ninf))
 }
 
-// sum8, sqDev8, dot8 and affineRun, whose leading blocks run in vector kernels,
+// sum8, sqDev8, dot8, affineRun and mulScalarRun, whose leading blocks run in vector kernels,
 // give the scalar loops' bits: eight partial sums each taking its
 // elements in order, combined pairwise; x·s + b as a product then a sum.
 // Every length up to 70 in both dtypes, with signed zeros, subnormals,
@@ -378,5 +378,9 @@ func checkRowKernels[T Float](t *testing.T, x []T, n int) {
 	affineRun(d, x, s, b)
 	for i, v := range x {
 		same(v*s+b, d[i], "affineRun")
+	}
+	mulScalarRun(d, x, s, 0)
+	for i, v := range x {
+		same(v*s, d[i], "mulScalarRun")
 	}
 }

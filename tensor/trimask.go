@@ -43,20 +43,23 @@ func TriMaskTo(dst, a *Tensor, lower, diag, upper float64) *Tensor {
 
 // triMaskKernel sets dst = x·w for a stack of r×c matrices, w being lower,
 // diag or upper by the element's position; dst may be x.
+// The rows go to the goroutines in blocks (parallelRange), each row in
+// up to three vector passes.
 func triMaskKernel[T Float](dst, x []T, r, c int, lower, diag, upper T) {
-	for m := 0; m+r*c <= len(dst) && r*c > 0; m += r * c {
-		for i := range r {
-			row, xr := dst[m+i*c:m+(i+1)*c], x[m+i*c:m+(i+1)*c]
+	if r*c == 0 {
+		return
+	}
+	rows := len(dst) / (r * c) * r
+	parallelRange(rows, max(1, parallelElemMin/c), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			i := k % r
+			row, xr := dst[k*c:(k+1)*c], x[k*c:(k+1)*c]
 			d := min(i, c)
-			for j := 0; j < d; j++ {
-				row[j] = xr[j] * lower
-			}
+			mulScalarRun(row[:d], xr[:d], lower, 0)
 			if i < c {
 				row[i] = xr[i] * diag
-			}
-			for j := i + 1; j < c; j++ {
-				row[j] = xr[j] * upper
+				mulScalarRun(row[i+1:], xr[i+1:], upper, 0)
 			}
 		}
-	}
+	})
 }

@@ -214,23 +214,31 @@ func symLowerKernel[T Float](x []T, n int) {
 // mirrorLower scales the strict lower triangle of the n×n matrix a
 // (leading dimension lda) by off and its diagonal by diag, and copies the
 // scaled strict lower triangle onto the upper one. It works in square
-// tiles so that the transposed writes stay in cache.
+// tiles so that the transposed writes stay in cache. Blocks of rows of
+// equal area go to the goroutines (splitTriangle): a block reads and
+// writes only below the diagonal in its own rows and above it in its own
+// columns, so no two blocks touch one entry.
 func mirrorLower[T Float](a []T, n, lda int, off, diag T) {
+	splitTriangle(n, n*n, func(r0, r1 int) { mirrorLowerRows(a, r0, r1, lda, off) })
+	if diag != 1 {
+		for i := 0; i < n; i++ {
+			a[i*lda+i] *= diag
+		}
+	}
+}
+
+// mirrorLowerRows is mirrorLower's off-diagonal pass for rows [r0, r1).
+func mirrorLowerRows[T Float](a []T, r0, r1, lda int, off T) {
 	const tile = 64
-	for ib := 0; ib < n; ib += tile {
-		for jb := 0; jb <= ib; jb += tile {
-			for i := ib; i < min(ib+tile, n); i++ {
+	for ib := r0; ib < r1; ib += tile {
+		for jb := 0; jb < min(ib+tile, r1); jb += tile {
+			for i := ib; i < min(ib+tile, r1); i++ {
 				for j := jb; j < min(jb+tile, i); j++ {
 					v := a[i*lda+j] * off
 					a[i*lda+j] = v
 					a[j*lda+i] = v
 				}
 			}
-		}
-	}
-	if diag != 1 {
-		for i := 0; i < n; i++ {
-			a[i*lda+i] *= diag
 		}
 	}
 }

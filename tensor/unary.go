@@ -454,7 +454,7 @@ func addScalarRun[T Float](d, x []T, s, _ T) {
 
 func mulScalarRun[T Float](d, x []T, s, _ T) {
 	x = x[:len(d)]
-	for i := range d {
+	for i := scaleBlocks(d, x, s); i < len(d); i++ {
 		d[i] = x[i] * s
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // rowKernels emits the vector passes of tensor's row reductions sum8,
-// sqDev8 and dot8 and of its affine map, in float32 and float64. The
+// sqDev8 and dot8 and of its scaling and affine maps, in float32 and float64. The
 // reductions keep the eight partial sums in lanes (one Y register of
 // float32, two of float64) and add each block of eight elements to them
 // in order, so every partial sum takes the scalar loop's additions in its
@@ -99,6 +99,26 @@ func rowKernels() {
 		a.Label(name + "done")
 		storeAcc()
 		done(name + "ret")
+
+		name = "scaleAVX2" + w.suffix
+		textPointers(name, "d", "x", "s")
+		a.Comment(name+" sets d[i] = x[i]·*s for i below n rounded down to "+strconv.Itoa(w.lanes)+", and",
+			"returns that count.")
+		loadPointer("d", RDI)
+		loadPointer("x", RSI)
+		loadPointer("s", RDX)
+		a.Load(a.Param("n"), RCX)
+		a.XORQ(RAX, RAX)
+		bcast(Mem{Base: RDX}, Y14)
+		scale := func(bs []block) {
+			unrolled(bs,
+				func(b block) { w.mul(at(RSI, w.elem, b.off), Y14, b.y[0]) },
+				func(b block) { a.VMOVUPS(b.y[0], at(RDI, w.elem, b.off)) })
+		}
+		countedLoop(name+"loop4", name+"one", 4*w.lanes, func() { scale(blocks(4, 1)) })
+		a.Label(name + "one")
+		countedLoop(name+"loop1", name+"done", w.lanes, func() { scale(blocks(1, 1)) })
+		done(name + "done")
 
 		name = "affineAVX2" + w.suffix
 		textPointers(name, "d", "x", "sb")
