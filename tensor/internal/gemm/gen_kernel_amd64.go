@@ -4,12 +4,15 @@
 //
 //	go run gen_kernel_amd64.go > kernel_amd64.s
 //
-// All four share one shape: a 6-row tile of two vectors per row held in
-// twelve accumulators, one step per depth index (load two B vectors, then
-// per row broadcast one A value and issue two FMAs), unrolled four times,
-// and an epilogue that scales by alpha and adds beta·C unless beta is zero
-// (then C is not read). They differ in the vector width (YMM for AVX2+FMA,
-// ZMM for AVX-512F) and the element size.
+// The tile kernels share one shape: a 6-row tile of two vectors per row
+// held in twelve accumulators, one step per depth index (load two B
+// vectors, then per row broadcast one A value and issue two FMAs),
+// unrolled four times, and an epilogue that scales by alpha and adds
+// beta·C unless beta is zero (then C is not read). They differ in the
+// vector width (YMM for AVX2+FMA, ZMM for AVX-512F), the element size,
+// and where A's values are read: from packed micro-panels, or, for the
+// AVX2 kernels' N and T forms, in place from a row-major A or Aᵀ
+// (kernelA). The rank-1 kernels follow.
 package main
 
 import (
