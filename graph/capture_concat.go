@@ -53,7 +53,8 @@ func (p *Program) flatConcat(s *step) bool {
 
 // dropUnread removes the steps whose output no later step and no output
 // reads: the pieces of a concat that became a view (a reshape that
-// copied a strided piece, say), once nothing else reads them.
+// copied a strided piece its strides could not express, say), once
+// nothing else reads them.
 func (p *Program) dropUnread() {
 	read := make([]bool, len(p.slots))
 	for _, k := range p.outs {

@@ -141,7 +141,7 @@ func affineRun[T Float](d, x []T, s, b T) {
 	x = x[:len(d)]
 	k := affineBlocks(d, x, s, b)
 	for i, v := range x[k:] {
-		d[k+i] = v*s + b
+		d[k+i] = T(v*s) + b // the product rounded, as in the vector pass
 	}
 }
 
@@ -266,18 +266,18 @@ func sqDev8[T Float](x []T, m T) T {
 		a := x[i : i+8 : i+8]
 		d0, d1, d2, d3 := a[0]-m, a[1]-m, a[2]-m, a[3]-m
 		d4, d5, d6, d7 := a[4]-m, a[5]-m, a[6]-m, a[7]-m
-		p[0] += d0 * d0
-		p[1] += d1 * d1
-		p[2] += d2 * d2
-		p[3] += d3 * d3
-		p[4] += d4 * d4
-		p[5] += d5 * d5
-		p[6] += d6 * d6
-		p[7] += d7 * d7
+		p[0] += T(d0 * d0)
+		p[1] += T(d1 * d1)
+		p[2] += T(d2 * d2)
+		p[3] += T(d3 * d3)
+		p[4] += T(d4 * d4)
+		p[5] += T(d5 * d5)
+		p[6] += T(d6 * d6)
+		p[7] += T(d7 * d7)
 	}
 	for j, v := range x[i:] {
 		dv := v - m
-		p[j] += dv * dv
+		p[j] += T(dv * dv)
 	}
 	return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
 }

@@ -40,15 +40,28 @@ func splitRows(m, work int, fn func(r0, r1 int)) {
 // n·√((t+1)/p), so that the blocks' areas are equal.
 func splitTriangle(n, work int, fn func(r0, r1 int)) {
 	p := min(runtime.GOMAXPROCS(0), n/factSplitRows)
-	if work < factSplitWork || p < 2 {
-		fn(0, n)
-		return
-	}
 	bound := func(t int) int {
 		if t >= p {
 			return n
 		}
 		return int(float64(n) * math.Sqrt(float64(t)/float64(p)))
 	}
+	// The last block is the thinnest; keep every block's diagonal square
+	// wider than minTriangleBlock.
+	for p > 1 && n-bound(p-1) < minTriangleBlock {
+		p--
+	}
+	if work < factSplitWork || p < 2 {
+		fn(0, n)
+		return
+	}
 	gemm.ParallelFor(p, p, func(t int) { fn(bound(t), bound(t+1)) })
 }
+
+// minTriangleBlock is the narrowest block splitTriangle makes. GEMM picks
+// its kernel family by the product's width (on AVX-512 machines the AVX2
+// kernel for products at most 16 columns wide), and the families' depth
+// blocking can differ, which would change a sum's order; blocks wider than
+// every family's switch keep the products of a split on the family the
+// unsplit recursion uses.
+const minTriangleBlock = 32

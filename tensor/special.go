@@ -197,7 +197,7 @@ func twoPhi32(x, h float32) float32 {
 	b0 := a0 + float32(a1*t2)
 	b1 := a2 + float32(a3*t2)
 	q := float32(b0+float32(b1*t4)) + float32(0.17087277*float32(t4*t4))
-	p := q * t
+	p := float32(q * t) // rounded, so that the sum below cannot fuse it
 	e := t * exp32Core(h-1.26551223+p)
 	if math32.Signbit(x) {
 		return e

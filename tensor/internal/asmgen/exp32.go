@@ -43,7 +43,8 @@ func horner(x, acc VecPhysical, cs ...Mem) {
 // subtracting 1.5·2²³, r = t − k·c1 − k·c2, 2ᵏ built from k's exponent
 // bits, the polynomial in Estrin's form P = (A + B·r²) + C·r⁴ with
 // A = p4·r + p5, B = p2·r + p3 and C = p0·r + p1, then
-// y = P·r² + r + 1 and y·2ᵏ. Six kernels share it; t is read only before
+// y = P·r² + r + 1 and y·2ᵏ. The kernels of exp32.go and gelu.go share
+// it; t is read only before
 // r is formed.
 func exp32Core(t VecPhysical) {
 	vmul(sglog2e, t, v(2))

@@ -149,7 +149,8 @@ func (jb *job[T]) run(ws *workspace[T], i0, i1, j0, j1 int) {
 	}
 }
 
-// rows packs and multiplies rows [i0,i1) of op(A) (depth [pc,pc+kb)) with the
+// rows packs (or, for blocks up to inPlaceMaxN wide, reads in place) and
+// multiplies rows [i0,i1) of op(A) (depth [pc,pc+kb)) with the
 // packed B block bp (columns [jc,jc+nb)), updating C.
 func (jb *job[T]) rows(ws *workspace[T], bp []T, i0, i1, jc, nb, pc, kb int) {
 	p := jb.p
