@@ -1,7 +1,7 @@
 # Gradus: the commands a developer needs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-mpi test-arm64 test-onnx bench demo lint race fuzz asm soak onnx-proto onnx-zoo test-onnx-import cuda-syntax cuda-fake cuda-build gpu-check
+.PHONY: test test-mpi test-arm64 test-v3 test-onnx bench demo lint race fuzz asm soak onnx-proto onnx-zoo test-onnx-import cuda-syntax cuda-fake cuda-build gpu-check
 
 # The layering check, vet, then every package's tests (fuzz targets run on
 # their seed corpus).
@@ -126,6 +126,15 @@ test-arm64:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static libc6-arm64-cross; }
 	GOARCH=arm64 $(GO) vet ./tensor/...
 	QEMU_LD_PREFIX=/usr/aarch64-linux-gnu GOARCH=arm64 $(GO) test -count=1 -exec qemu-aarch64-static ./tensor/...
+
+# The tensor package built for x86-64-v3, where the compiler fuses a
+# product into the addition that follows (FMA): the scalar code must still
+# round as the vector kernels do, bit for bit. Skipped on a CPU without
+# the v3 features.
+test-v3:
+	@if grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then \
+		GOAMD64=v3 $(GO) test -count=1 ./tensor/...; \
+	else echo "test-v3: this CPU lacks x86-64-v3; skipped"; fi
 
 # The CUDA device (tensor/internal/cuda; docs/gpu.md). No target needs a GPU
 # except the bundle gpu-check builds, which runs on a GPU machine.
