@@ -7,6 +7,10 @@
 // micro-panels and, for every mc-row block, op(A) is packed into MR-row
 // micro-panels. Packing performs the transposes and zero-pads ragged edges,
 // so the register-blocked micro-kernel always computes a full MR×NR tile.
+// For column blocks up to 256 wide the AVX2 kernels read A in place
+// instead (row-major A, or Aᵀ with rows up to 1 KiB), since its packing
+// is repaid over too few column panels; they issue the packed kernels'
+// operations in the same order, so the results are the same.
 // On amd64 the kernel is chosen at run time: 6×32 for float32 and 6×16 for
 // float64 in twelve ZMM accumulators where the CPU has AVX-512F and the
 // operating system saves the ZMM state, otherwise 6×16 and 6×8 in twelve YMM
