@@ -171,12 +171,7 @@ func expShift32(d, x []float32, m float32) float32 {
 	for i := 0; i < len(d); {
 		i += expShiftSumBlocks(d[i:], x[i:], m, &p)
 		for end := min(i+8, len(d)); i < end; i++ {
-			v := x[i] - m
-			if v >= -87 && v <= 88 {
-				d[i] = exp32Core(v)
-			} else {
-				d[i] = exp32(v)
-			}
+			d[i] = expShiftOne32(x[i], m)
 			p[i%8] += d[i]
 		}
 	}
@@ -192,14 +187,20 @@ func expShiftRun32(d, x []float32, m float32) {
 	for i := 0; i < len(d); {
 		i += expShiftBlocks(d[i:], x[i:], m)
 		for end := min(i+8, len(d)); i < end; i++ {
-			v := x[i] - m
-			if v >= -87 && v <= 88 {
-				d[i] = exp32Core(v)
-			} else {
-				d[i] = exp32(v)
-			}
+			d[i] = expShiftOne32(x[i], m)
 		}
 	}
+}
+
+// expShiftOne32 is exp32(x − m) as the scalar blocks of expShiftRun32 and
+// expShift32 compute it: exp32Core inlined where the vector kernel would
+// have taken the value.
+func expShiftOne32(x, m float32) float32 {
+	v := x - m
+	if v >= -87 && v <= 88 {
+		return exp32Core(v)
+	}
+	return exp32(v)
 }
 
 // sum8 adds x in eight interleaved partial sums, combined pairwise: a

@@ -1,10 +1,6 @@
 package tensor
 
-import (
-	"runtime"
-
-	"github.com/gradus-ml/gradus/tensor/internal/gemm"
-)
+import "github.com/gradus-ml/gradus/tensor/internal/gemm"
 
 // The products of vectors: outer and inner.
 
@@ -90,7 +86,7 @@ func dotStrided[T Float](x []T, ox, sx int, y []T, oy, sy, n int) T {
 // changes nothing in the sum's order (a GP's variance cotangent, the
 // inner product of two 500×500 matrices, took 0.4 ms on one).
 func dotContig[T Float](x, y []T) T {
-	if len(x) >= dotSplitMin && runtime.GOMAXPROCS(0) > 1 {
+	if len(x) >= dotSplitMin {
 		h := len(x) / 2
 		var s [2]T
 		gemm.ParallelFor(2, 2, func(t int) {

@@ -8,8 +8,8 @@ import (
 )
 
 // rowKernels emits the vector passes of tensor's row reductions sum8,
-// sqDev8 and dot8 and of its scaling and affine maps, in float32 and float64. The
-// reductions keep the eight partial sums in lanes (one Y register of
+// sqDev8 and dot8 and of its scaling and affine maps, in float32 and
+// float64. The reductions keep the eight partial sums in lanes (one Y register of
 // float32, two of float64) and add each block of eight elements to them
 // in order, so every partial sum takes the scalar loop's additions in its
 // order.
@@ -35,70 +35,69 @@ func rowKernels() {
 			}
 		}
 
-		name := "sum8AVX2" + w.suffix
-		textPointers(name, "x", "acc")
-		a.Comment(name+" adds x[i] to acc[i mod 8], in order of i, for i below n rounded down",
-			"to 8, and returns that count.")
-		loadPointer("x", RSI)
-		loadPointer("acc", RDI)
-		a.Load(a.Param("n"), RCX)
-		a.XORQ(RAX, RAX)
-		loadAcc()
-		countedLoop(name+"loop", name+"done", 8, func() {
-			for i, r := range acc {
-				w.add(at(RSI, w.elem, 32*i), r, r)
+		// reduction emits one of the three reductions: the pointer
+		// arguments into their registers (acc's into DI), setup, then
+		// term(i, r) adding the terms of the block's i-th vector to the
+		// partial sums in r.
+		type arg struct {
+			name string
+			reg  GPPhysical
+		}
+		reduction := func(name string, args []arg, comment []string, setup func(), term func(i int, r VecPhysical)) {
+			names := make([]string, len(args))
+			for i, p := range args {
+				names[i] = p.name
 			}
-		})
-		a.Label(name + "done")
-		storeAcc()
-		done(name + "ret")
+			textPointers(name, names...)
+			a.Comment(comment...)
+			for _, p := range args {
+				loadPointer(p.name, p.reg)
+			}
+			a.Load(a.Param("n"), RCX)
+			a.XORQ(RAX, RAX)
+			setup()
+			loadAcc()
+			countedLoop(name+"loop", name+"done", 8, func() {
+				for i, r := range acc {
+					term(i, r)
+				}
+			})
+			a.Label(name + "done")
+			storeAcc()
+			done(name + "ret")
+		}
+		tmp := []VecPhysical{Y2, Y3}
+
+		name := "sum8AVX2" + w.suffix
+		reduction(name, []arg{{"x", RSI}, {"acc", RDI}},
+			[]string{name + " adds x[i] to acc[i mod 8], in order of i, for i below n rounded down",
+				"to 8, and returns that count."},
+			func() {},
+			func(i int, r VecPhysical) { w.add(at(RSI, w.elem, 32*i), r, r) })
 
 		name = "sqDev8AVX2" + w.suffix
-		textPointers(name, "x", "acc", "m")
-		a.Comment(name+" adds (x[i] − *m)² to acc[i mod 8], in order of i, for i below n",
-			"rounded down to 8, and returns that count: sqDev8's operations.")
-		loadPointer("x", RSI)
-		loadPointer("acc", RDI)
-		loadPointer("m", RDX)
-		a.Load(a.Param("n"), RCX)
-		a.XORQ(RAX, RAX)
-		bcast(Mem{Base: RDX}, Y15)
-		loadAcc()
-		countedLoop(name+"loop", name+"done", 8, func() {
-			for i, r := range acc {
-				t := []VecPhysical{Y2, Y3}[i]
-				a.VMOVUPS(at(RSI, w.elem, 32*i), t)
-				w.sub(Y15, t, t)
-				w.mul(t, t, t)
-				w.add(t, r, r)
-			}
-		})
-		a.Label(name + "done")
-		storeAcc()
-		done(name + "ret")
+		reduction(name, []arg{{"x", RSI}, {"acc", RDI}, {"m", RDX}},
+			[]string{name + " adds (x[i] − *m)² to acc[i mod 8], in order of i, for i below n",
+				"rounded down to 8, and returns that count: sqDev8's operations."},
+			func() { bcast(Mem{Base: RDX}, Y15) },
+			func(i int, r VecPhysical) {
+				a.VMOVUPS(at(RSI, w.elem, 32*i), tmp[i])
+				w.sub(Y15, tmp[i], tmp[i])
+				w.mul(tmp[i], tmp[i], tmp[i])
+				w.add(tmp[i], r, r)
+			})
 
 		name = "dot8AVX2" + w.suffix
-		textPointers(name, "x", "y", "acc")
-		a.Comment(name+" adds x[i]·y[i] (a product, then a sum) to acc[i mod 8], in order",
-			"of i, for i below n rounded down to 8, and returns that count: dot8's",
-			"operations.")
-		loadPointer("x", RSI)
-		loadPointer("y", RDX)
-		loadPointer("acc", RDI)
-		a.Load(a.Param("n"), RCX)
-		a.XORQ(RAX, RAX)
-		loadAcc()
-		countedLoop(name+"loop", name+"done", 8, func() {
-			for i, r := range acc {
-				t := []VecPhysical{Y2, Y3}[i]
-				a.VMOVUPS(at(RSI, w.elem, 32*i), t)
-				w.mul(at(RDX, w.elem, 32*i), t, t)
-				w.add(t, r, r)
-			}
-		})
-		a.Label(name + "done")
-		storeAcc()
-		done(name + "ret")
+		reduction(name, []arg{{"x", RSI}, {"y", RDX}, {"acc", RDI}},
+			[]string{name + " adds x[i]·y[i] (a product, then a sum) to acc[i mod 8], in order",
+				"of i, for i below n rounded down to 8, and returns that count: dot8's",
+				"operations."},
+			func() {},
+			func(i int, r VecPhysical) {
+				a.VMOVUPS(at(RSI, w.elem, 32*i), tmp[i])
+				w.mul(at(RDX, w.elem, 32*i), tmp[i], tmp[i])
+				w.add(tmp[i], r, r)
+			})
 
 		name = "scaleAVX2" + w.suffix
 		textPointers(name, "d", "x", "s")
