@@ -32,11 +32,11 @@ type params[T float] struct {
 // is repaid over the block's nb/nr column panels; in the narrow products
 // of attention's tiles (128×128×64, n = 64 or 128) it took as long as a
 // quarter of the multiplications. Single-threaded on the Zen 3, reading
-// A in place took products with n = 64-256 from 80-90 to 86-93 GFLOP/s. Read in place, a transposed A
-// (op(A) = Aᵀ) takes each depth step from another row of A: with rows
-// longer than inPlaceMaxRowT bytes the block spans too many pages (a
-// single-thread 2048×128×256 product fell from 78 to 64 GFLOP/s on the
-// Zen 3 with 8 KiB rows), so it is packed.
+// A in place took products with n = 64-256 from 80-90 to 86-93 GFLOP/s.
+// Read in place, a transposed A (op(A) = Aᵀ) takes each depth step from
+// another row of A: with rows longer than inPlaceMaxRowT bytes the block
+// spans too many pages (a single-thread 2048×128×256 product fell from 78
+// to 64 GFLOP/s on the Zen 3 with 8 KiB rows), so it is packed.
 const (
 	inPlaceMaxN    = 256
 	inPlaceMaxRowT = 1024
