@@ -51,9 +51,7 @@ func gemv[T Float](c, A, B []T, oa, ob matOperand, m, n, k int, accumulate bool)
 		defer workPut(out)
 	}
 	if combine {
-		work := workGet[T](cols)
-		rowsCombineFast(mat, ld, 0, rows, 0, cols, x, out, work)
-		workPut(work)
+		rowsCombineFast(mat, ld, 0, rows, 0, cols, x, out)
 	} else {
 		rowsDotFast(mat, ld, 0, rows, 0, cols, x, out)
 	}

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,7 +89,7 @@ func checkRowKernelBits[T Float](t *testing.T, a, x, y *Tensor) {
 	dots := make([]T, m)
 	rowsDotFast(storage[T](a), k, 0, m, 0, k, storage[T](x), dots)
 	comb := make([]T, k)
-	rowsCombineFast(storage[T](a), k, 0, m, 0, k, storage[T](y), comb, make([]T, k))
+	rowsCombineFast(storage[T](a), k, 0, m, 0, k, storage[T](y), comb)
 	for _, c := range []struct {
 		got  *Tensor
 		want []T
@@ -98,4 +99,48 @@ func checkRowKernelBits[T Float](t *testing.T, a, x, y *Tensor) {
 			require.Equal(t, math.Float64bits(float64(w)), math.Float64bits(float64(got[i])), "%s entry %d", a.DType(), i)
 		}
 	}
+}
+
+// TestRowKernelsSameBitsAnyThreads checks that the matrix-vector passes,
+// cut into parts by size alone, give the same bits on one goroutine as on
+// several, and so does an SVD whose bidiagonalisation is made of them.
+func TestRowKernelsSameBitsAnyThreads(t *testing.T) {
+	withProcs := func(procs int, f func()) {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		f()
+	}
+	many := max(2, runtime.NumCPU())
+	for _, sz := range [][2]int{{300, 257}, {1001, 80}, {37, 2000}} {
+		m, k := sz[0], sz[1]
+		require.Greater(t, gemvParts(m, k), 1, "%d×%d must be split", m, k)
+		a := laRandom(Float64, 31, m, k).Values()
+		x, y := laRandom(Float64, 32, k).Values(), laRandom(Float64, 33, m).Values()
+		var dots, combs [2][]float64
+		for i, procs := range []int{1, many} {
+			dots[i], combs[i] = make([]float64, m), make([]float64, k)
+			withProcs(procs, func() {
+				rowsDotFast(a, k, 0, m, 0, k, x, dots[i])
+				rowsCombineFast(a, k, 0, m, 0, k, y, combs[i])
+			})
+		}
+		for i := range dots[0] {
+			require.Equal(t, math.Float64bits(dots[0][i]), math.Float64bits(dots[1][i]), "%d×%d A·x entry %d", m, k, i)
+		}
+		for j := range combs[0] {
+			require.Equal(t, math.Float64bits(combs[0][j]), math.Float64bits(combs[1][j]), "%d×%d Aᵀ·y entry %d", m, k, j)
+		}
+	}
+	a := laRandom(Float64, 34, 260, 230)
+	var u, s, v [2]*Tensor
+	for i, procs := range []int{1, many} {
+		withProcs(procs, func() {
+			var err error
+			u[i], s[i], v[i], err = SVD(a)
+			require.NoError(t, err)
+		})
+	}
+	assertSameBits(t, u[0], u[1])
+	assertSameBits(t, s[0], s[1])
+	assertSameBits(t, v[0], v[1])
 }

@@ -128,17 +128,22 @@ func TestSVDKnownSpectrum(t *testing.T) {
 	// Singular values spread over 12 decades: each must come out within
 	// about ε·σ₁ (the accuracy of any backward-stable SVD); an
 	// eigendecomposition of AᵀA would lose every σ below √ε·σ₁.
-	const n = 25
+	for _, n := range []int{25, 160} { // 160: the blocked bidiagonalisation
+		svdKnownSpectrum(t, n)
+	}
+}
+
+func svdKnownSpectrum(t *testing.T, n int) {
 	sigma := make([]float64, n)
 	for i := range sigma {
-		sigma[i] = math.Pow(10, -12*float64(i)/(n-1))
+		sigma[i] = math.Pow(10, -12*float64(i)/float64(n-1))
 	}
-	for _, m := range []int{n, 60} { // square, and tall enough for the QR path
+	for _, m := range []int{n, 2*n + 10} { // square, and tall enough for the QR path
 		a := svdKnown(m, n, sigma)
 		_, s, _, err := SVD(FromValues(Float64, a.v, m, n))
 		require.NoError(t, err)
 		for i, got := range s.Values() {
-			assert.InDelta(t, sigma[i], got, 50*n*epsT[float64](), "m=%d σ%d", m, i)
+			assert.InDelta(t, sigma[i], got, 50*float64(n)*epsT[float64](), "m=%d σ%d", m, i)
 		}
 		// The largest few are also relatively accurate.
 		for i := 0; i < 5; i++ {
@@ -148,7 +153,8 @@ func TestSVDKnownSpectrum(t *testing.T) {
 }
 
 func TestSVDRandomShapes(t *testing.T) {
-	shapes := [][2]int{{5, 5}, {70, 70}, {300, 40}, {40, 300}, {90, 60}, {33, 65}, {1, 7}, {7, 1}}
+	// 200×170 and its transpose take the blocked bidiagonalisation.
+	shapes := [][2]int{{5, 5}, {70, 70}, {300, 40}, {40, 300}, {90, 60}, {33, 65}, {1, 7}, {7, 1}, {200, 170}, {170, 200}}
 	for _, dt := range laDTypes {
 		for i, sh := range shapes {
 			a := laRandom(dt, uint64(100+i), sh[0], sh[1])
