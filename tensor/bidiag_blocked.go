@@ -28,7 +28,7 @@ func bidiagonalizeBlocked[T Float](m, n int, a, d, e []T) (left, right *reflecto
 	right = newReflectors[T](max(n-1, 0), n, 1)
 	nb := bdBlock
 	xb, yb := make([]T, m*nb), make([]T, n*nb)
-	scratch := make([]T, 4*max(m, n)+2*nb)
+	scratch := make([]T, 3*max(m, n)+2*nb)
 	// The operands of the trailing update side by side: [U X] (rows×2nb)
 	// and [Yᵀ; V] (2nb×cols).
 	lw, rw := workGet[T](m*2*nb), workGet[T](2*nb*n)
@@ -78,11 +78,10 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 	at := func(r, c int) *T { return &a[r*lda+c] }
 	mx := max(mm, nn)
 	ucol := scratch[:mm]
-	work := scratch[mx : 2*mx]
-	t1 := scratch[2*mx : 2*mx+nb]
-	t2 := scratch[2*mx+nb : 2*mx+2*nb]
-	cxv := scratch[2*mx+2*nb : 3*mx+2*nb]
-	cc := scratch[3*mx+2*nb : 4*mx+2*nb]
+	t1 := scratch[mx : mx+nb]
+	t2 := scratch[mx+nb : mx+2*nb]
+	cxv := scratch[mx+2*nb : 2*mx+2*nb]
+	cc := scratch[2*mx+2*nb : 3*mx+2*nb]
 	// The panel's left reflectors as contiguous columns: U(r, j) =
 	// ub[j·um + r] (left.vt's rows), so that products with A(i:, :i),
 	// whose rows are only i long, run down columns instead.
@@ -140,9 +139,9 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 			rowsCombineFast(a, lda, i, mm, i+1, nn, u, yi)
 		}
 		if i > 0 {
-			colsDot(ub[i:], um, i, u, t1[:i], work) // t1 = A(i:, :i)ᵀ·u = U(i:, :i)ᵀ·u
+			colsDot(ub[i:], um, i, u, t1[:i]) // t1 = A(i:, :i)ᵀ·u = U(i:, :i)ᵀ·u
 		}
-		colsDot(x[i:], mm, i, u, t2, work)
+		colsDot(x[i:], mm, i, u, t2)
 		for j := 0; j < i; j++ {
 			t1[j], t2[j] = -t1[j], -t2[j]
 		}
@@ -171,8 +170,8 @@ func labrd[T Float](p, mm, nn, nb int, a []T, lda int, d, e, x, y []T, left, rig
 
 		// X(i+1:, i) = τ·(A(i+1:, i+1:)·v − U·(Yᵀv) − X(i+1:, :i)·(V v)).
 		xi := x[i*mm+i+1 : (i+1)*mm]
-		colsDot(y[i+1:], nn, i+1, row, t1, work)
-		colsDot(a[i+1:], lda, i, row, t2, work)
+		colsDot(y[i+1:], nn, i+1, row, t1)
+		colsDot(a[i+1:], lda, i, row, t2)
 		corr := cxv[:len(xi)]
 		clear(corr)
 		colsAxpy(ub[i+1:], um, i+1, t1[:i+1], corr)
@@ -222,9 +221,6 @@ func labrdFused[T Float](a []T, lda, r0, r1, c0, c1 int, v, corr, next []T, tau,
 			sum = acc[(t-1)*(nc-1) : t*(nc-1)]
 		}
 		clear(sum)
-		scratch := workGet[T](nc) // written with zero weights, never read
-		defer workPut(scratch)
-		var zero [4]T
 		entry := func(r int, dot T) T {
 			k := r - r0
 			x[k] = tau * (dot - corr[k])
@@ -236,16 +232,13 @@ func labrdFused[T Float](a []T, lda, r0, r1, c0, c1 int, v, corr, next []T, tau,
 		}
 		r := q0
 		for ; r+4 <= q1; r += 4 {
-			var dots, alpha, junk [4]T
+			var dots, alpha [4]T
 			blk := a[r*lda+c0:]
-			done := symvCols(blk, lda, v[:nc], scratch, &zero, &dots)
-			symvColsScalar(blk[done:], lda, v[done:nc], scratch[done:], &zero, &dots)
+			dots4(blk, lda, v[:nc], &dots)
 			for k := range 4 {
 				alpha[k] = entry(r+k, dots[k])
 			}
-			blk = blk[1:]
-			done = symvCols(blk, lda, sum, sum, &alpha, &junk)
-			symvColsScalar(blk[done:], lda, sum[done:], sum[done:], &alpha, &junk)
+			axpy4(blk[1:], lda, sum, &alpha)
 		}
 		for ; r < q1; r++ {
 			s := entry(r, dotContig(a[r*lda+c0:r*lda+c1], v[:nc]))
@@ -258,23 +251,20 @@ func labrdFused[T Float](a []T, lda, r0, r1, c0, c1 int, v, corr, next []T, tau,
 }
 
 // rowsCombineFast sets w = Σᵣ u[r−r0]·A(r, c0:c1) over rows r0..r1−1 of
-// the row-major a, four rows at a time through the symmetric product's
-// kernel. Large passes are cut into gemvParts parts of whole four-row
-// groups, each summed into its own vector and the vectors added in order,
-// so that the bits depend on the matrix's size, not on how many
-// goroutines ran the parts.
+// the row-major a, four rows at a time (axpy4). Large passes are cut into
+// gemvParts parts of whole four-row groups, each summed into its own
+// vector and the vectors added in order, so that the bits depend on the
+// matrix's size, not on how many goroutines ran the parts.
 func rowsCombineFast[T Float](a []T, lda, r0, r1, c0, c1 int, u, w []T) {
 	nc := c1 - c0
 	w = w[:nc]
 	run := func(q0, q1 int, acc []T) {
 		clear(acc)
-		var alpha, dots [4]T
+		var alpha [4]T
 		r := q0
 		for ; r+4 <= q1; r += 4 {
 			copy(alpha[:], u[r-r0:r-r0+4])
-			blk := a[r*lda+c0:]
-			done := symvCols(blk, lda, acc, acc, &alpha, &dots)
-			symvColsScalar(blk[done:], lda, acc[done:], acc[done:], &alpha, &dots)
+			axpy4(a[r*lda+c0:], lda, acc, &alpha)
 		}
 		for ; r < q1; r++ {
 			axpy(u[r-r0], a[r*lda+c0:r*lda+c1], acc)
@@ -300,22 +290,15 @@ func rowsCombineFast[T Float](a []T, lda, r0, r1, c0, c1 int, u, w []T) {
 }
 
 // rowsDotFast sets out[r−r0] = A(r, c0:c1)·v for rows r0..r1−1, four rows
-// at a time through the symmetric product's kernel (with zero weights, so
-// its column update of a scratch row changes nothing that is read). The
-// parts of a large pass are those of rowsCombineFast: every row is in
+// at a time (dots4). The parts of a large pass are those of rowsCombineFast: every row is in
 // the same four-row group however many goroutines run.
 func rowsDotFast[T Float](a []T, lda, r0, r1, c0, c1 int, v, out []T) {
 	nc := c1 - c0
 	run := func(q0, q1 int) {
-		scratch := workGet[T](nc) // written with zero weights, never read
-		defer workPut(scratch)
-		var zero [4]T
 		r := q0
 		for ; r+4 <= q1; r += 4 {
 			var dots [4]T
-			blk := a[r*lda+c0:]
-			done := symvCols(blk, lda, v[:nc], scratch, &zero, &dots)
-			symvColsScalar(blk[done:], lda, v[done:nc], scratch[done:], &zero, &dots)
+			dots4(a[r*lda+c0:], lda, v[:nc], &dots)
 			copy(out[r-r0:r-r0+4], dots[:])
 		}
 		for ; r < q1; r++ {

@@ -110,8 +110,8 @@ func latrdLower[T Float](m, nb int, a []T, lda int, e, tau, w []T, ldw int, scra
 		symvLower(m-i-1, a[(i+1)+(i+1)*lda:], lda, v, wi, scratch)
 		if i > 0 {
 			// W(i+1:m, i) −= A·(Wᵀv) + W·(Aᵀv) over the panel's first i columns.
-			colsDot(w[i+1:], ldw, i, v, cw, scratch)
-			colsDot(a[i+1:], lda, i, v, ca, scratch)
+			colsDot(w[i+1:], ldw, i, v, cw)
+			colsDot(a[i+1:], lda, i, v, ca)
 			for j := 0; j < i; j++ {
 				cw[j], ca[j] = -cw[j], -ca[j]
 			}

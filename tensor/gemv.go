@@ -1,8 +1,8 @@
 package tensor
 
 // gemv computes the plain products that are matrix-vector products,
-// c (m×1) = op(A)·b or c (1×n) = a·op(B), through the four-row kernels of
-// the symmetric product (rowsDotFast, rowsCombineFast): GEMM would pack
+// c (m×1) = op(A)·b or c (1×n) = a·op(B), through the four-row kernels
+// (rowsDotFast, rowsCombineFast): GEMM would pack
 // the whole matrix, a copy as large as the product's one reading of it,
 // and pad the vector out to its register tiles (at n = 1000 a float64
 // A·x took 620 µs through GEMM, 359 µs as plain row dot products, 150-180

@@ -232,7 +232,7 @@ func qrPanel[T Float](m, n, j0, b int, a []T, refl *reflectors[T], pt, w, scratc
 		y := pt[p*m+j0 : (p+1)*m]
 		if p > 0 {
 			// y ← (I − V·T·Vᵀ)ᵀ·y = y − V·(Tᵀ·(Vᵀy)).
-			colsDot(v, m, p, y, w, scratch)
+			colsDot(v, m, p, y, w)
 			for q := p - 1; q >= 0; q-- {
 				var s T
 				for r := 0; r <= q; r++ {
@@ -251,7 +251,7 @@ func qrPanel[T Float](m, n, j0, b int, a []T, refl *reflectors[T], pt, w, scratc
 		refl.tau[col] = tau
 		t[p*b+p] = tau
 		if tau != 0 && p > 0 {
-			colsDot(v, m, p, refl.vt[col*m+j0:(col+1)*m], w, scratch)
+			colsDot(v, m, p, refl.vt[col*m+j0:(col+1)*m], w)
 			triMulCol(t, b, p, w, 1, -tau)
 		}
 	}

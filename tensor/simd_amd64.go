@@ -291,6 +291,64 @@ func symvCols[T Float](a []T, lda int, x, y []T, alpha *[4]T, dots *[4]T) int {
 	return done
 }
 
+// dotColsAVX2F64, dotColsAVX2F32, axpyColsAVX2F64 and axpyColsAVX2F32 are
+// implemented in simd_amd64.s.
+//
+//go:noescape
+func dotColsAVX2F64(a *float64, lda int, x *float64, n int, dots *float64) int
+
+//go:noescape
+func dotColsAVX2F32(a *float32, lda int, x *float32, n int, dots *float32) int
+
+//go:noescape
+func axpyColsAVX2F64(a *float64, lda int, y *float64, n int, alpha *float64) int
+
+//go:noescape
+func axpyColsAVX2F32(a *float32, lda int, y *float32, n int, alpha *float32) int
+
+// dotCols adds to dots[k] the dot products of the four vectors
+// a[k·lda:][:len(x)] with x, over the elements the vector kernel of T
+// takes, and returns how many that is (the caller finishes the rest).
+func dotCols[T Float](a []T, lda int, x []T, dots *[4]T) int {
+	n := len(x)
+	w := 32 / int(unsafe.Sizeof(x[0]))
+	if !hasFMA || n < w {
+		return 0
+	}
+	_ = a[3*lda+n-1]
+	var lanes [32]T
+	var done int
+	switch a := any(a).(type) {
+	case []float64:
+		done = dotColsAVX2F64(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float64)), n, &any(&lanes).(*[32]float64)[0])
+	case []float32:
+		done = dotColsAVX2F32(unsafe.SliceData(a), lda, unsafe.SliceData(any(x).([]float32)), n, &any(&lanes).(*[32]float32)[0])
+	}
+	for k := range 4 {
+		dots[k] += laneSum(lanes[w*k : w*(k+1)])
+	}
+	return done
+}
+
+// axpyCols sets y[i] += Σₖ alpha[k]·a[k·lda+i] over the elements the
+// vector kernel of T takes, with symvCols's arithmetic, and returns how
+// many that is (the caller finishes the rest).
+func axpyCols[T Float](a []T, lda int, y []T, alpha *[4]T) int {
+	n := len(y)
+	w := 32 / int(unsafe.Sizeof(y[0]))
+	if !hasFMA || n < w {
+		return 0
+	}
+	_ = a[3*lda+n-1]
+	switch a := any(a).(type) {
+	case []float64:
+		return axpyColsAVX2F64(unsafe.SliceData(a), lda, unsafe.SliceData(any(y).([]float64)), n, &any(alpha).(*[4]float64)[0])
+	case []float32:
+		return axpyColsAVX2F32(unsafe.SliceData(a), lda, unsafe.SliceData(any(y).([]float32)), n, &any(alpha).(*[4]float32)[0])
+	}
+	return 0
+}
+
 // laneSum adds the 4 or 8 lanes in s in pairs: (s₀ + s₁) + (s₂ + s₃) for
 // four, and two such sums added for eight.
 func laneSum[T Float](s []T) T {

@@ -2584,6 +2584,264 @@ affineAVX2F64done:
 	MOVQ AX, ret+32(FP)
 	RET
 
+// func dotColsAVX2F64(a *float64, lda int, x *float64, n int, dots *float64) int
+// Requires: AVX, FMA3
+TEXT ·dotColsAVX2F64(SB), NOSPLIT, $0-48
+	// dotColsAVX2F64 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n
+	// rounded down to 4 and accumulates the lanes of Σᵢ a[k·lda+i]·x[i] into
+	// dots[4k : 4k+4] (overwritten; the caller adds the lanes); it returns the count
+	// of rows done.
+	MOVQ   a+0(FP), SI
+	MOVQ   lda+8(FP), R8
+	MOVQ   n+24(FP), CX
+	SHLQ   $0x03, R8
+	LEAQ   (SI)(R8*1), R9
+	LEAQ   (R9)(R8*1), R10
+	LEAQ   (R10)(R8*1), R11
+	XORQ   AX, AX
+	MOVQ   x+16(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y4, Y4, Y4
+	VXORPD Y1, Y1, Y1
+	VXORPD Y5, Y5, Y5
+	VXORPD Y2, Y2, Y2
+	VXORPD Y6, Y6, Y6
+	VXORPD Y3, Y3, Y3
+	VXORPD Y7, Y7, Y7
+	MOVQ   CX, BX
+	ANDQ   $-8, BX
+
+colsF64dotloop8:
+	CMPQ        AX, BX
+	JGE         colsF64dotone
+	VMOVUPD     (DI)(AX*8), Y8
+	VMOVUPD     32(DI)(AX*8), Y9
+	VMOVUPD     (SI)(AX*8), Y10
+	VFMADD231PD Y10, Y8, Y0
+	VMOVUPD     (R9)(AX*8), Y11
+	VFMADD231PD Y11, Y8, Y1
+	VMOVUPD     (R10)(AX*8), Y12
+	VFMADD231PD Y12, Y8, Y2
+	VMOVUPD     (R11)(AX*8), Y13
+	VFMADD231PD Y13, Y8, Y3
+	VMOVUPD     32(SI)(AX*8), Y10
+	VFMADD231PD Y10, Y9, Y4
+	VMOVUPD     32(R9)(AX*8), Y11
+	VFMADD231PD Y11, Y9, Y5
+	VMOVUPD     32(R10)(AX*8), Y12
+	VFMADD231PD Y12, Y9, Y6
+	VMOVUPD     32(R11)(AX*8), Y13
+	VFMADD231PD Y13, Y9, Y7
+	ADDQ        $0x00000008, AX
+	JMP         colsF64dotloop8
+
+colsF64dotone:
+	MOVQ CX, BX
+	ANDQ $-4, BX
+
+colsF64dotloop4:
+	CMPQ        AX, BX
+	JGE         colsF64dotdone
+	VMOVUPD     (DI)(AX*8), Y8
+	VMOVUPD     (SI)(AX*8), Y10
+	VFMADD231PD Y10, Y8, Y0
+	VMOVUPD     (R9)(AX*8), Y11
+	VFMADD231PD Y11, Y8, Y1
+	VMOVUPD     (R10)(AX*8), Y12
+	VFMADD231PD Y12, Y8, Y2
+	VMOVUPD     (R11)(AX*8), Y13
+	VFMADD231PD Y13, Y8, Y3
+	ADDQ        $0x00000004, AX
+	JMP         colsF64dotloop4
+
+colsF64dotdone:
+	MOVQ    dots+32(FP), R12
+	VADDPD  Y4, Y0, Y0
+	VMOVUPD Y0, (R12)
+	VADDPD  Y5, Y1, Y1
+	VMOVUPD Y1, 32(R12)
+	VADDPD  Y6, Y2, Y2
+	VMOVUPD Y2, 64(R12)
+	VADDPD  Y7, Y3, Y3
+	VMOVUPD Y3, 96(R12)
+	VZEROUPPER
+	MOVQ    AX, ret+40(FP)
+	RET
+
+// func axpyColsAVX2F64(a *float64, lda int, y *float64, n int, alpha *float64) int
+// Requires: AVX, FMA3
+TEXT ·axpyColsAVX2F64(SB), NOSPLIT, $0-48
+	// axpyColsAVX2F64 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n
+	// rounded down to 4 and sets y[i] += Σₖ alpha[k]·a[k·lda+i], as symvColsF64 does;
+	// it returns the count of rows done.
+	MOVQ         a+0(FP), SI
+	MOVQ         lda+8(FP), R8
+	MOVQ         n+24(FP), CX
+	SHLQ         $0x03, R8
+	LEAQ         (SI)(R8*1), R9
+	LEAQ         (R9)(R8*1), R10
+	LEAQ         (R10)(R8*1), R11
+	XORQ         AX, AX
+	MOVQ         y+16(FP), DX
+	MOVQ         alpha+32(FP), R12
+	VBROADCASTSD (R12), Y4
+	VBROADCASTSD 8(R12), Y5
+	VBROADCASTSD 16(R12), Y6
+	VBROADCASTSD 24(R12), Y7
+	MOVQ         CX, BX
+	ANDQ         $-4, BX
+
+colsF64axpyloop4:
+	CMPQ        AX, BX
+	JGE         colsF64axpydone
+	VMOVUPD     (SI)(AX*8), Y10
+	VMOVUPD     (R9)(AX*8), Y11
+	VMOVUPD     (R10)(AX*8), Y12
+	VMOVUPD     (R11)(AX*8), Y13
+	VMULPD      Y10, Y4, Y9
+	VMULPD      Y12, Y6, Y14
+	VFMADD231PD Y11, Y5, Y9
+	VFMADD231PD Y13, Y7, Y14
+	VADDPD      Y14, Y9, Y9
+	VADDPD      (DX)(AX*8), Y9, Y9
+	VMOVUPD     Y9, (DX)(AX*8)
+	ADDQ        $0x00000004, AX
+	JMP         colsF64axpyloop4
+
+colsF64axpydone:
+	VZEROUPPER
+	MOVQ AX, ret+40(FP)
+	RET
+
+// func dotColsAVX2F32(a *float32, lda int, x *float32, n int, dots *float32) int
+// Requires: AVX, FMA3
+TEXT ·dotColsAVX2F32(SB), NOSPLIT, $0-48
+	// dotColsAVX2F32 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n
+	// rounded down to 8 and accumulates the lanes of Σᵢ a[k·lda+i]·x[i] into
+	// dots[8k : 8k+8] (overwritten; the caller adds the lanes); it returns the count
+	// of rows done.
+	MOVQ   a+0(FP), SI
+	MOVQ   lda+8(FP), R8
+	MOVQ   n+24(FP), CX
+	SHLQ   $0x02, R8
+	LEAQ   (SI)(R8*1), R9
+	LEAQ   (R9)(R8*1), R10
+	LEAQ   (R10)(R8*1), R11
+	XORQ   AX, AX
+	MOVQ   x+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y4, Y4, Y4
+	VXORPS Y1, Y1, Y1
+	VXORPS Y5, Y5, Y5
+	VXORPS Y2, Y2, Y2
+	VXORPS Y6, Y6, Y6
+	VXORPS Y3, Y3, Y3
+	VXORPS Y7, Y7, Y7
+	MOVQ   CX, BX
+	ANDQ   $-16, BX
+
+colsF32dotloop16:
+	CMPQ        AX, BX
+	JGE         colsF32dotone
+	VMOVUPS     (DI)(AX*4), Y8
+	VMOVUPS     32(DI)(AX*4), Y9
+	VMOVUPS     (SI)(AX*4), Y10
+	VFMADD231PS Y10, Y8, Y0
+	VMOVUPS     (R9)(AX*4), Y11
+	VFMADD231PS Y11, Y8, Y1
+	VMOVUPS     (R10)(AX*4), Y12
+	VFMADD231PS Y12, Y8, Y2
+	VMOVUPS     (R11)(AX*4), Y13
+	VFMADD231PS Y13, Y8, Y3
+	VMOVUPS     32(SI)(AX*4), Y10
+	VFMADD231PS Y10, Y9, Y4
+	VMOVUPS     32(R9)(AX*4), Y11
+	VFMADD231PS Y11, Y9, Y5
+	VMOVUPS     32(R10)(AX*4), Y12
+	VFMADD231PS Y12, Y9, Y6
+	VMOVUPS     32(R11)(AX*4), Y13
+	VFMADD231PS Y13, Y9, Y7
+	ADDQ        $0x00000010, AX
+	JMP         colsF32dotloop16
+
+colsF32dotone:
+	MOVQ CX, BX
+	ANDQ $-8, BX
+
+colsF32dotloop8:
+	CMPQ        AX, BX
+	JGE         colsF32dotdone
+	VMOVUPS     (DI)(AX*4), Y8
+	VMOVUPS     (SI)(AX*4), Y10
+	VFMADD231PS Y10, Y8, Y0
+	VMOVUPS     (R9)(AX*4), Y11
+	VFMADD231PS Y11, Y8, Y1
+	VMOVUPS     (R10)(AX*4), Y12
+	VFMADD231PS Y12, Y8, Y2
+	VMOVUPS     (R11)(AX*4), Y13
+	VFMADD231PS Y13, Y8, Y3
+	ADDQ        $0x00000008, AX
+	JMP         colsF32dotloop8
+
+colsF32dotdone:
+	MOVQ    dots+32(FP), R12
+	VADDPS  Y4, Y0, Y0
+	VMOVUPS Y0, (R12)
+	VADDPS  Y5, Y1, Y1
+	VMOVUPS Y1, 32(R12)
+	VADDPS  Y6, Y2, Y2
+	VMOVUPS Y2, 64(R12)
+	VADDPS  Y7, Y3, Y3
+	VMOVUPS Y3, 96(R12)
+	VZEROUPPER
+	MOVQ    AX, ret+40(FP)
+	RET
+
+// func axpyColsAVX2F32(a *float32, lda int, y *float32, n int, alpha *float32) int
+// Requires: AVX, FMA3
+TEXT ·axpyColsAVX2F32(SB), NOSPLIT, $0-48
+	// axpyColsAVX2F32 reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n
+	// rounded down to 8 and sets y[i] += Σₖ alpha[k]·a[k·lda+i], as symvColsF32 does;
+	// it returns the count of rows done.
+	MOVQ         a+0(FP), SI
+	MOVQ         lda+8(FP), R8
+	MOVQ         n+24(FP), CX
+	SHLQ         $0x02, R8
+	LEAQ         (SI)(R8*1), R9
+	LEAQ         (R9)(R8*1), R10
+	LEAQ         (R10)(R8*1), R11
+	XORQ         AX, AX
+	MOVQ         y+16(FP), DX
+	MOVQ         alpha+32(FP), R12
+	VBROADCASTSS (R12), Y4
+	VBROADCASTSS 4(R12), Y5
+	VBROADCASTSS 8(R12), Y6
+	VBROADCASTSS 12(R12), Y7
+	MOVQ         CX, BX
+	ANDQ         $-8, BX
+
+colsF32axpyloop8:
+	CMPQ        AX, BX
+	JGE         colsF32axpydone
+	VMOVUPS     (SI)(AX*4), Y10
+	VMOVUPS     (R9)(AX*4), Y11
+	VMOVUPS     (R10)(AX*4), Y12
+	VMOVUPS     (R11)(AX*4), Y13
+	VMULPS      Y10, Y4, Y9
+	VMULPS      Y12, Y6, Y14
+	VFMADD231PS Y11, Y5, Y9
+	VFMADD231PS Y13, Y7, Y14
+	VADDPS      Y14, Y9, Y9
+	VADDPS      (DX)(AX*4), Y9, Y9
+	VMOVUPS     Y9, (DX)(AX*4)
+	ADDQ        $0x00000008, AX
+	JMP         colsF32axpyloop8
+
+colsF32axpydone:
+	VZEROUPPER
+	MOVQ AX, ret+40(FP)
+	RET
+
 // func sigmoidAVX512(d *float32, x *float32, n int) int
 // Requires: AVX, AVX512F
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-32

@@ -38,6 +38,12 @@ func rotBlocks[T Float](zi, zj []T, c, s T) int { return 0 }
 // symvCols has no vector implementation here: it does no rows.
 func symvCols[T Float](a []T, lda int, x, y []T, alpha *[4]T, dots *[4]T) int { return 0 }
 
+// dotCols has no vector implementation here: it does nothing.
+func dotCols[T Float](a []T, lda int, x []T, dots *[4]T) int { return 0 }
+
+// axpyCols has no vector implementation here: it does nothing.
+func axpyCols[T Float](a []T, lda int, y []T, alpha *[4]T) int { return 0 }
+
 // geluBlocks has no vector implementation here: it writes nothing.
 func geluBlocks(d, x []float32) int { return 0 }
 

@@ -105,20 +105,63 @@ func symvColsScalar[T Float](a []T, lda int, x, y []T, alpha, dots *[4]T) {
 	dots[3] += s3
 }
 
+// dotColsScalar adds Σᵢ a[k·lda+i]·x[i] to dots[k] for the four vectors
+// of a, over every i < len(x): the tail that dotCols leaves.
+func dotColsScalar[T Float](a []T, lda int, x []T, dots *[4]T) {
+	n := len(x)
+	if n == 0 {
+		return
+	}
+	c0, c1, c2, c3 := a[:n], a[lda:lda+n], a[2*lda:2*lda+n], a[3*lda:3*lda+n]
+	var s0, s1, s2, s3 T
+	for i, xi := range x {
+		s0 += c0[i] * xi
+		s1 += c1[i] * xi
+		s2 += c2[i] * xi
+		s3 += c3[i] * xi
+	}
+	dots[0] += s0
+	dots[1] += s1
+	dots[2] += s2
+	dots[3] += s3
+}
+
+// axpyColsScalar sets y[i] += Σₖ alpha[k]·a[k·lda+i] for every i < len(y),
+// in symvColsScalar's arithmetic: the tail that axpyCols leaves.
+func axpyColsScalar[T Float](a []T, lda int, y []T, alpha *[4]T) {
+	n := len(y)
+	if n == 0 {
+		return
+	}
+	c0, c1, c2, c3 := a[:n], a[lda:lda+n], a[2*lda:2*lda+n], a[3*lda:3*lda+n]
+	for i := range y {
+		y[i] += (alpha[0]*c0[i] + alpha[1]*c1[i]) + (alpha[2]*c2[i] + alpha[3]*c3[i])
+	}
+}
+
+// dots4 adds to dots[k] the dot product of a[k·lda:][:len(x)] with x for
+// k < 4: the vector kernel, then the scalar tail.
+func dots4[T Float](a []T, lda int, x []T, dots *[4]T) {
+	done := dotCols(a, lda, x, dots)
+	dotColsScalar(a[done:], lda, x[done:], dots)
+}
+
+// axpy4 sets y += Σₖ alpha[k]·a[k·lda:][:len(y)] for k < 4: the vector
+// kernel, then the scalar tail.
+func axpy4[T Float](a []T, lda int, y []T, alpha *[4]T) {
+	done := axpyCols(a, lda, y, alpha)
+	axpyColsScalar(a[done:], lda, y[done:], alpha)
+}
+
 // colsDot sets out[j] = a_j·x for the ncols vectors a_j = a[j·lda:][:len(x)],
-// four at a time through the symmetric product's kernel (with zero weights,
-// so its update of scratch, len(x) long, changes nothing).
-func colsDot[T Float](a []T, lda, ncols int, x, out, scratch []T) {
+// four at a time.
+func colsDot[T Float](a []T, lda, ncols int, x, out []T) {
 	n := len(x)
 	j := 0
 	if n >= 16 {
-		var zero [4]T
-		y := scratch[:n]
 		for ; j+4 <= ncols; j += 4 {
 			var dots [4]T
-			blk := a[j*lda:]
-			done := symvCols(blk, lda, x, y, &zero, &dots)
-			symvColsScalar(blk[done:], lda, x[done:], y[done:], &zero, &dots)
+			dots4(a[j*lda:], lda, x, &dots)
 			copy(out[j:j+4], dots[:])
 		}
 	}
@@ -128,18 +171,14 @@ func colsDot[T Float](a []T, lda, ncols int, x, out, scratch []T) {
 }
 
 // colsAxpy sets y += Σⱼ coef[j]·a_j for the ncols vectors a_j =
-// a[j·lda:][:len(y)], four at a time through the symmetric product's kernel
-// (its dot products, against y itself, are discarded).
+// a[j·lda:][:len(y)], four at a time.
 func colsAxpy[T Float](a []T, lda, ncols int, coef, y []T) {
 	n := len(y)
 	j := 0
 	if n >= 16 {
 		for ; j+4 <= ncols; j += 4 {
-			var dots [4]T
 			alpha := [4]T{coef[j], coef[j+1], coef[j+2], coef[j+3]}
-			blk := a[j*lda:]
-			done := symvCols(blk, lda, y, y, &alpha, &dots)
-			symvColsScalar(blk[done:], lda, y[done:], y[done:], &alpha, &dots)
+			axpy4(a[j*lda:], lda, y, &alpha)
 		}
 	}
 	for ; j < ncols; j++ {

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -53,6 +54,7 @@ func TestSymvLower(t *testing.T) {
 // dot products with x), over lengths around the lanes of both widths:
 // the rows it reports done are a multiple of its lanes, the rest of y is
 // untouched, and what it did agrees with the scalar loop to a rounding.
+// Its halves as kernels of their own, dots4 and axpy4, are checked too.
 func TestSymvColsKernel(t *testing.T) {
 	for _, n := range []int{3, 4, 7, 8, 13, 16, 61} {
 		rng := rand.New(rand.NewPCG(2, uint64(n)))
@@ -104,5 +106,20 @@ func checkSymvCols[T Float](t *testing.T, a []T, lda int, x, y []T, alpha [4]T, 
 	}
 	for k := range wantDots {
 		assert.InDelta(t, float64(wantDots[k]), float64(gotDots[k]), tol*float64(n), "dot %d", k)
+	}
+	// The two halves on their own: axpy4's update is symvCols's, bit for
+	// bit (the same instructions); dots4 sums in its own order.
+	half := append([]T(nil), y...)
+	axpy4(a, lda, half, &alpha)
+	for i := range got {
+		assert.Equal(t, math.Float64bits(float64(got[i])), math.Float64bits(float64(half[i])), "axpy4 y[%d]", i)
+	}
+	var dots [4]T
+	dots4(a, lda, x, &dots)
+	var scalarDots [4]T
+	dotColsScalar(a, lda, x, &scalarDots)
+	for k := range dots {
+		assert.InDelta(t, float64(wantDots[k]), float64(dots[k]), tol*float64(n), "dots4 %d", k)
+		assert.Equal(t, float64(wantDots[k]), float64(scalarDots[k]), "dotColsScalar %d", k)
 	}
 }

@@ -159,6 +159,112 @@ func rotKernel() {
 	done("rotavx2f64done")
 }
 
+// colsKernels emits the two halves of symvKernel's loop as kernels of
+// their own, for passes that need only one: dotColsAVX2F64 accumulates
+// the four columns' dot products with x (two vectors of each in flight,
+// so that eight FMA chains hide the instruction's latency), and
+// axpyColsAVX2F64 updates y with the columns' combination, in the
+// instructions (so the bits) of symvKernel's update. With f32 they are
+// the float32 forms on eight lanes.
+func colsKernels(f32 bool) {
+	suffix, elem, lanes := "F64", uint8(8), 4
+	typ := "float64"
+	fma, mul, add, mov, xor := a.VFMADD231PD, a.VMULPD, a.VADDPD, a.VMOVUPD, a.VXORPD
+	bcast := a.VBROADCASTSD
+	if f32 {
+		suffix, elem, lanes, typ = "F32", 4, 8, "float32"
+		fma, mul, add, mov, xor = a.VFMADD231PS, a.VMULPS, a.VADDPS, a.VMOVUPS, a.VXORPS
+		bcast = a.VBROADCASTSS
+	}
+	label := "cols" + suffix
+	prologue := func() {
+		a.Load(a.Param("a"), RSI)
+		a.Load(a.Param("lda"), R8)
+		a.Load(a.Param("n"), RCX)
+		if f32 {
+			a.SHLQ(U8(2), R8)
+		} else {
+			a.SHLQ(U8(3), R8)
+		}
+		a.LEAQ(Mem{Base: RSI, Index: R8, Scale: 1}, R9)
+		a.LEAQ(Mem{Base: R9, Index: R8, Scale: 1}, R10)
+		a.LEAQ(Mem{Base: R10, Index: R8, Scale: 1}, R11)
+		a.XORQ(RAX, RAX)
+	}
+	base := []Register{RSI, R9, R10, R11}
+
+	name := "dotColsAVX2" + suffix
+	text(name, "func(a *"+typ+", lda int, x *"+typ+", n int, dots *"+typ+") int")
+	a.Comment(name+" reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n",
+		fmt.Sprintf("rounded down to %d and accumulates the lanes of Σᵢ a[k·lda+i]·x[i] into", lanes),
+		fmt.Sprintf("dots[%dk : %dk+%d] (overwritten; the caller adds the lanes); it returns the count", lanes, lanes, lanes),
+		"of rows done.")
+	prologue()
+	a.Load(a.Param("x"), RDI)
+	acc := []VecPhysical{Y0, Y1, Y2, Y3}
+	acc2 := []VecPhysical{Y4, Y5, Y6, Y7}
+	col := []VecPhysical{Y10, Y11, Y12, Y13}
+	for k := 0; k < 4; k++ {
+		xor(acc[k], acc[k], acc[k])
+		xor(acc2[k], acc2[k], acc2[k])
+	}
+	countedLoop(label+"dotloop"+fmt.Sprint(2*lanes), label+"dotone", 2*lanes, func() {
+		mov(at(RDI, elem, 0), Y8)
+		mov(at(RDI, elem, 32), Y9)
+		for k := 0; k < 4; k++ {
+			mov(at(base[k], elem, 0), col[k])
+			fma(col[k], Y8, acc[k])
+		}
+		for k := 0; k < 4; k++ {
+			mov(at(base[k], elem, 32), col[k])
+			fma(col[k], Y9, acc2[k])
+		}
+	})
+	a.Label(label + "dotone")
+	countedLoop(label+"dotloop"+fmt.Sprint(lanes), label+"dotdone", lanes, func() {
+		mov(at(RDI, elem, 0), Y8)
+		for k := 0; k < 4; k++ {
+			mov(at(base[k], elem, 0), col[k])
+			fma(col[k], Y8, acc[k])
+		}
+	})
+	a.Label(label + "dotdone")
+	a.Load(a.Param("dots"), R12)
+	for k := 0; k < 4; k++ {
+		add(acc2[k], acc[k], acc[k])
+		mov(acc[k], Mem{Base: R12, Disp: 32 * k})
+	}
+	a.VZEROUPPER()
+	a.Store(RAX, a.ReturnIndex(0))
+	a.RET()
+
+	name = "axpyColsAVX2" + suffix
+	text(name, "func(a *"+typ+", lda int, y *"+typ+", n int, alpha *"+typ+") int")
+	a.Comment(name+" reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n",
+		fmt.Sprintf("rounded down to %d and sets y[i] += Σₖ alpha[k]·a[k·lda+i], as symvCols%s does;", lanes, suffix),
+		"it returns the count of rows done.")
+	prologue()
+	a.Load(a.Param("y"), RDX)
+	a.Load(a.Param("alpha"), R12)
+	alpha := []VecPhysical{Y4, Y5, Y6, Y7}
+	for k := 0; k < 4; k++ {
+		bcast(Mem{Base: R12, Disp: int(elem) * k}, alpha[k])
+	}
+	countedLoop(label+"axpyloop"+fmt.Sprint(lanes), label+"axpydone", lanes, func() {
+		for k := 0; k < 4; k++ {
+			mov(at(base[k], elem, 0), col[k])
+		}
+		mul(col[0], alpha[0], Y9)
+		mul(col[2], alpha[2], Y14)
+		fma(col[1], alpha[1], Y9)
+		fma(col[3], alpha[3], Y14)
+		add(Y14, Y9, Y9)
+		add(at(RDX, elem, 0), Y9, Y9)
+		mov(Y9, at(RDX, elem, 0))
+	})
+	done(label + "axpydone")
+}
+
 // symvKernel emits symvColsAVX2F64, the inner loop of the lower symmetric
 // matrix-vector product: four columns are read once, each both as a row
 // (a dot product with x) and as a column (an update of y). Unlike the

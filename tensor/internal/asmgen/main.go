@@ -66,6 +66,8 @@ func main() {
 	expShiftKernel(true)
 	maxKernel()
 	rowKernels()
+	colsKernels(false)
+	colsKernels(true)
 	// The float32 transcendental kernels again, at AVX-512's width (vec.go).
 	w = avx512
 	exp32Kernels()

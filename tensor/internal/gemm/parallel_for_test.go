@@ -1,6 +1,8 @@
 package gemm
 
 import (
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,5 +54,31 @@ func TestParallelForRunsEachTaskOnce(t *testing.T) {
 	check("concurrent", conc)
 	if offer.Load() != nil {
 		t.Fatal("a returned call left its offer to the helpers published")
+	}
+}
+
+// TestParallelForTaskZeroOnCaller checks that task 0 always runs on the
+// calling goroutine, while helpers poll for work (the case where one
+// could claim it first).
+func TestParallelForTaskZeroOnCaller(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs two Ps for a helper")
+	}
+	goid := func() string {
+		var buf [64]byte
+		n := runtime.Stack(buf[:], false)
+		return strings.Fields(string(buf[:n]))[1] // "goroutine N [running]:"
+	}
+	me := goid()
+	for call := range 2000 {
+		var ran string
+		ParallelFor(2, 2, func(i int) {
+			if i == 0 {
+				ran = goid()
+			}
+		})
+		if ran != me {
+			t.Fatalf("call %d: task 0 ran on goroutine %s, not the caller's %s", call, ran, me)
+		}
 	}
 }
