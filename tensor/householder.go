@@ -140,6 +140,13 @@ func triMulCol[T Float](t []T, b, i int, zs []T, ldz int, s T) {
 // per GEMM, which matters on a busy machine where every join can wait for
 // a descheduled thread.
 func (r *reflectors[T]) applyBlock(j0, j1 int, trans bool, c []T, nc, ldc int) {
+	r.applyBlockOn(j0, j1, trans, c, nc, ldc, true)
+}
+
+// applyBlockOn is applyBlock with its columns split between the cores, or
+// (split false) all on the calling goroutine; the bits are the same
+// either way, each column's arithmetic being the same.
+func (r *reflectors[T]) applyBlockOn(j0, j1 int, trans bool, c []T, nc, ldc int, split bool) {
 	b := j1 - j0
 	mm := r.m - (j0 + r.shift)
 	if b <= 0 || nc <= 0 || mm <= 0 {
@@ -152,6 +159,10 @@ func (r *reflectors[T]) applyBlock(j0, j1 int, trans bool, c []T, nc, ldc int) {
 		t = workGet[T](b * b)
 		defer workPut(t)
 		r.wideT(j0, j1, t)
+	}
+	if !split {
+		r.applyBlockCols(j0, j1, t, trans, c, nc, ldc)
+		return
 	}
 	// Parts of at least reflApplySplit multiply-adds, and of whole
 	// micro-kernel panels of columns.
@@ -186,6 +197,12 @@ func (r *reflectors[T]) applyBlockCols(j0, j1 int, t []T, trans bool, c []T, nc,
 // of the identity (forming Q explicitly), which lets each block skip the
 // columns that are still unit vectors it cannot change.
 func (r *reflectors[T]) applyQ(c []T, nc, ldc int, identityStart bool) {
+	r.applyQOn(c, nc, ldc, identityStart, true)
+}
+
+// applyQOn is applyQ with each block's columns split between the cores,
+// or (split false) all on the calling goroutine.
+func (r *reflectors[T]) applyQOn(c []T, nc, ldc int, identityStart, split bool) {
 	bw := r.applyWidth(nc)
 	last := (r.k - 1) / bw * bw
 	for j0 := last; j0 >= 0; j0 -= bw {
@@ -196,7 +213,7 @@ func (r *reflectors[T]) applyQ(c []T, nc, ldc int, identityStart bool) {
 			// j < j0+shift, which the block leaves alone.
 			c0 = min(j0+r.shift, nc)
 		}
-		r.applyBlock(j0, j1, false, c[c0:], nc-c0, ldc)
+		r.applyBlockOn(j0, j1, false, c[c0:], nc-c0, ldc, split)
 	}
 }
 
