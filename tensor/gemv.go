@@ -6,7 +6,8 @@ package tensor
 // the whole matrix, a copy as large as the product's one reading of it,
 // and pad the vector out to its register tiles (at n = 1000 a float64
 // A·x took 620 µs through GEMM, 359 µs as plain row dot products, 150-180
-// µs here). It reports false, computing nothing, where it does not apply:
+// µs through the symmetric product's kernel and 134 µs through dots4,
+// one core of the Zen 3). It reports false, computing nothing, where it does not apply:
 // a vector that is not contiguous, a depth below 2, or a product that is
 // not a matrix-vector one.
 func gemv[T Float](c, A, B []T, oa, ob matOperand, m, n, k int, accumulate bool) bool {

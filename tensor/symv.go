@@ -47,23 +47,28 @@ func symvLower[T Float](m int, a []T, lda int, x, y, scratch []T) {
 func symvRange[T Float](m, c0, c1 int, a []T, lda int, x, y []T) {
 	j := c0
 	for ; j+4 <= c1; j += 4 {
-		// The 4×4 diagonal block, from its lower triangle.
-		for p := 0; p < 4; p++ {
-			for q := 0; q < 4; q++ {
-				r, c := max(p, q), min(p, q)
-				y[j+p] += a[j+r+(j+c)*lda] * x[j+q]
-			}
+		// The 4×4 diagonal block, from its lower triangle, summed in
+		// registers: adding each product into y[j+p] in memory made a
+		// chain of sixteen dependent stores and loads, which took more
+		// time than the rest of the group's columns at m = 200.
+		x0, x1, x2, x3 := x[j], x[j+1], x[j+2], x[j+3]
+		c0 := a[j+j*lda : j+j*lda+4]
+		c1 := a[j+(j+1)*lda+1 : j+(j+1)*lda+4]
+		c2 := a[j+(j+2)*lda+2 : j+(j+2)*lda+4]
+		a33 := a[j+3+(j+3)*lda]
+		dots := [4]T{
+			(c0[0]*x0 + c0[1]*x1) + (c0[2]*x2 + c0[3]*x3),
+			(c0[1]*x0 + c1[0]*x1) + (c1[1]*x2 + c1[2]*x3),
+			(c0[2]*x0 + c1[1]*x1) + (c2[0]*x2 + c2[1]*x3),
+			(c0[3]*x0 + c1[2]*x1) + (c2[1]*x2 + a33*x3),
 		}
-		r0 := j + 4
-		if r0 >= m {
-			continue
+		if r0 := j + 4; r0 < m {
+			alpha := [4]T{x0, x1, x2, x3}
+			cols := a[r0+j*lda:]
+			xs, ys := x[r0:m], y[r0:m]
+			done := symvCols(cols, lda, xs, ys, &alpha, &dots)
+			symvColsScalar(cols[done:], lda, xs[done:], ys[done:], &alpha, &dots)
 		}
-		alpha := [4]T{x[j], x[j+1], x[j+2], x[j+3]}
-		var dots [4]T
-		cols := a[r0+j*lda:]
-		xs, ys := x[r0:m], y[r0:m]
-		done := symvCols(cols, lda, xs, ys, &alpha, &dots)
-		symvColsScalar(cols[done:], lda, xs[done:], ys[done:], &alpha, &dots)
 		for k := range 4 {
 			y[j+k] += dots[k]
 		}
