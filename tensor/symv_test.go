@@ -1,8 +1,8 @@
 package tensor
 
 import (
-	"math"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
