@@ -3,7 +3,8 @@ package tensor
 import (
 	"fmt"
 	"runtime"
-	"sync/atomic"
+
+	"github.com/gradus-ml/gradus/tensor/internal/gemm"
 )
 
 // qrSplitWork is roughly the m·n·k summed over a chunk of a batch below
@@ -183,26 +184,18 @@ func qrFactor[T Float](m, n int, a []T) *reflectors[T] {
 			}
 			continue
 		}
-		// The far part goes to a helper; if its thread has not been
-		// scheduled by the time this goroutine is done with the panel and
-		// its own part (a busy machine), this goroutine does it too.
-		var claimed atomic.Bool
-		done := make(chan struct{})
-		far := func() { refl.applyBlockCols(j0, j0+b, t, true, a[c0+x:], rest-x, n) }
-		go func() {
-			if claimed.CompareAndSwap(false, true) {
-				far()
-				close(done)
+		// The far part goes to one of GEMM's polling helpers; if none has
+		// joined by the time this goroutine is done with the panel and its
+		// own part (a busy machine), this goroutine does it too.
+		gemm.ParallelFor(2, 2, func(task int) {
+			if task == 1 {
+				refl.applyBlockCols(j0, j0+b, t, true, a[c0+x:], rest-x, n)
+				return
 			}
-		}()
-		refl.applyBlockCols(j0, j0+b, t, true, a[j0+b:], nextB, n)
-		qrPanel(m, n, j0+b, nextB, a, refl, pt, w, scratch)
-		refl.applyBlockCols(j0, j0+b, t, true, a[c0:], x, n)
-		if claimed.CompareAndSwap(false, true) {
-			far()
-		} else {
-			<-done
-		}
+			refl.applyBlockCols(j0, j0+b, t, true, a[j0+b:], nextB, n)
+			qrPanel(m, n, j0+b, nextB, a, refl, pt, w, scratch)
+			refl.applyBlockCols(j0, j0+b, t, true, a[c0:], x, n)
+		})
 	}
 	return refl
 }

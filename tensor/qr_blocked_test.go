@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -227,4 +228,21 @@ func checkWideApply(t *testing.T, refl *reflectors[float64], nc int, name string
 	gotQT := append([]float64(nil), c0...)
 	refl.applyQT(gotQT, nc, nc)
 	assert.InDeltaSlice(t, wantQT, gotQT, 1e-12, "Qᵀ·C, %s", name)
+}
+
+// TestQRSameBitsAnyThreads checks that the factorisation's look-ahead
+// (the next panel on one goroutine, the far columns on another) gives the
+// bits of one goroutine.
+func TestQRSameBitsAnyThreads(t *testing.T) {
+	a := laRandom(Float64, 35, 300, 280)
+	var q, r [2]*Tensor
+	for i, procs := range []int{1, max(2, runtime.NumCPU())} {
+		old := runtime.GOMAXPROCS(procs)
+		var err error
+		q[i], r[i], err = QR(a)
+		runtime.GOMAXPROCS(old)
+		require.NoError(t, err)
+	}
+	assertSameBits(t, q[0], q[1])
+	assertSameBits(t, r[0], r[1])
 }
