@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -203,4 +204,22 @@ func TestNorm2(t *testing.T) {
 	if got := norm2([]float64{1, math.NaN()}); !math.IsNaN(got) {
 		t.Errorf("norm2 with a NaN = %g, want NaN", got)
 	}
+}
+
+// TestEighSameBitsAnyThreads checks that the reduction's split loops (the
+// symmetric product's halves, the rank-2k update's two parts) give the
+// bits of one goroutine.
+func TestEighSameBitsAnyThreads(t *testing.T) {
+	a := laRandom(Float64, 36, 300, 300)
+	a = Add(a, Transpose(a))
+	var w, v [2]*Tensor
+	for i, procs := range []int{1, max(2, runtime.NumCPU())} {
+		old := runtime.GOMAXPROCS(procs)
+		var err error
+		w[i], v[i], err = Eigh(a)
+		runtime.GOMAXPROCS(old)
+		require.NoError(t, err)
+	}
+	assertSameBits(t, w[0], w[1])
+	assertSameBits(t, v[0], v[1])
 }
