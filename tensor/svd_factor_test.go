@@ -255,3 +255,44 @@ func TestSVDSignConvention(t *testing.T) {
 		}
 	}
 }
+
+// TestSVDRankDeficientBlocked runs the blocked bidiagonalisation into
+// reflectors with τ = 0: a 220×150 matrix with 40 zero columns, 10
+// columns repeated and a zero row has rank 100, so exactly 50 singular
+// values vanish, and U·S·Vᵀ must still rebuild it.
+func TestSVDRankDeficientBlocked(t *testing.T) {
+	m, n := 220, 150
+	v := laRandom(Float64, 8, m, n).Values()
+	for i := 0; i < m; i++ {
+		for j := 40; j < 80; j++ {
+			v[i*n+j] = 0
+		}
+		for j := 100; j < 110; j++ {
+			v[i*n+j] = v[i*n+j-10]
+		}
+	}
+	for j := 0; j < n; j++ {
+		v[5*n+j] = 0
+	}
+	a := FromValues(Float64, v, m, n)
+	u, s, vt, err := SVD(a)
+	require.NoError(t, err)
+	svdCheck(t, Float64, laMatOf(a), laMatOf(u), s.Values(), laMatOf(vt))
+	sv := s.Values()
+	assert.Greater(t, sv[99], 1e-3*sv[0], "σ₉₉ of a rank-100 matrix")
+	for i := 100; i < n; i++ {
+		assert.Less(t, sv[i], 1e-13*sv[0], "σ%d of a rank-100 matrix", i)
+	}
+	// A diagonal matrix: every column and row below and right of the
+	// diagonal is exactly zero at every step, so every τ is 0. Its
+	// singular values are the |dᵢ| in decreasing order.
+	d := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		d[i*n+i] = float64((i*37)%n+1) * math.Pow(-1, float64(i))
+	}
+	_, s, _, err = SVD(FromValues(Float64, d, n, n))
+	require.NoError(t, err)
+	for i, got := range s.Values() {
+		assert.Equal(t, float64(n-i), got, "σ%d of diag(±1…±%d)", i, n)
+	}
+}
