@@ -11,9 +11,10 @@ import (
 // reflectors is generated with the trailing matrix left as it was, its
 // effect carried in two matrices X (m×nb) and Y (n×nb) such that the
 // trailing update is A ← A − U·Yᵀ − X·Vᵀ = A − [U X]·[Yᵀ; V], one GEMM
-// of depth 2·bdBlock. Half of the flops
-// stay matrix-vector products (one pass over the trailing matrix per
-// reflector, instead of the unblocked method's three).
+// of depth 2·bdBlock. Half of the flops stay matrix-vector products:
+// about one pass over the trailing matrix per step (a left and a right
+// reflector; see labrd), where the unblocked method makes three per
+// reflector.
 
 // bdBlock is the panel width; below bdBlockedMin remaining columns the
 // unblocked reduction finishes.
@@ -22,7 +23,10 @@ const (
 	bdBlockedMin = 96
 )
 
-// bidiagonalizeBlocked does what bidiagonalize does, in panels.
+// bidiagonalizeBlocked does what bidiagonalize does, in panels. It
+// expects a scaled as svdTall scales it, its largest entry's magnitude
+// below 1: labrdFused sums products of unnormalised columns, whose
+// squares would overflow float32 from entries of about 1e19.
 func bidiagonalizeBlocked[T Float](m, n int, a, d, e []T) (left, right *reflectors[T]) {
 	left = newReflectors[T](n, m, 0)
 	right = newReflectors[T](max(n-1, 0), n, 1)
@@ -328,12 +332,14 @@ const (
 )
 
 // gemvSplit runs fn(t, q0, q1) for the parts t of rows r0..r1−1 cut into
-// parts, on up to GOMAXPROCS goroutines. Each goroutine takes a fixed set
-// of parts (t ≡ its index mod their number) rather than claiming them as
-// it goes: the passes of a bidiagonalisation read the same rows again and
-// again, and a row read by the same core as last time is still in its
-// caches (claimed dynamically, 500×500 passes on the Zen 3 ran 40 %
-// slower than in two fixed halves).
+// parts, on up to GOMAXPROCS goroutines. The parts go in fixed sets (set
+// g holds the parts t ≡ g mod the number of sets), one ParallelFor task a
+// set, rather than one task a part: the passes of a bidiagonalisation
+// read the same rows again and again, and the caller always runs set 0,
+// so its rows stay in its core's caches, as the helper's do whenever the
+// same helper joins (claimed a part at a time, 500×500 passes on the Zen
+// 3 ran 40 % slower than in two fixed halves). gemvMaxParts caps the sets
+// at four: these passes are bound by memory, not by cores.
 func gemvSplit(r0, r1, parts int, fn func(t, q0, q1 int)) {
 	threads := min(parts, runtime.GOMAXPROCS(0))
 	gemm.ParallelFor(threads, threads, func(g int) {

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/gradus-ml/gradus/tensor/internal/gemm"
 )
@@ -91,19 +92,27 @@ func syr2kLower[T Float](m, k int, v []T, ldv int, w []T, ldw int, x, y, c []T, 
 		blocks(0, m)
 		return
 	}
-	// Two parts of about equal area, each a run of single-threaded GEMMs
-	// on one goroutine: splitting each block's small GEMM between the
-	// cores cost a fork and a join per block, and ran the update at 30-40
-	// GFLOP/s of useful work at m = 968 on the Zen 3. Each entry's
-	// arithmetic is the same however the columns are grouped.
-	split := min(m, int(float64(m)*(1-1/math.Sqrt2))/syr2kBlock*syr2kBlock+syr2kBlock)
-	gemm.ParallelFor(2, 2, func(t int) {
-		if t == 0 {
-			blocks(0, split)
-		} else {
-			blocks(split, m)
+	// One part a core, of about equal area on whole blocks, each a run of
+	// single-threaded GEMMs on one goroutine: splitting each block's small
+	// GEMM between the cores cost a fork and a join per block, and ran the
+	// update at 30-40 GFLOP/s of useful work at m = 968 on the Zen 3. Each
+	// entry's arithmetic is the same however the columns are grouped.
+	p := min(runtime.GOMAXPROCS(0), (m+syr2kBlock-1)/syr2kBlock)
+	if p < 2 {
+		blocks(0, m)
+		return
+	}
+	// Columns 0..c hold the area c·m − c²/2 of the triangle's m²/2: part t
+	// ends where that is (t+1)/p of it, c = m·(1 − √(1 − (t+1)/p)),
+	// rounded up to a block.
+	bound := func(t int) int {
+		if t >= p {
+			return m
 		}
-	})
+		c := float64(m) * (1 - math.Sqrt(1-float64(t)/float64(p)))
+		return min(m, (int(c)+syr2kBlock-1)/syr2kBlock*syr2kBlock)
+	}
+	gemm.ParallelFor(p, p, func(t int) { blocks(bound(t), bound(t+1)) })
 }
 
 // latrdLower reduces the first nb columns of the m×m column-major a (leading

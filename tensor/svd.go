@@ -17,8 +17,9 @@ const svdSplitWork = 1 << 14
 // bidiagonal reduction of R is much cheaper than that of A.
 const svdQRRatio = 5.0 / 3
 
-// svdApartMin is the order from which an SVD applies its left and right
-// reflectors on two goroutines side by side.
+// svdApartMin is the order from which an SVD on two cores applies its
+// left and right reflectors on two goroutines side by side (with more
+// cores each is split between all of them, block by block).
 const svdApartMin = 128
 
 // SVD returns the thin singular value decomposition A = U·diag(s)·Vᵀ of
@@ -185,7 +186,7 @@ func svdTall[T Float](m, n int, a, u, s, v []T) bool {
 	clear(u)
 	permTranspose(n, u, ut, perm)
 	permTranspose(n, v, vt, perm)
-	if n >= svdApartMin && runtime.GOMAXPROCS(0) > 1 {
+	if n >= svdApartMin && runtime.GOMAXPROCS(0) == 2 {
 		// The two back-transformations are independent: one a core,
 		// rather than each split between the cores block by block, keeps
 		// each matrix in one core's caches and needs one fork, not one

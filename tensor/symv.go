@@ -52,15 +52,15 @@ func symvRange[T Float](m, c0, c1 int, a []T, lda int, x, y []T) {
 		// chain of sixteen dependent stores and loads, which took more
 		// time than the rest of the group's columns at m = 200.
 		x0, x1, x2, x3 := x[j], x[j+1], x[j+2], x[j+3]
-		c0 := a[j+j*lda : j+j*lda+4]
-		c1 := a[j+(j+1)*lda+1 : j+(j+1)*lda+4]
-		c2 := a[j+(j+2)*lda+2 : j+(j+2)*lda+4]
-		a33 := a[j+3+(j+3)*lda]
+		l0 := a[j+j*lda : j+j*lda+4] // column j from the diagonal down
+		l1 := a[j+(j+1)*lda+1 : j+(j+1)*lda+4]
+		l2 := a[j+(j+2)*lda+2 : j+(j+2)*lda+4]
+		l3 := a[j+3+(j+3)*lda]
 		dots := [4]T{
-			(c0[0]*x0 + c0[1]*x1) + (c0[2]*x2 + c0[3]*x3),
-			(c0[1]*x0 + c1[0]*x1) + (c1[1]*x2 + c1[2]*x3),
-			(c0[2]*x0 + c1[1]*x1) + (c2[0]*x2 + c2[1]*x3),
-			(c0[3]*x0 + c1[2]*x1) + (c2[1]*x2 + a33*x3),
+			(l0[0]*x0 + l0[1]*x1) + (l0[2]*x2 + l0[3]*x3),
+			(l0[1]*x0 + l1[0]*x1) + (l1[1]*x2 + l1[2]*x3),
+			(l0[2]*x0 + l1[1]*x1) + (l2[0]*x2 + l2[1]*x3),
+			(l0[3]*x0 + l1[2]*x1) + (l2[1]*x2 + l3*x3),
 		}
 		if r0 := j + 4; r0 < m {
 			alpha := [4]T{x0, x1, x2, x3}
