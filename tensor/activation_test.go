@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,6 +71,23 @@ func assertSameBits(t *testing.T, want, got *Tensor) {
 			continue
 		}
 		require.Equal(t, math.Float64bits(w[i]), math.Float64bits(g[i]), "element %d: want %v, got %v", i, w[i], g[i])
+	}
+}
+
+// assertSameBitsAnyProcs runs f with GOMAXPROCS 1 and then with at least
+// 2, and requires every tensor it returns to have the same bits both times.
+func assertSameBitsAnyProcs(t *testing.T, f func() []*Tensor) {
+	t.Helper()
+	var got [2][]*Tensor
+	for i, procs := range []int{1, max(2, runtime.NumCPU())} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			got[i] = f()
+		}()
+	}
+	require.Len(t, got[1], len(got[0]))
+	for k := range got[0] {
+		assertSameBits(t, got[0][k], got[1][k])
 	}
 }
 

@@ -3,7 +3,6 @@ package tensor
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,14 +211,9 @@ func TestNorm2(t *testing.T) {
 func TestEighSameBitsAnyThreads(t *testing.T) {
 	a := laRandom(Float64, 36, 300, 300)
 	a = Add(a, Transpose(a))
-	var w, v [2]*Tensor
-	for i, procs := range []int{1, max(2, runtime.NumCPU())} {
-		old := runtime.GOMAXPROCS(procs)
-		var err error
-		w[i], v[i], err = Eigh(a)
-		runtime.GOMAXPROCS(old)
+	assertSameBitsAnyProcs(t, func() []*Tensor {
+		w, v, err := Eigh(a)
 		require.NoError(t, err)
-	}
-	assertSameBits(t, w[0], w[1])
-	assertSameBits(t, v[0], v[1])
+		return []*Tensor{w, v}
+	})
 }

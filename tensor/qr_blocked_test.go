@@ -3,7 +3,6 @@ package tensor
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -235,14 +234,9 @@ func checkWideApply(t *testing.T, refl *reflectors[float64], nc int, name string
 // bits of one goroutine.
 func TestQRSameBitsAnyThreads(t *testing.T) {
 	a := laRandom(Float64, 35, 300, 280)
-	var q, r [2]*Tensor
-	for i, procs := range []int{1, max(2, runtime.NumCPU())} {
-		old := runtime.GOMAXPROCS(procs)
-		var err error
-		q[i], r[i], err = QR(a)
-		runtime.GOMAXPROCS(old)
+	assertSameBitsAnyProcs(t, func() []*Tensor {
+		q, r, err := QR(a)
 		require.NoError(t, err)
-	}
-	assertSameBits(t, q[0], q[1])
-	assertSameBits(t, r[0], r[1])
+		return []*Tensor{q, r}
+	})
 }

@@ -87,27 +87,12 @@ func symvRange[T Float](m, c0, c1 int, a []T, lda int, x, y []T) {
 }
 
 // symvColsScalar sets y[i] += Σₖ alpha[k]·a[k·lda+i] and dots[k] +=
-// Σᵢ a[k·lda+i]·x[i] for the four columns of a and every i < len(y).
+// Σᵢ a[k·lda+i]·x[i] for the four columns of a and every i < len(y): the
+// tail that symvCols leaves, as its two halves' tails.
 func symvColsScalar[T Float](a []T, lda int, x, y []T, alpha, dots *[4]T) {
 	n := len(y)
-	if n == 0 {
-		return
-	}
-	c0, c1, c2, c3 := a[:n], a[lda:lda+n], a[2*lda:2*lda+n], a[3*lda:3*lda+n]
-	x = x[:n]
-	var s0, s1, s2, s3 T
-	for i := range y {
-		xi := x[i]
-		s0 += c0[i] * xi
-		s1 += c1[i] * xi
-		s2 += c2[i] * xi
-		s3 += c3[i] * xi
-		y[i] += (alpha[0]*c0[i] + alpha[1]*c1[i]) + (alpha[2]*c2[i] + alpha[3]*c3[i])
-	}
-	dots[0] += s0
-	dots[1] += s1
-	dots[2] += s2
-	dots[3] += s3
+	dotColsScalar(a, lda, x[:n], dots)
+	axpyColsScalar(a, lda, y, alpha)
 }
 
 // dotColsScalar adds Σᵢ a[k·lda+i]·x[i] to dots[k] for the four vectors

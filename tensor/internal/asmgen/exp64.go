@@ -159,6 +159,39 @@ func rotKernel() {
 	done("rotavx2f64done")
 }
 
+// columnOps holds the instructions of the four-column kernels for one
+// dtype: packed float64 on four lanes, or (f32) float32 on eight.
+type columnOps struct {
+	suffix, typ                    string
+	elem                           uint8
+	lanes                          int
+	fma, mul, add, mov, xor, bcast func(...Op)
+}
+
+func columnOpsFor(f32 bool) columnOps {
+	if f32 {
+		return columnOps{suffix: "F32", typ: "float32", elem: 4, lanes: 8,
+			fma: a.VFMADD231PS, mul: a.VMULPS, add: a.VADDPS, mov: a.VMOVUPS, xor: a.VXORPS, bcast: a.VBROADCASTSS}
+	}
+	return columnOps{suffix: "F64", typ: "float64", elem: 8, lanes: 4,
+		fma: a.VFMADD231PD, mul: a.VMULPD, add: a.VADDPD, mov: a.VMOVUPD, xor: a.VXORPD, bcast: a.VBROADCASTSD}
+}
+
+// fourColumns turns the element stride in R8 into bytes and points R9,
+// R10 and R11 at the second to fourth columns of the one at RSI; it
+// returns the four base registers.
+func fourColumns(o columnOps) []Register {
+	if o.elem == 4 {
+		a.SHLQ(U8(2), R8)
+	} else {
+		a.SHLQ(U8(3), R8)
+	}
+	a.LEAQ(Mem{Base: RSI, Index: R8, Scale: 1}, R9)
+	a.LEAQ(Mem{Base: R9, Index: R8, Scale: 1}, R10)
+	a.LEAQ(Mem{Base: R10, Index: R8, Scale: 1}, R11)
+	return []Register{RSI, R9, R10, R11}
+}
+
 // colsKernels emits the two halves of symvKernel's loop as kernels of
 // their own, for passes that need only one: dotColsAVX2F64 accumulates
 // the four columns' dot products with x (two vectors of each in flight,
@@ -167,31 +200,18 @@ func rotKernel() {
 // instructions (so the bits) of symvKernel's update. With f32 they are
 // the float32 forms on eight lanes.
 func colsKernels(f32 bool) {
-	suffix, elem, lanes := "F64", uint8(8), 4
-	typ := "float64"
-	fma, mul, add, mov, xor := a.VFMADD231PD, a.VMULPD, a.VADDPD, a.VMOVUPD, a.VXORPD
-	bcast := a.VBROADCASTSD
-	if f32 {
-		suffix, elem, lanes, typ = "F32", 4, 8, "float32"
-		fma, mul, add, mov, xor = a.VFMADD231PS, a.VMULPS, a.VADDPS, a.VMOVUPS, a.VXORPS
-		bcast = a.VBROADCASTSS
-	}
+	o := columnOpsFor(f32)
+	suffix, elem, lanes, typ := o.suffix, o.elem, o.lanes, o.typ
+	fma, mul, add, mov, xor, bcast := o.fma, o.mul, o.add, o.mov, o.xor, o.bcast
 	label := "cols" + suffix
+	var base []Register
 	prologue := func() {
 		a.Load(a.Param("a"), RSI)
 		a.Load(a.Param("lda"), R8)
 		a.Load(a.Param("n"), RCX)
-		if f32 {
-			a.SHLQ(U8(2), R8)
-		} else {
-			a.SHLQ(U8(3), R8)
-		}
-		a.LEAQ(Mem{Base: RSI, Index: R8, Scale: 1}, R9)
-		a.LEAQ(Mem{Base: R9, Index: R8, Scale: 1}, R10)
-		a.LEAQ(Mem{Base: R10, Index: R8, Scale: 1}, R11)
+		base = fourColumns(o)
 		a.XORQ(RAX, RAX)
 	}
-	base := []Register{RSI, R9, R10, R11}
 
 	name := "dotColsAVX2" + suffix
 	text(name, "func(a *"+typ+", lda int, x *"+typ+", n int, dots *"+typ+") int")
@@ -272,15 +292,12 @@ func colsKernels(f32 bool) {
 // loop is meant to match it bit for bit. With f32 it emits the float32
 // form, symvColsAVX2F32: the same instructions on eight lanes.
 func symvKernel(f32 bool) {
-	name, elem, lanes, label := "symvColsAVX2F64", uint8(8), 4, "symv"
-	typ := "float64"
-	fma, mul, add, mov, xor := a.VFMADD231PD, a.VMULPD, a.VADDPD, a.VMOVUPD, a.VXORPD
-	bcast := a.VBROADCASTSD
+	o := columnOpsFor(f32)
+	name, elem, lanes, label, typ := "symvColsAVX2F64", o.elem, o.lanes, "symv", o.typ
 	if f32 {
-		name, elem, lanes, label, typ = "symvColsAVX2F32", 4, 8, "symvf32", "float32"
-		fma, mul, add, mov, xor = a.VFMADD231PS, a.VMULPS, a.VADDPS, a.VMOVUPS, a.VXORPS
-		bcast = a.VBROADCASTSS
+		name, label = "symvColsAVX2F32", "symvf32"
 	}
+	fma, mul, add, mov, xor, bcast := o.fma, o.mul, o.add, o.mov, o.xor, o.bcast
 	text(name, "func(a *"+typ+", lda int, x, y *"+typ+", n int, alpha, dots *"+typ+") int")
 	a.Comment(name+" reads the four columns a[k·lda : k·lda+n] (k < 4) for i below n",
 		fmt.Sprintf("rounded down to %d: it sets y[i] += Σₖ alpha[k]·a[k·lda+i], accumulates the lanes of", lanes),
@@ -292,18 +309,10 @@ func symvKernel(f32 bool) {
 	a.Load(a.Param("y"), RDX)
 	a.Load(a.Param("n"), RCX)
 	a.Load(a.Param("alpha"), R12)
-	if f32 {
-		a.SHLQ(U8(2), R8)
-	} else {
-		a.SHLQ(U8(3), R8)
-	}
-	a.LEAQ(Mem{Base: RSI, Index: R8, Scale: 1}, R9)
-	a.LEAQ(Mem{Base: R9, Index: R8, Scale: 1}, R10)
-	a.LEAQ(Mem{Base: R10, Index: R8, Scale: 1}, R11)
+	base := fourColumns(o)
 	acc := []VecPhysical{Y0, Y1, Y2, Y3}
 	alpha := []VecPhysical{Y4, Y5, Y6, Y7}
 	col := []VecPhysical{Y10, Y11, Y12, Y13}
-	base := []Register{RSI, R9, R10, R11}
 	for k := 0; k < 4; k++ {
 		xor(acc[k], acc[k], acc[k])
 		bcast(Mem{Base: R12, Disp: int(elem) * k}, alpha[k])
