@@ -129,19 +129,47 @@ func potrf[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
 }
 
 // potf2 is the unblocked Cholesky–Crout factorisation; row-major storage
-// makes each entry a dot product of two contiguous row prefixes.
+// makes each entry a dot product of two contiguous row prefixes. The
+// entries below a pivot are computed four rows at a time, so that each
+// element of the pivot's row, loaded once, serves four independent sums:
+// a call of the vector dot product for every entry (at most cholBlock
+// long) cost more than its arithmetic, 0.34 multiply-adds per ns at order
+// 31 on the Zen 3.
 func potf2[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
 	for j := 0; j < n; j++ {
 		rj := a[j*lda : j*lda+j]
-		d := a[j*lda+j] - dotContig(rj, rj)
+		d := a[j*lda+j]
+		for _, v := range rj {
+			d -= v * v
+		}
 		if !(d > 0) || d > maxFinite[T]() {
 			return j, d, false
 		}
 		ljj := sqrtT(d)
 		a[j*lda+j] = ljj
-		for i := j + 1; i < n; i++ {
+		i := j + 1
+		for ; i+4 <= n; i += 4 {
+			r0 := a[i*lda : i*lda+j+1]
+			r1 := a[(i+1)*lda : (i+1)*lda+j+1]
+			r2 := a[(i+2)*lda : (i+2)*lda+j+1]
+			r3 := a[(i+3)*lda : (i+3)*lda+j+1]
+			s0, s1, s2, s3 := r0[j], r1[j], r2[j], r3[j]
+			x0, x1, x2, x3 := r0[:len(rj)], r1[:len(rj)], r2[:len(rj)], r3[:len(rj)]
+			for p, v := range rj {
+				s0 -= v * x0[p]
+				s1 -= v * x1[p]
+				s2 -= v * x2[p]
+				s3 -= v * x3[p]
+			}
+			r0[j], r1[j], r2[j], r3[j] = s0/ljj, s1/ljj, s2/ljj, s3/ljj
+		}
+		for ; i < n; i++ {
 			ri := a[i*lda : i*lda+j+1]
-			ri[j] = (ri[j] - dotContig(ri[:j], rj)) / ljj
+			s := ri[j]
+			for p, v := range rj {
+				s -= v * ri[:len(rj)][p]
+			}
+			ri[j] = s / ljj
 		}
 	}
 	return 0, 0, true

@@ -113,14 +113,38 @@ func cholGradLower[T Float](n int, l []T, ldl int, g []T, ldg int, work []T) {
 //	Lⱼⱼ = √(Aⱼⱼ − Σₖ<ⱼ Lⱼₖ²),  Lᵢⱼ = (Aᵢⱼ − Σₖ<ⱼ Lᵢₖ·Lⱼₖ)/Lⱼⱼ  (i > j)
 //
 // from the last column to the first; each entry's cotangent is complete
-// once every later column has been undone.
+// once every later column has been undone. The rows below a pivot are
+// undone four at a time in one pass over the columns before it: their
+// rows of Ḡ each take a multiple of Lⱼ, and Ḡⱼ takes the sum of the four
+// rows of L (two calls of axpy per entry cost more than their arithmetic
+// at these orders, at most cholGradBlock).
 func cholGradUnblocked[T Float](n int, l []T, ldl int, g []T, ldg int) {
 	for j := n - 1; j >= 0; j-- {
 		lj := l[j*ldl : j*ldl+j]
 		gj := g[j*ldg : j*ldg+j]
 		ljj := l[j*ldl+j]
 		djj := g[j*ldg+j]
-		for i := j + 1; i < n; i++ {
+		i := j + 1
+		for ; i+4 <= n; i += 4 {
+			t0, t1 := g[i*ldg+j]/ljj, g[(i+1)*ldg+j]/ljj
+			t2, t3 := g[(i+2)*ldg+j]/ljj, g[(i+3)*ldg+j]/ljj
+			g[i*ldg+j], g[(i+1)*ldg+j], g[(i+2)*ldg+j], g[(i+3)*ldg+j] = t0, t1, t2, t3
+			g0, g1 := g[i*ldg:i*ldg+j], g[(i+1)*ldg:(i+1)*ldg+j]
+			g2, g3 := g[(i+2)*ldg:(i+2)*ldg+j], g[(i+3)*ldg:(i+3)*ldg+j]
+			l0, l1 := l[i*ldl:i*ldl+j+1], l[(i+1)*ldl:(i+1)*ldl+j+1]
+			l2, l3 := l[(i+2)*ldl:(i+2)*ldl+j+1], l[(i+3)*ldl:(i+3)*ldl+j+1]
+			m0, m1, m2, m3 := l0[:len(lj)], l1[:len(lj)], l2[:len(lj)], l3[:len(lj)]
+			g0, g1, g2, g3, gj := g0[:len(lj)], g1[:len(lj)], g2[:len(lj)], g3[:len(lj)], gj[:len(lj)]
+			for p, v := range lj {
+				g0[p] -= t0 * v
+				g1[p] -= t1 * v
+				g2[p] -= t2 * v
+				g3[p] -= t3 * v
+				gj[p] -= (t0*m0[p] + t1*m1[p]) + (t2*m2[p] + t3*m3[p])
+			}
+			djj -= (t0*l0[j] + t1*l1[j]) + (t2*l2[j] + t3*l3[j])
+		}
+		for ; i < n; i++ {
 			t := g[i*ldg+j] / ljj
 			g[i*ldg+j] = t
 			axpy(-t, lj, g[i*ldg:i*ldg+j])
@@ -186,40 +210,51 @@ func gemmLowerTNSerial[T Float](n, k int, a []T, lda int, b []T, ldb int, c []T,
 }
 
 // trsmRightLowerSmall is trsmRightLower by substitution for a narrow L
-// (n ≤ triBlock): on Bᵀ, copied a chunk of rows at a time, the solve
-// Lᵀ·Xᵀ = Bᵀ is n² updates of long contiguous rows, where on B itself it
-// would be updates of rows only n long. Entries of L that are exactly zero
-// are skipped, as reference BLAS does.
+// (n ≤ triBlock), four rows of B at a time so that every entry of L
+// loaded serves four independent sums, from the last column back:
+// x_j = (b_j − Σ_{p>j} x_p·L_pj)/L_jj, with L's columns below the
+// diagonal first copied into rows (on Bᵀ with one call of axpy per entry
+// of L, as before, the calls cost more than their arithmetic).
 func trsmRightLowerSmall[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
-	const chunk = 256
-	buf := getBuf[T](n * chunk)
-	for r0 := 0; r0 < m; r0 += chunk {
-		w := min(chunk, m-r0)
-		bt := buf[:n*w] // bt[j*w+i] = B[r0+i][j]
-		for i := range w {
-			row := b[(r0+i)*ldb : (r0+i)*ldb+n]
-			for j, v := range row {
-				bt[j*w+i] = v
-			}
-		}
-		for j := n - 1; j >= 0; j-- {
-			xj := bt[j*w : (j+1)*w]
-			d := l[j*ldl+j]
-			for i := range xj {
-				xj[i] /= d
-			}
-			for p := 0; p < j; p++ {
-				if c := l[j*ldl+p]; c != 0 {
-					axpy(-c, xj, bt[p*w:(p+1)*w])
-				}
-			}
-		}
-		for i := range w {
-			row := b[(r0+i)*ldb : (r0+i)*ldb+n]
-			for j := range row {
-				row[j] = bt[j*w+i]
-			}
+	var lt [triBlock * triBlock]T // lt[j·n+p] = L[p][j] for p > j
+	for j := range n {
+		for p := j + 1; p < n; p++ {
+			lt[j*n+p] = l[p*ldl+j]
 		}
 	}
-	putBuf(buf)
+	r := 0
+	for ; r+4 <= m; r += 4 {
+		x0 := b[r*ldb : r*ldb+n]
+		x1 := b[(r+1)*ldb : (r+1)*ldb+n]
+		x2 := b[(r+2)*ldb : (r+2)*ldb+n]
+		x3 := b[(r+3)*ldb : (r+3)*ldb+n]
+		for j := n - 1; j >= 0; j-- {
+			c := lt[j*n+j+1 : j*n+n]
+			y0, y1, y2, y3 := x0[j+1:][:len(c)], x1[j+1:][:len(c)], x2[j+1:][:len(c)], x3[j+1:][:len(c)]
+			s0, s1, s2, s3 := x0[j], x1[j], x2[j], x3[j]
+			for p, v := range c {
+				s0 -= v * y0[p]
+				s1 -= v * y1[p]
+				s2 -= v * y2[p]
+				s3 -= v * y3[p]
+			}
+			d := l[j*ldl+j]
+			x0[j], x1[j], x2[j], x3[j] = s0/d, s1/d, s2/d, s3/d
+		}
+	}
+	// The last rows alone, with the four-row loop's arithmetic: a row's
+	// result must not depend on whether it fell in a group of four, as
+	// the rows are split between goroutines (splitRows).
+	for ; r < m; r++ {
+		x := b[r*ldb : r*ldb+n]
+		for j := n - 1; j >= 0; j-- {
+			c := lt[j*n+j+1 : j*n+n]
+			y := x[j+1:][:len(c)]
+			s := x[j]
+			for p, v := range c {
+				s -= v * y[p]
+			}
+			x[j] = s / l[j*ldl+j]
+		}
+	}
 }

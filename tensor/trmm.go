@@ -227,12 +227,31 @@ func mirrorLower[T Float](a []T, n, lda int, off, diag T) {
 	}
 }
 
-// mirrorLowerRows is mirrorLower's off-diagonal pass for rows [r0, r1).
+// mirrorLowerRows is mirrorLower's off-diagonal pass for rows [r0, r1),
+// in tiles of 64 × 64 that keep the rows written across in the L1 cache,
+// and within a tile in blocks of 4 × 4 read as four rows and written as
+// four (entry by entry, the transposed writes were half of the time of
+// CholeskyGrad at order 500's final pass, 2 ns an entry).
 func mirrorLowerRows[T Float](a []T, r0, r1, lda int, off T) {
 	const tile = 64
 	for ib := r0; ib < r1; ib += tile {
-		for jb := 0; jb < min(ib+tile, r1); jb += tile {
-			for i := ib; i < min(ib+tile, r1); i++ {
+		ie := min(ib+tile, r1)
+		for jb := 0; jb < ie; jb += tile {
+			i := ib
+			for ; i+4 <= ie; i += 4 {
+				j := jb
+				for ; j+4 <= min(jb+tile, i); j += 4 {
+					mirror4x4(a, i, j, lda, off)
+				}
+				for k := range 4 {
+					for jj := j; jj < min(jb+tile, i+k); jj++ {
+						v := a[(i+k)*lda+jj] * off
+						a[(i+k)*lda+jj] = v
+						a[jj*lda+i+k] = v
+					}
+				}
+			}
+			for ; i < ie; i++ {
 				for j := jb; j < min(jb+tile, i); j++ {
 					v := a[i*lda+j] * off
 					a[i*lda+j] = v
@@ -240,6 +259,27 @@ func mirrorLowerRows[T Float](a []T, r0, r1, lda int, off T) {
 				}
 			}
 		}
+	}
+}
+
+// mirror4x4 scales the 4 × 4 block of a at rows i…, columns j… (below the
+// diagonal: j+3 < i) by off and writes its transpose at rows j…, columns i….
+func mirror4x4[T Float](a []T, i, j, lda int, off T) {
+	x0 := a[i*lda+j : i*lda+j+4 : i*lda+j+4]
+	x1 := a[(i+1)*lda+j : (i+1)*lda+j+4 : (i+1)*lda+j+4]
+	x2 := a[(i+2)*lda+j : (i+2)*lda+j+4 : (i+2)*lda+j+4]
+	x3 := a[(i+3)*lda+j : (i+3)*lda+j+4 : (i+3)*lda+j+4]
+	if off != 1 {
+		for q := range 4 {
+			x0[q] *= off
+			x1[q] *= off
+			x2[q] *= off
+			x3[q] *= off
+		}
+	}
+	for q := range 4 {
+		y := a[(j+q)*lda+i : (j+q)*lda+i+4 : (j+q)*lda+i+4]
+		y[0], y[1], y[2], y[3] = x0[q], x1[q], x2[q], x3[q]
 	}
 }
 
