@@ -165,9 +165,9 @@ func potf2[T Float](n int, a []T, lda int) (pivot int, value T, ok bool) {
 		}
 		for ; i < n; i++ {
 			ri := a[i*lda : i*lda+j+1]
-			s := ri[j]
+			s, x := ri[j], ri[:len(rj)]
 			for p, v := range rj {
-				s -= v * ri[:len(rj)][p]
+				s -= v * x[p]
 			}
 			ri[j] = s / ljj
 		}
