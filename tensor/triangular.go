@@ -198,6 +198,10 @@ func trsmLeft[T Float](lower, trans, unit bool, n, k int, a []T, lda int, b []T,
 	if n == 0 || k == 0 {
 		return
 	}
+	if k == 1 && ldb == 1 {
+		trsv(lower, trans, unit, n, a, lda, b)
+		return
+	}
 	if n <= triBlock {
 		// Columns of X are independent: split wide right-hand sides so the
 		// substitution does not leave the other cores idle between GEMMs.
