@@ -214,7 +214,10 @@ func gemmLowerTNSerial[T Float](n, k int, a []T, lda int, b []T, ldb int, c []T,
 // loaded serves four independent sums, from the last column back:
 // x_j = (b_j − Σ_{p>j} x_p·L_pj)/L_jj, with L's columns below the
 // diagonal first copied into rows (on Bᵀ with one call of axpy per entry
-// of L, as before, the calls cost more than their arithmetic).
+// of L, as before, the calls cost more than their arithmetic). It is
+// trsmRightLowerTSmall's loop over the solved suffix of a row instead of
+// the prefix: one function for both, with the direction a parameter, ran
+// 12-18 % slower (more live values in the loop over columns).
 func trsmRightLowerSmall[T Float](m, n int, l []T, ldl int, b []T, ldb int) {
 	var lt [triBlock * triBlock]T // lt[j·n+p] = L[p][j] for p > j
 	for j := range n {
