@@ -198,8 +198,8 @@ func trsmLeft[T Float](lower, trans, unit bool, n, k int, a []T, lda int, b []T,
 	if n == 0 || k == 0 {
 		return
 	}
-	if k == 1 && ldb == 1 {
-		trsv(lower, trans, unit, n, a, lda, b)
+	if k <= trsvMaxCols {
+		trsvCols(lower, trans, unit, n, k, a, lda, b, ldb)
 		return
 	}
 	if n <= triBlock {

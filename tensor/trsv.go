@@ -1,13 +1,40 @@
 package tensor
 
-// Triangular solves with one right-hand side. The recursion of trsmLeft
-// turns a vector into products one column wide and leaves of one-element
-// axpy calls (0.15-0.24 ms at order 500, 1-1.6 GFLOP/s); here the
+// Triangular solves with up to four right-hand sides. The recursion of
+// trsmLeft turns a vector into products one column wide and leaves of
+// one-element axpy calls (0.15-0.24 ms at order 500, 1-1.6 GFLOP/s); here the
 // substitution runs four rows at a time on the vector kernels of the
 // matrix-vector products, reading each row of A once: with op(A) = A as
 // four dot products of rows with the solved part of x (dots4), with
 // op(A) = Aᵀ as one update of the unsolved part by four rows (axpy4),
 // and a 4×4 triangle by plain substitution in between.
+
+// trsvMaxCols is the most right-hand sides solved one at a time by trsv:
+// at order 500 on the Zen 3, two columns took 60 µs that way against
+// 190-235 µs through trsmLeft's recursion, four 120-180 against 200-300,
+// and eight about as long either way.
+const trsvMaxCols = 4
+
+// trsvCols solves op(A)·X = B for the k ≤ trsvMaxCols columns of the n×k
+// matrix B (leading dimension ldb) one at a time, each gathered into a
+// contiguous vector for trsv (in place when B is one contiguous column).
+func trsvCols[T Float](lower, trans, unit bool, n, k int, a []T, lda int, b []T, ldb int) {
+	if k == 1 && ldb == 1 {
+		trsv(lower, trans, unit, n, a, lda, b)
+		return
+	}
+	x := getBuf[T](n)
+	for c := range k {
+		for i := range x {
+			x[i] = b[i*ldb+c]
+		}
+		trsv(lower, trans, unit, n, a, lda, x)
+		for i, v := range x {
+			b[i*ldb+c] = v
+		}
+	}
+	putBuf(x)
+}
 
 // trsv overwrites the vector x (n elements, contiguous) with the solution
 // of op(A)·x = b (b its entries on entry), for A n×n lower or upper

@@ -112,3 +112,31 @@ func TestTriSolveOneRightHandSide(t *testing.T) {
 		laAssertClose(t, b.Values(), Reshape(MatMul(a, Reshape(CholeskySolve(l, b), n, 1)), n), 10*tol)
 	}
 }
+
+// Up to trsvMaxCols right-hand sides are solved one column at a time:
+// each column of the result is bit for bit the solve of that column
+// alone, and the residual is at rounding level (more columns take the
+// recursion, whose result is checked the same way).
+func TestTriSolveFewColumnsOneAtATime(t *testing.T) {
+	const n = 131
+	l, err := Cholesky(laSPD(Float64, 21, n))
+	require.NoError(t, err)
+	for _, k := range []int{2, 3, trsvMaxCols, trsvMaxCols + 1} {
+		for _, trans := range []bool{false, true} {
+			b := laRandom(Float64, uint64(30+k), n, k)
+			x := TriSolve(l, b, true, trans)
+			op := l
+			if trans {
+				op = Transpose(l)
+			}
+			laAssertClose(t, b.Values(), MatMul(op, x), 1e-11, "k %d trans %v", k, trans)
+			if k > trsvMaxCols {
+				continue
+			}
+			for c := range k {
+				col := TriSolve(l, Slice(b, 1, c, c+1, 1).Contiguous(), true, trans)
+				require.Equal(t, col.Values(), Slice(x, 1, c, c+1, 1).Contiguous().Values(), "k %d column %d", k, c)
+			}
+		}
+	}
+}
