@@ -10,8 +10,8 @@ package tensor
 // and a 4×4 triangle by plain substitution in between.
 
 // trsvMaxCols is the most right-hand sides solved one at a time by trsv:
-// at order 500 on the Zen 3, two columns took 60 µs that way against
-// 190-235 µs through trsmLeft's recursion, four 120-180 against 200-300,
+// at order 500 on the Zen 3, two columns took 65 µs that way against
+// 190-235 µs through trsmLeft's recursion, four 106-118 against 197-294,
 // and eight about as long either way.
 const trsvMaxCols = 4
 
