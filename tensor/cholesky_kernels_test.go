@@ -184,3 +184,25 @@ func TestMirrorLowerRowsExact(t *testing.T) {
 		}
 	}
 }
+
+// The narrow triangular solves split B's rows between goroutines, so a
+// row's result must be the same bits whether it is solved in a group of
+// four or alone.
+func TestNarrowSolvesRowAloneSameBits(t *testing.T) {
+	const n, m, ldb = 13, 11, 15
+	l := kernelSPD(n, n, 3)
+	banachiewicz(n, n, l)
+	b := laRandom(Float64, 4, m, ldb).Float64s()
+	for name, solve := range map[string]func(m int, b []float64){
+		"X·L = B":  func(m int, b []float64) { trsmRightLowerSmall(m, n, l, n, b, ldb) },
+		"X·Lᵀ = B": func(m int, b []float64) { trsmRightLowerTSmall(m, n, l, n, b, ldb) },
+	} {
+		all := append([]float64(nil), b...)
+		solve(m, all)
+		for r := range m {
+			row := append([]float64(nil), b[r*ldb:(r+1)*ldb]...)
+			solve(1, row)
+			require.Equal(t, all[r*ldb:(r+1)*ldb], row, "%s: row %d", name, r)
+		}
+	}
+}

@@ -140,3 +140,23 @@ func TestTriSolveFewColumnsOneAtATime(t *testing.T) {
 		}
 	}
 }
+
+// A single column of a wider B (leading dimension above one) is gathered
+// for trsv: the same bits as the contiguous vector, and the other columns
+// untouched.
+func TestTrsvColsStridedColumn(t *testing.T) {
+	const n, ldb = 37, 3
+	a := trsvMatrix(n, n, true, 5)
+	b := laRandom(Float64, 6, n, ldb).Float64s()
+	got := append([]float64(nil), b...)
+	trsvCols(true, false, false, n, 1, a, n, got, ldb)
+	want := make([]float64, n)
+	for i := range n {
+		want[i] = b[i*ldb]
+	}
+	trsv(true, false, false, n, a, n, want)
+	for i := range n {
+		require.Equal(t, want[i], got[i*ldb], "x[%d]", i)
+		require.Equal(t, b[i*ldb+1:i*ldb+3], got[i*ldb+1:i*ldb+3], "row %d's other columns", i)
+	}
+}
